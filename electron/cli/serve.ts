@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createCore } from '../main/core'
+import { resolveDataDir } from '../main/data-dir'
+import { startBridge } from '../main/transport/bridge'
+import { stringFlag, type ParsedArgs } from './args'
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** `concord serve`: the core under plain Node, the renderer and API on 127.0.0.1. */
+export async function serve(args: ParsedArgs): Promise<void> {
+  const portText = stringFlag(args, 'port') ?? '5183'
+  const port = Number(portText)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${portText}' is not a port number`)
+  const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
+  const token = stringFlag(args, 'token') ?? randomBytes(24).toString('base64url')
+  const staticDir = join(projectRoot, 'out', 'renderer')
+  const core = createCore({ dataDir })
+  const bridge = await startBridge({ core, port, token, staticDir })
+  console.log(`Concord serving on ${bridge.url}`)
+  console.log(`data folder: ${dataDir}${existsSync(join(staticDir, 'index.html')) ? '' : '  (UI not built: npm run build)'}`)
+  const stop = async () => {
+    await bridge.close()
+    await core.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}

@@ -1,0 +1,86 @@
+import type { ParsedParams } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import type { AcceptanceReason, Task } from '../../../shared/schemas'
+import type { TaskRow } from '../store/tasks-repo'
+import { actorOf, requireDecider, type Ctx } from './context'
+import { makeId, makeKey, now } from './ids'
+import { toReport, toTask } from './mappers'
+import { taskRow } from './tasks'
+
+const short = (sha: string) => sha.slice(0, 10)
+
+function artifactText(a: { commit: string | null; digest: string | null }): string {
+  return a.commit ? `commit ${short(a.commit)}` : `digest ${a.digest}`
+}
+
+function sameArtifact(task: TaskRow, r: { commit: string | null; digest: string | null }): boolean {
+  const commitOk = task.artifact_commit ? r.commit !== null && r.commit === task.artifact_commit : true
+  const digestOk = task.artifact_digest ? r.digest !== null && r.digest === task.artifact_digest : true
+  const overlap = (task.artifact_commit && r.commit) || (task.artifact_digest && r.digest)
+  return Boolean(overlap) && commitOk && digestOk
+}
+
+/** Every reason the task's current evidence cannot support acceptance; empty when it can. */
+export function acceptanceReasons(ctx: Ctx, task: TaskRow): AcceptanceReason[] {
+  const ws = ctx.wsId
+  const reasons: AcceptanceReason[] = []
+  const tk = makeKey('task', task.id)
+  const links = ctx.store.tasks.links(task.id)
+  for (const kind of JSON.parse(task.required_reports) as string[]) {
+    const row = ctx.store.reports.latestOfKind(task.id, kind)
+    if (!row) {
+      reasons.push({ code: 'evidence_missing', reportId: null, message: `${tk} has no ${kind} report` })
+      continue
+    }
+    const report = toReport(ws, ctx.store, row)
+    const rk = report.key
+    const add = (code: AcceptanceReason['code'], message: string) => reasons.push({ code, reportId: report.id, message })
+    if (report.verdict !== 'pass') add('evidence_missing', `${rk} (${kind}) has verdict ${report.verdict}, not pass`)
+    if (!sameArtifact(task, report.artifact)) {
+      add('evidence_stale', `${rk} checked ${artifactText(report.artifact)}; ${tk} is delivered at ${artifactText({ commit: task.artifact_commit, digest: task.artifact_digest })}`)
+    }
+    const basis = new Map(report.basis.map((b) => [b.decisionId, b]))
+    for (const l of links) {
+      const dk = makeKey('decision', l.decision_id)
+      const b = basis.get(makeId(ws, 'decision', l.decision_id))
+      if (!b) add('evidence_stale', `${rk} is not based on ${dk}; ${dk} is at v${l.current_version}`)
+      else if (b.state !== 'current') add('evidence_stale', `${rk} is based on ${dk} v${b.version}; ${dk} is at v${l.current_version}`)
+    }
+    report.claims.forEach((c, i) => {
+      if (c.state === 'stale') add('evidence_stale', `${rk} claim ${i + 1} ("${c.text.slice(0, 60)}") is stale: a decision it exercises has changed`)
+    })
+  }
+  return reasons
+}
+
+/**
+ * Compare-and-set acceptance: succeeds only if the required reports pass, check the delivered
+ * artifact and rest on the current content of every decision the task depends on.
+ */
+export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
+  const actor = actorOf(ctx, p.actorId)
+  requireDecider(actor, 'accept tasks')
+  const taskId = taskRow(ctx, p.taskId).id
+  const outcome = ctx.store.transaction(() => {
+    const task = ctx.store.tasks.get(taskId)!
+    const tk = makeKey('task', task.id)
+    if (task.status === 'accepted') return { task, reasons: [] as AcceptanceReason[] }
+    if (task.status !== 'delivered') throw new ApiError('invalid_transition', `${tk} is ${task.status}; only a delivered task can be accepted`)
+    const reasons = acceptanceReasons(ctx, task)
+    if (reasons.length) {
+      ctx.store.log.bump(reasons.some((r) => r.code === 'evidence_stale') ? 'acceptances.refused_stale' : 'acceptances.refused_missing')
+      return { task, reasons }
+    }
+    ctx.store.tasks.update({ ...task, status: 'accepted', flag: null, updated_at: now() })
+    ctx.store.log.bump('acceptances.accepted')
+    ctx.store.log.appendEvent('task.accepted', { taskId: task.id, actorId: actor.memberId }, now())
+    return { task: ctx.store.tasks.get(task.id)!, reasons }
+  })
+  if (outcome.reasons.length) {
+    const code = outcome.reasons.some((r) => r.code === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing'
+    throw new ApiError(code, `${makeKey('task', outcome.task.id)} cannot be accepted: ${outcome.reasons.map((r) => r.message).join('; ')}`, { reasons: outcome.reasons })
+  }
+  const task = toTask(ctx.wsId, ctx.store, outcome.task)
+  ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
+  return task
+}

@@ -1,0 +1,48 @@
+import { ApiError } from '../../../shared/errors'
+import type { EventName, Events } from '../../../shared/contract'
+import type { WorkspaceStore } from '../store/workspace-store'
+import type { MemberRow } from '../store/members-repo'
+import { parseId, type EntityKind } from './ids'
+
+export type Emit = <E extends EventName>(event: E, payload: Events[E]) => void
+
+/** What every harness operation works in: one workspace's store and the event sink. */
+export interface Ctx {
+  wsId: string
+  store: WorkspaceStore
+  emit: Emit
+}
+
+export interface Actor {
+  /** null: the human user, always a decider. */
+  memberId: number | null
+  authority: MemberRow['authority']
+  name: string
+}
+
+/** Row number of an entity id that must belong to this workspace. */
+export function rowOf(ctx: Ctx, kind: EntityKind, id: string, field: string): number {
+  const { workspaceId, n } = parseId(id, kind, field)
+  if (workspaceId !== ctx.wsId) throw new ApiError('invalid_params', `${field}: ${kind} ${id} belongs to another workspace`)
+  return n
+}
+
+export function actorOf(ctx: Ctx, actorId: string | undefined, field = 'actorId'): Actor {
+  if (actorId === undefined) return { memberId: null, authority: 'decider', name: 'you' }
+  const n = rowOf(ctx, 'member', actorId, field)
+  const row = ctx.store.members.get(n)
+  if (!row) throw new ApiError('not_found', `${field}: member ${actorId} does not exist`)
+  return { memberId: n, authority: row.authority, name: row.name }
+}
+
+export function memberRowOf(ctx: Ctx, memberId: string, field: string): number {
+  const n = rowOf(ctx, 'member', memberId, field)
+  if (!ctx.store.members.get(n)) throw new ApiError('not_found', `${field}: member ${memberId} does not exist`)
+  return n
+}
+
+export function requireDecider(actor: Actor, what: string): void {
+  if (actor.authority !== 'decider') {
+    throw new ApiError('forbidden', `${actor.name} is a ${actor.authority} and may not ${what}; only a decider (or you) can`)
+  }
+}

@@ -1,0 +1,96 @@
+import { realpathSync, statSync } from 'node:fs'
+import { basename } from 'node:path'
+import { ApiError } from '../../../shared/errors'
+import type { Workspace } from '../../../shared/schemas'
+import type { EventBus } from '../api/event-bus'
+import { Registry, type WorkspaceRow } from '../store/registry'
+import { WorkspaceStore } from '../store/workspace-store'
+import type { SecretStore } from '../secrets/secret-store'
+import type { Ctx } from './context'
+import { isWorkspaceId, kinds, newWorkspaceId, now, parseId, type EntityKind } from './ids'
+
+export interface HarnessOptions {
+  dataDir: string
+  bus: EventBus
+  secrets: SecretStore
+  nativeBinding?: string
+}
+
+const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, repoPath: r.repo_path, createdAt: r.created_at })
+
+/** The registry of workspaces and their open harness files; hands out a Ctx per workspace. */
+export class Harness {
+  readonly registry: Registry
+  readonly bus: EventBus
+  readonly secrets: SecretStore
+  private readonly stores = new Map<string, WorkspaceStore>()
+
+  constructor(private readonly options: HarnessOptions) {
+    this.registry = new Registry(options.dataDir)
+    this.bus = options.bus
+    this.secrets = options.secrets
+  }
+
+  openWorkspace(repoPath: string, name?: string): Workspace {
+    let real: string
+    try {
+      real = realpathSync(repoPath)
+      if (!statSync(real).isDirectory()) throw new Error('not a directory')
+    } catch {
+      throw new ApiError('invalid_params', `repoPath: ${repoPath} is not an existing folder`)
+    }
+    const at = now()
+    const existing = this.registry.byPath(real)
+    if (existing) {
+      this.registry.touch(existing.id, at, name)
+      this.ctx(existing.id)
+      return toWorkspace(this.registry.byId(existing.id)!)
+    }
+    const row: WorkspaceRow = { id: newWorkspaceId(), name: name ?? basename(real), repo_path: real, created_at: at, opened_at: at }
+    const store = WorkspaceStore.open(this.registry.workspaceFile(row.id), { nativeBinding: this.options.nativeBinding })
+    store.transaction(() => {
+      store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('workspaceId', row.id, 'repoPath', real)
+      store.log.appendEvent('workspace.created', { workspaceId: row.id, repoPath: real }, at)
+    })
+    this.registry.insert(row)
+    this.stores.set(row.id, store)
+    const workspace = toWorkspace(row)
+    this.bus.emit('workspace.opened', { workspace })
+    return workspace
+  }
+
+  listWorkspaces(): Workspace[] {
+    return this.registry.list().map(toWorkspace)
+  }
+
+  workspace(id: string): Workspace {
+    const row = isWorkspaceId(id) ? this.registry.byId(id) : undefined
+    if (!row) throw new ApiError('not_found', `workspaceId: workspace ${id} does not exist`)
+    return toWorkspace(row)
+  }
+
+  /** The context of a workspace by its id. */
+  ctx(workspaceId: string, field = 'workspaceId'): Ctx {
+    let store = this.stores.get(workspaceId)
+    if (!store) {
+      const row = isWorkspaceId(workspaceId) ? this.registry.byId(workspaceId) : undefined
+      if (!row) throw new ApiError('not_found', `${field}: workspace ${workspaceId} does not exist`)
+      store = WorkspaceStore.open(this.registry.workspaceFile(row.id), { nativeBinding: this.options.nativeBinding })
+      this.stores.set(row.id, store)
+    }
+    return { wsId: workspaceId, store, emit: (e, p) => this.bus.emit(e, p) }
+  }
+
+  /** The context of the workspace an entity id belongs to. */
+  ctxOf(kind: EntityKind, id: string, field: string): Ctx {
+    return this.ctx(parseId(id, kind, field).workspaceId, field)
+  }
+
+  close(): void {
+    for (const s of this.stores.values()) s.close()
+    this.stores.clear()
+    this.registry.close()
+  }
+}
+
+export { kinds }

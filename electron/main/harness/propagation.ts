@@ -1,0 +1,189 @@
+/**
+ * What a change to a decision's normative content does to the work that depends on it (DESIGN §2).
+ * Runs inside the caller's transaction; reads and writes only the rows linked to the decision.
+ */
+import type { Impact, ImpactReport, ImpactTask } from '../../../shared/schemas'
+import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
+import type { Ctx } from './context'
+import { makeId, makeKey } from './ids'
+
+/** The flag a task gets when a decision it depends on changes; a stronger flag it already has is kept. */
+export function flagFor(status: TaskStatusValue, current: TaskFlagValue | null): TaskFlagValue {
+  if (status === 'delivered' || status === 'accepted' || current === 'needs_reverification') return 'needs_reverification'
+  if (status === 'in_progress' || current === 'needs_adjustment') return 'needs_adjustment'
+  return 'requirements_updated'
+}
+
+/** Statuses whose assignee is told at once; a todo task's assignee reads the new requirement when it starts. */
+const notifiedStatuses: ReadonlySet<TaskStatusValue> = new Set(['in_progress', 'delivered', 'accepted'])
+
+interface TaskHit {
+  id: number
+  oldStatus: TaskStatusValue
+  status: TaskStatusValue
+  flag: TaskFlagValue
+  assigneeId: number | null
+}
+
+interface Collected {
+  tasks: TaskHit[]
+  staleClaims: { claim_id: number; report_id: number }[]
+  basisReports: number[]
+}
+
+export interface PropagationResult {
+  impact: Impact
+  noticeIds: number[]
+}
+
+/** Preview: what `apply` would do for a change from the decision's current content to `toFingerprint`. Writes nothing. */
+export function previewPropagation(ctx: Ctx, decisionId: number, fromFingerprint: string, toFingerprint: string, actorId: number | null): Impact {
+  const tasks = ctx.store.tasks.dependentsNotAt(decisionId, toFingerprint).map((t) => ({
+    id: t.id,
+    oldStatus: t.status,
+    status: t.status === 'accepted' ? ('delivered' as const) : t.status,
+    flag: flagFor(t.status, t.flag),
+    assigneeId: t.assignee_id,
+  }))
+  const collected = {
+    tasks,
+    staleClaims: ctx.store.reports.claimsLeaving(decisionId, fromFingerprint, toFingerprint),
+    basisReports: ctx.store.reports.basisLeaving(decisionId, fromFingerprint, toFingerprint),
+  }
+  return buildImpact(ctx, decisionId, collected, actorId).impact
+}
+
+/** Applies a normative change whose fingerprint went from → to: flags tasks, stales claims, queues notices, counts. */
+export function applyPropagation(
+  ctx: Ctx,
+  decision: { id: number; version: number; title: string; statement: string },
+  from: string,
+  to: string,
+  reason: string,
+  actorId: number | null,
+  at: string,
+): PropagationResult {
+  const { store } = ctx
+  const tasks = store.tasks.flagDependents(decision.id, to, at).map((t) => ({
+    id: t.id,
+    oldStatus: t.old_status,
+    status: t.status,
+    flag: t.flag,
+    assigneeId: t.assignee_id,
+  }))
+  const collected: Collected = {
+    tasks,
+    staleClaims: store.reports.claimsLeaving(decision.id, from, to),
+    basisReports: store.reports.basisLeaving(decision.id, from, to),
+  }
+  const { impact, claimCountOfReports, recipients } = buildImpact(ctx, decision.id, collected, actorId)
+
+  const noticeIds: number[] = []
+  for (const [memberId, hit] of recipients) {
+    noticeIds.push(
+      store.log.insertNotice({
+        member_id: memberId,
+        kind: 'decision_changed',
+        decision_id: decision.id,
+        decision_version: decision.version,
+        task_ids: JSON.stringify(hit.tasks.map((t) => t.id)),
+        report_ids: JSON.stringify(hit.reports.map((r) => r.id)),
+        text: noticeText(decision, reason, hit),
+        created_at: at,
+      }),
+    )
+  }
+
+  const log = store.log
+  for (const t of tasks) log.bump(`tasks_flagged.${t.flag}`)
+  log.bump('acceptances_revoked', tasks.filter((t) => t.oldStatus === 'accepted').length)
+  log.bump('notices_sent', noticeIds.length)
+  log.bump('claims.made_stale', collected.staleClaims.length)
+  log.bump('claims.kept_valid', Math.max(0, claimCountOfReports - collected.staleClaims.length))
+  return { impact, noticeIds }
+}
+
+interface Recipient {
+  tasks: TaskHit[]
+  reports: { id: number; staleClaims: number }[]
+}
+
+function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number | null) {
+  const ws = ctx.wsId
+  const impactTasks: ImpactTask[] = c.tasks.map((t) => ({
+    taskId: makeId(ws, 'task', t.id),
+    key: makeKey('task', t.id),
+    status: t.status,
+    flag: t.flag,
+    assigneeId: t.assigneeId === null ? null : makeId(ws, 'member', t.assigneeId),
+    acceptanceRevoked: t.oldStatus === 'accepted',
+  }))
+
+  const claimsByReport = new Map<number, string[]>()
+  for (const cl of c.staleClaims) {
+    let list = claimsByReport.get(cl.report_id)
+    if (!list) claimsByReport.set(cl.report_id, (list = []))
+    list.push(makeId(ws, 'claim', cl.claim_id))
+  }
+  for (const r of c.basisReports) if (!claimsByReport.has(r)) claimsByReport.set(r, [])
+  const heads = claimsByReport.size ? ctx.store.reports.heads([...claimsByReport.keys()]) : []
+  heads.sort((a, b) => a.id - b.id)
+
+  const recipients = new Map<number, Recipient>()
+  const recipient = (memberId: number) => {
+    let r = recipients.get(memberId)
+    if (!r) recipients.set(memberId, (r = { tasks: [], reports: [] }))
+    return r
+  }
+  for (const t of c.tasks) {
+    if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId).tasks.push(t)
+  }
+
+  let claimCountOfReports = 0
+  const impactReports: ImpactReport[] = heads.map((h) => {
+    const staleClaimIds = claimsByReport.get(h.id) ?? []
+    claimCountOfReports += h.claim_count
+    if (h.author_id !== null && h.author_id !== actorId) recipient(h.author_id).reports.push({ id: h.id, staleClaims: staleClaimIds.length })
+    return {
+      reportId: makeId(ws, 'report', h.id),
+      key: makeKey('report', h.id),
+      taskId: makeId(ws, 'task', h.task_id),
+      authorId: h.author_id === null ? null : makeId(ws, 'member', h.author_id),
+      staleClaimIds,
+    }
+  })
+
+  const impact: Impact = {
+    decisionId: makeId(ws, 'decision', decisionId),
+    normative: true,
+    tasks: impactTasks,
+    reports: impactReports,
+    notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ws, 'member', m)),
+  }
+  return { impact, claimCountOfReports, recipients }
+}
+
+const flagWords: Record<TaskFlagValue, string> = {
+  requirements_updated: 'requirements updated',
+  needs_adjustment: 'needs adjustment',
+  needs_reverification: 'needs re-verification',
+}
+
+function listSome<T>(items: T[], show: (t: T) => string, max = 8): string {
+  const head = items.slice(0, max).map(show).join(', ')
+  return items.length > max ? `${head} and ${items.length - max} more` : head
+}
+
+function noticeText(d: { id: number; version: number; title: string; statement: string }, reason: string, hit: Recipient): string {
+  const lines = [`${makeKey('decision', d.id)} "${d.title}" changed (now v${d.version})${reason ? `: ${reason}` : ''}.`]
+  lines.push(`Current statement: ${d.statement}`)
+  if (hit.tasks.length) lines.push(`Your tasks: ${listSome(hit.tasks, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`)
+  if (hit.reports.length) {
+    lines.push(`Your reports with stale evidence: ${listSome(hit.reports, (r) => `${makeKey('report', r.id)} (${r.staleClaims} claim${r.staleClaims === 1 ? '' : 's'} stale)`)}.`)
+  }
+  return lines.join('\n')
+}
+
+export function emptyImpact(ws: string, decisionId: number): Impact {
+  return { decisionId: makeId(ws, 'decision', decisionId), normative: false, tasks: [], reports: [], notifiedMemberIds: [] }
+}

@@ -1,0 +1,161 @@
+import type { ParsedParams } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import type { Task } from '../../../shared/schemas'
+import type { TaskRow } from '../store/tasks-repo'
+import { memberRowOf, rowOf, type Ctx } from './context'
+import { decisionRow } from './decisions'
+import { makeKey, now } from './ids'
+import { toTask } from './mappers'
+
+export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
+  const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
+  if (!row) throw new ApiError('not_found', `${field}: task ${taskId} does not exist`)
+  return row
+}
+
+function linksFor(ctx: Ctx, decisionIds: string[]) {
+  const seen = new Set<number>()
+  return decisionIds.flatMap((id, i) => {
+    const d = decisionRow(ctx, id, `decisionIds[${i}]`)
+    if (seen.has(d.id)) return []
+    seen.add(d.id)
+    return [{ decisionId: d.id, version: d.version, fingerprint: d.fingerprint }]
+  })
+}
+
+function blockersFor(ctx: Ctx, taskId: number | null, blockedBy: string[]): number[] {
+  const ids = [...new Set(blockedBy.map((id, i) => taskRow(ctx, id, `blockedBy[${i}]`).id))]
+  if (taskId !== null) {
+    // Refuse a cycle: walking from the new blockers must never come back to this task.
+    const stack = [...ids]
+    const seen = new Set<number>()
+    while (stack.length) {
+      const t = stack.pop()!
+      if (t === taskId) throw new ApiError('invalid_params', `blockedBy: ${makeKey('task', taskId)} would end up blocking itself`)
+      if (seen.has(t)) continue
+      seen.add(t)
+      stack.push(...ctx.store.tasks.blockers(t))
+    }
+  }
+  return ids
+}
+
+function emitTask(ctx: Ctx, row: TaskRow): Task {
+  const task = toTask(ctx.wsId, ctx.store, row)
+  ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
+  return task
+}
+
+export function createTask(ctx: Ctx, p: ParsedParams<'tasks.create'>): Task {
+  const assignee = p.assigneeId ? memberRowOf(ctx, p.assigneeId, 'assigneeId') : null
+  const links = linksFor(ctx, p.decisionIds ?? [])
+  const blockers = blockersFor(ctx, null, p.blockedBy ?? [])
+  const row = ctx.store.transaction(() => {
+    const at = now()
+    const id = ctx.store.tasks.insert({
+      title: p.title,
+      spec: p.spec ?? '',
+      acceptance_criteria: p.acceptanceCriteria ?? '',
+      assignee_id: assignee,
+      required_reports: JSON.stringify(p.requiredReports ?? ['test', 'review']),
+      created_at: at,
+    })
+    ctx.store.tasks.replaceLinks(id, links)
+    ctx.store.tasks.replaceBlockers(id, blockers)
+    ctx.store.log.appendEvent('task.created', { taskId: id }, at)
+    return ctx.store.tasks.get(id)!
+  })
+  return emitTask(ctx, row)
+}
+
+export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
+  const row = taskRow(ctx, p.taskId)
+  const assignee = p.assigneeId === undefined ? row.assignee_id : p.assigneeId === null ? null : memberRowOf(ctx, p.assigneeId, 'assigneeId')
+  const links = p.decisionIds === undefined ? null : linksFor(ctx, p.decisionIds)
+  const blockers = p.blockedBy === undefined ? null : blockersFor(ctx, row.id, p.blockedBy)
+  const updated = ctx.store.transaction(() => {
+    if (links) {
+      // Links kept from before stay pinned where they were; new ones pin the current version.
+      const before = new Map(ctx.store.tasks.links(row.id).map((l) => [l.decision_id, l]))
+      ctx.store.tasks.replaceLinks(
+        row.id,
+        links.map((l) => {
+          const old = before.get(l.decisionId)
+          return old ? { decisionId: l.decisionId, version: old.pinned_version, fingerprint: old.pinned_fingerprint } : l
+        }),
+      )
+    }
+    if (blockers) ctx.store.tasks.replaceBlockers(row.id, blockers)
+    ctx.store.tasks.update({
+      ...row,
+      title: p.title ?? row.title,
+      spec: p.spec ?? row.spec,
+      acceptance_criteria: p.acceptanceCriteria ?? row.acceptance_criteria,
+      assignee_id: assignee,
+      required_reports: p.requiredReports ? JSON.stringify(p.requiredReports) : row.required_reports,
+      updated_at: now(),
+    })
+    return ctx.store.tasks.get(row.id)!
+  })
+  return emitTask(ctx, updated)
+}
+
+export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Task {
+  const row = taskRow(ctx, p.taskId)
+  if (p.status === 'accepted') {
+    throw new ApiError('invalid_transition', `${makeKey('task', row.id)}: acceptance goes through tasks.accept, which checks the evidence`)
+  }
+  if (p.artifact && p.status !== 'delivered') throw new ApiError('invalid_params', 'artifact: only a delivery carries an artifact')
+  const updated = ctx.store.transaction(() => {
+    const current = ctx.store.tasks.get(row.id)!
+    if (p.status === 'in_progress' || p.status === 'delivered') {
+      const open = ctx.store.tasks.openBlockers(row.id)
+      if (open.length) {
+        throw new ApiError('task_blocked', `${makeKey('task', row.id)} is blocked by ${open.map((b) => makeKey('task', b)).join(', ')}, not yet accepted`)
+      }
+    }
+    let commit = current.artifact_commit
+    let digest = current.artifact_digest
+    if (p.status === 'delivered') {
+      if (p.artifact) {
+        commit = p.artifact.commit?.toLowerCase() ?? null
+        digest = p.artifact.digest ?? null
+      } else if (!commit && !digest) {
+        throw new ApiError('invalid_params', 'artifact: a delivery needs the commit or digest that was delivered')
+      }
+    }
+    ctx.store.tasks.update({ ...current, status: p.status, artifact_commit: commit, artifact_digest: digest, updated_at: now() })
+    ctx.store.log.appendEvent('task.status', { taskId: row.id, from: current.status, to: p.status, commit, digest }, now())
+    return ctx.store.tasks.get(row.id)!
+  })
+  return emitTask(ctx, updated)
+}
+
+/** The assignee has read the current decisions: links re-pinned, flag cleared unless re-verification is still owed. */
+export function acknowledgeTask(ctx: Ctx, p: ParsedParams<'tasks.acknowledge'>): Task {
+  const row = taskRow(ctx, p.taskId)
+  if (p.actorId) {
+    const actor = memberRowOf(ctx, p.actorId, 'actorId')
+    if (row.assignee_id !== null && row.assignee_id !== actor) {
+      throw new ApiError('forbidden', `only the assignee of ${makeKey('task', row.id)} (or you) can acknowledge it`)
+    }
+  }
+  const updated = ctx.store.transaction(() => {
+    const current = ctx.store.tasks.get(row.id)!
+    ctx.store.tasks.repinLinks(row.id)
+    const owed = current.flag === 'needs_reverification' && (current.status === 'delivered' || current.status === 'accepted')
+    ctx.store.tasks.update({ ...current, flag: owed ? current.flag : null, updated_at: now() })
+    ctx.store.log.appendEvent('task.acknowledged', { taskId: row.id }, now())
+    return ctx.store.tasks.get(row.id)!
+  })
+  return emitTask(ctx, updated)
+}
+
+export function getTask(ctx: Ctx, taskId: string): Task {
+  return toTask(ctx.wsId, ctx.store, taskRow(ctx, taskId))
+}
+
+export function listTasks(ctx: Ctx, assigneeId?: string): Task[] {
+  const assignee = assigneeId === undefined ? undefined : memberRowOf(ctx, assigneeId, 'assigneeId')
+  return ctx.store.tasks.list(assignee).map((r) => toTask(ctx.wsId, ctx.store, r))
+}

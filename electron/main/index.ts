@@ -1,0 +1,114 @@
+/** Electron entry: hosts the core, opens one locked-down window, binds IPC. Thin on purpose. */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { app, BrowserWindow, ipcMain, Menu, safeStorage, session, shell } from 'electron'
+import { createCore, type Core } from './core'
+import { resolveDataDir } from './data-dir'
+import { bindIpc } from './transport/ipc'
+import { loadWindowState, saveWindowState } from './window-state'
+
+const dataDirFlag = process.argv.find((a) => a.startsWith('--data-dir='))?.slice('--data-dir='.length)
+const dataDir = dataDirFlag || process.env.CONCORD_DATA_DIR ? resolveDataDir(dataDirFlag) : app.getPath('userData')
+const rendererUrl = process.env.ELECTRON_RENDERER_URL
+const rendererFile = join(__dirname, '../renderer/index.html')
+
+let core: Core | null = null
+let win: BrowserWindow | null = null
+
+function isOurPage(url: string): boolean {
+  if (rendererUrl) return url.startsWith(rendererUrl)
+  try {
+    return new URL(url).protocol === 'file:' && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/index.html')
+  } catch {
+    return false
+  }
+}
+
+function createWindow(): void {
+  const stateFile = join(dataDir, 'window-state.json')
+  const state = loadWindowState(stateFile)
+  win = new BrowserWindow({
+    ...state,
+    minWidth: 900,
+    minHeight: 600,
+    show: false,
+    title: 'Concord',
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    },
+  })
+  if (state.maximized) win.maximize()
+  win.once('ready-to-show', () => win?.show())
+  win.on('close', () => {
+    if (!win) return
+    saveWindowState(stateFile, { ...win.getNormalBounds(), maximized: win.isMaximized() })
+  })
+  win.webContents.on('will-navigate', (event, url) => {
+    if (!isOurPage(url)) event.preventDefault()
+  })
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url)
+    return { action: 'deny' }
+  })
+  if (rendererUrl) void win.loadURL(rendererUrl)
+  else void win.loadFile(rendererFile)
+}
+
+function buildMenu(): void {
+  const template: Electron.MenuItemConstructorOptions[] = [
+    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+    { role: 'fileMenu' },
+    { role: 'editMenu' },
+    { role: 'viewMenu' },
+    { role: 'windowMenu' },
+  ]
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template))
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', () => {
+    if (win) {
+      if (win.isMinimized()) win.restore()
+      win.focus()
+    }
+  })
+
+  app.whenReady().then(() => {
+    const nativeBinding = join(app.getAppPath(), 'native', 'electron', 'better_sqlite3.node')
+    core = createCore({
+      dataDir,
+      nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
+      cipher: safeStorage.isEncryptionAvailable()
+        ? {
+            encrypt: (s) => safeStorage.encryptString(s).toString('base64'),
+            decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')),
+          }
+        : undefined,
+    })
+    session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'))
+    bindIpc(
+      ipcMain,
+      core,
+      (event) => event.sender === win?.webContents && event.senderFrame?.parent === null && isOurPage(event.senderFrame.url),
+      () => win?.webContents ?? null,
+    )
+    buildMenu()
+    createWindow()
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createWindow()
+    })
+  })
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+  app.on('will-quit', () => {
+    void core?.close()
+  })
+}

@@ -1,0 +1,298 @@
+/**
+ * Anthropic Messages provider.
+ *
+ * Always streams; text deltas are forwarded as they arrive, tool_use blocks are assembled from their
+ * input_json_delta pieces. Tool results go back as tool_result blocks inside one user message (consecutive
+ * tool messages, and a user message right after them, are merged, tool results first, as the API requires).
+ * Retries (429 / 5xx / connection failures, honouring retry-after-ms / retry-after) are left to the SDK.
+ */
+import Anthropic from '@anthropic-ai/sdk'
+import type { ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import { ProviderError } from './types'
+
+export interface AnthropicProviderOptions {
+  apiKey?: string
+  maxRetries: number
+  timeoutMs?: number
+}
+
+/** Used when the request does not say: the Messages API requires max_tokens. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
+
+export class AnthropicProvider implements ModelProvider {
+  readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
+  readonly #client: Anthropic | null
+  readonly #apiKey: string | undefined
+  readonly #label = 'Anthropic'
+
+  constructor(config: ProviderConfig, options: AnthropicProviderOptions) {
+    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    this.#apiKey = options.apiKey
+    this.#client = options.apiKey
+      ? new Anthropic({
+          apiKey: options.apiKey,
+          ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+          maxRetries: options.maxRetries,
+          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+        })
+      : null
+  }
+
+  async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {
+    if (!this.#client) {
+      throw new ProviderError('provider_auth', 'No Anthropic API key configured (set one for this member or the ANTHROPIC_API_KEY environment variable).')
+    }
+    const client = this.#client
+    const signal = request.signal
+    if (signal?.aborted) throw abortedError()
+
+    const params: Anthropic.MessageCreateParamsStreaming = {
+      model: this.config.model,
+      max_tokens: request.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      messages: toAnthropicMessages(request.messages),
+      stream: true,
+      ...(request.system ? { system: request.system } : {}),
+      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+    }
+
+    let text = ''
+    let stopReason: string | null = null
+    const usage = { inputTokens: 0, outputTokens: 0 }
+    let sawEvent = false
+    const blocks = new Map<number, { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }>()
+
+    const emit = (delta: string) => {
+      if (!delta) return
+      text += delta
+      try {
+        onText(delta)
+      } catch (err) {
+        throw new CallbackError(err)
+      }
+    }
+
+    try {
+      const stream = await client.messages.create(params, signal ? { signal } : undefined)
+      for await (const event of stream) {
+        sawEvent = true
+        switch (event.type) {
+          case 'message_start': {
+            const u = event.message.usage
+            usage.inputTokens = (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0)
+            usage.outputTokens = u?.output_tokens ?? 0
+            break
+          }
+          case 'content_block_start': {
+            const block = event.content_block
+            if (block.type === 'tool_use') {
+              blocks.set(event.index, { kind: 'tool', id: block.id, name: block.name, json: '', startInput: block.input })
+            } else {
+              blocks.set(event.index, { kind: 'other' })
+              if (block.type === 'text') emit(block.text)
+            }
+            break
+          }
+          case 'content_block_delta': {
+            const delta = event.delta
+            if (delta.type === 'text_delta') emit(delta.text)
+            else if (delta.type === 'input_json_delta') {
+              const block = blocks.get(event.index)
+              if (block?.kind === 'tool') block.json += delta.partial_json
+            }
+            break
+          }
+          case 'message_delta': {
+            if (event.delta.stop_reason) stopReason = event.delta.stop_reason
+            const u = event.usage
+            if (u) {
+              // message_delta usage is cumulative.
+              if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens
+              if (typeof u.input_tokens === 'number') {
+                usage.inputTokens = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
+              }
+            }
+            break
+          }
+          default:
+            break
+        }
+      }
+    } catch (err) {
+      throw this.#toProviderError(err, signal, sawEvent)
+    }
+    // The SDK ends the iteration quietly when the request is aborted mid-stream.
+    if (signal?.aborted) throw abortedError()
+    if (!sawEvent) throw new ProviderError('provider_error', `${this.#label} returned an empty stream.`)
+
+    const toolCalls: ToolCall[] = []
+    for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
+      if (block.kind !== 'tool') continue
+      const argumentsText = block.json !== '' ? block.json : JSON.stringify(block.startInput ?? {})
+      toolCalls.push({ id: block.id, name: block.name, argumentsText })
+    }
+    return { text, toolCalls, usage, stopReason: normaliseStopReason(stopReason, toolCalls.length > 0) }
+  }
+
+  #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
+    if (err instanceof CallbackError) return err.cause
+    if (err instanceof ProviderError) return err
+    if (signal?.aborted || err instanceof Anthropic.APIUserAbortError) return abortedError()
+    const key = this.#apiKey
+    if (err instanceof Anthropic.APIConnectionError || isNetworkError(err)) {
+      const where = `${this.#label} (${this.config.baseURL ?? 'https://api.anthropic.com'})`
+      if (streaming) {
+        return new ProviderError('provider_unreachable', redact(`Connection to ${where} was lost mid-reply${errorDetail(err)}`, key))
+      }
+      const what = err instanceof Anthropic.APIConnectionTimeoutError ? 'timed out' : 'failed'
+      return new ProviderError('provider_unreachable', redact(`Could not reach ${where}: connection ${what}${errorDetail(err)}`, key))
+    }
+    if (err instanceof Anthropic.APIError) {
+      const status = err.status
+      const serverMessage = redact(apiErrorMessage(err), key)
+      if (status === 401 || status === 403) {
+        return new ProviderError('provider_auth', `${this.#label} rejected the credentials (${status}): ${serverMessage}`, status)
+      }
+      if (status === 429) {
+        return new ProviderError('provider_rate_limited', `${this.#label} is rate limiting requests (429) and retries ran out: ${serverMessage}`, status)
+      }
+      return new ProviderError(
+        'provider_error',
+        status ? `${this.#label} returned an error (${status}): ${serverMessage}` : `${this.#label} reported an error mid-stream: ${serverMessage}`,
+        status,
+      )
+    }
+    const message = err instanceof Error ? err.message : String(err)
+    return new ProviderError('provider_error', redact(`${this.#label} call failed: ${message}${errorDetail(err)}`, key))
+  }
+}
+
+function abortedError(): ProviderError {
+  return new ProviderError('aborted', 'The model call was interrupted.')
+}
+
+/** The provider's own message (error.message of the body), without the SDK's "<status> {json}" rendering. */
+function apiErrorMessage(err: InstanceType<typeof Anthropic.APIError>): string {
+  if (err.apiMessage) return err.apiMessage
+  const body = err.error as { error?: { message?: unknown }; message?: unknown } | undefined
+  if (body && typeof body.error?.message === 'string' && body.error.message) return body.error.message
+  if (body && typeof body.message === 'string' && body.message) return body.message
+  return err.message.replace(/^\d{3}\s+/, '')
+}
+
+export function normaliseStopReason(reason: string | null, hasToolCalls: boolean): string {
+  switch (reason) {
+    case 'end_turn':
+      return hasToolCalls ? 'tool_calls' : 'end'
+    case 'tool_use':
+      return 'tool_calls'
+    case 'max_tokens':
+      return 'max_tokens'
+    case null:
+      return hasToolCalls ? 'tool_calls' : 'unknown'
+    default:
+      return reason
+  }
+}
+
+export function toAnthropicTools(tools: ToolSpec[]): Anthropic.Tool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: { type: 'object', ...t.parameters } as Anthropic.Tool.InputSchema,
+  }))
+}
+
+/** Parses the model's own argument text back into an object; malformed or non-object JSON becomes {}. */
+function parseToolInput(argumentsText: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(argumentsText)
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = []
+  // The user message currently collecting tool results (and text that follows them), if the last one out is it.
+  let openUser: Anthropic.ContentBlockParam[] | null = null
+
+  for (const m of messages) {
+    switch (m.role) {
+      case 'tool': {
+        const block: Anthropic.ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: m.toolCallId,
+          content: m.content,
+          ...(m.isError ? { is_error: true } : {}),
+        }
+        if (openUser && openUser.every((b) => b.type === 'tool_result')) {
+          openUser.push(block)
+        } else {
+          openUser = [block]
+          out.push({ role: 'user', content: openUser })
+        }
+        break
+      }
+      case 'user': {
+        if (openUser) {
+          if (m.content) openUser.push({ type: 'text', text: m.content })
+        } else {
+          openUser = [{ type: 'text', text: m.content }]
+          out.push({ role: 'user', content: openUser })
+        }
+        break
+      }
+      case 'assistant': {
+        const content: Anthropic.ContentBlockParam[] = []
+        if (m.content) content.push({ type: 'text', text: m.content })
+        for (const tc of m.toolCalls ?? []) {
+          content.push({ type: 'tool_use', id: tc.id, name: tc.name, input: parseToolInput(tc.argumentsText) })
+        }
+        // The API rejects empty assistant turns; an empty reply carries nothing worth sending back.
+        if (content.length === 0) break
+        out.push({ role: 'assistant', content })
+        openUser = null
+        break
+      }
+    }
+  }
+  // Plain single-text user turns are sent as strings.
+  return out.map((msg) =>
+    msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text'
+      ? { role: 'user', content: msg.content[0].text }
+      : msg,
+  )
+}
+
+/** Wraps an exception thrown by the caller's onText so it is rethrown as-is rather than mapped. */
+class CallbackError {
+  constructor(readonly cause: unknown) {}
+}
+
+/** Never let the key reach an error message (some servers echo it back). */
+function redact(message: string, key: string | undefined): string {
+  return key && key.length >= 4 ? message.split(key).join('[redacted]') : message
+}
+
+/** The innermost cause worth showing, e.g. ": ECONNREFUSED 127.0.0.1:9". */
+function errorDetail(err: unknown): string {
+  let cause: unknown = err instanceof Error ? err.cause : undefined
+  let detail = ''
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code
+    detail = typeof code === 'string' && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message
+    cause = cause.cause
+  }
+  return detail ? `: ${detail}` : ''
+}
+
+/** A transport failure not wrapped by the SDK (e.g. undici's "terminated" when the socket drops mid-stream). */
+function isNetworkError(err: unknown): boolean {
+  if (err instanceof TypeError && /^(terminated|fetch failed)$/.test(err.message)) return true
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))) return true
+  }
+  return false
+}

@@ -1,0 +1,272 @@
+/**
+ * OpenAI Chat Completions provider (kinds 'openai' and 'openai-compatible').
+ *
+ * Always streams (`stream: true`, `stream_options.include_usage`), forwards text deltas as they arrive,
+ * and assembles tool calls from their per-index deltas. Retries (429 / 5xx / connection failures, honouring
+ * Retry-After and retry-after-ms) are left to the SDK; whatever is still failing afterwards becomes a ProviderError.
+ */
+import OpenAI from 'openai'
+import type { ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import { ProviderError } from './types'
+
+export interface OpenAIProviderOptions {
+  apiKey?: string
+  maxRetries: number
+  timeoutMs?: number
+}
+
+/** Placeholder sent to OpenAI-compatible servers that need no key (the SDK refuses to start without one). */
+export const NO_KEY_PLACEHOLDER = 'not-needed'
+
+export class OpenAIProvider implements ModelProvider {
+  readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
+  readonly #client: OpenAI | null
+  readonly #apiKey: string | undefined
+  readonly #configError: ProviderError | null
+  readonly #label: string
+
+  constructor(config: ProviderConfig, options: OpenAIProviderOptions) {
+    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    this.#label = config.kind === 'openai' ? 'OpenAI' : 'OpenAI-compatible server'
+    this.#apiKey = options.apiKey
+    let configError: ProviderError | null = null
+    if (config.kind === 'openai' && !options.apiKey) {
+      configError = new ProviderError('provider_auth', 'No OpenAI API key configured (set one for this member or the OPENAI_API_KEY environment variable).')
+    } else if (config.kind === 'openai-compatible' && !config.baseURL) {
+      configError = new ProviderError('provider_error', 'An openai-compatible provider needs a baseURL (e.g. http://localhost:11434/v1).')
+    }
+    this.#configError = configError
+    this.#client = configError
+      ? null
+      : new OpenAI({
+          apiKey: options.apiKey || NO_KEY_PLACEHOLDER,
+          baseURL: config.baseURL ?? 'https://api.openai.com/v1',
+          // Do not pick organisation/project headers up from the environment for third-party servers.
+          ...(config.kind === 'openai-compatible' ? { organization: null, project: null } : {}),
+          maxRetries: options.maxRetries,
+          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+        })
+  }
+
+  async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {
+    if (this.#configError) throw this.#configError
+    const client = this.#client!
+    const signal = request.signal
+    if (signal?.aborted) throw abortedError()
+
+    const params: OpenAI.ChatCompletionCreateParamsStreaming = {
+      model: this.config.model,
+      messages: toOpenAIMessages(request.system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+      ...(request.maxTokens !== undefined
+        ? this.config.kind === 'openai'
+          ? { max_completion_tokens: request.maxTokens }
+          : { max_tokens: request.maxTokens }
+        : {}),
+    }
+
+    let text = ''
+    let finishReason: string | null = null
+    let usage = { inputTokens: 0, outputTokens: 0 }
+    let sawChunk = false
+    const calls = new ToolCallAccumulator()
+
+    try {
+      const stream = await client.chat.completions.create(params, signal ? { signal } : undefined)
+      for await (const chunk of stream) {
+        sawChunk = true
+        if (chunk.usage) {
+          usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 }
+        }
+        const choice = chunk.choices?.[0]
+        if (!choice) continue
+        const delta = choice.delta
+        if (delta?.content) {
+          text += delta.content
+          try {
+            onText(delta.content)
+          } catch (err) {
+            throw new CallbackError(err)
+          }
+        }
+        if (delta?.tool_calls) for (const tc of delta.tool_calls) calls.add(tc)
+        if (choice.finish_reason) finishReason = choice.finish_reason
+      }
+    } catch (err) {
+      throw this.#toProviderError(err, signal, sawChunk)
+    }
+    // The SDK ends the iteration quietly when the request is aborted mid-stream.
+    if (signal?.aborted) throw abortedError()
+    if (!sawChunk) throw new ProviderError('provider_error', `${this.#label} returned an empty stream.`)
+
+    const toolCalls = calls.result()
+    return { text, toolCalls, usage, stopReason: normaliseFinishReason(finishReason, toolCalls.length > 0) }
+  }
+
+  #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
+    if (err instanceof CallbackError) return err.cause
+    if (err instanceof ProviderError) return err
+    if (signal?.aborted || err instanceof OpenAI.APIUserAbortError) return abortedError()
+    const key = this.#apiKey
+    if (err instanceof OpenAI.APIConnectionError || isNetworkError(err)) {
+      const where = `${this.#label} (${this.config.baseURL ?? 'https://api.openai.com/v1'})`
+      if (streaming) {
+        return new ProviderError('provider_unreachable', redact(`Connection to ${where} was lost mid-reply${errorDetail(err)}`, key))
+      }
+      const what = err instanceof OpenAI.APIConnectionTimeoutError ? 'timed out' : 'failed'
+      return new ProviderError('provider_unreachable', redact(`Could not reach ${where}: connection ${what}${errorDetail(err)}`, key))
+    }
+    if (err instanceof OpenAI.APIError) {
+      const status = err.status
+      const serverMessage = redact(apiErrorMessage(err), key)
+      if (status === 401 || status === 403) {
+        return new ProviderError('provider_auth', `${this.#label} rejected the credentials (${status}): ${serverMessage}`, status)
+      }
+      if (status === 429) {
+        return new ProviderError('provider_rate_limited', `${this.#label} is rate limiting requests (429) and retries ran out: ${serverMessage}`, status)
+      }
+      return new ProviderError(
+        'provider_error',
+        status ? `${this.#label} returned an error (${status}): ${serverMessage}` : `${this.#label} reported an error mid-stream: ${serverMessage}`,
+        status,
+      )
+    }
+    const message = err instanceof Error ? err.message : String(err)
+    return new ProviderError('provider_error', redact(`${this.#label} call failed: ${message}${errorDetail(err)}`, key))
+  }
+}
+
+function abortedError(): ProviderError {
+  return new ProviderError('aborted', 'The model call was interrupted.')
+}
+
+/** The provider's own message, without the SDK's "<status> " prefix. */
+function apiErrorMessage(err: InstanceType<typeof OpenAI.APIError>): string {
+  const body = err.error as { message?: unknown } | undefined
+  if (body && typeof body.message === 'string' && body.message) return body.message
+  return err.message.replace(/^\d{3}\s+/, '')
+}
+
+export function normaliseFinishReason(reason: string | null, hasToolCalls: boolean): string {
+  switch (reason) {
+    case 'stop':
+      // Some compatible servers report 'stop' even when the turn ends in tool calls.
+      return hasToolCalls ? 'tool_calls' : 'end'
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls'
+    case 'length':
+      return 'max_tokens'
+    case null:
+      return hasToolCalls ? 'tool_calls' : 'unknown'
+    default:
+      return reason
+  }
+}
+
+type ToolCallDelta = OpenAI.ChatCompletionChunk.Choice.Delta.ToolCall
+
+/** Assembles streamed tool calls: deltas are keyed by `index`; the id and name come once, arguments in pieces. */
+class ToolCallAccumulator {
+  readonly #calls: { id: string; name: string; args: string }[] = []
+  readonly #byIndex = new Map<number, { id: string; name: string; args: string }>()
+
+  add(delta: ToolCallDelta): void {
+    let call = delta.index !== undefined && delta.index !== null ? this.#byIndex.get(delta.index) : this.#calls[this.#calls.length - 1]
+    // A different id at an index already in use means the server reused indexes for a new call.
+    if (!call || (delta.id && call.id && delta.id !== call.id)) {
+      call = { id: delta.id ?? '', name: '', args: '' }
+      this.#calls.push(call)
+      if (delta.index !== undefined && delta.index !== null) this.#byIndex.set(delta.index, call)
+    }
+    if (delta.id && !call.id) call.id = delta.id
+    const name = delta.function?.name
+    if (name) {
+      // OpenAI sends the name once; tolerate servers that repeat it whole or send it in pieces.
+      call.name = call.name && !name.startsWith(call.name) ? call.name + name : name
+    }
+    if (delta.function?.arguments) call.args += delta.function.arguments
+  }
+
+  result(): ToolCall[] {
+    return this.#calls.map((c, i) => ({
+      id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`,
+      name: c.name,
+      argumentsText: c.args,
+    }))
+  }
+}
+
+export function toOpenAITools(tools: ToolSpec[]): OpenAI.ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }))
+}
+
+export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenAI.ChatCompletionMessageParam[] {
+  const out: OpenAI.ChatCompletionMessageParam[] = []
+  if (system) out.push({ role: 'system', content: system })
+  for (const m of messages) {
+    switch (m.role) {
+      case 'user':
+        out.push({ role: 'user', content: m.content })
+        break
+      case 'assistant': {
+        const toolCalls = m.toolCalls ?? []
+        if (toolCalls.length > 0) {
+          out.push({
+            role: 'assistant',
+            content: m.content ? m.content : null,
+            tool_calls: toolCalls.map((tc) => ({
+              id: tc.id,
+              type: 'function',
+              function: { name: tc.name, arguments: tc.argumentsText },
+            })),
+          })
+        } else {
+          out.push({ role: 'assistant', content: m.content })
+        }
+        break
+      }
+      case 'tool':
+        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content })
+        break
+    }
+  }
+  return out
+}
+
+/** Wraps an exception thrown by the caller's onText so it is rethrown as-is rather than mapped. */
+class CallbackError {
+  constructor(readonly cause: unknown) {}
+}
+
+/** Never let the key reach an error message (some servers echo it back). */
+function redact(message: string, key: string | undefined): string {
+  return key && key.length >= 4 ? message.split(key).join('[redacted]') : message
+}
+
+/** The innermost cause worth showing, e.g. ": ECONNREFUSED 127.0.0.1:9". */
+function errorDetail(err: unknown): string {
+  let cause: unknown = err instanceof Error ? err.cause : undefined
+  let detail = ''
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code
+    detail = typeof code === 'string' && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message
+    cause = cause.cause
+  }
+  return detail ? `: ${detail}` : ''
+}
+
+/** A transport failure not wrapped by the SDK (e.g. undici's "terminated" when the socket drops mid-stream). */
+function isNetworkError(err: unknown): boolean {
+  if (err instanceof TypeError && /^(terminated|fetch failed)$/.test(err.message)) return true
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))) return true
+  }
+  return false
+}

@@ -1,0 +1,69 @@
+/** Provider-neutral shapes for one model call. The agent loop builds these; providers translate to each wire format. */
+
+export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible'
+
+export interface ProviderConfig {
+  kind: ProviderKind
+  model: string
+  baseURL?: string
+  apiKey?: string
+}
+
+export interface ToolCall {
+  id: string
+  name: string
+  /** The arguments exactly as the model sent them (JSON text, possibly malformed). */
+  argumentsText: string
+}
+
+export type ChatMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean }
+
+export interface ToolSpec {
+  name: string
+  description: string
+  /** JSON Schema (type: object). */
+  parameters: Record<string, unknown>
+}
+
+export interface ModelRequest {
+  system: string
+  messages: ChatMessage[]
+  tools: ToolSpec[]
+  maxTokens?: number
+  signal?: AbortSignal
+}
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+}
+
+export interface ModelResult {
+  text: string
+  toolCalls: ToolCall[]
+  usage: Usage
+  /** Provider's own stop reason, normalised: 'end' | 'tool_calls' | 'max_tokens' | other raw value. */
+  stopReason: string
+}
+
+export interface ModelProvider {
+  readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
+  /** Streams text deltas through onText; resolves with the whole reply. Throws ProviderError. */
+  complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult>
+}
+
+export type ProviderErrorCode = 'provider_auth' | 'provider_unreachable' | 'provider_rate_limited' | 'provider_error' | 'aborted'
+
+export class ProviderError extends Error {
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+    this.name = 'ProviderError'
+  }
+}

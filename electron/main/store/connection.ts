@@ -1,0 +1,43 @@
+import Database from 'better-sqlite3'
+import { ApiError } from '../../../shared/errors'
+import { migrations as defaultMigrations } from './migrations'
+
+export type Db = Database.Database
+
+export interface OpenOptions {
+  migrations?: { name: string; up: string }[]
+  /** Path to a better-sqlite3 native binding built for another ABI (Electron). */
+  nativeBinding?: string
+}
+
+/** Opens (creating if needed) a SQLite file with the harness pragmas and brings its schema up to date. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {})
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('foreign_keys = ON')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('busy_timeout = 5000')
+    migrate(db, options.migrations ?? defaultMigrations, file)
+    return db
+  } catch (err) {
+    db.close()
+    throw err
+  }
+}
+
+/** Applies pending migrations in one transaction; refuses a file written by a newer Concord. */
+export function migrate(db: Db, migrations: { name: string; up: string }[], label = 'database'): void {
+  const current = db.pragma('user_version', { simple: true }) as number
+  if (current > migrations.length) {
+    throw new ApiError(
+      'schema_too_new',
+      `${label} has schema version ${current}, newer than this Concord understands (${migrations.length}); update Concord to open it`,
+    )
+  }
+  if (current === migrations.length) return
+  db.transaction(() => {
+    for (let v = current; v < migrations.length; v++) db.exec(migrations[v].up)
+    db.pragma(`user_version = ${migrations.length}`)
+  }).immediate()
+}

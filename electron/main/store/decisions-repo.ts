@@ -1,0 +1,109 @@
+import type { Db } from './connection'
+
+export type DecisionStatusValue = 'proposed' | 'accepted' | 'rejected' | 'superseded'
+
+export interface DecisionRow {
+  id: number
+  title: string
+  statement: string
+  rationale: string
+  status: DecisionStatusValue
+  version: number
+  fingerprint: string
+  source_message_id: string | null
+  supersedes: number | null
+  superseded_by: number | null
+  created_by: number | null
+  created_at: string
+  updated_at: string
+}
+
+export interface RevisionRow {
+  decision_id: number
+  version: number
+  title: string
+  statement: string
+  rationale: string
+  status: DecisionStatusValue
+  content_hash: string
+  fingerprint: string
+  reason: string
+  actor_id: number | null
+  editorial: number
+  source_message_id: string | null
+  created_at: string
+}
+
+export class DecisionsRepo {
+  private readonly s
+
+  constructor(db: Db) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO decisions (title, statement, rationale, status, version, fingerprint, source_message_id, supersedes, created_by, created_at, updated_at)
+         VALUES (@title, @statement, @rationale, @status, 1, @fingerprint, @source_message_id, @supersedes, @created_by, @created_at, @created_at)`,
+      ),
+      insertRevision: db.prepare(
+        `INSERT INTO decision_revisions (decision_id, version, title, statement, rationale, status, content_hash, fingerprint, reason, actor_id, editorial, source_message_id, created_at)
+         VALUES (@decision_id, @version, @title, @statement, @rationale, @status, @content_hash, @fingerprint, @reason, @actor_id, @editorial, @source_message_id, @created_at)`,
+      ),
+      // Compare-and-set: changes nothing unless the row is still at the version the editor saw.
+      updateHead: db.prepare(
+        `UPDATE decisions SET title = @title, statement = @statement, rationale = @rationale, status = @status, version = version + 1,
+         fingerprint = @fingerprint, updated_at = @updated_at WHERE id = @id AND version = @expected_version`,
+      ),
+      setSupersededBy: db.prepare('UPDATE decisions SET superseded_by = ? WHERE id = ?'),
+      get: db.prepare<[number], DecisionRow>('SELECT * FROM decisions WHERE id = ?'),
+      list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
+      history: db.prepare<[number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version'),
+      revision: db.prepare<[number, number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?'),
+      fingerprintOfContent: db
+        .prepare<[number, string], string>(
+          'SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1',
+        )
+        .pluck(),
+    }
+  }
+
+  insert(row: Omit<DecisionRow, 'id' | 'version' | 'superseded_by' | 'updated_at'>): number {
+    return Number(this.s.insert.run(row).lastInsertRowid)
+  }
+
+  insertRevision(row: RevisionRow): void {
+    this.s.insertRevision.run(row)
+  }
+
+  /** Returns false when the decision is no longer at expectedVersion. */
+  updateHead(
+    id: number,
+    expectedVersion: number,
+    head: Pick<DecisionRow, 'title' | 'statement' | 'rationale' | 'status' | 'fingerprint' | 'updated_at'>,
+  ): boolean {
+    return this.s.updateHead.run({ ...head, id, expected_version: expectedVersion }).changes === 1
+  }
+
+  setSupersededBy(id: number, by: number): void {
+    this.s.setSupersededBy.run(by, id)
+  }
+
+  get(id: number): DecisionRow | undefined {
+    return this.s.get.get(id)
+  }
+
+  list(): DecisionRow[] {
+    return this.s.list.all()
+  }
+
+  history(id: number): RevisionRow[] {
+    return this.s.history.all(id)
+  }
+
+  revision(id: number, version: number): RevisionRow | undefined {
+    return this.s.revision.get(id, version)
+  }
+
+  /** The fingerprint an earlier revision with this exact normative content had, so a revert restores it. */
+  fingerprintOfContent(id: number, contentHash: string): string | undefined {
+    return this.s.fingerprintOfContent.get(id, contentHash)
+  }
+}

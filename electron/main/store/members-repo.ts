@@ -1,0 +1,54 @@
+import type { Db } from './connection'
+
+export interface MemberRow {
+  id: number
+  name: string
+  role: string
+  authority: 'observer' | 'proposer' | 'decider'
+  instructions: string
+  provider_kind: 'openai' | 'anthropic' | 'openai-compatible' | null
+  provider_model: string | null
+  provider_base_url: string | null
+  approval: 'ask' | 'auto'
+  max_steps: number
+  created_at: string
+  updated_at: string
+}
+
+export type MemberFields = Omit<MemberRow, 'id' | 'created_at'>
+
+export class MembersRepo {
+  private readonly s
+
+  constructor(db: Db) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, created_at, updated_at)
+         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @updated_at, @updated_at)`,
+      ),
+      update: db.prepare(
+        `UPDATE members SET name = @name, role = @role, authority = @authority, instructions = @instructions, provider_kind = @provider_kind,
+         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, updated_at = @updated_at
+         WHERE id = @id`,
+      ),
+      get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
+      list: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
+    }
+  }
+
+  insert(fields: MemberFields): number {
+    return Number(this.s.insert.run(fields).lastInsertRowid)
+  }
+
+  update(id: number, fields: MemberFields): void {
+    this.s.update.run({ ...fields, id })
+  }
+
+  get(id: number): MemberRow | undefined {
+    return this.s.get.get(id)
+  }
+
+  list(): MemberRow[] {
+    return this.s.list.all()
+  }
+}

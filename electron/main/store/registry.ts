@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { openDatabase, type Db } from './connection'
+
+const registryMigrations = [
+  {
+    name: '001-workspaces',
+    up: `CREATE TABLE workspaces (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      repo_path TEXT NOT NULL UNIQUE,
+      created_at TEXT NOT NULL,
+      opened_at TEXT NOT NULL
+    ) STRICT;`,
+  },
+]
+
+export interface WorkspaceRow {
+  id: string
+  name: string
+  repo_path: string
+  created_at: string
+  opened_at: string
+}
+
+/** The data folder's index of workspaces; each workspace's harness lives in its own file. */
+export class Registry {
+  readonly db: Db
+  private readonly stmts
+
+  constructor(readonly dataDir: string) {
+    mkdirSync(join(dataDir, 'workspaces'), { recursive: true })
+    this.db = openDatabase(join(dataDir, 'concord.sqlite'), { migrations: registryMigrations })
+    this.stmts = {
+      byPath: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE repo_path = ?'),
+      byId: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?'),
+      list: this.db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces ORDER BY opened_at DESC'),
+      insert: this.db.prepare('INSERT INTO workspaces (id, name, repo_path, created_at, opened_at) VALUES (?, ?, ?, ?, ?)'),
+      touch: this.db.prepare('UPDATE workspaces SET opened_at = ?, name = coalesce(?, name) WHERE id = ?'),
+    }
+  }
+
+  workspaceFile(id: string): string {
+    return join(this.dataDir, 'workspaces', `${id}.sqlite`)
+  }
+
+  byPath(repoPath: string): WorkspaceRow | undefined {
+    return this.stmts.byPath.get(repoPath)
+  }
+
+  byId(id: string): WorkspaceRow | undefined {
+    return this.stmts.byId.get(id)
+  }
+
+  list(): WorkspaceRow[] {
+    return this.stmts.list.all()
+  }
+
+  insert(row: WorkspaceRow): void {
+    this.stmts.insert.run(row.id, row.name, row.repo_path, row.created_at, row.opened_at)
+  }
+
+  touch(id: string, at: string, name?: string): void {
+    this.stmts.touch.run(at, name ?? null, id)
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}

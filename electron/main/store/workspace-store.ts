@@ -1,0 +1,39 @@
+import { openDatabase, type Db, type OpenOptions } from './connection'
+import { DecisionsRepo } from './decisions-repo'
+import { LogRepo } from './log-repo'
+import { MembersRepo } from './members-repo'
+import { ProposalsRepo } from './proposals-repo'
+import { ReportsRepo } from './reports-repo'
+import { TasksRepo } from './tasks-repo'
+
+/** One workspace's harness file and its repositories. */
+export class WorkspaceStore {
+  readonly members: MembersRepo
+  readonly decisions: DecisionsRepo
+  readonly proposals: ProposalsRepo
+  readonly tasks: TasksRepo
+  readonly reports: ReportsRepo
+  readonly log: LogRepo
+
+  private constructor(readonly db: Db) {
+    this.members = new MembersRepo(db)
+    this.decisions = new DecisionsRepo(db)
+    this.proposals = new ProposalsRepo(db)
+    this.tasks = new TasksRepo(db)
+    this.reports = new ReportsRepo(db)
+    this.log = new LogRepo(db)
+  }
+
+  static open(file: string, options?: OpenOptions): WorkspaceStore {
+    return new WorkspaceStore(openDatabase(file, options))
+  }
+
+  /** Runs fn in one IMMEDIATE transaction. fn must be synchronous: no await inside. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate()
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The browser bridge: the same core as the desktop app, over HTTP on 127.0.0.1.
+ * `POST /api/<method>` (JSON params → {ok, value} | {ok:false, error}) and events on `/events` (WebSocket),
+ * both guarded by a random token; the built renderer is served at `/`.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import { createReadStream, existsSync, statSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { extname, join, resolve, sep } from 'node:path'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { ApiError, httpStatusOf } from '../../../shared/errors'
+import { errorShape } from '../api/dispatch'
+import type { Core } from '../core'
+
+export interface BridgeOptions {
+  core: Core
+  port: number
+  token: string
+  /** Folder of the built renderer (out/renderer); `/` serves its index.html when present. */
+  staticDir?: string
+  maxBodyBytes?: number
+}
+
+export interface Bridge {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+const HOST = '127.0.0.1'
+const mime: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+}
+
+function sameToken(given: string | null | undefined, token: string): boolean {
+  if (!given) return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+function bearer(req: IncomingMessage): string | null {
+  const h = req.headers.authorization
+  return h?.startsWith('Bearer ') ? h.slice(7).trim() : null
+}
+
+export function contentSecurityPolicy(port: number): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ws://${HOST}:${port} ws://localhost:${port}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
+  res.end(text)
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolveBody, reject) => {
+    let size = 0
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size > limit) {
+        reject(new ApiError('invalid_params', `request body is larger than ${limit} bytes`))
+        req.destroy()
+      } else chunks.push(c)
+    })
+    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const { core, token } = options
+  const maxBody = options.maxBodyBytes ?? 10 * 1024 * 1024
+  let port = options.port
+  const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`])
+
+  const server = createServer(async (req, res) => {
+    try {
+      // DNS-rebinding guard: only answer requests addressed to the loopback name we serve.
+      if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { ok: false, error: { code: 'forbidden', message: 'bad Host header' } })
+      const url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
+      if (url.pathname.startsWith('/api/')) return await handleApi(req, res, url)
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'method not allowed' } })
+      return serveStatic(res, url.pathname)
+    } catch (err) {
+      if (!res.headersSent) send(res, 500, { ok: false, error: errorShape(err) })
+    }
+  })
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (!sameToken(bearer(req), token)) {
+      return send(res, 401, { ok: false, error: { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' } })
+    }
+    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'use POST' } }, { allow: 'POST' })
+    const method = decodeURIComponent(url.pathname.slice('/api/'.length))
+    let params: unknown = {}
+    try {
+      const text = await readBody(req, maxBody)
+      if (text.trim()) params = JSON.parse(text)
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError('invalid_params', 'the body is not valid JSON')
+      return send(res, httpStatusOf[e.code], { ok: false, error: e.toJSON() })
+    }
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+      return send(res, 400, { ok: false, error: { code: 'invalid_params', message: 'params must be a JSON object' } })
+    }
+    try {
+      const value = await core.call(method, params)
+      send(res, 200, { ok: true, value: value ?? null })
+    } catch (err) {
+      const shape = errorShape(err)
+      send(res, httpStatusOf[shape.code] ?? 500, { ok: false, error: shape })
+    }
+  }
+
+  function serveStatic(res: ServerResponse, pathname: string) {
+    const root = options.staticDir && existsSync(join(options.staticDir, 'index.html')) ? resolve(options.staticDir) : null
+    const securityHeaders = {
+      'content-security-policy': contentSecurityPolicy(port),
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    }
+    if (!root) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders })
+      res.end('<!doctype html><title>Concord</title><p>Concord core is running. The UI is not built: run <code>npm run build</code>. The API is at <code>POST /api/&lt;method&gt;</code>.</p>')
+      return
+    }
+    const rel = decodeURIComponent(pathname === '/' ? '/index.html' : pathname)
+    let file = resolve(root, '.' + rel)
+    if (file !== root && !file.startsWith(root + sep)) return send(res, 404, { ok: false, error: { code: 'not_found', message: 'not found' } })
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      // Client-side routes fall back to the app shell; missing assets are 404.
+      if (extname(rel)) return send(res, 404, { ok: false, error: { code: 'not_found', message: 'not found' } })
+      file = join(root, 'index.html')
+    }
+    res.writeHead(200, {
+      'content-type': mime[extname(file)] ?? 'application/octet-stream',
+      'cache-control': file.endsWith('.html') ? 'no-store' : 'public, max-age=3600',
+      ...securityHeaders,
+    })
+    createReadStream(file).pipe(res)
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
+  const clients = new Map<WebSocket, string | null>()
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
+    const origin = req.headers.origin
+    const originOk = !origin || origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`
+    const tokenOk = sameToken(url.searchParams.get('token') ?? bearer(req), token)
+    if (url.pathname !== '/events' || !allowedHosts().has(req.headers.host ?? '') || !originOk || !tokenOk) {
+      socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n')
+      socket.destroy()
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      clients.set(ws, url.searchParams.get('workspaceId'))
+      ws.on('close', () => clients.delete(ws))
+      ws.on('error', () => clients.delete(ws))
+    })
+  })
+
+  const unsubscribe = core.bus.on((envelope) => {
+    if (!clients.size) return
+    const ws = (envelope.payload as { workspaceId?: string; workspace?: { id: string } }).workspaceId
+    const text = JSON.stringify(envelope)
+    for (const [client, filter] of clients) {
+      if (filter && ws && filter !== ws) continue
+      if (client.readyState === client.OPEN) client.send(text)
+    }
+  })
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(options.port, HOST, () => ok())
+  })
+  port = (server.address() as AddressInfo).port
+
+  return {
+    url: `http://${HOST}:${port}/?token=${encodeURIComponent(token)}`,
+    port,
+    async close() {
+      unsubscribe()
+      for (const c of clients.keys()) c.terminate()
+      wss.close()
+      await new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      })
+    },
+  }
+}

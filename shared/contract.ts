@@ -1,0 +1,185 @@
+/**
+ * The API contract: one map from method name to its params schema and result type, and one map of
+ * events. Electron IPC, the preload `window.api`, the browser bridge and the renderer client are all
+ * derived from these two maps.
+ */
+import { z } from 'zod'
+import * as s from './schemas'
+
+const r = <T>() => undefined as unknown as T
+const method = <P extends z.ZodType, R>(params: P, _result: R) => ({ params, result: _result })
+
+const actor = { actorId: s.Id.optional() }
+const ws = { workspaceId: s.Id }
+const statementText = z.string().trim().min(1, 'must not be empty').max(20_000)
+
+export const methods = {
+  'workspaces.open': method(z.strictObject({ repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
+  'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
+
+  'members.create': method(
+    z.strictObject({
+      ...ws,
+      name: z.string().trim().min(1).max(100),
+      role: z.string().trim().min(1).max(100),
+      authority: s.Authority.optional(),
+      provider: s.ProviderInput.optional(),
+      instructions: z.string().max(50_000).optional(),
+      approval: s.ApprovalPolicy.optional(),
+      maxSteps: z.number().int().min(1).max(1000).optional(),
+    }),
+    r<s.Member>(),
+  ),
+  'members.update': method(
+    z.strictObject({
+      memberId: s.Id,
+      name: z.string().trim().min(1).max(100).optional(),
+      role: z.string().trim().min(1).max(100).optional(),
+      authority: s.Authority.optional(),
+      provider: s.ProviderInput.nullable().optional(),
+      instructions: z.string().max(50_000).optional(),
+      approval: s.ApprovalPolicy.optional(),
+      maxSteps: z.number().int().min(1).max(1000).optional(),
+    }),
+    r<s.Member>(),
+  ),
+  'members.list': method(z.strictObject({ ...ws }), r<s.Member[]>()),
+
+  'decisions.create': method(
+    z.strictObject({
+      ...ws,
+      title: z.string().trim().min(1, 'must not be empty').max(300),
+      statement: statementText,
+      rationale: z.string().max(20_000).optional(),
+      status: s.DecisionStatus.optional(),
+      supersedes: s.Id.optional(),
+      sourceMessageId: z.string().max(200).optional(),
+      ...actor,
+    }),
+    r<s.Decision>(),
+  ),
+  'decisions.get': method(z.strictObject({ decisionId: s.Id }), r<s.Decision>()),
+  'decisions.list': method(z.strictObject({ ...ws }), r<s.Decision[]>()),
+  'decisions.history': method(z.strictObject({ decisionId: s.Id }), r<s.Revision[]>()),
+  'decisions.update': method(
+    z.strictObject({
+      decisionId: s.Id,
+      expectedVersion: z.number().int().min(1),
+      title: z.string().trim().min(1, 'must not be empty').max(300).optional(),
+      statement: statementText.optional(),
+      rationale: z.string().max(20_000).optional(),
+      status: s.DecisionStatus.optional(),
+      reason: z.string().max(5_000).optional(),
+      editorial: z.boolean().optional(),
+      sourceMessageId: z.string().max(200).optional(),
+      ...actor,
+    }),
+    r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
+  ),
+  'decisions.previewImpact': method(
+    z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }),
+    r<s.Impact>(),
+  ),
+
+  'proposals.create': method(
+    z.strictObject({
+      decisionId: s.Id,
+      title: z.string().trim().min(1).max(300).optional(),
+      statement: statementText.optional(),
+      rationale: z.string().max(20_000).optional(),
+      status: s.DecisionStatus.optional(),
+      reason: z.string().max(5_000).optional(),
+      sourceMessageId: z.string().max(200).optional(),
+      ...actor,
+    }),
+    r<s.Proposal>(),
+  ),
+  'proposals.accept': method(z.strictObject({ proposalId: s.Id, ...actor }), r<{ proposal: s.Proposal; decision: s.Decision; impact: s.Impact }>()),
+  'proposals.reject': method(z.strictObject({ proposalId: s.Id, reason: z.string().max(5_000).optional(), ...actor }), r<s.Proposal>()),
+  'proposals.list': method(z.strictObject({ ...ws, state: s.ProposalState.optional() }), r<s.Proposal[]>()),
+
+  'tasks.create': method(
+    z.strictObject({
+      ...ws,
+      title: z.string().trim().min(1, 'must not be empty').max(300),
+      spec: z.string().max(50_000).optional(),
+      acceptanceCriteria: z.string().max(20_000).optional(),
+      assigneeId: s.Id.nullable().optional(),
+      decisionIds: z.array(s.Id).max(200).optional(),
+      blockedBy: z.array(s.Id).max(200).optional(),
+      requiredReports: z.array(s.ReportKind).max(3).optional(),
+      ...actor,
+    }),
+    r<s.Task>(),
+  ),
+  'tasks.get': method(z.strictObject({ taskId: s.Id }), r<s.Task>()),
+  'tasks.list': method(z.strictObject({ ...ws, assigneeId: s.Id.optional() }), r<s.Task[]>()),
+  'tasks.update': method(
+    z.strictObject({
+      taskId: s.Id,
+      title: z.string().trim().min(1).max(300).optional(),
+      spec: z.string().max(50_000).optional(),
+      acceptanceCriteria: z.string().max(20_000).optional(),
+      assigneeId: s.Id.nullable().optional(),
+      decisionIds: z.array(s.Id).max(200).optional(),
+      blockedBy: z.array(s.Id).max(200).optional(),
+      requiredReports: z.array(s.ReportKind).max(3).optional(),
+      ...actor,
+    }),
+    r<s.Task>(),
+  ),
+  'tasks.setStatus': method(z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }), r<s.Task>()),
+  'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+  'tasks.accept': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+
+  'reports.submit': method(
+    z.strictObject({
+      taskId: s.Id,
+      authorId: s.Id.optional(),
+      kind: s.ReportKind,
+      verdict: s.Verdict,
+      summary: z.string().max(50_000).optional(),
+      artifact: s.Artifact,
+      basis: z.array(z.strictObject({ decisionId: s.Id, version: z.number().int().min(1) })).max(200).optional(),
+      claims: z.array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) })).max(500),
+    }),
+    r<s.Report>(),
+  ),
+  'reports.get': method(z.strictObject({ reportId: s.Id }), r<s.Report>()),
+  'reports.list': method(
+    z.strictObject({ taskId: s.Id.optional(), workspaceId: s.Id.optional() }).refine((p) => p.taskId || p.workspaceId, 'needs taskId or workspaceId'),
+    r<s.Report[]>(),
+  ),
+
+  'notices.list': method(z.strictObject({ memberId: s.Id, pending: z.boolean().optional() }), r<s.Notice[]>()),
+  'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
+  'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
+} as const
+
+export type Methods = typeof methods
+export type MethodName = keyof Methods
+export type Params<M extends MethodName> = z.input<Methods[M]['params']>
+export type ParsedParams<M extends MethodName> = z.output<Methods[M]['params']>
+export type Result<M extends MethodName> = Methods[M]['result']
+
+export const methodNames = Object.keys(methods) as MethodName[]
+
+/** Pushes from the main process. Every payload names its workspace so a client can filter. */
+export interface Events {
+  'workspace.opened': { workspace: s.Workspace }
+  'member.changed': { workspaceId: string; member: s.Member }
+  'decision.created': { workspaceId: string; decision: s.Decision }
+  'decision.changed': { workspaceId: string; decision: s.Decision; impact: s.Impact; editorial: boolean; reason: string; actorId: string | null }
+  'proposal.changed': { workspaceId: string; proposal: s.Proposal }
+  'task.changed': { workspaceId: string; task: s.Task }
+  'report.submitted': { workspaceId: string; report: s.Report }
+  'notice.created': { workspaceId: string; notice: s.Notice }
+}
+
+export type EventName = keyof Events
+export interface EventEnvelope<E extends EventName = EventName> {
+  event: E
+  payload: Events[E]
+}
+
+export type ApiResponse<T> = { ok: true; value: T } | { ok: false; error: import('./errors').ApiErrorShape }

@@ -1,0 +1,62 @@
+/** Stable error codes of the API. The message is for a person; the code is for code. */
+export const errorCodes = [
+  'invalid_params',
+  'not_found',
+  'version_conflict',
+  'forbidden',
+  'evidence_stale',
+  'evidence_missing',
+  'invalid_transition',
+  'task_blocked',
+  'schema_too_new',
+  'unknown_method',
+  'unauthorized',
+  'provider_error',
+  'busy',
+  'io_error',
+  'internal',
+] as const
+
+export type ErrorCode = (typeof errorCodes)[number]
+
+export interface ApiErrorShape {
+  code: ErrorCode
+  message: string
+  /** Extra machine-readable detail, e.g. the acceptance reasons. */
+  details?: unknown
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+
+  toJSON(): ApiErrorShape {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details }
+  }
+}
+
+export const httpStatusOf: Record<ErrorCode, number> = {
+  invalid_params: 400,
+  not_found: 404,
+  unknown_method: 404,
+  version_conflict: 409,
+  evidence_stale: 409,
+  evidence_missing: 409,
+  invalid_transition: 409,
+  task_blocked: 409,
+  busy: 409,
+  forbidden: 403,
+  unauthorized: 401,
+  schema_too_new: 422,
+  provider_error: 502,
+  io_error: 500,
+  internal: 500,
+}

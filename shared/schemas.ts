@@ -1,0 +1,249 @@
+/**
+ * Zod schemas for every value that crosses a transport. Param objects are strict: an unknown
+ * field is refused, so a typo (`expectedVerison`) is an error, not a silent no-op.
+ */
+import { z } from 'zod'
+
+export const Id = z.string().min(1).max(64)
+const Text = (max: number) => z.string().max(max)
+const Title = z.string().trim().min(1, 'must not be empty').max(300)
+
+export const Authority = z.enum(['observer', 'proposer', 'decider'])
+export const ApprovalPolicy = z.enum(['ask', 'auto'])
+export const DecisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded'])
+export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled'])
+export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
+export const LinkState = z.enum(['current', 'suspect'])
+export const ReportKind = z.enum(['implementation', 'test', 'review'])
+export const Verdict = z.enum(['pass', 'fail', 'partial'])
+export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
+export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
+export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
+
+export const Artifact = z
+  .strictObject({
+    commit: z.string().trim().regex(/^[0-9a-f]{7,64}$/i, 'must be a hex commit SHA').optional(),
+    digest: z.string().trim().min(1).max(200).optional(),
+  })
+  .refine((a) => a.commit !== undefined || a.digest !== undefined, 'needs a commit or a digest')
+
+export const ProviderInput = z.strictObject({
+  kind: ProviderKind,
+  model: z.string().trim().min(1).max(200),
+  baseURL: z.url().optional(),
+  apiKey: z.string().min(1).max(500).optional(),
+})
+
+// ---- entities (results) ----
+
+export interface Workspace {
+  id: string
+  name: string
+  repoPath: string
+  createdAt: string
+}
+
+export interface MemberProvider {
+  kind: z.infer<typeof ProviderKind>
+  model: string
+  baseURL: string | null
+  hasKey: boolean
+}
+
+export interface Member {
+  id: string
+  workspaceId: string
+  name: string
+  role: string
+  authority: z.infer<typeof Authority>
+  instructions: string
+  provider: MemberProvider | null
+  approval: z.infer<typeof ApprovalPolicy>
+  maxSteps: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Decision {
+  id: string
+  workspaceId: string
+  key: string
+  title: string
+  statement: string
+  rationale: string
+  status: z.infer<typeof DecisionStatus>
+  version: number
+  fingerprint: string
+  sourceMessageId: string | null
+  supersedes: string | null
+  supersededBy: string | null
+  createdBy: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Revision {
+  decisionId: string
+  version: number
+  title: string
+  statement: string
+  rationale: string
+  status: z.infer<typeof DecisionStatus>
+  fingerprint: string
+  reason: string
+  actorId: string | null
+  editorial: boolean
+  sourceMessageId: string | null
+  createdAt: string
+}
+
+export interface ImpactTask {
+  taskId: string
+  key: string
+  status: z.infer<typeof TaskStatus>
+  flag: z.infer<typeof TaskFlag>
+  assigneeId: string | null
+  /** True when the edit revoked this task's acceptance (accepted → delivered). */
+  acceptanceRevoked: boolean
+}
+
+export interface ImpactReport {
+  reportId: string
+  key: string
+  taskId: string
+  authorId: string | null
+  staleClaimIds: string[]
+}
+
+export interface Impact {
+  decisionId: string
+  /** False when the edit did not change the normative fingerprint (editorial, title-only): nothing flagged. */
+  normative: boolean
+  tasks: ImpactTask[]
+  reports: ImpactReport[]
+  notifiedMemberIds: string[]
+}
+
+export interface Proposal {
+  id: string
+  key: string
+  workspaceId: string
+  decisionId: string
+  authorId: string | null
+  baseVersion: number
+  title: string | null
+  statement: string | null
+  rationale: string | null
+  status: z.infer<typeof DecisionStatus> | null
+  reason: string
+  state: z.infer<typeof ProposalState>
+  decidedBy: string | null
+  decidedAt: string | null
+  decisionReason: string | null
+  sourceMessageId: string | null
+  createdAt: string
+}
+
+export interface TaskLink {
+  decisionId: string
+  decisionKey: string
+  pinnedVersion: number
+  currentVersion: number
+  state: z.infer<typeof LinkState>
+}
+
+export interface ArtifactRef {
+  commit: string | null
+  digest: string | null
+}
+
+export interface Task {
+  id: string
+  workspaceId: string
+  key: string
+  title: string
+  spec: string
+  acceptanceCriteria: string
+  status: z.infer<typeof TaskStatus>
+  assigneeId: string | null
+  flag: z.infer<typeof TaskFlag> | null
+  artifact: ArtifactRef | null
+  links: TaskLink[]
+  blockedBy: string[]
+  requiredReports: z.infer<typeof ReportKind>[]
+  version: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Claim {
+  id: string
+  text: string
+  decisionIds: string[]
+  state: 'valid' | 'stale'
+}
+
+export interface BasisEntry {
+  decisionId: string
+  version: number
+  state: z.infer<typeof LinkState>
+}
+
+export interface Report {
+  id: string
+  key: string
+  workspaceId: string
+  taskId: string
+  authorId: string | null
+  kind: z.infer<typeof ReportKind>
+  verdict: z.infer<typeof Verdict>
+  summary: string
+  validity: 'valid' | 'stale'
+  basis: BasisEntry[]
+  artifact: ArtifactRef
+  claims: Claim[]
+  createdAt: string
+}
+
+export interface Notice {
+  id: string
+  workspaceId: string
+  memberId: string
+  kind: 'decision_changed'
+  decisionId: string
+  decisionVersion: number
+  taskIds: string[]
+  reportIds: string[]
+  text: string
+  createdAt: string
+  deliveredAt: string | null
+}
+
+export interface Metrics {
+  workspaceId: string
+  decisionEdits: { normative: number; editorial: number }
+  tasksFlagged: { requirements_updated: number; needs_adjustment: number; needs_reverification: number }
+  acceptancesRevoked: number
+  noticesSent: number
+  acceptances: { accepted: number; refusedStale: number; refusedMissing: number }
+  claims: { madeStale: number; keptValid: number }
+  proposals: { created: number; accepted: number; rejected: number }
+  tokens: {
+    total: { input: number; output: number }
+    perMember: { memberId: string; input: number; output: number }[]
+    perTask: { taskId: string; input: number; output: number }[]
+  }
+}
+
+export interface HarnessEvent {
+  id: number
+  type: string
+  payload: unknown
+  createdAt: string
+}
+
+export interface AcceptanceReason {
+  code: 'evidence_stale' | 'evidence_missing'
+  reportId: string | null
+  message: string
+}
