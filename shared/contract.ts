@@ -27,6 +27,7 @@ export const methods = {
       instructions: z.string().max(50_000).optional(),
       approval: s.ApprovalPolicy.optional(),
       maxSteps: z.number().int().min(1).max(1000).optional(),
+      planningInterval: z.number().int().min(0).max(100).optional(),
     }),
     r<s.Member>(),
   ),
@@ -40,6 +41,7 @@ export const methods = {
       instructions: z.string().max(50_000).optional(),
       approval: s.ApprovalPolicy.optional(),
       maxSteps: z.number().int().min(1).max(1000).optional(),
+      planningInterval: z.number().int().min(0).max(100).optional(),
     }),
     r<s.Member>(),
   ),
@@ -154,6 +156,27 @@ export const methods = {
   'notices.list': method(z.strictObject({ memberId: s.Id, pending: z.boolean().optional() }), r<s.Notice[]>()),
   'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
   'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
+
+  'sessions.send': method(
+    z.strictObject({ memberId: s.Id, text: z.string().trim().min(1, 'must not be empty').max(100_000), taskId: s.Id.optional() }),
+    r<{ stepId: string; queued: number }>(),
+  ),
+  'sessions.get': method(
+    z.strictObject({ memberId: s.Id, before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).optional() }),
+    r<s.SessionPage>(),
+  ),
+  'sessions.list': method(z.strictObject({ ...ws }), r<s.SessionInfo[]>()),
+  'sessions.interrupt': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
+  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),
+
+  'export.decisionLog': method(
+    z.strictObject({ ...ws, format: z.enum(['madr', 'markdown', 'json']), outDir: z.string().min(1).max(4096).optional() }),
+    r<s.ExportResult>(),
+  ),
+  'import.workspace': method(
+    z.strictObject({ path: z.string().min(1).max(4096), repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }),
+    r<s.Workspace>(),
+  ),
 } as const
 
 export type Methods = typeof methods
@@ -174,12 +197,13 @@ export interface Events {
   'task.changed': { workspaceId: string; task: s.Task }
   'report.submitted': { workspaceId: string; report: s.Report }
   'notice.created': { workspaceId: string; notice: s.Notice }
+  'session.state': { workspaceId: string; session: s.SessionInfo }
+  'session.step': { workspaceId: string; memberId: string; step: s.Step }
+  'session.delta': { workspaceId: string; memberId: string; stepId: string; text: string }
 }
 
 export type EventName = keyof Events
-export interface EventEnvelope<E extends EventName = EventName> {
-  event: E
-  payload: Events[E]
-}
+/** A discriminated union over the event names: narrowing on `event` types `payload`. */
+export type EventEnvelope<E extends EventName = EventName> = { [K in E]: { event: K; payload: Events[K] } }[E]
 
 export type ApiResponse<T> = { ok: true; value: T } | { ok: false; error: import('./errors').ApiErrorShape }

@@ -60,6 +60,8 @@ export interface Member {
   provider: MemberProvider | null
   approval: z.infer<typeof ApprovalPolicy>
   maxSteps: number
+  /** Plan every N steps (0: never). */
+  planningInterval: number
   createdAt: string
   updatedAt: string
 }
@@ -246,4 +248,59 @@ export interface AcceptanceReason {
   code: 'evidence_stale' | 'evidence_missing'
   reportId: string | null
   message: string
+}
+
+// ---- runtime: member sessions ----
+
+export type StepKind = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
+export type StepStatus = 'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+
+export interface StepToolCall {
+  id: string
+  name: string
+  argumentsText: string
+}
+
+/**
+ * One structured step of a member's session. `user`: the human's message; `message`: a message from
+ * another member (fromMemberId); `model`: one model reply (text + toolCalls + usage); `tool`: one tool
+ * call's execution and observation; `notice`: a decision-change notice injected into the context;
+ * `error` / `interrupted`: how a turn ended abnormally; `plan`: a planning step.
+ */
+export interface Step {
+  id: string
+  seq: number
+  memberId: string
+  turnId: string
+  kind: StepKind
+  status: StepStatus
+  text: string
+  toolCalls: StepToolCall[]
+  tool: { callId: string; name: string; argumentsText: string; isError: boolean } | null
+  fromMemberId: string | null
+  taskId: string | null
+  usage: { input: number; output: number } | null
+  startedAt: string
+  endedAt: string | null
+}
+
+export interface SessionInfo {
+  memberId: string
+  state: z.infer<typeof MemberState>
+  error: string | null
+  queued: number
+  pendingApprovals: { callId: string; name: string; argumentsText: string }[]
+  pendingNotices: number
+}
+
+export interface SessionPage extends SessionInfo {
+  steps: Step[]
+  /** True when older steps exist before the first one returned (page with `before`). */
+  hasMore: boolean
+}
+
+export interface ExportResult {
+  format: 'madr' | 'markdown' | 'json'
+  outDir: string
+  files: string[]
 }

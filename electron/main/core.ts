@@ -2,8 +2,12 @@ import { join } from 'node:path'
 import type { MethodName, Params, Result } from '../../shared/contract'
 import { EventBus } from './api/event-bus'
 import { dispatch } from './api/dispatch'
+import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
+import { runtimeHandlers } from './api/runtime-handlers'
 import { Harness } from './harness/harness'
+import type { CreateProviderOptions } from './runtime/providers'
+import { Runtime } from './runtime/runtime'
 import { SecretStore, type SecretCipher } from './secrets/secret-store'
 
 export interface CoreOptions {
@@ -11,13 +15,15 @@ export interface CoreOptions {
   /** Electron passes safeStorage here; plain Node keeps the secrets file 0600. */
   cipher?: SecretCipher
   nativeBinding?: string
-  env?: NodeJS.ProcessEnv
+  /** Provider retries and timeouts (tests shorten them). */
+  provider?: CreateProviderOptions
 }
 
 /** The headless core: harness and runtime behind the contract. Electron and `concord serve` both host it. */
 export interface Core {
   bus: EventBus
   harness: Harness
+  runtime: Runtime
   handlers: Handlers
   /** Validated call by name (what every transport uses). */
   call(method: string, params: unknown): Promise<unknown>
@@ -30,15 +36,23 @@ export function createCore(options: CoreOptions): Core {
   const bus = new EventBus()
   const secrets = new SecretStore(join(options.dataDir, 'secrets.json'), options.cipher)
   const harness = new Harness({ dataDir: options.dataDir, bus, secrets, nativeBinding: options.nativeBinding })
-  const handlers = { ...harnessHandlers({ harness }) } satisfies Handlers
-  const call = (method: string, params: unknown) => dispatch(handlers, method, params)
+  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params)
+  const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
+  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
+  const handlers: Handlers = {
+    ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
+    ...runtimeHandlers(runtime),
+    ...exportHandlers({ harness }),
+  }
   return {
     bus,
     harness,
+    runtime,
     handlers,
     call,
-    invoke: (method, params) => call(method, params) as never,
+    invoke,
     async close() {
+      await runtime.close()
       harness.close()
     },
   }

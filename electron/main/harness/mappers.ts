@@ -24,6 +24,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
       : null,
     approval: r.approval,
     maxSteps: r.max_steps,
+    planningInterval: r.planning_interval,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }

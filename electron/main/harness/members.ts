@@ -26,6 +26,7 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       provider_base_url: p.provider?.baseURL ?? null,
       approval: p.approval ?? 'ask',
       max_steps: p.maxSteps ?? 30,
+      planning_interval: p.planningInterval ?? 0,
       updated_at: at,
     })
     ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
@@ -52,6 +53,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       provider_base_url: provider === undefined ? cur.provider_base_url : (provider?.baseURL ?? null),
       approval: p.approval ?? cur.approval,
       max_steps: p.maxSteps ?? cur.max_steps,
+      planning_interval: p.planningInterval ?? cur.planning_interval,
       updated_at: now(),
     })
     return ctx.store.members.get(n)!

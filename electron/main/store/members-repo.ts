@@ -11,6 +11,7 @@ export interface MemberRow {
   provider_base_url: string | null
   approval: 'ask' | 'auto'
   max_steps: number
+  planning_interval: number
   created_at: string
   updated_at: string
 }
@@ -23,12 +24,12 @@ export class MembersRepo {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, created_at, updated_at)
-         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @updated_at, @updated_at)`,
+        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, created_at, updated_at)
+         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @updated_at, @updated_at)`,
       ),
       update: db.prepare(
         `UPDATE members SET name = @name, role = @role, authority = @authority, instructions = @instructions, provider_kind = @provider_kind,
-         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, updated_at = @updated_at
+         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, updated_at = @updated_at
          WHERE id = @id`,
       ),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),

@@ -4,6 +4,7 @@ import { LogRepo } from './log-repo'
 import { MembersRepo } from './members-repo'
 import { ProposalsRepo } from './proposals-repo'
 import { ReportsRepo } from './reports-repo'
+import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
 
 /** One workspace's harness file and its repositories. */
@@ -14,6 +15,7 @@ export class WorkspaceStore {
   readonly tasks: TasksRepo
   readonly reports: ReportsRepo
   readonly log: LogRepo
+  readonly steps: StepsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -22,6 +24,7 @@ export class WorkspaceStore {
     this.tasks = new TasksRepo(db)
     this.reports = new ReportsRepo(db)
     this.log = new LogRepo(db)
+    this.steps = new StepsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

@@ -2,7 +2,7 @@
  * createProvider: the one way the runtime gets a ModelProvider.
  *
  * - 'openai'            → OpenAI Chat Completions (key: config.apiKey, else env OPENAI_API_KEY).
- * - 'openai-compatible' → the same wire format against config.baseURL (key optional: a placeholder is sent).
+ * - 'openai-compatible' → the same wire format against config.baseURL (key optional, never taken from the env).
  * - 'anthropic'         → Anthropic Messages (key: config.apiKey, else env ANTHROPIC_API_KEY).
  *
  * Retries are the SDK's own (429 / 408 / 409 / 5xx / connection failures, honouring Retry-After and
@@ -34,7 +34,8 @@ export function createProvider(config: ProviderConfig, options: CreateProviderOp
     case 'openai':
       return new OpenAIProvider(config, { apiKey: nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY), maxRetries, timeoutMs })
     case 'openai-compatible':
-      return new OpenAIProvider(config, { apiKey: nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY), maxRetries, timeoutMs })
+      // No env fallback: a real OpenAI key must never be sent to whatever base URL a member points at.
+      return new OpenAIProvider(config, { apiKey: nonEmpty(config.apiKey), maxRetries, timeoutMs })
     case 'anthropic':
       return new AnthropicProvider(config, { apiKey: nonEmpty(config.apiKey) ?? nonEmpty(env.ANTHROPIC_API_KEY), maxRetries, timeoutMs })
     default: {

@@ -1,0 +1,14 @@
+import type { Runtime } from '../runtime/runtime'
+import type { Handlers } from './handlers'
+
+type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.approve'
+
+export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods> {
+  return {
+    'sessions.send': (p) => runtime.send(p),
+    'sessions.get': (p) => runtime.get(p),
+    'sessions.list': (p) => runtime.list(p.workspaceId),
+    'sessions.interrupt': (p) => runtime.interrupt(p.memberId),
+    'sessions.approve': (p) => runtime.approve(p),
+  }
+}

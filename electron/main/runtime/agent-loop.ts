@@ -1,0 +1,256 @@
+/**
+ * One turn of a member: build the view → call the model (streaming) → run the tool calls it asked for
+ * (in parallel) → record each step → repeat, until it answers, reports, asks the human, hits maxSteps
+ * or is interrupted. The model proposes; the runtime validates and executes (DESIGN §3).
+ */
+import { ApiError } from '../../../shared/errors'
+import type { Ctx } from '../harness/context'
+import { makeId, now } from '../harness/ids'
+import type { MemberRow } from '../store/members-repo'
+import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
+import { buildBrief } from './brief'
+import { buildView, defaultViewOptions } from './context-view'
+import type { MemberHost, TurnOutcome } from './member-host'
+import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
+import type { HarnessToolContext } from './tools/harness-tools'
+import { ToolError, type ToolDefinition } from './tools/types'
+
+/** How often streamed text is made durable while it arrives. */
+export const FLUSH_MS = 250
+/** Steps read from the store to build one view (the budget then trims it). */
+const VIEW_LOOKBACK = 400
+
+export interface TurnEnv {
+  ctx: Ctx
+  member: MemberRow
+  provider: ModelProvider
+  tools: ToolDefinition<unknown, HarnessToolContext>[]
+  toolContext(host: MemberHost, signal: AbortSignal, endTurn: (reason: string) => void): HarnessToolContext
+  emitStep(row: StepRow): void
+  emitDelta(stepId: number, text: string): void
+  workspaceRoot: string
+}
+
+export function systemPrompt(member: MemberRow, workspaceRoot: string): string {
+  return [
+    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.`,
+    member.instructions.trim(),
+    'How to work: the brief below is rebuilt from the harness before every call and is the current truth — when it disagrees with anything said earlier in this conversation, the brief wins. ' +
+      'When one of your tasks is flagged, adjust your work to the current decisions and call acknowledge_task. ' +
+      'When you have checked work, call submit_report with each claim you verified and the decisions it exercises. ' +
+      'Act through the tools; when you are done, answer in plain text.',
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+}
+
+function turnTask(env: TurnEnv, start: StepRow): number | null {
+  if (start.task_id !== null) return start.task_id
+  const active = env.ctx.store.tasks.list(env.member.id).filter((t) => t.status === 'in_progress')
+  return active.length === 1 ? active[0].id : null
+}
+
+export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
+  const { store } = env.ctx
+  const member = env.member
+  const signal = host.abort!.signal
+  const taskId = turnTask(env, start)
+  const ws = env.ctx.wsId
+  const insert: Insert = (row) => {
+    const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: taskId, started_at: now(), ...row })
+    env.emitStep(store.steps.get(id)!)
+    return id
+  }
+  const finish: Finish = (id, f) => {
+    store.steps.finish(id, f)
+    env.emitStep(store.steps.get(id)!)
+  }
+  const interrupted = (): TurnOutcome => {
+    insert({ kind: 'interrupted', status: 'done', text: 'The turn was interrupted by the human.', ended_at: now() })
+    return { status: 'interrupted', answer: '' }
+  }
+  const viewOptions = (omitPlans: boolean) => ({
+    ...defaultViewOptions,
+    omitPlans,
+    stepId: (n: number) => makeId(ws, 'step', n),
+    memberName: (n: number) => store.members.get(n)?.name ?? 'another member',
+  })
+  const specs = env.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+
+  let ended: string | null = null
+  let lastObservation = ''
+  for (let n = 0; n < member.max_steps; n++) {
+    if (signal.aborted) return interrupted()
+
+    if (member.planning_interval > 0 && n % member.planning_interval === 0) {
+      const planned = await planStep(env, start, insert, finish, viewOptions(true), signal)
+      if (planned === 'interrupted') return interrupted()
+      if (planned !== 'ok') return { status: 'error', answer: '', error: planned }
+    }
+
+    // Notices queued since the last call reach the member now, through the brief.
+    const pending = store.log.notices(member.id, true)
+    const brief = buildBrief(env.ctx, member, pending)
+    host.lastBrief = brief
+    if (pending.length) {
+      store.log.markDelivered(member.id, pending.at(-1)!.id, now())
+      insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
+    }
+    const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK), start.id, viewOptions(false))
+    const system = `${systemPrompt(member, env.workspaceRoot)}\n\n${brief.text}`
+
+    const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal })
+    if (reply.kind === 'interrupted') return interrupted()
+    if (reply.kind === 'error') return { status: 'error', answer: '', error: reply.message }
+    const result = reply.result
+    if (!result.toolCalls.length) return { status: 'done', answer: result.text }
+
+    const observations = await Promise.all(
+      result.toolCalls.map((call) => runToolCall(env, host, call, insert, finish, signal, (reason) => (ended = reason))),
+    )
+    lastObservation = observations.at(-1) ?? ''
+    if (signal.aborted) return interrupted()
+    if (ended) return { status: 'done', answer: lastObservation }
+  }
+  insert({
+    kind: 'error',
+    status: 'error',
+    text: `Stopped after ${member.max_steps} steps without an answer (maxSteps). The work is not finished.`,
+    ended_at: now(),
+  })
+  return { status: 'max_steps', answer: lastObservation }
+}
+
+type Insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => number
+type Finish = (id: number, f: Parameters<StepsRepo['finish']>[1]) => void
+
+async function streamModelStep(
+  env: TurnEnv,
+  insert: Insert,
+  finish: Finish,
+  request: Parameters<ModelProvider['complete']>[0],
+): Promise<{ kind: 'ok'; result: ModelResult } | { kind: 'interrupted' } | { kind: 'error'; message: string }> {
+  const { store } = env.ctx
+  const stepId = insert({ kind: 'model', status: 'streaming', text: '' })
+  let text = ''
+  let flushed = 0
+  let timer: NodeJS.Timeout | null = null
+  const flush = () => {
+    timer = null
+    if (text.length !== flushed) {
+      store.steps.setText(stepId, text)
+      flushed = text.length
+    }
+  }
+  try {
+    const result = await env.provider.complete(request, (delta) => {
+      text += delta
+      env.emitDelta(stepId, delta)
+      // Durable within FLUSH_MS: a crash loses at most the text of the last interval.
+      timer ??= setTimeout(flush, FLUSH_MS)
+    })
+    if (timer) clearTimeout(timer)
+    finish(stepId, {
+      status: 'done',
+      text: result.text,
+      tool_calls: JSON.stringify(result.toolCalls),
+      input_tokens: result.usage.inputTokens,
+      output_tokens: result.usage.outputTokens,
+      ended_at: now(),
+    })
+    return { kind: 'ok', result }
+  } catch (err) {
+    if (timer) clearTimeout(timer)
+    if (err instanceof ProviderError && err.code === 'aborted') {
+      finish(stepId, { status: 'interrupted', text, ended_at: now() })
+      return { kind: 'interrupted' }
+    }
+    const message = err instanceof Error ? err.message : String(err)
+    finish(stepId, { status: 'error', text, is_error: 1, ended_at: now() })
+    insert({ kind: 'error', status: 'error', text: `The model call failed: ${message}`, is_error: 1, ended_at: now() })
+    return { kind: 'error', message }
+  }
+}
+
+async function runToolCall(
+  env: TurnEnv,
+  host: MemberHost,
+  call: ToolCall,
+  insert: Insert,
+  finish: Finish,
+  signal: AbortSignal,
+  endTurn: (reason: string) => void,
+): Promise<string> {
+  const tool = env.tools.find((t) => t.name === call.name)
+  const stepId: number = insert({ kind: 'tool', status: 'running', tool_call_id: call.id, tool_name: call.name, tool_args: call.argumentsText })
+  const fail = (message: string) => {
+    finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
+    return message
+  }
+  if (!tool) return fail(`error: unknown tool '${call.name}'. Available tools: ${env.tools.map((t) => t.name).join(', ')}`)
+  let raw: unknown
+  try {
+    raw = call.argumentsText.trim() ? JSON.parse(call.argumentsText) : {}
+  } catch (err) {
+    return fail(`error: the arguments are not valid JSON (${(err as Error).message}). Send the arguments of ${call.name} as one JSON object.`)
+  }
+  const parsed = tool.args.safeParse(raw)
+  if (!parsed.success) {
+    return fail(`error: invalid arguments for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`)
+  }
+  if (tool.needsApproval && env.member.approval === 'ask') {
+    env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
+    env.emitStep(env.ctx.store.steps.get(stepId)!)
+    const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.name, call.argumentsText)
+    if (!allowed) {
+      const text = signal.aborted ? 'The turn was interrupted before this call ran.' : 'The human denied this call; do not retry it unchanged.'
+      finish(stepId, { status: signal.aborted ? 'interrupted' : 'denied', text, is_error: 1, ended_at: now() })
+      return text
+    }
+    env.ctx.store.steps.setStatus(stepId, 'running')
+    env.emitStep(env.ctx.store.steps.get(stepId)!)
+  }
+  try {
+    const output = await tool.run(parsed.data, env.toolContext(host, signal, endTurn))
+    finish(stepId, { status: 'done', text: output, ended_at: now() })
+    return output
+  } catch (err) {
+    if (err instanceof ToolError || err instanceof ApiError) return fail(`error (${err.code}): ${err.message}`)
+    const e = err as { code?: string; message?: string }
+    return fail(`error${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`)
+  }
+}
+
+/** A planning call with a view that leaves old plans out (replanning does not build on stale plans). */
+async function planStep(
+  env: TurnEnv,
+  start: StepRow,
+  insert: Insert,
+  finish: Finish,
+  options: Parameters<typeof buildView>[2],
+  signal: AbortSignal,
+): Promise<'ok' | 'interrupted' | string> {
+  const { store } = env.ctx
+  const brief = buildBrief(env.ctx, env.member, [])
+  const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK), start.id, options)
+  messages.push({
+    role: 'user',
+    content: '[Planning step] Before you continue: list the facts you have established, what is left to do, and your next steps. Plain text, no tool calls.',
+  })
+  const stepId = insert({ kind: 'plan', status: 'streaming', text: '' })
+  try {
+    const result = await env.provider.complete({ system: `${systemPrompt(env.member, env.workspaceRoot)}\n\n${brief.text}`, messages, tools: [], signal }, (d) =>
+      env.emitDelta(stepId, d),
+    )
+    finish(stepId, { status: 'done', text: result.text, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, ended_at: now() })
+    return 'ok'
+  } catch (err) {
+    if (err instanceof ProviderError && err.code === 'aborted') {
+      finish(stepId, { status: 'interrupted', ended_at: now() })
+      return 'interrupted'
+    }
+    const message = err instanceof Error ? err.message : String(err)
+    finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
+    return message
+  }
+}

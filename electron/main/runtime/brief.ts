@@ -1,0 +1,86 @@
+/**
+ * The brief: rebuilt from the store before every model call, so a member's context never loses the
+ * current decisions — they come from the harness, not from chat history (DESIGN §3).
+ */
+import type { Ctx } from '../harness/context'
+import { makeId, makeKey } from '../harness/ids'
+import type { DecisionRow } from '../store/decisions-repo'
+import type { MemberRow } from '../store/members-repo'
+import type { NoticeRow } from '../store/log-repo'
+
+export interface Brief {
+  text: string
+  /** decision id → version as shown in this brief (the basis of a report submitted now). */
+  decisionVersions: Map<string, number>
+  notices: NoticeRow[]
+}
+
+const flagWords = {
+  requirements_updated: 'REQUIREMENTS UPDATED — re-read the decisions below before you start',
+  needs_adjustment: 'NEEDS ADJUSTMENT — a decision changed while you were working; adjust, then acknowledge_task',
+  needs_reverification: 'NEEDS RE-VERIFICATION — delivered work must be checked again against the current decisions',
+} as const
+
+const OTHER_DECISIONS_WITH_TEXT = 30
+
+export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRow[]): Brief {
+  const ws = ctx.wsId
+  const { store } = ctx
+  const lines: string[] = []
+  const versions = new Map<string, number>()
+  const decisions = new Map(store.decisions.list().map((d) => [d.id, d]))
+  const show = (d: DecisionRow) => {
+    versions.set(makeId(ws, 'decision', d.id), d.version)
+    return `- ${makeKey('decision', d.id)} v${d.version} [${d.status}] "${d.title}": ${d.statement}`
+  }
+
+  lines.push('# Brief (rebuilt from the Concord harness before every call: this is the current truth)')
+  lines.push(`You are ${member.name} (${member.role}), member id ${makeId(ws, 'member', member.id)}, authority: ${member.authority}.`)
+  const team = store.members.list().filter((m) => m.id !== member.id)
+  if (team.length) {
+    lines.push('Team: ' + team.map((m) => `${m.name} (${m.role}, ${m.authority}, id ${makeId(ws, 'member', m.id)})`).join('; '))
+  }
+
+  const tasks = store.tasks.list(member.id).filter((t) => t.status !== 'cancelled' && (t.status !== 'accepted' || t.flag))
+  const depends = new Set<number>()
+  lines.push('', '## Your tasks')
+  if (!tasks.length) lines.push('(none assigned)')
+  for (const t of tasks) {
+    const links = store.tasks.links(t.id)
+    links.forEach((l) => depends.add(l.decision_id))
+    lines.push(`- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`)
+    if (t.spec) lines.push(`  spec: ${t.spec}`)
+    if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
+    if (links.length) {
+      lines.push(
+        '  depends on: ' +
+          links
+            .map((l) => `${makeKey('decision', l.decision_id)} v${l.current_version}${l.pinned_fingerprint === l.current_fingerprint ? '' : ` (you last aligned with v${l.pinned_version})`}`)
+            .join(', '),
+      )
+    }
+  }
+
+  const dependent = [...depends].map((id) => decisions.get(id)!).filter(Boolean)
+  if (dependent.length) {
+    lines.push('', '## Decisions your tasks depend on (current text)')
+    for (const d of dependent) lines.push(show(d))
+  }
+  const others = [...decisions.values()].filter((d) => !depends.has(d.id) && (d.status === 'accepted' || d.status === 'proposed'))
+  if (others.length) {
+    lines.push('', '## Other decisions in force')
+    others.forEach((d, i) => {
+      if (i < OTHER_DECISIONS_WITH_TEXT) lines.push(show(d))
+      else {
+        versions.set(makeId(ws, 'decision', d.id), d.version)
+        lines.push(`- ${makeKey('decision', d.id)} v${d.version} [${d.status}] "${d.title}" (get the text with list_decisions)`)
+      }
+    })
+  }
+
+  if (pendingNotices.length) {
+    lines.push('', '## Notices since your last step (read these first)')
+    for (const n of pendingNotices) lines.push(n.text.split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n'))
+  }
+  return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices }
+}

@@ -1,0 +1,123 @@
+/**
+ * Projects the stored steps of a session into the message view for one model call (DESIGN §3):
+ * recent steps within a budget, long tool outputs cut with a pointer (kept whole in the store),
+ * old plans left out, and every tool call paired with a result so both wire formats accept it.
+ */
+import type { ChatMessage, ToolCall } from './providers/types'
+import type { StepRow } from '../store/steps-repo'
+
+export interface ViewOptions {
+  /** Rough budget for the projected history, in characters. */
+  maxChars: number
+  /** Tool observations longer than this are cut in the view. */
+  toolOutputLimit: number
+  /** Leave out every plan (the planning call itself). Otherwise only the latest plan is shown. */
+  omitPlans?: boolean
+  stepId: (rowId: number) => string
+  memberName: (memberId: number) => string
+}
+
+export const defaultViewOptions = { maxChars: 24_000, toolOutputLimit: 4_000 }
+
+export function cutToolOutput(text: string, limit: number, pointer: string): string {
+  if (text.length <= limit) return text
+  const head = Math.floor(limit * 0.7)
+  const tail = Math.floor(limit * 0.25)
+  return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters cut here; ${pointer}]\n${text.slice(text.length - tail)}`
+}
+
+function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): ChatMessage | null {
+  switch (step.kind) {
+    case 'user':
+      return step.status === 'queued' ? null : { role: 'user', content: step.text }
+    case 'message':
+      return step.status === 'queued' ? null : { role: 'user', content: `[Message from ${o.memberName(step.from_member_id ?? 0)}] ${step.text}` }
+    case 'model': {
+      const toolCalls = JSON.parse(step.tool_calls) as ToolCall[]
+      const text = step.status === 'interrupted' && step.text ? `${step.text} [interrupted]` : step.text
+      if (!text && !toolCalls.length) return null
+      return { role: 'assistant', content: text, toolCalls: toolCalls.length ? toolCalls : undefined }
+    }
+    case 'tool': {
+      const pointer = `call read_tool_output with stepId "${o.stepId(step.id)}" and an offset to read the rest`
+      return {
+        role: 'tool',
+        toolCallId: step.tool_call_id ?? '',
+        name: step.tool_name ?? '',
+        content: cutToolOutput(step.text || `[${step.status}]`, o.toolOutputLimit, pointer),
+        isError: step.is_error === 1,
+      }
+    }
+    case 'plan':
+      if (o.omitPlans || step.id !== latestPlanId || step.status !== 'done') return null
+      return { role: 'user', content: `[Your current plan, written at an earlier step]\n${step.text}` }
+    case 'interrupted':
+      return { role: 'user', content: `[${step.text || 'The previous turn was interrupted.'}]` }
+    case 'notice': // delivered through the brief at the call that followed it
+    case 'error':
+      return null
+  }
+}
+
+const size = (m: ChatMessage) =>
+  m.content.length + (m.role === 'assistant' && m.toolCalls ? m.toolCalls.reduce((n, c) => n + c.argumentsText.length + c.name.length, 0) : 0)
+
+/**
+ * steps: the session in ascending order. turnStart: the id of the step that began the current turn;
+ * everything from it on is always kept, older turns are added newest-first while the budget lasts,
+ * whole turns at a time (so a tool call is never separated from its result).
+ */
+export function buildView(steps: StepRow[], turnStart: number, o: ViewOptions): ChatMessage[] {
+  const latestPlanId = o.omitPlans ? null : (steps.filter((s) => s.kind === 'plan' && s.status === 'done').at(-1)?.id ?? null)
+  const turns: StepRow[][] = []
+  for (const s of steps) {
+    const starts = s.kind === 'user' || s.kind === 'message' || !turns.length
+    if (starts && s.id <= turnStart) turns.push([s])
+    else turns[turns.length - 1].push(s)
+  }
+  const chosen: ChatMessage[][] = []
+  let budget = o.maxChars
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const msgs = turns[i].map((s) => project(s, o, latestPlanId)).filter((m): m is ChatMessage => m !== null)
+    const cost = msgs.reduce((n, m) => n + size(m), 0)
+    const current = turns[i][0].id >= turnStart
+    if (!current && cost > budget) break
+    budget -= cost
+    chosen.unshift(msgs)
+  }
+  // Keep the latest plan even when its turn fell out of the window.
+  const planInWindow = chosen.some((msgs) => msgs.some((m) => m.role === 'user' && m.content.startsWith('[Your current plan')))
+  if (latestPlanId !== null && !planInWindow) {
+    const plan = steps.find((s) => s.id === latestPlanId)!
+    chosen.unshift([project(plan, o, latestPlanId)!])
+  }
+  return normalize(chosen.flat())
+}
+
+/** Pairs every tool call with a result, drops orphans, merges adjacent user messages, starts with a user message. */
+export function normalize(messages: ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = []
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (m.role === 'tool') continue // emitted right after their assistant message below
+    if (m.role === 'assistant') {
+      out.push(m)
+      const results = new Map<string, ChatMessage>()
+      let j = i + 1
+      for (; j < messages.length && messages[j].role === 'tool'; j++) {
+        const t = messages[j] as Extract<ChatMessage, { role: 'tool' }>
+        results.set(t.toolCallId, t)
+      }
+      for (const call of m.toolCalls ?? []) {
+        out.push(results.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: '[no result: the turn ended before this call ran]', isError: true })
+      }
+      i = j - 1
+      continue
+    }
+    const prev = out.at(-1)
+    if (prev && prev.role === 'user') prev.content = `${prev.content}\n\n${m.content}`
+    else out.push({ ...m })
+  }
+  if (out.length === 0 || out[0].role !== 'user') out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
+  return out
+}

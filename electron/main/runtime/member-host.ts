@@ -1,0 +1,146 @@
+/**
+ * One long-lived host per member: a FIFO inbox (queued steps in the store), one turn at a time,
+ * a state the UI can watch, approvals, and interrupts. Members run in parallel, each in its own host.
+ */
+import type { SessionInfo } from '../../../shared/schemas'
+import { makeId } from '../harness/ids'
+import type { Ctx } from '../harness/context'
+import type { StepRow } from '../store/steps-repo'
+import type { Brief } from './brief'
+
+export type HostState = SessionInfo['state']
+
+export interface TurnOutcome {
+  status: 'done' | 'interrupted' | 'error' | 'max_steps'
+  answer: string
+  error?: string
+}
+
+interface PendingApproval {
+  stepId: number
+  name: string
+  argumentsText: string
+  resolve(allow: boolean): void
+}
+
+export interface HostEnv {
+  ctx(): Ctx
+  runTurn(host: MemberHost, start: StepRow): Promise<TurnOutcome>
+  onState(host: MemberHost): void
+}
+
+export class MemberHost {
+  state: HostState = 'idle'
+  error: string | null = null
+  abort: AbortController | null = null
+  lastBrief: Brief | null = null
+  readonly approvals = new Map<string, PendingApproval>()
+  private readonly turnWaiters = new Map<number, (o: TurnOutcome) => void>()
+  private pumping = false
+
+  constructor(
+    readonly wsId: string,
+    readonly memberRowId: number,
+    private readonly env: HostEnv,
+  ) {}
+
+  get memberId(): string {
+    return makeId(this.wsId, 'member', this.memberRowId)
+  }
+
+  info(): SessionInfo {
+    const store = this.env.ctx().store
+    return {
+      memberId: this.memberId,
+      state: this.state,
+      error: this.error,
+      queued: store.steps.queuedCount(this.memberRowId),
+      pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({ callId, name: a.name, argumentsText: a.argumentsText })),
+      pendingNotices: store.log.notices(this.memberRowId, true).length,
+    }
+  }
+
+  setState(state: HostState, error: string | null = null): void {
+    this.state = state
+    this.error = error
+    this.env.onState(this)
+  }
+
+  /** Starts working through the inbox unless already busy or stopped on an error. */
+  kick(): void {
+    if (this.pumping || this.state === 'error') return
+    this.pumping = true
+    void this.pump().finally(() => {
+      this.pumping = false
+      // A message queued while the loop was finishing must not wait for the next send.
+      if (this.state !== 'error' && this.env.ctx().store.steps.queuedCount(this.memberRowId) > 0) this.kick()
+    })
+  }
+
+  /** Clears an error state (new message, provider fixed) and resumes the inbox. */
+  resume(): void {
+    if (this.state === 'error') this.setState('idle')
+    this.kick()
+  }
+
+  whenTurnEnds(startStepId: number): Promise<TurnOutcome> {
+    return new Promise((resolve) => this.turnWaiters.set(startStepId, resolve))
+  }
+
+  private async pump(): Promise<void> {
+    const store = this.env.ctx().store
+    for (;;) {
+      const next = store.steps.nextQueued(this.memberRowId)
+      if (!next) break
+      if (!store.steps.startTurn(next.id)) continue
+      this.abort = new AbortController()
+      this.setState('running')
+      let outcome: TurnOutcome
+      try {
+        outcome = await this.env.runTurn(this, { ...next, status: 'done', turn_id: next.id })
+      } catch (err) {
+        outcome = { status: 'error', answer: '', error: err instanceof Error ? err.message : String(err) }
+      }
+      this.abort = null
+      this.turnWaiters.get(next.id)?.(outcome)
+      this.turnWaiters.delete(next.id)
+      if (outcome.status === 'error') {
+        // The rest of the inbox stays queued until the user sends again or fixes the provider.
+        this.setState('error', outcome.error ?? 'the turn failed')
+        return
+      }
+    }
+    if (this.state !== 'idle') this.setState('idle')
+  }
+
+  /** Stops the current turn at once: the model call and running tools are aborted, approvals denied. */
+  interrupt(): boolean {
+    if (!this.abort) return false
+    this.abort.abort()
+    for (const a of this.approvals.values()) a.resolve(false)
+    return true
+  }
+
+  requestApproval(callId: string, stepId: number, name: string, argumentsText: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.approvals.set(callId, {
+        stepId,
+        name,
+        argumentsText,
+        resolve: (allow) => {
+          this.approvals.delete(callId)
+          if (this.state === 'waiting_approval' && this.approvals.size === 0) this.setState('running')
+          resolve(allow)
+        },
+      })
+      this.setState('waiting_approval')
+    })
+  }
+
+  approve(callId: string, allow: boolean): boolean {
+    const a = this.approvals.get(callId)
+    if (!a) return false
+    a.resolve(allow)
+    return true
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The runtime: one host per member, created on first use; recovery of turns a stopped process left
+ * open; message and delegation between members; token usage for the metrics.
+ */
+import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import type { SessionInfo, SessionPage } from '../../../shared/schemas'
+import type { EventBus } from '../api/event-bus'
+import type { Ctx } from '../harness/context'
+import { memberRowOf } from '../harness/context'
+import type { Harness } from '../harness/harness'
+import { makeId, now, parseId } from '../harness/ids'
+import { secretRef } from '../harness/members'
+import type { TokenTotals } from '../harness/metrics'
+import type { StepRow } from '../store/steps-repo'
+import { runTurn } from './agent-loop'
+import { MemberHost } from './member-host'
+import { createProvider, type CreateProviderOptions } from './providers'
+import { toStep } from './steps'
+import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
+import { repoTools } from './tools/repo-tools'
+import { ToolError, type ToolDefinition } from './tools/types'
+
+export interface RuntimeOptions {
+  harness: Harness
+  bus: EventBus
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
+  provider?: CreateProviderOptions
+}
+
+export class Runtime {
+  private readonly hosts = new Map<string, MemberHost>()
+  private readonly recovered = new Set<string>()
+  /** member id → the member it is waiting on through `delegate` (to refuse cycles). */
+  private readonly waitingOn = new Map<string, string>()
+  private readonly tools: ToolDefinition<unknown, HarnessToolContext>[] = [...repoTools(), ...harnessTools()] as ToolDefinition<unknown, HarnessToolContext>[]
+  private closed = false
+
+  constructor(private readonly o: RuntimeOptions) {
+    // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
+    o.bus.on((e) => {
+      if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
+    })
+  }
+
+  private ctx(wsId: string): Ctx {
+    const ctx = this.o.harness.ctx(wsId)
+    if (!this.recovered.has(wsId)) {
+      this.recovered.add(wsId)
+      this.recover(ctx)
+    }
+    return ctx
+  }
+
+  /** Marks the turns a previous process left running as interrupted; their steps are kept. */
+  private recover(ctx: Ctx): void {
+    const open = ctx.store.steps.open()
+    if (!open.length) return
+    ctx.store.transaction(() => {
+      const members = new Map<number, StepRow>()
+      for (const s of open) {
+        ctx.store.steps.finish(s.id, { status: 'interrupted', ended_at: now() })
+        members.set(s.member_id, s)
+      }
+      for (const [memberId, s] of members) {
+        ctx.store.steps.insert({
+          member_id: memberId,
+          turn_id: s.turn_id,
+          task_id: s.task_id,
+          kind: 'interrupted',
+          status: 'done',
+          text: 'Concord stopped while this turn was running; the turn was not finished.',
+          started_at: now(),
+          ended_at: now(),
+        })
+      }
+    })
+  }
+
+  host(memberId: string, field = 'memberId'): MemberHost {
+    const existing = this.hosts.get(memberId)
+    if (existing) return existing
+    const { workspaceId } = parseId(memberId, 'member', field)
+    const ctx = this.ctx(workspaceId)
+    const n = memberRowOf(ctx, memberId, field)
+    const host = new MemberHost(workspaceId, n, {
+      ctx: () => this.o.harness.ctx(workspaceId),
+      onState: (h) => this.o.bus.emit('session.state', { workspaceId, session: h.info() }),
+      runTurn: (h, start) => this.turn(h, start),
+    })
+    this.hosts.set(memberId, host)
+    host.kick()
+    return host
+  }
+
+  private async turn(host: MemberHost, start: StepRow) {
+    const ctx = this.o.harness.ctx(host.wsId)
+    const member = ctx.store.members.get(host.memberRowId)!
+    if (!member.provider_kind || !member.provider_model) {
+      const text = `${member.name} has no model provider set: choose one in the member's settings.`
+      ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
+      return { status: 'error' as const, answer: '', error: text }
+    }
+    const provider = createProvider(
+      {
+        kind: member.provider_kind,
+        model: member.provider_model,
+        baseURL: member.provider_base_url ?? undefined,
+        apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
+      },
+      this.o.provider,
+    )
+    const workspaceRoot = this.o.harness.workspace(host.wsId).repoPath
+    const emitStep = (row: StepRow) => this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
+    return runTurn(
+      {
+        ctx,
+        member,
+        provider,
+        workspaceRoot,
+        tools: this.tools.filter((t) => toolAllowed(t.name, member.authority)),
+        emitStep,
+        emitDelta: (stepId, text) =>
+          this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
+        toolContext: (h, signal, endTurn) => this.toolContext(h, workspaceRoot, member.authority, signal, endTurn),
+      },
+      host,
+      start,
+    )
+  }
+
+  private toolContext(
+    host: MemberHost,
+    workspaceRoot: string,
+    authority: HarnessToolContext['authority'],
+    signal: AbortSignal,
+    endTurn: (reason: string) => void,
+  ): HarnessToolContext {
+    const ctx = this.o.harness.ctx(host.wsId)
+    return {
+      workspaceRoot,
+      signal,
+      workspaceId: host.wsId,
+      memberId: host.memberId,
+      authority,
+      call: this.o.call,
+      brief: () => host.lastBrief ?? { text: '', decisionVersions: new Map() },
+      stepText: (stepId) => {
+        const m = /-s(\d+)$/.exec(stepId)
+        const row = m ? ctx.store.steps.get(Number(m[1])) : undefined
+        return row && row.member_id === host.memberRowId && stepId.startsWith(host.wsId) ? row.text : null
+      },
+      message: async (to, text) => {
+        this.enqueue(to, text, host.memberRowId, null)
+      },
+      delegate: (to, task, sig) => this.delegate(host, to, task, sig),
+      endTurn,
+    }
+  }
+
+  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined): { host: MemberHost; stepId: number } {
+    const host = this.host(memberId)
+    const ctx = this.o.harness.ctx(host.wsId)
+    const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
+    if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId)) throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
+    const stepId = ctx.store.steps.insert({
+      member_id: host.memberRowId,
+      kind: fromMemberRowId === null ? 'user' : 'message',
+      status: 'queued',
+      text,
+      from_member_id: fromMemberRowId,
+      task_id: task?.id ?? null,
+      started_at: now(),
+    })
+    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, ctx.store.steps.get(stepId)!) })
+    host.resume()
+    this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
+    return { host, stepId }
+  }
+
+  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal): Promise<string> {
+    // Refuse a wait cycle: following who waits on whom from the target must not lead back here.
+    for (let m: string | undefined = to; m; m = this.waitingOn.get(m)) {
+      if (m === from.memberId) throw new ToolError('delegation_cycle', `${to} is (indirectly) waiting on you; delegating to it would deadlock`)
+    }
+    const { host, stepId } = this.enqueue(to, task, from.memberRowId, null)
+    this.waitingOn.set(from.memberId, to)
+    try {
+      const outcome = await new Promise<Awaited<ReturnType<MemberHost['whenTurnEnds']>>>((resolve, reject) => {
+        const onAbort = () => reject(new ToolError('aborted', 'interrupted while waiting for the delegated member'))
+        if (signal.aborted) return onAbort()
+        signal.addEventListener('abort', onAbort, { once: true })
+        host.whenTurnEnds(stepId).then((o) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(o)
+        })
+      })
+      const name = this.o.harness.ctx(host.wsId).store.members.get(host.memberRowId)?.name ?? to
+      if (outcome.status === 'done') return `${name} answered:\n${outcome.answer}`
+      return `${name}'s turn ended without an answer (${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}).`
+    } finally {
+      this.waitingOn.delete(from.memberId)
+    }
+  }
+
+  send(p: ParsedParams<'sessions.send'>): Result<'sessions.send'> {
+    if (this.closed) throw new ApiError('busy', 'Concord is shutting down')
+    const { host, stepId } = this.enqueue(p.memberId, p.text, null, p.taskId)
+    return { stepId: makeId(host.wsId, 'step', stepId), queued: this.o.harness.ctx(host.wsId).store.steps.queuedCount(host.memberRowId) }
+  }
+
+  get(p: ParsedParams<'sessions.get'>): SessionPage {
+    const host = this.host(p.memberId)
+    const store = this.o.harness.ctx(host.wsId).store
+    const limit = p.limit ?? 100
+    const rows = store.steps.page(host.memberRowId, p.before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    const hasMore = rows.length > limit
+    const steps = (hasMore ? rows.slice(1) : rows).map((r) => toStep(host.wsId, r))
+    return { ...host.info(), steps, hasMore }
+  }
+
+  list(workspaceId: string): SessionInfo[] {
+    const ctx = this.ctx(workspaceId)
+    return ctx.store.members.list().map((m) => this.host(makeId(workspaceId, 'member', m.id)).info())
+  }
+
+  interrupt(memberId: string): SessionInfo {
+    const host = this.host(memberId)
+    host.interrupt()
+    return host.info()
+  }
+
+  approve(p: ParsedParams<'sessions.approve'>): SessionInfo {
+    const host = this.host(p.memberId)
+    if (!host.approve(p.callId, p.allow)) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
+    return host.info()
+  }
+
+  tokens(workspaceId: string): TokenTotals {
+    const ctx = this.ctx(workspaceId)
+    return {
+      perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output })),
+      perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output })),
+    }
+  }
+
+  /** Interrupts every running turn (their steps are recorded as interrupted). */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const h of this.hosts.values()) h.interrupt()
+    const deadline = Date.now() + 2000
+    while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+  }
+}
+

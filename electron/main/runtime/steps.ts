@@ -1,0 +1,23 @@
+import type { Step } from '../../../shared/schemas'
+import { makeId } from '../harness/ids'
+import type { StepRow } from '../store/steps-repo'
+
+export function toStep(ws: string, r: StepRow): Step {
+  const id = (kind: 'member' | 'task', n: number | null) => (n === null ? null : makeId(ws, kind, n))
+  return {
+    id: makeId(ws, 'step', r.id),
+    seq: r.id,
+    memberId: makeId(ws, 'member', r.member_id),
+    turnId: r.turn_id === null ? '' : makeId(ws, 'step', r.turn_id),
+    kind: r.kind,
+    status: r.status,
+    text: r.text,
+    toolCalls: JSON.parse(r.tool_calls),
+    tool: r.kind === 'tool' ? { callId: makeId(ws, 'step', r.id), name: r.tool_name ?? '', argumentsText: r.tool_args ?? '', isError: r.is_error === 1 } : null,
+    fromMemberId: id('member', r.from_member_id),
+    taskId: id('task', r.task_id),
+    usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  }
+}

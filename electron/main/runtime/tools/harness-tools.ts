@@ -1,0 +1,236 @@
+/**
+ * Tools through which a member reads and changes the harness. Each goes through the same validated
+ * API as the UI, acting as the member (its authority applies), so an agent can never do what the
+ * contract refuses.
+ */
+import { z } from 'zod'
+import type { MethodName, Params, Result } from '../../../../shared/contract'
+import type { Decision, Task } from '../../../../shared/schemas'
+import { gitHead } from './git'
+import { ToolError, type ToolContext, type ToolDefinition } from './types'
+
+export interface HarnessToolContext extends ToolContext {
+  workspaceId: string
+  memberId: string
+  authority: 'observer' | 'proposer' | 'decider'
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
+  /** The brief as the member last saw it (for get_brief) and the decision versions in it (a report's basis). */
+  brief(): { text: string; decisionVersions: Map<string, number> }
+  /** The full text of one of this session's steps (read_tool_output). */
+  stepText(stepId: string): string | null
+  message(toMemberId: string, text: string): Promise<void>
+  delegate(toMemberId: string, task: string, signal: AbortSignal): Promise<string>
+  /** Ends the turn after this batch of tool calls (a report was submitted, or the human was asked). */
+  endTurn(reason: string): void
+}
+
+type HTool<A> = ToolDefinition<A, HarnessToolContext>
+
+const keyOrId = z.string().trim().min(1).max(80)
+
+function tool<A>(name: string, description: string, args: z.ZodType<A>, properties: Record<string, unknown>, required: string[]): HTool<A> {
+  return {
+    name,
+    description,
+    parameters: { type: 'object', properties, required, additionalProperties: false },
+    args,
+    needsApproval: false,
+    run: async () => '',
+  }
+}
+
+/** Accepts a key (D-3, T-2) or a full id; resolves keys within the workspace. */
+function resolveRef(ctx: HarnessToolContext, ref: string, kind: 'decision' | 'task'): string {
+  const m = /^([DT])-(\d+)$/i.exec(ref.trim())
+  if (m) {
+    const letter = m[1].toUpperCase() === 'D' ? 'd' : 't'
+    if ((letter === 'd') !== (kind === 'decision')) throw new ToolError('invalid_arguments', `${ref} is not a ${kind}`)
+    return `${ctx.workspaceId}-${letter}${m[2]}`
+  }
+  return ref.trim()
+}
+
+async function resolveMember(ctx: HarnessToolContext, ref: string): Promise<string> {
+  const members = await ctx.call('members.list', { workspaceId: ctx.workspaceId })
+  const found = members.find((m) => m.id === ref || m.name.toLowerCase() === ref.trim().toLowerCase())
+  if (!found) throw new ToolError('not_found', `no member '${ref}'; members: ${members.map((m) => `${m.name} (${m.id})`).join(', ')}`)
+  if (found.id === ctx.memberId) throw new ToolError('invalid_arguments', 'that is you')
+  return found.id
+}
+
+const decisionLine = (d: Decision) => `${d.key} v${d.version} [${d.status}] "${d.title}" (id ${d.id}): ${d.statement}`
+const taskLine = (t: Task) => `${t.key} [${t.status}${t.flag ? `, ${t.flag}` : ''}] "${t.title}" (id ${t.id})`
+
+export function harnessTools(): HTool<any>[] {
+  const list: HTool<any>[] = []
+  const add = <A>(t: HTool<A>, run: (a: A, ctx: HarnessToolContext) => Promise<string>) => list.push({ ...t, run } as HTool<any>)
+
+  add(tool('get_brief', 'Your brief: your tasks with their flags and the current text of the decisions they depend on.', z.object({}), {}, []), async (_a, ctx) => ctx.brief().text)
+
+  add(
+    tool('list_decisions', 'All decisions of this workspace with their current version, status and statement.', z.object({}), {}, []),
+    async (_a, ctx) => (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') || '(no decisions yet)',
+  )
+
+  add(
+    tool(
+      'propose_decision_change',
+      'Propose a new statement for a decision. Nothing changes until a decider accepts the proposal.',
+      z.object({ decisionId: keyOrId, statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
+      { decisionId: { type: 'string', description: 'D-n or decision id' }, statement: { type: 'string' }, reason: { type: 'string' } },
+      ['decisionId', 'statement', 'reason'],
+    ),
+    async (a, ctx) => {
+      const p = await ctx.call('proposals.create', { decisionId: resolveRef(ctx, a.decisionId, 'decision'), statement: a.statement, reason: a.reason, actorId: ctx.memberId })
+      return `Proposal ${p.key} recorded for ${a.decisionId} (pending a decider).`
+    },
+  )
+
+  add(
+    tool(
+      'update_decision',
+      'Change a decision (deciders only). expectedVersion must be the version you read; a concurrent change is refused.',
+      z.object({ decisionId: keyOrId, expectedVersion: z.number().int().min(1), statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
+      { decisionId: { type: 'string' }, expectedVersion: { type: 'integer' }, statement: { type: 'string' }, reason: { type: 'string' } },
+      ['decisionId', 'expectedVersion', 'statement', 'reason'],
+    ),
+    async (a, ctx) => {
+      const { decision, impact } = await ctx.call('decisions.update', {
+        decisionId: resolveRef(ctx, a.decisionId, 'decision'), expectedVersion: a.expectedVersion, statement: a.statement, reason: a.reason, actorId: ctx.memberId,
+      })
+      return `${decision.key} is now v${decision.version}. Flagged tasks: ${impact.tasks.map((t) => `${t.key} (${t.flag})`).join(', ') || 'none'}; reports with stale claims: ${impact.reports.map((r) => r.key).join(', ') || 'none'}.`
+    },
+  )
+
+  add(
+    tool(
+      'create_task',
+      'Create a task that depends on decisions (their current versions are pinned).',
+      z.object({ title: z.string().trim().min(1).max(300), spec: z.string().max(50_000).optional(), assigneeId: z.string().optional(), decisionIds: z.array(keyOrId).max(50).optional() }),
+      { title: { type: 'string' }, spec: { type: 'string' }, assigneeId: { type: 'string', description: 'member id or name' }, decisionIds: { type: 'array', items: { type: 'string' } } },
+      ['title'],
+    ),
+    async (a, ctx) => {
+      const t = await ctx.call('tasks.create', {
+        workspaceId: ctx.workspaceId, title: a.title, spec: a.spec,
+        assigneeId: a.assigneeId ? await resolveMember(ctx, a.assigneeId).catch(() => a.assigneeId) : undefined,
+        decisionIds: a.decisionIds?.map((d) => resolveRef(ctx, d, 'decision')), actorId: ctx.memberId,
+      })
+      return `Created ${taskLine(t)}.`
+    },
+  )
+
+  add(
+    tool(
+      'update_task_status',
+      'Move a task: todo, in_progress, delivered (records the repository HEAD as the delivered artifact), blocked or cancelled.',
+      z.object({ taskId: keyOrId, status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']), commit: z.string().optional() }),
+      { taskId: { type: 'string' }, status: { type: 'string', enum: ['todo', 'in_progress', 'delivered', 'blocked', 'cancelled'] }, commit: { type: 'string' } },
+      ['taskId', 'status'],
+    ),
+    async (a, ctx) => {
+      let artifact: { commit: string } | undefined
+      if (a.status === 'delivered') {
+        const commit = a.commit ?? (await gitHead(ctx.workspaceRoot))
+        if (!commit) throw new ToolError('invalid_arguments', 'no commit to deliver: commit your work first (git_commit)')
+        artifact = { commit }
+      }
+      const t = await ctx.call('tasks.setStatus', { taskId: resolveRef(ctx, a.taskId, 'task'), status: a.status, artifact, actorId: ctx.memberId })
+      return `${taskLine(t)}${artifact ? ` delivered at ${artifact.commit.slice(0, 10)}` : ''}.`
+    },
+  )
+
+  add(
+    tool('acknowledge_task', 'Confirm you have re-aligned a flagged task with the current decisions.', z.object({ taskId: keyOrId }), { taskId: { type: 'string' } }, ['taskId']),
+    async (a, ctx) => `${taskLine(await ctx.call('tasks.acknowledge', { taskId: resolveRef(ctx, a.taskId, 'task'), actorId: ctx.memberId }))} acknowledged.`,
+  )
+
+  add(
+    tool(
+      'submit_report',
+      'Submit a report on a task: what you checked (commit, default HEAD), your verdict, and the claims you verified, each with the decisions it exercises. Its basis is the decision versions in your brief now. Ends your turn.',
+      z.object({
+        taskId: keyOrId,
+        kind: z.enum(['implementation', 'test', 'review']),
+        verdict: z.enum(['pass', 'fail', 'partial']),
+        summary: z.string().max(50_000),
+        claims: z.array(z.object({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(keyOrId).max(50) })).max(200),
+        commit: z.string().optional(),
+      }),
+      {
+        taskId: { type: 'string' },
+        kind: { type: 'string', enum: ['implementation', 'test', 'review'] },
+        verdict: { type: 'string', enum: ['pass', 'fail', 'partial'] },
+        summary: { type: 'string' },
+        claims: { type: 'array', items: { type: 'object', properties: { text: { type: 'string' }, decisionIds: { type: 'array', items: { type: 'string' } } }, required: ['text', 'decisionIds'] } },
+        commit: { type: 'string' },
+      },
+      ['taskId', 'kind', 'verdict', 'summary', 'claims'],
+    ),
+    async (a, ctx) => {
+      const taskId = resolveRef(ctx, a.taskId, 'task')
+      const task = await ctx.call('tasks.get', { taskId })
+      const commit = a.commit ?? (await gitHead(ctx.workspaceRoot))
+      if (!commit) throw new ToolError('invalid_arguments', 'no commit to report on: the repository has no commits')
+      const versions = ctx.brief().decisionVersions
+      const basis = task.links.map((l) => ({ decisionId: l.decisionId, version: versions.get(l.decisionId) ?? l.currentVersion }))
+      const report = await ctx.call('reports.submit', {
+        taskId, authorId: ctx.memberId, kind: a.kind, verdict: a.verdict, summary: a.summary, artifact: { commit }, basis,
+        claims: a.claims.map((c) => ({ text: c.text, decisionIds: c.decisionIds.map((d) => resolveRef(ctx, d, 'decision')) })),
+      })
+      ctx.endTurn('report submitted')
+      const keyOf = new Map(task.links.map((l) => [l.decisionId, l.decisionKey]))
+      const basisText = report.basis.map((b) => `${keyOf.get(b.decisionId) ?? b.decisionId} v${b.version}`).join(', ') || 'none'
+      return `Report ${report.key} submitted on ${task.key} (${report.verdict}, commit ${commit.slice(0, 10)}, basis ${basisText}; validity ${report.validity}).`
+    },
+  )
+
+  add(
+    tool('message_member', 'Send a message to another member (it is queued in their inbox; you do not wait).', z.object({ memberId: keyOrId, text: z.string().trim().min(1).max(50_000) }), { memberId: { type: 'string', description: 'member id or name' }, text: { type: 'string' } }, ['memberId', 'text']),
+    async (a, ctx) => {
+      const to = await resolveMember(ctx, a.memberId)
+      await ctx.message(to, a.text)
+      return `Message queued for ${a.memberId}.`
+    },
+  )
+
+  add(
+    tool('delegate', "Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).", z.object({ memberId: keyOrId, task: z.string().trim().min(1).max(50_000) }), { memberId: { type: 'string', description: 'member id or name' }, task: { type: 'string' } }, ['memberId', 'task']),
+    async (a, ctx) => ctx.delegate(await resolveMember(ctx, a.memberId), a.task, ctx.signal),
+  )
+
+  add(
+    tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) }), { question: { type: 'string' } }, ['question']),
+    async (a, ctx) => {
+      ctx.endTurn('asked the human')
+      return `Question for the human: ${a.question}`
+    },
+  )
+
+  add(
+    tool(
+      'read_tool_output',
+      'Read the full output of an earlier tool call whose output was cut in your view.',
+      z.object({ stepId: z.string().min(1).max(80), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(100_000).optional() }),
+      { stepId: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
+      ['stepId'],
+    ),
+    async (a, ctx) => {
+      const text = ctx.stepText(a.stepId)
+      if (text === null) throw new ToolError('not_found', `no tool output ${a.stepId} in this session`)
+      const offset = a.offset ?? 0
+      const limit = a.limit ?? 20_000
+      const part = text.slice(offset, offset + limit)
+      return offset + limit < text.length ? `${part}\n[${text.length - offset - limit} more characters; offset ${offset + limit}]` : part
+    },
+  )
+
+  return list
+}
+
+/** Which harness tools a member may see, by authority. */
+export function toolAllowed(name: string, authority: HarnessToolContext['authority']): boolean {
+  if (name === 'update_decision') return authority === 'decider'
+  if (name === 'propose_decision_change') return authority !== 'observer'
+  return true
+}

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect, it } from 'vitest'
+import { createCore } from '../../electron/main/core'
+import { initRepo, waitForEvent } from '../fixtures/core'
+import { startModelServer, type ModelServer } from '../fixtures/model-server'
+
+let child: ChildProcess | null = null
+let server: ModelServer | null = null
+let root = ''
+
+afterEach(async () => {
+  child?.kill('SIGKILL')
+  await server?.close()
+  if (root) rmSync(root, { recursive: true, force: true })
+})
+
+/** Starts `concord serve` in a child process and resolves with its base URL once it prints it. */
+function serve(dataDir: string, token: string): Promise<string> {
+  child = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child!.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out)
+      if (m) resolve(`http://127.0.0.1:${m[1]}`)
+    })
+    child!.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    child!.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+  })
+}
+
+it('a killed process loses no committed step: the interrupted turn is marked and the member carries on', async () => {
+  root = mkdtempSync(join(tmpdir(), 'concord-restart-'))
+  const dataDir = join(root, 'data')
+  const repo = join(root, 'repo')
+  mkdirSync(repo)
+  initRepo(repo)
+  server = await startModelServer()
+  const base = await serve(dataDir, 'tok')
+  const api = async (method: string, params: unknown) => {
+    const res = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: 'Bearer tok', 'content-type': 'application/json' }, body: JSON.stringify(params) })
+    const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
+    if (!body.ok) throw new Error(JSON.stringify(body.error))
+    return body.value
+  }
+  const ws = await api('workspaces.open', { repoPath: repo })
+  const m = await api('members.create', {
+    workspaceId: ws.id, name: 'Impl', role: 'implementer', approval: 'auto', provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
+  })
+  server.enqueue({ text: 'Partial thoughts that will be cut off by a crash', hang: true, chunkSize: 4, chunkDelayMs: 5 })
+  await api('sessions.send', { memberId: m.id, text: 'Start working' })
+  await server.waitForRequests(1)
+  // Wait until the streamed text is durable (it is flushed at least every 250 ms).
+  let persisted = ''
+  for (let i = 0; i < 100 && persisted.length < 10; i++) {
+    const page = await api('sessions.get', { memberId: m.id })
+    persisted = page.steps.find((s: { kind: string }) => s.kind === 'model')?.text ?? ''
+    if (persisted.length < 10) await new Promise((r) => setTimeout(r, 50))
+  }
+  expect(persisted.length).toBeGreaterThanOrEqual(10)
+  child!.kill('SIGKILL')
+  await new Promise((r) => child!.once('exit', r))
+  child = null
+
+  const core = createCore({ dataDir, provider: { maxRetries: 0 } })
+  try {
+    const page = await core.invoke('sessions.get', { memberId: m.id })
+    expect(page.steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'interrupted'], ['interrupted', 'done']])
+    expect(page.steps[1].text.startsWith(persisted)).toBe(true)
+    expect(page.state).toBe('idle')
+
+    server.enqueue({ text: 'Picking up where I left off.' })
+    const idle = waitForEvent(core, (e) => e.event === 'session.state' && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+    await core.invoke('sessions.send', { memberId: m.id, text: 'Carry on' })
+    await idle
+    const resumed = server.requests.at(-1)!.body.messages as { role: string; content: string }[]
+    expect(resumed.map((x) => x.role)).toEqual(['system', 'user', 'assistant', 'user'])
+    expect(resumed[2].content).toContain(persisted)
+    expect(resumed[3].content).toContain('Carry on')
+    expect(resumed[3].content).toContain('the turn was not finished')
+  } finally {
+    await core.close()
+  }
+})

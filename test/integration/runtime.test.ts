@@ -1,0 +1,275 @@
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+
+beforeEach(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true, provider: { maxRetries: 2 } })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const openai = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const anthropic = () => ({ kind: 'anthropic' as const, model: 'claude-test', baseURL: server.anthropicBaseURL, apiKey: 'sk-ant-test' })
+
+function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
+  return t.core.invoke('members.create', { workspaceId: ws.id, name, role: name.toLowerCase(), provider: openai(), approval: 'auto', authority: 'decider', ...extra })
+}
+
+const settled = (memberId: string, state: SessionInfo['state'] = 'idle') =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === state && e.payload.session.queued === 0)
+
+async function turn(m: Member, text: string, state: SessionInfo['state'] = 'idle') {
+  const done = settled(m.id, state)
+  await t.core.invoke('sessions.send', { memberId: m.id, text })
+  await done
+  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+}
+
+const systemOf = (r: RecordedRequest) => (r.format === 'openai' ? (r.body.messages[0].content as string) : JSON.stringify(r.body.system))
+const toolMessages = (r: RecordedRequest) => (r.body.messages as { role: string; content: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool')
+
+describe('agent loop', () => {
+  it('runs a multi-step turn with parallel tool calls on a real repository, streaming every delta', async () => {
+    const m = await member('Impl')
+    server.enqueue(
+      { toolCalls: [{ name: 'list_files', arguments: {} }, { name: 'read_file', arguments: { path: 'app.ts' } }], usage: { input: 100, output: 20 } },
+      { text: 'The answer constant is 42.', usage: { input: 150, output: 8 } },
+    )
+    const deltas: string[] = []
+    t.core.bus.on((e) => {
+      if (e.event === 'session.delta') deltas.push(e.payload.text)
+    })
+    const steps = await turn(m, 'What does app.ts export?')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'tool', 'model'])
+    expect(steps[1].toolCalls.map((c) => c.name)).toEqual(['list_files', 'read_file'])
+    expect(steps[2].text).toContain('app.ts')
+    expect(steps[3].text).toContain('export const answer = 42')
+    expect(steps[4]).toMatchObject({ text: 'The answer constant is 42.', status: 'done', usage: { input: 150, output: 8 } })
+    expect(deltas.join('')).toContain('The answer constant is 42.')
+    // The second request carries both tool results, paired with the calls.
+    const second = server.requests[1]
+    const results = toolMessages(second)
+    expect(results).toHaveLength(2)
+    expect(results.map((r) => r.tool_call_id)).toEqual(steps[1].toolCalls.map((c) => c.id))
+    const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
+    expect(metrics.tokens.perMember).toEqual([{ memberId: m.id, input: 250, output: 28 }])
+  })
+
+  it('speaks Anthropic Messages with tool use', async () => {
+    const m = await member('Claude', { provider: anthropic() })
+    server.enqueue({ toolCalls: [{ name: 'git_status', arguments: {} }] }, { text: 'Clean tree.' })
+    const steps = await turn(m, 'status?')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'model'])
+    expect(server.requests[1].format).toBe('anthropic')
+    const blocks = (server.requests[1].body.messages as { role: string; content: unknown }[]).at(-1)!.content as { type: string }[]
+    expect(blocks.some((b) => b.type === 'tool_result')).toBe(true)
+  })
+
+  it('gives the notice and the new statement to a member mid-turn, before its very next model call', async () => {
+    const m = await member('Impl')
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    server.enqueue(
+      () => {
+        // The human edits the decision while the member's first call is in flight.
+        void t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        return { toolCalls: [{ name: 'list_files', arguments: {} }] }
+      },
+      { text: 'Switching to GraphQL.' },
+    )
+    const steps = await turn(m, 'Build the API')
+    expect(systemOf(server.requests[0])).toContain('Use REST')
+    const second = systemOf(server.requests[1])
+    expect(second).toContain('D-1 v2 [accepted] "API": Use GraphQL')
+    expect(second).toContain('NEEDS ADJUSTMENT')
+    expect(second).toContain('Notices since your last step')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'notice', 'model'])
+    expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
+  })
+
+  it('submit_report records a report whose basis is the brief and whose artifact is HEAD', async () => {
+    const m = await member('Tess')
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build', assigneeId: m.id, decisionIds: [d.id] })
+    server.enqueue({
+      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'all green', claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }] } }],
+    })
+    const steps = await turn(m, 'Test T-1')
+    expect(steps.at(-1)).toMatchObject({ kind: 'tool', status: 'done' })
+    expect(server.requests).toHaveLength(1) // the report ends the turn
+    const [report] = await t.core.invoke('reports.list', { taskId: task.id })
+    const head = (await import('node:child_process')).execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    expect(report).toMatchObject({ authorId: m.id, kind: 'test', verdict: 'pass', validity: 'valid', artifact: { commit: head } })
+    expect(report.basis).toEqual([{ decisionId: d.id, version: 1, state: 'current' }])
+    expect(report.claims).toEqual([expect.objectContaining({ text: 'GET /items works', decisionIds: [d.id], state: 'valid' })])
+  })
+
+  it('turns malformed tool-call JSON, unknown tools and path escapes into error observations', async () => {
+    const m = await member('Impl')
+    symlinkSync('/etc', join(t.repoDir, 'etc-link'))
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: '{"path": "app.ts"' },
+          { name: 'launch_rockets', arguments: {} },
+          { name: 'read_file', arguments: { path: '../outside.txt' } },
+          { name: 'read_file', arguments: { path: 'etc-link/passwd' } },
+          { name: 'write_file', arguments: { path: '/tmp/evil.txt', content: 'x' } },
+        ],
+      },
+      { text: 'ok' },
+    )
+    const steps = await turn(m, 'go')
+    const tools = steps.filter((s) => s.kind === 'tool')
+    expect(tools.every((s) => s.status === 'error' && s.tool?.isError)).toBe(true)
+    expect(tools[0].text).toMatch(/not valid JSON/)
+    expect(tools[1].text).toMatch(/unknown tool 'launch_rockets'/)
+    expect(tools[2].text).toMatch(/path_outside_workspace/)
+    expect(tools[3].text).toMatch(/path_outside_workspace/)
+    expect(tools[4].text).toMatch(/path_outside_workspace/)
+    expect(existsSync('/tmp/evil.txt')).toBe(false)
+    expect(toolMessages(server.requests[1])).toHaveLength(5)
+  })
+
+  it('retries a 429 honouring Retry-After, then succeeds', async () => {
+    const m = await member('Impl')
+    server.enqueue({ status: 429, headers: { 'retry-after': '0' }, errorMessage: 'slow down' }, { text: 'done' })
+    const steps = await turn(m, 'hi')
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'done' })
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('a bad key puts the member in error with the provider message and keeps its queue', async () => {
+    const m = await member('Impl', { provider: { ...openai(), apiKey: 'sk-wrong' } })
+    server.enqueue({ status: 401, errorMessage: 'Incorrect API key provided' })
+    const failed = waitForEvent<{ session: SessionInfo }>(t.core, (ev) => ev.event === 'session.state' && ev.payload.session.memberId === m.id && ev.payload.session.state === 'error')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'first' })
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'second' })
+    const info = (await failed).payload.session
+    expect(info.error).toContain('Incorrect API key provided')
+    expect(info.error).not.toContain('sk-wrong')
+    const page = await t.core.invoke('sessions.get', { memberId: m.id })
+    expect(page.state).toBe('error')
+    expect(page.queued).toBe(1)
+    // Fixing the key resumes the inbox.
+    server.enqueue({ text: 'second handled' })
+    const idle = settled(m.id)
+    await t.core.invoke('members.update', { memberId: m.id, provider: openai() })
+    await idle
+    const after = await t.core.invoke('sessions.get', { memberId: m.id })
+    expect(after.steps.at(-1)).toMatchObject({ kind: 'model', text: 'second handled' })
+  })
+
+  it('interrupt stops a streaming reply and records it', async () => {
+    const m = await member('Impl')
+    server.enqueue({ text: 'I am thinking about this for a very long time', hang: true, chunkSize: 5 })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'think' })
+    await streaming
+    const idle = settled(m.id)
+    await t.core.invoke('sessions.interrupt', { memberId: m.id })
+    await idle
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'interrupted'], ['interrupted', 'done']])
+    expect(steps[1].text.length).toBeGreaterThan(0)
+  })
+
+  it('asks for approval before writing, and honours allow and deny', async () => {
+    const m = await member('Impl', { approval: 'ask' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/a.txt', content: 'allowed' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/b.txt', content: 'denied' } }] },
+      { text: 'done' },
+    )
+    const waiting = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'write notes' })
+    const first = (await waiting).payload.session.pendingApprovals[0]
+    expect(first.name).toBe('write_file')
+    expect(existsSync(join(t.repoDir, 'notes/a.txt'))).toBe(false)
+    const waiting2 = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval' && e.payload.session.pendingApprovals[0]?.callId !== first.callId)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
+    const second = (await waiting2).payload.session.pendingApprovals[0]
+    const idle = settled(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: false })
+    await idle
+    expect(readFileSync(join(t.repoDir, 'notes/a.txt'), 'utf8')).toBe('allowed')
+    expect(existsSync(join(t.repoDir, 'notes/b.txt'))).toBe(false)
+    const tools = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
+    expect(tools.map((s) => s.status)).toEqual(['done', 'denied'])
+    await rejectsWith(t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true }), 'not_found')
+  })
+
+  it('delegates to another member and returns its answer (agent as tool)', async () => {
+    const lead = await member('Lead')
+    const rev = await member('Rev')
+    server.enqueue(
+      { toolCalls: [{ name: 'delegate', arguments: { memberId: 'Rev', task: 'Review app.ts' } }] },
+      { text: 'Looks good to me.' },
+      (req) => ({ text: `Lead heard: ${toolMessages(req).at(-1)?.content}` }),
+    )
+    const steps = await turn(lead, 'Get app.ts reviewed')
+    expect(steps.at(-1)?.text).toContain('Rev answered:\nLooks good to me.')
+    const revSteps = (await t.core.invoke('sessions.get', { memberId: rev.id })).steps
+    expect(revSteps.map((s) => s.kind)).toEqual(['message', 'model'])
+    expect(revSteps[0]).toMatchObject({ fromMemberId: lead.id, text: 'Review app.ts' })
+    const revRequest = server.requests[1].body.messages as { role: string; content: string }[]
+    expect(revRequest.at(-1)!.content).toContain('[Message from Lead] Review app.ts')
+  })
+
+  it('stops at maxSteps and says the work is not finished', async () => {
+    const m = await member('Loop', { maxSteps: 2 })
+    server.enqueue({ toolCalls: [{ name: 'git_status', arguments: {} }] }, { toolCalls: [{ name: 'git_status', arguments: {} }] })
+    const steps = await turn(m, 'loop')
+    expect(steps.at(-1)).toMatchObject({ kind: 'error', text: expect.stringContaining('maxSteps') })
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('plans every N steps with a view that leaves old plans out', async () => {
+    const m = await member('Planner', { planningInterval: 1, maxSteps: 2 })
+    server.enqueue(
+      { text: 'PLAN-1: look at the files' },
+      { toolCalls: [{ name: 'list_files', arguments: {} }] },
+      { text: 'PLAN-2: answer' },
+      { text: 'done' },
+    )
+    const steps = await turn(m, 'do it')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'plan', 'model', 'tool', 'plan', 'model'])
+    const [plan1, call1, plan2, call2] = server.requests
+    expect(plan1.body.tools).toBeUndefined()
+    expect(JSON.stringify(call1.body.messages)).toContain('PLAN-1')
+    expect(JSON.stringify(plan2.body.messages)).not.toContain('PLAN-1')
+    expect(JSON.stringify(call2.body.messages)).toContain('PLAN-2')
+    expect(JSON.stringify(call2.body.messages)).not.toContain('PLAN-1')
+  })
+})
+
+describe('sessions API', () => {
+  it('pages older steps and refuses bad input', async () => {
+    const m = await member('Impl')
+    for (let i = 0; i < 3; i++) {
+      server.enqueue({ text: `answer ${i}` })
+      await turn(m, `question ${i}`)
+    }
+    const last = await t.core.invoke('sessions.get', { memberId: m.id, limit: 4 })
+    expect(last.steps.map((s) => s.text)).toEqual(['question 1', 'answer 1', 'question 2', 'answer 2'])
+    expect(last.hasMore).toBe(true)
+    const older = await t.core.invoke('sessions.get', { memberId: m.id, before: last.steps[0].seq, limit: 4 })
+    expect(older.steps.map((s) => s.text)).toEqual(['question 0', 'answer 0'])
+    expect(older.hasMore).toBe(false)
+    await rejectsWith(t.core.call('sessions.send', { memberId: m.id, text: '   ' }), 'invalid_params')
+    await rejectsWith(t.core.call('sessions.send', { memberId: `${ws.id}-m99`, text: 'x' }), 'not_found')
+    writeFileSync(join(t.repoDir, 'x'), '')
+  })
+})
