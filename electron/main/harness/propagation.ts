@@ -3,6 +3,7 @@
  * Runs inside the caller's transaction; reads and writes only the rows linked to the decision.
  */
 import type { Impact, ImpactReport, ImpactTask } from '../../../shared/schemas'
+import type { TouchedReport } from '../store/reports-repo'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
 import { makeId, makeKey } from './ids'
@@ -27,8 +28,31 @@ interface TaskHit {
 
 interface Collected {
   tasks: TaskHit[]
-  staleClaims: { claim_id: number; report_id: number }[]
-  basisReports: number[]
+  /** Reports whose claims or basis the change leaves behind, by report id (ascending). */
+  reports: TouchedReport[]
+}
+
+/** Claim-touched and basis-touched reports merged into one ascending list (claim ids kept). */
+function touchedReports(ctx: Ctx, decisionId: number, from: string, to: string): TouchedReport[] {
+  const byClaims = ctx.store.reports.staleClaimsByReport(decisionId, from, to)
+  const byBasis = ctx.store.reports.basisLeaving(decisionId, from, to)
+  if (!byBasis.length) return byClaims
+  if (!byClaims.length) return byBasis
+  const out: TouchedReport[] = []
+  let i = 0
+  let j = 0
+  while (i < byClaims.length || j < byBasis.length) {
+    const a = byClaims[i]
+    const b = byBasis[j]
+    if (b === undefined || (a !== undefined && a[0] < b[0])) out.push(byClaims[i++])
+    else if (a === undefined || b[0] < a[0]) out.push(byBasis[j++])
+    else {
+      out.push(a)
+      i++
+      j++
+    }
+  }
+  return out
 }
 
 export interface PropagationResult {
@@ -45,12 +69,7 @@ export function previewPropagation(ctx: Ctx, decisionId: number, fromFingerprint
     flag: flagFor(t.status, t.flag),
     assigneeId: t.assignee_id,
   }))
-  const collected = {
-    tasks,
-    staleClaims: ctx.store.reports.claimsLeaving(decisionId, fromFingerprint, toFingerprint),
-    basisReports: ctx.store.reports.basisLeaving(decisionId, fromFingerprint, toFingerprint),
-  }
-  return buildImpact(ctx, decisionId, collected, actorId).impact
+  return buildImpact(ctx, decisionId, { tasks, reports: touchedReports(ctx, decisionId, fromFingerprint, toFingerprint) }, actorId).impact
 }
 
 /** Applies a normative change whose fingerprint went from → to: flags tasks, stales claims, queues notices, counts. */
@@ -71,12 +90,7 @@ export function applyPropagation(
     flag: t.flag,
     assigneeId: t.assignee_id,
   }))
-  const collected: Collected = {
-    tasks,
-    staleClaims: store.reports.claimsLeaving(decision.id, from, to),
-    basisReports: store.reports.basisLeaving(decision.id, from, to),
-  }
-  const { impact, claimCountOfReports, recipients } = buildImpact(ctx, decision.id, collected, actorId)
+  const { impact, claimCountOfReports, staleClaims, recipients } = buildImpact(ctx, decision.id, { tasks, reports: touchedReports(ctx, decision.id, from, to) }, actorId)
 
   const noticeIds: number[] = []
   for (const [memberId, hit] of recipients) {
@@ -98,8 +112,8 @@ export function applyPropagation(
   for (const t of tasks) log.bump(`tasks_flagged.${t.flag}`)
   log.bump('acceptances_revoked', tasks.filter((t) => t.oldStatus === 'accepted').length)
   log.bump('notices_sent', noticeIds.length)
-  log.bump('claims.made_stale', collected.staleClaims.length)
-  log.bump('claims.kept_valid', Math.max(0, claimCountOfReports - collected.staleClaims.length))
+  log.bump('claims.made_stale', staleClaims)
+  log.bump('claims.kept_valid', Math.max(0, claimCountOfReports - staleClaims))
   return { impact, noticeIds }
 }
 
@@ -119,16 +133,6 @@ function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number
     acceptanceRevoked: t.oldStatus === 'accepted',
   }))
 
-  const claimsByReport = new Map<number, string[]>()
-  for (const cl of c.staleClaims) {
-    let list = claimsByReport.get(cl.report_id)
-    if (!list) claimsByReport.set(cl.report_id, (list = []))
-    list.push(makeId(ws, 'claim', cl.claim_id))
-  }
-  for (const r of c.basisReports) if (!claimsByReport.has(r)) claimsByReport.set(r, [])
-  const heads = claimsByReport.size ? ctx.store.reports.heads([...claimsByReport.keys()]) : []
-  heads.sort((a, b) => a.id - b.id)
-
   const recipients = new Map<number, Recipient>()
   const recipient = (memberId: number) => {
     let r = recipients.get(memberId)
@@ -140,15 +144,18 @@ function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number
   }
 
   let claimCountOfReports = 0
-  const impactReports: ImpactReport[] = heads.map((h) => {
-    const staleClaimIds = claimsByReport.get(h.id) ?? []
-    claimCountOfReports += h.claim_count
-    if (h.author_id !== null && h.author_id !== actorId) recipient(h.author_id).reports.push({ id: h.id, staleClaims: staleClaimIds.length })
+  let staleClaims = 0
+  const claimPrefix = `${ws}-c`
+  const impactReports: ImpactReport[] = c.reports.map(([id, taskId, authorId, claimCount, claimIds]) => {
+    const staleClaimIds = claimIds ? claimIds.split(',').map((n) => claimPrefix + n) : []
+    claimCountOfReports += claimCount
+    staleClaims += staleClaimIds.length
+    if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })
     return {
-      reportId: makeId(ws, 'report', h.id),
-      key: makeKey('report', h.id),
-      taskId: makeId(ws, 'task', h.task_id),
-      authorId: h.author_id === null ? null : makeId(ws, 'member', h.author_id),
+      reportId: makeId(ws, 'report', id),
+      key: makeKey('report', id),
+      taskId: makeId(ws, 'task', taskId),
+      authorId: authorId === null ? null : makeId(ws, 'member', authorId),
       staleClaimIds,
     }
   })
@@ -160,7 +167,7 @@ function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number
     reports: impactReports,
     notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ws, 'member', m)),
   }
-  return { impact, claimCountOfReports, recipients }
+  return { impact, claimCountOfReports, staleClaims, recipients }
 }
 
 const flagWords: Record<TaskFlagValue, string> = {

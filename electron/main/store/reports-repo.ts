@@ -36,10 +36,8 @@ export interface ClaimLinkRow {
   current_fingerprint: string
 }
 
-export interface NewlyStaleClaim {
-  claim_id: number
-  report_id: number
-}
+/** One report touched by a decision change: [report id, task id, author id, claim count, stale claim ids (comma-separated) | null]. */
+export type TouchedReport = [number, number, number | null, number, string | null]
 
 export class ReportsRepo {
   private readonly s
@@ -52,7 +50,7 @@ export class ReportsRepo {
       ),
       insertBasis: db.prepare('INSERT INTO report_basis (decision_id, report_id, version, fingerprint) VALUES (?, ?, ?, ?)'),
       insertClaim: db.prepare('INSERT INTO claims (report_id, ordinal, text) VALUES (?, ?, ?)'),
-      insertClaimLink: db.prepare('INSERT INTO claim_links (decision_id, claim_id, report_id, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
+      insertClaimLink: db.prepare('INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
       get: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
       byTask: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE task_id = ? ORDER BY id'),
       all: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
@@ -66,20 +64,21 @@ export class ReportsRepo {
         `SELECT cl.claim_id, cl.decision_id, cl.pinned_fingerprint, d.fingerprint AS current_fingerprint
          FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id = ? ORDER BY cl.claim_id, cl.decision_id`,
       ),
-      newlyStaleClaims: db.prepare<[number, string, string], NewlyStaleClaim>(
-        `SELECT claim_id, report_id FROM claim_links WHERE decision_id = ? AND pinned_fingerprint = ? AND pinned_fingerprint <> ?`,
-      ),
-      restoredClaims: db.prepare<[number, string, string], NewlyStaleClaim>(
-        `SELECT claim_id, report_id FROM claim_links WHERE decision_id = ? AND pinned_fingerprint = ? AND pinned_fingerprint <> ?`,
-      ),
-      newlyStaleBasis: db
-        .prepare<[number, string, string], number>(
-          'SELECT report_id FROM report_basis WHERE decision_id = ? AND fingerprint = ? AND fingerprint <> ?',
+      // Claims whose link was valid at `from` and is not at `to`, grouped by report (the key's order).
+      staleByReport: db
+        .prepare<[number, string, string], TouchedReport>(
+          `SELECT cl.report_id, r.task_id, r.author_id, r.claim_count, group_concat(cl.claim_id) FROM claim_links cl
+           JOIN reports r ON r.id = cl.report_id
+           WHERE cl.decision_id = ? AND cl.pinned_fingerprint = ? AND cl.pinned_fingerprint <> ?
+           GROUP BY cl.report_id ORDER BY cl.report_id`,
         )
-        .pluck(),
-      reportHeads: db.prepare<[string], Pick<ReportRow, 'id' | 'task_id' | 'author_id' | 'claim_count'>>(
-        'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?))',
-      ),
+        .raw(),
+      basisLeaving: db
+        .prepare<[number, string, string], TouchedReport>(
+          `SELECT b.report_id, r.task_id, r.author_id, r.claim_count, NULL FROM report_basis b JOIN reports r ON r.id = b.report_id
+           WHERE b.decision_id = ? AND b.fingerprint = ? AND b.fingerprint <> ? ORDER BY b.report_id`,
+        )
+        .raw(),
     }
   }
 
@@ -96,7 +95,7 @@ export class ReportsRepo {
   }
 
   insertClaimLink(claimId: number, reportId: number, decisionId: number, fingerprint: string): void {
-    this.s.insertClaimLink.run(decisionId, claimId, reportId, fingerprint)
+    this.s.insertClaimLink.run(decisionId, reportId, claimId, fingerprint)
   }
 
   get(id: number): ReportRow | undefined {
@@ -123,22 +122,13 @@ export class ReportsRepo {
     return this.s.claimLinks.all(reportId)
   }
 
-  /** Claim links that were valid at `from` and are not at `to`. */
-  claimsLeaving(decisionId: number, from: string, to: string): NewlyStaleClaim[] {
-    return this.s.newlyStaleClaims.all(decisionId, from, to)
-  }
-
-  /** Claim links pinned to `to` that were stale at `from` (a revert makes them valid again). */
-  claimsReturning(decisionId: number, from: string, to: string): NewlyStaleClaim[] {
-    return this.s.restoredClaims.all(decisionId, to, from)
+  /** Reports with claims that were valid at `from` and are not at `to`, with those claim ids. */
+  staleClaimsByReport(decisionId: number, from: string, to: string): TouchedReport[] {
+    return this.s.staleByReport.all(decisionId, from, to)
   }
 
   /** Reports whose basis entry for the decision was current at `from` and is not at `to`. */
-  basisLeaving(decisionId: number, from: string, to: string): number[] {
-    return this.s.newlyStaleBasis.all(decisionId, from, to)
-  }
-
-  heads(ids: number[]) {
-    return this.s.reportHeads.all(JSON.stringify(ids))
+  basisLeaving(decisionId: number, from: string, to: string): TouchedReport[] {
+    return this.s.basisLeaving.all(decisionId, from, to)
   }
 }

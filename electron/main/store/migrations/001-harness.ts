@@ -140,14 +140,15 @@ CREATE TABLE claims (
 CREATE INDEX claims_by_report ON claims(report_id, ordinal);
 
 -- A claim exercises a decision as it read at pinned_fingerprint; stale while they differ.
+-- Keyed by decision, then report: a change reads its stale claims already grouped by report.
 CREATE TABLE claim_links (
   decision_id INTEGER NOT NULL REFERENCES decisions(id),
-  claim_id INTEGER NOT NULL REFERENCES claims(id),
   report_id INTEGER NOT NULL REFERENCES reports(id),
+  claim_id INTEGER NOT NULL REFERENCES claims(id),
   pinned_fingerprint TEXT NOT NULL,
-  PRIMARY KEY (decision_id, claim_id)
+  PRIMARY KEY (decision_id, report_id, claim_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX claim_links_by_claim ON claim_links(claim_id);
+CREATE INDEX claim_links_by_report ON claim_links(report_id);
 
 CREATE TABLE notices (
   id INTEGER PRIMARY KEY,

@@ -1,0 +1,18 @@
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+export function ms(n: number): string {
+  return `${n.toFixed(2)} ms`
+}
+
+export function verdict(ok: boolean): string {
+  return ok ? 'OK' : 'MISSED'
+}
+
+export function time(fn: () => void): number {
+  const t0 = performance.now()
+  fn()
+  return performance.now() - t0
+}
