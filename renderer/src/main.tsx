@@ -1,7 +1,59 @@
+import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { chooseApi } from './api/client'
+import { App } from './app/App'
+import { asClientError } from './api/errors'
+import { createAppStore, StoreContext } from './stores/app-store'
+import { connectEvents } from './stores/events'
+import './styles.css'
+import './highlight.css'
 
-function App() {
-  return <main>Concord</main>
+const root = createRoot(document.getElementById('root')!)
+const choice = chooseApi()
+
+if (choice.kind === 'no-token') {
+  root.render(
+    <div className="splash">
+      <div className="setup-card">
+        <h1>Concord needs its access token</h1>
+        <p>
+          Open the address that <code>concord serve</code> printed — it ends in <code>?token=…</code>. The token keeps other pages on this machine
+          out of your workspaces.
+        </p>
+      </div>
+    </div>,
+  )
+} else {
+  const store = createAppStore(choice.api, { persist: true })
+  // Events are wired once, outside React, before the first render.
+  connectEvents(store)
+  const boot = async () => {
+    try {
+      await store.getState().loadWorkspaces()
+      const { lastWorkspaceId, workspaces } = store.getState()
+      const start = workspaces.find((w) => w.id === lastWorkspaceId) ?? (workspaces.length === 1 ? workspaces[0] : undefined)
+      if (start) await store.getState().selectWorkspace(start.id)
+    } catch (err) {
+      const e = asClientError(err)
+      if (!store.getState().workspacesLoaded) {
+        root.render(
+          <div className="splash">
+            <div className="setup-card">
+              <h1>Concord could not start</h1>
+              <p>{e.code === 'unauthorized' ? 'The access token was refused. Open the address that `concord serve` printed, with its ?token=.' : e.message}</p>
+            </div>
+          </div>,
+        )
+      }
+      console.error('Concord failed to start:', e.message)
+    }
+  }
+  void boot()
+  root.render(
+    <StrictMode>
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>
+    </StrictMode>,
+  )
 }
-
-createRoot(document.getElementById('root')!).render(<App />)

@@ -1,0 +1,122 @@
+/**
+ * The browser's ConcordApi: every contract method as `POST /api/<method>` and the event stream over one
+ * WebSocket that reconnects with backoff. Used when the renderer runs against `concord serve`.
+ */
+import type { ConcordApi } from '../../../shared/api'
+import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
+import { ApiCallError } from './errors'
+
+export type ConnectionState = 'connecting' | 'open' | 'closed'
+
+/** A client whose event channel can drop and come back; `onConnection` reports each change. */
+export interface ClientApi extends ConcordApi {
+  onConnection(listener: (state: ConnectionState) => void): () => void
+  close(): void
+}
+
+export interface BridgeClientOptions {
+  /** http(s)://host:port of the bridge (the page's own origin in the app). */
+  origin: string
+  token: string
+  fetch?: typeof fetch
+  WebSocket?: typeof WebSocket
+  /** Backoff bounds for reconnecting the event socket, in ms. */
+  minDelay?: number
+  maxDelay?: number
+}
+
+/** Delay before reconnect attempt `attempt` (0-based): exponential, capped, with ±20 % jitter. */
+export function backoffDelay(attempt: number, min = 250, max = 8000, random = Math.random): number {
+  const base = Math.min(max, min * 2 ** attempt)
+  return Math.round(base * (0.8 + 0.4 * random()))
+}
+
+export function createBridgeClient(options: BridgeClientOptions): ClientApi {
+  const doFetch = options.fetch ?? fetch.bind(globalThis)
+  const WS = options.WebSocket ?? WebSocket
+  const listeners = new Set<(e: EventEnvelope) => void>()
+  const connListeners = new Set<(s: ConnectionState) => void>()
+  let socket: WebSocket | null = null
+  let state: ConnectionState = 'closed'
+  let attempt = 0
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let closed = false
+
+  const setState = (s: ConnectionState) => {
+    if (s === state) return
+    state = s
+    for (const l of connListeners) l(s)
+  }
+
+  function connect() {
+    if (closed || socket) return
+    const url = new URL('/events', options.origin)
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+    url.searchParams.set('token', options.token)
+    setState('connecting')
+    const ws = new WS(url.toString())
+    socket = ws
+    ws.onopen = () => {
+      attempt = 0
+      setState('open')
+    }
+    ws.onmessage = (m) => {
+      let envelope: EventEnvelope
+      try {
+        envelope = JSON.parse(typeof m.data === 'string' ? m.data : '') as EventEnvelope
+      } catch {
+        return
+      }
+      for (const l of listeners) l(envelope)
+    }
+    ws.onclose = () => {
+      socket = null
+      if (closed) return setState('closed')
+      setState('connecting')
+      timer = setTimeout(connect, backoffDelay(attempt++, options.minDelay, options.maxDelay))
+    }
+    ws.onerror = () => ws.close()
+  }
+
+  async function call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    let res: Response
+    try {
+      res = await doFetch(new URL(`/api/${method}`, options.origin).toString(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(params ?? {}),
+      })
+    } catch {
+      throw new ApiCallError('network', 'Cannot reach the Concord server. Is `concord serve` still running?')
+    }
+    let body: { ok: boolean; value?: unknown; error?: { code: string; message: string; details?: unknown } }
+    try {
+      body = await res.json()
+    } catch {
+      throw new ApiCallError('internal', `The server answered ${res.status} without a JSON body`)
+    }
+    if (body.ok) return body.value as Result<M>
+    const e = body.error ?? { code: 'internal', message: `HTTP ${res.status}` }
+    throw new ApiCallError(e.code as ApiCallError['code'], e.message, e.details)
+  }
+
+  return {
+    call,
+    onEvent(listener) {
+      listeners.add(listener)
+      connect()
+      return () => listeners.delete(listener)
+    },
+    onConnection(listener) {
+      connListeners.add(listener)
+      listener(state)
+      return () => connListeners.delete(listener)
+    },
+    close() {
+      closed = true
+      if (timer) clearTimeout(timer)
+      socket?.close()
+      setState('closed')
+    },
+  }
+}

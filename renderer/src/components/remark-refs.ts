@@ -1,0 +1,43 @@
+/**
+ * A remark plugin that turns `D-n`, `P-n` and `T-n` in prose into `concord-ref` elements, so a message's
+ * references render as live chips. Code spans, code blocks and link texts are left alone.
+ */
+import { refPattern } from '../stores/steps'
+
+interface MdNode {
+  type: string
+  value?: string
+  children?: MdNode[]
+  data?: Record<string, unknown>
+}
+
+function split(value: string): MdNode[] {
+  const out: MdNode[] = []
+  let last = 0
+  for (const m of value.matchAll(refPattern())) {
+    const at = m.index ?? 0
+    if (at > last) out.push({ type: 'text', value: value.slice(last, at) })
+    out.push({ type: 'concordRef', data: { hName: 'concord-ref', hProperties: { dataRef: m[0] } }, children: [{ type: 'text', value: m[0] }] })
+    last = at + m[0].length
+  }
+  if (last === 0) return [{ type: 'text', value }]
+  if (last < value.length) out.push({ type: 'text', value: value.slice(last) })
+  return out
+}
+
+function walk(node: MdNode): void {
+  if (!node.children || node.type === 'link' || node.type === 'linkReference') return
+  const next: MdNode[] = []
+  for (const child of node.children) {
+    if (child.type === 'text' && child.value) next.push(...split(child.value))
+    else {
+      walk(child)
+      next.push(child)
+    }
+  }
+  node.children = next
+}
+
+export default function remarkRefs() {
+  return (tree: MdNode) => walk(tree)
+}

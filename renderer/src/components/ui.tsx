@@ -1,0 +1,92 @@
+import { useEffect, useRef, type ReactNode } from 'react'
+import type { SessionInfo } from '../../../shared/schemas'
+
+type MemberState = SessionInfo['state']
+import { hueOf, initials } from '../lib/format'
+
+export function Badge({ tone = 'neutral', children, title }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'accent'; children: ReactNode; title?: string }) {
+  return (
+    <span className={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  )
+}
+
+export function Avatar({ id, name, size = 28 }: { id: string; name: string; size?: number }) {
+  const hue = hueOf(id)
+  return (
+    <span className="avatar" style={{ width: size, height: size, fontSize: size * 0.4, background: `hsl(${hue} 55% 45%)` }} aria-hidden>
+      {initials(name)}
+    </span>
+  )
+}
+
+export const stateWords: Record<MemberState, string> = {
+  idle: 'idle',
+  running: 'running',
+  waiting_approval: 'waiting for approval',
+  error: 'error',
+}
+
+export function StatusDot({ state }: { state: MemberState }) {
+  return <span className={`status-dot status-${state}`} title={stateWords[state]} aria-label={stateWords[state]} />
+}
+
+export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      <div className="empty-title">{title}</div>
+      {children && <div className="empty-text">{children}</div>}
+      {action && <div className="empty-action">{action}</div>}
+    </div>
+  )
+}
+
+export function ErrorText({ error }: { error: string | null | undefined }) {
+  if (!error) return null
+  return (
+    <div className="error-text" role="alert">
+      {error}
+    </div>
+  )
+}
+
+export function Modal({ title, onClose, children, footer, wide }: { title: string; onClose(): void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
+    el?.focus()
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation()
+        onClose()
+      }
+    }
+    window.addEventListener('keydown', onKey, true)
+    return () => window.removeEventListener('keydown', onKey, true)
+  }, [onClose])
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref}>
+        <div className="modal-head">
+          <h2>{title}</h2>
+          <button className="icon-btn" onClick={onClose} aria-label="Close">
+            ×
+          </button>
+        </div>
+        <div className="modal-body">{children}</div>
+        {footer && <div className="modal-foot">{footer}</div>}
+      </div>
+    </div>
+  )
+}
+
+export function Field({ label, hint, children }: { label: string; hint?: ReactNode; children: ReactNode }) {
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      {children}
+      {hint && <span className="field-hint">{hint}</span>}
+    </label>
+  )
+}

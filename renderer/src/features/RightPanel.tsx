@@ -1,0 +1,52 @@
+import { useApp } from '../stores/app-store'
+import { flaggedTaskCount, pendingProposalCount } from '../stores/selectors'
+import type { RightTab } from '../stores/types'
+import { DecisionsPanel } from './decisions/DecisionsPanel'
+import { Inbox } from './inbox/Inbox'
+import { Figures } from './metrics/Figures'
+import { ReportsPanel } from './reports/ReportsPanel'
+import { TaskBoard } from './tasks/TaskBoard'
+
+const tabs: { id: RightTab; label: string }[] = [
+  { id: 'decisions', label: 'Decisions' },
+  { id: 'tasks', label: 'Tasks' },
+  { id: 'reports', label: 'Reports' },
+  { id: 'inbox', label: 'Inbox' },
+  { id: 'figures', label: 'Figures' },
+]
+
+export function RightPanel() {
+  const tab = useApp((s) => s.rightTab)
+  const setTab = useApp((s) => s.setRightTab)
+  const setPanelOpen = useApp((s) => s.setPanelOpen)
+  const pending = useApp(pendingProposalCount)
+  const flagged = useApp(flaggedTaskCount)
+  const staleReports = useApp((s) => Object.values(s.reports).filter((r) => r.validity === 'stale').length)
+  const count: Partial<Record<RightTab, { n: number; tone: string }>> = {
+    inbox: { n: pending, tone: 'warn' },
+    tasks: { n: flagged, tone: 'warn' },
+    reports: { n: staleReports, tone: 'bad' },
+  }
+  return (
+    <aside className="right-panel" data-testid="right-panel">
+      <nav className="tabs" role="tablist">
+        {tabs.map((t) => (
+          <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
+            {t.label}
+            {count[t.id]?.n ? <span className={`count ${count[t.id]!.tone}`}>{count[t.id]!.n}</span> : null}
+          </button>
+        ))}
+        <button className="icon-btn tabs-close" onClick={() => setPanelOpen(false)} title="Hide panel (Alt P)" aria-label="Hide panel">
+          ›
+        </button>
+      </nav>
+      <div className="panel-body">
+        {tab === 'decisions' && <DecisionsPanel />}
+        {tab === 'tasks' && <TaskBoard />}
+        {tab === 'reports' && <ReportsPanel />}
+        {tab === 'inbox' && <Inbox />}
+        {tab === 'figures' && <Figures />}
+      </div>
+    </aside>
+  )
+}

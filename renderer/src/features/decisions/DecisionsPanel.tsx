@@ -1,0 +1,274 @@
+import { useEffect, useMemo, useState } from 'react'
+import type { Decision, ExportResult, Revision } from '../../../../shared/schemas'
+import { Badge, EmptyState, ErrorText, Field } from '../../components/ui'
+import { excerpt, shortTime } from '../../lib/format'
+import { describeImpact } from '../../lib/impact'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+import { findStep, selectDecisions } from '../../stores/selectors'
+import { statusTone } from './DecisionCard'
+import { DecisionEditor, type EditOutcome } from './DecisionEditor'
+import { Diff } from './Diff'
+
+export function DecisionsPanel() {
+  const decisions = useApp(selectDecisions)
+  const focusId = useApp((s) => s.focusDecisionId)
+  const openDecision = useApp((s) => s.openDecision)
+  const [query, setQuery] = useState('')
+  const [creating, setCreating] = useState(false)
+  const focused = useApp((s) => (focusId ? s.decisions[focusId] : undefined))
+
+  const shown = useMemo(() => {
+    const q = query.trim().toLowerCase()
+    if (!q) return decisions
+    return decisions.filter((d) => `${d.key} ${d.title} ${d.statement} ${d.rationale} ${d.status}`.toLowerCase().includes(q))
+  }, [decisions, query])
+
+  if (focused) return <DecisionDetail decision={focused} onBack={() => openDecision(null)} />
+
+  return (
+    <div className="panel-section">
+      <div className="panel-toolbar">
+        <input className="search grow" type="search" placeholder="Search decisions" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search decisions" />
+        <button className="btn small primary" onClick={() => setCreating(true)}>
+          New
+        </button>
+      </div>
+      {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
+      {decisions.length === 0 && !creating ? (
+        <EmptyState title="No decisions yet">
+          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as
+          <code>D-1</code> in any chat and it shows as a live card.
+        </EmptyState>
+      ) : shown.length === 0 && query ? (
+        <div className="muted pad">No decision matches “{query}”.</div>
+      ) : (
+        <ul className="dlist">
+          {shown.map((d) => (
+            <li key={d.id}>
+              <button className="dlist-item" onClick={() => openDecision(d.id)} data-testid="decision-row" data-key={d.key}>
+                <span className="dkey">{d.key}</span>
+                <span className="dlist-main">
+                  <span className="dlist-title">{d.title}</span>
+                  <span className="dlist-statement">{excerpt(d.statement, 110)}</span>
+                </span>
+                <span className="dlist-meta">
+                  <Badge tone={statusTone[d.status]}>{d.status}</Badge>
+                  <span className="dver">v{d.version}</span>
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ExportBox />
+    </div>
+  )
+}
+
+function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { statement?: string; sourceMessageId?: string } }) {
+  const api = useApp((s) => s.api)
+  const workspaceId = useApp((s) => s.workspaceId)!
+  const applyDecision = useApp((s) => s.applyDecision)
+  const [title, setTitle] = useState('')
+  const [statement, setStatement] = useState(initial?.statement ?? '')
+  const [rationale, setRationale] = useState('')
+  const create = useAction(async () => {
+    const d = await api.call('decisions.create', { workspaceId, title: title.trim(), statement: statement.trim(), ...(rationale.trim() ? { rationale: rationale.trim() } : {}) })
+    applyDecision(d)
+    onClose()
+  })
+  return (
+    <form
+      className="card-form"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void create.run()
+      }}
+    >
+      <Field label="Title">
+        <input value={title} onChange={(e) => setTitle(e.target.value)} placeholder="e.g. API style" required />
+      </Field>
+      <Field label="Statement" hint="The normative text tasks and reports are checked against.">
+        <textarea value={statement} onChange={(e) => setStatement(e.target.value)} rows={3} required />
+      </Field>
+      <Field label="Rationale">
+        <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} rows={2} />
+      </Field>
+      <ErrorText error={create.error?.message} />
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
+        <button className="btn primary" disabled={create.pending || !title.trim() || !statement.trim()}>
+          Record decision
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** "Made in Implementer's session: '…'" with a link to the message, when the step is loaded. */
+export function MadeIn({ stepId }: { stepId: string | null }) {
+  // Two selections of stable values (a fresh {memberId, step} object each time would re-render forever).
+  const memberId = useApp((s) => (stepId ? findStep(s, stepId)?.memberId : undefined))
+  const step = useApp((s) => (stepId ? findStep(s, stepId)?.step : undefined))
+  const where = memberId && step ? { memberId, step } : null
+  const name = useApp((s) => (memberId ? s.members[memberId]?.name : undefined))
+  const focusStep = useApp((s) => s.focusStep)
+  if (!stepId) return null
+  if (!where) return <span className="muted">from a message ({stepId})</span>
+  return (
+    <button className="link-btn made-in" onClick={() => focusStep(where.memberId, stepId)} data-testid="made-in">
+      from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “{excerpt(where.step.text, 60)}”
+    </button>
+  )
+}
+
+function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): void }) {
+  const api = useApp((s) => s.api)
+  const members = useApp((s) => s.members)
+  const [history, setHistory] = useState<Revision[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [editing, setEditing] = useState(false)
+  const [outcome, setOutcome] = useState<EditOutcome | null>(null)
+  const tasks = useApp((s) => s.tasks)
+  const dependents = useMemo(() => Object.values(tasks).filter((t) => t.links.some((l) => l.decisionId === decision.id)), [tasks, decision.id])
+
+  useEffect(() => {
+    let live = true
+    api
+      .call('decisions.history', { decisionId: decision.id })
+      .then((h) => live && setHistory(h))
+      .catch((e: { message: string }) => live && setError(e.message))
+    return () => {
+      live = false
+    }
+  }, [api, decision.id, decision.version])
+
+  const who = (id: string | null) => (id ? (members[id]?.name ?? 'a former member') : 'you')
+  return (
+    <div className="panel-section ddetail" data-testid="decision-detail" data-key={decision.key}>
+      <div className="panel-toolbar">
+        <button className="link-btn" onClick={onBack}>
+          ← All decisions
+        </button>
+      </div>
+      <div className="ddetail-head">
+        <span className="dkey big">{decision.key}</span>
+        <h3>{decision.title}</h3>
+        <Badge tone={statusTone[decision.status]}>{decision.status}</Badge>
+        <span className="dver">v{decision.version}</span>
+      </div>
+      {editing ? (
+        <DecisionEditor decision={decision} onCancel={() => setEditing(false)} onDone={(o) => (setOutcome(o), setEditing(false))} />
+      ) : (
+        <>
+          <div className="ddetail-statement">{decision.statement}</div>
+          {decision.rationale && <div className="ddetail-rationale">{decision.rationale}</div>}
+          <div className="ddetail-meta">
+            Recorded by {who(decision.createdBy)} {shortTime(decision.createdAt)} <MadeIn stepId={decision.sourceMessageId} />
+          </div>
+          {outcome && <div className="dcard-outcome">Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}</div>}
+          <div className="dcard-actions">
+            <button className="btn small" onClick={() => (setOutcome(null), setEditing(true))}>
+              Edit
+            </button>
+          </div>
+        </>
+      )}
+      {dependents.length > 0 && (
+        <div className="ddetail-deps">
+          <h4>Tasks that depend on it</h4>
+          {dependents.map((t) => {
+            const link = t.links.find((l) => l.decisionId === decision.id)!
+            return (
+              <div key={t.id} className="dep-row">
+                <span className="dkey">{t.key}</span> {t.title}{' '}
+                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>
+                  {link.state === 'suspect' ? `suspect: pinned v${link.pinnedVersion}` : `pinned v${link.pinnedVersion}`}
+                </span>
+              </div>
+            )
+          })}
+        </div>
+      )}
+      <h4>History</h4>
+      <ErrorText error={error} />
+      {history && (
+        <ol className="history">
+          {[...history].reverse().map((r) => {
+            const prev = history.find((h) => h.version === r.version - 1)
+            return (
+              <li key={r.version} className="revision" data-testid="revision">
+                <div className="revision-head">
+                  <span className="dver">v{r.version}</span>
+                  <span>
+                    {r.version === 1 ? 'created' : 'changed'} by {who(r.actorId)} · {shortTime(r.createdAt)}
+                  </span>
+                  {r.editorial && <Badge>editorial</Badge>}
+                  {prev && prev.status !== r.status && <Badge tone={statusTone[r.status]}>{`${prev.status} → ${r.status}`}</Badge>}
+                </div>
+                {r.reason && r.version > 1 && <div className="revision-reason">“{r.reason}”</div>}
+                {prev && prev.title !== r.title && (
+                  <div className="revision-diff">
+                    Title: <Diff before={prev.title} after={r.title} />
+                  </div>
+                )}
+                <div className="revision-diff">{prev ? <Diff before={prev.statement} after={r.statement} /> : r.statement}</div>
+                {r.sourceMessageId && (
+                  <div className="revision-src">
+                    <MadeIn stepId={r.sourceMessageId} />
+                  </div>
+                )}
+              </li>
+            )
+          })}
+        </ol>
+      )}
+    </div>
+  )
+}
+
+function ExportBox() {
+  const api = useApp((s) => s.api)
+  const workspaceId = useApp((s) => s.workspaceId)!
+  const [format, setFormat] = useState<ExportResult['format']>('madr')
+  const [result, setResult] = useState<ExportResult | null>(null)
+  const exp = useAction(async () => {
+    setResult(null)
+    setResult(await api.call('export.decisionLog', { workspaceId, format }))
+  })
+  return (
+    <div className="export-box">
+      <div className="export-row">
+        <span className="muted">Export the decision log</span>
+        <span className="spacer" />
+        <select value={format} onChange={(e) => setFormat(e.target.value as ExportResult['format'])} aria-label="Export format">
+          <option value="madr">MADR files</option>
+          <option value="markdown">One Markdown log</option>
+          <option value="json">JSON (full fidelity)</option>
+        </select>
+        <button className="btn small" disabled={exp.pending} onClick={() => void exp.run()}>
+          Export
+        </button>
+      </div>
+      <ErrorText error={exp.error ? `Export failed: ${exp.error.message}` : null} />
+      {result && (
+        <div className="export-result" data-testid="export-result">
+          Wrote {result.files.length} file{result.files.length === 1 ? '' : 's'} to <code>{result.outDir}</code>
+          <ul>
+            {result.files.slice(0, 12).map((f) => (
+              <li key={f}>
+                <code>{f}</code>
+              </li>
+            ))}
+            {result.files.length > 12 && <li className="muted">…and {result.files.length - 12} more</li>}
+          </ul>
+        </div>
+      )}
+    </div>
+  )
+}
+
+export { NewDecisionForm }

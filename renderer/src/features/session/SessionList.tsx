@@ -1,0 +1,103 @@
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import type { Step } from '../../../../shared/schemas'
+import { useApp } from '../../stores/app-store'
+import { buildRows } from '../../stores/steps'
+import { RecordDecisionDialog } from './RecordDecisionDialog'
+import { StepRow, type StepActions } from './StepRow'
+
+const STICK_PX = 64
+const LOAD_OLDER_PX = 400
+
+/**
+ * A member's session as a virtualized list: only the rows on screen are in the DOM; older steps page in
+ * from the store when the top comes near; the view sticks to the bottom while new text streams in.
+ */
+export function SessionList({ memberId, empty }: { memberId: string; empty: React.ReactNode }) {
+  const session = useApp((s) => s.sessions[memberId])
+  const loadOlder = useApp((s) => s.loadOlder)
+  const focusStepId = useApp((s) => s.focusStepId)
+  const steps = session?.steps
+  const rows = useMemo(() => buildRows(steps ?? []), [steps])
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const stick = useRef(true)
+  const prev = useRef<{ firstKey: string | undefined; total: number }>({ firstKey: undefined, total: 0 })
+  const [recording, setRecording] = useState<{ step: Step; text: string } | null>(null)
+  const actions = useMemo<StepActions>(() => ({ onRecord: (step, text) => setRecording({ step, text }) }), [])
+
+  const virtualizer = useVirtualizer({
+    count: rows.length + 1,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => (i === 0 ? 40 : 110),
+    overscan: 6,
+    getItemKey: (i) => (i === 0 ? '__top' : rows[i - 1].key),
+  })
+  const total = virtualizer.getTotalSize()
+  const last = rows[rows.length - 1]?.step
+
+  // Prepended older rows: keep the rows that were on screen where they were.
+  useLayoutEffect(() => {
+    const el = scrollRef.current
+    const firstKey = rows[0]?.key
+    if (el && prev.current.firstKey && firstKey !== prev.current.firstKey && rows.some((r) => r.key === prev.current.firstKey) && !stick.current) {
+      el.scrollTop += total - prev.current.total
+    }
+    prev.current = { firstKey, total }
+  })
+
+  // New or growing rows at the end: follow them while the view is at the bottom.
+  useLayoutEffect(() => {
+    const el = scrollRef.current
+    if (el && stick.current) el.scrollTop = el.scrollHeight
+  }, [rows.length, last, last?.text.length, total])
+
+  const onScroll = useCallback(() => {
+    const el = scrollRef.current
+    if (!el) return
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
+    if (el.scrollTop < LOAD_OLDER_PX) void loadOlder(memberId)
+  }, [loadOlder, memberId])
+
+  // A step asked for (e.g. "where a decision was made"): page back until it is loaded, then show it.
+  useEffect(() => {
+    if (!focusStepId || !session?.loaded) return
+    const index = rows.findIndex((r) => r.key === focusStepId || r.tools.some((t) => t.id === focusStepId))
+    if (index >= 0) {
+      stick.current = false
+      virtualizer.scrollToIndex(index + 1, { align: 'center' })
+    } else if (session.hasMore && !session.loadingOlder) void loadOlder(memberId)
+  }, [focusStepId, rows, session?.loaded, session?.hasMore, session?.loadingOlder, loadOlder, memberId, virtualizer])
+
+  // Short sessions that do not fill the view yet still page in history.
+  useEffect(() => {
+    const el = scrollRef.current
+    if (el && session?.loaded && session.hasMore && el.scrollHeight <= el.clientHeight + LOAD_OLDER_PX) void loadOlder(memberId)
+  }, [session?.loaded, session?.hasMore, total, loadOlder, memberId])
+
+  const items = virtualizer.getVirtualItems()
+  return (
+    <div className="session-scroll" ref={scrollRef} onScroll={onScroll} data-testid="session-scroll" data-member-id={memberId}>
+      {session?.loaded && rows.length === 0 ? (
+        empty
+      ) : (
+        <div className="session-inner" style={{ height: total }}>
+          <div className="session-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+            {items.map((item) =>
+              item.index === 0 ? (
+                <div key={item.key} data-index={0} ref={virtualizer.measureElement} className="session-top">
+                  {!session?.loaded ? 'Loading…' : session.loadingOlder ? 'Loading older steps…' : session.hasMore ? '' : 'Beginning of the session'}
+                </div>
+              ) : (
+                <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
+                  <StepRow row={rows[item.index - 1]} memberId={memberId} actions={actions} highlighted={rows[item.index - 1].key === focusStepId} />
+                </div>
+              ),
+            )}
+          </div>
+        </div>
+      )}
+      {session?.error && <div className="session-error">Could not load this session: {session.error}</div>}
+      {recording && <RecordDecisionDialog step={recording.step} text={recording.text} onClose={() => setRecording(null)} />}
+    </div>
+  )
+}

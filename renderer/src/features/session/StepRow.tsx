@@ -1,0 +1,191 @@
+import { memo, useMemo, useRef } from 'react'
+import type { Step } from '../../../../shared/schemas'
+import { Markdown } from '../../components/Markdown'
+import { Avatar } from '../../components/ui'
+import { compactNumber, shortTime } from '../../lib/format'
+import { useApp } from '../../stores/app-store'
+import { recordedFrom } from '../../stores/selectors'
+import { references, type Row } from '../../stores/steps'
+import { DecisionCard } from '../decisions/DecisionCard'
+import { ProposalCard } from '../decisions/ProposalCard'
+import { ToolCall } from './ToolCall'
+import { proposalByKey } from '../../stores/selectors'
+
+const MAX_CARDS = 6
+
+function ProposalByKey({ refKey }: { refKey: string }) {
+  const p = useApp(proposalByKey(refKey))
+  return p ? <ProposalCard proposal={p} /> : null
+}
+
+/** Live cards for the decisions and proposals a message mentions or was recorded as. */
+function Cards({ step }: { step: Step }) {
+  const recorded = useApp(recordedFrom(step.id))
+  const keys = useMemo(() => {
+    const all = [...references(step.text), ...recorded]
+    return [...new Set(all)].filter((k) => k[0] === 'D' || k[0] === 'P').slice(0, MAX_CARDS)
+  }, [step.text, recorded])
+  if (!keys.length) return null
+  return (
+    <div className="cards">
+      {keys.map((k) => (k[0] === 'D' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} /> : <ProposalByKey key={k} refKey={k} />))}
+    </div>
+  )
+}
+
+export interface StepActions {
+  onRecord(step: Step, text: string): void
+}
+
+function selectedTextWithin(el: HTMLElement | null): string {
+  const sel = window.getSelection()
+  if (!el || !sel || sel.isCollapsed || sel.rangeCount === 0) return ''
+  const range = sel.getRangeAt(0)
+  return el.contains(range.commonAncestorContainer) ? sel.toString().trim() : ''
+}
+
+function Actions({ step, bodyRef, actions }: { step: Step; bodyRef: React.RefObject<HTMLDivElement | null>; actions: StepActions }) {
+  // An empty box still takes the spacer's place in the meta line.
+  if (!step.text.trim() || step.status === 'streaming') return <div className="step-actions" />
+  return (
+    <div className="step-actions">
+      <button
+        className="link-btn"
+        // Keep the text selection alive while the button is pressed.
+        onMouseDown={(e) => e.preventDefault()}
+        onClick={() => actions.onRecord(step, selectedTextWithin(bodyRef.current) || step.text)}
+        title="Record this message, or the part you selected, as a decision or a proposed change"
+      >
+        Record decision
+      </button>
+      <button className="link-btn" onMouseDown={(e) => e.preventDefault()} onClick={() => void navigator.clipboard?.writeText(step.text)}>
+        Copy
+      </button>
+    </div>
+  )
+}
+
+export const StepRow = memo(
+  function StepRow({ row, memberId, actions, highlighted }: { row: Row; memberId: string; actions: StepActions; highlighted: boolean }) {
+    const { step } = row
+    const bodyRef = useRef<HTMLDivElement>(null)
+    const member = useApp((s) => s.members[memberId])
+    const from = useApp((s) => (step.fromMemberId ? s.members[step.fromMemberId] : undefined))
+    const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
+    const cls = `step step-${step.kind}${step.status === 'streaming' ? ' streaming' : ''}${highlighted ? ' highlighted' : ''}`
+    const common = { className: cls, 'data-step-id': step.id, 'data-kind': step.kind, 'data-status': step.status, 'data-testid': 'step' }
+
+    switch (step.kind) {
+      case 'user':
+        return (
+          <div {...common}>
+            <div className="step-meta">
+              <Actions step={step} bodyRef={bodyRef} actions={actions} />
+              <span className="who">You</span>
+              <span className="when">{shortTime(step.startedAt)}</span>
+            </div>
+            <div className="bubble user-bubble" ref={bodyRef}>
+              <Markdown text={step.text} />
+            </div>
+            <Cards step={step} />
+          </div>
+        )
+      case 'message':
+        return (
+          <div {...common}>
+            <div className="step-meta">
+              {from && <Avatar id={from.id} name={from.name} size={20} />}
+              <span className="who">From {from?.name ?? 'another member'}</span>
+              <span className="when">{shortTime(step.startedAt)}</span>
+              <Actions step={step} bodyRef={bodyRef} actions={actions} />
+            </div>
+            <div className="bubble message-bubble" ref={bodyRef}>
+              <Markdown text={step.text} />
+            </div>
+            <Cards step={step} />
+          </div>
+        )
+      case 'model':
+      case 'plan': {
+        return (
+          <div {...common}>
+            <div className="step-meta">
+              {member && <Avatar id={member.id} name={member.name} size={20} />}
+              <span className="who">{member?.name ?? 'Member'}</span>
+              {step.kind === 'plan' && <span className="badge badge-info">plan</span>}
+              <span className="when">{shortTime(step.startedAt)}</span>
+              <Actions step={step} bodyRef={bodyRef} actions={actions} />
+              {step.usage && (
+                <span className="tokens" title="tokens in / out">
+                  {compactNumber(step.usage.input)} → {compactNumber(step.usage.output)} tok
+                </span>
+              )}
+            </div>
+            {(step.text || step.status === 'streaming') && (
+              <div className={`bubble model-bubble${step.status === 'streaming' ? ' is-streaming' : ''}`} ref={bodyRef}>
+                {step.text ? <Markdown text={step.text} /> : <span className="cursor" aria-label="waiting for the first words" />}
+              </div>
+            )}
+            {step.toolCalls.length > 0 && (
+              <div className="toolcalls">
+                {step.toolCalls.map((c) => {
+                  const result = row.results.get(c.id)
+                  const approvalId = result?.tool?.callId ?? c.id
+                  const awaiting = result?.status === 'waiting_approval' || !!approvals?.some((a) => a.callId === approvalId)
+                  return <ToolCall key={c.id} memberId={memberId} call={c} result={result} awaiting={awaiting} />
+                })}
+              </div>
+            )}
+            <Cards step={step} />
+          </div>
+        )
+      }
+      case 'tool':
+        return (
+          <div {...common}>
+            {step.tool && (
+              <ToolCall
+                memberId={memberId}
+                call={{ id: step.tool.callId, name: step.tool.name, argumentsText: step.tool.argumentsText }}
+                result={step}
+                awaiting={step.status === 'waiting_approval'}
+              />
+            )}
+          </div>
+        )
+      case 'notice':
+        return (
+          <div {...common}>
+            <div className="notice-box">
+              <div className="notice-title">Notice to {member?.name ?? 'member'} · {shortTime(step.startedAt)}</div>
+              <Markdown text={step.text} />
+            </div>
+            <Cards step={step} />
+          </div>
+        )
+      case 'error':
+        return (
+          <div {...common}>
+            <div className="error-box">
+              <strong>Error</strong> {step.text}
+            </div>
+          </div>
+        )
+      case 'interrupted':
+        return (
+          <div {...common}>
+            <div className="interrupted-line">Interrupted{step.text ? `: ${step.text}` : ''}</div>
+          </div>
+        )
+      default:
+        return null
+    }
+  },
+  (a, b) =>
+    a.row.step === b.row.step &&
+    a.memberId === b.memberId &&
+    a.actions === b.actions &&
+    a.highlighted === b.highlighted &&
+    a.row.tools.length === b.row.tools.length &&
+    a.row.tools.every((t, i) => t === b.row.tools[i]),
+)

@@ -1,0 +1,87 @@
+import { useState } from 'react'
+import type { Step, StepToolCall } from '../../../../shared/schemas'
+import { Badge } from '../../components/ui'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+
+const VIEW_LIMIT = 4000
+
+function summarize(argumentsText: string): string {
+  try {
+    const args = JSON.parse(argumentsText) as Record<string, unknown>
+    const parts = Object.entries(args).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    const text = parts.join(', ')
+    return text.length > 90 ? text.slice(0, 89) + '…' : text
+  } catch {
+    return argumentsText.length > 90 ? argumentsText.slice(0, 89) + '…' : argumentsText
+  }
+}
+
+function pretty(argumentsText: string): string {
+  try {
+    return JSON.stringify(JSON.parse(argumentsText), null, 2)
+  } catch {
+    return argumentsText
+  }
+}
+
+const statusTone: Record<Step['status'], 'warn' | 'info' | 'good' | 'bad' | 'neutral'> = { queued: 'neutral', waiting_approval: 'warn', running: 'info', done: 'good', denied: 'bad', error: 'bad', streaming: 'info', interrupted: 'neutral' }
+const statusWord: Record<Step['status'], string> = { queued: 'queued', waiting_approval: 'needs approval', running: 'running', done: 'done', denied: 'denied', error: 'error', streaming: 'streaming', interrupted: 'interrupted' }
+
+export function ApproveButtons({ memberId, callId }: { memberId: string; callId: string }) {
+  const api = useApp((s) => s.api)
+  // The state that follows comes through session.state events; the reply may arrive after newer ones.
+  const act = useAction(async (allow: boolean) => api.call('sessions.approve', { memberId, callId, allow }))
+  return (
+    <span className="approve">
+      <button className="btn small primary" disabled={act.pending} onClick={() => void act.run(true)}>
+        Allow
+      </button>
+      <button className="btn small danger" disabled={act.pending} onClick={() => void act.run(false)}>
+        Deny
+      </button>
+      {act.error && <span className="error-inline">{act.error.message}</span>}
+    </span>
+  )
+}
+
+/** One tool call folded with its result: a line when closed, arguments and observation when open. */
+export function ToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
+  const [open, setOpen] = useState(false)
+  const [all, setAll] = useState(false)
+  const status = awaiting ? 'waiting_approval' : (result?.status ?? 'running')
+  const isError = result?.tool?.isError || status === 'error'
+  const output = result?.text ?? ''
+  return (
+    <div className={`toolcall${isError ? ' is-error' : ''}`} data-testid="tool-call" data-status={status}>
+      <button className="toolcall-head" onClick={() => setOpen(!open)} aria-expanded={open}>
+        <span className="chev">{open ? '▾' : '▸'}</span>
+        <span className="toolcall-name">{call.name}</span>
+        <span className="toolcall-args">{summarize(call.argumentsText)}</span>
+        <Badge tone={isError ? 'bad' : statusTone[status]}>{isError && status === 'done' ? 'error' : statusWord[status]}</Badge>
+      </button>
+      {awaiting && (
+        <div className="toolcall-approval">
+          Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} />
+        </div>
+      )}
+      {open && (
+        <div className="toolcall-body">
+          <div className="toolcall-label">Arguments</div>
+          <pre className="code">{pretty(call.argumentsText)}</pre>
+          {result && (
+            <>
+              <div className="toolcall-label">Result</div>
+              <pre className="code">{all || output.length <= VIEW_LIMIT ? output || '(no output)' : output.slice(0, VIEW_LIMIT)}</pre>
+              {!all && output.length > VIEW_LIMIT && (
+                <button className="link-btn" onClick={() => setAll(true)}>
+                  Show all {output.length.toLocaleString()} characters
+                </button>
+              )}
+            </>
+          )}
+        </div>
+      )}
+    </div>
+  )
+}

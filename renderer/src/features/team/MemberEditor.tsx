@@ -1,0 +1,108 @@
+import { useState } from 'react'
+import type { Member } from '../../../../shared/schemas'
+import { ErrorText, Field, Modal } from '../../components/ui'
+import { draftFor, providerParam, rolePresets, type ProviderDraft } from '../../lib/presets'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+import { ProviderFields } from './ProviderFields'
+
+/** Creates a member (from a role preset or from scratch) or edits one. */
+export function MemberEditor({ member, onClose }: { member?: Member; onClose(): void }) {
+  const api = useApp((s) => s.api)
+  const workspaceId = useApp((s) => s.workspaceId)!
+  const applyMember = useApp((s) => s.applyMember)
+  const selectMember = useApp((s) => s.selectMember)
+  const [name, setName] = useState(member?.name ?? '')
+  const [role, setRole] = useState(member?.role ?? '')
+  const [instructions, setInstructions] = useState(member?.instructions ?? '')
+  const [authority, setAuthority] = useState<Member['authority']>(member?.authority ?? 'proposer')
+  const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? 'ask')
+  const [maxSteps, setMaxSteps] = useState(member?.maxSteps ?? 30)
+  const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
+  const [draft, setDraft] = useState<ProviderDraft>(
+    member?.provider ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
+  )
+
+  const applyPreset = (role: string) => {
+    const p = rolePresets.find((r) => r.role === role)
+    if (!p) return
+    setRole(p.role)
+    if (!name.trim()) setName(p.name)
+    setInstructions(p.instructions)
+    setAuthority(p.authority)
+    setApproval(p.approval)
+  }
+
+  const save = useAction(async () => {
+    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps }
+    const saved = member
+      ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerParam(draft) : null })
+      : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerParam(draft) } : {}) })
+    applyMember(saved)
+    if (!member) selectMember(saved.id)
+    onClose()
+  })
+
+  return (
+    <Modal
+      title={member ? `${member.name}’s settings` : 'Add a member'}
+      onClose={onClose}
+      wide
+      footer={
+        <>
+          <button className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button className="btn primary" disabled={!name.trim() || !role.trim() || save.pending} onClick={() => void save.run()} data-testid="save-member">
+            {member ? 'Save' : 'Add member'}
+          </button>
+        </>
+      }
+    >
+      {!member && (
+        <div className="preset-row">
+          <span className="muted small">Start from a role:</span>
+          {rolePresets.map((p) => (
+            <button key={p.role} className={`chip${role === p.role ? ' on' : ''}`} onClick={() => applyPreset(p.role)}>
+              {p.name}
+            </button>
+          ))}
+        </div>
+      )}
+      <div className="form-grid">
+        <Field label="Name">
+          <input value={name} onChange={(e) => setName(e.target.value)} aria-label="Name" />
+        </Field>
+        <Field label="Role">
+          <input value={role} onChange={(e) => setRole(e.target.value)} aria-label="Role" placeholder="implementer, tester, …" />
+        </Field>
+      </div>
+      <Field label="Instructions">
+        <textarea value={instructions} onChange={(e) => setInstructions(e.target.value)} rows={4} aria-label="Instructions" />
+      </Field>
+      <div className="form-grid three">
+        <Field label="Authority over decisions" hint="Observer reads; proposer proposes; decider may change accepted decisions.">
+          <select value={authority} onChange={(e) => setAuthority(e.target.value as Member['authority'])} aria-label="Authority">
+            <option value="observer">observer</option>
+            <option value="proposer">proposer</option>
+            <option value="decider">decider</option>
+          </select>
+        </Field>
+        <Field label="Approval" hint="Ask before repository tools that write or run commands, or run them automatically.">
+          <select value={approval} onChange={(e) => setApproval(e.target.value as Member['approval'])} aria-label="Approval policy">
+            <option value="ask">ask me</option>
+            <option value="auto">automatic</option>
+          </select>
+        </Field>
+        <Field label="Max steps per turn">
+          <input type="number" min={1} max={1000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.target.value) || 1))} aria-label="Max steps" />
+        </Field>
+      </div>
+      <label className="check">
+        <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Model provider
+      </label>
+      {useProvider && <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.hasKey} />}
+      <ErrorText error={save.error?.message} />
+    </Modal>
+  )
+}

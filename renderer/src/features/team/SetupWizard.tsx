@@ -1,0 +1,120 @@
+import { useState } from 'react'
+import { ErrorText } from '../../components/ui'
+import { draftFor, providerParam, providerPresets, rolePresets, type ProviderDraft } from '../../lib/presets'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+import { MemberEditor } from './MemberEditor'
+import { ProviderFields } from './ProviderFields'
+
+/** First run in a workspace: set up a provider, then create the team from role presets. */
+export function SetupWizard() {
+  const api = useApp((s) => s.api)
+  const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
+  const applyMember = useApp((s) => s.applyMember)
+  const selectMember = useApp((s) => s.selectMember)
+  const [stage, setStage] = useState<'provider' | 'team'>('provider')
+  const [draft, setDraft] = useState<ProviderDraft>(draftFor('openai'))
+  const [skipProvider, setSkipProvider] = useState(false)
+  const [picked, setPicked] = useState<Record<string, string>>(Object.fromEntries(rolePresets.map((p) => [p.role, p.name])))
+  const [custom, setCustom] = useState(false)
+
+  const create = useAction(async () => {
+    let first: string | null = null
+    for (const p of rolePresets) {
+      const name = picked[p.role]
+      if (name === undefined || !name.trim()) continue
+      const m = await api.call('members.create', {
+        workspaceId: workspace!.id,
+        name: name.trim(),
+        role: p.role,
+        authority: p.authority,
+        approval: p.approval,
+        instructions: p.instructions,
+        ...(skipProvider ? {} : { provider: providerParam(draft) }),
+      })
+      applyMember(m)
+      first ??= m.id
+    }
+    if (first) selectMember(first)
+  })
+
+  const providerOk = skipProvider || (draft.model.trim() && (providerPresets[draft.kind].needsKey ? draft.apiKey.trim() || draft.baseURL.trim() : draft.baseURL.trim()))
+  const count = Object.values(picked).filter((n) => n?.trim()).length
+
+  return (
+    <div className="setup" data-testid="setup">
+      <div className="setup-card">
+        <div className="setup-steps">
+          <span className={stage === 'provider' ? 'on' : 'done'}>1 · Provider</span>
+          <span className={stage === 'team' ? 'on' : ''}>2 · Team</span>
+        </div>
+        {stage === 'provider' ? (
+          <>
+            <h1>How should your team think?</h1>
+            <p className="muted">
+              Pick the model provider for the members you are about to create in <b>{workspace?.name}</b>. You can give each member its own provider
+              later. Keys stay in the {typeof window.api === 'undefined' ? 'Concord server process' : 'app (encrypted with the system keychain)'} and are never
+              shown again.
+            </p>
+            {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} />}
+            <label className="check">
+              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip for now (members cannot talk until they
+              have a provider)
+            </label>
+            <div className="form-actions">
+              <button className="btn primary" disabled={!providerOk} onClick={() => setStage('team')} data-testid="provider-next">
+                Next: the team
+              </button>
+            </div>
+          </>
+        ) : (
+          <>
+            <h1>Who is on the team?</h1>
+            <p className="muted">Each member is an agent with its own session, tools and authority over decisions. Rename or untick as you like.</p>
+            <div className="preset-list">
+              {rolePresets.map((p) => {
+                const on = picked[p.role] !== undefined
+                return (
+                  <div key={p.role} className={`preset${on ? ' on' : ''}`}>
+                    <input
+                      type="checkbox"
+                      checked={on}
+                      aria-label={`Include ${p.name}`}
+                      onChange={(e) => setPicked((x) => ({ ...x, [p.role]: e.target.checked ? p.name : (undefined as unknown as string) }))}
+                    />
+                    <div className="preset-main">
+                      <input
+                        className="preset-name"
+                        value={picked[p.role] ?? p.name}
+                        disabled={!on}
+                        onChange={(e) => setPicked((x) => ({ ...x, [p.role]: e.target.value }))}
+                        aria-label={`${p.role} name`}
+                      />
+                      <div className="muted small">
+                        {p.role} · {p.authority} — {p.blurb}
+                      </div>
+                    </div>
+                  </div>
+                )
+              })}
+            </div>
+            <ErrorText error={create.error?.message} />
+            <div className="form-actions">
+              <button className="btn" onClick={() => setStage('provider')}>
+                Back
+              </button>
+              <button className="btn" onClick={() => setCustom(true)}>
+                Add a custom member…
+              </button>
+              <span className="spacer" />
+              <button className="btn primary" disabled={count === 0 || create.pending} onClick={() => void create.run()} data-testid="create-team">
+                Create {count} member{count === 1 ? '' : 's'}
+              </button>
+            </div>
+          </>
+        )}
+      </div>
+      {custom && <MemberEditor onClose={() => setCustom(false)} />}
+    </div>
+  )
+}

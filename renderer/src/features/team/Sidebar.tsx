@@ -1,0 +1,135 @@
+import { useState } from 'react'
+import { Avatar, Modal, StatusDot, stateWords } from '../../components/ui'
+import { tailOfPath } from '../../lib/format'
+import { useApp } from '../../stores/app-store'
+import { selectMembers } from '../../stores/selectors'
+import type { Theme } from '../../stores/types'
+import { OpenRepositoryForm } from '../workspaces/Welcome'
+import { MemberEditor } from './MemberEditor'
+
+function MemberItem({ id, index }: { id: string; index: number }) {
+  const member = useApp((s) => s.members[id])
+  const session = useApp((s) => s.sessions[id])
+  const selected = useApp((s) => s.view === 'member' && s.selectedMemberId === id)
+  const selectMember = useApp((s) => s.selectMember)
+  if (!member) return null
+  const info = session?.info
+  const state = info?.state ?? 'idle'
+  const approvals = info?.pendingApprovals.length ?? 0
+  return (
+    <button
+      className={`member-item${selected ? ' selected' : ''}`}
+      onClick={() => selectMember(id)}
+      data-testid="member-item"
+      data-member-id={id}
+      data-state={state}
+      title={`${member.name} (${member.role}) — ${stateWords[state]}${index < 9 ? `  ·  Ctrl/⌘ ${index + 1}` : ''}`}
+    >
+      <span className="member-avatar">
+        <Avatar id={member.id} name={member.name} />
+        <StatusDot state={state} />
+      </span>
+      <span className="member-text">
+        <span className="member-name">{member.name}</span>
+        <span className={`member-state state-${state}`}>{state === 'idle' ? member.role : stateWords[state]}</span>
+      </span>
+      <span className="member-badges">
+        {approvals > 0 && (
+          <span className="count warn" title={`${approvals} approval${approvals === 1 ? '' : 's'} waiting`}>
+            !
+          </span>
+        )}
+        {(info?.pendingNotices ?? 0) > 0 && (
+          <span className="count info" title={`${info!.pendingNotices} notice(s) not yet seen by ${member.name}`}>
+            {info!.pendingNotices}
+          </span>
+        )}
+        {(session?.unread ?? 0) > 0 && (
+          <span className="count accent" title="new replies">
+            {session!.unread}
+          </span>
+        )}
+      </span>
+    </button>
+  )
+}
+
+const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' }
+const themeLabel: Record<Theme, string> = { system: '◐ System', light: '☀ Light', dark: '☾ Dark' }
+
+export function Sidebar() {
+  const workspaces = useApp((s) => s.workspaces)
+  const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
+  const selectWorkspace = useApp((s) => s.selectWorkspace)
+  const members = useApp(selectMembers)
+  const view = useApp((s) => s.view)
+  const setView = useApp((s) => s.setView)
+  const theme = useApp((s) => s.theme)
+  const setTheme = useApp((s) => s.setTheme)
+  const connection = useApp((s) => s.connection)
+  const setShowShortcuts = useApp((s) => s.setShowShortcuts)
+  const [adding, setAdding] = useState(false)
+  const [opening, setOpening] = useState(false)
+
+  return (
+    <aside className="sidebar" data-testid="sidebar">
+      <div className="brand">
+        <span className="brand-mark">◆</span> Concord
+      </div>
+      <div className="side-section">
+        <div className="side-label">Workspace</div>
+        <select
+          className="ws-select"
+          value={workspace?.id ?? ''}
+          onChange={(e) => (e.target.value === '__open' ? setOpening(true) : void selectWorkspace(e.target.value))}
+          aria-label="Workspace"
+          title={workspace?.repoPath}
+        >
+          {workspaces.map((w) => (
+            <option key={w.id} value={w.id}>
+              {w.name}
+            </option>
+          ))}
+          <option value="__open">Open a repository…</option>
+        </select>
+        {workspace && (
+          <div className="ws-path" title={workspace.repoPath}>
+            {tailOfPath(workspace.repoPath)}
+          </div>
+        )}
+      </div>
+      <div className="side-section grow">
+        <div className="side-label">
+          Team
+          <span className="spacer" />
+          <button className={`link-btn small${view === 'team' ? ' on' : ''}`} onClick={() => setView(view === 'team' ? 'member' : 'team')} title="All sessions side by side (Alt T)" data-testid="team-view-toggle">
+            {view === 'team' ? 'Single view' : 'Team view'}
+          </button>
+        </div>
+        <div className="member-list">
+          {members.map((m, i) => (
+            <MemberItem key={m.id} id={m.id} index={i} />
+          ))}
+        </div>
+        <button className="btn ghost add-member" onClick={() => setAdding(true)}>
+          + Add member
+        </button>
+      </div>
+      <div className="side-foot">
+        <button className="link-btn small" onClick={() => setTheme(nextTheme[theme])} title="Theme" data-testid="theme-toggle">
+          {themeLabel[theme]}
+        </button>
+        <button className="link-btn small" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
+          ⌨ Shortcuts
+        </button>
+        <span className={`conn conn-${connection}`} title={connection === 'open' ? 'connected' : connection === 'connecting' ? 'reconnecting…' : 'disconnected'} />
+      </div>
+      {adding && <MemberEditor onClose={() => setAdding(false)} />}
+      {opening && (
+        <Modal title="Open a repository" onClose={() => setOpening(false)}>
+          <OpenRepositoryForm onDone={() => setOpening(false)} />
+        </Modal>
+      )}
+    </aside>
+  )
+}

@@ -1,0 +1,84 @@
+import type { Member } from '../../../shared/schemas'
+
+export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible'
+
+export interface ProviderDraft {
+  kind: ProviderKind
+  model: string
+  baseURL: string
+  apiKey: string
+}
+
+export const providerPresets: Record<ProviderKind, { label: string; model: string; baseURL: string; needsKey: boolean; hint: string }> = {
+  openai: { label: 'OpenAI', model: 'gpt-4.1', baseURL: '', needsKey: true, hint: 'Chat Completions with tools. Needs an API key.' },
+  anthropic: { label: 'Anthropic', model: 'claude-sonnet-4-5', baseURL: '', needsKey: true, hint: 'Messages with tool use. Needs an API key.' },
+  'openai-compatible': {
+    label: 'Local / OpenAI-compatible',
+    model: 'llama3.1',
+    baseURL: 'http://127.0.0.1:11434/v1',
+    needsKey: false,
+    hint: 'Ollama, LM Studio, llama.cpp server, OpenRouter… by base URL. A key is optional.',
+  },
+}
+
+export function draftFor(kind: ProviderKind): ProviderDraft {
+  return { kind, model: providerPresets[kind].model, baseURL: providerPresets[kind].baseURL, apiKey: '' }
+}
+
+/** The `provider` param for members.create/update: the key only when typed (it is write-only). */
+export function providerParam(d: ProviderDraft): { kind: ProviderKind; model: string; baseURL?: string; apiKey?: string } {
+  return {
+    kind: d.kind,
+    model: d.model.trim(),
+    ...(d.baseURL.trim() ? { baseURL: d.baseURL.trim() } : {}),
+    ...(d.apiKey.trim() ? { apiKey: d.apiKey.trim() } : {}),
+  }
+}
+
+export interface RolePreset {
+  role: string
+  name: string
+  authority: Member['authority']
+  approval: Member['approval']
+  instructions: string
+  blurb: string
+}
+
+export const rolePresets: RolePreset[] = [
+  {
+    role: 'lead',
+    name: 'Lead',
+    authority: 'decider',
+    approval: 'ask',
+    blurb: 'Turns goals into decisions and tasks; may change accepted decisions.',
+    instructions:
+      'You lead the team. Record the trade-offs the human confirms as decisions, break the work into tasks linked to the decisions they depend on, assign them, and keep everyone aligned when a decision changes.',
+  },
+  {
+    role: 'implementer',
+    name: 'Implementer',
+    authority: 'proposer',
+    approval: 'ask',
+    blurb: 'Writes the code for its tasks and reports what it built on which commit.',
+    instructions:
+      'You implement your assigned tasks in this repository. Follow the current decisions in your brief; if one seems wrong, propose a change instead of ignoring it. When done, commit and submit an implementation report with its basis, artifact and claims.',
+  },
+  {
+    role: 'tester',
+    name: 'Tester',
+    authority: 'proposer',
+    approval: 'ask',
+    blurb: 'Checks delivered work against the decisions and submits test reports.',
+    instructions:
+      'You verify delivered tasks. Run the tests that exercise each decision the task depends on, then submit a test report naming the commit you checked, the decision versions it is based on, and one claim per behaviour you proved.',
+  },
+  {
+    role: 'reviewer',
+    name: 'Reviewer',
+    authority: 'proposer',
+    approval: 'ask',
+    blurb: 'Reviews the diff for fit with the decisions and submits review reports.',
+    instructions:
+      'You review delivered work: read the diff, compare it with the current decisions, and submit a review report with its basis, the commit you reviewed and your claims. Propose decision changes when you find a conflict.',
+  },
+]

@@ -1,0 +1,178 @@
+/**
+ * Applies the main process's events to the store. Subscribed once, outside React; everything is keyed
+ * by member (session) id. Streamed text is buffered per session and flushed once per animation frame.
+ */
+import type { EventEnvelope } from '../../../shared/contract'
+import type { SessionInfo } from '../../../shared/schemas'
+import type { AppStore } from './types'
+
+export interface Scheduler {
+  request(cb: () => void): number
+  cancel(handle: number): void
+}
+
+export const frameScheduler: Scheduler =
+  typeof requestAnimationFrame === 'function'
+    ? { request: (cb) => requestAnimationFrame(cb), cancel: (h) => cancelAnimationFrame(h) }
+    : { request: (cb) => setTimeout(cb, 16) as unknown as number, cancel: (h) => clearTimeout(h) }
+
+export interface Notifier {
+  (title: string, body: string): void
+}
+
+/** What a change of session state is worth telling the user about, if anything. */
+export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { title: string; body: string } | null {
+  if (next.state === 'waiting_approval' && prev?.state !== 'waiting_approval') {
+    const call = next.pendingApprovals[0]
+    return { title: `${name} needs your approval`, body: call ? `to run ${call.name}` : 'a tool call is waiting' }
+  }
+  if (prev && (prev.state === 'running' || prev.state === 'waiting_approval') && next.state === 'idle' && next.queued === 0) {
+    return { title: `${name} finished`, body: 'The reply is ready.' }
+  }
+  if (next.state === 'error' && prev?.state !== 'error') return { title: `${name} stopped with an error`, body: next.error ?? '' }
+  return null
+}
+
+export function desktopNotifier(): Notifier {
+  return (title, body) => {
+    if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
+    try {
+      new Notification(title, { body, silent: false })
+    } catch {
+      // Some hosts refuse page notifications; the sidebar status still shows it.
+    }
+  }
+}
+
+type Refresh = 'metrics' | 'reports' | 'tasks' | 'sessions'
+const refreshDelay: Record<Refresh, number> = { metrics: 300, reports: 30, tasks: 30, sessions: 100 }
+
+export interface EventWiring {
+  stop(): void
+  /** Applies buffered deltas now (tests, and before a step replaces its streamed text). */
+  flush(): void
+}
+
+export function connectEvents(store: AppStore, scheduler: Scheduler = frameScheduler, notify: Notifier = desktopNotifier()): EventWiring {
+  const { api } = store.getState()
+  let deltas = new Map<string, Map<string, string>>()
+  let frame: number | null = null
+  const timers = new Map<Refresh, ReturnType<typeof setTimeout>>()
+
+  const flush = () => {
+    if (frame !== null) scheduler.cancel(frame)
+    frame = null
+    if (!deltas.size) return
+    const batch = deltas
+    deltas = new Map()
+    store.getState().applyDeltas(batch)
+  }
+
+  /** Coalesces refetches that several events in a burst would each ask for. */
+  const soon = (...which: Refresh[]) => {
+    for (const w of which) {
+      if (timers.has(w)) continue
+      timers.set(
+        w,
+        setTimeout(() => {
+          timers.delete(w)
+          const st = store.getState()
+          const run = { metrics: st.refreshMetrics, reports: st.refreshReports, tasks: st.refreshTasks, sessions: st.refreshSessionInfos }[w]
+          run().catch(() => {})
+        }, refreshDelay[w]),
+      )
+    }
+  }
+
+  const onEvent = (envelope: EventEnvelope) => {
+    const s = store.getState()
+    const payload = envelope.payload as { workspaceId?: string }
+    if (envelope.event !== 'workspace.opened' && payload.workspaceId !== s.workspaceId) return
+    switch (envelope.event) {
+      case 'workspace.opened': {
+        const { workspace } = envelope.payload as { workspace: (typeof s.workspaces)[number] }
+        if (!s.workspaces.some((w) => w.id === workspace.id)) store.setState({ workspaces: [...s.workspaces, workspace] })
+        return
+      }
+      case 'member.changed':
+        s.applyMember((envelope as EventEnvelope<'member.changed'>).payload.member)
+        return
+      case 'decision.created':
+        s.applyDecision((envelope as EventEnvelope<'decision.created'>).payload.decision)
+        soon('metrics')
+        return
+      case 'decision.changed': {
+        const p = (envelope as EventEnvelope<'decision.changed'>).payload
+        s.applyDecision(p.decision)
+        // Flags, link states, claim validity and notices move with the edit; one event carries only the impact set.
+        soon('metrics', 'tasks')
+        if (p.impact.reports.length) soon('reports')
+        if (p.impact.notifiedMemberIds.length) soon('sessions')
+        return
+      }
+      case 'proposal.changed':
+        s.applyProposal((envelope as EventEnvelope<'proposal.changed'>).payload.proposal)
+        soon('metrics')
+        return
+      case 'task.changed':
+        s.applyTask((envelope as EventEnvelope<'task.changed'>).payload.task)
+        soon('metrics')
+        return
+      case 'report.submitted':
+        s.applyReport((envelope as EventEnvelope<'report.submitted'>).payload.report)
+        return
+      case 'notice.created': {
+        const { notice } = (envelope as EventEnvelope<'notice.created'>).payload
+        const held = s.sessions[notice.memberId]
+        if (held) s.applySessionInfo({ ...held.info, pendingNotices: held.info.pendingNotices + 1 })
+        soon('metrics')
+        return
+      }
+      case 'session.state': {
+        const { session } = (envelope as EventEnvelope<'session.state'>).payload
+        const prev = s.sessions[session.memberId]?.info
+        s.applySessionInfo(session)
+        const name = s.members[session.memberId]?.name
+        const note = name ? notificationFor(prev, session, name) : null
+        const watching = typeof document !== 'undefined' && !document.hidden && s.selectedMemberId === session.memberId && s.view === 'member'
+        if (note && !watching) notify(note.title, note.body)
+        return
+      }
+      case 'session.step': {
+        const { memberId, step } = (envelope as EventEnvelope<'session.step'>).payload
+        // The step's text already contains every delta sent before it: drop what is still buffered.
+        deltas.get(memberId)?.delete(step.id)
+        s.applyStep(memberId, step)
+        if (step.usage) soon('metrics')
+        return
+      }
+      case 'session.delta': {
+        const { memberId, stepId, text } = (envelope as EventEnvelope<'session.delta'>).payload
+        let byStep = deltas.get(memberId)
+        if (!byStep) deltas.set(memberId, (byStep = new Map()))
+        byStep.set(stepId, (byStep.get(stepId) ?? '') + text)
+        if (frame === null) frame = scheduler.request(flush)
+        return
+      }
+    }
+  }
+
+  const offEvents = api.onEvent(onEvent)
+  let wasOpen = false
+  const offConn = api.onConnection((state) => {
+    store.setState({ connection: state })
+    // Events may have been missed while the socket was down: refetch what is on screen.
+    if (state === 'open' && wasOpen) void store.getState().resync()
+    if (state === 'open') wasOpen = true
+  })
+
+  return {
+    flush,
+    stop() {
+      offEvents()
+      offConn()
+      if (frame !== null) scheduler.cancel(frame)
+      for (const t of timers.values()) clearTimeout(t)
+    },
+  }
+}

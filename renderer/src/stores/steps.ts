@@ -1,0 +1,132 @@
+/** Pure operations on a session's steps (ascending seq), shared by the store and the session view. */
+import type { SessionInfo, Step } from '../../../shared/schemas'
+
+export function idleInfo(memberId: string): SessionInfo {
+  return { memberId, state: 'idle', error: null, queued: 0, pendingApprovals: [], pendingNotices: 0 }
+}
+
+/** Of two copies of one step, the one that knows more: a finished step beats a running one, then the longer text. */
+export function pickNewer(held: Step, incoming: Step): Step {
+  if (held.endedAt && !incoming.endedAt) return held
+  if (incoming.endedAt && !held.endedAt) return incoming
+  if (held.status === 'streaming' && incoming.status === 'streaming' && held.text.length > incoming.text.length) return held
+  return incoming
+}
+
+function insertSorted(steps: Step[], step: Step): Step[] {
+  const out = steps.slice()
+  let i = out.length
+  while (i > 0 && out[i - 1].seq > step.seq) i--
+  out.splice(i, 0, step)
+  return out
+}
+
+function indexFromEnd(steps: Step[], id: string): number {
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].id === id) return i
+  return -1
+}
+
+/** Inserts or replaces one step by id (the event copy is authoritative for its moment). */
+export function upsertStep(steps: Step[], step: Step): Step[] {
+  const i = indexFromEnd(steps, step.id)
+  if (i < 0) return insertSorted(steps, step)
+  if (steps[i].seq === step.seq) {
+    const out = steps.slice()
+    out[i] = step
+    return out
+  }
+  return insertSorted(
+    steps.filter((_, j) => j !== i),
+    step,
+  )
+}
+
+/** Union of two lists by id, the newer copy of each, sorted by seq. */
+export function mergeSteps(a: Step[], b: Step[]): Step[] {
+  const byId = new Map<string, Step>()
+  for (const s of a) byId.set(s.id, s)
+  for (const s of b) {
+    const held = byId.get(s.id)
+    byId.set(s.id, held ? pickNewer(held, s) : s)
+  }
+  return [...byId.values()].sort((x, y) => x.seq - y.seq)
+}
+
+/** Appends streamed text to a step; a step not seen yet gets a streaming placeholder at the end. */
+export function appendText(steps: Step[], memberId: string, stepId: string, text: string): Step[] {
+  const i = indexFromEnd(steps, stepId)
+  if (i >= 0) {
+    const out = steps.slice()
+    out[i] = { ...steps[i], text: steps[i].text + text }
+    return out
+  }
+  const last = steps[steps.length - 1]
+  const placeholder: Step = {
+    id: stepId,
+    seq: (last?.seq ?? 0) + 0.5,
+    memberId,
+    turnId: last?.turnId ?? '',
+    kind: 'model',
+    status: 'streaming',
+    text,
+    toolCalls: [],
+    tool: null,
+    fromMemberId: null,
+    taskId: null,
+    usage: null,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+  }
+  return [...steps, placeholder]
+}
+
+/** One rendered row: a step, with the tool steps that executed its tool calls folded in. */
+export interface Row {
+  key: string
+  step: Step
+  tools: Step[]
+  /** Model tool-call id → the tool step that executed it. */
+  results: Map<string, Step>
+}
+
+/**
+ * Folds each `tool` step under the `model` step of the same turn that asked for it. A tool step names
+ * its call by the model's call id when it can, else by tool name and arguments (the runtime records
+ * the tool steps right after the model step, in call order).
+ */
+export function buildRows(steps: Step[]): Row[] {
+  const rows: Row[] = []
+  let open: { row: Row; unmatched: Step['toolCalls'] } | null = null
+  for (const step of steps) {
+    const tool = step.tool
+    if (step.kind === 'tool' && tool && open && open.row.step.turnId === step.turnId) {
+      const calls = open.unmatched
+      let i = calls.findIndex((c) => c.id === tool.callId)
+      if (i < 0) i = calls.findIndex((c) => c.name === tool.name && c.argumentsText === tool.argumentsText)
+      if (i < 0) i = calls.findIndex((c) => c.name === tool.name)
+      if (i >= 0) {
+        open.row.tools.push(step)
+        open.row.results.set(calls[i].id, step)
+        calls.splice(i, 1)
+        continue
+      }
+    }
+    const row: Row = { key: step.id, step, tools: [], results: new Map() }
+    rows.push(row)
+    if (step.kind === 'model') open = step.toolCalls.length ? { row, unmatched: [...step.toolCalls] } : null
+    else if (step.kind !== 'tool') open = null
+  }
+  return rows
+}
+
+const REF = /\b([DPT])-(\d+)\b/g
+
+/** Distinct `D-n` / `P-n` / `T-n` references in text, outside code spans and fences, in order. */
+export function references(text: string): string[] {
+  const prose = text.replace(/```[\s\S]*?(```|$)/g, ' ').replace(/`[^`\n]*`/g, ' ')
+  const seen = new Set<string>()
+  for (const m of prose.matchAll(REF)) seen.add(m[0])
+  return [...seen]
+}
+
+export const refPattern = () => new RegExp(REF.source, 'g')

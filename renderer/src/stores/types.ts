@@ -1,0 +1,96 @@
+import type { StoreApi } from 'zustand'
+import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, Task, Workspace } from '../../../shared/schemas'
+import type { ClientApi, ConnectionState } from '../api/bridge-client'
+
+export interface SessionState {
+  info: SessionInfo
+  /** Ascending seq; may hold only the steps seen through events until the first page is loaded. */
+  steps: Step[]
+  hasMore: boolean
+  loaded: boolean
+  loading: boolean
+  loadingOlder: boolean
+  error: string | null
+  /** Replies finished while the member was not on screen. */
+  unread: number
+}
+
+export interface WorkspaceSlice {
+  workspaces: Workspace[]
+  workspacesLoaded: boolean
+  workspaceId: string | null
+  /** True while the selected workspace's records load. */
+  workspaceLoading: boolean
+  connection: ConnectionState
+  loadWorkspaces(): Promise<void>
+  openWorkspace(repoPath: string, name?: string): Promise<Workspace>
+  selectWorkspace(id: string | null): Promise<void>
+  /** Reloads everything of the selected workspace (after a reconnect). */
+  resync(): Promise<void>
+}
+
+export interface MembersSlice {
+  members: Record<string, Member>
+  memberOrder: string[]
+  applyMember(member: Member): void
+}
+
+export interface SessionsSlice {
+  sessions: Record<string, SessionState>
+  loadSession(memberId: string, force?: boolean): Promise<void>
+  loadOlder(memberId: string): Promise<void>
+  applyStep(memberId: string, step: Step): void
+  applyDeltas(deltas: Map<string, Map<string, string>>): void
+  applySessionInfo(info: SessionInfo): void
+  markRead(memberId: string): void
+}
+
+export interface HarnessSlice {
+  decisions: Record<string, Decision>
+  proposals: Record<string, Proposal>
+  tasks: Record<string, Task>
+  reports: Record<string, Report>
+  metrics: Metrics | null
+  applyDecision(d: Decision): void
+  applyProposal(p: Proposal): void
+  applyTask(t: Task): void
+  applyReport(r: Report): void
+  refreshMetrics(): Promise<void>
+  /** Refetches the reports (claim validity changes with decision edits without a report event). */
+  refreshReports(): Promise<void>
+  /** Refetches the tasks (flags and link states change with decision edits without a task event). */
+  refreshTasks(): Promise<void>
+  /** Refetches every member's session state (pending notices change with decision edits). */
+  refreshSessionInfos(): Promise<void>
+}
+
+export type Theme = 'system' | 'light' | 'dark'
+export type RightTab = 'decisions' | 'tasks' | 'reports' | 'inbox' | 'figures'
+
+export interface UiSlice {
+  theme: Theme
+  lastWorkspaceId: string | null
+  selectedMemberId: string | null
+  view: 'member' | 'team'
+  rightTab: RightTab
+  panelOpen: boolean
+  /** A decision opened in the right panel. */
+  focusDecisionId: string | null
+  /** A step to scroll to and highlight in the selected session. */
+  focusStepId: string | null
+  composerFocusTick: number
+  showShortcuts: boolean
+  setTheme(t: Theme): void
+  selectMember(id: string | null): void
+  setView(v: 'member' | 'team'): void
+  setRightTab(t: RightTab): void
+  setPanelOpen(open: boolean): void
+  openDecision(id: string | null): void
+  focusStep(memberId: string, stepId: string | null): void
+  focusComposer(): void
+  setShowShortcuts(v: boolean): void
+}
+
+export type AppState = WorkspaceSlice & MembersSlice & SessionsSlice & HarnessSlice & UiSlice & { api: ClientApi }
+export type AppStore = StoreApi<AppState>
+export type SliceCreator<T> = (set: AppStore['setState'], get: AppStore['getState'], api: ClientApi) => T

@@ -1,0 +1,29 @@
+import type { SliceCreator, UiSlice } from './types'
+
+export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
+  theme: 'system',
+  lastWorkspaceId: null,
+  selectedMemberId: null,
+  view: 'member',
+  rightTab: 'decisions',
+  panelOpen: true,
+  focusDecisionId: null,
+  focusStepId: null,
+  composerFocusTick: 0,
+  showShortcuts: false,
+  setTheme: (theme) => set({ theme }),
+  selectMember(id) {
+    set({ selectedMemberId: id, view: 'member', focusStepId: null })
+    if (id) get().markRead(id)
+  },
+  setView: (view) => set({ view }),
+  setRightTab: (rightTab) => set({ rightTab, panelOpen: true }),
+  setPanelOpen: (panelOpen) => set({ panelOpen }),
+  openDecision: (focusDecisionId) => set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
+  focusStep(memberId, stepId) {
+    set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId })
+    get().markRead(memberId)
+  },
+  focusComposer: () => set((s) => ({ composerFocusTick: s.composerFocusTick + 1 })),
+  setShowShortcuts: (showShortcuts) => set({ showShortcuts }),
+})

@@ -1,0 +1,101 @@
+import type { Member } from '../../../shared/schemas'
+import { asClientError } from '../api/errors'
+import { idleInfo } from './steps'
+import type { AppState, SessionState, SliceCreator, WorkspaceSlice } from './types'
+
+const byId = <T extends { id: string }>(items: T[]) => Object.fromEntries(items.map((i) => [i.id, i])) as Record<string, T>
+
+export const emptyWorkspaceData = {
+  members: {},
+  memberOrder: [],
+  sessions: {},
+  decisions: {},
+  proposals: {},
+  tasks: {},
+  reports: {},
+  metrics: null,
+  selectedMemberId: null,
+  focusDecisionId: null,
+  focusStepId: null,
+} satisfies Partial<AppState>
+
+function sessionOf(memberId: string): SessionState {
+  return { info: idleInfo(memberId), steps: [], hasMore: false, loaded: false, loading: false, loadingOlder: false, error: null, unread: 0 }
+}
+
+export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api) => ({
+  workspaces: [],
+  workspacesLoaded: false,
+  workspaceId: null,
+  workspaceLoading: false,
+  connection: 'connecting',
+
+  async loadWorkspaces() {
+    const workspaces = await api.call('workspaces.list', {})
+    set({ workspaces, workspacesLoaded: true })
+  },
+
+  async openWorkspace(repoPath, name) {
+    const ws = await api.call('workspaces.open', name ? { repoPath, name } : { repoPath })
+    set((s) => ({ workspaces: s.workspaces.some((w) => w.id === ws.id) ? s.workspaces : [...s.workspaces, ws] }))
+    await get().selectWorkspace(ws.id)
+    return ws
+  },
+
+  async selectWorkspace(id) {
+    if (id === null) {
+      set({ workspaceId: null, ...emptyWorkspaceData })
+      return
+    }
+    const keepSelection = get().workspaceId === id ? get().selectedMemberId : null
+    set({ workspaceId: id, lastWorkspaceId: id, workspaceLoading: true, ...(get().workspaceId === id ? {} : emptyWorkspaceData) })
+    const workspaceId = id
+    const [members, decisions, proposals, tasks, reports, metrics, sessionInfos] = await Promise.all([
+      api.call('members.list', { workspaceId }),
+      api.call('decisions.list', { workspaceId }),
+      api.call('proposals.list', { workspaceId }),
+      api.call('tasks.list', { workspaceId }),
+      api.call('reports.list', { workspaceId }),
+      api.call('metrics.get', { workspaceId }).catch(() => null),
+      // The session runtime may be unavailable (e.g. an older core): members then show as idle.
+      api.call('sessions.list', { workspaceId }).catch(() => []),
+    ])
+    if (get().workspaceId !== workspaceId) return
+    set((s) => {
+      const sessions: Record<string, SessionState> = {}
+      for (const m of members) {
+        const held = s.sessions[m.id] ?? sessionOf(m.id)
+        const info = sessionInfos.find((i) => i.memberId === m.id)
+        sessions[m.id] = info ? { ...held, info } : held
+      }
+      const selected = keepSelection && members.some((m: Member) => m.id === keepSelection) ? keepSelection : (members[0]?.id ?? null)
+      return {
+        workspaceLoading: false,
+        members: byId(members),
+        memberOrder: members.map((m) => m.id),
+        sessions,
+        decisions: byId(decisions),
+        proposals: byId(proposals),
+        tasks: byId(tasks),
+        reports: byId(reports),
+        metrics,
+        selectedMemberId: selected,
+      }
+    })
+  },
+
+  async resync() {
+    const { workspaceId } = get()
+    try {
+      await get().loadWorkspaces()
+      if (!workspaceId) return
+      await get().selectWorkspace(workspaceId)
+      const loaded = Object.entries(get().sessions).filter(([, s]) => s.loaded)
+      await Promise.all(loaded.map(([memberId]) => get().loadSession(memberId, true)))
+    } catch (err) {
+      console.warn('resync failed:', asClientError(err).message)
+    }
+  },
+})
+
+export { sessionOf }

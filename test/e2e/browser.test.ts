@@ -1,0 +1,254 @@
+/**
+ * The UI as a new user tries it, in real Chromium through the browser bridge (`concord serve`'s transport):
+ * open a repository, set up a provider and the team, talk to a member and watch it stream, record a
+ * decision from a message, edit it inside one member's chat and watch the card change in another's and the
+ * task board flag the dependent tasks, see an acceptance refused with its reasons and then allowed.
+ * Screenshots of each main screen go to test/e2e/__screenshots__/.
+ */
+import type { Browser, Locator, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Member, Workspace } from '../../shared/schemas'
+import { ensureRendererBuilt, launchChromium, newPage, screenshot, startStack, type Stack } from './support'
+
+const SHA1 = 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0'
+
+let stack: Stack
+let browser: Browser
+let page: Page
+let errors: string[]
+
+beforeAll(async () => {
+  ensureRendererBuilt()
+  browser = await launchChromium()
+  stack = await startStack()
+  ;({ page, errors } = await newPage(browser))
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await stack?.close()
+})
+
+const session = (name: string): Locator => page.locator(`[data-testid=member-session]`).filter({ has: page.locator('[data-testid=session-head]', { hasText: name }) })
+const memberItem = (name: string) => page.getByTestId('member-item').filter({ hasText: name })
+
+async function members(ws: Workspace): Promise<Record<string, Member>> {
+  const list = await stack.core.invoke('members.list', { workspaceId: ws.id })
+  return Object.fromEntries(list.map((m) => [m.name, m]))
+}
+
+describe('browser UI through the bridge', () => {
+  it('takes a new user from an empty app to a refused and then allowed acceptance', async () => {
+    // ---- first run: the token is taken from the address and stripped from it ----
+    await page.goto(stack.url)
+    await page.getByTestId('welcome').waitFor()
+    expect(page.url()).not.toContain('token=')
+    await screenshot(page, '01-welcome')
+
+    await page.getByTestId('repo-path').fill(stack.repoDir)
+    await page.getByTestId('open-repo').click()
+    await page.getByTestId('setup').waitFor()
+    await screenshot(page, '02-setup-provider')
+
+    // ---- providers: a local OpenAI-compatible server (the scripted model server) ----
+    await page.getByRole('radio', { name: 'Local / OpenAI-compatible' }).click()
+    await page.getByLabel('Base URL').fill(stack.models.openaiBaseURL)
+    await page.getByLabel('Model').fill('scripted-model')
+    await page.getByLabel('API key').fill('sk-local-secret')
+    await page.getByTestId('provider-next').click()
+    await screenshot(page, '03-setup-team')
+    await page.getByTestId('create-team').click()
+    await expect.poll(() => page.getByTestId('member-item').count()).toBe(4)
+
+    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const team = await members(ws)
+    expect(team.Implementer.provider).toMatchObject({ kind: 'openai-compatible', model: 'scripted-model', hasKey: true })
+    // The key is write-only: nothing the renderer can read contains it.
+    expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain('sk-local-secret')
+
+    // ---- talk to a member and watch it stream (Ctrl+2 switches to the second member) ----
+    await page.keyboard.press('Control+2')
+    await session('Implementer').waitFor()
+    await screenshot(page, '04-empty-session')
+    const reply = 'We should **use REST** with JSON bodies for the public API.\n\n```ts\nexport const api = createRestApi({ version: 1 })\n```\n\nI will start once that is recorded.'
+    stack.models.enqueue({ text: reply, chunkSize: 3, chunkDelayMs: 12, usage: { input: 40, output: 30 } })
+    const composer = session('Implementer').getByTestId('composer')
+    await composer.fill('Which API style do we use? I want REST with JSON bodies, versioned under /v1.')
+    await composer.press('Enter')
+    await expect.poll(() => composer.inputValue()).toBe('')
+    const streaming = session('Implementer').locator('[data-kind=model][data-status=streaming]')
+    await streaming.waitFor()
+    // Text arrives in pieces: it is seen partially before it is seen whole.
+    await expect.poll(async () => ((await streaming.textContent().catch(() => '')) ?? '').length).toBeGreaterThan(10)
+    const partial = (await streaming.textContent().catch(() => '')) ?? ''
+    expect(partial.length).toBeLessThan(reply.length)
+    await screenshot(page, '05-streaming')
+    await session('Implementer').locator('[data-kind=model][data-status=done]').waitFor()
+    await expect.poll(() => session('Implementer').locator('[data-kind=model]').textContent()).toContain('I will start once that is recorded.')
+    await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
+
+    // ---- from conversation to decision: record the human's message as D-1 ----
+    const userStep = session('Implementer').locator('[data-kind=user]').first()
+    await userStep.hover()
+    await userStep.getByRole('button', { name: 'Record decision' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Record from this message' })
+    await dialog.getByLabel('Decision title').fill('API style')
+    await dialog.getByLabel('Statement').fill('The public API is REST with JSON bodies, versioned under /v1.')
+    await dialog.getByRole('button', { name: 'Record decision' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const d1 = (await stack.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
+    expect(d1).toMatchObject({ key: 'D-1', version: 1 })
+    expect(d1.sourceMessageId).toMatch(/-s\d+$/)
+    // The card shows under the message it was made from.
+    await userStep.locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
+
+    // ---- work that depends on D-1 (normally created by the lead's tools) ----
+    const t1 = await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build the /v1 endpoints', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
+    const t2 = await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Client SDK', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
+    await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'API docs', assigneeId: team.Reviewer.id, decisionIds: [d1.id] })
+    await stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
+    await stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
+    await stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
+    const claims = [{ text: 'GET /v1/items answers JSON', decisionIds: [d1.id] }]
+    for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
+      await stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: 1 }], claims })
+    }
+
+    // ---- the tester mentions D-1: a live card in its chat ----
+    await memberItem('Tester').click()
+    stack.models.enqueue({ text: 'Understood: I will test the endpoints against D-1 and report on the delivered commit.' })
+    await session('Tester').getByTestId('composer').fill('Please test T-1 once it is delivered.')
+    await session('Tester').getByTestId('send').click()
+    await session('Tester').locator('[data-kind=model][data-status=done]').waitFor()
+    await session('Tester').locator('[data-kind=model] [data-testid=decision-card][data-key="D-1"][data-version="1"]').waitFor()
+
+    // ---- team view: edit D-1 in the implementer's chat, see the tester's card change ----
+    await page.keyboard.press('Alt+t')
+    await page.getByTestId('team-view').waitFor()
+    await session('Tester').locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
+    await screenshot(page, '06-team-view')
+    const card = session('Implementer').locator('[data-testid=decision-card][data-key="D-1"]').first()
+    await card.getByRole('button', { name: 'Edit' }).click()
+    const editor = card.getByTestId('decision-editor')
+    await editor.getByLabel('Statement').fill('The public API is GraphQL over HTTP at /graphql; REST stays for webhooks only.')
+    await editor.getByLabel('Reason').fill('Clients need nested queries')
+    await expect.poll(() => editor.getByTestId('impact-preview').textContent()).toContain('T-1 delivered')
+    const preview = (await editor.getByTestId('impact-preview').textContent()) ?? ''
+    expect(preview).toContain('T-2 in progress by Implementer')
+    expect(preview).toContain('T-3 to do by Reviewer')
+    expect(preview).toMatch(/stales 1 claim in R-1, 1 claim in R-2/)
+    await screenshot(page, '07-impact-preview')
+    await editor.getByRole('button', { name: /Confirm/ }).click()
+    await card.getByTestId('edit-outcome').waitFor()
+    // Every other chat's card updates at once.
+    const testerCard = session('Tester').locator('[data-testid=decision-card][data-key="D-1"]')
+    await testerCard.and(page.locator('[data-version="2"]')).waitFor()
+    expect(await testerCard.textContent()).toContain('GraphQL over HTTP')
+    await screenshot(page, '08-card-updated-everywhere')
+
+    // ---- the task board flags exactly the dependent tasks ----
+    await page.getByTestId('tab-tasks').click()
+    const taskCard = (key: string) => page.locator(`[data-testid=task-card][data-key="${key}"]`)
+    await expect.poll(() => taskCard('T-1').getAttribute('data-flag')).toBe('needs_reverification')
+    await expect.poll(() => taskCard('T-2').getAttribute('data-flag')).toBe('needs_adjustment')
+    await expect.poll(() => taskCard('T-3').getAttribute('data-flag')).toBe('requirements_updated')
+    expect(await taskCard('T-1').textContent()).toContain('D-1 suspect v1→v2')
+    await screenshot(page, '09-task-board-flagged')
+
+    // ---- acceptance: refused with the exact reasons, then allowed on current evidence ----
+    await taskCard('T-1').getByTestId('accept-task').click()
+    const refusal = taskCard('T-1').getByTestId('refusal')
+    await refusal.waitFor()
+    expect(await refusal.textContent()).toContain('R-1 is based on D-1 v1; D-1 is at v2')
+    await screenshot(page, '10-acceptance-refused')
+
+    const d1v2 = await stack.core.invoke('decisions.get', { decisionId: d1.id })
+    const claims2 = [{ text: 'POST /graphql answers nested queries', decisionIds: [d1.id] }]
+    for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
+      await stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: d1v2.version }], claims: claims2 })
+    }
+    await taskCard('T-1').getByTestId('accept-task').click()
+    await expect.poll(() => taskCard('T-1').getAttribute('data-status')).toBe('accepted')
+    expect(await taskCard('T-1').getByTestId('refusal').count()).toBe(0)
+    await screenshot(page, '11-acceptance-allowed')
+
+    expect(errors).toEqual([])
+  }, 180_000)
+
+  it('shows reports, history with diffs, proposals, approvals and figures, in both themes', async () => {
+    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const team = await members(ws)
+    const [d1] = await stack.core.invoke('decisions.list', { workspaceId: ws.id })
+
+    // Reports: claim validity after the edit.
+    await page.getByTestId('tab-reports').click()
+    await page.locator('[data-testid=report-card][data-key="R-1"][data-validity=stale]').waitFor()
+    await page.locator('[data-testid=report-card][data-key="R-3"][data-validity=valid]').waitFor()
+    await screenshot(page, '12-reports')
+
+    // Decisions: history with the diff between revisions, and where it was made.
+    await page.getByTestId('tab-decisions').click()
+    await page.locator('[data-testid=decision-row][data-key="D-1"]').click()
+    const detail = page.getByTestId('decision-detail')
+    await expect.poll(() => detail.getByTestId('revision').count()).toBe(2)
+    expect(await detail.locator('ins').first().textContent()).toContain('GraphQL')
+    expect(await detail.getByTestId('made-in').first().textContent()).toContain('Implementer')
+    await screenshot(page, '13-decision-history')
+
+    // A proposal from an agent: a card with accept / reject, in the inbox and in chat.
+    const proposal = await stack.core.invoke('proposals.create', {
+      decisionId: d1.id,
+      statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.',
+      reason: 'Persisted queries keep the surface reviewable',
+      actorId: team.Reviewer.id,
+    })
+    await page.getByTestId('tab-inbox').click()
+    const pcard = page.locator(`[data-testid=proposal-card][data-key="${proposal.key}"]`)
+    await pcard.waitFor()
+    await expect.poll(() => pcard.textContent()).toContain('Impact if accepted')
+    await screenshot(page, '14-inbox-proposal')
+    await pcard.getByRole('button', { name: 'Accept' }).click()
+    await expect.poll(() => pcard.textContent()).toContain('accepted')
+    await page.locator('[data-testid=decision-card][data-key="D-1"][data-version="3"]').first().waitFor()
+
+    // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run.
+    stack.models.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
+      { text: 'Wrote NOTES.md with the API decision.' },
+    )
+    await page.keyboard.press('Alt+t')
+    await page.getByTestId('member-session').first().waitFor()
+    await memberItem('Reviewer').click()
+    await session('Reviewer').getByTestId('composer').fill('Write the API decision into NOTES.md')
+    await session('Reviewer').getByTestId('composer').press('Enter')
+    await expect.poll(() => memberItem('Reviewer').getAttribute('data-state')).toBe('waiting_approval')
+    const call = session('Reviewer').locator('[data-testid=tool-call][data-status=waiting_approval]')
+    await call.waitFor()
+    await screenshot(page, '15-approval')
+    await call.getByRole('button', { name: 'Allow' }).click()
+    await session('Reviewer').locator('[data-testid=tool-call][data-status=done]').waitFor()
+    await expect.poll(() => session('Reviewer').locator('[data-kind=model]').last().textContent()).toContain('Wrote NOTES.md')
+    await expect.poll(() => memberItem('Reviewer').getAttribute('data-state')).toBe('idle')
+
+    // Figures: coordination counts and tokens per member.
+    await page.getByTestId('tab-figures').click()
+    await page.getByTestId('figures').waitFor()
+    await expect.poll(() => page.getByTestId('figures').textContent()).toContain('Implementer')
+    await screenshot(page, '16-figures')
+
+    // Dark theme: the same screens stay legible.
+    await page.getByTestId('theme-toggle').click() // system → light
+    await page.getByTestId('theme-toggle').click() // light → dark
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+    await page.keyboard.press('Alt+t')
+    await page.getByTestId('team-view').waitFor()
+    await page.getByTestId('tab-tasks').click()
+    await screenshot(page, '17-dark-team-view')
+    await page.keyboard.press('Alt+t')
+    await memberItem('Implementer').click()
+    await page.getByTestId('tab-decisions').click()
+    await screenshot(page, '18-dark-session')
+    expect(team.Lead.authority).toBe('decider')
+    expect(errors).toEqual([])
+  }, 120_000)
+})

@@ -1,0 +1,117 @@
+/**
+ * The browser e2e stack: a real core and the browser bridge in this process (port 0, random token,
+ * the built renderer), a scripted wire-format model server for members that stream, and Debian's
+ * Chromium driven by playwright-core.
+ */
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { createCore, type Core } from '../../electron/main/core'
+import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
+import { startModelServer, type ModelServer } from '../fixtures/model-server'
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const rendererOut = join(projectRoot, 'out', 'renderer')
+export const screenshotDir = join(projectRoot, 'test', 'e2e', '__screenshots__')
+export const CHROMIUM = process.env.CONCORD_CHROMIUM ?? '/usr/bin/chromium'
+export const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs)
+  }
+  return newest
+}
+
+/** Builds the renderer when out/renderer is missing or older than its sources (CI builds before testing). */
+export function ensureRendererBuilt(): void {
+  const index = join(rendererOut, 'index.html')
+  const sources = Math.max(newestMtime(join(projectRoot, 'renderer')), newestMtime(join(projectRoot, 'shared')))
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return
+  execFileSync(process.execPath, [join(projectRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+    cwd: projectRoot,
+    stdio: 'pipe',
+    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+  })
+}
+
+/** The browser e2e needs Chromium: fail loudly (never skip) when it is missing. */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: the browser e2e tests need it (apt-get install chromium; .ci/run installs it).`)
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  requireChromium()
+  return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs })
+}
+
+export interface Stack {
+  core: Core
+  bridge: Bridge
+  models: ModelServer
+  dataDir: string
+  repoDir: string
+  /** The bridge URL with its token, as `concord serve` prints it. */
+  url: string
+  close(): Promise<void>
+}
+
+/** A real core + bridge serving the built renderer, and a model server for the members. */
+export async function startStack(): Promise<Stack> {
+  const root = mkdtempSync(join(tmpdir(), 'concord-e2e-'))
+  const dataDir = join(root, 'data')
+  const repoDir = join(root, 'repo')
+  mkdirSync(repoDir)
+  const core = createCore({ dataDir })
+  const token = randomBytes(18).toString('base64url')
+  const bridge = await startBridge({ core, port: 0, token, staticDir: rendererOut })
+  const models = await startModelServer()
+  return {
+    core,
+    bridge,
+    models,
+    dataDir,
+    repoDir,
+    url: bridge.url,
+    async close() {
+      await bridge.close()
+      await models.close()
+      await core.close()
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function newPage(browser: Browser, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    deviceScaleFactor: 1,
+  })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  page.on('console', (m) => {
+    // A refused call (409 for a stale acceptance, say) is logged by Chromium as a failed load: expected, not an error.
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) errors.push(`console: ${m.text()}`)
+  })
+  page.on('response', (r) => {
+    if (r.status() >= 500) errors.push(`HTTP ${r.status()} ${r.url()}`)
+  })
+  return { context, page, errors }
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(screenshotDir, { recursive: true })
+  const path = join(screenshotDir, `${name}.png`)
+  await page.screenshot({ path })
+  return path
+}
