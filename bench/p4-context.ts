@@ -1,0 +1,89 @@
+/**
+ * P4: the context view. Build time for one model call on a 2,000-step session, and tokens sent per
+ * turn on a 200-step session compared with replaying the full history, with every current decision present.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createCore } from '../electron/main/core'
+import type { Ctx } from '../electron/main/harness/context'
+import { buildBrief } from '../electron/main/runtime/brief'
+import { buildView, defaultViewOptions } from '../electron/main/runtime/context-view'
+import { systemPrompt } from '../electron/main/runtime/agent-loop'
+import { median, ms, verdict } from './util'
+
+const DECISIONS = 25
+
+function seedSession(ctx: Ctx, memberId: number, steps: number): number {
+  const { store } = ctx
+  const at = new Date().toISOString()
+  let last = 0
+  store.transaction(() => {
+    for (let i = 0; i * 4 < steps; i++) {
+      const user = store.steps.insert({ member_id: memberId, kind: 'user', status: 'done', text: `Please look at module ${i} and fix what the decisions require.`, started_at: at })
+      const call = JSON.stringify([{ id: `c${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/module${i}.ts` }) }])
+      store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: 'Let me read it.', tool_calls: call, input_tokens: 1000, output_tokens: 20, started_at: at })
+      store.steps.insert({ member_id: memberId, turn_id: user, kind: 'tool', status: 'done', tool_call_id: `c${i}`, tool_name: 'read_file', text: `// module ${i}\n` + 'export function f() { return 1 }\n'.repeat(120), started_at: at })
+      last = store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: `Module ${i} now follows the decisions. ${'Details. '.repeat(20)}`, started_at: at })
+    }
+  })
+  return last
+}
+
+const approxTokens = (chars: number) => Math.ceil(chars / 4)
+
+export async function p4(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'concord-bench-p4-'))
+  const core = createCore({ dataDir: join(root, 'data') })
+  try {
+    const ws = await core.invoke('workspaces.open', { repoPath: root })
+    const big = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
+    const small = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
+    const decisions = []
+    for (let i = 0; i < DECISIONS; i++) {
+      decisions.push(await core.invoke('decisions.create', { workspaceId: ws.id, title: `Decision ${i}`, statement: `Rule ${i}: modules must do thing ${i} in exactly this way.` }))
+    }
+    for (let i = 0; i < 5; i++) {
+      for (const m of [big, small]) {
+        await core.invoke('tasks.create', { workspaceId: ws.id, title: `Task ${i}`, assigneeId: m.id, decisionIds: decisions.slice(i * 5, i * 5 + 5).map((d) => d.id) })
+      }
+    }
+    const ctx = core.harness.ctx(ws.id)
+    const opts = { ...defaultViewOptions, stepId: (n: number) => `s${n}`, memberName: () => 'someone' }
+    const bigRow = ctx.store.members.get(1)!
+    const smallRow = ctx.store.members.get(2)!
+
+    // Build time: what the loop does before every call (brief + recent steps + projection).
+    seedSession(ctx, bigRow.id, 2000)
+    const start = ctx.store.steps.recent(bigRow.id, 1)[0].id
+    const times: number[] = []
+    for (let i = 0; i < 60; i++) {
+      const t0 = performance.now()
+      const brief = buildBrief(ctx, bigRow, [])
+      const view = buildView(ctx.store.steps.recent(bigRow.id, 400), start, opts)
+      void brief
+      void view
+      times.push(performance.now() - t0)
+    }
+    const build = median(times.slice(10))
+    console.log(`P4a context view for a 2,000-step session: median build ${ms(build)} (target ≤ 5 ms: ${verdict(build <= 5)})`)
+
+    // Tokens per turn against replaying everything.
+    seedSession(ctx, smallRow.id, 200)
+    const all = ctx.store.steps.recent(smallRow.id, 10_000)
+    const lastStart = all.filter((s) => s.kind === 'user').at(-1)!.id
+    const brief = buildBrief(ctx, smallRow, [])
+    const system = `${systemPrompt(smallRow, root)}\n\n${brief.text}`
+    const chars = (msgs: { content: string }[]) => msgs.reduce((n, m) => n + m.content.length, 0)
+    const viewChars = system.length + chars(buildView(all, lastStart, opts))
+    const fullChars = system.length + chars(buildView(all, lastStart, { ...opts, maxChars: Number.MAX_SAFE_INTEGER, toolOutputLimit: Number.MAX_SAFE_INTEGER }))
+    const allPresent = decisions.every((d) => system.includes(d.statement))
+    const ratio = viewChars / fullChars
+    console.log(
+      `P4b tokens per turn on a ${all.length}-step session: ~${approxTokens(viewChars)} vs ~${approxTokens(fullChars)} replaying the full history = ${(ratio * 100).toFixed(1)}% (target ≤ 40%: ${verdict(ratio <= 0.4)}); all ${decisions.length} current decisions present: ${allPresent ? 'yes' : 'NO'}`,
+    )
+  } finally {
+    await core.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
