@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { parseArgs } from './args'
+import { exportCommand, exportUsage, withUsage } from './export'
+import { importCommand, importUsage } from './import'
 import { serve } from './serve'
 
 const usage = `usage: concord <command> [options]
 
   serve   [--port N] [--data-dir DIR] [--token TOKEN]   run the core and UI on 127.0.0.1
+${exportUsage}
+${importUsage}
 `
 
 async function main(argv: string[]): Promise<number> {
@@ -13,6 +17,10 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       await serve(args)
       return -1
+    case 'export':
+      return withUsage('export', () => exportCommand(args))
+    case 'import':
+      return withUsage('import', () => importCommand(args))
     case undefined:
     case 'help':
     case '--help':

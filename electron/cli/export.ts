@@ -1,0 +1,80 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import { createCore } from '../main/core'
+import { resolveDataDir } from '../main/data-dir'
+import { formats, type ExportFormat } from '../main/export/export'
+import { stringFlag, type ParsedArgs } from './args'
+
+export const exportUsage = `  export  --repo PATH --format madr|markdown|json [--out DIR] [--data-dir DIR]
+          write the decision log of the repository's workspace: MADR files (docs/decisions/, or DIR),
+          DECISIONS.md, or the full-fidelity concord-export.json (into the repository, or DIR)`
+
+/** Complains about the command line or what it names: printed as `concord <command>: …`, exit code 2. */
+export class UsageError extends Error {}
+
+export async function withUsage(command: string, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run()
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    console.error(`concord ${command}: ${err.message}`)
+    return 2
+  }
+}
+
+/** The data folder, refusing one that holds no Concord workspaces yet (rather than creating it). */
+export function existingDataDir(args: ParsedArgs): string {
+  const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
+  if (!existsSync(join(dataDir, 'concord.sqlite'))) {
+    throw new UsageError(`no Concord data in ${dataDir}; open the repository in Concord first, or point --data-dir (or CONCORD_DATA_DIR) at the data folder`)
+  }
+  return dataDir
+}
+
+function repoOf(args: ParsedArgs): string {
+  const repo = resolve(stringFlag(args, 'repo') ?? process.cwd())
+  try {
+    return realpathSync(repo)
+  } catch {
+    throw new UsageError(`--repo: ${repo} is not an existing folder`)
+  }
+}
+
+/** `concord export`: finds the workspace of --repo in the data folder and exports its decision log. */
+export async function exportCommand(args: ParsedArgs): Promise<number> {
+  const format = stringFlag(args, 'format')
+  if (format === undefined || !formats.includes(format as ExportFormat)) {
+    throw new UsageError(`--format must be one of ${formats.join(', ')}${format === undefined ? '' : ` (not '${format}')`}`)
+  }
+  const repo = repoOf(args)
+  const out = stringFlag(args, 'out')
+  const dataDir = existingDataDir(args)
+  const core = createCore({ dataDir })
+  try {
+    const workspaces = await core.invoke('workspaces.list', {})
+    const workspace = workspaces.find((w) => w.repoPath === repo)
+    if (!workspace) {
+      const known = workspaces.map((w) => `  ${w.repoPath}`).join('\n')
+      throw new UsageError(`${repo} has no Concord workspace in ${dataDir}${known ? `; workspaces there:\n${known}` : ''}`)
+    }
+    const result = await core.invoke('export.decisionLog', {
+      workspaceId: workspace.id,
+      format: format as ExportFormat,
+      ...(out === undefined ? {} : { outDir: resolve(out) }),
+    })
+    const shown = (f: string) => {
+      const rel = relative(process.cwd(), f)
+      return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : f
+    }
+    if (format === 'madr') {
+      const n = result.files.length
+      console.log(`Exported the decision log of "${workspace.name}" as MADR: ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir)}`)
+      for (const f of result.files) console.log(`  ${shown(f)}`)
+    } else {
+      console.log(`Exported the decision log of "${workspace.name}" as ${format}: ${shown(result.files[0])}`)
+    }
+    return 0
+  } finally {
+    await core.close()
+  }
+}

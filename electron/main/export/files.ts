@@ -1,0 +1,143 @@
+/**
+ * Writing export files safely: every file is written to a temp file beside it and renamed over the
+ * target, and a batch writes all its temp files before renaming any, so a failure leaves every
+ * target either as it was or complete — never half-written.
+ */
+import { randomBytes } from 'node:crypto'
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
+import { ApiError } from '../../../shared/errors'
+
+export interface PlannedFile {
+  path: string
+  content: string
+}
+
+export interface WriteOutcome {
+  written: string[]
+  unchanged: string[]
+}
+
+function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  switch (e?.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied'
+    case 'EROFS':
+      return 'read-only file system'
+    case 'ENOTDIR':
+      return 'a part of the path is a file, not a folder'
+    case 'EEXIST':
+      return 'a file with that name is in the way'
+    case 'ENOSPC':
+      return 'no space left on the device'
+    default:
+      return e?.message ?? String(err)
+  }
+}
+
+export function ioError(what: string, err: unknown): ApiError {
+  return new ApiError('io_error', `${what}: ${reason(err)}`)
+}
+
+/**
+ * mkdir -p, one level at a time. Node's own `recursive: true` spins forever where mkdir answers
+ * ENOENT for a parent that exists (anything under /proc on Linux), which would freeze the app.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = []
+  for (let cur = resolve(dir); ; ) {
+    try {
+      if (statSync(cur).isDirectory()) break
+      throw Object.assign(new Error(`${cur} is not a folder`), { code: 'ENOTDIR' })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+    missing.push(cur)
+    const parent = dirname(cur)
+    if (parent === cur) break
+    cur = parent
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err
+    }
+  }
+}
+
+/** Creates the folder if needed and proves it is writable (a probe file, removed again). */
+export function ensureWritableDir(dir: string, field = 'outDir'): void {
+  try {
+    makeDirs(dir)
+  } catch (err) {
+    throw ioError(`${field}: cannot create or use the folder ${dir}`, err)
+  }
+  const probe = join(dir, `.concord-probe-${randomBytes(4).toString('hex')}`)
+  try {
+    closeSync(openSync(probe, 'wx'))
+    rmSync(probe, { force: true })
+  } catch (err) {
+    throw ioError(`${field}: cannot write to ${dir}`, err)
+  }
+}
+
+export function readTextIfExists(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw ioError(`cannot read ${path}`, err)
+  }
+}
+
+function writeDurably(path: string, content: string): void {
+  const fd = openSync(path, 'wx', 0o644)
+  try {
+    writeSync(fd, content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Writes the files whose content differs from what is on disk (unchanged files keep their bytes
+ * and mtime), then removes `obsolete` files (renamed exports). All temp files are written first;
+ * if one fails, every temp file is removed and nothing was changed.
+ */
+export function writeBatch(files: PlannedFile[], obsolete: string[] = []): WriteOutcome {
+  const changed = files.filter((f) => readTextIfExists(f.path) !== f.content)
+  const temps: { tmp: string; path: string }[] = []
+  try {
+    for (const f of changed) {
+      const tmp = join(dirname(f.path), `.${basename(f.path)}.concord-tmp-${randomBytes(4).toString('hex')}`)
+      temps.push({ tmp, path: f.path })
+      writeDurably(tmp, f.content)
+    }
+  } catch (err) {
+    for (const t of temps) rmSync(t.tmp, { force: true })
+    throw ioError(`cannot write ${temps[temps.length - 1]?.path ?? 'the export'}`, err)
+  }
+  const done: string[] = []
+  try {
+    for (const t of temps) {
+      renameSync(t.tmp, t.path)
+      done.push(t.path)
+    }
+  } catch (err) {
+    for (const t of temps) if (!done.includes(t.path)) rmSync(t.tmp, { force: true })
+    throw ioError(`cannot replace ${temps[done.length]?.path ?? 'an export file'} (${done.length} of ${temps.length} files were updated)`, err)
+  }
+  for (const path of obsolete) {
+    try {
+      rmSync(path, { force: true })
+    } catch (err) {
+      throw ioError(`cannot remove the old export file ${path} after renaming it`, err)
+    }
+  }
+  const written = new Set(done)
+  return { written: files.filter((f) => written.has(f.path)).map((f) => f.path), unchanged: files.filter((f) => !written.has(f.path)).map((f) => f.path) }
+}

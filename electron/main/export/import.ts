@@ -1,0 +1,263 @@
+/**
+ * Restores a JSON export into a brand-new workspace: every row keeps its original number, all of it
+ * in one transaction in the new workspace file. The registry learns about the workspace only after
+ * that commit; on any failure the new file is removed and the registry is untouched.
+ */
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { ApiError } from '../../../shared/errors'
+import type { Workspace } from '../../../shared/schemas'
+import type { Harness } from '../harness/harness'
+import { newWorkspaceId, now } from '../harness/ids'
+import type { WorkspaceRow } from '../store/registry'
+import { TransferRepo } from '../store/transfer-repo'
+import type { WorkspaceStore } from '../store/workspace-store'
+import { ioError } from './files'
+import { JSON_FILE, parseExport } from './json'
+import type { ExportDoc } from './schema'
+
+export interface ImportParams {
+  /** The export file, or a folder holding concord-export.json. */
+  path: string
+  repoPath: string
+  name?: string
+}
+
+export interface ImportDeps {
+  harness: Harness
+  /** Opens (creating and migrating) a workspace file the way the harness does. */
+  openStore: (file: string) => WorkspaceStore
+}
+
+/** Row number of a local id (`D-3` → 3); ids were checked by the schema. */
+const n = (id: string) => Number(id.slice(id.indexOf('-') + 1))
+const nOrNull = (id: string | null) => (id === null ? null : n(id))
+
+function readExportFile(path: string): { file: string; text: string } {
+  let file = resolve(path)
+  try {
+    if (statSync(file).isDirectory()) file = join(file, JSON_FILE)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    throw ioError(`path: cannot read ${file}`, err)
+  }
+  try {
+    return { file, text: readFileSync(file, 'utf8') }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    throw ioError(`path: cannot read ${file}`, err)
+  }
+}
+
+function repoFolder(repoPath: string): string {
+  try {
+    const real = realpathSync(repoPath)
+    if (statSync(real).isDirectory()) return real
+  } catch {
+    // reported below
+  }
+  throw new ApiError('invalid_params', `repoPath: ${repoPath} is not an existing folder`)
+}
+
+/** Inserts the whole document. Runs inside TransferRepo.restore (one transaction). */
+function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc): void {
+  for (const m of doc.members) {
+    transfer.insertMember({
+      id: n(m.id),
+      name: m.name,
+      role: m.role,
+      authority: m.authority,
+      instructions: m.instructions,
+      provider_kind: m.provider?.kind ?? null,
+      provider_model: m.provider?.model ?? null,
+      provider_base_url: m.provider?.baseURL ?? null,
+      approval: m.approval,
+      max_steps: m.maxSteps,
+      planning_interval: m.planningInterval,
+      created_at: m.createdAt,
+      updated_at: m.updatedAt,
+    })
+  }
+  for (const d of doc.decisions) {
+    const id = n(d.id)
+    transfer.insertDecision({
+      id,
+      title: d.title,
+      statement: d.statement,
+      rationale: d.rationale,
+      status: d.status,
+      version: d.version,
+      fingerprint: d.fingerprint,
+      source_message_id: d.sourceMessageId,
+      supersedes: nOrNull(d.supersedes),
+      superseded_by: nOrNull(d.supersededBy),
+      created_by: nOrNull(d.createdBy),
+      created_at: d.createdAt,
+      updated_at: d.updatedAt,
+    })
+    for (const r of d.revisions) {
+      store.decisions.insertRevision({
+        decision_id: id,
+        version: r.version,
+        title: r.title,
+        statement: r.statement,
+        rationale: r.rationale,
+        status: r.status,
+        content_hash: r.contentHash,
+        fingerprint: r.fingerprint,
+        reason: r.reason,
+        actor_id: nOrNull(r.actorId),
+        editorial: r.editorial ? 1 : 0,
+        source_message_id: r.sourceMessageId,
+        created_at: r.createdAt,
+      })
+    }
+  }
+  for (const p of doc.proposals) {
+    transfer.insertProposal({
+      id: n(p.id),
+      decision_id: n(p.decisionId),
+      author_id: nOrNull(p.authorId),
+      base_version: p.baseVersion,
+      title: p.title,
+      statement: p.statement,
+      rationale: p.rationale,
+      status: p.status,
+      reason: p.reason,
+      state: p.state,
+      decided_by: nOrNull(p.decidedBy),
+      decided_at: p.decidedAt,
+      decision_reason: p.decisionReason,
+      source_message_id: p.sourceMessageId,
+      created_at: p.createdAt,
+    })
+  }
+  for (const t of doc.tasks) {
+    transfer.insertTask({
+      id: n(t.id),
+      title: t.title,
+      spec: t.spec,
+      acceptance_criteria: t.acceptanceCriteria,
+      status: t.status,
+      assignee_id: nOrNull(t.assigneeId),
+      flag: t.flag,
+      artifact_commit: t.artifact?.commit ?? null,
+      artifact_digest: t.artifact?.digest ?? null,
+      required_reports: JSON.stringify(t.requiredReports),
+      version: t.version,
+      created_at: t.createdAt,
+      updated_at: t.updatedAt,
+    })
+  }
+  // Links and blockers after every task exists (a task may be blocked by a later one).
+  for (const t of doc.tasks) {
+    store.tasks.replaceLinks(
+      n(t.id),
+      t.links.map((l) => ({ decisionId: n(l.decisionId), version: l.pinnedVersion, fingerprint: l.pinnedFingerprint })),
+    )
+    store.tasks.replaceBlockers(n(t.id), t.blockedBy.map(n))
+  }
+  for (const r of doc.reports) {
+    const id = n(r.id)
+    transfer.insertReport({
+      id,
+      task_id: n(r.taskId),
+      author_id: nOrNull(r.authorId),
+      kind: r.kind,
+      verdict: r.verdict,
+      summary: r.summary,
+      artifact_commit: r.artifact.commit,
+      artifact_digest: r.artifact.digest,
+      claim_count: r.claims.length,
+      created_at: r.createdAt,
+    })
+    for (const b of r.basis) store.reports.insertBasis(id, n(b.decisionId), b.version, b.fingerprint)
+    r.claims.forEach((c, ordinal) => {
+      transfer.insertClaim(n(c.id), id, ordinal, c.text)
+      for (const x of c.decisions) store.reports.insertClaimLink(n(c.id), id, n(x.decisionId), x.pinnedFingerprint)
+    })
+  }
+  for (const x of doc.notices) {
+    transfer.insertNotice({
+      id: n(x.id),
+      member_id: n(x.memberId),
+      kind: x.kind,
+      decision_id: n(x.decisionId),
+      decision_version: x.decisionVersion,
+      task_ids: JSON.stringify(x.taskIds.map(n)),
+      report_ids: JSON.stringify(x.reportIds.map(n)),
+      text: x.text,
+      created_at: x.createdAt,
+      delivered_at: x.deliveredAt,
+    })
+  }
+  for (const [name, value] of Object.entries(doc.counters)) transfer.setCounter(name, value)
+}
+
+function removeWorkspaceFile(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true })
+}
+
+function restoreError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err
+  const e = err as { code?: string; message?: string }
+  if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT')) {
+    return new ApiError('invalid_params', `the export could not be restored: ${e.message} (is the file consistent?)`)
+  }
+  return ioError('the export could not be restored', err)
+}
+
+export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportParams): Workspace {
+  const { file, text } = readExportFile(p.path)
+  const doc = parseExport(text, file)
+  const repoPath = repoFolder(p.repoPath)
+  const existing = harness.registry.byPath(repoPath)
+  if (existing) {
+    throw new ApiError(
+      'invalid_params',
+      `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`,
+    )
+  }
+  let id = newWorkspaceId()
+  while (harness.registry.byId(id) || existsSync(harness.registry.workspaceFile(id))) id = newWorkspaceId()
+  const dbFile = harness.registry.workspaceFile(id)
+  const at = now()
+  let store: WorkspaceStore | undefined
+  try {
+    store = openStore(dbFile)
+    const s = store
+    const transfer = new TransferRepo(s.db)
+    transfer.restore(() => {
+      transfer.setMeta('workspaceId', id)
+      transfer.setMeta('repoPath', repoPath)
+      transfer.setMeta('importedAt', at)
+      transfer.setMeta('importedExportOf', doc.exportedAt)
+      insertAll(s, transfer, doc)
+      const dangling = transfer.danglingReferences()
+      if (dangling.length) {
+        throw new ApiError('invalid_params', `${file} is not a consistent Concord export: ${dangling[0].table} refers to a missing ${dangling[0].parent} row`)
+      }
+      s.log.appendEvent('workspace.imported', { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt }, at)
+    })
+    store.close()
+    store = undefined
+    const row: WorkspaceRow = { id, name: p.name ?? doc.workspace.name, repo_path: repoPath, created_at: doc.workspace.createdAt, opened_at: at }
+    try {
+      harness.registry.insert(row)
+    } catch (err) {
+      // Another process opened this folder meanwhile.
+      if (harness.registry.byPath(repoPath)) throw new ApiError('invalid_params', `repoPath: ${repoPath} got a Concord workspace while importing; nothing was changed`)
+      throw err
+    }
+  } catch (err) {
+    try {
+      store?.close()
+    } finally {
+      removeWorkspaceFile(dbFile)
+    }
+    throw restoreError(err)
+  }
+  const workspace = harness.workspace(id)
+  harness.bus.emit('workspace.opened', { workspace })
+  return workspace
+}

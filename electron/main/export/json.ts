@@ -1,0 +1,181 @@
+/**
+ * The full-fidelity JSON export (`concord-export.json`): writing it, and reading one back with every
+ * problem named — malformed JSON, a schema from a newer Concord, a wrong shape, a reference to
+ * something the file does not contain, a revision whose text does not match its recorded hash.
+ */
+import type { z } from 'zod'
+import { ApiError } from '../../../shared/errors'
+import { contentHash } from '../harness/fingerprint'
+import { ExportV1, GENERATOR, SCHEMA_VERSION, type ExportDoc } from './schema'
+
+export const JSON_FILE = 'concord-export.json'
+
+export function renderJson(doc: ExportDoc): string {
+  return JSON.stringify(doc, null, 2) + '\n'
+}
+
+/** True for a file this or another Concord wrote (so a re-export may replace it). */
+export function isConcordJson(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as { generator?: unknown; schemaVersion?: unknown }
+    return v !== null && typeof v === 'object' && v.generator === GENERATOR && typeof v.schemaVersion === 'number'
+  } catch {
+    return false
+  }
+}
+
+function pathText(path: PropertyKey[]): string {
+  let out = ''
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`
+  return out || '(top level)'
+}
+
+function describeIssues(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 5).map((i) => {
+    if (i.code === 'unrecognized_keys') return `${pathText(i.path)}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
+    return `${pathText(i.path)}: ${i.message}`
+  })
+  const more = error.issues.length - shown.length
+  return shown.join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '')
+}
+
+/** Parses and checks an export. `source` names the file in messages. */
+export function parseExport(text: string, source: string): ExportDoc {
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (err) {
+    throw new ApiError('invalid_params', `${source} is not valid JSON (${(err as Error).message})`)
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ApiError('invalid_params', `${source} is not a Concord export: expected a JSON object`)
+  }
+  const version = (raw as { schemaVersion?: unknown }).schemaVersion
+  if (version === undefined) throw new ApiError('invalid_params', `${source} is not a Concord export: it has no schemaVersion`)
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new ApiError('invalid_params', `${source}: schemaVersion must be a whole number from 1, not ${JSON.stringify(version)}`)
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new ApiError(
+      'schema_too_new',
+      `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`,
+    )
+  }
+  const parsed = ExportV1.safeParse(raw)
+  if (!parsed.success) throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(parsed.error)}`)
+  const problems = referenceProblems(parsed.data)
+  if (problems.length) {
+    const more = problems.length > 5 ? `; and ${problems.length - 5} more problem${problems.length > 6 ? 's' : ''}` : ''
+    throw new ApiError('invalid_params', `${source} is not a consistent Concord export: ${problems.slice(0, 5).join('; ')}${more}`)
+  }
+  return parsed.data
+}
+
+/** Everything the shape cannot say: ids unique, references resolvable, history complete and intact. */
+export function referenceProblems(doc: ExportDoc): string[] {
+  const problems: string[] = []
+  const unique = (list: { id: string }[], name: string) => {
+    const seen = new Set<string>()
+    list.forEach((x, i) => {
+      if (seen.has(x.id)) problems.push(`${name}[${i}].id: ${x.id} appears twice`)
+      seen.add(x.id)
+    })
+    return seen
+  }
+  const members = unique(doc.members, 'members')
+  const decisions = new Map(doc.decisions.map((d) => [d.id, d]))
+  unique(doc.decisions, 'decisions')
+  unique(doc.proposals, 'proposals')
+  const tasks = unique(doc.tasks, 'tasks')
+  const reports = unique(doc.reports, 'reports')
+  unique(doc.notices, 'notices')
+  unique(
+    doc.reports.flatMap((r) => r.claims),
+    'claims',
+  )
+
+  const member = (id: string | null, at: string) => {
+    if (id !== null && !members.has(id)) problems.push(`${at}: member ${id} is not in the export`)
+  }
+  const decision = (id: string | null, at: string, version?: number) => {
+    if (id === null) return
+    const d = decisions.get(id)
+    if (!d) problems.push(`${at}: decision ${id} is not in the export`)
+    else if (version !== undefined && version > d.version) problems.push(`${at}: ${id} has no v${version} (it is at v${d.version})`)
+  }
+  const task = (id: string, at: string) => {
+    if (!tasks.has(id)) problems.push(`${at}: task ${id} is not in the export`)
+  }
+
+  doc.decisions.forEach((d, i) => {
+    const at = `decisions[${i}]`
+    member(d.createdBy, `${at}.createdBy`)
+    decision(d.supersedes, `${at}.supersedes`)
+    decision(d.supersededBy, `${at}.supersededBy`)
+    if (d.supersedes === d.id || d.supersededBy === d.id) problems.push(`${at}: ${d.id} cannot supersede itself`)
+    d.revisions.forEach((r, j) => {
+      if (r.version !== j + 1) problems.push(`${at}.revisions[${j}].version: expected v${j + 1}, found v${r.version} (history must be complete and in order)`)
+      member(r.actorId, `${at}.revisions[${j}].actorId`)
+      if (r.contentHash !== contentHash(r.statement, r.status)) {
+        problems.push(`${at}.revisions[${j}]: the statement or status does not match its contentHash (was the history edited?)`)
+      }
+    })
+    const last = d.revisions[d.revisions.length - 1]
+    if (d.version !== d.revisions.length) problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
+    else if (last.title !== d.title || last.statement !== d.statement || last.rationale !== d.rationale || last.status !== d.status || last.fingerprint !== d.fingerprint) {
+      problems.push(`${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`)
+    }
+  })
+  doc.proposals.forEach((p, i) => {
+    const at = `proposals[${i}]`
+    decision(p.decisionId, `${at}.decisionId`, p.baseVersion)
+    member(p.authorId, `${at}.authorId`)
+    member(p.decidedBy, `${at}.decidedBy`)
+  })
+  doc.tasks.forEach((t, i) => {
+    const at = `tasks[${i}]`
+    member(t.assigneeId, `${at}.assigneeId`)
+    const linked = new Set<string>()
+    t.links.forEach((l, j) => {
+      decision(l.decisionId, `${at}.links[${j}].decisionId`, l.pinnedVersion)
+      if (linked.has(l.decisionId)) problems.push(`${at}.links[${j}]: ${t.id} links ${l.decisionId} twice`)
+      linked.add(l.decisionId)
+    })
+    const blockers = new Set<string>()
+    t.blockedBy.forEach((b, j) => {
+      task(b, `${at}.blockedBy[${j}]`)
+      if (b === t.id) problems.push(`${at}.blockedBy[${j}]: ${t.id} cannot block itself`)
+      if (blockers.has(b)) problems.push(`${at}.blockedBy[${j}]: ${b} is listed twice`)
+      blockers.add(b)
+    })
+  })
+  doc.reports.forEach((r, i) => {
+    const at = `reports[${i}]`
+    task(r.taskId, `${at}.taskId`)
+    member(r.authorId, `${at}.authorId`)
+    const based = new Set<string>()
+    r.basis.forEach((b, j) => {
+      decision(b.decisionId, `${at}.basis[${j}].decisionId`, b.version)
+      if (based.has(b.decisionId)) problems.push(`${at}.basis[${j}]: ${b.decisionId} is listed twice`)
+      based.add(b.decisionId)
+    })
+    r.claims.forEach((c, j) => {
+      const exercised = new Set<string>()
+      c.decisions.forEach((x, k) => {
+        decision(x.decisionId, `${at}.claims[${j}].decisions[${k}].decisionId`)
+        if (exercised.has(x.decisionId)) problems.push(`${at}.claims[${j}].decisions[${k}]: ${x.decisionId} is listed twice`)
+        exercised.add(x.decisionId)
+      })
+    })
+  })
+  doc.notices.forEach((n, i) => {
+    const at = `notices[${i}]`
+    member(n.memberId, `${at}.memberId`)
+    decision(n.decisionId, `${at}.decisionId`, n.decisionVersion)
+    n.taskIds.forEach((t, j) => task(t, `${at}.taskIds[${j}]`))
+    n.reportIds.forEach((r, j) => {
+      if (!reports.has(r)) problems.push(`${at}.reportIds[${j}]: report ${r} is not in the export`)
+    })
+  })
+  return problems
+}

@@ -1,0 +1,182 @@
+/**
+ * Reads a whole workspace into the export document (schema v1) in one read transaction. Madr and
+ * Markdown are rendered from this same document, so all three formats agree.
+ *
+ * Secrets are never read: members come from their rows, which hold no key; the secret store is not
+ * touched here.
+ */
+import type { Workspace } from '../../../shared/schemas'
+import { TransferRepo } from '../store/transfer-repo'
+import type { WorkspaceStore } from '../store/workspace-store'
+import { GENERATOR, localId, SCHEMA_VERSION, type ExportDoc, type LocalKind } from './schema'
+
+const ref = (kind: LocalKind, n: number | null) => (n === null ? null : localId(kind, n))
+
+/**
+ * A provider base URL can carry credentials (`https://user:key@host`); those are dropped, the rest
+ * is kept.
+ */
+export function withoutCredentials(url: string | null): string | null {
+  if (url === null) return null
+  try {
+    const u = new URL(url)
+    if (!u.username && !u.password) return url
+    u.username = ''
+    u.password = ''
+    return u.toString()
+  } catch {
+    // Not parseable: keep nothing that could hide credentials.
+    return url.replace(/\/\/[^/@]*@/, '//')
+  }
+}
+
+export function readSnapshot(store: WorkspaceStore, workspace: Workspace, exportedAt: string): ExportDoc {
+  const transfer = new TransferRepo(store.db)
+  return transfer.snapshot(() => {
+    const members = store.members.list().map((m) => ({
+      id: localId('member', m.id),
+      name: m.name,
+      role: m.role,
+      authority: m.authority,
+      instructions: m.instructions,
+      provider: m.provider_kind ? { kind: m.provider_kind, model: m.provider_model ?? '', baseURL: withoutCredentials(m.provider_base_url) } : null,
+      approval: m.approval,
+      maxSteps: m.max_steps,
+      planningInterval: m.planning_interval,
+      createdAt: m.created_at,
+      updatedAt: m.updated_at,
+    }))
+
+    const decisions = store.decisions.list().map((d) => ({
+      id: localId('decision', d.id),
+      title: d.title,
+      statement: d.statement,
+      rationale: d.rationale,
+      status: d.status,
+      version: d.version,
+      fingerprint: d.fingerprint,
+      sourceMessageId: d.source_message_id,
+      supersedes: ref('decision', d.supersedes),
+      supersededBy: ref('decision', d.superseded_by),
+      createdBy: ref('member', d.created_by),
+      createdAt: d.created_at,
+      updatedAt: d.updated_at,
+      revisions: store.decisions.history(d.id).map((r) => ({
+        version: r.version,
+        title: r.title,
+        statement: r.statement,
+        rationale: r.rationale,
+        status: r.status,
+        contentHash: r.content_hash,
+        fingerprint: r.fingerprint,
+        reason: r.reason,
+        actorId: ref('member', r.actor_id),
+        editorial: r.editorial === 1,
+        sourceMessageId: r.source_message_id,
+        createdAt: r.created_at,
+      })),
+    }))
+
+    const proposals = store.proposals.list().map((p) => ({
+      id: localId('proposal', p.id),
+      decisionId: localId('decision', p.decision_id),
+      authorId: ref('member', p.author_id),
+      baseVersion: p.base_version,
+      title: p.title,
+      statement: p.statement,
+      rationale: p.rationale,
+      status: p.status,
+      reason: p.reason,
+      state: p.state,
+      decidedBy: ref('member', p.decided_by),
+      decidedAt: p.decided_at,
+      decisionReason: p.decision_reason,
+      sourceMessageId: p.source_message_id,
+      createdAt: p.created_at,
+    }))
+
+    const tasks = store.tasks.list().map((t) => ({
+      id: localId('task', t.id),
+      title: t.title,
+      spec: t.spec,
+      acceptanceCriteria: t.acceptance_criteria,
+      status: t.status,
+      assigneeId: ref('member', t.assignee_id),
+      flag: t.flag,
+      artifact: t.artifact_commit || t.artifact_digest ? { commit: t.artifact_commit, digest: t.artifact_digest } : null,
+      requiredReports: JSON.parse(t.required_reports) as ExportDoc['tasks'][number]['requiredReports'],
+      version: t.version,
+      createdAt: t.created_at,
+      updatedAt: t.updated_at,
+      links: store.tasks.links(t.id).map((l) => ({
+        decisionId: localId('decision', l.decision_id),
+        pinnedVersion: l.pinned_version,
+        pinnedFingerprint: l.pinned_fingerprint,
+        state: l.pinned_fingerprint === l.current_fingerprint ? ('current' as const) : ('suspect' as const),
+      })),
+      blockedBy: store.tasks.blockers(t.id).map((b) => localId('task', b)),
+    }))
+
+    const reports = store.reports.list().map((r) => {
+      const links = store.reports.claimLinks(r.id)
+      const basis = store.reports.basis(r.id).map((b) => ({
+        decisionId: localId('decision', b.decision_id),
+        version: b.version,
+        fingerprint: b.fingerprint,
+        state: b.fingerprint === b.current_fingerprint ? ('current' as const) : ('suspect' as const),
+      }))
+      const claims = store.reports.claims(r.id).map((c) => {
+        const mine = links.filter((l) => l.claim_id === c.id)
+        return {
+          id: localId('claim', c.id),
+          text: c.text,
+          decisions: mine.map((l) => ({ decisionId: localId('decision', l.decision_id), pinnedFingerprint: l.pinned_fingerprint })),
+          state: mine.some((l) => l.pinned_fingerprint !== l.current_fingerprint) ? ('stale' as const) : ('valid' as const),
+        }
+      })
+      const stale = claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect')
+      return {
+        id: localId('report', r.id),
+        taskId: localId('task', r.task_id),
+        authorId: ref('member', r.author_id),
+        kind: r.kind,
+        verdict: r.verdict,
+        summary: r.summary,
+        artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
+        validity: stale ? ('stale' as const) : ('valid' as const),
+        createdAt: r.created_at,
+        basis,
+        claims,
+      }
+    })
+
+    const notices = transfer.notices().map((n) => ({
+      id: localId('notice', n.id),
+      memberId: localId('member', n.member_id),
+      kind: n.kind,
+      decisionId: localId('decision', n.decision_id),
+      decisionVersion: n.decision_version,
+      taskIds: (JSON.parse(n.task_ids) as number[]).map((x) => localId('task', x)),
+      reportIds: (JSON.parse(n.report_ids) as number[]).map((x) => localId('report', x)),
+      text: n.text,
+      createdAt: n.created_at,
+      deliveredAt: n.delivered_at,
+    }))
+
+    const counters = Object.fromEntries([...store.log.counters()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      generator: GENERATOR,
+      exportedAt,
+      workspace: { name: workspace.name, createdAt: workspace.createdAt },
+      members,
+      decisions,
+      proposals,
+      tasks,
+      reports,
+      notices,
+      counters,
+    } satisfies ExportDoc
+  })
+}

@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createCore } from '../../electron/main/core'
+
+const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'concord.js')
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `concord …` the way `npx concord` does (bin/concord.js under tsx), in `cwd`. */
+function concord(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0
+      done({ code, stdout, stderr })
+    })
+  })
+}
+
+let root: string
+let dataDir: string
+let repo: string
+
+/** A workspace built through the API, as a user's app would have left it; the core is closed before the CLI runs. */
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'concord-cli-'))
+  dataDir = join(root, 'data')
+  repo = join(root, 'shop')
+  mkdirSync(repo)
+  const core = createCore({ dataDir })
+  const ws = await core.invoke('workspaces.open', { repoPath: repo })
+  const lead = await core.invoke('members.create', {
+    workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', provider: { kind: 'anthropic', model: 'claude-x', apiKey: 'sk-ant-CLI-SECRET' },
+  })
+  const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use REST', statement: 'Expose a REST API.', rationale: 'Clients are browsers.', actorId: lead.id })
+  await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Expose a JSON REST API.', reason: 'format', actorId: lead.id })
+  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use GraphQL', statement: 'Expose GraphQL.', supersedes: d1.id })
+  await core.invoke('tasks.create', { workspaceId: ws.id, title: 'API server', decisionIds: [d1.id] })
+  await core.close()
+}, 60_000)
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+// Each run starts tsx and the core (~2–3 s, more on a busy machine).
+describe('concord export / import from the command line', { timeout: 120_000 }, () => {
+  it('lists export and import in its usage', async () => {
+    const r = await concord(['help'], root)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('export  --repo PATH --format madr|markdown|json [--out DIR] [--data-dir DIR]')
+    expect(r.stdout).toContain('import  FILE --repo PATH')
+  })
+
+  it('exports MADR files, the Markdown log and JSON for the repository', async () => {
+    const madr = await concord(['export', '--repo', repo, '--format', 'madr', '--data-dir', dataDir], repo)
+    expect(madr).toMatchObject({ code: 0, stderr: '' })
+    expect(madr.stdout).toContain(`as MADR: 2 files in ${join('docs', 'decisions')}`)
+    expect(madr.stdout).toContain(join('docs', 'decisions', '0001-use-rest.md'))
+    expect(readdirSync(join(repo, 'docs', 'decisions'))).toEqual(['0001-use-rest.md', '0002-use-graphql.md'])
+    const d1 = readFileSync(join(repo, 'docs', 'decisions', '0001-use-rest.md'), 'utf8')
+    expect(d1).toMatch(/^---\nstatus: superseded\ndate: \d{4}-\d\d-\d\d\ndecision-makers:\n {2}- "Lead \(lead\)"\n {2}- "human"\nid: D-1\nversion: 3\n/)
+    expect(d1).toContain('superseded-by: D-2\n')
+
+    // The data folder from the environment; --repo defaults to the current folder.
+    const md = await concord(['export', '--format', 'markdown'], repo, { CONCORD_DATA_DIR: dataDir })
+    expect(md).toMatchObject({ code: 0, stderr: '' })
+    expect(md.stdout).toContain('as markdown: DECISIONS.md')
+    expect(readFileSync(join(repo, 'DECISIONS.md'), 'utf8')).toContain('## D-1: Use REST')
+
+    // --out relative to where the command runs.
+    const json = await concord(['export', '--repo', 'shop', '--format', 'json', '--out', 'backup', '--data-dir', dataDir], root)
+    expect(json).toMatchObject({ code: 0, stderr: '' })
+    const doc = JSON.parse(readFileSync(join(root, 'backup', 'concord-export.json'), 'utf8'))
+    expect(doc.schemaVersion).toBe(1)
+    expect(doc.decisions.map((d: { id: string }) => d.id)).toEqual(['D-1', 'D-2'])
+    for (const f of [join(root, 'backup', 'concord-export.json'), join(repo, 'DECISIONS.md'), join(repo, 'docs', 'decisions', '0001-use-rest.md')]) {
+      expect(readFileSync(f, 'utf8')).not.toContain('CLI-SECRET')
+    }
+  })
+
+  it('imports a JSON export as a new workspace; exporting it again gives the same JSON', async () => {
+    await concord(['export', '--repo', repo, '--format', 'json', '--data-dir', dataDir], repo)
+    const file = join(repo, 'concord-export.json')
+    const clone = join(root, 'clone')
+    mkdirSync(clone)
+    const otherData = join(root, 'data-other')
+    const imp = await concord(['import', file, '--repo', clone, '--data-dir', otherData], root)
+    expect(imp).toMatchObject({ code: 0, stderr: '' })
+    expect(imp.stdout).toContain(`Imported "shop" for ${clone}: 2 decisions, 1 tasks`)
+    const exp = await concord(['export', '--repo', clone, '--format', 'json', '--data-dir', otherData], clone)
+    expect(exp.code).toBe(0)
+    const strip = (text: string) => text.replace(/"exportedAt": "[^"]*"/, '')
+    expect(strip(readFileSync(join(clone, 'concord-export.json'), 'utf8'))).toBe(strip(readFileSync(file, 'utf8')))
+
+    const again = await concord(['import', '--file', file, '--repo', clone, '--data-dir', otherData], root)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('already has a Concord workspace')
+
+    const newer = join(root, 'newer.json')
+    writeFileSync(newer, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), schemaVersion: 2 }))
+    const fresh = join(root, 'fresh')
+    mkdirSync(fresh)
+    const refused = await concord(['import', newer, '--repo', fresh, '--data-dir', otherData], root)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('concord: schema_too_new:')
+  })
+
+  it('explains what is wrong: format, repository, data folder, unwritable folder', async () => {
+    const format = await concord(['export', '--repo', repo, '--format', 'yaml', '--data-dir', dataDir], root)
+    expect(format).toMatchObject({ code: 2, stderr: "concord export: --format must be one of madr, markdown, json (not 'yaml')\n" })
+
+    const stranger = join(root, 'stranger')
+    mkdirSync(stranger)
+    const noWs = await concord(['export', '--repo', stranger, '--format', 'json', '--data-dir', dataDir], root)
+    expect(noWs.code).toBe(2)
+    expect(noWs.stderr).toContain(`${stranger} has no Concord workspace in ${dataDir}; workspaces there:\n  ${repo}`)
+
+    const missingData = join(root, 'no-data-here')
+    const noData = await concord(['export', '--repo', repo, '--format', 'json', '--data-dir', missingData], root)
+    expect(noData.code).toBe(2)
+    expect(noData.stderr).toContain(`no Concord data in ${missingData}`)
+    expect(existsSync(missingData)).toBe(false)
+
+    writeFileSync(join(root, 'plain-file'), 'x')
+    const io = await concord(['export', '--repo', repo, '--format', 'json', '--out', join(root, 'plain-file', 'out'), '--data-dir', dataDir], root)
+    expect(io.code).toBe(1)
+    expect(io.stderr).toContain('concord: io_error: outDir: cannot create or use the folder')
+
+    // Under /proc, Node's recursive mkdir never returns; the export must fail instead of hanging.
+    if (existsSync('/proc/self')) {
+      const proc = await concord(['export', '--repo', repo, '--format', 'madr', '--out', '/proc/concord-nope/out', '--data-dir', dataDir], root)
+      expect(proc.code).toBe(1)
+      expect(proc.stderr).toContain('concord: io_error: outDir: cannot create or use the folder /proc/concord-nope/out')
+    }
+  })
+})
