@@ -47,7 +47,7 @@ export class Harness {
       return toWorkspace(this.registry.byId(existing.id)!)
     }
     const row: WorkspaceRow = { id: newWorkspaceId(), name: name ?? basename(real), repo_path: real, created_at: at, opened_at: at }
-    const store = WorkspaceStore.open(this.registry.workspaceFile(row.id), { nativeBinding: this.options.nativeBinding })
+    const store = this.openStore(this.registry.workspaceFile(row.id))
     store.transaction(() => {
       store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('workspaceId', row.id, 'repoPath', real)
       store.log.appendEvent('workspace.created', { workspaceId: row.id, repoPath: real }, at)
@@ -57,6 +57,11 @@ export class Harness {
     const workspace = toWorkspace(row)
     this.bus.emit('workspace.opened', { workspace })
     return workspace
+  }
+
+  /** Opens a workspace file with the same SQLite binding the harness uses (Electron's ABI in the app). */
+  openStore(file: string): WorkspaceStore {
+    return WorkspaceStore.open(file, { nativeBinding: this.options.nativeBinding })
   }
 
   listWorkspaces(): Workspace[] {
@@ -75,7 +80,7 @@ export class Harness {
     if (!store) {
       const row = isWorkspaceId(workspaceId) ? this.registry.byId(workspaceId) : undefined
       if (!row) throw new ApiError('not_found', `${field}: workspace ${workspaceId} does not exist`)
-      store = WorkspaceStore.open(this.registry.workspaceFile(row.id), { nativeBinding: this.options.nativeBinding })
+      store = this.openStore(this.registry.workspaceFile(row.id))
       this.stores.set(row.id, store)
     }
     return { wsId: workspaceId, store, emit: (e, p) => this.bus.emit(e, p) }

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { migrate, openDatabase } from '../../electron/main/store/connection'
+import { migrations } from '../../electron/main/store/migrations'
+import { makeCore } from '../fixtures/core'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'concord-mig-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('migrations', () => {
+  it('opens with WAL, foreign keys and STRICT tables at the latest version', () => {
+    const db = openDatabase(join(dir, 'w.sqlite'))
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
+    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]
+    expect(sql.every((s) => /STRICT/.test(s))).toBe(true)
+    db.close()
+  })
+
+  it('brings a v1 database with rows up to date without losing them (002: sessions)', () => {
+    const file = join(dir, 'old.sqlite')
+    const v1 = openDatabase(file, { migrations: migrations.slice(0, 1) })
+    v1.prepare("INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')").run()
+    v1.prepare("INSERT INTO decisions (title, statement, status, version, fingerprint, created_at, updated_at) VALUES ('API', 'REST', 'accepted', 1, 'fp', 'x', 'x')").run()
+    expect(v1.pragma('user_version', { simple: true })).toBe(1)
+    v1.close()
+    const db = openDatabase(file)
+    expect(db.pragma('user_version', { simple: true })).toBe(2)
+    expect(db.prepare('SELECT name, planning_interval FROM members').get()).toEqual({ name: 'Ann', planning_interval: 0 })
+    expect(db.prepare('SELECT statement FROM decisions').pluck().get()).toBe('REST')
+    db.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'user', 'queued', 'hi', 'x')").run()
+    db.close()
+  })
+
+  it('refuses a database written by a newer Concord and leaves it untouched', () => {
+    const file = join(dir, 'new.sqlite')
+    const raw = new Database(file)
+    raw.pragma('user_version = 99')
+    raw.close()
+    expect(() => openDatabase(file)).toThrow(expect.objectContaining({ code: 'schema_too_new' }))
+    const again = new Database(file)
+    expect(again.pragma('user_version', { simple: true })).toBe(99)
+    again.close()
+  })
+
+  it('applies pending migrations all or nothing', () => {
+    const db = new Database(join(dir, 'half.sqlite'))
+    const broken = [...migrations, { name: '999-broken', up: 'CREATE TABLE fine (x INTEGER) STRICT; THIS IS NOT SQL;' }]
+    expect(() => migrate(db, broken)).toThrow()
+    expect(db.pragma('user_version', { simple: true })).toBe(0)
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'").pluck().get()).toBe(0)
+    db.close()
+  })
+
+  it('reports schema_too_new through the API for a workspace file from a newer version', async () => {
+    const t = makeCore()
+    try {
+      const ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+      await t.core.close()
+      const raw = new Database(join(t.dataDir, 'workspaces', `${ws.id}.sqlite`))
+      raw.pragma('user_version = 42')
+      raw.close()
+      const { createCore } = await import('../../electron/main/core')
+      const core = createCore({ dataDir: t.dataDir })
+      await expect(core.invoke('decisions.list', { workspaceId: ws.id })).rejects.toMatchObject({ code: 'schema_too_new' })
+      await core.close()
+    } finally {
+      await t.cleanup().catch(() => undefined)
+    }
+  })
+})
