@@ -32,27 +32,8 @@ interface Collected {
   reports: TouchedReport[]
 }
 
-/** Claim-touched and basis-touched reports merged into one ascending list (claim ids kept). */
 function touchedReports(ctx: Ctx, decisionId: number, from: string, to: string): TouchedReport[] {
-  const byClaims = ctx.store.reports.staleClaimsByReport(decisionId, from, to)
-  const byBasis = ctx.store.reports.basisLeaving(decisionId, from, to)
-  if (!byBasis.length) return byClaims
-  if (!byClaims.length) return byBasis
-  const out: TouchedReport[] = []
-  let i = 0
-  let j = 0
-  while (i < byClaims.length || j < byBasis.length) {
-    const a = byClaims[i]
-    const b = byBasis[j]
-    if (b === undefined || (a !== undefined && a[0] < b[0])) out.push(byClaims[i++])
-    else if (a === undefined || b[0] < a[0]) out.push(byBasis[j++])
-    else {
-      out.push(a)
-      i++
-      j++
-    }
-  }
-  return out
+  return ctx.store.reports.touchedBy(decisionId, from, to, `${ctx.wsId}-c`)
 }
 
 export interface PropagationResult {
@@ -145,9 +126,7 @@ function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number
 
   let claimCountOfReports = 0
   let staleClaims = 0
-  const claimPrefix = `${ws}-c`
-  const impactReports: ImpactReport[] = c.reports.map(([id, taskId, authorId, claimCount, claimIds]) => {
-    const staleClaimIds = claimIds ? claimIds.split(',').map((n) => claimPrefix + n) : []
+  const impactReports: ImpactReport[] = c.reports.map(([id, taskId, authorId, claimCount, staleClaimIds]) => {
     claimCountOfReports += claimCount
     staleClaims += staleClaimIds.length
     if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })

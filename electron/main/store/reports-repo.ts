@@ -36,8 +36,8 @@ export interface ClaimLinkRow {
   current_fingerprint: string
 }
 
-/** One report touched by a decision change: [report id, task id, author id, claim count, stale claim ids (comma-separated) | null]. */
-export type TouchedReport = [number, number, number | null, number, string | null]
+/** One report touched by a decision change: [report id, task id, author id, claim count, stale claim ids (prefixed)]. */
+export type TouchedReport = [number, number, number | null, number, string[]]
 
 export class ReportsRepo {
   private readonly s
@@ -48,7 +48,10 @@ export class ReportsRepo {
         `INSERT INTO reports (task_id, author_id, kind, verdict, summary, artifact_commit, artifact_digest, claim_count, created_at)
          VALUES (@task_id, @author_id, @kind, @verdict, @summary, @artifact_commit, @artifact_digest, @claim_count, @created_at)`,
       ),
-      insertBasis: db.prepare('INSERT INTO report_basis (decision_id, report_id, version, fingerprint) VALUES (?, ?, ?, ?)'),
+      insertBasis: db.prepare(
+        `INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count)
+         SELECT ?, id, ?, ?, task_id, author_id, claim_count FROM reports WHERE id = ?`,
+      ),
       insertClaim: db.prepare('INSERT INTO claims (report_id, ordinal, text) VALUES (?, ?, ?)'),
       insertClaimLink: db.prepare('INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
       get: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
@@ -64,21 +67,24 @@ export class ReportsRepo {
         `SELECT cl.claim_id, cl.decision_id, cl.pinned_fingerprint, d.fingerprint AS current_fingerprint
          FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id = ? ORDER BY cl.claim_id, cl.decision_id`,
       ),
-      // Claims whose link was valid at `from` and is not at `to`, grouped by report (the key's order).
-      staleByReport: db
-        .prepare<[number, string, string], TouchedReport>(
-          `SELECT cl.report_id, r.task_id, r.author_id, r.claim_count, group_concat(cl.claim_id) FROM claim_links cl
-           JOIN reports r ON r.id = cl.report_id
-           WHERE cl.decision_id = ? AND cl.pinned_fingerprint = ? AND cl.pinned_fingerprint <> ?
-           GROUP BY cl.report_id ORDER BY cl.report_id`,
+      // The two range reads of a decision change return one JSON document each: building 10,000s of
+      // rows in SQLite and parsing once is several times cheaper than materialising them row by row.
+      // Claims valid at `from` and not at `to`, grouped by report: [[report, [claim ids…]], …].
+      staleClaims: db
+        .prepare<{ prefix: string; d: number; from: string; to: string }, string>(
+          `SELECT coalesce(json_group_array(json_array(report_id, json(ids))), '[]') FROM (
+             SELECT report_id, json_group_array(@prefix || claim_id) AS ids FROM claim_links
+             WHERE decision_id = @d AND pinned_fingerprint = @from AND pinned_fingerprint <> @to GROUP BY report_id)`,
         )
-        .raw(),
-      basisLeaving: db
-        .prepare<[number, string, string], TouchedReport>(
-          `SELECT b.report_id, r.task_id, r.author_id, r.claim_count, NULL FROM report_basis b JOIN reports r ON r.id = b.report_id
-           WHERE b.decision_id = ? AND b.fingerprint = ? AND b.fingerprint <> ? ORDER BY b.report_id`,
+        .pluck(),
+      // Basis entries not at `to`, with the report's head: [[report, task, author, claim count, leaving now 1/0], …].
+      basisNotAt: db
+        .prepare<{ d: number; from: string; to: string }, string>(
+          `SELECT coalesce(json_group_array(json_array(report_id, task_id, author_id, claim_count, fingerprint = @from)), '[]')
+           FROM report_basis WHERE decision_id = @d AND fingerprint <> @to`,
         )
-        .raw(),
+        .pluck(),
+      head: db.prepare<[number], [number, number, number | null, number]>('SELECT id, task_id, author_id, claim_count FROM reports WHERE id = ?').raw(),
     }
   }
 
@@ -87,7 +93,7 @@ export class ReportsRepo {
   }
 
   insertBasis(reportId: number, decisionId: number, version: number, fingerprint: string): void {
-    this.s.insertBasis.run(decisionId, reportId, version, fingerprint)
+    this.s.insertBasis.run(decisionId, version, fingerprint, reportId)
   }
 
   insertClaim(reportId: number, ordinal: number, text: string): number {
@@ -122,13 +128,20 @@ export class ReportsRepo {
     return this.s.claimLinks.all(reportId)
   }
 
-  /** Reports with claims that were valid at `from` and are not at `to`, with those claim ids. */
-  staleClaimsByReport(decisionId: number, from: string, to: string): TouchedReport[] {
-    return this.s.staleByReport.all(decisionId, from, to)
-  }
-
-  /** Reports whose basis entry for the decision was current at `from` and is not at `to`. */
-  basisLeaving(decisionId: number, from: string, to: string): TouchedReport[] {
-    return this.s.basisLeaving.all(decisionId, from, to)
+  /**
+   * The reports a change of the decision from `from` to `to` leaves behind (claims or basis), ascending,
+   * each with its stale claim ids (already prefixed with `claimPrefix`). One range read per table.
+   */
+  touchedBy(decisionId: number, from: string, to: string, claimPrefix: string): TouchedReport[] {
+    const args = { d: decisionId, from, to }
+    const heads = new Map<number, [number, number, number | null, number, number]>()
+    for (const row of JSON.parse(this.s.basisNotAt.get(args)!) as [number, number, number | null, number, number][]) heads.set(row[0], row)
+    const out = new Map<number, TouchedReport>()
+    for (const [reportId, claims] of JSON.parse(this.s.staleClaims.get({ ...args, prefix: claimPrefix })!) as [number, string[]][]) {
+      const h = heads.get(reportId) ?? this.s.head.get(reportId)!
+      out.set(reportId, [reportId, h[1], h[2], h[3], claims])
+    }
+    for (const h of heads.values()) if (h[4] === 1 && !out.has(h[0])) out.set(h[0], [h[0], h[1], h[2], h[3], []])
+    return [...out.values()].sort((x, y) => x[0] - y[0])
   }
 }

@@ -122,11 +122,16 @@ CREATE TABLE reports (
 ) STRICT;
 CREATE INDEX reports_by_task ON reports(task_id, kind);
 
+-- task_id, author_id and claim_count repeat the report's (immutable) head so that a decision
+-- change reads everything it needs about the affected reports from this one index range.
 CREATE TABLE report_basis (
   decision_id INTEGER NOT NULL REFERENCES decisions(id),
   report_id INTEGER NOT NULL REFERENCES reports(id),
   version INTEGER NOT NULL,
   fingerprint TEXT NOT NULL,
+  task_id INTEGER NOT NULL,
+  author_id INTEGER,
+  claim_count INTEGER NOT NULL,
   PRIMARY KEY (decision_id, report_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX report_basis_by_report ON report_basis(report_id);
