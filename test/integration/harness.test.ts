@@ -175,6 +175,8 @@ describe('decision edits', () => {
     expect(implNotices).toHaveLength(1)
     expect(implNotices[0].text).toContain('GraphQL')
     expect(implNotices[0].taskIds).toEqual([tk.id])
+    const pushed = t.events.filter((e) => e.event === 'notice.created').map((e) => (e.payload as { notice: { memberId: string } }).notice.memberId)
+    expect(pushed.sort()).toEqual([impl.id, tester.id].sort())
     expect(await core.invoke('notices.list', { memberId: bystander.id })).toEqual([])
     expect(await core.invoke('notices.list', { memberId: reviewer.id })).toEqual([])
     expect(await core.invoke('notices.list', { memberId: lead.id })).toEqual([])

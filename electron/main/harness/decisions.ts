@@ -1,11 +1,11 @@
 import type { ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { Decision, Impact } from '../../../shared/schemas'
+import type { Decision, Impact, Notice } from '../../../shared/schemas'
 import type { DecisionRow, DecisionStatusValue } from '../store/decisions-repo'
-import { actorOf, requireDecider, rowOf, type Ctx } from './context'
+import { actorOf, rowOf, type Ctx } from './context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
-import { toDecision, toProposal, toRevision } from './mappers'
+import { toDecision, toNotice, toProposal, toRevision } from './mappers'
 import { applyPropagation, emptyImpact, previewPropagation } from './propagation'
 import { createProposalTx } from './proposals'
 
@@ -62,7 +62,7 @@ export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): D
         actorId: actor.memberId,
         sourceMessageId: p.sourceMessageId ?? null,
       })
-      events.push(() => ctx.emit('decision.changed', { workspaceId: ctx.wsId, ...change, editorial: false, reason: `superseded by ${makeKey('decision', id)}`, actorId: p.actorId ?? null }))
+      events.push(() => emitDecisionChange(ctx, change, { editorial: false, reason: `superseded by ${makeKey('decision', id)}`, actorId: p.actorId ?? null }))
     }
     return ctx.store.decisions.get(id)!
   })
@@ -90,7 +90,14 @@ export interface ChangeFields {
  * The one place a decision changes: compare-and-set on the version, a new immutable revision, and —
  * when the normative fingerprint moves — propagation to exactly its dependents. Call inside a transaction.
  */
-export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, fields: ChangeFields, meta: ChangeMeta): { decision: Decision; impact: Impact } {
+export interface DecisionChange {
+  decision: Decision
+  impact: Impact
+  /** The notices this change queued (emitted after the commit). */
+  notices: Notice[]
+}
+
+export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, fields: ChangeFields, meta: ChangeMeta): DecisionChange {
   const { decisions } = ctx.store
   const row = decisions.get(id)
   if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
@@ -132,9 +139,10 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
   })
   const normative = fingerprint !== row.fingerprint
   ctx.store.log.bump(normative ? 'decision_edits.normative' : 'decision_edits.editorial')
-  const impact = normative
-    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at).impact
-    : emptyImpact(ctx.wsId, id)
+  const propagated = normative
+    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at)
+    : { impact: emptyImpact(ctx.wsId, id), noticeIds: [] }
+  const impact = propagated.impact
   ctx.store.log.appendEvent(
     'decision.changed',
     {
@@ -150,7 +158,14 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
     },
     at,
   )
-  return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact }
+  const notices = propagated.noticeIds.map((n) => toNotice(ctx.wsId, ctx.store.log.notice(n)!))
+  return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices }
+}
+
+/** After the commit: one event with the whole impact, then each queued notice. */
+export function emitDecisionChange(ctx: Ctx, change: DecisionChange, meta: { editorial: boolean; reason: string; actorId: string | null }): void {
+  ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: change.decision, impact: change.impact, ...meta })
+  for (const notice of change.notices) ctx.emit('notice.created', { workspaceId: ctx.wsId, notice })
 }
 
 export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): Result<'decisions.update'> {
@@ -168,11 +183,11 @@ export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): R
     return { decision: toDecision(ctx.wsId, row), impact: emptyImpact(ctx.wsId, row.id), proposal: dto }
   }
   const meta = { reason: p.reason ?? '', editorial: p.editorial ?? false, actorId: actor.memberId, sourceMessageId: p.sourceMessageId ?? null }
-  const result = ctx.store.transaction(() =>
+  const change = ctx.store.transaction(() =>
     changeDecisionTx(ctx, row.id, p.expectedVersion, { title: p.title, statement: p.statement, rationale: p.rationale, status: p.status }, meta),
   )
-  ctx.emit('decision.changed', { workspaceId: ctx.wsId, ...result, editorial: meta.editorial, reason: meta.reason, actorId: p.actorId ?? null })
-  return result
+  emitDecisionChange(ctx, change, { editorial: meta.editorial, reason: meta.reason, actorId: p.actorId ?? null })
+  return { decision: change.decision, impact: change.impact }
 }
 
 export function previewImpact(ctx: Ctx, p: ParsedParams<'decisions.previewImpact'>): Impact {

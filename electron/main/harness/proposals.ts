@@ -4,7 +4,7 @@ import type { Proposal } from '../../../shared/schemas'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { ProposalRow } from '../store/proposals-repo'
 import { actorOf, requireDecider, rowOf, type Ctx } from './context'
-import { changeDecisionTx, decisionRow } from './decisions'
+import { changeDecisionTx, decisionRow, emitDecisionChange } from './decisions'
 import { makeKey, now } from './ids'
 import { toProposal } from './mappers'
 
@@ -67,11 +67,11 @@ export function acceptProposal(ctx: Ctx, p: ParsedParams<'proposals.accept'>): R
     )
     if (!ctx.store.proposals.decide(row.id, 'accepted', actor.memberId, now(), null)) requirePending(ctx.store.proposals.get(row.id)!)
     ctx.store.log.bump('proposals.accepted')
-    return { ...change, proposal: toProposal(ctx.wsId, ctx.store.proposals.get(row.id)!) }
+    return { change, proposal: toProposal(ctx.wsId, ctx.store.proposals.get(row.id)!) }
   })
   ctx.emit('proposal.changed', { workspaceId: ctx.wsId, proposal: result.proposal })
-  ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: result.decision, impact: result.impact, editorial: false, reason: row.reason, actorId: p.actorId ?? null })
-  return result
+  emitDecisionChange(ctx, result.change, { editorial: false, reason: row.reason, actorId: p.actorId ?? null })
+  return { proposal: result.proposal, decision: result.change.decision, impact: result.change.impact }
 }
 
 export function rejectProposal(ctx: Ctx, p: ParsedParams<'proposals.reject'>): Proposal {
