@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from './args'
-import { exportCommand, exportUsage, withUsage } from './export'
-import { importCommand, importUsage } from './import'
-import { serve } from './serve'
+import { exportUsage, importUsage } from './usage'
 
 const usage = `usage: concord <command> [options]
 
@@ -14,13 +12,18 @@ ${importUsage}
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv)
   switch (args.command) {
+    // Commands load the core only when they run.
     case 'serve':
-      await serve(args)
+      await (await import('./serve')).serve(args)
       return -1
-    case 'export':
+    case 'export': {
+      const { exportCommand, withUsage } = await import('./export')
       return withUsage('export', () => exportCommand(args))
-    case 'import':
+    }
+    case 'import': {
+      const [{ importCommand }, { withUsage }] = await Promise.all([import('./import'), import('./export')])
       return withUsage('import', () => importCommand(args))
+    }
     case undefined:
     case 'help':
     case '--help':

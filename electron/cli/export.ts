@@ -5,9 +5,6 @@ import { resolveDataDir } from '../main/data-dir'
 import { formats, type ExportFormat } from '../main/export/export'
 import { stringFlag, type ParsedArgs } from './args'
 
-export const exportUsage = `  export  --repo PATH --format madr|markdown|json [--out DIR] [--data-dir DIR]
-          write the decision log of the repository's workspace: MADR files (docs/decisions/, or DIR),
-          DECISIONS.md, or the full-fidelity concord-export.json (into the repository, or DIR)`
 
 /** Complains about the command line or what it names: printed as `concord <command>: …`, exit code 2. */
 export class UsageError extends Error {}

@@ -4,9 +4,6 @@ import { resolveDataDir } from '../main/data-dir'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './export'
 
-export const importUsage = `  import  FILE --repo PATH [--name NAME] [--data-dir DIR]
-          restore a concord-export.json (FILE may also be the folder holding it) as a new workspace
-          for the repository at PATH, which must not have one yet`
 
 /** `concord import`: restores a JSON export into a new workspace for --repo. */
 export async function importCommand(args: ParsedArgs): Promise<number> {
