@@ -253,6 +253,59 @@ describe('agent loop', () => {
     expect(JSON.stringify(call2.body.messages)).toContain('PLAN-2')
     expect(JSON.stringify(call2.body.messages)).not.toContain('PLAN-1')
   })
+
+  it('cuts a long tool output in the view and lets the model read the rest with read_tool_output', async () => {
+    const m = await member('Impl')
+    writeFileSync(join(t.repoDir, 'big.txt'), Array.from({ length: 2000 }, (_, i) => `line ${i} of the big file`).join('\n'))
+    server.enqueue(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] },
+      (req) => {
+        const cut = toolMessages(req)[0].content
+        const stepId = /stepId "([^"]+)"/.exec(cut)![1]
+        return { toolCalls: [{ name: 'read_tool_output', arguments: { stepId, offset: 40_000, limit: 200 } }] }
+      },
+      { text: 'read it all' },
+    )
+    const steps = await turn(m, 'read big.txt')
+    const whole = steps.find((s) => s.kind === 'tool' && s.tool?.name === 'read_file')!
+    expect(whole.text.length).toBeGreaterThan(40_000) // the store keeps it whole
+    const inView = toolMessages(server.requests[1])[0].content
+    expect(inView.length).toBeLessThan(5_000)
+    expect(inView).toContain('characters cut here')
+    const rest = steps.find((s) => s.tool?.name === 'read_tool_output')!
+    expect(rest.status).toBe('done')
+    expect(rest.text.slice(0, 200)).toBe(whole.text.slice(40_000, 40_200))
+  })
+
+  it('message_member queues a message for another member; ask_human ends the turn with the question', async () => {
+    const lead = await member('Lead')
+    const rev = await member('Rev')
+    server.enqueue(
+      { toolCalls: [{ name: 'message_member', arguments: { memberId: 'Rev', text: 'Heads up: D-1 may change' } }, { name: 'ask_human', arguments: { question: 'REST or GraphQL?' } }] },
+      { text: 'Noted.' },
+    )
+    const revIdle = settled(rev.id)
+    const steps = await turn(lead, 'coordinate')
+    await revIdle
+    expect(steps.at(-1)?.text).toContain('REST or GraphQL?')
+    expect(server.requests.filter((r) => JSON.stringify(r.body).includes('[Message from Lead] Heads up'))).toHaveLength(1)
+    expect((await t.core.invoke('sessions.get', { memberId: rev.id })).steps.map((s) => s.kind)).toEqual(['message', 'model'])
+  })
+
+  it('refuses a delegation that would wait on itself', async () => {
+    const a = await member('Ann')
+    await member('Bob')
+    server.enqueue(
+      { toolCalls: [{ name: 'delegate', arguments: { memberId: 'Bob', task: 'ask Ann' } }] },
+      { toolCalls: [{ name: 'delegate', arguments: { memberId: 'Ann', task: 'loop back' } }] },
+      (req) => ({ text: `Bob saw: ${toolMessages(req).at(-1)?.content}` }),
+      (req) => ({ text: `Ann saw: ${toolMessages(req).at(-1)?.content}` }),
+    )
+    const steps = await turn(a, 'start')
+    expect(steps.at(-1)?.text).toContain('Bob answered')
+    expect(steps.at(-1)?.text).toContain('delegation_cycle')
+  })
+
 })
 
 describe('sessions API', () => {
