@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client'
 import { chooseApi } from './api/client'
 import { App } from './app/App'
 import { asClientError } from './api/errors'
+import { prewarmMarkdown } from './components/markdown-render'
 import { createAppStore, StoreContext } from './stores/app-store'
 import { connectEvents } from './stores/events'
 import './styles.css'
@@ -48,7 +49,13 @@ if (choice.kind === 'no-token') {
       console.error('Concord failed to start:', e.message)
     }
   }
-  void boot()
+  void boot().then(() => {
+    const idle = (cb: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(cb, { timeout: 1000 }) : setTimeout(cb, 50))
+    idle(() => {
+      prewarmMarkdown()
+      document.documentElement.dataset.ready = 'true'
+    })
+  })
   root.render(
     <StrictMode>
       <StoreContext.Provider value={store}>

@@ -1,24 +1,19 @@
 /**
- * Safe Markdown: no raw HTML (react-markdown never renders it), no remote images (a link instead),
- * external links in a new window (Electron hands those to the system browser), code highlighted,
- * and decision / proposal / task references as live chips.
+ * Safe Markdown: no raw HTML, no remote images (a link instead), external links in a new window
+ * (Electron hands those to the system browser), code highlighted, and decision / proposal / task
+ * references as live chips.
  */
-import { memo, type ReactNode } from 'react'
-import ReactMarkdown, { type Components } from 'react-markdown'
-import rehypeHighlight from 'rehype-highlight'
-import remarkGfm from 'remark-gfm'
+import type { Components } from 'hast-util-to-jsx-runtime'
+import { memo } from 'react'
 import { RefChip } from '../features/decisions/RefChip'
-import remarkRefs from './remark-refs'
+import { renderMarkdown, splitBlocks } from './markdown-render'
 
-const remarkPlugins = [remarkGfm, remarkRefs]
-const rehypePlugins: Parameters<typeof ReactMarkdown>[0]['rehypePlugins'] = [[rehypeHighlight, { detect: false }]]
-
-function isExternal(href: string | undefined): boolean {
-  return !!href && /^(https?:|mailto:)/i.test(href)
+function isExternal(href: unknown): href is string {
+  return typeof href === 'string' && /^(https?:|mailto:)/i.test(href)
 }
 
-const components: Components & Record<string, unknown> = {
-  a: ({ href, children }) =>
+const components = {
+  a: ({ href, children }: { href?: string; children?: React.ReactNode }) =>
     isExternal(href) ? (
       <a href={href} target="_blank" rel="noopener noreferrer" title={href}>
         {children}
@@ -28,7 +23,7 @@ const components: Components & Record<string, unknown> = {
         {children}
       </span>
     ),
-  img: ({ src, alt }) => {
+  img: ({ src, alt }: { src?: string; alt?: string }) => {
     const url = typeof src === 'string' ? src : ''
     if (url.startsWith('data:image/')) return <img src={url} alt={alt ?? ''} />
     return (
@@ -37,15 +32,24 @@ const components: Components & Record<string, unknown> = {
       </a>
     )
   },
-  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string } }; children?: ReactNode }) => <RefChip refKey={String(node?.properties?.dataRef ?? '')} />,
-}
+  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string } } }) => <RefChip refKey={String(node?.properties?.dataRef ?? '')} />,
+} as unknown as Partial<Components>
 
+const Block = memo(function Block({ text }: { text: string }) {
+  return <>{renderMarkdown(text, components)}</>
+})
+
+/**
+ * Rendered block by block (split at blank lines outside code fences): while a reply streams only its
+ * last block changes, and when it ends every block is already parsed and cached.
+ */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const blocks = splitBlocks(text)
   return (
     <div className="md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components as Components} skipHtml>
-        {text}
-      </ReactMarkdown>
+      {blocks.map((b, i) => (
+        <Block key={i} text={b} />
+      ))}
     </div>
   )
 })

@@ -46,5 +46,37 @@ export function diffWords(before: string, after: string): DiffPart[] {
     while (j < m) push('added', bm[j++])
   }
   push('same', a.slice(a.length - tail).join(''))
-  return parts
+  return groupChanges(parts)
+}
+
+/**
+ * Reads better as "old words → new words" than as alternating single words: changes separated only by
+ * whitespace become one removed run followed by one added run.
+ */
+export function groupChanges(parts: DiffPart[]): DiffPart[] {
+  const out: DiffPart[] = []
+  let removed = ''
+  let added = ''
+  const flush = () => {
+    if (removed) out.push({ kind: 'removed', text: removed })
+    if (added) out.push({ kind: 'added', text: added })
+    removed = ''
+    added = ''
+  }
+  parts.forEach((p, i) => {
+    if (p.kind === 'removed') removed += p.text
+    else if (p.kind === 'added') added += p.text
+    else {
+      const between = (removed || added) && i < parts.length - 1 && /^\s+$/.test(p.text)
+      if (between) {
+        removed += p.text
+        added += p.text
+      } else {
+        flush()
+        out.push(p)
+      }
+    }
+  })
+  flush()
+  return out
 }

@@ -1,10 +1,25 @@
+// Intl formatters are costly to create: one of each, reused.
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })
+
+const timeCache = new Map<string, string>()
+
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return ''
+  const hit = timeCache.get(iso)
+  if (hit !== undefined) return hit
+  const text = formatTime(iso)
+  if (timeCache.size > 2000) timeCache.clear()
+  timeCache.set(iso, text)
+  return text
+}
+
+function formatTime(iso: string): string {
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return ''
   const today = new Date()
-  const sameDay = d.toDateString() === today.toDateString()
-  return sameDay ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString([], { month: 'short', day: 'numeric' })
+  const sameDay = d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate()
+  return sameDay ? timeFormat.format(d) : dayFormat.format(d)
 }
 
 export function compactNumber(n: number): string {

@@ -4,7 +4,7 @@ import { sessionOf } from './workspace-slice'
 import type { AppState, SessionState, SessionsSlice, SliceCreator } from './types'
 
 /** Steps fetched on opening a session: enough for the first screen, the rest pages in on scroll. */
-export const FIRST_PAGE = 60
+export const FIRST_PAGE = 30
 export const OLDER_PAGE = 100
 
 function patch(s: AppState, memberId: string, change: (x: SessionState) => Partial<SessionState>): Partial<AppState> {

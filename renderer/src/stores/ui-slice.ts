@@ -14,7 +14,10 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   setTheme: (theme) => set({ theme }),
   selectMember(id) {
     set({ selectedMemberId: id, view: 'member', focusStepId: null })
-    if (id) get().markRead(id)
+    if (!id) return
+    get().markRead(id)
+    // Ask for the session's page now rather than after the first render.
+    void get().loadSession(id)
   },
   setView: (view) => set({ view }),
   setRightTab: (rightTab) => set({ rightTab, panelOpen: true }),

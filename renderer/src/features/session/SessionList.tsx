@@ -31,6 +31,8 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     estimateSize: (i) => (i === 0 ? 40 : 110),
     overscan: 6,
     getItemKey: (i) => (i === 0 ? '__top' : rows[i - 1].key),
+    // Measurements re-render in React's own batch, not in a synchronous flush per measured row.
+    useFlushSync: false,
   })
   const total = virtualizer.getTotalSize()
   const last = rows[rows.length - 1]?.step
@@ -45,11 +47,18 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     prev.current = { firstKey, total }
   })
 
-  // New or growing rows at the end: follow them while the view is at the bottom.
+  // New or growing rows at the end: follow them while the view is at the bottom. Once per frame at
+  // most: reading scrollHeight lays the page out, and several commits can land in one frame.
+  const follow = useRef<number | null>(null)
   useLayoutEffect(() => {
-    const el = scrollRef.current
-    if (el && stick.current) el.scrollTop = el.scrollHeight
+    if (!stick.current || follow.current !== null) return
+    follow.current = requestAnimationFrame(() => {
+      follow.current = null
+      const el = scrollRef.current
+      if (el && stick.current) el.scrollTop = el.scrollHeight
+    })
   }, [rows.length, last, last?.text.length, total])
+  useEffect(() => () => void (follow.current !== null && cancelAnimationFrame(follow.current)), [])
 
   const onScroll = useCallback(() => {
     const el = scrollRef.current

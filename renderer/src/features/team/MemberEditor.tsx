@@ -18,6 +18,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [authority, setAuthority] = useState<Member['authority']>(member?.authority ?? 'proposer')
   const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? 'ask')
   const [maxSteps, setMaxSteps] = useState(member?.maxSteps ?? 30)
+  const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
   const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
   const [draft, setDraft] = useState<ProviderDraft>(
     member?.provider ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
@@ -34,7 +35,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   }
 
   const save = useAction(async () => {
-    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps }
+    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps, planningInterval }
     const saved = member
       ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerParam(draft) : null })
       : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerParam(draft) } : {}) })
@@ -98,6 +99,9 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
           <input type="number" min={1} max={1000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.target.value) || 1))} aria-label="Max steps" />
         </Field>
       </div>
+      <Field label="Plan every N steps" hint="A planning step (facts, what is left, next steps) every N steps of a turn; 0 never plans.">
+        <input type="number" min={0} max={100} value={planningInterval} onChange={(e) => setPlanningInterval(Math.min(100, Math.max(0, Number(e.target.value) || 0)))} aria-label="Planning interval" />
+      </Field>
       <label className="check">
         <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Model provider
       </label>

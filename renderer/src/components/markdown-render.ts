@@ -1,0 +1,102 @@
+/**
+ * Markdown → React through one unified processor built once (building a processor per render, as
+ * react-markdown does, cost more than the rendering itself on long sessions). Raw HTML is dropped
+ * (remark-rehype without allowDangerousHtml), code blocks are highlighted with one shared lowlight,
+ * rendered trees are cached by text so rows scrolled back into view are not parsed again.
+ */
+import type { Element, ElementContent, Root } from 'hast'
+import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime'
+import { common, createLowlight } from 'lowlight'
+import type { ReactNode } from 'react'
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime'
+import remarkGfm from 'remark-gfm'
+import remarkParse from 'remark-parse'
+import remarkRehype from 'remark-rehype'
+import { unified } from 'unified'
+import remarkRefs from './remark-refs'
+
+let lowlight: ReturnType<typeof createLowlight> | null = null
+const highlighter = () => (lowlight ??= createLowlight(common))
+
+function textOf(node: ElementContent): string {
+  if (node.type === 'text') return node.value
+  if (node.type === 'element') return node.children.map(textOf).join('')
+  return ''
+}
+
+function highlightCode(tree: Root): void {
+  const visit = (node: Root | Element) => {
+    for (const child of node.children) {
+      if (child.type !== 'element') continue
+      if (child.tagName === 'pre') {
+        const code = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'code')
+        const classes = (code?.properties.className as string[] | undefined) ?? []
+        const lang = classes.find((c) => c.startsWith('language-'))?.slice('language-'.length)
+        if (code && lang && highlighter().registered(lang)) {
+          const result = highlighter().highlight(lang, code.children.map(textOf).join(''))
+          code.children = result.children as ElementContent[]
+          code.properties.className = [...classes, 'hljs']
+        }
+        continue
+      }
+      visit(child)
+    }
+  }
+  visit(tree)
+}
+
+const processor = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .use(remarkRefs)
+  .use(remarkRehype)
+  .use(() => highlightCode)
+  .freeze()
+
+const CACHE_SIZE = 400
+const cache = new Map<string, ReactNode>()
+
+export function renderMarkdown(text: string, components: Partial<Components>): ReactNode {
+  const hit = cache.get(text)
+  if (hit !== undefined) {
+    cache.delete(text)
+    cache.set(text, hit)
+    return hit
+  }
+  const tree = processor.runSync(processor.parse(text)) as Root
+  const node = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
+  cache.set(text, node)
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
+  return node
+}
+
+/**
+ * Splits text into blocks at blank lines outside code fences, so a streaming reply re-parses only its
+ * last, growing block.
+ */
+export function splitBlocks(text: string): string[] {
+  const blocks: string[] = []
+  let current: string[] = []
+  let fence: string | null = null
+  for (const line of text.split('\n')) {
+    const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line)
+    if (m) fence = fence === null ? m[1][0] : m[1][0] === fence ? null : fence
+    if (fence === null && line.trim() === '' && current.length) {
+      blocks.push(current.join('\n'))
+      current = []
+      continue
+    }
+    current.push(line)
+  }
+  if (current.length) blocks.push(current.join('\n'))
+  return blocks
+}
+
+/**
+ * Compiles the parser and the highlighter while the app is idle, so the first session opened does not
+ * pay for it (creating the highlighter alone takes tens of milliseconds).
+ */
+export function prewarmMarkdown(): void {
+  processor.runSync(processor.parse('Warm **up** `D-1`, [link](https://example.com)\n\n- a\n- b\n\n```ts\nconst a: number = 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |'))
+  highlighter().highlight('typescript', 'export function f(a: string): number { return a.length }')
+}

@@ -1,0 +1,122 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { MethodName } from '../../shared/contract'
+import type { Decision, Task } from '../../shared/schemas'
+import type { ClientApi } from '../../renderer/src/api/bridge-client'
+import { Markdown } from '../../renderer/src/components/Markdown'
+import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
+import { TaskBoard } from '../../renderer/src/features/tasks/TaskBoard'
+import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import type { AppStore } from '../../renderer/src/stores/types'
+
+const WS = 'w00000001'
+const decision = (version: number, statement: string): Decision => ({
+  id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'API style', statement, rationale: '', status: 'accepted', version, fingerprint: `f${version}`, sourceMessageId: null, supersedes: null, supersededBy: null, createdBy: null, createdAt: '', updatedAt: '',
+})
+const delivered: Task = {
+  id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build the endpoints', spec: '', acceptanceCriteria: '', status: 'delivered', assigneeId: null, flag: 'needs_reverification', artifact: { commit: 'abcdef1234', digest: null },
+  links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }], blockedBy: [], requiredReports: ['test'], version: 3, createdAt: '', updatedAt: '',
+}
+
+function api(answers: Partial<Record<MethodName, (p: any) => unknown>>): ClientApi {
+  return {
+    call: (async (m: MethodName, p: unknown) => {
+      const a = answers[m]
+      if (!a) throw Object.assign(new Error(`unexpected ${m}`), { code: 'internal' })
+      return a(p)
+    }) as ClientApi['call'],
+    onEvent: () => () => {},
+    onConnection: () => () => {},
+    close: () => {},
+  }
+}
+
+function mount(store: AppStore, ui: React.ReactElement) {
+  return render(<StoreContext.Provider value={store}>{ui}</StoreContext.Provider>)
+}
+
+function storeWith(answers: Partial<Record<MethodName, (p: any) => unknown>> = {}): AppStore {
+  const store = createAppStore(api(answers))
+  store.setState({ workspaceId: WS, decisions: { [`${WS}-d1`]: decision(1, 'REST with JSON') } })
+  return store
+}
+
+afterEach(cleanup)
+
+describe('Markdown', () => {
+  it('renders no raw HTML and no remote image, opens links outside, and turns D-n into a live chip', () => {
+    const store = storeWith()
+    const { container } = mount(
+      store,
+      <Markdown text={'Hello <script>alert(1)</script> <img src=x onerror=alert(1)>\n\n![logo](https://evil.example/p.png) [docs](https://example.com) [local](/etc/passwd) see D-1 and `D-1`\n\n```ts\nconst a = 1\n```'} />,
+    )
+    expect(container.querySelector('script')).toBeNull()
+    expect(container.querySelector('img')).toBeNull()
+    expect(container.querySelector('[onerror]')).toBeNull()
+    expect(container.querySelector('.md-image-blocked')?.textContent).toContain('logo')
+    const link = container.querySelector('a[href="https://example.com"]')!
+    expect(link.getAttribute('target')).toBe('_blank')
+    expect(link.getAttribute('rel')).toContain('noopener')
+    expect(container.querySelector('a[href="/etc/passwd"]')).toBeNull()
+    expect(container.querySelector('[data-ref="D-1"]')?.textContent).toBe('D-1v1')
+    expect(container.querySelectorAll('[data-ref]')).toHaveLength(1)
+    expect(container.querySelector('pre code.hljs .hljs-keyword')?.textContent).toBe('const')
+  })
+})
+
+describe('decision cards', () => {
+  it('follow the decision: another chat editing it updates every card at once', () => {
+    const store = storeWith()
+    mount(
+      store,
+      <>
+        <DecisionCard decisionKey="D-1" />
+        <DecisionCard decisionKey="D-1" />
+      </>,
+    )
+    expect(screen.getAllByTestId('decision-card').map((c) => c.getAttribute('data-version'))).toEqual(['1', '1'])
+    act(() => store.getState().applyDecision(decision(2, 'GraphQL at /graphql')))
+    const cards = screen.getAllByTestId('decision-card')
+    expect(cards.map((c) => c.getAttribute('data-version'))).toEqual(['2', '2'])
+    expect(cards[1].textContent).toContain('GraphQL at /graphql')
+  })
+
+  it('edits in place: impact preview first, then one compare-and-set update', async () => {
+    const sent: unknown[] = []
+    const store = storeWith({
+      'decisions.previewImpact': () => ({ decisionId: `${WS}-d1`, normative: true, tasks: [{ taskId: 't', key: 'T-1', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false }], reports: [], notifiedMemberIds: [] }),
+      'decisions.update': (p) => {
+        sent.push(p)
+        return { decision: decision(2, p.statement), impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] } }
+      },
+    })
+    mount(store, <DecisionCard decisionKey="D-1" sourceMessageId={`${WS}-s4`} />)
+    fireEvent.click(screen.getByText('Edit'))
+    fireEvent.change(screen.getByLabelText('Statement'), { target: { value: 'GraphQL' } })
+    await waitFor(() => expect(screen.getByTestId('impact-preview').textContent).toContain('Flags T-1 delivered'))
+    fireEvent.click(screen.getByText('Confirm → v2'))
+    await waitFor(() => expect(screen.getByTestId('decision-card').getAttribute('data-version')).toBe('2'))
+    expect(sent).toEqual([{ decisionId: `${WS}-d1`, expectedVersion: 1, statement: 'GraphQL', sourceMessageId: `${WS}-s4` }])
+  })
+})
+
+describe('task board', () => {
+  it('shows flags and suspect links, and the exact reasons when acceptance is refused', async () => {
+    const store = storeWith({
+      'tasks.accept': () => {
+        throw Object.assign(new Error('T-1 cannot be accepted'), {
+          code: 'evidence_stale',
+          details: { reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }] },
+        })
+      },
+    })
+    store.setState({ tasks: { [delivered.id]: delivered } })
+    mount(store, <TaskBoard />)
+    const card = screen.getByTestId('task-card')
+    expect(card.textContent).toContain('needs re-verification')
+    expect(card.textContent).toContain('D-1 suspect v1→v2')
+    fireEvent.click(screen.getByTestId('accept-task'))
+    await waitFor(() => expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2'))
+  })
+})

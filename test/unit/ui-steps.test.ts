@@ -1,0 +1,105 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { Step } from '../../shared/schemas'
+import { splitBlocks } from '../../renderer/src/components/markdown-render'
+import { diffWords } from '../../renderer/src/lib/diff'
+import { appendText, buildRows, mergeSteps, pickNewer, references, upsertStep } from '../../renderer/src/stores/steps'
+
+function step(seq: number, extra: Partial<Step> = {}): Step {
+  return {
+    id: `w1-s${seq}`,
+    seq,
+    memberId: 'w1-m1',
+    turnId: 'w1-s1',
+    kind: 'model',
+    status: 'done',
+    text: '',
+    toolCalls: [],
+    tool: null,
+    fromMemberId: null,
+    taskId: null,
+    usage: null,
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: '2026-01-01T00:00:01Z',
+    ...extra,
+  }
+}
+
+describe('session steps', () => {
+  it('upserts by id and keeps ascending seq', () => {
+    let steps = [step(1), step(3)]
+    steps = upsertStep(steps, step(2, { text: 'b' }))
+    expect(steps.map((s) => s.seq)).toEqual([1, 2, 3])
+    steps = upsertStep(steps, step(2, { text: 'b2' }))
+    expect(steps).toHaveLength(3)
+    expect(steps[1].text).toBe('b2')
+  })
+
+  it('appends streamed text, and starts a placeholder for a step not seen yet', () => {
+    let steps = [step(1, { status: 'streaming', endedAt: null, text: 'Hel' })]
+    steps = appendText(steps, 'w1-m1', 'w1-s1', 'lo')
+    expect(steps[0].text).toBe('Hello')
+    steps = appendText(steps, 'w1-m1', 'w1-s9', 'Hi')
+    expect(steps[1]).toMatchObject({ id: 'w1-s9', status: 'streaming', text: 'Hi' })
+    // The real step replaces the placeholder and moves to its seq.
+    steps = upsertStep(steps, step(9, { text: 'Hi there' }))
+    expect(steps.map((s) => [s.id, s.seq])).toEqual([
+      ['w1-s1', 1],
+      ['w1-s9', 9],
+    ])
+  })
+
+  it('merges a fetched page with steps seen through events, keeping the copy that knows more', () => {
+    const streaming = step(2, { status: 'streaming', endedAt: null, text: 'partial text' })
+    const done = step(2, { text: 'partial text, finished' })
+    expect(pickNewer(done, streaming)).toBe(done)
+    expect(pickNewer(streaming, done)).toBe(done)
+    const merged = mergeSteps([step(1), done], [streaming, step(3)])
+    expect(merged.map((s) => s.seq)).toEqual([1, 2, 3])
+    expect(merged[1]).toBe(done)
+  })
+
+  it('folds tool steps under the model step that asked for them', () => {
+    const model = step(2, { toolCalls: [{ id: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}' }, { id: 'call_b', name: 'read_file', argumentsText: '{"path":"b.ts"}' }] })
+    // The runtime names the tool step by its own id; the call is found by name and arguments.
+    const toolB = step(3, { kind: 'tool', tool: { callId: 'w1-s3', name: 'read_file', argumentsText: '{"path":"b.ts"}', isError: false }, text: 'B' })
+    const toolA = step(4, { kind: 'tool', tool: { callId: 'w1-s4', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'A' })
+    const other = step(5, { kind: 'tool', turnId: 'w1-s99', tool: { callId: 'x', name: 'list_files', argumentsText: '{}', isError: false } })
+    const rows = buildRows([step(1, { kind: 'user' }), model, toolB, toolA, other, step(6, { text: 'done' })])
+    expect(rows.map((r) => r.key)).toEqual(['w1-s1', 'w1-s2', 'w1-s5', 'w1-s6'])
+    expect(rows[1].results.get('call_a')?.text).toBe('A')
+    expect(rows[1].results.get('call_b')?.text).toBe('B')
+  })
+
+  it('finds decision, proposal and task references outside code', () => {
+    expect(references('See D-1 and T-12, not `D-2`.\n\n```\nD-3\n```\nP-4 too; D-1 again; XD-5 no')).toEqual(['D-1', 'T-12', 'P-4'])
+  })
+
+  it('splits markdown at blank lines, never inside a code fence', () => {
+    expect(splitBlocks('a\n\nb\n```\nx\n\ny\n```\n\nc')).toEqual(['a', 'b\n```\nx\n\ny\n```', 'c'])
+    expect(splitBlocks('streaming ```ts\nopen fence\n\nstill code')).toEqual(['streaming ```ts\nopen fence', 'still code'])
+  })
+})
+
+describe('revision diffs', () => {
+  it('shows old words then new words, grouped', () => {
+    expect(diffWords('Use REST with JSON', 'Use GraphQL over HTTP')).toEqual([
+      { kind: 'same', text: 'Use ' },
+      { kind: 'removed', text: 'REST with JSON' },
+      { kind: 'added', text: 'GraphQL over HTTP' },
+    ])
+    expect(diffWords('same', 'same')).toEqual([{ kind: 'same', text: 'same' }])
+  })
+
+  it('always rebuilds both texts (property)', () => {
+    const words = fc.array(fc.constantFrom('a', 'b', 'c', 'REST', 'JSON', ' ', '  ', '\n', 'D-1'), { maxLength: 40 }).map((w) => w.join(''))
+    fc.assert(
+      fc.property(words, words, (before, after) => {
+        const parts = diffWords(before, after)
+        expect(parts.filter((p) => p.kind !== 'added').map((p) => p.text).join('')).toBe(before)
+        expect(parts.filter((p) => p.kind !== 'removed').map((p) => p.text).join('')).toBe(after)
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
