@@ -97,6 +97,10 @@ describe('agent loop', () => {
     expect(second).toContain('Notices since your last step')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'notice', 'model'])
     expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
+    // The turn worked on the member's one task in progress: its tokens count for that task.
+    const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
+    expect(metrics.tokens.perTask.map((x) => x.taskId)).toEqual([task.id])
+    expect(metrics.tokens.perTask[0].input).toBeGreaterThan(0)
   })
 
   it('submit_report records a report whose basis is the brief and whose artifact is HEAD', async () => {
