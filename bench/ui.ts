@@ -126,6 +126,8 @@ async function p2(stack: Stack): Promise<void> {
       const scroller = document.querySelector<HTMLElement>(`[data-testid=session-scroll][data-member-id="${id}"]`)!
       const before = scroller.scrollHeight
       const t0 = performance.now()
+      // As a user would: a wheel turn up (which unsticks the view from the bottom), to the top.
+      scroller.dispatchEvent(new WheelEvent('wheel', { deltaY: -100, bubbles: true }))
       scroller.scrollTop = 0
       while (scroller.scrollHeight === before && performance.now() - t0 < 5000) await new Promise((r) => requestAnimationFrame(r))
       return performance.now() - t0

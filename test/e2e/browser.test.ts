@@ -195,29 +195,38 @@ describe('browser UI through the bridge', () => {
     expect(await detail.getByTestId('made-in').first().textContent()).toContain('Implementer')
     await screenshot(page, '13-decision-history')
 
-    // A proposal from an agent: a card with accept / reject, in the inbox and in chat.
-    const proposal = await stack.core.invoke('proposals.create', {
-      decisionId: d1.id,
-      statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.',
-      reason: 'Persisted queries keep the surface reviewable',
-      actorId: team.Reviewer.id,
-    })
+    // A proposal from an agent (a proposer, through its tool): a card with accept / reject in its chat and the inbox.
+    stack.models.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'propose_decision_change',
+            arguments: { decisionId: 'D-1', statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.', reason: 'Persisted queries keep the surface reviewable' },
+          },
+        ],
+      },
+      { text: 'I proposed a change to D-1: persisted queries only.' },
+    )
+    await page.keyboard.press('Alt+t')
+    await memberItem('Implementer').click()
+    await session('Implementer').getByTestId('composer').fill('Should clients be free to send any query?')
+    await session('Implementer').getByTestId('composer').press('Enter')
+    const chatCard = session('Implementer').locator('[data-testid=proposal-card][data-key="P-1"]')
+    await chatCard.waitFor()
+    await expect.poll(() => chatCard.textContent()).toContain('Impact if accepted')
     await page.getByTestId('tab-inbox').click()
-    const pcard = page.locator(`[data-testid=proposal-card][data-key="${proposal.key}"]`)
-    await pcard.waitFor()
-    await expect.poll(() => pcard.textContent()).toContain('Impact if accepted')
-    await screenshot(page, '14-inbox-proposal')
-    await pcard.getByRole('button', { name: 'Accept' }).click()
-    await expect.poll(() => pcard.textContent()).toContain('accepted')
+    await page.getByTestId('inbox').locator('[data-testid=proposal-card][data-key="P-1"]').waitFor()
+    await screenshot(page, '14-agent-proposal')
+    await chatCard.getByRole('button', { name: 'Accept' }).click()
+    await expect.poll(() => chatCard.textContent()).toContain('accepted')
     await page.locator('[data-testid=decision-card][data-key="D-1"][data-version="3"]').first().waitFor()
+    await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
 
     // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run.
     stack.models.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
       { text: 'Wrote NOTES.md with the API decision.' },
     )
-    await page.keyboard.press('Alt+t')
-    await page.getByTestId('member-session').first().waitFor()
     await memberItem('Reviewer').click()
     await session('Reviewer').getByTestId('composer').fill('Write the API decision into NOTES.md')
     await session('Reviewer').getByTestId('composer').press('Enter')
@@ -249,6 +258,36 @@ describe('browser UI through the bridge', () => {
     await page.getByTestId('tab-decisions').click()
     await screenshot(page, '18-dark-session')
     expect(team.Lead.authority).toBe('decider')
+    expect(errors).toEqual([])
+  }, 120_000)
+
+  it('keeps a long session virtualized and pages older steps in as you scroll up', async () => {
+    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const team = await members(ws)
+    // 400 steps written straight to the session store (a long-running member's history).
+    const { store } = stack.core.harness.ctx(ws.id)
+    const lead = Number(team.Lead.id.split('-m')[1])
+    const at = new Date().toISOString()
+    store.transaction(() => {
+      for (let i = 1; i <= 400; i++) {
+        store.steps.insert({ member_id: lead, kind: i % 2 ? 'user' : 'model', status: 'done', text: `Message number ${i} about D-1.`, started_at: at, ended_at: at })
+      }
+    })
+    // Written behind the app's back (no events): a fresh load reads it.
+    await page.reload()
+    await page.getByTestId('sidebar').waitFor()
+    await page.keyboard.press('Control+1')
+    const lead$ = session('Lead')
+    await lead$.locator('[data-testid=step]', { hasText: 'Message number 400 about' }).waitFor()
+    const rendered = await lead$.locator('[data-testid=step]').count()
+    expect(rendered).toBeGreaterThan(3)
+    expect(rendered).toBeLessThan(40)
+    const scroller = lead$.getByTestId('session-scroll')
+    await scroller.hover()
+    for (let i = 0; i < 60 && !(await lead$.getByText('Beginning of the session').isVisible()); i++) await page.mouse.wheel(0, -4000)
+    await lead$.locator('[data-testid=step]', { hasText: 'Message number 1 about' }).waitFor()
+    expect(await lead$.locator('[data-testid=step]').count()).toBeLessThan(40)
+    await screenshot(page, '19-long-session-top')
     expect(errors).toEqual([])
   }, 120_000)
 })

@@ -25,8 +25,22 @@ export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: st
         <span className="dver" title="version">
           v{decision.version}
         </span>
+        {!editing && (
+          <span className="dcard-links">
+            <button className="link-btn" onClick={() => (setOutcome(null), setEditing(true))}>
+              Edit
+            </button>
+            <button className="link-btn" onClick={() => openDecision(decision.id)}>
+              History
+            </button>
+          </span>
+        )}
       </div>
-      {!editing && <div className="dcard-statement">{decision.statement}</div>}
+      {!editing && (
+        <div className="dcard-statement" title={decision.statement}>
+          {decision.statement}
+        </div>
+      )}
       {outcome && !editing && (
         <div className="dcard-outcome" data-testid="edit-outcome">
           Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}
@@ -42,16 +56,7 @@ export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: st
             setEditing(false)
           }}
         />
-      ) : (
-        <div className="dcard-actions">
-          <button className="link-btn" onClick={() => (setOutcome(null), setEditing(true))}>
-            Edit
-          </button>
-          <button className="link-btn" onClick={() => openDecision(decision.id)}>
-            History
-          </button>
-        </div>
-      )}
+      ) : null}
     </div>
   )
 }

@@ -60,12 +60,22 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   }, [rows.length, last, last?.text.length, total])
   useEffect(() => () => void (follow.current !== null && cancelAnimationFrame(follow.current)), [])
 
+  // Only the user unsticks the view (wheel, keys, scrollbar): the virtualizer also scrolls when rows
+  // above are measured, and that must not stop the view from following the newest text.
+  const dragging = useRef(false)
   const onScroll = useCallback(() => {
     const el = scrollRef.current
     if (!el) return
-    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX) stick.current = true
+    else if (dragging.current) stick.current = false
     if (el.scrollTop < LOAD_OLDER_PX) void loadOlder(memberId)
   }, [loadOlder, memberId])
+  const unstick = useCallback(() => void (stick.current = false), [])
+  useEffect(() => {
+    const up = () => void (dragging.current = false)
+    window.addEventListener('pointerup', up)
+    return () => window.removeEventListener('pointerup', up)
+  }, [])
 
   // A step asked for (e.g. "where a decision was made"): page back until it is loaded, then show it.
   useEffect(() => {
@@ -85,7 +95,16 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
 
   const items = virtualizer.getVirtualItems()
   return (
-    <div className="session-scroll" ref={scrollRef} onScroll={onScroll} data-testid="session-scroll" data-member-id={memberId}>
+    <div
+      className="session-scroll"
+      ref={scrollRef}
+      onScroll={onScroll}
+      onWheel={(e) => e.deltaY < 0 && unstick()}
+      onKeyDown={(e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && unstick()}
+      onPointerDown={(e) => void (dragging.current = e.target === e.currentTarget)}
+      data-testid="session-scroll"
+      data-member-id={memberId}
+    >
       {session?.loaded && rows.length === 0 ? (
         empty
       ) : (

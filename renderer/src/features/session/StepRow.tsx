@@ -19,12 +19,17 @@ function ProposalByKey({ refKey }: { refKey: string }) {
 }
 
 /** Live cards for the decisions and proposals a message mentions or was recorded as. */
-function Cards({ step }: { step: Step }) {
+function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   const recorded = useApp(recordedFrom(step.id))
+  // What the member's decision tools reported ("Proposal P-3 recorded for D-1") shows as cards too.
+  const toolText = (tools ?? [])
+    .filter((t) => /decision|propos/.test(t.tool?.name ?? '') && t.status === 'done')
+    .map((t) => t.text)
+    .join('\n')
   const keys = useMemo(() => {
-    const all = [...references(step.text), ...recorded]
+    const all = [...references(step.text), ...references(toolText), ...recorded]
     return [...new Set(all)].filter((k) => k[0] === 'D' || k[0] === 'P').slice(0, MAX_CARDS)
-  }, [step.text, recorded])
+  }, [step.text, toolText, recorded])
   if (!keys.length) return null
   return (
     <div className="cards">
@@ -136,7 +141,7 @@ export const StepRow = memo(
                 })}
               </div>
             )}
-            <Cards step={step} />
+            <Cards step={step} tools={row.tools} />
           </div>
         )
       }
