@@ -1,6 +1,6 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { chooseApi } from './api/client'
+import { chooseApi, forgetToken } from './api/client'
 import { App } from './app/App'
 import { asClientError } from './api/errors'
 import { prewarmMarkdown } from './components/markdown-render'
@@ -36,6 +36,11 @@ if (choice.kind === 'no-token') {
       if (start) await store.getState().selectWorkspace(start.id)
     } catch (err) {
       const e = asClientError(err)
+      if (e.code === 'unauthorized') {
+        // A refused token is not kept for the next load, and the event socket stops retrying it.
+        forgetToken()
+        choice.api.close()
+      }
       if (!store.getState().workspacesLoaded) {
         root.render(
           <div className="splash">

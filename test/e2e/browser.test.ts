@@ -284,10 +284,31 @@ describe('browser UI through the bridge', () => {
     expect(rendered).toBeLessThan(40)
     const scroller = lead$.getByTestId('session-scroll')
     await scroller.hover()
-    for (let i = 0; i < 60 && !(await lead$.getByText('Beginning of the session').isVisible()); i++) await page.mouse.wheel(0, -4000)
-    await lead$.locator('[data-testid=step]', { hasText: 'Message number 1 about' }).waitFor()
+    const first = lead$.locator('[data-testid=step]', { hasText: 'Message number 1 about' })
+    await expect
+      .poll(
+        async () => {
+          await page.mouse.wheel(0, -4000)
+          return first.count()
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1)
+    await lead$.getByText('Beginning of the session').waitFor()
     expect(await lead$.locator('[data-testid=step]').count()).toBeLessThan(40)
     await screenshot(page, '19-long-session-top')
     expect(errors).toEqual([])
   }, 120_000)
+
+  it('tells a visitor without the right token what to open instead', async () => {
+    const { context, page: other } = await newPage(browser)
+    try {
+      await other.goto(stack.url.replace(/token=[^&]+/, 'token=wrong'))
+      await other.getByText('The access token was refused').waitFor()
+      await other.goto(stack.url.replace(/\?token=[^&]+/, ''))
+      await other.getByText('Concord needs its access token').waitFor()
+    } finally {
+      await context.close()
+    }
+  })
 })

@@ -3,21 +3,24 @@
  * `window.api` (contextIsolation, sandbox, no Node in the page). Runs where the Electron binary, SQLite
  * built for Electron (npm run rebuild:electron) and a display exist; skipped with the reason elsewhere.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { _electron as electron, type ElectronApplication } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ensureRendererBuilt, projectRoot, screenshot } from './support'
 
+/** The installed Electron executable, read the way electron/index.js does, without its download fallback. */
 function electronBinary(): string | null {
-  try {
-    const path = createRequire(import.meta.url)('electron') as unknown as string
-    return typeof path === 'string' && existsSync(path) ? path : null
-  } catch {
-    return null
+  const pkg = join(projectRoot, 'node_modules', 'electron')
+  const pathFile = join(pkg, 'path.txt')
+  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
+    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, existsSync(pathFile) ? readFileSync(pathFile, 'utf8') : 'electron')
+    return existsSync(p) ? p : null
   }
+  if (!existsSync(pathFile)) return null
+  const p = join(pkg, 'dist', readFileSync(pathFile, 'utf8'))
+  return existsSync(p) ? p : null
 }
 
 const binary = electronBinary()

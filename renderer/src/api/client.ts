@@ -26,6 +26,10 @@ export function takeToken(loc: Location = location, storage: Storage = sessionSt
   return storage.getItem(TOKEN_KEY)
 }
 
+export function forgetToken(storage: Storage = sessionStorage): void {
+  storage.removeItem(TOKEN_KEY)
+}
+
 export type ApiChoice = { kind: 'electron'; api: ClientApi } | { kind: 'browser'; api: ClientApi } | { kind: 'no-token' }
 
 /** Wraps the preload api so both transports offer the same connection hooks. */
