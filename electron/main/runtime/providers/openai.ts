@@ -7,6 +7,7 @@
  */
 import OpenAI from 'openai'
 import type { ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
 import { ProviderError } from './types'
 
 export interface OpenAIProviderOptions {
@@ -106,40 +107,15 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
-    if (err instanceof CallbackError) return err.cause
-    if (err instanceof ProviderError) return err
-    if (signal?.aborted || err instanceof OpenAI.APIUserAbortError) return abortedError()
-    const key = this.#apiKey
-    if (err instanceof OpenAI.APIConnectionError || isNetworkError(err)) {
-      const where = `${this.#label} (${this.config.baseURL ?? 'https://api.openai.com/v1'})`
-      if (streaming) {
-        return new ProviderError('provider_unreachable', redact(`Connection to ${where} was lost mid-reply${errorDetail(err)}`, key))
-      }
-      const what = err instanceof OpenAI.APIConnectionTimeoutError ? 'timed out' : 'failed'
-      return new ProviderError('provider_unreachable', redact(`Could not reach ${where}: connection ${what}${errorDetail(err)}`, key))
-    }
-    if (err instanceof OpenAI.APIError) {
-      const status = err.status
-      const serverMessage = redact(apiErrorMessage(err), key)
-      if (status === 401 || status === 403) {
-        return new ProviderError('provider_auth', `${this.#label} rejected the credentials (${status}): ${serverMessage}`, status)
-      }
-      if (status === 429) {
-        return new ProviderError('provider_rate_limited', `${this.#label} is rate limiting requests (429) and retries ran out: ${serverMessage}`, status)
-      }
-      return new ProviderError(
-        'provider_error',
-        status ? `${this.#label} returned an error (${status}): ${serverMessage}` : `${this.#label} reported an error mid-stream: ${serverMessage}`,
-        status,
-      )
-    }
-    const message = err instanceof Error ? err.message : String(err)
-    return new ProviderError('provider_error', redact(`${this.#label} call failed: ${message}${errorDetail(err)}`, key))
+    return toProviderError(err, sdkErrors, { signal, streaming, label: this.#label, where: this.config.baseURL ?? 'https://api.openai.com/v1', key: this.#apiKey })
   }
 }
 
-function abortedError(): ProviderError {
-  return new ProviderError('aborted', 'The model call was interrupted.')
+const sdkErrors: SdkErrors = {
+  isAbort: (err) => err instanceof OpenAI.APIUserAbortError,
+  isConnection: (err) => err instanceof OpenAI.APIConnectionError,
+  isTimeout: (err) => err instanceof OpenAI.APIConnectionTimeoutError,
+  apiError: (err) => (err instanceof OpenAI.APIError ? { status: err.status, message: apiErrorMessage(err) } : null),
 }
 
 /** The provider's own message, without the SDK's "<status> " prefix. */
@@ -239,34 +215,3 @@ export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenA
   return out
 }
 
-/** Wraps an exception thrown by the caller's onText so it is rethrown as-is rather than mapped. */
-class CallbackError {
-  constructor(readonly cause: unknown) {}
-}
-
-/** Never let the key reach an error message (some servers echo it back). */
-function redact(message: string, key: string | undefined): string {
-  return key && key.length >= 4 ? message.split(key).join('[redacted]') : message
-}
-
-/** The innermost cause worth showing, e.g. ": ECONNREFUSED 127.0.0.1:9". */
-function errorDetail(err: unknown): string {
-  let cause: unknown = err instanceof Error ? err.cause : undefined
-  let detail = ''
-  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
-    const code = (cause as { code?: unknown }).code
-    detail = typeof code === 'string' && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message
-    cause = cause.cause
-  }
-  return detail ? `: ${detail}` : ''
-}
-
-/** A transport failure not wrapped by the SDK (e.g. undici's "terminated" when the socket drops mid-stream). */
-function isNetworkError(err: unknown): boolean {
-  if (err instanceof TypeError && /^(terminated|fetch failed)$/.test(err.message)) return true
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))) return true
-  }
-  return false
-}
