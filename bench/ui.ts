@@ -223,28 +223,42 @@ async function p3(stack: Stack): Promise<void> {
       w.__longTasks = []
       new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: false })
     })
-    for (const m of members) {
-      stack.models.enqueue({ text: streamedText(m.name, chars), chunkSize: CHARS_PER_TOKEN * TOKENS_PER_CHUNK, chunkDelayMs: (1000 * TOKENS_PER_CHUNK) / TOKENS_PER_SECOND, usage: { input: 100, output: chars / CHARS_PER_TOKEN } })
+    /** One round: every member streams one long reply at once; resolves when all three are done. */
+    const round = async (n: number): Promise<number> => {
+      for (const m of members) {
+        stack.models.enqueue({ text: streamedText(m.name, chars), chunkSize: CHARS_PER_TOKEN * TOKENS_PER_CHUNK, chunkDelayMs: (1000 * TOKENS_PER_CHUNK) / TOKENS_PER_SECOND, usage: { input: 100, output: chars / CHARS_PER_TOKEN } })
+      }
+      const t0 = Date.now()
+      await Promise.all(members.map((m) => stack.core.invoke('sessions.send', { memberId: m.id, text: `Write it all out, please (${n}).` })))
+      for (const m of members) {
+        await page.locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`).nth(n - 1).waitFor({ timeout: 60_000 })
+      }
+      return (Date.now() - t0) / 1000
     }
+    const takeLongTasks = () => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0))
+
+    // Round 1 as a user runs it (no tracer): Chromium's Long Tasks API reports every task over 50 ms.
+    const seconds = await round(1)
+    const longTasks = await takeLongTasks()
+    // Round 2 under a trace, for every task's length in wall-clock and in thread CPU time.
     await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] })
-    const t0 = Date.now()
-    await Promise.all(members.map((m) => stack.core.invoke('sessions.send', { memberId: m.id, text: 'Write it all out, please.' })))
-    for (const m of members) {
-      await page.locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`).waitFor({ timeout: 60_000 })
-    }
-    const seconds = (Date.now() - t0) / 1000
-    const buffer = await browser.stopTracing()
-    const trace = JSON.parse(buffer.toString('utf8')) as { traceEvents: TraceEvent[] }
-    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks)
+    await round(2)
+    const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] }
+    const tracedLongTasks = await takeLongTasks()
     const shown = await page.evaluate(() => [...document.querySelectorAll('[data-kind=model]')].map((e) => e.textContent?.length ?? 0))
     const r = longestMainThreadTask(trace)
     const tokens = chars / CHARS_PER_TOKEN
     const cores = availableParallelism()
+    const longest = Math.max(0, ...longTasks)
     console.log(`P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view: ${tokens} tokens each in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s achieved)`)
-    console.log(`   renderer main thread: ${r.tasks} tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API saw ${longTasks.length})`)
-    console.log(`   the same tasks in thread CPU time: longest ${ms(r.longestCpu)}, ${r.cpuOver50} over 50 ms (wall-clock includes waiting for a core: ${cores} cores shared with the core, bridge and model server)`)
-    console.log(`   text on screen per reply: ${shown.join(', ')} characters of ${chars}`)
-    console.log(`   target ≤ ${P3_TARGET} ms: ratio ${(r.longest / P3_TARGET).toFixed(2)} wall-clock → ${verdict(r.longest <= P3_TARGET)}; ${(r.longestCpu / P3_TARGET).toFixed(2)} in CPU time → ${verdict(r.longestCpu <= P3_TARGET)}`)
+    console.log(`   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`)
+    console.log(`   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length})`)
+    console.log(`                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`)
+    console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
+    console.log(
+      `   target ≤ ${P3_TARGET} ms: ${longTasks.length ? `ratio ${(longest / P3_TARGET).toFixed(2)} wall-clock → ${verdict(longest <= P3_TARGET)}` : `no task over ${P3_TARGET} ms → ${verdict(true)}`}; ` +
+        `CPU time ratio ${(r.longestCpu / P3_TARGET).toFixed(2)} → ${verdict(r.longestCpu <= P3_TARGET)}`,
+    )
   } finally {
     await browser.close()
   }

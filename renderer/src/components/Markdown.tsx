@@ -39,17 +39,28 @@ const Block = memo(function Block({ text }: { text: string }) {
   return <>{renderMarkdown(text, components)}</>
 })
 
+/** Past this size a still-growing block (a long code block, say) shows as plain text until it ends. */
+const GROWING_PARSE_LIMIT = 800
+
+const GrowingBlock = memo(function GrowingBlock({ text }: { text: string }) {
+  if (text.length > GROWING_PARSE_LIMIT) return <p className="md-growing">{text}</p>
+  return <>{renderMarkdown(text, components, false)}</>
+})
+
 /**
- * Rendered block by block (split at blank lines outside code fences): while a reply streams only its
- * last block changes, and when it ends every block is already parsed and cached.
+ * Rendered block by block (split at blank lines outside code fences): each finished block is parsed
+ * once and cached. While a reply streams, only its last, growing block is parsed again each frame (and
+ * not kept in the cache); a long one shows as plain text until it is complete.
  */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+export const Markdown = memo(function Markdown({ text, streaming }: { text: string; streaming?: boolean }) {
   const blocks = splitBlocks(text)
+  const growing = streaming ? blocks.pop() : undefined
   return (
     <div className="md">
       {blocks.map((b, i) => (
         <Block key={i} text={b} />
       ))}
+      {growing !== undefined && <GrowingBlock text={growing} />}
     </div>
   )
 })

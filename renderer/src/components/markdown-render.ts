@@ -56,7 +56,7 @@ const processor = unified()
 const CACHE_SIZE = 400
 const cache = new Map<string, ReactNode>()
 
-export function renderMarkdown(text: string, components: Partial<Components>): ReactNode {
+export function renderMarkdown(text: string, components: Partial<Components>, keep = true): ReactNode {
   const hit = cache.get(text)
   if (hit !== undefined) {
     cache.delete(text)
@@ -65,6 +65,7 @@ export function renderMarkdown(text: string, components: Partial<Components>): R
   }
   const tree = processor.runSync(processor.parse(text)) as Root
   const node = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
+  if (!keep) return node
   cache.set(text, node)
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
   return node

@@ -26,10 +26,13 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
     .filter((t) => /decision|propos/.test(t.tool?.name ?? '') && t.status === 'done')
     .map((t) => t.text)
     .join('\n')
+  const streaming = step.status === 'streaming'
   const keys = useMemo(() => {
+    // Cards appear once the reply is complete; while it streams, its references show as inline chips.
+    if (streaming) return []
     const all = [...references(step.text), ...references(toolText), ...recorded]
     return [...new Set(all)].filter((k) => k[0] === 'D' || k[0] === 'P').slice(0, MAX_CARDS)
-  }, [step.text, toolText, recorded])
+  }, [streaming, step.text, toolText, recorded])
   if (!keys.length) return null
   return (
     <div className="cards">
@@ -128,7 +131,7 @@ export const StepRow = memo(
             </div>
             {(step.text || step.status === 'streaming') && (
               <div className={`bubble model-bubble${step.status === 'streaming' ? ' is-streaming' : ''}`} ref={bodyRef}>
-                {step.text ? <Markdown text={step.text} /> : <span className="cursor" aria-label="waiting for the first words" />}
+                {step.text ? <Markdown text={step.text} streaming={step.status === 'streaming'} /> : <span className="cursor" aria-label="waiting for the first words" />}
               </div>
             )}
             {step.toolCalls.length > 0 && (

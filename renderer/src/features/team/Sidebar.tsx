@@ -9,11 +9,12 @@ import { MemberEditor } from './MemberEditor'
 
 function MemberItem({ id, index }: { id: string; index: number }) {
   const member = useApp((s) => s.members[id])
-  const session = useApp((s) => s.sessions[id])
+  // Only what the item shows: a streaming reply changes the session many times a second.
+  const info = useApp((s) => s.sessions[id]?.info)
+  const unread = useApp((s) => s.sessions[id]?.unread ?? 0)
   const selected = useApp((s) => s.view === 'member' && s.selectedMemberId === id)
   const selectMember = useApp((s) => s.selectMember)
   if (!member) return null
-  const info = session?.info
   const state = info?.state ?? 'idle'
   const approvals = info?.pendingApprovals.length ?? 0
   return (
@@ -44,9 +45,9 @@ function MemberItem({ id, index }: { id: string; index: number }) {
             {info!.pendingNotices}
           </span>
         )}
-        {(session?.unread ?? 0) > 0 && (
+        {unread > 0 && (
           <span className="count accent" title="new replies">
-            {session!.unread}
+            {unread}
           </span>
         )}
       </span>
