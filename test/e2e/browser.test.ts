@@ -245,6 +245,21 @@ describe('browser UI through the bridge', () => {
     await expect.poll(() => page.getByTestId('figures').textContent()).toContain('Implementer')
     await screenshot(page, '16-figures')
 
+    // Member settings (provider key write-only) and the shortcut list.
+    await session('Reviewer').getByRole('button', { name: 'Reviewer’s settings' }).click()
+    const settings = page.getByRole('dialog', { name: 'Reviewer’s settings' })
+    await settings.waitFor()
+    expect(await settings.getByLabel('API key').inputValue()).toBe('')
+    expect(await settings.getByLabel('API key').getAttribute('placeholder')).toContain('stored')
+    await screenshot(page, '17-member-settings')
+    await page.keyboard.press('Escape')
+    await settings.waitFor({ state: 'detached' })
+    await page.locator('.brand').first().click()
+    await page.keyboard.press('?')
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
+    await screenshot(page, '18-shortcuts')
+    await page.keyboard.press('Escape')
+
     // Dark theme: the same screens stay legible.
     await page.getByTestId('theme-toggle').click() // system → light
     await page.getByTestId('theme-toggle').click() // light → dark
@@ -252,11 +267,11 @@ describe('browser UI through the bridge', () => {
     await page.keyboard.press('Alt+t')
     await page.getByTestId('team-view').waitFor()
     await page.getByTestId('tab-tasks').click()
-    await screenshot(page, '17-dark-team-view')
+    await screenshot(page, '20-dark-team-view')
     await page.keyboard.press('Alt+t')
     await memberItem('Implementer').click()
     await page.getByTestId('tab-decisions').click()
-    await screenshot(page, '18-dark-session')
+    await screenshot(page, '21-dark-session')
     expect(team.Lead.authority).toBe('decider')
     expect(errors).toEqual([])
   }, 120_000)
@@ -296,7 +311,7 @@ describe('browser UI through the bridge', () => {
       .toBe(1)
     await lead$.getByText('Beginning of the session').waitFor()
     expect(await lead$.locator('[data-testid=step]').count()).toBeLessThan(40)
-    await screenshot(page, '19-long-session-top')
+    await screenshot(page, '22-long-session-top')
     expect(errors).toEqual([])
   }, 120_000)
 

@@ -61,7 +61,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           Interrupt
         </button>
       )}
-      <button className="icon-btn" onClick={() => setEditing(true)} title={`${member.name}'s settings`} aria-label={`${member.name}'s settings`}>
+      <button className="icon-btn" onClick={() => setEditing(true)} title={`${member.name}’s settings`} aria-label={`${member.name}’s settings`}>
         ⚙
       </button>
       {editing && <MemberEditor member={member} onClose={() => setEditing(false)} />}
