@@ -194,6 +194,11 @@ describe('browser UI through the bridge', () => {
     expect(await detail.locator('ins').first().textContent()).toContain('GraphQL')
     expect(await detail.getByTestId('made-in').first().textContent()).toContain('Implementer')
     await screenshot(page, '13-decision-history')
+    // Export of the decision log (MADR files), with the files it wrote.
+    await detail.getByRole('button', { name: '← All decisions' }).click()
+    await page.getByRole('button', { name: 'Export', exact: true }).click()
+    await expect.poll(() => page.getByTestId('export-result').textContent()).toMatch(/Wrote \d+ files? to/)
+    expect(await page.getByTestId('export-result').textContent()).toContain('.md')
 
     // A proposal from an agent (a proposer, through its tool): a card with accept / reject in its chat and the inbox.
     stack.models.enqueue(
