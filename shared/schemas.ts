@@ -276,7 +276,8 @@ export interface Step {
   status: StepStatus
   text: string
   toolCalls: StepToolCall[]
-  tool: { callId: string; name: string; argumentsText: string; isError: boolean } | null
+  /** callId: this step's id, used for approvals; toolCallId: the model's own id for the call (matches model.toolCalls[].id). */
+  tool: { callId: string; toolCallId: string; name: string; argumentsText: string; isError: boolean } | null
   fromMemberId: string | null
   taskId: string | null
   usage: { input: number; output: number } | null

@@ -228,6 +228,8 @@ describe('acceptance', () => {
     await passingReports(tk, [{ text: 'works', decisionIds: [d.id] }])
     const accepted = await core.invoke('tasks.accept', { taskId: tk.id })
     expect(accepted).toMatchObject({ status: 'accepted', flag: null })
+    // Accepted on evidence based on the current decisions: the task is aligned with them.
+    expect(accepted.links).toEqual([expect.objectContaining({ pinnedVersion: 2, currentVersion: 2, state: 'current' })])
     expect(decision.version).toBe(2)
     const m = await core.invoke('metrics.get', { workspaceId: ws.id })
     expect(m.acceptances).toEqual({ accepted: 1, refusedStale: 2, refusedMissing: 1 })

@@ -310,6 +310,17 @@ describe('agent loop', () => {
     expect(steps.at(-1)?.text).toContain('delegation_cycle')
   })
 
+
+  it('records where an agent proposed a change: the model step that asked for it', async () => {
+    const m = await member('Pat', { authority: 'proposer' })
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    server.enqueue({ toolCalls: [{ name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use gRPC', reason: 'speed' } }] }, { text: 'proposed' })
+    const steps = await turn(m, 'propose gRPC')
+    const [proposal] = await t.core.invoke('proposals.list', { workspaceId: ws.id })
+    expect(proposal).toMatchObject({ decisionId: d.id, authorId: m.id, statement: 'Use gRPC', sourceMessageId: steps[1].id })
+    expect(steps[2].tool).toMatchObject({ toolCallId: steps[1].toolCalls[0].id, name: 'propose_decision_change' })
+    expect(steps.some((s) => s.tool?.name === 'update_decision')).toBe(false)
+  })
 })
 
 describe('sessions API', () => {

@@ -60,11 +60,11 @@ describe('session steps', () => {
   })
 
   it('folds tool steps under the model step that asked for them', () => {
-    const model = step(2, { toolCalls: [{ id: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}' }, { id: 'call_b', name: 'read_file', argumentsText: '{"path":"b.ts"}' }] })
-    // The runtime names the tool step by its own id; the call is found by name and arguments.
-    const toolB = step(3, { kind: 'tool', tool: { callId: 'w1-s3', name: 'read_file', argumentsText: '{"path":"b.ts"}', isError: false }, text: 'B' })
-    const toolA = step(4, { kind: 'tool', tool: { callId: 'w1-s4', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'A' })
-    const other = step(5, { kind: 'tool', turnId: 'w1-s99', tool: { callId: 'x', name: 'list_files', argumentsText: '{}', isError: false } })
+    // Two identical calls: only the model's call id tells their results apart.
+    const model = step(2, { toolCalls: [{ id: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}' }, { id: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}' }] })
+    const toolB = step(3, { kind: 'tool', tool: { callId: 'w1-s3', toolCallId: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'B' })
+    const toolA = step(4, { kind: 'tool', tool: { callId: 'w1-s4', toolCallId: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'A' })
+    const other = step(5, { kind: 'tool', turnId: 'w1-s99', tool: { callId: 'x', toolCallId: 'call_x', name: 'list_files', argumentsText: '{}', isError: false } })
     const rows = buildRows([step(1, { kind: 'user' }), model, toolB, toolA, other, step(6, { text: 'done' })])
     expect(rows.map((r) => r.key)).toEqual(['w1-s1', 'w1-s2', 'w1-s5', 'w1-s6'])
     expect(rows[1].results.get('call_a')?.text).toBe('A')

@@ -71,6 +71,8 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
       ctx.store.log.bump(reasons.some((r) => r.code === 'evidence_stale') ? 'acceptances.refused_stale' : 'acceptances.refused_missing')
       return { task, reasons }
     }
+    // Accepted on evidence based on the current decisions: the task is aligned with them now.
+    ctx.store.tasks.repinLinks(task.id)
     ctx.store.tasks.update({ ...task, status: 'accepted', flag: null, updated_at: now() })
     ctx.store.log.bump('acceptances.accepted')
     ctx.store.log.appendEvent('task.accepted', { taskId: task.id, actorId: actor.memberId }, now())

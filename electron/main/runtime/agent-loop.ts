@@ -25,7 +25,7 @@ export interface TurnEnv {
   member: MemberRow
   provider: ModelProvider
   tools: ToolDefinition<unknown, HarnessToolContext>[]
-  toolContext(host: MemberHost, signal: AbortSignal, endTurn: (reason: string) => void): HarnessToolContext
+  toolContext(host: MemberHost, signal: AbortSignal, endTurn: (reason: string) => void, sourceStepId: string): HarnessToolContext
   emitStep(row: StepRow): void
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string
@@ -106,7 +106,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
     if (!result.toolCalls.length) return { status: 'done', answer: result.text }
 
     const observations = await Promise.all(
-      result.toolCalls.map((call) => runToolCall(env, host, call, insert, finish, signal, (reason) => (ended = reason))),
+      result.toolCalls.map((call) => runToolCall(env, host, call, reply.stepId, insert, finish, signal, (reason) => (ended = reason))),
     )
     lastObservation = observations.at(-1) ?? ''
     if (signal.aborted) return interrupted()
@@ -129,7 +129,7 @@ async function streamModelStep(
   insert: Insert,
   finish: Finish,
   request: Parameters<ModelProvider['complete']>[0],
-): Promise<{ kind: 'ok'; result: ModelResult } | { kind: 'interrupted' } | { kind: 'error'; message: string }> {
+): Promise<{ kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | { kind: 'error'; message: string }> {
   const { store } = env.ctx
   const stepId = insert({ kind: 'model', status: 'streaming', text: '' })
   let text = ''
@@ -158,7 +158,7 @@ async function streamModelStep(
       output_tokens: result.usage.outputTokens,
       ended_at: now(),
     })
-    return { kind: 'ok', result }
+    return { kind: 'ok', result, stepId }
   } catch (err) {
     if (timer) clearTimeout(timer)
     if (err instanceof ProviderError && err.code === 'aborted') {
@@ -176,6 +176,7 @@ async function runToolCall(
   env: TurnEnv,
   host: MemberHost,
   call: ToolCall,
+  modelStepId: number,
   insert: Insert,
   finish: Finish,
   signal: AbortSignal,
@@ -211,7 +212,7 @@ async function runToolCall(
     env.emitStep(env.ctx.store.steps.get(stepId)!)
   }
   try {
-    const output = await tool.run(parsed.data, env.toolContext(host, signal, endTurn))
+    const output = await tool.run(parsed.data, env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)))
     finish(stepId, { status: 'done', text: output, ended_at: now() })
     return output
   } catch (err) {

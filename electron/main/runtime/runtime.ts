@@ -122,7 +122,7 @@ export class Runtime {
         emitStep,
         emitDelta: (stepId, text) =>
           this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
-        toolContext: (h, signal, endTurn) => this.toolContext(h, workspaceRoot, member.authority, signal, endTurn),
+        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, workspaceRoot, member.authority, signal, endTurn, sourceStepId),
       },
       host,
       start,
@@ -135,6 +135,7 @@ export class Runtime {
     authority: HarnessToolContext['authority'],
     signal: AbortSignal,
     endTurn: (reason: string) => void,
+    sourceStepId: string,
   ): HarnessToolContext {
     const ctx = this.o.harness.ctx(host.wsId)
     return {
@@ -155,6 +156,7 @@ export class Runtime {
       },
       delegate: (to, task, sig) => this.delegate(host, to, task, sig),
       endTurn,
+      sourceStepId,
     }
   }
 

@@ -13,7 +13,7 @@ export function toStep(ws: string, r: StepRow): Step {
     status: r.status,
     text: r.text,
     toolCalls: JSON.parse(r.tool_calls),
-    tool: r.kind === 'tool' ? { callId: makeId(ws, 'step', r.id), name: r.tool_name ?? '', argumentsText: r.tool_args ?? '', isError: r.is_error === 1 } : null,
+    tool: r.kind === 'tool' ? { callId: makeId(ws, 'step', r.id), toolCallId: r.tool_call_id ?? '', name: r.tool_name ?? '', argumentsText: r.tool_args ?? '', isError: r.is_error === 1 } : null,
     fromMemberId: id('member', r.from_member_id),
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },

@@ -101,7 +101,7 @@ export function buildRows(steps: Step[]): Row[] {
     const tool = step.tool
     if (step.kind === 'tool' && tool && open && open.row.step.turnId === step.turnId) {
       const calls = open.unmatched
-      let i = calls.findIndex((c) => c.id === tool.callId)
+      let i = calls.findIndex((c) => c.id === tool.toolCallId)
       if (i < 0) i = calls.findIndex((c) => c.name === tool.name && c.argumentsText === tool.argumentsText)
       if (i < 0) i = calls.findIndex((c) => c.name === tool.name)
       if (i >= 0) {

@@ -20,6 +20,8 @@ export interface HarnessToolContext extends ToolContext {
   stepText(stepId: string): string | null
   message(toMemberId: string, text: string): Promise<void>
   delegate(toMemberId: string, task: string, signal: AbortSignal): Promise<string>
+  /** The model step (assistant message) that asked for this call: where an agent's decision change was made. */
+  sourceStepId: string
   /** Ends the turn after this batch of tool calls (a report was submitted, or the human was asked). */
   endTurn(reason: string): void
 }
@@ -81,7 +83,7 @@ export function harnessTools(): HTool<any>[] {
       ['decisionId', 'statement', 'reason'],
     ),
     async (a, ctx) => {
-      const p = await ctx.call('proposals.create', { decisionId: resolveRef(ctx, a.decisionId, 'decision'), statement: a.statement, reason: a.reason, actorId: ctx.memberId })
+      const p = await ctx.call('proposals.create', { decisionId: resolveRef(ctx, a.decisionId, 'decision'), statement: a.statement, reason: a.reason, actorId: ctx.memberId, sourceMessageId: ctx.sourceStepId })
       return `Proposal ${p.key} recorded for ${a.decisionId} (pending a decider).`
     },
   )
@@ -97,6 +99,7 @@ export function harnessTools(): HTool<any>[] {
     async (a, ctx) => {
       const { decision, impact } = await ctx.call('decisions.update', {
         decisionId: resolveRef(ctx, a.decisionId, 'decision'), expectedVersion: a.expectedVersion, statement: a.statement, reason: a.reason, actorId: ctx.memberId,
+        sourceMessageId: ctx.sourceStepId,
       })
       return `${decision.key} is now v${decision.version}. Flagged tasks: ${impact.tasks.map((t) => `${t.key} (${t.flag})`).join(', ') || 'none'}; reports with stale claims: ${impact.reports.map((r) => r.key).join(', ') || 'none'}.`
     },
