@@ -187,6 +187,23 @@ describe('decision edits', () => {
     expect(m.tasksFlagged).toEqual({ requirements_updated: 1, needs_adjustment: 1, needs_reverification: 0 })
   })
 
+  it('stales claims on a decision the report basis does not name, and basis entries without claims', async () => {
+    const d1 = await decide('API', 'REST')
+    const d2 = await decide('DB', 'SQLite')
+    const tk = await task('t', [d1])
+    // r1: basis D-1 only, one claim on D-2. r2: basis on both, claims on nothing.
+    const r1 = await core.invoke('reports.submit', { taskId: tk.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA }, basis: [{ decisionId: d1.id, version: 1 }], claims: [{ text: 'persists', decisionIds: [d2.id] }] })
+    const r2 = await core.invoke('reports.submit', { taskId: tk.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit: SHA }, basis: [{ decisionId: d1.id, version: 1 }, { decisionId: d2.id, version: 1 }], claims: [{ text: 'reads well', decisionIds: [] }] })
+    const { impact } = await edit(d2, 'Postgres')
+    expect(impact.reports).toEqual([
+      { reportId: r1.id, key: r1.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [r1.claims[0].id] },
+      { reportId: r2.id, key: r2.key, taskId: tk.id, authorId: reviewer.id, staleClaimIds: [] },
+    ])
+    expect(impact.notifiedMemberIds.sort()).toEqual([tester.id, reviewer.id].sort())
+    expect((await core.invoke('reports.get', { reportId: r2.id })).validity).toBe('stale')
+    expect((await core.invoke('reports.get', { reportId: r1.id })).claims[0].state).toBe('stale')
+  })
+
   it('preview shows the impact and writes nothing', async () => {
     const d = await decide('API', 'REST')
     const tk = await task('t', [d])

@@ -3,7 +3,6 @@
  * Runs inside the caller's transaction; reads and writes only the rows linked to the decision.
  */
 import type { Impact, ImpactReport, ImpactTask } from '../../../shared/schemas'
-import type { TouchedReport } from '../store/reports-repo'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
 import { makeId, makeKey } from './ids'
@@ -28,12 +27,9 @@ interface TaskHit {
 
 interface Collected {
   tasks: TaskHit[]
-  /** Reports whose claims or basis the change leaves behind, by report id (ascending). */
-  reports: TouchedReport[]
-}
-
-function touchedReports(ctx: Ctx, decisionId: number, from: string, to: string): TouchedReport[] {
-  return ctx.store.reports.touchedBy(decisionId, from, to, `${ctx.wsId}-c`)
+  decisionId: number
+  from: string
+  to: string
 }
 
 export interface PropagationResult {
@@ -50,7 +46,7 @@ export function previewPropagation(ctx: Ctx, decisionId: number, fromFingerprint
     flag: flagFor(t.status, t.flag),
     assigneeId: t.assignee_id,
   }))
-  return buildImpact(ctx, decisionId, { tasks, reports: touchedReports(ctx, decisionId, fromFingerprint, toFingerprint) }, actorId).impact
+  return buildImpact(ctx, { tasks, decisionId, from: fromFingerprint, to: toFingerprint }, actorId).impact
 }
 
 /** Applies a normative change whose fingerprint went from → to: flags tasks, stales claims, queues notices, counts. */
@@ -71,7 +67,7 @@ export function applyPropagation(
     flag: t.flag,
     assigneeId: t.assignee_id,
   }))
-  const { impact, claimCountOfReports, staleClaims, recipients } = buildImpact(ctx, decision.id, { tasks, reports: touchedReports(ctx, decision.id, from, to) }, actorId)
+  const { impact, claimCountOfReports, staleClaims, recipients } = buildImpact(ctx, { tasks, decisionId: decision.id, from, to }, actorId)
 
   const noticeIds: number[] = []
   for (const [memberId, hit] of recipients) {
@@ -103,7 +99,8 @@ interface Recipient {
   reports: { id: number; staleClaims: number }[]
 }
 
-function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number | null) {
+function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
+  const decisionId = c.decisionId
   const ws = ctx.wsId
   const impactTasks: ImpactTask[] = c.tasks.map((t) => ({
     taskId: makeId(ws, 'task', t.id),
@@ -126,17 +123,20 @@ function buildImpact(ctx: Ctx, decisionId: number, c: Collected, actorId: number
 
   let claimCountOfReports = 0
   let staleClaims = 0
-  const impactReports: ImpactReport[] = c.reports.map(([id, taskId, authorId, claimCount, staleClaimIds]) => {
+  // Thousands of reports share a few tasks and authors: build each of their ids once.
+  const taskIds = new Map<number, string>()
+  const memberIds = new Map<number, string>()
+  const reportPrefix = `${ws}-r`
+  // The reports the change leaves behind (claims or basis), built straight from the store's range reads.
+  const impactReports = ctx.store.reports.touchedBy<ImpactReport>(decisionId, c.from, c.to, `${ws}-c`, (id, taskId, authorId, claimCount, staleClaimIds) => {
     claimCountOfReports += claimCount
     staleClaims += staleClaimIds.length
     if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })
-    return {
-      reportId: makeId(ws, 'report', id),
-      key: makeKey('report', id),
-      taskId: makeId(ws, 'task', taskId),
-      authorId: authorId === null ? null : makeId(ws, 'member', authorId),
-      staleClaimIds,
-    }
+    let task = taskIds.get(taskId)
+    if (task === undefined) taskIds.set(taskId, (task = makeId(ws, 'task', taskId)))
+    let author = authorId === null ? null : memberIds.get(authorId)
+    if (author === undefined) memberIds.set(authorId!, (author = makeId(ws, 'member', authorId!)))
+    return { reportId: reportPrefix + id, key: 'R-' + id, taskId: task, authorId: author, staleClaimIds }
   })
 
   const impact: Impact = {

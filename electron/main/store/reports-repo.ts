@@ -36,8 +36,8 @@ export interface ClaimLinkRow {
   current_fingerprint: string
 }
 
-/** One report touched by a decision change: [report id, task id, author id, claim count, stale claim ids (prefixed)]. */
-export type TouchedReport = [number, number, number | null, number, string[]]
+/** Builds the caller's entry for one report a decision change touches (no intermediate rows are kept). */
+export type TouchedReportFactory<T> = (reportId: number, taskId: number, authorId: number | null, claimCount: number, staleClaimIds: string[]) => T
 
 export class ReportsRepo {
   private readonly s
@@ -73,15 +73,15 @@ export class ReportsRepo {
       // [[report ids…], [claim ids…]]. Flat arrays cost SQLite far less than one nested array per report.
       staleClaims: db
         .prepare<{ d: number; from: string; to: string }, [string | null, string | null]>(
-          `SELECT json_group_array(report_id), json_group_array(claim_id) FROM claim_links
-           WHERE decision_id = @d AND pinned_fingerprint = @from AND pinned_fingerprint <> @to`,
+          `SELECT json_group_array(report_id), json_group_array(claim_id) FROM (SELECT report_id, claim_id FROM claim_links
+           WHERE decision_id = @d AND pinned_fingerprint = @from AND pinned_fingerprint <> @to ORDER BY report_id, claim_id)`,
         )
         .raw(),
       // Basis entries not at `to`, with the report's head: [[report, task, author, claim count, leaving now 1/0], …].
       basisNotAt: db
         .prepare<{ d: number; from: string; to: string }, string>(
           `SELECT coalesce(json_group_array(json_array(report_id, task_id, author_id, claim_count, fingerprint = @from)), '[]')
-           FROM report_basis WHERE decision_id = @d AND fingerprint <> @to`,
+           FROM (SELECT * FROM report_basis WHERE decision_id = @d AND fingerprint <> @to ORDER BY report_id)`,
         )
         .pluck(),
       head: db.prepare<[number], [number, number, number | null, number]>('SELECT id, task_id, author_id, claim_count FROM reports WHERE id = ?').raw(),
@@ -132,25 +132,34 @@ export class ReportsRepo {
    * The reports a change of the decision from `from` to `to` leaves behind (claims or basis), ascending,
    * each with its stale claim ids (already prefixed with `claimPrefix`). One range read per table.
    */
-  touchedBy(decisionId: number, from: string, to: string, claimPrefix: string): TouchedReport[] {
+  touchedBy<T>(decisionId: number, from: string, to: string, claimPrefix: string, make: TouchedReportFactory<T>): T[] {
     const args = { d: decisionId, from, to }
-    const heads = new Map<number, [number, number, number | null, number, number]>()
-    for (const row of JSON.parse(this.s.basisNotAt.get(args)!) as [number, number, number | null, number, number][]) heads.set(row[0], row)
-    const out = new Map<number, TouchedReport>()
+    // Both lists come in report order (the keys' order), so one linear merge joins them.
+    const basis = JSON.parse(this.s.basisNotAt.get(args)!) as [number, number, number | null, number, number][]
     const [reportsJson, claimsJson] = this.s.staleClaims.get(args)!
     const reportIds = JSON.parse(reportsJson ?? '[]') as number[]
     const claimIds = JSON.parse(claimsJson ?? '[]') as number[]
-    let current: string[] = []
-    for (let i = 0; i < reportIds.length; i++) {
-      const reportId = reportIds[i]
-      if (i === 0 || reportId !== reportIds[i - 1]) {
-        const h = heads.get(reportId) ?? this.s.head.get(reportId)!
-        current = []
-        out.set(reportId, [reportId, h[1], h[2], h[3], current])
+    const out: T[] = []
+    let i = 0
+    let j = 0
+    while (i < reportIds.length || j < basis.length) {
+      const fromClaims = i < reportIds.length ? reportIds[i] : Infinity
+      const b = j < basis.length ? basis[j] : undefined
+      const fromBasis = b ? b[0] : Infinity
+      if (fromBasis < fromClaims) {
+        if (b![4] === 1) out.push(make(b![0], b![1], b![2], b![3], [])) // its basis leaves, no claim does
+        j++
+        continue
       }
-      current.push(claimPrefix + claimIds[i])
+      const ids: string[] = []
+      while (i < reportIds.length && reportIds[i] === fromClaims) ids.push(claimPrefix + claimIds[i++])
+      let head: [number, number, number | null, number, ...unknown[]]
+      if (fromBasis === fromClaims) {
+        head = b!
+        j++
+      } else head = this.s.head.get(fromClaims)! // claims on a decision its basis does not name
+      out.push(make(fromClaims, head[1], head[2], head[3], ids))
     }
-    for (const h of heads.values()) if (h[4] === 1 && !out.has(h[0])) out.set(h[0], [h[0], h[1], h[2], h[3], []])
-    return [...out.values()].sort((x, y) => x[0] - y[0])
+    return out
   }
 }
