@@ -72,8 +72,8 @@ export class ReportsRepo {
       // Claims valid at `from` and not at `to`, as two parallel flat arrays in key order (so by report):
       // [[report ids…], [claim ids…]]. Flat arrays cost SQLite far less than one nested array per report.
       staleClaims: db
-        .prepare<{ d: number; from: string; to: string }, [string | null, string | null]>(
-          `SELECT json_group_array(report_id), json_group_array(claim_id) FROM (SELECT report_id, claim_id FROM claim_links
+        .prepare<{ d: number; from: string; to: string; prefix: string }, [string | null, string | null]>(
+          `SELECT json_group_array(report_id), json_group_array(@prefix || claim_id) FROM (SELECT report_id, claim_id FROM claim_links
            WHERE decision_id = @d AND pinned_fingerprint = @from AND pinned_fingerprint <> @to ORDER BY report_id, claim_id)`,
         )
         .raw(),
@@ -136,9 +136,9 @@ export class ReportsRepo {
     const args = { d: decisionId, from, to }
     // Both lists come in report order (the keys' order), so one linear merge joins them.
     const basis = JSON.parse(this.s.basisNotAt.get(args)!) as [number, number, number | null, number, number][]
-    const [reportsJson, claimsJson] = this.s.staleClaims.get(args)!
+    const [reportsJson, claimsJson] = this.s.staleClaims.get({ ...args, prefix: claimPrefix })!
     const reportIds = JSON.parse(reportsJson ?? '[]') as number[]
-    const claimIds = JSON.parse(claimsJson ?? '[]') as number[]
+    const claimIds = JSON.parse(claimsJson ?? '[]') as string[]
     const out: T[] = []
     let i = 0
     let j = 0
@@ -152,7 +152,7 @@ export class ReportsRepo {
         continue
       }
       const ids: string[] = []
-      while (i < reportIds.length && reportIds[i] === fromClaims) ids.push(claimPrefix + claimIds[i++])
+      while (i < reportIds.length && reportIds[i] === fromClaims) ids.push(claimIds[i++])
       let head: [number, number, number | null, number, ...unknown[]]
       if (fromBasis === fromClaims) {
         head = b!
