@@ -1,0 +1,181 @@
+/** run_command: a shell command in the workspace, with a timeout, an output cap and its whole process group killed on stop. */
+import { spawn } from 'node:child_process'
+import { z } from 'zod'
+import { sanitizedEnv } from './git'
+import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, parseArgs, checkAborted, objectSchema } from './tool-helpers'
+import { ToolError, type ToolDefinition } from './types'
+import { workspaceRealRoot } from './workspace-path'
+
+// ---------------------------------------------------------------------------------------------------------------------
+// run_command
+
+const runCommandArgs = z.object({
+  command: z.string().min(1),
+  timeoutMs: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional(),
+})
+type RunCommandArgs = z.infer<typeof runCommandArgs>
+
+/** Collects output up to `cap` bytes, keeping the head and the tail. */
+class HeadTailBuffer {
+  private head: Buffer[] = []
+  private headBytes = 0
+  private tail: Buffer[] = []
+  private tailBytes = 0
+  total = 0
+  constructor(private readonly half: number) {}
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length
+    if (this.headBytes < this.half) {
+      const take = Math.min(chunk.length, this.half - this.headBytes)
+      this.head.push(chunk.subarray(0, take))
+      this.headBytes += take
+      chunk = chunk.subarray(take)
+      if (chunk.length === 0) return
+    }
+    this.tail.push(chunk)
+    this.tailBytes += chunk.length
+    while (this.tailBytes > this.half) {
+      const excess = this.tailBytes - this.half
+      const first = this.tail[0]
+      if (first.length <= excess) {
+        this.tail.shift()
+        this.tailBytes -= first.length
+      } else {
+        this.tail[0] = first.subarray(excess)
+        this.tailBytes -= excess
+      }
+    }
+  }
+
+  toString(): string {
+    const head = Buffer.concat(this.head).toString('utf8')
+    const tail = Buffer.concat(this.tail).toString('utf8')
+    const omitted = this.total - this.headBytes - this.tailBytes
+    if (omitted <= 0) return head + tail
+    return `${head}\n[... ${omitted} bytes of output omitted ...]\n${tail}`
+  }
+}
+
+function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
+  if (!pid) return
+  try {
+    process.kill(-pid, sig)
+  } catch {
+    // already gone
+  }
+}
+
+interface CommandResult {
+  output: string
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  timedOut: boolean
+  aborted: boolean
+}
+
+function runShell(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const buf = new HeadTailBuffer(COMMAND_OUTPUT_CAP / 2)
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd,
+      detached: true, // own process group, so the whole tree can be killed
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: sanitizedEnv(),
+      windowsHide: true,
+    })
+    let timedOut = false
+    let aborted = false
+    let exitCode: number | null = null
+    let exitSignal: NodeJS.Signals | null = null
+    let settled = false
+    let killTimer: NodeJS.Timeout | undefined
+    let drainTimer: NodeJS.Timeout | undefined
+
+    const terminate = (): void => {
+      killGroup(child.pid, 'SIGTERM')
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS)
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      terminate()
+    }, timeoutMs)
+    const onAbort = (): void => {
+      aborted = true
+      terminate()
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+
+    const finish = (): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(drainTimer)
+      signal.removeEventListener('abort', onAbort)
+      // Background processes left in the group do not outlive the command.
+      killGroup(child.pid, 'SIGKILL')
+      clearTimeout(killTimer)
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      resolve({ output: buf.toString(), exitCode, signal: exitSignal, timedOut, aborted })
+    }
+
+    child.stdout!.on('data', (c: Buffer) => buf.push(c))
+    child.stderr!.on('data', (c: Buffer) => buf.push(c))
+    child.on('error', (err) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(killTimer)
+      signal.removeEventListener('abort', onAbort)
+      reject(new ToolError('command_failed', `Could not start the command: ${err.message}`))
+    })
+    child.on('exit', (code, sig) => {
+      exitCode = code
+      exitSignal = sig
+      // If a background process still holds the pipes open, stop waiting for them shortly.
+      drainTimer = setTimeout(finish, 200)
+    })
+    child.on('close', finish)
+    if (signal.aborted) onAbort()
+  })
+}
+
+export const runCommandTool: ToolDefinition<RunCommandArgs> = {
+  name: 'run_command',
+  description:
+    'Run a shell command (via /bin/sh -c) with the workspace root as the working directory. Returns stdout and ' +
+    `stderr interleaved (long output keeps the first and last ${COMMAND_OUTPUT_CAP / 2048} KB) and the exit code. ` +
+    `Default timeout ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}s, max ${MAX_COMMAND_TIMEOUT_MS / 60000} min; on timeout ` +
+    'the whole process group is killed. Background processes do not survive the command. No stdin.',
+  parameters: objectSchema(
+    {
+      command: { type: 'string', minLength: 1, description: 'Shell command line.' },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_COMMAND_TIMEOUT_MS,
+        description: `Timeout in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`,
+      },
+    },
+    ['command'],
+  ),
+  args: runCommandArgs,
+  needsApproval: true,
+  async run(raw, ctx) {
+    const args = parseArgs(runCommandArgs, raw, 'run_command')
+    checkAborted(ctx.signal)
+    const cwd = await workspaceRealRoot(ctx.workspaceRoot)
+    const timeoutMs = args.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS
+    const r = await runShell(args.command, cwd, timeoutMs, ctx.signal)
+    const body = r.output.length > 0 ? (r.output.endsWith('\n') ? r.output : `${r.output}\n`) : ''
+    if (r.aborted) {
+      throw new ToolError('aborted', `Command interrupted; its process group was killed.\n${body}`.trimEnd())
+    }
+    let status: string
+    if (r.timedOut) status = `[timed out after ${timeoutMs} ms; process group killed]`
+    else if (r.exitCode !== null) status = `[exit code: ${r.exitCode}]`
+    else status = `[killed by signal ${r.signal ?? 'unknown'}]`
+    return `${body}${status}`
+  },
+}

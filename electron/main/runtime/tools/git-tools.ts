@@ -1,0 +1,97 @@
+/** git_status, git_diff, git_commit (argument arrays only, never a shell string). */
+import { z } from 'zod'
+import { stat } from 'node:fs/promises'
+import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, runGit } from './git'
+import { GIT_OUTPUT_CAP, parseArgs, checkAborted, capText, objectSchema } from './tool-helpers'
+import { type ToolDefinition } from './types'
+import { workspaceRealRoot } from './workspace-path'
+
+// ---------------------------------------------------------------------------------------------------------------------
+// git tools
+
+const noArgs = z.object({})
+type NoArgs = z.infer<typeof noArgs>
+
+export const gitStatusTool: ToolDefinition<NoArgs> = {
+  name: 'git_status',
+  description: 'Show the current branch and `git status --porcelain` of the workspace repository.',
+  parameters: objectSchema({}),
+  args: noArgs,
+  needsApproval: false,
+  async run(raw, ctx) {
+    parseArgs(noArgs, raw, 'git_status')
+    const root = await workspaceRealRoot(ctx.workspaceRoot)
+    const out = await gitStatusPorcelain(root, ctx.signal)
+    const lines = out.split('\n').filter((l) => l.length > 0)
+    const header = lines[0]?.startsWith('## ') ? lines.shift()! : ''
+    const branch = (await gitBranch(root)) ?? '(detached HEAD)'
+    const result = [`Branch: ${branch}`]
+    if (header) result.push(header)
+    result.push(lines.length ? lines.join('\n') : '(working tree clean)')
+    return capText(result.join('\n'), GIT_OUTPUT_CAP)
+  },
+}
+
+const gitDiffArgs = z.object({ ref: z.string().optional() })
+type GitDiffArgs = z.infer<typeof gitDiffArgs>
+
+export const gitDiffTool: ToolDefinition<GitDiffArgs> = {
+  name: 'git_diff',
+  description:
+    'Show uncommitted changes (working tree, staged or not, against HEAD) as a unified diff, or the working tree ' +
+    'against `ref` (a commit, branch, tag or range). Untracked files are listed after the diff.',
+  parameters: objectSchema({
+    ref: { type: 'string', description: 'Optional revision to diff against, e.g. "HEAD~1" or "main".' },
+  }),
+  args: gitDiffArgs,
+  needsApproval: false,
+  async run(raw, ctx) {
+    const args = parseArgs(gitDiffArgs, raw, 'git_diff')
+    if (args.ref !== undefined) assertSafeRef(args.ref)
+    const root = await workspaceRealRoot(ctx.workspaceRoot)
+    const base = ['diff', '--no-color', '--no-ext-diff', '--no-textconv']
+    let diffArgs: string[]
+    if (args.ref !== undefined) diffArgs = [...base, args.ref, '--']
+    else if (await gitHead(root)) diffArgs = [...base, 'HEAD', '--']
+    else diffArgs = [...base, '--']
+    const diff = (await runGit(root, diffArgs, { signal: ctx.signal })).stdout
+    const untracked = (
+      await runGit(root, ['ls-files', '--others', '--exclude-standard'], { signal: ctx.signal })
+    ).stdout
+      .split('\n')
+      .filter((l) => l.length > 0)
+    let out = diff.length > 0 ? diff.trimEnd() : '(no differences)'
+    if (untracked.length > 0) {
+      const shown = untracked.slice(0, 200)
+      out += `\n\nUntracked files (not in the diff):\n${shown.join('\n')}`
+      if (untracked.length > shown.length) out += `\n[... and ${untracked.length - shown.length} more]`
+    }
+    return capText(out, GIT_OUTPUT_CAP)
+  },
+}
+
+const gitCommitArgs = z.object({ message: z.string().refine((m) => m.trim().length > 0, 'message must not be empty') })
+type GitCommitArgs = z.infer<typeof gitCommitArgs>
+
+export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
+  name: 'git_commit',
+  description: 'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA.',
+  parameters: objectSchema(
+    { message: { type: 'string', minLength: 1, description: 'Commit message.' } },
+    ['message'],
+  ),
+  args: gitCommitArgs,
+  needsApproval: true,
+  async run(raw, ctx) {
+    const args = parseArgs(gitCommitArgs, raw, 'git_commit')
+    checkAborted(ctx.signal)
+    const root = await workspaceRealRoot(ctx.workspaceRoot)
+    const sha = await gitCommitAll(root, args.message, ctx.signal)
+    const branch = (await gitBranch(root)) ?? '(detached HEAD)'
+    const stat = (
+      await runGit(root, ['show', '--stat', '--format=', '--no-color', sha], { allowFailure: true })
+    ).stdout.trimEnd()
+    const subject = args.message.trim().split('\n')[0]
+    return `Committed ${sha} on ${branch}: ${subject}${stat ? `\n${capText(stat, 16 * 1024)}` : ''}`
+  },
+}
