@@ -86,8 +86,14 @@ export function applyPropagation(
   }
 
   const log = store.log
-  for (const t of tasks) log.bump(`tasks_flagged.${t.flag}`)
-  log.bump('acceptances_revoked', tasks.filter((t) => t.oldStatus === 'accepted').length)
+  const flagged: Record<TaskFlagValue, number> = { requirements_updated: 0, needs_adjustment: 0, needs_reverification: 0 }
+  let revoked = 0
+  for (const t of tasks) {
+    flagged[t.flag]++
+    if (t.oldStatus === 'accepted') revoked++
+  }
+  for (const [flag, n] of Object.entries(flagged)) log.bump(`tasks_flagged.${flag}`, n)
+  log.bump('acceptances_revoked', revoked)
   log.bump('notices_sent', noticeIds.length)
   log.bump('claims.made_stale', staleClaims)
   log.bump('claims.kept_valid', Math.max(0, claimCountOfReports - staleClaims))
@@ -102,12 +108,19 @@ interface Recipient {
 function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
   const decisionId = c.decisionId
   const ws = ctx.wsId
+  // Thousands of tasks and reports share a few members: build each member id once.
+  const memberIds = new Map<number, string>()
+  const memberId = (n: number) => {
+    let id = memberIds.get(n)
+    if (id === undefined) memberIds.set(n, (id = makeId(ws, 'member', n)))
+    return id
+  }
   const impactTasks: ImpactTask[] = c.tasks.map((t) => ({
     taskId: makeId(ws, 'task', t.id),
     key: makeKey('task', t.id),
     status: t.status,
     flag: t.flag,
-    assigneeId: t.assigneeId === null ? null : makeId(ws, 'member', t.assigneeId),
+    assigneeId: t.assigneeId === null ? null : memberId(t.assigneeId),
     acceptanceRevoked: t.oldStatus === 'accepted',
   }))
 
@@ -123,9 +136,8 @@ function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
 
   let claimCountOfReports = 0
   let staleClaims = 0
-  // Thousands of reports share a few tasks and authors: build each of their ids once.
+  // Thousands of reports share a few tasks: build each task id once.
   const taskIds = new Map<number, string>()
-  const memberIds = new Map<number, string>()
   const reportPrefix = `${ws}-r`
   // The reports the change leaves behind (claims or basis), built straight from the store's range reads.
   const impactReports = ctx.store.reports.touchedBy<ImpactReport>(decisionId, c.from, c.to, `${ws}-c`, (id, taskId, authorId, claimCount, staleClaimIds) => {
@@ -134,9 +146,7 @@ function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
     if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })
     let task = taskIds.get(taskId)
     if (task === undefined) taskIds.set(taskId, (task = makeId(ws, 'task', taskId)))
-    let author = authorId === null ? null : memberIds.get(authorId)
-    if (author === undefined) memberIds.set(authorId!, (author = makeId(ws, 'member', authorId!)))
-    return { reportId: reportPrefix + id, key: 'R-' + id, taskId: task, authorId: author, staleClaimIds }
+    return { reportId: reportPrefix + id, key: 'R-' + id, taskId: task, authorId: authorId === null ? null : memberId(authorId), staleClaimIds }
   })
 
   const impact: Impact = {
