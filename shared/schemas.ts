@@ -5,8 +5,6 @@
 import { z } from 'zod'
 
 export const Id = z.string().min(1).max(64)
-const Text = (max: number) => z.string().max(max)
-const Title = z.string().trim().min(1, 'must not be empty').max(300)
 
 export const Authority = z.enum(['observer', 'proposer', 'decider'])
 export const ApprovalPolicy = z.enum(['ask', 'auto'])

@@ -1,9 +1,8 @@
 /** git_status, git_diff, git_commit (argument arrays only, never a shell string). */
 import { z } from 'zod'
-import { stat } from 'node:fs/promises'
 import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, runGit } from './git'
 import { GIT_OUTPUT_CAP, parseArgs, checkAborted, capText, objectSchema } from './tool-helpers'
-import { type ToolDefinition } from './types'
+import type { ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
