@@ -155,7 +155,7 @@ interface TraceEvent {
 }
 
 /** The longest task on the busiest renderer main thread of a Chromium trace, with the count over 50 ms. */
-function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { longest: number; over50: number; tasks: number; p99: number; longestCpu: number; cpuOver50: number } {
+function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: string; longest: number; over50: number; tasks: number; p99: number; longestCpu: number; cpuOver50: number } {
   const mains = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
   const byThread = new Map<string, { wall: number; cpu: number }[]>()
   for (const e of trace.traceEvents) {
@@ -167,10 +167,28 @@ function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { longest:
     byThread.set(key, list)
   }
   const sum = (l: { wall: number }[]) => l.reduce((x, y) => x + y.wall, 0)
-  const tasks = [...byThread.values()].sort((a, b) => sum(b) - sum(a))[0] ?? []
+  const busiest = [...byThread.entries()].sort((a, b) => sum(b[1]) - sum(a[1]))[0]
+  const tasks = busiest?.[1] ?? []
   const wall = tasks.map((t) => t.wall).sort((a, b) => a - b)
   const cpu = tasks.map((t) => t.cpu).sort((a, b) => a - b)
+  // What the longest task spent its time on (direct work inside it, by event name), for whoever tunes P3 next.
+  let inside = ''
+  if (busiest) {
+    const [pid, tid] = busiest[0].split(':').map(Number)
+    const runs = trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === pid && e.tid === tid && e.dur !== undefined)
+    const top = runs.sort((a, b) => b.dur! - a.dur!)[0]
+    if (top) {
+      const byName = new Map<string, number>()
+      for (const e of trace.traceEvents) {
+        if (e.ph !== 'X' || e.pid !== pid || e.tid !== tid || e.dur === undefined || e === top || e.name === 'RunTask') continue
+        if (e.ts < top.ts || e.ts + e.dur > top.ts + top.dur!) continue
+        byName.set(e.name, Math.max(byName.get(e.name) ?? 0, e.dur / 1000))
+      }
+      inside = [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, d]) => `${n} ${d.toFixed(1)}`).join(', ')
+    }
+  }
   return {
+    inside,
     longest: wall.at(-1) ?? 0,
     over50: wall.filter((d) => d > 50).length,
     tasks: wall.length,
@@ -253,6 +271,7 @@ async function p3(stack: Stack): Promise<void> {
     console.log(`P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view: ${tokens} tokens each in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s achieved)`)
     console.log(`   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`)
     console.log(`   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length})`)
+    console.log(`                 inside the longest task (largest events, ms): ${r.inside || 'n/a'}`)
     console.log(`                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`)
     console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
     console.log(
