@@ -56,7 +56,7 @@ export class MemberHost {
       error: this.error,
       queued: store.steps.queuedCount(this.memberRowId),
       pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({ callId, name: a.name, argumentsText: a.argumentsText })),
-      pendingNotices: store.log.notices(this.memberRowId, true).length,
+      pendingNotices: store.log.pendingCount(this.memberRowId),
     }
   }
 

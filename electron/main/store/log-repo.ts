@@ -33,6 +33,7 @@ export class LogRepo {
       notice: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE id = ?'),
       notices: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? ORDER BY id'),
       pending: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? AND delivered_at IS NULL ORDER BY id'),
+      pendingCount: db.prepare<[number], number>('SELECT count(*) FROM notices WHERE member_id = ? AND delivered_at IS NULL').pluck(),
       markDelivered: db.prepare('UPDATE notices SET delivered_at = ? WHERE member_id = ? AND delivered_at IS NULL AND id <= ?'),
       insertEvent: db.prepare('INSERT INTO events (type, payload, created_at) VALUES (?, ?, ?)'),
       events: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
@@ -51,6 +52,10 @@ export class LogRepo {
 
   notices(memberId: number, pendingOnly: boolean): NoticeRow[] {
     return pendingOnly ? this.s.pending.all(memberId) : this.s.notices.all(memberId)
+  }
+
+  pendingCount(memberId: number): number {
+    return this.s.pendingCount.get(memberId) ?? 0
   }
 
   /** Marks the member's pending notices up to `upToId` delivered (those created later stay pending). */
