@@ -198,6 +198,20 @@ function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: 
   }
 }
 
+/** How many compositor layers the page has now (each costs layerization time on every frame). */
+async function compositedLayers(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const changed = new Promise<number>((resolve) => cdp.on('LayerTree.layerTreeDidChange', (e) => e.layers && resolve(e.layers.length)))
+    await cdp.send('LayerTree.enable')
+    // A frame must be produced for the tree to be reported.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    return await Promise.race([changed, new Promise<number>((r) => setTimeout(() => r(-1), 2000))])
+  } finally {
+    await cdp.detach()
+  }
+}
+
 function streamedText(member: string, chars: number): string {
   const parts: string[] = []
   let i = 0
@@ -258,6 +272,7 @@ async function p3(stack: Stack): Promise<void> {
     // Round 1 as a user runs it (no tracer): Chromium's Long Tasks API reports every task over 50 ms.
     const seconds = await round(1)
     const longTasks = await takeLongTasks()
+    const layers = await compositedLayers(page)
     // Round 2 under a trace, for every task's length in wall-clock and in thread CPU time.
     await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] })
     await round(2)
@@ -273,6 +288,7 @@ async function p3(stack: Stack): Promise<void> {
     console.log(`   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length})`)
     console.log(`                 inside the longest task (largest events, ms): ${r.inside || 'n/a'}`)
     console.log(`                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`)
+    console.log(`   composited layers with three long replies on screen: ${layers} (each is re-layerized every frame; sideways-scrolling code blocks once made 194)`)
     console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
     console.log(
       `   target ≤ ${P3_TARGET} ms: ${longTasks.length ? `ratio ${(longest / P3_TARGET).toFixed(2)} wall-clock → ${verdict(longest <= P3_TARGET)}` : `no task over ${P3_TARGET} ms → ${verdict(true)}`}; ` +

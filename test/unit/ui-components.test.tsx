@@ -45,6 +45,25 @@ function storeWith(answers: Partial<Record<MethodName, (p: any) => unknown>> = {
 afterEach(cleanup)
 
 describe('Markdown', () => {
+  it('renders a streaming reply as Markdown while it grows, however long its last block is', () => {
+    const store = storeWith()
+    const long = `${'The handler keeps **D-1** in mind. '.repeat(150)}`
+    const { container, rerender } = mount(store, <Markdown text={`Intro **bold**\n\n${long}`} streaming />)
+    // The growing block is 5,000+ characters: still Markdown (strong, live chips), not plain text.
+    expect(long.length).toBeGreaterThan(5000)
+    expect(container.querySelectorAll('strong').length).toBeGreaterThan(100)
+    // An open code fence shows its code at once, unhighlighted, then highlighted when the reply is done.
+    const code = 'export function f(a: string): number {\n  return a.length\n'.repeat(60)
+    const streaming = `Intro **bold**\n\nHere it is:\n\`\`\`ts\n${code}`
+    rerender(<StoreContext.Provider value={store}><Markdown text={streaming} streaming /></StoreContext.Provider>)
+    const pre = container.querySelector('pre code.language-ts')!
+    expect(pre.textContent).toBe(code)
+    expect(pre.querySelector('.hljs-keyword')).toBeNull()
+    expect(container.textContent).toContain('Here it is:')
+    rerender(<StoreContext.Provider value={store}><Markdown text={`${streaming}\n\`\`\``} /></StoreContext.Provider>)
+    expect(container.querySelector('pre code.hljs .hljs-keyword')?.textContent).toBe('export')
+  })
+
   it('renders no raw HTML and no remote image, opens links outside, and turns D-n into a live chip', () => {
     const store = storeWith()
     const { container } = mount(

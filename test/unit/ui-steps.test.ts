@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Step } from '../../shared/schemas'
-import { splitBlocks } from '../../renderer/src/components/markdown-render'
+import { openFence, splitBlocks } from '../../renderer/src/components/markdown-render'
 import { diffWords } from '../../renderer/src/lib/diff'
 import { appendText, buildRows, mergeSteps, pickNewer, references, upsertStep } from '../../renderer/src/stores/steps'
 
@@ -78,6 +78,17 @@ describe('session steps', () => {
   it('splits markdown at blank lines, never inside a code fence', () => {
     expect(splitBlocks('a\n\nb\n```\nx\n\ny\n```\n\nc')).toEqual(['a', 'b\n```\nx\n\ny\n```', 'c'])
     expect(splitBlocks('streaming ```ts\nopen fence\n\nstill code')).toEqual(['streaming ```ts\nopen fence', 'still code'])
+  })
+
+  it('finds the code fence a growing block is still inside', () => {
+    expect(openFence('Here:\n```ts\nconst a = 1\nconst b')).toEqual({ before: 'Here:', lang: 'ts', code: 'const a = 1\nconst b' })
+    expect(openFence('~~~\nx')).toEqual({ before: '', lang: '', code: 'x' })
+    // Closed, closed by a longer fence, inline code, and a different fence character inside.
+    expect(openFence('```js\nx\n```')).toBeNull()
+    expect(openFence('```\nx\n`````')).toBeNull()
+    expect(openFence('use ```a``` here')).toBeNull()
+    expect(openFence('````md\n```\ninner\n```\nstill open')).toEqual({ before: '', lang: 'md', code: '```\ninner\n```\nstill open' })
+    expect(openFence('~~~\n```\n')).toEqual({ before: '', lang: '', code: '```\n' })
   })
 })
 

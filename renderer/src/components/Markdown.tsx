@@ -4,9 +4,9 @@
  * references as live chips.
  */
 import type { Components } from 'hast-util-to-jsx-runtime'
-import { memo } from 'react'
+import { memo, useRef, type ReactNode } from 'react'
 import { RefChip } from '../features/decisions/RefChip'
-import { renderMarkdown, splitBlocks } from './markdown-render'
+import { openFence, renderMarkdown, splitBlocks } from './markdown-render'
 
 function isExternal(href: unknown): href is string {
   return typeof href === 'string' && /^(https?:|mailto:)/i.test(href)
@@ -39,18 +39,35 @@ const Block = memo(function Block({ text }: { text: string }) {
   return <>{renderMarkdown(text, components)}</>
 })
 
-/** Past this size a still-growing block (a long code block, say) shows as plain text until it ends. */
-const GROWING_PARSE_LIMIT = 800
+/** Up to this size a growing block is parsed again on every update; past it, when it has grown by a tenth. */
+const PARSE_EVERY_UPDATE = 3000
 
+/** The growing block of a streaming reply, rendered as Markdown while it grows. */
 const GrowingBlock = memo(function GrowingBlock({ text }: { text: string }) {
-  if (text.length > GROWING_PARSE_LIMIT) return <p className="md-growing">{text}</p>
-  return <>{renderMarkdown(text, components, false)}</>
+  const last = useRef<{ text: string; node: ReactNode } | null>(null)
+  const fence = openFence(text)
+  if (fence) {
+    return (
+      <>
+        {fence.before.trim() !== '' && renderMarkdown(fence.before, components)}
+        <pre className="md-growing-code">
+          <code className={fence.lang ? `language-${fence.lang}` : undefined}>{fence.code}</code>
+        </pre>
+      </>
+    )
+  }
+  // A very long block (a big table, say) lags by at most a tenth instead of being parsed every frame.
+  const prev = last.current
+  if (prev && text.length > PARSE_EVERY_UPDATE && text.length - prev.text.length < prev.text.length / 10 && text.startsWith(prev.text)) return <>{prev.node}</>
+  const node = renderMarkdown(text, components, false)
+  last.current = { text, node }
+  return <>{node}</>
 })
 
 /**
  * Rendered block by block (split at blank lines outside code fences): each finished block is parsed
- * once and cached. While a reply streams, only its last, growing block is parsed again each frame (and
- * not kept in the cache); a long one shows as plain text until it is complete.
+ * once and cached. While a reply streams, only its last, growing block is parsed again (and not kept in
+ * the cache); an open code fence in it is shown as plain code until it closes.
  */
 export const Markdown = memo(function Markdown({ text, streaming }: { text: string; streaming?: boolean }) {
   const blocks = splitBlocks(text)
