@@ -16,6 +16,10 @@ const statementText = z.string().trim().min(1, 'must not be empty').max(20_000)
 export const methods = {
   'workspaces.open': method(z.strictObject({ repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
   'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
+  /** The sub-folders of an absolute path (default: the home folder), to choose a repository. */
+  'folders.browse': method(z.strictObject({ path: z.string().min(1).max(4096).optional() }), r<s.FolderListing>()),
+  /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */
+  'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
 
   'members.create': method(
     z.strictObject({

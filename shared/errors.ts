@@ -14,6 +14,7 @@ export const errorCodes = [
   'provider_error',
   'busy',
   'io_error',
+  'unsupported',
   'internal',
 ] as const
 
@@ -58,5 +59,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   schema_too_new: 422,
   provider_error: 502,
   io_error: 500,
+  unsupported: 501,
   internal: 500,
 }

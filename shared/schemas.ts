@@ -298,6 +298,26 @@ export interface SessionPage extends SessionInfo {
   hasMore: boolean
 }
 
+/** One folder of the machine running Concord, for choosing a repository without typing its path. */
+export interface FolderEntry {
+  name: string
+  path: string
+  /** Has a .git folder or file (a repository or a worktree). */
+  isRepo: boolean
+}
+
+export interface FolderListing {
+  /** Absolute, with symlinks resolved. */
+  path: string
+  parent: string | null
+  home: string
+  isRepo: boolean
+  /** Sub-folders, hidden ones (.name) left out, sorted by name. */
+  folders: FolderEntry[]
+  /** More sub-folders than were listed. */
+  truncated: boolean
+}
+
 export interface ExportResult {
   format: 'madr' | 'markdown' | 'json'
   outDir: string

@@ -5,6 +5,7 @@ import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
+import { systemHandlers, type PickFolder } from './api/system-handlers'
 import { Harness } from './harness/harness'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
@@ -17,6 +18,8 @@ export interface CoreOptions {
   nativeBinding?: string
   /** Provider retries and timeouts (tests shorten them). */
   provider?: CreateProviderOptions
+  /** The desktop app's native folder dialog (absent in `concord serve`: folders.pick is unsupported there). */
+  pickFolder?: PickFolder
 }
 
 /** The headless core: harness and runtime behind the contract. Electron and `concord serve` both host it. */
@@ -43,6 +46,7 @@ export function createCore(options: CoreOptions): Core {
     ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
+    ...systemHandlers({ pickFolder: options.pickFolder }),
   }
   return {
     bus,

@@ -1,7 +1,7 @@
 /** Electron entry: hosts the core, opens one locked-down window, binds IPC. Thin on purpose. */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { app, BrowserWindow, ipcMain, Menu, safeStorage, session, shell } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, session, shell } from 'electron'
 import { createCore, type Core } from './core'
 import { resolveDataDir } from './data-dir'
 import { bindIpc } from './transport/ipc'
@@ -90,6 +90,11 @@ if (!app.requestSingleInstanceLock()) {
             decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')),
           }
         : undefined,
+      pickFolder: async (title) => {
+        const options = { title: title ?? 'Choose a repository folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] }
+        const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
+        return r.canceled ? null : (r.filePaths[0] ?? null)
+      },
     })
     session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'))
     bindIpc(

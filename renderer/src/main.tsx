@@ -25,7 +25,7 @@ if (choice.kind === 'no-token') {
     </div>,
   )
 } else {
-  const store = createAppStore(choice.api, { persist: true })
+  const store = createAppStore(choice.api, { persist: true, nativeDialogs: choice.kind === 'electron' })
   // Events are wired once, outside React, before the first render.
   connectEvents(store)
   const boot = async () => {

@@ -1,10 +1,11 @@
 /**
  * The UI as a new user tries it, in real Chromium through the browser bridge (`concord serve`'s transport):
- * open a repository, set up a provider and the team, talk to a member and watch it stream, record a
+ * choose a repository in the folder browser, set up a provider and the team, talk to a member and watch it stream, record a
  * decision from a message, edit it inside one member's chat and watch the card change in another's and the
  * task board flag the dependent tasks, see an acceptance refused with its reasons and then allowed.
  * Screenshots of each main screen go to test/e2e/__screenshots__/.
  */
+import { basename, dirname } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, Workspace } from '../../shared/schemas'
@@ -45,7 +46,19 @@ describe('browser UI through the bridge', () => {
     expect(page.url()).not.toContain('token=')
     await screenshot(page, '01-welcome')
 
-    await page.getByTestId('repo-path').fill(stack.repoDir)
+    // ---- choose the repository in Concord's folder browser (the browser has no native dialog) ----
+    await page.getByTestId('browse-folders').click()
+    await page.getByTestId('folder-list').waitFor()
+    await page.getByTestId('folder-path').fill(dirname(stack.repoDir))
+    await page.getByTestId('folder-path').press('Enter')
+    await page.getByTestId('folder-item').filter({ hasText: basename(stack.repoDir) }).click()
+    await expect.poll(() => page.getByTestId('folder-path').inputValue()).toBe(stack.repoDir)
+    await page.getByTestId('folder-up').click()
+    await expect.poll(() => page.getByTestId('folder-path').inputValue()).toBe(dirname(stack.repoDir))
+    await screenshot(page, '01b-folder-browser')
+    await page.getByTestId('folder-item').filter({ hasText: basename(stack.repoDir) }).click()
+    await page.getByTestId('choose-folder').click()
+    expect(await page.getByTestId('repo-path').inputValue()).toBe(stack.repoDir)
     await page.getByTestId('open-repo').click()
     await page.getByTestId('setup').waitFor()
     await screenshot(page, '02-setup-provider')

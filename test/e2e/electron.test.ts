@@ -57,7 +57,12 @@ describe.skipIf(skipReason !== null)('desktop app (Electron)', () => {
     expect(await page.evaluate(() => typeof (window as { api?: unknown }).api)).toBe('object')
     expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require + typeof (globalThis as { process?: unknown }).process)).toBe('undefinedundefined')
     await screenshot(page, 'electron-01-welcome')
-    await page.getByTestId('repo-path').fill(repo)
+    // Browse… opens the system folder dialog (answered here in the main process, as a user would pick).
+    await app.evaluate(({ dialog }, chosen) => {
+      dialog.showOpenDialog = (async () => ({ canceled: false, filePaths: [chosen] })) as unknown as typeof dialog.showOpenDialog
+    }, repo)
+    await page.getByTestId('browse-folders').click()
+    await expect.poll(() => page.getByTestId('repo-path').inputValue()).toBe(repo)
     await page.getByTestId('open-repo').click()
     await page.getByTestId('setup').waitFor()
     await page.getByLabel('Skip for now', { exact: false }).check()

@@ -14,11 +14,14 @@ import { createWorkspaceSlice } from './workspace-slice'
 export interface StoreOptions {
   /** Persist UI preferences in localStorage (off in tests). */
   persist?: boolean
+  /** The desktop app: folders are chosen in the system's dialog. */
+  nativeDialogs?: boolean
 }
 
 export function createAppStore(api: ClientApi, options: StoreOptions = {}): AppStore {
   const init = (set: AppStore['setState'], get: AppStore['getState']): AppState => ({
     api,
+    nativeDialogs: options.nativeDialogs ?? false,
     ...createWorkspaceSlice(set, get, api),
     ...createMembersSlice(set, get, api),
     ...createSessionsSlice(set, get, api),

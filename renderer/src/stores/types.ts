@@ -91,6 +91,14 @@ export interface UiSlice {
   setShowShortcuts(v: boolean): void
 }
 
-export type AppState = WorkspaceSlice & MembersSlice & SessionsSlice & HarnessSlice & UiSlice & { api: ClientApi }
+export type AppState = WorkspaceSlice &
+  MembersSlice &
+  SessionsSlice &
+  HarnessSlice &
+  UiSlice & {
+    api: ClientApi
+    /** The host has native dialogs (the desktop app); the browser gets Concord's own folder browser. */
+    nativeDialogs: boolean
+  }
 export type AppStore = StoreApi<AppState>
 export type SliceCreator<T> = (set: AppStore['setState'], get: AppStore['getState'], api: ClientApi) => T

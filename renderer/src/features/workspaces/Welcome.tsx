@@ -3,36 +3,63 @@ import { ErrorText, Field } from '../../components/ui'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { FolderBrowser } from './FolderBrowser'
 
 export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
   const openWorkspace = useApp((s) => s.openWorkspace)
+  const api = useApp((s) => s.api)
+  const nativeDialogs = useApp((s) => s.nativeDialogs)
   const [path, setPath] = useState('')
   const [name, setName] = useState('')
+  const [browsing, setBrowsing] = useState(false)
   const open = useAction(async () => {
     await openWorkspace(path.trim(), name.trim() || undefined)
     onDone?.()
   })
+  // The desktop app asks the system's folder dialog; the browser shows Concord's own.
+  const pick = useAction(async () => {
+    if (!nativeDialogs) return setBrowsing(true)
+    const { path: chosen } = await api.call('folders.pick', {})
+    if (chosen) setPath(chosen)
+  })
   return (
-    <form
-      className="open-repo"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void open.run()
-      }}
-    >
-      <Field label="Repository folder" hint="The absolute path of a folder on the machine running Concord. Its harness lives in Concord's data folder, not in the repo.">
-        <input value={path} onChange={(e) => setPath(e.target.value)} placeholder="/home/you/projects/my-app" aria-label="Repository folder" data-testid="repo-path" />
-      </Field>
-      <Field label="Name (optional)">
-        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="defaults to the folder name" aria-label="Workspace name" />
-      </Field>
-      <ErrorText error={open.error?.message} />
-      <div className="form-actions">
-        <button className="btn primary" disabled={!path.trim() || open.pending} data-testid="open-repo">
-          {open.pending ? 'Opening…' : 'Open repository'}
-        </button>
-      </div>
-    </form>
+    <>
+      <form
+        className="open-repo"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void open.run()
+        }}
+      >
+        <Field label="Repository folder" hint="Browse for it or type its absolute path, on the machine running Concord. Its harness lives in Concord's data folder, not in the repo.">
+          <div className="input-with-button">
+            <input value={path} onChange={(e) => setPath(e.target.value)} placeholder="/home/you/projects/my-app" aria-label="Repository folder" data-testid="repo-path" />
+            <button type="button" className="btn" onClick={() => void pick.run()} disabled={pick.pending} data-testid="browse-folders">
+              Browse…
+            </button>
+          </div>
+        </Field>
+        <Field label="Name (optional)">
+          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="defaults to the folder name" aria-label="Workspace name" />
+        </Field>
+        <ErrorText error={open.error?.message ?? pick.error?.message} />
+        <div className="form-actions">
+          <button className="btn primary" disabled={!path.trim() || open.pending} data-testid="open-repo">
+            {open.pending ? 'Opening…' : 'Open repository'}
+          </button>
+        </div>
+      </form>
+      {browsing && (
+        <FolderBrowser
+          start={path}
+          onClose={() => setBrowsing(false)}
+          onChoose={(chosen) => {
+            setPath(chosen)
+            setBrowsing(false)
+          }}
+        />
+      )}
+    </>
   )
 }
 

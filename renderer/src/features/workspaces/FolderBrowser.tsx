@@ -1,0 +1,96 @@
+import { useCallback, useEffect, useState } from 'react'
+import type { FolderListing } from '../../../../shared/schemas'
+import { asClientError } from '../../api/errors'
+import { Badge, ErrorText, Modal } from '../../components/ui'
+import { useApp } from '../../stores/app-store'
+
+/**
+ * Concord's own folder chooser for the browser (the desktop app uses the system dialog): walks the
+ * folders of the machine running Concord, marks git repositories, and hands back the chosen path.
+ */
+export function FolderBrowser({ start, onChoose, onClose }: { start?: string; onChoose(path: string): void; onClose(): void }) {
+  const api = useApp((s) => s.api)
+  const [listing, setListing] = useState<FolderListing | null>(null)
+  const [typed, setTyped] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [loading, setLoading] = useState(false)
+
+  const go = useCallback(
+    async (path?: string) => {
+      setLoading(true)
+      try {
+        const next = await api.call('folders.browse', path ? { path } : {})
+        setListing(next)
+        setTyped(next.path)
+        setError(null)
+      } catch (err) {
+        setError(asClientError(err).message)
+      } finally {
+        setLoading(false)
+      }
+    },
+    [api],
+  )
+
+  // Start where the typed path points when it is a folder, else at home.
+  useEffect(() => {
+    const from = start?.trim()
+    void (from && from.startsWith('/') ? api.call('folders.browse', { path: from }).then((l) => (setListing(l), setTyped(l.path)), () => go()) : go())
+  }, [api, start, go])
+
+  return (
+    <Modal
+      title="Choose a repository folder"
+      onClose={onClose}
+      wide
+      footer={
+        <>
+          <span className="muted small folder-foot-note">
+            {listing && (listing.isRepo ? 'This folder is a git repository.' : 'Not a git repository: members can still work here, but reports cannot pin a commit.')}
+          </span>
+          <button className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button className="btn primary" disabled={!listing || loading} onClick={() => listing && onChoose(listing.path)} data-testid="choose-folder">
+            Choose this folder
+          </button>
+        </>
+      }
+    >
+      <form
+        className="folder-path"
+        onSubmit={(e) => {
+          e.preventDefault()
+          // The chooser may be opened from inside another form: this Enter is not that form's submit.
+          e.stopPropagation()
+          if (typed.trim()) void go(typed.trim())
+        }}
+      >
+        <button type="button" className="btn" disabled={!listing?.parent || loading} onClick={() => listing?.parent && void go(listing.parent)} title="Parent folder" data-testid="folder-up">
+          ↑ Up
+        </button>
+        <button type="button" className="btn" disabled={loading} onClick={() => void go(listing?.home)} title="Your home folder">
+          Home
+        </button>
+        <input value={typed} onChange={(e) => setTyped(e.target.value)} aria-label="Folder path" spellCheck={false} data-testid="folder-path" />
+        <button className="btn" disabled={!typed.trim() || loading}>
+          Go
+        </button>
+      </form>
+      <ErrorText error={error} />
+      <div className="folder-list" role="list" aria-busy={loading} data-testid="folder-list">
+        {listing && listing.folders.length === 0 && <div className="muted small folder-empty">No folders in here.</div>}
+        {listing?.folders.map((f) => (
+          <button key={f.path} role="listitem" className="folder-item" onClick={() => void go(f.path)} onDoubleClick={() => f.isRepo && onChoose(f.path)} title={f.path} data-testid="folder-item">
+            <span className="folder-icon" aria-hidden>
+              {f.isRepo ? '◆' : '▸'}
+            </span>
+            <span className="folder-name">{f.name}</span>
+            {f.isRepo && <Badge tone="accent">git</Badge>}
+          </button>
+        ))}
+        {listing?.truncated && <div className="muted small folder-empty">Only the first {listing.folders.length.toLocaleString()} folders are listed: type a path above to go further.</div>}
+      </div>
+    </Modal>
+  )
+}
