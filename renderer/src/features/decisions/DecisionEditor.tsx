@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { Decision, Impact } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
 import { describeImpact } from '../../lib/impact'
@@ -73,11 +73,21 @@ export function DecisionEditor({ decision, sourceMessageId, onDone, onCancel }: 
     onDone(result)
   })
 
+  // Opened from a card in a chat: the statement gets the cursor and the whole editor comes into view
+  // (focus inside a session also stops it from following newer steps while you edit).
+  const root = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const field = root.current?.querySelector('textarea')
+    field?.focus({ preventScroll: true })
+    field?.setSelectionRange(field.value.length, field.value.length)
+    root.current?.scrollIntoView({ block: 'nearest' })
+  }, [])
+
   const conflict = save.error?.code === 'version_conflict' || moved
   const previewReady = !normativeChange || editorial || preview?.forKey === key
 
   return (
-    <div className="deditor" data-testid="decision-editor">
+    <div className="deditor" data-testid="decision-editor" ref={root}>
       <label className="field">
         <span className="field-label">Statement</span>
         <textarea value={statement} onChange={(e) => setStatement(e.target.value)} rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))} aria-label="Statement" />

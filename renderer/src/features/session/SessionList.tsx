@@ -71,6 +71,10 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     if (el.scrollTop < LOAD_OLDER_PX) void loadOlder(memberId)
   }, [loadOlder, memberId])
   const unstick = useCallback(() => void (stick.current = false), [])
+  // Typing in a row (a decision card's editor, say) holds the view still: new steps must not scroll it away.
+  const onFocusCapture = useCallback((e: React.FocusEvent) => {
+    if (e.target instanceof HTMLElement && e.target.matches('input, textarea, select')) stick.current = false
+  }, [])
   useEffect(() => {
     const up = () => void (dragging.current = false)
     window.addEventListener('pointerup', up)
@@ -101,6 +105,7 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
       onScroll={onScroll}
       onWheel={(e) => e.deltaY < 0 && unstick()}
       onKeyDown={(e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && unstick()}
+      onFocusCapture={onFocusCapture}
       onPointerDown={(e) => void (dragging.current = e.target === e.currentTarget)}
       data-testid="session-scroll"
       data-member-id={memberId}

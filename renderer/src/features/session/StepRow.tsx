@@ -27,12 +27,22 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
     .map((t) => t.text)
     .join('\n')
   const streaming = step.status === 'streaming'
+  const proposals = useApp((s) => s.proposals)
+  const decisions = useApp((s) => s.decisions)
   const keys = useMemo(() => {
     // Cards appear once the reply is complete; while it streams, its references show as inline chips.
     if (streaming) return []
-    const all = [...references(step.text), ...references(toolText), ...recorded]
-    return [...new Set(all)].filter((k) => k[0] === 'D' || k[0] === 'P').slice(0, MAX_CARDS)
-  }, [streaming, step.text, toolText, recorded])
+    const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter((k) => k[0] === 'D' || k[0] === 'P')
+    // A proposal's card already shows its decision (and the change against it): no second card for that decision.
+    const proposed = new Set(
+      all.flatMap((k) => {
+        const p = k[0] === 'P' ? Object.values(proposals).find((x) => x.key === k) : undefined
+        const d = p && decisions[p.decisionId]
+        return d ? [d.key] : []
+      }),
+    )
+    return all.filter((k) => !proposed.has(k)).slice(0, MAX_CARDS)
+  }, [streaming, step.text, toolText, recorded, proposals, decisions])
   if (!keys.length) return null
   return (
     <div className="cards">
