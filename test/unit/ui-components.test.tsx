@@ -5,6 +5,8 @@ import type { MethodName } from '../../shared/contract'
 import type { Decision, Task } from '../../shared/schemas'
 import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import { Markdown } from '../../renderer/src/components/Markdown'
+import { Modal } from '../../renderer/src/components/ui'
+import { useState } from 'react'
 import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
 import { TaskBoard } from '../../renderer/src/features/tasks/TaskBoard'
 import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
@@ -79,8 +81,37 @@ describe('Markdown', () => {
     expect(link.getAttribute('rel')).toContain('noopener')
     expect(container.querySelector('a[href="/etc/passwd"]')).toBeNull()
     expect(container.querySelector('[data-ref="D-1"]')?.textContent).toBe('D-1v1')
+    // Punctuation after a chip is kept on the chip's line.
+    const { container: c2 } = mount(store, <Markdown text={'Checked against D-1, then T-9. Fine.'} />)
+    expect([...c2.querySelectorAll('.ref-nowrap')].map((e) => e.textContent)).toEqual(['D-1v1,', 'T-9.'])
+    expect(c2.textContent).toBe('Checked against D-1v1, then T-9. Fine.')
     expect(container.querySelectorAll('[data-ref]')).toHaveLength(1)
     expect(container.querySelector('pre code.hljs .hljs-keyword')?.textContent).toBe('const')
+  })
+})
+
+describe('modals', () => {
+  it('close one at a time with Escape, innermost first', () => {
+    function Nested() {
+      const [outer, setOuter] = useState(true)
+      const [inner, setInner] = useState(true)
+      return outer ? (
+        <Modal title="Open repository" onClose={() => setOuter(false)}>
+          <input aria-label="path" />
+          {inner && (
+            <Modal title="Choose a folder" onClose={() => setInner(false)}>
+              <input aria-label="folder" />
+            </Modal>
+          )}
+        </Modal>
+      ) : null
+    }
+    render(<Nested />)
+    expect(screen.getAllByRole('dialog')).toHaveLength(2)
+    fireEvent.keyDown(window, { key: 'Escape' })
+    expect(screen.getAllByRole('dialog').map((d) => d.getAttribute('aria-label'))).toEqual(['Open repository'])
+    fireEvent.keyDown(window, { key: 'Escape' })
+    expect(screen.queryAllByRole('dialog')).toHaveLength(0)
   })
 })
 

@@ -17,8 +17,14 @@ function split(value: string): MdNode[] {
   for (const m of value.matchAll(refPattern())) {
     const at = m.index ?? 0
     if (at > last) out.push({ type: 'text', value: value.slice(last, at) })
-    out.push({ type: 'concordRef', data: { hName: 'concord-ref', hProperties: { dataRef: m[0] } }, children: [{ type: 'text', value: m[0] }] })
+    const ref: MdNode = { type: 'concordRef', data: { hName: 'concord-ref', hProperties: { dataRef: m[0] } }, children: [{ type: 'text', value: m[0] }] }
     last = at + m[0].length
+    // Punctuation right after a chip stays on its line ("… against D-1, and" never starts a line with ",").
+    const trail = /^[,.;:!?)\]'"’”…]+/.exec(value.slice(last))?.[0]
+    if (trail) {
+      out.push({ type: 'concordRefGroup', data: { hName: 'span', hProperties: { className: ['ref-nowrap'] } }, children: [ref, { type: 'text', value: trail }] })
+      last += trail.length
+    } else out.push(ref)
   }
   if (last === 0) return [{ type: 'text', value }]
   if (last < value.length) out.push({ type: 'text', value: value.slice(last) })

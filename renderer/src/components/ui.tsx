@@ -53,18 +53,21 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
 
 export function Modal({ title, onClose, children, footer, wide }: { title: string; onClose(): void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDivElement>(null)
+  const close = useRef(onClose)
+  close.current = onClose
   useEffect(() => {
     const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
     el?.focus()
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        e.stopPropagation()
-        onClose()
-      }
+      // Only the innermost modal (last in the document: a folder chooser over a form, say) closes.
+      const modals = document.querySelectorAll('.modal')
+      if (e.key !== 'Escape' || modals[modals.length - 1] !== ref.current) return
+      e.stopPropagation()
+      close.current()
     }
     window.addEventListener('keydown', onKey, true)
     return () => window.removeEventListener('keydown', onKey, true)
-  }, [onClose])
+  }, [])
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref}>

@@ -37,7 +37,7 @@ export function DecisionsPanel() {
       {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
       {decisions.length === 0 && !creating ? (
         <EmptyState title="No decisions yet">
-          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as
+          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as{' '}
           <code>D-1</code> in any chat and it shows as a live card.
         </EmptyState>
       ) : shown.length === 0 && query ? (
