@@ -22,7 +22,7 @@ export default defineConfig({
     root: resolve(__dirname, 'renderer'),
     plugins: [react()],
     build: {
-      minify: true,
+      minify: process.env.CONCORD_NO_MINIFY ? false : true,
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
     },

@@ -7,7 +7,7 @@ import { takeToken } from '../../renderer/src/api/client'
 import { refusalReasons } from '../../renderer/src/api/errors'
 import { describeImpact } from '../../renderer/src/lib/impact'
 import { matchShortcut } from '../../renderer/src/lib/shortcuts'
-import { createAppStore } from '../../renderer/src/stores/app-store'
+import { createAppStore, keepPrefs, loadPrefs } from '../../renderer/src/stores/app-store'
 import { connectEvents, notificationFor, type Scheduler } from '../../renderer/src/stores/events'
 
 const WS = 'w00000001'
@@ -79,6 +79,56 @@ async function loadedStore(extra: Partial<Record<MethodName, (p: any) => unknown
   await store.getState().selectWorkspace(WS)
   return { store, ...fake, setTasks: (t: Task[]) => (tasks = t) }
 }
+
+function memoryStorage(): Storage & { writes: number } {
+  const data = new Map<string, string>()
+  return {
+    writes: 0,
+    get length() {
+      return data.size
+    },
+    clear: () => data.clear(),
+    getItem: (k) => data.get(k) ?? null,
+    key: (i) => [...data.keys()][i] ?? null,
+    removeItem: (k) => void data.delete(k),
+    setItem(k, v) {
+      this.writes++
+      data.set(k, v)
+    },
+  }
+}
+
+describe('UI preferences', () => {
+  it('are written when a preference changes, never for streamed text', async () => {
+    const { store, emit } = await loadedStore()
+    const storage = memoryStorage()
+    keepPrefs(store, storage)
+    const frames = manualFrames()
+    connectEvents(store, frames, () => {})
+    await store.getState().loadSession(`${WS}-m1`)
+    emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: step(2) })
+    for (let i = 0; i < 50; i++) {
+      emit('session.delta', { workspaceId: WS, memberId: `${WS}-m1`, stepId: `${WS}-s2`, text: 'word ' })
+      frames.run()
+    }
+    expect(storage.writes).toBe(0)
+    store.getState().setTheme('dark')
+    store.getState().setRightTab('tasks')
+    expect(storage.writes).toBe(2)
+    expect(loadPrefs(storage)).toEqual({ theme: 'dark', rightTab: 'tasks', panelOpen: true, lastWorkspaceId: WS })
+  })
+
+  it('are read back only when well formed', () => {
+    const storage = memoryStorage()
+    expect(loadPrefs(storage)).toEqual({})
+    for (const bad of ['{not json', 'null', '[]', '{"state":{"theme":"dark"},"version":2}']) {
+      storage.setItem('concord.ui', bad)
+      expect(loadPrefs(storage), bad).toEqual({})
+    }
+    storage.setItem('concord.ui', JSON.stringify({ state: { theme: 'neon', rightTab: 'inbox', panelOpen: 'yes', lastWorkspaceId: 7 }, version: 1 }))
+    expect(loadPrefs(storage)).toEqual({ rightTab: 'inbox' })
+  })
+})
 
 describe('renderer store', () => {
   it('loads a workspace and selects its first member', async () => {

@@ -1,13 +1,12 @@
 /** The one renderer store: slices combined once, persistence (UI preferences only) on the combined store. */
 import { createContext, useContext } from 'react'
 import { useStore } from 'zustand'
-import { createJSONStorage, persist } from 'zustand/middleware'
 import { createStore } from 'zustand/vanilla'
 import type { ClientApi } from '../api/bridge-client'
 import { createHarnessSlice } from './harness-slice'
 import { createMembersSlice } from './members-slice'
 import { createSessionsSlice } from './sessions-slice'
-import type { AppState, AppStore } from './types'
+import type { AppState, AppStore, RightTab, Theme } from './types'
 import { createUiSlice } from './ui-slice'
 import { createWorkspaceSlice } from './workspace-slice'
 
@@ -29,14 +28,49 @@ export function createAppStore(api: ClientApi, options: StoreOptions = {}): AppS
     ...createUiSlice(set, get, api),
   })
   if (!options.persist) return createStore<AppState>()((set, get) => init(set, get))
-  return createStore<AppState>()(
-    persist((set, get) => init(set, get), {
-      name: 'concord.ui',
-      version: 1,
-      storage: createJSONStorage(() => localStorage),
-      partialize: (s) => ({ theme: s.theme, lastWorkspaceId: s.lastWorkspaceId, rightTab: s.rightTab, panelOpen: s.panelOpen }),
-    }),
-  )
+  const store = createStore<AppState>()((set, get) => ({ ...init(set, get), ...loadPrefs(localStorage) }))
+  keepPrefs(store, localStorage)
+  return store
+}
+
+/** The UI preferences kept across reloads (never any workspace data). */
+type Prefs = Pick<AppState, 'theme' | 'lastWorkspaceId' | 'rightTab' | 'panelOpen'>
+const PREFS_KEY = 'concord.ui'
+const themes: Theme[] = ['system', 'light', 'dark']
+const tabs: RightTab[] = ['decisions', 'tasks', 'reports', 'inbox', 'figures']
+
+/** Reads the saved preferences, keeping only well-formed fields (the format zustand's persist wrote). */
+export function loadPrefs(storage: Storage): Partial<Prefs> {
+  try {
+    const saved = JSON.parse(storage.getItem(PREFS_KEY) ?? 'null') as { state?: Record<string, unknown>; version?: number } | null
+    const p = saved?.version === 1 ? (saved.state ?? {}) : {}
+    const out: Partial<Prefs> = {}
+    if (themes.includes(p.theme as Theme)) out.theme = p.theme as Theme
+    if (tabs.includes(p.rightTab as RightTab)) out.rightTab = p.rightTab as RightTab
+    if (typeof p.panelOpen === 'boolean') out.panelOpen = p.panelOpen
+    if (typeof p.lastWorkspaceId === 'string') out.lastWorkspaceId = p.lastWorkspaceId
+    return out
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * Writes the preferences when one of them changes. (zustand's persist middleware serialized and wrote
+ * them on every state change, streamed text included: dozens of localStorage writes a second.)
+ */
+export function keepPrefs(store: AppStore, storage: Storage): () => void {
+  const pick = (s: AppState): Prefs => ({ theme: s.theme, lastWorkspaceId: s.lastWorkspaceId, rightTab: s.rightTab, panelOpen: s.panelOpen })
+  let last = pick(store.getState())
+  return store.subscribe((s) => {
+    if (s.theme === last.theme && s.lastWorkspaceId === last.lastWorkspaceId && s.rightTab === last.rightTab && s.panelOpen === last.panelOpen) return
+    last = pick(s)
+    try {
+      storage.setItem(PREFS_KEY, JSON.stringify({ state: last, version: 1 }))
+    } catch {
+      // A full or refused storage only loses the preferences.
+    }
+  })
 }
 
 export const StoreContext = createContext<AppStore | null>(null)
