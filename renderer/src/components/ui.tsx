@@ -1,4 +1,5 @@
-import { useEffect, useRef, type ReactNode } from 'react'
+import { createContext, useContext, useEffect, useRef, type ReactNode } from 'react'
+import { createPortal } from 'react-dom'
 import type { SessionInfo } from '../../../shared/schemas'
 
 type MemberState = SessionInfo['state']
@@ -51,7 +52,15 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   )
 }
 
+/** How deep a modal is nested in other modals (a folder chooser over a form is 2). */
+const ModalDepth = createContext(0)
+
+/**
+ * A dialog over the whole window. Rendered into <body>: inside a session panel (CSS containment makes
+ * it the containing block of fixed elements) it would otherwise cover only that panel.
+ */
 export function Modal({ title, onClose, children, footer, wide }: { title: string; onClose(): void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+  const depth = useContext(ModalDepth) + 1
   const ref = useRef<HTMLDivElement>(null)
   const close = useRef(onClose)
   close.current = onClose
@@ -59,28 +68,32 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
     const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
     el?.focus()
     const onKey = (e: KeyboardEvent) => {
-      // Only the innermost modal (last in the document: a folder chooser over a form, say) closes.
-      const modals = document.querySelectorAll('.modal')
-      if (e.key !== 'Escape' || modals[modals.length - 1] !== ref.current) return
+      if (e.key !== 'Escape') return
+      // Only the innermost open modal closes.
+      const deepest = Math.max(...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)))
+      if (depth !== deepest) return
       e.stopPropagation()
       close.current()
     }
     window.addEventListener('keydown', onKey, true)
     return () => window.removeEventListener('keydown', onKey, true)
-  }, [])
-  return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref}>
-        <div className="modal-head">
-          <h2>{title}</h2>
-          <button className="icon-btn" onClick={onClose} aria-label="Close">
-            ×
-          </button>
+  }, [depth])
+  return createPortal(
+    <ModalDepth.Provider value={depth}>
+      <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+        <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref} data-depth={depth}>
+          <div className="modal-head">
+            <h2>{title}</h2>
+            <button className="icon-btn" onClick={onClose} aria-label="Close">
+              ×
+            </button>
+          </div>
+          <div className="modal-body">{children}</div>
+          {footer && <div className="modal-foot">{footer}</div>}
         </div>
-        <div className="modal-body">{children}</div>
-        {footer && <div className="modal-foot">{footer}</div>}
       </div>
-    </div>
+    </ModalDepth.Provider>,
+    document.body,
   )
 }
 

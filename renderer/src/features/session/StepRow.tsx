@@ -1,4 +1,4 @@
-import { memo, useMemo, useRef } from 'react'
+import { memo, useMemo, useRef, useState } from 'react'
 import type { Step } from '../../../../shared/schemas'
 import { Markdown } from '../../components/Markdown'
 import { Avatar } from '../../components/ui'
@@ -9,6 +9,7 @@ import { references, type Row } from '../../stores/steps'
 import { DecisionCard } from '../decisions/DecisionCard'
 import { ProposalCard } from '../decisions/ProposalCard'
 import { ToolCall } from './ToolCall'
+import { MemberEditor } from '../team/MemberEditor'
 import { proposalByKey } from '../../stores/selectors'
 
 const MAX_CARDS = 6
@@ -47,6 +48,27 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   return (
     <div className="cards">
       {keys.map((k) => (k[0] === 'D' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} /> : <ProposalByKey key={k} refKey={k} />))}
+    </div>
+  )
+}
+
+/** A failed model call: what the provider said, and the way to the settings that usually fix it. */
+function ErrorBox({ step, memberId }: { step: Step; memberId: string }) {
+  const member = useApp((s) => s.members[memberId])
+  const [editing, setEditing] = useState(false)
+  const modelCall = step.text.startsWith('The model call failed')
+  return (
+    <div className="error-box">
+      <strong>Error</strong> {step.text}
+      {modelCall && member && (
+        <>
+          {' '}
+          <button className="link-btn" onClick={() => setEditing(true)} data-testid="fix-provider">
+            Check {member.name}’s provider settings
+          </button>
+          {editing && <MemberEditor member={member} onClose={() => setEditing(false)} />}
+        </>
+      )}
     </div>
   )
 }
@@ -125,6 +147,8 @@ export const StepRow = memo(
         )
       case 'model':
       case 'plan': {
+        // A model call that failed before its first word: the error step after it says what happened.
+        if (!step.text && !step.toolCalls.length && step.status !== 'streaming') return null
         return (
           <div {...common}>
             <div className="step-meta">
@@ -184,9 +208,7 @@ export const StepRow = memo(
       case 'error':
         return (
           <div {...common}>
-            <div className="error-box">
-              <strong>Error</strong> {step.text}
-            </div>
+            <ErrorBox step={step} memberId={memberId} />
           </div>
         )
       case 'interrupted':
