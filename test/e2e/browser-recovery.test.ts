@@ -3,91 +3,75 @@
  * a provider that refuses the key (the error is shown, the member recovers on the next message), stopping
  * a reply mid-stream, and proposing a change to a decision from a selected part of a message.
  */
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureRendererBuilt, launchChromium, newPage, screenshot, startStack, type Stack } from './support'
+import { describe, expect, it } from 'vitest'
+import { browserSession, screenshot } from './support'
 
-let stack: Stack
-let browser: Browser
-let page: Page
-let errors: string[]
-
-beforeAll(async () => {
-  ensureRendererBuilt()
-  browser = await launchChromium()
-  stack = await startStack()
-  ;({ page, errors } = await newPage(browser))
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.close()
-})
+const ui = browserSession()
 
 describe('browser UI: errors, interrupts and proposals from a selection', () => {
   it('adds a member from scratch, shows a refused key, stops a stream and proposes a change from a selection', async () => {
-    const ws = await stack.core.invoke('workspaces.open', { repoPath: stack.repoDir, name: 'recovery' })
-    const d1 = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'The public API is REST with JSON bodies.' })
-    await page.goto(stack.url)
-    await page.getByTestId('sidebar').waitFor()
+    const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'recovery' })
+    const d1 = await ui.stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'The public API is REST with JSON bodies.' })
+    await ui.page.goto(ui.stack.url)
+    await ui.page.getByTestId('sidebar').waitFor()
 
     // ---- a member from scratch, on the local OpenAI-compatible server ----
-    await page.getByRole('button', { name: '+ Add member' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Add a member' })
+    await ui.page.getByRole('button', { name: '+ Add member' }).click()
+    const dialog = ui.page.getByRole('dialog', { name: 'Add a member' })
     await dialog.getByLabel('Name', { exact: true }).fill('Scout')
     await dialog.getByLabel('Role', { exact: true }).fill('researcher')
     await dialog.getByLabel('Instructions').fill('You look things up and report what you found.')
     await dialog.getByRole('radio', { name: 'Local / OpenAI-compatible' }).click()
     await dialog.getByLabel('Model', { exact: true }).fill('scripted-model')
-    await dialog.getByLabel('Base URL').fill(stack.models.openaiBaseURL)
+    await dialog.getByLabel('Base URL').fill(ui.stack.models.openaiBaseURL)
     await dialog.getByLabel('API key').fill('sk-wrong-key')
     await dialog.getByTestId('save-member').click()
-    const scout = page.locator('[data-testid=member-session]')
+    const scout = ui.page.locator('[data-testid=member-session]')
     await scout.getByTestId('session-head').filter({ hasText: 'Scout' }).waitFor()
 
     // ---- the provider refuses the key: the error is shown where the user looks, the key is not ----
-    stack.models.enqueue({ status: 401, errorMessage: 'Incorrect API key provided' })
+    ui.stack.models.enqueue({ status: 401, errorMessage: 'Incorrect API key provided' })
     const composer = scout.getByTestId('composer')
     await composer.fill('What does the API look like?')
     await composer.press('Enter')
-    await expect.poll(() => page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'), { timeout: 15_000 }).toBe('error')
+    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'), { timeout: 15_000 }).toBe('error')
     const errorBox = scout.locator('[data-kind=error]').last()
     await errorBox.waitFor()
     expect(await errorBox.textContent()).toMatch(/401|API key/i)
-    expect(await page.locator('body').textContent()).not.toContain('sk-wrong-key')
+    expect(await ui.page.locator('body').textContent()).not.toContain('sk-wrong-key')
     // The failed call leaves no empty reply behind, and the error leads to the settings that fix it.
     expect(await scout.locator('[data-kind=model]').count()).toBe(0)
-    await screenshot(page, 'r1-provider-error')
+    await screenshot(ui.page, 'r1-provider-error')
     await errorBox.getByTestId('fix-provider').click()
-    const settings = page.getByRole('dialog', { name: 'Scout’s settings' })
+    const settings = ui.page.getByRole('dialog', { name: 'Scout’s settings' })
     await settings.getByLabel('API key').fill('sk-right-key')
     await settings.getByRole('button', { name: 'Save' }).click()
     await settings.waitFor({ state: 'detached' })
 
     // ---- the next message goes through: the member recovers ----
-    stack.models.enqueue({ text: 'Found it: the API is REST.', usage: { input: 20, output: 8 } })
+    ui.stack.models.enqueue({ text: 'Found it: the API is REST.', usage: { input: 20, output: 8 } })
     await composer.fill('Try again, please.')
     await composer.press('Enter')
     await scout.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Found it' }).waitFor()
     // The new key is the one the provider received.
-    expect(stack.models.requests.at(-1)!.headers.authorization).toBe('Bearer sk-right-key')
-    await expect.poll(() => page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    expect(ui.stack.models.requests.at(-1)!.headers.authorization).toBe('Bearer sk-right-key')
+    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
 
     // ---- a reply that never ends: Interrupt stops it and says so ----
-    stack.models.enqueue({ text: 'Let me read every file in the repository, one by one, starting with', chunkSize: 6, chunkDelayMs: 20, hang: true })
+    ui.stack.models.enqueue({ text: 'Let me read every file in the repository, one by one, starting with', chunkSize: 6, chunkDelayMs: 20, hang: true })
     await composer.fill('Read everything.')
     await composer.press('Enter')
     await scout.locator('[data-kind=model][data-status=streaming]').filter({ hasText: 'one by one' }).waitFor()
-    await screenshot(page, 'r2-streaming-before-interrupt')
+    await screenshot(ui.page, 'r2-streaming-before-interrupt')
     await scout.getByRole('button', { name: 'Interrupt' }).click()
     await scout.locator('[data-kind=interrupted]').waitFor()
-    await expect.poll(() => page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
     // What had streamed is kept.
     expect(await scout.locator('[data-kind=model]').last().textContent()).toContain('one by one')
-    await screenshot(page, 'r3-interrupted')
+    await screenshot(ui.page, 'r3-interrupted')
 
     // ---- a selected part of a reply becomes a proposed change to D-1 ----
-    stack.models.enqueue({ text: 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST. That would cut round trips.', usage: { input: 30, output: 20 } })
+    ui.stack.models.enqueue({ text: 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST. That would cut round trips.', usage: { input: 30, output: 20 } })
     await composer.fill('Any better API style?')
     await composer.press('Enter')
     const reply = scout.locator('[data-kind=model][data-status=done]').filter({ hasText: 'GraphQL' })
@@ -105,18 +89,18 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     }, part)
     await reply.hover()
     await reply.getByRole('button', { name: 'Record decision' }).click()
-    const record = page.getByRole('dialog')
+    const record = ui.page.getByRole('dialog')
     // The dialog covers the window, not just the session panel it was opened from.
-    expect(await page.locator('.modal-backdrop').boundingBox()).toEqual({ x: 0, y: 0, width: 1440, height: 900 })
+    expect(await ui.page.locator('.modal-backdrop').boundingBox()).toEqual({ x: 0, y: 0, width: 1440, height: 900 })
     await record.getByRole('tab', { name: /change/i }).click()
     await record.getByLabel('Decision').selectOption(d1.id)
     expect(await record.getByLabel('Statement', { exact: true }).inputValue()).toBe(part)
     await record.getByLabel('Reason').fill('Fewer round trips for reads')
-    await screenshot(page, 'r4-propose-from-selection')
+    await screenshot(ui.page, 'r4-propose-from-selection')
     await record.getByRole('button', { name: 'Propose change' }).click()
     await record.waitFor({ state: 'detached' })
 
-    const proposals = await stack.core.invoke('proposals.list', { workspaceId: ws.id })
+    const proposals = await ui.stack.core.invoke('proposals.list', { workspaceId: ws.id })
     expect(proposals).toHaveLength(1)
     expect(proposals[0]).toMatchObject({ decisionId: d1.id, statement: part, reason: 'Fewer round trips for reads', state: 'pending', baseVersion: 1 })
     expect(proposals[0].sourceMessageId).toBe(await reply.getAttribute('data-step-id'))
@@ -124,11 +108,11 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     const card = scout.locator('[data-testid=proposal-card][data-key="P-1"]')
     await card.waitFor()
     await card.getByRole('button', { name: 'Accept' }).click()
-    await expect.poll(async () => (await stack.core.invoke('decisions.get', { decisionId: d1.id })).version).toBe(2)
+    await expect.poll(async () => (await ui.stack.core.invoke('decisions.get', { decisionId: d1.id })).version).toBe(2)
     // The card turns accepted, and the decisions panel shows the new statement at v2.
     await card.filter({ hasText: 'accepted' }).waitFor()
-    await page.locator('[data-testid=decision-row][data-key="D-1"]').filter({ hasText: 'GraphQL' }).filter({ hasText: 'v2' }).waitFor()
-    await screenshot(page, 'r5-proposal-accepted')
-    expect(errors).toEqual([])
+    await ui.page.locator('[data-testid=decision-row][data-key="D-1"]').filter({ hasText: 'GraphQL' }).filter({ hasText: 'v2' }).waitFor()
+    await screenshot(ui.page, 'r5-proposal-accepted')
+    expect(ui.errors).toEqual([])
   }, 120_000)
 })

@@ -6,85 +6,70 @@
  * Screenshots of each main screen go to test/e2e/__screenshots__/.
  */
 import { basename, dirname } from 'node:path'
-import type { Browser, Locator, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Locator } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import type { Member, Workspace } from '../../shared/schemas'
-import { ensureRendererBuilt, launchChromium, newPage, screenshot, startStack, type Stack } from './support'
+import { browserSession, newPage, screenshot } from './support'
 
 const SHA1 = 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0'
 
-let stack: Stack
-let browser: Browser
-let page: Page
-let errors: string[]
+const ui = browserSession()
 
-beforeAll(async () => {
-  ensureRendererBuilt()
-  browser = await launchChromium()
-  stack = await startStack()
-  ;({ page, errors } = await newPage(browser))
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.close()
-})
-
-const session = (name: string): Locator => page.locator(`[data-testid=member-session]`).filter({ has: page.locator('[data-testid=session-head]', { hasText: name }) })
-const memberItem = (name: string) => page.getByTestId('member-item').filter({ hasText: name })
+const session = (name: string): Locator => ui.page.locator(`[data-testid=member-session]`).filter({ has: ui.page.locator('[data-testid=session-head]', { hasText: name }) })
+const memberItem = (name: string) => ui.page.getByTestId('member-item').filter({ hasText: name })
 
 async function members(ws: Workspace): Promise<Record<string, Member>> {
-  const list = await stack.core.invoke('members.list', { workspaceId: ws.id })
+  const list = await ui.stack.core.invoke('members.list', { workspaceId: ws.id })
   return Object.fromEntries(list.map((m) => [m.name, m]))
 }
 
 describe('browser UI through the bridge', () => {
   it('takes a new user from an empty app to a refused and then allowed acceptance', async () => {
     // ---- first run: the token is taken from the address and stripped from it ----
-    await page.goto(stack.url)
-    await page.getByTestId('welcome').waitFor()
-    expect(page.url()).not.toContain('token=')
-    await screenshot(page, '01-welcome')
+    await ui.page.goto(ui.stack.url)
+    await ui.page.getByTestId('welcome').waitFor()
+    expect(ui.page.url()).not.toContain('token=')
+    await screenshot(ui.page, '01-welcome')
 
     // ---- choose the repository in Concord's folder browser (the browser has no native dialog) ----
-    await page.getByTestId('browse-folders').click()
-    await page.getByTestId('folder-list').waitFor()
-    await page.getByTestId('folder-path').fill(dirname(stack.repoDir))
-    await page.getByTestId('folder-path').press('Enter')
-    await page.getByTestId('folder-item').filter({ hasText: basename(stack.repoDir) }).click()
-    await expect.poll(() => page.getByTestId('folder-path').inputValue()).toBe(stack.repoDir)
-    await page.getByTestId('folder-up').click()
-    await expect.poll(() => page.getByTestId('folder-path').inputValue()).toBe(dirname(stack.repoDir))
-    await screenshot(page, '01b-folder-browser')
-    await page.getByTestId('folder-item').filter({ hasText: basename(stack.repoDir) }).click()
-    await page.getByTestId('choose-folder').click()
-    expect(await page.getByTestId('repo-path').inputValue()).toBe(stack.repoDir)
-    await page.getByTestId('open-repo').click()
-    await page.getByTestId('setup').waitFor()
-    await screenshot(page, '02-setup-provider')
+    await ui.page.getByTestId('browse-folders').click()
+    await ui.page.getByTestId('folder-list').waitFor()
+    await ui.page.getByTestId('folder-path').fill(dirname(ui.stack.repoDir))
+    await ui.page.getByTestId('folder-path').press('Enter')
+    await ui.page.getByTestId('folder-item').filter({ hasText: basename(ui.stack.repoDir) }).click()
+    await expect.poll(() => ui.page.getByTestId('folder-path').inputValue()).toBe(ui.stack.repoDir)
+    await ui.page.getByTestId('folder-up').click()
+    await expect.poll(() => ui.page.getByTestId('folder-path').inputValue()).toBe(dirname(ui.stack.repoDir))
+    await screenshot(ui.page, '01b-folder-browser')
+    await ui.page.getByTestId('folder-item').filter({ hasText: basename(ui.stack.repoDir) }).click()
+    await ui.page.getByTestId('choose-folder').click()
+    expect(await ui.page.getByTestId('repo-path').inputValue()).toBe(ui.stack.repoDir)
+    await ui.page.getByTestId('open-repo').click()
+    await ui.page.getByTestId('setup').waitFor()
+    await screenshot(ui.page, '02-setup-provider')
 
     // ---- providers: a local OpenAI-compatible server (the scripted model server) ----
-    await page.getByRole('radio', { name: 'Local / OpenAI-compatible' }).click()
-    await page.getByLabel('Base URL').fill(stack.models.openaiBaseURL)
-    await page.getByLabel('Model').fill('scripted-model')
-    await page.getByLabel('API key').fill('sk-local-secret')
-    await page.getByTestId('provider-next').click()
-    await screenshot(page, '03-setup-team')
-    await page.getByTestId('create-team').click()
-    await expect.poll(() => page.getByTestId('member-item').count()).toBe(4)
+    await ui.page.getByRole('radio', { name: 'Local / OpenAI-compatible' }).click()
+    await ui.page.getByLabel('Base URL').fill(ui.stack.models.openaiBaseURL)
+    await ui.page.getByLabel('Model').fill('scripted-model')
+    await ui.page.getByLabel('API key').fill('sk-local-secret')
+    await ui.page.getByTestId('provider-next').click()
+    await screenshot(ui.page, '03-setup-team')
+    await ui.page.getByTestId('create-team').click()
+    await expect.poll(() => ui.page.getByTestId('member-item').count()).toBe(4)
 
-    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
     const team = await members(ws)
     expect(team.Implementer.provider).toMatchObject({ kind: 'openai-compatible', model: 'scripted-model', hasKey: true })
     // The key is write-only: nothing the renderer can read contains it.
-    expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain('sk-local-secret')
+    expect(await ui.page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain('sk-local-secret')
 
     // ---- talk to a member and watch it stream (Ctrl+2 switches to the second member) ----
-    await page.keyboard.press('Control+2')
+    await ui.page.keyboard.press('Control+2')
     await session('Implementer').waitFor()
-    await screenshot(page, '04-empty-session')
+    await screenshot(ui.page, '04-empty-session')
     const reply = 'We should **use REST** with JSON bodies for the public API.\n\n```ts\nexport const api = createRestApi({ version: 1 })\n```\n\nI will start once that is recorded.'
-    stack.models.enqueue({ text: reply, chunkSize: 3, chunkDelayMs: 12, usage: { input: 40, output: 30 } })
+    ui.stack.models.enqueue({ text: reply, chunkSize: 3, chunkDelayMs: 12, usage: { input: 40, output: 30 } })
     const composer = session('Implementer').getByTestId('composer')
     await composer.fill('Which API style do we use? I want REST with JSON bodies, versioned under /v1.')
     await composer.press('Enter')
@@ -95,7 +80,7 @@ describe('browser UI through the bridge', () => {
     await expect.poll(async () => ((await streaming.textContent().catch(() => '')) ?? '').length).toBeGreaterThan(10)
     const partial = (await streaming.textContent().catch(() => '')) ?? ''
     expect(partial.length).toBeLessThan(reply.length)
-    await screenshot(page, '05-streaming')
+    await screenshot(ui.page, '05-streaming')
     await session('Implementer').locator('[data-kind=model][data-status=done]').waitFor()
     await expect.poll(() => session('Implementer').locator('[data-kind=model]').textContent()).toContain('I will start once that is recorded.')
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
@@ -104,42 +89,42 @@ describe('browser UI through the bridge', () => {
     const userStep = session('Implementer').locator('[data-kind=user]').first()
     await userStep.hover()
     await userStep.getByRole('button', { name: 'Record decision' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Record from this message' })
+    const dialog = ui.page.getByRole('dialog', { name: 'Record from this message' })
     await dialog.getByLabel('Decision title').fill('API style')
     await dialog.getByLabel('Statement').fill('The public API is REST with JSON bodies, versioned under /v1.')
     await dialog.getByRole('button', { name: 'Record decision' }).click()
     await dialog.waitFor({ state: 'detached' })
-    const d1 = (await stack.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
+    const d1 = (await ui.stack.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
     expect(d1).toMatchObject({ key: 'D-1', version: 1 })
     expect(d1.sourceMessageId).toMatch(/-s\d+$/)
     // The card shows under the message it was made from.
     await userStep.locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
 
     // ---- work that depends on D-1 (normally created by the lead's tools) ----
-    const t1 = await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build the /v1 endpoints', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
-    const t2 = await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Client SDK', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
-    await stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'API docs', assigneeId: team.Reviewer.id, decisionIds: [d1.id] })
-    await stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
-    await stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
-    await stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
+    const t1 = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build the /v1 endpoints', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
+    const t2 = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Client SDK', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
+    await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'API docs', assigneeId: team.Reviewer.id, decisionIds: [d1.id] })
+    await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
+    await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
+    await ui.stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
     const claims = [{ text: 'GET /v1/items answers JSON', decisionIds: [d1.id] }]
     for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
-      await stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: 1 }], claims })
+      await ui.stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: 1 }], claims })
     }
 
     // ---- the tester mentions D-1: a live card in its chat ----
     await memberItem('Tester').click()
-    stack.models.enqueue({ text: 'Understood: I will test the endpoints against D-1 and report on the delivered commit.' })
+    ui.stack.models.enqueue({ text: 'Understood: I will test the endpoints against D-1 and report on the delivered commit.' })
     await session('Tester').getByTestId('composer').fill('Please test T-1 once it is delivered.')
     await session('Tester').getByTestId('send').click()
     await session('Tester').locator('[data-kind=model][data-status=done]').waitFor()
     await session('Tester').locator('[data-kind=model] [data-testid=decision-card][data-key="D-1"][data-version="1"]').waitFor()
 
     // ---- team view: edit D-1 in the implementer's chat, see the tester's card change ----
-    await page.keyboard.press('Alt+t')
-    await page.getByTestId('team-view').waitFor()
+    await ui.page.keyboard.press('Alt+t')
+    await ui.page.getByTestId('team-view').waitFor()
     await session('Tester').locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
-    await screenshot(page, '06-team-view')
+    await screenshot(ui.page, '06-team-view')
     const card = session('Implementer').locator('[data-testid=decision-card][data-key="D-1"]').first()
     await card.getByRole('button', { name: 'Edit' }).click()
     const editor = card.getByTestId('decision-editor')
@@ -150,71 +135,71 @@ describe('browser UI through the bridge', () => {
     expect(preview).toContain('T-2 in progress by Implementer')
     expect(preview).toContain('T-3 to do by Reviewer')
     expect(preview).toMatch(/stales 1 claim in R-1, 1 claim in R-2/)
-    await screenshot(page, '07-impact-preview')
+    await screenshot(ui.page, '07-impact-preview')
     await editor.getByRole('button', { name: /Confirm/ }).click()
     await card.getByTestId('edit-outcome').waitFor()
     // Every other chat's card updates at once.
     const testerCard = session('Tester').locator('[data-testid=decision-card][data-key="D-1"]')
-    await testerCard.and(page.locator('[data-version="2"]')).waitFor()
+    await testerCard.and(ui.page.locator('[data-version="2"]')).waitFor()
     expect(await testerCard.textContent()).toContain('GraphQL over HTTP')
-    await screenshot(page, '08-card-updated-everywhere')
+    await screenshot(ui.page, '08-card-updated-everywhere')
 
     // ---- the task board flags exactly the dependent tasks ----
-    await page.getByTestId('tab-tasks').click()
-    const taskCard = (key: string) => page.locator(`[data-testid=task-card][data-key="${key}"]`)
+    await ui.page.getByTestId('tab-tasks').click()
+    const taskCard = (key: string) => ui.page.locator(`[data-testid=task-card][data-key="${key}"]`)
     await expect.poll(() => taskCard('T-1').getAttribute('data-flag')).toBe('needs_reverification')
     await expect.poll(() => taskCard('T-2').getAttribute('data-flag')).toBe('needs_adjustment')
     await expect.poll(() => taskCard('T-3').getAttribute('data-flag')).toBe('requirements_updated')
     expect(await taskCard('T-1').textContent()).toContain('D-1 suspect v1→v2')
-    await screenshot(page, '09-task-board-flagged')
+    await screenshot(ui.page, '09-task-board-flagged')
 
     // ---- acceptance: refused with the exact reasons, then allowed on current evidence ----
     await taskCard('T-1').getByTestId('accept-task').click()
     const refusal = taskCard('T-1').getByTestId('refusal')
     await refusal.waitFor()
     expect(await refusal.textContent()).toContain('R-1 is based on D-1 v1; D-1 is at v2')
-    await screenshot(page, '10-acceptance-refused')
+    await screenshot(ui.page, '10-acceptance-refused')
 
-    const d1v2 = await stack.core.invoke('decisions.get', { decisionId: d1.id })
+    const d1v2 = await ui.stack.core.invoke('decisions.get', { decisionId: d1.id })
     const claims2 = [{ text: 'POST /graphql answers nested queries', decisionIds: [d1.id] }]
     for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
-      await stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: d1v2.version }], claims: claims2 })
+      await ui.stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: d1v2.version }], claims: claims2 })
     }
     await taskCard('T-1').getByTestId('accept-task').click()
     await expect.poll(() => taskCard('T-1').getAttribute('data-status')).toBe('accepted')
     expect(await taskCard('T-1').getByTestId('refusal').count()).toBe(0)
-    await screenshot(page, '11-acceptance-allowed')
+    await screenshot(ui.page, '11-acceptance-allowed')
 
-    expect(errors).toEqual([])
+    expect(ui.errors).toEqual([])
   }, 180_000)
 
   it('shows reports, history with diffs, proposals, approvals and figures, in both themes', async () => {
-    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
     const team = await members(ws)
-    const [d1] = await stack.core.invoke('decisions.list', { workspaceId: ws.id })
+    const [d1] = await ui.stack.core.invoke('decisions.list', { workspaceId: ws.id })
 
     // Reports: claim validity after the edit.
-    await page.getByTestId('tab-reports').click()
-    await page.locator('[data-testid=report-card][data-key="R-1"][data-validity=stale]').waitFor()
-    await page.locator('[data-testid=report-card][data-key="R-3"][data-validity=valid]').waitFor()
-    await screenshot(page, '12-reports')
+    await ui.page.getByTestId('tab-reports').click()
+    await ui.page.locator('[data-testid=report-card][data-key="R-1"][data-validity=stale]').waitFor()
+    await ui.page.locator('[data-testid=report-card][data-key="R-3"][data-validity=valid]').waitFor()
+    await screenshot(ui.page, '12-reports')
 
     // Decisions: history with the diff between revisions, and where it was made.
-    await page.getByTestId('tab-decisions').click()
-    await page.locator('[data-testid=decision-row][data-key="D-1"]').click()
-    const detail = page.getByTestId('decision-detail')
+    await ui.page.getByTestId('tab-decisions').click()
+    await ui.page.locator('[data-testid=decision-row][data-key="D-1"]').click()
+    const detail = ui.page.getByTestId('decision-detail')
     await expect.poll(() => detail.getByTestId('revision').count()).toBe(2)
     expect(await detail.locator('ins').first().textContent()).toContain('GraphQL')
     expect(await detail.getByTestId('made-in').first().textContent()).toContain('Implementer')
-    await screenshot(page, '13-decision-history')
+    await screenshot(ui.page, '13-decision-history')
     // Export of the decision log (MADR files), with the files it wrote.
     await detail.getByRole('button', { name: '← All decisions' }).click()
-    await page.getByRole('button', { name: 'Export', exact: true }).click()
-    await expect.poll(() => page.getByTestId('export-result').textContent()).toMatch(/Wrote \d+ files? to/)
-    expect(await page.getByTestId('export-result').textContent()).toContain('.md')
+    await ui.page.getByRole('button', { name: 'Export', exact: true }).click()
+    await expect.poll(() => ui.page.getByTestId('export-result').textContent()).toMatch(/Wrote \d+ files? to/)
+    expect(await ui.page.getByTestId('export-result').textContent()).toContain('.md')
 
     // A proposal from an agent (a proposer, through its tool): a card with accept / reject in its chat and the inbox.
-    stack.models.enqueue(
+    ui.stack.models.enqueue(
       {
         toolCalls: [
           {
@@ -225,23 +210,23 @@ describe('browser UI through the bridge', () => {
       },
       { text: 'I proposed a change to D-1: persisted queries only.' },
     )
-    await page.keyboard.press('Alt+t')
+    await ui.page.keyboard.press('Alt+t')
     await memberItem('Implementer').click()
     await session('Implementer').getByTestId('composer').fill('Should clients be free to send any query?')
     await session('Implementer').getByTestId('composer').press('Enter')
     const chatCard = session('Implementer').locator('[data-testid=proposal-card][data-key="P-1"]')
     await chatCard.waitFor()
     await expect.poll(() => chatCard.textContent()).toContain('Impact if accepted')
-    await page.getByTestId('tab-inbox').click()
-    await page.getByTestId('inbox').locator('[data-testid=proposal-card][data-key="P-1"]').waitFor()
-    await screenshot(page, '14-agent-proposal')
+    await ui.page.getByTestId('tab-inbox').click()
+    await ui.page.getByTestId('inbox').locator('[data-testid=proposal-card][data-key="P-1"]').waitFor()
+    await screenshot(ui.page, '14-agent-proposal')
     await chatCard.getByRole('button', { name: 'Accept' }).click()
     await expect.poll(() => chatCard.textContent()).toContain('accepted')
-    await page.locator('[data-testid=decision-card][data-key="D-1"][data-version="3"]').first().waitFor()
+    await ui.page.locator('[data-testid=decision-card][data-key="D-1"][data-version="3"]').first().waitFor()
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
 
     // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run.
-    stack.models.enqueue(
+    ui.stack.models.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
       { text: 'Wrote NOTES.md with the API decision.' },
     )
@@ -251,54 +236,54 @@ describe('browser UI through the bridge', () => {
     await expect.poll(() => memberItem('Reviewer').getAttribute('data-state')).toBe('waiting_approval')
     const call = session('Reviewer').locator('[data-testid=tool-call][data-status=waiting_approval]')
     await call.waitFor()
-    await screenshot(page, '15-approval')
+    await screenshot(ui.page, '15-approval')
     await call.getByRole('button', { name: 'Allow' }).click()
     await session('Reviewer').locator('[data-testid=tool-call][data-status=done]').waitFor()
     await expect.poll(() => session('Reviewer').locator('[data-kind=model]').last().textContent()).toContain('Wrote NOTES.md')
     await expect.poll(() => memberItem('Reviewer').getAttribute('data-state')).toBe('idle')
 
     // Figures: coordination counts and tokens per member.
-    await page.getByTestId('tab-figures').click()
-    await page.getByTestId('figures').waitFor()
-    await expect.poll(() => page.getByTestId('figures').textContent()).toContain('Implementer')
-    await screenshot(page, '16-figures')
+    await ui.page.getByTestId('tab-figures').click()
+    await ui.page.getByTestId('figures').waitFor()
+    await expect.poll(() => ui.page.getByTestId('figures').textContent()).toContain('Implementer')
+    await screenshot(ui.page, '16-figures')
 
     // Member settings (provider key write-only) and the shortcut list.
     await session('Reviewer').getByRole('button', { name: 'Reviewer’s settings' }).click()
-    const settings = page.getByRole('dialog', { name: 'Reviewer’s settings' })
+    const settings = ui.page.getByRole('dialog', { name: 'Reviewer’s settings' })
     await settings.waitFor()
     expect(await settings.getByLabel('API key').inputValue()).toBe('')
     expect(await settings.getByLabel('API key').getAttribute('placeholder')).toContain('stored')
-    await screenshot(page, '17-member-settings')
-    await page.keyboard.press('Escape')
+    await screenshot(ui.page, '17-member-settings')
+    await ui.page.keyboard.press('Escape')
     await settings.waitFor({ state: 'detached' })
-    await page.locator('.brand').first().click()
-    await page.keyboard.press('?')
-    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
-    await screenshot(page, '18-shortcuts')
-    await page.keyboard.press('Escape')
+    await ui.page.locator('.brand').first().click()
+    await ui.page.keyboard.press('?')
+    await ui.page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
+    await screenshot(ui.page, '18-shortcuts')
+    await ui.page.keyboard.press('Escape')
 
     // Dark theme: the same screens stay legible.
-    await page.getByTestId('theme-toggle').click() // system → light
-    await page.getByTestId('theme-toggle').click() // light → dark
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
-    await page.keyboard.press('Alt+t')
-    await page.getByTestId('team-view').waitFor()
-    await page.getByTestId('tab-tasks').click()
-    await screenshot(page, '20-dark-team-view')
-    await page.keyboard.press('Alt+t')
+    await ui.page.getByTestId('theme-toggle').click() // system → light
+    await ui.page.getByTestId('theme-toggle').click() // light → dark
+    await expect.poll(() => ui.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+    await ui.page.keyboard.press('Alt+t')
+    await ui.page.getByTestId('team-view').waitFor()
+    await ui.page.getByTestId('tab-tasks').click()
+    await screenshot(ui.page, '20-dark-team-view')
+    await ui.page.keyboard.press('Alt+t')
     await memberItem('Implementer').click()
-    await page.getByTestId('tab-decisions').click()
-    await screenshot(page, '21-dark-session')
+    await ui.page.getByTestId('tab-decisions').click()
+    await screenshot(ui.page, '21-dark-session')
     expect(team.Lead.authority).toBe('decider')
-    expect(errors).toEqual([])
+    expect(ui.errors).toEqual([])
   }, 120_000)
 
   it('keeps a long session virtualized and pages older steps in as you scroll up', async () => {
-    const ws = (await stack.core.invoke('workspaces.list', {}))[0]
+    const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
     const team = await members(ws)
     // 400 steps written straight to the session store (a long-running member's history).
-    const { store } = stack.core.harness.ctx(ws.id)
+    const { store } = ui.stack.core.harness.ctx(ws.id)
     const lead = Number(team.Lead.id.split('-m')[1])
     const at = new Date().toISOString()
     store.transaction(() => {
@@ -307,9 +292,9 @@ describe('browser UI through the bridge', () => {
       }
     })
     // Written behind the app's back (no events): a fresh load reads it.
-    await page.reload()
-    await page.getByTestId('sidebar').waitFor()
-    await page.keyboard.press('Control+1')
+    await ui.page.reload()
+    await ui.page.getByTestId('sidebar').waitFor()
+    await ui.page.keyboard.press('Control+1')
     const lead$ = session('Lead')
     await lead$.locator('[data-testid=step]', { hasText: 'Message number 400 about' }).waitFor()
     const rendered = await lead$.locator('[data-testid=step]').count()
@@ -321,7 +306,7 @@ describe('browser UI through the bridge', () => {
     await expect
       .poll(
         async () => {
-          await page.mouse.wheel(0, -4000)
+          await ui.page.mouse.wheel(0, -4000)
           return first.count()
         },
         { timeout: 30_000 },
@@ -329,16 +314,16 @@ describe('browser UI through the bridge', () => {
       .toBe(1)
     await lead$.getByText('Beginning of the session').waitFor()
     expect(await lead$.locator('[data-testid=step]').count()).toBeLessThan(40)
-    await screenshot(page, '22-long-session-top')
-    expect(errors).toEqual([])
+    await screenshot(ui.page, '22-long-session-top')
+    expect(ui.errors).toEqual([])
   }, 120_000)
 
   it('tells a visitor without the right token what to open instead', async () => {
-    const { context, page: other } = await newPage(browser)
+    const { context, page: other } = await newPage(ui.browser)
     try {
-      await other.goto(stack.url.replace(/token=[^&]+/, 'token=wrong'))
+      await other.goto(ui.stack.url.replace(/token=[^&]+/, 'token=wrong'))
       await other.getByText('The access token was refused').waitFor()
-      await other.goto(stack.url.replace(/\?token=[^&]+/, ''))
+      await other.goto(ui.stack.url.replace(/\?token=[^&]+/, ''))
       await other.getByText('Concord needs its access token').waitFor()
     } finally {
       await context.close()

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 import { createCore, type Core } from '../../electron/main/core'
 import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
@@ -114,4 +115,29 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(screenshotDir, `${name}.png`)
   await page.screenshot({ path })
   return path
+}
+
+export interface BrowserSession {
+  stack: Stack
+  browser: Browser
+  page: Page
+  /** Page errors, failed loads (5xx) and console errors seen so far. */
+  errors: string[]
+}
+
+/** One stack, one Chromium and one page for a test file: filled in before its tests, closed after. */
+export function browserSession(): BrowserSession {
+  const session = {} as BrowserSession
+  beforeAll(async () => {
+    ensureRendererBuilt()
+    session.browser = await launchChromium()
+    session.stack = await startStack()
+    const { page, errors } = await newPage(session.browser)
+    Object.assign(session, { page, errors })
+  }, 120_000)
+  afterAll(async () => {
+    await session.browser?.close()
+    await session.stack?.close()
+  })
+  return session
 }
