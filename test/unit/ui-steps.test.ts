@@ -71,6 +71,51 @@ describe('session steps', () => {
     expect(rows[1].results.get('call_b')?.text).toBe('B')
   })
 
+  it('rebuilds only the rows from the first changed step, with the same result as a full build (property)', () => {
+    // A session as the runtime writes it: turns of user / model (with tool calls) / tool results / notices.
+    const stepsArb = fc
+      .array(fc.record({ kind: fc.constantFrom('user', 'model', 'tool', 'notice'), calls: fc.integer({ min: 0, max: 2 }), turn: fc.integer({ min: 0, max: 3 }), name: fc.constantFrom('read_file', 'run_command') }), { maxLength: 30 })
+      .map((specs) =>
+        specs.map((x, i) =>
+          step(i + 1, {
+            kind: x.kind as Step['kind'],
+            turnId: `w1-t${x.turn}`,
+            toolCalls: x.kind === 'model' ? Array.from({ length: x.calls }, (_, c) => ({ id: `call_${i}_${c}`, name: x.name, argumentsText: '{}' })) : [],
+            tool: x.kind === 'tool' ? { callId: `w1-s${i + 1}`, toolCallId: `call_${i - 1}_0`, name: x.name, argumentsText: '{}', isError: false } : null,
+          }),
+        ),
+      )
+    const edit = fc.oneof(
+      fc.record({ op: fc.constant('append' as const), text: fc.string({ maxLength: 4 }) }),
+      fc.record({ op: fc.constant('replace' as const), at: fc.nat(), kind: fc.constantFrom('user', 'model', 'tool') }),
+      fc.record({ op: fc.constant('push' as const), kind: fc.constantFrom('model', 'tool', 'user'), turn: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('same' as const) }),
+    )
+    const shape = (rows: ReturnType<typeof buildRows>) => rows.map((r) => [r.key, r.index, r.step, r.tools, [...r.results.entries()]])
+    fc.assert(
+      fc.property(stepsArb, fc.array(edit, { maxLength: 8 }), (initial, edits) => {
+        let steps = initial
+        let prev = { steps, rows: buildRows(steps) }
+        for (const e of edits) {
+          const last = steps[steps.length - 1]
+          if (e.op === 'append' && last) steps = appendText(steps, 'w1-m1', last.id, e.text)
+          else if (e.op === 'replace' && steps.length) {
+            const at = e.at % steps.length
+            steps = steps.map((x, i) => (i === at ? { ...x, kind: e.kind as Step['kind'], tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x))
+          } else if (e.op === 'push') {
+            const seq = (last?.seq ?? 0) + 1
+            steps = [...steps, step(seq, { kind: e.kind as Step['kind'], turnId: `w1-t${e.turn}`, toolCalls: e.kind === 'model' ? [{ id: `call_${seq}`, name: 'read_file', argumentsText: '{}' }] : [], tool: e.kind === 'tool' ? { callId: `w1-s${seq}`, toolCallId: `call_${seq - 1}`, name: 'read_file', argumentsText: '{}', isError: false } : null })]
+          } else if (e.op === 'drop' && steps.length) steps = steps.filter((_, i) => i !== e.at % steps.length)
+          const incremental = buildRows(steps, prev)
+          expect(shape(incremental)).toEqual(shape(buildRows(steps)))
+          prev = { steps, rows: incremental }
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it('finds decision, proposal and task references outside code', () => {
     expect(references('See D-1 and T-12, not `D-2`.\n\n```\nD-3\n```\nP-4 too; D-1 again; XD-5 no')).toEqual(['D-1', 'T-12', 'P-4'])
   })

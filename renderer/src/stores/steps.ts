@@ -84,20 +84,44 @@ export function appendText(steps: Step[], memberId: string, stepId: string, text
 export interface Row {
   key: string
   step: Step
+  /** Where the row's own step is in the steps it was built from. */
+  index: number
   tools: Step[]
   /** Model tool-call id → the tool step that executed it. */
   results: Map<string, Step>
 }
 
 /**
+ * Where a rebuild can start: the last row that begins before the first changed step and is not a loose
+ * tool step. Its own step is unchanged and resets the folding, so every row before it only holds
+ * unchanged steps (a changed step may fold into the row before it, so that row is built again).
+ */
+function reusable(prev: { steps: Step[]; rows: Row[] }, steps: Step[]): { rows: Row[]; from: number } | null {
+  const n = Math.min(prev.steps.length, steps.length)
+  let changed = 0
+  while (changed < n && prev.steps[changed] === steps[changed]) changed++
+  if (changed === steps.length && changed === prev.steps.length) return { rows: prev.rows, from: steps.length }
+  let r = prev.rows.length - 1
+  while (r > 0 && prev.rows[r].index >= changed) r--
+  while (r > 0 && prev.rows[r].step.kind === 'tool') r--
+  return r > 0 ? { rows: prev.rows.slice(0, r), from: prev.rows[r].index } : null
+}
+
+/**
  * Folds each `tool` step under the `model` step of the same turn that asked for it. A tool step names
  * its call by the model's call id when it can, else by tool name and arguments (the runtime records
  * the tool steps right after the model step, in call order).
+ *
+ * Given the previous steps and rows, only the rows from the first changed step on are built again (a
+ * streaming reply changes the last step every frame; a long session may hold thousands).
  */
-export function buildRows(steps: Step[]): Row[] {
-  const rows: Row[] = []
+export function buildRows(steps: Step[], prev?: { steps: Step[]; rows: Row[] }): Row[] {
+  const reuse = prev ? reusable(prev, steps) : null
+  if (reuse && reuse.from === steps.length && reuse.rows === prev!.rows) return reuse.rows
+  const rows: Row[] = reuse ? reuse.rows : []
   let open: { row: Row; unmatched: Step['toolCalls'] } | null = null
-  for (const step of steps) {
+  for (let index = reuse?.from ?? 0; index < steps.length; index++) {
+    const step = steps[index]
     const tool = step.tool
     if (step.kind === 'tool' && tool && open && open.row.step.turnId === step.turnId) {
       const calls = open.unmatched
@@ -111,7 +135,7 @@ export function buildRows(steps: Step[]): Row[] {
         continue
       }
     }
-    const row: Row = { key: step.id, step, tools: [], results: new Map() }
+    const row: Row = { key: step.id, step, index, tools: [], results: new Map() }
     rows.push(row)
     if (step.kind === 'model') open = step.toolCalls.length ? { row, unmatched: [...step.toolCalls] } : null
     else if (step.kind !== 'tool') open = null

@@ -18,7 +18,14 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   const loadOlder = useApp((s) => s.loadOlder)
   const focusStepId = useApp((s) => s.focusStepId)
   const steps = session?.steps
-  const rows = useMemo(() => buildRows(steps ?? []), [steps])
+  // Rows before the first changed step are kept from the last build (streaming changes only the last).
+  const built = useRef<{ steps: Step[]; rows: ReturnType<typeof buildRows> } | undefined>(undefined)
+  const rows = useMemo(() => {
+    const next = steps ?? []
+    const rows = buildRows(next, built.current)
+    built.current = { steps: next, rows }
+    return rows
+  }, [steps])
   const scrollRef = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
   const prev = useRef<{ firstKey: string | undefined; total: number }>({ firstKey: undefined, total: 0 })
