@@ -113,6 +113,12 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await card.filter({ hasText: 'accepted' }).waitFor()
     await ui.page.locator('[data-testid=decision-row][data-key="D-1"]').filter({ hasText: 'GraphQL' }).filter({ hasText: 'v2' }).waitFor()
     await screenshot(ui.page, 'r5-proposal-accepted')
+    // A smaller window keeps every part usable (looked at in the screenshots).
+    await ui.page.setViewportSize({ width: 1024, height: 700 })
+    await screenshot(ui.page, 'r6-window-1024')
+    await ui.page.setViewportSize({ width: 820, height: 620 })
+    await screenshot(ui.page, 'r7-window-820')
+    await ui.page.setViewportSize({ width: 1440, height: 900 })
     expect(ui.errors).toEqual([])
   }, 120_000)
 })
