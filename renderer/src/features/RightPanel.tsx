@@ -1,5 +1,5 @@
 import { useApp } from '../stores/app-store'
-import { flaggedTaskCount, pendingProposalCount } from '../stores/selectors'
+import { flaggedTaskCount, pendingApprovalCount, pendingProposalCount } from '../stores/selectors'
 import type { RightTab } from '../stores/types'
 import { DecisionsPanel } from './decisions/DecisionsPanel'
 import { Inbox } from './inbox/Inbox'
@@ -19,7 +19,7 @@ export function RightPanel() {
   const tab = useApp((s) => s.rightTab)
   const setTab = useApp((s) => s.setRightTab)
   const setPanelOpen = useApp((s) => s.setPanelOpen)
-  const pending = useApp(pendingProposalCount)
+  const pending = useApp(pendingProposalCount) + useApp(pendingApprovalCount)
   const flagged = useApp(flaggedTaskCount)
   const staleReports = useApp((s) => Object.values(s.reports).filter((r) => r.validity === 'stale').length)
   const count: Partial<Record<RightTab, { n: number; tone: string }>> = {
@@ -31,8 +31,8 @@ export function RightPanel() {
     <aside className="right-panel" data-testid="right-panel">
       <nav className="tabs" role="tablist">
         {tabs.map((t) => (
-          <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
-            {t.label}
+          <button key={t.id} role="tab" title={t.label} aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
+            <span className="tab-label">{t.label}</span>
             {count[t.id]?.n ? <span className={`count ${count[t.id]!.tone}`}>{count[t.id]!.n}</span> : null}
           </button>
         ))}

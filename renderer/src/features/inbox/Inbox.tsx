@@ -1,24 +1,60 @@
-import { EmptyState } from '../../components/ui'
+import { Avatar, EmptyState } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
-import { selectProposals } from '../../stores/selectors'
+import { pendingApprovalCount, selectProposals } from '../../stores/selectors'
 import { ProposalCard } from '../decisions/ProposalCard'
+import { ApproveButtons } from '../session/ToolCall'
 
+/** One member's tool calls waiting for the human, answered here as in the member's chat. */
+function MemberApprovals({ memberId }: { memberId: string }) {
+  const member = useApp((s) => s.members[memberId])
+  const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
+  const selectMember = useApp((s) => s.selectMember)
+  if (!member || !approvals?.length) return null
+  return (
+    <>
+      {approvals.map((a) => (
+        <div key={a.callId} className="inbox-approval" data-testid="inbox-approval" data-member-id={memberId}>
+          <button className="link-btn inbox-who" onClick={() => selectMember(memberId)} title={`Open ${member.name}’s session`}>
+            <Avatar id={member.id} name={member.name} size={20} /> {member.name}
+          </button>
+          <div className="inbox-what">
+            wants to run <code>{a.name}</code>
+            <div className="inbox-args">{a.argumentsText.length > 160 ? `${a.argumentsText.slice(0, 159)}…` : a.argumentsText}</div>
+          </div>
+          <ApproveButtons memberId={memberId} callId={a.callId} />
+        </div>
+      ))}
+    </>
+  )
+}
+
+/** Everything waiting for the human: tool calls to allow or deny, then proposals to accept or reject. */
 export function Inbox() {
   const proposals = useApp(selectProposals)
+  const memberOrder = useApp((s) => s.memberOrder)
+  const approvals = useApp(pendingApprovalCount)
   const pending = proposals.filter((p) => p.state === 'pending')
   const decided = proposals.filter((p) => p.state !== 'pending').reverse()
-  if (!proposals.length) {
+  if (!proposals.length && !approvals) {
     return (
       <div className="panel-section">
-        <EmptyState title="Nothing to decide">
-          When a member with proposer authority wants a decision changed, its proposal waits here (and in the chat) until you accept or reject it.
+        <EmptyState title="Nothing waits for you">
+          Tool calls that need your approval and proposals to change a decision wait here (and in the member’s chat) until you answer them.
         </EmptyState>
       </div>
     )
   }
   return (
     <div className="panel-section" data-testid="inbox">
-      <h4>Waiting for you ({pending.length})</h4>
+      {approvals > 0 && (
+        <>
+          <h4>Approvals ({approvals})</h4>
+          {memberOrder.map((id) => (
+            <MemberApprovals key={id} memberId={id} />
+          ))}
+        </>
+      )}
+      <h4>Proposals waiting for you ({pending.length})</h4>
       {pending.length === 0 && <div className="muted pad">No pending proposals.</div>}
       {pending.map((p) => (
         <ProposalCard key={p.id} proposal={p} />
