@@ -70,6 +70,16 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     expect(await scout.locator('[data-kind=model]').last().textContent()).toContain('one by one')
     await screenshot(ui.page, 'r3-interrupted')
 
+    // ---- a question to the human reads as one, and the answer is the next message ----
+    ui.stack.models.enqueue({ toolCalls: [{ name: 'ask_human', arguments: { question: 'Should **D-1** also cover the webhooks?' } }] })
+    await composer.fill('Check the webhooks too.')
+    await composer.press('Enter')
+    const question = scout.getByTestId('question')
+    await question.waitFor()
+    expect(await question.textContent()).toContain('Scout asks you')
+    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    await screenshot(ui.page, 'r3b-question')
+
     // ---- a selected part of a reply becomes a proposed change to D-1 ----
     ui.stack.models.enqueue({ text: 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST. That would cut round trips.', usage: { input: 30, output: 20 } })
     await composer.fill('Any better API style?')

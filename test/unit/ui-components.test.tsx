@@ -9,6 +9,7 @@ import { Modal } from '../../renderer/src/components/ui'
 import { useState } from 'react'
 import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
 import { TaskBoard } from '../../renderer/src/features/tasks/TaskBoard'
+import { ToolCall } from '../../renderer/src/features/session/ToolCall'
 import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
 import type { AppStore } from '../../renderer/src/stores/types'
 
@@ -87,6 +88,22 @@ describe('Markdown', () => {
     expect(c2.textContent).toBe('Checked against D-1v1, then T-9. Fine.')
     expect(container.querySelectorAll('[data-ref]')).toHaveLength(1)
     expect(container.querySelector('pre code.hljs .hljs-keyword')?.textContent).toBe('const')
+  })
+})
+
+describe('questions to the human', () => {
+  it('show as a question from the member, not as a folded tool call', () => {
+    const store = storeWith()
+    store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, createdAt: '', updatedAt: '' } } })
+    const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
+    const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: '' }
+    const { container } = mount(store, <ToolCall memberId={`${WS}-m1`} call={call} result={result} awaiting={false} />)
+    const box = screen.getByTestId('question')
+    expect(box.textContent).toContain('Ada asks you')
+    expect(box.querySelector('strong')?.textContent).toBe('D-1v1')
+    expect(container.querySelector('[data-testid=tool-call]')).toBeNull()
+    fireEvent.click(screen.getByText('Answer in the message box'))
+    expect(store.getState().selectedMemberId).toBe(`${WS}-m1`)
   })
 })
 

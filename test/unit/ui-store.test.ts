@@ -214,6 +214,24 @@ describe('renderer store', () => {
     expect(notificationFor(info('running'), info('idle', { queued: 1 }), 'X')).toBeNull()
   })
 
+  it('tells you a member asks a question (instead of "finished"), with the question', async () => {
+    const { store, emit } = await loadedStore()
+    const notify = vi.fn()
+    connectEvents(store, manualFrames(), notify)
+    store.getState().selectMember(`${WS}-m2`)
+    const ask = (q: string, seq: number) =>
+      step(seq, { kind: 'tool', status: 'done', text: `Question for the human: ${q}`, endedAt: 'x', tool: { callId: `${WS}-s${seq}`, toolCallId: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: q }), isError: false } })
+    emit('session.state', { workspaceId: WS, session: info('running') })
+    emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: ask('REST or GraphQL for the public API?', 3) })
+    emit('session.state', { workspaceId: WS, session: info('idle') })
+    expect(notify.mock.calls).toEqual([['Impl asks you', 'REST or GraphQL for the public API?']])
+    // The next turn that simply ends is "finished" again; malformed arguments are no question.
+    emit('session.state', { workspaceId: WS, session: info('running') })
+    emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: { ...ask('x', 4), tool: { callId: `${WS}-s4`, toolCallId: 'c', name: 'ask_human', argumentsText: '{"question": 7', isError: false } } })
+    emit('session.state', { workspaceId: WS, session: info('idle') })
+    expect(notify.mock.calls.map((c) => c[0])).toEqual(['Impl asks you', 'Impl finished'])
+  })
+
   it('counts replies that finish while a member is off screen', async () => {
     const { store, emit } = await loadedStore()
     connectEvents(store, manualFrames(), () => {})

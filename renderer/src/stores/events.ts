@@ -21,15 +21,15 @@ export interface Notifier {
 }
 
 /** What a change of session state is worth telling the user about, if anything. */
-export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { title: string; body: string } | null {
+export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { kind: 'approval' | 'finished' | 'error'; title: string; body: string } | null {
   if (next.state === 'waiting_approval' && prev?.state !== 'waiting_approval') {
     const call = next.pendingApprovals[0]
-    return { title: `${name} needs your approval`, body: call ? `to run ${call.name}` : 'a tool call is waiting' }
+    return { kind: 'approval', title: `${name} needs your approval`, body: call ? `to run ${call.name}` : 'a tool call is waiting' }
   }
   if (prev && (prev.state === 'running' || prev.state === 'waiting_approval') && next.state === 'idle' && next.queued === 0) {
-    return { title: `${name} finished`, body: 'The reply is ready.' }
+    return { kind: 'finished', title: `${name} finished`, body: 'The reply is ready.' }
   }
-  if (next.state === 'error' && prev?.state !== 'error') return { title: `${name} stopped with an error`, body: next.error ?? '' }
+  if (next.state === 'error' && prev?.state !== 'error') return { kind: 'error', title: `${name} stopped with an error`, body: next.error ?? '' }
   return null
 }
 
@@ -42,6 +42,21 @@ export function desktopNotifier(): Notifier {
       // Some hosts refuse page notifications; the sidebar status still shows it.
     }
   }
+}
+
+/** The question of an ask_human call, or null when its arguments hold none. */
+export function questionText(argumentsText: string): string | null {
+  try {
+    const q = (JSON.parse(argumentsText) as { question?: unknown } | null)?.question
+    return typeof q === 'string' && q.trim() ? q.trim() : null
+  } catch {
+    return null
+  }
+}
+
+/** The user has this member's session in front of them (no notification needed). */
+function watching(s: { selectedMemberId: string | null; view: string }, memberId: string): boolean {
+  return typeof document !== 'undefined' && !document.hidden && s.selectedMemberId === memberId && s.view === 'member'
 }
 
 type Refresh = 'metrics' | 'reports' | 'tasks' | 'sessions'
@@ -83,6 +98,9 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
       )
     }
   }
+
+  /** Members whose turn just ended with a question to the human. */
+  const asked = new Set<string>()
 
   const onEvent = (envelope: EventEnvelope) => {
     const s = store.getState()
@@ -133,9 +151,9 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         const prev = s.sessions[session.memberId]?.info
         s.applySessionInfo(session)
         const name = s.members[session.memberId]?.name
-        const note = name ? notificationFor(prev, session, name) : null
-        const watching = typeof document !== 'undefined' && !document.hidden && s.selectedMemberId === session.memberId && s.view === 'member'
-        if (note && !watching) notify(note.title, note.body)
+        let note = name ? notificationFor(prev, session, name) : null
+        if (session.state !== 'running' && asked.delete(session.memberId) && note?.kind === 'finished') note = null
+        if (note && !watching(s, session.memberId)) notify(note.title, note.body)
         return
       }
       case 'session.step': {
@@ -144,6 +162,13 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         deltas.get(memberId)?.delete(step.id)
         s.applyStep(memberId, step)
         if (step.usage) soon('metrics')
+        const question = step.kind === 'tool' && step.status === 'done' && step.tool?.name === 'ask_human' ? questionText(step.tool.argumentsText) : null
+        const name = s.members[memberId]?.name
+        if (question && name) {
+          // The turn ends with the question: that is the news, not "finished".
+          asked.add(memberId)
+          if (!watching(s, memberId)) notify(`${name} asks you`, question)
+        }
         return
       }
       case 'session.delta': {

@@ -1,8 +1,10 @@
 import { useState } from 'react'
 import type { Step, StepToolCall } from '../../../../shared/schemas'
+import { Markdown } from '../../components/Markdown'
 import { Badge } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { questionText } from '../../stores/events'
 
 const VIEW_LIMIT = 4000
 
@@ -45,8 +47,30 @@ export function ApproveButtons({ memberId, callId }: { memberId: string; callId:
   )
 }
 
+/** A member's question to the human, shown as a question (not a folded tool call): its turn waits on the answer. */
+function Question({ memberId, question }: { memberId: string; question: string }) {
+  const member = useApp((s) => s.members[memberId])
+  const focusComposer = useApp((s) => s.focusComposer)
+  const selectMember = useApp((s) => s.selectMember)
+  return (
+    <div className="question-box" data-testid="question">
+      <div className="question-title">{member?.name ?? 'The member'} asks you</div>
+      <Markdown text={question} />
+      <button className="link-btn small" onClick={() => (selectMember(memberId), focusComposer())}>
+        Answer in the message box
+      </button>
+    </div>
+  )
+}
+
 /** One tool call folded with its result: a line when closed, arguments and observation when open. */
 export function ToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
+  const question = call.name === 'ask_human' ? questionText(call.argumentsText) : null
+  if (question && result?.status === 'done' && !result.tool?.isError) return <Question memberId={memberId} question={question} />
+  return <FoldedToolCall memberId={memberId} call={call} result={result} awaiting={awaiting} />
+}
+
+function FoldedToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
   const [open, setOpen] = useState(false)
   const [all, setAll] = useState(false)
   const status = awaiting ? 'waiting_approval' : (result?.status ?? 'running')
