@@ -147,8 +147,9 @@ export const StepRow = memo(
         )
       case 'model':
       case 'plan': {
-        // A model call that failed before its first word: the error step after it says what happened.
-        if (!step.text && !step.toolCalls.length && step.status !== 'streaming') return null
+        // A model call that failed or was stopped before its first word: the error or interrupted
+        // step after it says what happened.
+        if (!step.text && !step.toolCalls.length && (step.status === 'error' || step.status === 'interrupted')) return null
         return (
           <div {...common}>
             <div className="step-meta">
