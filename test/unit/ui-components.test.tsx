@@ -130,6 +130,29 @@ describe('modals', () => {
     fireEvent.keyDown(window, { key: 'Escape' })
     expect(screen.queryAllByRole('dialog')).toHaveLength(0)
   })
+
+  it('give focus back to what opened them', () => {
+    function Opener() {
+      const [open, setOpen] = useState(false)
+      return (
+        <>
+          <button onClick={() => setOpen(true)}>Open settings</button>
+          {open && (
+            <Modal title="Settings" onClose={() => setOpen(false)}>
+              <input aria-label="name" />
+            </Modal>
+          )}
+        </>
+      )
+    }
+    render(<Opener />)
+    const button = screen.getByText('Open settings')
+    button.focus()
+    fireEvent.click(button)
+    expect(document.activeElement).toBe(screen.getByLabelText('name'))
+    fireEvent.keyDown(window, { key: 'Escape' })
+    expect(document.activeElement).toBe(button)
+  })
 })
 
 describe('decision cards', () => {

@@ -65,6 +65,8 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
   const close = useRef(onClose)
   close.current = onClose
   useEffect(() => {
+    // Focus moves into the dialog, and back to what had it when the dialog closes.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
     el?.focus()
     const onKey = (e: KeyboardEvent) => {
@@ -76,7 +78,10 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
       close.current()
     }
     window.addEventListener('keydown', onKey, true)
-    return () => window.removeEventListener('keydown', onKey, true)
+    return () => {
+      window.removeEventListener('keydown', onKey, true)
+      if (opener?.isConnected) opener.focus({ preventScroll: true })
+    }
   }, [depth])
   return createPortal(
     <ModalDepth.Provider value={depth}>
