@@ -209,4 +209,20 @@ describe('task board', () => {
     fireEvent.click(screen.getByTestId('accept-task'))
     await waitFor(() => expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2'))
   })
+
+  it('creates a task with its criteria, the decisions it depends on and the reports acceptance needs', async () => {
+    const sent: unknown[] = []
+    const store = storeWith({ 'tasks.create': (p) => (sent.push(p), { ...delivered, id: `${WS}-t2`, key: 'T-2', title: p.title, status: 'todo', flag: null, links: [] }) })
+    mount(store, <TaskBoard />)
+    fireEvent.click(screen.getByText('New task'))
+    fireEvent.change(screen.getByLabelText('Task title'), { target: { value: 'Webhooks' } })
+    fireEvent.change(screen.getByLabelText('Acceptance criteria'), { target: { value: 'Signed payloads' } })
+    fireEvent.click(screen.getByRole('button', { name: 'D-1' }))
+    fireEvent.click(screen.getByRole('button', { name: 'review' }))
+    fireEvent.click(screen.getByRole('button', { name: 'implementation' }))
+    fireEvent.click(screen.getByText('Create task'))
+    await waitFor(() => expect(sent).toHaveLength(1))
+    expect(sent[0]).toEqual({ workspaceId: WS, title: 'Webhooks', acceptanceCriteria: 'Signed payloads', decisionIds: [`${WS}-d1`], requiredReports: ['test', 'implementation'] })
+    await waitFor(() => expect(store.getState().tasks[`${WS}-t2`]?.title).toBe('Webhooks'))
+  })
 })

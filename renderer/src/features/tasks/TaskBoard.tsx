@@ -158,6 +158,9 @@ function TaskCard({ task }: { task: Task }) {
   )
 }
 
+type ReportKind = Task['requiredReports'][number]
+const reportKinds: ReportKind[] = ['implementation', 'test', 'review']
+
 function NewTaskForm({ onClose }: { onClose(): void }) {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
@@ -168,14 +171,18 @@ function NewTaskForm({ onClose }: { onClose(): void }) {
   const [spec, setSpec] = useState('')
   const [assigneeId, setAssigneeId] = useState('')
   const [picked, setPicked] = useState<string[]>([])
+  const [criteria, setCriteria] = useState('')
+  const [required, setRequired] = useState<ReportKind[]>(['test', 'review'])
   const create = useAction(async () => {
     applyTask(
       await api.call('tasks.create', {
         workspaceId,
         title: title.trim(),
         ...(spec.trim() ? { spec: spec.trim() } : {}),
+        ...(criteria.trim() ? { acceptanceCriteria: criteria.trim() } : {}),
         ...(assigneeId ? { assigneeId } : {}),
         decisionIds: picked,
+        requiredReports: required,
       }),
     )
     onClose()
@@ -194,6 +201,19 @@ function NewTaskForm({ onClose }: { onClose(): void }) {
       <Field label="Spec">
         <textarea value={spec} onChange={(e) => setSpec(e.target.value)} rows={2} />
       </Field>
+      <Field label="Acceptance criteria">
+        <textarea value={criteria} onChange={(e) => setCriteria(e.target.value)} rows={2} aria-label="Acceptance criteria" placeholder="What must hold for you to accept it" />
+      </Field>
+      <div className="field">
+        <span className="field-label">Reports required to accept</span>
+        <div className="chips">
+          {reportKinds.map((k) => (
+            <button type="button" key={k} className={`chip${required.includes(k) ? ' on' : ''}`} aria-pressed={required.includes(k)} onClick={() => setRequired((r) => (r.includes(k) ? r.filter((x) => x !== k) : [...r, k]))}>
+              {k}
+            </button>
+          ))}
+        </div>
+      </div>
       <Field label="Assignee">
         <select value={assigneeId} onChange={(e) => setAssigneeId(e.target.value)}>
           <option value="">unassigned</option>
