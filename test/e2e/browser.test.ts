@@ -320,7 +320,19 @@ describe('browser UI through the bridge', () => {
       .toBe(1)
     await lead$.getByText('Beginning of the session').waitFor()
     expect(await lead$.locator('[data-testid=step]').count()).toBeLessThan(40)
+    // Far from the newest steps, a button says so; it brings the latest back.
+    const toLatest = lead$.getByTestId('to-latest')
+    await toLatest.waitFor()
+    expect(await toLatest.textContent()).toBe('↓ Latest')
+    // A reply arriving while you read old steps does not move the view; the button says it is there.
+    ui.stack.models.enqueue({ text: 'The newest reply, written while you scrolled back.' })
+    await ui.stack.core.invoke('sessions.send', { memberId: team.Lead.id, text: 'Anything new?' })
+    await expect.poll(() => toLatest.textContent(), { timeout: 15_000 }).toBe('↓ New messages')
+    expect(await first.count()).toBe(1)
     await screenshot(ui.page, '22-long-session-top')
+    await toLatest.click()
+    await lead$.locator('[data-testid=step]', { hasText: 'The newest reply' }).waitFor()
+    await toLatest.waitFor({ state: 'detached' })
     expect(ui.errors).toEqual([])
   }, 120_000)
 

@@ -70,13 +70,26 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   // Only the user unsticks the view (wheel, keys, scrollbar): the virtualizer also scrolls when rows
   // above are measured, and that must not stop the view from following the newest text.
   const dragging = useRef(false)
+  // Away from the newest steps: a button brings you back (and says when newer ones arrived meanwhile:
+  // the last row then is not the one that was last when you scrolled away; older pages do not count).
+  const [away, setAway] = useState<string | null>(null)
+  const lastKey = useRef('')
+  lastKey.current = rows[rows.length - 1]?.key ?? ''
   const onScroll = useCallback(() => {
     const el = scrollRef.current
     if (!el) return
-    if (el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX) stick.current = true
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
+    if (atBottom) stick.current = true
     else if (dragging.current) stick.current = false
+    setAway((a) => (atBottom ? null : (a ?? lastKey.current)))
     if (el.scrollTop < LOAD_OLDER_PX) void loadOlder(memberId)
   }, [loadOlder, memberId])
+  const toLatest = useCallback(() => {
+    const el = scrollRef.current
+    stick.current = true
+    setAway(null)
+    if (el) el.scrollTop = el.scrollHeight
+  }, [])
   const unstick = useCallback(() => void (stick.current = false), [])
   // Typing in a row (a decision card's editor, say) holds the view still: new steps must not scroll it away.
   const onFocusCapture = useCallback((e: React.FocusEvent) => {
@@ -106,38 +119,45 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
 
   const items = virtualizer.getVirtualItems()
   return (
-    <div
-      className="session-scroll"
-      ref={scrollRef}
-      onScroll={onScroll}
-      onWheel={(e) => e.deltaY < 0 && unstick()}
-      onKeyDown={(e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && unstick()}
-      onFocusCapture={onFocusCapture}
-      onPointerDown={(e) => void (dragging.current = e.target === e.currentTarget)}
-      data-testid="session-scroll"
-      data-member-id={memberId}
-    >
-      {session?.loaded && rows.length === 0 ? (
-        empty
-      ) : (
-        <div className="session-inner" style={{ height: total }}>
-          <div className="session-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
-            {items.map((item) =>
-              item.index === 0 ? (
-                <div key={item.key} data-index={0} ref={virtualizer.measureElement} className="session-top">
-                  {!session?.loaded ? 'Loading…' : session.loadingOlder ? 'Loading older steps…' : session.hasMore ? '' : 'Beginning of the session'}
-                </div>
-              ) : (
-                <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
-                  <StepRow row={rows[item.index - 1]} memberId={memberId} actions={actions} highlighted={rows[item.index - 1].key === focusStepId} />
-                </div>
-              ),
-            )}
+    <div className="session-frame">
+      <div
+        className="session-scroll"
+        ref={scrollRef}
+        onScroll={onScroll}
+        onWheel={(e) => e.deltaY < 0 && unstick()}
+        onKeyDown={(e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && unstick()}
+        onFocusCapture={onFocusCapture}
+        onPointerDown={(e) => void (dragging.current = e.target === e.currentTarget)}
+        data-testid="session-scroll"
+        data-member-id={memberId}
+      >
+        {session?.loaded && rows.length === 0 ? (
+          empty
+        ) : (
+          <div className="session-inner" style={{ height: total }}>
+            <div className="session-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+              {items.map((item) =>
+                item.index === 0 ? (
+                  <div key={item.key} data-index={0} ref={virtualizer.measureElement} className="session-top">
+                    {!session?.loaded ? 'Loading…' : session.loadingOlder ? 'Loading older steps…' : session.hasMore ? '' : 'Beginning of the session'}
+                  </div>
+                ) : (
+                  <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
+                    <StepRow row={rows[item.index - 1]} memberId={memberId} actions={actions} highlighted={rows[item.index - 1].key === focusStepId} />
+                  </div>
+                ),
+              )}
+            </div>
           </div>
-        </div>
+        )}
+        {session?.error && <div className="session-error">Could not load this session: {session.error}</div>}
+        {recording && <RecordDecisionDialog step={recording.step} text={recording.text} onClose={() => setRecording(null)} />}
+      </div>
+      {away !== null && (
+        <button className="to-latest" onClick={toLatest} data-testid="to-latest">
+          {(rows[rows.length - 1]?.key ?? '') !== away ? '↓ New messages' : '↓ Latest'}
+        </button>
       )}
-      {session?.error && <div className="session-error">Could not load this session: {session.error}</div>}
-      {recording && <RecordDecisionDialog step={recording.step} text={recording.text} onClose={() => setRecording(null)} />}
     </div>
   )
 }
