@@ -111,3 +111,27 @@ export function Field({ label, hint, children }: { label: string; hint?: ReactNo
     </label>
   )
 }
+
+/** A small inline form in a panel: its fields, the last error, then Cancel and the submit button. */
+export function CardForm({ onSubmit, onCancel, submitLabel, canSubmit, error, children }: { onSubmit(): void; onCancel(): void; submitLabel: string; canSubmit: boolean; error?: string; children: ReactNode }) {
+  return (
+    <form
+      className="card-form"
+      onSubmit={(e) => {
+        e.preventDefault()
+        onSubmit()
+      }}
+    >
+      {children}
+      <ErrorText error={error} />
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button className="btn primary" disabled={!canSubmit}>
+          {submitLabel}
+        </button>
+      </div>
+    </form>
+  )
+}

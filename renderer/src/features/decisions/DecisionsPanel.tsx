@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react'
 import type { Decision, ExportResult, Revision } from '../../../../shared/schemas'
-import { Badge, EmptyState, ErrorText, Field } from '../../components/ui'
+import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
 import { excerpt, shortTime } from '../../lib/format'
 import { describeImpact } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
@@ -79,13 +79,7 @@ function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { st
     onClose()
   })
   return (
-    <form
-      className="card-form"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void create.run()
-      }}
-    >
+    <CardForm onSubmit={() => void create.run()} onCancel={onClose} submitLabel="Record decision" canSubmit={!create.pending && !!title.trim() && !!statement.trim()} error={create.error?.message}>
       <Field label="Title">
         <input value={title} onChange={(e) => setTitle(e.target.value)} placeholder="e.g. API style" required />
       </Field>
@@ -95,16 +89,7 @@ function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { st
       <Field label="Rationale">
         <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} rows={2} />
       </Field>
-      <ErrorText error={create.error?.message} />
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button className="btn primary" disabled={create.pending || !title.trim() || !statement.trim()}>
-          Record decision
-        </button>
-      </div>
-    </form>
+    </CardForm>
   )
 }
 

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
-import { Avatar, Badge, EmptyState, ErrorText, Field } from '../../components/ui'
+import { Avatar, Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
 import { flagWords, taskStatusWords } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -188,13 +188,7 @@ function NewTaskForm({ onClose }: { onClose(): void }) {
     onClose()
   })
   return (
-    <form
-      className="card-form"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void create.run()
-      }}
-    >
+    <CardForm onSubmit={() => void create.run()} onCancel={onClose} submitLabel="Create task" canSubmit={!create.pending && !!title.trim()} error={create.error?.message}>
       <Field label="Title">
         <input value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="Task title" />
       </Field>
@@ -242,16 +236,7 @@ function NewTaskForm({ onClose }: { onClose(): void }) {
           </div>
         </div>
       )}
-      <ErrorText error={create.error?.message} />
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button className="btn primary" disabled={!title.trim() || create.pending}>
-          Create task
-        </button>
-      </div>
-    </form>
+    </CardForm>
   )
 }
 
