@@ -1,4 +1,5 @@
 import { Avatar, EmptyState } from '../../components/ui'
+import { excerpt } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
 import { pendingApprovalCount, selectProposals } from '../../stores/selectors'
 import { ProposalCard } from '../decisions/ProposalCard'
@@ -19,7 +20,7 @@ function MemberApprovals({ memberId }: { memberId: string }) {
           </button>
           <div className="inbox-what">
             wants to run <code>{a.name}</code>
-            <div className="inbox-args">{a.argumentsText.length > 160 ? `${a.argumentsText.slice(0, 159)}…` : a.argumentsText}</div>
+            <div className="inbox-args">{excerpt(a.argumentsText, 160)}</div>
           </div>
           <ApproveButtons memberId={memberId} callId={a.callId} />
         </div>

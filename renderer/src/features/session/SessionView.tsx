@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import { Avatar, EmptyState, StatusDot, stateWords } from '../../components/ui'
+import { excerpt } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { MemberEditor } from '../team/MemberEditor'
@@ -15,7 +16,7 @@ function ApprovalBar({ memberId }: { memberId: string }) {
       {approvals.map((a) => (
         <div key={a.callId} className="approval-item">
           <span>
-            Wants to run <code>{a.name}</code> <span className="muted">{a.argumentsText.length > 120 ? a.argumentsText.slice(0, 119) + '…' : a.argumentsText}</span>
+            Wants to run <code>{a.name}</code> <span className="muted">{excerpt(a.argumentsText, 120)}</span>
           </span>
           <ApproveButtons memberId={memberId} callId={a.callId} />
         </div>
