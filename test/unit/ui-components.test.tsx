@@ -153,6 +153,28 @@ describe('modals', () => {
     fireEvent.keyDown(window, { key: 'Escape' })
     expect(document.activeElement).toBe(button)
   })
+
+  it('keep Tab inside the dialog', () => {
+    render(
+      <>
+        <button>behind</button>
+        <Modal title="Settings" onClose={() => {}}>
+          <input aria-label="name" />
+        </Modal>
+      </>,
+    )
+    const name = screen.getByLabelText('name')
+    const close = screen.getByLabelText('Close')
+    // The dialog's focusables in order: its close button, then the field.
+    expect(document.activeElement).toBe(name)
+    fireEvent.keyDown(window, { key: 'Tab' })
+    expect(document.activeElement).toBe(close)
+    fireEvent.keyDown(window, { key: 'Tab', shiftKey: true })
+    expect(document.activeElement).toBe(name)
+    screen.getByText('behind').focus()
+    fireEvent.keyDown(window, { key: 'Tab' })
+    expect(document.activeElement).toBe(close)
+  })
 })
 
 describe('decision cards', () => {

@@ -52,6 +52,24 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   )
 }
 
+const focusable = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
+
+/** Tab and Shift+Tab cycle within an open dialog instead of walking into the page behind it. */
+function keepFocusInside(e: KeyboardEvent, dialog: HTMLElement | null): void {
+  const items = dialog ? [...dialog.querySelectorAll<HTMLElement>(focusable)] : []
+  if (!items.length) return
+  const first = items[0]
+  const last = items[items.length - 1]
+  const inside = dialog!.contains(document.activeElement)
+  if (e.shiftKey && (document.activeElement === first || !inside)) {
+    e.preventDefault()
+    last.focus()
+  } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+    e.preventDefault()
+    first.focus()
+  }
+}
+
 /** How deep a modal is nested in other modals (a folder chooser over a form is 2). */
 const ModalDepth = createContext(0)
 
@@ -70,10 +88,11 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
     const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
     el?.focus()
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return
-      // Only the innermost open modal closes.
+      if (e.key !== 'Escape' && e.key !== 'Tab') return
+      // Only the innermost open modal answers.
       const deepest = Math.max(...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)))
       if (depth !== deepest) return
+      if (e.key === 'Tab') return keepFocusInside(e, ref.current)
       e.stopPropagation()
       close.current()
     }
