@@ -290,6 +290,8 @@ export interface SessionInfo {
   queued: number
   pendingApprovals: { callId: string; name: string; argumentsText: string }[]
   pendingNotices: number
+  /** The member asked the human this (ask_human) and no message from the human has followed yet. */
+  question: { stepId: string; text: string } | null
 }
 
 export interface SessionPage extends SessionInfo {

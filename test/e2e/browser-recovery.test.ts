@@ -78,6 +78,12 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await question.waitFor()
     expect(await question.textContent()).toContain('Scout asks you')
     await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    // Open until answered: a badge in the team list, and the inbox lists it.
+    const scoutItem = ui.page.getByTestId('member-item').filter({ hasText: 'Scout' })
+    await scoutItem.getByTestId('question-badge').waitFor()
+    expect(await scoutItem.textContent()).toContain('has a question for you')
+    await ui.page.getByTestId('tab-inbox').click()
+    await ui.page.getByTestId('inbox').getByTestId('question').filter({ hasText: 'also cover the webhooks' }).waitFor()
     await screenshot(ui.page, 'r3b-question')
 
     // ---- a selected part of a reply becomes a proposed change to D-1 ----
@@ -86,6 +92,11 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await composer.press('Enter')
     const reply = scout.locator('[data-kind=model][data-status=done]').filter({ hasText: 'GraphQL' })
     await reply.waitFor()
+    // That message answered the question: no badge, no inbox entry, the question kept as history.
+    await scoutItem.getByTestId('question-badge').waitFor({ state: 'detached' })
+    expect(await ui.page.getByTestId('inbox').getByTestId('question').count()).toBe(0)
+    expect(await question.getAttribute('data-answered')).toBe('true')
+    await ui.page.getByTestId('tab-decisions').click()
     const part = 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST.'
     await reply.evaluate((row, text) => {
       const p = row.querySelector('.model-bubble p')!

@@ -294,6 +294,20 @@ describe('agent loop', () => {
     expect(steps.at(-1)?.text).toContain('REST or GraphQL?')
     expect(server.requests.filter((r) => JSON.stringify(r.body).includes('[Message from Lead] Heads up'))).toHaveLength(1)
     expect((await t.core.invoke('sessions.get', { memberId: rev.id })).steps.map((s) => s.kind)).toEqual(['message', 'model'])
+
+    // The question stays open on the lead's session (and in the list of sessions) until the human answers.
+    const asked = steps.find((s) => s.tool?.name === 'ask_human')!
+    const open = { stepId: asked.id, text: 'REST or GraphQL?' }
+    expect((await t.core.invoke('sessions.get', { memberId: lead.id })).question).toEqual(open)
+    expect((await t.core.invoke('sessions.list', { workspaceId: ws.id })).find((i) => i.memberId === lead.id)?.question).toEqual(open)
+    expect((await t.core.invoke('sessions.get', { memberId: rev.id })).question).toBeNull()
+    server.enqueue({ text: 'REST it is.' })
+    const states: (SessionInfo['question'] | undefined)[] = []
+    const off = t.core.bus.on((e) => e.event === 'session.state' && (e.payload as { session: SessionInfo }).session.memberId === lead.id && states.push((e.payload as { session: SessionInfo }).session.question))
+    await turn(lead, 'REST.')
+    off()
+    expect(states[0]).toBeNull()
+    expect((await t.core.invoke('sessions.get', { memberId: lead.id })).question).toBeNull()
   })
 
   it('refuses a delegation that would wait on itself', async () => {

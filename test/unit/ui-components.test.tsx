@@ -97,6 +97,9 @@ describe('questions to the human', () => {
     store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, createdAt: '', updatedAt: '' } } })
     const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
     const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: '' }
+    // Open: the member's session says this is the question still waiting for an answer.
+    const info = { memberId: `${WS}-m1`, state: 'idle' as const, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: { stepId: result.id, text: 'Should **D-1** cover webhooks?' } }
+    store.getState().applySessionInfo(info)
     const { container } = mount(store, <ToolCall memberId={`${WS}-m1`} call={call} result={result} awaiting={false} />)
     const box = screen.getByTestId('question')
     expect(box.textContent).toContain('Ada asks you')
@@ -104,6 +107,11 @@ describe('questions to the human', () => {
     expect(container.querySelector('[data-testid=tool-call]')).toBeNull()
     fireEvent.click(screen.getByText('Answer in the message box'))
     expect(store.getState().selectedMemberId).toBe(`${WS}-m1`)
+    // Answered (the human wrote since): kept as history, without the call to answer.
+    act(() => store.getState().applySessionInfo({ ...info, question: null }))
+    expect(box.textContent).toContain('Ada asked you')
+    expect(box.getAttribute('data-answered')).toBe('true')
+    expect(screen.queryByText('Answer in the message box')).toBeNull()
   })
 })
 

@@ -23,7 +23,7 @@ const task = (version: number, flag: Task['flag']): Task => ({
 const step = (seq: number, extra: Partial<Step> = {}): Step => ({
   id: `${WS}-s${seq}`, seq, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'model', status: 'streaming', text: '', toolCalls: [], tool: null, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: null, ...extra,
 })
-const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): SessionInfo => ({ memberId: `${WS}-m1`, state, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, ...extra })
+const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): SessionInfo => ({ memberId: `${WS}-m1`, state, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: null, ...extra })
 
 /** A ConcordApi double: answers from a table, lets the test push events. */
 function fakeApi(answers: Partial<Record<MethodName, (p: any) => unknown>>) {

@@ -57,7 +57,21 @@ export class MemberHost {
       queued: store.steps.queuedCount(this.memberRowId),
       pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({ callId, name: a.name, argumentsText: a.argumentsText })),
       pendingNotices: store.log.pendingCount(this.memberRowId),
+      question: this.openQuestion(),
     }
+  }
+
+  private openQuestion(): SessionInfo['question'] {
+    const row = this.env.ctx().store.steps.openQuestion(this.memberRowId)
+    if (!row) return null
+    let text = ''
+    try {
+      const q = (JSON.parse(row.tool_args ?? '{}') as { question?: unknown }).question
+      text = typeof q === 'string' ? q : ''
+    } catch {
+      // The tool only ran with valid arguments; an unreadable row still counts as a question.
+    }
+    return { stepId: makeId(this.wsId, 'step', row.id), text }
   }
 
   setState(state: HostState, error: string | null = null): void {

@@ -61,6 +61,12 @@ export class StepsRepo {
          FROM steps WHERE input_tokens IS NOT NULL AND task_id IS NOT NULL GROUP BY task_id ORDER BY task_id`,
       ),
       latestPlan: db.prepare<[number], StepRow>("SELECT * FROM steps WHERE member_id = ? AND kind = 'plan' AND status = 'done' ORDER BY id DESC LIMIT 1"),
+      // Both walk the member's index backwards from its newest step: the question search only as far
+      // back as the human's last message.
+      lastUserStep: db.prepare<[number], number>("SELECT id FROM steps WHERE member_id = ? AND kind = 'user' ORDER BY id DESC LIMIT 1").pluck(),
+      questionSince: db.prepare<[number, number], { id: number; tool_args: string | null }>(
+        "SELECT id, tool_args FROM steps WHERE member_id = ? AND id > ? AND kind = 'tool' AND tool_name = 'ask_human' AND status = 'done' AND is_error = 0 ORDER BY id DESC LIMIT 1",
+      ),
     }
   }
 
@@ -133,5 +139,10 @@ export class StepsRepo {
 
   latestPlan(memberId: number): StepRow | undefined {
     return this.s.latestPlan.get(memberId)
+  }
+
+  /** The member's latest ask_human call that the human has not answered (sent a message after) yet. */
+  openQuestion(memberId: number): { id: number; tool_args: string | null } | undefined {
+    return this.s.questionSince.get(memberId, this.s.lastUserStep.get(memberId) ?? 0)
   }
 }

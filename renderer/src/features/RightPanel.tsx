@@ -1,5 +1,5 @@
 import { useApp } from '../stores/app-store'
-import { flaggedTaskCount, pendingApprovalCount, pendingProposalCount } from '../stores/selectors'
+import { flaggedTaskCount, openQuestionCount, pendingApprovalCount, pendingProposalCount } from '../stores/selectors'
 import type { RightTab } from '../stores/types'
 import { DecisionsPanel } from './decisions/DecisionsPanel'
 import { Inbox } from './inbox/Inbox'
@@ -19,7 +19,7 @@ export function RightPanel() {
   const tab = useApp((s) => s.rightTab)
   const setTab = useApp((s) => s.setRightTab)
   const setPanelOpen = useApp((s) => s.setPanelOpen)
-  const pending = useApp(pendingProposalCount) + useApp(pendingApprovalCount)
+  const pending = useApp(pendingProposalCount) + useApp(pendingApprovalCount) + useApp(openQuestionCount)
   const flagged = useApp(flaggedTaskCount)
   const staleReports = useApp((s) => Object.values(s.reports).filter((r) => r.validity === 'stale').length)
   const count: Partial<Record<RightTab, { n: number; tone: string }>> = {

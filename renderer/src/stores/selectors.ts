@@ -48,6 +48,7 @@ export const selectMembers = (s: AppState): Member[] => {
 }
 
 export const pendingProposalCount = (s: AppState) => selectProposals(s).filter((p) => p.state === 'pending').length
+export const openQuestionCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.question ? 1 : 0), 0)
 export const pendingApprovalCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.pendingApprovals.length ?? 0), 0)
 
 export const flaggedTaskCount = (s: AppState) => selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length

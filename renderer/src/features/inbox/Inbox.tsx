@@ -1,9 +1,9 @@
 import { Avatar, EmptyState } from '../../components/ui'
 import { excerpt } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
-import { pendingApprovalCount, selectProposals } from '../../stores/selectors'
+import { openQuestionCount, pendingApprovalCount, selectProposals } from '../../stores/selectors'
 import { ProposalCard } from '../decisions/ProposalCard'
-import { ApproveButtons } from '../session/ToolCall'
+import { ApproveButtons, Question } from '../session/ToolCall'
 
 /** One member's tool calls waiting for the human, answered here as in the member's chat. */
 function MemberApprovals({ memberId }: { memberId: string }) {
@@ -29,24 +29,39 @@ function MemberApprovals({ memberId }: { memberId: string }) {
   )
 }
 
-/** Everything waiting for the human: tool calls to allow or deny, then proposals to accept or reject. */
+/** A member's open question to the human, if it has one. */
+function MemberQuestion({ memberId }: { memberId: string }) {
+  const question = useApp((s) => s.sessions[memberId]?.info.question)
+  return question ? <Question memberId={memberId} question={question.text || '(no text)'} /> : null
+}
+
+/** Everything waiting for the human: questions, tool calls to allow or deny, proposals to accept or reject. */
 export function Inbox() {
   const proposals = useApp(selectProposals)
   const memberOrder = useApp((s) => s.memberOrder)
   const approvals = useApp(pendingApprovalCount)
+  const questions = useApp(openQuestionCount)
   const pending = proposals.filter((p) => p.state === 'pending')
   const decided = proposals.filter((p) => p.state !== 'pending').reverse()
-  if (!proposals.length && !approvals) {
+  if (!proposals.length && !approvals && !questions) {
     return (
       <div className="panel-section">
         <EmptyState title="Nothing waits for you">
-          Tool calls that need your approval and proposals to change a decision wait here (and in the member’s chat) until you answer them.
+          Questions members ask you, tool calls that need your approval and proposals to change a decision wait here (and in the member’s chat) until you answer them.
         </EmptyState>
       </div>
     )
   }
   return (
     <div className="panel-section" data-testid="inbox">
+      {questions > 0 && (
+        <>
+          <h4>Questions ({questions})</h4>
+          {memberOrder.map((id) => (
+            <MemberQuestion key={id} memberId={id} />
+          ))}
+        </>
+      )}
       {approvals > 0 && (
         <>
           <h4>Approvals ({approvals})</h4>

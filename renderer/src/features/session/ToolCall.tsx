@@ -47,18 +47,22 @@ export function ApproveButtons({ memberId, callId }: { memberId: string; callId:
   )
 }
 
-/** A member's question to the human, shown as a question (not a folded tool call): its turn waits on the answer. */
-function Question({ memberId, question }: { memberId: string; question: string }) {
+/** A member's question to the human, shown as a question (not a folded tool call); the open one asks for an answer. */
+export function Question({ memberId, question, answered }: { memberId: string; question: string; answered?: boolean }) {
   const member = useApp((s) => s.members[memberId])
   const focusComposer = useApp((s) => s.focusComposer)
   const selectMember = useApp((s) => s.selectMember)
   return (
-    <div className="question-box" data-testid="question">
-      <div className="question-title">{member?.name ?? 'The member'} asks you</div>
+    <div className={`question-box${answered ? ' answered' : ''}`} data-testid="question" data-answered={answered ? 'true' : 'false'}>
+      <div className="question-title">
+        {member?.name ?? 'The member'} {answered ? 'asked you' : 'asks you'}
+      </div>
       <Markdown text={question} />
-      <button className="link-btn small" onClick={() => (selectMember(memberId), focusComposer())}>
-        Answer in the message box
-      </button>
+      {!answered && (
+        <button className="link-btn small" onClick={() => (selectMember(memberId), focusComposer())}>
+          Answer in the message box
+        </button>
+      )}
     </div>
   )
 }
@@ -66,7 +70,8 @@ function Question({ memberId, question }: { memberId: string; question: string }
 /** One tool call folded with its result: a line when closed, arguments and observation when open. */
 export function ToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
   const question = call.name === 'ask_human' ? questionText(call.argumentsText) : null
-  if (question && result?.status === 'done' && !result.tool?.isError) return <Question memberId={memberId} question={question} />
+  const open = useApp((s) => s.sessions[memberId]?.info.question?.stepId)
+  if (question && result?.status === 'done' && !result.tool?.isError) return <Question memberId={memberId} question={question} answered={open !== result.id} />
   return <FoldedToolCall memberId={memberId} call={call} result={result} awaiting={awaiting} />
 }
 

@@ -32,9 +32,14 @@ function MemberItem({ id, index }: { id: string; index: number }) {
       </span>
       <span className="member-text">
         <span className="member-name">{member.name}</span>
-        <span className={`member-state state-${state}`}>{state === 'idle' ? member.role : stateWords[state]}</span>
+        <span className={`member-state state-${state}`}>{state === 'idle' ? (info?.question ? 'has a question for you' : member.role) : stateWords[state]}</span>
       </span>
       <span className="member-badges">
+        {info?.question && (
+          <span className="count accent" title={`${member.name} asks you: ${info.question.text}`} data-testid="question-badge">
+            ?
+          </span>
+        )}
         {approvals > 0 && (
           <span className="count warn" title={`${approvals} approval${approvals === 1 ? '' : 's'} waiting`}>
             !
