@@ -70,9 +70,11 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
   )
 }
 
-function SessionEmpty({ memberId }: { memberId: string }) {
+function SessionEmpty({ memberId, compact }: { memberId: string; compact?: boolean }) {
   const member = useApp((s) => s.members[memberId])
   if (!member) return null
+  // A team-view panel is small: one line, not the whole introduction.
+  if (compact) return <div className="session-empty-compact muted small">No messages with {member.name} yet.</div>
   return (
     <EmptyState title={`Start a conversation with ${member.name}`}>
       <p>
@@ -94,7 +96,7 @@ export function MemberSession({ memberId, compact }: { memberId: string; compact
   return (
     <div className={`member-session${compact ? ' compact' : ''}`} data-testid="member-session" data-member-id={memberId}>
       <SessionHeader memberId={memberId} compact={compact} />
-      <SessionList key={memberId} memberId={memberId} empty={<SessionEmpty memberId={memberId} />} />
+      <SessionList key={memberId} memberId={memberId} empty={<SessionEmpty memberId={memberId} compact={compact} />} />
       <ApprovalBar memberId={memberId} />
       <Composer memberId={memberId} compact={compact} autoFocus={!compact} />
     </div>
