@@ -223,9 +223,10 @@ describe('renderer store', () => {
       step(seq, { kind: 'tool', status: 'done', text: `Question for the human: ${q}`, endedAt: 'x', tool: { callId: `${WS}-s${seq}`, toolCallId: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: q }), isError: false } })
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: ask('REST or GraphQL for the public API?', 3) })
-    emit('session.state', { workspaceId: WS, session: info('idle') })
+    // The session state carries the open question (the core finds it in the member's steps).
+    emit('session.state', { workspaceId: WS, session: info('idle', { question: { stepId: `${WS}-s3`, text: 'REST or GraphQL for the public API?' } }) })
     expect(notify.mock.calls).toEqual([['Impl asks you', 'REST or GraphQL for the public API?']])
-    // The next turn that simply ends is "finished" again; malformed arguments are no question.
+    // Answered, the next turn that simply ends is "finished" again; a stray malformed call is no question.
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: { ...ask('x', 4), tool: { callId: `${WS}-s4`, toolCallId: 'c', name: 'ask_human', argumentsText: '{"question": 7', isError: false } } })
     emit('session.state', { workspaceId: WS, session: info('idle') })

@@ -21,7 +21,9 @@ export interface Notifier {
 }
 
 /** What a change of session state is worth telling the user about, if anything. */
-export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { kind: 'approval' | 'finished' | 'error'; title: string; body: string } | null {
+export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { kind: 'approval' | 'question' | 'finished' | 'error'; title: string; body: string } | null {
+  // A turn that ends with a question to the human: the question is the news, not "finished".
+  if (next.question && next.question.stepId !== prev?.question?.stepId) return { kind: 'question', title: `${name} asks you`, body: next.question.text }
   if (next.state === 'waiting_approval' && prev?.state !== 'waiting_approval') {
     const call = next.pendingApprovals[0]
     return { kind: 'approval', title: `${name} needs your approval`, body: call ? `to run ${call.name}` : 'a tool call is waiting' }
@@ -41,16 +43,6 @@ export function desktopNotifier(): Notifier {
     } catch {
       // Some hosts refuse page notifications; the sidebar status still shows it.
     }
-  }
-}
-
-/** The question of an ask_human call, or null when its arguments hold none. */
-export function questionText(argumentsText: string): string | null {
-  try {
-    const q = (JSON.parse(argumentsText) as { question?: unknown } | null)?.question
-    return typeof q === 'string' && q.trim() ? q.trim() : null
-  } catch {
-    return null
   }
 }
 
@@ -98,9 +90,6 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
       )
     }
   }
-
-  /** Members whose turn just ended with a question to the human. */
-  const asked = new Set<string>()
 
   const onEvent = (envelope: EventEnvelope) => {
     const s = store.getState()
@@ -151,8 +140,7 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         const prev = s.sessions[session.memberId]?.info
         s.applySessionInfo(session)
         const name = s.members[session.memberId]?.name
-        let note = name ? notificationFor(prev, session, name) : null
-        if (session.state !== 'running' && asked.delete(session.memberId) && note?.kind === 'finished') note = null
+        const note = name ? notificationFor(prev, session, name) : null
         if (note && !watching(s, session.memberId)) notify(note.title, note.body)
         return
       }
@@ -162,13 +150,6 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         deltas.get(memberId)?.delete(step.id)
         s.applyStep(memberId, step)
         if (step.usage) soon('metrics')
-        const question = step.kind === 'tool' && step.status === 'done' && step.tool?.name === 'ask_human' ? questionText(step.tool.argumentsText) : null
-        const name = s.members[memberId]?.name
-        if (question && name) {
-          // The turn ends with the question: that is the news, not "finished".
-          asked.add(memberId)
-          if (!watching(s, memberId)) notify(`${name} asks you`, question)
-        }
         return
       }
       case 'session.delta': {

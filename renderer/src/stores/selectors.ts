@@ -19,6 +19,12 @@ export const decisionByKey = (key: string) => (s: AppState) => indexBy(decisionK
 export const proposalByKey = (key: string) => (s: AppState) => indexBy(proposalKeys, s.proposals, (p) => p.key).get(key)
 export const taskByKey = (key: string) => (s: AppState) => indexBy(taskKeys, s.tasks, (t) => t.key).get(key)
 
+/** The key of the decision a proposal (by key) would change. */
+export function decisionKeyProposedBy(s: Pick<AppState, 'proposals' | 'decisions'>, proposalKey: string): string | undefined {
+  const p = indexBy(proposalKeys, s.proposals, (x) => x.key).get(proposalKey)
+  return p && s.decisions[p.decisionId]?.key
+}
+
 const keyNumber = (key: string) => Number(key.split('-')[1] ?? 0)
 export const byKey = <T extends { key: string }>(a: T, b: T) => keyNumber(a.key) - keyNumber(b.key)
 

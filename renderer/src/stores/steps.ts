@@ -143,6 +143,16 @@ export function buildRows(steps: Step[], prev?: { steps: Step[]; rows: Row[] }):
   return rows
 }
 
+/** The question of an ask_human call, or null when its arguments hold none. */
+export function questionText(argumentsText: string): string | null {
+  try {
+    const q = (JSON.parse(argumentsText) as { question?: unknown } | null)?.question
+    return typeof q === 'string' && q.trim() ? q.trim() : null
+  } catch {
+    return null
+  }
+}
+
 const REF = /\b([DPT])-(\d+)\b/g
 
 /** Distinct `D-n` / `P-n` / `T-n` references in text, outside code spans and fences, in order. */

@@ -4,13 +4,12 @@ import { Markdown } from '../../components/Markdown'
 import { Avatar } from '../../components/ui'
 import { compactNumber, shortTime } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
-import { recordedFrom } from '../../stores/selectors'
+import { decisionKeyProposedBy, proposalByKey, recordedFrom } from '../../stores/selectors'
 import { references, type Row } from '../../stores/steps'
 import { DecisionCard } from '../decisions/DecisionCard'
 import { ProposalCard } from '../decisions/ProposalCard'
 import { ToolCall } from './ToolCall'
 import { MemberEditor } from '../team/MemberEditor'
-import { proposalByKey } from '../../stores/selectors'
 
 const MAX_CARDS = 6
 
@@ -35,13 +34,7 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
     if (streaming) return []
     const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter((k) => k[0] === 'D' || k[0] === 'P')
     // A proposal's card already shows its decision (and the change against it): no second card for that decision.
-    const proposed = new Set(
-      all.flatMap((k) => {
-        const p = k[0] === 'P' ? Object.values(proposals).find((x) => x.key === k) : undefined
-        const d = p && decisions[p.decisionId]
-        return d ? [d.key] : []
-      }),
-    )
+    const proposed = new Set(all.map((k) => (k[0] === 'P' ? decisionKeyProposedBy({ proposals, decisions }, k) : undefined)))
     return all.filter((k) => !proposed.has(k)).slice(0, MAX_CARDS)
   }, [streaming, step.text, toolText, recorded, proposals, decisions])
   if (!keys.length) return null

@@ -4,7 +4,7 @@ import { Markdown } from '../../components/Markdown'
 import { Badge } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { questionText } from '../../stores/events'
+import { questionText } from '../../stores/steps'
 
 const VIEW_LIMIT = 4000
 
