@@ -20,10 +20,13 @@ export interface Actor {
   name: string
 }
 
-/** Row number of an entity id that must belong to this workspace. */
+/**
+ * Row number of an entity id that must belong to this workspace. Another workspace's id is `not_found`:
+ * from inside one workspace, the others do not exist.
+ */
 export function rowOf(ctx: Ctx, kind: EntityKind, id: string, field: string): number {
   const { workspaceId, n } = parseId(id, kind, field)
-  if (workspaceId !== ctx.wsId) throw new ApiError('invalid_params', `${field}: ${kind} ${id} belongs to another workspace`)
+  if (workspaceId !== ctx.wsId) throw new ApiError('not_found', `${field}: there is no ${kind} ${id} in this workspace`)
   return n
 }
 
@@ -39,6 +42,17 @@ export function memberRowOf(ctx: Ctx, memberId: string, field: string): number {
   const n = rowOf(ctx, 'member', memberId, field)
   if (!ctx.store.members.get(n)) throw new ApiError('not_found', `${field}: member ${memberId} does not exist`)
   return n
+}
+
+/**
+ * Moving, editing or acknowledging a task: its assignee or a decider (the human is always a decider).
+ * Authority is over decisions; an observer can still work on the task assigned to it.
+ */
+export function requireAssigneeOrDecider(actor: Actor, assigneeRowId: number | null, taskKey: string, what: string): void {
+  if (actor.authority === 'decider') return
+  if (actor.memberId !== null && actor.memberId === assigneeRowId) return
+  const who = assigneeRowId === null ? 'a decider' : 'its assignee or a decider'
+  throw new ApiError('forbidden', `${actor.name} may not ${what} ${taskKey}: only ${who} (or you) can`)
 }
 
 export function requireDecider(actor: Actor, what: string): void {

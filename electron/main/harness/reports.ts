@@ -14,6 +14,7 @@ import { taskRow } from './tasks'
  */
 export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Report {
   const task = taskRow(ctx, p.taskId)
+  // Any member of the task's workspace reports as itself; a member of another workspace does not exist here.
   const author = p.authorId === undefined ? null : memberRowOf(ctx, p.authorId, 'authorId')
   const row = ctx.store.transaction(() => {
     const basis = new Map<number, { version: number; fingerprint: string }>()

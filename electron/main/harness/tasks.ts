@@ -2,7 +2,7 @@ import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Task } from '../../../shared/schemas'
 import type { TaskRow } from '../store/tasks-repo'
-import { memberRowOf, rowOf, type Ctx } from './context'
+import { actorOf, memberRowOf, requireAssigneeOrDecider, requireDecider, rowOf, type Ctx } from './context'
 import { decisionRow } from './decisions'
 import { makeKey, now } from './ids'
 import { toTask } from './mappers'
@@ -47,6 +47,8 @@ function emitTask(ctx: Ctx, row: TaskRow): Task {
 }
 
 export function createTask(ctx: Ctx, p: ParsedParams<'tasks.create'>): Task {
+  // Any member of the workspace may create a task; the actor must be one.
+  actorOf(ctx, p.actorId)
   const assignee = p.assigneeId ? memberRowOf(ctx, p.assigneeId, 'assigneeId') : null
   const links = linksFor(ctx, p.decisionIds ?? [])
   const blockers = blockersFor(ctx, null, p.blockedBy ?? [])
@@ -70,6 +72,7 @@ export function createTask(ctx: Ctx, p: ParsedParams<'tasks.create'>): Task {
 
 export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
   const row = taskRow(ctx, p.taskId)
+  requireAssigneeOrDecider(actorOf(ctx, p.actorId), row.assignee_id, makeKey('task', row.id), 'edit')
   const assignee = p.assigneeId === undefined ? row.assignee_id : p.assigneeId === null ? null : memberRowOf(ctx, p.assigneeId, 'assigneeId')
   const links = p.decisionIds === undefined ? null : linksFor(ctx, p.decisionIds)
   const blockers = p.blockedBy === undefined ? null : blockersFor(ctx, row.id, p.blockedBy)
@@ -102,12 +105,16 @@ export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
 
 export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Task {
   const row = taskRow(ctx, p.taskId)
+  const actor = actorOf(ctx, p.actorId)
+  requireAssigneeOrDecider(actor, row.assignee_id, makeKey('task', row.id), 'move')
   if (p.status === 'accepted') {
     throw new ApiError('invalid_transition', `${makeKey('task', row.id)}: acceptance goes through tasks.accept, which checks the evidence`)
   }
   if (p.artifact && p.status !== 'delivered') throw new ApiError('invalid_params', 'artifact: only a delivery carries an artifact')
   const updated = ctx.store.transaction(() => {
     const current = ctx.store.tasks.get(row.id)!
+    // Read inside the transaction: an acceptance that landed meanwhile is seen here.
+    if (current.status === 'accepted') requireDecider(actor, `reopen the accepted ${makeKey('task', row.id)}`)
     if (p.status === 'in_progress' || p.status === 'delivered') {
       const open = ctx.store.tasks.openBlockers(row.id)
       if (open.length) {
@@ -134,12 +141,7 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
 /** The assignee has read the current decisions: links re-pinned, flag cleared unless re-verification is still owed. */
 export function acknowledgeTask(ctx: Ctx, p: ParsedParams<'tasks.acknowledge'>): Task {
   const row = taskRow(ctx, p.taskId)
-  if (p.actorId) {
-    const actor = memberRowOf(ctx, p.actorId, 'actorId')
-    if (row.assignee_id !== null && row.assignee_id !== actor) {
-      throw new ApiError('forbidden', `only the assignee of ${makeKey('task', row.id)} (or you) can acknowledge it`)
-    }
-  }
+  requireAssigneeOrDecider(actorOf(ctx, p.actorId), row.assignee_id, makeKey('task', row.id), 'acknowledge')
   const updated = ctx.store.transaction(() => {
     const current = ctx.store.tasks.get(row.id)!
     ctx.store.tasks.repinLinks(row.id)
