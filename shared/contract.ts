@@ -32,6 +32,8 @@ export const methods = {
       approval: s.ApprovalPolicy.optional(),
       maxSteps: z.number().int().min(1).max(1000).optional(),
       planningInterval: z.number().int().min(0).max(100).optional(),
+      /** Commands of this member may use the network (off by default). */
+      network: z.boolean().optional(),
     }),
     r<s.Member>(),
   ),
@@ -46,6 +48,8 @@ export const methods = {
       approval: s.ApprovalPolicy.optional(),
       maxSteps: z.number().int().min(1).max(1000).optional(),
       planningInterval: z.number().int().min(0).max(100).optional(),
+      /** Commands of this member may use the network (off by default). */
+      network: z.boolean().optional(),
     }),
     r<s.Member>(),
   ),
@@ -171,6 +175,8 @@ export const methods = {
   ),
   'sessions.list': method(z.strictObject({ ...ws }), r<s.SessionInfo[]>()),
   'sessions.interrupt': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
+  /** A new conversation for the member (a poisoned history keeps failing); old steps stay in the store and the export. */
+  'sessions.reset': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),
 
   'export.decisionLog': method(
@@ -204,6 +210,8 @@ export interface Events {
   'session.state': { workspaceId: string; session: s.SessionInfo }
   'session.step': { workspaceId: string; memberId: string; step: s.Step }
   'session.delta': { workspaceId: string; memberId: string; stepId: string; text: string }
+  /** The member's conversation started anew (sessions.reset): reload its steps. */
+  'session.reset': { workspaceId: string; memberId: string }
 }
 
 export type EventName = keyof Events

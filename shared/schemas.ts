@@ -60,6 +60,8 @@ export interface Member {
   maxSteps: number
   /** Plan every N steps (0: never). */
   planningInterval: number
+  /** Its commands may use the network; off by default. */
+  network: boolean
   createdAt: string
   updatedAt: string
 }
@@ -228,10 +230,11 @@ export interface Metrics {
   acceptances: { accepted: number; refusedStale: number; refusedMissing: number }
   claims: { madeStale: number; keptValid: number }
   proposals: { created: number; accepted: number; rejected: number }
+  /** `unreported`: finished model replies whose provider reported no usage; their tokens are unknown, not 0. */
   tokens: {
-    total: { input: number; output: number }
-    perMember: { memberId: string; input: number; output: number }[]
-    perTask: { taskId: string; input: number; output: number }[]
+    total: { input: number; output: number; unreported: number }
+    perMember: { memberId: string; input: number; output: number; unreported: number }[]
+    perTask: { taskId: string; input: number; output: number; unreported: number }[]
   }
 }
 

@@ -63,7 +63,7 @@ describe('agent loop', () => {
     expect(results).toHaveLength(2)
     expect(results.map((r) => r.tool_call_id)).toEqual(steps[1].toolCalls.map((c) => c.id))
     const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
-    expect(metrics.tokens.perMember).toEqual([{ memberId: m.id, input: 250, output: 28 }])
+    expect(metrics.tokens.perMember).toEqual([{ memberId: m.id, input: 250, output: 28, unreported: 0 }])
   })
 
   it('speaks Anthropic Messages with tool use', async () => {

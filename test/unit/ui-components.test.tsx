@@ -94,7 +94,7 @@ describe('Markdown', () => {
 describe('questions to the human', () => {
   it('show as a question from the member, not as a folded tool call', () => {
     const store = storeWith()
-    store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, createdAt: '', updatedAt: '' } } })
+    store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, network: false, createdAt: '', updatedAt: '' } } })
     const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
     const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: '' }
     // Open: the member's session says this is the question still waiting for an answer.

@@ -12,7 +12,7 @@ import { connectEvents, notificationFor, type Scheduler } from '../../renderer/s
 
 const WS = 'w00000001'
 const member = (n: number, name: string): Member => ({
-  id: `${WS}-m${n}`, workspaceId: WS, name, role: 'implementer', authority: 'proposer', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, createdAt: '', updatedAt: '',
+  id: `${WS}-m${n}`, workspaceId: WS, name, role: 'implementer', authority: 'proposer', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, network: false, createdAt: '', updatedAt: '',
 })
 const decision = (version: number, statement: string): Decision => ({
   id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'API', statement, rationale: '', status: 'accepted', version, fingerprint: `f${version}`, sourceMessageId: null, supersedes: null, supersededBy: null, createdBy: null, createdAt: '', updatedAt: '',

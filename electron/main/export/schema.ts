@@ -37,6 +37,8 @@ export const MemberV1 = z.strictObject({
   approval: ApprovalPolicy,
   maxSteps: z.number().int().min(1),
   planningInterval: z.number().int().min(0),
+  /** Added after the first exports: absent means off. */
+  network: z.boolean().optional(),
   createdAt: Time,
   updatedAt: Time,
 })

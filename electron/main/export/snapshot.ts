@@ -43,6 +43,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       approval: m.approval,
       maxSteps: m.max_steps,
       planningInterval: m.planning_interval,
+      network: m.network === 1,
       createdAt: m.created_at,
       updatedAt: m.updated_at,
     }))

@@ -25,6 +25,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     approval: r.approval,
     maxSteps: r.max_steps,
     planningInterval: r.planning_interval,
+    network: r.network === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }

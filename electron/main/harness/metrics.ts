@@ -2,8 +2,8 @@ import type { Metrics } from '../../../shared/schemas'
 import type { Ctx } from './context'
 
 export interface TokenTotals {
-  perMember: { memberId: string; input: number; output: number }[]
-  perTask: { taskId: string; input: number; output: number }[]
+  perMember: { memberId: string; input: number; output: number; unreported: number }[]
+  perTask: { taskId: string; input: number; output: number; unreported: number }[]
 }
 
 /** The coordination figures, read from the counters the harness keeps in the same transactions as the edits. */
@@ -25,7 +25,11 @@ export function getMetrics(ctx: Ctx, tokens?: TokenTotals): Metrics {
     claims: { madeStale: n('claims.made_stale'), keptValid: n('claims.kept_valid') },
     proposals: { created: n('proposals.created'), accepted: n('proposals.accepted'), rejected: n('proposals.rejected') },
     tokens: {
-      total: perMember.reduce((t, m) => ({ input: t.input + m.input, output: t.output + m.output }), { input: 0, output: 0 }),
+      total: perMember.reduce((t, m) => ({ input: t.input + m.input, output: t.output + m.output, unreported: t.unreported + m.unreported }), {
+        input: 0,
+        output: 0,
+        unreported: 0,
+      }),
       perMember,
       perTask: tokens?.perTask ?? [],
     },

@@ -29,6 +29,13 @@ export interface TurnEnv {
   emitStep(row: StepRow): void
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string
+  /** The policy this turn runs under: the member's, or stricter when the message came from an `ask` turn. */
+  approval: MemberRow['approval']
+}
+
+/** The stricter of two approval policies (`ask` wins). */
+export function stricterApproval(a: MemberRow['approval'], b: MemberRow['approval'] | null | undefined): MemberRow['approval'] {
+  return a === 'ask' || b === 'ask' ? 'ask' : 'auto'
 }
 
 export function systemPrompt(member: MemberRow, workspaceRoot: string): string {
@@ -66,7 +73,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
     env.emitStep(store.steps.get(id)!)
   }
   const interrupted = (): TurnOutcome => {
-    insert({ kind: 'interrupted', status: 'done', text: 'The turn was interrupted by the human.', ended_at: now() })
+    insert({ kind: 'interrupted', status: 'done', text: interruptText(host), ended_at: now() })
     return { status: 'interrupted', answer: '' }
   }
   const viewOptions = (omitPlans: boolean) => ({
@@ -96,7 +103,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
       store.log.markDelivered(member.id, pending.at(-1)!.id, now())
       insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
     }
-    const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK), start.id, viewOptions(false))
+    const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start), start.id, viewOptions(false))
     const system = `${systemPrompt(member, env.workspaceRoot)}\n\n${brief.text}`
 
     const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal })
@@ -119,6 +126,11 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
     ended_at: now(),
   })
   return { status: 'max_steps', answer: lastObservation }
+}
+
+/** Who stopped the turn: the human (Stop) or Concord shutting down; never blame the human for a restart. */
+function interruptText(host: MemberHost): string {
+  return host.stopReason === 'shutdown' ? 'The turn was interrupted by a restart of Concord.' : 'The turn was interrupted by the human.'
 }
 
 type Insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => number
@@ -154,8 +166,8 @@ async function streamModelStep(
       status: 'done',
       text: result.text,
       tool_calls: JSON.stringify(result.toolCalls),
-      input_tokens: result.usage.inputTokens,
-      output_tokens: result.usage.outputTokens,
+      input_tokens: result.usage?.inputTokens,
+      output_tokens: result.usage?.outputTokens,
       ended_at: now(),
     })
     return { kind: 'ok', result, stepId }
@@ -199,12 +211,17 @@ async function runToolCall(
   if (!parsed.success) {
     return fail(`error: invalid arguments for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`)
   }
-  if (tool.needsApproval && env.member.approval === 'ask') {
+  const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(parsed.data) : tool.needsApproval
+  if (needsApproval && env.approval === 'ask') {
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
     const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.name, call.argumentsText)
     if (!allowed) {
-      const text = signal.aborted ? 'The turn was interrupted before this call ran.' : 'The human denied this call; do not retry it unchanged.'
+      const text = !signal.aborted
+        ? 'The human denied this call; do not retry it unchanged.'
+        : host.stopReason === 'shutdown'
+          ? 'Concord was restarted before this call was approved; it did not run.'
+          : 'The turn was interrupted before this call ran.'
       finish(stepId, { status: signal.aborted ? 'interrupted' : 'denied', text, is_error: 1, ended_at: now() })
       return text
     }
@@ -233,7 +250,7 @@ async function planStep(
 ): Promise<'ok' | 'interrupted' | string> {
   const { store } = env.ctx
   const brief = buildBrief(env.ctx, env.member, [])
-  const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK), start.id, options)
+  const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK, env.member.session_start), start.id, options)
   messages.push({
     role: 'user',
     content: '[Planning step] Before you continue: list the facts you have established, what is left to do, and your next steps. Plain text, no tool calls.',
@@ -243,7 +260,7 @@ async function planStep(
     const result = await env.provider.complete({ system: `${systemPrompt(env.member, env.workspaceRoot)}\n\n${brief.text}`, messages, tools: [], signal }, (d) =>
       env.emitDelta(stepId, d),
     )
-    finish(stepId, { status: 'done', text: result.text, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, ended_at: now() })
+    finish(stepId, { status: 'done', text: result.text, input_tokens: result.usage?.inputTokens, output_tokens: result.usage?.outputTokens, ended_at: now() })
     return 'ok'
   } catch (err) {
     if (err instanceof ProviderError && err.code === 'aborted') {

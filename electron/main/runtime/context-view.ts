@@ -53,8 +53,11 @@ function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): Ch
       return { role: 'user', content: `[Your current plan, written at an earlier step]\n${step.text}` }
     case 'interrupted':
       return { role: 'user', content: `[${step.text || 'The previous turn was interrupted.'}]` }
-    case 'notice': // delivered through the brief at the call that followed it
     case 'error':
+      // The failed turn is closed by an answer of its own, so the next message starts a turn with only its
+      // own text instead of being merged into the unanswered one.
+      return { role: 'assistant', content: `[This turn ended with an error: ${step.text}]` }
+    case 'notice': // delivered through the brief at the call that followed it
       return null
   }
 }
@@ -94,13 +97,19 @@ export function buildView(steps: StepRow[], turnStart: number, o: ViewOptions): 
   return normalize(chosen.flat())
 }
 
-/** Pairs every tool call with a result, drops orphans, merges adjacent user messages, starts with a user message. */
+/** Pairs every tool call with a result, drops orphans, merges adjacent user (and plain assistant) messages, starts with a user message. */
 export function normalize(messages: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = []
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]
     if (m.role === 'tool') continue // emitted right after their assistant message below
     if (m.role === 'assistant') {
+      const prev = out.at(-1)
+      // Two replies in a row (a partial reply, then the error that ended it) read as one.
+      if (prev?.role === 'assistant' && !prev.toolCalls?.length && !m.toolCalls?.length) {
+        prev.content = prev.content ? `${prev.content}\n\n${m.content}` : m.content
+        continue
+      }
       out.push(m)
       const results = new Map<string, ChatMessage>()
       let j = i + 1

@@ -33,6 +33,8 @@ export class MemberHost {
   state: HostState = 'idle'
   error: string | null = null
   abort: AbortController | null = null
+  /** Why the current turn was stopped: the human, or Concord shutting down. */
+  stopReason: 'human' | 'shutdown' = 'human'
   lastBrief: Brief | null = null
   readonly approvals = new Map<string, PendingApproval>()
   private readonly turnWaiters = new Map<number, (o: TurnOutcome) => void>()
@@ -101,6 +103,14 @@ export class MemberHost {
     return new Promise((resolve) => this.turnWaiters.set(startStepId, resolve))
   }
 
+  /** A queued message got a new id (sessions.reset): whoever waits on its turn keeps waiting on it. */
+  renameTurn(from: number, to: number): void {
+    const waiter = this.turnWaiters.get(from)
+    if (!waiter) return
+    this.turnWaiters.delete(from)
+    this.turnWaiters.set(to, waiter)
+  }
+
   private async pump(): Promise<void> {
     const store = this.env.ctx().store
     for (;;) {
@@ -108,6 +118,7 @@ export class MemberHost {
       if (!next) break
       if (!store.steps.startTurn(next.id)) continue
       this.abort = new AbortController()
+      this.stopReason = 'human'
       this.setState('running')
       let outcome: TurnOutcome
       try {
@@ -128,8 +139,9 @@ export class MemberHost {
   }
 
   /** Stops the current turn at once: the model call and running tools are aborted, approvals denied. */
-  interrupt(): boolean {
+  interrupt(reason: 'human' | 'shutdown' = 'human'): boolean {
     if (!this.abort) return false
+    this.stopReason = reason
     this.abort.abort()
     for (const a of this.approvals.values()) a.resolve(false)
     return true

@@ -13,7 +13,7 @@ import { makeId, now, parseId } from '../harness/ids'
 import { secretRef } from '../harness/members'
 import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
-import { runTurn } from './agent-loop'
+import { runTurn, stricterApproval } from './agent-loop'
 import { MemberHost } from './member-host'
 import { createProvider, type CreateProviderOptions } from './providers'
 import { toStep } from './steps'
@@ -59,7 +59,9 @@ export class Runtime {
     ctx.store.transaction(() => {
       const members = new Map<number, StepRow>()
       for (const s of open) {
-        ctx.store.steps.finish(s.id, { status: 'interrupted', ended_at: now() })
+        // A call that was waiting for the human is not denied by the human: say what happened.
+        const text = s.status === 'waiting_approval' ? 'Interrupted by a restart of Concord while waiting for approval; it did not run.' : undefined
+        ctx.store.steps.finish(s.id, { status: 'interrupted', text, ended_at: now() })
         members.set(s.member_id, s)
       }
       for (const [memberId, s] of members) {
@@ -111,6 +113,8 @@ export class Runtime {
       this.o.provider,
     )
     const workspaceRoot = this.o.harness.workspace(host.wsId).repoPath
+    // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
+    const approval = stricterApproval(member.approval, start.approval)
     const emitStep = (row: StepRow) => this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
     return runTurn(
       {
@@ -119,10 +123,11 @@ export class Runtime {
         provider,
         workspaceRoot,
         tools: this.tools.filter((t) => toolAllowed(t.name, member.authority)),
+        approval,
         emitStep,
         emitDelta: (stepId, text) =>
           this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
-        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, workspaceRoot, member.authority, signal, endTurn, sourceStepId),
+        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, workspaceRoot, member.authority, approval, signal, endTurn, sourceStepId),
       },
       host,
       start,
@@ -133,6 +138,7 @@ export class Runtime {
     host: MemberHost,
     workspaceRoot: string,
     authority: HarnessToolContext['authority'],
+    approval: 'ask' | 'auto',
     signal: AbortSignal,
     endTurn: (reason: string) => void,
     sourceStepId: string,
@@ -152,15 +158,21 @@ export class Runtime {
         return row && row.member_id === host.memberRowId && stepId.startsWith(host.wsId) ? row.text : null
       },
       message: async (to, text) => {
-        this.enqueue(to, text, host.memberRowId, null)
+        this.enqueue(to, text, host.memberRowId, null, approval)
       },
-      delegate: (to, task, sig) => this.delegate(host, to, task, sig),
+      delegate: (to, task, sig) => this.delegate(host, to, task, sig, approval),
       endTurn,
       sourceStepId,
     }
   }
 
-  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined): { host: MemberHost; stepId: number } {
+  private enqueue(
+    memberId: string,
+    text: string,
+    fromMemberRowId: number | null,
+    taskId: string | null | undefined,
+    approval: 'ask' | 'auto' | null = null,
+  ): { host: MemberHost; stepId: number } {
     const host = this.host(memberId)
     const ctx = this.o.harness.ctx(host.wsId)
     const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
@@ -172,6 +184,7 @@ export class Runtime {
       text,
       from_member_id: fromMemberRowId,
       task_id: task?.id ?? null,
+      approval,
       started_at: now(),
     })
     this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, ctx.store.steps.get(stepId)!) })
@@ -180,12 +193,12 @@ export class Runtime {
     return { host, stepId }
   }
 
-  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal): Promise<string> {
+  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: 'ask' | 'auto'): Promise<string> {
     // Refuse a wait cycle: following who waits on whom from the target must not lead back here.
     for (let m: string | undefined = to; m; m = this.waitingOn.get(m)) {
       if (m === from.memberId) throw new ToolError('delegation_cycle', `${to} is (indirectly) waiting on you; delegating to it would deadlock`)
     }
-    const { host, stepId } = this.enqueue(to, task, from.memberRowId, null)
+    const { host, stepId } = this.enqueue(to, task, from.memberRowId, null, approval)
     this.waitingOn.set(from.memberId, to)
     try {
       const outcome = await new Promise<Awaited<ReturnType<MemberHost['whenTurnEnds']>>>((resolve, reject) => {
@@ -215,7 +228,8 @@ export class Runtime {
     const host = this.host(p.memberId)
     const store = this.o.harness.ctx(host.wsId).store
     const limit = p.limit ?? 100
-    const rows = store.steps.page(host.memberRowId, p.before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    const start = store.members.get(host.memberRowId)?.session_start ?? 0
+    const rows = store.steps.page(host.memberRowId, p.before ?? Number.MAX_SAFE_INTEGER, limit + 1, start)
     const hasMore = rows.length > limit
     const steps = (hasMore ? rows.slice(1) : rows).map((r) => toStep(host.wsId, r))
     return { ...host.info(), steps, hasMore }
@@ -224,6 +238,33 @@ export class Runtime {
   list(workspaceId: string): SessionInfo[] {
     const ctx = this.ctx(workspaceId)
     return ctx.store.members.list().map((m) => this.host(makeId(workspaceId, 'member', m.id)).info())
+  }
+
+  /**
+   * Starts a new conversation for a member whose history keeps failing: earlier steps stay in the store
+   * and the export, out of the view. Messages still queued move into the new conversation.
+   */
+  reset(memberId: string): SessionInfo {
+    const host = this.host(memberId)
+    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; interrupt it before starting a new conversation`)
+    const { store } = this.o.harness.ctx(host.wsId)
+    const moved = store.transaction(() => {
+      const queued: StepRow[] = []
+      for (let q = store.steps.nextQueued(host.memberRowId); q; q = store.steps.nextQueued(host.memberRowId)) {
+        queued.push(q)
+        store.steps.remove(q.id)
+      }
+      store.members.setSessionStart(host.memberRowId, store.steps.lastId(host.memberRowId))
+      // Re-inserted after the new start, in their order; the old ids are remembered for delegation waiters.
+      return queued.map((q) => {
+        const { id: _old, ...rest } = q
+        return [q.id, store.steps.insert(rest)] as const
+      })
+    })
+    for (const [from, to] of moved) host.renameTurn(from, to)
+    this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
+    host.resume()
+    return host.info()
   }
 
   interrupt(memberId: string): SessionInfo {
@@ -241,15 +282,15 @@ export class Runtime {
   tokens(workspaceId: string): TokenTotals {
     const ctx = this.ctx(workspaceId)
     return {
-      perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output })),
-      perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output })),
+      perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output, unreported: u.unreported })),
+      perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output, unreported: u.unreported })),
     }
   }
 
   /** Interrupts every running turn (their steps are recorded as interrupted). */
   async close(): Promise<void> {
     this.closed = true
-    for (const h of this.hosts.values()) h.interrupt()
+    for (const h of this.hosts.values()) h.interrupt('shutdown')
     const deadline = Date.now() + 2000
     while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
   }

@@ -12,11 +12,15 @@ export interface MemberRow {
   approval: 'ask' | 'auto'
   max_steps: number
   planning_interval: number
+  /** 1: this member's commands may use the network. */
+  network: number
+  /** Steps up to this id belong to an earlier conversation (sessions.reset). */
+  session_start: number
   created_at: string
   updated_at: string
 }
 
-export type MemberFields = Omit<MemberRow, 'id' | 'created_at'>
+export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start'>
 
 export class MembersRepo {
   private readonly s
@@ -24,14 +28,15 @@ export class MembersRepo {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, created_at, updated_at)
-         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @updated_at, @updated_at)`,
+        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, created_at, updated_at)
+         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @updated_at, @updated_at)`,
       ),
       update: db.prepare(
         `UPDATE members SET name = @name, role = @role, authority = @authority, instructions = @instructions, provider_kind = @provider_kind,
-         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, updated_at = @updated_at
+         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, network = @network, updated_at = @updated_at
          WHERE id = @id`,
       ),
+      setSessionStart: db.prepare('UPDATE members SET session_start = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
     }
@@ -43,6 +48,10 @@ export class MembersRepo {
 
   update(id: number, fields: MemberFields): void {
     this.s.update.run({ ...fields, id })
+  }
+
+  setSessionStart(id: number, stepId: number): void {
+    this.s.setSessionStart.run(stepId, id)
   }
 
   get(id: number): MemberRow | undefined {

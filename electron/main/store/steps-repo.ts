@@ -21,6 +21,17 @@ export interface StepRow {
   output_tokens: number | null
   started_at: string
   ended_at: string | null
+  /** On a queued message: the approval policy of the turn that sent it (the stricter one applies). */
+  approval: 'ask' | 'auto' | null
+}
+
+export interface CommandProcessRow {
+  id: number
+  step_id: number | null
+  pid: number
+  pgid: number
+  start_time: string | null
+  started_at: string
 }
 
 export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'status' | 'started_at'>> &
@@ -28,7 +39,7 @@ export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'statu
 
 const columns = [
   'member_id', 'turn_id', 'kind', 'status', 'text', 'tool_calls', 'tool_call_id', 'tool_name', 'tool_args', 'is_error',
-  'from_member_id', 'task_id', 'input_tokens', 'output_tokens', 'started_at', 'ended_at',
+  'from_member_id', 'task_id', 'input_tokens', 'output_tokens', 'started_at', 'ended_at', 'approval',
 ] as const
 
 export class StepsRepo {
@@ -45,20 +56,27 @@ export class StepsRepo {
          output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at WHERE id = @id`,
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
+      remove: db.prepare("DELETE FROM steps WHERE id = ? AND status = 'queued'"),
       startTurn: db.prepare("UPDATE steps SET status = 'done', turn_id = id WHERE id = ? AND status = 'queued'"),
-      page: db.prepare<[number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-      recent: db.prepare<[number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? ORDER BY id DESC LIMIT ?'),
+      page: db.prepare<[number, number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?'),
+      recent: db.prepare<[number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id > ? ORDER BY id DESC LIMIT ?'),
+      lastId: db.prepare<[number], number>('SELECT coalesce(max(id), 0) FROM steps WHERE member_id = ?').pluck(),
+      addProcess: db.prepare('INSERT INTO command_processes (step_id, pid, pgid, start_time, started_at) VALUES (?, ?, ?, ?, ?)'),
+      removeProcess: db.prepare('DELETE FROM command_processes WHERE id = ?'),
+      processes: db.prepare<[], CommandProcessRow>('SELECT * FROM command_processes ORDER BY id'),
+      clearProcesses: db.prepare('DELETE FROM command_processes'),
       since: db.prepare<[number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id >= ? ORDER BY id'),
       nextQueued: db.prepare<[number], StepRow>("SELECT * FROM steps WHERE member_id = ? AND status = 'queued' ORDER BY id LIMIT 1"),
       queuedCount: db.prepare<[number], number>("SELECT count(*) FROM steps WHERE member_id = ? AND status = 'queued'").pluck(),
       open: db.prepare<[], StepRow>("SELECT * FROM steps WHERE status IN ('streaming','running','waiting_approval') ORDER BY id"),
-      usageByMember: db.prepare<[], { member_id: number; input: number; output: number }>(
-        `SELECT member_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output
-         FROM steps WHERE input_tokens IS NOT NULL GROUP BY member_id ORDER BY member_id`,
+      // `unreported`: finished model replies whose provider reported no usage (counted, never taken as 0 tokens).
+      usageByMember: db.prepare<[], { member_id: number; input: number; output: number; unreported: number }>(
+        `SELECT member_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
+         FROM steps WHERE input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status = 'done') GROUP BY member_id ORDER BY member_id`,
       ),
-      usageByTask: db.prepare<[], { task_id: number; input: number; output: number }>(
-        `SELECT task_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output
-         FROM steps WHERE input_tokens IS NOT NULL AND task_id IS NOT NULL GROUP BY task_id ORDER BY task_id`,
+      usageByTask: db.prepare<[], { task_id: number; input: number; output: number; unreported: number }>(
+        `SELECT task_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
+         FROM steps WHERE task_id IS NOT NULL AND (input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status = 'done')) GROUP BY task_id ORDER BY task_id`,
       ),
       latestPlan: db.prepare<[number], StepRow>("SELECT * FROM steps WHERE member_id = ? AND kind = 'plan' AND status = 'done' ORDER BY id DESC LIMIT 1"),
       // Both walk the member's index backwards from its newest step: the question search only as far
@@ -98,18 +116,47 @@ export class StepsRepo {
     this.s.setStatus.run(status, id)
   }
 
+  /** Removes a step that is still queued (nothing refers to it yet). */
+  remove(id: number): void {
+    this.s.remove.run(id)
+  }
+
   /** A queued inbox message becomes the start of a turn; false if it was not queued any more. */
   startTurn(id: number): boolean {
     return this.s.startTurn.run(id).changes === 1
   }
 
-  /** Up to `limit` steps before `before` (exclusive), in ascending order. */
-  page(memberId: number, before: number, limit: number): StepRow[] {
-    return this.s.page.all(memberId, before, limit).reverse()
+  /** Up to `limit` steps before `before` and after `after` (both exclusive), in ascending order. */
+  page(memberId: number, before: number, limit: number, after = 0): StepRow[] {
+    return this.s.page.all(memberId, before, after, limit).reverse()
   }
 
-  recent(memberId: number, limit: number): StepRow[] {
-    return this.s.recent.all(memberId, limit).reverse()
+  /** The newest `limit` steps after `after` (the start of the current conversation), in ascending order. */
+  recent(memberId: number, limit: number, after = 0): StepRow[] {
+    return this.s.recent.all(memberId, after, limit).reverse()
+  }
+
+  /** The id of the member's newest step (0 when it has none). */
+  lastId(memberId: number): number {
+    return this.s.lastId.get(memberId) ?? 0
+  }
+
+  /** A command's process group while it runs; returns the record's id for removeProcess. */
+  addProcess(stepId: number | null, pid: number, pgid: number, startTime: string | null, at: string): number {
+    return Number(this.s.addProcess.run(stepId, pid, pgid, startTime, at).lastInsertRowid)
+  }
+
+  removeProcess(id: number): void {
+    this.s.removeProcess.run(id)
+  }
+
+  /** Process groups a previous process recorded and did not see end (it stopped or crashed). */
+  processes(): CommandProcessRow[] {
+    return this.s.processes.all()
+  }
+
+  clearProcesses(): void {
+    this.s.clearProcesses.run()
   }
 
   since(memberId: number, fromId: number): StepRow[] {

@@ -19,8 +19,8 @@ export class TransferRepo {
       notices: db.prepare<[], NoticeRow>('SELECT * FROM notices ORDER BY id'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       member: db.prepare(
-        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, created_at, updated_at)
-         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @created_at, @updated_at)`,
+        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, created_at, updated_at)
+         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @created_at, @updated_at)`,
       ),
       decision: db.prepare(
         `INSERT INTO decisions (id, title, statement, rationale, status, version, fingerprint, source_message_id, supersedes, superseded_by, created_by, created_at, updated_at)
@@ -79,7 +79,7 @@ export class TransferRepo {
     this.s.setMeta.run(key, value)
   }
 
-  insertMember(row: MemberRow): void {
+  insertMember(row: Omit<MemberRow, 'session_start'>): void {
     this.s.member.run(row)
   }
 

@@ -7,7 +7,7 @@
  * Retries (429 / 5xx / connection failures, honouring retry-after-ms / retry-after) are left to the SDK.
  */
 import Anthropic from '@anthropic-ai/sdk'
-import type { ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import type { ChatMessage, ModelProvider, Usage, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
 import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
 import { ProviderError } from './types'
 
@@ -58,7 +58,8 @@ export class AnthropicProvider implements ModelProvider {
 
     let text = ''
     let stopReason: string | null = null
-    const usage = { inputTokens: 0, outputTokens: 0 }
+    // Filled by message_start / message_delta; stays null when the server reports none.
+    let usage: Usage | null = null
     let sawEvent = false
     const blocks = new Map<number, { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }>()
 
@@ -79,8 +80,12 @@ export class AnthropicProvider implements ModelProvider {
         switch (event.type) {
           case 'message_start': {
             const u = event.message.usage
-            usage.inputTokens = (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0)
-            usage.outputTokens = u?.output_tokens ?? 0
+            if (u && typeof u.input_tokens === 'number') {
+              usage = {
+                inputTokens: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
+                outputTokens: u.output_tokens ?? 0,
+              }
+            }
             break
           }
           case 'content_block_start': {
@@ -107,10 +112,12 @@ export class AnthropicProvider implements ModelProvider {
             const u = event.usage
             if (u) {
               // message_delta usage is cumulative.
-              if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens
+              const next: Usage = usage ?? { inputTokens: 0, outputTokens: 0 }
+              if (typeof u.output_tokens === 'number') next.outputTokens = u.output_tokens
               if (typeof u.input_tokens === 'number') {
-                usage.inputTokens = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
+                next.inputTokens = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
               }
+              if (typeof u.output_tokens === 'number' || typeof u.input_tokens === 'number') usage = next
             }
             break
           }

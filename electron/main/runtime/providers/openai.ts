@@ -6,7 +6,7 @@
  * Retry-After and retry-after-ms) are left to the SDK; whatever is still failing afterwards becomes a ProviderError.
  */
 import OpenAI from 'openai'
-import type { ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import type { Usage, ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
 import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
 import { ProviderError } from './types'
 
@@ -70,7 +70,7 @@ export class OpenAIProvider implements ModelProvider {
 
     let text = ''
     let finishReason: string | null = null
-    let usage = { inputTokens: 0, outputTokens: 0 }
+    let usage: Usage | null = null
     let sawChunk = false
     const calls = new ToolCallAccumulator()
 

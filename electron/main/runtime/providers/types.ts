@@ -44,7 +44,8 @@ export interface Usage {
 export interface ModelResult {
   text: string
   toolCalls: ToolCall[]
-  usage: Usage
+  /** null when the provider reported no token usage (some OpenAI-compatible servers send none): never a silent 0. */
+  usage: Usage | null
   /** Provider's own stop reason, normalised: 'end' | 'tool_calls' | 'max_tokens' | other raw value. */
   stopReason: string
 }

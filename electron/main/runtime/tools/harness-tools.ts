@@ -30,33 +30,50 @@ type HTool<A> = ToolDefinition<A, HarnessToolContext>
 
 const keyOrId = z.string().trim().min(1).max(80)
 
-function tool<A>(name: string, description: string, args: z.ZodType<A>, properties: Record<string, unknown>, required: string[]): HTool<A> {
+function tool<A>(
+  name: string,
+  description: string,
+  args: z.ZodType<A>,
+  properties: Record<string, unknown>,
+  required: string[],
+  needsApproval: HTool<A>['needsApproval'] = false,
+): HTool<A> {
   return {
     name,
     description,
     parameters: { type: 'object', properties, required, additionalProperties: false },
     args,
-    needsApproval: false,
+    needsApproval,
     run: async () => '',
   }
 }
 
-/** Accepts a key (D-3, T-2) or a full id; resolves keys within the workspace. */
-function resolveRef(ctx: HarnessToolContext, ref: string, kind: 'decision' | 'task'): string {
-  const m = /^([DT])-(\d+)$/i.exec(ref.trim())
-  if (m) {
-    const letter = m[1].toUpperCase() === 'D' ? 'd' : 't'
-    if ((letter === 'd') !== (kind === 'decision')) throw new ToolError('invalid_arguments', `${ref} is not a ${kind}`)
-    return `${ctx.workspaceId}-${letter}${m[2]}`
+const refLetters = { decision: ['D', 'd'], task: ['T', 't'], report: ['R', 'r'] } as const
+type RefKind = keyof typeof refLetters
+
+/**
+ * Accepts a key (D-3, T-2, R-1) or a full id, and only within the member's own workspace: another
+ * workspace's id is not found from here, whatever the member was told.
+ */
+export function resolveRef(ctx: Pick<HarnessToolContext, 'workspaceId'>, ref: string, kind: RefKind): string {
+  const text = ref.trim()
+  const [keyLetter, idLetter] = refLetters[kind]
+  const key = /^([A-Za-z])-(\d{1,15})$/.exec(text)
+  if (key) {
+    if (key[1].toUpperCase() !== keyLetter) throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
+    return `${ctx.workspaceId}-${idLetter}${key[2]}`
   }
-  return ref.trim()
+  const id = /^(w[0-9a-f]{8})-([a-z])(\d{1,15})$/.exec(text)
+  if (!id || id[2] !== idLetter) throw new ToolError('invalid_arguments', `'${ref}' is neither a ${kind} key (${keyLetter}-n) nor a ${kind} id`)
+  if (id[1] !== ctx.workspaceId) throw new ToolError('not_found', `there is no ${kind} ${ref} in this workspace`)
+  return text
 }
 
-async function resolveMember(ctx: HarnessToolContext, ref: string): Promise<string> {
+async function resolveMember(ctx: HarnessToolContext, ref: string, allowSelf = false): Promise<string> {
   const members = await ctx.call('members.list', { workspaceId: ctx.workspaceId })
   const found = members.find((m) => m.id === ref || m.name.toLowerCase() === ref.trim().toLowerCase())
   if (!found) throw new ToolError('not_found', `no member '${ref}'; members: ${members.map((m) => `${m.name} (${m.id})`).join(', ')}`)
-  if (found.id === ctx.memberId) throw new ToolError('invalid_arguments', 'that is you')
+  if (found.id === ctx.memberId && !allowSelf) throw new ToolError('invalid_arguments', 'that is you')
   return found.id
 }
 
@@ -95,6 +112,7 @@ export function harnessTools(): HTool<any>[] {
       z.object({ decisionId: keyOrId, expectedVersion: z.number().int().min(1), statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
       { decisionId: { type: 'string' }, expectedVersion: { type: 'integer' }, statement: { type: 'string' }, reason: { type: 'string' } },
       ['decisionId', 'expectedVersion', 'statement', 'reason'],
+      true,
     ),
     async (a, ctx) => {
       const { decision, impact } = await ctx.call('decisions.update', {
@@ -112,11 +130,12 @@ export function harnessTools(): HTool<any>[] {
       z.object({ title: z.string().trim().min(1).max(300), spec: z.string().max(50_000).optional(), assigneeId: z.string().optional(), decisionIds: z.array(keyOrId).max(50).optional() }),
       { title: { type: 'string' }, spec: { type: 'string' }, assigneeId: { type: 'string', description: 'member id or name' }, decisionIds: { type: 'array', items: { type: 'string' } } },
       ['title'],
+      true,
     ),
     async (a, ctx) => {
       const t = await ctx.call('tasks.create', {
         workspaceId: ctx.workspaceId, title: a.title, spec: a.spec,
-        assigneeId: a.assigneeId ? await resolveMember(ctx, a.assigneeId).catch(() => a.assigneeId) : undefined,
+        assigneeId: a.assigneeId ? await resolveMember(ctx, a.assigneeId, true) : undefined,
         decisionIds: a.decisionIds?.map((d) => resolveRef(ctx, d, 'decision')), actorId: ctx.memberId,
       })
       return `Created ${taskLine(t)}.`
@@ -130,6 +149,8 @@ export function harnessTools(): HTool<any>[] {
       z.object({ taskId: keyOrId, status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']), commit: z.string().optional() }),
       { taskId: { type: 'string' }, status: { type: 'string', enum: ['todo', 'in_progress', 'delivered', 'blocked', 'cancelled'] }, commit: { type: 'string' } },
       ['taskId', 'status'],
+      // Cancelling ends work others may depend on: under `ask` the human sees it first.
+      (a) => a.status === 'cancelled',
     ),
     async (a, ctx) => {
       let artifact: { commit: string } | undefined

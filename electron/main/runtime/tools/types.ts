@@ -11,11 +11,39 @@ export class ToolError extends Error {
   }
 }
 
+/** How run_command and git run for one member (sandbox.ts). Every field is optional: the defaults are the safe side. */
+export interface SandboxPolicy {
+  /** Concord's data folder: looks empty inside the sandbox. */
+  dataDir?: string
+  /** More paths hidden inside the sandbox (folders look empty, files read as empty). */
+  hide?: string[]
+  /** Network access for commands (default off). */
+  network?: boolean
+  /** Variables the user sets per workspace, added to the allow-listed environment. Secret-looking names are refused. */
+  env?: Record<string, string>
+  /** Per-member folder: HOME and TMPDIR live under it (default: os.tmpdir()/concord-scratch-<uid>). */
+  scratchDir?: string
+  /** Run the repository's git hooks on git_commit (default off). */
+  gitHooks?: boolean
+}
+
+/** A command process that just started: its process group, and its start time to recognise it after a crash. */
+export interface ProcessInfo {
+  pid: number
+  pgid: number
+  /** /proc/<pid>/stat field 22 on Linux (`ps -o lstart=` elsewhere); see processStartTime. */
+  startTime?: string
+}
+
 export interface ToolContext {
   /** Absolute, real path of the workspace (repository) folder. Every path a tool touches must stay inside it. */
   workspaceRoot: string
   /** Aborted when the member's turn is interrupted. */
   signal: AbortSignal
+  /** The member's sandbox policy; undefined means the defaults (no network, shared scratch, nothing extra hidden). */
+  sandbox?: SandboxPolicy
+  /** Called when a command process starts; the returned function is called when it has ended. */
+  onProcess?: (info: ProcessInfo) => () => void
 }
 
 export interface ToolDefinition<Args = unknown, Ctx extends ToolContext = ToolContext> {
@@ -25,8 +53,11 @@ export interface ToolDefinition<Args = unknown, Ctx extends ToolContext = ToolCo
   parameters: Record<string, unknown>
   /** Validates the model's (already JSON-parsed) arguments. */
   args: z.ZodType<Args>
-  /** True when the member's approval policy applies (`ask` waits for the human). */
-  needsApproval: boolean
+  /**
+   * True when the member's approval policy applies (`ask` waits for the human); a function decides per call
+   * (update_task_status waits only when it cancels).
+   */
+  needsApproval: boolean | ((args: Args) => boolean)
   /** Returns the observation text shown to the model (may be long: the view cuts it, the store keeps it whole). */
   run(args: Args, ctx: Ctx): Promise<string>
 }

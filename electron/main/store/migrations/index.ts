@@ -1,8 +1,10 @@
 import * as m001 from './001-harness'
 import * as m002 from './002-sessions'
+import * as m003 from './003-trust'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
   { name: '001-harness', up: m001.up },
   { name: '002-sessions', up: m002.up },
+  { name: '003-trust', up: m003.up },
 ]

@@ -39,6 +39,7 @@ export function Figures() {
       <h4>Tokens</h4>
       <div className="muted small">
         {compactNumber(m.tokens.total.input)} in · {compactNumber(m.tokens.total.output)} out in total
+        {m.tokens.total.unreported > 0 && <> · {m.tokens.total.unreported} {m.tokens.total.unreported === 1 ? 'reply' : 'replies'} not reported by the provider</>}
       </div>
       <table className="tokens-table">
         <thead>
@@ -59,8 +60,7 @@ export function Figures() {
           {m.tokens.perMember.map((r) => (
             <tr key={r.memberId}>
               <td>{members[r.memberId]?.name ?? r.memberId}</td>
-              <td>{compactNumber(r.input)}</td>
-              <td>{compactNumber(r.output)}</td>
+              <TokenCells {...r} />
             </tr>
           ))}
         </tbody>
@@ -86,12 +86,29 @@ export function Figures() {
               <td>
                 {tasks[r.taskId]?.key ?? r.taskId} <span className="muted">{tasks[r.taskId]?.title}</span>
               </td>
-              <td>{compactNumber(r.input)}</td>
-              <td>{compactNumber(r.output)}</td>
+              <TokenCells {...r} />
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  )
+}
+
+/** Tokens of a row; replies the provider sent no usage for are said to be unreported, never counted as 0. */
+function TokenCells({ input, output, unreported }: { input: number; output: number; unreported: number }) {
+  if (unreported > 0 && input === 0 && output === 0) {
+    return (
+      <td colSpan={2} className="muted" title="The provider sent no token usage for these replies">
+        not reported
+      </td>
+    )
+  }
+  const note = unreported > 0 ? ` (+${unreported} not reported)` : ''
+  return (
+    <>
+      <td title={note ? `${unreported} replies without reported usage` : undefined}>{compactNumber(input)}{note && <span className="muted">*</span>}</td>
+      <td>{compactNumber(output)}</td>
+    </>
   )
 }

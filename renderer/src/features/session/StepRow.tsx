@@ -151,10 +151,16 @@ export const StepRow = memo(
               {step.kind === 'plan' && <span className="badge badge-info">plan</span>}
               <span className="when">{shortTime(step.startedAt)}</span>
               <Actions step={step} bodyRef={bodyRef} actions={actions} />
-              {step.usage && (
+              {step.usage ? (
                 <span className="tokens" title="tokens in / out">
                   {compactNumber(step.usage.input)} → {compactNumber(step.usage.output)} tok
                 </span>
+              ) : (
+                step.status === 'done' && (
+                  <span className="tokens" title="The provider sent no token usage for this reply">
+                    tokens not reported
+                  </span>
+                )
               )}
             </div>
             {(step.text || step.status === 'streaming') && (
