@@ -20,6 +20,8 @@ export const methods = {
   'folders.browse': method(z.strictObject({ path: z.string().min(1).max(4096).optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
+  /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
+  'system.info': method(z.strictObject({}), r<s.SystemInfo>()),
 
   'members.create': method(
     z.strictObject({

@@ -12,8 +12,14 @@ export const errorCodes = [
   'unknown_method',
   'unauthorized',
   'provider_error',
+  /** Concord itself is busy (shutting down); storage_busy is a locked database. */
   'busy',
   'io_error',
+  'storage_full',
+  'storage_corrupt',
+  'storage_readonly',
+  'storage_busy',
+  'payload_too_large',
   'unsupported',
   'internal',
 ] as const
@@ -59,6 +65,12 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   schema_too_new: 422,
   provider_error: 502,
   io_error: 500,
+  storage_full: 507,
+  // Damaged files do not heal by retrying: 500, not 503.
+  storage_corrupt: 500,
+  storage_readonly: 503,
+  storage_busy: 503,
+  payload_too_large: 413,
   unsupported: 501,
   internal: 500,
 }

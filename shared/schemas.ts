@@ -328,3 +328,9 @@ export interface ExportResult {
   outDir: string
   files: string[]
 }
+
+/** What the core can promise about the machine it runs on. Never holds a path of the data folder. */
+export interface SystemInfo {
+  /** Where members' API keys live: encrypted by a system keychain, or a 0600 file in plain text. */
+  secrets: { encrypted: boolean; description: string }
+}

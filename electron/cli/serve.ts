@@ -8,6 +8,7 @@ import { startBridge } from '../main/transport/bridge'
 import { stringFlag, type ParsedArgs } from './args'
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const MIN_TOKEN_LENGTH = 16
 
 /** `concord serve`: the core under plain Node, the renderer and API on 127.0.0.1. */
 export async function serve(args: ParsedArgs): Promise<void> {
@@ -15,7 +16,12 @@ export async function serve(args: ParsedArgs): Promise<void> {
   const port = Number(portText)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${portText}' is not a port number`)
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
-  const token = stringFlag(args, 'token') ?? randomBytes(24).toString('base64url')
+  const given = stringFlag(args, 'token')
+  // The token is all that stands between any local process (or web page) and the API.
+  if (given !== undefined && given.length < MIN_TOKEN_LENGTH) {
+    throw new Error(`--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`)
+  }
+  const token = given ?? randomBytes(24).toString('base64url')
   const staticDir = join(projectRoot, 'out', 'renderer')
   const core = createCore({ dataDir })
   const bridge = await startBridge({ core, port, token, staticDir })

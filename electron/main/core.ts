@@ -1,19 +1,20 @@
 import { join } from 'node:path'
 import type { MethodName, Params, Result } from '../../shared/contract'
 import { EventBus } from './api/event-bus'
+import { ensureDataDir } from './data-dir'
 import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { systemHandlers, type PickFolder } from './api/system-handlers'
-import { Harness } from './harness/harness'
+import { Harness, workspaceLabel } from './harness/harness'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
-import { SecretStore, type SecretCipher } from './secrets/secret-store'
+import { plainCipher, SecretStore, type SecretCipher } from './secrets/secret-store'
 
 export interface CoreOptions {
   dataDir: string
-  /** Electron passes safeStorage here; plain Node keeps the secrets file 0600. */
+  /** Electron passes safeStorage here when a keychain backs it; otherwise keys sit in a 0600 file, and system.info says so. */
   cipher?: SecretCipher
   nativeBinding?: string
   /** Provider retries and timeouts (tests shorten them). */
@@ -37,16 +38,21 @@ export interface Core {
 
 export function createCore(options: CoreOptions): Core {
   const bus = new EventBus()
-  const secrets = new SecretStore(join(options.dataDir, 'secrets.json'), options.cipher)
+  ensureDataDir(options.dataDir)
+  const secrets = new SecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? plainCipher)
   const harness = new Harness({ dataDir: options.dataDir, bus, secrets, nativeBinding: options.nativeBinding })
-  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params)
+  const nameWorkspace = (id: string) => {
+    const row = harness.registry.byId(id)
+    return row ? workspaceLabel(row) : undefined
+  }
+  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace })
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
   const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
   const handlers: Handlers = {
     ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
-    ...systemHandlers({ pickFolder: options.pickFolder }),
+    ...systemHandlers({ pickFolder: options.pickFolder, secrets }),
   }
   return {
     bus,

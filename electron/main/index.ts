@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, session, shell } from 'electron'
 import { createCore, type Core } from './core'
+import { plainCipher, type SecretCipher } from './secrets/secret-store'
 import { resolveDataDir } from './data-dir'
 import { bindIpc } from './transport/ipc'
 import { loadWindowState, saveWindowState } from './window-state'
@@ -14,6 +15,24 @@ const rendererFile = join(__dirname, '../renderer/index.html')
 
 let core: Core | null = null
 let win: BrowserWindow | null = null
+
+/**
+ * safeStorage when a keychain really backs it. On Linux without Secret Service or KWallet, Chromium's
+ * `basic_text` backend encrypts with a fixed password: that is not encryption, so keys then go into
+ * the 0600 file and system.info says plainly that they are not encrypted.
+ */
+function keyCipher(): SecretCipher {
+  const basicText = process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text'
+  if (!safeStorage.isEncryptionAvailable() || basicText) {
+    return { ...plainCipher, description: `${plainCipher.description} (no system keychain is available)` }
+  }
+  return {
+    encrypted: true,
+    description: 'encrypted with the system keychain (Electron safeStorage)',
+    encrypt: (s) => safeStorage.encryptString(s).toString('base64'),
+    decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')),
+  }
+}
 
 function isOurPage(url: string): boolean {
   if (rendererUrl) return url.startsWith(rendererUrl)
@@ -81,21 +100,23 @@ if (!app.requestSingleInstanceLock()) {
 
   app.whenReady().then(() => {
     const nativeBinding = join(app.getAppPath(), 'native', 'electron', 'better_sqlite3.node')
-    core = createCore({
-      dataDir,
-      nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
-      cipher: safeStorage.isEncryptionAvailable()
-        ? {
-            encrypt: (s) => safeStorage.encryptString(s).toString('base64'),
-            decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')),
-          }
-        : undefined,
-      pickFolder: async (title) => {
-        const options = { title: title ?? 'Choose a repository folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] }
-        const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
-        return r.canceled ? null : (r.filePaths[0] ?? null)
-      },
-    })
+    try {
+      core = createCore({
+        dataDir,
+        nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
+        cipher: keyCipher(),
+        pickFolder: async (title) => {
+          const options = { title: title ?? 'Choose a repository folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] }
+          const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
+          return r.canceled ? null : (r.filePaths[0] ?? null)
+        },
+      })
+    } catch (err) {
+      // A damaged registry or secrets file: say which and what to do, not a stack trace.
+      dialog.showErrorBox('Concord cannot start', (err as Error).message ?? String(err))
+      app.exit(1)
+      return
+    }
     session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'))
     bindIpc(
       ipcMain,

@@ -67,19 +67,44 @@ async function expectToolError(p: Promise<unknown>, code: string): Promise<ToolE
   throw new Error(`expected ToolError ${code}, but the call succeeded`)
 }
 
-function processAlive(pid: number): boolean {
+/** State, parent, start time and pids (outermost namespace first) of a process; undefined once it is gone. */
+function procInfo(pid: number | string): { state: string; ppid: number; start: bigint; nspid: number[] } | undefined {
   try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  // A killed process reparented to a non-reaping init lingers as a zombie: that counts as dead.
-  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const field = (name: string): string => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1] ?? ''
+    return { state: rest[0], ppid: Number(field('PPid')), start: BigInt(rest[19]), nspid: field('NSpid').split(/\s+/).map(Number) }
   } catch {
-    return true
+    return undefined
   }
+}
+
+const thisFileStarted = procInfo(process.pid)!.start
+
+function descendsFromThisProcess(pid: number): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    if (p === process.pid) return true
+    p = procInfo(p)?.ppid ?? 0
+  }
+  return false
+}
+
+/**
+ * Whether the process a command reported as `pid` (its `$!`) is alive. Sandboxed commands run in their own PID
+ * namespace, where `$!` is a pid of that namespace; unsandboxed, it is a host pid. So: a live process whose pid in its
+ * innermost namespace is `pid`; in a nested namespace only if it descends from this test process (other test files'
+ * sandboxes have small pids too), in ours only if it started after this process (not a kernel thread with that pid).
+ * A zombie (killed, not yet reaped) counts as dead.
+ */
+function processAlive(pid: number): boolean {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    const p = procInfo(d)
+    if (!p || p.state === 'Z' || p.nspid.at(-1) !== pid) continue
+    if (p.nspid.length > 1 ? descendsFromThisProcess(Number(d)) : p.start >= thisFileStarted) return true
+  }
+  return false
 }
 
 /** Polls (up to ~1s) until the process is gone. */

@@ -42,9 +42,9 @@ it('a killed process loses no committed step: the interrupted turn is marked and
   mkdirSync(repo)
   initRepo(repo)
   server = await startModelServer()
-  const base = await serve(dataDir, 'tok')
+  const base = await serve(dataDir, 'restart-test-token')
   const api = async (method: string, params: unknown) => {
-    const res = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: 'Bearer tok', 'content-type': 'application/json' }, body: JSON.stringify(params) })
+    const res = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: 'Bearer restart-test-token', 'content-type': 'application/json' }, body: JSON.stringify(params) })
     const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
     if (!body.ok) throw new Error(JSON.stringify(body.error))
     return body.value

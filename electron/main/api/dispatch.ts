@@ -1,6 +1,8 @@
 import type { z } from 'zod'
 import { methods, type MethodName } from '../../../shared/contract'
 import { ApiError, type ApiErrorShape } from '../../../shared/errors'
+import { isSqliteError, storageFault } from '../faults'
+import { workspaceFileName } from '../harness/harness'
 import type { Handlers } from './handlers'
 
 function describeIssues(error: z.ZodError): string {
@@ -18,8 +20,15 @@ export function isMethod(name: string): name is MethodName {
   return Object.prototype.hasOwnProperty.call(methods, name)
 }
 
+/** Names a workspace for messages (`workspace "demo" (w1a2b3c4d)`), or undefined when it is unknown. */
+export type WorkspaceNamer = (workspaceId: string) => string | undefined
+
+export interface DispatchOptions {
+  nameWorkspace?: WorkspaceNamer
+}
+
 /** Validates the params of one call against the contract and runs its handler. Throws ApiError only. */
-export async function dispatch(handlers: Handlers, method: string, raw: unknown): Promise<unknown> {
+export async function dispatch(handlers: Handlers, method: string, raw: unknown, options: DispatchOptions = {}): Promise<unknown> {
   if (!isMethod(method)) throw new ApiError('unknown_method', `there is no method '${method}'`)
   const parsed = methods[method].params.safeParse(raw ?? {})
   if (!parsed.success) throw new ApiError('invalid_params', describeIssues(parsed.error))
@@ -27,14 +36,48 @@ export async function dispatch(handlers: Handlers, method: string, raw: unknown)
   try {
     return await handler(parsed.data)
   } catch (err) {
-    throw toApiError(err)
+    throw toApiError(err, parsed.data, options.nameWorkspace)
   }
 }
 
-export function toApiError(err: unknown): ApiError {
+const workspaceIdPattern = /^w[0-9a-f]{8}$/
+/** Routable entity ids (`w1a2b3c4d-d7`, see harness/ids.ts) carry their workspace. */
+const entityIdPattern = /^(w[0-9a-f]{8})-[a-z]\d{1,15}$/
+
+/** The workspace a call addressed: its workspaceId, else the first routable entity id among its params. */
+export function workspaceOfParams(params: unknown): string | undefined {
+  if (!params || typeof params !== 'object') return undefined
+  const p = params as Record<string, unknown>
+  if (typeof p.workspaceId === 'string' && workspaceIdPattern.test(p.workspaceId)) return p.workspaceId
+  for (const v of Object.values(p)) {
+    const m = typeof v === 'string' ? entityIdPattern.exec(v) : null
+    if (m) return m[1]
+  }
+  return undefined
+}
+
+/**
+ * The funnel every failure of a handler goes through. Storage failures get their stable code and
+ * name the workspace of the call; anything else unexpected is a bug: `internal`, stack in the log.
+ */
+export function toApiError(err: unknown, params?: unknown, nameWorkspace?: WorkspaceNamer): ApiError {
   if (err instanceof ApiError) return err
-  const e = err as { code?: string; message?: string }
-  if (e && typeof e.code === 'string' && e.code.startsWith('SQLITE_BUSY')) return new ApiError('busy', 'the harness is busy; try again')
+  const wsId = workspaceOfParams(params)
+  let subject = 'Concord’s storage'
+  if (wsId) {
+    try {
+      subject = nameWorkspace?.(wsId) ?? `workspace ${wsId}`
+    } catch {
+      // The registry itself may be what failed; the id alone still names the workspace.
+      subject = `workspace ${wsId}`
+    }
+  }
+  const file = wsId && isSqliteError(err) ? workspaceFileName(wsId) : undefined
+  const fault = storageFault(err, subject, file)
+  if (fault) {
+    console.error(`storage fault (${fault.code}) in ${subject}: ${(err as Error).message}`)
+    return fault
+  }
   console.error('internal error:', err instanceof Error ? err.stack : err)
   return new ApiError('internal', 'internal error: see the Concord log')
 }

@@ -1,16 +1,32 @@
 import { ApiError } from '../../../shared/errors'
+import type { SystemInfo } from '../../../shared/schemas'
+import type { SecretStore } from '../secrets/secret-store'
 import { listFolders } from '../system/folders'
 import type { Handlers } from './handlers'
 
 /** Opens the host's folder dialog; resolves null when the user cancels. */
 export type PickFolder = (title?: string) => Promise<string | null>
 
-export function systemHandlers({ pickFolder }: { pickFolder?: PickFolder }): Pick<Handlers, 'folders.browse' | 'folders.pick'> {
+export interface SystemDeps {
+  pickFolder?: PickFolder
+  secrets: Pick<SecretStore, 'protection'>
+}
+
+/** system.info, one line per field: a new field (the command sandbox, say) is one more line here and in SystemInfo. */
+async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
+  return {
+    secrets: deps.secrets.protection,
+  }
+}
+
+export function systemHandlers(deps: SystemDeps): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info'> {
+  const { pickFolder } = deps
   return {
     'folders.browse': (p) => listFolders(p.path),
     'folders.pick': async (p) => {
       if (!pickFolder) throw new ApiError('unsupported', 'There is no native folder dialog here (only in the desktop app): use folders.browse')
       return { path: await pickFolder(p.title) }
     },
+    'system.info': () => systemInfo(deps),
   }
 }

@@ -32,8 +32,13 @@ function reason(err: unknown): string {
       return 'a file with that name is in the way'
     case 'ENOSPC':
       return 'no space left on the device'
+    case 'EISDIR':
+      return 'a folder is in the way of a file'
     default:
-      return e?.message ?? String(err)
+      // An errno message names the path (possibly in the data folder): give its code only.
+      if (typeof e?.code === 'string' && typeof e.syscall === 'string') return `${e.syscall} failed (${e.code})`
+      if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) return `${e.message} (${e.code})`
+      return e?.code ?? 'unexpected error'
   }
 }
 

@@ -4,10 +4,11 @@
  * that commit; on any failure the new file is removed and the registry is untouched.
  */
 import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import type { Workspace } from '../../../shared/schemas'
-import type { Harness } from '../harness/harness'
+import { storageFault } from '../faults'
+import { workspaceFileName, workspaceLabel, type Harness } from '../harness/harness'
 import { newWorkspaceId, now } from '../harness/ids'
 import type { WorkspaceRow } from '../store/registry'
 import { TransferRepo } from '../store/transfer-repo'
@@ -33,8 +34,14 @@ export interface ImportDeps {
 const n = (id: string) => Number(id.slice(id.indexOf('-') + 1))
 const nOrNull = (id: string | null) => (id === null ? null : n(id))
 
+/** The API has no working directory a caller can see: a relative path would be resolved against the server's. */
+function absolute(path: string, field: string): string {
+  if (!isAbsolute(path)) throw new ApiError('invalid_params', `${field}: ${path} is not an absolute path; give the full path`)
+  return path
+}
+
 function readExportFile(path: string): { file: string; text: string } {
-  let file = resolve(path)
+  let file = absolute(path, 'path')
   try {
     if (statSync(file).isDirectory()) file = join(file, JSON_FILE)
   } catch (err) {
@@ -74,6 +81,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       approval: m.approval,
       max_steps: m.maxSteps,
       planning_interval: m.planningInterval,
+      network: m.network ? 1 : 0,
       created_at: m.createdAt,
       updated_at: m.updatedAt,
     })
@@ -198,16 +206,18 @@ function removeWorkspaceFile(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true })
 }
 
-function restoreError(err: unknown): ApiError {
+function restoreError(err: unknown, workspace: { id: string; name: string }): ApiError {
   if (err instanceof ApiError) return err
   const e = err as { code?: string; message?: string }
   if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT')) {
     return new ApiError('invalid_params', `the export could not be restored: ${e.message} (is the file consistent?)`)
   }
-  return ioError('the export could not be restored', err)
+  const subject = `The export could not be restored into ${workspaceLabel(workspace)}; nothing was changed`
+  return storageFault(err, subject, workspaceFileName(workspace.id)) ?? ioError('the export could not be restored', err)
 }
 
 export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportParams): Workspace {
+  absolute(p.repoPath, 'repoPath')
   const { file, text } = readExportFile(p.path)
   const doc = parseExport(text, file)
   const repoPath = repoFolder(p.repoPath)
@@ -255,7 +265,7 @@ export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportPar
     } finally {
       removeWorkspaceFile(dbFile)
     }
-    throw restoreError(err)
+    throw restoreError(err, { id, name: p.name ?? doc.workspace.name })
   }
   const workspace = harness.workspace(id)
   harness.bus.emit('workspace.opened', { workspace })

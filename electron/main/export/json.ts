@@ -39,13 +39,23 @@ function describeIssues(error: z.ZodError): string {
   return shown.join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '')
 }
 
-/** Parses and checks an export. `source` names the file in messages. */
+/** ` (line 3, column 14)` for a JSON.parse error that gives a position, else nothing. Never a quote of the text. */
+function jsonErrorPlace(text: string, err: unknown): string {
+  const m = /at position (\d+)/.exec((err as Error)?.message ?? '')
+  if (!m) return /end of JSON input/.test((err as Error)?.message ?? '') ? ' (it ends too early)' : ''
+  const before = text.slice(0, Number(m[1]))
+  const line = before.split('\n').length
+  return ` (line ${line}, column ${before.length - before.lastIndexOf('\n')})`
+}
+
+/** Parses and checks an export. `source` names the file in messages; no message quotes its content. */
 export function parseExport(text: string, source: string): ExportDoc {
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (err) {
-    throw new ApiError('invalid_params', `${source} is not valid JSON (${(err as Error).message})`)
+    // V8's message quotes the input ("root:x:0:0"... is not valid JSON): keep only where it broke.
+    throw new ApiError('invalid_params', `${source} is not a Concord export: it is not valid JSON${jsonErrorPlace(text, err)}`)
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ApiError('invalid_params', `${source} is not a Concord export: expected a JSON object`)
@@ -53,7 +63,7 @@ export function parseExport(text: string, source: string): ExportDoc {
   const version = (raw as { schemaVersion?: unknown }).schemaVersion
   if (version === undefined) throw new ApiError('invalid_params', `${source} is not a Concord export: it has no schemaVersion`)
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw new ApiError('invalid_params', `${source}: schemaVersion must be a whole number from 1, not ${JSON.stringify(version)}`)
+    throw new ApiError('invalid_params', `${source} is not a Concord export: schemaVersion must be a whole number from 1`)
   }
   if (version > SCHEMA_VERSION) {
     throw new ApiError(

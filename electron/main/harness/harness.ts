@@ -3,6 +3,7 @@ import { basename } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import type { Workspace } from '../../../shared/schemas'
 import type { EventBus } from '../api/event-bus'
+import { storageFault } from '../faults'
 import { Registry, type WorkspaceRow } from '../store/registry'
 import { WorkspaceStore } from '../store/workspace-store'
 import type { SecretStore } from '../secrets/secret-store'
@@ -15,6 +16,11 @@ export interface HarnessOptions {
   secrets: SecretStore
   nativeBinding?: string
 }
+
+/** How messages name a workspace: by name and id, never by the path of its file. */
+export const workspaceLabel = (r: Pick<WorkspaceRow, 'id' | 'name'>): string => `workspace "${r.name}" (${r.id})`
+/** A workspace's file as a person finds it, relative to the data folder. */
+export const workspaceFileName = (id: string): string => `workspaces/${id}.sqlite in the data folder`
 
 const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, repoPath: r.repo_path, createdAt: r.created_at })
 
@@ -47,7 +53,7 @@ export class Harness {
       return toWorkspace(this.registry.byId(existing.id)!)
     }
     const row: WorkspaceRow = { id: newWorkspaceId(), name: name ?? basename(real), repo_path: real, created_at: at, opened_at: at }
-    const store = this.openStore(this.registry.workspaceFile(row.id))
+    const store = this.openWorkspaceStore(row)
     store.transaction(() => {
       store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('workspaceId', row.id, 'repoPath', real)
       store.log.appendEvent('workspace.created', { workspaceId: row.id, repoPath: real }, at)
@@ -60,8 +66,18 @@ export class Harness {
   }
 
   /** Opens a workspace file with the same SQLite binding the harness uses (Electron's ABI in the app). */
-  openStore(file: string): WorkspaceStore {
-    return WorkspaceStore.open(file, { nativeBinding: this.options.nativeBinding })
+  openStore(file: string, label?: string): WorkspaceStore {
+    return WorkspaceStore.open(file, { nativeBinding: this.options.nativeBinding, label })
+  }
+
+  /** Opens a workspace's file; a failure names the workspace, not the file's path. */
+  private openWorkspaceStore(row: Pick<WorkspaceRow, 'id' | 'name'>): WorkspaceStore {
+    const label = workspaceLabel(row)
+    try {
+      return this.openStore(this.registry.workspaceFile(row.id), label)
+    } catch (err) {
+      throw storageFault(err, label, workspaceFileName(row.id)) ?? err
+    }
   }
 
   listWorkspaces(): Workspace[] {
@@ -80,7 +96,7 @@ export class Harness {
     if (!store) {
       const row = isWorkspaceId(workspaceId) ? this.registry.byId(workspaceId) : undefined
       if (!row) throw new ApiError('not_found', `${field}: workspace ${workspaceId} does not exist`)
-      store = this.openStore(this.registry.workspaceFile(row.id))
+      store = this.openWorkspaceStore(row)
       this.stores.set(row.id, store)
     }
     return { wsId: workspaceId, store, emit: (e, p) => this.bus.emit(e, p) }

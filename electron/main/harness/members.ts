@@ -13,9 +13,32 @@ export function memberDto(ctx: Ctx, secrets: SecretStore, row: MemberRow): Membe
   return toMember(ctx.wsId, row, secrets.has(secretRef(id)))
 }
 
+/**
+ * A member and its key are saved together or not at all. The key is written inside the member's
+ * transaction, after its rows and before the commit: a failed key write rolls the member back, and
+ * a failed commit puts the key back as it was. (A file write inside a transaction: the member's id
+ * exists only there, and the write is synchronous.)
+ */
+function withKey<T>(secrets: SecretStore, ref: () => string | null, restore: string | null, commit: () => T): T {
+  try {
+    return commit()
+  } catch (err) {
+    const r = ref()
+    if (r) {
+      try {
+        secrets.set(r, restore)
+      } catch (undo) {
+        console.error(`could not put back the API key ${r} after a failed save:`, (undo as Error).message)
+      }
+    }
+    throw err
+  }
+}
+
 export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Member {
   const at = now()
-  const row = ctx.store.transaction(() => {
+  let ref: string | null = null
+  const row = withKey(secrets, () => ref, null, () => ctx.store.transaction(() => {
     const id = ctx.store.members.insert({
       name: p.name,
       role: p.role,
@@ -27,12 +50,15 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       approval: p.approval ?? 'ask',
       max_steps: p.maxSteps ?? 30,
       planning_interval: p.planningInterval ?? 0,
+      network: p.network ? 1 : 0,
       updated_at: at,
     })
     ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
+    ref = secretRef(makeId(ctx.wsId, 'member', id))
+    // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
+    secrets.set(ref, p.provider?.apiKey || null)
     return ctx.store.members.get(id)!
-  })
-  if (p.provider?.apiKey) secrets.set(secretRef(makeId(ctx.wsId, 'member', row.id)), p.provider.apiKey)
+  }))
   const member = memberDto(ctx, secrets, row)
   ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
   return member
@@ -40,7 +66,11 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
 
 export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.update'>): Member {
   const n = memberRowOf(ctx, p.memberId, 'memberId')
-  const row = ctx.store.transaction(() => {
+  const ref = secretRef(p.memberId)
+  const previous = secrets.get(ref) ?? null
+  // The key is write-only: a provider without apiKey keeps the stored key; provider null forgets it.
+  const key = p.provider === null ? null : p.provider?.apiKey || previous
+  const row = withKey(secrets, () => ref, previous, () => ctx.store.transaction(() => {
     const cur = ctx.store.members.get(n)!
     const provider = p.provider === undefined ? undefined : p.provider
     ctx.store.members.update(n, {
@@ -54,13 +84,12 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       approval: p.approval ?? cur.approval,
       max_steps: p.maxSteps ?? cur.max_steps,
       planning_interval: p.planningInterval ?? cur.planning_interval,
+      network: p.network === undefined ? cur.network : p.network ? 1 : 0,
       updated_at: now(),
     })
+    secrets.set(ref, key)
     return ctx.store.members.get(n)!
-  })
-  // The key is write-only: a provider without apiKey keeps the stored key; provider null forgets it.
-  if (p.provider === null) secrets.set(secretRef(p.memberId), null)
-  else if (p.provider?.apiKey) secrets.set(secretRef(p.memberId), p.provider.apiKey)
+  }))
   const member = memberDto(ctx, secrets, row)
   ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
   return member

@@ -1,5 +1,7 @@
+import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { ApiError } from '../../../shared/errors'
+import { tightenFile } from '../data-dir'
 import { migrations as defaultMigrations } from './migrations'
 
 export type Db = Database.Database
@@ -8,17 +10,33 @@ export interface OpenOptions {
   migrations?: { name: string; up: string }[]
   /** Path to a better-sqlite3 native binding built for another ABI (Electron). */
   nativeBinding?: string
+  /** What the file is, for messages: `workspace "demo" (w1a2b3c4d)`. Never its path (API errors do not disclose the data folder). */
+  label?: string
+}
+
+/**
+ * SQLite creates a database 0644 and gives its -wal and -shm files the main file's mode: creating the
+ * main file 0600 first keeps all three the owner's, whatever the umask. Looser existing modes are tightened.
+ */
+function ownerOnly(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) tightenFile(f)
 }
 
 /** Opens (creating if needed) a SQLite file with the harness pragmas and brings its schema up to date. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  if (file !== ':memory:' && file !== '') ownerOnly(file)
   const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {})
   try {
     db.pragma('journal_mode = WAL')
     db.pragma('foreign_keys = ON')
     db.pragma('synchronous = NORMAL')
     db.pragma('busy_timeout = 5000')
-    migrate(db, options.migrations ?? defaultMigrations, file)
+    migrate(db, options.migrations ?? defaultMigrations, options.label ?? 'the database')
     return db
   } catch (err) {
     db.close()
@@ -27,7 +45,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 }
 
 /** Applies pending migrations in one transaction; refuses a file written by a newer Concord. */
-export function migrate(db: Db, migrations: { name: string; up: string }[], label = 'database'): void {
+export function migrate(db: Db, migrations: { name: string; up: string }[], label = 'the database'): void {
   const current = db.pragma('user_version', { simple: true }) as number
   if (current > migrations.length) {
     throw new ApiError(

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensureDataDir } from '../data-dir'
+import { storageFault } from '../faults'
 import { openDatabase, type Db } from './connection'
 
 const registryMigrations = [
@@ -29,8 +30,14 @@ export class Registry {
   private readonly stmts
 
   constructor(readonly dataDir: string) {
-    mkdirSync(join(dataDir, 'workspaces'), { recursive: true })
-    this.db = openDatabase(join(dataDir, 'concord.sqlite'), { migrations: registryMigrations })
+    ensureDataDir(dataDir)
+    const file = join(dataDir, 'concord.sqlite')
+    try {
+      this.db = openDatabase(file, { migrations: registryMigrations, label: `The workspace registry ${file}` })
+    } catch (err) {
+      // Only at start, to the person starting Concord: the full path is what they need to act on.
+      throw storageFault(err, `The workspace registry ${file}`, file) ?? err
+    }
     this.stmts = {
       byPath: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE repo_path = ?'),
       byId: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?'),

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { extname, join, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { ApiError, httpStatusOf } from '../../../shared/errors'
-import { errorShape } from '../api/dispatch'
+import { errorShape, toApiError } from '../api/dispatch'
 import type { Core } from '../core'
 
 export interface BridgeOptions {
@@ -72,20 +72,38 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text)
 }
 
+/**
+ * Reads the body up to `limit` bytes. Past it, the rest is read and dropped so that the 413 reaches
+ * the client: closing a socket with unread data resets the connection before the answer arrives.
+ * (Only a client holding the token gets here.)
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolveBody, reject) => {
     let size = 0
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => {
       size += c.length
-      if (size > limit) {
-        reject(new ApiError('invalid_params', `request body is larger than ${limit} bytes`))
-        req.destroy()
-      } else chunks.push(c)
+      if (size <= limit) chunks.push(c)
     })
-    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')))
+    req.on('end', () => {
+      if (size > limit) reject(new ApiError('payload_too_large', `the request body is larger than ${limit} bytes; send less (split the call)`))
+      else resolveBody(Buffer.concat(chunks).toString('utf8'))
+    })
     req.on('error', reject)
   })
+}
+
+/** decodeURIComponent, as a 400 instead of a URIError (an `internal` 500 with a stack in the log). */
+function decodePath(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    throw new ApiError('invalid_params', 'the URL is not valid percent-encoding')
+  }
+}
+
+function sendError(res: ServerResponse, err: ApiError, headers: Record<string, string> = {}): void {
+  send(res, httpStatusOf[err.code] ?? 500, { ok: false, error: err.toJSON() }, headers)
 }
 
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
@@ -98,12 +116,17 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     try {
       // DNS-rebinding guard: only answer requests addressed to the loopback name we serve.
       if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { ok: false, error: { code: 'forbidden', message: 'bad Host header' } })
-      const url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
+      let url: URL
+      try {
+        url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
+      } catch {
+        return sendError(res, new ApiError('invalid_params', 'the URL cannot be parsed'))
+      }
       if (url.pathname.startsWith('/api/')) return await handleApi(req, res, url)
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'method not allowed' } })
       return serveStatic(res, url.pathname)
     } catch (err) {
-      if (!res.headersSent) send(res, 500, { ok: false, error: errorShape(err) })
+      if (!res.headersSent) sendError(res, toApiError(err))
     }
   })
 
@@ -112,14 +135,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       return send(res, 401, { ok: false, error: { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' } })
     }
     if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'use POST' } }, { allow: 'POST' })
-    const method = decodeURIComponent(url.pathname.slice('/api/'.length))
+    const method = decodePath(url.pathname.slice('/api/'.length))
     let params: unknown = {}
     try {
       const text = await readBody(req, maxBody)
       if (text.trim()) params = JSON.parse(text)
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError('invalid_params', 'the body is not valid JSON')
-      return send(res, httpStatusOf[e.code], { ok: false, error: e.toJSON() })
+      return sendError(res, e, e.code === 'payload_too_large' ? { connection: 'close' } : {})
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
       return send(res, 400, { ok: false, error: { code: 'invalid_params', message: 'params must be a JSON object' } })
@@ -146,7 +169,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       res.end('<!doctype html><title>Concord</title><p>Concord core is running. The UI is not built: run <code>npm run build</code>. The API is at <code>POST /api/&lt;method&gt;</code>.</p>')
       return
     }
-    const rel = decodeURIComponent(pathname === '/' ? '/index.html' : pathname)
+    const rel = decodePath(pathname === '/' ? '/index.html' : pathname)
     let file = resolve(root, '.' + rel)
     if (file !== root && !file.startsWith(root + sep)) return send(res, 404, { ok: false, error: { code: 'not_found', message: 'not found' } })
     if (!existsSync(file) || !statSync(file).isFile()) {

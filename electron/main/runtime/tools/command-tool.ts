@@ -1,9 +1,12 @@
-/** run_command: a shell command in the workspace, with a timeout, an output cap and its whole process group killed on stop. */
+/**
+ * run_command: a shell command in the workspace, inside the OS sandbox (sandbox.ts) with the allow-listed environment
+ * (command-env.ts), with a timeout, an output cap and its whole process group killed on stop.
+ */
 import { spawn } from 'node:child_process'
 import { z } from 'zod'
-import { sanitizedEnv } from './git'
+import { recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
 import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, parseArgs, checkAborted, objectSchema } from './tool-helpers'
-import { ToolError, type ToolDefinition } from './types'
+import { ToolError, type ToolContext, type ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -74,16 +77,18 @@ interface CommandResult {
   aborted: boolean
 }
 
-function runShell(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandResult> {
+function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Promise<CommandResult> {
+  const signal = ctx.signal
   return new Promise((resolve, reject) => {
     const buf = new HeadTailBuffer(COMMAND_OUTPUT_CAP / 2)
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd,
+    const child = spawn(plan.file, plan.args, {
+      cwd: plan.cwd,
       detached: true, // own process group, so the whole tree can be killed
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: sanitizedEnv(),
+      env: plan.env,
       windowsHide: true,
     })
+    const ended = recordProcess(child.pid, ctx.onProcess)
     let timedOut = false
     let aborted = false
     let exitCode: number | null = null
@@ -114,6 +119,7 @@ function runShell(command: string, cwd: string, timeoutMs: number, signal: Abort
       signal.removeEventListener('abort', onAbort)
       // Background processes left in the group do not outlive the command.
       killGroup(child.pid, 'SIGKILL')
+      ended()
       clearTimeout(killTimer)
       child.stdout?.destroy()
       child.stderr?.destroy()
@@ -128,6 +134,7 @@ function runShell(command: string, cwd: string, timeoutMs: number, signal: Abort
       clearTimeout(timer)
       clearTimeout(killTimer)
       signal.removeEventListener('abort', onAbort)
+      ended()
       reject(new ToolError('command_failed', `Could not start the command: ${err.message}`))
     })
     child.on('exit', (code, sig) => {
@@ -147,7 +154,8 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     'Run a shell command (via /bin/sh -c) with the workspace root as the working directory. Returns stdout and ' +
     `stderr interleaved (long output keeps the first and last ${COMMAND_OUTPUT_CAP / 2048} KB) and the exit code. ` +
     `Default timeout ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}s, max ${MAX_COMMAND_TIMEOUT_MS / 60000} min; on timeout ` +
-    'the whole process group is killed. Background processes do not survive the command. No stdin.',
+    'the whole process group is killed. Background processes do not survive the command. No stdin. In the OS ' +
+    'sandbox only the workspace, $HOME and $TMPDIR are writable and there is no network unless the member is allowed it.',
   parameters: objectSchema(
     {
       command: { type: 'string', minLength: 1, description: 'Shell command line.' },
@@ -165,9 +173,11 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
   async run(raw, ctx) {
     const args = parseArgs(runCommandArgs, raw, 'run_command')
     checkAborted(ctx.signal)
-    const cwd = await workspaceRealRoot(ctx.workspaceRoot)
+    const root = await workspaceRealRoot(ctx.workspaceRoot)
     const timeoutMs = args.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS
-    const r = await runShell(args.command, cwd, timeoutMs, ctx.signal)
+    const plan = await sandboxedSpawn(['/bin/sh', '-c', args.command], { root, policy: ctx.sandbox })
+    checkAborted(ctx.signal)
+    const r = await runShell(plan, timeoutMs, ctx)
     const body = r.output.length > 0 ? (r.output.endsWith('\n') ? r.output : `${r.output}\n`) : ''
     if (r.aborted) {
       throw new ToolError('aborted', `Command interrupted; its process group was killed.\n${body}`.trimEnd())
@@ -176,6 +186,7 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     if (r.timedOut) status = `[timed out after ${timeoutMs} ms; process group killed]`
     else if (r.exitCode !== null) status = `[exit code: ${r.exitCode}]`
     else status = `[killed by signal ${r.signal ?? 'unknown'}]`
+    if (!plan.sandboxed) status += `\n[not sandboxed: ${plan.reason ?? 'no sandbox available'}; the command ran with the allow-listed environment only]`
     return `${body}${status}`
   },
 }

@@ -1,9 +1,30 @@
+import { useEffect, useState } from 'react'
+import type { SystemInfo } from '../../../../shared/schemas'
 import { Field } from '../../components/ui'
 import { draftFor, providerPresets, type ProviderDraft, type ProviderKind } from '../../lib/presets'
+import { useApp } from '../../stores/app-store'
+
+/** Where the core keeps keys (system.info), so the key field says it truthfully: encrypted or a plain 0600 file. */
+function useKeyStorage(): SystemInfo['secrets'] | null {
+  const api = useApp((s) => s.api)
+  const [secrets, setSecrets] = useState<SystemInfo['secrets'] | null>(null)
+  useEffect(() => {
+    let live = true
+    api.call('system.info', {}).then(
+      (info) => live && setSecrets(info.secrets),
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [api])
+  return secrets
+}
 
 /** Provider kind, model, base URL and a write-only key. The key field is never pre-filled. */
 export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDraft; onChange(d: ProviderDraft): void; hasKey?: boolean }) {
   const preset = providerPresets[draft.kind]
+  const keyStorage = useKeyStorage()
   return (
     <div className="provider-fields">
       <div className="segmented" role="radiogroup" aria-label="Provider">
@@ -36,7 +57,12 @@ export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDra
       </div>
       <Field
         label={preset.needsKey ? 'API key' : 'API key (optional)'}
-        hint={hasKey ? 'A key is stored. Leave empty to keep it; type a new one to replace it.' : 'Stored encrypted by the app; never shown again.'}
+        hint={
+          <>
+            {hasKey ? 'A key is stored. Leave empty to keep it; type a new one to replace it.' : 'Never shown again.'}
+            {keyStorage && <span className={keyStorage.encrypted ? undefined : 'warn-text'}> Keys are kept {keyStorage.description}.</span>}
+          </>
+        }
       >
         <input
           type="password"
