@@ -16,6 +16,18 @@ const statementText = z.string().trim().min(1, 'must not be empty').max(20_000)
 export const methods = {
   'workspaces.open': method(z.strictObject({ repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
   'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
+  'workspaces.settings': method(z.strictObject({ ...ws }), r<s.WorkspaceSettings>()),
+  /** Changes the workspace's settings; fields left out keep their value. */
+  'workspaces.update': method(
+    z.strictObject({
+      ...ws,
+      /** Replaces the variables added to every command's environment (secret-looking names are refused). */
+      commandEnv: z.record(z.string().min(1).max(200), z.string().max(4096)).refine((e) => Object.keys(e).length <= 100, 'at most 100 variables').optional(),
+      /** git_commit runs the repository's hooks (off: hooks never run). */
+      gitHooks: z.boolean().optional(),
+    }),
+    r<s.WorkspaceSettings>(),
+  ),
   /** The sub-folders of an absolute path (default: the home folder), to choose a repository. */
   'folders.browse': method(z.strictObject({ path: z.string().min(1).max(4096).optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */

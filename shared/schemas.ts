@@ -41,6 +41,14 @@ export interface Workspace {
   createdAt: string
 }
 
+/** A workspace's own settings (kept in its harness file). */
+export interface WorkspaceSettings {
+  /** Variables added to the allow-listed environment of every command in this workspace. Never secrets. */
+  commandEnv: Record<string, string>
+  /** git_commit runs the repository's hooks; off, hooks never run. */
+  gitHooks: boolean
+}
+
 export interface MemberProvider {
   kind: z.infer<typeof ProviderKind>
   model: string
@@ -333,4 +341,6 @@ export interface ExportResult {
 export interface SystemInfo {
   /** Where members' API keys live: encrypted by a system keychain, or a 0600 file in plain text. */
   secrets: { encrypted: boolean; description: string }
+  /** Whether members' commands run in an OS sandbox here, and why not when they do not. */
+  sandbox: { available: boolean; kind: 'bwrap' | 'sandbox-exec' | null; reason?: string }
 }

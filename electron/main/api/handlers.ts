@@ -9,6 +9,7 @@ import { acceptProposal, createProposal, listProposals, rejectProposal } from '.
 import { getReport, listReports, submitReport } from '../harness/reports'
 import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
+import { updateWorkspaceSettings, workspaceSettings } from '../harness/workspace-settings'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
@@ -24,6 +25,8 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
   return {
     'workspaces.open': (p) => h.openWorkspace(p.repoPath, p.name),
     'workspaces.list': () => h.listWorkspaces(),
+    'workspaces.settings': (p) => workspaceSettings(h.ctx(p.workspaceId)),
+    'workspaces.update': (p) => updateWorkspaceSettings(h.ctx(p.workspaceId), p),
 
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),

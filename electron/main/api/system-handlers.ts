@@ -1,6 +1,7 @@
 import { ApiError } from '../../../shared/errors'
 import type { SystemInfo } from '../../../shared/schemas'
 import type { SecretStore } from '../secrets/secret-store'
+import { sandboxStatus } from '../runtime/tools/sandbox'
 import { listFolders } from '../system/folders'
 import type { Handlers } from './handlers'
 
@@ -16,6 +17,7 @@ export interface SystemDeps {
 async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
   return {
     secrets: deps.secrets.protection,
+    sandbox: await sandboxStatus(),
   }
 }
 

@@ -19,7 +19,10 @@ import { createProvider, type CreateProviderOptions } from './providers'
 import { toStep } from './steps'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
-import { ToolError, type ToolDefinition } from './tools/types'
+import { killRecordedGroup } from './tools/sandbox'
+import { ToolError, type SandboxPolicy, type ToolDefinition } from './tools/types'
+import { workspaceSettings } from '../harness/workspace-settings'
+import { join } from 'node:path'
 
 export interface RuntimeOptions {
   harness: Harness
@@ -41,6 +44,15 @@ export class Runtime {
     o.bus.on((e) => {
       if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
     })
+    // Leftovers of a crash are dealt with at start, not when someone next opens the workspace.
+    for (const w of o.harness.listWorkspaces()) {
+      try {
+        this.ctx(w.id)
+      } catch (err) {
+        // An unreadable workspace must not keep the others from starting; its calls report the fault.
+        console.error(`could not recover workspace ${w.name} (${w.id}):`, err instanceof Error ? err.message : err)
+      }
+    }
   }
 
   private ctx(wsId: string): Ctx {
@@ -52,8 +64,14 @@ export class Runtime {
     return ctx
   }
 
-  /** Marks the turns a previous process left running as interrupted; their steps are kept. */
+  /**
+   * After a crash: kills the command process groups a previous process left running (only if each is still that
+   * command), then marks the turns it left open as interrupted; their steps are kept.
+   */
   private recover(ctx: Ctx): void {
+    const leftovers = ctx.store.steps.processes()
+    for (const p of leftovers) killRecordedGroup(p.pid, p.pgid, p.start_time ?? undefined)
+    if (leftovers.length) ctx.store.steps.clearProcesses()
     const open = ctx.store.steps.open()
     if (!open.length) return
     ctx.store.transaction(() => {
@@ -147,6 +165,11 @@ export class Runtime {
     return {
       workspaceRoot,
       signal,
+      sandbox: this.sandboxPolicy(ctx, host),
+      onProcess: (info) => {
+        const id = ctx.store.steps.addProcess(null, info.pid, info.pgid, info.startTime ?? null, now())
+        return () => ctx.store.steps.removeProcess(id)
+      },
       workspaceId: host.wsId,
       memberId: host.memberId,
       authority,
@@ -163,6 +186,20 @@ export class Runtime {
       delegate: (to, task, sig) => this.delegate(host, to, task, sig, approval),
       endTurn,
       sourceStepId,
+    }
+  }
+
+  /** What a member's commands may touch: its own scratch home, the workspace's variables, network only if allowed. */
+  private sandboxPolicy(ctx: Ctx, host: MemberHost): SandboxPolicy {
+    const member = ctx.store.members.get(host.memberRowId)
+    const settings = workspaceSettings(ctx)
+    const dataDir = this.o.harness.registry.dataDir
+    return {
+      dataDir,
+      network: member?.network === 1,
+      env: settings.commandEnv,
+      scratchDir: join(dataDir, 'scratch', host.wsId, `m${host.memberRowId}`),
+      gitHooks: settings.gitHooks,
     }
   }
 

@@ -4,6 +4,7 @@ import { LogRepo } from './log-repo'
 import { MembersRepo } from './members-repo'
 import { ProposalsRepo } from './proposals-repo'
 import { ReportsRepo } from './reports-repo'
+import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
 
@@ -16,6 +17,7 @@ export class WorkspaceStore {
   readonly reports: ReportsRepo
   readonly log: LogRepo
   readonly steps: StepsRepo
+  readonly settings: SettingsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -25,6 +27,7 @@ export class WorkspaceStore {
     this.reports = new ReportsRepo(db)
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)
+    this.settings = new SettingsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

@@ -1,0 +1,133 @@
+/**
+ * The runtime hands each member's commands its policy (scratch home, the workspace's variables, network only when
+ * allowed, the data folder hidden) and, after a crash, kills the command process groups left behind before it marks
+ * their turns interrupted.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createCore } from '../../electron/main/core'
+import { processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
+import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
+import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+
+beforeEach(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true, provider: { maxRetries: 0 } })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id, name, role: 'implementer', approval: 'auto', authority: 'decider',
+    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-member-key-123' }, ...extra,
+  })
+}
+
+async function runCommand(m: Member, command: string): Promise<Step> {
+  server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'ran it' })
+  const idle = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+  await t.core.invoke('sessions.send', { memberId: m.id, text: `run ${command}` })
+  await idle
+  const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+  return steps.filter((s) => s.kind === 'tool').at(-1)!
+}
+
+describe('workspace settings', () => {
+  it('stores command variables and git hooks, and refuses secret-looking names with nothing saved', async () => {
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toEqual({ commandEnv: {}, gitHooks: false })
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
+    const bad = await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { OPENAI_API_KEY: 'sk-x' } }), 'invalid_params')
+    expect(bad.message).toContain('OPENAI_API_KEY')
+    await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { CONCORD_TOKEN: 'x' } }), 'invalid_params')
+    await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { HOME: '/root' } }), 'invalid_params')
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toEqual({ commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
+  })
+})
+
+describe('commands get the member’s policy', () => {
+  it('the environment is the allow-list plus the workspace’s variables: no provider key, no Concord variable', async () => {
+    process.env.OPENAI_API_KEY = 'sk-server-secret'
+    process.env.CONCORD_BRIDGE_TOKEN = 'bridge-secret-token'
+    try {
+      await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { GREETING: 'hello-from-settings' } })
+      const m = await member('Impl')
+      const step = await runCommand(m, 'env')
+      expect(step.text).toContain('GREETING=hello-from-settings')
+      expect(step.text).toMatch(new RegExp(`HOME=${t.dataDir}/scratch/${ws.id}/m\\d+/home`))
+      expect(step.text).not.toContain('sk-server-secret')
+      expect(step.text).not.toContain('bridge-secret-token')
+      expect(step.text).not.toContain('sk-member-key-123')
+      expect(step.text).not.toMatch(/^CONCORD_/m)
+    } finally {
+      delete process.env.OPENAI_API_KEY
+      delete process.env.CONCORD_BRIDGE_TOKEN
+    }
+  })
+
+  it('the data folder is invisible and the network follows the member’s setting', async () => {
+    const st = await sandboxStatus()
+    if (!st.available) {
+      const m = await member('Impl')
+      expect((await runCommand(m, 'true')).text).toContain('not sandboxed')
+      return
+    }
+    const m = await member('Impl')
+    const secrets = await runCommand(m, `ls -A ${t.dataDir}; cat ${t.dataDir}/secrets.json; echo end`)
+    expect(secrets.text).not.toContain('sk-member-key-123')
+    expect(secrets.text).not.toContain('workspaces')
+    const probe = `node -e "require('net').connect(${new URL(server.url).port}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); process.exit(0) }).on('error', (e) => { console.log('REFUSED ' + e.code); process.exit(0) })"`
+    expect((await runCommand(m, probe)).text).toContain('REFUSED')
+    await t.core.invoke('members.update', { memberId: m.id, network: true })
+    expect((await runCommand(m, probe)).text).toContain('CONNECTED')
+  })
+})
+
+describe('after a crash', () => {
+  it('kills the command process group a previous process recorded, and only if it is still that process', async () => {
+    // A command left running by a Concord that died: its own process group, as run_command starts them.
+    const leftover = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' })
+    const bystander = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' })
+    const gone = new Promise<NodeJS.Signals | null>((resolve) => leftover.on('exit', (_code, sig) => resolve(sig)))
+    try {
+      const store = t.core.harness.ctx(ws.id).store
+      store.steps.addProcess(null, leftover.pid!, leftover.pid!, processStartTime(leftover.pid!) ?? null, 'x')
+      // The bystander's pid with another start time: a reused pid, which must be left alone.
+      store.steps.addProcess(null, bystander.pid!, bystander.pid!, '1', 'x')
+      await t.core.close()
+      t.core = createCore({ dataDir: t.dataDir })
+      expect(await gone).toBe('SIGKILL')
+      expect(existsSync(`/proc/${bystander.pid}`)).toBe(true)
+      expect(t.core.harness.ctx(ws.id).store.steps.processes()).toEqual([])
+    } finally {
+      leftover.kill('SIGKILL')
+      bystander.kill('SIGKILL')
+    }
+  })
+
+  it('a command that runs records its process group while it runs and removes it when it ends', async () => {
+    const m = await member('Impl')
+    const store = t.core.harness.ctx(ws.id).store
+    // The command waits for a file the test writes once it has seen the record: no timing involved.
+    const running = runCommand(m, 'while [ ! -f go ]; do sleep 0.02; done; echo released')
+    for (let i = 0; store.steps.processes().length === 0; i++) {
+      if (i > 1000) throw new Error('the running command was never recorded')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const [record] = store.steps.processes()
+    expect(existsSync(`/proc/${record.pid}`)).toBe(true)
+    writeFileSync(join(t.repoDir, 'go'), '')
+    expect((await running).text).toContain('released')
+    expect(store.steps.processes()).toEqual([])
+  })
+})
