@@ -152,6 +152,12 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         if (step.usage) soon('metrics')
         return
       }
+      case 'session.reset': {
+        const { memberId } = (envelope as EventEnvelope<'session.reset'>).payload
+        deltas.delete(memberId)
+        s.applySessionReset(memberId)
+        return
+      }
       case 'session.delta': {
         const { memberId, stepId, text } = (envelope as EventEnvelope<'session.delta'>).payload
         let byStep = deltas.get(memberId)

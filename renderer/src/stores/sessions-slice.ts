@@ -52,6 +52,11 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
     }
   },
 
+  applySessionReset(memberId) {
+    set((s) => ({ sessions: { ...s.sessions, [memberId]: sessionOf(memberId) } }))
+    void get().loadSession(memberId, true)
+  },
+
   applyStep(memberId, step) {
     set((s) =>
       patch(s, memberId, (x) => {

@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand'
-import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, Task, Workspace } from '../../../shared/schemas'
+import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, SystemInfo, Task, Workspace } from '../../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../api/bridge-client'
 
 export interface SessionState {
@@ -22,6 +22,8 @@ export interface WorkspaceSlice {
   /** True while the selected workspace's records load. */
   workspaceLoading: boolean
   connection: ConnectionState
+  /** What the core can promise about its machine (where keys live, whether commands are sandboxed). */
+  system: SystemInfo | null
   loadWorkspaces(): Promise<void>
   openWorkspace(repoPath: string, name?: string): Promise<Workspace>
   selectWorkspace(id: string | null): Promise<void>
@@ -39,6 +41,8 @@ export interface SessionsSlice {
   sessions: Record<string, SessionState>
   loadSession(memberId: string, force?: boolean): Promise<void>
   loadOlder(memberId: string): Promise<void>
+  /** The member's conversation started anew (sessions.reset): forget its steps and load the new ones. */
+  applySessionReset(memberId: string): void
   applyStep(memberId: string, step: Step): void
   applyDeltas(deltas: Map<string, Map<string, string>>): void
   applySessionInfo(info: SessionInfo): void

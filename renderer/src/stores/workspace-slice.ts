@@ -29,8 +29,11 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
   workspaceId: null,
   workspaceLoading: false,
   connection: 'connecting',
+  system: null,
 
   async loadWorkspaces() {
+    // Once per app: it does not change while Concord runs. A failure leaves the notes out, nothing else.
+    if (!get().system) void api.call('system.info', {}).then((system) => set({ system }), () => undefined)
     const workspaces = await api.call('workspaces.list', {})
     set({ workspaces, workspacesLoaded: true })
   },

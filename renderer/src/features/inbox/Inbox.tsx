@@ -22,7 +22,7 @@ function MemberApprovals({ memberId }: { memberId: string }) {
             wants to run <code>{a.name}</code>
             <div className="inbox-args">{excerpt(a.argumentsText, 160)}</div>
           </div>
-          <ApproveButtons memberId={memberId} callId={a.callId} />
+          <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>
       ))}
     </>

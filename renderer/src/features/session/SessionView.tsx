@@ -18,7 +18,7 @@ function ApprovalBar({ memberId }: { memberId: string }) {
           <span>
             Wants to run <code>{a.name}</code> <span className="muted">{excerpt(a.argumentsText, 120)}</span>
           </span>
-          <ApproveButtons memberId={memberId} callId={a.callId} />
+          <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>
       ))}
     </div>
@@ -32,6 +32,9 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
   const selectMember = useApp((s) => s.selectMember)
   const [editing, setEditing] = useState(false)
   const interrupt = useAction(async () => api.call('sessions.interrupt', { memberId }))
+  const reset = useAction(async () => api.call('sessions.reset', { memberId }))
+  const [confirmReset, setConfirmReset] = useState(false)
+  const hasSteps = useApp((s) => (s.sessions[memberId]?.steps.length ?? 0) > 0)
   if (!member) return null
   const state = info?.state ?? 'idle'
   const busy = state === 'running' || state === 'waiting_approval'
@@ -55,11 +58,41 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           {info?.pendingNotices ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending` : ''}
           {!compact && <span className="muted"> · {member.provider ? `${member.provider.model}` : 'no provider'} · {member.authority}</span>}
         </div>
-        {state === 'error' && info?.error && <div className="error-inline">{info.error}</div>}
+        {state === 'error' && info?.error && (
+          <div className="error-inline">
+            {info.error}
+            {!compact && (
+              <>
+                {' '}
+                <button className="link-btn" onClick={() => setConfirmReset(true)}>
+                  Start a new conversation
+                </button>{' '}
+                if this keeps failing.
+              </>
+            )}
+          </div>
+        )}
+        {confirmReset && (
+          <div className="reset-confirm" role="group" aria-label="Start a new conversation">
+            {member.name} starts again without the earlier messages; they stay in the store and the export.{' '}
+            <button className="btn small primary" disabled={reset.pending} onClick={() => void reset.run().then((r) => r && setConfirmReset(false))}>
+              Start over
+            </button>{' '}
+            <button className="btn small" onClick={() => setConfirmReset(false)}>
+              Cancel
+            </button>
+            {reset.error && <span className="error-inline"> {reset.error.message}</span>}
+          </div>
+        )}
       </div>
       {busy && (
         <button className="btn small" onClick={() => void interrupt.run()} disabled={interrupt.pending} title="Stop at the next step boundary">
           Interrupt
+        </button>
+      )}
+      {!compact && !busy && hasSteps && !confirmReset && (
+        <button className="icon-btn" onClick={() => setConfirmReset(true)} title="New conversation" aria-label={`New conversation with ${member.name}`}>
+          ⟲
         </button>
       )}
       <button className="icon-btn" onClick={() => setEditing(true)} title={`${member.name}’s settings`} aria-label={`${member.name}’s settings`}>

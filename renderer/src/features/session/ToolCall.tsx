@@ -30,12 +30,31 @@ function pretty(argumentsText: string): string {
 const statusTone: Record<Step['status'], 'warn' | 'info' | 'good' | 'bad' | 'neutral'> = { queued: 'neutral', waiting_approval: 'warn', running: 'info', done: 'good', denied: 'bad', error: 'bad', streaming: 'info', interrupted: 'neutral' }
 const statusWord: Record<Step['status'], string> = { queued: 'queued', waiting_approval: 'needs approval', running: 'running', done: 'done', denied: 'denied', error: 'error', streaming: 'streaming', interrupted: 'interrupted' }
 
-export function ApproveButtons({ memberId, callId }: { memberId: string; callId: string }) {
+/** Tools that run programs: their approval says whether they will run in the OS sandbox. */
+const runsPrograms = new Set(['run_command', 'git_commit'])
+
+/** "sandboxed" or, plainly, "not sandboxed" — never a claim the machine cannot back. */
+export function SandboxBadge({ tool }: { tool: string }) {
+  const sandbox = useApp((s) => s.system?.sandbox)
+  if (!sandbox || !runsPrograms.has(tool)) return null
+  return sandbox.available ? (
+    <Badge tone="good" title={`Runs in the OS sandbox (${sandbox.kind}): the repository writable, the rest read-only, secrets invisible`}>
+      sandboxed
+    </Badge>
+  ) : (
+    <Badge tone="warn" title={sandbox.reason ?? 'No OS sandbox on this machine'}>
+      not sandboxed
+    </Badge>
+  )
+}
+
+export function ApproveButtons({ memberId, callId, tool }: { memberId: string; callId: string; tool?: string }) {
   const api = useApp((s) => s.api)
   // The state that follows comes through session.state events; the reply may arrive after newer ones.
   const act = useAction(async (allow: boolean) => api.call('sessions.approve', { memberId, callId, allow }))
   return (
     <span className="approve">
+      {tool && <SandboxBadge tool={tool} />}
       <button className="btn small primary" disabled={act.pending} onClick={() => void act.run(true)}>
         Allow
       </button>
@@ -91,7 +110,7 @@ function FoldedToolCall({ memberId, call, result, awaiting }: { memberId: string
       </button>
       {awaiting && (
         <div className="toolcall-approval">
-          Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} />
+          Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} tool={call.name} />
         </div>
       )}
       {open && (

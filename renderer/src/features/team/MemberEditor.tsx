@@ -19,6 +19,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? 'ask')
   const [maxSteps, setMaxSteps] = useState(member?.maxSteps ?? 30)
   const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
+  const [network, setNetwork] = useState(member?.network ?? false)
   const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
   const [draft, setDraft] = useState<ProviderDraft>(
     member?.provider ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
@@ -35,7 +36,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   }
 
   const save = useAction(async () => {
-    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps, planningInterval }
+    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps, planningInterval, network }
     const saved = member
       ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerParam(draft) : null })
       : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerParam(draft) } : {}) })
@@ -89,7 +90,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
             <option value="decider">decider</option>
           </select>
         </Field>
-        <Field label="Approval" hint="Ask before repository tools that write or run commands, or run them automatically.">
+        <Field label="Approval" hint="Ask before writing files, running commands, committing, and harness writes others depend on (new tasks, decision changes, cancelling); or run them automatically.">
           <select value={approval} onChange={(e) => setApproval(e.target.value as Member['approval'])} aria-label="Approval policy">
             <option value="ask">ask me</option>
             <option value="auto">automatic</option>
@@ -103,10 +104,31 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
         <input type="number" min={0} max={100} value={planningInterval} onChange={(e) => setPlanningInterval(Math.min(100, Math.max(0, Number(e.target.value) || 0)))} aria-label="Planning interval" />
       </Field>
       <label className="check">
+        <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} aria-label="Network for commands" /> Commands may use the network
+        <span className="muted small"> (off: commands run with no network)</span>
+      </label>
+      <SandboxNote />
+      <label className="check">
         <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Model provider
       </label>
       {useProvider && <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.hasKey} />}
       <ErrorText error={save.error?.message} />
     </Modal>
+  )
+}
+
+/** Says plainly whether this member's commands run in an OS sandbox here; never claims one that is not there. */
+function SandboxNote() {
+  const sandbox = useApp((s) => s.system?.sandbox)
+  if (!sandbox) return null
+  return sandbox.available ? (
+    <div className="muted small" data-testid="sandbox-note">
+      Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only, Concord’s data folder and your secrets invisible.
+    </div>
+  ) : (
+    <div className="warn-inline small" data-testid="sandbox-note">
+      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write
+      anything your user can.
+    </div>
   )
 }
