@@ -1,12 +1,17 @@
 /** git_status, git_diff, git_commit (argument arrays only, never a shell string). */
 import { z } from 'zod'
-import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, runGit } from './git'
+import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, IGNORE_DIRTY_SUBMODULES, runGit, type GitContext } from './git'
 import { GIT_OUTPUT_CAP, parseArgs, checkAborted, capText, objectSchema } from './tool-helpers'
-import type { ToolDefinition } from './types'
+import type { ToolContext, ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
 // git tools
+
+/** What the git helpers take from a tool's context: the member's policy, the interrupt signal, process records. */
+function gitContext(ctx: ToolContext): GitContext {
+  return { signal: ctx.signal, sandbox: ctx.sandbox, onProcess: ctx.onProcess }
+}
 
 const noArgs = z.object({})
 type NoArgs = z.infer<typeof noArgs>
@@ -20,10 +25,11 @@ export const gitStatusTool: ToolDefinition<NoArgs> = {
   async run(raw, ctx) {
     parseArgs(noArgs, raw, 'git_status')
     const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const out = await gitStatusPorcelain(root, ctx.signal)
+    const g = gitContext(ctx)
+    const out = await gitStatusPorcelain(root, g)
     const lines = out.split('\n').filter((l) => l.length > 0)
     const header = lines[0]?.startsWith('## ') ? lines.shift()! : ''
-    const branch = (await gitBranch(root)) ?? '(detached HEAD)'
+    const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
     const result = [`Branch: ${branch}`]
     if (header) result.push(header)
     result.push(lines.length ? lines.join('\n') : '(working tree clean)')
@@ -48,15 +54,15 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = {
     const args = parseArgs(gitDiffArgs, raw, 'git_diff')
     if (args.ref !== undefined) assertSafeRef(args.ref)
     const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const base = ['diff', '--no-color', '--no-ext-diff', '--no-textconv']
+    const g = gitContext(ctx)
+    // No external diff programs or textconv drivers: both come from repository config (see git.ts).
+    const base = ['diff', '--no-color', '--no-ext-diff', '--no-textconv', IGNORE_DIRTY_SUBMODULES]
     let diffArgs: string[]
     if (args.ref !== undefined) diffArgs = [...base, args.ref, '--']
-    else if (await gitHead(root)) diffArgs = [...base, 'HEAD', '--']
+    else if (await gitHead(root, g)) diffArgs = [...base, 'HEAD', '--']
     else diffArgs = [...base, '--']
-    const diff = (await runGit(root, diffArgs, { signal: ctx.signal })).stdout
-    const untracked = (
-      await runGit(root, ['ls-files', '--others', '--exclude-standard'], { signal: ctx.signal })
-    ).stdout
+    const diff = (await runGit(root, diffArgs, g)).stdout
+    const untracked = (await runGit(root, ['ls-files', '--others', '--exclude-standard'], g)).stdout
       .split('\n')
       .filter((l) => l.length > 0)
     let out = diff.length > 0 ? diff.trimEnd() : '(no differences)'
@@ -74,7 +80,9 @@ type GitCommitArgs = z.infer<typeof gitCommitArgs>
 
 export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
   name: 'git_commit',
-  description: 'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA.',
+  description:
+    'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' +
+    "The repository's hooks run only if the member's settings allow them.",
   parameters: objectSchema(
     { message: { type: 'string', minLength: 1, description: 'Commit message.' } },
     ['message'],
@@ -85,10 +93,11 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
     const args = parseArgs(gitCommitArgs, raw, 'git_commit')
     checkAborted(ctx.signal)
     const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const sha = await gitCommitAll(root, args.message, ctx.signal)
-    const branch = (await gitBranch(root)) ?? '(detached HEAD)'
+    const g = gitContext(ctx)
+    const sha = await gitCommitAll(root, args.message, g)
+    const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
     const stat = (
-      await runGit(root, ['show', '--stat', '--format=', '--no-color', sha], { allowFailure: true })
+      await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], { ...g, allowFailure: true })
     ).stdout.trimEnd()
     const subject = args.message.trim().split('\n')[0]
     return `Committed ${sha} on ${branch}: ${subject}${stat ? `\n${capText(stat, 16 * 1024)}` : ''}`

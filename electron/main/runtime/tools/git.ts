@@ -1,9 +1,19 @@
 /**
- * Small git helpers. Git is always run through execFile with an argument array (never a shell string), with the
- * workspace as cwd and with the environment variables that could redirect git to another repository removed.
+ * Small git helpers. Git is always run with an argument array (never a shell string), with the workspace as cwd and
+ * the allow-listed environment of commands (command-env.ts), never the server's.
+ *
+ * A repository's own config can name programs that git runs (core.fsmonitor, hooks, filter.<driver>.clean/process,
+ * diff.<driver>.textconv/command, diff.external, core.pager, gpg.program, core.sshCommand, credential.helper, ...),
+ * and a command the member ran may have written that config. So the calls that need no approval (git_status,
+ * git_diff, gitHead, ...) override every such key and run in a read-only sandbox when there is one. `write` calls
+ * (git_commit's add and commit, approved like a command) run in the command sandbox; the repository's hooks and filter
+ * drivers only when the policy allows them (sandbox.gitHooks), else hooks are off and filter drivers refused.
  */
-import { execFile } from 'node:child_process'
-import { ToolError } from './types'
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { recordProcess, sandboxedSpawn } from './sandbox'
+import { commandEnv } from './command-env'
+import { ToolError, type SandboxPolicy, type ToolContext } from './types'
 
 export interface GitResult {
   stdout: string
@@ -17,84 +27,219 @@ export interface RunGitOptions {
   /** Resolve (instead of throwing ToolError 'git_error') when git exits non-zero. */
   allowFailure?: boolean
   maxBuffer?: number
+  /** The member's policy: environment, hidden paths, scratch folder, gitHooks. */
+  sandbox?: SandboxPolicy
+  /** The call writes the repository (add, commit): a writable sandbox; hooks run only when sandbox.gitHooks. */
+  write?: boolean
+  onProcess?: ToolContext['onProcess']
 }
 
-/** Variables that would make git operate on a repository other than the one in cwd. */
-const REDIRECTING_ENV = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_PREFIX',
-  'GIT_CEILING_DIRECTORIES',
-]
+/** The subset of a ToolContext the git helpers need. */
+export type GitContext = Pick<RunGitOptions, 'signal' | 'sandbox' | 'onProcess'>
 
 /**
- * process.env without the variables that would point git at another repository, and with git's interactive prompts
- * and pagers disabled. Also used for run_command.
+ * Config overrides for every call: no program named by repository config runs. Command-line `-c` beats every config
+ * file. Keys that need a per-name override (filter drivers) are handled by repositoryFilters. Trusted programs of the
+ * user's own config are lost for these calls only where the key is overridden wholesale (fsmonitor, pager).
  */
-export function sanitizedEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' }
-  for (const k of REDIRECTING_ENV) delete env[k]
-  return env
+const NO_PROGRAMS = [
+  'core.quotepath=false',
+  'core.fsmonitor=false', // run by status, diff and add to list changed files
+  'core.pager=cat',
+  'core.editor=false', // fail rather than start an editor
+  'diff.external=', // with --no-ext-diff
+  'log.showSignature=false', // would run gpg.program in git show
+  'core.sshCommand=false',
+  'credential.helper=',
+  'core.askPass=',
+  'gc.auto=0', // no background gc or maintenance started by a commit
+  'maintenance.auto=false',
+]
+
+/** Subcommands that hash work-tree files through the clean filter when the index is stale. */
+const FILTERING = new Set(['status', 'diff'])
+
+/** Scopes whose config the user wrote; 'local', 'worktree' (and includes from them) are the repository's. */
+const TRUSTED_SCOPES = new Set(['system', 'global'])
+
+interface RepositoryFilters {
+  /** Filter drivers the repository's own config (re)defines. */
+  drivers: string[]
+  /** Environment that sets them back to the user's definitions, or to nothing. */
+  env: Record<string, string>
+}
+
+/**
+ * `filter.<driver>.clean/smudge/process` cannot be overridden with a wildcard, so: every driver the repository's
+ * config defines is set back to the user's own definition (git-lfs in ~/.gitconfig keeps working), or to nothing, and
+ * marked not required (a required driver without a program is a fatal error). Passed as GIT_CONFIG_KEY_<n> /
+ * GIT_CONFIG_VALUE_<n> (above every config file) because a driver name may contain '=', which `-c` cannot carry.
+ */
+async function repositoryFilters(root: string, env: Record<string, string>, signal?: AbortSignal): Promise<RepositoryFilters> {
+  const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, { signal, allowFailure: true })
+  const trusted = new Map<string, string>()
+  const tainted = new Map<string, Set<string>>() // driver -> the program keys the repository sets
+  // -z --show-scope prints "scope\0key\nvalue\0" per entry.
+  const parts = r.stdout.split('\0')
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const scope = parts[i]
+    const nl = parts[i + 1].indexOf('\n')
+    const key = nl < 0 ? parts[i + 1] : parts[i + 1].slice(0, nl)
+    const value = nl < 0 ? '' : parts[i + 1].slice(nl + 1)
+    const m = /^filter\.(.+)\.(clean|smudge|process|required)$/is.exec(key)
+    if (!m) continue
+    const driver = m[1]
+    const name = m[2].toLowerCase()
+    if (TRUSTED_SCOPES.has(scope)) trusted.set(`${driver}\0${name}`, value)
+    else if (name !== 'required') tainted.set(driver, (tainted.get(driver) ?? new Set()).add(name))
+  }
+  const overrides: [string, string][] = []
+  for (const [driver, keys] of tainted) {
+    const user = (name: string): string | undefined => trusted.get(`${driver}\0${name}`)
+    for (const name of ['clean', 'smudge', 'process']) {
+      const v = user(name) ?? (keys.has(name) ? '' : undefined)
+      if (v !== undefined) overrides.push([`filter.${driver}.${name}`, v])
+    }
+    // An empty `process` (set, even to nothing) makes git ignore clean and smudge: then the driver does nothing.
+    const processBlanked = keys.has('process') && !user('process')
+    const works = !!user('process') || (!processBlanked && !!(user('clean') || user('smudge')))
+    overrides.push([`filter.${driver}.required`, works ? (user('required') ?? 'false') : 'false'])
+  }
+  const out: Record<string, string> = overrides.length ? { GIT_CONFIG_COUNT: String(overrides.length) } : {}
+  overrides.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${i}`] = k
+    out[`GIT_CONFIG_VALUE_${i}`] = v
+  })
+  return { drivers: [...tainted.keys()], env: out }
+}
+
+/** A linked worktree's git folders lie outside it; a commit must be able to write them. */
+async function gitDirsOutside(root: string, env: Record<string, string>, signal?: AbortSignal): Promise<string[]> {
+  const r = await spawnGit('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], root, env, { signal, allowFailure: true })
+  if (r.code !== 0) return []
+  const inside = (p: string): boolean => p === root || p.startsWith(root + path.sep)
+  return r.stdout.split('\n').filter((p) => p.length > 0 && !inside(p))
 }
 
 /** Runs `git <args>` in `root`. Throws ToolError 'git_error' on non-zero exit unless `allowFailure`. */
-export function runGit(root: string, args: string[], opts: RunGitOptions = {}): Promise<GitResult> {
+export async function runGit(root: string, args: string[], opts: RunGitOptions = {}): Promise<GitResult> {
+  const env = commandEnv(opts.sandbox)
+  const config = NO_PROGRAMS.flatMap((kv) => ['-c', kv])
+  let gitArgs: string[]
+  let writable: string[] = []
+  let extraEnv: Record<string, string> = {}
+  if (opts.write) {
+    if (!opts.sandbox?.gitHooks) {
+      config.push('-c', 'core.hooksPath=/dev/null')
+      // Committing without the repository's filters would commit other content than the repository intends.
+      const filters = await repositoryFilters(root, env, opts.signal)
+      if (filters.drivers.length > 0) {
+        throw new ToolError(
+          'git_programs_refused',
+          `This repository's git config defines filter drivers (${filters.drivers.join(', ')}) that git add and git commit ` +
+            "would run. Allow the repository's git programs (git hooks) in the member's settings, or commit outside Concord.",
+        )
+      }
+    }
+    // Agents do not sign with the user's key (and ~/.gnupg is hidden from the sandbox).
+    config.push('-c', 'commit.gpgSign=false')
+    writable = await gitDirsOutside(root, env, opts.signal)
+    gitArgs = [...config, ...args]
+  } else {
+    config.push('-c', 'core.hooksPath=/dev/null') // post-index-change
+    if (FILTERING.has(args[0])) extraEnv = (await repositoryFilters(root, env, opts.signal)).env
+    gitArgs = [...config, '--no-optional-locks', ...args]
+  }
+  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, writable, env: { ...env, ...extraEnv } })
+  return spawnGit(plan.file, plan.args, root, plan.env, opts, args[0])
+}
+
+/** Spawns git (or the sandbox around it) in its own process group and collects its output. */
+function spawnGit(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  opts: RunGitOptions,
+  what = args[0],
+): Promise<GitResult> {
+  const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'core.quotepath=false', ...args],
-      {
-        cwd: root,
-        env: sanitizedEnv(),
-        maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
-        signal: opts.signal,
-        encoding: 'utf8',
-        windowsHide: true,
-      },
-      (err, stdout, stderr) => {
-        if (!err) return resolve({ stdout, stderr, code: 0 })
-        const e = err as NodeJS.ErrnoException & { code?: unknown }
-        if (e.name === 'AbortError') return reject(new ToolError('aborted', 'git was interrupted.'))
-        if (e.code === 'ENOENT') return reject(new ToolError('git_missing', 'git is not installed or not on PATH.'))
-        if (typeof e.code === 'number') {
-          if (opts.allowFailure) return resolve({ stdout, stderr, code: e.code })
-          const detail = (stderr || stdout || '').trim() || `exit code ${e.code}`
-          return reject(new ToolError('git_error', `git ${args[0] ?? ''} failed: ${detail}`))
-        }
-        reject(new ToolError('git_error', `git ${args[0] ?? ''} failed: ${e.message}`))
-      },
-    )
+    if (opts.signal?.aborted) return reject(new ToolError('aborted', 'git was interrupted.'))
+    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    const ended = opts.write ? recordProcess(child.pid, opts.onProcess) : () => {}
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let size = 0
+    let failure: ToolError | undefined
+    const kill = (): void => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    const onAbort = (): void => {
+      failure ??= new ToolError('aborted', 'git was interrupted.')
+      kill()
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true })
+    const collect = (into: Buffer[]) => (c: Buffer) => {
+      size += c.length
+      if (size > maxBuffer) {
+        failure ??= new ToolError('git_error', `git ${what ?? ''} printed more than ${maxBuffer} bytes.`)
+        kill()
+      } else into.push(c)
+    }
+    child.stdout.on('data', collect(out))
+    child.stderr.on('data', collect(err))
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      failure ??= e.code === 'ENOENT' ? new ToolError('git_missing', 'git is not installed or not on PATH.') : new ToolError('git_error', `git ${what ?? ''} failed: ${e.message}`)
+    })
+    child.on('close', (code) => {
+      opts.signal?.removeEventListener('abort', onAbort)
+      ended()
+      if (failure) return reject(failure)
+      const stdout = Buffer.concat(out).toString('utf8')
+      const stderr = Buffer.concat(err).toString('utf8')
+      if (code === 0) return resolve({ stdout, stderr, code })
+      if (/^bwrap: execvp git/m.test(stderr)) return reject(new ToolError('git_missing', 'git is not installed or not on PATH.'))
+      if (opts.allowFailure && code !== null) return resolve({ stdout, stderr, code })
+      const detail = (stderr || stdout || '').trim() || (code === null ? 'killed' : `exit code ${code}`)
+      reject(new ToolError('git_error', `git ${what ?? ''} failed: ${detail}`))
+    })
   })
 }
 
 /** SHA of the HEAD commit, or null when the repository has no commits yet (or `root` is not a git repository). */
-export async function gitHead(root: string): Promise<string | null> {
-  const r = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { allowFailure: true })
+export async function gitHead(root: string, ctx: GitContext = {}): Promise<string | null> {
+  const r = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { ...ctx, allowFailure: true })
   if (r.code !== 0) return null
   const sha = r.stdout.trim()
   return /^[0-9a-f]{40,64}$/.test(sha) ? sha : null
 }
 
 /** Current branch name, or null when HEAD is detached. Works before the first commit. */
-export async function gitBranch(root: string): Promise<string | null> {
-  const r = await runGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })
+export async function gitBranch(root: string, ctx: GitContext = {}): Promise<string | null> {
+  const r = await runGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { ...ctx, allowFailure: true })
   return r.code === 0 ? r.stdout.trim() || null : null
 }
 
 /** True when `root` is inside a git work tree. */
-export async function isGitRepo(root: string): Promise<boolean> {
-  const r = await runGit(root, ['rev-parse', '--is-inside-work-tree'], { allowFailure: true })
+export async function isGitRepo(root: string, ctx: GitContext = {}): Promise<boolean> {
+  const r = await runGit(root, ['rev-parse', '--is-inside-work-tree'], { ...ctx, allowFailure: true })
   return r.code === 0 && r.stdout.trim() === 'true'
 }
 
+/**
+ * Submodules are compared by their recorded commit only: checking them for local changes runs `git status` inside
+ * each, under the submodule's own config, which the overrides here do not cover.
+ */
+export const IGNORE_DIRTY_SUBMODULES = '--ignore-submodules=dirty'
+
 /** `git status --porcelain=v1 --branch` output (first line `## <branch>...`). */
-export async function gitStatusPorcelain(root: string, signal?: AbortSignal): Promise<string> {
-  const r = await runGit(root, ['status', '--porcelain=v1', '--branch'], { signal })
+export async function gitStatusPorcelain(root: string, ctx: GitContext = {}): Promise<string> {
+  const r = await runGit(root, ['status', '--porcelain=v1', '--branch', IGNORE_DIRTY_SUBMODULES], ctx)
   return r.stdout
 }
 
@@ -110,14 +255,18 @@ export function assertSafeRef(ref: string): void {
   }
 }
 
-/** Stages everything (`git add -A`) and commits; returns the new commit SHA. ToolError 'nothing_to_commit' when clean. */
-export async function gitCommitAll(root: string, message: string, signal?: AbortSignal): Promise<string> {
-  await runGit(root, ['add', '-A', '--', '.'], { signal })
-  const staged = await runGit(root, ['status', '--porcelain=v1', '--untracked-files=no'], { signal })
+/**
+ * Stages everything (`git add -A`) and commits; returns the new commit SHA. ToolError 'nothing_to_commit' when clean.
+ * add and commit are `write` calls: in the sandbox, hooks only with sandbox.gitHooks (else also --no-verify).
+ */
+export async function gitCommitAll(root: string, message: string, ctx: GitContext = {}): Promise<string> {
+  await runGit(root, ['add', '-A', '--', '.'], { ...ctx, write: true })
+  const staged = await runGit(root, ['status', '--porcelain=v1', '--untracked-files=no', IGNORE_DIRTY_SUBMODULES], ctx)
   const hasStaged = staged.stdout.split('\n').some((l) => l.length > 1 && l[0] !== ' ' && l[0] !== '?')
   if (!hasStaged) throw new ToolError('nothing_to_commit', 'Nothing to commit: the working tree has no changes.')
-  await runGit(root, ['commit', '--quiet', '-m', message], { signal })
-  const sha = await gitHead(root)
+  const verify = ctx.sandbox?.gitHooks ? [] : ['--no-verify']
+  await runGit(root, ['commit', '--quiet', ...verify, '-m', message], { ...ctx, write: true })
+  const sha = await gitHead(root, ctx)
   if (!sha) throw new ToolError('git_error', 'git commit reported success but HEAD has no commit.')
   return sha
 }

@@ -23,7 +23,7 @@ export interface SandboxPolicy {
   env?: Record<string, string>
   /** Per-member folder: HOME and TMPDIR live under it (default: os.tmpdir()/concord-scratch-<uid>). */
   scratchDir?: string
-  /** Run the repository's git hooks on git_commit (default off). */
+  /** git_commit runs the repository's own git programs, hooks and filter drivers, in the sandbox (default off). */
   gitHooks?: boolean
 }
 
