@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from './args'
-import { exportUsage, importUsage } from './usage'
+import { exportUsage, importUsage, mcpUsage } from './usage'
 
 const usage = `usage: concord <command> [options]
 
   serve   [--port N] [--data-dir DIR] [--token TOKEN]   run the core and UI on 127.0.0.1
 ${exportUsage}
 ${importUsage}
+${mcpUsage}
 `
 
 async function main(argv: string[]): Promise<number> {
@@ -24,6 +25,9 @@ async function main(argv: string[]): Promise<number> {
       const [{ importCommand }, { withUsage }] = await Promise.all([import('./import'), import('./export')])
       return withUsage('import', () => importCommand(args))
     }
+    case 'mcp':
+      await (await import('./mcp')).mcpCommand(args)
+      return -1
     case undefined:
     case 'help':
     case '--help':

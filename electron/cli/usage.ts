@@ -6,3 +6,7 @@ export const exportUsage = `  export  --repo PATH --format madr|markdown|json [-
 export const importUsage = `  import  FILE --repo PATH [--name NAME] [--data-dir DIR]
           restore a concord-export.json (FILE may also be the folder holding it) as a new workspace
           for the repository at PATH, which must not have one yet`
+
+export const mcpUsage = `  mcp     --member ID [--data-dir DIR]
+          serve Concord's harness tools (decisions, tasks, reports, notices) over MCP on stdio, acting as
+          that member: claude mcp add concord -- npx concord mcp --member ID`

@@ -92,6 +92,14 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
+    tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: keyOrId }), { decisionId: { type: 'string', description: 'D-n or decision id' } }, ['decisionId']),
+    async (a, ctx) => {
+      const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
+      return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
+    },
+  )
+
+  add(
     tool(
       'propose_decision_change',
       'Propose a new statement for a decision. Nothing changes until a decider accepts the proposal.',

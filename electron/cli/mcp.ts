@@ -1,0 +1,26 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { resolveDataDir } from '../main/data-dir'
+import { createMcpServer } from '../main/mcp/server'
+import { standaloneBinding } from '../main/mcp/standalone'
+import { stringFlag, type ParsedArgs } from './args'
+
+/**
+ * `concord mcp --member ID [--data-dir DIR]`: Concord's harness tools over stdio, as that member.
+ * Stdout carries the protocol only; everything a person should read goes to stderr.
+ */
+export async function mcpCommand(args: ParsedArgs): Promise<void> {
+  const memberId = stringFlag(args, 'member')
+  if (!memberId) throw new Error('--member is required: the id of the member this agent acts as (see the member in Concord)')
+  const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
+  const { binding, close } = standaloneBinding(dataDir, memberId)
+  const server = createMcpServer(binding)
+  const transport = new StdioServerTransport()
+  const stop = () => {
+    close()
+    process.exit(0)
+  }
+  transport.onclose = stop
+  process.stdin.once('end', stop)
+  process.once('SIGTERM', stop)
+  await server.connect(transport)
+}

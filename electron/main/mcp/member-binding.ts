@@ -1,0 +1,19 @@
+/**
+ * What both MCP bindings share: notices queued for the member are delivered with the next Concord tool
+ * result (the agent sees a decision change at its next step, not only at its next prompt), and recorded as
+ * a notice step in its session like the built-in loop does.
+ */
+import type { Ctx } from '../harness/context'
+import { now } from '../harness/ids'
+
+export function takeNotices(ctx: Ctx, memberRowId: number, turnId: number | null): { text: string; stepId: number } | null {
+  const pending = ctx.store.log.notices(memberRowId, true)
+  if (!pending.length) return null
+  const stepId = ctx.store.transaction(() => {
+    ctx.store.log.markDelivered(memberRowId, pending.at(-1)!.id, now())
+    const text = pending.map((p) => p.text).join('\n\n')
+    return ctx.store.steps.insert({ member_id: memberRowId, turn_id: turnId, kind: 'notice', status: 'done', text, started_at: now(), ended_at: now() })
+  })
+  const text = ['## Notices from Concord since your last step (read these first)', ...pending.map((n) => `- ${n.text.replace(/\n/g, '\n  ')}`)].join('\n')
+  return { text, stepId }
+}

@@ -1,0 +1,84 @@
+/**
+ * `concord mcp` on its own (a user's Claude Code in a terminal): the harness tools act on the data folder's
+ * SQLite files directly, as one member. No runtime is started here: recovery and command processes belong to
+ * the app, and this process must never mark the app's running turns as interrupted. It never reads the
+ * members' keys either (its secret store is an empty one).
+ */
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { MethodName, Params, Result } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import { dispatch } from '../api/dispatch'
+import { EventBus } from '../api/event-bus'
+import { harnessHandlers, type Handlers } from '../api/handlers'
+import { memberRowOf } from '../harness/context'
+import { Harness } from '../harness/harness'
+import { now, parseId } from '../harness/ids'
+import { buildBrief } from '../runtime/brief'
+import { SecretStore } from '../secrets/secret-store'
+import type { HarnessToolContext } from '../runtime/tools/harness-tools'
+import { ToolError } from '../runtime/tools/types'
+import { takeNotices } from './member-binding'
+import type { McpBinding } from './server'
+
+export interface Standalone {
+  binding: McpBinding
+  close(): void
+}
+
+export function standaloneBinding(dataDir: string, memberId: string): Standalone {
+  if (!existsSync(join(dataDir, 'concord.sqlite')) && !existsSync(join(dataDir, 'workspaces'))) {
+    throw new ApiError('not_found', `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`)
+  }
+  const harness = new Harness({ dataDir, bus: new EventBus(), secrets: new SecretStore(join(dataDir, 'mcp-has-no-secrets.json')) })
+  try {
+    const { workspaceId } = parseId(memberId, 'member', 'memberId')
+    const ctx = () => harness.ctx(workspaceId, 'memberId')
+    const rowId = memberRowOf(ctx(), memberId, 'memberId')
+    const member = () => ctx().store.members.get(rowId)!
+    const handlers = harnessHandlers({ harness }) as unknown as Handlers
+    const call = <M extends MethodName>(method: M, params: Params<M>) => dispatch(handlers, method, params) as Promise<Result<M>>
+    const repoPath = harness.workspace(workspaceId).repoPath
+    const first = member()
+    const binding: McpBinding = {
+      authority: first.authority,
+      approval: first.approval,
+      context: (): HarnessToolContext => ({
+        workspaceRoot: repoPath,
+        signal: new AbortController().signal,
+        workspaceId,
+        memberId,
+        authority: member().authority,
+        call,
+        // Rebuilt per call: the basis of a report is the decisions as they are now.
+        brief: () => buildBrief(ctx(), member(), []),
+        stepText: () => null,
+        message: async (to, text) => {
+          const target = memberRowOf(ctx(), to, 'memberId')
+          ctx().store.steps.insert({ member_id: target, kind: 'message', status: 'queued', text, from_member_id: rowId, started_at: now() })
+        },
+        delegate: async () => {
+          throw new ToolError('unsupported', 'delegate is not offered over MCP')
+        },
+        sourceStepId: '',
+        endTurn: () => {},
+      }),
+      // Nobody watches this process: a call the member's policy wants approved is refused, with the way out.
+      approve: async (c) => {
+        throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
+      },
+      afterCall: () => takeNotices(ctx(), rowId, null)?.text ?? '',
+      record: (c, text, ok) => {
+        ctx().store.steps.insert({
+          member_id: rowId, kind: 'tool', status: ok ? 'done' : 'error', tool_name: c.name, tool_args: c.argumentsText, tool_call_id: `mcp-${randomUUID()}`,
+          text, is_error: ok ? 0 : 1, started_at: now(), ended_at: now(),
+        })
+      },
+    }
+    return { binding, close: () => harness.close() }
+  } catch (err) {
+    harness.close()
+    throw err
+  }
+}

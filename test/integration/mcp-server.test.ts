@@ -1,0 +1,119 @@
+/**
+ * `concord mcp --member` as a real process, driven by the real MCP SDK client over stdio, while the
+ * app's core has the same data folder open (as when a user's own Claude Code runs beside Concord).
+ */
+import { execFileSync } from 'node:child_process'
+import { join, resolve } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
+import { makeCore, type TestCore } from '../fixtures/core'
+
+const bin = resolve(__dirname, '../../bin/concord.js')
+
+let t: TestCore
+let ws: Workspace
+let impl: Member
+let decision: Decision
+let task: Task
+const clients: Client[] = []
+
+beforeEach(async () => {
+  t = makeCore({ git: true })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  impl = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', authority: 'proposer', approval: 'auto' })
+  decision = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+  task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: impl.id, decisionIds: [decision.id] })
+  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+})
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()))
+  await t.cleanup()
+})
+
+async function connect(memberId: string, dataDir = t.dataDir): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--member', memberId, '--data-dir', dataDir], stderr: 'pipe' })
+  const client = new Client({ name: 'test', version: '1.0.0' })
+  clients.push(client)
+  await client.connect(transport)
+  return client
+}
+
+const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+
+describe('concord mcp', () => {
+  it("offers the harness tools by the member's authority, with the built-in tools' input schemas", async () => {
+    const client = await connect(impl.id)
+    expect(client.getServerVersion()?.name).toBe('concord')
+    const { tools } = await client.listTools()
+    const names = tools.map((x) => x.name).sort()
+    expect(names).toEqual(['acknowledge_task', 'ask_human', 'get_brief', 'get_decision', 'list_decisions', 'message_member', 'propose_decision_change', 'submit_report', 'update_task_status'])
+    const report = tools.find((x) => x.name === 'submit_report')!.inputSchema as { properties: Record<string, { enum?: string[] }>; required: string[] }
+    expect(report.properties.verdict.enum).toEqual(['pass', 'fail', 'partial'])
+    expect(report.required).toEqual(expect.arrayContaining(['taskId', 'kind', 'verdict', 'summary', 'claims']))
+
+    const decider = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'auto' })
+    const asDecider = await connect(decider.id)
+    expect((await asDecider.listTools()).tools.map((x) => x.name)).toContain('update_decision')
+  })
+
+  it('reads decisions and submits a report whose basis is the current version and artifact the HEAD commit', async () => {
+    const client = await connect(impl.id)
+    expect(textOf(await client.callTool({ name: 'get_decision', arguments: { decisionId: 'D-1' } }))).toContain('D-1 v1 [accepted] "API" (id')
+    expect(textOf(await client.callTool({ name: 'get_brief', arguments: {} }))).toContain('Build API')
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    const r = await client.callTool({
+      name: 'submit_report',
+      arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'REST endpoints done', claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }] },
+    })
+    expect(r.isError).toBeFalsy()
+    expect(textOf(r)).toContain('basis D-1 v1')
+    // The app's core (another process on the same files) sees the report.
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ authorId: impl.id, artifact: { commit: head }, basis: [{ decisionId: decision.id, version: 1 }], validity: 'valid' })
+    // The call shows in the member's session.
+    const steps = (await t.core.invoke('sessions.get', { memberId: impl.id })).steps
+    expect(steps.at(-1)).toMatchObject({ kind: 'tool', status: 'done' })
+  })
+
+  it('delivers a notice queued by a decision change with the next tool result, once', async () => {
+    const client = await connect(impl.id)
+    await t.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+    expect(await t.core.invoke('notices.list', { memberId: impl.id, pending: true })).toHaveLength(1)
+    const first = textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))
+    expect(first).toContain('D-1 v2 [accepted] "API"')
+    expect(first).toContain('Notices from Concord')
+    expect(await t.core.invoke('notices.list', { memberId: impl.id, pending: true })).toEqual([])
+    expect(textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))).not.toContain('Notices from Concord')
+  })
+
+  it('refuses bad arguments, another workspace and calls that need approval, each with its reason', async () => {
+    const client = await connect(impl.id)
+    const bad = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'novel', verdict: 'pass', summary: '', claims: [] } })
+    expect(bad.isError).toBe(true)
+    expect(textOf(bad)).toMatch(/kind/)
+    const foreign = await client.callTool({ name: 'get_decision', arguments: { decisionId: 'w00000000-d1' } })
+    expect(foreign.isError).toBe(true)
+    expect(textOf(foreign)).toContain('error (not_found)')
+
+    const lead = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'ask' })
+    const asLead = await connect(lead.id)
+    const refused = await asLead.callTool({ name: 'update_decision', arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'speed' } })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain('error (approval_required)')
+    expect((await t.core.invoke('decisions.get', { decisionId: decision.id })).version).toBe(1)
+  })
+
+  it('fails at start with a clear message for an unknown member or data folder', async () => {
+    await expect(connect(`${ws.id}-m99`)).rejects.toThrow()
+    let stderr = ''
+    try {
+      execFileSync(process.execPath, [bin, 'mcp', '--member', impl.id, '--data-dir', join(t.dataDir, 'nowhere')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr
+    }
+    expect(stderr).toContain('there is no Concord data folder')
+  })
+})
