@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createProvider } from '../../electron/main/runtime/providers'
 import type { ChatMessage, ModelRequest, ModelResult, ProviderConfig, ToolSpec } from '../../electron/main/runtime/providers/types'
 import { ProviderError } from '../../electron/main/runtime/providers/types'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 const KEY = 'sk-test-SECRET-0123456789'
 const ANT_KEY = 'sk-ant-test-SECRET-9876543210'
@@ -205,12 +205,29 @@ describe('OpenAI provider (real SDK against the local server)', () => {
   })
 
   it('retries a 429 with retry-after: 0 and then succeeds', async () => {
-    server.enqueue({ status: 429, headers: { 'retry-after': '0' }, errorMessage: 'Rate limit reached' }, { text: 'second time lucky' })
-    const started = Date.now()
-    const { result } = await run(openai({}, 2), req([{ role: 'user', content: 'hi' }]))
-    expect(result.text).toBe('second time lucky')
-    expect(server.requests).toHaveLength(2)
-    expect(Date.now() - started).toBeLessThan(2000)
+    // Beside it, a control call told to wait 300 ms (retry-after-ms), less than the SDK's shortest default backoff
+    // (375 ms). Our retry arrives first only if retry-after: 0 was honoured as no wait at all.
+    const arrivals: string[] = []
+    const reply = (r: RecordedRequest): ScriptedReply => {
+      const who = r.body.messages.at(-1).content as string
+      const retry = arrivals.includes(who)
+      arrivals.push(retry ? `${who} retry` : who)
+      if (retry) return { text: `${who}: second time lucky` }
+      return { status: 429, headers: who === 'ours' ? { 'retry-after': '0' } : { 'retry-after-ms': '300' }, errorMessage: 'Rate limit reached' }
+    }
+    server.enqueue(reply, reply, reply, reply)
+    const [ours, control] = await Promise.all([
+      run(openai({}, 2), req([{ role: 'user', content: 'ours' }])),
+      run(openai({}, 2), req([{ role: 'user', content: 'control' }])),
+    ])
+    expect(ours.result.text).toBe('ours: second time lucky')
+    expect(control.result.text).toBe('control: second time lucky')
+    expect(arrivals.slice(0, 2).sort()).toEqual(['control', 'ours'])
+    expect(arrivals.slice(2)).toEqual(['ours retry', 'control retry'])
+    // The retry is the SDK's, of the same request.
+    const sent = server.requests.filter((r) => r.body.messages.at(-1).content === 'ours')
+    expect(sent).toHaveLength(2)
+    expect(sent[1].rawBody).toBe(sent[0].rawBody)
   })
 
   it('maps a 429 that outlasts the retries to provider_rate_limited', async () => {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, constants, createReadStream, existsSync, openSync, readdirSync, type ReadStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { assertSafeRef, gitBranch, gitHead, isGitRepo } from '../../electron/main/runtime/tools/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { ToolError, type ToolContext, type ToolDefinition } from '../../electron/main/runtime/tools/types'
@@ -67,54 +67,37 @@ async function expectToolError(p: Promise<unknown>, code: string): Promise<ToolE
   throw new Error(`expected ToolError ${code}, but the call succeeded`)
 }
 
-/** State, parent, start time and pids (outermost namespace first) of a process; undefined once it is gone. */
-function procInfo(pid: number | string): { state: string; ppid: number; start: bigint; nspid: number[] } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    const field = (name: string): string => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1] ?? ''
-    return { state: rest[0], ppid: Number(field('PPid')), start: BigInt(rest[19]), nspid: field('NSpid').split(/\s+/).map(Number) }
-  } catch {
-    return undefined
-  }
-}
-
-const thisFileStarted = procInfo(process.pid)!.start
-
-function descendsFromThisProcess(pid: number): boolean {
-  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
-    if (p === process.pid) return true
-    p = procInfo(p)?.ppid ?? 0
-  }
-  return false
-}
+const fifos: { file: string; reader: ReadStream }[] = []
 
 /**
- * Whether the process a command reported as `pid` (its `$!`) is alive. Sandboxed commands run in their own PID
- * namespace, where `$!` is a pid of that namespace; unsandboxed, it is a host pid. So: a live process whose pid in its
- * innermost namespace is `pid`; in a nested namespace only if it descends from this test process (other test files'
- * sandboxes have small pids too), in ours only if it started after this process (not a kernel thread with that pid).
- * A zombie (killed, not yet reaped) counts as dead.
+ * A FIFO in the workspace for a command to hold open (`exec 3>name`): `opened` resolves when a command opened it,
+ * `closed` at end of file, once every process holding it — the shell and whatever it started — is gone. A test
+ * waits for that event instead of polling pids, which mean nothing outside a sandbox's PID namespace.
  */
-function processAlive(pid: number): boolean {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    const p = procInfo(d)
-    if (!p || p.state === 'Z' || p.nspid.at(-1) !== pid) continue
-    if (p.nspid.length > 1 ? descendsFromThisProcess(Number(d)) : p.start >= thisFileStarted) return true
-  }
-  return false
+function heldOpen(name: string): { opened: Promise<void>; closed: Promise<void> } {
+  const file = path.join(root, name)
+  execFileSync('mkfifo', [file])
+  const reader = createReadStream(file)
+  fifos.push({ file, reader })
+  const opened = new Promise<void>((resolve) => reader.once('open', () => resolve()))
+  const closed = new Promise<void>((resolve, reject) => reader.once('end', resolve).once('error', reject))
+  reader.resume()
+  return { opened, closed }
 }
 
-/** Polls (up to ~1s) until the process is gone. */
-async function waitDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 20; i++) {
-    if (!processAlive(pid)) return true
-    await new Promise((r) => setTimeout(r, 50))
+afterEach(() => {
+  // A reader still waiting for a writer holds a libuv thread: open the other end once to let it go.
+  for (const { file, reader } of fifos.splice(0)) {
+    if (reader.pending) {
+      try {
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK))
+      } catch {
+        // no reader left
+      }
+    }
+    reader.destroy()
   }
-  return false
-}
+})
 
 beforeAll(async () => {
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'concord-repo-tools-')))
@@ -322,23 +305,28 @@ describe('run_command', () => {
     expect(fail).toContain('[exit code: 3]')
   })
 
+  // In the three tests below a background child would write late-marker after 8 s. Once the FIFO it holds reports
+  // end of file the child is gone, so a marker that is absent then can never appear; had the group not been
+  // killed, end of file would come only after the marker was written. (In a sandbox the PID namespace kills the
+  // leftovers too; with CONCORD_SANDBOX=off these tests exercise the group kill and the pipe drain alone.)
   it('kills the whole process group on timeout', async () => {
-    const started = Date.now()
-    const out = await run('run_command', { command: 'sleep 30 & echo $! > bg.pid; sleep 30', timeoutMs: 300 })
-    expect(Date.now() - started).toBeLessThan(2000)
-    expect(out).toMatch(/timed out after 300 ms/)
-    const pid = Number((await readFile(path.join(root, 'bg.pid'), 'utf8')).trim())
-    expect(await waitDead(pid)).toBe(true)
+    const bg = heldOpen('bg.fifo')
+    // Not killed, the command would return after 10 s with 'finished' (and the marker written).
+    const out = await run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & sleep 10; echo finished', timeoutMs: 500 })
+    expect(out).toMatch(/^\[timed out after 500 ms; process group killed\]/)
+    expect(out).not.toContain('finished')
+    await bg.closed
+    expect(existsSync(path.join(root, 'late-marker'))).toBe(false)
   })
 
   it('does not wait for background processes that keep the pipes open', async () => {
-    const started = Date.now()
-    const out = await run('run_command', { command: 'sleep 30 & echo $! > bg.pid; echo done', timeoutMs: 2000 })
-    expect(Date.now() - started).toBeLessThan(1500)
-    expect(out).toContain('done')
-    expect(out).toContain('[exit code: 0]')
-    const pid = Number((await readFile(path.join(root, 'bg.pid'), 'utf8')).trim())
-    expect(await waitDead(pid)).toBe(true)
+    const bg = heldOpen('bg.fifo')
+    // The child inherits stdout and stderr; waiting for them to close would return only after it wrote its marker.
+    const out = await run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & echo done', timeoutMs: 10_000 })
+    expect(out).toMatch(/^done\n\[exit code: 0\]/)
+    expect(out).not.toMatch(/timed out/)
+    await bg.closed
+    expect(existsSync(path.join(root, 'late-marker'))).toBe(false)
   })
 
   it('caps output keeping head and tail', async () => {
@@ -354,13 +342,15 @@ describe('run_command', () => {
 
   it('kills the process group when the signal aborts', async () => {
     const ac = new AbortController()
-    const started = Date.now()
-    const p = run('run_command', { command: 'echo started; sleep 30 & echo $! > bg.pid; wait' }, ctx(ac.signal))
-    setTimeout(() => ac.abort(), 200)
-    await expectToolError(p, 'aborted')
-    expect(Date.now() - started).toBeLessThan(2000)
-    const pid = Number((await readFile(path.join(root, 'bg.pid'), 'utf8')).trim())
-    expect(await waitDead(pid)).toBe(true)
+    const bg = heldOpen('bg.fifo')
+    const p = run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & wait; echo finished' }, ctx(ac.signal))
+    await bg.opened // the command is running
+    ac.abort()
+    const err = await expectToolError(p, 'aborted')
+    expect(err.message).toMatch(/process group was killed/)
+    expect(err.message).not.toContain('finished')
+    await bg.closed
+    expect(existsSync(path.join(root, 'late-marker'))).toBe(false)
   })
 
   it('refuses to start when already aborted', async () => {
