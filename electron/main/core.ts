@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import type { Logger } from 'pino'
 import type { MethodName, Params, Result } from '../../shared/contract'
 import { EventBus } from './api/event-bus'
 import { ensureDataDir } from './data-dir'
@@ -8,6 +9,7 @@ import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { systemHandlers, type PickFolder } from './api/system-handlers'
 import { Harness, workspaceLabel } from './harness/harness'
+import { createLog, type LogOptions } from './log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
 import { plainCipher, SecretStore, type SecretCipher } from './secrets/secret-store'
@@ -21,6 +23,8 @@ export interface CoreOptions {
   provider?: CreateProviderOptions
   /** The desktop app's native folder dialog (absent in `concord serve`: folders.pick is unsupported there). */
   pickFolder?: PickFolder
+  /** Size and count of the log files in `<dataDir>/logs` (tests make them small). */
+  log?: LogOptions
 }
 
 /** The headless core: harness and runtime behind the contract. Electron and `concord serve` both host it. */
@@ -29,6 +33,8 @@ export interface Core {
   harness: Harness
   runtime: Runtime
   handlers: Handlers
+  /** JSON lines in `<dataDir>/logs/concord.log`: internal errors with their method and workspace. */
+  log: Logger
   /** Validated call by name (what every transport uses). */
   call(method: string, params: unknown): Promise<unknown>
   /** Typed call for code inside the main process and tests. */
@@ -39,13 +45,14 @@ export interface Core {
 export function createCore(options: CoreOptions): Core {
   const bus = new EventBus()
   ensureDataDir(options.dataDir)
+  const log = createLog(options.dataDir, options.log)
   const secrets = new SecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? plainCipher)
   const harness = new Harness({ dataDir: options.dataDir, bus, secrets, nativeBinding: options.nativeBinding })
   const nameWorkspace = (id: string) => {
     const row = harness.registry.byId(id)
     return row ? workspaceLabel(row) : undefined
   }
-  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace })
+  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
   const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
   const handlers: Handlers = {
@@ -59,11 +66,16 @@ export function createCore(options: CoreOptions): Core {
     harness,
     runtime,
     handlers,
+    log: log.logger,
     call,
     invoke,
     async close() {
-      await runtime.close()
-      harness.close()
+      try {
+        await runtime.close()
+        harness.close()
+      } finally {
+        log.close()
+      }
     },
   }
 }

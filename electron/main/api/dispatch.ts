@@ -3,6 +3,7 @@ import { methods, type MethodName } from '../../../shared/contract'
 import { ApiError, type ApiErrorShape } from '../../../shared/errors'
 import { isSqliteError, storageFault } from '../faults'
 import { workspaceFileName } from '../harness/harness'
+import { LOG_FILE, type ErrorLog } from '../log/logger'
 import type { Handlers } from './handlers'
 
 function describeIssues(error: z.ZodError): string {
@@ -25,6 +26,14 @@ export type WorkspaceNamer = (workspaceId: string) => string | undefined
 
 export interface DispatchOptions {
   nameWorkspace?: WorkspaceNamer
+  /** Where internal errors and storage faults are recorded, with the method and workspace of the call. */
+  log?: ErrorLog
+}
+
+/** What toApiError knows of the call that failed. */
+export interface ErrorContext {
+  method: string
+  log?: ErrorLog
 }
 
 /** Validates the params of one call against the contract and runs its handler. Throws ApiError only. */
@@ -36,7 +45,7 @@ export async function dispatch(handlers: Handlers, method: string, raw: unknown,
   try {
     return await handler(parsed.data)
   } catch (err) {
-    throw toApiError(err, parsed.data, options.nameWorkspace)
+    throw toApiError(err, parsed.data, options.nameWorkspace, { method, log: options.log })
   }
 }
 
@@ -58,9 +67,10 @@ export function workspaceOfParams(params: unknown): string | undefined {
 
 /**
  * The funnel every failure of a handler goes through. Storage failures get their stable code and
- * name the workspace of the call; anything else unexpected is a bug: `internal`, stack in the log.
+ * name the workspace of the call; anything else unexpected is a bug: `internal`, recorded in the
+ * log file with the method and workspace (and on the console, for whoever runs `concord serve`).
  */
-export function toApiError(err: unknown, params?: unknown, nameWorkspace?: WorkspaceNamer): ApiError {
+export function toApiError(err: unknown, params?: unknown, nameWorkspace?: WorkspaceNamer, context?: ErrorContext): ApiError {
   if (err instanceof ApiError) return err
   const wsId = workspaceOfParams(params)
   let subject = 'Concord’s storage'
@@ -72,14 +82,18 @@ export function toApiError(err: unknown, params?: unknown, nameWorkspace?: Works
       subject = `workspace ${wsId}`
     }
   }
+  const where = { method: context?.method, workspaceId: wsId, workspace: wsId ? subject : undefined }
   const file = wsId && isSqliteError(err) ? workspaceFileName(wsId) : undefined
   const fault = storageFault(err, subject, file)
   if (fault) {
+    context?.log?.warn({ ...where, code: fault.code, err }, 'storage fault')
     console.error(`storage fault (${fault.code}) in ${subject}: ${(err as Error).message}`)
     return fault
   }
   console.error('internal error:', err instanceof Error ? err.stack : err)
-  return new ApiError('internal', 'internal error: see the Concord log')
+  if (!context?.log) return new ApiError('internal', 'internal error: see the Concord console output')
+  context.log.error({ ...where, err }, 'internal error')
+  return new ApiError('internal', `internal error: see ${LOG_FILE} in the data folder`)
 }
 
 export function errorShape(err: unknown): ApiErrorShape {
