@@ -14,7 +14,17 @@ const ws = { workspaceId: s.Id }
 const statementText = z.string().trim().min(1, 'must not be empty').max(20_000)
 
 export const methods = {
-  'workspaces.open': method(z.strictObject({ repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
+  'workspaces.open': method(
+    z.strictObject({
+      repoPath: z.string().min(1).max(4096),
+      name: z.string().trim().min(1).max(200).optional(),
+      /** Default: worktree for a git repository, shared otherwise. */
+      isolation: s.Isolation.optional(),
+      /** Default: the branch checked out when the workspace is first opened. */
+      baseBranch: s.BranchName.optional(),
+    }),
+    r<s.OpenedWorkspace>(),
+  ),
   'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
   'workspaces.settings': method(z.strictObject({ ...ws }), r<s.WorkspaceSettings>()),
   /** Changes the workspace's settings; fields left out keep their value. */
@@ -25,6 +35,9 @@ export const methods = {
       commandEnv: z.record(z.string().min(1).max(200), z.string().max(4096)).refine((e) => Object.keys(e).length <= 100, 'at most 100 variables').optional(),
       /** git_commit runs the repository's hooks (off: hooks never run). */
       gitHooks: z.boolean().optional(),
+      isolation: s.Isolation.optional(),
+      baseBranch: s.BranchName.optional(),
+      deleteMergedBranches: z.boolean().optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),
@@ -155,6 +168,10 @@ export const methods = {
   'tasks.setStatus': method(z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }), r<s.Task>()),
   'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   'tasks.accept': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+  /** The task's whole change: its head (or delivered commit) against the base it started from, or `against`. */
+  'tasks.diff': method(z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }), r<s.TaskDiff>()),
+  /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
+  'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
 
   'reports.submit': method(
     z.strictObject({
@@ -194,7 +211,13 @@ export const methods = {
   'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),
 
   'export.decisionLog': method(
-    z.strictObject({ ...ws, format: z.enum(['madr', 'markdown', 'json']), outDir: z.string().min(1).max(4096).optional() }),
+    z.strictObject({
+      ...ws,
+      format: z.enum(['madr', 'markdown', 'json']),
+      outDir: z.string().min(1).max(4096).optional(),
+      /** The layout of MADR files: strict MADR 4 (default), or what adr-tools or log4brains read. */
+      flavour: z.enum(['madr', 'adr-tools', 'log4brains']).optional(),
+    }),
     r<s.ExportResult>(),
   ),
   'import.workspace': method(

@@ -21,6 +21,10 @@ export const errorCodes = [
   'storage_busy',
   'payload_too_large',
   'unsupported',
+  'invalid_artifact',
+  'uncommitted_changes',
+  'merge_blocked',
+  'merge_conflict',
   'internal',
 ] as const
 
@@ -72,5 +76,9 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   storage_busy: 503,
   payload_too_large: 413,
   unsupported: 501,
+  invalid_artifact: 400,
+  uncommitted_changes: 409,
+  merge_blocked: 409,
+  merge_conflict: 409,
   internal: 500,
 }

@@ -20,7 +20,8 @@ let ws: Workspace
 beforeEach(async () => {
   server = await startModelServer()
   t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  // These tests are about the loop, not isolation: members share the repository folder.
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
 })
 afterEach(async () => {
   await t.cleanup()
@@ -45,13 +46,13 @@ async function runCommand(m: Member, command: string): Promise<Step> {
 
 describe('workspace settings', () => {
   it('stores command variables and git hooks, and refuses secret-looking names with nothing saved', async () => {
-    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toEqual({ commandEnv: {}, gitHooks: false })
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({ commandEnv: {}, gitHooks: false })
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
     const bad = await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { OPENAI_API_KEY: 'sk-x' } }), 'invalid_params')
     expect(bad.message).toContain('OPENAI_API_KEY')
     await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { CONCORD_TOKEN: 'x' } }), 'invalid_params')
     await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { HOME: '/root' } }), 'invalid_params')
-    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toEqual({ commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({ commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
   })
 })
 

@@ -12,7 +12,8 @@ let ws: Workspace
 beforeEach(async () => {
   server = await startModelServer()
   t = makeCore({ git: true, provider: { maxRetries: 2 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  // These tests are about the loop, not isolation: members share the repository folder.
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
 })
 afterEach(async () => {
   await t.cleanup()

@@ -6,7 +6,7 @@ let next = 1
 function step(kind: StepRow['kind'], text: string, extra: Partial<StepRow> = {}): StepRow {
   return {
     id: next++, member_id: 1, turn_id: null, kind, status: 'done', text, tool_calls: '[]', tool_call_id: null, tool_name: null, tool_args: null,
-    is_error: 0, from_member_id: null, task_id: null, input_tokens: null, output_tokens: null, started_at: '', ended_at: null, approval: null, ...extra,
+    is_error: 0, from_member_id: null, task_id: null, input_tokens: null, output_tokens: null, started_at: '', ended_at: null, approval: null, changes: null, ...extra,
   }
 }
 const options = { maxChars: 1000, toolOutputLimit: 100, stepId: (n: number) => `s${n}`, memberName: () => 'Rev' }

@@ -19,7 +19,7 @@ const decision = (version: number, statement: string): Decision => ({
 })
 const delivered: Task = {
   id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build the endpoints', spec: '', acceptanceCriteria: '', status: 'delivered', assigneeId: null, flag: 'needs_reverification', artifact: { commit: 'abcdef1234', digest: null },
-  links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }], blockedBy: [], requiredReports: ['test'], version: 3, createdAt: '', updatedAt: '',
+  links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }], blockedBy: [], requiredReports: ['test'], branch: null, head: null, merged: null, version: 3, createdAt: '', updatedAt: '',
 }
 
 function api(answers: Partial<Record<MethodName, (p: any) => unknown>>): ClientApi {
@@ -96,7 +96,7 @@ describe('questions to the human', () => {
     const store = storeWith()
     store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, network: false, createdAt: '', updatedAt: '' } } })
     const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
-    const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: '' }
+    const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, changes: null, startedAt: '', endedAt: '' }
     // Open: the member's session says this is the question still waiting for an answer.
     const info = { memberId: `${WS}-m1`, state: 'idle' as const, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: { stepId: result.id, text: 'Should **D-1** cover webhooks?' } }
     store.getState().applySessionInfo(info)

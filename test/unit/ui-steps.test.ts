@@ -19,6 +19,7 @@ function step(seq: number, extra: Partial<Step> = {}): Step {
     fromMemberId: null,
     taskId: null,
     usage: null,
+    changes: null,
     startedAt: '2026-01-01T00:00:00Z',
     endedAt: '2026-01-01T00:00:01Z',
     ...extra,

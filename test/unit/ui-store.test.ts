@@ -18,10 +18,10 @@ const decision = (version: number, statement: string): Decision => ({
   id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'API', statement, rationale: '', status: 'accepted', version, fingerprint: `f${version}`, sourceMessageId: null, supersedes: null, supersededBy: null, createdBy: null, createdAt: '', updatedAt: '',
 })
 const task = (version: number, flag: Task['flag']): Task => ({
-  id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build', spec: '', acceptanceCriteria: '', status: 'in_progress', assigneeId: `${WS}-m1`, flag, artifact: null, links: [], blockedBy: [], requiredReports: ['test'], version, createdAt: '', updatedAt: '',
+  id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build', spec: '', acceptanceCriteria: '', status: 'in_progress', assigneeId: `${WS}-m1`, flag, artifact: null, links: [], blockedBy: [], requiredReports: ['test'], branch: null, head: null, merged: null, version, createdAt: '', updatedAt: '',
 })
 const step = (seq: number, extra: Partial<Step> = {}): Step => ({
-  id: `${WS}-s${seq}`, seq, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'model', status: 'streaming', text: '', toolCalls: [], tool: null, fromMemberId: null, taskId: null, usage: null, startedAt: '', endedAt: null, ...extra,
+  id: `${WS}-s${seq}`, seq, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'model', status: 'streaming', text: '', toolCalls: [], tool: null, fromMemberId: null, taskId: null, usage: null, changes: null, startedAt: '', endedAt: null, ...extra,
 })
 const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): SessionInfo => ({ memberId: `${WS}-m1`, state, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: null, ...extra })
 

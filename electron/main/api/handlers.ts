@@ -7,9 +7,12 @@ import { getMetrics, type TokenTotals } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/proposals'
 import { getReport, listReports, submitReport } from '../harness/reports'
-import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, updateTask } from '../harness/tasks'
+import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
-import { updateWorkspaceSettings, workspaceSettings } from '../harness/workspace-settings'
+import { workspaceSettings } from '../harness/workspace-settings'
+import { deliveryArtifact, ensureTaskWorktree, openWorkspace, resolveArtifact, updateWorkspace } from '../harness/task-branches'
+import { taskDiff } from '../harness/task-diff'
+import { mergeTask } from '../harness/task-merge'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
@@ -23,10 +26,10 @@ export interface HandlerDeps {
 
 export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
   return {
-    'workspaces.open': (p) => h.openWorkspace(p.repoPath, p.name),
+    'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
     'workspaces.settings': (p) => workspaceSettings(h.ctx(p.workspaceId)),
-    'workspaces.update': (p) => updateWorkspaceSettings(h.ctx(p.workspaceId), p),
+    'workspaces.update': (p) => updateWorkspace(h, p),
 
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),
@@ -48,11 +51,26 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'tasks.get': (p) => getTask(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.list': (p) => listTasks(h.ctx(p.workspaceId), p.assigneeId),
     'tasks.update': (p) => updateTask(h.ctxOf('task', p.taskId, 'taskId'), p),
-    'tasks.setStatus': (p) => setTaskStatus(h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.setStatus': async (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      const n = taskRow(ctx, p.taskId).id
+      // The delivered commit is what git says, never what was typed; then the core checks authority and blockers.
+      const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
+      const task = setTaskStatus(ctx, { ...p, artifact })
+      if (task.status !== 'in_progress' || task.branch) return task
+      // Starting a task gives it its branch and worktree (in a worktree workspace).
+      return (await ensureTaskWorktree(h, ctx, n)) ? getTask(ctx, p.taskId) : task
+    },
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
 
-    'reports.submit': (p) => submitReport(h.ctxOf('task', p.taskId, 'taskId'), p),
+    'reports.submit': async (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      const worktree = ctx.store.branches.get(taskRow(ctx, p.taskId).id)?.worktree ?? undefined
+      return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
+    },
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
     'reports.list': (p) =>
       p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!)),

@@ -13,6 +13,10 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
   return {
     commandEnv: env && typeof env === 'object' && !Array.isArray(env) ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string')) as Record<string, string> : {},
     gitHooks: raw.gitHooks === true,
+    // Workspaces saved before isolation existed keep working in the user's checkout until they choose.
+    isolation: raw.isolation === 'worktree' ? 'worktree' : 'shared',
+    baseBranch: typeof raw.baseBranch === 'string' ? raw.baseBranch : null,
+    deleteMergedBranches: raw.deleteMergedBranches === true,
   }
 }
 
@@ -26,7 +30,15 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
       throw err
     }
   }
-  const next = { ...workspaceSettings(ctx), ...(p.commandEnv ? { commandEnv: p.commandEnv } : {}), ...(p.gitHooks !== undefined ? { gitHooks: p.gitHooks } : {}) }
+  const current = workspaceSettings(ctx)
+  const next: WorkspaceSettings = {
+    commandEnv: p.commandEnv ?? current.commandEnv,
+    gitHooks: p.gitHooks ?? current.gitHooks,
+    isolation: p.isolation ?? current.isolation,
+    baseBranch: p.baseBranch ?? current.baseBranch,
+    deleteMergedBranches: p.deleteMergedBranches ?? current.deleteMergedBranches,
+  }
+  if (next.isolation === 'worktree' && !next.baseBranch) throw new ApiError('invalid_params', 'baseBranch: worktree isolation needs the branch tasks start from and merge into')
   ctx.store.transaction(() => {
     ctx.store.settings.set({ ...ctx.store.settings.get(), ...next })
     ctx.store.log.appendEvent('workspace.settings', { commandEnv: Object.keys(next.commandEnv), gitHooks: next.gitHooks }, now())

@@ -17,6 +17,7 @@ export function toStep(ws: string, r: StepRow): Step {
     fromMemberId: id('member', r.from_member_id),
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
+    changes: r.changes ? (JSON.parse(r.changes) as Step['changes']) : null,
     startedAt: r.started_at,
     endedAt: r.ended_at,
   }

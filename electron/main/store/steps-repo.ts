@@ -23,6 +23,8 @@ export interface StepRow {
   ended_at: string | null
   /** On a queued message: the approval policy of the turn that sent it (the stricter one applies). */
   approval: 'ask' | 'auto' | null
+  /** On the last step of a turn: the files the turn changed in its tree, JSON [{path, status}]. */
+  changes: string | null
 }
 
 export interface CommandProcessRow {
@@ -39,7 +41,7 @@ export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'statu
 
 const columns = [
   'member_id', 'turn_id', 'kind', 'status', 'text', 'tool_calls', 'tool_call_id', 'tool_name', 'tool_args', 'is_error',
-  'from_member_id', 'task_id', 'input_tokens', 'output_tokens', 'started_at', 'ended_at', 'approval',
+  'from_member_id', 'task_id', 'input_tokens', 'output_tokens', 'started_at', 'ended_at', 'approval', 'changes',
 ] as const
 
 export class StepsRepo {
@@ -57,6 +59,8 @@ export class StepsRepo {
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
       remove: db.prepare("DELETE FROM steps WHERE id = ? AND status = 'queued'"),
+      setChanges: db.prepare('UPDATE steps SET changes = ? WHERE id = ?'),
+      lastOfTurn: db.prepare<[number], StepRow>('SELECT * FROM steps WHERE turn_id = ? ORDER BY id DESC LIMIT 1'),
       startTurn: db.prepare("UPDATE steps SET status = 'done', turn_id = id WHERE id = ? AND status = 'queued'"),
       page: db.prepare<[number, number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?'),
       recent: db.prepare<[number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id > ? ORDER BY id DESC LIMIT ?'),
@@ -114,6 +118,14 @@ export class StepsRepo {
 
   setStatus(id: number, status: StepStatusValue): void {
     this.s.setStatus.run(status, id)
+  }
+
+  lastOfTurn(turnId: number): StepRow | undefined {
+    return this.s.lastOfTurn.get(turnId)
+  }
+
+  setChanges(id: number, changes: string): void {
+    this.s.setChanges.run(changes, id)
   }
 
   /** Removes a step that is still queued (nothing refers to it yet). */

@@ -1,4 +1,5 @@
 import { openDatabase, type Db, type OpenOptions } from './connection'
+import { BranchesRepo } from './branches-repo'
 import { DecisionsRepo } from './decisions-repo'
 import { LogRepo } from './log-repo'
 import { MembersRepo } from './members-repo'
@@ -18,6 +19,7 @@ export class WorkspaceStore {
   readonly log: LogRepo
   readonly steps: StepsRepo
   readonly settings: SettingsRepo
+  readonly branches: BranchesRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -28,6 +30,7 @@ export class WorkspaceStore {
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)
     this.settings = new SettingsRepo(db)
+    this.branches = new BranchesRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

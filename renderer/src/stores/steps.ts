@@ -74,6 +74,7 @@ export function appendText(steps: Step[], memberId: string, stepId: string, text
     fromMemberId: null,
     taskId: null,
     usage: null,
+    changes: null,
     startedAt: new Date().toISOString(),
     endedAt: null,
   }

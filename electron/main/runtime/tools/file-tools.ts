@@ -4,7 +4,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { MAX_READ_BYTES, DEFAULT_READ_LINES, MAX_LINE_CHARS, LIST_CAP, SEARCH_CAP, SEARCH_LINE_CHARS, SKIP_DIRS, parseArgs, checkAborted, isBinary, readTextFile, atomicWrite, objectSchema } from './tool-helpers'
-import { ToolError, type ToolDefinition } from './types'
+import { assertWritableTree, ToolError, type ToolDefinition } from './types'
 import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -226,6 +226,7 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
   async run(raw, ctx) {
     const args = parseArgs(writeFileArgs, raw, 'write_file')
     checkAborted(ctx.signal)
+    assertWritableTree(ctx, 'write_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true })
     const created = await atomicWrite(abs, args.content)
     const bytes = Buffer.byteLength(args.content, 'utf8')
@@ -254,6 +255,7 @@ export const editFileTool: ToolDefinition<EditFileArgs> = {
   async run(raw, ctx) {
     const args = parseArgs(editFileArgs, raw, 'edit_file')
     checkAborted(ctx.signal)
+    assertWritableTree(ctx, 'edit_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true, mustExist: true })
     const text = await readTextFile(abs, args.path)
     const first = text.indexOf(args.old)

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, IGNORE_DIRTY_SUBMODULES, runGit, type GitContext } from './git'
 import { GIT_OUTPUT_CAP, parseArgs, checkAborted, capText, objectSchema } from './tool-helpers'
-import type { ToolContext, ToolDefinition } from './types'
+import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -92,6 +92,7 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
   async run(raw, ctx) {
     const args = parseArgs(gitCommitArgs, raw, 'git_commit')
     checkAborted(ctx.signal)
+    assertWritableTree(ctx, 'git_commit')
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const g = gitContext(ctx)
     const sha = await gitCommitAll(root, args.message, g)

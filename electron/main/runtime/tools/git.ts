@@ -154,6 +154,47 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
   return spawnGit(plan.file, plan.args, root, plan.env, opts, args[0])
 }
 
+/**
+ * Merge drivers the repository's own config defines (`merge.<driver>.driver`, run on a conflict) set back to the
+ * user's own definition, or to `false` (the file stays conflicted), as GIT_CONFIG_KEY_<n> entries after `start`.
+ */
+async function repositoryMergeDrivers(root: string, env: Record<string, string>, start: number): Promise<Record<string, string>> {
+  const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^merge\\..*\\.driver$'], root, env, { allowFailure: true })
+  const trusted = new Map<string, string>()
+  const tainted = new Set<string>()
+  const parts = r.stdout.split('\0')
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const nl = parts[i + 1].indexOf('\n')
+    const key = nl < 0 ? parts[i + 1] : parts[i + 1].slice(0, nl)
+    if (TRUSTED_SCOPES.has(parts[i])) trusted.set(key, nl < 0 ? '' : parts[i + 1].slice(nl + 1))
+    else tainted.add(key)
+  }
+  const out: Record<string, string> = {}
+  let n = start
+  for (const key of tainted) {
+    out[`GIT_CONFIG_KEY_${n}`] = key
+    out[`GIT_CONFIG_VALUE_${n}`] = trusted.get(key) ?? 'false'
+    n++
+  }
+  if (n > start) out.GIT_CONFIG_COUNT = String(n)
+  return out
+}
+
+/**
+ * Concord's own git calls on the user's repository (task worktrees, verification checkouts, merges, the diffs the UI
+ * shows). Not in the command sandbox — they write the repository's git folder and worktrees in the data folder — but
+ * no program named by the repository's config runs: the overrides of the calls that need no approval, hooks off, and
+ * the repository's filter and merge drivers set back to the user's own (git-lfs keeps working) or to nothing.
+ */
+export async function runOwnGit(root: string, args: string[], opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & { env?: Record<string, string> } = {}): Promise<GitResult> {
+  const env = { ...commandEnv(undefined), ...opts.env }
+  const filters = await repositoryFilters(root, env, opts.signal)
+  const count = Number(filters.env.GIT_CONFIG_COUNT ?? 0)
+  const merges = await repositoryMergeDrivers(root, env, count)
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap((kv) => ['-c', kv])
+  return spawnGit('git', [...config, ...args], root, { ...env, ...filters.env, ...merges }, opts, args[0])
+}
+
 /** Spawns git (or the sandbox around it) in its own process group and collects its output. */
 function spawnGit(
   file: string,

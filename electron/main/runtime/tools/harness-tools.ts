@@ -161,14 +161,17 @@ export function harnessTools(): HTool<any>[] {
       (a) => a.status === 'cancelled',
     ),
     async (a, ctx) => {
+      const taskId = resolveRef(ctx, a.taskId, 'task')
       let artifact: { commit: string } | undefined
-      if (a.status === 'delivered') {
-        const commit = a.commit ?? (await gitHead(ctx.workspaceRoot))
+      // A task with its own branch delivers its worktree's head (the core refuses uncommitted changes); elsewhere HEAD.
+      if (a.status === 'delivered' && (a.commit || !(await ctx.call('tasks.get', { taskId })).branch)) {
+        const commit = a.commit ?? (await gitHead(ctx.workspaceRoot, ctx))
         if (!commit) throw new ToolError('invalid_arguments', 'no commit to deliver: commit your work first (git_commit)')
         artifact = { commit }
       }
-      const t = await ctx.call('tasks.setStatus', { taskId: resolveRef(ctx, a.taskId, 'task'), status: a.status, artifact, actorId: ctx.memberId })
-      return `${taskLine(t)}${artifact ? ` delivered at ${artifact.commit.slice(0, 10)}` : ''}.`
+      const t = await ctx.call('tasks.setStatus', { taskId, status: a.status, artifact, actorId: ctx.memberId })
+      const delivered = t.status === 'delivered' && t.artifact?.commit
+      return `${taskLine(t)}${delivered ? ` delivered at ${delivered.slice(0, 10)}` : ''}.`
     },
   )
 
@@ -202,7 +205,8 @@ export function harnessTools(): HTool<any>[] {
     async (a, ctx) => {
       const taskId = resolveRef(ctx, a.taskId, 'task')
       const task = await ctx.call('tasks.get', { taskId })
-      const commit = a.commit ?? (await gitHead(ctx.workspaceRoot))
+      // What this turn's tree is at: the delivered commit in a verification checkout, the worktree head for its assignee.
+      const commit = a.commit ?? (await gitHead(ctx.workspaceRoot, ctx))
       if (!commit) throw new ToolError('invalid_arguments', 'no commit to report on: the repository has no commits')
       const versions = ctx.brief().decisionVersions
       const basis = task.links.map((l) => ({ decisionId: l.decisionId, version: versions.get(l.decisionId) ?? l.currentVersion }))

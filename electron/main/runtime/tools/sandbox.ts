@@ -124,10 +124,12 @@ export async function sandboxedSpawn(argv: string[], req: SandboxRequest): Promi
   const env = req.env ?? commandEnv(req.policy, scratch)
   const st = await sandboxStatus()
   if (!st.available) return { file: argv[0], args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
+  // A read-only checkout keeps the command's scratch writable: tests can still run, only the tree cannot change.
+  const rootWritable = !req.readOnly && !req.policy?.readOnlyTree
   const plan: Plan = {
     cwd: req.root,
-    writable: req.readOnly ? [] : uniqueReal([req.root, scratch.home, scratch.tmp, ...(req.writable ?? [])]),
-    readOnly: req.readOnly ? [req.root] : [],
+    writable: req.readOnly ? [] : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
+    readOnly: rootWritable ? [] : [req.root],
     hide: hiddenPaths(req.policy),
     network: !req.readOnly && req.policy?.network === true,
     privateTmp: !req.readOnly,

@@ -25,6 +25,12 @@ export interface SandboxPolicy {
   scratchDir?: string
   /** git_commit runs the repository's own git programs, hooks and filter drivers, in the sandbox (default off). */
   gitHooks?: boolean
+  /**
+   * The tree is a read-only checkout (verifying another member's task, or a turn without a task): file tools and
+   * git_commit refuse to write, and commands see it read-only (their scratch HOME and TMPDIR stay writable).
+   * The words say which checkout it is, for the refusal.
+   */
+  readOnlyTree?: string
 }
 
 /** A command process that just started: its process group, and its start time to recognise it after a crash. */
@@ -60,4 +66,10 @@ export interface ToolDefinition<Args = unknown, Ctx extends ToolContext = ToolCo
   needsApproval: boolean | ((args: Args) => boolean)
   /** Returns the observation text shown to the model (may be long: the view cuts it, the store keeps it whole). */
   run(args: Args, ctx: Ctx): Promise<string>
+}
+
+/** Refuses a write in a read-only checkout, saying which checkout it is and where writing is possible. */
+export function assertWritableTree(ctx: ToolContext, what: string): void {
+  const tree = ctx.sandbox?.readOnlyTree
+  if (tree) throw new ToolError('read_only', `${what} refused: you are in ${tree}, which is read-only. Report what you found instead (submit_report), or work on a task assigned to you.`)
 }

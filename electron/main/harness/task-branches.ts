@@ -1,0 +1,209 @@
+/**
+ * The repository side of tasks (DESIGN §1 "task branch"): in a worktree workspace each started task gets its own
+ * branch and worktree, every artifact is resolved to a full commit, and the tree each turn works in is chosen here.
+ * Git runs outside transactions; what it produced is recorded in short synchronous transactions afterwards.
+ */
+import { existsSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ParsedParams } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import type { OpenedWorkspace, WorkspaceSettings } from '../../../shared/schemas'
+import { addTaskWorktree, ensureCheckout, freeBranchName, inspectRepo, reattachWorktree, resolveCommit, uncommittedFiles, type RepoInfo } from '../repo/git-repo'
+import type { TaskBranchRow } from '../store/branches-repo'
+import type { Ctx } from './context'
+import type { Harness } from './harness'
+import { makeKey, now } from './ids'
+import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
+
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i
+
+/** One task's worktree is created once even when two calls race for it. */
+const creating = new Map<string, Promise<TaskBranchRow | null>>()
+
+export function worktreesDir(h: Harness, wsId: string): string {
+  return join(h.registry.dataDir, 'worktrees', wsId)
+}
+
+/**
+ * Opens (or re-opens) a workspace and settles its isolation: worktree for a git repository unless asked otherwise,
+ * shared for a plain folder; a bare repository or a detached HEAD without a base branch are refused.
+ */
+export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open'>): Promise<OpenedWorkspace> {
+  const info = await inspectRepo(p.repoPath).catch((): RepoInfo => ({ isRepo: false, bare: false, branch: null, head: null, submodules: false, lfs: false }))
+  if (info.bare) throw new ApiError('invalid_params', `repoPath: ${p.repoPath} is a bare repository; open a folder with a working tree (a clone) instead`)
+  if (!info.isRepo && p.isolation === 'worktree') {
+    throw new ApiError('invalid_params', `isolation: ${p.repoPath} is not a git repository, so tasks cannot have branches; open it with isolation "shared" (or run git init first)`)
+  }
+  if (p.baseBranch && info.isRepo && !(await resolveCommit(p.repoPath, `refs/heads/${p.baseBranch}`))) {
+    throw new ApiError('invalid_params', `baseBranch: there is no branch ${p.baseBranch} in ${p.repoPath}`)
+  }
+  const known = h.registry.byPath(realOrSelf(p.repoPath))
+  const workspace = h.openWorkspace(p.repoPath, p.name)
+  const ctx = h.ctx(workspace.id)
+  const stored = ctx.store.settings.get()
+  const isolation = p.isolation ?? (typeof stored.isolation === 'string' && known ? (stored.isolation as WorkspaceSettings['isolation']) : info.isRepo ? 'worktree' : 'shared')
+  const baseBranch = p.baseBranch ?? (typeof stored.baseBranch === 'string' ? stored.baseBranch : info.branch)
+  if (isolation === 'worktree' && !baseBranch) {
+    throw new ApiError('invalid_params', `baseBranch: HEAD of ${p.repoPath} is detached; name the branch tasks start from and merge into (baseBranch), or use isolation "shared"`)
+  }
+  ctx.store.transaction(() => ctx.store.settings.set({ ...ctx.store.settings.get(), isolation, baseBranch }))
+  const notes: string[] = []
+  if (!info.isRepo) notes.push('Not a git repository: members share this folder (no branches, no diffs, no merge); commits given as evidence are recorded as typed.')
+  if (info.isRepo && isolation === 'shared') notes.push('Shared: every member writes your checkout directly; tasks get no branches of their own.')
+  if (isolation === 'worktree' && info.submodules) notes.push('Submodules: task worktrees are created without initialising submodules; members see them as empty folders.')
+  if (isolation === 'worktree' && info.lfs) notes.push('Git LFS: task worktrees check out LFS files only when git-lfs is set up in your own git config.')
+  return { ...workspace, settings: workspaceSettings(ctx), notes }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/** The task's branch and worktree, created from the base branch on first use (and restored if the folder went). */
+export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number): Promise<TaskBranchRow | null> {
+  const settings = workspaceSettings(ctx)
+  if (settings.isolation !== 'worktree' || !settings.baseBranch) return null
+  const key = `${ctx.wsId}:${taskRowId}`
+  const pending = creating.get(key)
+  if (pending) return pending
+  const work = (async () => {
+    const existing = ctx.store.branches.get(taskRowId)
+    const repo = h.workspace(ctx.wsId).repoPath
+    if (existing) {
+      if (existing.merged_commit) return existing
+      if (existing.worktree && existsSync(existing.worktree)) return existing
+      const dir = existing.worktree ?? join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
+      await reattachWorktree(repo, dir, existing.branch)
+      ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, dir))
+      return ctx.store.branches.get(taskRowId)!
+    }
+    const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
+    if (!base) throw new ApiError('invalid_params', `the base branch ${settings.baseBranch} does not exist (any more) in the repository; set another one (workspaces.update baseBranch)`)
+    const task = ctx.store.tasks.get(taskRowId)!
+    const branch = await freeBranchName(repo, makeKey('task', taskRowId), task.title)
+    const dir = join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
+    await addTaskWorktree(repo, dir, branch, base)
+    ctx.store.transaction(() => {
+      ctx.store.branches.insert({ task_id: taskRowId, branch, worktree: dir, base_commit: base, head: base, created_at: now() })
+      ctx.store.log.appendEvent('task.branch', { taskId: taskRowId, branch, base }, now())
+    })
+    return ctx.store.branches.get(taskRowId)!
+  })()
+  creating.set(key, work)
+  try {
+    return await work
+  } finally {
+    creating.delete(key)
+  }
+}
+
+/** Reads the worktree's head into the store; returns the row as it is now. */
+export async function refreshHead(ctx: Ctx, taskRowId: number): Promise<TaskBranchRow | undefined> {
+  const row = ctx.store.branches.get(taskRowId)
+  if (!row?.worktree || !existsSync(row.worktree)) return row
+  const head = await resolveCommit(row.worktree, 'HEAD')
+  if (head && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
+  return ctx.store.branches.get(taskRowId)
+}
+
+/**
+ * An artifact as given (short SHA, branch, tag, HEAD) resolved to the full commit in the workspace's repository.
+ * In a folder that is not a git repository there is nothing to resolve against: only a full SHA is accepted.
+ */
+export async function resolveArtifact(h: Harness, ctx: Ctx, artifact: { commit?: string; digest?: string } | undefined, tree?: string) {
+  if (!artifact?.commit) return artifact
+  const repo = h.workspace(ctx.wsId).repoPath
+  const info = await inspectRepo(repo).catch(() => null)
+  if (!info?.isRepo) {
+    if (FULL_SHA.test(artifact.commit)) return { ...artifact, commit: artifact.commit.toLowerCase() }
+    throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`)
+  }
+  const sha = (tree && existsSync(tree) ? await resolveCommit(tree, artifact.commit) : null) ?? (await resolveCommit(repo, artifact.commit))
+  if (!sha) throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' is not a commit in this repository`)
+  return { ...artifact, commit: sha }
+}
+
+/**
+ * What a delivery records: the given artifact resolved, or — in a worktree workspace — the worktree's head, refused
+ * while the worktree has changes that are not committed (they would not be part of what was delivered).
+ */
+export async function deliveryArtifact(h: Harness, ctx: Ctx, taskRowId: number, given: { commit?: string; digest?: string } | undefined) {
+  const branch = ctx.store.branches.get(taskRowId)
+  if (given) return resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
+  if (!branch?.worktree || !existsSync(branch.worktree)) return undefined
+  const dirty = await uncommittedFiles(branch.worktree)
+  if (dirty.length) {
+    const shown = dirty.slice(0, 20)
+    throw new ApiError(
+      'uncommitted_changes',
+      `${makeKey('task', taskRowId)} has changes that are not committed on ${branch.branch}: ${shown.join(', ')}${dirty.length > shown.length ? ` and ${dirty.length - shown.length} more` : ''}; commit them (git_commit) or discard them before delivering`,
+      { files: dirty },
+    )
+  }
+  const head = (await refreshHead(ctx, taskRowId))?.head
+  return head ? { commit: head } : undefined
+}
+
+/** The tree a turn works in, and the words the brief uses for it. */
+export interface TurnTree {
+  root: string
+  /** Set when the tree is a read-only checkout: which one, for refusals and the brief. */
+  readOnly?: string
+  /** For the brief: "task T-3's worktree on concord/T-3-x at abc1234". */
+  description: string
+  /** The task whose worktree this is (the turn's changes are its changes). */
+  taskRowId: number | null
+  commit: string | null
+}
+
+/**
+ * DESIGN: the assignee works in its task's worktree; a member verifying another's task reads a checkout of the
+ * delivered commit (or the current head); a turn without a task reads the base branch. Shared workspaces and plain
+ * folders use the user's checkout, as before.
+ */
+export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, taskRowId: number | null): Promise<TurnTree> {
+  const repo = h.workspace(ctx.wsId).repoPath
+  const settings = workspaceSettings(ctx)
+  if (settings.isolation !== 'worktree' || !settings.baseBranch) {
+    return { root: repo, description: `the repository at ${repo}`, taskRowId: null, commit: null }
+  }
+  const mine = join(worktreesDir(h, ctx.wsId), `m${memberRowId}-readonly`)
+  const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
+  if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
+    const branch = await ensureTaskWorktree(h, ctx, task.id)
+    if (branch?.worktree) {
+      const head = (await refreshHead(ctx, task.id))?.head ?? branch.head
+      return { root: branch.worktree, description: `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`, taskRowId: task.id, commit: head }
+    }
+  }
+  if (task) {
+    const branch = await refreshHead(ctx, task.id)
+    const commit = task.artifact_commit ?? branch?.head ?? (await resolveCommit(repo, `refs/heads/${settings.baseBranch}`))
+    if (commit) {
+      const what = task.artifact_commit ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}` : `${makeKey('task', task.id)}'s current head ${commit.slice(0, 10)} (not delivered yet)`
+      return { root: await ensureCheckout(repo, mine, commit), readOnly: `a read-only checkout of ${what}`, description: `a read-only checkout of ${what}`, taskRowId: null, commit }
+    }
+  }
+  const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
+  if (!base) return { root: repo, readOnly: `your checkout (read-only: the base branch ${settings.baseBranch} has no commit)`, description: `the repository at ${repo}, read-only`, taskRowId: null, commit: null }
+  const what = `the base branch ${settings.baseBranch} at ${base.slice(0, 10)}`
+  return { root: await ensureCheckout(repo, mine, base), readOnly: `a read-only checkout of ${what} (you have no task in progress)`, description: `a read-only checkout of ${what}`, taskRowId: null, commit: base }
+}
+
+/** workspaces.update: isolation and base branch are checked against the repository before they are saved. */
+export async function updateWorkspace(h: Harness, p: ParsedParams<'workspaces.update'>): Promise<WorkspaceSettings> {
+  const ctx = h.ctx(p.workspaceId)
+  if (p.isolation === 'worktree' || p.baseBranch) {
+    const repo = h.workspace(ctx.wsId).repoPath
+    const info = await inspectRepo(repo)
+    if (!info.isRepo) throw new ApiError('invalid_params', `isolation: ${repo} is not a git repository; only "shared" is possible`)
+    const base = p.baseBranch ?? workspaceSettings(ctx).baseBranch ?? info.branch
+    if (!base || !(await resolveCommit(repo, `refs/heads/${base}`))) throw new ApiError('invalid_params', `baseBranch: there is no branch ${base ?? '(none: HEAD is detached)'} in ${repo}`)
+    return updateWorkspaceSettings(ctx, { ...p, baseBranch: base })
+  }
+  return updateWorkspaceSettings(ctx, p)
+}

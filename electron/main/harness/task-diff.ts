@@ -1,0 +1,74 @@
+/** tasks.diff: what a task changed, from git, with per-file counts and a capped unified patch. */
+import { existsSync } from 'node:fs'
+import type { ParsedParams } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import type { DiffFile, TaskDiff } from '../../../shared/schemas'
+import { resolveCommit, uncommittedFiles } from '../repo/git-repo'
+import { runOwnGit } from '../runtime/tools/git'
+import type { Ctx } from './context'
+import type { Harness } from './harness'
+import { makeKey } from './ids'
+import { refreshHead } from './task-branches'
+import { taskRow } from './tasks'
+import { workspaceSettings } from './workspace-settings'
+
+/** The patch is cut here; the file list and counts are always whole. */
+export const PATCH_CAP = 1024 * 1024
+const statusOf: Record<string, DiffFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' }
+
+export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff'>): Promise<TaskDiff> {
+  const task = taskRow(ctx, p.taskId)
+  const tk = makeKey('task', task.id)
+  const repo = h.workspace(ctx.wsId).repoPath
+  const branch = await refreshHead(ctx, task.id)
+  const head = (task.status === 'accepted' && task.artifact_commit) || branch?.head || task.artifact_commit
+  if (!head) throw new ApiError('invalid_transition', `${tk} has no branch or delivered commit yet: start it in a worktree workspace, or deliver a commit`)
+  let base: string | null
+  if (p.against) {
+    base = await resolveCommit(repo, p.against)
+    if (!base) throw new ApiError('invalid_params', `against: '${p.against}' is not a commit in this repository`)
+  } else {
+    // The branch's own changes: from where it meets the base branch now (the base may have moved on since).
+    const baseBranch = workspaceSettings(ctx).baseBranch
+    const tip = baseBranch ? await resolveCommit(repo, `refs/heads/${baseBranch}`) : null
+    const mb = tip ? (await runOwnGit(repo, ['merge-base', tip, head], { allowFailure: true })).stdout.trim() : ''
+    base = /^[0-9a-f]{40}/.test(mb) ? mb : (branch?.base_commit ?? null)
+    if (!base) throw new ApiError('invalid_transition', `${tk} has no base to compare with: pass against`)
+  }
+  const files = await diffFiles(repo, base, head)
+  const { patch, truncated } = await diffPatch(repo, base, head)
+  const uncommitted = branch?.worktree && existsSync(branch.worktree) ? await uncommittedFiles(branch.worktree) : []
+  return { base, head, files, patch, truncated, uncommitted }
+}
+
+export async function diffFiles(repo: string, base: string, head: string): Promise<DiffFile[]> {
+  const names = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--name-status', base, head])).stdout.split('\0')
+  const nums = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--numstat', base, head])).stdout.split('\0')
+  const counts = new Map<string, { additions: number | null; deletions: number | null }>()
+  // numstat -z: "add\tdel\tpath" or, for a rename, "add\tdel\t" then old and new paths as separate fields.
+  for (let i = 0; i < nums.length; i++) {
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(nums[i])
+    if (!m) continue
+    const path = m[3] === '' ? nums[(i += 2)] : m[3]
+    counts.set(path, { additions: m[1] === '-' ? null : Number(m[1]), deletions: m[2] === '-' ? null : Number(m[2]) })
+  }
+  const out: DiffFile[] = []
+  for (let i = 0; i < names.length; ) {
+    const code = names[i++]
+    if (!code) continue
+    const status = statusOf[code[0]] ?? 'modified'
+    const oldPath = status === 'renamed' || status === 'copied' ? names[i++] : null
+    const path = names[i++]
+    out.push({ path, oldPath, status, ...(counts.get(path) ?? { additions: null, deletions: null }) })
+  }
+  return out
+}
+
+async function diffPatch(repo: string, base: string, head: string): Promise<{ patch: string; truncated: boolean }> {
+  const r = await runOwnGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { maxBuffer: 256 * 1024 * 1024 })
+  if (r.stdout.length <= PATCH_CAP) return { patch: r.stdout, truncated: false }
+  // Cut at a file boundary when one is near, so the viewer never gets half a hunk header.
+  const cut = r.stdout.lastIndexOf('\ndiff --git ', PATCH_CAP)
+  const at = cut > PATCH_CAP / 2 ? cut + 1 : PATCH_CAP
+  return { patch: `${r.stdout.slice(0, at)}\n[… diff truncated: ${r.stdout.length - at} more characters; the file list above is complete]\n`, truncated: true }
+}

@@ -1,0 +1,60 @@
+import type { Db } from './connection'
+
+export interface TaskBranchRow {
+  task_id: number
+  branch: string
+  /** Absolute path of the task's worktree; null once removed (merged or cancelled). */
+  worktree: string | null
+  base_commit: string
+  head: string
+  merged_commit: string | null
+  merged_at: string | null
+  created_at: string
+}
+
+/** The git branch and worktree of each started task in a git workspace. */
+export class BranchesRepo {
+  private readonly s
+
+  constructor(db: Db) {
+    this.s = {
+      insert: db.prepare(
+        'INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at)',
+      ),
+      get: db.prepare<[number], TaskBranchRow>('SELECT * FROM task_branches WHERE task_id = ?'),
+      list: db.prepare<[], TaskBranchRow>('SELECT * FROM task_branches ORDER BY task_id'),
+      byBranch: db.prepare<[string], TaskBranchRow>('SELECT * FROM task_branches WHERE branch = ?'),
+      setHead: db.prepare('UPDATE task_branches SET head = ? WHERE task_id = ?'),
+      setWorktree: db.prepare('UPDATE task_branches SET worktree = ? WHERE task_id = ?'),
+      setMerged: db.prepare('UPDATE task_branches SET merged_commit = ?, merged_at = ?, worktree = NULL WHERE task_id = ?'),
+    }
+  }
+
+  insert(row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at'>): void {
+    this.s.insert.run(row)
+  }
+
+  get(taskId: number): TaskBranchRow | undefined {
+    return this.s.get.get(taskId)
+  }
+
+  list(): TaskBranchRow[] {
+    return this.s.list.all()
+  }
+
+  byBranch(branch: string): TaskBranchRow | undefined {
+    return this.s.byBranch.get(branch)
+  }
+
+  setHead(taskId: number, head: string): void {
+    this.s.setHead.run(head, taskId)
+  }
+
+  setWorktree(taskId: number, worktree: string | null): void {
+    this.s.setWorktree.run(worktree, taskId)
+  }
+
+  setMerged(taskId: number, commit: string, at: string): void {
+    this.s.setMerged.run(commit, at, taskId)
+  }
+}

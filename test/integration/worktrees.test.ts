@@ -1,0 +1,258 @@
+/**
+ * Repository workflow on real git repositories in temp folders: a branch and worktree per started task, turns in
+ * the right tree, commits resolved by git, diffs, and merges that land or change nothing.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createCore } from '../../electron/main/core'
+import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
+import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+let base: string
+
+const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim()
+const snapshot = (dir: string) => ({ status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD'), app: readFileSync(join(dir, 'app.ts'), 'utf8'), branches: git(dir, 'branch', '--list', 'main') })
+
+beforeEach(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true, provider: { maxRetries: 0 } })
+  base = git(t.repoDir, 'rev-parse', 'HEAD')
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id, name, role: name.toLowerCase(), approval: 'auto', authority: 'proposer',
+    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' }, ...extra,
+  })
+}
+
+async function started(title: string, assignee: Member): Promise<Task> {
+  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id })
+  return t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+}
+
+const idle = (m: Member) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0, 15_000)
+
+async function turn(m: Member, text: string, taskId?: string): Promise<Step[]> {
+  const done = idle(m)
+  await t.core.invoke('sessions.send', { memberId: m.id, text, taskId })
+  await done
+  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+}
+
+const worktreeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
+const systemOf = (r: RecordedRequest) => String(r.body.messages[0].content)
+
+describe('a worktree per task', () => {
+  it('opening a git repository defaults to worktrees on the checked-out branch', async () => {
+    expect(ws).toMatchObject({ settings: { isolation: 'worktree', baseBranch: 'main' }, notes: [] })
+  })
+
+  it('starting a task creates its branch and worktree from the base branch, outside the repository', async () => {
+    const ivy = await member('Ivy')
+    const task = await started('Add search timeout', ivy)
+    expect(task).toMatchObject({ branch: 'concord/T-1-add-search-timeout', head: base })
+    expect(git(worktreeOf(task), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('concord/T-1-add-search-timeout')
+    expect(worktreeOf(task).startsWith(t.dataDir)).toBe(true)
+    // A branch name that is taken gets a fresh suffix; nothing is overwritten.
+    git(t.repoDir, 'branch', 'concord/T-2-add-search-timeout')
+    const second = await started('Add search timeout', ivy)
+    expect(second.branch).toBe('concord/T-2-add-search-timeout-2')
+    expect(git(t.repoDir, 'rev-parse', 'concord/T-2-add-search-timeout')).toBe(base)
+  })
+
+  it('two implementers edit the same file at the same time, each in its own worktree; your checkout is untouched', async () => {
+    const before = snapshot(t.repoDir)
+    const ivy = await member('Ivy')
+    const max = await member('Max')
+    const t1 = await started('One', ivy)
+    const t2 = await started('Two', max)
+    const who = (r: RecordedRequest) => (systemOf(r).startsWith('You are Ivy') ? 'ivy' : 'max')
+    const reply = (r: RecordedRequest) =>
+      r.body.messages.some((m: { role: string }) => m.role === 'tool')
+        ? { text: 'edited' }
+        : { toolCalls: [{ name: 'write_file', arguments: { path: 'app.ts', content: `export const answer = '${who(r)}'\n` } }] }
+    server.enqueue(reply, reply, reply, reply)
+    const [a, b] = await Promise.all([turn(ivy, 'edit app.ts'), turn(max, 'edit app.ts')])
+    expect(a.at(-1)?.text).toBe('edited')
+    expect(b.at(-1)?.text).toBe('edited')
+    expect(readFileSync(join(worktreeOf(t1), 'app.ts'), 'utf8')).toBe("export const answer = 'ivy'\n")
+    expect(readFileSync(join(worktreeOf(t2), 'app.ts'), 'utf8')).toBe("export const answer = 'max'\n")
+    expect(snapshot(t.repoDir)).toEqual(before)
+    // Each turn's last step says which files it changed, and the brief said which tree it was in.
+    expect(a.at(-1)?.changes).toEqual([{ path: 'app.ts', status: 'modified' }])
+    expect(server.requests.some((r) => who(r) === 'ivy' && systemOf(r).includes("T-1's worktree, branch concord/T-1-one"))).toBe(true)
+  })
+
+  it('a turn without a task reads the base branch and may not write', async () => {
+    const ivy = await member('Ivy')
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] }, { text: 'could not' })
+    const steps = await turn(ivy, 'write x')
+    expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ status: 'error', text: expect.stringContaining('read_only') })
+    expect(existsSync(join(t.repoDir, 'x.txt'))).toBe(false)
+    expect(systemOf(server.requests[0])).toContain('read-only checkout of the base branch main')
+  })
+})
+
+describe('commits are resolved, never typed', () => {
+  it('delivery records the worktree head, refuses uncommitted changes, resolves short SHAs and refuses unknown commits', async () => {
+    const ivy = await member('Ivy')
+    const task = await started('Feature', ivy)
+    const dir = worktreeOf(task)
+    writeFileSync(join(dir, 'feature.ts'), 'export const f = 1\n')
+    const dirty = await rejectsWith(t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' }), 'uncommitted_changes')
+    expect(dirty.message).toContain('feature.ts')
+    expect(dirty.details).toEqual({ files: ['feature.ts'] })
+    git(dir, 'add', '-A')
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'feature')
+    const head = git(dir, 'rev-parse', 'HEAD')
+    const delivered = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    expect(delivered).toMatchObject({ status: 'delivered', artifact: { commit: head }, head })
+
+    const bad = await rejectsWith(t.core.invoke('reports.submit', { taskId: task.id, kind: 'test', verdict: 'pass', artifact: { commit: 'deadbeef' }, claims: [] }), 'invalid_artifact')
+    expect(bad.message).toContain('deadbeef')
+    const short = await t.core.invoke('reports.submit', { taskId: task.id, kind: 'test', verdict: 'pass', artifact: { commit: head.slice(0, 7) }, claims: [] })
+    expect(short.artifact.commit).toBe(head)
+    const byBranch = await t.core.invoke('reports.submit', { taskId: task.id, kind: 'review', verdict: 'pass', artifact: { commit: task.branch! }, claims: [] })
+    expect(byBranch.artifact.commit).toBe(head)
+  })
+
+  it('a tester verifying a delivered task reads the delivered content, not the base, and cannot change it', async () => {
+    const ivy = await member('Ivy')
+    const tess = await member('Tess')
+    const task = await started('Feature', ivy)
+    const dir = worktreeOf(task)
+    writeFileSync(join(dir, 'app.ts'), 'export const answer = 43\n')
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qam', 'bump')
+    const delivered = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    server.enqueue(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'app.ts' } }, { name: 'write_file', arguments: { path: 'app.ts', content: 'tampered' } }] },
+      { toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [] } }] },
+    )
+    const steps = await turn(tess, 'verify T-1', task.id)
+    const tools = steps.filter((s) => s.kind === 'tool')
+    expect(tools[0].text).toContain('export const answer = 43')
+    expect(tools[1]).toMatchObject({ status: 'error', text: expect.stringContaining('read_only') })
+    expect(readFileSync(join(dir, 'app.ts'), 'utf8')).toBe('export const answer = 43\n')
+    const [report] = await t.core.invoke('reports.list', { taskId: task.id })
+    expect(report.artifact.commit).toBe(delivered.artifact!.commit)
+    expect(systemOf(server.requests[0])).toContain(`read-only checkout of the delivered commit ${delivered.artifact!.commit!.slice(0, 10)} of T-1`)
+  })
+})
+
+describe('diff and merge', () => {
+  async function acceptedTask(title: string, file: string, content: string, assignee: Member): Promise<Task> {
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id, requiredReports: [] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const dir = worktreeOf(task)
+    writeFileSync(join(dir, file), content)
+    git(dir, 'add', '-A')
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', title)
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    return t.core.invoke('tasks.accept', { taskId: task.id })
+  }
+
+  it('diff lists the files with their counts and the patch', async () => {
+    const ivy = await member('Ivy')
+    const task = await started('Diff', ivy)
+    const dir = worktreeOf(task)
+    writeFileSync(join(dir, 'app.ts'), 'export const answer = 43\nexport const more = 1\n')
+    writeFileSync(join(dir, 'new.ts'), 'a\nb\nc\n')
+    git(dir, 'rm', '-q', 'README.md')
+    git(dir, 'add', '-A')
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'change')
+    writeFileSync(join(dir, 'wip.ts'), 'not committed\n')
+    const diff = await t.core.invoke('tasks.diff', { taskId: task.id })
+    expect(diff.base).toBe(base)
+    expect(diff.head).toBe(git(dir, 'rev-parse', 'HEAD'))
+    expect(diff.files).toEqual([
+      { path: 'README.md', oldPath: null, status: 'deleted', additions: 0, deletions: 1 },
+      { path: 'app.ts', oldPath: null, status: 'modified', additions: 2, deletions: 1 },
+      { path: 'new.ts', oldPath: null, status: 'added', additions: 3, deletions: 0 },
+    ])
+    expect(diff.patch).toContain('+export const more = 1')
+    expect(diff.truncated).toBe(false)
+    expect(diff.uncommitted).toEqual(['wip.ts'])
+  })
+
+  it('merges an accepted task into the base branch; a conflicting second one changes nothing', async () => {
+    const ivy = await member('Ivy')
+    const first = await acceptedTask('First', 'app.ts', 'export const answer = 1\n', ivy)
+    const second = await acceptedTask('Second', 'app.ts', 'export const answer = 2\n', ivy)
+    await rejectsWith(t.core.invoke('tasks.merge', { taskId: first.id, actorId: ivy.id }), 'forbidden')
+    const merged = await t.core.invoke('tasks.merge', { taskId: first.id })
+    expect(merged.merged?.commit).toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+    expect(readFileSync(join(t.repoDir, 'app.ts'), 'utf8')).toBe('export const answer = 1\n')
+    expect(git(t.repoDir, 'log', '-1', '--format=%s')).toBe('Merge T-1: First (concord/T-1-first)')
+    expect(existsSync(worktreeOf(first))).toBe(false)
+    expect(git(t.repoDir, 'branch', '--list', first.branch!)).toContain(first.branch!)
+
+    const before = snapshot(t.repoDir)
+    const conflict = await rejectsWith(t.core.invoke('tasks.merge', { taskId: second.id }), 'merge_conflict')
+    expect(conflict.details).toEqual({ paths: ['app.ts'] })
+    expect(snapshot(t.repoDir)).toEqual(before)
+    expect(existsSync(join(t.repoDir, '.git', 'MERGE_HEAD'))).toBe(false)
+    await rejectsWith(t.core.invoke('tasks.merge', { taskId: first.id }), 'invalid_transition')
+  })
+
+  it('refuses to merge into a dirty checkout or another branch, and merges a clean fast-forward with ff-only', async () => {
+    const ivy = await member('Ivy')
+    const task = await acceptedTask('Ff', 'ff.ts', 'ff\n', ivy)
+    writeFileSync(join(t.repoDir, 'app.ts'), 'my own work in progress\n')
+    const dirty = await rejectsWith(t.core.invoke('tasks.merge', { taskId: task.id, strategy: 'ff-only' }), 'merge_blocked')
+    expect(dirty.message).toContain('app.ts')
+    git(t.repoDir, 'checkout', '-q', '--', 'app.ts')
+    git(t.repoDir, 'checkout', '-q', '-b', 'elsewhere')
+    await rejectsWith(t.core.invoke('tasks.merge', { taskId: task.id }), 'merge_blocked')
+    git(t.repoDir, 'checkout', '-q', 'main')
+    const merged = await t.core.invoke('tasks.merge', { taskId: task.id, strategy: 'ff-only' })
+    expect(merged.merged?.commit).toBe(task.artifact!.commit)
+    expect(readFileSync(join(t.repoDir, 'ff.ts'), 'utf8')).toBe('ff\n')
+  })
+})
+
+describe('lifecycle and bad input', () => {
+  it('a restart keeps worktrees and their tasks connected', async () => {
+    const ivy = await member('Ivy')
+    const task = await started('Persist', ivy)
+    await t.core.close()
+    t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
+    expect(await t.core.invoke('tasks.get', { taskId: task.id })).toMatchObject({ branch: task.branch, head: base })
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'after.txt', content: 'after restart' } }] }, { text: 'ok' })
+    await turn(ivy, 'write after.txt')
+    expect(readFileSync(join(worktreeOf(task), 'after.txt'), 'utf8')).toBe('after restart')
+  })
+
+  it('a plain folder must be shared; a bare repository and a detached HEAD without a base branch are refused', async () => {
+    const plain = join(t.repoDir, '..', 'plain')
+    mkdirSync(plain)
+    await rejectsWith(t.core.invoke('workspaces.open', { repoPath: plain, isolation: 'worktree' }), 'invalid_params')
+    const opened = await t.core.invoke('workspaces.open', { repoPath: plain })
+    expect(opened.settings.isolation).toBe('shared')
+    expect(opened.notes[0]).toContain('Not a git repository')
+
+    const bare = join(t.repoDir, '..', 'bare.git')
+    execFileSync('git', ['init', '-q', '--bare', bare])
+    await rejectsWith(t.core.invoke('workspaces.open', { repoPath: bare }), 'invalid_params')
+
+    const detached = join(t.repoDir, '..', 'detached')
+    mkdirSync(detached)
+    const sha = initRepo(detached)
+    git(detached, 'checkout', '-q', '--detach', sha)
+    const refused = await rejectsWith(t.core.invoke('workspaces.open', { repoPath: detached }), 'invalid_params')
+    expect(refused.message).toContain('detached')
+    expect((await t.core.invoke('workspaces.open', { repoPath: detached, baseBranch: 'main' })).settings.baseBranch).toBe('main')
+  })
+})
