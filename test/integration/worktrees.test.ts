@@ -93,6 +93,10 @@ describe('a worktree per task', () => {
     expect(snapshot(t.repoDir)).toEqual(before)
     // Each turn's last step says which files it changed, and the brief said which tree it was in.
     expect(a.at(-1)?.changes).toEqual([{ path: 'app.ts', status: 'modified' }])
+    const turnDiff = await t.core.invoke('sessions.changes', { stepId: a.at(-1)!.id })
+    expect(turnDiff.files).toEqual([{ path: 'app.ts', oldPath: null, status: 'modified', additions: 1, deletions: 1 }])
+    expect(turnDiff.patch).toContain("+export const answer = 'ivy'")
+    await rejectsWith(t.core.invoke('sessions.changes', { stepId: a[0].id }), 'not_found')
     expect(server.requests.some((r) => who(r) === 'ivy' && systemOf(r).includes("T-1's worktree, branch concord/T-1-one"))).toBe(true)
   })
 

@@ -11,7 +11,7 @@ import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
 import { deliveryArtifact, ensureTaskWorktree, openWorkspace, resolveArtifact, updateWorkspace } from '../harness/task-branches'
-import { taskDiff } from '../harness/task-diff'
+import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
@@ -65,6 +65,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),
 
     'reports.submit': async (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')

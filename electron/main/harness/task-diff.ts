@@ -5,7 +5,8 @@ import { ApiError } from '../../../shared/errors'
 import type { DiffFile, TaskDiff } from '../../../shared/schemas'
 import { resolveCommit, uncommittedFiles } from '../repo/git-repo'
 import { runOwnGit } from '../runtime/tools/git'
-import type { Ctx } from './context'
+import { turnChanges } from '../runtime/steps'
+import { rowOf, type Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey } from './ids'
 import { refreshHead } from './task-branches'
@@ -39,6 +40,19 @@ export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff
   const { patch, truncated } = await diffPatch(repo, base, head)
   const uncommitted = branch?.worktree && existsSync(branch.worktree) ? await uncommittedFiles(branch.worktree) : []
   return { base, head, files, patch, truncated, uncommitted }
+}
+
+/** sessions.changes: the diff of what one turn changed, between the trees recorded before and after it. */
+export async function turnDiff(h: Harness, ctx: Ctx, stepId: string): Promise<TaskDiff> {
+  const row = ctx.store.steps.get(rowOf(ctx, 'step', stepId, 'stepId'))
+  const changes = row ? turnChanges(row) : null
+  if (!changes) throw new ApiError('not_found', `stepId: step ${stepId} records no changes`)
+  const repo = h.workspace(ctx.wsId).repoPath
+  const present = await runOwnGit(repo, ['cat-file', '-e', `${changes.to}^{tree}`], { allowFailure: true })
+  if (present.code !== 0) throw new ApiError('not_found', `the trees of this turn are no longer in the repository (git gc removed them); its file list is all that is left`)
+  const files = await diffFiles(repo, changes.from, changes.to)
+  const { patch, truncated } = await diffPatch(repo, changes.from, changes.to)
+  return { base: changes.from, head: changes.to, files, patch, truncated, uncommitted: [] }
 }
 
 export async function diffFiles(repo: string, base: string, head: string): Promise<DiffFile[]> {

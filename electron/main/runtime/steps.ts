@@ -17,8 +17,15 @@ export function toStep(ws: string, r: StepRow): Step {
     fromMemberId: id('member', r.from_member_id),
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
-    changes: r.changes ? (JSON.parse(r.changes) as Step['changes']) : null,
+    changes: turnChanges(r)?.files ?? null,
     startedAt: r.started_at,
     endedAt: r.ended_at,
   }
+}
+
+/** What a turn changed, as stored on its last step: the files, and the trees before and after it. */
+export function turnChanges(r: StepRow): { from: string; to: string; files: NonNullable<Step['changes']> } | null {
+  if (!r.changes) return null
+  const v = JSON.parse(r.changes) as { from: string; to: string; files: NonNullable<Step['changes']> }
+  return Array.isArray(v.files) ? v : null
 }

@@ -9,6 +9,7 @@ import { references, type Row } from '../../stores/steps'
 import { DecisionCard } from '../decisions/DecisionCard'
 import { ProposalCard } from '../decisions/ProposalCard'
 import { ToolCall } from './ToolCall'
+import { ChangesDialog } from '../diff/ChangesDialog'
 import { MemberEditor } from '../team/MemberEditor'
 
 const MAX_CARDS = 6
@@ -46,6 +47,28 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
 }
 
 /** A failed model call: what the provider said, and the way to the settings that usually fix it. */
+/** Under a turn's last step: the files the turn changed, opening the turn's own diff. */
+function TurnChanges({ step }: { step: Step }) {
+  const api = useApp((s) => s.api)
+  const [open, setOpen] = useState(false)
+  const files = step.changes
+  if (!files?.length) return null
+  const names = files.slice(0, 3).map((f) => f.path.split('/').pop()).join(', ')
+  return (
+    <div className="turn-changes">
+      <button className="link-btn small" onClick={() => setOpen(true)} data-testid="turn-changes" title={files.map((f) => `${f.status} ${f.path}`).join('\n')}>
+        {files.length} file{files.length === 1 ? '' : 's'} changed
+      </button>
+      <span className="muted small">
+        {' '}
+        · {names}
+        {files.length > 3 ? ', …' : ''}
+      </span>
+      {open && <ChangesDialog title="What this turn changed" load={() => api.call('sessions.changes', { stepId: step.id })} onClose={() => setOpen(false)} />}
+    </div>
+  )
+}
+
 function ErrorBox({ step, memberId }: { step: Step; memberId: string }) {
   const member = useApp((s) => s.members[memberId])
   const [editing, setEditing] = useState(false)
@@ -179,6 +202,7 @@ export const StepRow = memo(
               </div>
             )}
             <Cards step={step} tools={row.tools} />
+            <TurnChanges step={step} />
           </div>
         )
       }
@@ -193,6 +217,7 @@ export const StepRow = memo(
                 awaiting={step.status === 'waiting_approval'}
               />
             )}
+            <TurnChanges step={step} />
           </div>
         )
       case 'notice':
@@ -209,12 +234,14 @@ export const StepRow = memo(
         return (
           <div {...common}>
             <ErrorBox step={step} memberId={memberId} />
+            <TurnChanges step={step} />
           </div>
         )
       case 'interrupted':
         return (
           <div {...common}>
             <div className="interrupted-line">Interrupted{step.text ? `: ${step.text}` : ''}</div>
+            <TurnChanges step={step} />
           </div>
         )
       default:

@@ -7,6 +7,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers, selectTasks } from '../../stores/selectors'
 import { RefChip } from '../decisions/RefChip'
+import { ChangesDialog } from '../diff/ChangesDialog'
 
 const lanes: Task['status'][] = ['in_progress', 'todo', 'delivered', 'blocked', 'accepted', 'cancelled']
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
@@ -28,6 +29,9 @@ function TaskCard({ task }: { task: Task }) {
   const [delivering, setDelivering] = useState(false)
   const [artifact, setArtifact] = useState('')
   const [open, setOpen] = useState(false)
+  const [showChanges, setShowChanges] = useState(false)
+  const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
+  const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
   const suspect = task.links.filter((l) => l.state === 'suspect')
 
   const accept = useAction(async () => {
@@ -42,7 +46,8 @@ function TaskCard({ task }: { task: Task }) {
   })
   const move = useAction(async (status: Task['status'], art?: string) => {
     const a = art?.trim()
-    const artifactParam = a ? (/^[0-9a-f]{7,64}$/i.test(a) ? { commit: a } : { digest: a }) : undefined
+    // A commit, branch or tag is resolved by the core; anything with a colon (sha256:…) is a content digest.
+    const artifactParam = a ? (a.includes(':') ? { digest: a } : { commit: a }) : undefined
     applyTask(await api.call('tasks.setStatus', { taskId: task.id, status, ...(artifactParam ? { artifact: artifactParam } : {}) }))
     setDelivering(false)
     setReasons(null)
@@ -87,6 +92,19 @@ function TaskCard({ task }: { task: Task }) {
           </code>
         )}
       </div>
+      {task.branch && (
+        <div className="tcard-branch small" data-testid="task-branch">
+          <span className="branch-name" title="The task's branch; its worktree lives in Concord's data folder">
+            ⎇ {task.branch}
+          </span>
+          {task.head && <code title={`head ${task.head}`}>{task.head.slice(0, 8)}</code>}
+          {task.merged && (
+            <Badge tone="good" title={`merged as ${task.merged.commit}`}>
+              merged
+            </Badge>
+          )}
+        </div>
+      )}
       {open && (
         <div className="tcard-detail">
           {task.spec && <div className="tcard-spec">{task.spec}</div>}
@@ -112,10 +130,11 @@ function TaskCard({ task }: { task: Task }) {
         </div>
       )}
       {!reasons && accept.error && <ErrorText error={accept.error.message} />}
-      <ErrorText error={move.error?.message ?? ack.error?.message} />
+      <ErrorText error={move.error?.message ?? ack.error?.message ?? merge.error?.message} />
+      {showChanges && <ChangesDialog title={`${task.key} · changes on ${task.branch ?? 'its commit'}`} load={() => api.call('tasks.diff', { taskId: task.id })} onClose={() => setShowChanges(false)} />}
       {delivering ? (
         <div className="tcard-actions">
-          <input className="grow" value={artifact} onChange={(e) => setArtifact(e.target.value)} placeholder="commit SHA or digest delivered" aria-label="Delivered artifact" />
+          <input className="grow" value={artifact} onChange={(e) => setArtifact(e.target.value)} placeholder={task.branch ? 'empty: the branch head; or a commit' : 'commit, branch or digest delivered'} aria-label="Delivered artifact" />
           <button className="btn small primary" disabled={move.pending} onClick={() => void move.run('delivered', artifact)}>
             Deliver
           </button>
@@ -134,6 +153,23 @@ function TaskCard({ task }: { task: Task }) {
             <button className="btn small" disabled={ack.pending} onClick={() => void ack.run()} title="Re-pin its decisions to the current versions">
               Acknowledge
             </button>
+          )}
+          {(task.branch || task.artifact?.commit) && (
+            <button className="btn small" onClick={() => setShowChanges(true)} data-testid="task-changes">
+              Changes
+            </button>
+          )}
+          {task.status === 'accepted' && task.branch && !task.merged && (
+            <>
+              <button className="btn small primary" disabled={merge.pending} onClick={() => void merge.run()} data-testid="merge-task" title={`Land the accepted commit in the base branch (${strategy})`}>
+                Merge
+              </button>
+              <select className="small" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)} aria-label={`How to merge ${task.key}`}>
+                <option value="merge">merge commit</option>
+                <option value="squash">squash</option>
+                <option value="ff-only">fast-forward only</option>
+              </select>
+            </>
           )}
           <select
             className="small"
