@@ -239,6 +239,21 @@ describe('lifecycle and bad input', () => {
     expect(readFileSync(join(worktreeOf(task), 'after.txt'), 'utf8')).toBe('after restart')
   })
 
+  it('cancelling a task removes its worktree and keeps its branch; starting it again restores the worktree', async () => {
+    const ivy = await member('Ivy')
+    const task = await started('Cancel me', ivy)
+    writeFileSync(join(worktreeOf(task), 'kept.ts'), 'kept\n')
+    git(worktreeOf(task), 'add', '-A')
+    git(worktreeOf(task), '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'kept')
+    const cancelled = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'cancelled' })
+    expect(existsSync(worktreeOf(task))).toBe(false)
+    expect(git(t.repoDir, 'worktree', 'list')).not.toContain(worktreeOf(task))
+    expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(cancelled.head)
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'todo' })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    expect(readFileSync(join(worktreeOf(task), 'kept.ts'), 'utf8')).toBe('kept\n')
+  })
+
   it('a plain folder must be shared; a bare repository and a detached HEAD without a base branch are refused', async () => {
     const plain = join(t.repoDir, '..', 'plain')
     mkdirSync(plain)

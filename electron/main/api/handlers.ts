@@ -10,7 +10,7 @@ import { getReport, listReports, submitReport } from '../harness/reports'
 import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
-import { deliveryArtifact, ensureTaskWorktree, openWorkspace, resolveArtifact, updateWorkspace } from '../harness/task-branches'
+import { deliveryArtifact, ensureTaskWorktree, openWorkspace, releaseTaskWorktree, resolveArtifact, updateWorkspace } from '../harness/task-branches'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 
@@ -57,9 +57,12 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
       // The delivered commit is what git says, never what was typed; then the core checks authority and blockers.
       const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
       const task = setTaskStatus(ctx, { ...p, artifact })
-      if (task.status !== 'in_progress' || task.branch) return task
-      // Starting a task gives it its branch and worktree (in a worktree workspace).
-      return (await ensureTaskWorktree(h, ctx, n)) ? getTask(ctx, p.taskId) : task
+      // A cancelled task's worktree goes (its branch stays, so nothing committed is lost).
+      if (task.status === 'cancelled') return (await releaseTaskWorktree(h, ctx, n)) ? getTask(ctx, p.taskId) : task
+      if (task.status !== 'in_progress') return task
+      // Starting a task gives it its branch and worktree (in a worktree workspace); restarting one restores it.
+      const hadWorktree = Boolean(ctx.store.branches.get(n)?.worktree)
+      return (await ensureTaskWorktree(h, ctx, n)) && !hadWorktree ? getTask(ctx, p.taskId) : task
     },
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),

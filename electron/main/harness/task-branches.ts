@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { OpenedWorkspace, WorkspaceSettings } from '../../../shared/schemas'
-import { addTaskWorktree, ensureCheckout, freeBranchName, inspectRepo, reattachWorktree, resolveCommit, uncommittedFiles, type RepoInfo } from '../repo/git-repo'
+import { addTaskWorktree, ensureCheckout, freeBranchName, inspectRepo, reattachWorktree, removeWorktree, resolveCommit, uncommittedFiles, type RepoInfo } from '../repo/git-repo'
 import type { TaskBranchRow } from '../store/branches-repo'
 import type { Ctx } from './context'
 import type { Harness } from './harness'
@@ -99,6 +99,16 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
   } finally {
     creating.delete(key)
   }
+}
+
+/** Removes a task's worktree (cancelled); the branch and its commits stay. True when there was one. */
+export async function releaseTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number): Promise<boolean> {
+  const row = ctx.store.branches.get(taskRowId)
+  if (!row?.worktree) return false
+  await refreshHead(ctx, taskRowId)
+  await removeWorktree(h.workspace(ctx.wsId).repoPath, row.worktree)
+  ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, null))
+  return true
 }
 
 /** Reads the worktree's head into the store; returns the row as it is now. */
