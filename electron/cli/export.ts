@@ -4,20 +4,7 @@ import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
 import { formats, type ExportFormat } from '../main/export/export'
 import { stringFlag, type ParsedArgs } from './args'
-
-
-/** Complains about the command line or what it names: printed as `concord <command>: …`, exit code 2. */
-export class UsageError extends Error {}
-
-export async function withUsage(command: string, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run()
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err
-    console.error(`concord ${command}: ${err.message}`)
-    return 2
-  }
-}
+import { UsageError } from './errors'
 
 /** The data folder, refusing one that holds no Concord workspaces yet (rather than creating it). */
 export function existingDataDir(args: ParsedArgs): string {

@@ -2,12 +2,14 @@ import { resolve } from 'node:path'
 import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
 import { stringFlag, type ParsedArgs } from './args'
-import { UsageError } from './export'
-
+import { UsageError } from './errors'
 
 /** `concord import`: restores a JSON export into a new workspace for --repo. */
 export async function importCommand(args: ParsedArgs): Promise<number> {
-  const file = stringFlag(args, 'file') ?? args.rest[0]
+  const [positional] = args.positionals
+  const flag = stringFlag(args, 'file')
+  if (positional !== undefined && flag !== undefined) throw new UsageError('name the export file once: either FILE or --file FILE')
+  const file = flag ?? positional
   if (!file) throw new UsageError('import needs the export file: concord import FILE --repo PATH')
   const repo = stringFlag(args, 'repo')
   if (!repo) throw new UsageError('--repo: name the repository folder the imported workspace belongs to')

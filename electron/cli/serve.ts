@@ -1,30 +1,39 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
 import { startBridge } from '../main/transport/bridge'
 import { stringFlag, type ParsedArgs } from './args'
+import { UsageError } from './errors'
+import { projectRoot } from './root'
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const MIN_TOKEN_LENGTH = 16
 
 /** `concord serve`: the core under plain Node, the renderer and API on 127.0.0.1. */
 export async function serve(args: ParsedArgs): Promise<void> {
   const portText = stringFlag(args, 'port') ?? '5183'
   const port = Number(portText)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${portText}' is not a port number`)
-  const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port: '${portText}' is not a port number (0 to 65535; 0 picks a free one)`)
   const given = stringFlag(args, 'token')
   // The token is all that stands between any local process (or web page) and the API.
   if (given !== undefined && given.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`)
+    throw new UsageError(`--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`)
   }
+  const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   const token = given ?? randomBytes(24).toString('base64url')
   const staticDir = join(projectRoot, 'out', 'renderer')
   const core = createCore({ dataDir })
-  const bridge = await startBridge({ core, port, token, staticDir })
+  let bridge
+  try {
+    bridge = await startBridge({ core, port, token, staticDir })
+  } catch (err) {
+    await core.close()
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw Object.assign(new Error(`port ${port} is in use on 127.0.0.1; choose another with --port (0 picks a free one)`), { code: 'io_error' })
+    }
+    throw err
+  }
   console.log(`Concord serving on ${bridge.url}`)
   console.log(`data folder: ${dataDir}${existsSync(join(staticDir, 'index.html')) ? '' : '  (UI not built: npm run build)'}`)
   const stop = async () => {

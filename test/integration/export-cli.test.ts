@@ -14,7 +14,7 @@ interface Run {
   stderr: string
 }
 
-/** Runs `concord …` the way `npx concord` does (bin/concord.js under tsx), in `cwd`. */
+/** Runs `concord …` the way `npx concord` does (bin/concord.js, the built command line), in `cwd`. */
 function concord(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((done) => {
     execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
@@ -47,7 +47,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-// Each run starts tsx and the core (~2–3 s, more on a busy machine).
+// Each run starts Node and the core (~1 s, more on a busy machine).
 describe('concord export / import from the command line', { timeout: 120_000 }, () => {
   it('lists export and import in its usage', async () => {
     const r = await concord(['help'], root)
@@ -112,7 +112,7 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
 
   it('explains what is wrong: format, repository, data folder, unwritable folder', async () => {
     const format = await concord(['export', '--repo', repo, '--format', 'yaml', '--data-dir', dataDir], root)
-    expect(format).toMatchObject({ code: 2, stderr: "concord export: --format must be one of madr, markdown, json (not 'yaml')\n" })
+    expect(format).toMatchObject({ code: 2, stderr: "concord: usage: --format must be one of madr, markdown, json (not 'yaml')\n" })
 
     const stranger = join(root, 'stranger')
     mkdirSync(stranger)

@@ -19,7 +19,7 @@ afterEach(async () => {
 
 /** Starts `concord serve` in a child process and resolves with its base URL once it prints it. */
 function serve(dataDir: string, token: string): Promise<string> {
-  child = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+  child = spawn(process.execPath, ['bin/concord.js', 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
