@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand'
-import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, SystemInfo, Task, Workspace } from '../../../shared/schemas'
+import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, SystemInfo, Task, Workspace, WorkspaceSettings } from '../../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../api/bridge-client'
 
 export interface SessionState {
@@ -24,6 +24,9 @@ export interface WorkspaceSlice {
   connection: ConnectionState
   /** What the core can promise about its machine (where keys live, whether commands are sandboxed). */
   system: SystemInfo | null
+  /** The selected workspace's settings (isolation, base branch), and what opening it said about the folder. */
+  workspaceSettings: WorkspaceSettings | null
+  workspaceNotes: string[]
   loadWorkspaces(): Promise<void>
   openWorkspace(repoPath: string, name?: string): Promise<Workspace>
   selectWorkspace(id: string | null): Promise<void>

@@ -30,6 +30,8 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
   workspaceLoading: false,
   connection: 'connecting',
   system: null,
+  workspaceSettings: null,
+  workspaceNotes: [],
 
   async loadWorkspaces() {
     // Once per app: it does not change while Concord runs. A failure leaves the notes out, nothing else.
@@ -39,9 +41,12 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
   },
 
   async openWorkspace(repoPath, name) {
-    const ws = await api.call('workspaces.open', name ? { repoPath, name } : { repoPath })
+    const opened = await api.call('workspaces.open', name ? { repoPath, name } : { repoPath })
+    const { settings, notes, ...ws } = opened
     set((s) => ({ workspaces: s.workspaces.some((w) => w.id === ws.id) ? s.workspaces : [...s.workspaces, ws] }))
     await get().selectWorkspace(ws.id)
+    // What opening it said about the folder (not a git repository, submodules, …) stays until another is chosen.
+    set({ workspaceSettings: settings, workspaceNotes: notes })
     return ws
   },
 
@@ -51,7 +56,8 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       return
     }
     const keepSelection = get().workspaceId === id ? get().selectedMemberId : null
-    set({ workspaceId: id, lastWorkspaceId: id, workspaceLoading: true, ...(get().workspaceId === id ? {} : emptyWorkspaceData) })
+    set({ workspaceId: id, lastWorkspaceId: id, workspaceLoading: true, ...(get().workspaceId === id ? {} : { ...emptyWorkspaceData, workspaceNotes: [], workspaceSettings: null }) })
+    void api.call('workspaces.settings', { workspaceId: id }).then((workspaceSettings) => get().workspaceId === id && set({ workspaceSettings }), () => undefined)
     const workspaceId = id
     const [members, decisions, proposals, tasks, reports, metrics, sessionInfos] = await Promise.all([
       api.call('members.list', { workspaceId }),

@@ -103,6 +103,7 @@ export function Sidebar() {
             {tailOfPath(workspace.repoPath)}
           </div>
         )}
+        <IsolationLine />
       </div>
       <div className="side-section grow">
         <div className="side-label">
@@ -137,5 +138,26 @@ export function Sidebar() {
         </Modal>
       )}
     </aside>
+  )
+}
+
+/** How members share the repository: a branch per task, or the folder itself; and what opening it said. */
+function IsolationLine() {
+  const settings = useApp((s) => s.workspaceSettings)
+  const notes = useApp((s) => s.workspaceNotes)
+  if (!settings) return null
+  return (
+    <div className="ws-isolation small muted" data-testid="ws-isolation">
+      {settings.isolation === 'worktree' ? (
+        <span title="Each started task gets its own branch and worktree; your checkout is never written">⎇ a branch per task, from {settings.baseBranch}</span>
+      ) : (
+        <span title="Every member writes this folder directly">shared folder: members write it directly</span>
+      )}
+      {notes.map((n) => (
+        <div key={n} className="ws-note">
+          {n}
+        </div>
+      ))}
+    </div>
   )
 }
