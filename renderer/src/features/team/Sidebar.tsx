@@ -151,7 +151,8 @@ function IsolationLine() {
       {settings.isolation === 'worktree' ? (
         <span title="Each started task gets its own branch and worktree; your checkout is never written">⎇ a branch per task, from {settings.baseBranch}</span>
       ) : (
-        <span title="Every member writes this folder directly">shared folder: members write it directly</span>
+        // The note from opening a plain folder already says it, at more length.
+        notes.length === 0 && <span title="Every member writes this folder directly">shared folder: members write it directly</span>
       )}
       {notes.map((n) => (
         <div key={n} className="ws-note">
