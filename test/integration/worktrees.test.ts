@@ -254,6 +254,25 @@ describe('lifecycle and bad input', () => {
     expect(readFileSync(join(worktreeOf(task), 'kept.ts'), 'utf8')).toBe('kept\n')
   })
 
+  it('a repository with a submodule still gets task worktrees, and opening it says what that means', async () => {
+    const sub = join(t.repoDir, '..', 'sub')
+    mkdirSync(sub)
+    initRepo(sub)
+    const withSub = join(t.repoDir, '..', 'with-sub')
+    mkdirSync(withSub)
+    initRepo(withSub)
+    git(withSub, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'vendor/sub')
+    git(withSub, 'commit', '-qm', 'add submodule')
+    const opened = await t.core.invoke('workspaces.open', { repoPath: withSub })
+    expect(opened.settings.isolation).toBe('worktree')
+    expect(opened.notes.join(' ')).toContain('Submodules')
+    const task = await t.core.invoke('tasks.create', { workspaceId: opened.id, title: 'Sub' })
+    const startedTask = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const dir = join(t.dataDir, 'worktrees', opened.id, startedTask.key)
+    expect(readFileSync(join(dir, 'app.ts'), 'utf8')).toContain('42')
+    expect(existsSync(join(dir, 'vendor', 'sub'))).toBe(true)
+  })
+
   it('a plain folder must be shared; a bare repository and a detached HEAD without a base branch are refused', async () => {
     const plain = join(t.repoDir, '..', 'plain')
     mkdirSync(plain)
