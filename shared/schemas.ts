@@ -25,12 +25,32 @@ export const Artifact = z
   })
   .refine((a) => a.commit !== undefined || a.digest !== undefined, 'needs a commit or a digest')
 
-export const ProviderInput = z.strictObject({
+export const ModelProviderInput = z.strictObject({
   kind: ProviderKind,
   model: z.string().trim().min(1).max(200),
   baseURL: z.url().optional(),
   apiKey: z.string().min(1).max(500).optional(),
 })
+
+/** An external coding agent driven over ACP (Claude Code, Codex, Gemini CLI, or any ACP command). */
+export const AgentPreset = z.enum(['claude-code', 'codex', 'gemini', 'custom'])
+export const AcpProviderInput = z
+  .strictObject({
+    kind: z.literal('acp'),
+    agent: AgentPreset,
+    /** Overrides the preset's command (required for custom). */
+    command: z.string().trim().min(1).max(1000).optional(),
+    args: z.array(z.string().max(1000)).max(50).optional(),
+    /** Plain variables for the agent's process (never secrets: the key goes in apiKey). */
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string().max(10_000)).optional(),
+    /** Kept in the secret store; passed only to this agent's process, as the preset's key variable. */
+    apiKey: z.string().min(1).max(500).optional(),
+    /** HOME (and CODEX_HOME, CLAUDE_CONFIG_DIR) under the data folder, per member: members share no agent state. */
+    isolatedHome: z.boolean().optional(),
+  })
+  .refine((a) => a.agent !== 'custom' || !!a.command, { message: 'a custom agent needs its command', path: ['command'] })
+
+export const ProviderInput = z.union([ModelProviderInput, AcpProviderInput])
 
 // ---- entities (results) ----
 
@@ -49,12 +69,27 @@ export interface WorkspaceSettings {
   gitHooks: boolean
 }
 
-export interface MemberProvider {
+export interface ModelMemberProvider {
   kind: z.infer<typeof ProviderKind>
   model: string
   baseURL: string | null
   hasKey: boolean
 }
+
+export interface AcpMemberProvider {
+  kind: 'acp'
+  /** The agent preset, so lists that show a member's model show which agent it is. */
+  model: string
+  baseURL: null
+  agent: z.infer<typeof AgentPreset>
+  command: string | null
+  args: string[]
+  env: Record<string, string>
+  isolatedHome: boolean
+  hasKey: boolean
+}
+
+export type MemberProvider = ModelMemberProvider | AcpMemberProvider
 
 export interface Member {
   id: string

@@ -12,7 +12,8 @@ export async function mcpCommand(args: ParsedArgs): Promise<void> {
   const memberId = stringFlag(args, 'member')
   if (!memberId) throw new Error('--member is required: the id of the member this agent acts as (see the member in Concord)')
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
-  const { binding, close } = standaloneBinding(dataDir, memberId)
+  // Set by Concord when it started the agent: it records the agent's tool calls from ACP already.
+  const { binding, close } = standaloneBinding(dataDir, memberId, { record: process.env.CONCORD_MCP_VIA_ACP !== '1' })
   const server = createMcpServer(binding)
   const transport = new StdioServerTransport()
   const stop = () => {

@@ -82,6 +82,8 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       max_steps: m.maxSteps,
       planning_interval: m.planningInterval,
       network: m.network ? 1 : 0,
+      // An agent's command and settings are machine-specific: not in the export, set again after import.
+      agent: null, agent_command: null, agent_args: '[]', agent_env: '{}', agent_isolated_home: 0, acp_session: null,
       created_at: m.createdAt,
       updated_at: m.updatedAt,
     })

@@ -19,9 +19,11 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     role: r.role,
     authority: r.authority,
     instructions: r.instructions,
-    provider: r.provider_kind
-      ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, hasKey }
-      : null,
+    provider: r.agent
+      ? { kind: 'acp', model: r.agent, baseURL: null, agent: r.agent, command: r.agent_command, args: JSON.parse(r.agent_args), env: JSON.parse(r.agent_env), isolatedHome: r.agent_isolated_home === 1, hasKey }
+      : r.provider_kind
+        ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, hasKey }
+        : null,
     approval: r.approval,
     maxSteps: r.max_steps,
     planningInterval: r.planning_interval,

@@ -35,6 +35,21 @@ function withKey<T>(secrets: SecretStore, ref: () => string | null, restore: str
   }
 }
 
+/** The columns a provider input sets: a model provider, or an external agent over ACP (never both). */
+function providerColumns(provider: ParsedParams<'members.create'>['provider'] | null) {
+  if (provider?.kind === 'acp') {
+    return {
+      provider_kind: null, provider_model: null, provider_base_url: null,
+      agent: provider.agent, agent_command: provider.command ?? null, agent_args: JSON.stringify(provider.args ?? []),
+      agent_env: JSON.stringify(provider.env ?? {}), agent_isolated_home: provider.isolatedHome ? 1 : 0,
+    }
+  }
+  return {
+    provider_kind: provider?.kind ?? null, provider_model: provider?.model ?? null, provider_base_url: provider?.baseURL ?? null,
+    agent: null, agent_command: null, agent_args: '[]', agent_env: '{}', agent_isolated_home: 0,
+  }
+}
+
 export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Member {
   const at = now()
   let ref: string | null = null
@@ -44,9 +59,7 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       role: p.role,
       authority: p.authority ?? 'proposer',
       instructions: p.instructions ?? '',
-      provider_kind: p.provider?.kind ?? null,
-      provider_model: p.provider?.model ?? null,
-      provider_base_url: p.provider?.baseURL ?? null,
+      ...providerColumns(p.provider),
       approval: p.approval ?? 'ask',
       max_steps: p.maxSteps ?? 30,
       planning_interval: p.planningInterval ?? 0,
@@ -78,9 +91,9 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       role: p.role ?? cur.role,
       authority: p.authority ?? cur.authority,
       instructions: p.instructions ?? cur.instructions,
-      provider_kind: provider === undefined ? cur.provider_kind : (provider?.kind ?? null),
-      provider_model: provider === undefined ? cur.provider_model : (provider?.model ?? null),
-      provider_base_url: provider === undefined ? cur.provider_base_url : (provider?.baseURL ?? null),
+      ...(provider === undefined
+        ? { provider_kind: cur.provider_kind, provider_model: cur.provider_model, provider_base_url: cur.provider_base_url, agent: cur.agent, agent_command: cur.agent_command, agent_args: cur.agent_args, agent_env: cur.agent_env, agent_isolated_home: cur.agent_isolated_home }
+        : providerColumns(provider)),
       approval: p.approval ?? cur.approval,
       max_steps: p.maxSteps ?? cur.max_steps,
       planning_interval: p.planningInterval ?? cur.planning_interval,

@@ -27,7 +27,12 @@ export interface Standalone {
   close(): void
 }
 
-export function standaloneBinding(dataDir: string, memberId: string): Standalone {
+export interface StandaloneOptions {
+  /** Record each call as a tool step of the member (off when Concord drives the agent: ACP reports the calls). */
+  record?: boolean
+}
+
+export function standaloneBinding(dataDir: string, memberId: string, options: StandaloneOptions = {}): Standalone {
   if (!existsSync(join(dataDir, 'concord.sqlite')) && !existsSync(join(dataDir, 'workspaces'))) {
     throw new ApiError('not_found', `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`)
   }
@@ -69,7 +74,7 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
         throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
       },
       afterCall: () => takeNotices(ctx(), rowId, null)?.text ?? '',
-      record: (c, text, ok) => {
+      record: options.record === false ? undefined : (c, text, ok) => {
         ctx().store.steps.insert({
           member_id: rowId, kind: 'tool', status: ok ? 'done' : 'error', tool_name: c.name, tool_args: c.argumentsText, tool_call_id: `mcp-${randomUUID()}`,
           text, is_error: ok ? 0 : 1, started_at: now(), ended_at: now(),

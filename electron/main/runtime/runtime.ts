@@ -15,6 +15,8 @@ import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
 import { runTurn, stricterApproval } from './agent-loop'
 import { MemberHost } from './member-host'
+import { runAcpTurn } from './acp/acp-turn'
+import { AgentPool } from './acp/agent-process'
 import { createProvider, type CreateProviderOptions } from './providers'
 import { toStep } from './steps'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
@@ -33,6 +35,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   private readonly hosts = new Map<string, MemberHost>()
+  /** External agents over ACP: one process per member, kept across turns. */
+  private readonly agents = new AgentPool()
   private readonly recovered = new Set<string>()
   /** member id → the member it is waiting on through `delegate` (to refuse cycles). */
   private readonly waitingOn = new Map<string, string>()
@@ -116,15 +120,15 @@ export class Runtime {
   private async turn(host: MemberHost, start: StepRow) {
     const ctx = this.o.harness.ctx(host.wsId)
     const member = ctx.store.members.get(host.memberRowId)!
-    if (!member.provider_kind || !member.provider_model) {
+    if (!member.agent && (!member.provider_kind || !member.provider_model)) {
       const text = `${member.name} has no model provider set: choose one in the member's settings.`
       ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
       return { status: 'error' as const, answer: '', error: text }
     }
-    const provider = createProvider(
+    const provider = member.agent ? null : createProvider(
       {
-        kind: member.provider_kind,
-        model: member.provider_model,
+        kind: member.provider_kind!,
+        model: member.provider_model!,
         baseURL: member.provider_base_url ?? undefined,
         apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
       },
@@ -134,6 +138,17 @@ export class Runtime {
     // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
     const approval = stricterApproval(member.approval, start.approval)
     const emitStep = (row: StepRow) => this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
+    if (!provider) {
+      return runAcpTurn(
+        {
+          ctx, member, workspaceRoot, approval, emitStep, agents: this.agents, dataDir: this.o.harness.registry.dataDir, sandbox: this.sandboxPolicy(ctx, host),
+          apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
+          emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
+        },
+        host,
+        start,
+      )
+    }
     return runTurn(
       {
         ctx,
@@ -330,6 +345,7 @@ export class Runtime {
     for (const h of this.hosts.values()) h.interrupt('shutdown')
     const deadline = Date.now() + 2000
     while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    await this.agents.close()
   }
 }
 

@@ -9,6 +9,16 @@ export interface MemberRow {
   provider_kind: 'openai' | 'anthropic' | 'openai-compatible' | null
   provider_model: string | null
   provider_base_url: string | null
+  /** Set when the member is an external agent over ACP (then provider_kind is null). */
+  agent: 'claude-code' | 'codex' | 'gemini' | 'custom' | null
+  agent_command: string | null
+  /** JSON array of strings. */
+  agent_args: string
+  /** JSON object of plain variables. */
+  agent_env: string
+  agent_isolated_home: number
+  /** The agent's session id (session/load after a restart). */
+  acp_session: string | null
   approval: 'ask' | 'auto'
   max_steps: number
   planning_interval: number
@@ -20,7 +30,7 @@ export interface MemberRow {
   updated_at: string
 }
 
-export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start'>
+export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session'>
 
 export class MembersRepo {
   private readonly s
@@ -28,15 +38,17 @@ export class MembersRepo {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, created_at, updated_at)
-         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @updated_at, @updated_at)`,
+        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, agent, agent_command, agent_args, agent_env, agent_isolated_home, created_at, updated_at)
+         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @agent, @agent_command, @agent_args, @agent_env, @agent_isolated_home, @updated_at, @updated_at)`,
       ),
       update: db.prepare(
         `UPDATE members SET name = @name, role = @role, authority = @authority, instructions = @instructions, provider_kind = @provider_kind,
-         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, network = @network, updated_at = @updated_at
+         provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, network = @network,
+         agent = @agent, agent_command = @agent_command, agent_args = @agent_args, agent_env = @agent_env, agent_isolated_home = @agent_isolated_home, updated_at = @updated_at
          WHERE id = @id`,
       ),
       setSessionStart: db.prepare('UPDATE members SET session_start = ? WHERE id = ?'),
+      setAcpSession: db.prepare('UPDATE members SET acp_session = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
     }
@@ -52,6 +64,10 @@ export class MembersRepo {
 
   setSessionStart(id: number, stepId: number): void {
     this.s.setSessionStart.run(stepId, id)
+  }
+
+  setAcpSession(id: number, sessionId: string | null): void {
+    this.s.setAcpSession.run(sessionId, id)
   }
 
   get(id: number): MemberRow | undefined {

@@ -22,7 +22,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [network, setNetwork] = useState(member?.network ?? false)
   const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
   const [draft, setDraft] = useState<ProviderDraft>(
-    member?.provider ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
+    member?.provider && member.provider.kind !== 'acp' ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
   )
 
   const applyPreset = (role: string) => {

@@ -1,0 +1,323 @@
+/**
+ * One turn of a member that is an external agent over ACP: the prompt starts with the brief (tasks, flags,
+ * current decisions, pending notices), `session/update`s become steps (text streams as deltas, tool calls and
+ * plans as their own steps), permission requests become approvals under the member's policy, Stop sends
+ * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent through
+ * `concord mcp` (server name `concord`), started by the agent itself.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { Ctx } from '../../harness/context'
+import { makeId, now } from '../../harness/ids'
+import type { MemberRow } from '../../store/members-repo'
+import type { NewStep, StepRow } from '../../store/steps-repo'
+import { buildBrief } from '../brief'
+import type { MemberHost, TurnOutcome } from '../member-host'
+import type { SandboxPolicy } from '../tools/types'
+import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
+import { agentCommand, agentPresets, notInstalledText } from './presets'
+
+export const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000
+const START_TIMEOUT_MS = 60_000
+/** How often streamed text is made durable while it arrives (as in the built-in loop). */
+const FLUSH_MS = 250
+
+const concordBin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../bin/concord.js')
+
+export interface AcpTurnEnv {
+  ctx: Ctx
+  member: MemberRow
+  /** The folder the agent works in (the task's worktree once worktrees exist). */
+  workspaceRoot: string
+  dataDir: string
+  sandbox?: SandboxPolicy
+  approval: MemberRow['approval']
+  agents: AgentPool
+  apiKey?: string
+  turnTimeoutMs?: number
+  emitStep(row: StepRow): void
+  emitDelta(stepId: number, text: string): void
+}
+
+/** The agent's environment: an allow-list, the member's own variables and key; never Concord's or other members' secrets. */
+function agentEnv(env: AcpTurnEnv): Record<string, string> {
+  const m = env.member
+  const preset = agentPresets[m.agent!]
+  const out: Record<string, string> = {}
+  for (const k of ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'SYSTEMROOT', 'APPDATA', 'LOCALAPPDATA']) {
+    const v = process.env[k]
+    if (v !== undefined) out[k] = v
+  }
+  if (m.agent_isolated_home) {
+    const home = join(env.dataDir, 'agents', env.ctx.wsId, `m${m.id}`)
+    for (const v of preset.homeVariables) {
+      const dir = v === 'HOME' ? home : join(home, `.${v.toLowerCase()}`)
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      out[v] = dir
+    }
+  }
+  Object.assign(out, JSON.parse(m.agent_env) as Record<string, string>)
+  if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
+  return out
+}
+
+function mcpServer(env: AcpTurnEnv): McpServer {
+  const inElectron = !!process.versions.electron
+  return {
+    name: 'concord',
+    command: process.execPath,
+    args: [concordBin, 'mcp', '--member', makeId(env.ctx.wsId, 'member', env.member.id), '--data-dir', env.dataDir],
+    // CONCORD_MCP_VIA_ACP: Concord records the agent's tool calls from ACP; the MCP process must not record them again.
+    env: [{ name: 'CONCORD_MCP_VIA_ACP', value: '1' }, ...(inElectron ? [{ name: 'ELECTRON_RUN_AS_NODE', value: '1' }] : [])],
+  }
+}
+
+const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
+function toolText(content: ToolCallContent[] | null | undefined): string {
+  return (content ?? [])
+    .map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? `diff ${c.path}\n${c.newText}` : `[terminal ${c.terminalId}]`))
+    .join('\n')
+}
+
+function pickOption(options: PermissionOption[], allow: boolean): RequestPermissionResponse {
+  const kinds = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always']
+  const o = kinds.map((k) => options.find((x) => x.kind === k)).find(Boolean)
+  return o ? { outcome: { outcome: 'selected', optionId: o.optionId } } : { outcome: { outcome: 'cancelled' } }
+}
+
+export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
+  const { store } = env.ctx
+  const member = env.member
+  const preset = agentPresets[member.agent!]
+  const signal = host.abort!.signal
+  const insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => {
+    const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: start.task_id, started_at: now(), ...row })
+    env.emitStep(store.steps.get(id)!)
+    return id
+  }
+  const finish = (id: number, f: Parameters<typeof store.steps.finish>[1]) => {
+    store.steps.finish(id, f)
+    env.emitStep(store.steps.get(id)!)
+  }
+  const fail = (text: string): TurnOutcome => {
+    insert({ kind: 'error', status: 'error', text, is_error: 1, ended_at: now() })
+    return { status: 'error', answer: '', error: text }
+  }
+
+  // The agent process: one per member, kept alive; a changed configuration restarts it.
+  const { command, args } = agentCommand(member)
+  const spawnEnv = agentEnv(env)
+  const fingerprint = JSON.stringify([command, args, spawnEnv, env.workspaceRoot])
+  let agent: AgentProcess
+  try {
+    agent = await env.agents.ensure(host.memberId, { command, args, env: spawnEnv, cwd: env.workspaceRoot, fingerprint }, preset.label, START_TIMEOUT_MS)
+  } catch (err) {
+    if (err instanceof AgentStartError && err.code === 'agent_missing') return fail(notInstalledText(member.agent!, command))
+    return fail(err instanceof Error ? err.message : String(err))
+  }
+
+  // The session: the live one, else the stored one where the agent can load it, else a new one.
+  let fresh = false
+  if (!agent.sessionId) {
+    try {
+      if (member.acp_session && agent.init?.agentCapabilities?.loadSession) {
+        // History replayed by session/load is not new work: nobody is attached to hear it.
+        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: [mcpServer(env)] })
+        agent.sessionId = member.acp_session
+      }
+    } catch {
+      // An unknown or unloadable session: start a new one below.
+    }
+    if (!agent.sessionId) {
+      try {
+        const s = await Promise.race([
+          agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: [mcpServer(env)] }),
+          agent.exited.then((why): never => {
+            throw new Error(why)
+          }),
+        ])
+        agent.sessionId = s.sessionId
+        fresh = true
+        store.members.setAcpSession(member.id, s.sessionId)
+      } catch (err) {
+        agent.kill()
+        return fail(`${preset.label} could not open a session (${err instanceof Error ? err.message : String(err)})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}`)
+      }
+    }
+  }
+  const sessionId = agent.sessionId!
+
+  // Every prompt starts with the brief; notices pending now are delivered with it.
+  const pending = store.log.notices(member.id, true)
+  const brief = buildBrief(env.ctx, member, pending)
+  host.lastBrief = brief
+  if (pending.length) {
+    store.log.markDelivered(member.id, pending.at(-1)!.id, now())
+    insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
+  }
+  const from = start.from_member_id !== null ? store.members.get(start.from_member_id)?.name : null
+  const intro = fresh
+    ? `You are ${member.name}, the ${member.role} of a team coordinated by Concord. Concord's tools (server "concord": get_brief, list_decisions, get_decision, submit_report, acknowledge_task, ask_human, ...) act on the team's decisions, tasks and reports; when the brief disagrees with earlier messages, the brief wins.${member.instructions.trim() ? `\n\n${member.instructions.trim()}` : ''}\n\n`
+    : ''
+  const promptText = `${intro}${brief.text}\n\n## ${from ? `Message from ${from}` : 'Message from the human'}\n${start.text}`
+
+  // Streaming: text goes into a model step until a tool call or plan interrupts it; the next text opens a new one.
+  let model: { id: number; text: string; flushed: number } | null = null
+  let timer: NodeJS.Timeout | null = null
+  let answer = ''
+  const flush = () => {
+    timer = null
+    if (model && model.text.length !== model.flushed) {
+      store.steps.setText(model.id, model.text)
+      model.flushed = model.text.length
+    }
+  }
+  const closeModel = (usage?: { inputTokens?: number; outputTokens?: number }) => {
+    if (timer) clearTimeout(timer)
+    timer = null
+    if (!model) return
+    finish(model.id, { status: 'done', text: model.text, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, ended_at: now() })
+    answer = model.text
+    model = null
+  }
+  const tools = new Map<string, number>()
+  let planStep: number | null = null
+  const toolStep = (toolCallId: string, title: string, rawInput: unknown): number => {
+    const known = tools.get(toolCallId)
+    if (known !== undefined) return known
+    closeModel()
+    const id = insert({ kind: 'tool', status: 'running', tool_call_id: toolCallId, tool_name: title, tool_args: JSON.stringify(rawInput ?? {}) })
+    tools.set(toolCallId, id)
+    return id
+  }
+  const onUpdate = (u: SessionUpdate) => {
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk': {
+        const text = contentText(u.content)
+        if (!text) return
+        model ??= { id: insert({ kind: 'model', status: 'streaming', text: '' }), text: '', flushed: 0 }
+        model.text += text
+        env.emitDelta(model.id, text)
+        timer ??= setTimeout(flush, FLUSH_MS)
+        return
+      }
+      case 'tool_call':
+        toolStep(u.toolCallId, u.title, u.rawInput)
+        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content))
+        return
+      case 'tool_call_update': {
+        const id = tools.get(u.toolCallId) ?? toolStep(u.toolCallId, u.title ?? 'tool', u.rawInput)
+        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content) || stringify(u.rawOutput))
+        return
+      }
+      case 'plan': {
+        const text = u.entries.map((e) => `- [${e.status}] ${e.content}`).join('\n')
+        closeModel()
+        if (planStep === null) planStep = insert({ kind: 'plan', status: 'done', text, ended_at: now() })
+        else {
+          store.steps.setText(planStep, text)
+          env.emitStep(store.steps.get(planStep)!)
+        }
+        return
+      }
+      default:
+        return
+    }
+  }
+  const finishTool = (toolCallId: string, status: 'completed' | 'failed', text: string) => {
+    const id = tools.get(toolCallId)
+    if (id === undefined) return
+    const row = store.steps.get(id)
+    if (row && row.ended_at) return
+    finish(id, { status: status === 'completed' ? 'done' : 'error', text, is_error: status === 'failed' ? 1 : 0, ended_at: now() })
+  }
+  const onPermission = async (r: RequestPermissionRequest, reqSignal: AbortSignal): Promise<RequestPermissionResponse> => {
+    const call = r.toolCall
+    const stepId = toolStep(call.toolCallId, call.title ?? 'tool', call.rawInput)
+    if (env.approval === 'auto') return pickOption(r.options, true)
+    store.steps.setStatus(stepId, 'waiting_approval')
+    env.emitStep(store.steps.get(stepId)!)
+    const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.title ?? 'tool', JSON.stringify(call.rawInput ?? {}))
+    if (signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
+    if (!allowed) {
+      finish(stepId, { status: 'denied', text: 'The human denied this call.', is_error: 1, ended_at: now() })
+      return pickOption(r.options, false)
+    }
+    store.steps.setStatus(stepId, 'running')
+    env.emitStep(store.steps.get(stepId)!)
+    return pickOption(r.options, true)
+  }
+
+  const detach = agent.attach(sessionId, {
+    update: (n) => {
+      onUpdate(n.update)
+    },
+    permission: onPermission,
+  })
+  const timeoutMs = env.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS
+  let timedOut = false
+  let turnTimer: NodeJS.Timeout | undefined
+  const cancel = () => {
+    void agent.conn.agent.notify('session/cancel', { sessionId }).catch(() => {})
+  }
+  const onAbort = () => cancel()
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    const prompt = agent.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: promptText }] })
+    const res = await Promise.race([
+      prompt,
+      agent.exited.then((why) => ({ crashed: why })),
+      new Promise<{ timedOut: true }>((resolveTimeout) => {
+        turnTimer = setTimeout(() => {
+          timedOut = true
+          cancel()
+          resolveTimeout({ timedOut: true })
+        }, timeoutMs)
+      }),
+    ])
+    if ('crashed' in res) {
+      closeModel()
+      agent.sessionId = null
+      return fail(`${preset.label} stopped during the turn (${res.crashed})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`)
+    }
+    if ('timedOut' in res) {
+      closeModel()
+      // An agent that does not stop when cancelled is stopped: the next turn starts it again.
+      agent.kill()
+      agent.sessionId = null
+      return fail(`${preset.label} did not finish within Concord's turn timeout (${Math.round(timeoutMs / 60_000) || '<1'} min); it was stopped. Its model endpoint may be down.`)
+    }
+    const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
+    closeModel(usage)
+    if (res.stopReason === 'cancelled' || signal.aborted) {
+      // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
+      // cancelled query's leftover result (also after session/load). So the agent is restarted; the next turn
+      // loads the session where the agent can, or opens a new one.
+      agent.kill()
+      insert({ kind: 'interrupted', status: 'done', text: host.stopReason === 'shutdown' ? 'The turn was interrupted by a restart of Concord.' : 'The turn was interrupted by the human.', ended_at: now() })
+      return { status: 'interrupted', answer: '' }
+    }
+    return { status: 'done', answer }
+  } catch (err) {
+    closeModel()
+    // The connection closes a moment before the exit is reported: a dead agent is a crash, with its reason.
+    const why = await agent.exitReason(2000)
+    if (why) {
+      agent.sessionId = null
+      return fail(`${preset.label} stopped during the turn (${why})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`)
+    }
+    return fail(`${preset.label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`)
+  } finally {
+    clearTimeout(turnTimer)
+    signal.removeEventListener('abort', onAbort)
+    detach()
+    for (const [, id] of tools) {
+      const row = store.steps.get(id)
+      if (row && !row.ended_at) finish(id, { status: signal.aborted || timedOut ? 'interrupted' : 'done', ended_at: now() })
+    }
+  }
+}
+
+const stringify = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))

@@ -1,0 +1,169 @@
+/**
+ * One agent process per member, kept alive across turns: spawned with a scrubbed environment, spoken to over
+ * ACP on its stdio, its stderr kept (the tail explains a crash), its death observed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { Readable, Writable } from 'node:stream'
+import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk'
+import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
+
+const STDERR_TAIL = 4000
+
+export class AgentStartError extends Error {
+  constructor(
+    readonly code: 'agent_missing' | 'agent_failed',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface SessionHandlers {
+  update(n: SessionNotification): void
+  permission(r: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>
+}
+
+export interface SpawnSpec {
+  command: string
+  args: string[]
+  env: Record<string, string>
+  cwd: string
+  /** The configuration this process was started with: another one means a restart. */
+  fingerprint: string
+}
+
+export class AgentProcess {
+  readonly proc: ChildProcess
+  readonly conn: ClientConnection
+  init: InitializeResponse | null = null
+  sessionId: string | null = null
+  private stderr = ''
+  private readonly sessions = new Map<string, SessionHandlers>()
+  /** Resolves with a description once the process has exited (or could not start). */
+  readonly exited: Promise<string>
+  dead = false
+
+  constructor(readonly spec: SpawnSpec) {
+    // Its own process group: the CLI it starts (and their children) are stopped with it.
+    this.proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    this.proc.stderr!.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_TAIL)
+    })
+    this.exited = new Promise((resolve) => {
+      this.proc.once('error', (err: NodeJS.ErrnoException) => {
+        this.dead = true
+        resolve(err.code === 'ENOENT' ? 'ENOENT' : err.message)
+      })
+      this.proc.once('exit', (code, signal) => {
+        this.dead = true
+        resolve(signal ? `killed by ${signal}` : `exit code ${code}`)
+      })
+    })
+    // A write to a dead agent must surface as its exit, not as an unhandled EPIPE.
+    this.proc.stdin!.on('error', () => {})
+    const app = client()
+      .onNotification('session/update', ({ params }) => this.sessions.get(params.sessionId)?.update(params))
+      .onRequest('session/request_permission', ({ params, signal }) => {
+        const s = this.sessions.get(params.sessionId)
+        return s ? s.permission(params, signal) : { outcome: { outcome: 'cancelled' } }
+      })
+    this.conn = app.connect(ndJsonStream(Writable.toWeb(this.proc.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(this.proc.stdout!) as ReadableStream<Uint8Array>))
+  }
+
+  /** Why the process ended, if it does within `ms` (null: still running). */
+  async exitReason(ms: number): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined
+    const r = await Promise.race([this.exited, new Promise<null>((res) => (timer = setTimeout(() => res(null), ms)))])
+    clearTimeout(timer)
+    return r
+  }
+
+  get stderrTail(): string {
+    return this.stderr.trim()
+  }
+
+  /** `initialize`, failing with the agent's own words when it dies, hangs or answers garbage. */
+  async initialize(timeoutMs: number, label: string): Promise<InitializeResponse> {
+    let timer: NodeJS.Timeout | undefined
+    const failed = (why: string) => new AgentStartError('agent_failed', `${label} did not start (${why})${this.stderrTail ? `: ${this.stderrTail.slice(-1500)}` : ''}`)
+    try {
+      this.init = await Promise.race([
+        this.conn.agent.request('initialize', {
+          protocolVersion: PROTOCOL_VERSION,
+          // Concord offers no file system or terminal of its own here: the agent uses its own tools, and its
+          // permission requests for them come to Concord as approvals under the member's policy.
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: 'concord', version: '0.1.0' },
+        }),
+        this.exited.then((why) => Promise.reject(why === 'ENOENT' ? new AgentStartError('agent_missing', 'ENOENT') : failed(why))),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(failed(`no answer to initialize within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+        }),
+      ])
+      return this.init
+    } catch (err) {
+      if (err instanceof AgentStartError) {
+        this.kill()
+        throw err
+      }
+      const why = await this.exitReason(2000)
+      this.kill()
+      if (why === 'ENOENT') throw new AgentStartError('agent_missing', 'ENOENT')
+      throw failed(why ?? (err instanceof Error ? err.message : String(err)))
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  attach(sessionId: string, handlers: SessionHandlers): () => void {
+    this.sessions.set(sessionId, handlers)
+    return () => {
+      if (this.sessions.get(sessionId) === handlers) this.sessions.delete(sessionId)
+    }
+  }
+
+  private signalGroup(sig: NodeJS.Signals): void {
+    try {
+      if (this.proc.pid) process.kill(-this.proc.pid, sig)
+    } catch {
+      this.proc.kill(sig)
+    }
+  }
+
+  kill(): void {
+    this.conn.close()
+    // A dead agent may have left its own children in the group.
+    if (this.dead) return this.signalGroup('SIGKILL')
+    this.signalGroup('SIGTERM')
+    const hard = setTimeout(() => this.signalGroup('SIGKILL'), 2000)
+    hard.unref()
+    void this.exited.then(() => clearTimeout(hard))
+  }
+}
+
+/** The agents of all members, one each. */
+export class AgentPool {
+  private readonly agents = new Map<string, AgentProcess>()
+
+  /** The member's live agent when it was started with this configuration; otherwise a new one (the old one is stopped). */
+  async ensure(memberId: string, spec: SpawnSpec, label: string, timeoutMs: number): Promise<AgentProcess> {
+    const existing = this.agents.get(memberId)
+    if (existing && !existing.dead && existing.spec.fingerprint === spec.fingerprint && existing.init) return existing
+    existing?.kill()
+    const agent = new AgentProcess(spec)
+    this.agents.set(memberId, agent)
+    await agent.initialize(timeoutMs, label)
+    return agent
+  }
+
+  get(memberId: string): AgentProcess | undefined {
+    return this.agents.get(memberId)
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.agents.values()]
+    this.agents.clear()
+    for (const a of all) a.kill()
+    await Promise.all(all.map((a) => a.exited))
+  }
+}

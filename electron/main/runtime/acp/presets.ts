@@ -1,0 +1,90 @@
+/**
+ * The agents Concord can drive over ACP: how each is started, what installs it, and which variables carry its
+ * key and its state. A preset's command is looked up in the project's own node_modules first (the pinned,
+ * tested version), then on PATH.
+ */
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import type { MemberRow } from '../../store/members-repo'
+
+export type AgentKind = NonNullable<MemberRow['agent']>
+
+export interface AgentPreset {
+  label: string
+  /** The line that installs it, shown when its command is missing. */
+  install: string
+  /** Command on PATH, and its arguments. */
+  command: string
+  args: string[]
+  /** A package in node_modules whose `bin` is the same program (run with this Node). */
+  localPackage?: { name: string; bin: string }
+  /** Where an API key from Concord's secret store goes. */
+  keyVariable?: string
+  /** Variables pointing at the agent's state, set under the member's own folder when homes are isolated. */
+  homeVariables: string[]
+}
+
+export const agentPresets: Record<AgentKind, AgentPreset> = {
+  'claude-code': {
+    label: 'Claude Code',
+    install: 'npm i -g @zed-industries/claude-agent-acp',
+    command: 'claude-agent-acp',
+    args: [],
+    localPackage: { name: '@zed-industries/claude-agent-acp', bin: 'dist/index.js' },
+    keyVariable: 'ANTHROPIC_API_KEY',
+    homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],
+  },
+  codex: {
+    label: 'Codex',
+    install: 'npm i -g @zed-industries/codex-acp',
+    command: 'codex-acp',
+    args: [],
+    localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
+    keyVariable: 'OPENAI_API_KEY',
+    homeVariables: ['HOME', 'CODEX_HOME'],
+  },
+  gemini: {
+    label: 'Gemini CLI',
+    install: 'npm i -g @google/gemini-cli',
+    command: 'gemini',
+    args: ['--experimental-acp'],
+    localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
+    keyVariable: 'GEMINI_API_KEY',
+    homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
+  },
+  custom: {
+    label: 'The ACP agent',
+    install: '',
+    command: '',
+    args: [],
+    homeVariables: ['HOME'],
+  },
+}
+
+const require = createRequire(import.meta.url)
+
+function localBin(pkg: { name: string; bin: string }): string | null {
+  try {
+    const file = join(dirname(require.resolve(`${pkg.name}/package.json`)), pkg.bin)
+    return existsSync(file) ? file : null
+  } catch {
+    return null
+  }
+}
+
+/** The program and arguments to start a member's agent with. */
+export function agentCommand(member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>): { command: string; args: string[] } {
+  const preset = agentPresets[member.agent!]
+  const extra = JSON.parse(member.agent_args) as string[]
+  if (member.agent_command) return { command: member.agent_command, args: extra }
+  const local = preset.localPackage && localBin(preset.localPackage)
+  if (local) return { command: process.execPath, args: [local, ...preset.args, ...extra] }
+  return { command: preset.command, args: [...preset.args, ...extra] }
+}
+
+/** What a person reads when the agent's program is not there. */
+export function notInstalledText(agent: AgentKind, command: string): string {
+  const preset = agentPresets[agent]
+  return preset.install ? `${preset.label} is not installed: ${preset.install}` : `The ACP agent's command '${command}' was not found: check the command in the member's settings`
+}

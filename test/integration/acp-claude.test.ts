@@ -1,0 +1,188 @@
+/**
+ * A member that is the real Claude Code (through its ACP adapter, @zed-industries/claude-agent-acp), driving the
+ * scripted model server offline, with Concord's harness tools reaching it through the real `concord mcp`.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+
+beforeEach(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const offline = () => ({
+  ANTHROPIC_BASE_URL: server.url,
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_AUTOUPDATER: '1',
+  ENABLE_TOOL_SEARCH: 'false',
+  // Claude Code refuses to run its tools unattended as root unless told it is in a sandbox.
+  IS_SANDBOX: '1',
+})
+
+function claude(approval: 'ask' | 'auto' = 'auto', extra: Record<string, unknown> = {}): Promise<Member> {
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id, name: 'Claude', role: 'implementer', authority: 'proposer', approval,
+    provider: { kind: 'acp', agent: 'claude-code', env: offline(), apiKey: 'sk-ant-any', isolatedHome: true, ...extra },
+  })
+}
+
+const state = (memberId: string, s: SessionInfo['state'], queued = 0) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+
+async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle') {
+  const done = state(m.id, end)
+  await t.core.invoke('sessions.send', { memberId: m.id, text })
+  await done
+  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+}
+
+/** Claude's own requests to the model carry its tool list; side requests (titles, counts) do not matter here. */
+const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
+const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user').at(-1))
+
+/** The pid of the member's agent process: a child of this process running the adapter. */
+function agentPid(): number {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('claude-agent-acp')) return Number(d)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error('no agent process')
+}
+
+describe('Claude Code over ACP', () => {
+  it('streams its answer into the session with the brief in the prompt, and records its usage', async () => {
+    const m = await claude()
+    await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    server.enqueue({ text: 'Hello from Claude Code, over ACP.', usage: { input: 321, output: 9 } })
+    const deltas: string[] = []
+    t.core.bus.on((e) => {
+      if (e.event === 'session.delta' && e.payload.memberId === m.id) deltas.push(e.payload.text)
+    })
+    const steps = await turn(m, 'Say hello')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
+    expect(steps[1]).toMatchObject({ status: 'done', text: 'Hello from Claude Code, over ACP.', usage: { input: 321, output: 9 } })
+    expect(deltas.length).toBeGreaterThan(1)
+    expect(deltas.join('')).toBe('Hello from Claude Code, over ACP.')
+    const req = server.requests.find(withTools)!
+    expect(lastUserText(req)).toContain('# Brief')
+    expect(lastUserText(req)).toContain('D-1 v1 [accepted] \\"API\\": Use REST')
+    expect(req.body.tools.map((x: { name: string }) => x.name)).toContain('mcp__concord__submit_report')
+  })
+
+  it('submits a report through MCP, and a decision edited mid-turn reaches its next model request', async () => {
+    const m = await claude()
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    server.enqueue(
+      () => {
+        // The human edits the decision while the agent's first model call is in flight.
+        void t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        return {
+          toolCalls: [{ name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }],
+        }
+      },
+      { text: 'Reported; I see the API is GraphQL now.' },
+    )
+    const steps = await turn(m, 'Build the API and report')
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ authorId: m.id, basis: [{ decisionId: d.id, version: 2 }], validity: 'valid' })
+    const second = server.requests.filter(withTools)[1]
+    expect(JSON.stringify(second.body.messages)).toContain('Notices from Concord')
+    expect(JSON.stringify(second.body.messages)).toContain('Use GraphQL')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'tool', 'notice', 'model'])
+    expect(steps[1]).toMatchObject({ status: 'done' })
+    expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
+  })
+
+  it('waits for the human on a permission request and goes ahead once it is allowed through the API', async () => {
+    const m = await claude('ask')
+    const target = join(t.repoDir, 'hello.txt')
+    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] }, { text: 'Wrote hello.txt.' })
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
+    const waiting = (await state(m.id, 'waiting_approval')).payload.session
+    expect(waiting.pendingApprovals).toHaveLength(1)
+    expect(existsSync(target)).toBe(false)
+    const idle = state(m.id, 'idle')
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await idle
+    expect(readFileSync(target, 'utf8')).toBe('hi\n')
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Wrote hello.txt.' })
+  })
+
+  it('is interrupted with session/cancel and answers the next message in the same session, in a restarted agent', async () => {
+    const m = await claude()
+    server.enqueue({ text: 'Working on it, slowly', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Take your time' })
+    await streaming
+    const pid = agentPid()
+    const idle = state(m.id, 'idle')
+    await t.core.invoke('sessions.interrupt', { memberId: m.id })
+    await idle
+    expect((await t.core.invoke('sessions.get', { memberId: m.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    server.enqueue({ text: 'Back again.' })
+    const steps = await turn(m, 'Still there?')
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
+    expect(agentPid()).not.toBe(pid)
+    // session/load: the conversation before the interrupt is in the restarted agent's model request.
+    expect(JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)).toContain('Take your time')
+  })
+
+  it("says how to install it when the agent's command is missing", async () => {
+    const m = await claude('auto', { command: 'claude-agent-acp-not-installed-here' })
+    const steps = await turn(m, 'hello', 'error')
+    expect(steps.at(-1)).toMatchObject({ kind: 'error', text: 'Claude Code is not installed: npm i -g @zed-industries/claude-agent-acp' })
+  })
+
+  it('puts the member in error with the reason when the agent dies mid-turn, keeps the queue, and restarts it on the next message', async () => {
+    const m = await claude()
+    server.enqueue({ text: 'about to', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'first' })
+    await streaming
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'second, queued' })
+    const failed = state(m.id, 'error', 1)
+    const pid = agentPid()
+    process.kill(pid, 'SIGKILL')
+    const info = (await failed).payload.session
+    expect(info.error).toContain('Claude Code stopped during the turn (killed by SIGKILL)')
+    // The queued message runs first once the member is restarted by the next one.
+    server.enqueue({ text: 'Answering the queued one.' }, { text: 'Restarted and answering.' })
+    const steps = await turn(m, 'third')
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.text).slice(-2)).toEqual(['Answering the queued one.', 'Restarted and answering.'])
+    expect(agentPid()).not.toBe(pid)
+  })
+
+  it('reports an agent that exits at start with its own stderr', async () => {
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id, name: 'Broken', role: 'x', approval: 'auto',
+      provider: { kind: 'acp', agent: 'custom', command: process.execPath, args: ['-e', "process.stderr.write('fatal: no credentials found'); process.exit(3)"] },
+    })
+    const steps = await turn(m, 'hello', 'error')
+    expect(steps.at(-1)!.text).toContain('did not start (exit code 3): fatal: no credentials found')
+  })
+})
