@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
+import { flavours, type Flavour } from '../main/export/adr-model'
 import { formats, type ExportFormat } from '../main/export/export'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
@@ -30,6 +31,10 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
   if (format === undefined || !formats.includes(format as ExportFormat)) {
     throw new UsageError(`--format must be one of ${formats.join(', ')}${format === undefined ? '' : ` (not '${format}')`}`)
   }
+  const flavour = stringFlag(args, 'flavour')
+  if (flavour !== undefined && !flavours.includes(flavour as Flavour)) {
+    throw new UsageError(`--flavour must be one of ${flavours.join(', ')} (not '${flavour}')`)
+  }
   const repo = repoOf(args)
   const out = stringFlag(args, 'out')
   const dataDir = existingDataDir(args)
@@ -45,6 +50,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
       workspaceId: workspace.id,
       format: format as ExportFormat,
       ...(out === undefined ? {} : { outDir: resolve(out) }),
+      ...(flavour === undefined ? {} : { flavour: flavour as Flavour }),
     })
     const shown = (f: string) => {
       const rel = relative(process.cwd(), f)

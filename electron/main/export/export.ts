@@ -3,9 +3,12 @@
  *
  * Where the files go (outDir defaults to the workspace's repository folder; a relative outDir is
  * taken relative to that folder):
- * - madr:     without outDir `<repo>/docs/decisions/NNNN-slug.md`; with outDir `<outDir>/NNNN-slug.md`.
+ * - madr:     without outDir the repository's ADR folder — the one `.adr-dir` or `.log4brains.yml`
+ *             names, else `docs/decisions` (`doc/adr` for the adr-tools flavour, `docs/adr` for
+ *             log4brains) — as `NNNN-slug.md`; with outDir `<outDir>/NNNN-slug.md`. `flavour`
+ *             chooses the layout: `madr` (MADR 4, the default), `adr-tools` or `log4brains`.
  * - markdown: `<outDir>/DECISIONS.md`.
- * - json:     `<outDir>/concord-export.json`.
+ * - json:     `<outDir>/concord-export.json` and its JSON Schema, `concord-export.schema.json`.
  *
  * The result's `outDir` is the folder the files were written into; `files` lists every file of the
  * export (absolute paths), whether its content changed or not. Files whose content is unchanged are
@@ -16,8 +19,11 @@ import { ApiError } from '../../../shared/errors'
 import type { ExportResult } from '../../../shared/schemas'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
+import { flavours, type Flavour } from './adr-model'
+import { adrFolder } from './conventions'
 import { ensureWritableDir, readTextIfExists, writeBatch, type PlannedFile } from './files'
 import { isConcordJson, JSON_FILE, renderJson } from './json'
+import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
 import { planMadr } from './madr'
 import { isConcordLog, LOG_FILE, renderLog } from './markdown'
 import { readSnapshot } from './snapshot'
@@ -28,6 +34,8 @@ export interface ExportParams {
   workspaceId: string
   format: ExportFormat
   outDir?: string
+  /** The layout of MADR files (format madr only). */
+  flavour?: Flavour
 }
 
 export const formats: readonly ExportFormat[] = ['madr', 'markdown', 'json']
@@ -45,25 +53,33 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
   if (!formats.includes(p.format)) {
     throw new ApiError('invalid_params', `format: '${String(p.format)}' is not an export format; use ${formats.join(', ')}`)
   }
+  if (p.flavour !== undefined && !flavours.includes(p.flavour)) {
+    throw new ApiError('invalid_params', `flavour: '${String(p.flavour)}' is not a MADR flavour; use ${flavours.join(', ')}`)
+  }
+  if (p.flavour !== undefined && p.format !== 'madr') {
+    throw new ApiError('invalid_params', `flavour: only the madr format has flavours; leave flavour out for ${p.format}`)
+  }
+  const flavour = p.flavour ?? 'madr'
   const workspace = harness.workspace(p.workspaceId)
   const base = p.outDir === undefined ? workspace.repoPath : resolve(workspace.repoPath, p.outDir)
-  const dir = p.format === 'madr' && p.outDir === undefined ? join(base, 'docs', 'decisions') : base
+  const dir = p.format === 'madr' && p.outDir === undefined ? adrFolder(workspace.repoPath, flavour) : base
   ensureWritableDir(dir)
   const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
 
   let files: PlannedFile[]
+  let support: PlannedFile[] = []
   let obsolete: string[] = []
   switch (p.format) {
     case 'madr':
-      ;({ files, obsolete } = planMadr(doc, dir))
+      ;({ files, obsolete, support } = planMadr(doc, dir, flavour))
       break
     case 'markdown':
       files = [ownedFile(join(dir, LOG_FILE), renderLog(doc), isConcordLog)]
       break
     case 'json':
-      files = [ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson)]
+      files = [ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson), ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)]
       break
   }
-  writeBatch(files, obsolete)
+  writeBatch([...files, ...support], obsolete)
   return { format: p.format, outDir: dir, files: files.map((f) => f.path) }
 }

@@ -6,12 +6,15 @@
 import type { z } from 'zod'
 import { ApiError } from '../../../shared/errors'
 import { contentHash } from '../harness/fingerprint'
+import { SCHEMA_REF } from './json-schema'
 import { ExportV1, GENERATOR, SCHEMA_VERSION, type ExportDoc } from './schema'
 
 export const JSON_FILE = 'concord-export.json'
 
+/** The export with its `$schema` first, so an editor finds the schema beside it. */
 export function renderJson(doc: ExportDoc): string {
-  return JSON.stringify(doc, null, 2) + '\n'
+  const { $schema: _, ...rest } = doc
+  return JSON.stringify({ $schema: SCHEMA_REF, ...rest }, null, 2) + '\n'
 }
 
 /** True for a file this or another Concord wrote (so a re-export may replace it). */

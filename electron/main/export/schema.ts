@@ -147,6 +147,8 @@ export const NoticeV1 = z.strictObject({
 })
 
 export const ExportV1 = z.strictObject({
+  /** Where the JSON Schema of this file is (`./concord-export.schema.json`, written beside it). Older exports have none. */
+  $schema: z.string().max(2000).optional(),
   schemaVersion: z.literal(SCHEMA_VERSION),
   generator: z.literal(GENERATOR),
   exportedAt: Time,
@@ -159,6 +161,10 @@ export const ExportV1 = z.strictObject({
   notices: z.array(NoticeV1),
   /** The coordination counters behind metrics.get, so the figures survive a restore. */
   counters: z.record(z.string().max(200), z.number().int()),
+}).meta({
+  title: 'Concord export',
+  description:
+    'The full-fidelity export of one Concord workspace (schema version 1): members without keys, decisions with every revision, proposals, tasks, reports with claims, notices and counters. Entities refer to each other by local ids like D-3.',
 })
 
 export type ExportDoc = z.infer<typeof ExportV1>

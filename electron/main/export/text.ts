@@ -26,6 +26,12 @@ export function cell(text: string): string {
   return one ? one.replace(/\\/g, '\\\\').replace(/\|/g, '\\|') : '—'
 }
 
+/** A block of text as a Markdown quote (an empty one says so). */
+export function quote(text: string): string[] {
+  const t = text.trim()
+  return t ? t.split(/\r?\n/).map((l) => (l.trim() ? `> ${l}` : '>')) : ['> _(empty)_']
+}
+
 /** A title on one line (for headings and links). */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
 
@@ -54,9 +60,4 @@ export function changedFields(rev: RevisionDoc, previous: RevisionDoc | undefine
 /** Revisions newest first, each with the one before it. */
 export function newestFirst(d: DecisionDoc): { rev: RevisionDoc; previous: RevisionDoc | undefined }[] {
   return d.revisions.map((rev, i) => ({ rev, previous: i > 0 ? d.revisions[i - 1] : undefined })).reverse()
-}
-
-/** Everyone who created or changed the decision, in order of first appearance. */
-export function decisionMakers(d: DecisionDoc, people: People): string[] {
-  return [...new Set(d.revisions.map((r) => people(r.actorId)))]
 }
