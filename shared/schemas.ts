@@ -17,10 +17,20 @@ export const Verdict = z.enum(['pass', 'fail', 'partial'])
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
 export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
+export const Isolation = z.enum(['worktree', 'shared'])
+export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])
+/** A git branch name as Concord accepts it from a user (git check-ref-format's rules, conservatively). */
+export const BranchName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[^\s~^:?*\[\\\x00-\x1f\x7f]+$/, 'is not a valid branch name')
 
 export const Artifact = z
   .strictObject({
-    commit: z.string().trim().regex(/^[0-9a-f]{7,64}$/i, 'must be a hex commit SHA').optional(),
+    /** A commit SHA (short works), a branch, a tag or HEAD: resolved with git to the full SHA in the workspace's repository. */
+    commit: z.string().trim().min(1).max(256).optional(),
     digest: z.string().trim().min(1).max(200).optional(),
   })
   .refine((a) => a.commit !== undefined || a.digest !== undefined, 'needs a commit or a digest')
@@ -67,6 +77,47 @@ export interface WorkspaceSettings {
   commandEnv: Record<string, string>
   /** git_commit runs the repository's hooks; off, hooks never run. */
   gitHooks: boolean
+  /** worktree: each started task gets its own branch and worktree; shared: every member writes the user's checkout. */
+  isolation: z.infer<typeof Isolation>
+  /** The branch tasks start from and merge into (null in a shared workspace that never chose one). */
+  baseBranch: string | null
+  /** Delete a task's branch once it is merged (its worktree is always removed). */
+  deleteMergedBranches: boolean
+}
+
+export interface DiffFile {
+  path: string
+  /** The path before a rename or copy. */
+  oldPath: string | null
+  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed'
+  /** null for a binary file. */
+  additions: number | null
+  deletions: number | null
+}
+
+export interface TaskDiff {
+  /** Full SHAs compared. */
+  base: string
+  head: string
+  files: DiffFile[]
+  /** Unified diff from git, cut at a limit (then truncated is true and the patch ends with a marker line). */
+  patch: string
+  truncated: boolean
+  /** Files changed in the task's worktree but not committed: not part of head, so not in this diff. */
+  uncommitted: string[]
+}
+
+/** The files one turn changed in its tree (on the turn's last step). */
+export interface TurnChange {
+  path: string
+  status: DiffFile['status']
+}
+
+/** workspaces.open: the workspace and what its folder means for isolation. */
+export interface OpenedWorkspace extends Workspace {
+  settings: WorkspaceSettings
+  /** Plain words for what the user should know (not a git repository, submodules, LFS). */
+  notes: string[]
 }
 
 export interface ModelMemberProvider {
@@ -216,6 +267,12 @@ export interface Task {
   links: TaskLink[]
   blockedBy: string[]
   requiredReports: z.infer<typeof ReportKind>[]
+  /** The task's git branch (worktree workspaces, once started); null otherwise. */
+  branch: string | null
+  /** The branch's head commit as last seen (full SHA); null without a branch. */
+  head: string | null
+  /** The merge that landed the task in the base branch. */
+  merged: { commit: string; at: string } | null
   version: number
   createdAt: string
   updatedAt: string
@@ -325,6 +382,8 @@ export interface Step {
   fromMemberId: string | null
   taskId: string | null
   usage: { input: number; output: number } | null
+  /** On the last step of a turn: the files the turn changed in its tree. */
+  changes: TurnChange[] | null
   startedAt: string
   endedAt: string | null
 }

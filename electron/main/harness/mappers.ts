@@ -92,6 +92,12 @@ export function toProposal(ws: string, r: ProposalRow): s.Proposal {
   }
 }
 
+function branchOf(store: WorkspaceStore, taskId: number): Pick<s.Task, 'branch' | 'head' | 'merged'> {
+  const b = store.branches.get(taskId)
+  if (!b) return { branch: null, head: null, merged: null }
+  return { branch: b.branch, head: b.head, merged: b.merged_commit && b.merged_at ? { commit: b.merged_commit, at: b.merged_at } : null }
+}
+
 export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
   return {
     id: makeId(ws, 'task', r.id),
@@ -113,6 +119,7 @@ export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
     })),
     blockedBy: store.tasks.blockers(r.id).map((b) => makeId(ws, 'task', b)),
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
+    ...branchOf(store, r.id),
     version: r.version,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

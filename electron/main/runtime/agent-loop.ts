@@ -29,6 +29,8 @@ export interface TurnEnv {
   emitStep(row: StepRow): void
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string
+  /** Which tree the turn is in, in words for the member ("T-3's worktree, branch … at …"). */
+  treeDescription?: string
   /** The policy this turn runs under: the member's, or stricter when the message came from an `ask` turn. */
   approval: MemberRow['approval']
 }
@@ -38,9 +40,10 @@ export function stricterApproval(a: MemberRow['approval'], b: MemberRow['approva
   return a === 'ask' || b === 'ask' ? 'ask' : 'auto'
 }
 
-export function systemPrompt(member: MemberRow, workspaceRoot: string): string {
+export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
-    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.`,
+    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` +
+      (tree ? ` This turn you are in ${tree}.` : ''),
     member.instructions.trim(),
     'How to work: the brief below is rebuilt from the harness before every call and is the current truth — when it disagrees with anything said earlier in this conversation, the brief wins. ' +
       'When one of your tasks is flagged, adjust your work to the current decisions and call acknowledge_task. ' +
@@ -51,9 +54,10 @@ export function systemPrompt(member: MemberRow, workspaceRoot: string): string {
     .join('\n\n')
 }
 
-function turnTask(env: TurnEnv, start: StepRow): number | null {
+/** The task a turn works on: the one its message names, else the member's single task in progress. */
+export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | null {
   if (start.task_id !== null) return start.task_id
-  const active = env.ctx.store.tasks.list(env.member.id).filter((t) => t.status === 'in_progress')
+  const active = ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
   return active.length === 1 ? active[0].id : null
 }
 
@@ -61,7 +65,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
   const { store } = env.ctx
   const member = env.member
   const signal = host.abort!.signal
-  const taskId = turnTask(env, start)
+  const taskId = turnTask(env.ctx, member, start)
   const ws = env.ctx.wsId
   const insert: Insert = (row) => {
     const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: taskId, started_at: now(), ...row })
@@ -104,7 +108,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
       insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
     }
     const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start), start.id, viewOptions(false))
-    const system = `${systemPrompt(member, env.workspaceRoot)}\n\n${brief.text}`
+    const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
 
     const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal })
     if (reply.kind === 'interrupted') return interrupted()
@@ -257,7 +261,7 @@ async function planStep(
   })
   const stepId = insert({ kind: 'plan', status: 'streaming', text: '' })
   try {
-    const result = await env.provider.complete({ system: `${systemPrompt(env.member, env.workspaceRoot)}\n\n${brief.text}`, messages, tools: [], signal }, (d) =>
+    const result = await env.provider.complete({ system: `${systemPrompt(env.member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`, messages, tools: [], signal }, (d) =>
       env.emitDelta(stepId, d),
     )
     finish(stepId, { status: 'done', text: result.text, input_tokens: result.usage?.inputTokens, output_tokens: result.usage?.outputTokens, ended_at: now() })

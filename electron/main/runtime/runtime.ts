@@ -13,7 +13,10 @@ import { makeId, now, parseId } from '../harness/ids'
 import { secretRef } from '../harness/members'
 import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
-import { runTurn, stricterApproval } from './agent-loop'
+import { runTurn, stricterApproval, turnTask } from './agent-loop'
+import { refreshHead, treeForTurn, type TurnTree } from '../harness/task-branches'
+import { changedFiles, snapshotTree } from '../repo/git-repo'
+import { toTask } from '../harness/mappers'
 import { MemberHost } from './member-host'
 import { runAcpTurn } from './acp/acp-turn'
 import { AgentPool } from './acp/agent-process'
@@ -134,12 +137,22 @@ export class Runtime {
       },
       this.o.provider,
     )
-    const workspaceRoot = this.o.harness.workspace(host.wsId).repoPath
+    // The tree this turn works in: its task's worktree, a read-only checkout to verify, or the base branch.
+    let tree: TurnTree
+    try {
+      tree = await treeForTurn(this.o.harness, ctx, member.id, turnTask(ctx, member, start))
+    } catch (err) {
+      const text = `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`
+      ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
+      return { status: 'error' as const, answer: '', error: text }
+    }
+    const workspaceRoot = tree.root
+    const before = tree.readOnly ? null : await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
     // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
     const approval = stricterApproval(member.approval, start.approval)
     const emitStep = (row: StepRow) => this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
     if (!provider) {
-      return runAcpTurn(
+      const outcome = await runAcpTurn(
         {
           ctx, member, workspaceRoot, approval, emitStep, agents: this.agents, dataDir: this.o.harness.registry.dataDir, sandbox: this.sandboxPolicy(ctx, host),
           apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
@@ -148,28 +161,57 @@ export class Runtime {
         host,
         start,
       )
+      await this.recordChanges(ctx, host, start, tree, before)
+      return outcome
     }
-    return runTurn(
+    const outcome = await runTurn(
       {
         ctx,
         member,
         provider,
         workspaceRoot,
+        treeDescription: tree.description,
         tools: this.tools.filter((t) => toolAllowed(t.name, member.authority)),
         approval,
         emitStep,
         emitDelta: (stepId, text) =>
           this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
-        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, workspaceRoot, member.authority, approval, signal, endTurn, sourceStepId),
+        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, tree, member.authority, approval, signal, endTurn, sourceStepId),
       },
       host,
       start,
     )
+    await this.recordChanges(ctx, host, start, tree, before)
+    return outcome
+  }
+
+  private snapshotDir(host: MemberHost): string {
+    return join(this.o.harness.registry.dataDir, 'scratch', host.wsId, 'snapshots')
+  }
+
+  /** The files this turn changed in its tree, on the turn's last step (and the task's head as it is now). */
+  private async recordChanges(ctx: Ctx, host: MemberHost, start: StepRow, tree: TurnTree, before: string | null): Promise<void> {
+    if (tree.taskRowId !== null) await refreshHead(ctx, tree.taskRowId).catch(() => undefined)
+    if (!before) return
+    const after = await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
+    if (!after) return
+    const changes = await changedFiles(tree.root, before, after).catch(() => [])
+    if (!changes.length) return
+    const last = ctx.store.steps.lastOfTurn(start.id)
+    if (!last) return
+    // The two trees are kept so the turn's own diff can be shown later (sessions.changes).
+    ctx.store.steps.setChanges(last.id, JSON.stringify({ from: before, to: after, files: changes }))
+    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, ctx.store.steps.get(last.id)!) })
+    if (tree.taskRowId !== null) {
+      // The task card's head moved with the turn's commits.
+      const task = ctx.store.tasks.get(tree.taskRowId)
+      if (task) this.o.bus.emit('task.changed', { workspaceId: host.wsId, task: toTask(host.wsId, ctx.store, task) })
+    }
   }
 
   private toolContext(
     host: MemberHost,
-    workspaceRoot: string,
+    tree: TurnTree,
     authority: HarnessToolContext['authority'],
     approval: 'ask' | 'auto',
     signal: AbortSignal,
@@ -178,9 +220,9 @@ export class Runtime {
   ): HarnessToolContext {
     const ctx = this.o.harness.ctx(host.wsId)
     return {
-      workspaceRoot,
+      workspaceRoot: tree.root,
       signal,
-      sandbox: this.sandboxPolicy(ctx, host),
+      sandbox: { ...this.sandboxPolicy(ctx, host), ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}) },
       onProcess: (info) => {
         const id = ctx.store.steps.addProcess(null, info.pid, info.pgid, info.startTime ?? null, now())
         return () => ctx.store.steps.removeProcess(id)
