@@ -1,11 +1,17 @@
-/** The command line as a person runs it: the real built CLI (bin/concord.js → out/cli/concord.js) as a child process. */
-import { execFile } from 'node:child_process'
+/**
+ * The command line as a person runs it: the real built CLI (bin/concord.js → out/cli/concord.js) as a
+ * child process; `npm start` where Electron cannot run; SQLite for Electron fetched the way npm start
+ * and packaging fetch it, from a local release host.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { projectRoot } from '../e2e/support'
+import { ensureRendererBuilt, projectRoot } from '../e2e/support'
 
 const bin = join(projectRoot, 'bin', 'concord.js')
 const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> }
@@ -132,4 +138,123 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
     const twice = await concord(['import', 'a.json', '--file', 'a.json', '--repo', repo])
     expect(twice).toEqual({ code: 2, stdout: '', stderr: 'concord: usage: name the export file once: either FILE or --file FILE\n' })
   })
+})
+
+/** Reads a child's stdout until `pattern` matches; rejects with what it printed if it exits first. */
+function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<{ match: RegExpExecArray; out: string }> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const match = pattern.exec(out)
+      if (match) resolve({ match, out })
+    })
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('exit', (code) => reject(new Error(`exited ${code} before printing ${pattern}:\n${out}`)))
+  })
+}
+
+describe('npm start where Electron cannot run', () => {
+  let child: ChildProcess | null = null
+  beforeAll(() => ensureRendererBuilt(), 300_000)
+  afterAll(() => {
+    if (child?.exitCode === null) process.kill(-child.pid!, 'SIGKILL')
+  })
+
+  it('says so in one line and serves the browser UI with a fresh token', async () => {
+    const noElectron = mkdtempSync(join(root, 'no-electron-'))
+    const dataDir = join(root, 'start-data')
+    // Its own process group, so stopping it stops npm, the start script and concord serve together.
+    child = spawn('npm', ['start', '--', '--port', '0', '--data-dir', dataDir], {
+      cwd: projectRoot,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', ELECTRON_OVERRIDE_DIST_PATH: noElectron, DISPLAY: '', CONCORD_DATA_DIR: '' },
+    })
+    const exited = new Promise((done) => child!.once('exit', done))
+    const { match, out } = await waitForOutput(child, /Concord serving on (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)/)
+    const [, base, token] = match
+    const notices = out.split('\n').filter((l) => l.startsWith('npm start:'))
+    expect(notices).toHaveLength(1)
+    expect(notices[0]).toMatch(/^npm start: no desktop app here: the Electron binary is not installed \(ELECTRON_SKIP_BINARY_DOWNLOAD\)\. Starting the browser UI instead \(concord serve\)(, after building it)?\.$/)
+    expect(out.indexOf(notices[0])).toBeLessThan(out.indexOf('Concord serving on'))
+    expect(token.length).toBeGreaterThanOrEqual(16)
+
+    const call = (auth: string) => fetch(`${base}/api/workspaces.list`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' })
+    const listed = await call(`Bearer ${token}`)
+    expect(listed.status).toBe(200)
+    expect(await listed.json()).toEqual({ ok: true, value: [] })
+    expect((await call('Bearer not-the-token-at-all')).status).toBe(401)
+    expect(existsSync(join(dataDir, 'concord.sqlite'))).toBe(true)
+    expect((await fetch(`${base}/`)).status).toBe(200) // the built renderer
+
+    process.kill(-child.pid!, 'SIGTERM')
+    await exited
+    await expect(call(`Bearer ${token}`)).rejects.toThrow()
+  }, 300_000)
+})
+
+describe('SQLite for Electron', () => {
+  let server: Server
+  let host = ''
+  const requests: string[] = []
+  const fixture = Buffer.from('stands in for better_sqlite3.node built for Electron\n')
+  const version = (name: string) => (JSON.parse(readFileSync(join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+  const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex')
+  const nodeBuild = join(projectRoot, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
+
+  beforeAll(async () => {
+    // A release host laid out like better-sqlite3's: one tarball per runtime, ABI, platform and arch.
+    const abi = readFileSync(join(projectRoot, 'node_modules', 'electron', 'abi_version'), 'utf8').trim()
+    const bsq = version('better-sqlite3')
+    const staging = join(root, 'release')
+    mkdirSync(join(staging, 'build', 'Release'), { recursive: true })
+    writeFileSync(join(staging, 'build', 'Release', 'better_sqlite3.node'), fixture)
+    const tarball = join(root, 'release.tar.gz')
+    await new Promise<void>((ok, fail) => execFile('tar', ['czf', tarball, '-C', staging, 'build'], (err) => (err ? fail(err) : ok())))
+    const wanted = `/v${bsq}/better-sqlite3-v${bsq}-electron-v${abi}-${process.platform}-${process.arch}.tar.gz`
+    server = createServer((req, res) => {
+      requests.push(req.url ?? '')
+      if (req.url !== wanted) return res.writeHead(404).end()
+      res.writeHead(200, { 'content-type': 'application/gzip' }).end(readFileSync(tarball))
+    })
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+    host = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  })
+  afterAll(() => server?.close())
+
+  function fetchBinding(outDir: string): Promise<Run> {
+    return new Promise((done) => {
+      const env = { ...process.env, npm_config_better_sqlite3_binary_host: host, npm_config_cache: join(root, 'npm-cache') }
+      execFile(process.execPath, [join(projectRoot, 'scripts', 'electron-sqlite.mjs'), '--out', outDir], { env, timeout: 120_000 }, (err, stdout, stderr) => {
+        done({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr })
+      })
+    })
+  }
+
+  it("fetches better-sqlite3's prebuilt binary for Electron into its own folder, leaving the Node build alone", async () => {
+    const before = sha(nodeBuild)
+    const outDir = join(root, 'native-electron')
+    const first = await fetchBinding(outDir)
+    expect(first).toMatchObject({ code: 0, stderr: '' })
+    expect(requests).toHaveLength(1)
+    expect(readFileSync(join(outDir, 'better_sqlite3.node'))).toEqual(fixture)
+    const stamp = JSON.parse(readFileSync(join(outDir, 'better_sqlite3.json'), 'utf8'))
+    expect(stamp).toEqual({ electron: version('electron'), betterSqlite3: version('better-sqlite3'), platform: process.platform, arch: process.arch, how: 'prebuilt' })
+    expect(sha(nodeBuild)).toBe(before)
+
+    // There for this Electron: nothing fetched. Made for another: fetched again.
+    const again = await fetchBinding(outDir)
+    expect(again).toMatchObject({ code: 0, stderr: '' })
+    expect(again.stdout).toContain('already there')
+    expect(requests).toHaveLength(1)
+    writeFileSync(join(outDir, 'better_sqlite3.json'), JSON.stringify({ ...stamp, electron: '1.0.0' }))
+    writeFileSync(join(outDir, 'better_sqlite3.node'), 'made for Electron 1')
+    const refetched = await fetchBinding(outDir)
+    expect(refetched).toMatchObject({ code: 0, stderr: '' })
+    expect(refetched.stdout).toContain('(prebuilt)') // prebuild-install's cache may answer instead of the host
+    expect(readFileSync(join(outDir, 'better_sqlite3.node'))).toEqual(fixture)
+    expect(JSON.parse(readFileSync(join(outDir, 'better_sqlite3.json'), 'utf8'))).toEqual(stamp)
+    expect(sha(nodeBuild)).toBe(before)
+  }, 240_000)
 })
