@@ -1,11 +1,13 @@
 /**
  * The browser e2e stack: a real core and the browser bridge in this process (port 0, random token,
- * the built renderer), a scripted wire-format model server for members that stream, and Debian's
- * Chromium driven by playwright-core.
+ * the built renderer), a scripted wire-format model server for members that stream, and Chromium
+ * (Debian's when installed, else the build @sparticuz/chromium ships in its npm package) driven by
+ * playwright-core.
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +20,8 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server'
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const rendererOut = join(projectRoot, 'out', 'renderer')
 export const screenshotDir = join(projectRoot, 'test', 'e2e', '__screenshots__')
-export const CHROMIUM = process.env.CONCORD_CHROMIUM ?? '/usr/bin/chromium'
+/** Debian's Chromium, where the e2e tests have always run. */
+const SYSTEM_CHROMIUM = '/usr/bin/chromium'
 export const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
 
 function newestMtime(dir: string): number {
@@ -42,16 +45,76 @@ export function ensureRendererBuilt(): void {
   })
 }
 
-/** The browser e2e needs Chromium: fail loudly (never skip) when it is missing. */
-export function requireChromium(): void {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the browser e2e tests need it (apt-get install chromium; .ci/run installs it).`)
+/** An installed package's version (this one does not export its package.json). */
+function packageVersion(name: string): string {
+  let dir = dirname(createRequire(import.meta.url).resolve(name))
+  for (;;) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string }
+      if (pkg.name === name) return pkg.version
+    }
+    if (dirname(dir) === dir) throw new Error(`${name}: package.json not found`)
+    dir = dirname(dir)
   }
 }
 
+/**
+ * The packaged Chromium, unpacked once per version into the temp folder. The package unpacks into
+ * os.tmpdir() and takes any file already there as done, so each unpack goes to a private folder that
+ * is renamed into place when complete: test files starting together never launch a half-written binary.
+ */
+async function bundledChromium(): Promise<{ executablePath: string; env: NodeJS.ProcessEnv }> {
+  const dir = join(tmpdir(), `concord-chromium-${packageVersion('@sparticuz/chromium')}`)
+  if (!existsSync(join(dir, 'fonts.conf'))) {
+    const work = mkdtempSync(join(tmpdir(), 'concord-chromium-unpack-'))
+    const saved = process.env.TMPDIR
+    process.env.TMPDIR = work
+    try {
+      const { default: packaged } = await import('@sparticuz/chromium')
+      await packaged.executablePath()
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = saved
+    }
+    // The package's own fonts.conf names /tmp/fonts; this one names the unpacked fonts, then the system's.
+    const fontsConf = [
+      '<?xml version="1.0"?>',
+      '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+      '<fontconfig>',
+      `  <dir>${join(dir, 'fonts', 'fonts')}</dir>`,
+      '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>',
+      `  <cachedir>${join(dir, 'fonts-cache')}</cachedir>`,
+      '</fontconfig>',
+    ]
+    writeFileSync(join(work, 'fonts.conf'), `${fontsConf.join('\n')}\n`)
+    try {
+      renameSync(work, dir)
+    } catch {
+      rmSync(work, { recursive: true, force: true }) // another test file got there first
+    }
+  }
+  return { executablePath: join(dir, 'chromium'), env: { ...process.env, FONTCONFIG_FILE: join(dir, 'fonts.conf') } }
+}
+
+/**
+ * Which Chromium: the one CONCORD_CHROMIUM names (a path, or `bundled` for the packaged one); else
+ * Debian's when installed; else the packaged one, so `npm install && npm test` needs no other browser.
+ * A named browser that is missing fails loudly (never skips).
+ */
+export async function chromiumToLaunch(): Promise<{ executablePath: string; env?: NodeJS.ProcessEnv }> {
+  const named = process.env.CONCORD_CHROMIUM
+  if (named === 'bundled') return bundledChromium()
+  if (named) {
+    if (!existsSync(named)) throw new Error(`Chromium is missing at ${named} (CONCORD_CHROMIUM): unset it to use ${SYSTEM_CHROMIUM} or the packaged one, or set CONCORD_CHROMIUM=bundled`)
+    return { executablePath: named }
+  }
+  return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : bundledChromium()
+}
+
 export async function launchChromium(): Promise<Browser> {
-  requireChromium()
-  return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs })
+  const { executablePath, env } = await chromiumToLaunch()
+  return chromium.launch({ executablePath, args: chromiumArgs, ...(env ? { env } : {}) })
 }
 
 export interface Stack {
