@@ -273,6 +273,14 @@ describe('lifecycle and bad input', () => {
     expect(existsSync(join(dir, 'vendor', 'sub'))).toBe(true)
   })
 
+  it('a workspace saved before worktrees existed stays shared when reopened, until it is switched', async () => {
+    const store = t.core.harness.ctx(ws.id).store
+    store.settings.set({})
+    expect((await t.core.invoke('workspaces.open', { repoPath: t.repoDir })).settings.isolation).toBe('shared')
+    expect((await t.core.invoke('workspaces.update', { workspaceId: ws.id, isolation: 'worktree' })).baseBranch).toBe('main')
+    expect((await t.core.invoke('workspaces.open', { repoPath: t.repoDir })).settings.isolation).toBe('worktree')
+  })
+
   it('a plain folder must be shared; a bare repository and a detached HEAD without a base branch are refused', async () => {
     const plain = join(t.repoDir, '..', 'plain')
     mkdirSync(plain)

@@ -41,7 +41,9 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
   const workspace = h.openWorkspace(p.repoPath, p.name)
   const ctx = h.ctx(workspace.id)
   const stored = ctx.store.settings.get()
-  const isolation = p.isolation ?? (typeof stored.isolation === 'string' && known ? (stored.isolation as WorkspaceSettings['isolation']) : info.isRepo ? 'worktree' : 'shared')
+  // A workspace keeps what it had; one from before worktrees existed stays shared until the user switches it.
+  const isolation: WorkspaceSettings['isolation'] =
+    p.isolation ?? (stored.isolation === 'worktree' || stored.isolation === 'shared' ? stored.isolation : known ? 'shared' : info.isRepo ? 'worktree' : 'shared')
   const baseBranch = p.baseBranch ?? (typeof stored.baseBranch === 'string' ? stored.baseBranch : info.branch)
   if (isolation === 'worktree' && !baseBranch) {
     throw new ApiError('invalid_params', `baseBranch: HEAD of ${p.repoPath} is detached; name the branch tasks start from and merge into (baseBranch), or use isolation "shared"`)
