@@ -154,7 +154,7 @@ export class Runtime {
     if (!provider) {
       const outcome = await runAcpTurn(
         {
-          ctx, member, workspaceRoot, approval, emitStep, agents: this.agents, dataDir: this.o.harness.registry.dataDir, sandbox: this.sandboxPolicy(ctx, host),
+          ctx, member, workspaceRoot, approval, emitStep, agents: this.agents, dataDir: this.o.harness.registry.dataDir, sandbox: this.sandboxPolicy(ctx, host, tree),
           apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
           emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
         },
@@ -222,7 +222,7 @@ export class Runtime {
     return {
       workspaceRoot: tree.root,
       signal,
-      sandbox: { ...this.sandboxPolicy(ctx, host), ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}) },
+      sandbox: this.sandboxPolicy(ctx, host, tree),
       onProcess: (info) => {
         const id = ctx.store.steps.addProcess(null, info.pid, info.pgid, info.startTime ?? null, now())
         return () => ctx.store.steps.removeProcess(id)
@@ -247,7 +247,7 @@ export class Runtime {
   }
 
   /** What a member's commands may touch: its own scratch home, the workspace's variables, network only if allowed. */
-  private sandboxPolicy(ctx: Ctx, host: MemberHost): SandboxPolicy {
+  private sandboxPolicy(ctx: Ctx, host: MemberHost, tree: TurnTree): SandboxPolicy {
     const member = ctx.store.members.get(host.memberRowId)
     const settings = workspaceSettings(ctx)
     const dataDir = this.o.harness.registry.dataDir
@@ -257,6 +257,7 @@ export class Runtime {
       env: settings.commandEnv,
       scratchDir: join(dataDir, 'scratch', host.wsId, `m${host.memberRowId}`),
       gitHooks: settings.gitHooks,
+      ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}),
     }
   }
 
