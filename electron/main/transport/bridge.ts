@@ -9,7 +9,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { extname, join, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { ApiError, httpStatusOf } from '../../../shared/errors'
+import type { ApiResponse } from '../../../shared/contract'
+import { ApiError, httpStatusOf, type ApiErrorShape } from '../../../shared/errors'
+import { encode, encodeEvent, refuse, respond } from '../../../shared/wire'
 import { errorShape, toApiError } from '../api/dispatch'
 import type { Core } from '../core'
 
@@ -66,8 +68,8 @@ export function contentSecurityPolicy(port: number): string {
   ].join('; ')
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
+function send(res: ServerResponse, status: number, body: ApiResponse<unknown>, headers: Record<string, string> = {}): void {
+  const text = encode(body)
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
   res.end(text)
 }
@@ -102,8 +104,9 @@ function decodePath(text: string): string {
   }
 }
 
-function sendError(res: ServerResponse, err: ApiError, headers: Record<string, string> = {}): void {
-  send(res, httpStatusOf[err.code] ?? 500, { ok: false, error: err.toJSON() }, headers)
+function sendError(res: ServerResponse, err: ApiError | ApiErrorShape, headers: Record<string, string> = {}): void {
+  const shape = err instanceof ApiError ? err.toJSON() : err
+  send(res, httpStatusOf[shape.code] ?? 500, refuse(shape), headers)
 }
 
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
@@ -115,7 +118,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const server = createServer(async (req, res) => {
     try {
       // DNS-rebinding guard: only answer requests addressed to the loopback name we serve.
-      if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { ok: false, error: { code: 'forbidden', message: 'bad Host header' } })
+      if (!allowedHosts().has(req.headers.host ?? '')) return sendError(res, { code: 'forbidden', message: 'bad Host header' })
       let url: URL
       try {
         url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
@@ -123,7 +126,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         return sendError(res, new ApiError('invalid_params', 'the URL cannot be parsed'))
       }
       if (url.pathname.startsWith('/api/')) return await handleApi(req, res, url)
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'method not allowed' } })
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, refuse({ code: 'invalid_params', message: 'method not allowed' }))
       return serveStatic(res, url.pathname)
     } catch (err) {
       if (!res.headersSent) sendError(res, toApiError(err))
@@ -132,9 +135,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (!sameToken(bearer(req), token)) {
-      return send(res, 401, { ok: false, error: { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' } })
+      return sendError(res, { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' })
     }
-    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'invalid_params', message: 'use POST' } }, { allow: 'POST' })
+    if (req.method !== 'POST') return send(res, 405, refuse({ code: 'invalid_params', message: 'use POST' }), { allow: 'POST' })
     const method = decodePath(url.pathname.slice('/api/'.length))
     let params: unknown = {}
     try {
@@ -145,14 +148,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       return sendError(res, e, e.code === 'payload_too_large' ? { connection: 'close' } : {})
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
-      return send(res, 400, { ok: false, error: { code: 'invalid_params', message: 'params must be a JSON object' } })
+      return sendError(res, { code: 'invalid_params', message: 'params must be a JSON object' })
     }
     try {
-      const value = await core.call(method, params)
-      send(res, 200, { ok: true, value: value ?? null })
+      send(res, 200, respond(await core.call(method, params)))
     } catch (err) {
-      const shape = errorShape(err)
-      send(res, httpStatusOf[shape.code] ?? 500, { ok: false, error: shape })
+      sendError(res, errorShape(err))
     }
   }
 
@@ -171,10 +172,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }
     const rel = decodePath(pathname === '/' ? '/index.html' : pathname)
     let file = resolve(root, '.' + rel)
-    if (file !== root && !file.startsWith(root + sep)) return send(res, 404, { ok: false, error: { code: 'not_found', message: 'not found' } })
+    if (file !== root && !file.startsWith(root + sep)) return sendError(res, { code: 'not_found', message: 'not found' })
     if (!existsSync(file) || !statSync(file).isFile()) {
       // Client-side routes fall back to the app shell; missing assets are 404.
-      if (extname(rel)) return send(res, 404, { ok: false, error: { code: 'not_found', message: 'not found' } })
+      if (extname(rel)) return sendError(res, { code: 'not_found', message: 'not found' })
       file = join(root, 'index.html')
     }
     res.writeHead(200, {
@@ -207,7 +208,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const unsubscribe = core.bus.on((envelope) => {
     if (!clients.size) return
     const ws = (envelope.payload as { workspaceId?: string; workspace?: { id: string } }).workspaceId
-    const text = JSON.stringify(envelope)
+    const text = encodeEvent(envelope)
     for (const [client, filter] of clients) {
       if (filter && ws && filter !== ws) continue
       if (client.readyState === client.OPEN) client.send(text)

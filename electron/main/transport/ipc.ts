@@ -1,6 +1,7 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron'
 import { errorShape } from '../api/dispatch'
 import type { Core } from '../core'
+import { refuse, respond } from '../../../shared/wire'
 
 /**
  * Binds the contract to Electron IPC. Only our own window's top frame, showing our own renderer,
@@ -8,12 +9,12 @@ import type { Core } from '../core'
  */
 export function bindIpc(ipcMain: IpcMain, core: Core, isTrusted: (event: IpcMainInvokeEvent) => boolean, target: () => WebContents | null): () => void {
   ipcMain.handle('concord:call', async (event, method: unknown, params: unknown) => {
-    if (!isTrusted(event)) return { ok: false, error: { code: 'forbidden', message: 'untrusted sender' } }
-    if (typeof method !== 'string') return { ok: false, error: { code: 'invalid_params', message: 'method must be a string' } }
+    if (!isTrusted(event)) return refuse({ code: 'forbidden', message: 'untrusted sender' })
+    if (typeof method !== 'string') return refuse({ code: 'invalid_params', message: 'method must be a string' })
     try {
-      return { ok: true, value: (await core.call(method, params)) ?? null }
+      return respond(await core.call(method, params))
     } catch (err) {
-      return { ok: false, error: errorShape(err) }
+      return refuse(errorShape(err))
     }
   })
   const off = core.bus.on((envelope) => {

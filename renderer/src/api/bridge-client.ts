@@ -4,6 +4,7 @@
  */
 import type { ConcordApi } from '../../../shared/api'
 import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
+import { decode, decodeEvent, unwrap } from '../../../shared/wire'
 import { ApiCallError } from './errors'
 
 export type ConnectionState = 'connecting' | 'open' | 'closed'
@@ -61,12 +62,8 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
       setState('open')
     }
     ws.onmessage = (m) => {
-      let envelope: EventEnvelope
-      try {
-        envelope = JSON.parse(typeof m.data === 'string' ? m.data : '') as EventEnvelope
-      } catch {
-        return
-      }
+      const envelope = decodeEvent(m.data)
+      if (!envelope) return
       for (const l of listeners) l(envelope)
     }
     ws.onclose = () => {
@@ -89,15 +86,14 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
     } catch {
       throw new ApiCallError('network', 'Cannot reach the Concord server. Is `concord serve` still running?')
     }
-    let body: { ok: boolean; value?: unknown; error?: { code: string; message: string; details?: unknown } }
+    let text: string
     try {
-      body = await res.json()
+      text = await res.text()
     } catch {
-      throw new ApiCallError('internal', `The server answered ${res.status} without a JSON body`)
+      throw new ApiCallError('internal', `The server answered ${res.status} without a body`)
     }
-    if (body.ok) return body.value as Result<M>
-    const e = body.error ?? { code: 'internal', message: `HTTP ${res.status}` }
-    throw new ApiCallError(e.code as ApiCallError['code'], e.message, e.details)
+    const body = decode<Result<M>>(text, `The server answered ${res.status} without a Concord response`)
+    return unwrap(body, (e) => new ApiCallError(e.code, e.message, e.details))
   }
 
   return {
