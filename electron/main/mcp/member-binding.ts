@@ -6,11 +6,14 @@
 import type { Ctx } from '../harness/context'
 import { now } from '../harness/ids'
 
-export function takeNotices(ctx: Ctx, memberRowId: number, turnId: number | null): { text: string; stepId: number } | null {
+export function takeNotices(ctx: Ctx, memberRowId: number, turnId: number | null, recordStep = true): { text: string; stepId: number | null } | null {
   const pending = ctx.store.log.notices(memberRowId, true)
   if (!pending.length) return null
   const stepId = ctx.store.transaction(() => {
     ctx.store.log.markDelivered(memberRowId, pending.at(-1)!.id, now())
+    // Under ACP the app records the notice step once the tool call's result reaches it: written here, it could
+    // land before the app has recorded the tool call itself.
+    if (!recordStep) return null
     const text = pending.map((p) => p.text).join('\n\n')
     return ctx.store.steps.insert({ member_id: memberRowId, turn_id: turnId, kind: 'notice', status: 'done', text, started_at: now(), ended_at: now() })
   })

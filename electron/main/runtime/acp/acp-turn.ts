@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { ContentBlock, McpServer, McpServerStdio, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
 import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
@@ -63,7 +63,7 @@ function agentEnv(env: AcpTurnEnv): Record<string, string> {
   return out
 }
 
-function mcpServer(env: AcpTurnEnv): McpServer {
+function mcpServer(env: AcpTurnEnv): McpServerStdio {
   const inElectron = !!process.versions.electron
   return {
     name: 'concord',
@@ -108,6 +108,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
 
   // The agent process: one per member, kept alive; a changed configuration restarts it.
   const { command, args } = agentCommand(member)
+  const concordMcp = mcpServer(env)
+  if (preset.mcpArgs) args.push(...preset.mcpArgs(concordMcp))
+  const sessionMcp: McpServer[] = preset.mcpArgs ? [] : [concordMcp]
   const spawnEnv = agentEnv(env)
   const fingerprint = JSON.stringify([command, args, spawnEnv, env.workspaceRoot])
   let agent: AgentProcess
@@ -124,7 +127,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     try {
       if (member.acp_session && agent.init?.agentCapabilities?.loadSession) {
         // History replayed by session/load is not new work: nobody is attached to hear it.
-        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: [mcpServer(env)] })
+        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: sessionMcp })
         agent.sessionId = member.acp_session
       }
     } catch {
@@ -133,7 +136,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if (!agent.sessionId) {
       try {
         const s = await Promise.race([
-          agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: [mcpServer(env)] }),
+          agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: sessionMcp }),
           agent.exited.then((why): never => {
             throw new Error(why)
           }),
@@ -156,6 +159,14 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   if (pending.length) {
     store.log.markDelivered(member.id, pending.at(-1)!.id, now())
     insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
+  }
+  // Notices `concord mcp` delivers with a tool result are recorded here, after that tool call (see takeNotices).
+  let noticesSeen = store.log.notices(member.id, false).at(-1)?.id ?? 0
+  const recordDeliveredNotices = () => {
+    const delivered = store.log.notices(member.id, false).filter((n) => n.id > noticesSeen && n.delivered_at)
+    if (!delivered.length) return
+    noticesSeen = delivered.at(-1)!.id
+    insert({ kind: 'notice', status: 'done', text: delivered.map((p) => p.text).join('\n\n'), ended_at: now() })
   }
   const from = start.from_member_id !== null ? store.members.get(start.from_member_id)?.name : null
   const intro = fresh
@@ -232,6 +243,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     const row = store.steps.get(id)
     if (row && row.ended_at) return
     finish(id, { status: status === 'completed' ? 'done' : 'error', text, is_error: status === 'failed' ? 1 : 0, ended_at: now() })
+    recordDeliveredNotices()
   }
   const onPermission = async (r: RequestPermissionRequest, reqSignal: AbortSignal): Promise<RequestPermissionResponse> => {
     const call = r.toolCall
@@ -293,9 +305,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     closeModel(usage)
     if (res.stopReason === 'cancelled' || signal.aborted) {
       // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
-      // cancelled query's leftover result (also after session/load). So the agent is restarted; the next turn
+      // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn
       // loads the session where the agent can, or opens a new one.
-      agent.kill()
+      if (!preset.survivesCancel) agent.kill()
       insert({ kind: 'interrupted', status: 'done', text: host.stopReason === 'shutdown' ? 'The turn was interrupted by a restart of Concord.' : 'The turn was interrupted by the human.', ended_at: now() })
       return { status: 'interrupted', answer: '' }
     }
