@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import type { McpServerStdio } from '@agentclientprotocol/sdk'
 import type { MemberRow } from '../../store/members-repo'
 
 export type AgentKind = NonNullable<MemberRow['agent']>
@@ -23,7 +24,18 @@ export interface AgentPreset {
   keyVariable?: string
   /** Variables pointing at the agent's state, set under the member's own folder when homes are isolated. */
   homeVariables: string[]
+  /**
+   * Arguments that give the agent Concord's MCP server through its own configuration instead of `session/new`
+   * (where the agent would otherwise ask the human before every Concord tool call).
+   */
+  mcpArgs?(server: McpServerStdio): string[]
+  /** The process keeps answering in the same session after `session/cancel` (measured); otherwise it is restarted. */
+  survivesCancel?: boolean
 }
+
+/** A TOML inline value (JSON strings are valid TOML basic strings). */
+const toml = (v: unknown): string =>
+  typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? `[${v.map(toml).join(', ')}]` : `{${Object.entries(v as object).map(([k, x]) => `${k} = ${toml(x)}`).join(', ')}}`
 
 export const agentPresets: Record<AgentKind, AgentPreset> = {
   'claude-code': {
@@ -43,6 +55,18 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
     keyVariable: 'OPENAI_API_KEY',
     homeVariables: ['HOME', 'CODEX_HOME'],
+    survivesCancel: true,
+    // Measured with codex-acp 0.16: a server from session/new gets an approval request per tool call. Concord's
+    // own server applies the member's policy itself, so Codex is told to approve its tools.
+    mcpArgs: (server) => [
+      '-c',
+      `mcp_servers.${server.name}=${toml({
+        command: server.command,
+        args: server.args,
+        env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+        default_tools_approval_mode: 'approve',
+      })}`,
+    ],
   },
   gemini: {
     label: 'Gemini CLI',

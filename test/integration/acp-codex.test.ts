@@ -1,0 +1,166 @@
+/**
+ * A member that is the real Codex (through its ACP adapter, @zed-industries/codex-acp 0.16, which embeds Codex),
+ * driving the scripted model server's Responses API offline, with Concord's harness tools reaching it through the
+ * real `concord mcp`. One member (one Codex process, restarted only where a test kills it) for the whole file.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+let codex: Member
+
+beforeAll(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  codex = await t.core.invoke('members.create', {
+    // `ask`: Concord's own tools must still run without a question (Codex is told to approve them).
+    workspaceId: ws.id, name: 'Codex', role: 'implementer', authority: 'proposer', approval: 'ask',
+    provider: {
+      kind: 'acp', agent: 'codex', apiKey: 'sk-any', isolatedHome: true,
+      // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
+      // Codex knows, so it does not warn about missing model metadata in the chat.
+      args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+    },
+  })
+})
+afterAll(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const state = (s: SessionInfo['state'], queued = 0) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === codex.id && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+
+async function turn(text: string, end: SessionInfo['state'] = 'idle') {
+  const done = state(end)
+  await t.core.invoke('sessions.send', { memberId: codex.id, text })
+  await done
+  return (await t.core.invoke('sessions.get', { memberId: codex.id })).steps
+}
+/** The steps since the last message from the human (a notice delivered by `concord mcp` belongs to no turn). */
+const sinceLastMessage = <T extends { kind: string }>(steps: T[]) => steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
+
+const responses = () => server.requests.filter((r: RecordedRequest) => r.path === '/v1/responses')
+const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.input as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
+
+/** The pid of the member's agent process: a child of this process running the adapter. */
+function agentPid(): number {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('codex-acp')) return Number(d)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error('no agent process')
+}
+
+describe('Codex over ACP', () => {
+  it('streams its answer into the session with the brief in the prompt; Codex reports no token counts', async () => {
+    await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    server.enqueue({ text: 'Hello from Codex, over ACP.', usage: { input: 321, output: 9 } })
+    const deltas: string[] = []
+    const off = t.core.bus.on((e) => {
+      if (e.event === 'session.delta' && e.payload.memberId === codex.id) deltas.push(e.payload.text)
+    })
+    const steps = await turn('Say hello')
+    off()
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
+    expect(steps[1]).toMatchObject({ status: 'done', text: 'Hello from Codex, over ACP.' })
+    expect(deltas.length).toBeGreaterThan(1)
+    expect(deltas.join('')).toBe('Hello from Codex, over ACP.')
+    const req = responses().at(-1)!
+    expect(lastUserText(req)).toContain('# Brief')
+    expect(lastUserText(req)).toContain('D-1 v1 [accepted] \\"API\\": Use REST')
+    // Concord's tools arrive as the namespace mcp__concord.
+    expect(JSON.stringify(req.body.tools)).toContain('mcp__concord')
+    // Measured (codex-acp 0.16): the prompt's answer carries no usage, only a usage_update of the context window
+    // (used / size). So the reply counts as "not reported", never as 0 tokens.
+    expect(steps[1].usage).toBeNull()
+    const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
+    expect(JSON.stringify(metrics)).toMatch(/"unreported":1/)
+  })
+
+  it('submits a report through MCP without asking (under ask), and a decision edited mid-turn reaches its next model request', async () => {
+    const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: codex.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    let edited: Promise<unknown> = Promise.resolve()
+    server.enqueue(
+      () => {
+        // The human edits the decision while the agent's model call is in flight.
+        edited = t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        return { toolCalls: [{ name: 'get_brief', namespace: 'mcp__concord', arguments: {} }] }
+      },
+      {
+        toolCalls: [{ name: 'submit_report', namespace: 'mcp__concord', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }],
+      },
+      { text: 'Reported; the API is GraphQL now.' },
+    )
+    const steps = sinceLastMessage(await turn('Build the API and report'))
+    await edited
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ authorId: codex.id, basis: [{ decisionId: d.id, version: 2 }], validity: 'valid' })
+    const second = responses().at(-2)!
+    expect(JSON.stringify(second.body.input)).toContain('Notices from Concord')
+    expect(JSON.stringify(second.body.input)).toContain('Use GraphQL')
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'tool', 'notice', 'tool', 'model'])
+    expect(steps[3]).toMatchObject({ status: 'done', tool: { name: 'Tool: concord/submit_report' } })
+    expect(await t.core.invoke('notices.list', { memberId: codex.id, pending: true })).toEqual([])
+  })
+
+  it("turns Codex's plan into a plan step", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'update_plan', arguments: { plan: [{ step: 'Write the handlers', status: 'in_progress' }, { step: 'Report', status: 'pending' }] } }] },
+      { text: 'Planned.' },
+    )
+    const steps = sinceLastMessage(await turn('Plan it'))
+    expect(steps.find((s) => s.kind === 'plan')).toMatchObject({ text: '- [in_progress] Write the handlers\n- [pending] Report' })
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Planned.' })
+  })
+
+  it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
+    server.enqueue({ text: 'Working on it, slowly', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === codex.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Take your time' })
+    await streaming
+    const pid = agentPid()
+    const idle = state('idle')
+    await t.core.invoke('sessions.interrupt', { memberId: codex.id })
+    await idle
+    expect((await t.core.invoke('sessions.get', { memberId: codex.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    server.enqueue({ text: 'Back again.' })
+    const steps = await turn('Still there?')
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
+    expect(agentPid()).toBe(pid)
+    expect(JSON.stringify(responses().at(-1)!.body.input)).toContain('Take your time')
+  })
+
+  it('puts the member in error when Codex dies mid-turn, keeps the queue, and loads the session in a restarted one', async () => {
+    server.enqueue({ text: 'about to', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === codex.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: codex.id, text: 'first' })
+    await streaming
+    await t.core.invoke('sessions.send', { memberId: codex.id, text: 'second, queued' })
+    const failed = state('error', 1)
+    const pid = agentPid()
+    process.kill(pid, 'SIGKILL')
+    expect((await failed).payload.session.error).toContain('Codex stopped during the turn (killed by SIGKILL)')
+    server.enqueue({ text: 'Answering the queued one.' }, { text: 'Restarted and answering.' })
+    const steps = await turn('third')
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.text).slice(-2)).toEqual(['Answering the queued one.', 'Restarted and answering.'])
+    expect(agentPid()).not.toBe(pid)
+    // session/load: the conversation from before the crash is in the restarted agent's model request.
+    expect(JSON.stringify(responses().at(-1)!.body.input)).toContain('Say hello')
+  })
+})
