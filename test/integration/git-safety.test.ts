@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
+import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
 import type { SandboxPolicy, ToolContext } from '../../electron/main/runtime/tools/types'
 
@@ -97,7 +98,10 @@ function ctx(policy: SandboxPolicy = {}): ToolContext {
   return { workspaceRoot: root, signal: new AbortController().signal, sandbox: { scratchDir, ...policy } }
 }
 
-const run = (name: string, args: unknown, c: ToolContext = ctx()): Promise<string> => tools.get(name)!.run(args, c)
+const run = async (name: string, args: unknown, c: ToolContext = ctx()): Promise<string> => {
+  const t = tools.get(name)!
+  return t.run(parseArgs(t.args, args, name), c)
+}
 
 /** Runs tool calls in a second Node process (to turn the sandbox off, or give it another real home). */
 async function inWorker(calls: { tool: string; args: unknown }[], policy: SandboxPolicy, env: NodeJS.ProcessEnv): Promise<any[]> {
@@ -106,11 +110,12 @@ async function inWorker(calls: { tool: string; args: unknown }[], policy: Sandbo
     await writeFile(
       script,
       `import { repoTools } from ${JSON.stringify(path.resolve('electron/main/runtime/tools/repo-tools.ts'))}
+import { parseArgs } from ${JSON.stringify(path.resolve('electron/main/runtime/tools/tool-helpers.ts'))}
 const [calls, root, policy] = process.argv.slice(2)
 const tools = new Map(repoTools().map((t) => [t.name, t]))
 for (const c of JSON.parse(calls)) {
   const ctx = { workspaceRoot: root, signal: new AbortController().signal, sandbox: JSON.parse(policy) }
-  try { console.log(JSON.stringify({ out: await tools.get(c.tool)!.run(c.args, ctx) })) } catch (e: any) { console.log(JSON.stringify({ error: e.code ?? e.message })) }
+  try { console.log(JSON.stringify({ out: await tools.get(c.tool)!.run(parseArgs(tools.get(c.tool)!.args, c.args, c.tool), ctx) })) } catch (e: any) { console.log(JSON.stringify({ error: e.code ?? e.message })) }
 }
 `,
     )

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { assertSafeRef, gitBranch, gitHead, isGitRepo } from '../../electron/main/runtime/tools/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
+import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { ToolError, type ToolContext, type ToolDefinition } from '../../electron/main/runtime/tools/types'
 import { resolveInWorkspace } from '../../electron/main/runtime/tools/workspace-path'
 
@@ -52,8 +53,10 @@ function ctx(signal: AbortSignal = new AbortController().signal): ToolContext {
   return { workspaceRoot: root, signal }
 }
 
+/** Parses the raw arguments as the agent loop does (the one parse), then runs the tool. */
 async function run(name: string, args: unknown, c: ToolContext = ctx()): Promise<string> {
-  return tool(name).run(args, c)
+  const t = tool(name)
+  return t.run(parseArgs(t.args, args, name), c)
 }
 
 async function expectToolError(p: Promise<unknown>, code: string): Promise<ToolError> {

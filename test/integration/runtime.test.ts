@@ -148,6 +148,20 @@ describe('agent loop', () => {
     expect(toolMessages(server.requests[1])).toHaveLength(5)
   })
 
+  it('parses tool arguments once: invalid ones are refused before approval, run gets the parsed value', async () => {
+    const m = await member('Impl', { approval: 'ask' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/x.txt' } }, { name: 'ask_human', arguments: { question: '   REST or GraphQL?   ' } }] },
+      { text: 'ok' },
+    )
+    const steps = await turn(m, 'go')
+    const tools = steps.filter((s) => s.kind === 'tool')
+    expect(tools[0]).toMatchObject({ status: 'error', text: expect.stringMatching(/^error \(invalid_arguments\): Invalid arguments for write_file: content: /) })
+    expect(existsSync(join(t.repoDir, 'notes'))).toBe(false)
+    // The schema trims the question; the tool sees the trimmed text because it gets the loop's parse, not the raw JSON.
+    expect(tools[1].text).toBe('Question for the human: REST or GraphQL?')
+  })
+
   it('retries a 429 honouring Retry-After, then succeeds', async () => {
     const m = await member('Impl')
     server.enqueue({ status: 429, headers: { 'retry-after': '0' }, errorMessage: 'slow down' }, { text: 'done' })

@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
+import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { assertAllowedEnv } from '../../electron/main/runtime/tools/command-env'
 import { killRecordedGroup, processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
 import { ToolError, type ProcessInfo, type SandboxPolicy, type ToolContext } from '../../electron/main/runtime/tools/types'
@@ -28,7 +29,7 @@ function ctx(policy: SandboxPolicy = {}, extra: Partial<ToolContext> = {}): Tool
   return { workspaceRoot: root, signal: new AbortController().signal, sandbox: { dataDir, scratchDir, ...policy }, ...extra }
 }
 
-const run = (command: string, c: ToolContext = ctx()): Promise<string> => runCommandTool.run({ command }, c)
+const run = (command: string, c: ToolContext = ctx()): Promise<string> => runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), c)
 
 async function expectToolError(p: Promise<unknown>, code: string): Promise<ToolError> {
   try {

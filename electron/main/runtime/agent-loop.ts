@@ -13,6 +13,7 @@ import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
 import type { HarnessToolContext } from './tools/harness-tools'
+import { parseArgs } from './tools/tool-helpers'
 import { ToolError, type ToolDefinition } from './tools/types'
 
 /** How often streamed text is made durable while it arrives. */
@@ -211,11 +212,13 @@ async function runToolCall(
   } catch (err) {
     return fail(`error: the arguments are not valid JSON (${(err as Error).message}). Send the arguments of ${call.name} as one JSON object.`)
   }
-  const parsed = tool.args.safeParse(raw)
-  if (!parsed.success) {
-    return fail(`error: invalid arguments for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`)
+  let args: unknown
+  try {
+    args = parseArgs(tool.args, raw, call.name)
+  } catch (err) {
+    return fail(`error (invalid_arguments): ${(err as Error).message}`)
   }
-  const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(parsed.data) : tool.needsApproval
+  const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
   if (needsApproval && env.approval === 'ask') {
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
@@ -233,7 +236,7 @@ async function runToolCall(
     env.emitStep(env.ctx.store.steps.get(stepId)!)
   }
   try {
-    const output = await tool.run(parsed.data, env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)))
+    const output = await tool.run(args, env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)))
     finish(stepId, { status: 'done', text: output, ended_at: now() })
     return output
   } catch (err) {

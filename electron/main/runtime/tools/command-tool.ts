@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process'
 import { z } from 'zod'
 import { recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
-import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, parseArgs, checkAborted, objectSchema } from './tool-helpers'
+import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, checkAborted } from './tool-helpers'
+import { defineTool } from './tool-schema'
 import { ToolError, type ToolContext, type ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
@@ -13,8 +14,8 @@ import { workspaceRealRoot } from './workspace-path'
 // run_command
 
 const runCommandArgs = z.object({
-  command: z.string().min(1),
-  timeoutMs: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional(),
+  command: z.string().min(1).describe('Shell command line.'),
+  timeoutMs: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`),
 })
 type RunCommandArgs = z.infer<typeof runCommandArgs>
 
@@ -148,7 +149,7 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
   })
 }
 
-export const runCommandTool: ToolDefinition<RunCommandArgs> = {
+export const runCommandTool: ToolDefinition<RunCommandArgs> = defineTool({
   name: 'run_command',
   description:
     'Run a shell command (via /bin/sh -c) with the workspace root as the working directory. Returns stdout and ' +
@@ -156,22 +157,9 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     `Default timeout ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}s, max ${MAX_COMMAND_TIMEOUT_MS / 60000} min; on timeout ` +
     'the whole process group is killed. Background processes do not survive the command. No stdin. In the OS ' +
     'sandbox only the workspace, $HOME and $TMPDIR are writable and there is no network unless the member is allowed it.',
-  parameters: objectSchema(
-    {
-      command: { type: 'string', minLength: 1, description: 'Shell command line.' },
-      timeoutMs: {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_COMMAND_TIMEOUT_MS,
-        description: `Timeout in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`,
-      },
-    },
-    ['command'],
-  ),
   args: runCommandArgs,
   needsApproval: true,
-  async run(raw, ctx) {
-    const args = parseArgs(runCommandArgs, raw, 'run_command')
+  async run(args, ctx) {
     checkAborted(ctx.signal)
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const timeoutMs = args.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS
@@ -189,4 +177,4 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     if (!plan.sandboxed) status += `\n[not sandboxed: ${plan.reason ?? 'no sandbox available'}; the command ran with the allow-listed environment only]`
     return `${body}${status}`
   },
-}
+})

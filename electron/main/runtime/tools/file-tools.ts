@@ -3,7 +3,8 @@ import type { Dirent } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { MAX_READ_BYTES, DEFAULT_READ_LINES, MAX_LINE_CHARS, LIST_CAP, SEARCH_CAP, SEARCH_LINE_CHARS, SKIP_DIRS, parseArgs, checkAborted, isBinary, readTextFile, atomicWrite, objectSchema } from './tool-helpers'
+import { MAX_READ_BYTES, DEFAULT_READ_LINES, MAX_LINE_CHARS, LIST_CAP, SEARCH_CAP, SEARCH_LINE_CHARS, SKIP_DIRS, checkAborted, isBinary, readTextFile, atomicWrite } from './tool-helpers'
+import { defineTool } from './tool-schema'
 import { assertWritableTree, ToolError, type ToolDefinition } from './types'
 import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './workspace-path'
 
@@ -11,30 +12,21 @@ import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './wo
 // read_file
 
 const readFileArgs = z.object({
-  path: z.string().min(1),
-  offset: z.number().int().min(1).optional(),
-  limit: z.number().int().min(1).optional(),
+  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  offset: z.number().int().min(1).optional().describe('1-based line number to start at.'),
+  limit: z.number().int().min(1).optional().describe(`Maximum number of lines (default ${DEFAULT_READ_LINES}).`),
 })
 type ReadFileArgs = z.infer<typeof readFileArgs>
 
-export const readFileTool: ToolDefinition<ReadFileArgs> = {
+export const readFileTool: ToolDefinition<ReadFileArgs> = defineTool({
   name: 'read_file',
   description:
     'Read a UTF-8 text file in the workspace. Output is line-numbered like `cat -n` ("<n>\\t<line>"); the numbers ' +
     'and tab are NOT part of the file. offset = 1-based first line (default 1), limit = number of lines (default ' +
     `${DEFAULT_READ_LINES}). Binary files and files over 2 MB are refused.`,
-  parameters: objectSchema(
-    {
-      path: { type: 'string', description: 'File path relative to the workspace root.' },
-      offset: { type: 'integer', minimum: 1, description: '1-based line number to start at.' },
-      limit: { type: 'integer', minimum: 1, description: `Maximum number of lines (default ${DEFAULT_READ_LINES}).` },
-    },
-    ['path'],
-  ),
   args: readFileArgs,
   needsApproval: false,
-  async run(raw, ctx) {
-    const args = parseArgs(readFileArgs, raw, 'read_file')
+  async run(args, ctx) {
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { mustExist: true })
     const text = await readTextFile(abs, args.path)
     if (text.length === 0) return `(${args.path} is empty)`
@@ -58,12 +50,12 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
     }
     return out.join('\n')
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------------------------------
 // list_files
 
-const listFilesArgs = z.object({ path: z.string().optional() })
+const listFilesArgs = z.object({ path: z.string().optional().describe('Directory relative to the workspace root (default ".").') })
 type ListFilesArgs = z.infer<typeof listFilesArgs>
 
 async function readDirSorted(abs: string): Promise<Dirent[]> {
@@ -71,19 +63,15 @@ async function readDirSorted(abs: string): Promise<Dirent[]> {
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-export const listFilesTool: ToolDefinition<ListFilesArgs> = {
+export const listFilesTool: ToolDefinition<ListFilesArgs> = defineTool({
   name: 'list_files',
   description:
     'List files under a directory of the workspace (default: the root), recursively, breadth first. Paths are ' +
     "relative to the workspace root; directories end with '/', symlinks with '@' (not followed). .git is skipped and " +
     `node_modules is not descended into. At most ${LIST_CAP} entries; list a subdirectory to see more.`,
-  parameters: objectSchema({
-    path: { type: 'string', description: 'Directory relative to the workspace root (default ".").' },
-  }),
   args: listFilesArgs,
   needsApproval: false,
-  async run(raw, ctx) {
-    const args = parseArgs(listFilesArgs, raw, 'list_files')
+  async run(args, ctx) {
     const rel = args.path ?? '.'
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const abs = await resolveInWorkspace(ctx.workspaceRoot, rel, { mustExist: true })
@@ -119,31 +107,26 @@ export const listFilesTool: ToolDefinition<ListFilesArgs> = {
     if (truncated) out.push(`[listing truncated at ${LIST_CAP} entries; list a subdirectory to see more]`)
     return out.join('\n')
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------------------------------
 // search_text
 
-const searchTextArgs = z.object({ query: z.string().min(1), path: z.string().optional() })
+const searchTextArgs = z.object({
+  query: z.string().min(1).describe('Exact text to look for (not a regex).'),
+  path: z.string().optional().describe('Directory or file relative to the workspace root (default ".").'),
+})
 type SearchTextArgs = z.infer<typeof searchTextArgs>
 
-export const searchTextTool: ToolDefinition<SearchTextArgs> = {
+export const searchTextTool: ToolDefinition<SearchTextArgs> = defineTool({
   name: 'search_text',
   description:
     'Case-sensitive plain substring search over the text files of the workspace (or under `path`, a directory or ' +
     'file). Skips .git, node_modules, symlinks, binary files and files over 2 MB. Output lines are ' +
     `"path:line: text". At most ${SEARCH_CAP} matches.`,
-  parameters: objectSchema(
-    {
-      query: { type: 'string', minLength: 1, description: 'Exact text to look for (not a regex).' },
-      path: { type: 'string', description: 'Directory or file relative to the workspace root (default ".").' },
-    },
-    ['query'],
-  ),
   args: searchTextArgs,
   needsApproval: false,
-  async run(raw, ctx) {
-    const args = parseArgs(searchTextArgs, raw, 'search_text')
+  async run(args, ctx) {
     const rel = args.path ?? '.'
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const abs = await resolveInWorkspace(ctx.workspaceRoot, rel, { mustExist: true })
@@ -201,30 +184,25 @@ export const searchTextTool: ToolDefinition<SearchTextArgs> = {
     if (truncated) matches.push(`[results truncated at ${SEARCH_CAP} matches; narrow the query or the path]`)
     return matches.join('\n')
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------------------------------
 // write_file / edit_file
 
-const writeFileArgs = z.object({ path: z.string().min(1), content: z.string() })
+const writeFileArgs = z.object({
+  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  content: z.string().describe('The complete new file content.'),
+})
 type WriteFileArgs = z.infer<typeof writeFileArgs>
 
-export const writeFileTool: ToolDefinition<WriteFileArgs> = {
+export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
   name: 'write_file',
   description:
     'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' +
     'atomic). Writing inside .git is not allowed.',
-  parameters: objectSchema(
-    {
-      path: { type: 'string', description: 'File path relative to the workspace root.' },
-      content: { type: 'string', description: 'The complete new file content.' },
-    },
-    ['path', 'content'],
-  ),
   args: writeFileArgs,
   needsApproval: true,
-  async run(raw, ctx) {
-    const args = parseArgs(writeFileArgs, raw, 'write_file')
+  async run(args, ctx) {
     checkAborted(ctx.signal)
     assertWritableTree(ctx, 'write_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true })
@@ -232,28 +210,23 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
     const bytes = Buffer.byteLength(args.content, 'utf8')
     return `${created ? 'Created' : 'Overwrote'} ${args.path} (${bytes} bytes).`
   },
-}
+})
 
-const editFileArgs = z.object({ path: z.string().min(1), old: z.string().min(1), new: z.string() })
+const editFileArgs = z.object({
+  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  old: z.string().min(1).describe('Exact existing text to replace (must be unique in the file).'),
+  new: z.string().describe('Replacement text.'),
+})
 type EditFileArgs = z.infer<typeof editFileArgs>
 
-export const editFileTool: ToolDefinition<EditFileArgs> = {
+export const editFileTool: ToolDefinition<EditFileArgs> = defineTool({
   name: 'edit_file',
   description:
     'Replace the exact text `old` with `new` in a workspace file. `old` must occur exactly once (include enough ' +
     'surrounding context to make it unique); it is matched literally, without line numbers.',
-  parameters: objectSchema(
-    {
-      path: { type: 'string', description: 'File path relative to the workspace root.' },
-      old: { type: 'string', minLength: 1, description: 'Exact existing text to replace (must be unique in the file).' },
-      new: { type: 'string', description: 'Replacement text.' },
-    },
-    ['path', 'old', 'new'],
-  ),
   args: editFileArgs,
   needsApproval: true,
-  async run(raw, ctx) {
-    const args = parseArgs(editFileArgs, raw, 'edit_file')
+  async run(args, ctx) {
     checkAborted(ctx.signal)
     assertWritableTree(ctx, 'edit_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true, mustExist: true })
@@ -275,4 +248,4 @@ export const editFileTool: ToolDefinition<EditFileArgs> = {
     const endLine = startLine + args.new.split('\n').length - 1
     return `Edited ${args.path}: replaced 1 occurrence (now lines ${startLine}-${endLine}).`
   },
-}
+})

@@ -1,7 +1,8 @@
 /** git_status, git_diff, git_commit (argument arrays only, never a shell string). */
 import { z } from 'zod'
 import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, IGNORE_DIRTY_SUBMODULES, runGit, type GitContext } from './git'
-import { GIT_OUTPUT_CAP, parseArgs, checkAborted, capText, objectSchema } from './tool-helpers'
+import { GIT_OUTPUT_CAP, checkAborted, capText } from './tool-helpers'
+import { defineTool } from './tool-schema'
 import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
@@ -16,14 +17,12 @@ function gitContext(ctx: ToolContext): GitContext {
 const noArgs = z.object({})
 type NoArgs = z.infer<typeof noArgs>
 
-export const gitStatusTool: ToolDefinition<NoArgs> = {
+export const gitStatusTool: ToolDefinition<NoArgs> = defineTool({
   name: 'git_status',
   description: 'Show the current branch and `git status --porcelain` of the workspace repository.',
-  parameters: objectSchema({}),
   args: noArgs,
   needsApproval: false,
-  async run(raw, ctx) {
-    parseArgs(noArgs, raw, 'git_status')
+  async run(_args, ctx) {
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const g = gitContext(ctx)
     const out = await gitStatusPorcelain(root, g)
@@ -35,23 +34,19 @@ export const gitStatusTool: ToolDefinition<NoArgs> = {
     result.push(lines.length ? lines.join('\n') : '(working tree clean)')
     return capText(result.join('\n'), GIT_OUTPUT_CAP)
   },
-}
+})
 
-const gitDiffArgs = z.object({ ref: z.string().optional() })
+const gitDiffArgs = z.object({ ref: z.string().optional().describe('Optional revision to diff against, e.g. "HEAD~1" or "main".') })
 type GitDiffArgs = z.infer<typeof gitDiffArgs>
 
-export const gitDiffTool: ToolDefinition<GitDiffArgs> = {
+export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
   name: 'git_diff',
   description:
     'Show uncommitted changes (working tree, staged or not, against HEAD) as a unified diff, or the working tree ' +
     'against `ref` (a commit, branch, tag or range). Untracked files are listed after the diff.',
-  parameters: objectSchema({
-    ref: { type: 'string', description: 'Optional revision to diff against, e.g. "HEAD~1" or "main".' },
-  }),
   args: gitDiffArgs,
   needsApproval: false,
-  async run(raw, ctx) {
-    const args = parseArgs(gitDiffArgs, raw, 'git_diff')
+  async run(args, ctx) {
     if (args.ref !== undefined) assertSafeRef(args.ref)
     const root = await workspaceRealRoot(ctx.workspaceRoot)
     const g = gitContext(ctx)
@@ -73,24 +68,22 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = {
     }
     return capText(out, GIT_OUTPUT_CAP)
   },
-}
+})
 
-const gitCommitArgs = z.object({ message: z.string().refine((m) => m.trim().length > 0, 'message must not be empty') })
+const gitCommitArgs = z.object({
+  // min(1) is what the model sees; the refine also refuses a message of spaces (without trimming what is committed).
+  message: z.string().min(1).refine((m) => m.trim().length > 0, 'message must not be empty').describe('Commit message.'),
+})
 type GitCommitArgs = z.infer<typeof gitCommitArgs>
 
-export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
+export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
   name: 'git_commit',
   description:
     'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' +
     "The repository's hooks run only if the member's settings allow them.",
-  parameters: objectSchema(
-    { message: { type: 'string', minLength: 1, description: 'Commit message.' } },
-    ['message'],
-  ),
   args: gitCommitArgs,
   needsApproval: true,
-  async run(raw, ctx) {
-    const args = parseArgs(gitCommitArgs, raw, 'git_commit')
+  async run(args, ctx) {
     checkAborted(ctx.signal)
     assertWritableTree(ctx, 'git_commit')
     const root = await workspaceRealRoot(ctx.workspaceRoot)
@@ -103,4 +96,4 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = {
     const subject = args.message.trim().split('\n')[0]
     return `Committed ${sha} on ${branch}: ${subject}${stat ? `\n${capText(stat, 16 * 1024)}` : ''}`
   },
-}
+})

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { MethodName, Params, Result } from '../../../../shared/contract'
 import type { Decision, Task } from '../../../../shared/schemas'
 import { gitHead } from './git'
+import { defineTool } from './tool-schema'
 import { ToolError, type ToolContext, type ToolDefinition } from './types'
 
 export interface HarnessToolContext extends ToolContext {
@@ -29,23 +30,11 @@ export interface HarnessToolContext extends ToolContext {
 type HTool<A> = ToolDefinition<A, HarnessToolContext>
 
 const keyOrId = z.string().trim().min(1).max(80)
+const decisionRef = keyOrId.describe('D-n or decision id')
+const memberRef = keyOrId.describe('member id or name')
 
-function tool<A>(
-  name: string,
-  description: string,
-  args: z.ZodType<A>,
-  properties: Record<string, unknown>,
-  required: string[],
-  needsApproval: HTool<A>['needsApproval'] = false,
-): HTool<A> {
-  return {
-    name,
-    description,
-    parameters: { type: 'object', properties, required, additionalProperties: false },
-    args,
-    needsApproval,
-    run: async () => '',
-  }
+function tool<A>(name: string, description: string, args: z.ZodType<A>, needsApproval: HTool<A>['needsApproval'] = false): HTool<A> {
+  return defineTool<A, HarnessToolContext>({ name, description, args, needsApproval, run: async () => '' })
 }
 
 const refLetters = { decision: ['D', 'd'], task: ['T', 't'], report: ['R', 'r'] } as const
@@ -84,15 +73,15 @@ export function harnessTools(): HTool<any>[] {
   const list: HTool<any>[] = []
   const add = <A>(t: HTool<A>, run: (a: A, ctx: HarnessToolContext) => Promise<string>) => list.push({ ...t, run } as HTool<any>)
 
-  add(tool('get_brief', 'Your brief: your tasks with their flags and the current text of the decisions they depend on.', z.object({}), {}, []), async (_a, ctx) => ctx.brief().text)
+  add(tool('get_brief', 'Your brief: your tasks with their flags and the current text of the decisions they depend on.', z.object({})), async (_a, ctx) => ctx.brief().text)
 
   add(
-    tool('list_decisions', 'All decisions of this workspace with their current version, status and statement.', z.object({}), {}, []),
+    tool('list_decisions', 'All decisions of this workspace with their current version, status and statement.', z.object({})),
     async (_a, ctx) => (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') || '(no decisions yet)',
   )
 
   add(
-    tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: keyOrId }), { decisionId: { type: 'string', description: 'D-n or decision id' } }, ['decisionId']),
+    tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: decisionRef })),
     async (a, ctx) => {
       const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
       return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
@@ -103,9 +92,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'propose_decision_change',
       'Propose a new statement for a decision. Nothing changes until a decider accepts the proposal.',
-      z.object({ decisionId: keyOrId, statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
-      { decisionId: { type: 'string', description: 'D-n or decision id' }, statement: { type: 'string' }, reason: { type: 'string' } },
-      ['decisionId', 'statement', 'reason'],
+      z.object({ decisionId: decisionRef, statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
     ),
     async (a, ctx) => {
       const p = await ctx.call('proposals.create', { decisionId: resolveRef(ctx, a.decisionId, 'decision'), statement: a.statement, reason: a.reason, actorId: ctx.memberId, sourceMessageId: ctx.sourceStepId })
@@ -118,8 +105,6 @@ export function harnessTools(): HTool<any>[] {
       'update_decision',
       'Change a decision (deciders only). expectedVersion must be the version you read; a concurrent change is refused.',
       z.object({ decisionId: keyOrId, expectedVersion: z.number().int().min(1), statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
-      { decisionId: { type: 'string' }, expectedVersion: { type: 'integer' }, statement: { type: 'string' }, reason: { type: 'string' } },
-      ['decisionId', 'expectedVersion', 'statement', 'reason'],
       true,
     ),
     async (a, ctx) => {
@@ -135,9 +120,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'create_task',
       'Create a task that depends on decisions (their current versions are pinned).',
-      z.object({ title: z.string().trim().min(1).max(300), spec: z.string().max(50_000).optional(), assigneeId: z.string().optional(), decisionIds: z.array(keyOrId).max(50).optional() }),
-      { title: { type: 'string' }, spec: { type: 'string' }, assigneeId: { type: 'string', description: 'member id or name' }, decisionIds: { type: 'array', items: { type: 'string' } } },
-      ['title'],
+      z.object({ title: z.string().trim().min(1).max(300), spec: z.string().max(50_000).optional(), assigneeId: z.string().optional().describe('member id or name'), decisionIds: z.array(keyOrId).max(50).optional() }),
       true,
     ),
     async (a, ctx) => {
@@ -155,8 +138,6 @@ export function harnessTools(): HTool<any>[] {
       'update_task_status',
       'Move a task: todo, in_progress, delivered (records the repository HEAD as the delivered artifact), blocked or cancelled.',
       z.object({ taskId: keyOrId, status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']), commit: z.string().optional() }),
-      { taskId: { type: 'string' }, status: { type: 'string', enum: ['todo', 'in_progress', 'delivered', 'blocked', 'cancelled'] }, commit: { type: 'string' } },
-      ['taskId', 'status'],
       // Cancelling ends work others may depend on: under `ask` the human sees it first.
       (a) => a.status === 'cancelled',
     ),
@@ -176,7 +157,7 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
-    tool('acknowledge_task', 'Confirm you have re-aligned a flagged task with the current decisions.', z.object({ taskId: keyOrId }), { taskId: { type: 'string' } }, ['taskId']),
+    tool('acknowledge_task', 'Confirm you have re-aligned a flagged task with the current decisions.', z.object({ taskId: keyOrId })),
     async (a, ctx) => `${taskLine(await ctx.call('tasks.acknowledge', { taskId: resolveRef(ctx, a.taskId, 'task'), actorId: ctx.memberId }))} acknowledged.`,
   )
 
@@ -192,15 +173,6 @@ export function harnessTools(): HTool<any>[] {
         claims: z.array(z.object({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(keyOrId).max(50) })).max(200),
         commit: z.string().optional(),
       }),
-      {
-        taskId: { type: 'string' },
-        kind: { type: 'string', enum: ['implementation', 'test', 'review'] },
-        verdict: { type: 'string', enum: ['pass', 'fail', 'partial'] },
-        summary: { type: 'string' },
-        claims: { type: 'array', items: { type: 'object', properties: { text: { type: 'string' }, decisionIds: { type: 'array', items: { type: 'string' } } }, required: ['text', 'decisionIds'] } },
-        commit: { type: 'string' },
-      },
-      ['taskId', 'kind', 'verdict', 'summary', 'claims'],
     ),
     async (a, ctx) => {
       const taskId = resolveRef(ctx, a.taskId, 'task')
@@ -222,7 +194,7 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
-    tool('message_member', 'Send a message to another member (it is queued in their inbox; you do not wait).', z.object({ memberId: keyOrId, text: z.string().trim().min(1).max(50_000) }), { memberId: { type: 'string', description: 'member id or name' }, text: { type: 'string' } }, ['memberId', 'text']),
+    tool('message_member', 'Send a message to another member (it is queued in their inbox; you do not wait).', z.object({ memberId: memberRef, text: z.string().trim().min(1).max(50_000) })),
     async (a, ctx) => {
       const to = await resolveMember(ctx, a.memberId)
       await ctx.message(to, a.text)
@@ -231,12 +203,12 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
-    tool('delegate', "Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).", z.object({ memberId: keyOrId, task: z.string().trim().min(1).max(50_000) }), { memberId: { type: 'string', description: 'member id or name' }, task: { type: 'string' } }, ['memberId', 'task']),
+    tool('delegate', "Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).", z.object({ memberId: memberRef, task: z.string().trim().min(1).max(50_000) })),
     async (a, ctx) => ctx.delegate(await resolveMember(ctx, a.memberId), a.task, ctx.signal),
   )
 
   add(
-    tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) }), { question: { type: 'string' } }, ['question']),
+    tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) })),
     async (a, ctx) => {
       ctx.endTurn('asked the human')
       return `Question for the human: ${a.question}`
@@ -248,8 +220,6 @@ export function harnessTools(): HTool<any>[] {
       'read_tool_output',
       'Read the full output of an earlier tool call whose output was cut in your view.',
       z.object({ stepId: z.string().min(1).max(80), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(100_000).optional() }),
-      { stepId: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
-      ['stepId'],
     ),
     async (a, ctx) => {
       const text = ctx.stepText(a.stepId)

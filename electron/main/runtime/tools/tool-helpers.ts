@@ -22,6 +22,10 @@ export const SKIP_DIRS = new Set(['node_modules'])
 // ---------------------------------------------------------------------------------------------------------------------
 // helpers
 
+/**
+ * Validates a tool call's JSON-parsed arguments: the one parse between the model and `run` (the agent loop
+ * calls it; the MCP server's SDK parses with the same `args`). Missing arguments are an empty object.
+ */
 export function parseArgs<T>(schema: z.ZodType<T>, raw: unknown, tool: string): T {
   const r = schema.safeParse(raw ?? {})
   if (r.success) return r.data
@@ -87,8 +91,4 @@ export async function atomicWrite(abs: string, content: string): Promise<boolean
     throw err
   }
   return existedMode === null
-}
-
-export function objectSchema(properties: Record<string, unknown>, required: string[] = []): Record<string, unknown> {
-  return { type: 'object', properties, required, additionalProperties: false }
 }

@@ -55,9 +55,9 @@ export interface ToolContext {
 export interface ToolDefinition<Args = unknown, Ctx extends ToolContext = ToolContext> {
   name: string
   description: string
-  /** JSON Schema handed to the model. */
+  /** JSON Schema handed to the model, derived from `args` (defineTool, tool-schema.ts). */
   parameters: Record<string, unknown>
-  /** Validates the model's (already JSON-parsed) arguments. */
+  /** Validates the model's (already JSON-parsed) arguments; the agent loop parses once and `run` gets the result. */
   args: z.ZodType<Args>
   /**
    * True when the member's approval policy applies (`ask` waits for the human); a function decides per call

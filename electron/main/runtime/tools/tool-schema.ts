@@ -1,0 +1,32 @@
+/** A tool's JSON Schema is derived from its zod `args`, so what the model is shown and what is validated cannot drift. */
+import { z } from 'zod'
+import type { ToolContext, ToolDefinition } from './types'
+
+/**
+ * The JSON Schema the model sees for `args`: the input side (optional fields not required), every object
+ * closed (`additionalProperties: false`, as OpenAI's strict mode wants) with a `required` list, and without
+ * the `$schema` key and the safe-integer bounds zod adds to every `.int()`, which only add noise to a prompt.
+ */
+export function jsonSchemaOf(args: z.ZodType): Record<string, unknown> {
+  const schema = z.toJSONSchema(args, {
+    io: 'input',
+    unrepresentable: 'throw',
+    override: ({ jsonSchema: s }) => {
+      if (s.type === 'object') {
+        s.additionalProperties = false
+        s.required ??= []
+      }
+      if (s.type === 'integer') {
+        if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum
+        if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum
+      }
+    },
+  }) as Record<string, unknown>
+  delete schema.$schema
+  return schema
+}
+
+/** A tool whose `parameters` come from its `args`. */
+export function defineTool<Args, Ctx extends ToolContext = ToolContext>(tool: Omit<ToolDefinition<Args, Ctx>, 'parameters'>): ToolDefinition<Args, Ctx> {
+  return { ...tool, parameters: jsonSchemaOf(tool.args) }
+}
