@@ -176,7 +176,6 @@ describe('browser UI through the bridge', () => {
   it('shows reports, history with diffs, proposals, approvals and figures, in both themes', async () => {
     const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
     const team = await members(ws)
-    const [d1] = await ui.stack.core.invoke('decisions.list', { workspaceId: ws.id })
 
     // Reports: claim validity after the edit.
     await ui.page.getByTestId('tab-reports').click()

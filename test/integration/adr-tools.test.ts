@@ -24,7 +24,6 @@ let t: TestCore
 let core: Core
 let ws: Workspace
 let repo: string
-let ids: Record<string, string>
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -73,13 +72,12 @@ beforeEach(async () => {
   await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Orders API', assigneeId: impl.id, decisionIds: [d2.id] })
   await core.invoke('decisions.update', { decisionId: d2.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'concurrent readers', actorId: lead.id })
   await core.invoke('decisions.update', { decisionId: d2.id, expectedVersion: 2, statement: 'Store orders in PostgreSQL.', reason: 'several servers', actorId: lead.id })
-  const d3 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Token auth (JWT)', statement: 'Use JWT bearer tokens.', supersedes: d1.id, actorId: lead.id })
+  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Token auth (JWT)', statement: 'Use JWT bearer tokens.', supersedes: d1.id, actorId: lead.id })
   const d4 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache pages', statement: 'Cache product pages for 60 s.', actorId: lead.id })
   await core.invoke('decisions.update', { decisionId: d4.id, expectedVersion: 1, status: 'rejected', reason: 'prices go stale', actorId: lead.id })
   const d5 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'XML feed', statement: 'Offer an XML product feed.', actorId: lead.id })
   await core.invoke('decisions.update', { decisionId: d5.id, expectedVersion: 1, status: 'superseded', reason: 'nobody reads it', actorId: lead.id })
-  const d6 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Payments', statement: 'Use Stripe.', actorId: impl.id })
-  ids = { d1: d1.id, d2: d2.id, d3: d3.id, d4: d4.id, d5: d5.id, d6: d6.id }
+  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Payments', statement: 'Use Stripe.', actorId: impl.id })
 })
 afterEach(() => t.cleanup())
 

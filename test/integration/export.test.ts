@@ -18,7 +18,7 @@ let core: Core
 let ws: Workspace
 let lead: Member, impl: Member, tester: Member
 let auth: Decision, storage: Decision, tokens: Decision, cache: Decision
-let login: Task, issue: Task
+let login: Task
 
 /**
  * A workspace with every kind of history: D-1 superseded by D-3, D-2 revised normatively and then
@@ -55,7 +55,7 @@ beforeEach(async () => {
   tokens = await core.invoke('decisions.create', {
     workspaceId: ws.id, title: 'Token auth (JWT)', statement: 'Use JWT bearer tokens.', rationale: 'Mobile clients.\n\nNo sticky sessions.', supersedes: auth.id, actorId: lead.id,
   })
-  issue = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Issue tokens', assigneeId: impl.id, decisionIds: [tokens.id], blockedBy: [login.id] })
+  await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Issue tokens', assigneeId: impl.id, decisionIds: [tokens.id], blockedBy: [login.id] })
   cache = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache', statement: 'Cache product pages for 60 s.', actorId: impl.id })
   const p1 = await core.invoke('proposals.create', { decisionId: cache.id, status: 'accepted', reason: 'agreed in standup', actorId: impl.id })
   await core.invoke('proposals.accept', { proposalId: p1.id, actorId: lead.id })
