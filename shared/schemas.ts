@@ -57,6 +57,10 @@ export const AcpProviderInput = z
     apiKey: z.string().min(1).max(500).optional(),
     /** HOME (and CODEX_HOME, CLAUDE_CONFIG_DIR) under the data folder, per member: members share no agent state. */
     isolatedHome: z.boolean().optional(),
+    /** A task flagged needs_adjustment cancels the running turn and re-prompts with the notice at once. */
+    interruptOnAdjustment: z.boolean().optional(),
+    /** Concord stops a turn that runs longer (default 600 s = 10 min). */
+    turnTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
   })
   .refine((a) => a.agent !== 'custom' || !!a.command, { message: 'a custom agent needs its command', path: ['command'] })
 
@@ -137,6 +141,8 @@ export interface AcpMemberProvider {
   args: string[]
   env: Record<string, string>
   isolatedHome: boolean
+  interruptOnAdjustment: boolean
+  turnTimeoutSeconds: number
   hasKey: boolean
 }
 

@@ -117,6 +117,52 @@ describe('Claude Code over ACP', () => {
     expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
   })
 
+  it('sends a notice that came mid-turn as its next prompt when it made no Concord tool call', async () => {
+    const m = await claude()
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    let edited: Promise<unknown> = Promise.resolve()
+    server.enqueue(
+      () => {
+        edited = t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        return { text: 'Building it with REST.' }
+      },
+      { text: 'Switching to GraphQL.' },
+    )
+    // The turn Concord starts for the notice ends idle too: wait for its reply.
+    const replied = waitForEvent(t.core, (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Switching to GraphQL.' && e.payload.step.status === 'done', 60_000)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
+    await replied
+    await edited
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'done'], ['notice', 'done'], ['notice', 'done'], ['model', 'done']])
+    expect(steps[3].text).toContain('Use GraphQL')
+    const second = lastUserText(server.requests.filter(withTools).at(-1)!)
+    expect(second).toContain('## From Concord')
+    expect(second).toContain('Use GraphQL')
+    expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
+  })
+
+  it('with "interrupt and re-prompt", a task flagged needs_adjustment cancels the running turn and sends the notice at once', async () => {
+    const m = await claude('auto', { interruptOnAdjustment: true })
+    expect(m.provider).toMatchObject({ interruptOnAdjustment: true, turnTimeoutSeconds: 600 })
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    server.enqueue({ text: 'Building it with REST, slowly', hang: true }, { text: 'Adjusted to GraphQL.' })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
+    const replied = waitForEvent(t.core, (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Adjusted to GraphQL.' && e.payload.step.status === 'done', 60_000)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
+    await streaming
+    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+    await replied
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'interrupted', 'notice', 'notice', 'model'])
+    expect(steps[2].text).toContain('interrupted by Concord: a task it works on needs adjustment')
+    expect(lastUserText(server.requests.filter(withTools).at(-1)!)).toContain('Use GraphQL')
+  })
+
   it('waits for the human on a permission request and goes ahead once it is allowed through the API', async () => {
     const m = await claude('ask')
     const target = join(t.repoDir, 'hello.txt')

@@ -35,6 +35,9 @@ function withKey<T>(secrets: SecretStore, ref: () => string | null, restore: str
   }
 }
 
+/** Concord's own limit on one turn of an external agent (some retry a dead model endpoint forever). */
+export const DEFAULT_TURN_TIMEOUT_S = 600
+
 /** The columns a provider input sets: a model provider, or an external agent over ACP (never both). */
 function providerColumns(provider: ParsedParams<'members.create'>['provider'] | null) {
   if (provider?.kind === 'acp') {
@@ -66,6 +69,7 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       network: p.network ? 1 : 0,
       updated_at: at,
     })
+    if (p.provider?.kind === 'acp') ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
     ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
     ref = secretRef(makeId(ctx.wsId, 'member', id))
     // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
@@ -100,6 +104,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       network: p.network === undefined ? cur.network : p.network ? 1 : 0,
       updated_at: now(),
     })
+    if (provider?.kind === 'acp') ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
     secrets.set(ref, key)
     return ctx.store.members.get(n)!
   }))

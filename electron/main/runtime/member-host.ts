@@ -33,8 +33,8 @@ export class MemberHost {
   state: HostState = 'idle'
   error: string | null = null
   abort: AbortController | null = null
-  /** Why the current turn was stopped: the human, or Concord shutting down. */
-  stopReason: 'human' | 'shutdown' = 'human'
+  /** Why the current turn was stopped: the human, Concord shutting down, or a notice that interrupts (ACP agents). */
+  stopReason: 'human' | 'shutdown' | 'notice' = 'human'
   lastBrief: Brief | null = null
   readonly approvals = new Map<string, PendingApproval>()
   private readonly turnWaiters = new Map<number, (o: TurnOutcome) => void>()
@@ -139,7 +139,7 @@ export class MemberHost {
   }
 
   /** Stops the current turn at once: the model call and running tools are aborted, approvals denied. */
-  interrupt(reason: 'human' | 'shutdown' = 'human'): boolean {
+  interrupt(reason: MemberHost['stopReason'] = 'human'): boolean {
     if (!this.abort) return false
     this.stopReason = reason
     this.abort.abort()

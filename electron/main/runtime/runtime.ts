@@ -50,6 +50,7 @@ export class Runtime {
     // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
     o.bus.on((e) => {
       if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
+      if (e.event === 'notice.created') this.noticeMidTurn(e.payload.notice.memberId, e.payload.notice.taskIds)
     })
     // Leftovers of a crash are dealt with at start, not when someone next opens the workspace.
     for (const w of o.harness.listWorkspaces()) {
@@ -162,6 +163,8 @@ export class Runtime {
         start,
       )
       await this.recordChanges(ctx, host, start, tree, before)
+      // A notice that came mid-turn and did not go out with a tool result is the agent's next prompt.
+      if ((outcome.status === 'done' || host.stopReason === 'notice') && ctx.store.log.pendingCount(member.id) > 0) this.promptWithNotices(host)
       return outcome
     }
     const outcome = await runTurn(
@@ -183,6 +186,29 @@ export class Runtime {
     )
     await this.recordChanges(ctx, host, start, tree, before)
     return outcome
+  }
+
+  /**
+   * An external agent hears of a notice at its next Concord tool call (concord mcp appends it), else once its turn
+   * ends (see turn()). With "interrupt and re-prompt", a task of its flagged needs_adjustment stops the turn now.
+   */
+  private noticeMidTurn(memberId: string, taskIds: string[]): void {
+    const host = this.hosts.get(memberId)
+    if (!host?.abort) return
+    const ctx = this.o.harness.ctx(host.wsId)
+    const member = ctx.store.members.get(host.memberRowId)
+    if (!member?.agent || !member.agent_interrupt) return
+    const flagged = taskIds.some((id) => ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)?.flag === 'needs_adjustment')
+    if (flagged) host.interrupt('notice')
+  }
+
+  /** Queues a turn that carries the member's pending notices (in the brief every prompt starts with). */
+  private promptWithNotices(host: MemberHost): void {
+    const { store } = this.o.harness.ctx(host.wsId)
+    if (store.steps.queuedCount(host.memberRowId) > 0) return // the next queued message carries them anyway
+    const text = 'A decision your work depends on changed while you were working: read the notices in the brief above, adjust your work, then acknowledge the task.'
+    const stepId = store.steps.insert({ member_id: host.memberRowId, kind: 'notice', status: 'queued', text, started_at: now() })
+    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, store.steps.get(stepId)!) })
   }
 
   private snapshotDir(host: MemberHost): string {

@@ -19,6 +19,10 @@ export interface MemberRow {
   agent_isolated_home: number
   /** The agent's session id (session/load after a restart). */
   acp_session: string | null
+  /** 1: a needs_adjustment flag interrupts the agent's turn and re-prompts it with the notice. */
+  agent_interrupt: number
+  /** Concord's limit on one agent turn, in seconds. */
+  agent_turn_timeout_s: number
   approval: 'ask' | 'auto'
   max_steps: number
   planning_interval: number
@@ -30,7 +34,7 @@ export interface MemberRow {
   updated_at: string
 }
 
-export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session'>
+export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s'>
 
 export class MembersRepo {
   private readonly s
@@ -49,9 +53,14 @@ export class MembersRepo {
       ),
       setSessionStart: db.prepare('UPDATE members SET session_start = ? WHERE id = ?'),
       setAcpSession: db.prepare('UPDATE members SET acp_session = ? WHERE id = ?'),
+      setAgentSettings: db.prepare('UPDATE members SET agent_interrupt = ?, agent_turn_timeout_s = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
     }
+  }
+
+  setAgentSettings(id: number, interrupt: boolean, turnTimeoutSeconds: number): void {
+    this.s.setAgentSettings.run(interrupt ? 1 : 0, turnTimeoutSeconds, id)
   }
 
   insert(fields: MemberFields): number {

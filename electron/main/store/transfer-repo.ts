@@ -79,7 +79,7 @@ export class TransferRepo {
     this.s.setMeta.run(key, value)
   }
 
-  insertMember(row: Omit<MemberRow, 'session_start'>): void {
+  insertMember(row: Omit<MemberRow, 'session_start' | 'agent_interrupt' | 'agent_turn_timeout_s'>): void {
     this.s.member.run(row)
   }
 

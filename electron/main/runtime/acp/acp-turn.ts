@@ -19,7 +19,6 @@ import type { SandboxPolicy } from '../tools/types'
 import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 
-export const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000
 const START_TIMEOUT_MS = 60_000
 /** How often streamed text is made durable while it arrives (as in the built-in loop). */
 const FLUSH_MS = 250
@@ -172,7 +171,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const intro = fresh
     ? `You are ${member.name}, the ${member.role} of a team coordinated by Concord. Concord's tools (server "concord": get_brief, list_decisions, get_decision, submit_report, acknowledge_task, ask_human, ...) act on the team's decisions, tasks and reports; when the brief disagrees with earlier messages, the brief wins.${member.instructions.trim() ? `\n\n${member.instructions.trim()}` : ''}\n\n`
     : ''
-  const promptText = `${intro}${brief.text}\n\n## ${from ? `Message from ${from}` : 'Message from the human'}\n${start.text}`
+  // A turn Concord started itself to deliver notices (see Runtime.promptWithNotices) says so instead of quoting a person.
+  const heading = start.kind === 'notice' ? 'From Concord' : from ? `Message from ${from}` : 'Message from the human'
+  const promptText = `${intro}${brief.text}\n\n## ${heading}\n${start.text}`
 
   // Streaming: text goes into a model step until a tool call or plan interrupts it; the next text opens a new one.
   let model: { id: number; text: string; flushed: number } | null = null
@@ -268,7 +269,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     },
     permission: onPermission,
   })
-  const timeoutMs = env.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS
+  const timeoutMs = env.turnTimeoutMs ?? member.agent_turn_timeout_s * 1000
   let timedOut = false
   let turnTimer: NodeJS.Timeout | undefined
   const cancel = () => {
@@ -299,7 +300,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       // An agent that does not stop when cancelled is stopped: the next turn starts it again.
       agent.kill()
       agent.sessionId = null
-      return fail(`${preset.label} did not finish within Concord's turn timeout (${Math.round(timeoutMs / 60_000) || '<1'} min); it was stopped. Its model endpoint may be down.`)
+      const limit = timeoutMs % 60_000 === 0 ? `${timeoutMs / 60_000} min` : `${Math.round(timeoutMs / 1000)} s`
+      return fail(`${preset.label} did not finish within Concord's turn timeout (${limit}); it was stopped. Its model endpoint may be down. Send a message to start it again, or raise the timeout in the member's settings.`)
     }
     const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
     closeModel(usage)
@@ -308,7 +310,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn
       // loads the session where the agent can, or opens a new one.
       if (!preset.survivesCancel) agent.kill()
-      insert({ kind: 'interrupted', status: 'done', text: host.stopReason === 'shutdown' ? 'The turn was interrupted by a restart of Concord.' : 'The turn was interrupted by the human.', ended_at: now() })
+      insert({ kind: 'interrupted', status: 'done', text: interruptedText[host.stopReason], ended_at: now() })
       return { status: 'interrupted', answer: '' }
     }
     return { status: 'done', answer }
@@ -330,6 +332,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       if (row && !row.ended_at) finish(id, { status: signal.aborted || timedOut ? 'interrupted' : 'done', ended_at: now() })
     }
   }
+}
+
+const interruptedText: Record<MemberHost['stopReason'], string> = {
+  human: 'The turn was interrupted by the human.',
+  shutdown: 'The turn was interrupted by a restart of Concord.',
+  notice: 'The turn was interrupted by Concord: a task it works on needs adjustment (the notice follows).',
 }
 
 const stringify = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
