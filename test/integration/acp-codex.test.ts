@@ -21,14 +21,18 @@ beforeAll(async () => {
   codex = await t.core.invoke('members.create', {
     // `ask`: Concord's own tools must still run without a question (Codex is told to approve them).
     workspaceId: ws.id, name: 'Codex', role: 'implementer', authority: 'proposer', approval: 'ask',
-    provider: {
-      kind: 'acp', agent: 'codex', apiKey: 'sk-any', isolatedHome: true,
-      // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
-      // Codex knows, so it does not warn about missing model metadata in the chat.
-      args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
-    },
+    provider: { ...provider(), apiKey: 'sk-any' },
   })
 })
+
+function provider(turnTimeoutSeconds?: number) {
+  return {
+    kind: 'acp' as const, agent: 'codex' as const, isolatedHome: true, turnTimeoutSeconds,
+    // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
+    // Codex knows, so it does not warn about missing model metadata in the chat.
+    args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+  }
+}
 afterAll(async () => {
   await t.cleanup()
   await server.close()
@@ -144,6 +148,17 @@ describe('Codex over ACP', () => {
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
     expect(agentPid()).toBe(pid)
     expect(JSON.stringify(responses().at(-1)!.body.input)).toContain('Take your time')
+  })
+
+  it("stops a turn whose model endpoint hangs at the member's turn timeout, says so, and answers the next message", async () => {
+    await t.core.invoke('members.update', { memberId: codex.id, provider: provider(2) })
+    // The endpoint accepts the request and then sends nothing more.
+    server.enqueue({ hang: true })
+    const steps = await turn('Are you there?', 'error')
+    expect(steps.at(-1)).toMatchObject({ kind: 'error', text: expect.stringContaining("Codex did not finish within Concord's turn timeout (2 s); it was stopped.") })
+    await t.core.invoke('members.update', { memberId: codex.id, provider: provider() })
+    server.enqueue({ text: 'Here again.' })
+    expect((await turn('And now?')).at(-1)).toMatchObject({ kind: 'model', text: 'Here again.' })
   })
 
   it('puts the member in error when Codex dies mid-turn, keeps the queue, and loads the session in a restarted one', async () => {
