@@ -208,6 +208,8 @@ export const methods = {
   'sessions.interrupt': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** A new conversation for the member (a poisoned history keeps failing); old steps stay in the store and the export. */
   'sessions.reset': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
+  /** Restarts a member after an error: its agent process (ACP members) is stopped, the error cleared, the queue resumed. */
+  'sessions.restart': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** The diff of what one turn changed (the step that carries `changes`). */
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
   'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),

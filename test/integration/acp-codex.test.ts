@@ -161,7 +161,7 @@ describe('Codex over ACP', () => {
     expect((await turn('And now?')).at(-1)).toMatchObject({ kind: 'model', text: 'Here again.' })
   })
 
-  it('puts the member in error when Codex dies mid-turn, keeps the queue, and loads the session in a restarted one', async () => {
+  it('puts the member in error when Codex dies mid-turn, keeps the queue, and Restart loads the session in a new process', async () => {
     server.enqueue({ text: 'about to', hang: true })
     const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === codex.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'first' })
@@ -171,9 +171,12 @@ describe('Codex over ACP', () => {
     const pid = agentPid()
     process.kill(pid, 'SIGKILL')
     expect((await failed).payload.session.error).toContain('Codex stopped during the turn (killed by SIGKILL)')
-    server.enqueue({ text: 'Answering the queued one.' }, { text: 'Restarted and answering.' })
-    const steps = await turn('third')
-    expect(steps.filter((s) => s.kind === 'model').map((s) => s.text).slice(-2)).toEqual(['Answering the queued one.', 'Restarted and answering.'])
+    server.enqueue({ text: 'Answering the queued one.' })
+    const idle = state('idle')
+    expect((await t.core.invoke('sessions.restart', { memberId: codex.id })).state).not.toBe('error')
+    await idle
+    const steps = (await t.core.invoke('sessions.get', { memberId: codex.id })).steps
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Answering the queued one.' })
     expect(agentPid()).not.toBe(pid)
     // session/load: the conversation from before the crash is in the restarted agent's model request.
     expect(JSON.stringify(responses().at(-1)!.body.input)).toContain('Say hello')

@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/runtime'
 import type { Handlers } from './handlers'
 
-type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.reset' | 'sessions.approve'
+type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.reset' | 'sessions.restart' | 'sessions.approve'
 
 export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods> {
   return {
@@ -10,6 +10,7 @@ export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods
     'sessions.list': (p) => runtime.list(p.workspaceId),
     'sessions.interrupt': (p) => runtime.interrupt(p.memberId),
     'sessions.reset': (p) => runtime.reset(p.memberId),
+    'sessions.restart': (p) => runtime.restart(p.memberId),
     'sessions.approve': (p) => runtime.approve(p),
   }
 }

@@ -388,6 +388,15 @@ export class Runtime {
     return host.info()
   }
 
+  /** The Restart of a member in error: a fresh agent process (the next turn loads the session where it can), the queue resumed. */
+  restart(memberId: string): SessionInfo {
+    const host = this.host(memberId)
+    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; interrupt it before restarting it`)
+    this.agents.stop(memberId)
+    host.resume()
+    return host.info()
+  }
+
   interrupt(memberId: string): SessionInfo {
     const host = this.host(memberId)
     host.interrupt()

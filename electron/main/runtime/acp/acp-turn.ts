@@ -220,7 +220,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content))
         return
       case 'tool_call_update': {
-        const id = tools.get(u.toolCallId) ?? toolStep(u.toolCallId, u.title ?? 'tool', u.rawInput)
+        if (!tools.has(u.toolCallId)) toolStep(u.toolCallId, u.title ?? 'tool', u.rawInput)
         if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content) || stringify(u.rawOutput))
         return
       }

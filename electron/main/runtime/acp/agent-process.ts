@@ -156,6 +156,12 @@ export class AgentPool {
     return agent
   }
 
+  /** Stops the member's agent; the next turn starts a new one. */
+  stop(memberId: string): void {
+    this.agents.get(memberId)?.kill()
+    this.agents.delete(memberId)
+  }
+
   get(memberId: string): AgentProcess | undefined {
     return this.agents.get(memberId)
   }
