@@ -32,9 +32,9 @@ export function makeId(workspaceId: string, kind: EntityKind, n: number | bigint
 }
 
 export function parseId(id: string, kind: EntityKind, field: string): { workspaceId: string; n: number } {
-  const m = idPattern.exec(id)
-  if (!m || m[2] !== kinds[kind]) throw new ApiError('invalid_params', `${field}: '${id}' is not a ${kind} id`)
-  return { workspaceId: m[1], n: Number(m[3]) }
+  const [, workspaceId, letter, n] = idPattern.exec(id) ?? []
+  if (workspaceId === undefined || letter !== kinds[kind]) throw new ApiError('invalid_params', `${field}: '${id}' is not a ${kind} id`)
+  return { workspaceId, n: Number(n) }
 }
 
 export const keyPrefix = { decision: 'D', task: 'T', report: 'R', proposal: 'P' } as const

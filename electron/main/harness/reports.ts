@@ -50,7 +50,7 @@ export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Repor
     p.claims.forEach((c, i) => {
       const claimId = ctx.store.reports.insertClaim(id, i, c.text)
       const seen = new Set<number>()
-      for (const d of claimDecisions[i]) {
+      for (const d of claimDecisions[i] ?? []) {
         if (seen.has(d.id)) continue
         seen.add(d.id)
         ctx.store.reports.insertClaimLink(claimId, id, d.id, d.fingerprint)

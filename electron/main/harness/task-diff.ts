@@ -61,18 +61,20 @@ export async function diffFiles(repo: string, base: string, head: string): Promi
   const counts = new Map<string, { additions: number | null; deletions: number | null }>()
   // numstat -z: "add\tdel\tpath" or, for a rename, "add\tdel\t" then old and new paths as separate fields.
   for (let i = 0; i < nums.length; i++) {
-    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(nums[i])
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(nums[i] ?? '')
     if (!m) continue
-    const path = m[3] === '' ? nums[(i += 2)] : m[3]
-    counts.set(path, { additions: m[1] === '-' ? null : Number(m[1]), deletions: m[2] === '-' ? null : Number(m[2]) })
+    const [, add, del, named] = m
+    const path = named === '' ? nums[(i += 2)] : named
+    if (path !== undefined) counts.set(path, { additions: add === '-' ? null : Number(add), deletions: del === '-' ? null : Number(del) })
   }
   const out: DiffFile[] = []
   for (let i = 0; i < names.length; ) {
     const code = names[i++]
     if (!code) continue
-    const status = statusOf[code[0]] ?? 'modified'
-    const oldPath = status === 'renamed' || status === 'copied' ? names[i++] : null
+    const status = statusOf[code.charAt(0)] ?? 'modified'
+    const oldPath = status === 'renamed' || status === 'copied' ? (names[i++] ?? null) : null
     const path = names[i++]
+    if (path === undefined) break
     out.push({ path, oldPath, status, ...(counts.get(path) ?? { additions: null, deletions: null }) })
   }
   return out

@@ -164,12 +164,11 @@ export async function changedFiles(dir: string, from: string, to: string): Promi
   const parts = r.stdout.split('\0').filter((p) => p.length > 0)
   const out: FileChange[] = []
   for (let i = 0; i < parts.length; ) {
-    const code = parts[i++]
-    const kind = statusWord[code[0]] ?? 'modified'
-    if (kind === 'renamed' || kind === 'copied') {
-      i++ // the old path
-      out.push({ path: parts[i++], status: kind })
-    } else out.push({ path: parts[i++], status: kind })
+    const code = parts[i++] ?? ''
+    const kind = statusWord[code.charAt(0)] ?? 'modified'
+    if (kind === 'renamed' || kind === 'copied') i++ // the old path
+    const path = parts[i++]
+    if (path !== undefined) out.push({ path, status: kind })
   }
   return out
 }

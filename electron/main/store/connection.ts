@@ -55,7 +55,7 @@ export function migrate(db: Db, migrations: { name: string; up: string }[], labe
   }
   if (current === migrations.length) return
   db.transaction(() => {
-    for (let v = current; v < migrations.length; v++) db.exec(migrations[v].up)
+    for (const m of migrations.slice(current)) db.exec(m.up)
     db.pragma(`user_version = ${migrations.length}`)
   }).immediate()
 }

@@ -143,19 +143,22 @@ export class ReportsRepo {
     let i = 0
     let j = 0
     while (i < reportIds.length || j < basis.length) {
-      const fromClaims = i < reportIds.length ? reportIds[i] : Infinity
-      const b = j < basis.length ? basis[j] : undefined
+      const fromClaims = reportIds[i] ?? Infinity
+      const b = basis[j]
       const fromBasis = b ? b[0] : Infinity
-      if (fromBasis < fromClaims) {
-        if (b![4] === 1) out.push(make(b![0], b![1], b![2], b![3], [])) // its basis leaves, no claim does
+      if (b && fromBasis < fromClaims) {
+        if (b[4] === 1) out.push(make(b[0], b[1], b[2], b[3], [])) // its basis leaves, no claim does
         j++
         continue
       }
       const ids: string[] = []
-      while (i < reportIds.length && reportIds[i] === fromClaims) ids.push(claimIds[i++])
+      while (i < reportIds.length && reportIds[i] === fromClaims) {
+        const claim = claimIds[i++]
+        if (claim !== undefined) ids.push(claim)
+      }
       let head: [number, number, number | null, number, ...unknown[]]
-      if (fromBasis === fromClaims) {
-        head = b!
+      if (b && fromBasis === fromClaims) {
+        head = b
         j++
       } else head = this.s.head.get(fromClaims)! // claims on a decision its basis does not name
       out.push(make(fromClaims, head[1], head[2], head[3], ids))

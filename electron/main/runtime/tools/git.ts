@@ -69,6 +69,14 @@ interface RepositoryFilters {
   env: Record<string, string>
 }
 
+/** `git config -z --show-scope` output as [scope, "key\nvalue"] pairs (it prints "scope\0key\nvalue\0" per entry). */
+function configEntries(stdout: string): [string, string][] {
+  const parts = stdout.split('\0')
+  const out: [string, string][] = []
+  for (let i = 0; i + 1 < parts.length; i += 2) out.push([parts[i] ?? '', parts[i + 1] ?? ''])
+  return out
+}
+
 /**
  * `filter.<driver>.clean/smudge/process` cannot be overridden with a wildcard, so: every driver the repository's
  * config defines is set back to the user's own definition (git-lfs in ~/.gitconfig keeps working), or to nothing, and
@@ -79,17 +87,14 @@ async function repositoryFilters(root: string, env: Record<string, string>, sign
   const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, { signal, allowFailure: true })
   const trusted = new Map<string, string>()
   const tainted = new Map<string, Set<string>>() // driver -> the program keys the repository sets
-  // -z --show-scope prints "scope\0key\nvalue\0" per entry.
-  const parts = r.stdout.split('\0')
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const scope = parts[i]
-    const nl = parts[i + 1].indexOf('\n')
-    const key = nl < 0 ? parts[i + 1] : parts[i + 1].slice(0, nl)
-    const value = nl < 0 ? '' : parts[i + 1].slice(nl + 1)
+  for (const [scope, entry] of configEntries(r.stdout)) {
+    const nl = entry.indexOf('\n')
+    const key = nl < 0 ? entry : entry.slice(0, nl)
+    const value = nl < 0 ? '' : entry.slice(nl + 1)
     const m = /^filter\.(.+)\.(clean|smudge|process|required)$/is.exec(key)
     if (!m) continue
-    const driver = m[1]
-    const name = m[2].toLowerCase()
+    const [, driver = '', kind = ''] = m
+    const name = kind.toLowerCase()
     if (TRUSTED_SCOPES.has(scope)) trusted.set(`${driver}\0${name}`, value)
     else if (name !== 'required') tainted.set(driver, (tainted.get(driver) ?? new Set()).add(name))
   }
@@ -147,7 +152,7 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
     gitArgs = [...config, ...args]
   } else {
     config.push('-c', 'core.hooksPath=/dev/null') // post-index-change
-    if (FILTERING.has(args[0])) extraEnv = (await repositoryFilters(root, env, opts.signal)).env
+    if (FILTERING.has(args[0] ?? '')) extraEnv = (await repositoryFilters(root, env, opts.signal)).env
     gitArgs = [...config, '--no-optional-locks', ...args]
   }
   const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, writable, env: { ...env, ...extraEnv } })
@@ -162,11 +167,10 @@ async function repositoryMergeDrivers(root: string, env: Record<string, string>,
   const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^merge\\..*\\.driver$'], root, env, { allowFailure: true })
   const trusted = new Map<string, string>()
   const tainted = new Set<string>()
-  const parts = r.stdout.split('\0')
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const nl = parts[i + 1].indexOf('\n')
-    const key = nl < 0 ? parts[i + 1] : parts[i + 1].slice(0, nl)
-    if (TRUSTED_SCOPES.has(parts[i])) trusted.set(key, nl < 0 ? '' : parts[i + 1].slice(nl + 1))
+  for (const [scope, entry] of configEntries(r.stdout)) {
+    const nl = entry.indexOf('\n')
+    const key = nl < 0 ? entry : entry.slice(0, nl)
+    if (TRUSTED_SCOPES.has(scope)) trusted.set(key, nl < 0 ? '' : entry.slice(nl + 1))
     else tainted.add(key)
   }
   const out: Record<string, string> = {}

@@ -119,7 +119,7 @@ export interface SandboxedSpawn {
 }
 
 /** How to spawn `argv` under the request's policy: inside the sandbox when there is one, else directly. */
-export async function sandboxedSpawn(argv: string[], req: SandboxRequest): Promise<SandboxedSpawn> {
+export async function sandboxedSpawn(argv: [program: string, ...args: string[]], req: SandboxRequest): Promise<SandboxedSpawn> {
   const scratch = scratchPaths(req.policy)
   const env = req.env ?? commandEnv(req.policy, scratch)
   const st = await sandboxStatus()
@@ -242,7 +242,7 @@ function procStat(pid: number | string): { zombie: boolean; pgrp: number; startT
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name, which is in parentheses and may itself contain spaces and parentheses.
     const rest = s.slice(s.lastIndexOf(')') + 2).split(' ')
-    return { zombie: rest[0] === 'Z', pgrp: Number(rest[2]), startTime: rest[19] }
+    return { zombie: rest[0] === 'Z', pgrp: Number(rest[2]), startTime: rest[19] ?? '' }
   } catch {
     return undefined
   }
