@@ -35,6 +35,72 @@ export function providerParam(d: ProviderDraft): { kind: ProviderKind; model: st
   }
 }
 
+/** What a member runs as: Concord's own agent loop with a model provider, or an external agent over ACP. */
+export type AgentKind = 'claude-code' | 'codex' | 'gemini' | 'custom'
+export type AgentChoice = 'concord' | AgentKind
+
+/** Keep in step with electron/main/runtime/acp/presets.ts (a unit test compares the install lines). */
+export const agentChoices: Record<AgentChoice, { label: string; install: string; hint: string; keyVariable: string | null }> = {
+  concord: { label: 'Concord’s agent', install: '', hint: 'Concord runs the agent loop itself against a model provider (API key or a local model).', keyVariable: null },
+  'claude-code': {
+    label: 'Claude Code',
+    install: 'npm i -g @zed-industries/claude-agent-acp',
+    hint: 'Your Claude Code, through its ACP adapter: its own login or an Anthropic key.',
+    keyVariable: 'ANTHROPIC_API_KEY',
+  },
+  codex: { label: 'Codex', install: 'npm i -g @zed-industries/codex-acp', hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.', keyVariable: 'OPENAI_API_KEY' },
+  gemini: { label: 'Gemini CLI', install: 'npm i -g @google/gemini-cli', hint: 'Gemini CLI in its ACP mode (gemini --experimental-acp): its own login or a Gemini key.', keyVariable: 'GEMINI_API_KEY' },
+  custom: { label: 'Custom command', install: '', hint: 'Any program that speaks ACP on its standard input and output.', keyVariable: null },
+}
+
+export interface AgentDraft {
+  agent: AgentKind
+  command: string
+  /** One argument per line. */
+  args: string
+  /** NAME=value, one per line (plain values; the key goes in apiKey). */
+  env: string
+  apiKey: string
+  isolatedHome: boolean
+  interruptOnAdjustment: boolean
+  turnTimeoutMinutes: number
+}
+
+export function agentDraftFor(agent: AgentKind, from?: Extract<NonNullable<Member['provider']>, { kind: 'acp' }>): AgentDraft {
+  return {
+    agent,
+    command: from?.command ?? '',
+    args: (from?.args ?? []).join('\n'),
+    env: Object.entries(from?.env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'),
+    apiKey: '',
+    isolatedHome: from?.isolatedHome ?? true,
+    interruptOnAdjustment: from?.interruptOnAdjustment ?? false,
+    turnTimeoutMinutes: from ? Math.max(1, Math.round(from.turnTimeoutSeconds / 60)) : 10,
+  }
+}
+
+/** The ACP `provider` param; throws a person-readable error for an env line that is not NAME=value. */
+export function agentParam(d: AgentDraft) {
+  const env: Record<string, string> = {}
+  for (const line of d.env.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const eq = line.indexOf('=')
+    if (eq < 1) throw new Error(`Environment: "${line}" is not NAME=value`)
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1)
+  }
+  const args = d.args.split('\n').map((a) => a.trim()).filter(Boolean)
+  return {
+    kind: 'acp' as const,
+    agent: d.agent,
+    ...(d.command.trim() ? { command: d.command.trim() } : {}),
+    ...(args.length ? { args } : {}),
+    ...(Object.keys(env).length ? { env } : {}),
+    ...(d.apiKey.trim() ? { apiKey: d.apiKey.trim() } : {}),
+    isolatedHome: d.isolatedHome,
+    interruptOnAdjustment: d.interruptOnAdjustment,
+    turnTimeoutSeconds: Math.round(d.turnTimeoutMinutes * 60),
+  }
+}
+
 export interface RolePreset {
   role: string
   name: string

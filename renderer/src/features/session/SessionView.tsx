@@ -33,6 +33,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
   const [editing, setEditing] = useState(false)
   const interrupt = useAction(async () => api.call('sessions.interrupt', { memberId }))
   const reset = useAction(async () => api.call('sessions.reset', { memberId }))
+  const restart = useAction(async () => api.call('sessions.restart', { memberId }))
   const [confirmReset, setConfirmReset] = useState(false)
   const hasSteps = useApp((s) => (s.sessions[memberId]?.steps.length ?? 0) > 0)
   if (!member) return null
@@ -60,7 +61,11 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
         </div>
         {state === 'error' && info?.error && (
           <div className="error-inline">
-            {info.error}
+            {info.error}{' '}
+            <button className="btn small" onClick={() => void restart.run()} disabled={restart.pending} data-testid="restart-member" title={member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'}>
+              Restart
+            </button>
+            {restart.error && <span className="error-inline"> {restart.error.message}</span>}
             {!compact && (
               <>
                 {' '}

@@ -1,9 +1,10 @@
 import { useState } from 'react'
 import type { Member } from '../../../../shared/schemas'
 import { ErrorText, Field, Modal } from '../../components/ui'
-import { draftFor, providerParam, rolePresets, type ProviderDraft } from '../../lib/presets'
+import { agentChoices, agentDraftFor, agentParam, draftFor, providerParam, rolePresets, type AgentChoice, type AgentDraft, type ProviderDraft } from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { AgentFields } from './AgentFields'
 import { ProviderFields } from './ProviderFields'
 
 /** Creates a member (from a role preset or from scratch) or edits one. */
@@ -24,6 +25,14 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [draft, setDraft] = useState<ProviderDraft>(
     member?.provider && member.provider.kind !== 'acp' ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
   )
+  const acp = member?.provider?.kind === 'acp' ? member.provider : undefined
+  const [choice, setChoice] = useState<AgentChoice>(acp?.agent ?? 'concord')
+  const [agentDraft, setAgentDraft] = useState<AgentDraft>(agentDraftFor(acp?.agent ?? 'claude-code', acp))
+  const chooseAgent = (c: AgentChoice) => {
+    setChoice(c)
+    if (c !== 'concord') setAgentDraft({ ...(acp?.agent === c ? agentDraftFor(c, acp) : agentDraftFor(c)), apiKey: agentDraft.apiKey })
+  }
+  const providerInput = () => (choice === 'concord' ? providerParam(draft) : agentParam(agentDraft))
 
   const applyPreset = (role: string) => {
     const p = rolePresets.find((r) => r.role === role)
@@ -38,8 +47,8 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const save = useAction(async () => {
     const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps, planningInterval, network }
     const saved = member
-      ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerParam(draft) : null })
-      : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerParam(draft) } : {}) })
+      ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerInput() : null })
+      : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerInput() } : {}) })
     applyMember(saved)
     if (!member) selectMember(saved.id)
     onClose()
@@ -109,9 +118,25 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
       </label>
       <SandboxNote />
       <label className="check">
-        <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Model provider
+        <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Agent and model
       </label>
-      {useProvider && <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.hasKey} />}
+      {useProvider && (
+        <>
+          <div className="segmented" role="radiogroup" aria-label="Agent">
+            {(Object.keys(agentChoices) as AgentChoice[]).map((c) => (
+              <button key={c} type="button" role="radio" aria-checked={choice === c} className={choice === c ? 'on' : ''} onClick={() => chooseAgent(c)}>
+                {agentChoices[c].label}
+              </button>
+            ))}
+          </div>
+          <div className="muted small">{agentChoices[choice].hint}</div>
+          {choice === 'concord' ? (
+            <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false} />
+          ) : (
+            <AgentFields draft={agentDraft} onChange={setAgentDraft} hasKey={acp?.agent === choice ? acp.hasKey : false} />
+          )}
+        </>
+      )}
       <ErrorText error={save.error?.message} />
     </Modal>
   )
