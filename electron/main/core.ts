@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { MethodName, Params, Result } from '../../shared/contract'
 import { EventBus } from './api/event-bus'
+import { startRelay } from './mcp/app-relay'
 import { ensureDataDir } from './data-dir'
 import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
@@ -55,6 +56,8 @@ export function createCore(options: CoreOptions): Core {
   const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
   const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
+  // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
+  const relay = startRelay(options.dataDir, bus)
   const handlers: Handlers = {
     ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
     ...runtimeHandlers(runtime),
@@ -71,6 +74,7 @@ export function createCore(options: CoreOptions): Core {
     invoke,
     async close() {
       try {
+        relay.close()
         await runtime.close()
         harness.close()
       } finally {

@@ -3,12 +3,14 @@
  * app's core has the same data folder open (as when a user's own Claude Code runs beside Concord).
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync, statSync } from 'node:fs'
+import net from 'node:net'
 import { join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
+import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 
 const bin = resolve(__dirname, '../../bin/concord.js')
 
@@ -60,6 +62,8 @@ describe('concord mcp', () => {
 
   it('reads decisions and submits a report whose basis is the current version and artifact the HEAD commit', async () => {
     const client = await connect(impl.id)
+    // The running app hears of the report at once (through its relay), as its UI does.
+    const heard = waitForEvent<{ report: { authorId: string } }>(t.core, (e) => e.event === 'report.submitted')
     expect(textOf(await client.callTool({ name: 'get_decision', arguments: { decisionId: 'D-1' } }))).toContain('D-1 v1 [accepted] "API" (id')
     expect(textOf(await client.callTool({ name: 'get_brief', arguments: {} }))).toContain('Build API')
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
@@ -69,6 +73,7 @@ describe('concord mcp', () => {
     })
     expect(r.isError).toBeFalsy()
     expect(textOf(r)).toContain('basis D-1 v1')
+    expect((await heard).payload.report.authorId).toBe(impl.id)
     // The app's core (another process on the same files) sees the report.
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports).toHaveLength(1)
@@ -115,5 +120,22 @@ describe('concord mcp', () => {
       stderr = (err as { stderr: string }).stderr
     }
     expect(stderr).toContain('there is no Concord data folder')
+  })
+
+  it("takes events on the app's relay only with its per-run secret", async () => {
+    const { address, secret } = JSON.parse(readFileSync(join(t.dataDir, 'run', 'relay.json'), 'utf8')) as { address: string; secret: string }
+    expect(statSync(join(t.dataDir, 'run', 'relay.json')).mode & 0o077).toBe(0)
+    const heard: string[] = []
+    t.core.bus.on((e) => heard.push(e.event))
+    const send = (lines: object[]) =>
+      new Promise<void>((resolve) => {
+        const socket = net.connect(address, () => socket.end(lines.map((l) => `${JSON.stringify(l)}\n`).join('')))
+        socket.on('close', () => resolve())
+      })
+    const task = (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]
+    await send([{ secret: 'guessed', event: 'task.changed', payload: { workspaceId: ws.id, task } }])
+    // A session event is the app's own business, even with the secret; a domain event with it is taken.
+    await send([{ secret, event: 'session.reset', payload: { workspaceId: ws.id, memberId: impl.id } }, { secret, event: 'task.changed', payload: { workspaceId: ws.id, task } }])
+    expect(heard).toEqual(['task.changed'])
   })
 })

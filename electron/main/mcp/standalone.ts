@@ -19,6 +19,7 @@ import { buildBrief } from '../runtime/brief'
 import { SecretStore } from '../secrets/secret-store'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError } from '../runtime/tools/types'
+import { forwardToApp } from './app-relay'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
 
@@ -36,7 +37,9 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
   if (!existsSync(join(dataDir, 'concord.sqlite')) && !existsSync(join(dataDir, 'workspaces'))) {
     throw new ApiError('not_found', `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`)
   }
-  const harness = new Harness({ dataDir, bus: new EventBus(), secrets: new SecretStore(join(dataDir, 'mcp-has-no-secrets.json')) })
+  const bus = new EventBus()
+  const harness = new Harness({ dataDir, bus, secrets: new SecretStore(join(dataDir, 'mcp-has-no-secrets.json')) })
+  const stopForwarding = forwardToApp(dataDir, bus)
   try {
     const { workspaceId } = parseId(memberId, 'member', 'memberId')
     const ctx = () => harness.ctx(workspaceId, 'memberId')
@@ -81,8 +84,15 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
         })
       },
     }
-    return { binding, close: () => harness.close() }
+    return {
+      binding,
+      close: () => {
+        stopForwarding()
+        harness.close()
+      },
+    }
   } catch (err) {
+    stopForwarding()
     harness.close()
     throw err
   }
