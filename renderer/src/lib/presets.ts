@@ -49,7 +49,7 @@ export const agentChoices: Record<AgentChoice, { label: string; install: string;
     keyVariable: 'ANTHROPIC_API_KEY',
   },
   codex: { label: 'Codex', install: 'npm i -g @zed-industries/codex-acp', hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.', keyVariable: 'OPENAI_API_KEY' },
-  gemini: { label: 'Gemini CLI', install: 'npm i -g @google/gemini-cli', hint: 'Gemini CLI in its ACP mode (gemini --experimental-acp): its own login or a Gemini key.', keyVariable: 'GEMINI_API_KEY' },
+  gemini: { label: 'Gemini CLI', install: 'npm i -g @google/gemini-cli', hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.', keyVariable: 'GEMINI_API_KEY' },
   custom: { label: 'Custom command', install: '', hint: 'Any program that speaks ACP on its standard input and output.', keyVariable: null },
 }
 

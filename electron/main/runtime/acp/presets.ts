@@ -72,7 +72,8 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     label: 'Gemini CLI',
     install: 'npm i -g @google/gemini-cli',
     command: 'gemini',
-    args: ['--experimental-acp'],
+    // Gemini CLI 0.61: --acp (--experimental-acp is deprecated).
+    args: ['--acp'],
     localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
     keyVariable: 'GEMINI_API_KEY',
     homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
