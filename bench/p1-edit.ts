@@ -18,7 +18,7 @@ export async function p1(): Promise<void> {
   const core = createCore({ dataDir: join(root, 'data') })
   try {
     const ws = await core.invoke('workspaces.open', { repoPath: root })
-    const member = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
+    await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'A' })
     const other = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'DB', statement: 'SQLite' })
     const ctx = core.harness.ctx(ws.id)
@@ -45,7 +45,6 @@ export async function p1(): Promise<void> {
         }
       }
     })
-    void member
 
     // Timed: A → B (every link leaves the pinned content). Untimed: B → A puts the evidence back.
     const edit: number[] = []

@@ -236,8 +236,7 @@ async function p3(stack: Stack): Promise<void> {
   const names = ['Ada', 'Brook', 'Cato']
   const members: Member[] = []
   for (const name of names) members.push(await stack.core.invoke('members.create', { workspaceId: ws.id, name, role: 'implementer', provider, approval: 'auto' }))
-  const decision = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'REST with JSON bodies' })
-  void decision
+  await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'REST with JSON bodies' })
 
   const chars = TOKENS_PER_SECOND * STREAM_SECONDS * CHARS_PER_TOKEN
   const browser = await launchChromium()

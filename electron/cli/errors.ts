@@ -1,4 +1,4 @@
-import { errorCodes, type ErrorCode } from '../../shared/errors'
+import { errorCodes } from '../../shared/errors'
 
 /**
  * How the command line ends, in one place: 0 done; 1 the command ran and failed (the core's error
@@ -20,7 +20,7 @@ export function describeFailure(err: unknown): { code: string; message: string; 
   const e = err as { code?: unknown; message?: unknown }
   const message = typeof e?.message === 'string' ? e.message : String(err)
   if (typeof e?.code === 'string' && (errorCodes as readonly string[]).includes(e.code)) {
-    return { code: e.code as ErrorCode, message, exitCode: exitCodes.failed }
+    return { code: e.code, message, exitCode: exitCodes.failed }
   }
   // A system error (EACCES, EADDRINUSE, …) is about the machine, not a bug: say so with its errno name.
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return { code: 'io_error', message, exitCode: exitCodes.failed }

@@ -59,7 +59,7 @@ describe.skipIf(skipReason !== null)('desktop app (Electron)', () => {
     await screenshot(page, 'electron-01-welcome')
     // Browse… opens the system folder dialog (answered here in the main process, as a user would pick).
     await app.evaluate(({ dialog }, chosen) => {
-      dialog.showOpenDialog = (async () => ({ canceled: false, filePaths: [chosen] })) as unknown as typeof dialog.showOpenDialog
+      dialog.showOpenDialog = async () => ({ canceled: false, filePaths: [chosen] })
     }, repo)
     await page.getByTestId('browse-folders').click()
     await expect.poll(() => page.getByTestId('repo-path').inputValue()).toBe(repo)

@@ -77,10 +77,10 @@ interface Worker {
 function startWorker(args: { dataDir: string; decisionId: string; statement: string }): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', workerScript, JSON.stringify(args)], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const lines: WorkerLine[] = []
   const waiting: ((l: WorkerLine) => void)[] = []
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  createInterface({ input: child.stdout }).on('line', (text) => {
     const line = JSON.parse(text) as WorkerLine
     const wake = waiting.shift()
     if (wake) wake(line)
@@ -98,7 +98,7 @@ function startWorker(args: { dataDir: string; decisionId: string; statement: str
         // A worker that dies early fails the test with its stderr instead of leaving it waiting.
         void exited.then((code) => reject(new Error(`worker ${child.pid} exited (${code}) before its next line; stderr:\n${stderr}`)))
       }),
-    release: () => child.stdin!.write('go\n'),
+    release: () => child.stdin.write('go\n'),
     exited,
   }
 }

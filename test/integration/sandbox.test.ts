@@ -94,7 +94,7 @@ try { say({ result: await runCommandTool.run({ command }, ctx) }) } catch (e: an
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')))
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const lines = (): any[] => out.split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l))
   return { child, lines, exited }

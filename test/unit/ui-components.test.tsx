@@ -50,7 +50,7 @@ afterEach(cleanup)
 describe('Markdown', () => {
   it('renders a streaming reply as Markdown while it grows, however long its last block is', () => {
     const store = storeWith()
-    const long = `${'The handler keeps **D-1** in mind. '.repeat(150)}`
+    const long = 'The handler keeps **D-1** in mind. '.repeat(150)
     const { container, rerender } = mount(store, <Markdown text={`Intro **bold**\n\n${long}`} streaming />)
     // The growing block is 5,000+ characters: still Markdown (strong, live chips), not plain text.
     expect(long.length).toBeGreaterThan(5000)

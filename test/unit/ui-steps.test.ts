@@ -103,7 +103,7 @@ describe('session steps', () => {
           if (e.op === 'append' && last) steps = appendText(steps, 'w1-m1', last.id, e.text)
           else if (e.op === 'replace' && steps.length) {
             const at = e.at % steps.length
-            steps = steps.map((x, i) => (i === at ? { ...x, kind: e.kind as Step['kind'], tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x))
+            steps = steps.map((x, i) => (i === at ? { ...x, kind: e.kind, tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x))
           } else if (e.op === 'push') {
             const seq = (last?.seq ?? 0) + 1
             steps = [...steps, step(seq, { kind: e.kind as Step['kind'], turnId: `w1-t${e.turn}`, toolCalls: e.kind === 'model' ? [{ id: `call_${seq}`, name: 'read_file', argumentsText: '{}' }] : [], tool: e.kind === 'tool' ? { callId: `w1-s${seq}`, toolCallId: `call_${seq - 1}`, name: 'read_file', argumentsText: '{}', isError: false } : null })]

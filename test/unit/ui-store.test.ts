@@ -318,7 +318,7 @@ describe('browser client for the bridge', () => {
     const err = await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e) => e)
     expect(err).toMatchObject({ code: 'evidence_stale', message: 'T-1 cannot be accepted' })
     expect(refusalReasons(err)[0].message).toBe('R-1 is based on D-1 v1')
-    const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: (() => Promise.reject(new TypeError('failed'))) as never, WebSocket: FakeSocket as never })
+    const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: (() => Promise.reject(new TypeError('failed'))), WebSocket: FakeSocket as never })
     await expect(down.call('workspaces.list', {})).rejects.toMatchObject({ code: 'network' })
   })
 

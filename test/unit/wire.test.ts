@@ -38,7 +38,7 @@ describe('wire codec', () => {
     const text = JSON.stringify({ ok: false, error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] }, stack: 'leak' } })
     expect(decode(text, MALFORMED)).toEqual({ ok: false, error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] } } })
     const bare = decode({ ok: false, error: { code: 'not_found', message: 'no such task' } }, MALFORMED)
-    expect(bare.ok === false && Object.keys(bare.error)).toEqual(['code', 'message'])
+    expect(!bare.ok && Object.keys(bare.error)).toEqual(['code', 'message'])
   })
 
   it('unwraps a value, or throws an error carrying code and details', () => {

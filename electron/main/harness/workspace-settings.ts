@@ -11,7 +11,7 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
   const raw = ctx.store.settings.get()
   const env = raw.commandEnv
   return {
-    commandEnv: env && typeof env === 'object' && !Array.isArray(env) ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string')) as Record<string, string> : {},
+    commandEnv: env && typeof env === 'object' && !Array.isArray(env) ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string')) : {},
     gitHooks: raw.gitHooks === true,
     // Workspaces saved before isolation existed keep working in the user's checkout until they choose.
     isolation: raw.isolation === 'worktree' ? 'worktree' : 'shared',

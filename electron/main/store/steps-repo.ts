@@ -94,7 +94,7 @@ export class StepsRepo {
 
   insert(step: NewStep): number {
     const row: Record<string, unknown> = {}
-    for (const c of columns) row[c] = step[c as keyof NewStep] ?? null
+    for (const c of columns) row[c] = step[c] ?? null
     row.text = step.text ?? ''
     row.tool_calls = step.tool_calls ?? '[]'
     row.is_error = step.is_error ?? 0

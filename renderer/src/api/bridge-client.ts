@@ -68,7 +68,7 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
     }
     ws.onclose = () => {
       socket = null
-      if (closed) return setState('closed')
+      if (closed) { setState('closed'); return; }
       setState('connecting')
       timer = setTimeout(connect, backoffDelay(attempt++, options.minDelay, options.maxDelay))
     }

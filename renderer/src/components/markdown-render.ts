@@ -30,7 +30,7 @@ function highlightCode(tree: Root): void {
       if (child.type !== 'element') continue
       if (child.tagName === 'pre') {
         const code = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'code')
-        const classes = (code?.properties.className as string[] | undefined) ?? []
+        const classes = (code?.properties.className) ?? []
         const lang = classes.find((c) => c.startsWith('language-'))?.slice('language-'.length)
         if (code && lang && highlighter().registered(lang)) {
           const result = highlighter().highlight(lang, code.children.map(textOf).join(''))
@@ -63,7 +63,7 @@ export function renderMarkdown(text: string, components: Partial<Components>, ke
     cache.set(text, hit)
     return hit
   }
-  const tree = processor.runSync(processor.parse(text)) as Root
+  const tree = processor.runSync(processor.parse(text))
   const node = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
   if (!keep) return node
   cache.set(text, node)

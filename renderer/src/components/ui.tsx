@@ -92,7 +92,7 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
       // Only the innermost open modal answers.
       const deepest = Math.max(...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)))
       if (depth !== deepest) return
-      if (e.key === 'Tab') return keepFocusInside(e, ref.current)
+      if (e.key === 'Tab') { keepFocusInside(e, ref.current); return; }
       e.stopPropagation()
       close.current()
     }

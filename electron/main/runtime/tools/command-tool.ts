@@ -127,8 +127,8 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
       resolve({ output: buf.toString(), exitCode, signal: exitSignal, timedOut, aborted })
     }
 
-    child.stdout!.on('data', (c: Buffer) => buf.push(c))
-    child.stderr!.on('data', (c: Buffer) => buf.push(c))
+    child.stdout.on('data', (c: Buffer) => buf.push(c))
+    child.stderr.on('data', (c: Buffer) => buf.push(c))
     child.on('error', (err) => {
       if (settled) return
       settled = true

@@ -57,7 +57,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           <StatusDot state={state} /> {stateWords[state]}
           {info?.queued ? ` · ${info.queued} queued` : ''}
           {info?.pendingNotices ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending` : ''}
-          {!compact && <span className="muted"> · {member.provider ? `${member.provider.model}` : 'no provider'} · {member.authority}</span>}
+          {!compact && <span className="muted"> · {member.provider ? member.provider.model : 'no provider'} · {member.authority}</span>}
         </div>
         {state === 'error' && info?.error && (
           <div className="error-inline">

@@ -46,8 +46,8 @@ function MemberItem({ id, index }: { id: string; index: number }) {
           </span>
         )}
         {(info?.pendingNotices ?? 0) > 0 && (
-          <span className="count info" title={`${info!.pendingNotices} notice(s) not yet seen by ${member.name}`}>
-            {info!.pendingNotices}
+          <span className="count info" title={`${info.pendingNotices} notice(s) not yet seen by ${member.name}`}>
+            {info.pendingNotices}
           </span>
         )}
         {unread > 0 && (

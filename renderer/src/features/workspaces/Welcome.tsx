@@ -18,7 +18,7 @@ export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
   })
   // The desktop app asks the system's folder dialog; the browser shows Concord's own.
   const pick = useAction(async () => {
-    if (!nativeDialogs) return setBrowsing(true)
+    if (!nativeDialogs) { setBrowsing(true); return; }
     const { path: chosen } = await api.call('folders.pick', {})
     if (chosen) setPath(chosen)
   })
