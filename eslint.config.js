@@ -33,7 +33,10 @@ export default defineConfig(
       '@typescript-eslint/no-non-null-assertion': 'off',
       // A leading underscore marks a binding kept on purpose (a rest-omit destructuring, a positional parameter),
       // as tsc's noUnusedLocals/noUnusedParameters already read it.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // `async` on a method that implements a Promise-returning interface turns a throw into a rejection, which its
       // callers handle; the rule would have those bodies return Promise.resolve(...) by hand instead.
       '@typescript-eslint/require-await': 'off',

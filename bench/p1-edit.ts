@@ -31,13 +31,26 @@ export async function p1(): Promise<void> {
       const at = new Date().toISOString()
       for (let i = 0; i < TASKS; i++) {
         const id = store.tasks.insert({ title: `task ${i}`, spec: '', acceptance_criteria: '', assignee_id: (i % 3) + 1 > 1 ? 1 : null, required_reports: '["test"]', created_at: at })
-        store.tasks.replaceLinks(id, [{ decisionId: dn, version: 1, fingerprint: d.fingerprint }, { decisionId: on, version: 1, fingerprint: other.fingerprint }])
+        store.tasks.replaceLinks(id, [
+          { decisionId: dn, version: 1, fingerprint: d.fingerprint },
+          { decisionId: on, version: 1, fingerprint: other.fingerprint },
+        ])
         const row = store.tasks.get(id)!
         store.tasks.update({ ...row, status: statuses[i % 4], updated_at: at })
       }
       for (let r = 0; r < REPORTS; r++) {
         const taskId = (r % TASKS) + 1
-        const rid = store.reports.insert({ task_id: taskId, author_id: 1, kind: 'test', verdict: 'pass', summary: '', artifact_commit: 'abcdef1', artifact_digest: null, claim_count: CLAIMS, created_at: at })
+        const rid = store.reports.insert({
+          task_id: taskId,
+          author_id: 1,
+          kind: 'test',
+          verdict: 'pass',
+          summary: '',
+          artifact_commit: 'abcdef1',
+          artifact_digest: null,
+          claim_count: CLAIMS,
+          created_at: at,
+        })
         store.reports.insertBasis(rid, dn, 1, d.fingerprint)
         for (let c = 0; c < CLAIMS; c++) {
           const cid = store.reports.insertClaim(rid, c, `claim ${c}`)
@@ -75,10 +88,16 @@ export async function p1(): Promise<void> {
       const flagTasks = store.db.prepare("UPDATE tasks SET flag = 'needs_adjustment', version = version + 1 WHERE id IN (SELECT task_id FROM task_links WHERE decision_id = ?)")
       const touchClaims = store.db.prepare('UPDATE claims SET ordinal = ordinal WHERE id IN (SELECT claim_id FROM claim_links WHERE decision_id = ?)')
       const c1 = process.cpuUsage()
-      bare.push(time(() => store.db.transaction(() => {
-        flagTasks.run(dn)
-        touchClaims.run(dn)
-      }).immediate()))
+      bare.push(
+        time(() =>
+          store.db
+            .transaction(() => {
+              flagTasks.run(dn)
+              touchClaims.run(dn)
+            })
+            .immediate(),
+        ),
+      )
       bareCpu.push(cpuMs(c1))
     }
     const e = median(edit)

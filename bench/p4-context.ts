@@ -23,7 +23,16 @@ function seedSession(ctx: Ctx, memberId: number, steps: number): number {
       const user = store.steps.insert({ member_id: memberId, kind: 'user', status: 'done', text: `Please look at module ${i} and fix what the decisions require.`, started_at: at })
       const call = JSON.stringify([{ id: `c${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/module${i}.ts` }) }])
       store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: 'Let me read it.', tool_calls: call, input_tokens: 1000, output_tokens: 20, started_at: at })
-      store.steps.insert({ member_id: memberId, turn_id: user, kind: 'tool', status: 'done', tool_call_id: `c${i}`, tool_name: 'read_file', text: `// module ${i}\n` + 'export function f() { return 1 }\n'.repeat(120), started_at: at })
+      store.steps.insert({
+        member_id: memberId,
+        turn_id: user,
+        kind: 'tool',
+        status: 'done',
+        tool_call_id: `c${i}`,
+        tool_name: 'read_file',
+        text: `// module ${i}\n` + 'export function f() { return 1 }\n'.repeat(120),
+        started_at: at,
+      })
       last = store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: `Module ${i} now follows the decisions. ${'Details. '.repeat(20)}`, started_at: at })
     }
   })

@@ -47,11 +47,36 @@ function seedSession(stack: Stack, ws: Workspace, member: Member): void {
         const calls = [{ id: `call_${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/file${i}.ts` }) }]
         store.steps.insert({ ...base, turn_id: turn, kind: 'model', status: 'done', text: paragraph(i), tool_calls: JSON.stringify(calls), input_tokens: 900, output_tokens: 60 })
       } else if (phase === 2) {
-        store.steps.insert({ ...base, turn_id: turn, kind: 'tool', status: 'done', tool_call_id: `call_${i - 1}`, tool_name: 'read_file', tool_args: JSON.stringify({ path: `src/file${i - 1}.ts` }), text: `export const value${i} = ${i}\n`.repeat(20) })
+        store.steps.insert({
+          ...base,
+          turn_id: turn,
+          kind: 'tool',
+          status: 'done',
+          tool_call_id: `call_${i - 1}`,
+          tool_name: 'read_file',
+          tool_args: JSON.stringify({ path: `src/file${i - 1}.ts` }),
+          text: `export const value${i} = ${i}\n`.repeat(20),
+        })
       } else if (phase === 3) {
-        store.steps.insert({ ...base, turn_id: turn, kind: 'model', status: 'done', text: `${paragraph(i)}\n\n\`\`\`ts\nexport function handler${i}(req: Request): Response {\n  return json({ ok: true, id: ${i} })\n}\n\`\`\``, input_tokens: 1200, output_tokens: 120 })
+        store.steps.insert({
+          ...base,
+          turn_id: turn,
+          kind: 'model',
+          status: 'done',
+          text: `${paragraph(i)}\n\n\`\`\`ts\nexport function handler${i}(req: Request): Response {\n  return json({ ok: true, id: ${i} })\n}\n\`\`\``,
+          input_tokens: 1200,
+          output_tokens: 120,
+        })
       } else {
-        store.steps.insert({ ...base, turn_id: turn, kind: 'model', status: 'done', text: `${paragraph(i)}\n\n- checked the handler\n- checked the tests\n- no change to D-3 needed`, input_tokens: 1300, output_tokens: 90 })
+        store.steps.insert({
+          ...base,
+          turn_id: turn,
+          kind: 'model',
+          status: 'done',
+          text: `${paragraph(i)}\n\n- checked the handler\n- checked the tests\n- no change to D-3 needed`,
+          input_tokens: 1300,
+          output_tokens: 90,
+        })
       }
     }
   })
@@ -68,9 +93,7 @@ async function openSession(page: Page, memberId: string): Promise<{ inDom: numbe
         const t0 = performance.now()
         const done = () => {
           // The frame that shows the rows: after the next animation frame, once it has been committed.
-          requestAnimationFrame(() =>
-            setTimeout(() => resolve({ inDom, painted: performance.now() - t0, rows: document.querySelectorAll(selector).length }), 0),
-          )
+          requestAnimationFrame(() => setTimeout(() => resolve({ inDom, painted: performance.now() - t0, rows: document.querySelectorAll(selector).length }), 0))
         }
         const observer = new MutationObserver(() => {
           if (!inDom && document.querySelector(selector)) {
@@ -184,7 +207,11 @@ function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: 
         if (e.ts < top.ts || e.ts + e.dur > top.ts + top.dur!) continue
         byName.set(e.name, Math.max(byName.get(e.name) ?? 0, e.dur / 1000))
       }
-      inside = [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, d]) => `${n} ${d.toFixed(1)}`).join(', ')
+      inside = [...byName.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([n, d]) => `${n} ${d.toFixed(1)}`)
+        .join(', ')
     }
   }
   return {
@@ -257,12 +284,20 @@ async function p3(stack: Stack): Promise<void> {
     /** One round: every member streams one long reply at once; resolves when all three are done. */
     const round = async (n: number): Promise<number> => {
       for (const m of members) {
-        stack.models.enqueue({ text: streamedText(m.name, chars), chunkSize: CHARS_PER_TOKEN * TOKENS_PER_CHUNK, chunkDelayMs: (1000 * TOKENS_PER_CHUNK) / TOKENS_PER_SECOND, usage: { input: 100, output: chars / CHARS_PER_TOKEN } })
+        stack.models.enqueue({
+          text: streamedText(m.name, chars),
+          chunkSize: CHARS_PER_TOKEN * TOKENS_PER_CHUNK,
+          chunkDelayMs: (1000 * TOKENS_PER_CHUNK) / TOKENS_PER_SECOND,
+          usage: { input: 100, output: chars / CHARS_PER_TOKEN },
+        })
       }
       const t0 = Date.now()
       await Promise.all(members.map((m) => stack.core.invoke('sessions.send', { memberId: m.id, text: `Write it all out, please (${n}).` })))
       for (const m of members) {
-        await page.locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`).nth(n - 1).waitFor({ timeout: 60_000 })
+        await page
+          .locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`)
+          .nth(n - 1)
+          .waitFor({ timeout: 60_000 })
       }
       return (Date.now() - t0) / 1000
     }
@@ -282,11 +317,15 @@ async function p3(stack: Stack): Promise<void> {
     const tokens = chars / CHARS_PER_TOKEN
     const cores = availableParallelism()
     const longest = Math.max(0, ...longTasks)
-    console.log(`P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view: ${tokens} tokens each in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s achieved)`)
+    console.log(
+      `P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view: ${tokens} tokens each in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s achieved)`,
+    )
     console.log(`   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`)
     console.log(`   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length})`)
     console.log(`                 inside the longest task (largest events, ms): ${r.inside || 'n/a'}`)
-    console.log(`                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`)
+    console.log(
+      `                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`,
+    )
     console.log(`   composited layers with three long replies on screen: ${layers} (each is re-layerized every frame; sideways-scrolling code blocks once made 194)`)
     console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
     console.log(

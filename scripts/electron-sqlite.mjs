@@ -107,7 +107,13 @@ export function ensureElectronSqlite({ platform, arch, outDir = defaultOutDir, f
       else {
         try {
           log(`compiling ${label} with node-gyp (a few minutes)`)
-          run(process.execPath, [gyp, 'rebuild', '--release', `--target=${target.electron}`, `--arch=${target.arch}`, '--dist-url=https://electronjs.org/headers'], work, 20 * 60_000, envForElectronHeaders())
+          run(
+            process.execPath,
+            [gyp, 'rebuild', '--release', `--target=${target.electron}`, `--arch=${target.arch}`, '--dist-url=https://electronjs.org/headers'],
+            work,
+            20 * 60_000,
+            envForElectronHeaders(),
+          )
         } catch (err) {
           tried.push(`node-gyp: ${reasonOf(err)}`)
         }

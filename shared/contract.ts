@@ -32,7 +32,10 @@ export const methods = {
     z.strictObject({
       ...ws,
       /** Replaces the variables added to every command's environment (secret-looking names are refused). */
-      commandEnv: z.record(z.string().min(1).max(200), z.string().max(4096)).refine((e) => Object.keys(e).length <= 100, 'at most 100 variables').optional(),
+      commandEnv: z
+        .record(z.string().min(1).max(200), z.string().max(4096))
+        .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
+        .optional(),
       /** git_commit runs the repository's hooks (off: hooks never run). */
       gitHooks: z.boolean().optional(),
       isolation: s.Isolation.optional(),
@@ -113,10 +116,7 @@ export const methods = {
     }),
     r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
   ),
-  'decisions.previewImpact': method(
-    z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }),
-    r<s.Impact>(),
-  ),
+  'decisions.previewImpact': method(z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }), r<s.Impact>()),
 
   'proposals.create': method(
     z.strictObject({
@@ -181,7 +181,10 @@ export const methods = {
       verdict: s.Verdict,
       summary: z.string().max(50_000).optional(),
       artifact: s.Artifact,
-      basis: z.array(z.strictObject({ decisionId: s.Id, version: z.number().int().min(1) })).max(200).optional(),
+      basis: z
+        .array(z.strictObject({ decisionId: s.Id, version: z.number().int().min(1) }))
+        .max(200)
+        .optional(),
       claims: z.array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) })).max(500),
     }),
     r<s.Report>(),
@@ -196,14 +199,8 @@ export const methods = {
   'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
   'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
 
-  'sessions.send': method(
-    z.strictObject({ memberId: s.Id, text: z.string().trim().min(1, 'must not be empty').max(100_000), taskId: s.Id.optional() }),
-    r<{ stepId: string; queued: number }>(),
-  ),
-  'sessions.get': method(
-    z.strictObject({ memberId: s.Id, before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).optional() }),
-    r<s.SessionPage>(),
-  ),
+  'sessions.send': method(z.strictObject({ memberId: s.Id, text: z.string().trim().min(1, 'must not be empty').max(100_000), taskId: s.Id.optional() }), r<{ stepId: string; queued: number }>()),
+  'sessions.get': method(z.strictObject({ memberId: s.Id, before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.SessionPage>()),
   'sessions.list': method(z.strictObject({ ...ws }), r<s.SessionInfo[]>()),
   'sessions.interrupt': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** A new conversation for the member (a poisoned history keeps failing); old steps stay in the store and the export. */
@@ -224,10 +221,7 @@ export const methods = {
     }),
     r<s.ExportResult>(),
   ),
-  'import.workspace': method(
-    z.strictObject({ path: z.string().min(1).max(4096), repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }),
-    r<s.Workspace>(),
-  ),
+  'import.workspace': method(z.strictObject({ path: z.string().min(1).max(4096), repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
 } as const
 
 export type Methods = typeof methods

@@ -22,7 +22,10 @@ const quoted = (message: string) => /'([^']*)'/.exec(message)?.[1] ?? ''
 function usageErrorOf(command: string, err: { code?: string; message: string }): UsageError {
   const hint = `; see concord ${command} --help`
   // node:util names an option with a short form as '-h, --help'; the long form is the one to show.
-  const name = quoted(err.message).replace(/ <value>$/, '').split(', ').pop()
+  const name = quoted(err.message)
+    .replace(/ <value>$/, '')
+    .split(', ')
+    .pop()
   switch (err.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return new UsageError(`unknown option ${name} for concord ${command}${hint}`)

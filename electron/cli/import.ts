@@ -18,10 +18,7 @@ export async function importCommand(args: ParsedArgs): Promise<number> {
   const core = createCore({ dataDir })
   try {
     const workspace = await core.invoke('import.workspace', { path: resolve(file), repoPath: resolve(repo), ...(name === undefined ? {} : { name }) })
-    const [decisions, tasks] = await Promise.all([
-      core.invoke('decisions.list', { workspaceId: workspace.id }),
-      core.invoke('tasks.list', { workspaceId: workspace.id }),
-    ])
+    const [decisions, tasks] = await Promise.all([core.invoke('decisions.list', { workspaceId: workspace.id }), core.invoke('tasks.list', { workspaceId: workspace.id })])
     console.log(`Imported "${workspace.name}" for ${workspace.repoPath}: ${decisions.length} decisions, ${tasks.length} tasks (workspace ${workspace.id}, data folder ${dataDir})`)
     return 0
   } finally {

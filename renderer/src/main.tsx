@@ -18,8 +18,7 @@ if (choice.kind === 'no-token') {
       <div className="setup-card">
         <h1>Concord needs its access token</h1>
         <p>
-          Open the address that <code>concord serve</code> printed — it ends in <code>?token=…</code>. The token keeps other pages on this machine
-          out of your workspaces.
+          Open the address that <code>concord serve</code> printed — it ends in <code>?token=…</code>. The token keeps other pages on this machine out of your workspaces.
         </p>
       </div>
     </div>,

@@ -12,7 +12,11 @@ describe('browser UI: agents as members', () => {
   it('edits an agent member, shows its error with the install line, and restarts it', async () => {
     const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'agents' })
     const claude = await ui.stack.core.invoke('members.create', {
-      workspaceId: ws.id, name: 'Claude', role: 'implementer', approval: 'ask', authority: 'proposer',
+      workspaceId: ws.id,
+      name: 'Claude',
+      role: 'implementer',
+      approval: 'ask',
+      authority: 'proposer',
       provider: { kind: 'acp', agent: 'claude-code', command: 'claude-agent-acp-not-installed-here', isolatedHome: true },
     })
     await ui.page.goto(ui.stack.url)
@@ -57,7 +61,14 @@ describe('browser UI: agents as members', () => {
     await settings.getByTestId('save-member').click()
     await settings.waitFor({ state: 'detached' })
     const saved = (await ui.stack.core.invoke('members.list', { workspaceId: ws.id })).find((m) => m.id === claude.id)!
-    expect(saved.provider).toMatchObject({ kind: 'acp', agent: 'claude-code', command: 'claude-agent-acp-not-installed-here', isolatedHome: true, interruptOnAdjustment: true, turnTimeoutSeconds: 300 })
+    expect(saved.provider).toMatchObject({
+      kind: 'acp',
+      agent: 'claude-code',
+      command: 'claude-agent-acp-not-installed-here',
+      isolatedHome: true,
+      interruptOnAdjustment: true,
+      turnTimeoutSeconds: 300,
+    })
 
     // Saving an edit lifts the error; a new failure brings it back, and Restart clears it.
     await composer.fill('Again')

@@ -17,7 +17,11 @@ describe('browser UI: branches, changes and merge', () => {
     const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'worktrees' })
     expect(ws.settings.isolation).toBe('worktree')
     const ivy = await ui.stack.core.invoke('members.create', {
-      workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto', authority: 'proposer',
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      approval: 'auto',
+      authority: 'proposer',
       provider: { kind: 'openai', model: 'scripted', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-e2e' },
     })
     const task = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search timeout', assigneeId: ivy.id, requiredReports: [] })

@@ -36,12 +36,18 @@ describe('browser UI through the bridge', () => {
     await ui.page.getByTestId('folder-list').waitFor()
     await ui.page.getByTestId('folder-path').fill(dirname(ui.stack.repoDir))
     await ui.page.getByTestId('folder-path').press('Enter')
-    await ui.page.getByTestId('folder-item').filter({ hasText: basename(ui.stack.repoDir) }).click()
+    await ui.page
+      .getByTestId('folder-item')
+      .filter({ hasText: basename(ui.stack.repoDir) })
+      .click()
     await expect.poll(() => ui.page.getByTestId('folder-path').inputValue()).toBe(ui.stack.repoDir)
     await ui.page.getByTestId('folder-up').click()
     await expect.poll(() => ui.page.getByTestId('folder-path').inputValue()).toBe(dirname(ui.stack.repoDir))
     await screenshot(ui.page, '01b-folder-browser')
-    await ui.page.getByTestId('folder-item').filter({ hasText: basename(ui.stack.repoDir) }).click()
+    await ui.page
+      .getByTestId('folder-item')
+      .filter({ hasText: basename(ui.stack.repoDir) })
+      .click()
     await ui.page.getByTestId('choose-folder').click()
     expect(await ui.page.getByTestId('repo-path').inputValue()).toBe(ui.stack.repoDir)
     await ui.page.getByTestId('open-repo').click()
@@ -108,7 +114,10 @@ describe('browser UI through the bridge', () => {
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
     const claims = [{ text: 'GET /v1/items answers JSON', decisionIds: [d1.id] }]
-    for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
+    for (const [kind, author] of [
+      ['test', team.Tester],
+      ['review', team.Reviewer],
+    ] as const) {
       await ui.stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: 1 }], claims })
     }
 
@@ -162,8 +171,19 @@ describe('browser UI through the bridge', () => {
 
     const d1v2 = await ui.stack.core.invoke('decisions.get', { decisionId: d1.id })
     const claims2 = [{ text: 'POST /graphql answers nested queries', decisionIds: [d1.id] }]
-    for (const [kind, author] of [['test', team.Tester], ['review', team.Reviewer]] as const) {
-      await ui.stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: d1v2.version }], claims: claims2 })
+    for (const [kind, author] of [
+      ['test', team.Tester],
+      ['review', team.Reviewer],
+    ] as const) {
+      await ui.stack.core.invoke('reports.submit', {
+        taskId: t1.id,
+        authorId: author.id,
+        kind,
+        verdict: 'pass',
+        artifact: { commit: SHA1 },
+        basis: [{ decisionId: d1.id, version: d1v2.version }],
+        claims: claims2,
+      })
     }
     await taskCard('T-1').getByTestId('accept-task').click()
     await expect.poll(() => taskCard('T-1').getAttribute('data-status')).toBe('accepted')
@@ -203,7 +223,11 @@ describe('browser UI through the bridge', () => {
         toolCalls: [
           {
             name: 'propose_decision_change',
-            arguments: { decisionId: 'D-1', statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.', reason: 'Persisted queries keep the surface reviewable' },
+            arguments: {
+              decisionId: 'D-1',
+              statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.',
+              reason: 'Persisted queries keep the surface reviewable',
+            },
           },
         ],
       },
@@ -225,10 +249,7 @@ describe('browser UI through the bridge', () => {
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
 
     // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run.
-    ui.stack.models.enqueue(
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
-      { text: 'Wrote NOTES.md with the API decision.' },
-    )
+    ui.stack.models.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] }, { text: 'Wrote NOTES.md with the API decision.' })
     await memberItem('Reviewer').click()
     await session('Reviewer').getByTestId('composer').fill('Write the API decision into NOTES.md')
     await session('Reviewer').getByTestId('composer').press('Enter')

@@ -36,13 +36,21 @@ const offline = () => ({
 
 function claude(approval: 'ask' | 'auto' = 'auto', extra: Record<string, unknown> = {}): Promise<Member> {
   return t.core.invoke('members.create', {
-    workspaceId: ws.id, name: 'Claude', role: 'implementer', authority: 'proposer', approval,
+    workspaceId: ws.id,
+    name: 'Claude',
+    role: 'implementer',
+    authority: 'proposer',
+    approval,
     provider: { kind: 'acp', agent: 'claude-code', env: offline(), apiKey: 'sk-ant-any', isolatedHome: true, ...extra },
   })
 }
 
 const state = (memberId: string, s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && e.payload.session.queued === queued,
+    60_000,
+  )
 
 async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle') {
   const done = state(m.id, end)
@@ -100,7 +108,9 @@ describe('Claude Code over ACP', () => {
         // The human edits the decision while the agent's first model call is in flight.
         void t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
         return {
-          toolCalls: [{ name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }],
+          toolCalls: [
+            { name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } },
+          ],
         }
       },
       { text: 'Reported; I see the API is GraphQL now.' },
@@ -131,12 +141,22 @@ describe('Claude Code over ACP', () => {
       { text: 'Switching to GraphQL.' },
     )
     // The turn Concord starts for the notice ends idle too: wait for its reply.
-    const replied = waitForEvent(t.core, (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Switching to GraphQL.' && e.payload.step.status === 'done', 60_000)
+    const replied = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Switching to GraphQL.' && e.payload.step.status === 'done',
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
     await replied
     await edited
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'done'], ['notice', 'done'], ['notice', 'done'], ['model', 'done']])
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([
+      ['user', 'done'],
+      ['model', 'done'],
+      ['notice', 'done'],
+      ['notice', 'done'],
+      ['model', 'done'],
+    ])
     expect(steps[3].text).toContain('Use GraphQL')
     const second = lastUserText(server.requests.filter(withTools).at(-1)!)
     expect(second).toContain('## From Concord')
@@ -219,13 +239,21 @@ describe('Claude Code over ACP', () => {
     // The queued message runs first once the member is restarted by the next one.
     server.enqueue({ text: 'Answering the queued one.' }, { text: 'Restarted and answering.' })
     const steps = await turn(m, 'third')
-    expect(steps.filter((s) => s.kind === 'model').map((s) => s.text).slice(-2)).toEqual(['Answering the queued one.', 'Restarted and answering.'])
+    expect(
+      steps
+        .filter((s) => s.kind === 'model')
+        .map((s) => s.text)
+        .slice(-2),
+    ).toEqual(['Answering the queued one.', 'Restarted and answering.'])
     expect(agentPid()).not.toBe(pid)
   })
 
   it('reports an agent that exits at start with its own stderr', async () => {
     const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id, name: 'Broken', role: 'x', approval: 'auto',
+      workspaceId: ws.id,
+      name: 'Broken',
+      role: 'x',
+      approval: 'auto',
       provider: { kind: 'acp', agent: 'custom', command: process.execPath, args: ['-e', "process.stderr.write('fatal: no credentials found'); process.exit(3)"] },
     })
     const steps = await turn(m, 'hello', 'error')

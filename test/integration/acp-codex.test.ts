@@ -20,14 +20,21 @@ beforeAll(async () => {
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
   codex = await t.core.invoke('members.create', {
     // `ask`: Concord's own tools must still run without a question (Codex is told to approve them).
-    workspaceId: ws.id, name: 'Codex', role: 'implementer', authority: 'proposer', approval: 'ask',
+    workspaceId: ws.id,
+    name: 'Codex',
+    role: 'implementer',
+    authority: 'proposer',
+    approval: 'ask',
     provider: { ...provider(), apiKey: 'sk-any' },
   })
 })
 
 function provider(turnTimeoutSeconds?: number) {
   return {
-    kind: 'acp' as const, agent: 'codex' as const, isolatedHome: true, turnTimeoutSeconds,
+    kind: 'acp' as const,
+    agent: 'codex' as const,
+    isolatedHome: true,
+    turnTimeoutSeconds,
     // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
     // Codex knows, so it does not warn about missing model metadata in the chat.
     args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
@@ -39,7 +46,11 @@ afterAll(async () => {
 })
 
 const state = (s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === codex.id && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === codex.id && e.payload.session.state === s && e.payload.session.queued === queued,
+    60_000,
+  )
 
 async function turn(text: string, end: SessionInfo['state'] = 'idle') {
   const done = state(end)
@@ -106,7 +117,13 @@ describe('Codex over ACP', () => {
         return { toolCalls: [{ name: 'get_brief', namespace: 'mcp__concord', arguments: {} }] }
       },
       {
-        toolCalls: [{ name: 'submit_report', namespace: 'mcp__concord', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }],
+        toolCalls: [
+          {
+            name: 'submit_report',
+            namespace: 'mcp__concord',
+            arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] },
+          },
+        ],
       },
       { text: 'Reported; the API is GraphQL now.' },
     )
@@ -125,7 +142,19 @@ describe('Codex over ACP', () => {
 
   it("turns Codex's plan into a plan step", async () => {
     server.enqueue(
-      { toolCalls: [{ name: 'update_plan', arguments: { plan: [{ step: 'Write the handlers', status: 'in_progress' }, { step: 'Report', status: 'pending' }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'update_plan',
+            arguments: {
+              plan: [
+                { step: 'Write the handlers', status: 'in_progress' },
+                { step: 'Report', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
       { text: 'Planned.' },
     )
     const steps = sinceLastMessage(await turn('Plan it'))

@@ -162,7 +162,12 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
     const result = await exportMadr('adr-tools')
     expect(result.outDir).toBe(dir)
     expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual([
-      '0002-session-auth.md', '0003-storage.md', '0004-token-auth-jwt.md', '0005-cache-pages.md', '0006-xml-feed.md', '0007-payments.md',
+      '0002-session-auth.md',
+      '0003-storage.md',
+      '0004-token-auth-jwt.md',
+      '0005-cache-pages.md',
+      '0006-xml-feed.md',
+      '0007-payments.md',
     ])
     expect(readFileSync(join(dir, '0001-record-architecture-decisions.md'), 'utf8')).toContain('# 1. Record architecture decisions')
     // adr-tools numbers its next ADR from its lock: moved past Concord's numbers.
@@ -191,10 +196,22 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
 
     // Statuses as adr-tools keeps them: the first paragraph of the Status section.
     const status = (f: string) => /\n## Status\n\n([^\n]+)\n/.exec(readFileSync(join(dir, f), 'utf8'))![1]
-    const statuses = () => transcript.push(`(first paragraph of each Status section)\n${readdirSync(dir).filter((f) => /^\d{4}-/.test(f)).sort().map((f) => `${f}: ${status(f)}`).join('\n')}\n`)
+    const statuses = () =>
+      transcript.push(
+        `(first paragraph of each Status section)\n${readdirSync(dir)
+          .filter((f) => /^\d{4}-/.test(f))
+          .sort()
+          .map((f) => `${f}: ${status(f)}`)
+          .join('\n')}\n`,
+      )
     statuses()
     expect(result.files.map((f) => status(f.slice(dir.length + 1)))).toEqual([
-      'Superseded by [4. Token auth (JWT)](0004-token-auth-jwt.md)', 'Accepted', 'Accepted', 'Rejected', 'Deprecated', 'Proposed',
+      'Superseded by [4. Token auth (JWT)](0004-token-auth-jwt.md)',
+      'Accepted',
+      'Accepted',
+      'Rejected',
+      'Deprecated',
+      'Proposed',
     ])
 
     // adr-tools can work on Concord's files: supersede one with a new ADR of its own, numbered after them.
@@ -248,7 +265,12 @@ describe('log4brains flavour, read by @log4brains/core', () => {
     const result = await exportMadr('log4brains')
     expect(result.outDir).toBe(dir)
     expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual([
-      '0001-session-auth.md', '0002-storage.md', '0003-token-auth-jwt.md', '0004-cache-pages.md', '0005-xml-feed.md', '0006-payments.md',
+      '0001-session-auth.md',
+      '0002-storage.md',
+      '0003-token-auth-jwt.md',
+      '0004-cache-pages.md',
+      '0005-xml-feed.md',
+      '0006-payments.md',
     ])
     const adrs = await log4brains(repo)
     const bySlug = Object.fromEntries(adrs.map((a) => [a.slug, a]))

@@ -25,8 +25,7 @@ beforeAll(async () => {
   const otherRepo = join(t.repoDir, '..', 'other-repo')
   mkdirSync(otherRepo)
   other = await t.core.invoke('workspaces.open', { repoPath: otherRepo })
-  const make = (workspaceId: string, name: string, authority: Member['authority']) =>
-    t.core.invoke('members.create', { workspaceId, name, role: name.toLowerCase(), authority })
+  const make = (workspaceId: string, name: string, authority: Member['authority']) => t.core.invoke('members.create', { workspaceId, name, role: name.toLowerCase(), authority })
   actors.observer = await make(ws.id, 'Olive', 'observer')
   actors.proposer = await make(ws.id, 'Pat', 'proposer')
   actors.decider = await make(ws.id, 'Dee', 'decider')
@@ -70,13 +69,31 @@ interface Row {
 }
 
 const assigneeOrDecider: Record<ActorKind, Outcome> = {
-  human: 'ok', observer: 'forbidden', proposer: 'forbidden', decider: 'ok', assignee: 'ok', foreign: 'not_found', unknown: 'not_found',
+  human: 'ok',
+  observer: 'forbidden',
+  proposer: 'forbidden',
+  decider: 'ok',
+  assignee: 'ok',
+  foreign: 'not_found',
+  unknown: 'not_found',
 }
 const decidersOnly: Record<ActorKind, Outcome> = {
-  human: 'ok', observer: 'forbidden', proposer: 'forbidden', decider: 'ok', assignee: 'forbidden', foreign: 'not_found', unknown: 'not_found',
+  human: 'ok',
+  observer: 'forbidden',
+  proposer: 'forbidden',
+  decider: 'ok',
+  assignee: 'forbidden',
+  foreign: 'not_found',
+  unknown: 'not_found',
 }
 const anyMember: Record<ActorKind, Outcome> = {
-  human: 'ok', observer: 'ok', proposer: 'ok', decider: 'ok', assignee: 'ok', foreign: 'not_found', unknown: 'not_found',
+  human: 'ok',
+  observer: 'ok',
+  proposer: 'ok',
+  decider: 'ok',
+  assignee: 'ok',
+  foreign: 'not_found',
+  unknown: 'not_found',
 }
 
 const rows: Row[] = [
@@ -119,8 +136,7 @@ const rows: Row[] = [
   {
     method: 'reports.submit',
     expect: anyMember,
-    run: async (authorId) =>
-      t.core.invoke('reports.submit', { taskId: (await freshTask('delivered')).id, authorId, kind: 'test', verdict: 'pass', artifact: { commit: 'a'.repeat(40) }, claims: [] }),
+    run: async (authorId) => t.core.invoke('reports.submit', { taskId: (await freshTask('delivered')).id, authorId, kind: 'test', verdict: 'pass', artifact: { commit: 'a'.repeat(40) }, claims: [] }),
   },
   {
     method: 'decisions.create',

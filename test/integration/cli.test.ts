@@ -176,7 +176,9 @@ describe('npm start where Electron cannot run', () => {
     const [, base, token] = match
     const notices = out.split('\n').filter((l) => l.startsWith('npm start:'))
     expect(notices).toHaveLength(1)
-    expect(notices[0]).toMatch(/^npm start: no desktop app here: the Electron binary is not installed \(ELECTRON_SKIP_BINARY_DOWNLOAD\)\. Starting the browser UI instead \(concord serve\)(, after building it)?\.$/)
+    expect(notices[0]).toMatch(
+      /^npm start: no desktop app here: the Electron binary is not installed \(ELECTRON_SKIP_BINARY_DOWNLOAD\)\. Starting the browser UI instead \(concord serve\)(, after building it)?\.$/,
+    )
     expect(out.indexOf(notices[0])).toBeLessThan(out.indexOf('Concord serving on'))
     expect(token.length).toBeGreaterThanOrEqual(16)
 

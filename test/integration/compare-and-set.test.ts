@@ -30,8 +30,19 @@ describe('decisions.updateHead (repository)', () => {
       const at = '2025-01-01T00:00:00.000Z'
       const head = (statement: string, fingerprint: string) => ({ title: 'API style', statement, rationale: '', status: 'accepted' as const, fingerprint, updated_at: at })
       const revision = (version: number, statement: string, fingerprint: string): RevisionRow => ({
-        decision_id: id, version, title: 'API style', statement, rationale: '', status: 'accepted', content_hash: fingerprint, fingerprint,
-        reason: '', actor_id: null, editorial: 0, source_message_id: null, created_at: at,
+        decision_id: id,
+        version,
+        title: 'API style',
+        statement,
+        rationale: '',
+        status: 'accepted',
+        content_hash: fingerprint,
+        fingerprint,
+        reason: '',
+        actor_id: null,
+        editorial: 0,
+        source_message_id: null,
+        created_at: at,
       })
       const id = store.decisions.insert({ ...head('Use REST', 'fp-rest'), source_message_id: null, supersedes: null, created_by: null, created_at: at })
       store.decisions.insertRevision(revision(1, 'Use REST', 'fp-rest'))
@@ -58,11 +69,7 @@ describe('decisions.updateHead (repository)', () => {
   })
 })
 
-type WorkerLine =
-  | { ready: true; version: number }
-  | { won: true; version: number }
-  | { won: false; code: string | null; message: string }
-  | { unexpected: string }
+type WorkerLine = { ready: true; version: number } | { won: true; version: number } | { won: false; code: string | null; message: string } | { unexpected: string }
 
 interface Worker {
   child: ChildProcess

@@ -37,7 +37,11 @@ beforeAll(async () => {
   const core = createCore({ dataDir })
   const ws = await core.invoke('workspaces.open', { repoPath: repo })
   const lead = await core.invoke('members.create', {
-    workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', provider: { kind: 'anthropic', model: 'claude-x', apiKey: 'sk-ant-CLI-SECRET' },
+    workspaceId: ws.id,
+    name: 'Lead',
+    role: 'lead',
+    authority: 'decider',
+    provider: { kind: 'anthropic', model: 'claude-x', apiKey: 'sk-ant-CLI-SECRET' },
   })
   const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use REST', statement: 'Expose a REST API.', rationale: 'Clients are browsers.', actorId: lead.id })
   await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Expose a JSON REST API.', reason: 'format', actorId: lead.id })

@@ -21,7 +21,11 @@ beforeEach(async () => {
   core = t.core
   ws = await core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
   const lead = await core.invoke('members.create', {
-    workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-live-SCHEMA-0001' },
+    workspaceId: ws.id,
+    name: 'Lead',
+    role: 'lead',
+    authority: 'decider',
+    provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-live-SCHEMA-0001' },
   })
   const tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', authority: 'proposer' })
   const a = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Sessions', statement: 'Use server sessions.', actorId: lead.id })
@@ -29,7 +33,14 @@ beforeEach(async () => {
   const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Orders', assigneeId: tester.id, decisionIds: [b.id] })
   await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: 'a'.repeat(40) } })
-  await core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: 'a'.repeat(40) }, claims: [{ text: 'orders persist', decisionIds: [b.id] }] })
+  await core.invoke('reports.submit', {
+    taskId: task.id,
+    authorId: tester.id,
+    kind: 'test',
+    verdict: 'pass',
+    artifact: { commit: 'a'.repeat(40) },
+    claims: [{ text: 'orders persist', decisionIds: [b.id] }],
+  })
   await core.invoke('decisions.update', { decisionId: b.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'readers' })
   await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Tokens', statement: 'Use JWT.', supersedes: a.id, actorId: lead.id })
   await core.invoke('proposals.create', { decisionId: b.id, statement: 'Store orders in Postgres.', reason: 'scale', actorId: tester.id })

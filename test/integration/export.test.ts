@@ -40,20 +40,37 @@ beforeEach(async () => {
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
 
   auth = await core.invoke('decisions.create', {
-    workspaceId: ws.id, title: 'Session auth', statement: 'Use server sessions with cookies.', rationale: 'One server, simple.', actorId: lead.id,
+    workspaceId: ws.id,
+    title: 'Session auth',
+    statement: 'Use server sessions with cookies.',
+    rationale: 'One server, simple.',
+    actorId: lead.id,
   })
   storage = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.' })
   login = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Login form', assigneeId: impl.id, decisionIds: [auth.id, storage.id] })
   await core.invoke('tasks.setStatus', { taskId: login.id, status: 'in_progress' })
   await core.invoke('tasks.setStatus', { taskId: login.id, status: 'delivered', artifact: { commit: SHA } })
   await core.invoke('reports.submit', {
-    taskId: login.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA },
-    claims: [{ text: 'login works', decisionIds: [auth.id] }, { text: 'orders persist | survive restart', decisionIds: [storage.id] }],
+    taskId: login.id,
+    authorId: tester.id,
+    kind: 'test',
+    verdict: 'pass',
+    artifact: { commit: SHA },
+    claims: [
+      { text: 'login works', decisionIds: [auth.id] },
+      { text: 'orders persist | survive restart', decisionIds: [storage.id] },
+    ],
   })
-  storage = (await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'concurrent readers', actorId: lead.id })).decision
+  storage = (await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'concurrent readers', actorId: lead.id }))
+    .decision
   storage = (await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: 2, statement: 'Store orders in SQLite, in WAL mode.', reason: 'typo', editorial: true })).decision
   tokens = await core.invoke('decisions.create', {
-    workspaceId: ws.id, title: 'Token auth (JWT)', statement: 'Use JWT bearer tokens.', rationale: 'Mobile clients.\n\nNo sticky sessions.', supersedes: auth.id, actorId: lead.id,
+    workspaceId: ws.id,
+    title: 'Token auth (JWT)',
+    statement: 'Use JWT bearer tokens.',
+    rationale: 'Mobile clients.\n\nNo sticky sessions.',
+    supersedes: auth.id,
+    actorId: lead.id,
   })
   await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Issue tokens', assigneeId: impl.id, decisionIds: [tokens.id], blockedBy: [login.id] })
   cache = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache', statement: 'Cache product pages for 60 s.', actorId: impl.id })
@@ -64,8 +81,7 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-const exportAs = (format: 'madr' | 'markdown' | 'json', outDir?: string) =>
-  core.invoke('export.decisionLog', { workspaceId: ws.id, format, ...(outDir ? { outDir } : {}) })
+const exportAs = (format: 'madr' | 'markdown' | 'json', outDir?: string) => core.invoke('export.decisionLog', { workspaceId: ws.id, format, ...(outDir ? { outDir } : {}) })
 
 /** The front matter of a MADR file: scalars and `- item` lists (`[]` when empty), quoted strings decoded, comments skipped. */
 function frontMatter(text: string): Record<string, unknown> {
@@ -99,7 +115,12 @@ function section(text: string, heading: string): string {
 /** The rows of the first Markdown table in `text`, as arrays of trimmed cells. */
 function tableRows(text: string): string[][] {
   const lines = text.split('\n').filter((l) => l.startsWith('| '))
-  return lines.slice(2).map((l) => l.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.trim()))
+  return lines.slice(2).map((l) =>
+    l
+      .slice(2, -2)
+      .split(/ (?<!\\)\| /)
+      .map((c) => c.trim()),
+  )
 }
 
 function allFiles(dir: string): string[] {
@@ -149,8 +170,15 @@ describe('madr export', () => {
     // D-2: a normative revision, then an editorial fix by the human.
     const fm2 = frontMatter(d2)
     expect(fm2).toEqual({
-      status: 'accepted', date: storage.updatedAt.slice(0, 10), 'decision-makers': ['human', 'Lead (lead)'], consulted: ['Tess (tester)'], informed: ['Impl (implementer)'],
-      id: 'D-2', version: 3, fingerprint: storage.fingerprint, generator: 'Concord',
+      status: 'accepted',
+      date: storage.updatedAt.slice(0, 10),
+      'decision-makers': ['human', 'Lead (lead)'],
+      consulted: ['Tess (tester)'],
+      informed: ['Impl (implementer)'],
+      id: 'D-2',
+      version: 3,
+      fingerprint: storage.fingerprint,
+      generator: 'Concord',
     })
     expect(section(d2, '## Context and Problem Statement')).toBe('_No rationale was recorded for this decision._')
     expect(section(d2, '## Decision Outcome')).toMatch(/^Chosen option: "Storage"\.\n\nStore orders in SQLite, in WAL mode\.\n\n### Consequences\n/)
@@ -167,8 +195,15 @@ describe('madr export', () => {
 
     // D-3: supersedes D-1; a pending proposal; a todo task.
     expect(frontMatter(d3)).toEqual({
-      status: 'accepted', date: tokens.updatedAt.slice(0, 10), 'decision-makers': ['Lead (lead)'], consulted: ['Impl (implementer)'], informed: [],
-      id: 'D-3', version: 1, fingerprint: tokens.fingerprint, generator: 'Concord',
+      status: 'accepted',
+      date: tokens.updatedAt.slice(0, 10),
+      'decision-makers': ['Lead (lead)'],
+      consulted: ['Impl (implementer)'],
+      informed: [],
+      id: 'D-3',
+      version: 1,
+      fingerprint: tokens.fingerprint,
+      generator: 'Concord',
     })
     expect(section(d3, '## Context and Problem Statement')).toBe('Mobile clients.\n\nNo sticky sessions.')
     // A pending proposal with another statement is an option under consideration.
@@ -206,18 +241,14 @@ describe('madr export', () => {
     await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: storage.version, title: 'Order storage', reason: 'clearer title' })
     await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Payments', statement: 'Use Stripe.' })
     const third = await exportAs('madr')
-    expect(third.files.map((f) => f.slice(dir.length + 1))).toEqual([
-      '0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md',
-    ])
+    expect(third.files.map((f) => f.slice(dir.length + 1))).toEqual(['0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md'])
     expect(existsSync(join(dir, '0003-storage.md'))).toBe(false)
     expect(frontMatter(readFileSync(join(dir, '0003-order-storage.md'), 'utf8'))).toMatchObject({ id: 'D-2', version: 4 })
     // Only the retitled decision changed; the others keep their bytes and mtime.
     expect(statSync(join(dir, '0002-session-auth.md')).mtimeMs).toBe(mtimes[0])
     expect(readFileSync(handwritten, 'utf8')).toBe('# Use git\n\nWe use git.\n')
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# Decisions\n')
-    expect(readdirSync(dir).sort()).toEqual([
-      '0001-use-git.md', '0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md', 'README.md',
-    ])
+    expect(readdirSync(dir).sort()).toEqual(['0001-use-git.md', '0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md', 'README.md'])
   })
 
   it('refuses to overwrite a file it did not write and changes nothing', async () => {
@@ -262,14 +293,8 @@ describe('markdown export', () => {
     expect(index[1][4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC · editorial · human$/)
     const d2 = section(text, '## D-2: Storage')
     const headings = d2.split('\n').filter((l) => l.startsWith('#### '))
-    expect(headings.map((h) => h.replace(/ · \d{4}-.* UTC/, ''))).toEqual([
-      '#### v3 · human · editorial',
-      '#### v2 · Lead (lead) · normative',
-      '#### v1 · human · created',
-    ])
-    expect(section(d2, '#### v2 · ' + headings[1].slice('#### v2 · '.length))).toBe(
-      'Reason: concurrent readers\n\nChanged: statement.\n\nStatement:\n\n> Store orders in SQLite in WAL mode.',
-    )
+    expect(headings.map((h) => h.replace(/ · \d{4}-.* UTC/, ''))).toEqual(['#### v3 · human · editorial', '#### v2 · Lead (lead) · normative', '#### v1 · human · created'])
+    expect(section(d2, '#### v2 · ' + headings[1].slice('#### v2 · '.length))).toBe('Reason: concurrent readers\n\nChanged: statement.\n\nStatement:\n\n> Store orders in SQLite in WAL mode.')
     expect(section(text, '## D-1: Session auth')).toContain('**Status:** superseded by [D-3](#d-3)')
     expect(section(text, '## D-3: Token auth (JWT)')).toContain('**Supersedes:** [D-1](#d-1)')
   })
@@ -305,19 +330,27 @@ describe('json export and import', () => {
     expect(doc.members.map((m: any) => m.id)).toEqual(['M-1', 'M-2', 'M-3'])
     expect(doc.members[0].provider).toEqual({ kind: 'openai', model: 'gpt-x', baseURL: 'https://llm.example.com/v1' })
     expect(doc.decisions.map((d: any) => [d.id, d.status, d.version, d.revisions.length])).toEqual([
-      ['D-1', 'superseded', 2, 2], ['D-2', 'accepted', 3, 3], ['D-3', 'accepted', 1, 1], ['D-4', 'accepted', 2, 2],
+      ['D-1', 'superseded', 2, 2],
+      ['D-2', 'accepted', 3, 3],
+      ['D-3', 'accepted', 1, 1],
+      ['D-4', 'accepted', 2, 2],
     ])
     expect(doc.decisions[1].revisions[2]).toMatchObject({ version: 3, editorial: true, reason: 'typo', actorId: null })
     expect(doc.decisions[0]).toMatchObject({ supersededBy: 'D-3', createdBy: 'M-1' })
     expect(doc.tasks[0]).toMatchObject({ id: 'T-1', status: 'delivered', flag: 'needs_reverification', artifact: { commit: SHA, digest: null } })
-    expect(doc.tasks[0].links.map((l: any) => [l.decisionId, l.pinnedVersion, l.state])).toEqual([['D-1', 1, 'suspect'], ['D-2', 1, 'suspect']])
+    expect(doc.tasks[0].links.map((l: any) => [l.decisionId, l.pinnedVersion, l.state])).toEqual([
+      ['D-1', 1, 'suspect'],
+      ['D-2', 1, 'suspect'],
+    ])
     expect(doc.tasks[1]).toMatchObject({ id: 'T-2', blockedBy: ['T-1'] })
     expect(doc.reports[0]).toMatchObject({ id: 'R-1', taskId: 'T-1', authorId: 'M-3', validity: 'stale' })
     expect(doc.reports[0].claims.map((c: any) => [c.id, c.state, c.decisions.map((x: any) => x.decisionId)])).toEqual([
-      ['C-1', 'stale', ['D-1']], ['C-2', 'stale', ['D-2']],
+      ['C-1', 'stale', ['D-1']],
+      ['C-2', 'stale', ['D-2']],
     ])
     expect(doc.proposals.map((p: any) => [p.id, p.decisionId, p.state, p.authorId, p.decidedBy])).toEqual([
-      ['P-1', 'D-4', 'accepted', 'M-2', 'M-1'], ['P-2', 'D-3', 'pending', 'M-2', null],
+      ['P-1', 'D-4', 'accepted', 'M-2', 'M-1'],
+      ['P-2', 'D-3', 'pending', 'M-2', null],
     ])
     expect(doc.notices.length).toBeGreaterThan(0)
     expect(doc.notices[0]).toMatchObject({ memberId: expect.stringMatching(/^M-\d+$/), decisionId: expect.stringMatching(/^D-\d+$/) })
@@ -335,9 +368,7 @@ describe('json export and import', () => {
     expect(t.events.slice(events).map((e) => e.event)).toEqual(['workspace.opened'])
     const again = await core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json' })
     expect(withoutTime(readJson(again.files[0]))).toEqual(withoutTime(original))
-    expect(readFileSync(again.files[0], 'utf8').replace(/"exportedAt": ".*"/, '')).toBe(
-      readFileSync(join(ws.repoPath, 'concord-export.json'), 'utf8').replace(/"exportedAt": ".*"/, ''),
-    )
+    expect(readFileSync(again.files[0], 'utf8').replace(/"exportedAt": ".*"/, '')).toBe(readFileSync(join(ws.repoPath, 'concord-export.json'), 'utf8').replace(/"exportedAt": ".*"/, ''))
 
     // The restored workspace is a working harness: same keys, same states, same figures; numbering continues.
     const list = (id: string) => core.invoke('decisions.list', { workspaceId: id })
@@ -345,7 +376,11 @@ describe('json export and import', () => {
     const metrics = async (id: string) => ({ ...(await core.invoke('metrics.get', { workspaceId: id })), workspaceId: '' })
     expect(await metrics(imported.id)).toEqual(await metrics(ws.id))
     const members = await core.invoke('members.list', { workspaceId: imported.id })
-    expect(members.map((m) => [m.name, m.provider?.hasKey ?? null])).toEqual([['Lead', false], ['Impl', null], ['Tess', null]])
+    expect(members.map((m) => [m.name, m.provider?.hasKey ?? null])).toEqual([
+      ['Lead', false],
+      ['Impl', null],
+      ['Tess', null],
+    ])
     const next = await core.invoke('decisions.create', { workspaceId: imported.id, title: 'Payments', statement: 'Use Stripe.' })
     expect(next.key).toBe('D-5')
     const d3 = (await list(imported.id))[2]
@@ -397,14 +432,55 @@ describe('json export and import', () => {
     expect((await rejectsWith(attempt(write('nover.json', { hello: 1 })), 'invalid_params')).message).toContain('has no schemaVersion')
     const newer = await rejectsWith(attempt(write('newer.json', { ...good, schemaVersion: 2, somethingNew: [] })), 'schema_too_new')
     expect(newer.message).toContain('newer Concord (export schema version 2; this Concord reads version 1)')
-    const shape = await rejectsWith(attempt(write('shape.json', mutate((d) => { d.decisions[1].status = 'maybe'; delete d.tasks[0].title }))), 'invalid_params')
+    const shape = await rejectsWith(
+      attempt(
+        write(
+          'shape.json',
+          mutate((d) => {
+            d.decisions[1].status = 'maybe'
+            delete d.tasks[0].title
+          }),
+        ),
+      ),
+      'invalid_params',
+    )
     expect(shape.message).toContain('decisions[1].status')
     expect(shape.message).toContain('tasks[0].title')
-    const dangling = await rejectsWith(attempt(write('dangling.json', mutate((d) => { d.tasks[0].assigneeId = 'M-99' }))), 'invalid_params')
+    const dangling = await rejectsWith(
+      attempt(
+        write(
+          'dangling.json',
+          mutate((d) => {
+            d.tasks[0].assigneeId = 'M-99'
+          }),
+        ),
+      ),
+      'invalid_params',
+    )
     expect(dangling.message).toContain('tasks[0].assigneeId: member M-99 is not in the export')
-    const tampered = await rejectsWith(attempt(write('tampered.json', mutate((d) => { d.decisions[1].revisions[0].statement = 'Store orders in Postgres.' }))), 'invalid_params')
+    const tampered = await rejectsWith(
+      attempt(
+        write(
+          'tampered.json',
+          mutate((d) => {
+            d.decisions[1].revisions[0].statement = 'Store orders in Postgres.'
+          }),
+        ),
+      ),
+      'invalid_params',
+    )
     expect(tampered.message).toContain('decisions[1].revisions[0]: the statement or status does not match its contentHash')
-    const unknownField = await rejectsWith(attempt(write('extra.json', mutate((d) => { d.members[0].apiKey = 'x' }))), 'invalid_params')
+    const unknownField = await rejectsWith(
+      attempt(
+        write(
+          'extra.json',
+          mutate((d) => {
+            d.members[0].apiKey = 'x'
+          }),
+        ),
+      ),
+      'invalid_params',
+    )
     expect(unknownField.message).toContain('members[0]: unknown field apiKey')
     expect((await rejectsWith(attempt(join(dir, 'missing.json')), 'invalid_params')).message).toContain('does not exist')
     const taken = await rejectsWith(attempt(write('good.json', good), t.repoDir), 'invalid_params')

@@ -128,7 +128,10 @@ for (const c of JSON.parse(calls)) {
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
   expect(code).toBe(0)
-  return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+  return out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
 }
 
 beforeAll(async () => {
@@ -158,9 +161,7 @@ describe('git_status and git_diff in a hostile repository', () => {
     git(root, 'status', '--porcelain')
     git(root, 'diff', 'HEAD')
     git(root, 'diff', '--no-ext-diff', 'HEAD') // textconv is used only where no external diff is
-    expect(await ranMarkers()).toEqual(
-      expect.arrayContaining(['clean', 'clean-with-equals', 'diff-command', 'diff-external', 'fsmonitor', 'hook-post-index-change', 'process', 'textconv']),
-    )
+    expect(await ranMarkers()).toEqual(expect.arrayContaining(['clean', 'clean-with-equals', 'diff-command', 'diff-external', 'fsmonitor', 'hook-post-index-change', 'process', 'textconv']))
   })
 
   it('run none of its programs (sandboxed)', async () => {
@@ -209,10 +210,7 @@ describe('git_status and git_diff in a hostile repository', () => {
 })
 
 describe('git_commit', () => {
-  const hookRuns = async (): Promise<string[]> => [
-    ...(await readdir(root)).filter((f) => f.endsWith('.ran')),
-    ...(await ranMarkers()).filter((m) => m.startsWith('hook-')),
-  ]
+  const hookRuns = async (): Promise<string[]> => [...(await readdir(root)).filter((f) => f.endsWith('.ran')), ...(await ranMarkers()).filter((m) => m.startsWith('hook-'))]
 
   it("refuses to run the repository's filter drivers unless the policy allows its programs", async () => {
     const err = await run('git_commit', { message: 'refused' }).catch((e) => e)
@@ -231,10 +229,7 @@ describe('git_commit', () => {
   })
 
   it('runs hooks and filters when allowed, inside the sandbox with the clean environment', async () => {
-    await writeFile(
-      path.join(bin, 'hooks', 'pre-commit'),
-      `#!/bin/sh\n{ env; touch /etc/concord-hook-${process.pid} 2>&1 || echo outside=refused; } > hook-report.txt\n`,
-    )
+    await writeFile(path.join(bin, 'hooks', 'pre-commit'), `#!/bin/sh\n{ env; touch /etc/concord-hook-${process.pid} 2>&1 || echo outside=refused; } > hook-report.txt\n`)
     process.env.OPENAI_API_KEY = 'sk-hook-leak-check'
     try {
       expect(await run('git_commit', { message: 'with hooks' }, ctx({ gitHooks: true }))).toContain('with hooks')

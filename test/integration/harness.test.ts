@@ -50,7 +50,10 @@ describe('workspaces and members', () => {
 
   it('keeps the API key write-only', async () => {
     const m = await core.invoke('members.create', {
-      workspaceId: ws.id, name: 'K', role: 'implementer', provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-secret-123' },
+      workspaceId: ws.id,
+      name: 'K',
+      role: 'implementer',
+      provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-secret-123' },
     })
     expect(m.provider).toEqual({ kind: 'openai', model: 'gpt-x', baseURL: null, hasKey: true })
     expect(JSON.stringify(await core.invoke('members.list', { workspaceId: ws.id }))).not.toContain('sk-secret-123')
@@ -139,7 +142,11 @@ describe('decision edits', () => {
     expect(after.flag).toBeNull()
     expect(after.links[0].state).toBe('current')
     const history = await core.invoke('decisions.history', { decisionId: d.id })
-    expect(history.map((h) => [h.version, h.editorial])).toEqual([[1, false], [2, true], [3, false]])
+    expect(history.map((h) => [h.version, h.editorial])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+    ])
     const m = await core.invoke('metrics.get', { workspaceId: ws.id })
     expect(m.decisionEdits).toEqual({ normative: 0, editorial: 2 })
   })
@@ -151,8 +158,15 @@ describe('decision edits', () => {
     await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
     const todoTask = await task('later', [d1], bystander)
     const report = await core.invoke('reports.submit', {
-      taskId: tk.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA },
-      claims: [{ text: 'GET /items works', decisionIds: [d1.id] }, { text: 'data persists', decisionIds: [d2.id] }],
+      taskId: tk.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: SHA },
+      claims: [
+        { text: 'GET /items works', decisionIds: [d1.id] },
+        { text: 'data persists', decisionIds: [d2.id] },
+      ],
     })
     expect(report.validity).toBe('valid')
     expect(report.basis).toEqual([
@@ -161,9 +175,7 @@ describe('decision edits', () => {
     ])
 
     const { impact } = await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'GraphQL', actorId: lead.id })
-    expect(impact.reports).toEqual([
-      { reportId: report.id, key: report.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [report.claims[0].id] },
-    ])
+    expect(impact.reports).toEqual([{ reportId: report.id, key: report.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [report.claims[0].id] }])
     expect(impact.notifiedMemberIds.sort()).toEqual([impl.id, tester.id].sort())
     expect(impact.tasks.map((x) => x.key).sort()).toEqual([tk.key, todoTask.key].sort())
 
@@ -192,8 +204,27 @@ describe('decision edits', () => {
     const d2 = await decide('DB', 'SQLite')
     const tk = await task('t', [d1])
     // r1: basis D-1 only, one claim on D-2. r2: basis on both, claims on nothing.
-    const r1 = await core.invoke('reports.submit', { taskId: tk.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA }, basis: [{ decisionId: d1.id, version: 1 }], claims: [{ text: 'persists', decisionIds: [d2.id] }] })
-    const r2 = await core.invoke('reports.submit', { taskId: tk.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit: SHA }, basis: [{ decisionId: d1.id, version: 1 }, { decisionId: d2.id, version: 1 }], claims: [{ text: 'reads well', decisionIds: [] }] })
+    const r1 = await core.invoke('reports.submit', {
+      taskId: tk.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: SHA },
+      basis: [{ decisionId: d1.id, version: 1 }],
+      claims: [{ text: 'persists', decisionIds: [d2.id] }],
+    })
+    const r2 = await core.invoke('reports.submit', {
+      taskId: tk.id,
+      authorId: reviewer.id,
+      kind: 'review',
+      verdict: 'pass',
+      artifact: { commit: SHA },
+      basis: [
+        { decisionId: d1.id, version: 1 },
+        { decisionId: d2.id, version: 1 },
+      ],
+      claims: [{ text: 'reads well', decisionIds: [] }],
+    })
     const { impact } = await edit(d2, 'Postgres')
     expect(impact.reports).toEqual([
       { reportId: r1.id, key: r1.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [r1.claims[0].id] },

@@ -135,7 +135,10 @@ describe('concord mcp', () => {
     const task = (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]
     await send([{ secret: 'guessed', event: 'task.changed', payload: { workspaceId: ws.id, task } }])
     // A session event is the app's own business, even with the secret; a domain event with it is taken.
-    await send([{ secret, event: 'session.reset', payload: { workspaceId: ws.id, memberId: impl.id } }, { secret, event: 'task.changed', payload: { workspaceId: ws.id, task } }])
+    await send([
+      { secret, event: 'session.reset', payload: { workspaceId: ws.id, memberId: impl.id } },
+      { secret, event: 'task.changed', payload: { workspaceId: ws.id, task } },
+    ])
     expect(heard).toEqual(['task.changed'])
   })
 })

@@ -187,7 +187,19 @@ class Model {
     }
     // A claim exercises each decision as the report's basis read it (the current content if the basis does not name it).
     const pins = new Map(claimDecisions.map((d) => [d, basis.get(d)?.meaning ?? this.head(d).meaning]))
-    this.reports.push({ id: ids.id, task: t, author, kind, verdict, commit, basis, claims: [{ id: ids.claimIds[0], pins }, { id: ids.claimIds[1], pins: new Map() }] })
+    this.reports.push({
+      id: ids.id,
+      task: t,
+      author,
+      kind,
+      verdict,
+      commit,
+      basis,
+      claims: [
+        { id: ids.claimIds[0], pins },
+        { id: ids.claimIds[1], pins: new Map() },
+      ],
+    })
   }
 
   /** null when acceptance must succeed; otherwise the code and its reasons (code, report): one per problem found. */
@@ -298,9 +310,7 @@ function shownImpact(i: Impact) {
 
 async function expectState(core: Core, wsId: string, m: Model): Promise<void> {
   const decisions = await core.invoke('decisions.list', { workspaceId: wsId })
-  expect(decisions.map((d) => [d.id, d.version, d.statement, d.status])).toEqual(
-    m.decisions.map((d) => [d.id, d.versions.length, d.versions.at(-1)!.statement, d.versions.at(-1)!.status]),
-  )
+  expect(decisions.map((d) => [d.id, d.version, d.statement, d.status])).toEqual(m.decisions.map((d) => [d.id, d.versions.length, d.versions.at(-1)!.statement, d.versions.at(-1)!.status]))
   expect((await core.invoke('tasks.list', { workspaceId: wsId })).map(shownTask)).toEqual(m.expectedTasks())
   expect((await core.invoke('reports.list', { workspaceId: wsId })).map(shownReport)).toEqual(m.expectedReports())
 }
@@ -380,7 +390,10 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     const noticesBefore = m.notices.length
     const expected = m.edit(op.d, statement, status, editorial)
     const out = await attempt(core.invoke('decisions.update', { decisionId: d.id, expectedVersion, statement, status, editorial }))
-    if (typeof expected === 'string') { expect(codeOf(out)).toBe(expected); return; }
+    if (typeof expected === 'string') {
+      expect(codeOf(out)).toBe(expected)
+      return
+    }
     expect(codeOf(out)).toBe('ok')
     if (!out.ok) return
     const { decision, impact } = out.value
@@ -423,9 +436,7 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
 async function submit(core: Core, m: Model, r: Omit<Extract<Op, { op: 'report' }>, 'op' | 'commit'> & { commit: string }): Promise<void> {
   const t = m.tasks[r.t]
   const claimDecisions = [0, 1, 2].filter((d) => r.claimMask & (1 << d))
-  const basis = r.basisBack
-    ? [...t.links.keys()].map((d) => ({ decisionId: m.decisions[d].id, version: Math.max(1, m.decisions[d].versions.length - 1) }))
-    : undefined
+  const basis = r.basisBack ? [...t.links.keys()].map((d) => ({ decisionId: m.decisions[d].id, version: Math.max(1, m.decisions[d].versions.length - 1) })) : undefined
   const out = await attempt(
     core.invoke('reports.submit', {
       taskId: t.id,

@@ -39,10 +39,7 @@ function openai(overrides: Partial<ProviderConfig> = {}, maxRetries = 1) {
   return createProvider({ kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL, ...overrides }, { maxRetries, env: {} })
 }
 function anthropic(overrides: Partial<ProviderConfig> = {}, maxRetries = 1) {
-  return createProvider(
-    { kind: 'anthropic', model: 'claude-test', apiKey: ANT_KEY, baseURL: server.anthropicBaseURL, ...overrides },
-    { maxRetries, env: {} },
-  )
+  return createProvider({ kind: 'anthropic', model: 'claude-test', apiKey: ANT_KEY, baseURL: server.anthropicBaseURL, ...overrides }, { maxRetries, env: {} })
 }
 
 function req(messages: ChatMessage[], extra: Partial<ModelRequest> = {}): ModelRequest {
@@ -216,10 +213,7 @@ describe('OpenAI provider (real SDK against the local server)', () => {
       return { status: 429, headers: who === 'ours' ? { 'retry-after': '0' } : { 'retry-after-ms': '300' }, errorMessage: 'Rate limit reached' }
     }
     server.enqueue(reply, reply, reply, reply)
-    const [ours, control] = await Promise.all([
-      run(openai({}, 2), req([{ role: 'user', content: 'ours' }])),
-      run(openai({}, 2), req([{ role: 'user', content: 'control' }])),
-    ])
+    const [ours, control] = await Promise.all([run(openai({}, 2), req([{ role: 'user', content: 'ours' }])), run(openai({}, 2), req([{ role: 'user', content: 'control' }]))])
     expect(ours.result.text).toBe('ours: second time lucky')
     expect(control.result.text).toBe('control: second time lucky')
     expect(arrivals.slice(0, 2).sort()).toEqual(['control', 'ours'])
@@ -311,10 +305,7 @@ describe('OpenAI provider (real SDK against the local server)', () => {
 
   it('honours timeoutMs', async () => {
     server.enqueue({ text: 'too late', delayMs: 1000 })
-    const provider = createProvider(
-      { kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL },
-      { maxRetries: 0, timeoutMs: 50, env: {} },
-    )
+    const provider = createProvider({ kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL }, { maxRetries: 0, timeoutMs: 50, env: {} })
     const err = await failure(provider.complete(req([{ role: 'user', content: 'hi' }]), () => {}))
     expect(err.code).toBe('provider_unreachable')
     expect(err.message).toContain('timed out')
@@ -330,7 +321,11 @@ describe('OpenAI provider (real SDK against the local server)', () => {
   it('rethrows an exception from onText unchanged', async () => {
     server.enqueue({ text: 'some text' })
     const boom = new Error('listener broke')
-    await expect(openai().complete(req([{ role: 'user', content: 'hi' }]), () => { throw boom })).rejects.toBe(boom)
+    await expect(
+      openai().complete(req([{ role: 'user', content: 'hi' }]), () => {
+        throw boom
+      }),
+    ).rejects.toBe(boom)
   })
 })
 
@@ -480,10 +475,7 @@ describe('Anthropic provider (real SDK against the local server)', () => {
 
   it('uses ANTHROPIC_API_KEY from the env, and reports provider_auth when there is none', async () => {
     server.enqueue({ text: 'ok' })
-    const withEnv = createProvider(
-      { kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL },
-      { env: { ANTHROPIC_API_KEY: 'sk-ant-env-456' } },
-    )
+    const withEnv = createProvider({ kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL }, { env: { ANTHROPIC_API_KEY: 'sk-ant-env-456' } })
     await run(withEnv, req([{ role: 'user', content: 'hi' }]))
     expect(anthropicKeyOf(server.requests[0])).toBe('sk-ant-env-456')
 

@@ -121,19 +121,7 @@ beforeEach(async () => {
 
 describe('tool definitions', () => {
   it('exposes exactly the nine tools with approval flags and schemas', () => {
-    expect([...tools.keys()].sort()).toEqual(
-      [
-        'edit_file',
-        'git_commit',
-        'git_diff',
-        'git_status',
-        'list_files',
-        'read_file',
-        'run_command',
-        'search_text',
-        'write_file',
-      ].sort(),
-    )
+    expect([...tools.keys()].sort()).toEqual(['edit_file', 'git_commit', 'git_diff', 'git_status', 'list_files', 'read_file', 'run_command', 'search_text', 'write_file'].sort())
     const approval = Object.fromEntries(repoTools().map((t) => [t.name, t.needsApproval]))
     expect(approval).toEqual({
       read_file: false,
@@ -281,9 +269,7 @@ describe('write_file and edit_file', () => {
   it('edits a unique occurrence literally', async () => {
     const out = await run('edit_file', { path: 'src/main.ts', old: '"hello"', new: '"$& hi $1"' })
     expect(out).toMatch(/replaced 1 occurrence/)
-    expect(await readFile(path.join(root, 'src/main.ts'), 'utf8')).toBe(
-      'export const greeting = "$& hi $1"\nconsole.log(greeting)\n',
-    )
+    expect(await readFile(path.join(root, 'src/main.ts'), 'utf8')).toBe('export const greeting = "$& hi $1"\nconsole.log(greeting)\n')
   })
 
   it('refuses missing and ambiguous edits without touching the file', async () => {
@@ -459,10 +445,7 @@ describe('hostile paths', () => {
   it('refuses a symlink to a file outside, for reading and writing', async () => {
     await expectToolError(run('read_file', { path: 'secret-link' }), 'path_outside_workspace')
     await expectToolError(run('write_file', { path: 'secret-link', content: 'pwned' }), 'path_outside_workspace')
-    await expectToolError(
-      run('edit_file', { path: 'secret-link', old: 'TOP', new: 'pwned' }),
-      'path_outside_workspace',
-    )
+    await expectToolError(run('edit_file', { path: 'secret-link', old: 'TOP', new: 'pwned' }), 'path_outside_workspace')
     expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n')
   })
 

@@ -51,7 +51,11 @@ it('a killed process loses no committed step: the interrupted turn is marked and
   }
   const ws = await api('workspaces.open', { repoPath: repo })
   const m = await api('members.create', {
-    workspaceId: ws.id, name: 'Impl', role: 'implementer', approval: 'auto', provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
+    workspaceId: ws.id,
+    name: 'Impl',
+    role: 'implementer',
+    approval: 'auto',
+    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
   })
   server.enqueue({ text: 'Partial thoughts that will be cut off by a crash', hang: true, chunkSize: 4, chunkDelayMs: 5 })
   await api('sessions.send', { memberId: m.id, text: 'Start working' })
@@ -71,7 +75,11 @@ it('a killed process loses no committed step: the interrupted turn is marked and
   const core = createCore({ dataDir, provider: { maxRetries: 0 } })
   try {
     const page = await core.invoke('sessions.get', { memberId: m.id })
-    expect(page.steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'interrupted'], ['interrupted', 'done']])
+    expect(page.steps.map((s) => [s.kind, s.status])).toEqual([
+      ['user', 'done'],
+      ['model', 'interrupted'],
+      ['interrupted', 'done'],
+    ])
     expect(page.steps[1].text.startsWith(persisted)).toBe(true)
     expect(page.state).toBe('idle')
 

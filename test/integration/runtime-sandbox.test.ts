@@ -30,14 +30,22 @@ afterEach(async () => {
 
 function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
   return t.core.invoke('members.create', {
-    workspaceId: ws.id, name, role: 'implementer', approval: 'auto', authority: 'decider',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-member-key-123' }, ...extra,
+    workspaceId: ws.id,
+    name,
+    role: 'implementer',
+    approval: 'auto',
+    authority: 'decider',
+    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-member-key-123' },
+    ...extra,
   })
 }
 
 async function runCommand(m: Member, command: string): Promise<Step> {
   server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'ran it' })
-  const idle = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+  const idle = waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+  )
   await t.core.invoke('sessions.send', { memberId: m.id, text: `run ${command}` })
   await idle
   const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps

@@ -34,7 +34,10 @@ function member(name: string, extra: Record<string, unknown> = {}): Promise<Memb
 }
 
 const state = (memberId: string, s: SessionInfo['state']) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && (s !== 'idle' || e.payload.session.queued === 0))
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && (s !== 'idle' || e.payload.session.queued === 0),
+  )
 
 async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle'): Promise<Step[]> {
   const done = state(m.id, end)
@@ -192,7 +195,10 @@ describe('faults get names', () => {
     await t.core.invoke('sessions.reset', { memberId: m.id })
     await idle
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.map((s) => [s.kind, s.text])).toEqual([['user', 'queued behind it'], ['model', 'answered']])
+    expect(steps.map((s) => [s.kind, s.text])).toEqual([
+      ['user', 'queued behind it'],
+      ['model', 'answered'],
+    ])
     expect(lastUser(server.requests.at(-1)!)).toBe('queued behind it')
   })
 

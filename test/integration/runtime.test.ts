@@ -44,7 +44,13 @@ describe('agent loop', () => {
   it('runs a multi-step turn with parallel tool calls on a real repository, streaming every delta', async () => {
     const m = await member('Impl')
     server.enqueue(
-      { toolCalls: [{ name: 'list_files', arguments: {} }, { name: 'read_file', arguments: { path: 'app.ts' } }], usage: { input: 100, output: 20 } },
+      {
+        toolCalls: [
+          { name: 'list_files', arguments: {} },
+          { name: 'read_file', arguments: { path: 'app.ts' } },
+        ],
+        usage: { input: 100, output: 20 },
+      },
       { text: 'The answer constant is 42.', usage: { input: 150, output: 8 } },
     )
     const deltas: string[] = []
@@ -151,7 +157,12 @@ describe('agent loop', () => {
   it('parses tool arguments once: invalid ones are refused before approval, run gets the parsed value', async () => {
     const m = await member('Impl', { approval: 'ask' })
     server.enqueue(
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/x.txt' } }, { name: 'ask_human', arguments: { question: '   REST or GraphQL?   ' } }] },
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'notes/x.txt' } },
+          { name: 'ask_human', arguments: { question: '   REST or GraphQL?   ' } },
+        ],
+      },
       { text: 'ok' },
     )
     const steps = await turn(m, 'go')
@@ -201,7 +212,11 @@ describe('agent loop', () => {
     await t.core.invoke('sessions.interrupt', { memberId: m.id })
     await idle
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['model', 'interrupted'], ['interrupted', 'done']])
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([
+      ['user', 'done'],
+      ['model', 'interrupted'],
+      ['interrupted', 'done'],
+    ])
     expect(steps[1].text.length).toBeGreaterThan(0)
   })
 
@@ -217,7 +232,10 @@ describe('agent loop', () => {
     const first = (await waiting).payload.session.pendingApprovals[0]
     expect(first.name).toBe('write_file')
     expect(existsSync(join(t.repoDir, 'notes/a.txt'))).toBe(false)
-    const waiting2 = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval' && e.payload.session.pendingApprovals[0]?.callId !== first.callId)
+    const waiting2 = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval' && e.payload.session.pendingApprovals[0]?.callId !== first.callId,
+    )
     await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
     const second = (await waiting2).payload.session.pendingApprovals[0]
     const idle = settled(m.id)
@@ -233,11 +251,9 @@ describe('agent loop', () => {
   it('delegates to another member and returns its answer (agent as tool)', async () => {
     const lead = await member('Lead')
     const rev = await member('Rev')
-    server.enqueue(
-      { toolCalls: [{ name: 'delegate', arguments: { memberId: 'Rev', task: 'Review app.ts' } }] },
-      { text: 'Looks good to me.' },
-      (req) => ({ text: `Lead heard: ${toolMessages(req).at(-1)?.content}` }),
-    )
+    server.enqueue({ toolCalls: [{ name: 'delegate', arguments: { memberId: 'Rev', task: 'Review app.ts' } }] }, { text: 'Looks good to me.' }, (req) => ({
+      text: `Lead heard: ${toolMessages(req).at(-1)?.content}`,
+    }))
     const steps = await turn(lead, 'Get app.ts reviewed')
     expect(steps.at(-1)?.text).toContain('Rev answered:\nLooks good to me.')
     const revSteps = (await t.core.invoke('sessions.get', { memberId: rev.id })).steps
@@ -257,12 +273,7 @@ describe('agent loop', () => {
 
   it('plans every N steps with a view that leaves old plans out', async () => {
     const m = await member('Planner', { planningInterval: 1, maxSteps: 2 })
-    server.enqueue(
-      { text: 'PLAN-1: look at the files' },
-      { toolCalls: [{ name: 'list_files', arguments: {} }] },
-      { text: 'PLAN-2: answer' },
-      { text: 'done' },
-    )
+    server.enqueue({ text: 'PLAN-1: look at the files' }, { toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'PLAN-2: answer' }, { text: 'done' })
     const steps = await turn(m, 'do it')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'plan', 'model', 'tool', 'plan', 'model'])
     const [plan1, call1, plan2, call2] = server.requests
@@ -300,7 +311,12 @@ describe('agent loop', () => {
     const lead = await member('Lead')
     const rev = await member('Rev')
     server.enqueue(
-      { toolCalls: [{ name: 'message_member', arguments: { memberId: 'Rev', text: 'Heads up: D-1 may change' } }, { name: 'ask_human', arguments: { question: 'REST or GraphQL?' } }] },
+      {
+        toolCalls: [
+          { name: 'message_member', arguments: { memberId: 'Rev', text: 'Heads up: D-1 may change' } },
+          { name: 'ask_human', arguments: { question: 'REST or GraphQL?' } },
+        ],
+      },
       { text: 'Noted.' },
     )
     const revIdle = settled(rev.id)
@@ -318,7 +334,9 @@ describe('agent loop', () => {
     expect((await t.core.invoke('sessions.get', { memberId: rev.id })).question).toBeNull()
     server.enqueue({ text: 'REST it is.' })
     const states: (SessionInfo['question'] | undefined)[] = []
-    const off = t.core.bus.on((e) => e.event === 'session.state' && (e.payload as { session: SessionInfo }).session.memberId === lead.id && states.push((e.payload as { session: SessionInfo }).session.question))
+    const off = t.core.bus.on(
+      (e) => e.event === 'session.state' && (e.payload as { session: SessionInfo }).session.memberId === lead.id && states.push((e.payload as { session: SessionInfo }).session.question),
+    )
     await turn(lead, 'REST.')
     off()
     expect(states[0]).toBeNull()
@@ -338,7 +356,6 @@ describe('agent loop', () => {
     expect(steps.at(-1)?.text).toContain('Bob answered')
     expect(steps.at(-1)?.text).toContain('delegation_cycle')
   })
-
 
   it('records where an agent proposed a change: the model step that asked for it', async () => {
     const m = await member('Pat', { authority: 'proposer' })

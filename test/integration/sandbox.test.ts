@@ -96,7 +96,11 @@ try { say({ result: await runCommandTool.run({ command }, ctx) }) } catch (e: an
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const lines = (): any[] => out.split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l))
+  const lines = (): any[] =>
+    out
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => JSON.parse(l))
   return { child, lines, exited }
 }
 
@@ -140,7 +144,12 @@ describe('environment', () => {
       expect(out).not.toContain(value)
     }
     expect(out).not.toMatch(/^CONCORD_/m)
-    const vars = Object.fromEntries(out.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+    const vars = Object.fromEntries(
+      out
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    )
     expect(vars.HOME).toBe(path.join(scratchDir, 'home'))
     expect(vars.TMPDIR).toBe(path.join(scratchDir, 'tmp'))
     expect(vars.BUILD_MODE).toBe('fast')
@@ -253,10 +262,7 @@ describe('process lifetime', () => {
     // Were it to survive, it would write the marker after a second; the unique sleep marks it in the process table.
     const t = `1.${Math.floor(Math.random() * 1e6)}`
     const marker = path.join(root, `setsid-marker-${t}`)
-    const out = await run(
-      `setsid sh -c 'echo up > started-${t}; sleep ${t}; touch ${marker}' >/dev/null 2>&1 & ` +
-        `while [ ! -e started-${t} ]; do sleep 0.01; done; echo background started`,
-    )
+    const out = await run(`setsid sh -c 'echo up > started-${t}; sleep ${t}; touch ${marker}' >/dev/null 2>&1 & ` + `while [ ! -e started-${t} ]; do sleep 0.01; done; echo background started`)
     expect(out).toContain('background started')
     expect(out).toContain('[exit code: 0]')
     await until('the background process is gone', () => processesWith(t).length === 0)
@@ -281,14 +287,17 @@ describe('process lifetime', () => {
     let info: ProcessInfo | undefined
     const out = await run(
       'echo running',
-      ctx({}, {
-        onProcess: (i) => {
-          info = i
-          events.push('started')
-          expect(processStartTime(i.pid)).toBe(i.startTime)
-          return () => events.push('ended')
+      ctx(
+        {},
+        {
+          onProcess: (i) => {
+            info = i
+            events.push('started')
+            expect(processStartTime(i.pid)).toBe(i.startTime)
+            return () => events.push('ended')
+          },
         },
-      }),
+      ),
     )
     events.push('returned')
     expect(out).toContain('running')

@@ -17,7 +17,12 @@ let ws: Workspace
 let base: string
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim()
-const snapshot = (dir: string) => ({ status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD'), app: readFileSync(join(dir, 'app.ts'), 'utf8'), branches: git(dir, 'branch', '--list', 'main') })
+const snapshot = (dir: string) => ({
+  status: git(dir, 'status', '--porcelain'),
+  head: git(dir, 'rev-parse', 'HEAD'),
+  app: readFileSync(join(dir, 'app.ts'), 'utf8'),
+  branches: git(dir, 'branch', '--list', 'main'),
+})
 
 beforeEach(async () => {
   server = await startModelServer()
@@ -32,8 +37,13 @@ afterEach(async () => {
 
 function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
   return t.core.invoke('members.create', {
-    workspaceId: ws.id, name, role: name.toLowerCase(), approval: 'auto', authority: 'proposer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' }, ...extra,
+    workspaceId: ws.id,
+    name,
+    role: name.toLowerCase(),
+    approval: 'auto',
+    authority: 'proposer',
+    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
+    ...extra,
   })
 }
 
@@ -43,7 +53,11 @@ async function started(title: string, assignee: Member): Promise<Task> {
 }
 
 const idle = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0, 15_000)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    15_000,
+  )
 
 async function turn(m: Member, text: string, taskId?: string): Promise<Step[]> {
   const done = idle(m)
@@ -142,7 +156,12 @@ describe('commits are resolved, never typed', () => {
     git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qam', 'bump')
     const delivered = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
     server.enqueue(
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'app.ts' } }, { name: 'write_file', arguments: { path: 'app.ts', content: 'tampered' } }] },
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'app.ts' } },
+          { name: 'write_file', arguments: { path: 'app.ts', content: 'tampered' } },
+        ],
+      },
       { toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [] } }] },
     )
     const steps = await turn(tess, 'verify T-1', task.id)

@@ -14,7 +14,15 @@ describe('agent presets in the UI', () => {
 
   it('turns the editor fields into the provider input, refusing an environment line that is not NAME=value', () => {
     const d = { ...agentDraftFor('codex'), args: '-c\nmodel="gpt-5.4"\n', env: 'A=1\nB=x=y', turnTimeoutMinutes: 2 }
-    expect(agentParam(d)).toEqual({ kind: 'acp', agent: 'codex', args: ['-c', 'model="gpt-5.4"'], env: { A: '1', B: 'x=y' }, isolatedHome: true, interruptOnAdjustment: false, turnTimeoutSeconds: 120 })
+    expect(agentParam(d)).toEqual({
+      kind: 'acp',
+      agent: 'codex',
+      args: ['-c', 'model="gpt-5.4"'],
+      env: { A: '1', B: 'x=y' },
+      isolatedHome: true,
+      interruptOnAdjustment: false,
+      turnTimeoutSeconds: 120,
+    })
     expect(() => agentParam({ ...d, env: 'oops' })).toThrow('Environment: "oops" is not NAME=value')
   })
 })

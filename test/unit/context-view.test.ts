@@ -5,8 +5,26 @@ import type { StepRow } from '../../electron/main/store/steps-repo'
 let next = 1
 function step(kind: StepRow['kind'], text: string, extra: Partial<StepRow> = {}): StepRow {
   return {
-    id: next++, member_id: 1, turn_id: null, kind, status: 'done', text, tool_calls: '[]', tool_call_id: null, tool_name: null, tool_args: null,
-    is_error: 0, from_member_id: null, task_id: null, input_tokens: null, output_tokens: null, started_at: '', ended_at: null, approval: null, changes: null, ...extra,
+    id: next++,
+    member_id: 1,
+    turn_id: null,
+    kind,
+    status: 'done',
+    text,
+    tool_calls: '[]',
+    tool_call_id: null,
+    tool_name: null,
+    tool_args: null,
+    is_error: 0,
+    from_member_id: null,
+    task_id: null,
+    input_tokens: null,
+    output_tokens: null,
+    started_at: '',
+    ended_at: null,
+    approval: null,
+    changes: null,
+    ...extra,
   }
 }
 const options = { maxChars: 1000, toolOutputLimit: 100, stepId: (n: number) => `s${n}`, memberName: () => 'Rev' }
@@ -27,7 +45,14 @@ describe('context view', () => {
     const out = normalize([
       { role: 'user', content: 'a' },
       { role: 'user', content: 'b' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'x', argumentsText: '{}' }, { id: 'c2', name: 'y', argumentsText: '{}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c1', name: 'x', argumentsText: '{}' },
+          { id: 'c2', name: 'y', argumentsText: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'c2', name: 'y', content: 'two' },
       { role: 'tool', toolCallId: 'orphan', name: 'z', content: 'dropped' },
     ])

@@ -24,7 +24,8 @@ function differences(before: Schema, after: Schema, at: string): string[] {
   }
   if (after.type === 'object') {
     if (after.additionalProperties !== false) out.push(`${at}: object not closed (additionalProperties)`)
-    if (JSON.stringify([...(before.required ?? [])].sort()) !== JSON.stringify([...(after.required ?? [])].sort())) out.push(`${at}.required: ${JSON.stringify(before.required)} became ${JSON.stringify(after.required)}`)
+    if (JSON.stringify([...(before.required ?? [])].sort()) !== JSON.stringify([...(after.required ?? [])].sort()))
+      out.push(`${at}.required: ${JSON.stringify(before.required)} became ${JSON.stringify(after.required)}`)
     const names = new Set([...Object.keys(before.properties ?? {}), ...Object.keys(after.properties ?? {})])
     for (const name of names) {
       const b = before.properties?.[name]

@@ -15,11 +15,42 @@ import type { AppStore } from '../../renderer/src/stores/types'
 
 const WS = 'w00000001'
 const decision = (version: number, statement: string): Decision => ({
-  id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'API style', statement, rationale: '', status: 'accepted', version, fingerprint: `f${version}`, sourceMessageId: null, supersedes: null, supersededBy: null, createdBy: null, createdAt: '', updatedAt: '',
+  id: `${WS}-d1`,
+  workspaceId: WS,
+  key: 'D-1',
+  title: 'API style',
+  statement,
+  rationale: '',
+  status: 'accepted',
+  version,
+  fingerprint: `f${version}`,
+  sourceMessageId: null,
+  supersedes: null,
+  supersededBy: null,
+  createdBy: null,
+  createdAt: '',
+  updatedAt: '',
 })
 const delivered: Task = {
-  id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build the endpoints', spec: '', acceptanceCriteria: '', status: 'delivered', assigneeId: null, flag: 'needs_reverification', artifact: { commit: 'abcdef1234', digest: null },
-  links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }], blockedBy: [], requiredReports: ['test'], branch: null, head: null, merged: null, version: 3, createdAt: '', updatedAt: '',
+  id: `${WS}-t1`,
+  workspaceId: WS,
+  key: 'T-1',
+  title: 'Build the endpoints',
+  spec: '',
+  acceptanceCriteria: '',
+  status: 'delivered',
+  assigneeId: null,
+  flag: 'needs_reverification',
+  artifact: { commit: 'abcdef1234', digest: null },
+  links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }],
+  blockedBy: [],
+  requiredReports: ['test'],
+  branch: null,
+  head: null,
+  merged: null,
+  version: 3,
+  createdAt: '',
+  updatedAt: '',
 }
 
 function api(answers: Partial<Record<MethodName, (p: any) => unknown>>): ClientApi {
@@ -58,12 +89,20 @@ describe('Markdown', () => {
     // An open code fence shows its code at once, unhighlighted, then highlighted when the reply is done.
     const code = 'export function f(a: string): number {\n  return a.length\n'.repeat(60)
     const streaming = `Intro **bold**\n\nHere it is:\n\`\`\`ts\n${code}`
-    rerender(<StoreContext.Provider value={store}><Markdown text={streaming} streaming /></StoreContext.Provider>)
+    rerender(
+      <StoreContext.Provider value={store}>
+        <Markdown text={streaming} streaming />
+      </StoreContext.Provider>,
+    )
     const pre = container.querySelector('pre code.language-ts')!
     expect(pre.textContent).toBe(code)
     expect(pre.querySelector('.hljs-keyword')).toBeNull()
     expect(container.textContent).toContain('Here it is:')
-    rerender(<StoreContext.Provider value={store}><Markdown text={`${streaming}\n\`\`\``} /></StoreContext.Provider>)
+    rerender(
+      <StoreContext.Provider value={store}>
+        <Markdown text={`${streaming}\n\`\`\``} />
+      </StoreContext.Provider>,
+    )
     expect(container.querySelector('pre code.hljs .hljs-keyword')?.textContent).toBe('export')
   })
 
@@ -71,7 +110,11 @@ describe('Markdown', () => {
     const store = storeWith()
     const { container } = mount(
       store,
-      <Markdown text={'Hello <script>alert(1)</script> <img src=x onerror=alert(1)>\n\n![logo](https://evil.example/p.png) [docs](https://example.com) [local](/etc/passwd) see D-1 and `D-1`\n\n```ts\nconst a = 1\n```'} />,
+      <Markdown
+        text={
+          'Hello <script>alert(1)</script> <img src=x onerror=alert(1)>\n\n![logo](https://evil.example/p.png) [docs](https://example.com) [local](/etc/passwd) see D-1 and `D-1`\n\n```ts\nconst a = 1\n```'
+        }
+      />,
     )
     expect(container.querySelector('script')).toBeNull()
     expect(container.querySelector('img')).toBeNull()
@@ -94,11 +137,53 @@ describe('Markdown', () => {
 describe('questions to the human', () => {
   it('show as a question from the member, not as a folded tool call', () => {
     const store = storeWith()
-    store.setState({ members: { [`${WS}-m1`]: { id: `${WS}-m1`, workspaceId: WS, name: 'Ada', role: 'lead', authority: 'decider', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, network: false, createdAt: '', updatedAt: '' } } })
+    store.setState({
+      members: {
+        [`${WS}-m1`]: {
+          id: `${WS}-m1`,
+          workspaceId: WS,
+          name: 'Ada',
+          role: 'lead',
+          authority: 'decider',
+          instructions: '',
+          provider: null,
+          approval: 'ask',
+          maxSteps: 30,
+          planningInterval: 0,
+          network: false,
+          createdAt: '',
+          updatedAt: '',
+        },
+      },
+    })
     const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
-    const result = { id: `${WS}-s3`, seq: 3, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'tool' as const, status: 'done' as const, text: 'Question for the human: …', toolCalls: [], tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false }, fromMemberId: null, taskId: null, usage: null, changes: null, startedAt: '', endedAt: '' }
+    const result = {
+      id: `${WS}-s3`,
+      seq: 3,
+      memberId: `${WS}-m1`,
+      turnId: `${WS}-s1`,
+      kind: 'tool' as const,
+      status: 'done' as const,
+      text: 'Question for the human: …',
+      toolCalls: [],
+      tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false },
+      fromMemberId: null,
+      taskId: null,
+      usage: null,
+      changes: null,
+      startedAt: '',
+      endedAt: '',
+    }
     // Open: the member's session says this is the question still waiting for an answer.
-    const info = { memberId: `${WS}-m1`, state: 'idle' as const, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: { stepId: result.id, text: 'Should **D-1** cover webhooks?' } }
+    const info = {
+      memberId: `${WS}-m1`,
+      state: 'idle' as const,
+      error: null,
+      queued: 0,
+      pendingApprovals: [],
+      pendingNotices: 0,
+      question: { stepId: result.id, text: 'Should **D-1** cover webhooks?' },
+    }
     store.getState().applySessionInfo(info)
     const { container } = mount(store, <ToolCall memberId={`${WS}-m1`} call={call} result={result} awaiting={false} />)
     const box = screen.getByTestId('question')
@@ -205,7 +290,13 @@ describe('decision cards', () => {
   it('edits in place: impact preview first, then one compare-and-set update', async () => {
     const sent: unknown[] = []
     const store = storeWith({
-      'decisions.previewImpact': () => ({ decisionId: `${WS}-d1`, normative: true, tasks: [{ taskId: 't', key: 'T-1', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false }], reports: [], notifiedMemberIds: [] }),
+      'decisions.previewImpact': () => ({
+        decisionId: `${WS}-d1`,
+        normative: true,
+        tasks: [{ taskId: 't', key: 'T-1', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false }],
+        reports: [],
+        notifiedMemberIds: [],
+      }),
       'decisions.update': (p) => {
         sent.push(p)
         return { decision: decision(2, p.statement), impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] } }

@@ -62,7 +62,12 @@ describe('session steps', () => {
 
   it('folds tool steps under the model step that asked for them', () => {
     // Two identical calls: only the model's call id tells their results apart.
-    const model = step(2, { toolCalls: [{ id: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}' }, { id: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}' }] })
+    const model = step(2, {
+      toolCalls: [
+        { id: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}' },
+        { id: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}' },
+      ],
+    })
     const toolB = step(3, { kind: 'tool', tool: { callId: 'w1-s3', toolCallId: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'B' })
     const toolA = step(4, { kind: 'tool', tool: { callId: 'w1-s4', toolCallId: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'A' })
     const other = step(5, { kind: 'tool', turnId: 'w1-s99', tool: { callId: 'x', toolCallId: 'call_x', name: 'list_files', argumentsText: '{}', isError: false } })
@@ -75,7 +80,15 @@ describe('session steps', () => {
   it('rebuilds only the rows from the first changed step, with the same result as a full build (property)', () => {
     // A session as the runtime writes it: turns of user / model (with tool calls) / tool results / notices.
     const stepsArb = fc
-      .array(fc.record({ kind: fc.constantFrom('user', 'model', 'tool', 'notice'), calls: fc.integer({ min: 0, max: 2 }), turn: fc.integer({ min: 0, max: 3 }), name: fc.constantFrom('read_file', 'run_command') }), { maxLength: 30 })
+      .array(
+        fc.record({
+          kind: fc.constantFrom('user', 'model', 'tool', 'notice'),
+          calls: fc.integer({ min: 0, max: 2 }),
+          turn: fc.integer({ min: 0, max: 3 }),
+          name: fc.constantFrom('read_file', 'run_command'),
+        }),
+        { maxLength: 30 },
+      )
       .map((specs) =>
         specs.map((x, i) =>
           step(i + 1, {
@@ -103,10 +116,20 @@ describe('session steps', () => {
           if (e.op === 'append' && last) steps = appendText(steps, 'w1-m1', last.id, e.text)
           else if (e.op === 'replace' && steps.length) {
             const at = e.at % steps.length
-            steps = steps.map((x, i) => (i === at ? { ...x, kind: e.kind, tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x))
+            steps = steps.map((x, i) =>
+              i === at ? { ...x, kind: e.kind, tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x,
+            )
           } else if (e.op === 'push') {
             const seq = (last?.seq ?? 0) + 1
-            steps = [...steps, step(seq, { kind: e.kind as Step['kind'], turnId: `w1-t${e.turn}`, toolCalls: e.kind === 'model' ? [{ id: `call_${seq}`, name: 'read_file', argumentsText: '{}' }] : [], tool: e.kind === 'tool' ? { callId: `w1-s${seq}`, toolCallId: `call_${seq - 1}`, name: 'read_file', argumentsText: '{}', isError: false } : null })]
+            steps = [
+              ...steps,
+              step(seq, {
+                kind: e.kind as Step['kind'],
+                turnId: `w1-t${e.turn}`,
+                toolCalls: e.kind === 'model' ? [{ id: `call_${seq}`, name: 'read_file', argumentsText: '{}' }] : [],
+                tool: e.kind === 'tool' ? { callId: `w1-s${seq}`, toolCallId: `call_${seq - 1}`, name: 'read_file', argumentsText: '{}', isError: false } : null,
+              }),
+            ]
           } else if (e.op === 'drop' && steps.length) steps = steps.filter((_, i) => i !== e.at % steps.length)
           const incremental = buildRows(steps, prev)
           expect(shape(incremental)).toEqual(shape(buildRows(steps)))
@@ -153,8 +176,18 @@ describe('revision diffs', () => {
     fc.assert(
       fc.property(words, words, (before, after) => {
         const parts = diffWords(before, after)
-        expect(parts.filter((p) => p.kind !== 'added').map((p) => p.text).join('')).toBe(before)
-        expect(parts.filter((p) => p.kind !== 'removed').map((p) => p.text).join('')).toBe(after)
+        expect(
+          parts
+            .filter((p) => p.kind !== 'added')
+            .map((p) => p.text)
+            .join(''),
+        ).toBe(before)
+        expect(
+          parts
+            .filter((p) => p.kind !== 'removed')
+            .map((p) => p.text)
+            .join(''),
+        ).toBe(after)
       }),
       { numRuns: 300 },
     )

@@ -12,18 +12,86 @@ import { connectEvents, notificationFor, type Scheduler } from '../../renderer/s
 
 const WS = 'w00000001'
 const member = (n: number, name: string): Member => ({
-  id: `${WS}-m${n}`, workspaceId: WS, name, role: 'implementer', authority: 'proposer', instructions: '', provider: null, approval: 'ask', maxSteps: 30, planningInterval: 0, network: false, createdAt: '', updatedAt: '',
+  id: `${WS}-m${n}`,
+  workspaceId: WS,
+  name,
+  role: 'implementer',
+  authority: 'proposer',
+  instructions: '',
+  provider: null,
+  approval: 'ask',
+  maxSteps: 30,
+  planningInterval: 0,
+  network: false,
+  createdAt: '',
+  updatedAt: '',
 })
 const decision = (version: number, statement: string): Decision => ({
-  id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'API', statement, rationale: '', status: 'accepted', version, fingerprint: `f${version}`, sourceMessageId: null, supersedes: null, supersededBy: null, createdBy: null, createdAt: '', updatedAt: '',
+  id: `${WS}-d1`,
+  workspaceId: WS,
+  key: 'D-1',
+  title: 'API',
+  statement,
+  rationale: '',
+  status: 'accepted',
+  version,
+  fingerprint: `f${version}`,
+  sourceMessageId: null,
+  supersedes: null,
+  supersededBy: null,
+  createdBy: null,
+  createdAt: '',
+  updatedAt: '',
 })
 const task = (version: number, flag: Task['flag']): Task => ({
-  id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Build', spec: '', acceptanceCriteria: '', status: 'in_progress', assigneeId: `${WS}-m1`, flag, artifact: null, links: [], blockedBy: [], requiredReports: ['test'], branch: null, head: null, merged: null, version, createdAt: '', updatedAt: '',
+  id: `${WS}-t1`,
+  workspaceId: WS,
+  key: 'T-1',
+  title: 'Build',
+  spec: '',
+  acceptanceCriteria: '',
+  status: 'in_progress',
+  assigneeId: `${WS}-m1`,
+  flag,
+  artifact: null,
+  links: [],
+  blockedBy: [],
+  requiredReports: ['test'],
+  branch: null,
+  head: null,
+  merged: null,
+  version,
+  createdAt: '',
+  updatedAt: '',
 })
 const step = (seq: number, extra: Partial<Step> = {}): Step => ({
-  id: `${WS}-s${seq}`, seq, memberId: `${WS}-m1`, turnId: `${WS}-s1`, kind: 'model', status: 'streaming', text: '', toolCalls: [], tool: null, fromMemberId: null, taskId: null, usage: null, changes: null, startedAt: '', endedAt: null, ...extra,
+  id: `${WS}-s${seq}`,
+  seq,
+  memberId: `${WS}-m1`,
+  turnId: `${WS}-s1`,
+  kind: 'model',
+  status: 'streaming',
+  text: '',
+  toolCalls: [],
+  tool: null,
+  fromMemberId: null,
+  taskId: null,
+  usage: null,
+  changes: null,
+  startedAt: '',
+  endedAt: null,
+  ...extra,
 })
-const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): SessionInfo => ({ memberId: `${WS}-m1`, state, error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: null, ...extra })
+const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): SessionInfo => ({
+  memberId: `${WS}-m1`,
+  state,
+  error: null,
+  queued: 0,
+  pendingApprovals: [],
+  pendingNotices: 0,
+  question: null,
+  ...extra,
+})
 
 /** A ConcordApi double: answers from a table, lets the test push events. */
 function fakeApi(answers: Partial<Record<MethodName, (p: any) => unknown>>) {
@@ -189,7 +257,13 @@ describe('renderer store', () => {
       const { store, emit, setTasks, calls } = await loadedStore()
       connectEvents(store, manualFrames(), () => {})
       setTasks([task(1, 'needs_adjustment')])
-      const impact: Impact = { decisionId: `${WS}-d1`, normative: true, tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false }], reports: [], notifiedMemberIds: [`${WS}-m1`] }
+      const impact: Impact = {
+        decisionId: `${WS}-d1`,
+        normative: true,
+        tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false }],
+        reports: [],
+        notifiedMemberIds: [`${WS}-m1`],
+      }
       emit('decision.changed', { workspaceId: WS, decision: decision(2, 'GraphQL'), impact, editorial: false, reason: '', actorId: null })
       expect(store.getState().decisions[`${WS}-d1`].version).toBe(2)
       await vi.advanceTimersByTimeAsync(500)
@@ -220,7 +294,13 @@ describe('renderer store', () => {
     connectEvents(store, manualFrames(), notify)
     store.getState().selectMember(`${WS}-m2`)
     const ask = (q: string, seq: number) =>
-      step(seq, { kind: 'tool', status: 'done', text: `Question for the human: ${q}`, endedAt: 'x', tool: { callId: `${WS}-s${seq}`, toolCallId: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: q }), isError: false } })
+      step(seq, {
+        kind: 'tool',
+        status: 'done',
+        text: `Question for the human: ${q}`,
+        endedAt: 'x',
+        tool: { callId: `${WS}-s${seq}`, toolCallId: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: q }), isError: false },
+      })
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: ask('REST or GraphQL for the public API?', 3) })
     // The session state carries the open question (the core finds it in the member's steps).
@@ -228,7 +308,11 @@ describe('renderer store', () => {
     expect(notify.mock.calls).toEqual([['Impl asks you', 'REST or GraphQL for the public API?']])
     // Answered, the next turn that simply ends is "finished" again; a stray malformed call is no question.
     emit('session.state', { workspaceId: WS, session: info('running') })
-    emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: { ...ask('x', 4), tool: { callId: `${WS}-s4`, toolCallId: 'c', name: 'ask_human', argumentsText: '{"question": 7', isError: false } } })
+    emit('session.step', {
+      workspaceId: WS,
+      memberId: `${WS}-m1`,
+      step: { ...ask('x', 4), tool: { callId: `${WS}-s4`, toolCallId: 'c', name: 'ask_human', argumentsText: '{"question": 7', isError: false } },
+    })
     emit('session.state', { workspaceId: WS, session: info('idle') })
     expect(notify.mock.calls.map((c) => c[0])).toEqual(['Impl asks you', 'Impl finished'])
   })
@@ -245,7 +329,9 @@ describe('renderer store', () => {
   it('pages older steps in before the first one held', async () => {
     const { store, calls } = await loadedStore({
       'sessions.get': (p: { before?: number }) =>
-        p.before ? { ...info('idle'), steps: [step(1, { id: `${WS}-s0`, seq: 0, status: 'done', endedAt: 'x' })], hasMore: false } : { ...info('idle'), steps: [step(5, { status: 'done', endedAt: 'x' })], hasMore: true },
+        p.before
+          ? { ...info('idle'), steps: [step(1, { id: `${WS}-s0`, seq: 0, status: 'done', endedAt: 'x' })], hasMore: false }
+          : { ...info('idle'), steps: [step(5, { status: 'done', endedAt: 'x' })], hasMore: true },
     })
     await store.getState().loadSession(`${WS}-m1`)
     await store.getState().loadOlder(`${WS}-m1`)
@@ -259,8 +345,12 @@ describe('renderer store', () => {
 describe('pure helpers', () => {
   it('says what an edit will flag, in the product words', () => {
     const impact: Impact = {
-      decisionId: 'd', normative: true,
-      tasks: [{ taskId: 't2', key: 'T-2', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false }, { taskId: 't3', key: 'T-3', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false }],
+      decisionId: 'd',
+      normative: true,
+      tasks: [
+        { taskId: 't2', key: 'T-2', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false },
+        { taskId: 't3', key: 'T-3', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false },
+      ],
       reports: [{ reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'] }],
       notifiedMemberIds: [`${WS}-m1`],
     }
@@ -307,7 +397,13 @@ describe('browser client for the bridge', () => {
     const fetch = vi.fn(async (url: string, init: RequestInit) => {
       const body = JSON.parse(String(init.body))
       if (url.endsWith('/api/tasks.accept')) {
-        return new Response(JSON.stringify({ ok: false, error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [{ code: 'evidence_stale', reportId: 'r', message: 'R-1 is based on D-1 v1' }] } } }), { status: 409 })
+        return new Response(
+          JSON.stringify({
+            ok: false,
+            error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [{ code: 'evidence_stale', reportId: 'r', message: 'R-1 is based on D-1 v1' }] } },
+          }),
+          { status: 409 },
+        )
       }
       return new Response(JSON.stringify({ ok: true, value: { echoed: body } }))
     })
@@ -318,7 +414,7 @@ describe('browser client for the bridge', () => {
     const err = await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e) => e)
     expect(err).toMatchObject({ code: 'evidence_stale', message: 'T-1 cannot be accepted' })
     expect(refusalReasons(err)[0].message).toBe('R-1 is based on D-1 v1')
-    const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: (() => Promise.reject(new TypeError('failed'))), WebSocket: FakeSocket as never })
+    const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: () => Promise.reject(new TypeError('failed')), WebSocket: FakeSocket as never })
     await expect(down.call('workspaces.list', {})).rejects.toMatchObject({ code: 'network' })
   })
 

@@ -9,7 +9,12 @@ describe('wire codec', () => {
   it('round-trips every JSON answer through text and through a structured clone', () => {
     const response = fc.oneof(
       fc.jsonValue().map((v) => respond(v)),
-      fc.record({ code: fc.constantFrom('not_found' as const, 'version_conflict' as const), message: fc.string(), details: fc.option(fc.jsonValue(), { nil: undefined }) }, { requiredKeys: ['code', 'message'] }).map((e) => refuse(e)),
+      fc
+        .record(
+          { code: fc.constantFrom('not_found' as const, 'version_conflict' as const), message: fc.string(), details: fc.option(fc.jsonValue(), { nil: undefined }) },
+          { requiredKeys: ['code', 'message'] },
+        )
+        .map((e) => refuse(e)),
     )
     fc.assert(
       fc.property(response, (r: ApiResponse<unknown>) => {
@@ -29,7 +34,22 @@ describe('wire codec', () => {
   })
 
   it('turns anything that is not an answer into one internal refusal', () => {
-    for (const input of ['{not json', '', 'null', '[]', '{"ok":true}', '{"ok":"yes","value":1}', '{"ok":false}', '{"ok":false,"error":{"code":"x"}}', '{"ok":false,"error":{"message":"m"}}', null, undefined, 42, [], { ok: 1, value: 2 }]) {
+    for (const input of [
+      '{not json',
+      '',
+      'null',
+      '[]',
+      '{"ok":true}',
+      '{"ok":"yes","value":1}',
+      '{"ok":false}',
+      '{"ok":false,"error":{"code":"x"}}',
+      '{"ok":false,"error":{"message":"m"}}',
+      null,
+      undefined,
+      42,
+      [],
+      { ok: 1, value: 2 },
+    ]) {
       expect(decode(input, MALFORMED), JSON.stringify(input) ?? 'undefined').toEqual({ ok: false, error: { code: 'internal', message: MALFORMED } })
     }
   })

@@ -76,8 +76,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
       return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
     },
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
-    'reports.list': (p) =>
-      p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!)),
+    'reports.list': (p) => (p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!))),
 
     'notices.list': (p) => {
       const ctx = h.ctxOf('member', p.memberId, 'memberId')

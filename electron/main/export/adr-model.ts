@@ -70,13 +70,14 @@ function unique(names: string[], without: Set<string>): string[] {
  */
 export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: string[]; consulted: string[]; informed: string[] } {
   const { doc, people } = ctx
-  const decisionMakers = unique(d.revisions.map((r) => people(r.actorId)), new Set())
+  const decisionMakers = unique(
+    d.revisions.map((r) => people(r.actorId)),
+    new Set(),
+  )
   const consulted = unique(
     [
       ...doc.proposals.filter((p) => p.decisionId === d.id).map((p) => people(p.authorId)),
-      ...doc.reports
-        .filter((r) => r.basis.some((b) => b.decisionId === d.id) || r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id)))
-        .map((r) => people(r.authorId)),
+      ...doc.reports.filter((r) => r.basis.some((b) => b.decisionId === d.id) || r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id))).map((r) => people(r.authorId)),
     ],
     new Set(decisionMakers),
   )

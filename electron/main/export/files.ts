@@ -52,7 +52,7 @@ export function ioError(what: string, err: unknown): ApiError {
  */
 function makeDirs(dir: string): void {
   const missing: string[] = []
-  for (let cur = resolve(dir); ; ) {
+  for (let cur = resolve(dir); ;) {
     try {
       if (statSync(cur).isDirectory()) break
       throw Object.assign(new Error(`${cur} is not a folder`), { code: 'ENOTDIR' })

@@ -2,7 +2,9 @@
 
 /** A YAML double-quoted scalar (JSON string syntax is valid YAML; line/paragraph separators escaped too). */
 export function yamlString(text: string): string {
-  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 /** The flat `key: value` lines of a file's front matter, or null when it has none. */

@@ -83,7 +83,12 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       planning_interval: m.planningInterval,
       network: m.network ? 1 : 0,
       // An agent's command and settings are machine-specific: not in the export, set again after import.
-      agent: null, agent_command: null, agent_args: '[]', agent_env: '{}', agent_isolated_home: 0, acp_session: null,
+      agent: null,
+      agent_command: null,
+      agent_args: '[]',
+      agent_env: '{}',
+      agent_isolated_home: 0,
+      acp_session: null,
       created_at: m.createdAt,
       updated_at: m.updatedAt,
     })
@@ -225,10 +230,7 @@ export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportPar
   const repoPath = repoFolder(p.repoPath)
   const existing = harness.registry.byPath(repoPath)
   if (existing) {
-    throw new ApiError(
-      'invalid_params',
-      `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`,
-    )
+    throw new ApiError('invalid_params', `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`)
   }
   let id = newWorkspaceId()
   while (harness.registry.byId(id) || existsSync(harness.registry.workspaceFile(id))) id = newWorkspaceId()

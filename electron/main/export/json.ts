@@ -69,10 +69,7 @@ export function parseExport(text: string, source: string): ExportDoc {
     throw new ApiError('invalid_params', `${source} is not a Concord export: schemaVersion must be a whole number from 1`)
   }
   if (version > SCHEMA_VERSION) {
-    throw new ApiError(
-      'schema_too_new',
-      `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`,
-    )
+    throw new ApiError('schema_too_new', `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`)
   }
   const parsed = ExportV1.safeParse(raw)
   if (!parsed.success) throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(parsed.error)}`)

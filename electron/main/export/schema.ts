@@ -18,8 +18,7 @@ export type LocalKind = keyof typeof localPrefix
 
 export const localId = (kind: LocalKind, n: number) => `${localPrefix[kind]}-${n}`
 
-const Ref = (kind: LocalKind) =>
-  z.string().regex(new RegExp(`^${localPrefix[kind]}-[1-9][0-9]{0,14}$`), `must be a ${kind} id like ${localPrefix[kind]}-1`)
+const Ref = (kind: LocalKind) => z.string().regex(new RegExp(`^${localPrefix[kind]}-[1-9][0-9]{0,14}$`), `must be a ${kind} id like ${localPrefix[kind]}-1`)
 
 const Time = z.string().min(1).max(64)
 const Text = z.string().max(100_000)
@@ -106,9 +105,7 @@ export const TaskV1 = z.strictObject({
   version: Version,
   createdAt: Time,
   updatedAt: Time,
-  links: z.array(
-    z.strictObject({ decisionId: Ref('decision'), pinnedVersion: Version, pinnedFingerprint: Fingerprint, state: z.enum(['current', 'suspect']) }),
-  ),
+  links: z.array(z.strictObject({ decisionId: Ref('decision'), pinnedVersion: Version, pinnedFingerprint: Fingerprint, state: z.enum(['current', 'suspect']) })),
   blockedBy: z.array(Ref('task')),
 })
 
@@ -146,26 +143,28 @@ export const NoticeV1 = z.strictObject({
   deliveredAt: Time.nullable(),
 })
 
-export const ExportV1 = z.strictObject({
-  /** Where the JSON Schema of this file is (`./concord-export.schema.json`, written beside it). Older exports have none. */
-  $schema: z.string().max(2000).optional(),
-  schemaVersion: z.literal(SCHEMA_VERSION),
-  generator: z.literal(GENERATOR),
-  exportedAt: Time,
-  workspace: z.strictObject({ name: z.string().min(1).max(200), createdAt: Time }),
-  members: z.array(MemberV1),
-  decisions: z.array(DecisionV1),
-  proposals: z.array(ProposalV1),
-  tasks: z.array(TaskV1),
-  reports: z.array(ReportV1),
-  notices: z.array(NoticeV1),
-  /** The coordination counters behind metrics.get, so the figures survive a restore. */
-  counters: z.record(z.string().max(200), z.number().int()),
-}).meta({
-  title: 'Concord export',
-  description:
-    'The full-fidelity export of one Concord workspace (schema version 1): members without keys, decisions with every revision, proposals, tasks, reports with claims, notices and counters. Entities refer to each other by local ids like D-3.',
-})
+export const ExportV1 = z
+  .strictObject({
+    /** Where the JSON Schema of this file is (`./concord-export.schema.json`, written beside it). Older exports have none. */
+    $schema: z.string().max(2000).optional(),
+    schemaVersion: z.literal(SCHEMA_VERSION),
+    generator: z.literal(GENERATOR),
+    exportedAt: Time,
+    workspace: z.strictObject({ name: z.string().min(1).max(200), createdAt: Time }),
+    members: z.array(MemberV1),
+    decisions: z.array(DecisionV1),
+    proposals: z.array(ProposalV1),
+    tasks: z.array(TaskV1),
+    reports: z.array(ReportV1),
+    notices: z.array(NoticeV1),
+    /** The coordination counters behind metrics.get, so the figures survive a restore. */
+    counters: z.record(z.string().max(200), z.number().int()),
+  })
+  .meta({
+    title: 'Concord export',
+    description:
+      'The full-fidelity export of one Concord workspace (schema version 1): members without keys, decisions with every revision, proposals, tasks, reports with claims, notices and counters. Entities refer to each other by local ids like D-3.',
+  })
 
 export type ExportDoc = z.infer<typeof ExportV1>
 export type MemberDoc = z.infer<typeof MemberV1>

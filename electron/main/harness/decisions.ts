@@ -56,12 +56,18 @@ export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): D
     ctx.store.log.appendEvent('decision.created', { decisionId: id, actorId: actor.memberId }, at)
     if (supersedes) {
       ctx.store.decisions.setSupersededBy(supersedes.id, id)
-      const change = changeDecisionTx(ctx, supersedes.id, supersedes.version, { status: 'superseded' }, {
-        reason: `superseded by ${makeKey('decision', id)}`,
-        editorial: false,
-        actorId: actor.memberId,
-        sourceMessageId: p.sourceMessageId ?? null,
-      })
+      const change = changeDecisionTx(
+        ctx,
+        supersedes.id,
+        supersedes.version,
+        { status: 'superseded' },
+        {
+          reason: `superseded by ${makeKey('decision', id)}`,
+          editorial: false,
+          actorId: actor.memberId,
+          sourceMessageId: p.sourceMessageId ?? null,
+        },
+      )
       events.push(() => emitDecisionChange(ctx, change, { editorial: false, reason: `superseded by ${makeKey('decision', id)}`, actorId: p.actorId ?? null }))
     }
     return ctx.store.decisions.get(id)!
@@ -102,11 +108,9 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
   const row = decisions.get(id)
   if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
   if (row.version !== expectedVersion) {
-    throw new ApiError(
-      'version_conflict',
-      `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`,
-      { currentVersion: row.version },
-    )
+    throw new ApiError('version_conflict', `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`, {
+      currentVersion: row.version,
+    })
   }
   const next = {
     title: fields.title ?? row.title,
@@ -183,9 +187,7 @@ export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): R
     return { decision: toDecision(ctx.wsId, row), impact: emptyImpact(ctx.wsId, row.id), proposal: dto }
   }
   const meta = { reason: p.reason ?? '', editorial: p.editorial ?? false, actorId: actor.memberId, sourceMessageId: p.sourceMessageId ?? null }
-  const change = ctx.store.transaction(() =>
-    changeDecisionTx(ctx, row.id, p.expectedVersion, { title: p.title, statement: p.statement, rationale: p.rationale, status: p.status }, meta),
-  )
+  const change = ctx.store.transaction(() => changeDecisionTx(ctx, row.id, p.expectedVersion, { title: p.title, statement: p.statement, rationale: p.rationale, status: p.status }, meta))
   emitDecisionChange(ctx, change, { editorial: meta.editorial, reason: meta.reason, actorId: p.actorId ?? null })
   return { decision: change.decision, impact: change.impact }
 }

@@ -20,7 +20,19 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     authority: r.authority,
     instructions: r.instructions,
     provider: r.agent
-      ? { kind: 'acp', model: r.agent, baseURL: null, agent: r.agent, command: r.agent_command, args: JSON.parse(r.agent_args), env: JSON.parse(r.agent_env), isolatedHome: r.agent_isolated_home === 1, interruptOnAdjustment: r.agent_interrupt === 1, turnTimeoutSeconds: r.agent_turn_timeout_s, hasKey }
+      ? {
+          kind: 'acp',
+          model: r.agent,
+          baseURL: null,
+          agent: r.agent,
+          command: r.agent_command,
+          args: JSON.parse(r.agent_args),
+          env: JSON.parse(r.agent_env),
+          isolatedHome: r.agent_isolated_home === 1,
+          interruptOnAdjustment: r.agent_interrupt === 1,
+          turnTimeoutSeconds: r.agent_turn_timeout_s,
+          hasKey,
+        }
       : r.provider_kind
         ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, hasKey }
         : null,

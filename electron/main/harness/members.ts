@@ -42,40 +42,57 @@ export const DEFAULT_TURN_TIMEOUT_S = 600
 function providerColumns(provider: ParsedParams<'members.create'>['provider'] | null) {
   if (provider?.kind === 'acp') {
     return {
-      provider_kind: null, provider_model: null, provider_base_url: null,
-      agent: provider.agent, agent_command: provider.command ?? null, agent_args: JSON.stringify(provider.args ?? []),
-      agent_env: JSON.stringify(provider.env ?? {}), agent_isolated_home: provider.isolatedHome ? 1 : 0,
+      provider_kind: null,
+      provider_model: null,
+      provider_base_url: null,
+      agent: provider.agent,
+      agent_command: provider.command ?? null,
+      agent_args: JSON.stringify(provider.args ?? []),
+      agent_env: JSON.stringify(provider.env ?? {}),
+      agent_isolated_home: provider.isolatedHome ? 1 : 0,
     }
   }
   return {
-    provider_kind: provider?.kind ?? null, provider_model: provider?.model ?? null, provider_base_url: provider?.baseURL ?? null,
-    agent: null, agent_command: null, agent_args: '[]', agent_env: '{}', agent_isolated_home: 0,
+    provider_kind: provider?.kind ?? null,
+    provider_model: provider?.model ?? null,
+    provider_base_url: provider?.baseURL ?? null,
+    agent: null,
+    agent_command: null,
+    agent_args: '[]',
+    agent_env: '{}',
+    agent_isolated_home: 0,
   }
 }
 
 export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Member {
   const at = now()
   let ref: string | null = null
-  const row = withKey(secrets, () => ref, null, () => ctx.store.transaction(() => {
-    const id = ctx.store.members.insert({
-      name: p.name,
-      role: p.role,
-      authority: p.authority ?? 'proposer',
-      instructions: p.instructions ?? '',
-      ...providerColumns(p.provider),
-      approval: p.approval ?? 'ask',
-      max_steps: p.maxSteps ?? 30,
-      planning_interval: p.planningInterval ?? 0,
-      network: p.network ? 1 : 0,
-      updated_at: at,
-    })
-    if (p.provider?.kind === 'acp') ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
-    ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
-    ref = secretRef(makeId(ctx.wsId, 'member', id))
-    // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
-    secrets.set(ref, p.provider?.apiKey || null)
-    return ctx.store.members.get(id)!
-  }))
+  const row = withKey(
+    secrets,
+    () => ref,
+    null,
+    () =>
+      ctx.store.transaction(() => {
+        const id = ctx.store.members.insert({
+          name: p.name,
+          role: p.role,
+          authority: p.authority ?? 'proposer',
+          instructions: p.instructions ?? '',
+          ...providerColumns(p.provider),
+          approval: p.approval ?? 'ask',
+          max_steps: p.maxSteps ?? 30,
+          planning_interval: p.planningInterval ?? 0,
+          network: p.network ? 1 : 0,
+          updated_at: at,
+        })
+        if (p.provider?.kind === 'acp') ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
+        ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
+        ref = secretRef(makeId(ctx.wsId, 'member', id))
+        // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
+        secrets.set(ref, p.provider?.apiKey || null)
+        return ctx.store.members.get(id)!
+      }),
+  )
   const member = memberDto(ctx, secrets, row)
   ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
   return member
@@ -87,27 +104,42 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
   const previous = secrets.get(ref) ?? null
   // The key is write-only: a provider without apiKey keeps the stored key; provider null forgets it.
   const key = p.provider === null ? null : p.provider?.apiKey || previous
-  const row = withKey(secrets, () => ref, previous, () => ctx.store.transaction(() => {
-    const cur = ctx.store.members.get(n)!
-    const provider = p.provider === undefined ? undefined : p.provider
-    ctx.store.members.update(n, {
-      name: p.name ?? cur.name,
-      role: p.role ?? cur.role,
-      authority: p.authority ?? cur.authority,
-      instructions: p.instructions ?? cur.instructions,
-      ...(provider === undefined
-        ? { provider_kind: cur.provider_kind, provider_model: cur.provider_model, provider_base_url: cur.provider_base_url, agent: cur.agent, agent_command: cur.agent_command, agent_args: cur.agent_args, agent_env: cur.agent_env, agent_isolated_home: cur.agent_isolated_home }
-        : providerColumns(provider)),
-      approval: p.approval ?? cur.approval,
-      max_steps: p.maxSteps ?? cur.max_steps,
-      planning_interval: p.planningInterval ?? cur.planning_interval,
-      network: p.network === undefined ? cur.network : p.network ? 1 : 0,
-      updated_at: now(),
-    })
-    if (provider?.kind === 'acp') ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
-    secrets.set(ref, key)
-    return ctx.store.members.get(n)!
-  }))
+  const row = withKey(
+    secrets,
+    () => ref,
+    previous,
+    () =>
+      ctx.store.transaction(() => {
+        const cur = ctx.store.members.get(n)!
+        const provider = p.provider === undefined ? undefined : p.provider
+        ctx.store.members.update(n, {
+          name: p.name ?? cur.name,
+          role: p.role ?? cur.role,
+          authority: p.authority ?? cur.authority,
+          instructions: p.instructions ?? cur.instructions,
+          ...(provider === undefined
+            ? {
+                provider_kind: cur.provider_kind,
+                provider_model: cur.provider_model,
+                provider_base_url: cur.provider_base_url,
+                agent: cur.agent,
+                agent_command: cur.agent_command,
+                agent_args: cur.agent_args,
+                agent_env: cur.agent_env,
+                agent_isolated_home: cur.agent_isolated_home,
+              }
+            : providerColumns(provider)),
+          approval: p.approval ?? cur.approval,
+          max_steps: p.maxSteps ?? cur.max_steps,
+          planning_interval: p.planningInterval ?? cur.planning_interval,
+          network: p.network === undefined ? cur.network : p.network ? 1 : 0,
+          updated_at: now(),
+        })
+        if (provider?.kind === 'acp') ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
+        secrets.set(ref, key)
+        return ctx.store.members.get(n)!
+      }),
+  )
   const member = memberDto(ctx, secrets, row)
   ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
   return member

@@ -196,14 +196,29 @@ export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, tas
     const branch = await refreshHead(ctx, task.id)
     const commit = task.artifact_commit ?? branch?.head ?? (await resolveCommit(repo, `refs/heads/${settings.baseBranch}`))
     if (commit) {
-      const what = task.artifact_commit ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}` : `${makeKey('task', task.id)}'s current head ${commit.slice(0, 10)} (not delivered yet)`
+      const what = task.artifact_commit
+        ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}`
+        : `${makeKey('task', task.id)}'s current head ${commit.slice(0, 10)} (not delivered yet)`
       return { root: await ensureCheckout(repo, mine, commit), readOnly: `a read-only checkout of ${what}`, description: `a read-only checkout of ${what}`, taskRowId: null, commit }
     }
   }
   const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
-  if (!base) return { root: repo, readOnly: `your checkout (read-only: the base branch ${settings.baseBranch} has no commit)`, description: `the repository at ${repo}, read-only`, taskRowId: null, commit: null }
+  if (!base)
+    return {
+      root: repo,
+      readOnly: `your checkout (read-only: the base branch ${settings.baseBranch} has no commit)`,
+      description: `the repository at ${repo}, read-only`,
+      taskRowId: null,
+      commit: null,
+    }
   const what = `the base branch ${settings.baseBranch} at ${base.slice(0, 10)}`
-  return { root: await ensureCheckout(repo, mine, base), readOnly: `a read-only checkout of ${what} (you have no task in progress)`, description: `a read-only checkout of ${what}`, taskRowId: null, commit: base }
+  return {
+    root: await ensureCheckout(repo, mine, base),
+    readOnly: `a read-only checkout of ${what} (you have no task in progress)`,
+    description: `a read-only checkout of ${what}`,
+    taskRowId: null,
+    commit: base,
+  }
 }
 
 /** workspaces.update: isolation and base branch are checked against the repository before they are saved. */

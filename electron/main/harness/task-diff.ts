@@ -68,7 +68,7 @@ export async function diffFiles(repo: string, base: string, head: string): Promi
     if (path !== undefined) counts.set(path, { additions: add === '-' ? null : Number(add), deletions: del === '-' ? null : Number(del) })
   }
   const out: DiffFile[] = []
-  for (let i = 0; i < names.length; ) {
+  for (let i = 0; i < names.length;) {
     const code = names[i++]
     if (!code) continue
     const status = statusOf[code.charAt(0)] ?? 'modified'

@@ -55,18 +55,27 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
 async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
   const current = (await runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })).stdout.trim()
   if (current !== baseBranch) {
-    throw new ApiError('merge_blocked', `your checkout is on ${current || 'a detached HEAD'}, not on the base branch ${baseBranch}: switch to ${baseBranch} and merge again`, { reason: 'wrong_branch' })
+    throw new ApiError('merge_blocked', `your checkout is on ${current || 'a detached HEAD'}, not on the base branch ${baseBranch}: switch to ${baseBranch} and merge again`, {
+      reason: 'wrong_branch',
+    })
   }
   if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) {
     throw new ApiError('merge_blocked', 'your checkout is in the middle of a merge: finish or abort it first', { reason: 'merge_in_progress' })
   }
   const status = await runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'])
-  const dirty = status.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3))
+  const dirty = status.stdout
+    .split('\0')
+    .filter((e) => e.length > 3)
+    .map((e) => e.slice(3))
   if (dirty.length) {
-    throw new ApiError('merge_blocked', `your checkout has uncommitted changes: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}; commit or stash them and merge again`, {
-      reason: 'dirty',
-      files: dirty,
-    })
+    throw new ApiError(
+      'merge_blocked',
+      `your checkout has uncommitted changes: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}; commit or stash them and merge again`,
+      {
+        reason: 'dirty',
+        files: dirty,
+      },
+    )
   }
 }
 

@@ -77,12 +77,23 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
         throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
       },
       afterCall: () => takeNotices(ctx(), rowId, null, options.record !== false)?.text ?? '',
-      record: options.record === false ? undefined : (c, text, ok) => {
-        ctx().store.steps.insert({
-          member_id: rowId, kind: 'tool', status: ok ? 'done' : 'error', tool_name: c.name, tool_args: c.argumentsText, tool_call_id: `mcp-${randomUUID()}`,
-          text, is_error: ok ? 0 : 1, started_at: now(), ended_at: now(),
-        })
-      },
+      record:
+        options.record === false
+          ? undefined
+          : (c, text, ok) => {
+              ctx().store.steps.insert({
+                member_id: rowId,
+                kind: 'tool',
+                status: ok ? 'done' : 'error',
+                tool_name: c.name,
+                tool_args: c.argumentsText,
+                tool_call_id: `mcp-${randomUUID()}`,
+                text,
+                is_error: ok ? 0 : 1,
+                started_at: now(),
+                ended_at: now(),
+              })
+            },
     }
     return {
       binding,

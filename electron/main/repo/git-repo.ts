@@ -163,7 +163,7 @@ export async function changedFiles(dir: string, from: string, to: string): Promi
   if (r.code !== 0) return []
   const parts = r.stdout.split('\0').filter((p) => p.length > 0)
   const out: FileChange[] = []
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const code = parts[i++] ?? ''
     const kind = statusWord[code.charAt(0)] ?? 'modified'
     if (kind === 'renamed' || kind === 'copied') i++ // the old path

@@ -43,8 +43,7 @@ export function stricterApproval(a: MemberRow['approval'], b: MemberRow['approva
 
 export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
-    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` +
-      (tree ? ` This turn you are in ${tree}.` : ''),
+    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` + (tree ? ` This turn you are in ${tree}.` : ''),
     member.instructions.trim(),
     'How to work: the brief below is rebuilt from the harness before every call and is the current truth — when it disagrees with anything said earlier in this conversation, the brief wins. ' +
       'When one of your tasks is flagged, adjust your work to the current decisions and call acknowledge_task. ' +
@@ -117,9 +116,7 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
     const result = reply.result
     if (!result.toolCalls.length) return { status: 'done', answer: result.text }
 
-    const observations = await Promise.all(
-      result.toolCalls.map((call) => runToolCall(env, host, call, reply.stepId, insert, finish, signal, (reason) => (ended = reason))),
-    )
+    const observations = await Promise.all(result.toolCalls.map((call) => runToolCall(env, host, call, reply.stepId, insert, finish, signal, (reason) => (ended = reason))))
     lastObservation = observations.at(-1) ?? ''
     if (signal.aborted) return interrupted()
     if (ended) return { status: 'done', answer: lastObservation }
@@ -247,14 +244,7 @@ async function runToolCall(
 }
 
 /** A planning call with a view that leaves old plans out (replanning does not build on stale plans). */
-async function planStep(
-  env: TurnEnv,
-  start: StepRow,
-  insert: Insert,
-  finish: Finish,
-  options: Parameters<typeof buildView>[2],
-  signal: AbortSignal,
-): Promise<'ok' | 'interrupted' | string> {
+async function planStep(env: TurnEnv, start: StepRow, insert: Insert, finish: Finish, options: Parameters<typeof buildView>[2], signal: AbortSignal): Promise<'ok' | 'interrupted' | string> {
   const { store } = env.ctx
   const brief = buildBrief(env.ctx, env.member, [])
   const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK, env.member.session_start), start.id, options)

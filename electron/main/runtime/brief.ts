@@ -80,7 +80,13 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
 
   if (pendingNotices.length) {
     lines.push('', '## Notices since your last step (read these first)')
-    for (const n of pendingNotices) lines.push(n.text.split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n'))
+    for (const n of pendingNotices)
+      lines.push(
+        n.text
+          .split('\n')
+          .map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`))
+          .join('\n'),
+      )
   }
   return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices }
 }

@@ -62,8 +62,7 @@ function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): Ch
   }
 }
 
-const size = (m: ChatMessage) =>
-  m.content.length + (m.role === 'assistant' && m.toolCalls ? m.toolCalls.reduce((n, c) => n + c.argumentsText.length + c.name.length, 0) : 0)
+const size = (m: ChatMessage) => m.content.length + (m.role === 'assistant' && m.toolCalls ? m.toolCalls.reduce((n, c) => n + c.argumentsText.length + c.name.length, 0) : 0)
 
 /**
  * steps: the session in ascending order. turnStart: the id of the step that began the current turn;

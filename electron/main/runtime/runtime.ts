@@ -129,15 +129,17 @@ export class Runtime {
       ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
       return { status: 'error' as const, answer: '', error: text }
     }
-    const provider = member.agent ? null : createProvider(
-      {
-        kind: member.provider_kind!,
-        model: member.provider_model!,
-        baseURL: member.provider_base_url ?? undefined,
-        apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
-      },
-      this.o.provider,
-    )
+    const provider = member.agent
+      ? null
+      : createProvider(
+          {
+            kind: member.provider_kind!,
+            model: member.provider_model!,
+            baseURL: member.provider_base_url ?? undefined,
+            apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
+          },
+          this.o.provider,
+        )
     // The tree this turn works in: its task's worktree, a read-only checkout to verify, or the base branch.
     let tree: TurnTree
     try {
@@ -155,7 +157,14 @@ export class Runtime {
     if (!provider) {
       const outcome = await runAcpTurn(
         {
-          ctx, member, workspaceRoot, approval, emitStep, agents: this.agents, dataDir: this.o.harness.registry.dataDir, sandbox: this.sandboxPolicy(ctx, host, tree),
+          ctx,
+          member,
+          workspaceRoot,
+          approval,
+          emitStep,
+          agents: this.agents,
+          dataDir: this.o.harness.registry.dataDir,
+          sandbox: this.sandboxPolicy(ctx, host, tree),
           apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
           emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
         },
@@ -177,8 +186,7 @@ export class Runtime {
         tools: this.tools.filter((t) => toolAllowed(t.name, member.authority)),
         approval,
         emitStep,
-        emitDelta: (stepId, text) =>
-          this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
+        emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
         toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, tree, member.authority, approval, signal, endTurn, sourceStepId),
       },
       host,
@@ -287,13 +295,7 @@ export class Runtime {
     }
   }
 
-  private enqueue(
-    memberId: string,
-    text: string,
-    fromMemberRowId: number | null,
-    taskId: string | null | undefined,
-    approval: 'ask' | 'auto' | null = null,
-  ): { host: MemberHost; stepId: number } {
+  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined, approval: 'ask' | 'auto' | null = null): { host: MemberHost; stepId: number } {
     const host = this.host(memberId)
     const ctx = this.o.harness.ctx(host.wsId)
     const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
@@ -426,4 +428,3 @@ export class Runtime {
     await this.agents.close()
   }
 }
-

@@ -39,10 +39,7 @@ export class SecretStore {
     if (!existsSync(file)) return
     tightenFile(file)
     const broken = (why: string) =>
-      new ApiError(
-        'storage_corrupt',
-        `The secrets file ${file} ${why}. Move it aside (the members' API keys in it must then be entered again) or restore it from a backup, and start Concord again.`,
-      )
+      new ApiError('storage_corrupt', `The secrets file ${file} ${why}. Move it aside (the members' API keys in it must then be entered again) or restore it from a backup, and start Concord again.`)
     let raw: unknown
     try {
       raw = JSON.parse(readFileSync(file, 'utf8'))

@@ -18,9 +18,7 @@ export class BranchesRepo {
 
   constructor(db: Db) {
     this.s = {
-      insert: db.prepare(
-        'INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at)',
-      ),
+      insert: db.prepare('INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at)'),
       get: db.prepare<[number], TaskBranchRow>('SELECT * FROM task_branches WHERE task_id = ?'),
       list: db.prepare<[], TaskBranchRow>('SELECT * FROM task_branches ORDER BY task_id'),
       byBranch: db.prepare<[string], TaskBranchRow>('SELECT * FROM task_branches WHERE branch = ?'),

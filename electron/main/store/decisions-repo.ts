@@ -57,11 +57,7 @@ export class DecisionsRepo {
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
       history: db.prepare<[number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version'),
       revision: db.prepare<[number, number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?'),
-      fingerprintOfContent: db
-        .prepare<[number, string], string>(
-          'SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1',
-        )
-        .pluck(),
+      fingerprintOfContent: db.prepare<[number, string], string>('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1').pluck(),
     }
   }
 
@@ -74,11 +70,7 @@ export class DecisionsRepo {
   }
 
   /** Returns false when the decision is no longer at expectedVersion. */
-  updateHead(
-    id: number,
-    expectedVersion: number,
-    head: Pick<DecisionRow, 'title' | 'statement' | 'rationale' | 'status' | 'fingerprint' | 'updated_at'>,
-  ): boolean {
+  updateHead(id: number, expectedVersion: number, head: Pick<DecisionRow, 'title' | 'statement' | 'rationale' | 'status' | 'fingerprint' | 'updated_at'>): boolean {
     return this.s.updateHead.run({ ...head, id, expected_version: expectedVersion }).changes === 1
   }
 

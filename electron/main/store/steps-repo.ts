@@ -36,12 +36,27 @@ export interface CommandProcessRow {
   started_at: string
 }
 
-export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'status' | 'started_at'>> &
-  Pick<StepRow, 'member_id' | 'kind' | 'status' | 'started_at'>
+export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'status' | 'started_at'>> & Pick<StepRow, 'member_id' | 'kind' | 'status' | 'started_at'>
 
 const columns = [
-  'member_id', 'turn_id', 'kind', 'status', 'text', 'tool_calls', 'tool_call_id', 'tool_name', 'tool_args', 'is_error',
-  'from_member_id', 'task_id', 'input_tokens', 'output_tokens', 'started_at', 'ended_at', 'approval', 'changes',
+  'member_id',
+  'turn_id',
+  'kind',
+  'status',
+  'text',
+  'tool_calls',
+  'tool_call_id',
+  'tool_name',
+  'tool_args',
+  'is_error',
+  'from_member_id',
+  'task_id',
+  'input_tokens',
+  'output_tokens',
+  'started_at',
+  'ended_at',
+  'approval',
+  'changes',
 ] as const
 
 export class StepsRepo {
@@ -109,10 +124,7 @@ export class StepsRepo {
     this.s.setText.run(text, id)
   }
 
-  finish(
-    id: number,
-    f: { status: StepStatusValue; text?: string; tool_calls?: string; is_error?: number; input_tokens?: number; output_tokens?: number; ended_at: string },
-  ): void {
+  finish(id: number, f: { status: StepStatusValue; text?: string; tool_calls?: string; is_error?: number; input_tokens?: number; output_tokens?: number; ended_at: string }): void {
     this.s.finish.run({ id, text: null, tool_calls: null, is_error: null, input_tokens: null, output_tokens: null, ...f })
   }
 

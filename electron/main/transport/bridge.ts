@@ -135,9 +135,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (!sameToken(bearer(req), token)) {
-      sendError(res, { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' }); return;
+      sendError(res, { code: 'unauthorized', message: 'missing or wrong token: send Authorization: Bearer <token>' })
+      return
     }
-    if (req.method !== 'POST') { send(res, 405, refuse({ code: 'invalid_params', message: 'use POST' }), { allow: 'POST' }); return; }
+    if (req.method !== 'POST') {
+      send(res, 405, refuse({ code: 'invalid_params', message: 'use POST' }), { allow: 'POST' })
+      return
+    }
     const method = decodePath(url.pathname.slice('/api/'.length))
     let params: unknown = {}
     try {
@@ -145,10 +149,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       if (text.trim()) params = JSON.parse(text)
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError('invalid_params', 'the body is not valid JSON')
-      sendError(res, e, e.code === 'payload_too_large' ? { connection: 'close' } : {}); return;
+      sendError(res, e, e.code === 'payload_too_large' ? { connection: 'close' } : {})
+      return
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
-      sendError(res, { code: 'invalid_params', message: 'params must be a JSON object' }); return;
+      sendError(res, { code: 'invalid_params', message: 'params must be a JSON object' })
+      return
     }
     try {
       send(res, 200, respond(await core.call(method, params)))
@@ -172,10 +178,16 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }
     const rel = decodePath(pathname === '/' ? '/index.html' : pathname)
     let file = resolve(root, '.' + rel)
-    if (file !== root && !file.startsWith(root + sep)) { sendError(res, { code: 'not_found', message: 'not found' }); return; }
+    if (file !== root && !file.startsWith(root + sep)) {
+      sendError(res, { code: 'not_found', message: 'not found' })
+      return
+    }
     if (!existsSync(file) || !statSync(file).isFile()) {
       // Client-side routes fall back to the app shell; missing assets are 404.
-      if (extname(rel)) { sendError(res, { code: 'not_found', message: 'not found' }); return; }
+      if (extname(rel)) {
+        sendError(res, { code: 'not_found', message: 'not found' })
+        return
+      }
       file = join(root, 'index.html')
     }
     res.writeHead(200, {

@@ -68,7 +68,10 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
     }
     ws.onclose = () => {
       socket = null
-      if (closed) { setState('closed'); return; }
+      if (closed) {
+        setState('closed')
+        return
+      }
       setState('connecting')
       timer = setTimeout(connect, backoffDelay(attempt++, options.minDelay, options.maxDelay))
     }

@@ -30,7 +30,7 @@ function highlightCode(tree: Root): void {
       if (child.type !== 'element') continue
       if (child.tagName === 'pre') {
         const code = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'code')
-        const classes = (code?.properties.className) ?? []
+        const classes = code?.properties.className ?? []
         const lang = classes.find((c) => c.startsWith('language-'))?.slice('language-'.length)
         if (code && lang && highlighter().registered(lang)) {
           const result = highlighter().highlight(lang, code.children.map(textOf).join(''))

@@ -92,7 +92,10 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
       // Only the innermost open modal answers.
       const deepest = Math.max(...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)))
       if (depth !== deepest) return
-      if (e.key === 'Tab') { keepFocusInside(e, ref.current); return; }
+      if (e.key === 'Tab') {
+        keepFocusInside(e, ref.current)
+        return
+      }
       e.stopPropagation()
       close.current()
     }
@@ -132,7 +135,21 @@ export function Field({ label, hint, children }: { label: string; hint?: ReactNo
 }
 
 /** A small inline form in a panel: its fields, the last error, then Cancel and the submit button. */
-export function CardForm({ onSubmit, onCancel, submitLabel, canSubmit, error, children }: { onSubmit(): void; onCancel(): void; submitLabel: string; canSubmit: boolean; error?: string; children: ReactNode }) {
+export function CardForm({
+  onSubmit,
+  onCancel,
+  submitLabel,
+  canSubmit,
+  error,
+  children,
+}: {
+  onSubmit(): void
+  onCancel(): void
+  submitLabel: string
+  canSubmit: boolean
+  error?: string
+  children: ReactNode
+}) {
   return (
     <form
       className="card-form"

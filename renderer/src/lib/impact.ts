@@ -27,9 +27,7 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
     const who = t.assigneeId && members[t.assigneeId] ? ` by ${members[t.assigneeId].name}` : ''
     return `${t.key} ${statusWords[t.status]}${who}${t.acceptanceRevoked ? ' (acceptance revoked)' : ''}`
   })
-  const reports = impact.reports
-    .filter((r) => r.staleClaimIds.length)
-    .map((r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`)
+  const reports = impact.reports.filter((r) => r.staleClaimIds.length).map((r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`)
   const parts: string[] = []
   if (tasks.length) parts.push(`flags ${tasks.join(', ')}`)
   if (reports.length) parts.push(`stales ${reports.join(', ')}`)

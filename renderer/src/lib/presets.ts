@@ -71,7 +71,9 @@ export function agentDraftFor(agent: AgentKind, from?: Extract<NonNullable<Membe
     agent,
     command: from?.command ?? '',
     args: (from?.args ?? []).join('\n'),
-    env: Object.entries(from?.env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'),
+    env: Object.entries(from?.env ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
     apiKey: '',
     isolatedHome: from?.isolatedHome ?? true,
     interruptOnAdjustment: from?.interruptOnAdjustment ?? false,
@@ -82,12 +84,18 @@ export function agentDraftFor(agent: AgentKind, from?: Extract<NonNullable<Membe
 /** The ACP `provider` param; throws a person-readable error for an env line that is not NAME=value. */
 export function agentParam(d: AgentDraft) {
   const env: Record<string, string> = {}
-  for (const line of d.env.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const line of d.env
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const eq = line.indexOf('=')
     if (eq < 1) throw new Error(`Environment: "${line}" is not NAME=value`)
     env[line.slice(0, eq).trim()] = line.slice(eq + 1)
   }
-  const args = d.args.split('\n').map((a) => a.trim()).filter(Boolean)
+  const args = d.args
+    .split('\n')
+    .map((a) => a.trim())
+    .filter(Boolean)
   return {
     kind: 'acp' as const,
     agent: d.agent,

@@ -102,14 +102,14 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       }
       case 'member.changed':
-        s.applyMember((envelope).payload.member)
+        s.applyMember(envelope.payload.member)
         return
       case 'decision.created':
-        s.applyDecision((envelope).payload.decision)
+        s.applyDecision(envelope.payload.decision)
         soon('metrics')
         return
       case 'decision.changed': {
-        const p = (envelope).payload
+        const p = envelope.payload
         s.applyDecision(p.decision)
         // Flags, link states, claim validity and notices move with the edit; one event carries only the impact set.
         soon('metrics', 'tasks')
@@ -118,25 +118,25 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       }
       case 'proposal.changed':
-        s.applyProposal((envelope).payload.proposal)
+        s.applyProposal(envelope.payload.proposal)
         soon('metrics')
         return
       case 'task.changed':
-        s.applyTask((envelope).payload.task)
+        s.applyTask(envelope.payload.task)
         soon('metrics')
         return
       case 'report.submitted':
-        s.applyReport((envelope).payload.report)
+        s.applyReport(envelope.payload.report)
         return
       case 'notice.created': {
-        const { notice } = (envelope).payload
+        const { notice } = envelope.payload
         const held = s.sessions[notice.memberId]
         if (held) s.applySessionInfo({ ...held.info, pendingNotices: held.info.pendingNotices + 1 })
         soon('metrics')
         return
       }
       case 'session.state': {
-        const { session } = (envelope).payload
+        const { session } = envelope.payload
         const prev = s.sessions[session.memberId]?.info
         s.applySessionInfo(session)
         const name = s.members[session.memberId]?.name
@@ -145,7 +145,7 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       }
       case 'session.step': {
-        const { memberId, step } = (envelope).payload
+        const { memberId, step } = envelope.payload
         // The step's text already contains every delta sent before it: drop what is still buffered.
         deltas.get(memberId)?.delete(step.id)
         s.applyStep(memberId, step)
@@ -153,13 +153,13 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       }
       case 'session.reset': {
-        const { memberId } = (envelope).payload
+        const { memberId } = envelope.payload
         deltas.delete(memberId)
         s.applySessionReset(memberId)
         return
       }
       case 'session.delta': {
-        const { memberId, stepId, text } = (envelope).payload
+        const { memberId, stepId, text } = envelope.payload
         let byStep = deltas.get(memberId)
         if (!byStep) deltas.set(memberId, (byStep = new Map()))
         byStep.set(stepId, (byStep.get(stepId) ?? '') + text)

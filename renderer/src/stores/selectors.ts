@@ -72,19 +72,21 @@ export function findStep(s: AppState, stepId: string): { memberId: string; step:
 const fromStepIndex = new WeakMap<object, WeakMap<object, Map<string, string[]>>>()
 const noKeys: string[] = []
 /** Keys of decisions and proposals recorded from a message (step), for cards under that message. */
-export const recordedFrom = (stepId: string) => (s: AppState): string[] => {
-  let inner = fromStepIndex.get(s.decisions)
-  if (!inner) fromStepIndex.set(s.decisions, (inner = new WeakMap()))
-  let index = inner.get(s.proposals)
-  if (!index) {
-    index = new Map()
-    for (const r of [...Object.values(s.decisions), ...Object.values(s.proposals)]) {
-      if (!r.sourceMessageId) continue
-      const list = index.get(r.sourceMessageId) ?? []
-      list.push(r.key)
-      index.set(r.sourceMessageId, list)
+export const recordedFrom =
+  (stepId: string) =>
+  (s: AppState): string[] => {
+    let inner = fromStepIndex.get(s.decisions)
+    if (!inner) fromStepIndex.set(s.decisions, (inner = new WeakMap()))
+    let index = inner.get(s.proposals)
+    if (!index) {
+      index = new Map()
+      for (const r of [...Object.values(s.decisions), ...Object.values(s.proposals)]) {
+        if (!r.sourceMessageId) continue
+        const list = index.get(r.sourceMessageId) ?? []
+        list.push(r.key)
+        index.set(r.sourceMessageId, list)
+      }
+      inner.set(s.proposals, index)
     }
-    inner.set(s.proposals, index)
+    return index.get(stepId) ?? noKeys
   }
-  return index.get(stepId) ?? noKeys
-}

@@ -35,7 +35,11 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
 
   async loadWorkspaces() {
     // Once per app: it does not change while Concord runs. A failure leaves the notes out, nothing else.
-    if (!get().system) void api.call('system.info', {}).then((system) => set({ system }), () => undefined)
+    if (!get().system)
+      void api.call('system.info', {}).then(
+        (system) => set({ system }),
+        () => undefined,
+      )
     const workspaces = await api.call('workspaces.list', {})
     set({ workspaces, workspacesLoaded: true })
   },
@@ -57,7 +61,10 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
     }
     const keepSelection = get().workspaceId === id ? get().selectedMemberId : null
     set({ workspaceId: id, lastWorkspaceId: id, workspaceLoading: true, ...(get().workspaceId === id ? {} : { ...emptyWorkspaceData, workspaceNotes: [], workspaceSettings: null }) })
-    void api.call('workspaces.settings', { workspaceId: id }).then((workspaceSettings) => get().workspaceId === id && set({ workspaceSettings }), () => undefined)
+    void api.call('workspaces.settings', { workspaceId: id }).then(
+      (workspaceSettings) => get().workspaceId === id && set({ workspaceSettings }),
+      () => undefined,
+    )
     const workspaceId = id
     const [members, decisions, proposals, tasks, reports, metrics, sessionInfos] = await Promise.all([
       api.call('members.list', { workspaceId }),

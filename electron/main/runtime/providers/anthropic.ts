@@ -243,10 +243,5 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
     }
   }
   // Plain single-text user turns are sent as strings.
-  return out.map((msg) =>
-    msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text'
-      ? { role: 'user', content: msg.content[0].text }
-      : msg,
-  )
+  return out.map((msg) => (msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text' ? { role: 'user', content: msg.content[0].text } : msg))
 }
-

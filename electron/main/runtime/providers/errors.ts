@@ -28,7 +28,8 @@ export function isNetworkError(err: unknown): boolean {
   if (err instanceof TypeError && /^(terminated|fetch failed)$/.test(err.message)) return true
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))) return true
+    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)))
+      return true
   }
   return false
 }
@@ -77,11 +78,7 @@ export function toProviderError(err: unknown, sdk: SdkErrors, f: FailureContext)
     if (status === 429) {
       return new ProviderError('provider_rate_limited', `${f.label} is rate limiting requests (429) and retries ran out: ${serverMessage}`, status)
     }
-    return new ProviderError(
-      'provider_error',
-      status ? `${f.label} returned an error (${status}): ${serverMessage}` : `${f.label} reported an error mid-stream: ${serverMessage}`,
-      status,
-    )
+    return new ProviderError('provider_error', status ? `${f.label} returned an error (${status}): ${serverMessage}` : `${f.label} reported an error mid-stream: ${serverMessage}`, status)
   }
   const message = err instanceof Error ? err.message : String(err)
   return new ProviderError('provider_error', redact(`${f.label} call failed: ${message}${errorDetail(err)}`, f.key))

@@ -61,11 +61,7 @@ export class OpenAIProvider implements ModelProvider {
       stream: true,
       stream_options: { include_usage: true },
       ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
-      ...(request.maxTokens !== undefined
-        ? this.config.kind === 'openai'
-          ? { max_completion_tokens: request.maxTokens }
-          : { max_tokens: request.maxTokens }
-        : {}),
+      ...(request.maxTokens !== undefined ? (this.config.kind === 'openai' ? { max_completion_tokens: request.maxTokens } : { max_tokens: request.maxTokens }) : {}),
     }
 
     let text = ''
@@ -216,4 +212,3 @@ export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenA
   }
   return out
 }
-

@@ -11,11 +11,7 @@ import { ToolError, type SandboxPolicy } from './types'
 const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TERM'] as const
 
 /** Names that look like secrets: refused even when the user sets them per workspace. */
-const SECRET_NAMES = [
-  /^CONCORD_/i,
-  /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)$/i,
-  /(^|_)SECRET_/i,
-]
+const SECRET_NAMES = [/^CONCORD_/i, /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)$/i, /(^|_)SECRET_/i]
 
 /** Variables the sandbox or git depend on: a workspace may not point them elsewhere. */
 const RESERVED_NAMES = new Set([
@@ -49,10 +45,7 @@ export function assertAllowedEnv(env: Record<string, string>): void {
       throw new ToolError('env_refused', `Environment variable name ${JSON.stringify(name)} is not valid (letters, digits and _ only).`)
     }
     if (isSecretEnvName(name)) {
-      throw new ToolError(
-        'env_refused',
-        `${name} looks like a secret; commands never get secrets (names like *_API_KEY, *_TOKEN, *_SECRET, CONCORD_*). Remove it from the workspace variables.`,
-      )
+      throw new ToolError('env_refused', `${name} looks like a secret; commands never get secrets (names like *_API_KEY, *_TOKEN, *_SECRET, CONCORD_*). Remove it from the workspace variables.`)
     }
     if (RESERVED_NAMES.has(name.toUpperCase()) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/i.test(name)) {
       throw new ToolError('env_refused', `${name} is set by Concord for every command and cannot be changed per workspace.`)

@@ -197,9 +197,7 @@ type WriteFileArgs = z.infer<typeof writeFileArgs>
 
 export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
   name: 'write_file',
-  description:
-    'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' +
-    'atomic). Writing inside .git is not allowed.',
+  description: 'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' + 'atomic). Writing inside .git is not allowed.',
   args: writeFileArgs,
   needsApproval: true,
   async run(args, ctx) {
@@ -237,10 +235,7 @@ export const editFileTool: ToolDefinition<EditFileArgs> = defineTool({
     if (second >= 0) {
       let count = 0
       for (let i = text.indexOf(args.old); i >= 0; i = text.indexOf(args.old, i + 1)) count++
-      throw new ToolError(
-        'edit_ambiguous',
-        `The text to replace occurs ${count} times in ${args.path}; include more surrounding context so it is unique.`,
-      )
+      throw new ToolError('edit_ambiguous', `The text to replace occurs ${count} times in ${args.path}; include more surrounding context so it is unique.`)
     }
     const updated = text.slice(0, first) + args.new + text.slice(first + args.old.length)
     await atomicWrite(abs, updated)

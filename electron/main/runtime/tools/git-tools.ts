@@ -57,9 +57,7 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
     else if (await gitHead(root, g)) diffArgs = [...base, 'HEAD', '--']
     else diffArgs = [...base, '--']
     const diff = (await runGit(root, diffArgs, g)).stdout
-    const untracked = (await runGit(root, ['ls-files', '--others', '--exclude-standard'], g)).stdout
-      .split('\n')
-      .filter((l) => l.length > 0)
+    const untracked = (await runGit(root, ['ls-files', '--others', '--exclude-standard'], g)).stdout.split('\n').filter((l) => l.length > 0)
     let out = diff.length > 0 ? diff.trimEnd() : '(no differences)'
     if (untracked.length > 0) {
       const shown = untracked.slice(0, 200)
@@ -72,15 +70,17 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
 
 const gitCommitArgs = z.object({
   // min(1) is what the model sees; the refine also refuses a message of spaces (without trimming what is committed).
-  message: z.string().min(1).refine((m) => m.trim().length > 0, 'message must not be empty').describe('Commit message.'),
+  message: z
+    .string()
+    .min(1)
+    .refine((m) => m.trim().length > 0, 'message must not be empty')
+    .describe('Commit message.'),
 })
 type GitCommitArgs = z.infer<typeof gitCommitArgs>
 
 export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
   name: 'git_commit',
-  description:
-    'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' +
-    "The repository's hooks run only if the member's settings allow them.",
+  description: 'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' + "The repository's hooks run only if the member's settings allow them.",
   args: gitCommitArgs,
   needsApproval: true,
   async run(args, ctx) {
@@ -90,9 +90,7 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
     const g = gitContext(ctx)
     const sha = await gitCommitAll(root, args.message, g)
     const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
-    const stat = (
-      await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], { ...g, allowFailure: true })
-    ).stdout.trimEnd()
+    const stat = (await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], { ...g, allowFailure: true })).stdout.trimEnd()
     const subject = args.message.trim().split('\n')[0]
     return `Committed ${sha} on ${branch}: ${subject}${stat ? `\n${capText(stat, 16 * 1024)}` : ''}`
   },

@@ -200,14 +200,7 @@ export async function runOwnGit(root: string, args: string[], opts: Pick<RunGitO
 }
 
 /** Spawns git (or the sandbox around it) in its own process group and collects its output. */
-function spawnGit(
-  file: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-  opts: RunGitOptions,
-  what = args[0],
-): Promise<GitResult> {
+function spawnGit(file: string, args: string[], cwd: string, env: Record<string, string>, opts: RunGitOptions, what = args[0]): Promise<GitResult> {
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new ToolError('aborted', 'git was interrupted.'))

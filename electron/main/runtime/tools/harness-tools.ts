@@ -80,13 +80,10 @@ export function harnessTools(): HTool<any>[] {
     async (_a, ctx) => (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') || '(no decisions yet)',
   )
 
-  add(
-    tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: decisionRef })),
-    async (a, ctx) => {
-      const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
-      return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
-    },
-  )
+  add(tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: decisionRef })), async (a, ctx) => {
+    const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
+    return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
+  })
 
   add(
     tool(
@@ -95,7 +92,13 @@ export function harnessTools(): HTool<any>[] {
       z.object({ decisionId: decisionRef, statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
     ),
     async (a, ctx) => {
-      const p = await ctx.call('proposals.create', { decisionId: resolveRef(ctx, a.decisionId, 'decision'), statement: a.statement, reason: a.reason, actorId: ctx.memberId, sourceMessageId: ctx.sourceStepId })
+      const p = await ctx.call('proposals.create', {
+        decisionId: resolveRef(ctx, a.decisionId, 'decision'),
+        statement: a.statement,
+        reason: a.reason,
+        actorId: ctx.memberId,
+        sourceMessageId: ctx.sourceStepId,
+      })
       return `Proposal ${p.key} recorded for ${a.decisionId} (pending a decider).`
     },
   )
@@ -109,7 +112,11 @@ export function harnessTools(): HTool<any>[] {
     ),
     async (a, ctx) => {
       const { decision, impact } = await ctx.call('decisions.update', {
-        decisionId: resolveRef(ctx, a.decisionId, 'decision'), expectedVersion: a.expectedVersion, statement: a.statement, reason: a.reason, actorId: ctx.memberId,
+        decisionId: resolveRef(ctx, a.decisionId, 'decision'),
+        expectedVersion: a.expectedVersion,
+        statement: a.statement,
+        reason: a.reason,
+        actorId: ctx.memberId,
         sourceMessageId: ctx.sourceStepId,
       })
       return `${decision.key} is now v${decision.version}. Flagged tasks: ${impact.tasks.map((t) => `${t.key} (${t.flag})`).join(', ') || 'none'}; reports with stale claims: ${impact.reports.map((r) => r.key).join(', ') || 'none'}.`
@@ -120,14 +127,22 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'create_task',
       'Create a task that depends on decisions (their current versions are pinned).',
-      z.object({ title: z.string().trim().min(1).max(300), spec: z.string().max(50_000).optional(), assigneeId: z.string().optional().describe('member id or name'), decisionIds: z.array(keyOrId).max(50).optional() }),
+      z.object({
+        title: z.string().trim().min(1).max(300),
+        spec: z.string().max(50_000).optional(),
+        assigneeId: z.string().optional().describe('member id or name'),
+        decisionIds: z.array(keyOrId).max(50).optional(),
+      }),
       true,
     ),
     async (a, ctx) => {
       const t = await ctx.call('tasks.create', {
-        workspaceId: ctx.workspaceId, title: a.title, spec: a.spec,
+        workspaceId: ctx.workspaceId,
+        title: a.title,
+        spec: a.spec,
         assigneeId: a.assigneeId ? await resolveMember(ctx, a.assigneeId, true) : undefined,
-        decisionIds: a.decisionIds?.map((d) => resolveRef(ctx, d, 'decision')), actorId: ctx.memberId,
+        decisionIds: a.decisionIds?.map((d) => resolveRef(ctx, d, 'decision')),
+        actorId: ctx.memberId,
       })
       return `Created ${taskLine(t)}.`
     },
@@ -183,7 +198,13 @@ export function harnessTools(): HTool<any>[] {
       const versions = ctx.brief().decisionVersions
       const basis = task.links.map((l) => ({ decisionId: l.decisionId, version: versions.get(l.decisionId) ?? l.currentVersion }))
       const report = await ctx.call('reports.submit', {
-        taskId, authorId: ctx.memberId, kind: a.kind, verdict: a.verdict, summary: a.summary, artifact: { commit }, basis,
+        taskId,
+        authorId: ctx.memberId,
+        kind: a.kind,
+        verdict: a.verdict,
+        summary: a.summary,
+        artifact: { commit },
+        basis,
         claims: a.claims.map((c) => ({ text: c.text, decisionIds: c.decisionIds.map((d) => resolveRef(ctx, d, 'decision')) })),
       })
       ctx.endTurn('report submitted')
@@ -203,17 +224,18 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
-    tool('delegate', "Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).", z.object({ memberId: memberRef, task: z.string().trim().min(1).max(50_000) })),
+    tool(
+      'delegate',
+      'Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).',
+      z.object({ memberId: memberRef, task: z.string().trim().min(1).max(50_000) }),
+    ),
     async (a, ctx) => ctx.delegate(await resolveMember(ctx, a.memberId), a.task, ctx.signal),
   )
 
-  add(
-    tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) })),
-    async (a, ctx) => {
-      ctx.endTurn('asked the human')
-      return `Question for the human: ${a.question}`
-    },
-  )
+  add(tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) })), async (a, ctx) => {
+    ctx.endTurn('asked the human')
+    return `Question for the human: ${a.question}`
+  })
 
   add(
     tool(

@@ -27,21 +27,7 @@ export interface SandboxStatus {
 }
 
 /** Credential folders and files of the real home, hidden from every command. */
-export const HOME_SECRETS = [
-  '.ssh',
-  '.gnupg',
-  '.aws',
-  '.azure',
-  '.kube',
-  '.docker',
-  '.config/gcloud',
-  '.config/gh',
-  '.password-store',
-  '.netrc',
-  '.git-credentials',
-  '.npmrc',
-  '.pypirc',
-]
+export const HOME_SECRETS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config/gcloud', '.config/gh', '.password-store', '.netrc', '.git-credentials', '.npmrc', '.pypirc']
 
 // The flags every bwrap sandbox uses. The availability check runs them too: bwrap may be installed and still fail
 // (unprivileged user namespaces disabled, no permission for a network namespace).
@@ -50,10 +36,15 @@ const BWRAP_BASE = [
   '--unshare-pid', // when the command exits, the kernel kills everything it started, setsid or not
   '--new-session', // no TIOCSTI into a terminal
   '--unshare-ipc',
-  '--cap-drop', 'ALL', // run as root, the command could otherwise unmount what hides the data folder
-  '--ro-bind', '/', '/',
-  '--dev', '/dev',
-  '--proc', '/proc',
+  '--cap-drop',
+  'ALL', // run as root, the command could otherwise unmount what hides the data folder
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
 ]
 
 let status: Promise<SandboxStatus> | undefined
@@ -163,11 +154,7 @@ function uniqueReal(paths: string[]): string[] {
 /** The data folder, the policy's hide list and the credential folders of the real home that exist. */
 function hiddenPaths(policy: SandboxPolicy | undefined): string[] {
   const home = os.homedir()
-  return uniqueReal([
-    ...(policy?.dataDir ? [policy.dataDir] : []),
-    ...(policy?.hide ?? []),
-    ...HOME_SECRETS.map((p) => path.join(home, p)),
-  ])
+  return uniqueReal([...(policy?.dataDir ? [policy.dataDir] : []), ...(policy?.hide ?? []), ...HOME_SECRETS.map((p) => path.join(home, p))])
 }
 
 const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)

@@ -37,8 +37,8 @@ export function DecisionsPanel() {
       {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
       {decisions.length === 0 && !creating ? (
         <EmptyState title="No decisions yet">
-          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as{' '}
-          <code>D-1</code> in any chat and it shows as a live card.
+          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as <code>D-1</code> in any chat and it shows as a
+          live card.
         </EmptyState>
       ) : shown.length === 0 && query ? (
         <div className="muted pad">No decision matches “{query}”.</div>
@@ -154,7 +154,11 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           <div className="ddetail-meta">
             Recorded by {who(decision.createdBy)} {shortTime(decision.createdAt)} <MadeIn stepId={decision.sourceMessageId} />
           </div>
-          {outcome && <div className="dcard-outcome">Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}</div>}
+          {outcome && (
+            <div className="dcard-outcome">
+              Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}
+            </div>
+          )}
           <div className="dcard-actions">
             <button className="btn small" onClick={() => (setOutcome(null), setEditing(true))}>
               Edit
@@ -170,9 +174,7 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             return (
               <div key={t.id} className="dep-row">
                 <span className="dkey">{t.key}</span> {t.title}{' '}
-                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>
-                  {link.state === 'suspect' ? `suspect: pinned v${link.pinnedVersion}` : `pinned v${link.pinnedVersion}`}
-                </span>
+                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>{link.state === 'suspect' ? `suspect: pinned v${link.pinnedVersion}` : `pinned v${link.pinnedVersion}`}</span>
               </div>
             )
           })}

@@ -63,9 +63,7 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
           Title: <Diff before={decision.title} after={proposal.title} />
         </div>
       )}
-      {proposal.statement && (
-        <div className="pcard-diff">{decision && pending ? <Diff before={decision.statement} after={proposal.statement} /> : proposal.statement}</div>
-      )}
+      {proposal.statement && <div className="pcard-diff">{decision && pending ? <Diff before={decision.statement} after={proposal.statement} /> : proposal.statement}</div>}
       {proposal.status && <div className="pcard-line">Status → {proposal.status}</div>}
       {proposal.reason && <div className="pcard-reason">“{proposal.reason}”</div>}
       {pending && impact && <div className="impact-preview">Impact if accepted: {describeImpact(impact, members)}</div>}

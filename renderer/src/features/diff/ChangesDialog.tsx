@@ -84,7 +84,13 @@ export function ChangesDialog({ title, load, onClose }: { title: string; load: (
                     {statusLetter[f.status]}
                   </a>{' '}
                   <span className="path">{f.oldPath ? `${f.oldPath} → ${f.path}` : f.path}</span>{' '}
-                  {f.additions === null ? <span className="muted small">binary</span> : <span className="small"><span className="add">+{f.additions}</span> <span className="del">−{f.deletions}</span></span>}
+                  {f.additions === null ? (
+                    <span className="muted small">binary</span>
+                  ) : (
+                    <span className="small">
+                      <span className="add">+{f.additions}</span> <span className="del">−{f.deletions}</span>
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>

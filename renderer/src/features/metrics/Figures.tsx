@@ -33,13 +33,18 @@ export function Figures() {
         <Figure label="proposals" value={m.proposals.created} hint={`${m.proposals.accepted} accepted, ${m.proposals.rejected} rejected`} />
       </div>
       <div className="flag-split muted small">
-        requirements updated {m.tasksFlagged.requirements_updated} · needs adjustment {m.tasksFlagged.needs_adjustment} · needs re-verification{' '}
-        {m.tasksFlagged.needs_reverification} · refused for missing evidence {m.acceptances.refusedMissing}
+        requirements updated {m.tasksFlagged.requirements_updated} · needs adjustment {m.tasksFlagged.needs_adjustment} · needs re-verification {m.tasksFlagged.needs_reverification} · refused for
+        missing evidence {m.acceptances.refusedMissing}
       </div>
       <h4>Tokens</h4>
       <div className="muted small">
         {compactNumber(m.tokens.total.input)} in · {compactNumber(m.tokens.total.output)} out in total
-        {m.tokens.total.unreported > 0 && <> · {m.tokens.total.unreported} {m.tokens.total.unreported === 1 ? 'reply' : 'replies'} not reported by the provider</>}
+        {m.tokens.total.unreported > 0 && (
+          <>
+            {' '}
+            · {m.tokens.total.unreported} {m.tokens.total.unreported === 1 ? 'reply' : 'replies'} not reported by the provider
+          </>
+        )}
       </div>
       <table className="tokens-table">
         <thead>
@@ -107,7 +112,10 @@ function TokenCells({ input, output, unreported }: { input: number; output: numb
   const note = unreported > 0 ? ` (+${unreported} not reported)` : ''
   return (
     <>
-      <td title={note ? `${unreported} replies without reported usage` : undefined}>{compactNumber(input)}{note && <span className="muted">*</span>}</td>
+      <td title={note ? `${unreported} replies without reported usage` : undefined}>
+        {compactNumber(input)}
+        {note && <span className="muted">*</span>}
+      </td>
       <td>{compactNumber(output)}</td>
     </>
   )

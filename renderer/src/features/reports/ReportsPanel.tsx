@@ -31,8 +31,7 @@ function ReportCard({ report }: { report: Report }) {
         <div className="rcard-body">
           {report.summary && <div className="rcard-summary">{report.summary}</div>}
           <div className="rcard-line">
-            <span className="muted">Checked</span>{' '}
-            <code>{report.artifact.commit ? report.artifact.commit.slice(0, 10) : report.artifact.digest}</code>
+            <span className="muted">Checked</span> <code>{report.artifact.commit ? report.artifact.commit.slice(0, 10) : report.artifact.digest}</code>
             <span className="muted"> · {shortTime(report.createdAt)}</span>
           </div>
           <div className="rcard-line">
@@ -68,8 +67,8 @@ export function ReportsPanel() {
     return (
       <div className="panel-section">
         <EmptyState title="No reports yet">
-          Members submit reports when they deliver, test or review a task: what they checked (a commit), what they relied on (decision versions) and what
-          they proved (claims). Acceptance uses only evidence that is still current.
+          Members submit reports when they deliver, test or review a task: what they checked (a commit), what they relied on (decision versions) and what they proved (claims). Acceptance uses only
+          evidence that is still current.
         </EmptyState>
       </div>
     )

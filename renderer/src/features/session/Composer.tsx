@@ -72,7 +72,11 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
           Send
         </button>
       </div>
-      {queued > 0 && <div className="composer-queued">{queued} message{queued === 1 ? '' : 's'} queued</div>}
+      {queued > 0 && (
+        <div className="composer-queued">
+          {queued} message{queued === 1 ? '' : 's'} queued
+        </div>
+      )}
     </div>
   )
 }

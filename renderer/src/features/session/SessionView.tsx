@@ -57,12 +57,23 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           <StatusDot state={state} /> {stateWords[state]}
           {info?.queued ? ` · ${info.queued} queued` : ''}
           {info?.pendingNotices ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending` : ''}
-          {!compact && <span className="muted"> · {member.provider ? member.provider.model : 'no provider'} · {member.authority}</span>}
+          {!compact && (
+            <span className="muted">
+              {' '}
+              · {member.provider ? member.provider.model : 'no provider'} · {member.authority}
+            </span>
+          )}
         </div>
         {state === 'error' && info?.error && (
           <div className="error-inline">
             {info.error}{' '}
-            <button className="btn small" onClick={() => void restart.run()} disabled={restart.pending} data-testid="restart-member" title={member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'}>
+            <button
+              className="btn small"
+              onClick={() => void restart.run()}
+              disabled={restart.pending}
+              data-testid="restart-member"
+              title={member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'}
+            >
               Restart
             </button>
             {restart.error && <span className="error-inline"> {restart.error.message}</span>}
@@ -119,8 +130,7 @@ function SessionEmpty({ memberId, compact }: { memberId: string; compact?: boole
         {member.name} is your {member.role}. Tell it what you want built, or ask it to read the repository and suggest a plan.
       </p>
       <p>
-        Confirmed trade-offs become decisions: hover a message and choose <b>Record decision</b>. Mention one as <code>D-1</code> anywhere and it
-        shows as a live card everyone sees.
+        Confirmed trade-offs become decisions: hover a message and choose <b>Record decision</b>. Mention one as <code>D-1</code> anywhere and it shows as a live card everyone sees.
       </p>
     </EmptyState>
   )

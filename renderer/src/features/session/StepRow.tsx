@@ -39,11 +39,7 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
     return all.filter((k) => !proposed.has(k)).slice(0, MAX_CARDS)
   }, [streaming, step.text, toolText, recorded, proposals, decisions])
   if (!keys.length) return null
-  return (
-    <div className="cards">
-      {keys.map((k) => (k[0] === 'D' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} /> : <ProposalByKey key={k} refKey={k} />))}
-    </div>
-  )
+  return <div className="cards">{keys.map((k) => (k[0] === 'D' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} /> : <ProposalByKey key={k} refKey={k} />))}</div>
 }
 
 /** A failed model call: what the provider said, and the way to the settings that usually fix it. */
@@ -53,7 +49,10 @@ function TurnChanges({ step }: { step: Step }) {
   const [open, setOpen] = useState(false)
   const files = step.changes
   if (!files?.length) return null
-  const names = files.slice(0, 3).map((f) => f.path.split('/').pop()).join(', ')
+  const names = files
+    .slice(0, 3)
+    .map((f) => f.path.split('/').pop())
+    .join(', ')
   return (
     <div className="turn-changes">
       <button className="link-btn small" onClick={() => setOpen(true)} data-testid="turn-changes" title={files.map((f) => `${f.status} ${f.path}`).join('\n')}>
@@ -210,12 +209,7 @@ export const StepRow = memo(
         return (
           <div {...common}>
             {step.tool && (
-              <ToolCall
-                memberId={memberId}
-                call={{ id: step.tool.callId, name: step.tool.name, argumentsText: step.tool.argumentsText }}
-                result={step}
-                awaiting={step.status === 'waiting_approval'}
-              />
+              <ToolCall memberId={memberId} call={{ id: step.tool.callId, name: step.tool.name, argumentsText: step.tool.argumentsText }} result={step} awaiting={step.status === 'waiting_approval'} />
             )}
             <TurnChanges step={step} />
           </div>
@@ -224,7 +218,9 @@ export const StepRow = memo(
         return (
           <div {...common}>
             <div className="notice-box">
-              <div className="notice-title">Notice to {member?.name ?? 'member'} · {shortTime(step.startedAt)}</div>
+              <div className="notice-title">
+                Notice to {member?.name ?? 'member'} · {shortTime(step.startedAt)}
+              </div>
               <Markdown text={step.text} />
             </div>
             <Cards step={step} />

@@ -27,8 +27,26 @@ function pretty(argumentsText: string): string {
   }
 }
 
-const statusTone: Record<Step['status'], 'warn' | 'info' | 'good' | 'bad' | 'neutral'> = { queued: 'neutral', waiting_approval: 'warn', running: 'info', done: 'good', denied: 'bad', error: 'bad', streaming: 'info', interrupted: 'neutral' }
-const statusWord: Record<Step['status'], string> = { queued: 'queued', waiting_approval: 'needs approval', running: 'running', done: 'done', denied: 'denied', error: 'error', streaming: 'streaming', interrupted: 'interrupted' }
+const statusTone: Record<Step['status'], 'warn' | 'info' | 'good' | 'bad' | 'neutral'> = {
+  queued: 'neutral',
+  waiting_approval: 'warn',
+  running: 'info',
+  done: 'good',
+  denied: 'bad',
+  error: 'bad',
+  streaming: 'info',
+  interrupted: 'neutral',
+}
+const statusWord: Record<Step['status'], string> = {
+  queued: 'queued',
+  waiting_approval: 'needs approval',
+  running: 'running',
+  done: 'done',
+  denied: 'denied',
+  error: 'error',
+  streaming: 'streaming',
+  interrupted: 'interrupted',
+}
 
 /** Tools that run programs: their approval says whether they will run in the OS sandbox. */
 const runsPrograms = new Set(['run_command', 'git_commit'])

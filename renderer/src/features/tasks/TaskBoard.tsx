@@ -131,10 +131,18 @@ function TaskCard({ task }: { task: Task }) {
       )}
       {!reasons && accept.error && <ErrorText error={accept.error.message} />}
       <ErrorText error={move.error?.message ?? ack.error?.message ?? merge.error?.message} />
-      {showChanges && <ChangesDialog title={`${task.key} · changes on ${task.branch ?? 'its commit'}`} load={() => api.call('tasks.diff', { taskId: task.id })} onClose={() => setShowChanges(false)} />}
+      {showChanges && (
+        <ChangesDialog title={`${task.key} · changes on ${task.branch ?? 'its commit'}`} load={() => api.call('tasks.diff', { taskId: task.id })} onClose={() => setShowChanges(false)} />
+      )}
       {delivering ? (
         <div className="tcard-actions">
-          <input className="grow" value={artifact} onChange={(e) => setArtifact(e.target.value)} placeholder={task.branch ? 'empty: the branch head; or a commit' : 'commit, branch or digest delivered'} aria-label="Delivered artifact" />
+          <input
+            className="grow"
+            value={artifact}
+            onChange={(e) => setArtifact(e.target.value)}
+            placeholder={task.branch ? 'empty: the branch head; or a commit' : 'commit, branch or digest delivered'}
+            aria-label="Delivered artifact"
+          />
           <button className="btn small primary" disabled={move.pending} onClick={() => void move.run('delivered', artifact)}>
             Deliver
           </button>
@@ -161,7 +169,13 @@ function TaskCard({ task }: { task: Task }) {
           )}
           {task.status === 'accepted' && task.branch && !task.merged && (
             <>
-              <button className="btn small primary" disabled={merge.pending} onClick={() => void merge.run()} data-testid="merge-task" title={`Land the accepted commit in the base branch (${strategy})`}>
+              <button
+                className="btn small primary"
+                disabled={merge.pending}
+                onClick={() => void merge.run()}
+                data-testid="merge-task"
+                title={`Land the accepted commit in the base branch (${strategy})`}
+              >
                 Merge
               </button>
               <select className="small" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)} aria-label={`How to merge ${task.key}`}>
@@ -238,7 +252,13 @@ function NewTaskForm({ onClose }: { onClose(): void }) {
         <span className="field-label">Reports required to accept</span>
         <div className="chips">
           {reportKinds.map((k) => (
-            <button type="button" key={k} className={`chip${required.includes(k) ? ' on' : ''}`} aria-pressed={required.includes(k)} onClick={() => setRequired((r) => (r.includes(k) ? r.filter((x) => x !== k) : [...r, k]))}>
+            <button
+              type="button"
+              key={k}
+              className={`chip${required.includes(k) ? ' on' : ''}`}
+              aria-pressed={required.includes(k)}
+              onClick={() => setRequired((r) => (r.includes(k) ? r.filter((x) => x !== k) : [...r, k]))}
+            >
               {k}
             </button>
           ))}
@@ -297,9 +317,7 @@ export function TaskBoard() {
       </div>
       {creating && <NewTaskForm onClose={() => setCreating(false)} />}
       {tasks.length === 0 && !creating ? (
-        <EmptyState title="No tasks yet">
-          Tasks turn decisions into checkable work. Ask your lead to break the goal into tasks linked to the decisions they depend on, or add one here.
-        </EmptyState>
+        <EmptyState title="No tasks yet">Tasks turn decisions into checkable work. Ask your lead to break the goal into tasks linked to the decisions they depend on, or add one here.</EmptyState>
       ) : (
         grouped.map(
           (lane) =>

@@ -39,16 +39,26 @@ export function AgentFields({ draft, onChange, hasKey }: { draft: AgentDraft; on
         label="API key (optional)"
         hint={`${hasKey ? 'A key is stored. Leave empty to keep it. ' : ''}Without one the agent uses its own login.${choice.keyVariable ? ` Passed only to this agent as ${choice.keyVariable}.` : ''}`}
       >
-        <input type="password" autoComplete="off" value={draft.apiKey} placeholder={hasKey ? '•••••••• (stored)' : ''} onChange={(e) => onChange({ ...draft, apiKey: e.target.value })} aria-label="Agent API key" />
+        <input
+          type="password"
+          autoComplete="off"
+          value={draft.apiKey}
+          placeholder={hasKey ? '•••••••• (stored)' : ''}
+          onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
+          aria-label="Agent API key"
+        />
       </Field>
       <label className="check">
         <input type="checkbox" checked={draft.isolatedHome} onChange={(e) => onChange({ ...draft, isolatedHome: e.target.checked })} aria-label="Isolated home" /> Isolated home
         <span className="muted small"> (HOME and the agent’s config folder under Concord’s data folder, for this member only)</span>
       </label>
       <label className="check">
-        <input type="checkbox" checked={draft.interruptOnAdjustment} onChange={(e) => onChange({ ...draft, interruptOnAdjustment: e.target.checked })} aria-label="Interrupt and re-prompt" />{' '}
-        Interrupt and re-prompt
-        <span className="muted small"> (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it hears at its next Concord tool call or turn end)</span>
+        <input type="checkbox" checked={draft.interruptOnAdjustment} onChange={(e) => onChange({ ...draft, interruptOnAdjustment: e.target.checked })} aria-label="Interrupt and re-prompt" /> Interrupt
+        and re-prompt
+        <span className="muted small">
+          {' '}
+          (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it hears at its next Concord tool call or turn end)
+        </span>
       </label>
     </div>
   )

@@ -99,7 +99,10 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
             <option value="decider">decider</option>
           </select>
         </Field>
-        <Field label="Approval" hint="Ask before writing files, running commands, committing, and harness writes others depend on (new tasks, decision changes, cancelling); or run them automatically.">
+        <Field
+          label="Approval"
+          hint="Ask before writing files, running commands, committing, and harness writes others depend on (new tasks, decision changes, cancelling); or run them automatically."
+        >
           <select value={approval} onChange={(e) => setApproval(e.target.value as Member['approval'])} aria-label="Approval policy">
             <option value="ask">ask me</option>
             <option value="auto">automatic</option>
@@ -152,8 +155,7 @@ function SandboxNote() {
     </div>
   ) : (
     <div className="warn-inline small" data-testid="sandbox-note">
-      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write
-      anything your user can.
+      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write anything your user can.
     </div>
   )
 }

@@ -29,14 +29,7 @@ export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDra
     <div className="provider-fields">
       <div className="segmented" role="radiogroup" aria-label="Provider">
         {(Object.keys(providerPresets) as ProviderKind[]).map((k) => (
-          <button
-            key={k}
-            type="button"
-            role="radio"
-            aria-checked={draft.kind === k}
-            className={draft.kind === k ? 'on' : ''}
-            onClick={() => onChange({ ...draftFor(k), apiKey: draft.apiKey })}
-          >
+          <button key={k} type="button" role="radio" aria-checked={draft.kind === k} className={draft.kind === k ? 'on' : ''} onClick={() => onChange({ ...draftFor(k), apiKey: draft.apiKey })}>
             {providerPresets[k].label}
           </button>
         ))}

@@ -52,14 +52,12 @@ export function SetupWizard() {
           <>
             <h1>How should your team think?</h1>
             <p className="muted">
-              Pick the model provider for the members you are about to create in <b>{workspace?.name}</b>. You can give each member its own provider
-              later. Keys stay in the {typeof window.api === 'undefined' ? 'Concord server process' : 'app (encrypted with the system keychain)'} and are never
-              shown again.
+              Pick the model provider for the members you are about to create in <b>{workspace?.name}</b>. You can give each member its own provider later. Keys stay in the{' '}
+              {typeof window.api === 'undefined' ? 'Concord server process' : 'app (encrypted with the system keychain)'} and are never shown again.
             </p>
             {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} />}
             <label className="check">
-              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip for now (members cannot talk until they
-              have a provider)
+              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip for now (members cannot talk until they have a provider)
             </label>
             <div className="form-actions">
               <button className="btn primary" disabled={!providerOk} onClick={() => setStage('team')} data-testid="provider-next">

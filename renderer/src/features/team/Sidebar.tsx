@@ -109,7 +109,12 @@ export function Sidebar() {
         <div className="side-label">
           Team
           <span className="spacer" />
-          <button className={`link-btn small${view === 'team' ? ' on' : ''}`} onClick={() => setView(view === 'team' ? 'member' : 'team')} title="All sessions side by side (Alt T)" data-testid="team-view-toggle">
+          <button
+            className={`link-btn small${view === 'team' ? ' on' : ''}`}
+            onClick={() => setView(view === 'team' ? 'member' : 'team')}
+            title="All sessions side by side (Alt T)"
+            data-testid="team-view-toggle"
+          >
             {view === 'team' ? 'Single view' : 'Team view'}
           </button>
         </div>

@@ -35,7 +35,12 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
   // Start where the typed path points when it is a folder, else at home.
   useEffect(() => {
     const from = start?.trim()
-    void (from && from.startsWith('/') ? api.call('folders.browse', { path: from }).then((l) => (setListing(l), setTyped(l.path)), () => go()) : go())
+    void (from && from.startsWith('/')
+      ? api.call('folders.browse', { path: from }).then(
+          (l) => (setListing(l), setTyped(l.path)),
+          () => go(),
+        )
+      : go())
   }, [api, start, go])
 
   return (

@@ -18,7 +18,10 @@ export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
   })
   // The desktop app asks the system's folder dialog; the browser shows Concord's own.
   const pick = useAction(async () => {
-    if (!nativeDialogs) { setBrowsing(true); return; }
+    if (!nativeDialogs) {
+      setBrowsing(true)
+      return
+    }
     const { path: chosen } = await api.call('folders.pick', {})
     if (chosen) setPath(chosen)
   })
@@ -75,8 +78,7 @@ export function Welcome() {
         </div>
         <h1>Keep your AI team agreeing on what is being built</h1>
         <p className="muted">
-          Open one of your repositories. Concord keeps its <b>decisions</b>, <b>tasks</b> and <b>reports</b> apart from the chat, and tells exactly the
-          affected members when a decision changes.
+          Open one of your repositories. Concord keeps its <b>decisions</b>, <b>tasks</b> and <b>reports</b> apart from the chat, and tells exactly the affected members when a decision changes.
         </p>
         <OpenRepositoryForm />
         {workspaces.length > 0 && (
