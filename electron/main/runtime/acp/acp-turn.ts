@@ -57,7 +57,7 @@ function agentEnv(env: AcpTurnEnv): Record<string, string> {
       out[v] = dir
     }
   }
-  Object.assign(out, JSON.parse(m.agent_env) as Record<string, string>)
+  Object.assign(out, preset.env, JSON.parse(m.agent_env) as Record<string, string>)
   if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
   return out
 }
@@ -149,7 +149,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       }
     }
   }
-  const sessionId = agent.sessionId!
+  const sessionId = agent.sessionId
 
   // Every prompt starts with the brief; notices pending now are delivered with it.
   const pending = store.log.notices(member.id, true)

@@ -29,6 +29,8 @@ export interface AgentPreset {
    * (where the agent would otherwise ask the human before every Concord tool call).
    */
   mcpArgs?(server: McpServerStdio): string[]
+  /** Variables the agent needs to work under Concord (the member's own env overrides them). */
+  env?: Record<string, string>
   /** The process keeps answering in the same session after `session/cancel` (measured); otherwise it is restarted. */
   survivesCancel?: boolean
 }
@@ -77,6 +79,10 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
     keyVariable: 'GEMINI_API_KEY',
     homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
+    // Measured with 0.61: in a folder it does not trust, Gemini CLI starts no MCP server, Concord's included. The
+    // member's folder is one the user opened in Concord; env GEMINI_CLI_TRUST_WORKSPACE=false opts out.
+    env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+    survivesCancel: true,
   },
   custom: {
     label: 'The ACP agent',

@@ -1,0 +1,132 @@
+/**
+ * A member that is the real Gemini CLI in its ACP mode (gemini --acp, @google/gemini-cli 0.61), driving the scripted
+ * model server's Gemini API offline (GOOGLE_GEMINI_BASE_URL), with Concord's harness tools reaching it through the
+ * real `concord mcp`. One member (one Gemini process, restarted only where a test kills it) for the whole file.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+let gemini: Member
+
+beforeAll(async () => {
+  // Before each turn Gemini CLI asks its model router (a non-streaming generateContent) which model to use.
+  server = await startModelServer({ unscripted: (r) => (r.path.endsWith(':generateContent') ? { text: '{"reasoning":"simple","model_choice":"flash"}' } : undefined) })
+  t = makeCore({ git: true })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  gemini = await t.core.invoke('members.create', {
+    workspaceId: ws.id, name: 'Gemini', role: 'implementer', authority: 'proposer', approval: 'auto',
+    provider: { kind: 'acp', agent: 'gemini', apiKey: 'any', isolatedHome: true, env: { GOOGLE_GEMINI_BASE_URL: server.url } },
+  })
+})
+afterAll(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const state = (s: SessionInfo['state'], queued = 0) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === gemini.id && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+
+async function turn(text: string, end: SessionInfo['state'] = 'idle') {
+  const done = state(end)
+  await t.core.invoke('sessions.send', { memberId: gemini.id, text })
+  await done
+  return (await t.core.invoke('sessions.get', { memberId: gemini.id })).steps
+}
+const sinceLastMessage = <T extends { kind: string }>(steps: T[]) => steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
+const turns = () => server.requests.filter((r: RecordedRequest) => r.path.endsWith(':streamGenerateContent'))
+const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.contents as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
+
+/** The pid of the member's agent process: a child of this process running Gemini CLI. */
+function agentPid(): number {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('gemini')) return Number(d)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error('no agent process')
+}
+
+describe('Gemini CLI over ACP', () => {
+  it('streams its answer into the session with the brief in the prompt; Gemini reports no usage over ACP', async () => {
+    await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
+    server.enqueue({ text: 'Hello from Gemini, over ACP.', usage: { input: 50, output: 8 } })
+    const deltas: string[] = []
+    const off = t.core.bus.on((e) => {
+      if (e.event === 'session.delta' && e.payload.memberId === gemini.id) deltas.push(e.payload.text)
+    })
+    const steps = await turn('Say hello')
+    off()
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
+    expect(steps[1]).toMatchObject({ status: 'done', text: 'Hello from Gemini, over ACP.', usage: null })
+    expect(deltas.length).toBeGreaterThan(1)
+    const req = turns().at(-1)!
+    expect(lastUserText(req)).toContain('# Brief')
+    expect(lastUserText(req)).toContain('D-1 v1 [accepted] \\"API\\": Use REST')
+    const tools = (req.body.tools as { functionDeclarations?: { name: string }[] }[]).flatMap((x) => (x.functionDeclarations ?? []).map((f) => f.name))
+    expect(tools).toContain('mcp_concord_submit_report')
+  })
+
+  it('submits a report through MCP whose basis is the current decision', async () => {
+    const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: gemini.id, decisionIds: [d.id] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    server.enqueue(
+      { toolCalls: [{ name: 'mcp_concord_submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }] },
+      { text: 'Reported.' },
+    )
+    const steps = sinceLastMessage(await turn('Build the API and report'))
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ authorId: gemini.id, basis: [{ decisionId: d.id, version: 1 }], validity: 'valid' })
+    expect(steps.map((s) => s.kind)).toEqual(['user', 'tool', 'model'])
+    expect(steps[1]).toMatchObject({ status: 'done' })
+  })
+
+  it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
+    server.enqueue({ text: 'Working on it, slowly', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'Take your time' })
+    await streaming
+    const pid = agentPid()
+    const idle = state('idle')
+    await t.core.invoke('sessions.interrupt', { memberId: gemini.id })
+    await idle
+    expect((await t.core.invoke('sessions.get', { memberId: gemini.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    server.enqueue({ text: 'Back again.' })
+    const steps = await turn('Still there?')
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
+    expect(agentPid()).toBe(pid)
+    // The same session: the turn before is in the model request (the cancelled one is dropped by Gemini CLI).
+    expect(JSON.stringify(turns().at(-1)!.body.contents)).toContain('Build the API and report')
+  })
+
+  it('after a crash, Restart starts a new process with a new session (Gemini finds no session to load)', async () => {
+    server.enqueue({ text: 'about to', hang: true })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id, 60_000)
+    await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'first' })
+    await streaming
+    const failed = state('error')
+    process.kill(agentPid(), 'SIGKILL')
+    expect((await failed).payload.session.error).toContain('Gemini CLI stopped during the turn (killed by SIGKILL)')
+    await t.core.invoke('sessions.restart', { memberId: gemini.id })
+    server.enqueue({ text: 'Restarted.' })
+    expect((await turn('again')).at(-1)).toMatchObject({ kind: 'model', text: 'Restarted.' })
+    // Measured with 0.61: session/load answers "No previous sessions found for this project", so Concord opens a
+    // new session; its prompt still starts with the brief (and the introduction a new session gets).
+    const req = JSON.stringify(turns().at(-1)!.body.contents)
+    expect(req).not.toContain('Say hello')
+    expect(req).toContain('You are Gemini, the implementer of a team coordinated by Concord.')
+    expect(req).toContain('# Brief')
+  })
+})
