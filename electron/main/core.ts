@@ -57,7 +57,7 @@ export function createCore(options: CoreOptions): Core {
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
   const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
-  const relay = startRelay(options.dataDir, bus)
+  const relay = startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
     ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
     ...runtimeHandlers(runtime),

@@ -210,4 +210,18 @@ describe('Codex over ACP', () => {
     // session/load: the conversation from before the crash is in the restarted agent's model request.
     expect(JSON.stringify(responses().at(-1)!.body.input)).toContain('Say hello')
   })
+
+  it('puts a Concord tool call that needs approval under ask to the human, and runs it once allowed', async () => {
+    server.enqueue({ toolCalls: [{ name: 'update_task_status', namespace: 'mcp__concord', arguments: { taskId: 'T-1', status: 'cancelled' } }] }, { text: 'Cancelled T-1.' })
+    await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Cancel T-1' })
+    const waiting = (await state('waiting_approval')).payload.session
+    expect(waiting.pendingApprovals).toMatchObject([{ name: 'update_task_status' }])
+    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('in_progress')
+    const idle = state('idle')
+    await t.core.invoke('sessions.approve', { memberId: codex.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await idle
+    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('cancelled')
+    const steps = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps)
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['tool', 'done'], ['model', 'done']])
+  })
 })

@@ -21,8 +21,11 @@ export interface Relay {
   close(): void
 }
 
-/** The app's side: re-emits relayed events on its bus. */
-export function startRelay(dataDir: string, bus: EventBus): Relay {
+/** Asks the human (in the app) to allow a call; null when the app has nobody to ask (no turn of that member runs). */
+export type ApproveInApp = (memberId: string, name: string, argumentsText: string) => Promise<boolean | null>
+
+/** The app's side: re-emits relayed events on its bus, and answers approval requests. */
+export function startRelay(dataDir: string, bus: EventBus, approve?: ApproveInApp): Relay {
   const secret = randomBytes(24).toString('base64url')
   const expected = Buffer.from(secret)
   const address = process.platform === 'win32' ? `\\\\.\\pipe\\concord-${randomUUID()}` : join(tmpdir(), `concord-${randomUUID().slice(0, 12)}.sock`)
@@ -36,14 +39,20 @@ export function startRelay(dataDir: string, bus: EventBus): Relay {
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl)
         buffered = buffered.slice(nl + 1)
-        let msg: { secret?: unknown; event?: unknown; payload?: unknown }
+        let msg: { secret?: unknown; event?: unknown; payload?: unknown; approve?: { memberId?: unknown; name?: unknown; argumentsText?: unknown } }
         try {
-          msg = JSON.parse(line)
+          msg = JSON.parse(line) as typeof msg
         } catch {
           return void socket.destroy()
         }
         const given = Buffer.from(typeof msg.secret === 'string' ? msg.secret : '')
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy()
+        const a = msg.approve
+        if (a && typeof a.memberId === 'string' && typeof a.name === 'string' && typeof a.argumentsText === 'string') {
+          const answer = approve ? approve(a.memberId, a.name, a.argumentsText).catch(() => null) : Promise.resolve(null)
+          void answer.then((allow) => socket.writable && socket.end(`${JSON.stringify({ allow })}\n`))
+          continue
+        }
         if (typeof msg.event === 'string' && RELAYED.has(msg.event as EventName) && msg.payload && typeof msg.payload === 'object') {
           bus.emit(msg.event as EventName, msg.payload as never)
         }
@@ -111,4 +120,29 @@ export function forwardToApp(dataDir: string, bus: EventBus): () => void {
     off()
     link?.socket.end()
   }
+}
+
+/** The MCP process asks the running app to put a call to the human; null when there is no app or nobody to ask. */
+export function approveInApp(dataDir: string, memberId: string, name: string, argumentsText: string): Promise<boolean | null> {
+  let relay: { address: string; secret: string }
+  try {
+    relay = JSON.parse(readFileSync(relayFile(dataDir), 'utf8'))
+  } catch {
+    return Promise.resolve(null)
+  }
+  return new Promise((resolve) => {
+    let answer = ''
+    const socket = net.connect(relay.address, () => socket.write(`${JSON.stringify({ secret: relay.secret, approve: { memberId, name, argumentsText } })}\n`))
+    socket.setEncoding('utf8')
+    socket.on('data', (d: string) => (answer += d))
+    socket.on('error', () => resolve(null))
+    socket.on('close', () => {
+      try {
+        const allow = (JSON.parse(answer) as { allow?: unknown }).allow
+        resolve(typeof allow === 'boolean' ? allow : null)
+      } catch {
+        resolve(null)
+      }
+    })
+  })
 }

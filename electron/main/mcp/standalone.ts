@@ -19,13 +19,13 @@ import { buildBrief } from '../runtime/brief'
 import { SecretStore } from '../secrets/secret-store'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError } from '../runtime/tools/types'
-import { forwardToApp } from './app-relay'
+import { approveInApp, forwardToApp } from './app-relay'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
 
 export interface Standalone {
   binding: McpBinding
-  close(): void
+  close: () => void
 }
 
 export interface StandaloneOptions {
@@ -72,8 +72,11 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
         sourceStepId: '',
         endTurn: () => {},
       }),
-      // Nobody watches this process: a call the member's policy wants approved is refused, with the way out.
+      // The running app asks the human when it drives this member's turn; otherwise nobody watches this process,
+      // and a call the member's policy wants approved is refused, with the way out.
       approve: async (c) => {
+        const allowed = await approveInApp(dataDir, memberId, c.name, c.argumentsText)
+        if (allowed !== null) return allowed
         throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
       },
       afterCall: () => takeNotices(ctx(), rowId, null, options.record !== false)?.text ?? '',

@@ -36,6 +36,8 @@ export class MemberHost {
   /** Why the current turn was stopped: the human, Concord shutting down, or a notice that interrupts (ACP agents). */
   stopReason: 'human' | 'shutdown' | 'notice' = 'human'
   lastBrief: Brief | null = null
+  /** Set while an ACP turn runs: puts a Concord tool call its agent makes through `concord mcp` to the human. */
+  approveExternal: ((name: string, argumentsText: string) => Promise<boolean>) | null = null
   readonly approvals = new Map<string, PendingApproval>()
   private readonly turnWaiters = new Map<number, (o: TurnOutcome) => void>()
   private pumping = false

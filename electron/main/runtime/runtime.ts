@@ -264,7 +264,7 @@ export class Runtime {
       workspaceId: host.wsId,
       memberId: host.memberId,
       authority,
-      call: this.o.call,
+      call: (method, params) => this.o.call(method, params),
       brief: () => host.lastBrief ?? { text: '', decisionVersions: new Map() },
       stepText: (stepId) => {
         const m = /-s(\d+)$/.exec(stepId)
@@ -328,7 +328,7 @@ export class Runtime {
         const onAbort = () => reject(new ToolError('aborted', 'interrupted while waiting for the delegated member'))
         if (signal.aborted) return onAbort()
         signal.addEventListener('abort', onAbort, { once: true })
-        host.whenTurnEnds(stepId).then((o) => {
+        void host.whenTurnEnds(stepId).then((o) => {
           signal.removeEventListener('abort', onAbort)
           resolve(o)
         })
@@ -397,6 +397,12 @@ export class Runtime {
     this.agents.stop(memberId)
     host.resume()
     return host.info()
+  }
+
+  /** A `concord mcp` call that needs approval, from the agent of a turn Concord runs; null when none runs. */
+  approveExternal(memberId: string, name: string, argumentsText: string): Promise<boolean | null> {
+    const ask = this.hosts.get(memberId)?.approveExternal
+    return ask ? ask(name, argumentsText) : Promise.resolve(null)
   }
 
   interrupt(memberId: string): SessionInfo {

@@ -263,6 +263,23 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     return pickOption(r.options, true)
   }
 
+  // A Concord tool call that needs the human's approval under `ask` comes from concord mcp: it waits on the tool
+  // step ACP already reported for it (the latest open one of that name), else on a step of its own.
+  host.approveExternal = async (name, argumentsText) => {
+    const open = [...tools.values()].reverse().find((id) => {
+      const row = store.steps.get(id)
+      return !!row && !row.ended_at && (row.tool_name ?? '').includes(name)
+    })
+    const stepId = open ?? toolStep(`mcp-${name}-${now()}`, name, JSON.parse(argumentsText))
+    store.steps.setStatus(stepId, 'waiting_approval')
+    env.emitStep(store.steps.get(stepId)!)
+    const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, name, argumentsText)
+    if (!signal.aborted && store.steps.get(stepId)?.status === 'waiting_approval') {
+      store.steps.setStatus(stepId, 'running')
+      env.emitStep(store.steps.get(stepId)!)
+    }
+    return allowed && !signal.aborted
+  }
   const detach = agent.attach(sessionId, {
     update: (n) => {
       onUpdate(n.update)
@@ -325,6 +342,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     return fail(`${preset.label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`)
   } finally {
     clearTimeout(turnTimer)
+    host.approveExternal = null
     signal.removeEventListener('abort', onAbort)
     detach()
     for (const [, id] of tools) {
