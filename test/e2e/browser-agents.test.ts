@@ -3,8 +3,13 @@
  * Gemini CLI, a custom command) with each preset's install line and the agent settings; a member whose agent is
  * missing shows the install line and a Restart.
  */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
-import { browserSession, screenshot } from './support'
+import { initRepo } from '../fixtures/core'
+import { browserSession, projectRoot, screenshot } from './support'
 
 const ui = browserSession()
 
@@ -76,6 +81,36 @@ describe('browser UI: agents as members', () => {
     await expect.poll(() => head.getAttribute('data-state'), { timeout: 20_000 }).toBe('error')
     await head.getByTestId('restart-member').click()
     await expect.poll(() => head.getAttribute('data-state')).toBe('idle')
+    expect(ui.errors).toEqual([])
+  })
+
+  it('shows a report an agent submits through concord mcp (another process) without a reload', async () => {
+    // A repository with a commit (a report names the commit it is about), opened as a second workspace.
+    const repo = join(ui.stack.dataDir, '..', 'repo-git')
+    mkdirSync(repo)
+    initRepo(repo)
+    const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: repo, name: 'agents-git' })
+    const claude = await ui.stack.core.invoke('members.create', { workspaceId: ws.id, name: 'Claude', role: 'implementer', approval: 'ask', provider: { kind: 'acp', agent: 'claude-code' } })
+    await ui.page.getByLabel('Workspace').selectOption({ label: 'agents-git' })
+    const task = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: claude.id })
+    await ui.stack.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    await ui.page.getByTestId('tab-reports').click()
+    // The panel has loaded this workspace's (no) reports before the agent submits one.
+    await ui.page.getByText('Members submit reports when they deliver').waitFor()
+    // What a user's own Claude Code does after `claude mcp add concord -- npx concord mcp --member …`.
+    const client = new Client({ name: 'e2e', version: '1.0.0' })
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'bin', 'concord.js'), 'mcp', '--member', claude.id, '--data-dir', ui.stack.dataDir], stderr: 'pipe' }),
+    )
+    try {
+      const r = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'Endpoints done, from my terminal', claims: [] } })
+      expect(JSON.stringify(r.content)).not.toContain('error')
+      expect(r.isError).toBeFalsy()
+    } finally {
+      await client.close()
+    }
+    await ui.page.locator('[data-testid=report-card][data-key=R-1]').waitFor({ timeout: 10_000 })
+    await screenshot(ui.page, 'a3-report-from-mcp')
     expect(ui.errors).toEqual([])
   })
 })
