@@ -73,10 +73,9 @@ export async function p1(): Promise<void> {
     let impactTasks = 0
     let staleClaims = 0
     for (let i = 0; i < RUNS; i++) {
-      let result: Awaited<ReturnType<typeof core.invoke<'decisions.update'>>> | undefined
       const c0 = process.cpuUsage()
       const t0 = performance.now()
-      result = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: version, statement: 'B' })
+      const result = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: version, statement: 'B' })
       edit.push(performance.now() - t0)
       editCpu.push(cpuMs(c0))
       impactTasks = result.impact.tasks.length

@@ -25,7 +25,7 @@ export const BranchName = z
   .trim()
   .min(1)
   .max(200)
-  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[^\s~^:?*\[\\\x00-\x1f\x7f]+$/, 'is not a valid branch name')
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'is not a valid branch name')
 
 export const Artifact = z
   .strictObject({

@@ -41,6 +41,6 @@ export async function serve(args: ParsedArgs): Promise<void> {
     await core.close()
     process.exit(0)
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  process.once('SIGINT', () => void stop())
+  process.once('SIGTERM', () => void stop())
 }

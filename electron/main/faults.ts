@@ -9,7 +9,10 @@ export type StorageCode = 'storage_full' | 'storage_corrupt' | 'storage_readonly
 
 const ioErrnos = new Set(['EIO', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ELOOP', 'EMFILE', 'ENFILE', 'EBUSY', 'EEXIST', 'ENOENT'])
 
-export const isSqliteError = (err: unknown): boolean => String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_')
+export const isSqliteError = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_')
+}
 
 /** The stable code of a storage failure, or null when err is not one (a bug: `internal`). */
 export function storageCodeOf(err: unknown): StorageCode | null {
@@ -64,6 +67,6 @@ export function storageFault(err: unknown, subject: string, file = 'the data fol
   const code = storageCodeOf(err)
   if (!code) return null
   // The SQLite code or errno helps a person search; err.message may hold a path, so it stays in the log.
-  const raw = String((err as { code: string }).code)
+  const raw = (err as { code: string }).code
   return new ApiError(code, `${subject}: ${errnoWhat[raw] ?? what[code]} (${raw}); ${advice(code, file)}`)
 }

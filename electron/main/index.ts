@@ -98,7 +98,7 @@ if (!app.requestSingleInstanceLock()) {
     }
   })
 
-  app.whenReady().then(() => {
+  void app.whenReady().then(() => {
     const nativeBinding = join(app.getAppPath(), 'native', 'electron', 'better_sqlite3.node')
     try {
       core = createCore({

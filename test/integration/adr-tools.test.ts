@@ -28,7 +28,7 @@ let repo: string
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
     })
   })
 }

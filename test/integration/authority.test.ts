@@ -53,7 +53,7 @@ async function freshTask(status: Task['status'] = 'todo'): Promise<Task> {
   return t.core.invoke('tasks.accept', { taskId: task.id })
 }
 
-async function outcome(run: () => Promise<unknown>): Promise<Outcome | string> {
+async function outcome(run: () => Promise<unknown>): Promise<string> {
   try {
     const value = await run()
     return value === 'proposal' ? 'proposal' : 'ok'

@@ -39,7 +39,7 @@ function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ s
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: bridge.port, path, method: 'GET', headers }, (res) => {
       let body = ''
-      res.on('data', (d) => (body += d))
+      res.on('data', (d: Buffer) => (body += d.toString()))
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
     })
     req.on('error', reject)
@@ -119,7 +119,7 @@ describe('browser bridge', () => {
     const received: { event: string; payload: { workspaceId: string } }[] = []
     const got = new Promise<void>((resolve) =>
       socket.on('message', (data) => {
-        received.push(JSON.parse(String(data)))
+        received.push(JSON.parse((data as Buffer).toString()))
         if (received.some((e) => e.event === 'decision.changed')) resolve()
       }),
     )

@@ -213,7 +213,7 @@ describe('SQLite for Electron', () => {
     mkdirSync(join(staging, 'build', 'Release'), { recursive: true })
     writeFileSync(join(staging, 'build', 'Release', 'better_sqlite3.node'), fixture)
     const tarball = join(root, 'release.tar.gz')
-    await new Promise<void>((ok, fail) => execFile('tar', ['czf', tarball, '-C', staging, 'build'], (err) => (err ? fail(err) : ok())))
+    await new Promise<void>((ok, fail) => execFile('tar', ['czf', tarball, '-C', staging, 'build'], (err) => (err ? fail(new Error(err.message, { cause: err })) : ok())))
     const wanted = `/v${bsq}/better-sqlite3-v${bsq}-electron-v${abi}-${process.platform}-${process.arch}.tar.gz`
     server = createServer((req, res) => {
       requests.push(req.url ?? '')

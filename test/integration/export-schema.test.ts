@@ -62,7 +62,7 @@ describe('the JSON Schema of the export', () => {
     expect(committed()).toBe(exportJsonSchema())
     const check = await new Promise<{ code: number; out: string }>((done) =>
       execFile(process.execPath, ['--import', 'tsx', 'scripts/export-schema.ts', '--check'], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-        done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
       ),
     )
     expect(check).toEqual({ code: 0, out: 'concord-export.schema.json is current\n' })

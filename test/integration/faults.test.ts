@@ -114,7 +114,7 @@ describe('storage faults name the workspace, and the others keep answering', () 
     const core = start()
     const { a, b } = await twoWorkspaces(core)
     const db = core.harness.ctx(a.id).store.db
-    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true })}`)
+    db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`)
     const log = vi.spyOn(console, 'error').mockImplementation(() => {})
     const err = await rejectsWith(core.invoke('decisions.create', { workspaceId: a.id, title: 'Big', statement: 'x'.repeat(20_000) }), 'storage_full')
     expectNamed(err, a)
@@ -223,7 +223,7 @@ describe('the bridge names what it refuses', () => {
     return new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path, method, headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
         let text = ''
-        res.on('data', (d) => (text += d))
+        res.on('data', (d: Buffer) => (text += d.toString()))
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
       })
       req.on('error', reject)

@@ -213,7 +213,7 @@ describe('git_commit', () => {
   const hookRuns = async (): Promise<string[]> => [...(await readdir(root)).filter((f) => f.endsWith('.ran')), ...(await ranMarkers()).filter((m) => m.startsWith('hook-'))]
 
   it("refuses to run the repository's filter drivers unless the policy allows its programs", async () => {
-    const err = await run('git_commit', { message: 'refused' }).catch((e) => e)
+    const err = await run('git_commit', { message: 'refused' }).catch((e: unknown) => e as any)
     expect(err.code).toBe('git_programs_refused')
     expect(err.message).toMatch(/filter drivers \(.*evil.*\)/)
     expect(await ranMarkers()).toEqual([])

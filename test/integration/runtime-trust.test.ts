@@ -65,7 +65,7 @@ describe('harness tools under approval "ask"', () => {
     const off = t.core.bus.on((e) => {
       if (e.event !== 'session.state' || e.payload.session.state !== 'waiting_approval') return
       const call = e.payload.session.pendingApprovals[0]
-      asked.push(call.name + ':' + JSON.parse(call.argumentsText).status)
+      asked.push(`${call.name}:${String(JSON.parse(call.argumentsText).status)}`)
       // Deny every one: nothing may change.
       void t.core.invoke('sessions.approve', { memberId: lead.id, callId: call.callId, allow: false })
     })

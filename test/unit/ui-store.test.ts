@@ -4,7 +4,7 @@ import type { Decision, Impact, Member, SessionInfo, Step, Task } from '../../sh
 import type { ClientApi, ConnectionState } from '../../renderer/src/api/bridge-client'
 import { backoffDelay, createBridgeClient } from '../../renderer/src/api/bridge-client'
 import { takeToken } from '../../renderer/src/api/client'
-import { refusalReasons } from '../../renderer/src/api/errors'
+import { refusalReasons, type ClientError } from '../../renderer/src/api/errors'
 import { describeImpact } from '../../renderer/src/lib/impact'
 import { matchShortcut } from '../../renderer/src/lib/shortcuts'
 import { createAppStore, keepPrefs, loadPrefs } from '../../renderer/src/stores/app-store'
@@ -395,7 +395,7 @@ describe('browser client for the bridge', () => {
 
   it('posts each call with the bearer token and surfaces errors with code and details', async () => {
     const fetch = vi.fn(async (url: string, init: RequestInit) => {
-      const body = JSON.parse(String(init.body))
+      const body = JSON.parse(init.body as string)
       if (url.endsWith('/api/tasks.accept')) {
         return new Response(
           JSON.stringify({
@@ -411,7 +411,7 @@ describe('browser client for the bridge', () => {
     expect(await client.call('workspaces.list', {})).toEqual({ echoed: {} })
     expect(fetch.mock.calls[0][0]).toBe('http://127.0.0.1:5183/api/workspaces.list')
     expect((fetch.mock.calls[0][1].headers as Record<string, string>).authorization).toBe('Bearer tok')
-    const err = await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e) => e)
+    const err = (await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e: unknown) => e)) as ClientError
     expect(err).toMatchObject({ code: 'evidence_stale', message: 'T-1 cannot be accepted' })
     expect(refusalReasons(err)[0].message).toBe('R-1 is based on D-1 v1')
     const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: () => Promise.reject(new TypeError('failed')), WebSocket: FakeSocket as never })

@@ -86,7 +86,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId), tokens?.(p.workspaceId)),
     'events.list': (p) => {
       const ctx = h.ctx(p.workspaceId)
-      return ctx.store.log.events(p.after ?? 0, p.limit ?? 200).map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload), createdAt: e.created_at }))
+      return ctx.store.log.events(p.after ?? 0, p.limit ?? 200).map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))
     },
   } satisfies Partial<Handlers>
 }

@@ -51,10 +51,10 @@ function ownedFile(path: string, content: string, isOurs: (text: string) => bool
 
 export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResult {
   if (!formats.includes(p.format)) {
-    throw new ApiError('invalid_params', `format: '${String(p.format)}' is not an export format; use ${formats.join(', ')}`)
+    throw new ApiError('invalid_params', `format: '${p.format}' is not an export format; use ${formats.join(', ')}`)
   }
   if (p.flavour !== undefined && !flavours.includes(p.flavour)) {
-    throw new ApiError('invalid_params', `flavour: '${String(p.flavour)}' is not a MADR flavour; use ${flavours.join(', ')}`)
+    throw new ApiError('invalid_params', `flavour: '${p.flavour}' is not a MADR flavour; use ${flavours.join(', ')}`)
   }
   if (p.flavour !== undefined && p.format !== 'madr') {
     throw new ApiError('invalid_params', `flavour: only the madr format has flavours; leave flavour out for ${p.format}`)

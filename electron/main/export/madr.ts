@@ -52,7 +52,7 @@ function scan(dir: string): { mine: Map<string, Existing>; foreign: Set<string>;
   const mine = new Map<string, Existing>()
   const foreign = new Set<string>()
   let maxNumber = 0
-  let names: string[] = []
+  let names: string[]
   try {
     names = readdirSync(dir).sort()
   } catch {

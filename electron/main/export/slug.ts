@@ -4,15 +4,15 @@
  * characters cut at a dash. An empty result becomes `decision`.
  */
 export function slugify(title: string, max = 60): string {
-  const chars = [
-    ...title
+  const chars = Array.from(
+    title
       .normalize('NFKD')
       .replace(/\p{M}+/gu, '')
       .normalize('NFC')
       .toLowerCase()
       .replace(/[^\p{L}\p{N}]+/gu, '-')
       .replace(/^-+|-+$/g, ''),
-  ]
+  )
   let slug = chars.join('')
   if (chars.length > max) {
     const cut = chars.slice(0, max).join('')

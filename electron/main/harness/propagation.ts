@@ -146,7 +146,7 @@ function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
     if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })
     let task = taskIds.get(taskId)
     if (task === undefined) taskIds.set(taskId, (task = makeId(ws, 'task', taskId)))
-    return { reportId: reportPrefix + id, key: 'R-' + id, taskId: task, authorId: authorId === null ? null : memberId(authorId), staleClaimIds }
+    return { reportId: `${reportPrefix}${id}`, key: `R-${id}`, taskId: task, authorId: authorId === null ? null : memberId(authorId), staleClaimIds }
   })
 
   const impact: Impact = {

@@ -126,7 +126,7 @@ export function forwardToApp(dataDir: string, bus: EventBus): () => void {
 export function approveInApp(dataDir: string, memberId: string, name: string, argumentsText: string): Promise<boolean | null> {
   let relay: { address: string; secret: string }
   try {
-    relay = JSON.parse(readFileSync(relayFile(dataDir), 'utf8'))
+    relay = JSON.parse(readFileSync(relayFile(dataDir), 'utf8')) as typeof relay
   } catch {
     return Promise.resolve(null)
   }

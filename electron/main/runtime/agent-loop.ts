@@ -244,7 +244,7 @@ async function runToolCall(
 }
 
 /** A planning call with a view that leaves old plans out (replanning does not build on stale plans). */
-async function planStep(env: TurnEnv, start: StepRow, insert: Insert, finish: Finish, options: Parameters<typeof buildView>[2], signal: AbortSignal): Promise<'ok' | 'interrupted' | string> {
+async function planStep(env: TurnEnv, start: StepRow, insert: Insert, finish: Finish, options: Parameters<typeof buildView>[2], signal: AbortSignal): Promise<string> {
   const { store } = env.ctx
   const brief = buildBrief(env.ctx, env.member, [])
   const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK, env.member.session_start), start.id, options)

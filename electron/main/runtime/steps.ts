@@ -12,7 +12,7 @@ export function toStep(ws: string, r: StepRow): Step {
     kind: r.kind,
     status: r.status,
     text: r.text,
-    toolCalls: JSON.parse(r.tool_calls),
+    toolCalls: JSON.parse(r.tool_calls) as Step['toolCalls'],
     tool: r.kind === 'tool' ? { callId: makeId(ws, 'step', r.id), toolCallId: r.tool_call_id ?? '', name: r.tool_name ?? '', argumentsText: r.tool_args ?? '', isError: r.is_error === 1 } : null,
     fromMemberId: id('member', r.from_member_id),
     taskId: id('task', r.task_id),

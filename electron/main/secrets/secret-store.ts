@@ -101,7 +101,7 @@ export class SecretStore {
     } catch (err) {
       const name = basename(this.file)
       const subject = `Cannot save the API key in ${name} (data folder)`
-      throw storageFault(err, subject, `${name} and ${basename(tmp)} beside it`) ?? new ApiError('io_error', `${subject}: ${String((err as Error)?.name ?? err)}`)
+      throw storageFault(err, subject, `${name} and ${basename(tmp)} beside it`) ?? new ApiError('io_error', `${subject}: ${(err as Error | undefined)?.name ?? String(err)}`)
     }
   }
 }

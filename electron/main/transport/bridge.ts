@@ -115,23 +115,36 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   let port = options.port
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`])
 
-  const server = createServer(async (req, res) => {
+  // node:http ignores the handler's promise: route catches everything itself.
+  const server = createServer((req, res) => void route(req, res))
+  async function route(req: IncomingMessage, res: ServerResponse) {
     try {
       // DNS-rebinding guard: only answer requests addressed to the loopback name we serve.
-      if (!allowedHosts().has(req.headers.host ?? '')) return sendError(res, { code: 'forbidden', message: 'bad Host header' })
+      if (!allowedHosts().has(req.headers.host ?? '')) {
+        sendError(res, { code: 'forbidden', message: 'bad Host header' })
+        return
+      }
       let url: URL
       try {
         url = new URL(req.url ?? '/', `http://${HOST}:${port}`)
       } catch {
-        return sendError(res, new ApiError('invalid_params', 'the URL cannot be parsed'))
+        sendError(res, new ApiError('invalid_params', 'the URL cannot be parsed'))
+        return
       }
-      if (url.pathname.startsWith('/api/')) return await handleApi(req, res, url)
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, refuse({ code: 'invalid_params', message: 'method not allowed' }))
-      return serveStatic(res, url.pathname)
+      if (url.pathname.startsWith('/api/')) {
+        await handleApi(req, res, url)
+        return
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        send(res, 405, refuse({ code: 'invalid_params', message: 'method not allowed' }))
+        return
+      }
+      serveStatic(res, url.pathname)
+      return
     } catch (err) {
       if (!res.headersSent) sendError(res, toApiError(err))
     }
-  })
+  }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (!sameToken(bearer(req), token)) {

@@ -32,7 +32,7 @@ const components = {
       </a>
     )
   },
-  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string } } }) => <RefChip refKey={String(node?.properties?.dataRef ?? '')} />,
+  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string } } }) => <RefChip refKey={node?.properties?.dataRef ?? ''} />,
 } as unknown as Partial<Components>
 
 const Block = memo(function Block({ text }: { text: string }) {

@@ -64,7 +64,9 @@ export function renderMarkdown(text: string, components: Partial<Components>, ke
     return hit
   }
   const tree = processor.runSync(processor.parse(text))
-  const node = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
+  // The renderer's JSX types reach hast-util-to-jsx-runtime only through its jsx option: say what it returns.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- tsc types this ReactNode; the lint's type service cannot resolve the package's JSX types
+  const node: ReactNode = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
   if (!keep) return node
   cache.set(text, node)
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)

@@ -81,7 +81,9 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
   const depth = useContext(ModalDepth) + 1
   const ref = useRef<HTMLDivElement>(null)
   const close = useRef(onClose)
-  close.current = onClose
+  useEffect(() => {
+    close.current = onClose
+  })
   useEffect(() => {
     // Focus moves into the dialog, and back to what had it when the dialog closes.
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null

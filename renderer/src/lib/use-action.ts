@@ -13,7 +13,9 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
     }
   }, [])
   const fnRef = useRef(fn)
-  fnRef.current = fn
+  useEffect(() => {
+    fnRef.current = fn
+  })
   const run = useCallback(async (...args: A): Promise<R | undefined> => {
     setPending(true)
     setError(null)

@@ -161,7 +161,10 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
       case 'session.delta': {
         const { memberId, stepId, text } = envelope.payload
         let byStep = deltas.get(memberId)
-        if (!byStep) deltas.set(memberId, (byStep = new Map()))
+        if (!byStep) {
+          byStep = new Map<string, string>()
+          deltas.set(memberId, byStep)
+        }
         byStep.set(stepId, (byStep.get(stepId) ?? '') + text)
         if (frame === null) frame = scheduler.request(flush)
         return

@@ -63,7 +63,7 @@ export const memberName = (id: string | null | undefined) => (s: AppState) => (i
 
 /** Where a step lives, if some loaded session holds it (for "made in" links). */
 export function findStep(s: AppState, stepId: string): { memberId: string; step: Step } | null {
-  for (const [memberId, session] of Object.entries(s.sessions) as [string, SessionState][]) {
+  for (const [memberId, session] of Object.entries<SessionState>(s.sessions)) {
     for (let i = session.steps.length - 1; i >= 0; i--) if (session.steps[i].id === stepId) return { memberId, step: session.steps[i] }
   }
   return null

@@ -150,7 +150,11 @@ const sdkErrors: SdkErrors = {
   isAbort: (err) => err instanceof Anthropic.APIUserAbortError,
   isConnection: (err) => err instanceof Anthropic.APIConnectionError,
   isTimeout: (err) => err instanceof Anthropic.APIConnectionTimeoutError,
-  apiError: (err) => (err instanceof Anthropic.APIError ? { status: err.status, message: apiErrorMessage(err) } : null),
+  apiError: (err) => {
+    if (!(err instanceof Anthropic.APIError)) return null
+    const e = err as InstanceType<typeof Anthropic.APIError>
+    return { status: e.status, message: apiErrorMessage(e) }
+  },
 }
 
 /** The provider's own message (error.message of the body), without the SDK's "<status> {json}" rendering. */

@@ -2,8 +2,10 @@
 import { ProviderError } from './types'
 
 /** Wraps an exception thrown by the caller's onText so it is rethrown as-is rather than mapped. */
-export class CallbackError {
-  constructor(readonly cause: unknown) {}
+export class CallbackError extends Error {
+  constructor(cause: unknown) {
+    super('the stream callback threw', { cause })
+  }
 }
 
 /** Never let the key reach an error message (some servers echo it back). */

@@ -111,7 +111,11 @@ const sdkErrors: SdkErrors = {
   isAbort: (err) => err instanceof OpenAI.APIUserAbortError,
   isConnection: (err) => err instanceof OpenAI.APIConnectionError,
   isTimeout: (err) => err instanceof OpenAI.APIConnectionTimeoutError,
-  apiError: (err) => (err instanceof OpenAI.APIError ? { status: err.status, message: apiErrorMessage(err) } : null),
+  apiError: (err) => {
+    if (!(err instanceof OpenAI.APIError)) return null
+    const e = err as InstanceType<typeof OpenAI.APIError>
+    return { status: e.status, message: apiErrorMessage(e) }
+  },
 }
 
 /** The provider's own message, without the SDK's "<status> " prefix. */

@@ -69,9 +69,11 @@ async function resolveMember(ctx: HarnessToolContext, ref: string, allowSelf = f
 const decisionLine = (d: Decision) => `${d.key} v${d.version} [${d.status}] "${d.title}" (id ${d.id}): ${d.statement}`
 const taskLine = (t: Task) => `${t.key} [${t.status}${t.flag ? `, ${t.flag}` : ''}] "${t.title}" (id ${t.id})`
 
+/* eslint-disable @typescript-eslint/no-explicit-any -- tools with different argument types in one list; each `run` only ever gets what its own `args` parsed */
 export function harnessTools(): HTool<any>[] {
   const list: HTool<any>[] = []
   const add = <A>(t: HTool<A>, run: (a: A, ctx: HarnessToolContext) => Promise<string>) => list.push({ ...t, run } as HTool<any>)
+  /* eslint-enable @typescript-eslint/no-explicit-any */
 
   add(tool('get_brief', 'Your brief: your tasks with their flags and the current text of the decisions they depend on.', z.object({})), async (_a, ctx) => ctx.brief().text)
 

@@ -53,7 +53,7 @@ async function realish(p: string, hops = 0): Promise<string> {
     if (st.isSymbolicLink()) {
       const target = await readlink(p)
       const parentReal = await realish(path.dirname(p), hops + 1)
-      return realish(path.resolve(parentReal, target), hops + 1)
+      return await realish(path.resolve(parentReal, target), hops + 1)
     }
   } catch (err) {
     if (err instanceof ToolError) throw err

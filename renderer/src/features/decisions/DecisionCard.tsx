@@ -27,7 +27,13 @@ export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: st
         </span>
         {!editing && (
           <span className="dcard-links">
-            <button className="link-btn" onClick={() => (setOutcome(null), setEditing(true))}>
+            <button
+              className="link-btn"
+              onClick={() => {
+                setOutcome(null)
+                setEditing(true)
+              }}
+            >
               Edit
             </button>
             <button className="link-btn" onClick={() => openDecision(decision.id)}>

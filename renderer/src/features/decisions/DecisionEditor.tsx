@@ -3,6 +3,7 @@ import type { Decision, Impact } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
 import { describeImpact } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
+import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
 
 const statuses: Decision['status'][] = ['proposed', 'accepted', 'rejected', 'superseded']
@@ -36,6 +37,8 @@ export function DecisionEditor({ decision, sourceMessageId, onDone, onCancel }: 
 
   useEffect(() => {
     if (!changed) {
+      // Clearing the preview when the draft goes back to the decision is this effect's job, not a render's.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
       setPreview(null)
       return
     }
@@ -48,8 +51,12 @@ export function DecisionEditor({ decision, sourceMessageId, onDone, onCancel }: 
           ...(status !== base.status ? { status } : {}),
           ...(editorial ? { editorial: true } : {}),
         })
-        .then((impact) => live && (setPreview({ impact, forKey: key }), setPreviewError(null)))
-        .catch((err: { message?: string }) => live && setPreviewError(err.message ?? String(err)))
+        .then((impact) => {
+          if (!live) return
+          setPreview({ impact, forKey: key })
+          setPreviewError(null)
+        })
+        .catch((err: unknown) => live && setPreviewError(asClientError(err).message))
     }, 250)
     return () => {
       live = false
@@ -122,7 +129,13 @@ export function DecisionEditor({ decision, sourceMessageId, onDone, onCancel }: 
       {conflict && (
         <div className="warn-text">
           {decision.key} is now at v{decision.version} (you started from v{base.version}).{' '}
-          <button className="link-btn" onClick={() => (setBase(decision), save.setError(null))}>
+          <button
+            className="link-btn"
+            onClick={() => {
+              setBase(decision)
+              save.setError(null)
+            }}
+          >
             Apply my edit on v{decision.version}
           </button>
         </div>

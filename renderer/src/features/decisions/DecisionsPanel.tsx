@@ -4,6 +4,7 @@ import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/
 import { excerpt, shortTime } from '../../lib/format'
 import { describeImpact } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
+import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
 import { findStep, selectDecisions } from '../../stores/selectors'
 import { statusTone } from './DecisionCard'
@@ -125,7 +126,7 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
     api
       .call('decisions.history', { decisionId: decision.id })
       .then((h) => live && setHistory(h))
-      .catch((e: { message: string }) => live && setError(e.message))
+      .catch((e: unknown) => live && setError(asClientError(e).message))
     return () => {
       live = false
     }
@@ -146,7 +147,14 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
         <span className="dver">v{decision.version}</span>
       </div>
       {editing ? (
-        <DecisionEditor decision={decision} onCancel={() => setEditing(false)} onDone={(o) => (setOutcome(o), setEditing(false))} />
+        <DecisionEditor
+          decision={decision}
+          onCancel={() => setEditing(false)}
+          onDone={(o) => {
+            setOutcome(o)
+            setEditing(false)
+          }}
+        />
       ) : (
         <>
           <div className="ddetail-statement">{decision.statement}</div>
@@ -160,7 +168,13 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             </div>
           )}
           <div className="dcard-actions">
-            <button className="btn small" onClick={() => (setOutcome(null), setEditing(true))}>
+            <button
+              className="btn small"
+              onClick={() => {
+                setOutcome(null)
+                setEditing(true)
+              }}
+            >
               Edit
             </button>
           </div>

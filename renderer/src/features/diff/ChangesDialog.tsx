@@ -6,6 +6,7 @@
 import { DiffModeEnum, DiffView } from '@git-diff-view/react'
 import '@git-diff-view/react/styles/diff-view.css'
 import { useEffect, useMemo, useState } from 'react'
+import { asClientError } from '../../api/errors'
 import type { DiffFile, TaskDiff } from '../../../../shared/schemas'
 import { ErrorText, Modal } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
@@ -29,7 +30,7 @@ export function splitPatch(patch: string): Map<string, string> {
 function useDark(): boolean {
   const theme = useApp((s) => s.theme)
   if (theme !== 'system') return theme === 'dark'
-  return typeof window !== 'undefined' && !!window.matchMedia?.('(prefers-color-scheme: dark)').matches
+  return typeof window !== 'undefined' && window.matchMedia('(prefers-color-scheme: dark)').matches
 }
 
 export function ChangesDialog({ title, load, onClose }: { title: string; load: () => Promise<TaskDiff>; onClose(): void }) {
@@ -40,7 +41,7 @@ export function ChangesDialog({ title, load, onClose }: { title: string; load: (
     let alive = true
     load().then(
       (d) => alive && setDiff(d),
-      (err: { message?: string }) => alive && setError(err.message ?? String(err)),
+      (err: unknown) => alive && setError(asClientError(err).message),
     )
     return () => {
       alive = false

@@ -65,7 +65,12 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
       if (el && stick.current) el.scrollTop = el.scrollHeight
     })
   }, [rows.length, last, last?.text.length, total])
-  useEffect(() => () => void (follow.current !== null && cancelAnimationFrame(follow.current)), [])
+  useEffect(
+    () => () => {
+      if (follow.current !== null) cancelAnimationFrame(follow.current)
+    },
+    [],
+  )
 
   // Only the user unsticks the view (wheel, keys, scrollbar): the virtualizer also scrolls when rows
   // above are measured, and that must not stop the view from following the newest text.

@@ -195,7 +195,7 @@ export const StepRow = memo(
                 {step.toolCalls.map((c) => {
                   const result = row.results.get(c.id)
                   const approvalId = result?.tool?.callId ?? c.id
-                  const awaiting = result?.status === 'waiting_approval' || !!approvals?.some((a) => a.callId === approvalId)
+                  const awaiting = result?.status === 'waiting_approval' || approvals.some((a) => a.callId === approvalId)
                   return <ToolCall key={c.id} memberId={memberId} call={c} result={result} awaiting={awaiting} />
                 })}
               </div>

@@ -96,7 +96,13 @@ export function Question({ memberId, question, answered }: { memberId: string; q
       </div>
       <Markdown text={question} />
       {!answered && (
-        <button className="link-btn small" onClick={() => (selectMember(memberId), focusComposer())}>
+        <button
+          className="link-btn small"
+          onClick={() => {
+            selectMember(memberId)
+            focusComposer()
+          }}
+        >
           Answer in the message box
         </button>
       )}

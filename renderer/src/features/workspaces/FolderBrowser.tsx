@@ -35,12 +35,19 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
   // Start where the typed path points when it is a folder, else at home.
   useEffect(() => {
     const from = start?.trim()
-    void (from && from.startsWith('/')
-      ? api.call('folders.browse', { path: from }).then(
-          (l) => (setListing(l), setTyped(l.path)),
-          () => go(),
-        )
-      : go())
+    if (!from?.startsWith('/')) {
+      // Listing the first folder when the browser opens is what this effect is for.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
+      void go()
+      return
+    }
+    api.call('folders.browse', { path: from }).then(
+      (l) => {
+        setListing(l)
+        setTyped(l.path)
+      },
+      () => void go(),
+    )
   }, [api, start, go])
 
   return (
