@@ -222,6 +222,10 @@ describe('Codex over ACP', () => {
     await idle
     expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('cancelled')
     const steps = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps)
-    expect(steps.map((s) => [s.kind, s.status])).toEqual([['user', 'done'], ['tool', 'done'], ['model', 'done']])
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([
+      ['user', 'done'],
+      ['tool', 'done'],
+      ['model', 'done'],
+    ])
   })
 })

@@ -20,7 +20,11 @@ beforeAll(async () => {
   t = makeCore({ git: true })
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
   gemini = await t.core.invoke('members.create', {
-    workspaceId: ws.id, name: 'Gemini', role: 'implementer', authority: 'proposer', approval: 'auto',
+    workspaceId: ws.id,
+    name: 'Gemini',
+    role: 'implementer',
+    authority: 'proposer',
+    approval: 'auto',
     provider: { kind: 'acp', agent: 'gemini', apiKey: 'any', isolatedHome: true, env: { GOOGLE_GEMINI_BASE_URL: server.url } },
   })
 })
@@ -30,7 +34,11 @@ afterAll(async () => {
 })
 
 const state = (s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === gemini.id && e.payload.session.state === s && e.payload.session.queued === queued, 60_000)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === gemini.id && e.payload.session.state === s && e.payload.session.queued === queued,
+    60_000,
+  )
 
 async function turn(text: string, end: SessionInfo['state'] = 'idle') {
   const done = state(end)
@@ -82,7 +90,11 @@ describe('Gemini CLI over ACP', () => {
     const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: gemini.id, decisionIds: [d.id] })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue(
-      { toolCalls: [{ name: 'mcp_concord_submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } }] },
+      {
+        toolCalls: [
+          { name: 'mcp_concord_submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } },
+        ],
+      },
       { text: 'Reported.' },
     )
     const steps = sinceLastMessage(await turn('Build the API and report'))

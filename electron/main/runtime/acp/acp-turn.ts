@@ -75,9 +75,7 @@ function mcpServer(env: AcpTurnEnv): McpServerStdio {
 
 const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
 function toolText(content: ToolCallContent[] | null | undefined): string {
-  return (content ?? [])
-    .map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? `diff ${c.path}\n${c.newText}` : `[terminal ${c.terminalId}]`))
-    .join('\n')
+  return (content ?? []).map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? `diff ${c.path}\n${c.newText}` : `[terminal ${c.terminalId}]`)).join('\n')
 }
 
 function pickOption(options: PermissionOption[], allow: boolean): RequestPermissionResponse {
@@ -318,7 +316,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       agent.kill()
       agent.sessionId = null
       const limit = timeoutMs % 60_000 === 0 ? `${timeoutMs / 60_000} min` : `${Math.round(timeoutMs / 1000)} s`
-      return fail(`${preset.label} did not finish within Concord's turn timeout (${limit}); it was stopped. Its model endpoint may be down. Send a message to start it again, or raise the timeout in the member's settings.`)
+      return fail(
+        `${preset.label} did not finish within Concord's turn timeout (${limit}); it was stopped. Its model endpoint may be down. Send a message to start it again, or raise the timeout in the member's settings.`,
+      )
     }
     const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
     closeModel(usage)

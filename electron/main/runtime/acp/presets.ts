@@ -37,7 +37,13 @@ export interface AgentPreset {
 
 /** A TOML inline value (JSON strings are valid TOML basic strings). */
 const toml = (v: unknown): string =>
-  typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? `[${v.map(toml).join(', ')}]` : `{${Object.entries(v as object).map(([k, x]) => `${k} = ${toml(x)}`).join(', ')}}`
+  typeof v === 'string'
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${v.map(toml).join(', ')}]`
+      : `{${Object.entries(v as object)
+          .map(([k, x]) => `${k} = ${toml(x)}`)
+          .join(', ')}}`
 
 export const agentPresets: Record<AgentKind, AgentPreset> = {
   'claude-code': {
