@@ -110,3 +110,26 @@ function reportRow(r: ReportDoc, d: DecisionDoc, people: People): string {
   const claims = onThis.length ? `${onThis.length} (${stale} stale)` : 'none'
   return `| ${r.id} | ${r.taskId} | ${r.kind} | ${r.verdict} | ${cell(people(r.authorId))} | ${based} | ${claims} | ${r.validity} |`
 }
+
+/** The MADR sections the madr and log4brains flavours share: context, considered options, outcome, consequences. */
+export function madrBody(ctx: AdrContext, d: DecisionDoc, e: AdrEntry): string[] {
+  const out = [
+    '## Context and Problem Statement',
+    '',
+    d.rationale.trim() || '_No rationale was recorded for this decision._',
+    '',
+    '## Considered Options',
+    '',
+    ...consideredOptions(ctx, d),
+    '',
+    '## Decision Outcome',
+    '',
+    outcomeSentence(e),
+    '',
+    d.statement.trim(),
+    '',
+  ]
+  const consequences = consequenceBullets(ctx, d)
+  if (consequences.length) out.push('### Consequences', '', ...consequences, '')
+  return out
+}

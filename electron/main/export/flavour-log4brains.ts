@@ -7,7 +7,7 @@
  * log4brains reads no front matter (it would hide the header), so the notice is the last line.
  */
 import { adrEntry, adrLabel, adrSlug, involved, type AdrContext, type AdrRef } from './adr-model'
-import { concordRecord, consequenceBullets, consideredOptions, generatedNotice, outcomeSentence, recordedIn } from './adr-sections'
+import { concordRecord, generatedNotice, madrBody, recordedIn } from './adr-sections'
 import type { DecisionDoc } from './schema'
 import { day, oneLine } from './text'
 
@@ -21,30 +21,7 @@ export function renderLog4brainsFlavour(ctx: AdrContext, d: DecisionDoc): string
   const adr = adrLabel(e.ref.number)
   const status = e.state === 'superseded' ? `superseded by ${link(e.supersededBy!)}` : e.state
   const deciders = involved(ctx, d).decisionMakers.map(decider)
-  const out = [
-    `# ${oneLine(d.title)}`,
-    '',
-    `- Status: ${status}`,
-    ...(deciders.length ? [`- Deciders: ${deciders.join(', ')}`] : []),
-    `- Date: ${day(d.createdAt)}`,
-    '',
-    '## Context and Problem Statement',
-    '',
-    d.rationale.trim() || '_No rationale was recorded for this decision._',
-    '',
-    '## Considered Options',
-    '',
-    ...consideredOptions(ctx, d),
-    '',
-    '## Decision Outcome',
-    '',
-    outcomeSentence(e),
-    '',
-    d.statement.trim(),
-    '',
-  ]
-  const consequences = consequenceBullets(ctx, d)
-  if (consequences.length) out.push('### Consequences', '', ...consequences, '')
+  const out = [`# ${oneLine(d.title)}`, '', `- Status: ${status}`, ...(deciders.length ? [`- Deciders: ${deciders.join(', ')}`] : []), `- Date: ${day(d.createdAt)}`, '', ...madrBody(ctx, d, e)]
   if (e.supersedes) out.push('## Links', '', `- Supersedes ${link(e.supersedes)}`, '')
   out.push('## More Information', '', recordedIn(e, adr, ctx.people), '', ...concordRecord(ctx, d, '###'), generatedNotice(e, adr), '')
   return out.join('\n')

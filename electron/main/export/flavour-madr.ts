@@ -5,7 +5,7 @@
  * first line after it as the title. The "generated" notice is a YAML comment in the front matter.
  */
 import { adrEntry, adrLabel, involved, type AdrContext, type AdrEntry } from './adr-model'
-import { concordRecord, consequenceBullets, consideredOptions, outcomeSentence, recordedIn } from './adr-sections'
+import { concordRecord, madrBody, recordedIn } from './adr-sections'
 import { GENERATOR, type DecisionDoc } from './schema'
 import { day, oneLine } from './text'
 import { yamlString } from './front-matter'
@@ -38,23 +38,8 @@ export function renderMadrFlavour(ctx: AdrContext, d: DecisionDoc): string {
     '---',
     `# ${oneLine(d.title)}`,
     '',
-    '## Context and Problem Statement',
-    '',
-    d.rationale.trim() || '_No rationale was recorded for this decision._',
-    '',
-    '## Considered Options',
-    '',
-    ...consideredOptions(ctx, d),
-    '',
-    '## Decision Outcome',
-    '',
-    outcomeSentence(e),
-    '',
-    d.statement.trim(),
-    '',
+    ...madrBody(ctx, d, e),
   ]
-  const consequences = consequenceBullets(ctx, d)
-  if (consequences.length) out.push('### Consequences', '', ...consequences, '')
 
   out.push('## More Information', '')
   if (e.supersededBy) out.push(`Superseded by [${adrLabel(e.supersededBy.number)}](${e.supersededBy.file}) “${oneLine(e.supersededBy.title)}”.`, '')
