@@ -3,6 +3,7 @@ import { resolveDataDir } from '../main/data-dir'
 import { createMcpServer } from '../main/mcp/server'
 import { standaloneBinding } from '../main/mcp/standalone'
 import { stringFlag, type ParsedArgs } from './args'
+import { UsageError } from './errors'
 
 /**
  * `concord mcp --member ID [--data-dir DIR]`: Concord's harness tools over stdio, as that member.
@@ -10,7 +11,7 @@ import { stringFlag, type ParsedArgs } from './args'
  */
 export async function mcpCommand(args: ParsedArgs): Promise<void> {
   const memberId = stringFlag(args, 'member')
-  if (!memberId) throw new Error('--member is required: the id of the member this agent acts as (see the member in Concord)')
+  if (!memberId) throw new UsageError('--member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help')
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   // Set by Concord when it started the agent: it records the agent's tool calls from ACP already.
   const { binding, close } = standaloneBinding(dataDir, memberId, { record: process.env.CONCORD_MCP_VIA_ACP !== '1' })

@@ -113,6 +113,7 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
       [['help', 'nothing'], "concord: usage: unexpected argument 'nothing' after help; the commands are serve, export, import, mcp\n"],
       [['launch'], "concord: usage: unknown command 'launch'; the commands are serve, export, import, mcp\n"],
       [[], 'concord: usage: no command given; the commands are serve, export, import, mcp (see concord --help)\n'],
+      [['mcp'], 'concord: usage: --member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help\n'],
     ]
     for (const [args, stderr] of cases) {
       const r = await concord(args)
