@@ -2,11 +2,12 @@
  * A member that is the real Claude Code (through its ACP adapter, @zed-industries/claude-agent-acp), driving the
  * scripted model server offline, with Concord's harness tools reaching it through the real `concord mcp`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 
 let t: TestCore
@@ -63,20 +64,8 @@ async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle')
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
 const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user').at(-1))
 
-/** The pid of the member's agent process: a child of this process running the adapter. */
-function agentPid(): number {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('claude-agent-acp')) return Number(d)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error('no agent process')
-}
+/** The pid of the member's agent process. */
+const agentPid = () => childPid('claude-agent-acp')
 
 describe('Claude Code over ACP', () => {
   it('streams its answer into the session with the brief in the prompt, and records its usage', async () => {

@@ -3,10 +3,10 @@
  * model server's Gemini API offline (GOOGLE_GEMINI_BASE_URL), with Concord's harness tools reaching it through the
  * real `concord mcp`. One member (one Gemini process, restarted only where a test kills it) for the whole file.
  */
-import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 
 let t: TestCore
@@ -50,20 +50,8 @@ const sinceLastMessage = <T extends { kind: string }>(steps: T[]) => steps.slice
 const turns = () => server.requests.filter((r: RecordedRequest) => r.path.endsWith(':streamGenerateContent'))
 const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.contents as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
 
-/** The pid of the member's agent process: a child of this process running Gemini CLI. */
-function agentPid(): number {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('gemini')) return Number(d)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error('no agent process')
-}
+/** The pid of the member's agent process. */
+const agentPid = () => childPid('gemini')
 
 describe('Gemini CLI over ACP', () => {
   it('streams its answer into the session with the brief in the prompt; Gemini reports no usage over ACP', async () => {
