@@ -4,6 +4,11 @@ import * as m003 from './003-trust'
 import * as m004 from './004-agents'
 import * as m005 from './005-worktrees'
 import * as m006 from './006-agent-settings'
+import * as m007 from './007-pinned-refs'
+import * as m008 from './008-scale'
+import * as m009 from './009-archive'
+import * as m010 from './010-search'
+import * as m011 from './011-loop'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -13,4 +18,9 @@ export const migrations: { name: string; up: string }[] = [
   { name: '004-agents', up: m004.up },
   { name: '005-worktrees', up: m005.up },
   { name: '006-agent-settings', up: m006.up },
+  { name: '007-pinned-refs', up: m007.up },
+  { name: '008-scale', up: m008.up },
+  { name: '009-archive', up: m009.up },
+  { name: '010-search', up: m010.up },
+  { name: '011-loop', up: m011.up },
 ]
