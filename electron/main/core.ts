@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { MethodName, Params, Result } from '../../shared/contract'
-import { EventBus } from './api/event-bus'
+import { EventBus } from './events/event-bus'
 import { startRelay } from './mcp/app-relay'
 import { ensureDataDir } from './data-dir'
 import { dispatch } from './api/dispatch'

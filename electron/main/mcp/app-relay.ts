@@ -10,7 +10,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventEnvelope, EventName } from '../../../shared/contract'
-import type { EventBus } from '../api/event-bus'
+import type { EventBus } from '../events/event-bus'
 
 const RELAYED = new Set<EventName>(['decision.created', 'decision.changed', 'proposal.changed', 'task.changed', 'report.submitted', 'notice.created'])
 const MAX_LINE = 4 * 1024 * 1024

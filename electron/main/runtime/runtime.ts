@@ -5,7 +5,7 @@
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { SessionInfo, SessionPage } from '../../../shared/schemas'
-import type { EventBus } from '../api/event-bus'
+import type { EventBus } from '../events/event-bus'
 import type { Ctx } from '../harness/context'
 import { memberRowOf } from '../harness/context'
 import type { Harness } from '../harness/harness'
