@@ -393,6 +393,7 @@ describe('tasks', () => {
 
   it('refuses delivery without an artifact and accepted through setStatus', async () => {
     const tk = await task('t', [])
+    await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
     await rejectsWith(core.invoke('tasks.setStatus', { taskId: tk.id, status: 'delivered' }), 'invalid_params')
     await rejectsWith(core.invoke('tasks.setStatus', { taskId: tk.id, status: 'accepted' }), 'invalid_transition')
   })

@@ -10,6 +10,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { Impact, ImpactReport, ImpactTask, Report, Task } from '../../shared/schemas'
+import { canMove } from '../../shared/task-rules'
 import { makeCore } from '../fixtures/core'
 
 type DecisionStatus = 'accepted' | 'proposed' | 'rejected'
@@ -166,6 +167,7 @@ class Model {
     const task = this.tasks[t]
     if (status === 'accepted') return 'invalid_transition' // acceptance checks the evidence: tasks.accept
     if (artifact !== undefined && status !== 'delivered') return 'invalid_params'
+    if (!canMove(task.status, status)) return 'invalid_transition' // the shared table, enforced by the core
     if (status === 'delivered' && artifact === undefined && task.artifact === null) return 'invalid_params'
     task.status = status
     if (artifact !== undefined) task.artifact = artifact

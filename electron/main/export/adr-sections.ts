@@ -3,15 +3,12 @@
  * revision replaced, pending proposals, linked reports), the consequences Concord knows (the tasks
  * that depend on the decision) and the options it considered (proposals with another statement).
  */
+import { taskFlagWords } from '../../../shared/task-rules'
 import type { AdrContext, AdrEntry } from './adr-model'
 import type { DecisionDoc, ReportDoc } from './schema'
 import { cell, changedFields, changeKind, minute, newestFirst, oneLine, quote, type People } from './text'
 
-const flagWords: Record<string, string> = {
-  requirements_updated: 'requirements updated',
-  needs_adjustment: 'needs adjustment',
-  needs_reverification: 'needs re-verification',
-}
+const flagWords: Record<string, string> = taskFlagWords
 
 /** The text that marks a file as Concord's where the flavour has no front matter: the file's last line. */
 export function generatedNotice(e: AdrEntry, adr: string): string {

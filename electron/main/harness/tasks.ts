@@ -1,6 +1,7 @@
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Task } from '../../../shared/schemas'
+import { moveRefusal } from '../../../shared/task-rules'
 import type { TaskRow } from '../store/tasks-repo'
 import { actorOf, memberRowOf, requireAssigneeOrDecider, requireDecider, rowOf, type Ctx } from './context'
 import { decisionRow } from './decisions'
@@ -106,19 +107,22 @@ export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
 export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Task {
   const row = taskRow(ctx, p.taskId)
   const actor = actorOf(ctx, p.actorId)
-  requireAssigneeOrDecider(actor, row.assignee_id, makeKey('task', row.id), 'move')
+  const key = makeKey('task', row.id)
+  requireAssigneeOrDecider(actor, row.assignee_id, key, 'move')
   if (p.status === 'accepted') {
-    throw new ApiError('invalid_transition', `${makeKey('task', row.id)}: acceptance goes through tasks.accept, which checks the evidence`)
+    throw new ApiError('invalid_transition', moveRefusal(key, row.status, p.status) ?? `${key}: acceptance goes through tasks.accept, which checks the evidence`)
   }
   if (p.artifact && p.status !== 'delivered') throw new ApiError('invalid_params', 'artifact: only a delivery carries an artifact')
   const updated = ctx.store.transaction(() => {
     const current = ctx.store.tasks.get(row.id)!
     // Read inside the transaction: an acceptance that landed meanwhile is seen here.
-    if (current.status === 'accepted') requireDecider(actor, `reopen the accepted ${makeKey('task', row.id)}`)
+    if (current.status === 'accepted') requireDecider(actor, `reopen the accepted ${key}`)
+    const refused = moveRefusal(key, current.status, p.status)
+    if (refused) throw new ApiError('invalid_transition', refused)
     if (p.status === 'in_progress' || p.status === 'delivered') {
       const open = ctx.store.tasks.openBlockers(row.id)
       if (open.length) {
-        throw new ApiError('task_blocked', `${makeKey('task', row.id)} is blocked by ${open.map((b) => makeKey('task', b)).join(', ')}, not yet accepted`)
+        throw new ApiError('task_blocked', `${key} is blocked by ${open.map((b) => makeKey('task', b)).join(', ')}, not yet accepted`)
       }
     }
     let commit = current.artifact_commit

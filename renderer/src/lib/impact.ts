@@ -1,21 +1,9 @@
-import type { Impact, Member, Task } from '../../../shared/schemas'
+import type { Impact, Member } from '../../../shared/schemas'
+import { taskStatusWords } from '../../../shared/task-rules'
 
-const statusWords: Record<Task['status'], string> = {
-  todo: 'to do',
-  in_progress: 'in progress',
-  delivered: 'delivered',
-  accepted: 'accepted',
-  blocked: 'blocked',
-  cancelled: 'cancelled',
-}
-
-export const flagWords: Record<NonNullable<Task['flag']>, string> = {
-  requirements_updated: 'requirements updated',
-  needs_adjustment: 'needs adjustment',
-  needs_reverification: 'needs re-verification',
-}
-
-export const taskStatusWords = statusWords
+// The words live in shared/task-rules.ts; re-exported for the files that import them from here.
+export { taskFlagWords as flagWords, taskStatusWords } from '../../../shared/task-rules'
+const statusWords = taskStatusWords
 
 /**
  * The impact preview in a sentence, as the design puts it:
