@@ -390,8 +390,18 @@ export interface Step {
   usage: { input: number; output: number } | null
   /** On the last step of a turn: the files the turn changed in its tree. */
   changes: TurnChange[] | null
+  /** What its text mentioned, pinned when the text was stored; empty on steps from before pins existed. */
+  refs: StepRef[]
   startedAt: string
   endedAt: string | null
+}
+
+/** A mention pinned with its step: the record's key and id, and for a decision the version it had then. */
+export interface StepRef {
+  key: string
+  kind: 'decision' | 'task' | 'report'
+  id: string
+  version?: number
 }
 
 export interface SessionInfo {

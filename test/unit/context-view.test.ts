@@ -24,6 +24,7 @@ function step(kind: StepRow['kind'], text: string, extra: Partial<StepRow> = {})
     ended_at: null,
     approval: null,
     changes: null,
+    refs: null,
     ...extra,
   }
 }

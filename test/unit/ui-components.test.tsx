@@ -171,6 +171,7 @@ describe('questions to the human', () => {
       taskId: null,
       usage: null,
       changes: null,
+      refs: [],
       startedAt: '',
       endedAt: '',
     }

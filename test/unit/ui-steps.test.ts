@@ -20,6 +20,7 @@ function step(seq: number, extra: Partial<Step> = {}): Step {
     taskId: null,
     usage: null,
     changes: null,
+    refs: [],
     startedAt: '2026-01-01T00:00:00Z',
     endedAt: '2026-01-01T00:00:01Z',
     ...extra,

@@ -78,6 +78,7 @@ const step = (seq: number, extra: Partial<Step> = {}): Step => ({
   taskId: null,
   usage: null,
   changes: null,
+  refs: [],
   startedAt: '',
   endedAt: null,
   ...extra,

@@ -37,10 +37,8 @@ export function parseId(id: string, kind: EntityKind, field: string): { workspac
   return { workspaceId, n: Number(n) }
 }
 
-export const keyPrefix = { decision: 'D', task: 'T', report: 'R', proposal: 'P' } as const
-export function makeKey(kind: keyof typeof keyPrefix, n: number): string {
-  return `${keyPrefix[kind]}-${n}`
-}
+// The key format (D-3, T-2, …) has its home in shared/keys; re-exported for the core's many callers.
+export { keyPrefix, makeKey } from '../../../shared/keys'
 
 export function now(): string {
   return new Date().toISOString()

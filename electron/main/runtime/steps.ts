@@ -1,6 +1,7 @@
-import type { Step } from '../../../shared/schemas'
+import { parseKey } from '../../../shared/keys'
+import type { Step, StepRef } from '../../../shared/schemas'
 import { makeId } from '../harness/ids'
-import type { StepRow } from '../store/steps-repo'
+import type { PinnedRef, StepRow } from '../store/steps-repo'
 
 export function toStep(ws: string, r: StepRow): Step {
   const id = (kind: 'member' | 'task', n: number | null) => (n === null ? null : makeId(ws, kind, n))
@@ -18,6 +19,7 @@ export function toStep(ws: string, r: StepRow): Step {
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
     changes: turnChanges(r)?.files ?? null,
+    refs: stepRefs(ws, r.refs),
     startedAt: r.started_at,
     endedAt: r.ended_at,
   }
@@ -28,4 +30,16 @@ export function turnChanges(r: StepRow): { from: string; to: string; files: NonN
   if (!r.changes) return null
   const v = JSON.parse(r.changes) as { from: string; to: string; files: NonNullable<Step['changes']> }
   return Array.isArray(v.files) ? v : null
+}
+
+/** The pins stored with a step, as the API gives them (ids routable to this workspace). */
+export function stepRefs(ws: string, json: string | null): StepRef[] {
+  if (!json) return []
+  const out: StepRef[] = []
+  for (const p of JSON.parse(json) as PinnedRef[]) {
+    const k = parseKey(p.key)
+    if (!k || k.kind === 'proposal') continue
+    out.push(p.version === undefined ? { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n) } : { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n), version: p.version })
+  }
+  return out
 }

@@ -1,3 +1,4 @@
+import { announcedVersions, mentionedKeys, parseKey } from '../../../shared/keys'
 import type { Db } from './connection'
 
 export type StepKindValue = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
@@ -25,6 +26,14 @@ export interface StepRow {
   approval: 'ask' | 'auto' | null
   /** On the last step of a turn: the files the turn changed in its tree, JSON [{path, status}]. */
   changes: string | null
+  /** What the text mentioned when it was stored, JSON PinnedRef[]; null on steps from before schema v7. */
+  refs: string | null
+}
+
+/** A mention resolved when the step's text was stored: the key, and a decision's version at that moment. */
+export interface PinnedRef {
+  key: string
+  version?: number
 }
 
 export interface CommandProcessRow {
@@ -57,6 +66,7 @@ const columns = [
   'ended_at',
   'approval',
   'changes',
+  'refs',
 ] as const
 
 export class StepsRepo {
@@ -66,11 +76,18 @@ export class StepsRepo {
     this.s = {
       insert: db.prepare(`INSERT INTO steps (${columns.join(', ')}) VALUES (${columns.map((c) => '@' + c).join(', ')})`),
       get: db.prepare<[number], StepRow>('SELECT * FROM steps WHERE id = ?'),
-      setText: db.prepare('UPDATE steps SET text = ? WHERE id = ?'),
+      // A streaming step's text is saved as it grows; its pins wait for the final text (finish).
+      setText: db.prepare<[string, number], { kind: StepKindValue; status: StepStatusValue }>('UPDATE steps SET text = ? WHERE id = ? RETURNING kind, status'),
+      setRefs: db.prepare('UPDATE steps SET refs = ? WHERE id = ?'),
+      textOf: db.prepare<[number], { kind: StepKindValue; text: string }>('SELECT kind, text FROM steps WHERE id = ?'),
+      decisionVersion: db.prepare<[number], number>('SELECT version FROM decisions WHERE id = ?').pluck(),
+      revisionExists: db.prepare<[number, number], number>('SELECT 1 FROM decision_revisions WHERE decision_id = ? AND version = ?').pluck(),
+      taskExists: db.prepare<[number], number>('SELECT 1 FROM tasks WHERE id = ?').pluck(),
+      reportExists: db.prepare<[number], number>('SELECT 1 FROM reports WHERE id = ?').pluck(),
       finish: db.prepare(
         `UPDATE steps SET status = @status, text = coalesce(@text, text), tool_calls = coalesce(@tool_calls, tool_calls),
          is_error = coalesce(@is_error, is_error), input_tokens = coalesce(@input_tokens, input_tokens),
-         output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at WHERE id = @id`,
+         output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at, refs = @refs WHERE id = @id`,
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
       remove: db.prepare("DELETE FROM steps WHERE id = ? AND status = 'queued'"),
@@ -113,7 +130,33 @@ export class StepsRepo {
     row.text = step.text ?? ''
     row.tool_calls = step.tool_calls ?? '[]'
     row.is_error = step.is_error ?? 0
+    // A step moved as it is (a session reset re-queues messages) keeps the pins it was stored with.
+    if (step.refs === undefined) row.refs = step.status === 'streaming' ? null : this.pinsJson(step.kind, row.text as string)
     return Number(this.s.insert.run(row).lastInsertRowid)
+  }
+
+  /**
+   * Resolves the keys a text mentions in this workspace: a decision to its version now (a notice to the
+   * version it announces), a task or report only if it exists. Unknown keys are not pinned.
+   */
+  pins(kind: StepKindValue, text: string): PinnedRef[] {
+    const announced = kind === 'notice' ? announcedVersions(text) : null
+    const out: PinnedRef[] = []
+    for (const key of mentionedKeys(text, 'DTR')) {
+      const k = parseKey(key)
+      if (!k) continue
+      if (k.kind === 'decision') {
+        const current = this.s.decisionVersion.get(k.n)
+        if (current === undefined) continue
+        const said = announced?.get(key)
+        out.push({ key, version: said !== undefined && this.s.revisionExists.get(k.n, said) ? said : current })
+      } else if ((k.kind === 'task' ? this.s.taskExists : this.s.reportExists).get(k.n)) out.push({ key })
+    }
+    return out
+  }
+
+  private pinsJson(kind: StepKindValue, text: string): string {
+    return JSON.stringify(this.pins(kind, text))
   }
 
   get(id: number): StepRow | undefined {
@@ -121,11 +164,16 @@ export class StepsRepo {
   }
 
   setText(id: number, text: string): void {
-    this.s.setText.run(text, id)
+    const row = this.s.setText.get(text, id)
+    // A step that is not streaming (a plan rewritten in place) is final at each write: pin it again.
+    if (row && row.status !== 'streaming') this.s.setRefs.run(this.pinsJson(row.kind, text), id)
   }
 
+  /** Stores a step's final state; its pins are taken from its final text, now. */
   finish(id: number, f: { status: StepStatusValue; text?: string; tool_calls?: string; is_error?: number; input_tokens?: number; output_tokens?: number; ended_at: string }): void {
-    this.s.finish.run({ id, text: null, tool_calls: null, is_error: null, input_tokens: null, output_tokens: null, ...f })
+    const row = this.s.textOf.get(id)
+    const refs = row ? this.pinsJson(row.kind, f.text ?? row.text) : null
+    this.s.finish.run({ id, text: null, tool_calls: null, is_error: null, input_tokens: null, output_tokens: null, ...f, refs })
   }
 
   setStatus(id: number, status: StepStatusValue): void {

@@ -75,6 +75,7 @@ export function appendText(steps: Step[], memberId: string, stepId: string, text
     taskId: null,
     usage: null,
     changes: null,
+    refs: [],
     startedAt: new Date().toISOString(),
     endedAt: null,
   }
