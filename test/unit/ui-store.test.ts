@@ -136,8 +136,9 @@ async function loadedStore(extra: Partial<Record<MethodName, (p: any) => unknown
     'members.list': () => [member(1, 'Impl'), member(2, 'Tess')],
     'decisions.list': () => [decision(1, 'REST')],
     'proposals.list': () => [],
-    'tasks.list': () => tasks,
-    'reports.list': () => [],
+    'tasks.page': () => ({ items: tasks, nextCursor: null, total: tasks.length }),
+    'tasks.getMany': (p: { ids: string[] }) => tasks.filter((t) => p.ids.includes(t.id)),
+    'reports.page': () => ({ items: [], nextCursor: null, total: 0, staleTotal: 0 }),
     'metrics.get': () => null,
     'sessions.list': () => [info('idle')],
     'sessions.get': () => ({ ...info('idle'), steps: [step(1, { kind: 'user', status: 'done', text: 'hi', endedAt: 'x' })], hasMore: true }),
@@ -252,23 +253,33 @@ describe('renderer store', () => {
     expect(store.getState().decisions[`${WS}-d1`].statement).toBe('v3')
   })
 
-  it('refetches the tasks a decision edit flagged (the event carries only the impact set)', async () => {
+  it('patches and refetches by id the loaded tasks a decision edit flagged, never the whole list', async () => {
     vi.useFakeTimers()
     try {
       const { store, emit, setTasks, calls } = await loadedStore()
       connectEvents(store, manualFrames(), () => {})
-      setTasks([task(1, 'needs_adjustment')])
-      const impact: Impact = {
+      await store.getState().ensureTaskList({})
+      setTasks([task(2, 'needs_adjustment')])
+      const impact = {
         decisionId: `${WS}-d1`,
+        version: 2,
         normative: true,
+        truncated: false,
+        counts: { tasks: 1, needsAdjustment: 1, needsReverification: 0, acceptanceRevoked: 0, reports: 0, staleClaims: 0, restoredClaims: 0 },
         tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false }],
         reports: [],
         notifiedMemberIds: [`${WS}-m1`],
-      }
+      } as Impact
+      const before = calls.length
       emit('decision.changed', { workspaceId: WS, decision: decision(2, 'GraphQL'), impact, editorial: false, reason: '', actorId: null })
       expect(store.getState().decisions[`${WS}-d1`].version).toBe(2)
-      await vi.advanceTimersByTimeAsync(500)
+      // Patched from the event at once, before any answer.
       expect(store.getState().tasks[`${WS}-t1`].flag).toBe('needs_adjustment')
+      await vi.advanceTimersByTimeAsync(500)
+      expect(store.getState().tasks[`${WS}-t1`].version).toBe(2)
+      const after = calls.slice(before).map(([m]) => m)
+      expect(after).toContain('tasks.getMany')
+      expect(after.filter((m) => m === 'tasks.list' || m === 'reports.list')).toEqual([])
       expect(calls.filter(([m]) => m === 'sessions.list').length).toBeGreaterThanOrEqual(2)
     } finally {
       vi.useRealTimers()
@@ -345,16 +356,19 @@ describe('renderer store', () => {
 
 describe('pure helpers', () => {
   it('says what an edit will flag, in the product words', () => {
-    const impact: Impact = {
+    const impact = {
       decisionId: 'd',
+      version: 2,
       normative: true,
+      truncated: false,
+      counts: { tasks: 2, needsAdjustment: 1, needsReverification: 1, acceptanceRevoked: 0, reports: 1, staleClaims: 2, restoredClaims: 0 },
       tasks: [
         { taskId: 't2', key: 'T-2', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false },
         { taskId: 't3', key: 'T-3', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false },
       ],
-      reports: [{ reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'] }],
+      reports: [{ reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'], restoredClaimIds: [] }],
       notifiedMemberIds: [`${WS}-m1`],
-    }
+    } as Impact
     expect(describeImpact(impact, { [`${WS}-m1`]: member(1, 'Implementer') })).toBe('Flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4. Notifies Implementer.')
     expect(describeImpact({ ...impact, normative: false }, {})).toMatch(/^Editorial/)
   })

@@ -4,6 +4,7 @@ import { useStore } from 'zustand'
 import { createStore } from 'zustand/vanilla'
 import type { ClientApi } from '../api/bridge-client'
 import { createHarnessSlice } from './harness-slice'
+import { createListsSlice } from './lists-slice'
 import { createMembersSlice } from './members-slice'
 import { createSessionsSlice } from './sessions-slice'
 import type { AppState, AppStore, RightTab, Theme } from './types'
@@ -25,6 +26,7 @@ export function createAppStore(api: ClientApi, options: StoreOptions = {}): AppS
     ...createMembersSlice(set, get, api),
     ...createSessionsSlice(set, get, api),
     ...createHarnessSlice(set, get, api),
+    ...createListsSlice(set, get, api),
     ...createUiSlice(set, get, api),
   })
   if (!options.persist) return createStore<AppState>()((set, get) => init(set, get))

@@ -51,8 +51,9 @@ function watching(s: { selectedMemberId: string | null; view: string }, memberId
   return typeof document !== 'undefined' && !document.hidden && s.selectedMemberId === memberId && s.view === 'member'
 }
 
-type Refresh = 'metrics' | 'reports' | 'tasks' | 'sessions'
-const refreshDelay: Record<Refresh, number> = { metrics: 300, reports: 30, tasks: 30, sessions: 100 }
+/** What events ask to refetch, coalesced. Never a whole list: rows come patched or by id, `counts` recounts totals. */
+type Refresh = 'metrics' | 'counts' | 'sessions'
+const refreshDelay: Record<Refresh, number> = { metrics: 300, counts: 100, sessions: 100 }
 
 export interface EventWiring {
   stop(): void
@@ -84,7 +85,7 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         setTimeout(() => {
           timers.delete(w)
           const st = store.getState()
-          const run = { metrics: st.refreshMetrics, reports: st.refreshReports, tasks: st.refreshTasks, sessions: st.refreshSessionInfos }[w]
+          const run = { metrics: st.refreshMetrics, counts: st.recountLists, sessions: st.refreshSessionInfos }[w]
           run().catch(() => {})
         }, refreshDelay[w]),
       )
@@ -110,10 +111,9 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       case 'decision.changed': {
         const p = envelope.payload
-        s.applyDecision(p.decision)
-        // Flags, link states, claim validity and notices move with the edit; one event carries only the impact set.
-        soon('metrics', 'tasks')
-        if (p.impact.reports.length) soon('reports')
+        // Flags, link states and claim validity come with the impact: applied once (the editor's answer may have been first).
+        void s.applyDecisionChange(p.decision, p.impact).catch(() => soon('counts'))
+        soon('metrics')
         if (p.impact.notifiedMemberIds.length) soon('sessions')
         return
       }
@@ -122,11 +122,11 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         soon('metrics')
         return
       case 'task.changed':
-        s.applyTask(envelope.payload.task)
+        if (s.applyTask(envelope.payload.task)) soon('counts')
         soon('metrics')
         return
       case 'report.submitted':
-        s.applyReport(envelope.payload.report)
+        if (s.applyReport(envelope.payload.report, true)) soon('counts')
         return
       case 'notice.created': {
         const { notice } = envelope.payload

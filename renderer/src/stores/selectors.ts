@@ -57,7 +57,9 @@ export const pendingProposalCount = (s: AppState) => selectProposals(s).filter((
 export const openQuestionCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.question ? 1 : 0), 0)
 export const pendingApprovalCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.pendingApprovals.length ?? 0), 0)
 
-export const flaggedTaskCount = (s: AppState) => selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
+/** The workspace's flagged tasks and stale reports, counted by the server (the loaded rows until it answers). */
+export const flaggedTaskCount = (s: AppState) => s.counts.flaggedTasks ?? selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
+export const staleReportCount = (s: AppState) => s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale').length
 
 export const memberName = (id: string | null | undefined) => (s: AppState) => (id ? (s.members[id]?.name ?? 'a former member') : 'you')
 

@@ -1,6 +1,8 @@
 import type { StoreApi } from 'zustand'
 import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, SystemInfo, Task, Workspace, WorkspaceSettings } from '../../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../api/bridge-client'
+import type { CompactImpact, ReportFilter, TaskFilter } from '../api/pages'
+import type { ListState, ReportListState } from './list-logic'
 
 export interface SessionState {
   info: SessionInfo
@@ -30,7 +32,7 @@ export interface WorkspaceSlice {
   loadWorkspaces(): Promise<void>
   openWorkspace(repoPath: string, name?: string): Promise<Workspace>
   selectWorkspace(id: string | null): Promise<void>
-  /** Reloads everything of the selected workspace (after a reconnect). */
+  /** Reloads the selected workspace's first screen and its loaded list pages (after a reconnect). */
   resync(): Promise<void>
 }
 
@@ -60,15 +62,36 @@ export interface HarnessSlice {
   metrics: Metrics | null
   applyDecision(d: Decision): void
   applyProposal(p: Proposal): void
-  applyTask(t: Task): void
-  applyReport(r: Report): void
+  /** Caches the row and moves it between loaded lists; true when a list's total could not be adjusted (recount). */
+  applyTask(t: Task): boolean
+  /** The same for a report; `isNew` for a report just submitted (it was in no list). */
+  applyReport(r: Report, isNew?: boolean): boolean
   refreshMetrics(): Promise<void>
-  /** Refetches the reports (claim validity changes with decision edits without a report event). */
-  refreshReports(): Promise<void>
-  /** Refetches the tasks (flags and link states change with decision edits without a task event). */
-  refreshTasks(): Promise<void>
   /** Refetches every member's session state (pending notices change with decision edits). */
   refreshSessionInfos(): Promise<void>
+}
+
+export interface ListsSlice {
+  /** Loaded views of the task list, by filterKey(filter). */
+  taskLists: Record<string, ListState<TaskFilter>>
+  reportLists: Record<string, ReportListState>
+  /** The tab counts (flagged tasks, stale reports) of the whole workspace; null until counted. */
+  counts: { flaggedTasks: number | null; staleReports: number | null }
+  /** Loads the first page of the view unless it is loaded or loading. */
+  ensureTaskList(filter: TaskFilter): Promise<void>
+  loadMoreTasks(filter: TaskFilter): Promise<void>
+  ensureReportList(filter: ReportFilter): Promise<void>
+  loadMoreReports(filter: ReportFilter): Promise<void>
+  refreshCounts(): Promise<void>
+  /**
+   * Applies an edit's outcome once, whether it comes from the HTTP answer (decisions.update, proposals.accept)
+   * or the decision.changed event (deduped by decision id + version): patches loaded rows, refetches them by id.
+   */
+  applyDecisionChange(decision: Decision, impact: CompactImpact): Promise<void>
+  /** Recounts the totals of partly loaded lists (rows beyond what is loaded changed). */
+  recountLists(): Promise<void>
+  /** Reloads every loaded list page-wise (after a reconnect). */
+  refreshLists(): Promise<void>
 }
 
 export type Theme = 'system' | 'light' | 'dark'
@@ -102,6 +125,7 @@ export type AppState = WorkspaceSlice &
   MembersSlice &
   SessionsSlice &
   HarnessSlice &
+  ListsSlice &
   UiSlice & {
     api: ClientApi
     /** The host has native dialogs (the desktop app); the browser gets Concord's own folder browser. */

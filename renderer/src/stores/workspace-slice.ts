@@ -1,5 +1,6 @@
 import type { Member } from '../../../shared/schemas'
 import { asClientError } from '../api/errors'
+import { emptyListsData } from './lists-slice'
 import { idleInfo } from './steps'
 import type { AppState, SessionState, SliceCreator, WorkspaceSlice } from './types'
 
@@ -14,6 +15,7 @@ export const emptyWorkspaceData = {
   tasks: {},
   reports: {},
   metrics: null,
+  ...emptyListsData,
   selectedMemberId: null,
   focusDecisionId: null,
   focusStepId: null,
@@ -66,12 +68,12 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       () => undefined,
     )
     const workspaceId = id
-    const [members, decisions, proposals, tasks, reports, metrics, sessionInfos] = await Promise.all([
+    // The first screen only: tasks and reports come page by page as their views ask (useTaskList, useReportList).
+    void get().refreshCounts()
+    const [members, decisions, proposals, metrics, sessionInfos] = await Promise.all([
       api.call('members.list', { workspaceId }),
       api.call('decisions.list', { workspaceId }),
       api.call('proposals.list', { workspaceId }),
-      api.call('tasks.list', { workspaceId }),
-      api.call('reports.list', { workspaceId }),
       api.call('metrics.get', { workspaceId }).catch(() => null),
       // The session runtime may be unavailable (e.g. an older core): members then show as idle.
       api.call('sessions.list', { workspaceId }).catch(() => []),
@@ -92,8 +94,6 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
         sessions,
         decisions: byId(decisions),
         proposals: byId(proposals),
-        tasks: byId(tasks),
-        reports: byId(reports),
         metrics,
         selectedMemberId: selected,
       }
@@ -105,7 +105,7 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
     try {
       await get().loadWorkspaces()
       if (!workspaceId) return
-      await get().selectWorkspace(workspaceId)
+      await Promise.all([get().selectWorkspace(workspaceId), get().refreshLists()])
       const loaded = Object.entries(get().sessions).filter(([, s]) => s.loaded)
       await Promise.all(loaded.map(([memberId]) => get().loadSession(memberId, true)))
     } catch (err) {
