@@ -116,6 +116,18 @@ export const methods = {
     }),
     r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
   ),
+  /** A new revision with an earlier revision's content, through the normal edit path (decisions.update). */
+  'decisions.revert': method(
+    z.strictObject({
+      decisionId: s.Id,
+      toVersion: z.number().int().min(1),
+      expectedVersion: z.number().int().min(1),
+      reason: z.string().max(5_000).optional(),
+      sourceMessageId: z.string().max(200).optional(),
+      ...actor,
+    }),
+    r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
+  ),
   'decisions.previewImpact': method(z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }), r<s.Impact>()),
 
   'proposals.create': method(

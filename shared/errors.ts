@@ -25,6 +25,8 @@ export const errorCodes = [
   'uncommitted_changes',
   'merge_blocked',
   'merge_conflict',
+  /** A revert to the version the decision is already at (or to content it already has). */
+  'already_current',
   'internal',
 ] as const
 
@@ -78,5 +80,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   uncommitted_changes: 409,
   merge_blocked: 409,
   merge_conflict: 409,
+  already_current: 409,
   internal: 500,
 }

@@ -197,6 +197,10 @@ export interface Revision {
   editorial: boolean
   sourceMessageId: string | null
   createdAt: string
+  /** The accepted proposal this revision applied, if any (actorId is then who accepted it). */
+  proposalId: string | null
+  /** Its author: a member id, or null for the human (meaningful only when proposalId is set). */
+  proposedBy: string | null
 }
 
 export interface ImpactTask {

@@ -214,7 +214,8 @@ describe('madr export', () => {
     expect(section(d3, '### Linked reports')).toBe('No report is based on this decision.')
 
     // D-4: proposed by a proposer, accepted through P-1 by the lead.
-    expect(frontMatter(d4)).toMatchObject({ status: 'accepted', 'decision-makers': ['Impl (implementer)', 'Lead (lead)'], id: 'D-4', version: 2 })
+    // Impl only proposed it: the lead who accepted it decided, Impl was consulted.
+    expect(frontMatter(d4)).toMatchObject({ status: 'accepted', 'decision-makers': ['Lead (lead)'], consulted: ['Impl (implementer)'], id: 'D-4', version: 2 })
     expect(tableRows(section(d4, '### Revision history')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([
       ['v2', 'editorial', 'status (proposed → accepted)', 'agreed in standup'],
       ['v1', 'created', 'initial version', 'created'],

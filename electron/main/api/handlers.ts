@@ -1,7 +1,7 @@
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
 import { acceptTask } from '../harness/acceptance'
-import { createDecision, decisionHistory, getDecision, listDecisions, previewImpact, updateDecision } from '../harness/decisions'
+import { createDecision, getDecision, listDecisions, previewImpact, updateDecision } from '../harness/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members'
 import { getMetrics, type TokenTotals } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
@@ -13,6 +13,8 @@ import { workspaceSettings } from '../harness/workspace-settings'
 import { deliveryArtifact, ensureTaskWorktree, openWorkspace, releaseTaskWorktree, resolveArtifact, updateWorkspace } from '../harness/task-branches'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
+import { revertDecision } from '../harness/revert'
+import { decisionHistory } from '../harness/history'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
@@ -40,6 +42,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'decisions.list': (p) => listDecisions(h.ctx(p.workspaceId)),
     'decisions.history': (p) => decisionHistory(h.ctxOf('decision', p.decisionId, 'decisionId'), p.decisionId),
     'decisions.update': (p) => updateDecision(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
+    'decisions.revert': (p) => revertDecision(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
     'decisions.previewImpact': (p) => previewImpact(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
 
     'proposals.create': (p) => createProposal(h.ctxOf('decision', p.decisionId, 'decisionId'), p),

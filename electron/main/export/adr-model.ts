@@ -3,7 +3,7 @@
  * file, its status as ADR tools spell it, the decisions it supersedes or is superseded by (as ADR
  * numbers and file names, never `D-n`), and who was involved. The flavour files only lay it out.
  */
-import type { DecisionDoc, ExportDoc } from './schema'
+import type { DecisionDoc, ExportDoc, RevisionDoc } from './schema'
 import { peopleOf, type People } from './text'
 
 export const flavours = ['madr', 'adr-tools', 'log4brains'] as const
@@ -70,12 +70,17 @@ function unique(names: string[], without: Set<string>): string[] {
  */
 export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: string[]; consulted: string[]; informed: string[] } {
   const { doc, people } = ctx
+  // A revision that leaves the decision proposed only proposes it: once someone decided, its author is
+  // consulted, not a decision maker (until then the proposer is the only one who made it).
+  const deciding = d.revisions.filter((r) => r.status !== 'proposed')
+  const proposing = d.revisions.filter((r) => r.status === 'proposed')
   const decisionMakers = unique(
-    d.revisions.map((r) => people(r.actorId)),
+    (deciding.length ? deciding : proposing).map((r) => people(r.actorId)),
     new Set(),
   )
   const consulted = unique(
     [
+      ...proposing.map((r) => people(r.actorId)),
       ...doc.proposals.filter((p) => p.decisionId === d.id).map((p) => people(p.authorId)),
       ...doc.reports.filter((r) => r.basis.some((b) => b.decisionId === d.id) || r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id))).map((r) => people(r.authorId)),
     ],
@@ -89,4 +94,12 @@ export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: str
     new Set([...decisionMakers, ...consulted]),
   )
   return { decisionMakers, consulted, informed }
+}
+
+/** Who made a revision: its actor, and the author of the proposal it applied ("human, proposed by Tess (tester)"). */
+export function revisionAuthor(ctx: AdrContext, d: DecisionDoc, rev: RevisionDoc): string {
+  // Accepting is a compare-and-set on the base version: the proposal accepted against v(n-1) made vn.
+  const proposal = ctx.doc.proposals.find((p) => p.decisionId === d.id && p.state === 'accepted' && p.baseVersion === rev.version - 1)
+  const actor = ctx.people(rev.actorId)
+  return proposal ? `${actor}, proposed by ${ctx.people(proposal.authorId)}` : actor
 }

@@ -4,7 +4,7 @@
  * that depend on the decision) and the options it considered (proposals with another statement).
  */
 import { taskFlagWords } from '../../../shared/task-rules'
-import type { AdrContext, AdrEntry } from './adr-model'
+import { revisionAuthor, type AdrContext, type AdrEntry } from './adr-model'
 import type { DecisionDoc, ReportDoc } from './schema'
 import { cell, changedFields, changeKind, minute, newestFirst, oneLine, quote, type People } from './text'
 
@@ -60,7 +60,7 @@ export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): s
   const { people } = ctx
   const out: string[] = [`${level} Revision history`, '', '| Version | Date | Changed by | Change | What changed | Reason |', '| --- | --- | --- | --- | --- | --- |']
   for (const { rev, previous } of newestFirst(d)) {
-    out.push(`| v${rev.version} | ${minute(rev.createdAt)} | ${cell(people(rev.actorId))} | ${changeKind(rev, previous)} | ${cell(changedFields(rev, previous))} | ${cell(rev.reason)} |`)
+    out.push(`| v${rev.version} | ${minute(rev.createdAt)} | ${cell(revisionAuthor(ctx, d, rev))} | ${changeKind(rev, previous)} | ${cell(changedFields(rev, previous))} | ${cell(rev.reason)} |`)
   }
   out.push('')
 

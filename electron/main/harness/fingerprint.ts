@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto'
+import { normativeText } from '../../../shared/normative'
 import type { DecisionStatusValue } from '../store/decisions-repo'
 
-/**
- * The normative content of a decision is its statement (whitespace-insensitive) plus whether it has
- * been withdrawn: a rejected or superseded decision no longer binds its dependents. Title and
- * rationale are not normative; neither is proposed → accepted.
- */
+/** The content fingerprint of a decision: a hash of its normative text (the rule lives in shared/normative.ts). */
 export function contentHash(statement: string, status: DecisionStatusValue): string {
-  const normalized = statement.trim().replace(/\s+/g, ' ')
-  const withdrawn = status === 'rejected' || status === 'superseded' ? status : 'in-force'
-  return createHash('sha256').update(`${withdrawn}\n${normalized}`).digest('hex').slice(0, 16)
+  return createHash('sha256').update(normativeText({ statement, status })).digest('hex').slice(0, 16)
 }

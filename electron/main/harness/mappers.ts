@@ -65,7 +65,7 @@ export function toDecision(ws: string, r: DecisionRow): s.Decision {
   }
 }
 
-export function toRevision(ws: string, r: RevisionRow): s.Revision {
+export function toRevision(ws: string, r: RevisionRow, proposal?: ProposalRow): s.Revision {
   return {
     decisionId: makeId(ws, 'decision', r.decision_id),
     version: r.version,
@@ -79,6 +79,8 @@ export function toRevision(ws: string, r: RevisionRow): s.Revision {
     editorial: r.editorial === 1,
     sourceMessageId: r.source_message_id,
     createdAt: r.created_at,
+    proposalId: proposal ? makeId(ws, 'proposal', proposal.id) : null,
+    proposedBy: proposal ? idOrNull(ws, 'member', proposal.author_id) : null,
   }
 }
 

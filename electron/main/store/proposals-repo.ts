@@ -34,6 +34,7 @@ export class ProposalsRepo {
       get: db.prepare<[number], ProposalRow>('SELECT * FROM proposals WHERE id = ?'),
       list: db.prepare<[], ProposalRow>('SELECT * FROM proposals ORDER BY id'),
       listByState: db.prepare<[string], ProposalRow>('SELECT * FROM proposals WHERE state = ? ORDER BY id'),
+      acceptedFor: db.prepare<[number], ProposalRow>("SELECT * FROM proposals WHERE decision_id = ? AND state = 'accepted' ORDER BY base_version"),
     }
   }
 
@@ -48,6 +49,11 @@ export class ProposalsRepo {
 
   get(id: number): ProposalRow | undefined {
     return this.s.get.get(id)
+  }
+
+  /** The accepted proposals of a decision: each produced the revision after its base version (compare-and-set). */
+  acceptedFor(decisionId: number): ProposalRow[] {
+    return this.s.acceptedFor.all(decisionId)
   }
 
   list(state?: string): ProposalRow[] {
