@@ -1,5 +1,5 @@
 import { useApp } from '../stores/app-store'
-import { flaggedTaskCount, openQuestionCount, pendingApprovalCount, pendingProposalCount } from '../stores/selectors'
+import { flaggedTaskCount, openQuestionCount, pendingApprovalCount, pendingProposalCount, staleReportCount } from '../stores/selectors'
 import type { RightTab } from '../stores/types'
 import { DecisionsPanel } from './decisions/DecisionsPanel'
 import { Inbox } from './inbox/Inbox'
@@ -21,7 +21,7 @@ export function RightPanel() {
   const setPanelOpen = useApp((s) => s.setPanelOpen)
   const pending = useApp(pendingProposalCount) + useApp(pendingApprovalCount) + useApp(openQuestionCount)
   const flagged = useApp(flaggedTaskCount)
-  const staleReports = useApp((s) => Object.values(s.reports).filter((r) => r.validity === 'stale').length)
+  const staleReports = useApp(staleReportCount)
   const count: Partial<Record<RightTab, { n: number; tone: string }>> = {
     inbox: { n: pending, tone: 'warn' },
     tasks: { n: flagged, tone: 'warn' },

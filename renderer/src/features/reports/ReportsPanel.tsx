@@ -1,69 +1,41 @@
-import { useState } from 'react'
-import type { Report } from '../../../../shared/schemas'
-import { Badge, EmptyState } from '../../components/ui'
-import { shortTime } from '../../lib/format'
-import { useApp } from '../../stores/app-store'
-import { memberName, selectReports } from '../../stores/selectors'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { EmptyState } from '../../components/ui'
+import { useReportList } from '../../stores/task-lists'
+import { ReportCard } from './ReportCard'
+import './reports.css'
 
-const verdictTone = { pass: 'good', fail: 'bad', partial: 'warn' } as const
+/** Rows this close to the end of what is loaded ask for the next page. */
+const LOAD_AHEAD = 20
 
-function ReportCard({ report }: { report: Report }) {
-  const task = useApp((s) => s.tasks[report.taskId])
-  const author = useApp(memberName(report.authorId))
-  const decisions = useApp((s) => s.decisions)
-  const [open, setOpen] = useState(report.validity === 'stale')
-  const staleCount = report.claims.filter((c) => c.state === 'stale').length
-  const key = (id: string) => decisions[id]?.key ?? id
-  return (
-    <div className={`rcard validity-${report.validity}`} data-testid="report-card" data-key={report.key} data-validity={report.validity}>
-      <button className="rcard-head" onClick={() => setOpen(!open)} aria-expanded={open}>
-        <span className="dkey">{report.key}</span>
-        <span className="rcard-title">
-          {report.kind} of {task?.key ?? 'a task'} by {author}
-        </span>
-        <span className="spacer" />
-        <Badge tone={verdictTone[report.verdict]}>{report.verdict}</Badge>
-        <Badge tone={report.validity === 'valid' ? 'good' : 'bad'} title={staleCount ? `${staleCount} stale claim(s)` : 'every claim still valid'}>
-          {report.validity === 'valid' ? 'valid' : `${staleCount} stale`}
-        </Badge>
-      </button>
-      {open && (
-        <div className="rcard-body">
-          {report.summary && <div className="rcard-summary">{report.summary}</div>}
-          <div className="rcard-line">
-            <span className="muted">Checked</span> <code>{report.artifact.commit ? report.artifact.commit.slice(0, 10) : report.artifact.digest}</code>
-            <span className="muted"> · {shortTime(report.createdAt)}</span>
-          </div>
-          <div className="rcard-line">
-            <span className="muted">Based on</span>{' '}
-            {report.basis.length === 0
-              ? 'no decisions'
-              : report.basis.map((b) => (
-                  <span key={b.decisionId} className={`basis ${b.state}`} title={b.state === 'suspect' ? 'this decision changed since' : 'current'}>
-                    {key(b.decisionId)} v{b.version}
-                    {b.state === 'suspect' ? ' ⚠' : ''}
-                  </span>
-                ))}
-          </div>
-          <ul className="claims">
-            {report.claims.map((c) => (
-              <li key={c.id} className={`claim ${c.state}`} data-state={c.state}>
-                <span className={`claim-mark ${c.state}`}>{c.state === 'valid' ? '✓' : '✗'}</span>
-                <span className="claim-text">{c.text}</span>
-                <span className="claim-decisions">{c.decisionIds.map(key).join(' ')}</span>
-                {c.state === 'stale' && <Badge tone="bad">stale</Badge>}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
-    </div>
-  )
-}
-
+/**
+ * The workspace's reports, newest first, page by page from the server and virtualized: only the cards on
+ * screen are in the DOM, so thousands scroll like ten. Counts are the server's (every report, loaded or not).
+ */
 export function ReportsPanel() {
-  const reports = useApp(selectReports)
-  if (!reports.length) {
+  const [staleOnly, setStaleOnly] = useState(false)
+  const all = useReportList({})
+  const list = useReportList(staleOnly ? { stale: true } : {})
+  const { reports, hasMore, loading, loadMore } = list
+  // Open or closed as the user left it; unset, a stale report opens (its stale claims are the news).
+  const [toggled, setToggled] = useState<Record<string, boolean>>({})
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const virtualizer = useVirtualizer({
+    count: reports.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => (reports[i]?.validity === 'stale' ? 150 : 40),
+    overscan: 8,
+    getItemKey: (i) => reports[i]?.id ?? i,
+    useFlushSync: false,
+  })
+  const items = virtualizer.getVirtualItems()
+  const lastShown = items[items.length - 1]?.index ?? -1
+  useEffect(() => {
+    if (hasMore && !loading && lastShown >= reports.length - LOAD_AHEAD) loadMore()
+  }, [hasMore, loading, lastShown, reports.length, loadMore])
+  const toggle = useCallback((id: string, open: boolean) => setToggled((t) => ({ ...t, [id]: !open })), [])
+
+  if (all.total === 0 && !all.loading) {
     return (
       <div className="panel-section">
         <EmptyState title="No reports yet">
@@ -74,10 +46,35 @@ export function ReportsPanel() {
     )
   }
   return (
-    <div className="panel-section" data-testid="reports">
-      {[...reports].reverse().map((r) => (
-        <ReportCard key={r.id} report={r} />
-      ))}
+    <div className="reports-panel" data-testid="reports">
+      <div className="reports-toolbar">
+        <span data-testid="reports-count">
+          {all.total} report{all.total === 1 ? '' : 's'}
+        </span>
+        <span className={all.staleTotal ? 'reports-stale' : 'muted'} data-testid="reports-stale-count">
+          {all.staleTotal} stale
+        </span>
+        <span className="spacer" />
+        <label className="reports-filter">
+          <input type="checkbox" checked={staleOnly} onChange={(e) => setStaleOnly(e.target.checked)} data-testid="reports-stale-only" /> Stale only
+        </label>
+      </div>
+      <div className="reports-scroll" ref={scrollRef} data-testid="reports-scroll">
+        {staleOnly && list.total === 0 && !loading && <div className="muted reports-none">No stale reports: every claim is still valid.</div>}
+        <div className="reports-space" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const r = reports[item.index]
+            if (!r) return null
+            const open = toggled[r.id] ?? r.validity === 'stale'
+            return (
+              <div key={item.key} className="reports-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+                <ReportCard report={r} open={open} onToggle={() => toggle(r.id, open)} />
+              </div>
+            )
+          })}
+        </div>
+        {loading && <div className="muted reports-none">Loading…</div>}
+      </div>
     </div>
   )
 }
