@@ -234,6 +234,24 @@ export const methods = {
     r<s.ExportResult>(),
   ),
   'import.workspace': method(z.strictObject({ path: z.string().min(1).max(4096), repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
+
+  // Archive, not lose (issue 13): archived items leave the lists and pages; the store and the export keep them.
+  /** Deciders (and you). Refused with member_busy while the member has a turn running, an approval waiting or messages queued. */
+  'members.archive': method(z.strictObject({ memberId: s.Id, ...actor }), r<s.Member>()),
+  'members.restore': method(z.strictObject({ memberId: s.Id, ...actor }), r<s.Member>()),
+  'tasks.archive': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+  'tasks.restore': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+  /** Out of workspaces.list (its file stays); refused with member_busy while any of its members works. */
+  'workspaces.archive': method(z.strictObject({ ...ws }), r<s.Workspace>()),
+  'workspaces.restore': method(z.strictObject({ ...ws }), r<s.Workspace>()),
+  /** The archived workspaces (for Restore on the welcome screen). */
+  'workspaces.archived': method(z.strictObject({}), r<s.Workspace[]>()),
+  /** The workspace's archived members and tasks, most recently archived first. */
+  'archive.list': method(z.strictObject({ ...ws }), r<s.ArchivedItems>()),
+  /** Full-text search over every member's session, newest first; the query is plain text (no query syntax). */
+  'sessions.search': method(z.strictObject({ ...ws, query: z.string().max(500), limit: z.number().int().min(1).max(200).optional() }), r<s.SearchHit[]>()),
+  /** Runs a failed turn again: the message that started it is queued anew (first in line) and the member resumes. */
+  'sessions.retry': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
 } as const
 
 export type Methods = typeof methods

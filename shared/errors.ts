@@ -22,6 +22,8 @@ export const errorCodes = [
   'payload_too_large',
   'unsupported',
   'invalid_artifact',
+  /** A member with running work (a turn, an approval waiting, queued messages) cannot be archived until idle. */
+  'member_busy',
   'uncommitted_changes',
   'merge_blocked',
   'merge_conflict',
@@ -77,6 +79,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported: 501,
   invalid_artifact: 400,
+  member_busy: 409,
   uncommitted_changes: 409,
   merge_blocked: 409,
   merge_conflict: 409,

@@ -73,6 +73,8 @@ export interface Workspace {
   name: string
   repoPath: string
   createdAt: string
+  /** Set while archived (workspaces.archive): left out of workspaces.list. */
+  archivedAt?: string | null
 }
 
 /** A workspace's own settings (kept in its harness file). */
@@ -162,6 +164,8 @@ export interface Member {
   planningInterval: number
   /** Its commands may use the network; off by default. */
   network: boolean
+  /** Set while archived (members.archive): left out of lists. */
+  archivedAt?: string | null
   createdAt: string
   updatedAt: string
 }
@@ -284,6 +288,8 @@ export interface Task {
   /** The merge that landed the task in the base branch. */
   merged: { commit: string; at: string } | null
   version: number
+  /** Set while archived (tasks.archive): left out of lists and pages. */
+  archivedAt?: string | null
   createdAt: string
   updatedAt: string
 }
@@ -458,3 +464,22 @@ export interface SystemInfo {
   /** Whether members' commands run in an OS sandbox here, and why not when they do not. */
   sandbox: { available: boolean; kind: 'bwrap' | 'sandbox-exec' | null; reason?: string }
 }
+
+// Archive and search (issue 13).
+export interface ArchivedItems {
+  members: Member[]
+  tasks: Task[]
+}
+
+export interface SearchHit {
+  stepId: string
+  memberId: string
+  kind: StepKind
+  /** Text around the match; each match sits between SEARCH_MARK_START and SEARCH_MARK_END. */
+  snippet: string
+  createdAt: string
+}
+
+/** Private-use characters around a match in SearchHit.snippet (never in what people or models write). */
+export const SEARCH_MARK_START = '\uE000'
+export const SEARCH_MARK_END = '\uE001'

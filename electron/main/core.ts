@@ -8,6 +8,7 @@ import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
+import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type PickFolder } from './api/system-handlers'
 import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './log/logger'
@@ -63,6 +64,7 @@ export function createCore(options: CoreOptions): Core {
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({ pickFolder: options.pickFolder, secrets }),
+    ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
   }
   return {
     bus,

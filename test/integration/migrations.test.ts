@@ -19,7 +19,8 @@ describe('migrations', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
-    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]
+    // The search index (010) is an FTS5 virtual table with shadow tables of FTS5's own making: not STRICT by design.
+    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'steps_fts%'").pluck().all() as string[]
     expect(sql.every((s) => /STRICT/.test(s))).toBe(true)
     db.close()
   })

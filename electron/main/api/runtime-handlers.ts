@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/runtime'
 import type { Handlers } from './handlers'
 
-type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.reset' | 'sessions.restart' | 'sessions.approve'
+type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.reset' | 'sessions.restart' | 'sessions.approve' | 'sessions.retry'
 
 export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods> {
   return {
@@ -12,5 +12,6 @@ export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods
     'sessions.reset': (p) => runtime.reset(p.memberId),
     'sessions.restart': (p) => runtime.restart(p.memberId),
     'sessions.approve': (p) => runtime.approve(p),
+    'sessions.retry': (p) => runtime.retry(p.memberId),
   }
 }

@@ -38,6 +38,8 @@ export const MemberV1 = z.strictObject({
   planningInterval: z.number().int().min(0),
   /** Added after the first exports: absent means off. */
   network: z.boolean().optional(),
+  /** When the member was archived (absent: not archived). */
+  archivedAt: Time.optional(),
   createdAt: Time,
   updatedAt: Time,
 })
@@ -103,6 +105,8 @@ export const TaskV1 = z.strictObject({
   artifact: Artifact.nullable(),
   requiredReports: z.array(ReportKind).max(3),
   version: Version,
+  /** When the task was archived (absent: not archived). */
+  archivedAt: Time.optional(),
   createdAt: Time,
   updatedAt: Time,
   links: z.array(z.strictObject({ decisionId: Ref('decision'), pinnedVersion: Version, pinnedFingerprint: Fingerprint, state: z.enum(['current', 'suspect']) })),

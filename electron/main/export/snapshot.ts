@@ -33,7 +33,8 @@ export function withoutCredentials(url: string | null): string | null {
 export function readSnapshot(store: WorkspaceStore, workspace: Workspace, exportedAt: string): ExportDoc {
   const transfer = new TransferRepo(store.db)
   return transfer.snapshot(() => {
-    const members = store.members.list().map((m) => ({
+    // Archived members and tasks are kept, with their archivedAt.
+    const members = store.members.list(true).map((m) => ({
       id: localId('member', m.id),
       name: m.name,
       role: m.role,
@@ -44,6 +45,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       maxSteps: m.max_steps,
       planningInterval: m.planning_interval,
       network: m.network === 1,
+      ...(m.archived_at ? { archivedAt: m.archived_at } : {}),
       createdAt: m.created_at,
       updatedAt: m.updated_at,
     }))
@@ -96,7 +98,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       createdAt: p.created_at,
     }))
 
-    const tasks = store.tasks.list().map((t) => ({
+    const tasks = store.tasks.list(undefined, true).map((t) => ({
       id: localId('task', t.id),
       title: t.title,
       spec: t.spec,
@@ -107,6 +109,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       artifact: t.artifact_commit || t.artifact_digest ? { commit: t.artifact_commit, digest: t.artifact_digest } : null,
       requiredReports: JSON.parse(t.required_reports) as ExportDoc['tasks'][number]['requiredReports'],
       version: t.version,
+      ...(t.archived_at ? { archivedAt: t.archived_at } : {}),
       createdAt: t.created_at,
       updatedAt: t.updated_at,
       links: store.tasks.links(t.id).map((l) => ({

@@ -22,7 +22,7 @@ export const workspaceLabel = (r: Pick<WorkspaceRow, 'id' | 'name'>): string => 
 /** A workspace's file as a person finds it, relative to the data folder. */
 export const workspaceFileName = (id: string): string => `workspaces/${id}.sqlite in the data folder`
 
-const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, repoPath: r.repo_path, createdAt: r.created_at })
+export const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, repoPath: r.repo_path, createdAt: r.created_at, archivedAt: r.archived_at ?? null })
 
 /** The registry of workspaces and their open harness files; hands out a Ctx per workspace. */
 export class Harness {

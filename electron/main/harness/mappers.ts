@@ -40,6 +40,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     maxSteps: r.max_steps,
     planningInterval: r.planning_interval,
     network: r.network === 1,
+    archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }
@@ -135,6 +136,7 @@ export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
     ...branchOf(store, r.id),
     version: r.version,
+    archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }

@@ -27,6 +27,8 @@ import { repoTools } from './tools/repo-tools'
 import { killRecordedGroup } from './tools/sandbox'
 import { ToolError, type SandboxPolicy, type ToolDefinition } from './tools/types'
 import { workspaceSettings } from '../harness/workspace-settings'
+import { requireActiveMember } from '../harness/archive'
+import { requeueFailedTurn } from './retry'
 import { join } from 'node:path'
 
 export interface RuntimeOptions {
@@ -298,6 +300,7 @@ export class Runtime {
   private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined, approval: 'ask' | 'auto' | null = null): { host: MemberHost; stepId: number } {
     const host = this.host(memberId)
     const ctx = this.o.harness.ctx(host.wsId)
+    requireActiveMember(ctx, host.memberRowId)
     const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
     if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId)) throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
     const stepId = ctx.store.steps.insert({
@@ -424,6 +427,30 @@ export class Runtime {
       perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output, unreported: u.unreported })),
     }
   }
+
+  // ── Archive and retry (issue 13) ──────────────────────────────────────────────────────────────
+  /** Work of a member only its host sees (a turn between two steps, an approval waiting), for members.archive. */
+  activity(memberId: string): string | null {
+    const host = this.hosts.get(memberId)
+    if (host?.approvals.size) return 'an approval is waiting'
+    return host?.abort ? 'a turn is running' : null
+  }
+
+  /** Runs a failed turn again from its message (see retry.ts); an agent gets a fresh process, as with Restart. */
+  retry(memberId: string): SessionInfo {
+    const host = this.host(memberId)
+    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; wait for its turn to end before retrying`)
+    const { store } = this.o.harness.ctx(host.wsId)
+    const { stepId, moved } = requeueFailedTurn(store, host.memberRowId, store.members.get(host.memberRowId)?.name ?? memberId)
+    for (const [from, to] of moved) host.renameTurn(from, to)
+    this.agents.stop(memberId)
+    // Moved messages have new ids: the view reloads; otherwise the one new step is enough.
+    if (moved.length) this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
+    else this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, store.steps.get(stepId)!) })
+    host.resume()
+    return host.info()
+  }
+  // ── end of archive and retry ─────────────────────────────────────────────────────────────────
 
   /** Interrupts every running turn (their steps are recorded as interrupted). */
   async close(): Promise<void> {

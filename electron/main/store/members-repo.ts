@@ -30,11 +30,13 @@ export interface MemberRow {
   network: number
   /** Steps up to this id belong to an earlier conversation (sessions.reset). */
   session_start: number
+  /** Set while the member is archived: out of lists, kept in the store and the export. */
+  archived_at: string | null
   created_at: string
   updated_at: string
 }
 
-export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s'>
+export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s' | 'archived_at'>
 
 export class MembersRepo {
   private readonly s
@@ -55,7 +57,8 @@ export class MembersRepo {
       setAcpSession: db.prepare('UPDATE members SET acp_session = ? WHERE id = ?'),
       setAgentSettings: db.prepare('UPDATE members SET agent_interrupt = ?, agent_turn_timeout_s = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
-      list: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
+      list: db.prepare<[], MemberRow>('SELECT * FROM members WHERE archived_at IS NULL ORDER BY id'),
+      listAll: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
     }
   }
 
@@ -83,7 +86,8 @@ export class MembersRepo {
     return this.s.get.get(id)
   }
 
-  list(): MemberRow[] {
-    return this.s.list.all()
+  /** Members not archived; `includeArchived` for the export and the Archived view. */
+  list(includeArchived = false): MemberRow[] {
+    return (includeArchived ? this.s.listAll : this.s.list).all()
   }
 }

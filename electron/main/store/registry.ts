@@ -14,6 +14,8 @@ const registryMigrations = [
       opened_at TEXT NOT NULL
     ) STRICT;`,
   },
+  // An archived workspace is out of the list and keeps its file (store/archive-repo.ts sets it).
+  { name: '002-archive', up: 'ALTER TABLE workspaces ADD COLUMN archived_at TEXT;' },
 ]
 
 export interface WorkspaceRow {
@@ -22,6 +24,7 @@ export interface WorkspaceRow {
   repo_path: string
   created_at: string
   opened_at: string
+  archived_at?: string | null
 }
 
 /** The data folder's index of workspaces; each workspace's harness lives in its own file. */
@@ -41,7 +44,7 @@ export class Registry {
     this.stmts = {
       byPath: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE repo_path = ?'),
       byId: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?'),
-      list: this.db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces ORDER BY opened_at DESC'),
+      list: this.db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE archived_at IS NULL ORDER BY opened_at DESC'),
       insert: this.db.prepare('INSERT INTO workspaces (id, name, repo_path, created_at, opened_at) VALUES (?, ?, ?, ?, ?)'),
       touch: this.db.prepare('UPDATE workspaces SET opened_at = ?, name = coalesce(?, name) WHERE id = ?'),
     }

@@ -15,6 +15,8 @@ export interface TaskRow {
   artifact_digest: string | null
   required_reports: string
   version: number
+  /** Set while the task is archived: out of lists and pages, kept in the store and the export. */
+  archived_at: string | null
   created_at: string
   updated_at: string
 }
@@ -51,8 +53,9 @@ export class TasksRepo {
          artifact_digest = @artifact_digest, version = version + 1, updated_at = @updated_at WHERE id = @id`,
       ),
       get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-      list: db.prepare<[], TaskRow>('SELECT * FROM tasks ORDER BY id'),
-      listByAssignee: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE assignee_id = ? ORDER BY id'),
+      list: db.prepare<[], TaskRow>('SELECT * FROM tasks WHERE archived_at IS NULL ORDER BY id'),
+      listAll: db.prepare<[], TaskRow>('SELECT * FROM tasks ORDER BY id'),
+      listByAssignee: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE assignee_id = ? AND archived_at IS NULL ORDER BY id'),
       insertLink: db.prepare('INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
       deleteLinks: db.prepare('DELETE FROM task_links WHERE task_id = ?'),
       links: db.prepare<[number], TaskLinkRow>(
@@ -112,7 +115,9 @@ export class TasksRepo {
     return this.s.get.get(id)
   }
 
-  list(assigneeId?: number): TaskRow[] {
+  /** Tasks not archived (of one assignee); `includeArchived` (every task) for the export and the Archived view. */
+  list(assigneeId?: number, includeArchived = false): TaskRow[] {
+    if (includeArchived && assigneeId === undefined) return this.s.listAll.all()
     return assigneeId === undefined ? this.s.list.all() : this.s.listByAssignee.all(assigneeId)
   }
 

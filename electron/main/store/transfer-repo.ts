@@ -19,8 +19,8 @@ export class TransferRepo {
       notices: db.prepare<[], NoticeRow>('SELECT * FROM notices ORDER BY id'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       member: db.prepare(
-        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, created_at, updated_at)
-         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @created_at, @updated_at)`,
+        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, archived_at, created_at, updated_at)
+         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @archived_at, @created_at, @updated_at)`,
       ),
       decision: db.prepare(
         `INSERT INTO decisions (id, title, statement, rationale, status, version, fingerprint, source_message_id, supersedes, superseded_by, created_by, created_at, updated_at)
@@ -31,8 +31,8 @@ export class TransferRepo {
          VALUES (@id, @decision_id, @author_id, @base_version, @title, @statement, @rationale, @status, @reason, @state, @decided_by, @decided_at, @decision_reason, @source_message_id, @created_at)`,
       ),
       task: db.prepare(
-        `INSERT INTO tasks (id, title, spec, acceptance_criteria, status, assignee_id, flag, artifact_commit, artifact_digest, required_reports, version, created_at, updated_at)
-         VALUES (@id, @title, @spec, @acceptance_criteria, @status, @assignee_id, @flag, @artifact_commit, @artifact_digest, @required_reports, @version, @created_at, @updated_at)`,
+        `INSERT INTO tasks (id, title, spec, acceptance_criteria, status, assignee_id, flag, artifact_commit, artifact_digest, required_reports, version, archived_at, created_at, updated_at)
+         VALUES (@id, @title, @spec, @acceptance_criteria, @status, @assignee_id, @flag, @artifact_commit, @artifact_digest, @required_reports, @version, @archived_at, @created_at, @updated_at)`,
       ),
       report: db.prepare(
         `INSERT INTO reports (id, task_id, author_id, kind, verdict, summary, artifact_commit, artifact_digest, claim_count, created_at)

@@ -8,6 +8,9 @@ import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
+import { ArchiveRepo } from './archive-repo'
+import { SearchRepo } from './search-repo'
+import { RetryRepo } from './retry-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -20,6 +23,9 @@ export class WorkspaceStore {
   readonly steps: StepsRepo
   readonly settings: SettingsRepo
   readonly branches: BranchesRepo
+  readonly archive: ArchiveRepo
+  readonly search: SearchRepo
+  readonly retry: RetryRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -31,6 +37,9 @@ export class WorkspaceStore {
     this.steps = new StepsRepo(db)
     this.settings = new SettingsRepo(db)
     this.branches = new BranchesRepo(db)
+    this.archive = new ArchiveRepo(db)
+    this.search = new SearchRepo(db)
+    this.retry = new RetryRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

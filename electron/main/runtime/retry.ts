@@ -1,0 +1,49 @@
+/**
+ * sessions.retry: a turn that failed (the model call errored, the agent crashed, the repository could not be
+ * prepared) runs again from the message that started it, without the human retyping it. The message is queued
+ * anew, ahead of anything queued behind the failed turn, so the retried turn answers first.
+ */
+import { ApiError } from '../../../shared/errors'
+import { now } from '../harness/ids'
+import type { StepRow } from '../store/steps-repo'
+import type { WorkspaceStore } from '../store/workspace-store'
+
+/** The start of the member's latest turn if that turn failed; null when the latest turn did not fail. */
+export function failedTurn(store: WorkspaceStore, memberRowId: number): StepRow | null {
+  const member = store.members.get(memberRowId)
+  const start = store.retry.lastTurnStart(memberRowId, member?.session_start ?? 0)
+  if (!start) return null
+  const last = store.steps.lastOfTurn(start.id)
+  return last?.kind === 'error' || last?.status === 'error' ? start : null
+}
+
+/**
+ * Queues the failed turn's message again (same text, sender, task and approval), then what was queued after it,
+ * in order. Returns the new step id and the ids the moved messages had and have now (for delegation waiters).
+ */
+export function requeueFailedTurn(store: WorkspaceStore, memberRowId: number, name: string): { stepId: number; moved: (readonly [number, number])[] } {
+  return store.transaction(() => {
+    const start = failedTurn(store, memberRowId)
+    if (!start) throw new ApiError('invalid_transition', `${name}'s last turn did not fail: there is nothing to retry (send a message instead)`)
+    const queued: StepRow[] = []
+    for (let q = store.steps.nextQueued(memberRowId); q; q = store.steps.nextQueued(memberRowId)) {
+      queued.push(q)
+      store.steps.remove(q.id)
+    }
+    const stepId = store.steps.insert({
+      member_id: memberRowId,
+      kind: start.kind,
+      status: 'queued',
+      text: start.text,
+      from_member_id: start.from_member_id,
+      task_id: start.task_id,
+      approval: start.approval,
+      started_at: now(),
+    })
+    const moved = queued.map((q) => {
+      const { id: _old, ...rest } = q
+      return [q.id, store.steps.insert(rest)] as const
+    })
+    return { stepId, moved }
+  })
+}
