@@ -1,6 +1,6 @@
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
-import { acceptTask } from '../harness/acceptance'
+import { acceptTask, taskReadiness } from '../harness/acceptance'
 import { createDecision, getDecision, listDecisions, previewImpact, updateDecision } from '../harness/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members'
 import { getMetrics, type TokenTotals } from '../harness/metrics'
@@ -69,6 +69,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     },
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.readiness': (p) => taskReadiness(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),

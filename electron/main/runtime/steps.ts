@@ -19,6 +19,8 @@ export function toStep(ws: string, r: StepRow): Step {
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
     changes: turnChanges(r)?.files ?? null,
+    // A message no member sent is a turn Concord started itself (auto-turns.ts); the human's own are `user` steps.
+    origin: r.kind === 'message' && r.from_member_id === null ? 'concord' : null,
     refs: stepRefs(ws, r.refs),
     startedAt: r.started_at,
     endedAt: r.ended_at,
