@@ -314,8 +314,17 @@ describe('decision cards', () => {
 })
 
 describe('task board', () => {
+  // The board reads one paged list per column (tasks.page), filtered by the server: here, by status.
+  const pageOf =
+    (...tasks: Task[]) =>
+    (p: { status?: Task['status'][] }) => {
+      const items = tasks.filter((t) => !p.status || p.status.includes(t.status))
+      return { items, nextCursor: null, total: items.length }
+    }
+
   it('shows flags and suspect links, and the exact reasons when acceptance is refused', async () => {
     const store = storeWith({
+      'tasks.page': pageOf(delivered),
       'tasks.accept': () => {
         throw Object.assign(new Error('T-1 cannot be accepted'), {
           code: 'evidence_stale',
@@ -323,9 +332,8 @@ describe('task board', () => {
         })
       },
     })
-    store.setState({ tasks: { [delivered.id]: delivered } })
     mount(store, <TaskBoard />)
-    const card = screen.getByTestId('task-card')
+    const card = await screen.findByTestId('task-card')
     expect(card.textContent).toContain('needs re-verification')
     expect(card.textContent).toContain('D-1 suspect v1→v2')
     fireEvent.click(screen.getByTestId('accept-task'))
@@ -334,7 +342,7 @@ describe('task board', () => {
 
   it('creates a task with its criteria, the decisions it depends on and the reports acceptance needs', async () => {
     const sent: unknown[] = []
-    const store = storeWith({ 'tasks.create': (p) => (sent.push(p), { ...delivered, id: `${WS}-t2`, key: 'T-2', title: p.title, status: 'todo', flag: null, links: [] }) })
+    const store = storeWith({ 'tasks.page': pageOf(), 'tasks.create': (p) => (sent.push(p), { ...delivered, id: `${WS}-t2`, key: 'T-2', title: p.title, status: 'todo', flag: null, links: [] }) })
     mount(store, <TaskBoard />)
     fireEvent.click(screen.getByText('New task'))
     fireEvent.change(screen.getByLabelText('Task title'), { target: { value: 'Webhooks' } })

@@ -1,0 +1,236 @@
+import { useState, type KeyboardEvent } from 'react'
+import type { Task } from '../../../../shared/schemas'
+import { taskFlagWords, taskMoves, taskStatusWords } from '../../../../shared/task-rules'
+import { Avatar, Badge, ErrorText } from '../../components/ui'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+import { RefChip } from '../decisions/RefChip'
+import { ChangesDialog } from '../diff/ChangesDialog'
+import { useBoardMoves } from './board-moves'
+import { TaskActions } from './TaskActions'
+import { TaskEditor } from './TaskEditor'
+
+const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
+
+/** The working columns left to right: Alt ← / Alt → step along them (blocked and cancelled step back in at "to do"). */
+const lanesInOrder: Task['status'][] = ['todo', 'in_progress', 'delivered', 'accepted']
+export const TASK_MIME = 'application/x-concord-task'
+
+function stepped(status: Task['status'], dir: 1 | -1): Task['status'] | null {
+  const at = lanesInOrder.indexOf(status)
+  if (at < 0) return dir === 1 ? 'todo' : null
+  return lanesInOrder[at + dir] ?? null
+}
+
+function Delivery({ task }: { task: Task }) {
+  const moves = useBoardMoves()
+  const [artifact, setArtifact] = useState('')
+  return (
+    <form
+      className="tcard-actions"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void moves.perform(task, 'delivered', artifact)
+      }}
+    >
+      <input
+        className="grow"
+        value={artifact}
+        onChange={(e) => setArtifact(e.target.value)}
+        placeholder={task.branch ? 'empty: the branch head; or a commit' : 'commit, branch or digest delivered'}
+        aria-label="Delivered artifact"
+        autoFocus
+      />
+      <button className="btn small primary" disabled={moves.pending === task.id}>
+        Deliver
+      </button>
+      <button type="button" className="btn small" onClick={() => moves.setDelivering(null)}>
+        Cancel
+      </button>
+    </form>
+  )
+}
+
+export function TaskCard({ task }: { task: Task }) {
+  const api = useApp((s) => s.api)
+  const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
+  const tasks = useApp((s) => s.tasks)
+  const applyTask = useApp((s) => s.applyTask)
+  const moves = useBoardMoves()
+  const [open, setOpen] = useState(false)
+  const [editing, setEditing] = useState(false)
+  const [showChanges, setShowChanges] = useState(false)
+  const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
+  const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
+  const suspect = task.links.filter((l) => l.state === 'suspect')
+  const refusal = moves.refusals[task.id]
+  const delivering = moves.delivering === task.id
+  // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
+  const menu = taskMoves[task.status].filter((s) => s !== 'accepted')
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.target !== e.currentTarget || !e.altKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return
+    e.preventDefault()
+    e.stopPropagation()
+    const to = stepped(task.status, e.key === 'ArrowRight' ? 1 : -1)
+    if (to) moves.request(task, to)
+  }
+
+  return (
+    <div
+      className={`tcard${task.flag ? ` flag-${task.flag}` : ''}${moves.dragging?.id === task.id ? ' dragging' : ''}`}
+      data-testid="task-card"
+      data-key={task.key}
+      data-status={task.status}
+      data-flag={task.flag ?? ''}
+      tabIndex={0}
+      aria-label={`${task.key} ${task.title}, ${taskStatusWords[task.status]}. Alt left or right arrow moves it.`}
+      draggable={!editing && !delivering}
+      onDragStart={(e) => {
+        e.dataTransfer.setData(TASK_MIME, task.id)
+        e.dataTransfer.setData('text/plain', task.key)
+        e.dataTransfer.effectAllowed = 'move'
+        moves.setDragging(task)
+      }}
+      onDragEnd={() => moves.setDragging(null)}
+      onKeyDown={onKeyDown}
+    >
+      <div className="tcard-head">
+        <span className="dkey">{task.key}</span>
+        <button className="tcard-title link-btn" onClick={() => setOpen(!open)} aria-expanded={open}>
+          {task.title}
+        </button>
+      </div>
+      <div className="tcard-badges">
+        {task.flag && (
+          <Badge tone={flagTone[task.flag]} title="This task's decisions changed after it was aligned">
+            {taskFlagWords[task.flag]}
+          </Badge>
+        )}
+        {suspect.map((l) => (
+          <Badge key={l.decisionId} tone="warn" title={`${l.decisionKey} changed since this task was aligned with it`}>
+            {l.decisionKey} suspect v{l.pinnedVersion}→v{l.currentVersion}
+          </Badge>
+        ))}
+      </div>
+      <div className="tcard-meta">
+        {assignee ? (
+          <span className="tcard-assignee">
+            <Avatar id={assignee.id} name={assignee.name} size={16} /> {assignee.name}
+          </span>
+        ) : (
+          <span className="muted">unassigned</span>
+        )}
+        {task.links.map((l) => (
+          <RefChip key={l.decisionId} refKey={l.decisionKey} />
+        ))}
+        {task.blockedBy.length > 0 && <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>}
+        {task.artifact && (task.artifact.commit || task.artifact.digest) && (
+          <code className="small" title="delivered artifact">
+            {task.artifact.commit ? task.artifact.commit.slice(0, 8) : task.artifact.digest}
+          </code>
+        )}
+      </div>
+      {task.branch && (
+        <div className="tcard-branch small" data-testid="task-branch">
+          <span className="branch-name" title="The task's branch; its worktree lives in Concord's data folder">
+            ⎇ {task.branch}
+          </span>
+          {task.head && <code title={`head ${task.head}`}>{task.head.slice(0, 8)}</code>}
+          {task.merged && (
+            <Badge tone="good" title={`merged as ${task.merged.commit}`}>
+              merged
+            </Badge>
+          )}
+        </div>
+      )}
+      {open && !editing && (
+        <div className="tcard-detail">
+          {task.spec && <div className="tcard-spec">{task.spec}</div>}
+          {task.acceptanceCriteria && (
+            <div className="tcard-spec">
+              <b>Acceptance:</b> {task.acceptanceCriteria}
+            </div>
+          )}
+          <div className="muted small">Requires: {task.requiredReports.join(', ') || 'no reports'} report(s)</div>
+        </div>
+      )}
+      {editing && <TaskEditor task={task} onClose={() => setEditing(false)} />}
+      {refusal && (
+        <div className="move-refusal" role="alert" data-testid="move-refusal">
+          <span>
+            <b>Not moved to {taskStatusWords[refusal.to]}:</b> {refusal.message}
+          </span>
+          {refusal.reasons.length > 0 && (
+            <ul>
+              {refusal.reasons.map((r, i) => (
+                <li key={i}>{r.message}</li>
+              ))}
+            </ul>
+          )}
+          <button className="icon-btn" onClick={() => moves.dismiss(task.id)} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      <TaskActions task={task} />
+      <ErrorText error={merge.error?.message} />
+      {showChanges && (
+        <ChangesDialog title={`${task.key} · changes on ${task.branch ?? 'its commit'}`} load={() => api.call('tasks.diff', { taskId: task.id })} onClose={() => setShowChanges(false)} />
+      )}
+      {delivering ? (
+        <Delivery task={task} />
+      ) : (
+        <div className="tcard-actions">
+          {(task.branch || task.artifact?.commit) && (
+            <button className="btn small" onClick={() => setShowChanges(true)} data-testid="task-changes">
+              Changes
+            </button>
+          )}
+          {task.status === 'accepted' && task.branch && !task.merged && (
+            <>
+              <button
+                className="btn small primary"
+                disabled={merge.pending}
+                onClick={() => void merge.run()}
+                data-testid="merge-task"
+                title={`Land the accepted commit in the base branch (${strategy})`}
+              >
+                Merge
+              </button>
+              <select className="small" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)} aria-label={`How to merge ${task.key}`}>
+                <option value="merge">merge commit</option>
+                <option value="squash">squash</option>
+                <option value="ff-only">fast-forward only</option>
+              </select>
+            </>
+          )}
+          {!editing && (
+            <button className="btn small" onClick={() => setEditing(true)} data-testid="edit-task">
+              Edit
+            </button>
+          )}
+          {menu.length > 0 && (
+            <select
+              className="small tcard-move"
+              value=""
+              disabled={moves.pending === task.id}
+              onChange={(e) => {
+                if (e.target.value) moves.request(task, e.target.value as Task['status'])
+              }}
+              aria-label={`Move ${task.key}`}
+              title="Or drag the card, or focus it and press Alt ← / Alt →"
+            >
+              <option value="">Move to…</option>
+              {menu.map((s) => (
+                <option key={s} value={s}>
+                  {taskStatusWords[s]}
+                </option>
+              ))}
+            </select>
+          )}
+        </div>
+      )}
+    </div>
+  )
+}
