@@ -41,6 +41,10 @@ export const methods = {
       isolation: s.Isolation.optional(),
       baseBranch: s.BranchName.optional(),
       deleteMergedBranches: z.boolean().optional(),
+      /** Concord starts a turn for a flagged member, or the author of evidence made stale, when it is idle. */
+      autoTurns: z.boolean().optional(),
+      /** A passing implementation report by the assignee delivers its task on the report's commit. */
+      autoDeliver: z.boolean().optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),
@@ -180,6 +184,8 @@ export const methods = {
   'tasks.setStatus': method(z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }), r<s.Task>()),
   'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   'tasks.accept': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
+  /** Whether the task can be accepted now, each reason with the action that resolves it, and a delivery to offer. */
+  'tasks.readiness': method(z.strictObject({ taskId: s.Id }), r<s.TaskReadiness>()),
   /** The task's whole change: its head (or delivered commit) against the base it started from, or `against`. */
   'tasks.diff': method(z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }), r<s.TaskDiff>()),
   /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */

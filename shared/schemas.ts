@@ -89,6 +89,10 @@ export interface WorkspaceSettings {
   baseBranch: string | null
   /** Delete a task's branch once it is merged (its worktree is always removed). */
   deleteMergedBranches: boolean
+  /** A flagged member (or the author of evidence made stale) that is idle gets a turn started by Concord. Default on. */
+  autoTurns: boolean
+  /** A passing implementation report by the assignee on a task in progress delivers it on the report's commit. Default off. */
+  autoDeliver: boolean
 }
 
 export interface DiffFile {
@@ -346,6 +350,8 @@ export interface Metrics {
   acceptances: { accepted: number; refusedStale: number; refusedMissing: number }
   claims: { madeStale: number; keptValid: number }
   proposals: { created: number; accepted: number; rejected: number }
+  /** Turns Concord started for flagged members and stale evidence: relays you did not have to make. */
+  autoTurns?: number
   /** `unreported`: finished model replies whose provider reported no usage; their tokens are unknown, not 0. */
   tokens: {
     total: { input: number; output: number; unreported: number }
@@ -365,6 +371,32 @@ export interface AcceptanceReason {
   code: 'evidence_stale' | 'evidence_missing'
   reportId: string | null
   message: string
+  /** The required report kind this reason is about. */
+  reportKind?: z.infer<typeof ReportKind>
+  /** The next step that resolves it: a prefilled message to the member who can. */
+  action?: AcceptanceAction | null
+}
+
+/** "Ask Tester to re-verify T-2 on a1b2c3d": who to ask (null: no member fits, pick one), and what to send. */
+export interface AcceptanceAction {
+  memberId: string | null
+  memberName: string | null
+  taskId: string
+  /** The commit to check (the task's delivered one), when there is one. */
+  commit: string | null
+  label: string
+  text: string
+}
+
+/** tasks.readiness: whether the task can be accepted now, and what moves it on. */
+export interface TaskReadiness {
+  taskId: string
+  /** Delivered and every required report is in, passing and current. */
+  ready: boolean
+  /** Why not (empty when ready; for a task not yet delivered, what acceptance would refuse). */
+  reasons: AcceptanceReason[]
+  /** A passing implementation report by the assignee on this in-progress task: deliver on its commit. */
+  deliverOn: { commit: string; reportId: string; reportKey: string } | null
 }
 
 // ---- runtime: member sessions ----
@@ -400,6 +432,8 @@ export interface Step {
   usage: { input: number; output: number } | null
   /** On the last step of a turn: the files the turn changed in its tree. */
   changes: TurnChange[] | null
+  /** 'concord': a turn Concord started itself (a flag or stale evidence), no one typed it. */
+  origin?: 'concord' | null
   /** What its text mentioned, pinned when the text was stored; empty on steps from before pins existed. */
   refs: StepRef[]
   startedAt: string

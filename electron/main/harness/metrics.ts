@@ -24,6 +24,7 @@ export function getMetrics(ctx: Ctx, tokens?: TokenTotals): Metrics {
     acceptances: { accepted: n('acceptances.accepted'), refusedStale: n('acceptances.refused_stale'), refusedMissing: n('acceptances.refused_missing') },
     claims: { madeStale: n('claims.made_stale'), keptValid: n('claims.kept_valid') },
     proposals: { created: n('proposals.created'), accepted: n('proposals.accepted'), rejected: n('proposals.rejected') },
+    autoTurns: n('auto_turns'),
     tokens: {
       total: perMember.reduce((t, m) => ({ input: t.input + m.input, output: t.output + m.output, unreported: t.unreported + m.unreported }), {
         input: 0,

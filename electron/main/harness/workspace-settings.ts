@@ -17,6 +17,8 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
     isolation: raw.isolation === 'worktree' ? 'worktree' : 'shared',
     baseBranch: typeof raw.baseBranch === 'string' ? raw.baseBranch : null,
     deleteMergedBranches: raw.deleteMergedBranches === true,
+    autoTurns: raw.autoTurns !== false,
+    autoDeliver: raw.autoDeliver === true,
   }
 }
 
@@ -37,6 +39,8 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     isolation: p.isolation ?? current.isolation,
     baseBranch: p.baseBranch ?? current.baseBranch,
     deleteMergedBranches: p.deleteMergedBranches ?? current.deleteMergedBranches,
+    autoTurns: p.autoTurns ?? current.autoTurns,
+    autoDeliver: p.autoDeliver ?? current.autoDeliver,
   }
   if (next.isolation === 'worktree' && !next.baseBranch) throw new ApiError('invalid_params', 'baseBranch: worktree isolation needs the branch tasks start from and merge into')
   ctx.store.transaction(() => {

@@ -31,7 +31,8 @@ function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): Ch
     case 'user':
       return step.status === 'queued' ? null : { role: 'user', content: step.text }
     case 'message':
-      return step.status === 'queued' ? null : { role: 'user', content: `[Message from ${o.memberName(step.from_member_id ?? 0)}] ${step.text}` }
+      if (step.status === 'queued') return null
+      return { role: 'user', content: `[${step.from_member_id === null ? 'From Concord' : `Message from ${o.memberName(step.from_member_id)}`}] ${step.text}` }
     case 'model': {
       const toolCalls = JSON.parse(step.tool_calls) as ToolCall[]
       const text = step.status === 'interrupted' && step.text ? `${step.text} [interrupted]` : step.text

@@ -30,6 +30,7 @@ import { workspaceSettings } from '../harness/workspace-settings'
 import { requireActiveMember } from '../harness/archive'
 import { requeueFailedTurn } from './retry'
 import { join } from 'node:path'
+import { AutoTurns } from './auto-turns'
 
 export interface RuntimeOptions {
   harness: Harness
@@ -47,8 +48,12 @@ export class Runtime {
   private readonly waitingOn = new Map<string, string>()
   private readonly tools: ToolDefinition<unknown, HarnessToolContext>[] = [...repoTools(), ...harnessTools()] as ToolDefinition<unknown, HarnessToolContext>[]
   private closed = false
+  /** Turns Concord starts itself for flagged members and stale evidence (auto-turns.ts). */
+  private readonly autoTurns: AutoTurns
 
   constructor(private readonly o: RuntimeOptions) {
+    this.autoTurns = new AutoTurns({ harness: o.harness, call: o.call, queued: (memberId, step) => this.queuedByConcord(memberId, step), busy: (memberId) => Boolean(this.hosts.get(memberId)?.abort) })
+    o.bus.on((e) => this.autoTurns.onEvent(e))
     // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
     o.bus.on((e) => {
       if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
@@ -317,6 +322,15 @@ export class Runtime {
     host.resume()
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
     return { host, stepId }
+  }
+
+  /** A turn Concord queued: shown in the session, picked up when the member is free (an error state stays). */
+  private queuedByConcord(memberId: string, step: StepRow): void {
+    if (this.closed) return
+    const host = this.host(memberId)
+    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, step) })
+    host.kick()
+    this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
   }
 
   private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: 'ask' | 'auto'): Promise<string> {

@@ -1,0 +1,221 @@
+/**
+ * The loop closes itself (issue 13): Concord starts a turn for a member that a change concerns instead of the
+ * human relaying it. Triggers, and only these:
+ * - a notice for a member whose task in progress or delivered is flagged (adjust and acknowledge / re-verify);
+ * - a delivery (or a change with no one left to adjust) that leaves a member's report stale (re-verify and report);
+ * - with autoDeliver, a passing implementation report by the assignee delivers its task on the report's commit.
+ * Each trigger is keyed by what caused it (task + decision version, or task + delivered commit + versions) and
+ * claimed once per member in the store, so an auto turn's own results cannot start another for the same change.
+ * One auto turn per member at a time: a trigger that finds one still queued joins it.
+ */
+import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
+import type { Notice, Report, Task } from '../../../shared/schemas'
+import { acceptanceReasons } from '../harness/acceptance'
+import type { Ctx } from '../harness/context'
+import type { Harness } from '../harness/harness'
+import { makeId, makeKey, now, parseId } from '../harness/ids'
+import { workspaceSettings } from '../harness/workspace-settings'
+import { AutoTurnsRepo } from '../store/auto-turns-repo'
+import type { MemberRow } from '../store/members-repo'
+import type { TaskRow } from '../store/tasks-repo'
+import type { WorkspaceStore } from '../store/workspace-store'
+import type { StepRow } from '../store/steps-repo'
+
+export interface AutoTurnsEnv {
+  harness: Harness
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
+  /** A queued step is in the member's inbox: show it and let the host pick it up (never lifting an error state). */
+  queued(memberId: string, step: StepRow): void
+  /** The member is in a turn now (its notices reach it at its next model call). */
+  busy(memberId: string): boolean
+}
+
+interface Deferred {
+  wsId: string
+  memberRowId: number
+  taskRowId: number
+  trigger: string
+  lines: string[]
+  noticeRowId: number
+}
+
+const repos = new WeakMap<WorkspaceStore, AutoTurnsRepo>()
+function autoTurnsRepo(store: WorkspaceStore): AutoTurnsRepo {
+  let r = repos.get(store)
+  if (!r) repos.set(store, (r = new AutoTurnsRepo(store.db)))
+  return r
+}
+
+const short = (sha: string | null) => (sha ? sha.slice(0, 7) : 'its delivered artifact')
+
+export class AutoTurns {
+  /** Flag turns for members that were busy: needed only if the notice is still undelivered when the turn ends. */
+  private readonly deferred = new Map<string, Deferred[]>()
+
+  constructor(private readonly env: AutoTurnsEnv) {}
+
+  /** Subscribed to the bus; works after the emitting call has returned, so never inside its transaction. */
+  onEvent(e: EventEnvelope): void {
+    if (e.event === 'session.state' && e.payload.session.state === 'idle' && this.deferred.has(e.payload.session.memberId)) {
+      const memberId = e.payload.session.memberId
+      queueMicrotask(() => this.flushDeferred(memberId))
+      return
+    }
+    if (e.event !== 'notice.created' && e.event !== 'task.changed' && e.event !== 'report.submitted') return
+    queueMicrotask(() => {
+      try {
+        if (e.event === 'notice.created') this.onNotice(e.payload.notice)
+        else if (e.event === 'task.changed') this.onTask(e.payload.task)
+        else void this.onReport(e.payload.report)
+      } catch (err) {
+        console.error(`automatic turn for ${e.event} failed:`, err instanceof Error ? err.message : err)
+      }
+    })
+  }
+
+  private ctx(wsId: string): Ctx | null {
+    try {
+      const ctx = this.env.harness.ctx(wsId)
+      return workspaceSettings(ctx).autoTurns ? ctx : null
+    } catch {
+      return null // a workspace closed or removed meanwhile
+    }
+  }
+
+  private onNotice(notice: Notice): void {
+    const ctx = this.ctx(notice.workspaceId)
+    if (!ctx) return
+    const memberRow = parseId(notice.memberId, 'member', 'memberId').n
+    const noticeRowId = parseId(notice.id, 'notice', 'noticeId').n
+    // A member in a turn reads the notice at its next model call; a turn is owed only if that call never comes.
+    const busy = this.env.busy(notice.memberId)
+    const flagTurn = (taskRowId: number, lines: string[]) => {
+      const trigger = `flag:${taskRowId}:${notice.decisionId}:v${notice.decisionVersion}`
+      if (!busy) {
+        this.start(ctx, memberRow, taskRowId, trigger, lines)
+        return
+      }
+      const list = this.deferred.get(notice.memberId) ?? []
+      list.push({ wsId: ctx.wsId, memberRowId: memberRow, taskRowId, trigger, lines, noticeRowId })
+      this.deferred.set(notice.memberId, list)
+    }
+    const dk = makeKey('decision', parseId(notice.decisionId, 'decision', 'decisionId').n)
+    for (const id of notice.taskIds) {
+      const task = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)
+      if (!task || task.assignee_id !== memberRow) continue
+      const tk = makeKey('task', task.id)
+      const head = `${dk} changed (now v${notice.decisionVersion})`
+      if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
+        flagTurn(task.id, [head, `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`])
+      } else if (task.status === 'delivered' && task.flag === 'needs_reverification') {
+        flagTurn(task.id, [
+          head,
+          `${tk} was delivered on ${short(task.artifact_commit)} and needs re-verification: check it against the current decisions. If it no longer holds, move it back to in progress, adjust, commit, acknowledge ${tk} and submit an implementation report on the new commit; otherwise acknowledge it and report.`,
+        ])
+      }
+    }
+    // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
+    for (const id of notice.reportIds) {
+      const report = ctx.store.reports.get(parseId(id, 'report', 'reportId').n)
+      const task = report && ctx.store.tasks.get(report.task_id)
+      if (task) this.staleAuthors(ctx, task, `${dk} changed (now v${notice.decisionVersion})`)
+    }
+  }
+
+  /** The busy member's turn ended: the flag turns whose notice it did not read in that turn start now. */
+  private flushDeferred(memberId: string): void {
+    const list = this.deferred.get(memberId)
+    this.deferred.delete(memberId)
+    for (const d of list ?? []) {
+      const ctx = this.ctx(d.wsId)
+      if (ctx && ctx.store.log.notice(d.noticeRowId)?.delivered_at === null) this.start(ctx, d.memberRowId, d.taskRowId, d.trigger, d.lines)
+    }
+  }
+
+  private onTask(t: Task): void {
+    if (t.status !== 'delivered') return
+    const ctx = this.ctx(t.workspaceId)
+    const task = ctx?.store.tasks.get(parseId(t.id, 'task', 'taskId').n)
+    if (ctx && task) this.staleAuthors(ctx, task, `${makeKey('task', task.id)} was delivered on ${short(task.artifact_commit)}`)
+  }
+
+  /**
+   * The authors of the task's required reports that no longer support it re-verify the delivered artifact, once it
+   * is settled: delivered, and re-aligned by its assignee (before that they would check a commit about to change).
+   */
+  private staleAuthors(ctx: Ctx, task: TaskRow, head: string): void {
+    if (task.status !== 'delivered') return
+    const links = ctx.store.tasks.links(task.id)
+    // Until its assignee has re-aligned it (acknowledged: links re-pinned), the delivered commit may still change.
+    if (task.assignee_id !== null && links.some((l) => l.pinned_fingerprint !== l.current_fingerprint)) return
+    const byReport = new Map<number, string[]>()
+    for (const r of acceptanceReasons(ctx, task)) {
+      if (r.code !== 'evidence_stale' || !r.reportId) continue
+      const n = parseId(r.reportId, 'report', 'reportId').n
+      byReport.set(n, [...(byReport.get(n) ?? []), r.message])
+    }
+    const tk = makeKey('task', task.id)
+    const versions = links.map((l) => `${l.decision_id}v${l.current_version}`).join(',')
+    for (const [n, messages] of byReport) {
+      const report = ctx.store.reports.get(n)!
+      // The human's own report is theirs to redo; the assignee's own is part of its re-alignment.
+      if (report.author_id === null || (report.author_id === task.assignee_id && report.kind === 'implementation')) continue
+      const rk = makeKey('report', n)
+      this.start(ctx, report.author_id, task.id, `stale:${task.id}:${n}:${task.artifact_commit ?? task.artifact_digest}:${versions}`, [
+        head,
+        `Your ${rk} (${report.kind}) no longer supports ${tk}: ${messages.join('; ')}. Re-verify ${tk} on ${short(task.artifact_commit)} against the current decisions and submit a new ${report.kind} report.`,
+      ])
+    }
+  }
+
+  /** autoDeliver: the assignee's passing implementation report on a task in progress delivers it on its commit. */
+  private async onReport(report: Report): Promise<void> {
+    if (report.kind !== 'implementation' || report.verdict !== 'pass' || !report.artifact.commit || !report.authorId) return
+    let ctx: Ctx
+    try {
+      ctx = this.env.harness.ctx(report.workspaceId)
+    } catch {
+      return
+    }
+    if (!workspaceSettings(ctx).autoDeliver) return
+    const task = ctx.store.tasks.get(parseId(report.taskId, 'task', 'taskId').n)
+    if (!task || task.status !== 'in_progress' || task.assignee_id !== parseId(report.authorId, 'member', 'authorId').n) return
+    try {
+      await this.env.call('tasks.setStatus', { taskId: report.taskId, status: 'delivered', artifact: { commit: report.artifact.commit }, actorId: report.authorId })
+      ctx.store.log.bump('auto_deliveries')
+    } catch (err) {
+      // A blocker or a move someone made meanwhile: the card still offers the delivery.
+      console.error(`automatic delivery of ${makeKey('task', task.id)} on ${report.key} failed:`, err instanceof Error ? err.message : err)
+    }
+  }
+
+  /** Queues the turn (or joins the member's auto turn still waiting), once per member and trigger. */
+  private start(ctx: Ctx, memberRowId: number, taskRowId: number, trigger: string, lines: string[]): void {
+    const member = ctx.store.members.get(memberRowId)
+    if (!member || !canWork(member)) return
+    const repo = autoTurnsRepo(ctx.store)
+    const stepId = ctx.store.transaction(() => {
+      const claim = repo.claim(memberRowId, taskRowId, trigger, now())
+      if (claim === null) return null
+      const waiting = repo.queuedStep(memberRowId)
+      const text = lines.join('\n')
+      let id: number
+      if (waiting !== undefined) {
+        id = waiting
+        ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${text}`)
+      } else {
+        id = ctx.store.steps.insert({ member_id: memberRowId, kind: 'message', status: 'queued', text, from_member_id: null, task_id: taskRowId, started_at: now() })
+      }
+      repo.setStep(claim, id)
+      ctx.store.log.bump('auto_turns')
+      return id
+    })
+    if (stepId !== null) this.env.queued(makeId(ctx.wsId, 'member', memberRowId), ctx.store.steps.get(stepId)!)
+  }
+}
+
+/** A member Concord can start a turn for: it has a model or an agent, and is not archived. */
+function canWork(m: MemberRow): boolean {
+  if ((m as { archived_at?: string | null }).archived_at) return false
+  return Boolean(m.agent || (m.provider_kind && m.provider_model))
+}

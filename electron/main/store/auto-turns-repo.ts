@@ -1,0 +1,36 @@
+import type { Db } from './connection'
+
+/** The turns Concord started by itself, one per member and trigger (schema v11). */
+export class AutoTurnsRepo {
+  private readonly s
+
+  constructor(db: Db) {
+    this.s = {
+      claim: db.prepare('INSERT OR IGNORE INTO auto_turns (member_id, task_id, trigger, created_at) VALUES (?, ?, ?, ?)'),
+      setStep: db.prepare('UPDATE auto_turns SET step_id = ? WHERE id = ?'),
+      count: db.prepare<[], number>('SELECT count(*) FROM auto_turns WHERE step_id IS NOT NULL').pluck(),
+      queued: db.prepare<[number], number>(
+        "SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1",
+      ).pluck(),
+    }
+  }
+
+  /** Records the trigger for the member; null when it already started (or joined) a turn. */
+  claim(memberId: number, taskId: number | null, trigger: string, at: string): number | null {
+    const r = this.s.claim.run(memberId, taskId, trigger, at)
+    return r.changes === 1 ? Number(r.lastInsertRowid) : null
+  }
+
+  setStep(id: number, stepId: number): void {
+    this.s.setStep.run(stepId, id)
+  }
+
+  /** The member's auto turn that has not started yet, if any: a new trigger joins it instead of queueing another. */
+  queuedStep(memberId: number): number | undefined {
+    return this.s.queued.get(memberId)
+  }
+
+  count(): number {
+    return this.s.count.get() ?? 0
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * The loop closes itself (issue 13): flagged members and the authors of stale evidence get turns Concord starts,
+ * one per member and change, never a loop; refusals carry the action that resolves each reason; a passing
+ * implementation report delivers (autoDeliver) or offers delivery.
+ */
+import { execFileSync } from 'node:child_process'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
+import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+let head: string
+/** Scripted replies per member name: members run in parallel, so one shared queue would mix them up. */
+let scripts: Map<string, (ScriptedReply | (() => ScriptedReply))[]>
+/** Model requests per member name, in order. */
+let asked: Map<string, RecordedRequest[]>
+
+const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
+
+beforeEach(async () => {
+  scripts = new Map()
+  asked = new Map()
+  server = await startModelServer({
+    unscripted: (req) => {
+      const name = nameOf(req)
+      asked.set(name, [...(asked.get(name) ?? []), req])
+      const next = scripts.get(name)?.shift() ?? { text: `${name} has nothing scripted` }
+      return typeof next === 'function' ? next() : next
+    },
+  })
+  t = makeCore({ provider: { maxRetries: 0 } })
+  head = initRepo(t.repoDir)
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+function member(name: string, role: string, extra: Record<string, unknown> = {}): Promise<Member> {
+  return t.core.invoke('members.create', { workspaceId: ws.id, name, role, provider: provider(), approval: 'auto', authority: 'proposer', ...extra })
+}
+const script = (name: string, ...replies: (ScriptedReply | (() => ScriptedReply))[]) => scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
+const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+const byConcord = (s: Step[]) => s.filter((x) => x.origin === 'concord')
+/** The member has run a turn and is idle with nothing queued. */
+const settles = (m: Member) =>
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    15_000,
+  )
+const runs = (m: Member) => waitForEvent(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'running', 15_000)
+
+async function decisionAndTask(assignee: Member, status: Task['status'] = 'in_progress') {
+  const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: assignee.id, decisionIds: [d.id], requiredReports: ['test', 'review'] })
+  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  if (status === 'delivered') await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
+  return { d, task }
+}
+const edit = (d: { id: string; version: number }, statement = 'Web search gives up after 10 s and returns partial results') =>
+  t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement, reason: 'slow providers' })
+
+/** Waits until the member has settled after a human message: everything queued before it has run. */
+async function humanSays(m: Member, text: string) {
+  script(m.name, { text: 'noted' })
+  const done = settles(m)
+  await t.core.invoke('sessions.send', { memberId: m.id, text })
+  await done
+}
+
+describe('automatic turns', () => {
+  it('a flag on an idle assignee starts exactly one turn, started by Concord, and its results start no other', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d, task } = await decisionAndTask(impl)
+    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 10 s.' })
+    const ran = runs(impl)
+    const idle = settles(impl)
+    await edit(d)
+    await ran
+    await idle
+    const auto = byConcord(await steps(impl))
+    expect(auto).toHaveLength(1)
+    expect(auto[0]).toMatchObject({ kind: 'message', fromMemberId: null, taskId: task.id })
+    expect(auto[0].text.split('\n')[0]).toBe('D-1 changed (now v2)')
+    expect(auto[0].text).toContain('T-1 is in progress and needs adjustment')
+    // The model was told it comes from Concord, with the notice in its brief.
+    const first = asked.get('Impl')![0]
+    expect(JSON.stringify(first.body.messages.at(-1))).toContain('[From Concord] D-1 changed (now v2)')
+    expect(first.body.messages[0].content).toContain('10 s and returns partial results')
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).flag).toBeNull()
+
+    // No loop: the acknowledgement started nothing; the next turn is the human's own message.
+    await humanSays(impl, 'anything else?')
+    const all = await steps(impl)
+    expect(byConcord(all)).toHaveLength(1)
+    expect(all.filter((s) => s.kind === 'user' || s.kind === 'message').map((s) => s.origin ?? 'human')).toEqual(['concord', 'human'])
+    expect(asked.get('Impl')).toHaveLength(3)
+    expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(1)
+  })
+
+  it('a busy member whose turn ends before it reads the notice gets the turn after it, one per change', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d } = await decisionAndTask(impl)
+    script(impl.name, () => {
+      // Two edits land while the member's last call of its turn is in flight: it never reads them in that turn.
+      void edit(d).then((r) => edit(r.decision, 'Web search gives up after 20 s'))
+      return { text: 'Wrote it.' }
+    })
+    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted.' })
+    const auto = waitForEvent(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === impl.id && e.payload.session.state === 'running' && asked.get('Impl')!.length === 1, 15_000)
+    await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
+    await auto
+    await settles(impl)
+    const now = await steps(impl)
+    const starts = now.filter((s) => s.kind === 'user' || s.kind === 'message')
+    // One auto turn for the two notices, after the human's turn had answered.
+    expect(starts.map((s) => s.origin ?? 'human')).toEqual(['human', 'concord'])
+    expect(starts[1].text).toContain('D-1 changed (now v2)')
+    expect(starts[1].text).toContain('D-1 changed (now v3)')
+    const answer = now.findIndex((s) => s.kind === 'model' && s.text === 'Wrote it.')
+    const work = now.filter((s) => s.turnId === starts[1].id && s.kind === 'model')
+    expect(work).toHaveLength(2)
+    for (const w of work) expect(now.indexOf(w)).toBeGreaterThan(answer)
+    expect(asked.get('Impl')).toHaveLength(3)
+  })
+
+  it('a busy member that reads the notice mid-turn gets no extra turn for it', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d } = await decisionAndTask(impl)
+    script(
+      impl.name,
+      () => {
+        void edit(d) // lands while the first call is in flight; the second call carries the notice
+        return { toolCalls: [{ name: 'list_files', arguments: {} }] }
+      },
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted mid-turn.' },
+    )
+    const idle = settles(impl)
+    await t.core.invoke('sessions.send', { memberId: impl.id, text: 'build it' })
+    await idle
+    expect(asked.get('Impl')![1].body.messages[0].content).toContain('Notices since your last step')
+    await humanSays(impl, 'thanks')
+    expect(byConcord(await steps(impl))).toHaveLength(0)
+    expect(asked.get('Impl')).toHaveLength(4)
+  })
+
+  it('with autoTurns off, a flag starts nothing', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d } = await decisionAndTask(impl)
+    expect((await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).autoTurns).toBe(true)
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
+    await edit(d)
+    await humanSays(impl, 'hello')
+    expect(byConcord(await steps(impl))).toHaveLength(0)
+    expect(asked.get('Impl')).toHaveLength(1)
+    expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(0)
+  })
+
+  it('members without a model are never started', async () => {
+    const human = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Nobody', role: 'implementer' })
+    const { d } = await decisionAndTask(human)
+    await edit(d)
+    // The notice is queued for it as before; no turn, no error state.
+    expect(await t.core.invoke('notices.list', { memberId: human.id, pending: true })).toHaveLength(1)
+    expect(byConcord(await steps(human))).toHaveLength(0)
+  })
+})
+
+describe('reports move tasks', () => {
+  it('the whole re-verification: assignee redelivers (autoDeliver), tester and reviewer re-verify the new commit, then it can be accepted', async () => {
+    const impl = await member('Impl', 'implementer')
+    const tester = await member('Tess', 'tester')
+    const reviewer = await member('Rev', 'reviewer')
+    const { d, task } = await decisionAndTask(impl, 'delivered')
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true })
+    const claim = (text: string) => [{ text, decisionIds: [d.id] }]
+    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: claim('gives up after 5 s') })
+    await t.core.invoke('reports.submit', { taskId: task.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit: head }, claims: claim('timeout handled') })
+
+    script(
+      impl.name,
+      { toolCalls: [{ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'in_progress' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'search.ts', content: 'export const timeoutMs = 10_000\n' } }] },
+      { toolCalls: [{ name: 'git_commit', arguments: { message: 'search: 10 s timeout, partial results' } }] },
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: '10 s', claims: [{ text: 'times out at 10 s', decisionIds: ['D-1'] }] } }] },
+    )
+    script(tester.name, {
+      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [{ text: 'gives up after 10 s', decisionIds: ['D-1'] }] } }],
+    })
+    script(reviewer.name, {
+      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'review', verdict: 'pass', summary: 'ok', claims: [{ text: 'partial results handled', decisionIds: ['D-1'] }] } }],
+    })
+    const reviewed = waitForEvent(t.core, (e) => e.event === 'report.submitted' && e.payload.report.authorId === reviewer.id && e.payload.report.basis[0]?.version === 2, 20_000)
+    const tested = waitForEvent(t.core, (e) => e.event === 'report.submitted' && e.payload.report.authorId === tester.id && e.payload.report.basis[0]?.version === 2, 20_000)
+    await edit(d)
+    await Promise.all([reviewed, tested])
+
+    const after = await t.core.invoke('tasks.get', { taskId: task.id })
+    const newHead = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    expect(newHead).not.toBe(head)
+    expect(after).toMatchObject({ status: 'delivered', artifact: { commit: newHead } })
+    // Tester and reviewer were each started once, for the new commit, not for the old one.
+    for (const m of [tester, reviewer]) {
+      const auto = byConcord(await steps(m))
+      expect(auto).toHaveLength(1)
+      expect(auto[0].text).toContain(`T-1 was delivered on ${newHead.slice(0, 7)}`)
+      expect(auto[0].text).toContain(`Re-verify T-1 on ${newHead.slice(0, 7)}`)
+    }
+    expect(byConcord(await steps(impl))).toHaveLength(1)
+    expect(byConcord(await steps(impl))[0].text).toContain('needs re-verification')
+    const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
+    expect(ready).toMatchObject({ ready: true, reasons: [] })
+    expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
+    expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(3)
+  })
+
+  it('without autoDeliver, a passing implementation report by the assignee offers delivery on its commit', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { task } = await decisionAndTask(impl)
+    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
+    const r = await t.core.invoke('reports.submit', { taskId: task.id, authorId: impl.id, kind: 'implementation', verdict: 'pass', artifact: { commit: head }, claims: [] })
+    const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
+    expect(ready.deliverOn).toEqual({ commit: head, reportId: r.id, reportKey: r.key })
+    expect(ready.ready).toBe(false)
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
+    // Someone else's passing report offers nothing: delivery is the assignee's word.
+    const other = await member('Other', 'implementer')
+    await t.core.invoke('reports.submit', { taskId: task.id, authorId: other.id, kind: 'implementation', verdict: 'pass', artifact: { commit: head }, claims: [] })
+    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
+  })
+})
+
+describe('refusal actions', () => {
+  it('each reason names who to ask and carries the message to send', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d, task } = await decisionAndTask(impl, 'delivered')
+    const sha = head.slice(0, 7)
+    // Nobody fits a test or review yet: ask you to pick.
+    let err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_missing')
+    let reasons = (err.details as { reasons: { action: { memberId: string | null; label: string; text: string } }[] }).reasons
+    expect(reasons.map((r) => r.action.memberId)).toEqual([null, null])
+
+    const tester = await member('Tess', 'tester')
+    const reviewer = await member('Rev', 'code reviewer')
+    err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_missing')
+    reasons = (err.details as { reasons: typeof reasons }).reasons
+    expect(reasons.map((r) => r.action)).toEqual([
+      { memberId: tester.id, memberName: 'Tess', taskId: task.id, commit: head, label: 'Ask Tess for a test report', text: `Please check T-1 on ${sha} and submit a test report on it.` },
+      { memberId: reviewer.id, memberName: 'Rev', taskId: task.id, commit: head, label: 'Ask Rev for a review', text: `Please check T-1 on ${sha} and submit a review on it.` },
+    ])
+
+    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
+    const review = await t.core.invoke('reports.submit', { taskId: task.id, authorId: reviewer.id, kind: 'review', verdict: 'fail', artifact: { commit: head }, claims: [] })
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
+    await edit(d)
+    err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_stale')
+    const all = (err.details as { reasons: { code: string; reportKind: string; message: string; action: { memberId: string | null; label: string; text: string } }[] }).reasons
+    const stale = all.filter((r) => r.reportKind === 'test')
+    expect(stale.length).toBeGreaterThan(0)
+    for (const r of stale) {
+      expect(r.action).toMatchObject({ memberId: tester.id, label: `Ask Tess to re-verify T-1 on ${sha}` })
+      expect(r.action.text).toContain(`Please re-verify T-1 on ${sha} against the current decisions and submit a new test report.`)
+      expect(r.action.text).toContain(r.message)
+    }
+    const failed = all.find((r) => r.reportKind === 'review' && r.code === 'evidence_missing')!
+    expect(failed.action).toMatchObject({ memberId: impl.id, label: `Ask Impl to fix what ${review.key} found` })
+    // The same reasons, without trying to accept.
+    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).reasons).toEqual(all)
+  })
+})
