@@ -159,7 +159,7 @@ export function TaskCard({ task }: { task: Task }) {
       {refusal && (
         <div className="move-refusal" role="alert" data-testid="move-refusal">
           <span>
-            <b>Not moved to {taskStatusWords[refusal.to]}:</b> {refusal.message}
+            <b>Not moved to “{taskStatusWords[refusal.to]}”:</b> {refusal.message}
           </span>
           {refusal.reasons.length > 0 && (
             <ul>
