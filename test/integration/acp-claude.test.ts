@@ -2,8 +2,9 @@
  * A member that is the real Claude Code (through its ACP adapter, @zed-industries/claude-agent-acp), driving the
  * scripted model server offline, with Concord's harness tools reaching it through the real `concord mcp`.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
@@ -64,10 +65,20 @@ async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle')
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
 const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user').at(-1))
 
+/** The folder Concord keeps a task's worktree in. */
+const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
+
+async function startedTask(m: Member) {
+  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
+  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  return task
+}
+
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('claude-agent-acp')
 
-describe('Claude Code over ACP', () => {
+// Real agents, each start a few seconds (more on a loaded machine); a turn that restarts one starts two.
+describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('streams its answer into the session with the brief in the prompt, and records its usage', async () => {
     const m = await claude()
     await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
@@ -174,7 +185,9 @@ describe('Claude Code over ACP', () => {
 
   it('waits for the human on a permission request and goes ahead once it is allowed through the API', async () => {
     const m = await claude('ask')
-    const target = join(t.repoDir, 'hello.txt')
+    // A member with a task works in the task's worktree (without one its checkout is read-only).
+    await startedTask(m)
+    const target = join(worktree('T-1'), 'hello.txt')
     server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] }, { text: 'Wrote hello.txt.' })
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
     const waiting = (await state(m.id, 'waiting_approval')).payload.session
@@ -186,6 +199,65 @@ describe('Claude Code over ACP', () => {
     expect(readFileSync(target, 'utf8')).toBe('hi\n')
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Wrote hello.txt.' })
+  })
+
+  it("runs in the OS sandbox: it writes in its worktree, but not outside it, in the data folder or in another member's home", async () => {
+    // A data folder outside /tmp (which the sandbox replaces with its own anyway), to see it hidden.
+    const dataDir = mkdtempSync(join('/var/tmp', 'concord-sandbox-'))
+    await t.cleanup()
+    const inner = makeCore({ git: true, dataDir })
+    t = { ...inner, dataDir, cleanup: () => inner.cleanup().finally(() => rmSync(dataDir, { recursive: true, force: true })) }
+    ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+    const m = await claude()
+    const other = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Other',
+      role: 'reviewer',
+      approval: 'auto',
+      provider: { kind: 'acp', agent: 'claude-code', env: offline(), isolatedHome: true },
+    })
+    await startedTask(m)
+    const inside = join(worktree('T-1'), 'inside.txt')
+    const seen = join(worktree('T-1'), 'seen.txt')
+    const tag = `${process.pid}-${Date.now()}`
+    const escapes = [
+      join(homedir(), `concord-escape-${tag}.txt`),
+      join(t.dataDir, 'escape.txt'),
+      join(t.repoDir, 'escape.txt'),
+      join(t.dataDir, 'agents', ws.id, `m${other.id.split('-m').at(-1)}`, 'escape.txt'),
+    ]
+    // The other member's isolated home exists (it has run before).
+    mkdirSync(dirname(escapes[3]), { recursive: true })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Write', arguments: { file_path: inside, content: 'inside\n' } },
+          ...escapes.map((p) => ({ name: 'Write', arguments: { file_path: p, content: 'escaped\n' } })),
+          { name: 'Bash', arguments: { command: escapes.map((p) => `echo escaped > ${p}.sh`).join('; '), description: 'write outside' } },
+          { name: 'Bash', arguments: { command: `ls -A ${t.dataDir} > ${seen}`, description: 'look at the data folder' } },
+        ],
+      },
+      { text: 'Tried.' },
+    )
+    const remove = () => escapes.forEach((p) => [p, `${p}.sh`].forEach((f) => rmSync(f, { force: true })))
+    try {
+      const steps = await turn(m, 'Write the files')
+      expect(readFileSync(inside, 'utf8')).toBe('inside\n')
+      for (const p of escapes) {
+        expect(existsSync(p), p).toBe(false)
+        expect(existsSync(`${p}.sh`), `${p}.sh`).toBe(false)
+      }
+      // The data folder looks empty (an empty scratch space) but for the mount points of the agent's own folders:
+      // none of what is really there (the database, the secrets) shows.
+      const shown = readFileSync(seen, 'utf8').split('\n').filter(Boolean)
+      const real = readdirSync(t.dataDir).filter((f) => !['agents', 'scratch', 'worktrees'].includes(f))
+      expect(real).toContain('concord.sqlite')
+      expect(shown.filter((f) => real.includes(f))).toEqual([])
+      expect(steps.filter((s) => s.kind === 'tool')).toHaveLength(7)
+      expect(steps.some((s) => s.kind === 'notice' && s.text.includes('not sandboxed'))).toBe(false)
+    } finally {
+      remove()
+    }
   })
 
   it('is interrupted with session/cancel and answers the next message in the same session, in a restarted agent', async () => {

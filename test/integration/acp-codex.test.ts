@@ -67,7 +67,8 @@ const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.input as { r
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('codex-acp')
 
-describe('Codex over ACP', () => {
+// Real agents, each start a few seconds (more on a loaded machine); a turn that restarts one starts two.
+describe('Codex over ACP', { timeout: 90_000 }, () => {
   it('streams its answer into the session with the brief in the prompt; Codex reports no token counts', async () => {
     await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
     server.enqueue({ text: 'Hello from Codex, over ACP.', usage: { input: 321, output: 9 } })

@@ -53,7 +53,8 @@ const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.contents as 
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('gemini')
 
-describe('Gemini CLI over ACP', () => {
+// Real agents, each start a few seconds (more on a loaded machine); a turn that restarts one starts two.
+describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
   it('streams its answer into the session with the brief in the prompt; Gemini reports no usage over ACP', async () => {
     await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
     server.enqueue({ text: 'Hello from Gemini, over ACP.', usage: { input: 50, output: 8 } })

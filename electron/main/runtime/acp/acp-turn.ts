@@ -5,16 +5,20 @@
  * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent through
  * `concord mcp` (server name `concord`), started by the agent itself.
  */
-import { mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ContentBlock, McpServer, McpServerStdio, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { GatewayTarget, McpGateway } from '../../mcp/agent-gateway'
 import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
 import type { NewStep, StepRow } from '../../store/steps-repo'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
+import { scratchPaths } from '../tools/command-env'
+import { sandboxedAgentSpawn } from '../tools/sandbox'
 import type { SandboxPolicy } from '../tools/types'
 import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
@@ -40,8 +44,11 @@ export interface AcpTurnEnv {
   emitDelta(stepId: number, text: string): void
 }
 
-/** The agent's environment: an allow-list, the member's own variables and key; never Concord's or other members' secrets. */
-function agentEnv(env: AcpTurnEnv): Record<string, string> {
+/**
+ * The agent's environment: an allow-list, the member's own variables and key; never Concord's or other members'
+ * secrets. Also the folders of its own state, which its sandbox leaves writable.
+ */
+function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: string[] } {
   const m = env.member
   const preset = agentPresets[m.agent!]
   const out: Record<string, string> = {}
@@ -49,6 +56,7 @@ function agentEnv(env: AcpTurnEnv): Record<string, string> {
     const v = process.env[k]
     if (v !== undefined) out[k] = v
   }
+  const stateDirs: string[] = []
   if (m.agent_isolated_home) {
     const home = join(env.dataDir, 'agents', env.ctx.wsId, `m${m.id}`)
     for (const v of preset.homeVariables) {
@@ -56,20 +64,55 @@ function agentEnv(env: AcpTurnEnv): Record<string, string> {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
       out[v] = dir
     }
+    stateDirs.push(home)
+  } else {
+    // The user's own login: the agent's folders in the real home stay writable (the rest of the home does not).
+    for (const f of preset.stateFiles) {
+      const p = join(homedir(), f)
+      if (!f.endsWith('.json')) mkdirSync(p, { recursive: true, mode: 0o700 })
+      stateDirs.push(p)
+    }
   }
   Object.assign(out, preset.env, JSON.parse(m.agent_env) as Record<string, string>)
   if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
-  return out
+  return { vars: out, stateDirs }
 }
 
-function mcpServer(env: AcpTurnEnv): McpServerStdio {
-  const inElectron = !!process.versions.electron
-  return {
-    name: 'concord',
-    command: process.execPath,
-    args: [concordBin, 'mcp', '--member', makeId(env.ctx.wsId, 'member', env.member.id), '--data-dir', env.dataDir],
-    // CONCORD_MCP_VIA_ACP: Concord records the agent's tool calls from ACP; the MCP process must not record them again.
-    env: [{ name: 'CONCORD_MCP_VIA_ACP', value: '1' }, ...(inElectron ? [{ name: 'ELECTRON_RUN_AS_NODE', value: '1' }] : [])],
+/** `concord mcp` as this member, run by Concord outside the sandbox for each connection the agent's proxy makes. */
+function mcpTarget(env: AcpTurnEnv): GatewayTarget {
+  const vars: Record<string, string> = { CONCORD_MCP_VIA_ACP: '1' }
+  for (const k of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT']) {
+    const v = process.env[k]
+    if (v !== undefined) vars[k] = v
+  }
+  // CONCORD_MCP_VIA_ACP: Concord records the agent's tool calls from ACP; the MCP process must not record them again.
+  if (process.versions.electron) vars.ELECTRON_RUN_AS_NODE = '1'
+  return { command: process.execPath, args: [concordBin, 'mcp', '--member', makeId(env.ctx.wsId, 'member', env.member.id), '--data-dir', env.dataDir], env: vars }
+}
+
+/** Whether `command` names a program that can be run (a path, or a name found on PATH). */
+function findProgram(command: string, pathVar: string | undefined): boolean {
+  const runnable = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK)
+      return statSync(p).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (isAbsolute(command) || command.includes('/')) return runnable(resolve(command))
+  return (pathVar ?? '').split(delimiter).some((d) => d && runnable(join(d, command)))
+}
+
+/** A worktree's git folders outside it (its own and the common one), which a commit writes. */
+function gitDirsOutside(root: string): string[] {
+  try {
+    if (statSync(join(root, '.git')).isDirectory()) return []
+    const gitDir = resolve(root, /^gitdir:\s*(.+)$/m.exec(readFileSync(join(root, '.git'), 'utf8'))?.[1]?.trim() ?? '')
+    const common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
+    return [gitDir, common]
+  } catch {
+    return []
   }
 }
 
@@ -103,19 +146,44 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     return { status: 'error', answer: '', error: text }
   }
 
-  // The agent process: one per member, kept alive; a changed configuration restarts it.
+  // The agent process: one per member, kept alive, in the OS sandbox; a changed configuration restarts it.
   const { command, args } = agentCommand(member)
-  const concordMcp = mcpServer(env)
+  let gateway: McpGateway
+  try {
+    gateway = await env.agents.gateway(host.memberId, mcpTarget(env))
+  } catch (err) {
+    return fail(`Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  const concordMcp = gateway.serverEntry('concord')
   if (preset.mcpArgs) args.push(...preset.mcpArgs(concordMcp))
   const sessionMcp: McpServer[] = preset.mcpArgs ? [] : [concordMcp]
-  const spawnEnv = agentEnv(env)
-  const fingerprint = JSON.stringify([command, args, spawnEnv, env.workspaceRoot])
+  const { vars, stateDirs } = agentEnv(env)
+  // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
+  if (!findProgram(command, vars.PATH)) return fail(notInstalledText(member.agent!, command))
+  const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
+    root: env.workspaceRoot,
+    readOnly: !!env.sandbox?.readOnlyTree,
+    writable: [...stateDirs, ...gitDirsOutside(env.workspaceRoot)],
+    readable: [gateway.dir],
+    tmp: scratchPaths(env.sandbox).tmp,
+    dataDir: env.dataDir,
+  })
+  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  const before = env.agents.get(host.memberId)
   let agent: AgentProcess
   try {
-    agent = await env.agents.ensure(host.memberId, { command, args, env: spawnEnv, cwd: env.workspaceRoot, fingerprint }, preset.label, START_TIMEOUT_MS)
+    agent = await env.agents.ensure(host.memberId, { command: spawn.file, args: spawn.args, env: spawn.env, cwd: spawn.cwd, fingerprint, notSandboxed: spawn.reason }, preset.label, START_TIMEOUT_MS)
   } catch (err) {
     if (err instanceof AgentStartError && err.code === 'agent_missing') return fail(notInstalledText(member.agent!, command))
     return fail(err instanceof Error ? err.message : String(err))
+  }
+  if (agent !== before && !spawn.sandboxed) {
+    insert({
+      kind: 'notice',
+      status: 'done',
+      text: `${preset.label} runs not sandboxed: ${spawn.reason ?? 'no OS sandbox is available'}. It can read and write anything your user can.`,
+      ended_at: now(),
+    })
   }
 
   // The session: the live one, else the stored one where the agent can load it, else a new one.
@@ -253,7 +321,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.title ?? 'tool', JSON.stringify(call.rawInput ?? {}))
     if (signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
     if (!allowed) {
-      finish(stepId, { status: 'denied', text: 'The human denied this call.', is_error: 1, ended_at: now() })
+      finish(stepId, { status: 'denied', text: host.denialText(makeId(env.ctx.wsId, 'step', stepId)), is_error: 1, ended_at: now() })
       return pickOption(r.options, false)
     }
     store.steps.setStatus(stepId, 'running')

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk'
 import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
+import { McpGateway, type GatewayTarget } from '../../mcp/agent-gateway'
 
 const STDERR_TAIL = 4000
 
@@ -30,6 +31,8 @@ export interface SpawnSpec {
   cwd: string
   /** The configuration this process was started with: another one means a restart. */
   fingerprint: string
+  /** Why it runs outside the OS sandbox (undefined: inside). */
+  notSandboxed?: string
 }
 
 export class AgentProcess {
@@ -144,6 +147,19 @@ export class AgentProcess {
 /** The agents of all members, one each. */
 export class AgentPool {
   private readonly agents = new Map<string, AgentProcess>()
+  private readonly gateways = new Map<string, { key: string; gateway: McpGateway }>()
+
+  /** The member's MCP gateway (kept while Concord runs, so the agent's configuration stays the same across turns). */
+  async gateway(memberId: string, target: GatewayTarget): Promise<McpGateway> {
+    const key = JSON.stringify(target)
+    const known = this.gateways.get(memberId)
+    if (known?.key === key) return known.gateway
+    known?.gateway.close()
+    const gateway = new McpGateway(target)
+    this.gateways.set(memberId, { key, gateway })
+    await gateway.ready
+    return gateway
+  }
 
   /** The member's live agent when it was started with this configuration; otherwise a new one (the old one is stopped). */
   async ensure(memberId: string, spec: SpawnSpec, label: string, timeoutMs: number): Promise<AgentProcess> {
@@ -171,5 +187,7 @@ export class AgentPool {
     this.agents.clear()
     for (const a of all) a.kill()
     await Promise.all(all.map((a) => a.exited))
+    for (const { gateway } of this.gateways.values()) gateway.close()
+    this.gateways.clear()
   }
 }

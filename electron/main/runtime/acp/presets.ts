@@ -24,6 +24,8 @@ export interface AgentPreset {
   keyVariable?: string
   /** Variables pointing at the agent's state, set under the member's own folder when homes are isolated. */
   homeVariables: string[]
+  /** Its state in the user's real home (used without an isolated home): writable inside the sandbox. */
+  stateFiles: string[]
   /**
    * Arguments that give the agent Concord's MCP server through its own configuration instead of `session/new`
    * (where the agent would otherwise ask the human before every Concord tool call).
@@ -54,6 +56,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@zed-industries/claude-agent-acp', bin: 'dist/index.js' },
     keyVariable: 'ANTHROPIC_API_KEY',
     homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],
+    stateFiles: ['.claude', '.claude.json'],
   },
   codex: {
     label: 'Codex',
@@ -63,6 +66,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
     keyVariable: 'OPENAI_API_KEY',
     homeVariables: ['HOME', 'CODEX_HOME'],
+    stateFiles: ['.codex'],
     survivesCancel: true,
     // Measured with codex-acp 0.16: a server from session/new gets an approval request per tool call. Concord's
     // own server applies the member's policy itself, so Codex is told to approve its tools.
@@ -85,6 +89,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
     keyVariable: 'GEMINI_API_KEY',
     homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
+    stateFiles: ['.gemini'],
     // Measured with 0.61: in a folder it does not trust, Gemini CLI starts no MCP server, Concord's included. The
     // member's folder is one the user opened in Concord; env GEMINI_CLI_TRUST_WORKSPACE=false opts out.
     env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' },
@@ -96,6 +101,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     command: '',
     args: [],
     homeVariables: ['HOME'],
+    stateFiles: [],
   },
 }
 

@@ -129,6 +129,48 @@ export async function sandboxedSpawn(argv: [program: string, ...args: string[]],
   return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), ...argv], env, cwd: req.root, sandboxed: true }
 }
 
+/** What an external agent (ACP) may touch: its working folder and its own state, with the network on. */
+export interface AgentSandboxRequest {
+  /** The member's working folder (task worktree or shared checkout): the working directory, writable unless readOnly. */
+  root: string
+  /** The checkout is read-only for this turn (verifying): the agent may still write its own state. */
+  readOnly?: boolean
+  /** The agent's own state (isolated home, CODEX_HOME, ...), its TMPDIR, a worktree's git folders. */
+  writable: string[]
+  /** Shown read-only even where hidden (the folder of the socket its MCP server connects through). */
+  readable?: string[]
+  /** Concord's data folder: invisible, like for commands (other members' homes are in it). */
+  dataDir?: string
+  /** More paths hidden (folders look empty, files read as empty). */
+  hide?: string[]
+  /** TMPDIR under sandbox-exec (bwrap gives the agent a private, empty /tmp of its own). */
+  tmp: string
+}
+
+/**
+ * How to spawn an external agent: the same mounts as run_command (private /tmp, the rest read-only, the data folder
+ * and the user's credential folders hidden, a PID namespace), but with the network on, since the agent must reach its
+ * model endpoint. Without a sandbox it runs directly and `reason` says why.
+ */
+export async function sandboxedAgentSpawn(argv: [program: string, ...args: string[]], env: Record<string, string>, req: AgentSandboxRequest): Promise<SandboxedSpawn> {
+  const st = await sandboxStatus()
+  if (!st.available) return { file: argv[0], args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
+  // A fresh /tmp per process: measured with Gemini CLI 0.61, a temporary folder kept from a killed process makes the
+  // next one wait at start.
+  const tmp = st.kind === 'bwrap' ? '/tmp' : req.tmp
+  const vars = { ...env, TMPDIR: tmp }
+  const plan: Plan = {
+    cwd: req.root,
+    writable: uniqueReal([...(req.readOnly ? [] : [req.root]), ...req.writable, ...(st.kind === 'bwrap' ? [] : [tmp])]),
+    readOnly: uniqueReal([...(req.readOnly ? [req.root] : []), ...(req.readable ?? [])]),
+    hide: hiddenPaths({ dataDir: req.dataDir, hide: req.hide }),
+    network: true,
+    privateTmp: true,
+  }
+  if (st.kind === 'bwrap') return { file: 'bwrap', args: bwrapArgs(plan, argv), env: vars, cwd: req.root, sandboxed: true }
+  return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), ...argv], env: vars, cwd: req.root, sandboxed: true }
+}
+
 interface Plan {
   cwd: string
   writable: string[]
