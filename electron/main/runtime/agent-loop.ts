@@ -219,10 +219,11 @@ async function runToolCall(
   if (needsApproval && env.approval === 'ask') {
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
-    const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.name, call.argumentsText)
+    const approvalId = makeId(env.ctx.wsId, 'step', stepId)
+    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText)
     if (!allowed) {
       const text = !signal.aborted
-        ? 'The human denied this call; do not retry it unchanged.'
+        ? `${host.denialText(approvalId)} (Do not retry it unchanged.)`
         : host.stopReason === 'shutdown'
           ? 'Concord was restarted before this call was approved; it did not run.'
           : 'The turn was interrupted before this call ran.'

@@ -39,6 +39,8 @@ export class MemberHost {
   /** Set while an ACP turn runs: puts a Concord tool call its agent makes through `concord mcp` to the human. */
   approveExternal: ((name: string, argumentsText: string) => Promise<boolean>) | null = null
   readonly approvals = new Map<string, PendingApproval>()
+  /** The human's reason for a denial, until the turn turns it into the call's result for the agent. */
+  private readonly denyReasons = new Map<string, string>()
   private readonly turnWaiters = new Map<number, (o: TurnOutcome) => void>()
   private pumping = false
 
@@ -149,6 +151,13 @@ export class MemberHost {
     return true
   }
 
+  /** What the agent is told about a denied call: the human's reason when one was given. */
+  denialText(callId: string): string {
+    const reason = this.denyReasons.get(callId)
+    this.denyReasons.delete(callId)
+    return reason ? `Denied by the human: ${reason}` : 'The human denied this call.'
+  }
+
   requestApproval(callId: string, stepId: number, name: string, argumentsText: string): Promise<boolean> {
     return new Promise((resolve) => {
       this.approvals.set(callId, {
@@ -165,9 +174,10 @@ export class MemberHost {
     })
   }
 
-  approve(callId: string, allow: boolean): boolean {
+  approve(callId: string, allow: boolean, reason?: string): boolean {
     const a = this.approvals.get(callId)
     if (!a) return false
+    if (!allow && reason?.trim()) this.denyReasons.set(callId, reason.trim())
     a.resolve(allow)
     return true
   }

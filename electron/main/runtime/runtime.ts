@@ -430,7 +430,7 @@ export class Runtime {
 
   approve(p: ParsedParams<'sessions.approve'>): SessionInfo {
     const host = this.host(p.memberId)
-    if (!host.approve(p.callId, p.allow)) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
+    if (!host.approve(p.callId, p.allow, p.reason)) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
     return host.info()
   }
 

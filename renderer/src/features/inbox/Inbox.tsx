@@ -1,9 +1,9 @@
 import { Avatar, EmptyState } from '../../components/ui'
-import { excerpt } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
 import { openQuestionCount, pendingApprovalCount, selectProposals } from '../../stores/selectors'
 import { ProposalCard } from '../decisions/ProposalCard'
 import { ApproveButtons, Question } from '../session/ToolCall'
+import { ApprovalPreview } from '../session/ApprovalPreview'
 
 /** One member's tool calls waiting for the human, answered here as in the member's chat. */
 function MemberApprovals({ memberId }: { memberId: string }) {
@@ -20,7 +20,7 @@ function MemberApprovals({ memberId }: { memberId: string }) {
           </button>
           <div className="inbox-what">
             wants to run <code>{a.name}</code>
-            <div className="inbox-args">{excerpt(a.argumentsText, 160)}</div>
+            <ApprovalPreview argumentsText={a.argumentsText} />
           </div>
           <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react'
 import { Avatar, EmptyState, StatusDot, stateWords } from '../../components/ui'
-import { excerpt } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { MemberEditor } from '../team/MemberEditor'
 import { Composer } from './Composer'
 import { SessionList } from './SessionList'
 import { ApproveButtons } from './ToolCall'
+import { approvalSummary } from './ApprovalPreview'
 
 function ApprovalBar({ memberId }: { memberId: string }) {
   const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
@@ -16,7 +16,7 @@ function ApprovalBar({ memberId }: { memberId: string }) {
       {approvals.map((a) => (
         <div key={a.callId} className="approval-item">
           <span>
-            Wants to run <code>{a.name}</code> <span className="muted">{excerpt(a.argumentsText, 120)}</span>
+            Wants to run <code>{a.name}</code> <span className="muted">{approvalSummary(a.argumentsText)}</span>
           </span>
           <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>

@@ -5,6 +5,7 @@ import { Badge } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { questionText } from '../../stores/steps'
+import { ApprovalPreview, approvalView } from './ApprovalPreview'
 
 const VIEW_LIMIT = 4000
 
@@ -68,16 +69,45 @@ export function SandboxBadge({ tool }: { tool: string }) {
 
 export function ApproveButtons({ memberId, callId, tool }: { memberId: string; callId: string; tool?: string }) {
   const api = useApp((s) => s.api)
+  const [denying, setDenying] = useState(false)
+  const [reason, setReason] = useState('')
   // The state that follows comes through session.state events; the reply may arrive after newer ones.
-  const act = useAction(async (allow: boolean) => api.call('sessions.approve', { memberId, callId, allow }))
+  const act = useAction(async (allow: boolean) => api.call('sessions.approve', { memberId, callId, allow, ...(!allow && reason.trim() ? { reason: reason.trim() } : {}) }))
+  if (denying) {
+    return (
+      <form
+        className="deny-reason"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void act.run(false)
+        }}
+      >
+        <input
+          autoFocus
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="Why not? (optional; the agent receives it)"
+          aria-label="Reason for denying"
+          onKeyDown={(e) => e.key === 'Escape' && setDenying(false)}
+        />
+        <button type="submit" className="btn small danger" disabled={act.pending}>
+          Deny
+        </button>
+        <button type="button" className="btn small" onClick={() => setDenying(false)}>
+          Back
+        </button>
+        {act.error && <span className="error-inline">{act.error.message}</span>}
+      </form>
+    )
+  }
   return (
     <span className="approve">
       {tool && <SandboxBadge tool={tool} />}
       <button className="btn small primary" disabled={act.pending} onClick={() => void act.run(true)}>
         Allow
       </button>
-      <button className="btn small danger" disabled={act.pending} onClick={() => void act.run(false)}>
-        Deny
+      <button className="btn small danger" disabled={act.pending} onClick={() => setDenying(true)}>
+        Deny…
       </button>
       {act.error && <span className="error-inline">{act.error.message}</span>}
     </span>
@@ -134,13 +164,14 @@ function FoldedToolCall({ memberId, call, result, awaiting }: { memberId: string
       </button>
       {awaiting && (
         <div className="toolcall-approval">
+          <ApprovalPreview argumentsText={call.argumentsText} />
           Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} tool={call.name} />
         </div>
       )}
       {open && (
         <div className="toolcall-body">
           <div className="toolcall-label">Arguments</div>
-          <pre className="code">{pretty(call.argumentsText)}</pre>
+          {awaiting || approvalView(call.argumentsText).kind === 'json' ? <pre className="code">{pretty(call.argumentsText)}</pre> : <ApprovalPreview argumentsText={call.argumentsText} />}
           {result && (
             <>
               <div className="toolcall-label">Result</div>
