@@ -132,6 +132,11 @@ export const methods = {
     }),
     r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
   ),
+  /** The whole impact of the edit that produced `version`, paged (tasks and reports each in key order). */
+  'decisions.impact': method(
+    z.strictObject({ decisionId: s.Id, version: z.number().int().min(1), cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }),
+    r<s.ImpactPage>(),
+  ),
   'decisions.previewImpact': method(z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }), r<s.Impact>()),
 
   'proposals.create': method(
@@ -167,6 +172,21 @@ export const methods = {
   ),
   'tasks.get': method(z.strictObject({ taskId: s.Id }), r<s.Task>()),
   'tasks.list': method(z.strictObject({ ...ws, assigneeId: s.Id.optional() }), r<s.Task[]>()),
+  /** Tasks by id, in the order given; unknown ids are left out (ids of several workspaces: each must exist). */
+  'tasks.getMany': method(z.strictObject({ ids: z.array(s.Id).min(1).max(500) }), r<s.Task[]>()),
+  /** Tasks page by page, ordered by key number, filtered here. `flagged`: has a flag or a suspect link. */
+  'tasks.page': method(
+    z.strictObject({
+      ...ws,
+      status: z.array(s.TaskStatus).min(1).max(6).optional(),
+      assigneeId: s.Id.optional(),
+      flagged: z.boolean().optional(),
+      decisionId: s.Id.optional(),
+      cursor: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    r<s.TaskPage>(),
+  ),
   'tasks.update': method(
     z.strictObject({
       taskId: s.Id,
@@ -213,6 +233,22 @@ export const methods = {
     r<s.Report[]>(),
   ),
 
+  /** Reports by id, in the order given; unknown ids are left out (ids of several workspaces: each must exist). */
+  'reports.getMany': method(z.strictObject({ ids: z.array(s.Id).min(1).max(500) }), r<s.Report[]>()),
+  /** Reports page by page, newest first, filtered here. `stale`: has a stale claim or a suspect basis. */
+  'reports.page': method(
+    z.strictObject({
+      ...ws,
+      taskId: s.Id.optional(),
+      authorId: s.Id.optional(),
+      kind: s.ReportKind.optional(),
+      stale: z.boolean().optional(),
+      cursor: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    r<s.ReportPage>(),
+  ),
+
   'notices.list': method(z.strictObject({ memberId: s.Id, pending: z.boolean().optional() }), r<s.Notice[]>()),
   'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
   'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
@@ -227,7 +263,7 @@ export const methods = {
   'sessions.restart': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** The diff of what one turn changed (the step that carries `changes`). */
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
-  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean(), reason: z.string().max(2_000).optional() }), r<s.SessionInfo>()),
+  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),
 
   'export.decisionLog': method(
     z.strictObject({
@@ -273,6 +309,7 @@ export interface Events {
   'workspace.opened': { workspace: s.Workspace }
   'member.changed': { workspaceId: string; member: s.Member }
   'decision.created': { workspaceId: string; decision: s.Decision }
+  /** `impact` is compact (counts + first items; see Impact) and is the very object the edit's answer carries: serialized once. */
   'decision.changed': { workspaceId: string; decision: s.Decision; impact: s.Impact; editorial: boolean; reason: string; actorId: string | null }
   'proposal.changed': { workspaceId: string; proposal: s.Proposal }
   'task.changed': { workspaceId: string; task: s.Task }

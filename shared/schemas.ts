@@ -227,15 +227,63 @@ export interface ImpactReport {
   taskId: string
   authorId: string | null
   staleClaimIds: string[]
+  /** Claims this edit made valid again (a revert, or any edit back to content they were pinned to). */
+  restoredClaimIds: string[]
 }
 
+/** The whole impact of one edit in numbers (the lists in Impact may be cut; these never are). */
+export interface ImpactCounts {
+  tasks: number
+  needsAdjustment: number
+  needsReverification: number
+  acceptanceRevoked: number
+  reports: number
+  staleClaims: number
+  restoredClaims: number
+}
+
+/** How many tasks and reports an Impact lists at most; the rest come from decisions.impact, paged. */
+export const IMPACT_SUMMARY_LIMIT = 200
+
+/**
+ * What one edit did, compact: counts of everything, and the first IMPACT_SUMMARY_LIMIT tasks and reports
+ * (by key). `truncated` says more exist (or a list was cut to keep the event small): page them with
+ * decisions.impact {decisionId, version}. The same object is the edit's answer and its event's payload.
+ */
 export interface Impact {
   decisionId: string
+  /** The version the edit produced (for an edit that produced none, a proposal: the current one). */
+  version: number
   /** False when the edit did not change the normative fingerprint (editorial, title-only): nothing flagged. */
   normative: boolean
+  truncated: boolean
+  counts: ImpactCounts
   tasks: ImpactTask[]
   reports: ImpactReport[]
   notifiedMemberIds: string[]
+}
+
+/** One page of an edit's whole impact (decisions.impact): tasks and reports each in key order. */
+export interface ImpactPage {
+  tasks: ImpactTask[]
+  reports: ImpactReport[]
+  /** Pass it back for the next page; null after the last. */
+  nextCursor: string | null
+}
+
+/** One page of tasks.page, ordered by key number. `total`: rows matching the filters. */
+export interface TaskPage {
+  items: Task[]
+  nextCursor: string | null
+  total: number
+}
+
+/** One page of reports.page, newest first. `staleTotal`: stale reports among those matching every filter but `stale`. */
+export interface ReportPage {
+  items: Report[]
+  nextCursor: string | null
+  total: number
+  staleTotal: number
 }
 
 export interface Proposal {

@@ -175,7 +175,7 @@ describe('decision edits', () => {
     ])
 
     const { impact } = await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'GraphQL', actorId: lead.id })
-    expect(impact.reports).toEqual([{ reportId: report.id, key: report.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [report.claims[0].id] }])
+    expect(impact.reports).toEqual([{ reportId: report.id, key: report.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [report.claims[0].id], restoredClaimIds: [] }])
     expect(impact.notifiedMemberIds.sort()).toEqual([impl.id, tester.id].sort())
     expect(impact.tasks.map((x) => x.key).sort()).toEqual([tk.key, todoTask.key].sort())
 
@@ -227,8 +227,8 @@ describe('decision edits', () => {
     })
     const { impact } = await edit(d2, 'Postgres')
     expect(impact.reports).toEqual([
-      { reportId: r1.id, key: r1.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [r1.claims[0].id] },
-      { reportId: r2.id, key: r2.key, taskId: tk.id, authorId: reviewer.id, staleClaimIds: [] },
+      { reportId: r1.id, key: r1.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [r1.claims[0].id], restoredClaimIds: [] },
+      { reportId: r2.id, key: r2.key, taskId: tk.id, authorId: reviewer.id, staleClaimIds: [], restoredClaimIds: [] },
     ])
     expect(impact.notifiedMemberIds.sort()).toEqual([tester.id, reviewer.id].sort())
     expect((await core.invoke('reports.get', { reportId: r2.id })).validity).toBe('stale')
@@ -302,8 +302,10 @@ describe('acceptance', () => {
     expect((await core.invoke('reports.get', { reportId: test.id })).validity).toBe('stale')
     const v3 = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: v2.decision.version, statement: 'REST', reason: 'revert' })
     expect(v3.decision.fingerprint).toBe(d.fingerprint)
-    // Back at the content the evidence was pinned to: nothing new to flag, evidence valid again.
-    expect(v3.impact.reports).toEqual([])
+    // Back at the content the evidence was pinned to: nothing stale, and the impact lists the claims restored.
+    expect(v3.impact.reports.flatMap((r) => r.staleClaimIds)).toEqual([])
+    expect(v3.impact.reports.find((r) => r.reportId === test.id)?.restoredClaimIds).toEqual(test.claims.map((c) => c.id))
+    expect(v3.impact.counts.restoredClaims).toBe(v3.impact.reports.reduce((n, r) => n + r.restoredClaimIds.length, 0))
     const again = await core.invoke('reports.get', { reportId: test.id })
     expect(again.validity).toBe('valid')
     expect(again.basis[0]).toMatchObject({ version: 1, state: 'current' })

@@ -151,13 +151,16 @@ class Model {
       // A todo task's assignee reads the new requirement when it starts; the others are told now.
       if (t.assignee !== null && was !== 'todo') notice(t.assignee).taskIds.push(t.id)
     }
-    // The reports the edit leaves behind: those based on, or claiming, what the decision meant until now.
+    // The reports the edit touches: those based on, or claiming, what the decision meant until now (left behind,
+    // their authors told) or what it means again now (restored: a revert).
     const reports: ExpectedImpact['reports'] = []
     for (const r of this.reports) {
       const staleClaimIds = r.claims.filter((c) => c.pins.get(d) === before.meaning).map((c) => c.id)
-      if (r.basis.get(d)?.meaning !== before.meaning && staleClaimIds.length === 0) continue
-      reports.push({ reportId: r.id, taskId: this.tasks[r.task].id, authorId: this.members[r.author], staleClaimIds })
-      notice(r.author).reportIds.push(r.id)
+      const restoredClaimIds = r.claims.filter((c) => c.pins.get(d) === meaning).map((c) => c.id)
+      const leaves = r.basis.get(d)?.meaning === before.meaning || staleClaimIds.length > 0
+      if (!leaves && r.basis.get(d)?.meaning !== meaning && restoredClaimIds.length === 0) continue
+      reports.push({ reportId: r.id, taskId: this.tasks[r.task].id, authorId: this.members[r.author], staleClaimIds, restoredClaimIds })
+      if (leaves) notice(r.author).reportIds.push(r.id)
     }
     this.notices.push(...notices.values())
     return { normative: true, tasks, reports, notifiedMemberIds: byKey([...notices.keys()].map((m) => this.members[m])) }

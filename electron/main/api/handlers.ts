@@ -15,6 +15,8 @@ import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 import { revertDecision } from '../harness/revert'
 import { decisionHistory } from '../harness/history'
+import { impactPage } from '../harness/impact'
+import { getReports, getTasks, pageReports, pageTasks } from '../harness/pages'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
@@ -43,6 +45,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'decisions.history': (p) => decisionHistory(h.ctxOf('decision', p.decisionId, 'decisionId'), p.decisionId),
     'decisions.update': (p) => updateDecision(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
     'decisions.revert': (p) => revertDecision(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
+    'decisions.impact': (p) => impactPage(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
     'decisions.previewImpact': (p) => previewImpact(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
 
     'proposals.create': (p) => createProposal(h.ctxOf('decision', p.decisionId, 'decisionId'), p),
@@ -53,6 +56,8 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     'tasks.create': (p) => createTask(h.ctx(p.workspaceId), p),
     'tasks.get': (p) => getTask(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.list': (p) => listTasks(h.ctx(p.workspaceId), p.assigneeId),
+    'tasks.getMany': (p) => getTasks(h, p.ids),
+    'tasks.page': (p) => pageTasks(h.ctx(p.workspaceId), p),
     'tasks.update': (p) => updateTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.setStatus': async (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')
@@ -81,6 +86,9 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
     },
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
     'reports.list': (p) => (p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!))),
+
+    'reports.getMany': (p) => getReports(h, p.ids),
+    'reports.page': (p) => pageReports(h.ctx(p.workspaceId), p),
 
     'notices.list': (p) => {
       const ctx = h.ctxOf('member', p.memberId, 'memberId')

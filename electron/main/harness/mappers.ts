@@ -107,13 +107,46 @@ export function toProposal(ws: string, r: ProposalRow): s.Proposal {
   }
 }
 
-function branchOf(store: WorkspaceStore, taskId: number): Pick<s.Task, 'branch' | 'head' | 'merged'> {
-  const b = store.branches.get(taskId)
-  if (!b) return { branch: null, head: null, merged: null }
-  return { branch: b.branch, head: b.head, merged: b.merged_commit && b.merged_at ? { commit: b.merged_commit, at: b.merged_at } : null }
+/** Pushes onto the list kept under `key` (rows come grouped by their owner). */
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
+interface TaskRelated {
+  links: Map<number, s.TaskLink[]>
+  blockers: Map<number, string[]>
+  branches: Map<number, Pick<s.Task, 'branch' | 'head' | 'merged'>>
+}
+
+const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
+
+/** Tasks for a set of rows: links, blockers and branches are read once for the whole set, not per row. */
+export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.Task[] {
+  const related = store.tasks.related(rows.map((r) => r.id))
+  const rel: TaskRelated = { links: new Map(), blockers: new Map(), branches: new Map() }
+  for (const l of related.links) {
+    push(rel.links, l.task_id, {
+      decisionId: makeId(ws, 'decision', l.decision_id),
+      decisionKey: makeKey('decision', l.decision_id),
+      pinnedVersion: l.pinned_version,
+      currentVersion: l.current_version,
+      state: l.pinned_fingerprint === l.current_fingerprint ? 'current' : 'suspect',
+    })
+  }
+  for (const b of related.blockers) push(rel.blockers, b.task_id, makeId(ws, 'task', b.blocker_id))
+  for (const b of related.branches) {
+    rel.branches.set(b.task_id, { branch: b.branch, head: b.head, merged: b.merged_commit && b.merged_at ? { commit: b.merged_commit, at: b.merged_at } : null })
+  }
+  return rows.map((r) => taskOf(ws, r, rel))
 }
 
 export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
+  return toTasks(ws, store, [r]).at(0)!
+}
+
+function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
   return {
     id: makeId(ws, 'task', r.id),
     workspaceId: ws,
@@ -125,16 +158,10 @@ export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
     assigneeId: idOrNull(ws, 'member', r.assignee_id),
     flag: r.flag,
     artifact: r.artifact_commit || r.artifact_digest ? { commit: r.artifact_commit, digest: r.artifact_digest } : null,
-    links: store.tasks.links(r.id).map((l) => ({
-      decisionId: makeId(ws, 'decision', l.decision_id),
-      decisionKey: makeKey('decision', l.decision_id),
-      pinnedVersion: l.pinned_version,
-      currentVersion: l.current_version,
-      state: l.pinned_fingerprint === l.current_fingerprint ? 'current' : 'suspect',
-    })),
-    blockedBy: store.tasks.blockers(r.id).map((b) => makeId(ws, 'task', b)),
+    links: rel.links.get(r.id) ?? [],
+    blockedBy: rel.blockers.get(r.id) ?? [],
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
-    ...branchOf(store, r.id),
+    ...(rel.branches.get(r.id) ?? noBranch),
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
@@ -142,40 +169,49 @@ export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
   }
 }
 
-export function toReport(ws: string, store: WorkspaceStore, r: ReportRow): s.Report {
-  const links = store.reports.claimLinks(r.id)
+/** Reports for a set of rows: basis, claims and claim links are read once for the whole set, not per row. */
+export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]): s.Report[] {
+  const related = store.reports.related(rows.map((r) => r.id))
   const byClaim = new Map<number, { decisionIds: string[]; stale: boolean }>()
-  for (const l of links) {
-    const entry = byClaim.get(l.claim_id) ?? { decisionIds: [], stale: false }
+  for (const l of related.links) {
+    let entry = byClaim.get(l.claim_id)
+    if (!entry) byClaim.set(l.claim_id, (entry = { decisionIds: [], stale: false }))
     entry.decisionIds.push(makeId(ws, 'decision', l.decision_id))
     if (l.pinned_fingerprint !== l.current_fingerprint) entry.stale = true
-    byClaim.set(l.claim_id, entry)
   }
-  const claims: s.Claim[] = store.reports.claims(r.id).map((c) => {
+  const claims = new Map<number, s.Claim[]>()
+  for (const c of related.claims) {
     const entry = byClaim.get(c.id)
-    return { id: makeId(ws, 'claim', c.id), text: c.text, decisionIds: entry?.decisionIds ?? [], state: entry?.stale ? 'stale' : 'valid' }
-  })
-  const basis: s.BasisEntry[] = store.reports.basis(r.id).map((b) => ({
-    decisionId: makeId(ws, 'decision', b.decision_id),
-    version: b.version,
-    state: b.fingerprint === b.current_fingerprint ? 'current' : 'suspect',
-  }))
-  const stale = claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect')
-  return {
-    id: makeId(ws, 'report', r.id),
-    key: makeKey('report', r.id),
-    workspaceId: ws,
-    taskId: makeId(ws, 'task', r.task_id),
-    authorId: idOrNull(ws, 'member', r.author_id),
-    kind: r.kind,
-    verdict: r.verdict,
-    summary: r.summary,
-    validity: stale ? 'stale' : 'valid',
-    basis,
-    artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
-    claims,
-    createdAt: r.created_at,
+    push(claims, c.report_id, { id: makeId(ws, 'claim', c.id), text: c.text, decisionIds: entry?.decisionIds ?? [], state: entry?.stale ? 'stale' : 'valid' })
   }
+  const basis = new Map<number, s.BasisEntry[]>()
+  for (const b of related.basis) {
+    push(basis, b.report_id, { decisionId: makeId(ws, 'decision', b.decision_id), version: b.version, state: b.fingerprint === b.current_fingerprint ? 'current' : 'suspect' })
+  }
+  return rows.map((r) => {
+    const c = claims.get(r.id) ?? []
+    const b = basis.get(r.id) ?? []
+    const stale = c.some((x) => x.state === 'stale') || b.some((x) => x.state === 'suspect')
+    return {
+      id: makeId(ws, 'report', r.id),
+      key: makeKey('report', r.id),
+      workspaceId: ws,
+      taskId: makeId(ws, 'task', r.task_id),
+      authorId: idOrNull(ws, 'member', r.author_id),
+      kind: r.kind,
+      verdict: r.verdict,
+      summary: r.summary,
+      validity: stale ? 'stale' : 'valid',
+      basis: b,
+      artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
+      claims: c,
+      createdAt: r.created_at,
+    }
+  })
+}
+
+export function toReport(ws: string, store: WorkspaceStore, r: ReportRow): s.Report {
+  return toReports(ws, store, [r]).at(0)!
 }
 
 export function toNotice(ws: string, r: NoticeRow): s.Notice {

@@ -1,11 +1,14 @@
 /**
  * What a change to a decision's normative content does to the work that depends on it (DESIGN §2).
- * Runs inside the caller's transaction; reads and writes only the rows linked to the decision.
+ * Runs inside the caller's transaction; reads and writes only the rows linked to the decision's old and new
+ * content (the tasks linked to it, the claims and basis entries pinned to either content).
  */
-import type { Impact, ImpactReport, ImpactTask } from '../../../shared/schemas'
+import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
+import { finishSummary, hitOf, memberIds, summaryTruncated, toImpactReports, toImpactTasks, type TaskHit } from './impact'
 import { makeId, makeKey } from './ids'
+import { touchedReports, type EditPins, type TouchedReport } from './touched-reports'
 
 /** The flag a task gets when a decision it depends on changes; a stronger flag it already has is kept. */
 export function flagFor(status: TaskStatusValue, current: TaskFlagValue | null): TaskFlagValue {
@@ -17,39 +20,85 @@ export function flagFor(status: TaskStatusValue, current: TaskFlagValue | null):
 /** Statuses whose assignee is told at once; a todo task's assignee reads the new requirement when it starts. */
 const notifiedStatuses: ReadonlySet<TaskStatusValue> = new Set(['in_progress', 'delivered', 'accepted'])
 
-interface TaskHit {
-  id: number
-  oldStatus: TaskStatusValue
-  status: TaskStatusValue
-  flag: TaskFlagValue
-  assigneeId: number | null
-}
-
-interface Collected {
-  tasks: TaskHit[]
-  decisionId: number
-  from: string
-  to: string
-}
-
 export interface PropagationResult {
   impact: Impact
   noticeIds: number[]
 }
 
-/** Preview: what `apply` would do for a change from the decision's current content to `toFingerprint`. Writes nothing. */
-export function previewPropagation(ctx: Ctx, decisionId: number, fromFingerprint: string, toFingerprint: string, actorId: number | null): Impact {
-  const tasks = ctx.store.tasks.dependentsNotAt(decisionId, toFingerprint).map((t) => ({
+interface Recipient {
+  tasks: { id: number; flag: TaskFlagValue }[]
+  reports: { id: number; staleClaims: number }[]
+}
+
+/** A report the edit leaves behind (a claim made stale or its basis made suspect): its author is told. */
+const leaves = (r: TouchedReport) => r.stale > 0 || r.leaving
+
+/** Everything about the touched reports an edit needs, in one pass over them. */
+function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient: (m: number) => Recipient) {
+  const reports = touchedReports(ctx.store, pins, 0)
+  let staleClaims = 0
+  let restoredClaims = 0
+  let claimsOfLeaving = 0
+  for (const r of reports) {
+    staleClaims += r.stale
+    restoredClaims += r.restored
+    if (!leaves(r)) continue
+    claimsOfLeaving += r.claimCount
+    if (r.authorId !== null && r.authorId !== actorId) recipient(r.authorId).reports.push({ id: r.id, staleClaims: r.stale })
+  }
+  return { reports, staleClaims, restoredClaims, claimsOfLeaving }
+}
+
+function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], reports: TouchedReport[], notified: number[]): Impact {
+  const member = memberIds(ctx.wsId)
+  const first = reports.slice(0, IMPACT_SUMMARY_LIMIT)
+  return finishSummary({
+    decisionId: makeId(ctx.wsId, 'decision', pins.decisionId),
+    version,
+    normative: true,
+    truncated: summaryTruncated(counts),
+    counts,
+    tasks: toImpactTasks(ctx.wsId, hits, member),
+    reports: toImpactReports(ctx, pins, first, 0, member),
+    notifiedMemberIds: notified.sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
+  })
+}
+
+/** Preview: what `apply` would do for a change from the decision's current content to `to`. Writes nothing. */
+export function previewPropagation(ctx: Ctx, decision: { id: number; version: number }, from: string, to: string, actorId: number | null): Impact {
+  const all: TaskHit[] = ctx.store.tasks.dependentsNotAt(decision.id, to).map((t) => ({
     id: t.id,
     oldStatus: t.status,
-    status: t.status === 'accepted' ? ('delivered' as const) : t.status,
+    status: t.status === 'accepted' ? 'delivered' : t.status,
     flag: flagFor(t.status, t.flag),
     assigneeId: t.assignee_id,
   }))
-  return buildImpact(ctx, { tasks, decisionId, from: fromFingerprint, to: toFingerprint }, actorId).impact
+  const recipients = new Map<number, Recipient>()
+  const recipient = (m: number) => {
+    let r = recipients.get(m)
+    if (!r) recipients.set(m, (r = { tasks: [], reports: [] }))
+    return r
+  }
+  for (const t of all) if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId)
+  const pins = { decisionId: decision.id, from, to, last: ctx.store.reports.lastId() }
+  const side = reportSide(ctx, pins, actorId, recipient)
+  const counts = {
+    tasks: all.length,
+    needsAdjustment: all.filter((t) => t.flag === 'needs_adjustment').length,
+    needsReverification: all.filter((t) => t.flag === 'needs_reverification').length,
+    acceptanceRevoked: all.filter((t) => t.oldStatus === 'accepted').length,
+    reports: side.reports.length,
+    staleClaims: side.staleClaims,
+    restoredClaims: side.restoredClaims,
+  }
+  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.reports, [...recipients.keys()])
 }
 
-/** Applies a normative change whose fingerprint went from → to: flags tasks, stales claims, queues notices, counts. */
+/**
+ * Applies a normative change whose fingerprint went from → to (producing `decision.version`): records the
+ * edit, flags tasks, queues notices, counts. Claims are not written: their staleness is their pin against
+ * the decision's fingerprint.
+ */
 export function applyPropagation(
   ctx: Ctx,
   decision: { id: number; version: number; title: string; statement: string },
@@ -60,14 +109,19 @@ export function applyPropagation(
   at: string,
 ): PropagationResult {
   const { store } = ctx
-  const tasks = store.tasks.flagDependents(decision.id, to, at).map((t) => ({
-    id: t.id,
-    oldStatus: t.old_status,
-    status: t.status,
-    flag: t.flag,
-    assigneeId: t.assignee_id,
-  }))
-  const { impact, claimCountOfReports, staleClaims, recipients } = buildImpact(ctx, { tasks, decisionId: decision.id, from, to }, actorId)
+  const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
+  store.decisions.insertImpact({ decision_id: decision.id, version: decision.version, from_fingerprint: from, to_fingerprint: to, last_report_id: pins.last })
+  store.tasks.flagDependents(decision.id, decision.version, to, at)
+  const tc = store.tasks.impactCounts(decision.id, decision.version)
+
+  const recipients = new Map<number, Recipient>()
+  const recipient = (m: number) => {
+    let r = recipients.get(m)
+    if (!r) recipients.set(m, (r = { tasks: [], reports: [] }))
+    return r
+  }
+  for (const r of store.tasks.impactRecipients(decision.id, decision.version, actorId)) recipient(r.assigneeId).tasks = r.tasks.map(([id, flag]) => ({ id, flag }))
+  const side = reportSide(ctx, pins, actorId, recipient)
 
   const noticeIds: number[] = []
   for (const [memberId, hit] of recipients) {
@@ -86,77 +140,25 @@ export function applyPropagation(
   }
 
   const log = store.log
-  const flagged: Record<TaskFlagValue, number> = { requirements_updated: 0, needs_adjustment: 0, needs_reverification: 0 }
-  let revoked = 0
-  for (const t of tasks) {
-    flagged[t.flag]++
-    if (t.oldStatus === 'accepted') revoked++
-  }
-  for (const [flag, n] of Object.entries(flagged)) log.bump(`tasks_flagged.${flag}`, n)
-  log.bump('acceptances_revoked', revoked)
+  log.bump('tasks_flagged.requirements_updated', tc.requirementsUpdated)
+  log.bump('tasks_flagged.needs_adjustment', tc.needsAdjustment)
+  log.bump('tasks_flagged.needs_reverification', tc.needsReverification)
+  log.bump('acceptances_revoked', tc.acceptanceRevoked)
   log.bump('notices_sent', noticeIds.length)
-  log.bump('claims.made_stale', staleClaims)
-  log.bump('claims.kept_valid', Math.max(0, claimCountOfReports - staleClaims))
-  return { impact, noticeIds }
-}
+  log.bump('claims.made_stale', side.staleClaims)
+  log.bump('claims.kept_valid', Math.max(0, side.claimsOfLeaving - side.staleClaims))
 
-interface Recipient {
-  tasks: TaskHit[]
-  reports: { id: number; staleClaims: number }[]
-}
-
-function buildImpact(ctx: Ctx, c: Collected, actorId: number | null) {
-  const decisionId = c.decisionId
-  const ws = ctx.wsId
-  // Thousands of tasks and reports share a few members: build each member id once.
-  const memberIds = new Map<number, string>()
-  const memberId = (n: number) => {
-    let id = memberIds.get(n)
-    if (id === undefined) memberIds.set(n, (id = makeId(ws, 'member', n)))
-    return id
+  const counts = {
+    tasks: tc.tasks,
+    needsAdjustment: tc.needsAdjustment,
+    needsReverification: tc.needsReverification,
+    acceptanceRevoked: tc.acceptanceRevoked,
+    reports: side.reports.length,
+    staleClaims: side.staleClaims,
+    restoredClaims: side.restoredClaims,
   }
-  const impactTasks: ImpactTask[] = c.tasks.map((t) => ({
-    taskId: makeId(ws, 'task', t.id),
-    key: makeKey('task', t.id),
-    status: t.status,
-    flag: t.flag,
-    assigneeId: t.assigneeId === null ? null : memberId(t.assigneeId),
-    acceptanceRevoked: t.oldStatus === 'accepted',
-  }))
-
-  const recipients = new Map<number, Recipient>()
-  const recipient = (memberId: number) => {
-    let r = recipients.get(memberId)
-    if (!r) recipients.set(memberId, (r = { tasks: [], reports: [] }))
-    return r
-  }
-  for (const t of c.tasks) {
-    if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId).tasks.push(t)
-  }
-
-  let claimCountOfReports = 0
-  let staleClaims = 0
-  // Thousands of reports share a few tasks: build each task id once.
-  const taskIds = new Map<number, string>()
-  const reportPrefix = `${ws}-r`
-  // The reports the change leaves behind (claims or basis), built straight from the store's range reads.
-  const impactReports = ctx.store.reports.touchedBy<ImpactReport>(decisionId, c.from, c.to, `${ws}-c`, (id, taskId, authorId, claimCount, staleClaimIds) => {
-    claimCountOfReports += claimCount
-    staleClaims += staleClaimIds.length
-    if (authorId !== null && authorId !== actorId) recipient(authorId).reports.push({ id, staleClaims: staleClaimIds.length })
-    let task = taskIds.get(taskId)
-    if (task === undefined) taskIds.set(taskId, (task = makeId(ws, 'task', taskId)))
-    return { reportId: `${reportPrefix}${id}`, key: `R-${id}`, taskId: task, authorId: authorId === null ? null : memberId(authorId), staleClaimIds }
-  })
-
-  const impact: Impact = {
-    decisionId: makeId(ws, 'decision', decisionId),
-    normative: true,
-    tasks: impactTasks,
-    reports: impactReports,
-    notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ws, 'member', m)),
-  }
-  return { impact, claimCountOfReports, staleClaims, recipients }
+  const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
+  return { impact: summary(ctx, pins, decision.version, hits, counts, side.reports, [...recipients.keys()]), noticeIds }
 }
 
 const flagWords: Record<TaskFlagValue, string> = {
@@ -178,8 +180,4 @@ function noticeText(d: { id: number; version: number; title: string; statement: 
     lines.push(`Your reports with stale evidence: ${listSome(hit.reports, (r) => `${makeKey('report', r.id)} (${r.staleClaims} claim${r.staleClaims === 1 ? '' : 's'} stale)`)}.`)
   }
   return lines.join('\n')
-}
-
-export function emptyImpact(ws: string, decisionId: number): Impact {
-  return { decisionId: makeId(ws, 'decision', decisionId), normative: false, tasks: [], reports: [], notifiedMemberIds: [] }
 }

@@ -4,7 +4,7 @@ import type { Proposal } from '../../../shared/schemas'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { ProposalRow } from '../store/proposals-repo'
 import { actorOf, requireDecider, rowOf, type Ctx } from './context'
-import { changeDecisionTx, decisionRow, emitDecisionChange } from './decisions'
+import { changeDecisionTx, decisionRow, emitDecisionChange } from './decision-change'
 import { makeKey, now } from './ids'
 import { toProposal } from './mappers'
 

@@ -2,9 +2,9 @@ import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Report } from '../../../shared/schemas'
 import { memberRowOf, rowOf, type Ctx } from './context'
-import { decisionRow } from './decisions'
+import { decisionRow } from './decision-change'
 import { makeKey, now } from './ids'
-import { toReport } from './mappers'
+import { toReport, toReports } from './mappers'
 import { taskRow } from './tasks'
 
 /**
@@ -72,5 +72,5 @@ export function getReport(ctx: Ctx, reportId: string): Report {
 
 export function listReports(ctx: Ctx, taskId?: string): Report[] {
   const task = taskId === undefined ? undefined : taskRow(ctx, taskId).id
-  return ctx.store.reports.list(task).map((r) => toReport(ctx.wsId, ctx.store, r))
+  return toReports(ctx.wsId, ctx.store, ctx.store.reports.list(task))
 }

@@ -6,7 +6,7 @@ import type { TaskRow } from '../store/tasks-repo'
 import { actorOf, memberRowOf, requireAssigneeOrDecider, requireDecider, rowOf, type Ctx } from './context'
 import { decisionRow } from './decisions'
 import { makeKey, now } from './ids'
-import { toTask } from './mappers'
+import { toTask, toTasks } from './mappers'
 
 export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
   const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
@@ -163,5 +163,5 @@ export function getTask(ctx: Ctx, taskId: string): Task {
 
 export function listTasks(ctx: Ctx, assigneeId?: string): Task[] {
   const assignee = assigneeId === undefined ? undefined : memberRowOf(ctx, assigneeId, 'assigneeId')
-  return ctx.store.tasks.list(assignee).map((r) => toTask(ctx.wsId, ctx.store, r))
+  return toTasks(ctx.wsId, ctx.store, ctx.store.tasks.list(assignee))
 }

@@ -34,6 +34,15 @@ export interface RevisionRow {
   created_at: string
 }
 
+/** One normative edit: the content it left (from) and reached (to), and the newest report at that moment. */
+export interface DecisionImpactRow {
+  decision_id: number
+  version: number
+  from_fingerprint: string
+  to_fingerprint: string
+  last_report_id: number
+}
+
 export class DecisionsRepo {
   private readonly s
 
@@ -57,6 +66,10 @@ export class DecisionsRepo {
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
       history: db.prepare<[number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version'),
       revision: db.prepare<[number, number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?'),
+      insertImpact: db.prepare(
+        'INSERT INTO decision_impacts (decision_id, version, from_fingerprint, to_fingerprint, last_report_id) VALUES (@decision_id, @version, @from_fingerprint, @to_fingerprint, @last_report_id)',
+      ),
+      impact: db.prepare<[number, number], DecisionImpactRow>('SELECT * FROM decision_impacts WHERE decision_id = ? AND version = ?'),
       fingerprintOfContent: db.prepare<[number, string], string>('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1').pluck(),
     }
   }
@@ -92,6 +105,15 @@ export class DecisionsRepo {
 
   revision(id: number, version: number): RevisionRow | undefined {
     return this.s.revision.get(id, version)
+  }
+
+  /** Records a normative edit: enough to derive its reports part later from the immutable pins. */
+  insertImpact(row: DecisionImpactRow): void {
+    this.s.insertImpact.run(row)
+  }
+
+  impact(id: number, version: number): DecisionImpactRow | undefined {
+    return this.s.impact.get(id, version)
   }
 
   /** The fingerprint an earlier revision with this exact normative content had, so a revert restores it. */

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3'
 import type { Db } from './connection'
 
 export interface ReportRow {
@@ -36,13 +37,12 @@ export interface ClaimLinkRow {
   current_fingerprint: string
 }
 
-/** Builds the caller's entry for one report a decision change touches (no intermediate rows are kept). */
-export type TouchedReportFactory<T> = (reportId: number, taskId: number, authorId: number | null, claimCount: number, staleClaimIds: string[]) => T
-
 export class ReportsRepo {
   private readonly s
+  /** reports.page statements, prepared once per combination of filters. */
+  private readonly pages = new Map<string, { rows: Statement; total: Statement; staleTotal: Statement }>()
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.s = {
       insert: db.prepare(
         `INSERT INTO reports (task_id, author_id, kind, verdict, summary, artifact_commit, artifact_digest, claim_count, created_at)
@@ -67,24 +67,43 @@ export class ReportsRepo {
         `SELECT cl.claim_id, cl.decision_id, cl.pinned_fingerprint, d.fingerprint AS current_fingerprint
          FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id = ? ORDER BY cl.claim_id, cl.decision_id`,
       ),
-      // The two range reads of a decision change return one JSON document each: building 10,000s of
-      // rows in SQLite and parsing once is several times cheaper than materialising them row by row.
-      // Claims valid at `from` and not at `to`, as two parallel flat arrays in key order (so by report):
-      // [[report ids…], [claim ids…]]. Flat arrays cost SQLite far less than one nested array per report.
-      staleClaims: db
-        .prepare<{ d: number; from: string; to: string; prefix: string }, [string | null, string | null]>(
-          `SELECT json_group_array(report_id), json_group_array(@prefix || claim_id) FROM (SELECT report_id, claim_id FROM claim_links
-           WHERE decision_id = @d AND pinned_fingerprint = @from AND pinned_fingerprint <> @to ORDER BY report_id, claim_id)`,
+      // An edit from → to touches the claims and basis entries pinned to `from` (made stale) or `to`
+      // (restored), read through the pin indexes (migration 008) in report order: never the older stale
+      // ones. Each answers with parallel JSON arrays (cheaper than materialising rows one by one).
+      pinnedClaims: db
+        .prepare<{ d: number; fp: string; after: number; last: number; limit: number }, [string, string]>(
+          `SELECT coalesce(json_group_array(report_id), '[]'), coalesce(json_group_array(n), '[]') FROM
+             (SELECT report_id, count(*) AS n FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @fp AND report_id > @after AND report_id <= @last
+              GROUP BY report_id ORDER BY report_id LIMIT @limit)`,
         )
         .raw(),
-      // Basis entries not at `to`, with the report's head: [[report, task, author, claim count, leaving now 1/0], …].
-      basisNotAt: db
-        .prepare<{ d: number; from: string; to: string }, string>(
-          `SELECT coalesce(json_group_array(json_array(report_id, task_id, author_id, claim_count, fingerprint = @from)), '[]')
-           FROM (SELECT * FROM report_basis WHERE decision_id = @d AND fingerprint <> @to ORDER BY report_id)`,
+      pinnedBasis: db
+        .prepare<{ d: number; fp: string; after: number; last: number; limit: number }, [string, string, string, string]>(
+          `SELECT coalesce(json_group_array(report_id), '[]'), coalesce(json_group_array(task_id), '[]'), coalesce(json_group_array(author_id), '[]'),
+             coalesce(json_group_array(claim_count), '[]') FROM
+             (SELECT report_id, task_id, author_id, claim_count FROM report_basis WHERE decision_id = @d AND fingerprint = @fp AND report_id > @after AND report_id <= @last
+              ORDER BY report_id LIMIT @limit)`,
         )
-        .pluck(),
-      head: db.prepare<[number], [number, number, number | null, number]>('SELECT id, task_id, author_id, claim_count FROM reports WHERE id = ?').raw(),
+        .raw(),
+      pinnedClaimIds: db.prepare<{ d: number; fp: string; after: number; upTo: number }, { report_id: number; claim_id: number }>(
+        `SELECT report_id, claim_id FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @fp AND report_id > @after AND report_id <= @upTo
+         ORDER BY report_id, claim_id`,
+      ),
+      heads: db.prepare<[string], { id: number; task_id: number; author_id: number | null; claim_count: number }>(
+        'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+      ),
+      lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
+      // Set-wise reads: one statement per related table for a whole page of reports (ids as a JSON array).
+      getMany: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
+      basisOf: db.prepare<[string], BasisRow>(
+        `SELECT b.report_id, b.decision_id, b.version, b.fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
+         FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id IN (SELECT value FROM json_each(?)) ORDER BY b.report_id, b.decision_id`,
+      ),
+      claimsOf: db.prepare<[string], ClaimRow>('SELECT * FROM claims WHERE report_id IN (SELECT value FROM json_each(?)) ORDER BY report_id, ordinal'),
+      claimLinksOf: db.prepare<[string], ClaimLinkRow & { report_id: number }>(
+        `SELECT cl.report_id, cl.claim_id, cl.decision_id, cl.pinned_fingerprint, d.fingerprint AS current_fingerprint
+         FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id IN (SELECT value FROM json_each(?)) ORDER BY cl.claim_id, cl.decision_id`,
+      ),
     }
   }
 
@@ -128,41 +147,93 @@ export class ReportsRepo {
     return this.s.claimLinks.all(reportId)
   }
 
-  /**
-   * The reports a change of the decision from `from` to `to` leaves behind (claims or basis), ascending,
-   * each with its stale claim ids (already prefixed with `claimPrefix`). One range read per table.
-   */
-  touchedBy<T>(decisionId: number, from: string, to: string, claimPrefix: string, make: TouchedReportFactory<T>): T[] {
-    const args = { d: decisionId, from, to }
-    // Both lists come in report order (the keys' order), so one linear merge joins them.
-    const basis = JSON.parse(this.s.basisNotAt.get(args)!) as [number, number, number | null, number, number][]
-    const [reportsJson, claimsJson] = this.s.staleClaims.get({ ...args, prefix: claimPrefix })!
-    const reportIds = JSON.parse(reportsJson ?? '[]') as number[]
-    const claimIds = JSON.parse(claimsJson ?? '[]') as string[]
-    const out: T[] = []
-    let i = 0
-    let j = 0
-    while (i < reportIds.length || j < basis.length) {
-      const fromClaims = reportIds[i] ?? Infinity
-      const b = basis[j]
-      const fromBasis = b ? b[0] : Infinity
-      if (b && fromBasis < fromClaims) {
-        if (b[4] === 1) out.push(make(b[0], b[1], b[2], b[3], [])) // its basis leaves, no claim does
-        j++
-        continue
-      }
-      const ids: string[] = []
-      while (i < reportIds.length && reportIds[i] === fromClaims) {
-        const claim = claimIds[i++]
-        if (claim !== undefined) ids.push(claim)
-      }
-      let head: [number, number, number | null, number, ...unknown[]]
-      if (b && fromBasis === fromClaims) {
-        head = b
-        j++
-      } else head = this.s.head.get(fromClaims)! // claims on a decision its basis does not name
-      out.push(make(fromClaims, head[1], head[2], head[3], ids))
+  /** The newest report's id (0 without reports): what existed when an edit was made. */
+  lastId(): number {
+    return this.s.lastId.get() ?? 0
+  }
+
+  /** Reports with claims on the decision pinned to `fingerprint`, in (after, last], ascending: ids and claim counts. */
+  pinnedClaims(decisionId: number, fingerprint: string, after: number, last: number, limit = -1): { ids: number[]; counts: number[] } {
+    const [ids, counts] = this.s.pinnedClaims.get({ d: decisionId, fp: fingerprint, after, last, limit })!
+    return { ids: JSON.parse(ids) as number[], counts: JSON.parse(counts) as number[] }
+  }
+
+  /** Basis entries on the decision at `fingerprint`, in (after, last], ascending, with their report's head. */
+  pinnedBasis(decisionId: number, fingerprint: string, after: number, last: number, limit = -1): PinnedBasis {
+    const [ids, tasks, authors, claimCounts] = this.s.pinnedBasis.get({ d: decisionId, fp: fingerprint, after, last, limit })!
+    return { ids: JSON.parse(ids) as number[], tasks: JSON.parse(tasks) as number[], authors: JSON.parse(authors) as (number | null)[], claimCounts: JSON.parse(claimCounts) as number[] }
+  }
+
+  /** Claim ids on the decision pinned to `fingerprint` for reports in (after, upTo], by report. */
+  pinnedClaimIds(decisionId: number, fingerprint: string, after: number, upTo: number): Map<number, number[]> {
+    const out = new Map<number, number[]>()
+    for (const r of this.s.pinnedClaimIds.all({ d: decisionId, fp: fingerprint, after, upTo })) {
+      const list = out.get(r.report_id)
+      if (list) list.push(r.claim_id)
+      else out.set(r.report_id, [r.claim_id])
     }
     return out
   }
+
+  heads(ids: number[]): { id: number; task_id: number; author_id: number | null; claim_count: number }[] {
+    return ids.length ? this.s.heads.all(JSON.stringify(ids)) : []
+  }
+
+  getMany(ids: number[]): ReportRow[] {
+    return ids.length ? this.s.getMany.all(JSON.stringify(ids)) : []
+  }
+
+  /** Basis, claims and claim links of a set of reports, one statement each. */
+  related(ids: number[]): { basis: BasisRow[]; claims: ClaimRow[]; links: (ClaimLinkRow & { report_id: number })[] } {
+    if (!ids.length) return { basis: [], claims: [], links: [] }
+    const json = JSON.stringify(ids)
+    return { basis: this.s.basisOf.all(json), claims: this.s.claimsOf.all(json), links: this.s.claimLinksOf.all(json) }
+  }
+
+  /** One page of reports, newest first, before `before`, filtered; with the matching and the stale totals. */
+  page(f: ReportFilter, before: number, limit: number): { rows: ReportRow[]; total: number; staleTotal: number } {
+    const key = [f.taskId !== undefined ? 't' : '', f.authorId !== undefined ? 'a' : '', f.kind ? 'k' : '', f.stale === undefined ? '' : f.stale ? 's' : 'v'].join('')
+    let q = this.pages.get(key)
+    if (!q) {
+      const where: string[] = []
+      if (f.taskId !== undefined) where.push('r.task_id = @task')
+      if (f.authorId !== undefined) where.push('r.author_id = @author')
+      if (f.kind) where.push('r.kind = @kind')
+      const base = where.length ? where.join(' AND ') : '1'
+      const cond = f.stale === undefined ? base : `${base} AND ${f.stale ? staleReport : `NOT ${staleReport}`}`
+      q = {
+        rows: this.db.prepare(`SELECT r.* FROM reports r WHERE ${cond} AND r.id < @before ORDER BY r.id DESC LIMIT @limit`),
+        total: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${cond}`).pluck(),
+        staleTotal: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}`).pluck(),
+      }
+      this.pages.set(key, q)
+    }
+    const args: Record<string, unknown> = {}
+    if (f.taskId !== undefined) args.task = f.taskId
+    if (f.authorId !== undefined) args.author = f.authorId
+    if (f.kind) args.kind = f.kind
+    return {
+      rows: q.rows.all({ ...args, before, limit }) as ReportRow[],
+      total: q.total.get(args) as number,
+      staleTotal: q.staleTotal.get(args) as number,
+    }
+  }
+}
+
+/** A report is stale while a claim or its basis is pinned to content its decision no longer has. */
+const staleReport = `(EXISTS (SELECT 1 FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id = r.id AND cl.pinned_fingerprint <> d.fingerprint)
+  OR EXISTS (SELECT 1 FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = r.id AND b.fingerprint <> d.fingerprint))`
+
+export interface PinnedBasis {
+  ids: number[]
+  tasks: number[]
+  authors: (number | null)[]
+  claimCounts: number[]
+}
+
+export interface ReportFilter {
+  taskId?: number
+  authorId?: number
+  kind?: ReportRow['kind']
+  stale?: boolean
 }

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3'
 import type { Db } from './connection'
 
 export type TaskStatusValue = 'todo' | 'in_progress' | 'delivered' | 'accepted' | 'blocked' | 'cancelled'
@@ -30,18 +31,45 @@ export interface TaskLinkRow {
   current_fingerprint: string
 }
 
-export interface FlaggedTaskRow {
-  id: number
+/** One task an edit flagged, as impact_tasks recorded it. */
+export interface ImpactTaskRow {
+  task_id: number
   old_status: TaskStatusValue
   status: TaskStatusValue
   flag: TaskFlagValue
   assignee_id: number | null
 }
 
+export interface ImpactTaskCounts {
+  tasks: number
+  requirementsUpdated: number
+  needsAdjustment: number
+  needsReverification: number
+  acceptanceRevoked: number
+}
+
+export interface TaskBranchInfo {
+  task_id: number
+  branch: string
+  head: string
+  merged_commit: string | null
+  merged_at: string | null
+}
+
+export interface TaskFilter {
+  statuses?: TaskStatusValue[]
+  assigneeId?: number
+  /** Has a flag or a suspect link (false: neither). */
+  flagged?: boolean
+  decisionId?: number
+}
+
 export class TasksRepo {
   private readonly s
+  /** tasks.page statements, prepared once per combination of filters. */
+  private readonly pages = new Map<string, { rows: Statement; total: Statement }>()
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.s = {
       insert: db.prepare(
         `INSERT INTO tasks (title, spec, acceptance_criteria, status, assignee_id, required_reports, created_at, updated_at)
@@ -79,27 +107,52 @@ export class TasksRepo {
         `SELECT t.id, t.status, t.flag, t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
          WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' ORDER BY t.id`,
       ),
-      // One statement flags every dependent task by its status, keeping a stronger flag it already has;
-      // acceptance is revoked (accepted → delivered). Links already at the new content are left alone.
-      flagDependents: db.prepare<[string, number, string], FlaggedTaskRow>(
-        `UPDATE tasks SET
-           flag = CASE
-             WHEN status IN ('delivered', 'accepted') OR flag = 'needs_reverification' THEN 'needs_reverification'
-             WHEN status = 'in_progress' OR flag = 'needs_adjustment' THEN 'needs_adjustment'
+      // An edit's task impact is written once, with each task's new flag and status (a stronger flag it
+      // already has is kept; acceptance is revoked: accepted → delivered), then applied from that record.
+      // Links already at the new content are left alone; cancelled tasks are untouched.
+      recordImpact: db.prepare<{ d: number; v: number; to: string }>(
+        `INSERT INTO impact_tasks (decision_id, version, task_id, old_status, status, flag, assignee_id)
+         SELECT @d, @v, t.id, t.status, CASE t.status WHEN 'accepted' THEN 'delivered' ELSE t.status END,
+           CASE
+             WHEN t.status IN ('delivered', 'accepted') OR t.flag = 'needs_reverification' THEN 'needs_reverification'
+             WHEN t.status = 'in_progress' OR t.flag = 'needs_adjustment' THEN 'needs_adjustment'
              ELSE 'requirements_updated' END,
-           status = CASE status WHEN 'accepted' THEN 'delivered' ELSE status END,
-           version = version + 1,
-           updated_at = ?
-         WHERE id IN (SELECT task_id FROM task_links WHERE decision_id = ? AND pinned_fingerprint <> ?)
-           AND status <> 'cancelled'
-         RETURNING id, status, flag, assignee_id, status AS old_status`,
+           t.assignee_id
+         FROM task_links l JOIN tasks t ON t.id = l.task_id
+         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND t.status <> 'cancelled'`,
       ),
-      acceptedIds: db
-        .prepare<[number, string], number>(
-          `SELECT t.id FROM task_links l JOIN tasks t ON t.id = l.task_id
-           WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status = 'accepted'`,
-        )
-        .pluck(),
+      applyImpact: db.prepare<{ d: number; v: number; at: string }>(
+        `UPDATE tasks SET flag = i.flag, status = i.status, version = tasks.version + 1, updated_at = @at
+         FROM impact_tasks i WHERE i.decision_id = @d AND i.version = @v AND tasks.id = i.task_id`,
+      ),
+      impactCounts: db.prepare<{ d: number; v: number }, ImpactTaskCounts>(
+        `SELECT count(*) AS tasks, coalesce(sum(flag = 'requirements_updated'), 0) AS requirementsUpdated,
+           coalesce(sum(flag = 'needs_adjustment'), 0) AS needsAdjustment, coalesce(sum(flag = 'needs_reverification'), 0) AS needsReverification,
+           coalesce(sum(old_status = 'accepted'), 0) AS acceptanceRevoked
+         FROM impact_tasks WHERE decision_id = @d AND version = @v`,
+      ),
+      impactPage: db.prepare<{ d: number; v: number; after: number; limit: number }, ImpactTaskRow>(
+        `SELECT task_id, old_status, status, flag, assignee_id FROM impact_tasks
+         WHERE decision_id = @d AND version = @v AND task_id > @after ORDER BY task_id LIMIT @limit`,
+      ),
+      // Assignees told at once (in progress or delivered/accepted before the edit), each with [[task, flag], …].
+      impactRecipients: db.prepare<{ d: number; v: number; actor: number | null }, { assignee_id: number; tasks: string }>(
+        `SELECT assignee_id, json_group_array(json_array(task_id, flag)) AS tasks FROM
+           (SELECT assignee_id, task_id, flag FROM impact_tasks
+            WHERE decision_id = @d AND version = @v AND assignee_id IS NOT NULL AND assignee_id IS NOT @actor
+              AND old_status IN ('in_progress', 'delivered', 'accepted') ORDER BY task_id)
+         GROUP BY assignee_id ORDER BY assignee_id`,
+      ),
+      // Set-wise reads: one statement per related table for a whole page of tasks (ids as a JSON array).
+      getMany: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
+      linksOf: db.prepare<[string], TaskLinkRow>(
+        `SELECT l.task_id, l.decision_id, l.pinned_version, l.pinned_fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
+         FROM task_links l JOIN decisions d ON d.id = l.decision_id WHERE l.task_id IN (SELECT value FROM json_each(?)) ORDER BY l.task_id, l.decision_id`,
+      ),
+      blockersOf: db.prepare<[string], { task_id: number; blocker_id: number }>(
+        'SELECT task_id, blocker_id FROM task_blockers WHERE task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, blocker_id',
+      ),
+      branchesOf: db.prepare<[string], TaskBranchInfo>('SELECT task_id, branch, head, merged_commit, merged_at FROM task_branches WHERE task_id IN (SELECT value FROM json_each(?))'),
     }
   }
 
@@ -152,14 +205,62 @@ export class TasksRepo {
     return this.s.dependents.all(decisionId, fingerprint)
   }
 
-  /**
-   * Flags every live task whose link is not aligned with the decision's new content. Returns them
-   * with the status they had before (to tell whose acceptance was revoked).
-   */
-  flagDependents(decisionId: number, newFingerprint: string, at: string): FlaggedTaskRow[] {
-    const revoked = new Set(this.s.acceptedIds.all(decisionId, newFingerprint))
-    const rows = this.s.flagDependents.all(at, decisionId, newFingerprint)
-    for (const r of rows) r.old_status = revoked.has(r.id) ? 'accepted' : r.status
-    return rows.sort((a, b) => a.id - b.id)
+  /** Records and applies the task impact of the edit that produced (decisionId, version): see recordImpact. */
+  flagDependents(decisionId: number, version: number, newFingerprint: string, at: string): void {
+    this.s.recordImpact.run({ d: decisionId, v: version, to: newFingerprint })
+    this.s.applyImpact.run({ d: decisionId, v: version, at })
+  }
+
+  impactCounts(decisionId: number, version: number): ImpactTaskCounts {
+    return this.s.impactCounts.get({ d: decisionId, v: version })!
+  }
+
+  /** The tasks the edit flagged, in key order, after task `after`. */
+  impactPage(decisionId: number, version: number, after: number, limit: number): ImpactTaskRow[] {
+    return this.s.impactPage.all({ d: decisionId, v: version, after, limit })
+  }
+
+  impactRecipients(decisionId: number, version: number, actorId: number | null): { assigneeId: number; tasks: [number, TaskFlagValue][] }[] {
+    return this.s.impactRecipients.all({ d: decisionId, v: version, actor: actorId }).map((r) => ({ assigneeId: r.assignee_id, tasks: JSON.parse(r.tasks) as [number, TaskFlagValue][] }))
+  }
+
+  getMany(ids: number[]): TaskRow[] {
+    return ids.length ? this.s.getMany.all(JSON.stringify(ids)) : []
+  }
+
+  /** Links, blockers and branches of a set of tasks, one statement each. */
+  related(ids: number[]): { links: TaskLinkRow[]; blockers: { task_id: number; blocker_id: number }[]; branches: TaskBranchInfo[] } {
+    if (!ids.length) return { links: [], blockers: [], branches: [] }
+    const json = JSON.stringify(ids)
+    return { links: this.s.linksOf.all(json), blockers: this.s.blockersOf.all(json), branches: this.s.branchesOf.all(json) }
+  }
+
+  /** One page of tasks in key order after `after`, filtered, with the number of tasks matching the filters. */
+  page(f: TaskFilter, after: number, limit: number): { rows: TaskRow[]; total: number } {
+    const key = [f.statuses ? 's' : '', f.assigneeId !== undefined ? 'a' : '', f.flagged === undefined ? '' : f.flagged ? 'f' : 'u', f.decisionId !== undefined ? 'd' : ''].join('')
+    let q = this.pages.get(key)
+    if (!q) {
+      // Archived tasks are in no page (archive.list shows them).
+      const where: string[] = ['t.archived_at IS NULL']
+      if (f.statuses) where.push('t.status IN (SELECT value FROM json_each(@statuses))')
+      if (f.assigneeId !== undefined) where.push('t.assignee_id = @assignee')
+      if (f.flagged !== undefined) {
+        const flagged = `(t.flag IS NOT NULL OR EXISTS (SELECT 1 FROM task_links l JOIN decisions d ON d.id = l.decision_id
+          WHERE l.task_id = t.id AND l.pinned_fingerprint <> d.fingerprint))`
+        where.push(f.flagged ? flagged : `NOT ${flagged}`)
+      }
+      if (f.decisionId !== undefined) where.push('EXISTS (SELECT 1 FROM task_links l WHERE l.decision_id = @decision AND l.task_id = t.id)')
+      const cond = where.length ? where.join(' AND ') : '1'
+      q = {
+        rows: this.db.prepare(`SELECT t.* FROM tasks t WHERE ${cond} AND t.id > @after ORDER BY t.id LIMIT @limit`),
+        total: this.db.prepare(`SELECT count(*) FROM tasks t WHERE ${cond}`).pluck(),
+      }
+      this.pages.set(key, q)
+    }
+    const args: Record<string, unknown> = {}
+    if (f.statuses) args.statuses = JSON.stringify(f.statuses)
+    if (f.assigneeId !== undefined) args.assignee = f.assigneeId
+    if (f.decisionId !== undefined) args.decision = f.decisionId
+    return { rows: q.rows.all({ ...args, after, limit }) as TaskRow[], total: q.total.get(args) as number }
   }
 }

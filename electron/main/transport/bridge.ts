@@ -11,8 +11,9 @@ import { extname, join, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { ApiResponse } from '../../../shared/contract'
 import { ApiError, httpStatusOf, type ApiErrorShape } from '../../../shared/errors'
-import { encode, encodeEvent, refuse, respond } from '../../../shared/wire'
+import { refuse, respond } from '../../../shared/wire'
 import { errorShape, toApiError } from '../api/dispatch'
+import { stringifyReusing } from '../events/serialized'
 import type { Core } from '../core'
 
 export interface BridgeOptions {
@@ -68,8 +69,13 @@ export function contentSecurityPolicy(port: number): string {
   ].join('; ')
 }
 
+/**
+ * Answers and event frames are the wire's JSON (shared/wire.ts encode/encodeEvent), written with
+ * stringifyReusing: an edit's impact was serialized once where it was made, and both the edit's answer
+ * and its decision.changed frame splice in that same text instead of serializing it again.
+ */
 function send(res: ServerResponse, status: number, body: ApiResponse<unknown>, headers: Record<string, string> = {}): void {
-  const text = encode(body)
+  const text = stringifyReusing(body)
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
   res.end(text)
 }
@@ -233,7 +239,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const unsubscribe = core.bus.on((envelope) => {
     if (!clients.size) return
     const ws = (envelope.payload as { workspaceId?: string; workspace?: { id: string } }).workspaceId
-    const text = encodeEvent(envelope)
+    const text = stringifyReusing(envelope)
     for (const [client, filter] of clients) {
       if (filter && ws && filter !== ws) continue
       if (client.readyState === client.OPEN) client.send(text)

@@ -1,0 +1,115 @@
+/**
+ * The one place a decision changes (compare-and-set, revision, propagation) and the emission after the
+ * commit. decisions.ts and proposals.ts both build on it, so neither imports the other's internals.
+ */
+import { ApiError } from '../../../shared/errors'
+import type { Decision, Impact, Notice } from '../../../shared/schemas'
+import type { DecisionRow, DecisionStatusValue } from '../store/decisions-repo'
+import { rowOf, type Ctx } from './context'
+import { contentHash } from './fingerprint'
+import { makeKey, now } from './ids'
+import { emptyImpact } from './impact'
+import { toDecision, toNotice } from './mappers'
+import { applyPropagation } from './propagation'
+
+export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
+  const n = rowOf(ctx, 'decision', decisionId, field)
+  const row = ctx.store.decisions.get(n)
+  if (!row) throw new ApiError('not_found', `${field}: decision ${decisionId} does not exist`)
+  return row
+}
+
+export interface ChangeMeta {
+  reason: string
+  editorial: boolean
+  actorId: number | null
+  sourceMessageId: string | null
+}
+
+export interface ChangeFields {
+  title?: string
+  statement?: string
+  rationale?: string
+  status?: DecisionStatusValue
+}
+
+/**
+ * The one place a decision changes: compare-and-set on the version, a new immutable revision, and —
+ * when the normative fingerprint moves — propagation to exactly its dependents. Call inside a transaction.
+ */
+export interface DecisionChange {
+  decision: Decision
+  impact: Impact
+  /** The notices this change queued (emitted after the commit). */
+  notices: Notice[]
+}
+
+export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, fields: ChangeFields, meta: ChangeMeta): DecisionChange {
+  const { decisions } = ctx.store
+  const row = decisions.get(id)
+  if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
+  if (row.version !== expectedVersion) {
+    throw new ApiError('version_conflict', `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`, {
+      currentVersion: row.version,
+    })
+  }
+  const next = {
+    title: fields.title ?? row.title,
+    statement: fields.statement ?? row.statement,
+    rationale: fields.rationale ?? row.rationale,
+    status: fields.status ?? row.status,
+  }
+  if (next.title === row.title && next.statement === row.statement && next.rationale === row.rationale && next.status === row.status) {
+    throw new ApiError('invalid_params', 'the edit changes nothing: give a new title, statement, rationale or status')
+  }
+  const hash = contentHash(next.statement, next.status)
+  // An editorial fix keeps the normative fingerprint; content seen before gets its old fingerprint back (revert).
+  const fingerprint = meta.editorial ? row.fingerprint : (decisions.fingerprintOfContent(id, hash) ?? hash)
+  const at = now()
+  if (!decisions.updateHead(id, expectedVersion, { ...next, fingerprint, updated_at: at })) {
+    throw new ApiError('version_conflict', `${makeKey('decision', id)} changed while this edit was applied; reload it and try again`)
+  }
+  const version = row.version + 1
+  decisions.insertRevision({
+    decision_id: id,
+    version,
+    ...next,
+    content_hash: hash,
+    fingerprint,
+    reason: meta.reason,
+    actor_id: meta.actorId,
+    editorial: meta.editorial ? 1 : 0,
+    source_message_id: meta.sourceMessageId,
+    created_at: at,
+  })
+  const normative = fingerprint !== row.fingerprint
+  ctx.store.log.bump(normative ? 'decision_edits.normative' : 'decision_edits.editorial')
+  const propagated = normative
+    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at)
+    : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [] }
+  const impact = propagated.impact
+  // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (impact_tasks and the pins).
+  ctx.store.log.appendEvent(
+    'decision.changed',
+    {
+      decisionId: id,
+      version,
+      normative,
+      actorId: meta.actorId,
+      tasks: impact.tasks.map((t) => [t.key, t.flag]),
+      counts: impact.counts,
+      reports: impact.counts.reports,
+      staleClaims: impact.counts.staleClaims,
+      notified: impact.notifiedMemberIds,
+    },
+    at,
+  )
+  const notices = propagated.noticeIds.map((n) => toNotice(ctx.wsId, ctx.store.log.notice(n)!))
+  return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices }
+}
+
+/** After the commit: one event with the whole impact, then each queued notice. */
+export function emitDecisionChange(ctx: Ctx, change: DecisionChange, meta: { editorial: boolean; reason: string; actorId: string | null }): void {
+  ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: change.decision, impact: change.impact, ...meta })
+  for (const notice of change.notices) ctx.emit('notice.created', { workspaceId: ctx.wsId, notice })
+}
