@@ -269,6 +269,18 @@ describe('paged lists in the store', () => {
     expect(store.getState().reportLists[filterKey({})].staleTotal).toBe(0)
   })
 
+  it('fetches tasks asked for by id in one call per tick, only those not cached', async () => {
+    const { store, calls } = await opened([task(1), task(2), task(3)], [report(1, { taskId: `${WS}-t3` })])
+    await store.getState().ensureReportList({})
+    // The report's task came with its page, in one call.
+    expect(store.getState().tasks[`${WS}-t3`]?.key).toBe('T-3')
+    const before = calls.length
+    await Promise.all([store.getState().needTasks([`${WS}-t1`, `${WS}-t3`]), store.getState().needTasks([`${WS}-t2`, `${WS}-t1`])])
+    const asked = calls.slice(before).filter((c) => c.method === 'tasks.getMany')
+    expect(asked.map((c) => c.params.ids)).toEqual([[`${WS}-t1`, `${WS}-t2`]])
+    expect(Object.keys(store.getState().tasks).sort()).toEqual([`${WS}-t1`, `${WS}-t2`, `${WS}-t3`])
+  })
+
   it('after a reconnect reloads each loaded list page-wise, as far as it was shown', async () => {
     const tasks = Array.from({ length: 150 }, (_, i) => task(i + 1))
     const { store, calls } = await opened(tasks, [])

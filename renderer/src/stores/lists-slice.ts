@@ -66,12 +66,22 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
   const applied: string[] = []
   let countsAsked: Promise<void> | null = null
 
-  /** Tasks that loaded reports name but no view loaded (the report card shows the task's key). */
-  const fillTasks = async (workspaceId: string, reports: Report[]) => {
-    const missing = [...new Set(reports.map((r) => r.taskId))].filter((id) => !get().tasks[id])
-    if (!missing.length) return
-    const rows = await getTasks(api, missing)
-    if (get().workspaceId === workspaceId) set((s) => ({ tasks: mergeTasks(s.tasks, rows) }))
+  // Rows asked for by id (a report's task, a chip's task): gathered over one tick, fetched in one call.
+  let wanted = new Set<string>()
+  let asking: Promise<void> | null = null
+  const needTasks = (ids: string[]): Promise<void> => {
+    const s = get()
+    for (const id of ids) if (!s.tasks[id]) wanted.add(id)
+    if (!wanted.size) return asking ?? Promise.resolve()
+    asking ??= Promise.resolve().then(async () => {
+      const batch = [...wanted]
+      wanted = new Set()
+      asking = null
+      const workspaceId = get().workspaceId
+      const rows = await getTasks(api, batch).catch(() => [])
+      if (get().workspaceId === workspaceId) set((st) => ({ tasks: mergeTasks(st.tasks, rows) }))
+    })
+    return asking
   }
 
   const loadTasks = async (filter: TaskFilter, more: boolean) => {
@@ -114,7 +124,8 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
         const list: ReportListState = { ...base, ids, total: page.total, staleTotal: page.staleTotal, nextCursor: page.nextCursor, loaded: true, loading: false, error: null }
         return { reports: mergeReports(s.reports, page.items), reportLists: { ...s.reportLists, [key]: list } }
       })
-      await fillTasks(workspaceId, page.items)
+      // The cards show their task's key.
+      await needTasks(page.items.map((r) => r.taskId))
     } catch (err) {
       if (get().workspaceId !== workspaceId) return
       set((s) => ({ reportLists: { ...s.reportLists, [key]: { ...(s.reportLists[key] ?? { ...emptyList(filter), staleTotal: 0 }), loading: false, error: asClientError(err).message } } }))
@@ -124,6 +135,7 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
   return {
     ...emptyListsData,
 
+    needTasks,
     ensureTaskList: (filter) => loadTasks(filter, false),
     loadMoreTasks: (filter) => loadTasks(filter, true),
     ensureReportList: (filter) => loadReports(filter, false),

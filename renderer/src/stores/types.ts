@@ -77,6 +77,8 @@ export interface ListsSlice {
   reportLists: Record<string, ReportListState>
   /** The tab counts (flagged tasks, stale reports) of the whole workspace; null until counted. */
   counts: { flaggedTasks: number | null; staleReports: number | null }
+  /** Fetches the tasks not yet cached among `ids` (calls within one tick share one tasks.getMany). */
+  needTasks(ids: string[]): Promise<void>
   /** Loads the first page of the view unless it is loaded or loading. */
   ensureTaskList(filter: TaskFilter): Promise<void>
   loadMoreTasks(filter: TaskFilter): Promise<void>
