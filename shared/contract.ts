@@ -263,7 +263,7 @@ export const methods = {
   'sessions.restart': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** The diff of what one turn changed (the step that carries `changes`). */
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
-  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean() }), r<s.SessionInfo>()),
+  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean(), reason: z.string().max(2_000).optional() }), r<s.SessionInfo>()),
 
   'export.decisionLog': method(
     z.strictObject({
