@@ -35,6 +35,7 @@ export const keyNumber = (key: string) => Number(key.split('-')[1] ?? 0)
 export const isFlagged = (t: Task) => t.flag !== null || t.links.some((l) => l.state === 'suspect')
 
 export function taskMatches(f: TaskFilter, t: Task): boolean {
+  if (t.archivedAt) return false // archived: in no list until restored
   if (f.status && !f.status.includes(t.status)) return false
   if (f.assigneeId !== undefined && t.assigneeId !== f.assigneeId) return false
   if (f.flagged !== undefined && isFlagged(t) !== f.flagged) return false

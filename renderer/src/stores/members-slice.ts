@@ -7,7 +7,12 @@ export const createMembersSlice: SliceCreator<MembersSlice> = (set) => ({
   applyMember(member) {
     set((s) => {
       if (member.workspaceId !== s.workspaceId) return {}
-      const isNew = !s.members[member.id]
+      // Archived: out of the team (its row stays for names in history); restored: back in.
+      if (member.archivedAt) {
+        const order = s.memberOrder.filter((id) => id !== member.id)
+        return { members: { ...s.members, [member.id]: member }, memberOrder: order, selectedMemberId: s.selectedMemberId === member.id ? (order[0] ?? null) : s.selectedMemberId }
+      }
+      const isNew = !s.memberOrder.includes(member.id)
       return {
         members: { ...s.members, [member.id]: member },
         memberOrder: isNew ? [...s.memberOrder, member.id] : s.memberOrder,

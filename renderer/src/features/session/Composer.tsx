@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { clearDraft, loadDraft, saveDraft } from '../../lib/drafts'
 
 let askedForNotifications = false
 function askForNotifications() {
@@ -15,11 +16,25 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
   const member = useApp((s) => s.members[memberId])
   const focusTick = useApp((s) => s.composerFocusTick)
   const queued = useApp((s) => s.sessions[memberId]?.info.queued ?? 0)
-  const [text, setText] = useState('')
+  const workspaceId = member?.workspaceId ?? ''
+  const [text, setTextState] = useState(() => loadDraft(workspaceId, memberId))
+  // The draft of the member shown: switching members brings back what was typed to that one.
+  const [draftOf, setDraftOf] = useState(`${workspaceId}/${memberId}`)
+  if (draftOf !== `${workspaceId}/${memberId}`) {
+    setDraftOf(`${workspaceId}/${memberId}`)
+    setTextState(loadDraft(workspaceId, memberId))
+  }
+  const setText = (next: string | ((t: string) => string)) =>
+    setTextState((t) => {
+      const value = typeof next === 'function' ? next(t) : next
+      saveDraft(workspaceId, memberId, value)
+      return value
+    })
   const ref = useRef<HTMLTextAreaElement>(null)
   const send = useAction(async (value: string) => {
     askForNotifications()
     await api.call('sessions.send', { memberId, text: value })
+    clearDraft(workspaceId, memberId)
     return true
   })
 

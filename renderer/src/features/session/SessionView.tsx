@@ -7,6 +7,8 @@ import { Composer } from './Composer'
 import { SessionList } from './SessionList'
 import { ApproveButtons } from './ToolCall'
 import { approvalSummary } from './ApprovalPreview'
+import { RetryButton } from './RetryButton'
+import { ArchiveButton } from '../archive/ArchiveButton'
 
 function ApprovalBar({ memberId }: { memberId: string }) {
   const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
@@ -66,7 +68,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
         </div>
         {state === 'error' && info?.error && (
           <div className="error-inline">
-            {info.error}{' '}
+            {info.error} <RetryButton memberId={memberId} />
             <button
               className="btn small"
               onClick={() => void restart.run()}
@@ -111,6 +113,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           ⟲
         </button>
       )}
+      {!compact && !busy && <ArchiveButton target={{ kind: 'member', id: memberId }} className="btn small ghost" />}
       <button className="icon-btn" onClick={() => setEditing(true)} title={`${member.name}’s settings`} aria-label={`${member.name}’s settings`}>
         ⚙
       </button>

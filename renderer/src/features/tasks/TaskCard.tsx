@@ -8,6 +8,7 @@ import { RefChip } from '../decisions/RefChip'
 import { ChangesDialog } from '../diff/ChangesDialog'
 import { useBoardMoves } from './board-moves'
 import { TaskActions } from './TaskActions'
+import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
@@ -182,6 +183,7 @@ export function TaskCard({ task }: { task: Task }) {
         <Delivery task={task} />
       ) : (
         <div className="tcard-actions">
+          <ArchiveButton target={{ kind: 'task', id: task.id }} className="btn small ghost" />
           {(task.branch || task.artifact?.commit) && (
             <button className="btn small" onClick={() => setShowChanges(true)} data-testid="task-changes">
               Changes

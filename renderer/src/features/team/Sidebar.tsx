@@ -6,6 +6,8 @@ import { selectMembers } from '../../stores/selectors'
 import type { Theme } from '../../stores/types'
 import { OpenRepositoryForm } from '../workspaces/Welcome'
 import { MemberEditor } from './MemberEditor'
+import { SearchButton } from '../search/SessionSearch'
+import { ArchivedLink } from '../archive/ArchivedView'
 
 function MemberItem({ id, index }: { id: string; index: number }) {
   const member = useApp((s) => s.members[id])
@@ -82,6 +84,7 @@ export function Sidebar() {
       <div className="brand">
         <span className="brand-mark">◆</span> Concord
       </div>
+      <SearchButton />
       <div className="side-section">
         <div className="side-label">Workspace</div>
         <select
@@ -126,6 +129,7 @@ export function Sidebar() {
         <button className="btn ghost add-member" onClick={() => setAdding(true)}>
           + Add member
         </button>
+        <ArchivedLink />
       </div>
       <div className="side-foot">
         <button className="link-btn small" onClick={() => setTheme(nextTheme[theme])} title="Theme" data-testid="theme-toggle">

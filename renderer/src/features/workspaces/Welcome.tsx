@@ -3,6 +3,7 @@ import { ErrorText, Field } from '../../components/ui'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { ArchivedWorkspaces } from '../archive/ArchivedView'
 import { FolderBrowser } from './FolderBrowser'
 
 export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
@@ -81,6 +82,7 @@ export function Welcome() {
           Open one of your repositories. Concord keeps its <b>decisions</b>, <b>tasks</b> and <b>reports</b> apart from the chat, and tells exactly the affected members when a decision changes.
         </p>
         <OpenRepositoryForm />
+        <ArchivedWorkspaces />
         {workspaces.length > 0 && (
           <div className="recent">
             <h3>Recent workspaces</h3>

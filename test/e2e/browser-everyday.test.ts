@@ -1,0 +1,132 @@
+/**
+ * Everyday use (issue 13), in real Chromium through the bridge: a draft kept per member across a switch and a
+ * reload, Retry after a failed model call, search across sessions and the jump to a message of another member,
+ * archive and restore of a task and a member. Screenshots at 1440 and 1024 px.
+ */
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserSession, screenshot } from './support'
+
+const ui = browserSession()
+
+async function shoot(page: Page, name: string) {
+  for (const width of [1440, 1024]) {
+    await page.setViewportSize({ width, height: 900 })
+    await screenshot(page, `${name}-${width}`)
+  }
+  await page.setViewportSize({ width: 1440, height: 900 })
+}
+
+describe('browser UI: drafts, retry, search, archive', () => {
+  it('keeps drafts, retries a failed call, finds and opens a message of another member, archives and restores', async () => {
+    const { core, models } = ui.stack
+    const page = ui.page
+    const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'everyday' })
+    const provider = { kind: 'openai' as const, model: 'scripted-model', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
+    const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'auto' })
+    await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester', provider, approval: 'auto' })
+    await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Retire the old fetcher', assigneeId: impl.id })
+    await page.goto(ui.stack.url)
+    await page.getByTestId('sidebar').waitFor()
+
+    const item = (name: string) => page.getByTestId('member-item').filter({ hasText: name })
+    const session = page.locator('[data-testid=member-session]')
+    const composer = session.getByTestId('composer')
+    const head = session.getByTestId('session-head')
+
+    // ---- drafts: one per member, across a switch and a reload; gone once sent ----
+    await item('Impl').click()
+    await head.filter({ hasText: 'Impl' }).waitFor()
+    await composer.fill('half-written note for Impl')
+    await item('Tester').click()
+    await head.filter({ hasText: 'Tester' }).waitFor()
+    expect(await composer.inputValue()).toBe('')
+    await composer.fill('Please check the pelican parser')
+    await item('Impl').click()
+    await head.filter({ hasText: 'Impl' }).waitFor()
+    expect(await composer.inputValue()).toBe('half-written note for Impl')
+    await page.reload()
+    await page.getByTestId('sidebar').waitFor()
+    await item('Tester').click()
+    await head.filter({ hasText: 'Tester' }).waitFor()
+    expect(await composer.inputValue()).toBe('Please check the pelican parser')
+    models.enqueue({ text: 'The pelican parser handles every fixture.' })
+    await composer.press('Enter')
+    await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'pelican parser handles' }).waitFor()
+    expect(await composer.inputValue()).toBe('')
+    await item('Impl').click()
+    await head.filter({ hasText: 'Impl' }).waitFor()
+    expect(await composer.inputValue()).toBe('half-written note for Impl')
+    await item('Tester').click()
+    await head.filter({ hasText: 'Tester' }).waitFor()
+    expect(await composer.inputValue()).toBe('')
+
+    // ---- Retry: the model call fails, Retry runs the same message again without retyping ----
+    await item('Impl').click()
+    await head.filter({ hasText: 'Impl' }).waitFor()
+    await composer.fill('Summarise the README')
+    models.enqueue({ status: 500, headers: { 'x-should-retry': 'false' }, errorMessage: 'upstream exploded' })
+    await composer.press('Enter')
+    await expect.poll(() => item('Impl').getAttribute('data-state'), { timeout: 15_000 }).toBe('error')
+    const retry = session.getByTestId('retry-turn')
+    await retry.waitFor()
+    await shoot(page, 'w1-retry')
+    models.enqueue({ text: 'Summary: a demo repository.' })
+    await retry.click()
+    await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Summary: a demo repository.' }).waitFor()
+    await expect.poll(() => item('Impl').getAttribute('data-state')).toBe('idle')
+    expect(await session.locator('[data-kind=user]').filter({ hasText: 'Summarise the README' }).count()).toBe(2)
+    expect(models.requests).toHaveLength(3)
+
+    // ---- search from Impl's session finds Tester's message and opens it there ----
+    await page.getByTestId('search-open').click()
+    const dialog = page.getByTestId('search-dialog')
+    await dialog.getByTestId('search-input').fill('pelic')
+    const hits = dialog.getByTestId('search-hit')
+    await expect.poll(() => hits.count()).toBe(2)
+    expect(await hits.first().textContent()).toContain('Tester')
+    expect(await hits.first().locator('mark').first().textContent()).toBe('pelican')
+    await shoot(page, 'w2-search')
+    const target = await hits.nth(1).getAttribute('data-step-id')
+    await hits.nth(1).click()
+    await head.filter({ hasText: 'Tester' }).waitFor()
+    await session.locator(`[data-step-id="${target}"].highlighted`).waitFor()
+    // Hostile text is just text.
+    await page.getByTestId('search-open').click()
+    await dialog.getByTestId('search-input').fill('"AND * col:umn (')
+    await dialog.getByText(/No message matches/).waitFor()
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+
+    // ---- archive and restore a task ----
+    await page.getByTestId('tab-tasks').click()
+    const card = page.getByTestId('task-card').filter({ hasText: 'Retire the old fetcher' })
+    await card.waitFor()
+    await shoot(page, 'w3-task-card')
+    await card.getByTestId('archive-task').click()
+    await card.waitFor({ state: 'detached' })
+    await page.getByTestId('archived-open').click()
+    const archived = page.getByTestId('archived-view')
+    await archived.getByTestId('archived-task').filter({ hasText: 'Retire the old fetcher' }).waitFor()
+
+    // ---- archive and restore a member (from its session header) ----
+    await page.keyboard.press('Escape')
+    await archived.waitFor({ state: 'detached' })
+    await item('Tester').click()
+    await head.filter({ hasText: 'Tester' }).waitFor()
+    await head.getByTestId('archive-member').click()
+    await item('Tester').waitFor({ state: 'detached' })
+    await page.getByTestId('archived-open').click()
+    await archived.getByTestId('archived-member').filter({ hasText: 'Tester' }).waitFor()
+    await shoot(page, 'w4-archived')
+    await archived.getByTestId('archived-member').filter({ hasText: 'Tester' }).getByTestId('restore-member').click()
+    await archived.getByTestId('archived-member').waitFor({ state: 'detached' })
+    await archived.getByTestId('archived-task').getByTestId('restore-task').click()
+    await archived.getByText('Nothing is archived.').waitFor()
+    await page.keyboard.press('Escape')
+    await item('Tester').waitFor()
+    await card.waitFor()
+    expect((await core.invoke('members.list', { workspaceId: ws.id })).map((m) => m.name)).toEqual(['Impl', 'Tester'])
+    expect(ui.errors).toEqual([])
+  }, 180_000)
+})
