@@ -8,10 +8,11 @@
  * Retries are the SDK's own (429 / 408 / 409 / 5xx / connection failures, honouring Retry-After and
  * retry-after-ms), `maxRetries` times (default 3). A missing key or baseURL does not throw here: complete()
  * rejects with a ProviderError instead, so a misconfigured member fails its turn rather than the app.
+ *
+ * Each SDK is loaded on a member's first model call, not when Concord starts: the two clients cost more
+ * to import than the rest of the core together, and most workspaces use one provider or none.
  */
-import { AnthropicProvider } from './anthropic'
-import { OpenAIProvider } from './openai'
-import type { ModelProvider, ProviderConfig } from './types'
+import type { ModelProvider, ModelRequest, ModelResult, ProviderConfig } from './types'
 
 export * from './types'
 
@@ -31,17 +32,45 @@ export function createProvider(config: ProviderConfig, options: CreateProviderOp
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES
   const timeoutMs = options.timeoutMs
   switch (config.kind) {
-    case 'openai':
-      return new OpenAIProvider(config, { apiKey: nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY), maxRetries, timeoutMs })
-    case 'openai-compatible':
+    case 'openai': {
+      const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY)
+      return new LazyProvider(config, async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }))
+    }
+    case 'openai-compatible': {
       // No env fallback: a real OpenAI key must never be sent to whatever base URL a member points at.
-      return new OpenAIProvider(config, { apiKey: nonEmpty(config.apiKey), maxRetries, timeoutMs })
-    case 'anthropic':
-      return new AnthropicProvider(config, { apiKey: nonEmpty(config.apiKey) ?? nonEmpty(env.ANTHROPIC_API_KEY), maxRetries, timeoutMs })
+      const apiKey = nonEmpty(config.apiKey)
+      return new LazyProvider(config, async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }))
+    }
+    case 'anthropic': {
+      const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.ANTHROPIC_API_KEY)
+      return new LazyProvider(config, async () => new (await import('./anthropic')).AnthropicProvider(config, { apiKey, maxRetries, timeoutMs }))
+    }
     default: {
       const kind: never = config.kind
       throw new Error(`Unknown provider kind: ${String(kind)}`)
     }
+  }
+}
+
+/** A provider whose SDK client is built on the first call (the key is read now, when the member is set up). */
+class LazyProvider implements ModelProvider {
+  readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
+  #inner: Promise<ModelProvider> | null = null
+
+  constructor(
+    config: ProviderConfig,
+    private readonly load: () => Promise<ModelProvider>,
+  ) {
+    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+  }
+
+  async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {
+    // A failed import (a broken installation) is retried on the next call rather than cached.
+    const inner = (this.#inner ??= this.load().catch((err: unknown) => {
+      this.#inner = null
+      throw err
+    }))
+    return (await inner).complete(request, onText)
   }
 }
 
