@@ -198,7 +198,7 @@ export class AutoTurns {
       const claim = repo.claim(memberRowId, taskRowId, trigger, now())
       if (claim === null) return null
       const waiting = repo.queuedStep(memberRowId)
-      const text = lines.join('\n')
+      const text = lines.join('\n\n')
       let id: number
       if (waiting !== undefined) {
         id = waiting

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../../shared/errors'
+import type { AcceptanceAction } from '../../../shared/schemas'
 
 /** What every failed call looks like to the UI, whichever transport it came through. */
 export interface ClientError {
@@ -34,6 +35,8 @@ export interface RefusalReason {
   code: string
   reportId: string | null
   message: string
+  /** The prefilled message that resolves it (memberId null: no member fits, pick one). */
+  action?: AcceptanceAction | null
 }
 
 /** The exact reasons an acceptance was refused (tasks.accept → details.reasons), if any. */

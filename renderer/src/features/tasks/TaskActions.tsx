@@ -1,15 +1,54 @@
-import { useState } from 'react'
-import type { Task } from '../../../../shared/schemas'
+import { useEffect, useState } from 'react'
+import type { AcceptanceAction, Notice, Task, TaskReadiness } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
-import { ErrorText } from '../../components/ui'
+import { Badge, ErrorText } from '../../components/ui'
+import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { selectMembers } from '../../stores/selectors'
+import './task-actions.css'
 
-/** The task's acceptance actions: Accept (with why it was refused) and Acknowledge for a flagged task. */
+/**
+ * The task's next steps: Accept (a refusal lists its reasons, each with the message that resolves it), "Ready to
+ * accept" once the core says so, "Deliver on <commit>" after a passing implementation report, and for a flagged task
+ * Acknowledge plus "Tell <assignee>" (or when the notice reached it).
+ */
 export function TaskActions({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
   const applyTask = useApp((s) => s.applyTask)
+  const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
+  // Readiness and notices are re-read when the task, its reports or the assignee's pending notices change.
+  const reportsKey = useApp((s) => reportIdsOf(s.reports, task.id))
+  const pendingNotices = useApp((s) => (task.assigneeId ? s.sessions[task.assigneeId]?.info.pendingNotices : undefined))
   const [reasons, setReasons] = useState<RefusalReason[] | null>(null)
+  const [readiness, setReadiness] = useState<TaskReadiness | null>(null)
+  const [notice, setNotice] = useState<Notice | null>(null)
+
+  useEffect(() => {
+    let live = true
+    if (task.status === 'in_progress' || task.status === 'delivered') {
+      api.call('tasks.readiness', { taskId: task.id }).then(
+        (r) => live && setReadiness(r),
+        () => live && setReadiness(null),
+      )
+    }
+    return () => {
+      live = false
+    }
+  }, [api, task.id, task.status, task.version, task.updatedAt, reportsKey])
+
+  useEffect(() => {
+    let live = true
+    if (task.flag && task.assigneeId && task.flag !== 'requirements_updated') {
+      api.call('notices.list', { memberId: task.assigneeId }).then(
+        (all) => live && setNotice(all.filter((n) => n.taskIds.includes(task.id)).at(-1) ?? null),
+        () => live && setNotice(null),
+      )
+    }
+    return () => {
+      live = false
+    }
+  }, [api, task.id, task.flag, task.assigneeId, task.updatedAt, pendingNotices])
 
   const accept = useAction(async () => {
     setReasons(null)
@@ -22,9 +61,26 @@ export function TaskActions({ task }: { task: Task }) {
     }
   })
   const ack = useAction(async () => applyTask(await api.call('tasks.acknowledge', { taskId: task.id })))
+  const deliver = useAction(async (commit: string) => applyTask(await api.call('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit } })))
+  const tell = useAction(async (n: Notice) => {
+    await api.call('sessions.send', { memberId: n.memberId, text: n.text, taskId: task.id })
+  })
+
+  // Read only while it applies (an older answer for another status is ignored, not cleared in an effect).
+  const ready = task.status === 'delivered' && readiness?.ready === true
+  const offer = task.status === 'in_progress' ? readiness?.deliverOn : null
+  // One button per distinct action: several reasons about one report share it.
+  const actions = reasons ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()] : []
 
   return (
     <>
+      {ready && (
+        <div className="task-ready" data-testid="ready-to-accept">
+          <Badge tone="good" title="Every required report is in, passing and based on the current decisions and the delivered commit">
+            Ready to accept
+          </Badge>
+        </div>
+      )}
       {reasons && (
         <div className="refusal" role="alert" data-testid="refusal">
           <b>Not accepted:</b>
@@ -36,14 +92,43 @@ export function TaskActions({ task }: { task: Task }) {
               </li>
             ))}
           </ul>
+          {actions.length > 0 && (
+            <div className="refusal-actions">
+              {actions.map((a) => (
+                <AskMember key={a.label} action={a} />
+              ))}
+            </div>
+          )}
         </div>
       )}
       {!reasons && accept.error && <ErrorText error={accept.error.message} />}
-      <ErrorText error={ack.error?.message} />
-      {(task.status === 'delivered' || task.flag) && (
+      <ErrorText error={ack.error?.message ?? deliver.error?.message ?? tell.error?.message} />
+      {notice && assignee && task.flag && (
+        <div className="task-notice small" data-testid="task-notice">
+          {notice.deliveredAt ? (
+            <span className="muted" data-testid="notice-delivered">
+              Notice delivered to {assignee.name} at {shortTime(notice.deliveredAt)}
+            </span>
+          ) : (
+            <span className="muted">{assignee.name} has not read the notice yet</span>
+          )}
+        </div>
+      )}
+      {(task.status === 'delivered' || task.flag || offer) && (
         <div className="tcard-actions">
+          {offer && (
+            <button
+              className="btn small primary"
+              disabled={deliver.pending}
+              onClick={() => void deliver.run(offer.commit)}
+              data-testid="deliver-on"
+              title={`${offer.reportKey} by the assignee passed on this commit`}
+            >
+              Deliver on {offer.commit.slice(0, 7)}
+            </button>
+          )}
           {task.status === 'delivered' && (
-            <button className="btn small primary" disabled={accept.pending} onClick={() => void accept.run()} data-testid="accept-task">
+            <button className={`btn small${ready ? ' primary' : ''}`} disabled={accept.pending} onClick={() => void accept.run()} data-testid="accept-task">
               Accept
             </button>
           )}
@@ -52,8 +137,71 @@ export function TaskActions({ task }: { task: Task }) {
               Acknowledge
             </button>
           )}
+          {notice && assignee && task.flag && !notice.deliveredAt && (
+            <button className="btn small" disabled={tell.pending} onClick={() => void tell.run(notice)} data-testid="tell-assignee" title="Send the notice to its session now, linked to this task">
+              Tell {assignee.name}
+            </button>
+          )}
         </div>
       )}
     </>
   )
+}
+
+/** "Ask Tester to re-verify T-2 on a1b2c3d": opens the prefilled message, editable, and sends it linked to the task. */
+function AskMember({ action }: { action: AcceptanceAction }) {
+  const api = useApp((s) => s.api)
+  const members = useApp(selectMembers)
+  const [open, setOpen] = useState(false)
+  const [text, setText] = useState(action.text)
+  const [memberId, setMemberId] = useState(action.memberId ?? '')
+  const [sent, setSent] = useState(false)
+  const send = useAction(async () => {
+    await api.call('sessions.send', { memberId, text: text.trim(), taskId: action.taskId })
+    setSent(true)
+    setOpen(false)
+  })
+  if (sent)
+    return (
+      <span className="small muted" data-testid="ask-sent">
+        Sent to {members.find((m) => m.id === memberId)?.name ?? 'the member'}
+      </span>
+    )
+  if (!open)
+    return (
+      <button className="btn small" onClick={() => setOpen(true)} data-testid="refusal-action">
+        {action.memberId ? action.label : `${action.label} (pick who)`}
+      </button>
+    )
+  return (
+    <div className="ask-member" data-testid="ask-member">
+      {!action.memberId && (
+        <select value={memberId} onChange={(e) => setMemberId(e.target.value)} aria-label="Who to ask">
+          <option value="">Pick a member…</option>
+          {members.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name} ({m.role})
+            </option>
+          ))}
+        </select>
+      )}
+      <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} aria-label="Message" />
+      <div className="tcard-actions">
+        <button className="btn small primary" disabled={send.pending || !memberId || !text.trim()} onClick={() => void send.run()} data-testid="ask-send">
+          Send to {members.find((m) => m.id === memberId)?.name ?? '…'}
+        </button>
+        <button className="btn small" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+      <ErrorText error={send.error?.message} />
+    </div>
+  )
+}
+
+/** The ids of the task's reports the store holds, as one string (a stable selector value). */
+function reportIdsOf(reports: Record<string, { id: string; taskId: string }>, taskId: string): string {
+  let key = ''
+  for (const r of Object.values(reports)) if (r.taskId === taskId) key += r.id + ','
+  return key
 }

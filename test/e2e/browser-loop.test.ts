@@ -1,0 +1,107 @@
+/**
+ * The loop in the real UI (issue 13): a refusal lists its reasons with the action for each, and "Ask Tess…" sends the
+ * prefilled (edited) message linked to the task; a flag on an idle member starts a turn that the chat shows as
+ * started by Concord, and the card says the notice was delivered.
+ */
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { initRepo } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+import { browserSession, newPage, screenshot } from './support'
+
+const ui = browserSession()
+const shotsDir = process.env.CONCORD_SHOTS
+async function shot(page: Page, name: string) {
+  const path = await screenshot(page, name)
+  if (shotsDir) {
+    mkdirSync(shotsDir, { recursive: true })
+    copyFileSync(path, join(shotsDir, `${name}.png`))
+  }
+}
+
+/** Members run in parallel: each gets its own script, routed by the name in its system prompt. */
+let models: ModelServer
+const scripts = new Map<string, ScriptedReply[]>()
+const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
+const script = (name: string, ...replies: ScriptedReply[]) => scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
+beforeAll(async () => {
+  models = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
+})
+afterAll(async () => models.close())
+
+describe('browser UI: the loop closes itself', () => {
+  it('refusal actions send the prefilled message; a flag starts a turn shown as started by Concord', async () => {
+    const core = ui.stack.core
+    const repo = ui.stack.repoDir
+    const c1 = initRepo(repo)
+    writeFileSync(join(repo, 'search.ts'), 'export const timeoutMs = 5000\n')
+    execFileSync('git', ['add', '-A'], { cwd: repo })
+    execFileSync('git', ['commit', '-qm', 'search'], { cwd: repo })
+    const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
+    const ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'loop', isolation: 'shared' })
+    const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
+    const mk = (name: string, role: string) => core.invoke('members.create', { workspaceId: ws.id, name, role, provider, approval: 'auto', authority: 'proposer' })
+    const impl = await mk('Impl', 'implementer')
+    const tess = await mk('Tess', 'tester')
+    await mk('Rev', 'reviewer')
+    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s.' })
+    const t1 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d1.id], requiredReports: ['test', 'review'] })
+    await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
+    await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: c2 } })
+    // Tess tested the commit before the last one: stale against the delivery; no review at all.
+    await core.invoke('reports.submit', { taskId: t1.id, authorId: tess.id, kind: 'test', verdict: 'pass', artifact: { commit: c1 }, claims: [{ text: 'gives up after 5 s', decisionIds: [d1.id] }] })
+
+    const page = ui.page
+    await page.goto(ui.stack.url)
+    await page.getByTestId('tab-tasks').click()
+    const card = page.locator('[data-testid=task-card][data-key="T-1"]')
+    await card.getByTestId('accept-task').click()
+    const refusal = card.getByTestId('refusal')
+    await refusal.waitFor()
+    const buttons = refusal.getByTestId('refusal-action')
+    await expect.poll(() => buttons.allTextContents()).toEqual([`Ask Tess to re-verify T-1 on ${c2.slice(0, 7)}`, 'Ask Rev for a review'])
+    await shot(page, 'loop-01-refusal-actions-1440')
+
+    script('Tess', { text: 'Re-verifying now.' })
+    await buttons.first().click()
+    const box = refusal.getByTestId('ask-member').getByLabel('Message')
+    expect(await box.inputValue()).toContain(`Please re-verify T-1 on ${c2.slice(0, 7)} against the current decisions and submit a new test report.`)
+    await box.fill(`${await box.inputValue()} The timeout test matters most.`)
+    await shot(page, 'loop-02-ask-prefilled')
+    await refusal.getByTestId('ask-send').click()
+    await refusal.getByTestId('ask-sent').waitFor()
+    const sent = (await core.invoke('sessions.get', { memberId: tess.id })).steps.find((s) => s.kind === 'user')!
+    expect(sent.text).toContain(`Please re-verify T-1 on ${c2.slice(0, 7)}`)
+    expect(sent.text).toContain('The timeout test matters most.')
+    expect(sent.taskId).toBe(t1.id)
+
+    // ---- a flag on idle Impl: Concord starts its re-verification turn; the chat says who started it ----
+    script('Impl', { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Still holds at 10 s: the code reads the timeout from D-1.' })
+    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Web search gives up after 10 s and returns partial results.', reason: 'slow providers' })
+    await page.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
+    const session = page.locator('[data-testid=member-session]').filter({ has: page.locator('[data-testid=session-head]', { hasText: 'Impl' }) })
+    const started = session.locator('[data-kind=message] [data-origin=concord]')
+    await started.waitFor()
+    expect(await started.textContent()).toBe('Started by Concord: D-1 changed (now v2)')
+    await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Still holds at 10 s' }).waitFor()
+    await card.getByTestId('notice-delivered').waitFor()
+    expect(await card.getByTestId('notice-delivered').textContent()).toMatch(/^Notice delivered to Impl at /)
+    await shot(page, 'loop-03-started-by-concord-1440')
+    expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)
+
+    const { page: narrow, context } = await newPage(ui.browser, { width: 1024, height: 800 })
+    await narrow.goto(ui.stack.url)
+    await narrow.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
+    await narrow.locator('[data-origin=concord]').first().waitFor()
+    await shot(narrow, 'loop-04-started-by-concord-1024')
+    await narrow.getByTestId('tab-tasks').click()
+    await narrow.locator('[data-testid=task-card][data-key="T-1"] [data-testid=accept-task]').click()
+    await narrow.locator('[data-testid=task-card][data-key="T-1"] [data-testid=refusal]').waitFor()
+    await shot(narrow, 'loop-05-refusal-1024')
+    await context.close()
+    expect(ui.errors).toEqual([])
+  }, 90_000)
+})
