@@ -5,9 +5,9 @@
  * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent through
  * `concord mcp` (server name `concord`), started by the agent itself.
  */
-import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
 import type { GatewayTarget, McpGateway } from '../../mcp/agent-gateway'
@@ -158,6 +158,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   if (preset.mcpArgs) args.push(...preset.mcpArgs(concordMcp))
   const sessionMcp: McpServer[] = preset.mcpArgs ? [] : [concordMcp]
   const { vars, stateDirs } = agentEnv(env)
+  const workspaceConfig = (preset.workspaceConfig ?? []).map((f) => join(env.workspaceRoot, f)).filter((p) => existsSync(p))
   // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
   if (!findProgram(command, vars.PATH)) return fail(notInstalledText(member.agent!, command))
   const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
@@ -167,7 +168,13 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     readable: [gateway.dir],
     tmp: scratchPaths(env.sandbox).tmp,
     dataDir: env.dataDir,
+    hide: workspaceConfig,
   })
+  if (!spawn.sandboxed && workspaceConfig.length) {
+    return fail(
+      `${preset.label} was not started: this folder has ${workspaceConfig.map((p) => relative(env.workspaceRoot, p)).join(' and ')}, which ${preset.label} would apply (MCP servers, programs it runs, its environment), and without the OS sandbox (${spawn.reason ?? 'none here'}) Concord cannot hide them from it. Remove them from the repository, or run Concord where the sandbox works.`,
+    )
+  }
   const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
   const before = env.agents.get(host.memberId)
   let agent: AgentProcess

@@ -33,6 +33,12 @@ export interface AgentPreset {
   mcpArgs?(server: McpServerStdio): string[]
   /** Variables the agent needs to work under Concord (the member's own env overrides them). */
   env?: Record<string, string>
+  /**
+   * Files in the member's folder through which a repository would configure the agent itself (MCP servers, programs
+   * it runs, its environment): hidden from the agent in the sandbox; without a sandbox, an agent whose folder has one
+   * is not started.
+   */
+  workspaceConfig?: string[]
   /** The process keeps answering in the same session after `session/cancel` (measured); otherwise it is restarted. */
   survivesCancel?: boolean
 }
@@ -93,6 +99,10 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     // Measured with 0.61: in a folder it does not trust, Gemini CLI starts no MCP server, Concord's included. The
     // member's folder is one the user opened in Concord; env GEMINI_CLI_TRUST_WORKSPACE=false opts out.
     env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+    // In a trusted folder Gemini CLI 0.61 applies <folder>/.gemini (settings.json: mcpServers, tools.discoveryCommand,
+    // hooks; policies; .env, unfiltered) and <folder>/.env: a hostile repository could run programs or change the MCP
+    // servers. Settings Concord could write to outrank them must be root's (system settings), so they are hidden.
+    workspaceConfig: ['.gemini', '.env'],
     survivesCancel: true,
   },
   custom: {
