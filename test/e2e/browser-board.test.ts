@@ -65,6 +65,12 @@ describe('browser UI: the task board', () => {
     await page.keyboard.press('Alt+ArrowRight')
     await column('in_progress').locator('[data-key="T-2"]').waitFor()
     expect(await status(t2.id)).toBe('in_progress')
+    // The focus follows the card to its new column, so a second Alt → goes on from there: an allowed delivery asks for the artifact.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-key'))).toBe('T-2')
+    await page.keyboard.press('Alt+ArrowRight')
+    await card('T-2').getByLabel('Delivered artifact').waitFor()
+    await card('T-2').getByRole('button', { name: 'Cancel' }).click()
+    expect(await status(t2.id)).toBe('in_progress')
 
     // ---- delivery by drag asks for the artifact first ----
     await card('T-3').dragTo(column('delivered'))

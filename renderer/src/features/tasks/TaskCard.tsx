@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react'
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import type { Task } from '../../../../shared/schemas'
 import { taskFlagWords, taskMoves, taskStatusWords } from '../../../../shared/task-rules'
 import { Avatar, Badge, ErrorText } from '../../components/ui'
@@ -58,6 +58,7 @@ export function TaskCard({ task }: { task: Task }) {
   const tasks = useApp((s) => s.tasks)
   const applyTask = useApp((s) => s.applyTask)
   const moves = useBoardMoves()
+  const root = useRef<HTMLDivElement>(null)
   const [open, setOpen] = useState(false)
   const [editing, setEditing] = useState(false)
   const [showChanges, setShowChanges] = useState(false)
@@ -69,16 +70,27 @@ export function TaskCard({ task }: { task: Task }) {
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
   const menu = taskMoves[task.status].filter((s) => s !== 'accepted')
 
+  // The card is a new element in its new column: give it the focus the keyboard move left behind.
+  const { focusAfter, setFocusAfter } = moves
+  useEffect(() => {
+    if (focusAfter?.taskId !== task.id || focusAfter.status !== task.status || !root.current) return
+    root.current.focus()
+    setFocusAfter(null)
+  }, [focusAfter, task.id, task.status, setFocusAfter])
+
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.target !== e.currentTarget || !e.altKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return
     e.preventDefault()
     e.stopPropagation()
     const to = stepped(task.status, e.key === 'ArrowRight' ? 1 : -1)
-    if (to) moves.request(task, to)
+    if (!to) return
+    moves.setFocusAfter({ taskId: task.id, status: to })
+    moves.request(task, to)
   }
 
   return (
     <div
+      ref={root}
       className={`tcard${task.flag ? ` flag-${task.flag}` : ''}${moves.dragging?.id === task.id ? ' dragging' : ''}`}
       data-testid="task-card"
       data-key={task.key}

@@ -24,6 +24,9 @@ interface BoardMoves {
   /** The card being dragged, so columns can show whether they take it. */
   dragging: Task | null
   setDragging(task: Task | null): void
+  /** A card moved from the keyboard keeps the focus in its new column. */
+  focusAfter: { taskId: string; status: Task['status'] } | null
+  setFocusAfter(f: { taskId: string; status: Task['status'] } | null): void
 }
 
 const Ctx = createContext<BoardMoves | null>(null)
@@ -47,6 +50,7 @@ export function BoardMovesProvider({ children }: { children: ReactNode }) {
   const [delivering, setDelivering] = useState<string | null>(null)
   const [pending, setPending] = useState<string | null>(null)
   const [dragging, setDragging] = useState<Task | null>(null)
+  const [focusAfter, setFocusAfter] = useState<{ taskId: string; status: Task['status'] } | null>(null)
 
   const dismiss = useCallback((taskId: string) => setRefusals((r) => ({ ...r, [taskId]: undefined })), [])
 
@@ -87,8 +91,8 @@ export function BoardMovesProvider({ children }: { children: ReactNode }) {
   )
 
   const value = useMemo(
-    () => ({ request, perform, refusals, dismiss, delivering, setDelivering, pending, dragging, setDragging }),
-    [request, perform, refusals, dismiss, delivering, pending, dragging],
+    () => ({ request, perform, refusals, dismiss, delivering, setDelivering, pending, dragging, setDragging, focusAfter, setFocusAfter }),
+    [request, perform, refusals, dismiss, delivering, pending, dragging, focusAfter],
   )
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>
 }
