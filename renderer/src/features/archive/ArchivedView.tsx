@@ -119,7 +119,7 @@ export function ArchivedWorkspaces() {
   return (
     <div className="recent archived-workspaces" data-testid="archived-workspaces">
       <h3>Archived workspaces</h3>
-      <ul className="archived-view">
+      <ul>
         {list.map((w) => (
           <li key={w.id} className="archived-row" data-testid="archived-workspace" data-id={w.id}>
             <span className="archived-title">{w.name}</span>
