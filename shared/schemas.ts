@@ -209,6 +209,8 @@ export interface Revision {
   proposalId: string | null
   /** Its author: a member id, or null for the human (meaningful only when proposalId is set). */
   proposedBy: string | null
+  /** The member whose session holds sourceMessageId (filled by decisions.history). */
+  sourceMemberId?: string | null
 }
 
 export interface ImpactTask {

@@ -307,6 +307,9 @@ describe('decision cards', () => {
     fireEvent.click(screen.getByText('Edit'))
     fireEvent.change(screen.getByLabelText('Statement'), { target: { value: 'GraphQL' } })
     await waitFor(() => expect(screen.getByTestId('impact-preview').textContent).toContain('Flags T-1 delivered'))
+    // A new statement asks whether the rationale still holds: Confirm waits for the answer.
+    expect(screen.getByText('Confirm → v2').closest('button')!.disabled).toBe(true)
+    fireEvent.click(screen.getByLabelText(/still holds as written/))
     fireEvent.click(screen.getByText('Confirm → v2'))
     await waitFor(() => expect(screen.getByTestId('decision-card').getAttribute('data-version')).toBe('2'))
     expect(sent).toEqual([{ decisionId: `${WS}-d1`, expectedVersion: 1, statement: 'GraphQL', sourceMessageId: `${WS}-s4` }])

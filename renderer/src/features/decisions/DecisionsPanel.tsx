@@ -10,6 +10,7 @@ import { findStep, selectDecisions } from '../../stores/selectors'
 import { statusTone } from './DecisionCard'
 import { DecisionEditor, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
+import './decision-editor.css'
 
 export function DecisionsPanel() {
   const decisions = useApp(selectDecisions)
@@ -94,16 +95,35 @@ function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { st
   )
 }
 
-/** "Made in Implementer's session: '…'" with a link to the message, when the step is loaded. */
-export function MadeIn({ stepId }: { stepId: string | null }) {
+/**
+ * "Made in Implementer's session: '…'" with a link that opens the message in its session; when the step is
+ * not loaded yet, the member it belongs to (from the history) is enough to open the session at it.
+ */
+export function MadeIn({ stepId, memberId: knownMemberId }: { stepId: string | null; memberId?: string | null }) {
   // Two selections of stable values (a fresh {memberId, step} object each time would re-render forever).
   const memberId = useApp((s) => (stepId ? findStep(s, stepId)?.memberId : undefined))
   const step = useApp((s) => (stepId ? findStep(s, stepId)?.step : undefined))
   const where = memberId && step ? { memberId, step } : null
   const name = useApp((s) => (memberId ? s.members[memberId]?.name : undefined))
+  const knownName = useApp((s) => (knownMemberId ? s.members[knownMemberId]?.name : undefined))
   const focusStep = useApp((s) => s.focusStep)
+  const selectMember = useApp((s) => s.selectMember)
   if (!stepId) return null
-  if (!where) return <span className="muted">from a message ({stepId})</span>
+  if (!where) {
+    if (!knownMemberId) return <span className="muted">from a message that is no longer in any session</span>
+    return (
+      <button
+        className="link-btn made-in"
+        data-testid="made-in"
+        onClick={() => {
+          selectMember(knownMemberId)
+          focusStep(knownMemberId, stepId)
+        }}
+      >
+        from a message in {knownName ?? 'a member'}’s session
+      </button>
+    )
+  }
   return (
     <button className="link-btn made-in" onClick={() => focusStep(where.memberId, stepId)} data-testid="made-in">
       from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “{excerpt(where.step.text, 60)}”
@@ -117,6 +137,7 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
   const [history, setHistory] = useState<Revision[] | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [editing, setEditing] = useState(false)
+  const [reverting, setReverting] = useState<Revision | null>(null)
   const [outcome, setOutcome] = useState<EditOutcome | null>(null)
   const tasks = useApp((s) => s.tasks)
   const dependents = useMemo(() => Object.values(tasks).filter((t) => t.links.some((l) => l.decisionId === decision.id)), [tasks, decision.id])
@@ -146,13 +167,19 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
         <Badge tone={statusTone[decision.status]}>{decision.status}</Badge>
         <span className="dver">v{decision.version}</span>
       </div>
-      {editing ? (
+      {editing || reverting ? (
         <DecisionEditor
+          key={reverting ? `revert-${reverting.version}` : 'edit'}
           decision={decision}
-          onCancel={() => setEditing(false)}
+          {...(reverting ? { revertTo: reverting } : {})}
+          onCancel={() => {
+            setEditing(false)
+            setReverting(null)
+          }}
           onDone={(o) => {
             setOutcome(o)
             setEditing(false)
+            setReverting(null)
           }}
         />
       ) : (
@@ -201,11 +228,11 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           {[...history].reverse().map((r) => {
             const prev = history.find((h) => h.version === r.version - 1)
             return (
-              <li key={r.version} className="revision" data-testid="revision">
+              <li key={r.version} className={`revision${reverting?.version === r.version ? ' reverting' : ''}`} data-testid="revision" data-version={r.version}>
                 <div className="revision-head">
                   <span className="dver">v{r.version}</span>
-                  <span>
-                    {r.version === 1 ? 'created' : 'changed'} by {who(r.actorId)} · {shortTime(r.createdAt)}
+                  <span className="revision-who" data-testid="revision-who">
+                    {authorship(r, prev, who)} · {shortTime(r.createdAt)}
                   </span>
                   {r.editorial && <Badge>editorial</Badge>}
                   {prev && prev.status !== r.status && <Badge tone={statusTone[r.status]}>{`${prev.status} → ${r.status}`}</Badge>}
@@ -217,9 +244,31 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
                   </div>
                 )}
                 <div className="revision-diff">{prev ? <Diff before={prev.statement} after={r.statement} /> : r.statement}</div>
+                {prev && prev.rationale !== r.rationale && (
+                  <div className="revision-diff muted">
+                    Rationale: <Diff before={prev.rationale} after={r.rationale} />
+                  </div>
+                )}
                 {r.sourceMessageId && (
                   <div className="revision-src">
-                    <MadeIn stepId={r.sourceMessageId} />
+                    <MadeIn stepId={r.sourceMessageId} memberId={r.sourceMemberId} />
+                  </div>
+                )}
+                {r.version < decision.version && (
+                  <div className="revision-actions">
+                    <button
+                      className="btn small"
+                      data-testid="revert"
+                      disabled={sameContent(r, decision)}
+                      title={sameContent(r, decision) ? `v${decision.version} already says what v${r.version} said` : `A new version with v${r.version}'s content, after its impact preview`}
+                      onClick={() => {
+                        setOutcome(null)
+                        setEditing(false)
+                        setReverting(r)
+                      }}
+                    >
+                      Revert to this version
+                    </button>
                   </div>
                 )}
               </li>
@@ -230,6 +279,16 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
     </div>
   )
 }
+
+/** "proposed by Tester, accepted by you", "created by you", "changed by Lead". */
+export function authorship(r: Revision, prev: Revision | undefined, who: (id: string | null) => string): string {
+  if (r.proposalId) return `proposed by ${who(r.proposedBy)}, accepted by ${who(r.actorId)}`
+  if (!prev) return `${r.status === 'proposed' ? 'proposed' : 'created'} by ${who(r.actorId)}`
+  if (prev.status === 'proposed' && r.status === 'accepted') return `accepted by ${who(r.actorId)}`
+  return `changed by ${who(r.actorId)}`
+}
+
+const sameContent = (r: Revision, d: Decision) => r.title === d.title && r.statement === d.statement && r.rationale === d.rationale && r.status === d.status
 
 function ExportBox() {
   const api = useApp((s) => s.api)
