@@ -142,4 +142,38 @@ describe('browser UI: drafts, retry, search, archive', () => {
     expect((await core.invoke('workspaces.list', {})).map((w) => w.id)).toEqual([ws.id])
     expect(ui.errors).toEqual([])
   }, 180_000)
+
+  it('jumps to a message older than the loaded page: the session loads older pages until it is there', async () => {
+    const { core, models } = ui.stack
+    const page = ui.page
+    const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir })
+    const old = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Archivist',
+      role: 'historian',
+      provider: { kind: 'openai', model: 'scripted-model', baseURL: models.openaiBaseURL, apiKey: 'sk-test' },
+    })
+    // A long history written straight to the store (as earlier days left it): the oldest step holds the word.
+    const { store } = core.harness.ctx(ws.id)
+    const row = Number(/m(\d+)$/.exec(old.id)![1])
+    const at = new Date().toISOString()
+    store.transaction(() => {
+      store.steps.insert({ member_id: row, kind: 'user', status: 'done', text: 'the quokka migration plan', started_at: at, ended_at: at })
+      for (let i = 0; i < 260; i++) store.steps.insert({ member_id: row, kind: 'user', status: 'done', text: `routine note ${i}`, started_at: at, ended_at: at })
+    })
+    await page.reload()
+    await page.getByTestId('sidebar').waitFor()
+    await page.getByTestId('search-open').click()
+    const dialog = page.getByTestId('search-dialog')
+    await dialog.getByTestId('search-input').fill('quokka')
+    const hit = dialog.getByTestId('search-hit')
+    await expect.poll(() => hit.count()).toBe(1)
+    const target = await hit.getAttribute('data-step-id')
+    await hit.click()
+    const session = page.locator('[data-testid=member-session]')
+    await session.getByTestId('session-head').filter({ hasText: 'Archivist' }).waitFor()
+    await session.locator(`[data-step-id="${target}"].highlighted`).waitFor({ timeout: 15_000 })
+    expect(await session.locator(`[data-step-id="${target}"]`).textContent()).toContain('quokka')
+    expect(ui.errors).toEqual([])
+  }, 120_000)
 })

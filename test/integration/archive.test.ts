@@ -149,5 +149,9 @@ describe('archive and restore', () => {
     await t.core.invoke('workspaces.restore', { workspaceId: ws.id })
     expect((await t.core.invoke('workspaces.list', {})).map((x) => x.id)).toEqual([ws.id])
     expect(await t.core.invoke('workspaces.archived', {})).toEqual([])
+    // Opening its folder again brings an archived workspace back too.
+    await t.core.invoke('workspaces.archive', { workspaceId: ws.id })
+    expect((await t.core.invoke('workspaces.open', { repoPath: t.repoDir })).archivedAt).toBeNull()
+    expect((await t.core.invoke('workspaces.list', {})).map((x) => x.id)).toEqual([ws.id])
   })
 })

@@ -6,6 +6,7 @@ import type { EventBus } from '../events/event-bus'
 import { storageFault } from '../faults'
 import { Registry, type WorkspaceRow } from '../store/registry'
 import { WorkspaceStore } from '../store/workspace-store'
+import { WorkspaceArchiveRepo } from '../store/archive-repo'
 import type { SecretStore } from '../secrets/secret-store'
 import type { Ctx } from './context'
 import { isWorkspaceId, kinds, newWorkspaceId, now, parseId, type EntityKind } from './ids'
@@ -49,6 +50,8 @@ export class Harness {
     const existing = this.registry.byPath(real)
     if (existing) {
       this.registry.touch(existing.id, at, name)
+      // Opening an archived workspace's folder again is asking for it back.
+      if (existing.archived_at) new WorkspaceArchiveRepo(this.registry.db).set(existing.id, null)
       this.ctx(existing.id)
       return toWorkspace(this.registry.byId(existing.id)!)
     }
