@@ -99,6 +99,7 @@ describe('browser UI at scale', () => {
     const editor = card.getByTestId('decision-editor')
     await editor.getByLabel('Statement').fill('Search gives up after 10 s.')
     await editor.getByLabel('Reason').fill('Users leave after 10 s')
+    await editor.getByTestId('rationale-keep').locator('input').check()
     await editor.getByRole('button', { name: /Confirm/ }).click()
     await card.getByTestId('edit-outcome').waitFor()
 
@@ -119,11 +120,21 @@ describe('browser UI at scale', () => {
     expect(after.filter((c) => c.method === 'reports.getMany').length).toBe(1)
     expect(after.filter((c) => c.method === 'tasks.getMany').length).toBeLessThanOrEqual(1)
 
+    // ---- a revert from outside the page (its event only): the restored claims show valid at once ----
+    const beforeRevert = calls.length
+    await core.invoke('decisions.revert', { decisionId: d1.id, toVersion: 1, expectedVersion: 2, reason: 'Back to 30 s' })
+    await expect.poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 }).toBe('0 stale')
+    await expect.poll(() => staleCards.count()).toBe(0)
+    expect(await ui.page.getByTestId('tab-reports').locator('.count').count()).toBe(0)
+    const afterRevert = calls.slice(beforeRevert)
+    expect(afterRevert.filter(wholeList), JSON.stringify(afterRevert.map((c) => c.method))).toEqual([])
+    await ui.page.screenshot({ path: `${SHOTS}/scale-reports-reverted-1440.png` })
+
     // The same screen at 1024 px, for the eye.
     const narrow = await newPage(ui.browser, { width: 1024, height: 768 })
     await narrow.page.goto(ui.stack.url)
     await narrow.page.getByTestId('tab-reports').click()
-    await narrow.page.locator('[data-testid=report-card][data-validity=stale]').first().waitFor()
+    await narrow.page.getByTestId('report-card').first().waitFor()
     await narrow.page.screenshot({ path: `${SHOTS}/scale-reports-1024.png` })
     await narrow.context.close()
     expect(ui.errors).toEqual([])
