@@ -134,5 +134,15 @@ describe('browser UI: the task board', () => {
     await shot(narrow.page, 'board-08-wide-1024')
     expect(narrow.errors).toEqual([])
     await narrow.context.close()
+
+    // ---- and in the dark theme ----
+    const dark = await newPage(ui.browser, { colorScheme: 'dark' })
+    await dark.page.goto(ui.stack.url)
+    await dark.page.getByTestId('tab-tasks').click()
+    await dark.page.getByTestId('board-wide').click()
+    await dark.page.locator('[data-testid=task-card][data-key="T-3"]').waitFor()
+    await shot(dark.page, 'board-09-wide-dark')
+    expect(dark.errors).toEqual([])
+    await dark.context.close()
   }, 180_000)
 })
