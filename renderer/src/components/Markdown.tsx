@@ -5,7 +5,10 @@
  */
 import type { Components } from 'hast-util-to-jsx-runtime'
 import { memo, useRef, type ReactNode } from 'react'
+import type { StepRef } from '../../../shared/schemas'
+import { PinsContext } from '../features/decisions/pins'
 import { RefChip } from '../features/decisions/RefChip'
+import { CodeBlock } from './CodeBlock'
 import { openFence, renderMarkdown, splitBlocks } from './markdown-render'
 
 function isExternal(href: unknown): href is string {
@@ -13,6 +16,7 @@ function isExternal(href: unknown): href is string {
 }
 
 const components = {
+  pre: CodeBlock,
   a: ({ href, children }: { href?: string; children?: React.ReactNode }) =>
     isExternal(href) ? (
       <a href={href} target="_blank" rel="noopener noreferrer" title={href}>
@@ -69,15 +73,18 @@ const GrowingBlock = memo(function GrowingBlock({ text }: { text: string }) {
  * once and cached. While a reply streams, only its last, growing block is parsed again (and not kept in
  * the cache); an open code fence in it is shown as plain code until it closes.
  */
-export const Markdown = memo(function Markdown({ text, streaming }: { text: string; streaming?: boolean }) {
+export const Markdown = memo(function Markdown({ text, streaming, refs }: { text: string; streaming?: boolean; refs?: readonly StepRef[] }) {
   const blocks = splitBlocks(text)
   const growing = streaming ? blocks.pop() : undefined
+  // The step's pins reach its chips through context: the cached trees stay keyed by text alone.
   return (
-    <div className="md">
-      {blocks.map((b, i) => (
-        <Block key={i} text={b} />
-      ))}
-      {growing !== undefined && <GrowingBlock text={growing} />}
-    </div>
+    <PinsContext.Provider value={refs ?? null}>
+      <div className="md">
+        {blocks.map((b, i) => (
+          <Block key={i} text={b} />
+        ))}
+        {growing !== undefined && <GrowingBlock text={growing} />}
+      </div>
+    </PinsContext.Provider>
   )
 })

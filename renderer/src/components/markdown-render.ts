@@ -18,7 +18,8 @@ import remarkRefs from './remark-refs'
 let lowlight: ReturnType<typeof createLowlight> | null = null
 const highlighter = () => (lowlight ??= createLowlight(common))
 
-function textOf(node: ElementContent): string {
+/** The text of a hast node (a code block's code, whatever highlighting wrapped it in). */
+export function textOf(node: ElementContent): string {
   if (node.type === 'text') return node.value
   if (node.type === 'element') return node.children.map(textOf).join('')
   return ''

@@ -1,4 +1,5 @@
 /** Pure operations on a session's steps (ascending seq), shared by the store and the session view. */
+import { mentionPattern } from '../../../shared/keys'
 import type { SessionInfo, Step } from '../../../shared/schemas'
 
 export function idleInfo(memberId: string): SessionInfo {
@@ -155,7 +156,8 @@ export function questionText(argumentsText: string): string | null {
   }
 }
 
-const REF = /\b([DPT])-(\d+)\b/g
+// Chips for decisions, proposals and tasks (reports have no chip): the pattern from the one home of the key format.
+const REF = mentionPattern('DPT')
 
 /** Distinct `D-n` / `P-n` / `T-n` references in text, outside code spans and fences, in order. */
 export function references(text: string): string[] {

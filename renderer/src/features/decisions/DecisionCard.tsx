@@ -4,19 +4,36 @@ import { describeImpact } from '../../lib/impact'
 import { useApp } from '../../stores/app-store'
 import { decisionByKey } from '../../stores/selectors'
 import { DecisionEditor, type EditOutcome } from './DecisionEditor'
+import { Diff } from './Diff'
+import { changedSince, usePinnedRevision } from './pins'
+import './pins.css'
 
 export const statusTone = { proposed: 'info', accepted: 'good', rejected: 'bad', superseded: 'neutral' } as const
 
-/** A live reference card: always the decision's current text; edited in place from any chat. */
-export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: string; sourceMessageId?: string }) {
+/**
+ * A reference card, edited in place from any chat. Live by default; given the version a message was
+ * written against (`pinnedVersion`) that is no longer current, it shows that version's statement, says
+ * the decision changed since, and offers the word diff to the current text. Edit always starts from the
+ * current version.
+ */
+export function DecisionCard({ decisionKey, sourceMessageId, pinnedVersion }: { decisionKey: string; sourceMessageId?: string; pinnedVersion?: number }) {
   const decision = useApp(decisionByKey(decisionKey))
   const members = useApp((s) => s.members)
   const openDecision = useApp((s) => s.openDecision)
   const [editing, setEditing] = useState(false)
   const [outcome, setOutcome] = useState<EditOutcome | null>(null)
+  const [showDiff, setShowDiff] = useState(false)
+  const stale = decision !== undefined && pinnedVersion !== undefined && pinnedVersion !== decision.version
+  const pinned = usePinnedRevision(stale ? decision.id : undefined, stale ? pinnedVersion : undefined)
   if (!decision) return null
   return (
-    <div className={`dcard st-${decision.status}`} data-testid="decision-card" data-key={decision.key} data-version={decision.version}>
+    <div
+      className={`dcard st-${decision.status}${stale ? ' dcard-pinned' : ''}`}
+      data-testid="decision-card"
+      data-key={decision.key}
+      data-version={decision.version}
+      data-pinned-version={pinnedVersion}
+    >
       <div className="dcard-head">
         <span className="dkey">{decision.key}</span>
         <span className="dtitle">{decision.title}</span>
@@ -33,6 +50,7 @@ export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: st
                 setOutcome(null)
                 setEditing(true)
               }}
+              title={stale ? `Edit from the current version, v${decision.version}` : undefined}
             >
               Edit
             </button>
@@ -42,9 +60,27 @@ export function DecisionCard({ decisionKey, sourceMessageId }: { decisionKey: st
           </span>
         )}
       </div>
+      {!editing && stale && (
+        <div className="dcard-pin" data-testid="pinned-version">
+          <span className="pin-label">
+            Written against v{pinnedVersion} · {changedSince(decision.version)}
+          </span>
+          <button className="link-btn" onClick={() => setShowDiff((v) => !v)} aria-pressed={showDiff} data-testid="pinned-diff-toggle" disabled={!pinned}>
+            {showDiff ? 'Hide change' : `Show change v${pinnedVersion} → v${decision.version}`}
+          </button>
+        </div>
+      )}
       {!editing && (
-        <div className="dcard-statement" title={decision.statement}>
-          {decision.statement}
+        <div className={`dcard-statement${showDiff ? ' dcard-diff' : ''}`} title={stale ? pinned?.statement : decision.statement} data-testid="dcard-statement">
+          {!stale ? (
+            decision.statement
+          ) : !pinned ? (
+            <span className="muted">Loading v{pinnedVersion}…</span>
+          ) : showDiff ? (
+            <Diff before={pinned.statement} after={decision.statement} />
+          ) : (
+            pinned.statement
+          )}
         </div>
       )}
       {outcome && !editing && (

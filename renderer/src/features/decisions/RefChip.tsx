@@ -1,24 +1,41 @@
+import { keyKind } from '../../../../shared/keys'
 import { useApp } from '../../stores/app-store'
 import { decisionByKey, proposalByKey, taskByKey } from '../../stores/selectors'
 import { taskStatusWords } from '../../lib/impact'
+import { changedSince, decisionChipView, usePinnedVersion } from './pins'
+import './pins.css'
 
-/** An inline `D-n` / `P-n` / `T-n` that always shows the record's current state. */
+/**
+ * An inline `D-n` / `P-n` / `T-n`. A decision shows the version the step was written against (its pin)
+ * and, when the decision has moved on, that it changed since; unpinned, the current version.
+ */
 export function RefChip({ refKey }: { refKey: string }) {
-  const kind = refKey[0]
+  const kind = keyKind(refKey)
   const decision = useApp(decisionByKey(refKey))
   const proposal = useApp(proposalByKey(refKey))
   const task = useApp(taskByKey(refKey))
+  const pinned = usePinnedVersion(refKey)
   const openDecision = useApp((s) => s.openDecision)
   const setRightTab = useApp((s) => s.setRightTab)
-  if (kind === 'D' && decision) {
+  if (kind === 'decision' && decision) {
+    const view = decisionChipView(decision.version, pinned)
+    const changed = view.nowVersion !== null
     return (
-      <button className={`ref-chip ref-decision st-${decision.status}`} onClick={() => openDecision(decision.id)} title={`${decision.title} — ${decision.statement}`} data-ref={refKey}>
+      <button
+        className={`ref-chip ref-decision st-${decision.status}${changed ? ' ref-changed' : ''}`}
+        onClick={() => openDecision(decision.id)}
+        title={changed ? `${refKey} v${view.version} — ${changedSince(view.nowVersion!)}: ${decision.title} — ${decision.statement}` : `${decision.title} — ${decision.statement}`}
+        data-ref={refKey}
+        data-version={view.version}
+        data-changed={changed ? view.nowVersion! : undefined}
+      >
         {refKey}
-        <span className="ref-ver">v{decision.version}</span>
+        <span className="ref-ver">v{view.version}</span>
+        {changed && <span className="ref-since">{changedSince(view.nowVersion!)}</span>}
       </button>
     )
   }
-  if (kind === 'P' && proposal) {
+  if (kind === 'proposal' && proposal) {
     return (
       <button className={`ref-chip ref-proposal ps-${proposal.state}`} onClick={() => setRightTab('inbox')} title={`proposal ${proposal.state}`} data-ref={refKey}>
         {refKey}
@@ -26,7 +43,7 @@ export function RefChip({ refKey }: { refKey: string }) {
       </button>
     )
   }
-  if (kind === 'T' && task) {
+  if (kind === 'task' && task) {
     return (
       <button className={`ref-chip ref-task${task.flag ? ' flagged' : ''}`} onClick={() => setRightTab('tasks')} title={task.title} data-ref={refKey}>
         {refKey}

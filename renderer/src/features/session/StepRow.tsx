@@ -1,4 +1,5 @@
 import { memo, useMemo, useRef, useState } from 'react'
+import { keyKind } from '../../../../shared/keys'
 import type { Step } from '../../../../shared/schemas'
 import { Markdown } from '../../components/Markdown'
 import { Avatar } from '../../components/ui'
@@ -19,12 +20,23 @@ function ProposalByKey({ refKey }: { refKey: string }) {
   return p ? <ProposalCard proposal={p} /> : null
 }
 
-/** Live cards for the decisions and proposals a message mentions or was recorded as. */
+/** The version each decision key was pinned to in these steps (the message's own pin first). */
+function pinnedVersions(steps: Step[]): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const s of steps) for (const r of s.refs) if (r.version !== undefined && !out.has(r.key)) out.set(r.key, r.version)
+  return out
+}
+
+/**
+ * Cards for the decisions and proposals a message mentions or was recorded as: a mentioned decision at
+ * the version the message pinned (and the change since), the others live.
+ */
 function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   const recorded = useApp(recordedFrom(step.id))
   // What the member's decision tools reported ("Proposal P-3 recorded for D-1") shows as cards too.
+  const isDecisionTool = (t: Step) => /decision|propos/.test(t.tool?.name ?? '') && t.status === 'done'
   const toolText = (tools ?? [])
-    .filter((t) => /decision|propos/.test(t.tool?.name ?? '') && t.status === 'done')
+    .filter(isDecisionTool)
     .map((t) => t.text)
     .join('\n')
   const streaming = step.status === 'streaming'
@@ -33,13 +45,18 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   const keys = useMemo(() => {
     // Cards appear once the reply is complete; while it streams, its references show as inline chips.
     if (streaming) return []
-    const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter((k) => k[0] === 'D' || k[0] === 'P')
+    const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter((k) => keyKind(k) === 'decision' || keyKind(k) === 'proposal')
     // A proposal's card already shows its decision (and the change against it): no second card for that decision.
-    const proposed = new Set(all.map((k) => (k[0] === 'P' ? decisionKeyProposedBy({ proposals, decisions }, k) : undefined)))
+    const proposed = new Set(all.map((k) => (keyKind(k) === 'proposal' ? decisionKeyProposedBy({ proposals, decisions }, k) : undefined)))
     return all.filter((k) => !proposed.has(k)).slice(0, MAX_CARDS)
   }, [streaming, step.text, toolText, recorded, proposals, decisions])
   if (!keys.length) return null
-  return <div className="cards">{keys.map((k) => (k[0] === 'D' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} /> : <ProposalByKey key={k} refKey={k} />))}</div>
+  const pins = pinnedVersions([step, ...(tools ?? []).filter(isDecisionTool)])
+  return (
+    <div className="cards">
+      {keys.map((k) => (keyKind(k) === 'decision' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} pinnedVersion={pins.get(k)} /> : <ProposalByKey key={k} refKey={k} />))}
+    </div>
+  )
 }
 
 /** A failed model call: what the provider said, and the way to the settings that usually fix it. */
@@ -140,7 +157,7 @@ export const StepRow = memo(
               <span className="when">{shortTime(step.startedAt)}</span>
             </div>
             <div className="bubble user-bubble" ref={bodyRef}>
-              <Markdown text={step.text} />
+              <Markdown text={step.text} refs={step.refs} />
             </div>
             <Cards step={step} />
           </div>
@@ -150,14 +167,14 @@ export const StepRow = memo(
           <div {...common}>
             <div className="step-meta">
               {from && <Avatar id={from.id} name={from.name} size={20} />}
-              <span className="who" data-origin={step.origin ?? undefined}>
+              <span className="who">From {from?.name ?? 'another member'}</span>
                 {step.origin === 'concord' ? `Started by Concord: ${step.text.split('\n')[0]}` : `From ${from?.name ?? 'another member'}`}
               </span>
               <span className="when">{shortTime(step.startedAt)}</span>
               <Actions step={step} bodyRef={bodyRef} actions={actions} />
             </div>
             <div className="bubble message-bubble" ref={bodyRef}>
-              <Markdown text={step.text} />
+              <Markdown text={step.text} refs={step.refs} />
             </div>
             <Cards step={step} />
           </div>
@@ -189,7 +206,7 @@ export const StepRow = memo(
             </div>
             {(step.text || step.status === 'streaming') && (
               <div className={`bubble model-bubble${step.status === 'streaming' ? ' is-streaming' : ''}`} ref={bodyRef}>
-                {step.text ? <Markdown text={step.text} streaming={step.status === 'streaming'} /> : <span className="cursor" aria-label="waiting for the first words" />}
+                {step.text ? <Markdown text={step.text} streaming={step.status === 'streaming'} refs={step.refs} /> : <span className="cursor" aria-label="waiting for the first words" />}
               </div>
             )}
             {step.toolCalls.length > 0 && (
@@ -223,7 +240,7 @@ export const StepRow = memo(
               <div className="notice-title">
                 Notice to {member?.name ?? 'member'} · {shortTime(step.startedAt)}
               </div>
-              <Markdown text={step.text} />
+              <Markdown text={step.text} refs={step.refs} />
             </div>
             <Cards step={step} />
           </div>
