@@ -2,6 +2,8 @@
  * The renderer's paged lists (issue 12): membership moves when a row changes, paging, patching from a
  * decision's impact, and the edit's answer and event applied once.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { EventEnvelope, MethodName } from '../../shared/contract'
 import type { Decision, Report, Task } from '../../shared/schemas'
@@ -142,7 +144,19 @@ const impactOf = (extra: Partial<CompactImpact>): CompactImpact => ({
 const whole = (c: { method: string; params: Record<string, unknown> }) =>
   c.method === 'tasks.list' || c.method === 'reports.list' || (c.method.endsWith('.page') && !c.params.cursor && c.params.limit !== 1)
 
+/** Every source file of the renderer. */
+function rendererSources(dir = join(import.meta.dirname, '..', '..', 'renderer', 'src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? rendererSources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))
+}
+
 describe('list rules', () => {
+  it('no renderer path reads a whole task or report list (pages and ids only)', () => {
+    const files = rendererSources()
+    expect(files.length).toBeGreaterThan(20)
+    const offenders = files.filter((f) => /['"](tasks|reports)\.list['"]/.test(readFileSync(f, 'utf8')))
+    expect(offenders).toEqual([])
+  })
+
   it('names a filter the same whatever the key or status order', () => {
     expect(filterKey({ status: ['todo', 'blocked'], flagged: true })).toBe(filterKey({ flagged: true, status: ['blocked', 'todo'], assigneeId: undefined }))
     expect(filterKey({ flagged: true })).not.toBe(filterKey({ flagged: false }))
