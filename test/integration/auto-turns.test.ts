@@ -222,6 +222,26 @@ describe('reports move tasks', () => {
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(3)
   })
 
+  it('stale evidence starts its author once per delivery: a turn that ends without a report is not started again', async () => {
+    const impl = await member('Impl', 'implementer')
+    const tester = await member('Tess', 'tester')
+    const { d, task } = await decisionAndTask(impl, 'delivered')
+    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
+    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'second'], { cwd: t.repoDir })
+    const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    script(tester.name, { text: 'I looked, but I will report later.' })
+    const idle = settles(tester)
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: c2 } })
+    await idle
+    expect(byConcord(await steps(tester))[0].text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
+    // The same stale evidence seen again (any change to the task) starts nothing new.
+    await t.core.invoke('tasks.update', { taskId: task.id, title: 'Web search tool (v2)' })
+    await humanSays(tester, 'ok')
+    expect(byConcord(await steps(tester))).toHaveLength(1)
+    expect(asked.get('Tess')).toHaveLength(2)
+  })
+
   it('without autoDeliver, a passing implementation report by the assignee offers delivery on its commit', async () => {
     const impl = await member('Impl', 'implementer')
     const { task } = await decisionAndTask(impl)
