@@ -25,11 +25,11 @@ const OLD_LINKS = 100_000
 const P1H_REPORTS = 10
 const P1H_TARGET = 2
 
-type Ctx = ReturnType<Core['harness']['ctx']>
+export type Ctx = ReturnType<Core['harness']['ctx']>
 const rowOf = (id: string, kind: string) => Number(id.split(`-${kind}`)[1])
 
 /** Seeds tasks linked to `links` and reports whose basis and claims pin `d`'s current content, in bulk through the repositories. */
-function seed(ctx: Ctx, d: Decision, links: Decision[], tasks: number, reports: number, claims: number): void {
+export function seed(ctx: Ctx, d: Decision, links: Decision[], tasks: number, reports: number, claims: number): void {
   const { store } = ctx
   const statuses = ['todo', 'in_progress', 'delivered', 'accepted'] as const
   const dn = rowOf(d.id, 'd')

@@ -81,8 +81,9 @@ export function replay(db: Db, calls: TracedCall[]): number {
   const run = db.transaction(() => {
     for (const c of calls) {
       const stmt = prepared.get(c.sql)!
-      if (c.method === 'iterate') for (const row of stmt.iterate(...c.args)) if (row === undefined) break
-      else if (c.method === 'run') stmt.run(...c.args)
+      if (c.method === 'iterate') {
+        for (const row of stmt.iterate(...c.args)) if (row === undefined) break
+      } else if (c.method === 'run') stmt.run(...c.args)
       else if (c.method === 'get') stmt.get(...c.args)
       else stmt.all(...c.args)
     }

@@ -3,17 +3,22 @@
  *
  * P2  open a 10,000-step session: time from the click on the member to its first screen of steps
  *     painted (target ≤ 100 ms), median of several cold opens (page reloaded, session not loaded).
- * P3  three members streaming 200 tokens/s each, all on screen in the team view: the longest task on
- *     the renderer's main thread, from a Chromium trace (target ≤ 50 ms).
+ * P3  three members streaming 200 tokens/s each, all on screen in the team view, while a normative edit of a
+ *     decision 10,000 reports depend on lands mid-stream: the longest task on the renderer's main thread
+ *     (Long Tasks API, and a Chromium trace) ≤ 50 ms, the longest stall of the server's event loop ≤ 50 ms,
+ *     and every streamed text durable in SQLite ≤ 250 ms after the core received it. The verdict counts
+ *     every round, traced or not.
  *
  * Run by itself: npx tsx bench/ui.ts (builds the renderer first when it is out of date).
  */
 import { mkdirSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { Member, Workspace } from '../shared/schemas'
 import { ensureRendererBuilt, launchChromium, newPage, startStack, type Stack } from '../test/e2e/support'
+import { seed } from './p1-edit'
 import { median, ms, verdict } from './util'
 
 const STEPS = 10_000
@@ -25,6 +30,10 @@ const TOKENS_PER_SECOND = 200
 const TOKENS_PER_CHUNK = 2
 const STREAM_SECONDS = 8
 const CHARS_PER_TOKEN = 4
+/** P3's edit lands mid-stream on a decision 10,000 reports depend on. */
+const P3_REPORTS = 10_000
+const P3_STALL_TARGET = 50
+const P3_DURABLE_TARGET = 250
 
 const paragraph = (i: number) =>
   `Step ${i}: I checked **D-${(i % 7) + 1}** against the handler in \`src/api/items.ts\`. The request body is parsed once and validated; ` +
@@ -255,18 +264,76 @@ function streamedText(member: string, chars: number): string {
   return parts.join('').slice(0, chars)
 }
 
+/**
+ * How long streamed text waits to be durable: every delta the core emits (session.delta) against the first
+ * write of that step's text to SQLite that contains it (the store's setText while streaming, finish at the end).
+ */
+function durability(stack: Stack, workspaceId: string) {
+  const steps = stack.core.harness.ctx(workspaceId).store.steps as unknown as Record<'setText' | 'finish', (id: number, arg: unknown) => void>
+  const pending = new Map<number, { length: number; at: number }[]>()
+  const received = new Map<number, number>()
+  let worst = 0
+  let deltas = 0
+  const written = (id: number, length: number) => {
+    const now = performance.now()
+    const queue = pending.get(id) ?? []
+    while (queue.length && queue[0].length <= length) worst = Math.max(worst, now - queue.shift()!.at)
+  }
+  const originals = { setText: steps.setText, finish: steps.finish }
+  steps.setText = function (id: number, text: unknown) {
+    originals.setText.call(this, id, text)
+    written(id, String(text).length)
+  }
+  steps.finish = function (id: number, patch: unknown) {
+    originals.finish.call(this, id, patch)
+    const text = (patch as { text?: string }).text
+    if (typeof text === 'string') written(id, text.length)
+  }
+  const off = stack.core.bus.on((e) => {
+    if (e.event !== 'session.delta' || e.payload.workspaceId !== workspaceId) return
+    const id = Number(e.payload.stepId.split('-s')[1])
+    const length = (received.get(id) ?? 0) + e.payload.text.length
+    received.set(id, length)
+    deltas++
+    const queue = pending.get(id) ?? []
+    queue.push({ length, at: performance.now() })
+    pending.set(id, queue)
+  })
+  return {
+    peekDeltas: () => deltas,
+    take() {
+      const unwritten = [...pending.values()].reduce((n, q) => n + q.length, 0)
+      const out = { worst, deltas, unwritten }
+      worst = 0
+      deltas = 0
+      return out
+    },
+    stop() {
+      off()
+      steps.setText = originals.setText
+      steps.finish = originals.finish
+    },
+  }
+}
+
 async function p3(stack: Stack): Promise<void> {
   const repo = join(stack.repoDir, 'p3')
   mkdirSync(repo)
-  const ws = await stack.core.invoke('workspaces.open', { repoPath: repo, name: 'streaming' })
+  const ws = await stack.core.invoke('workspaces.open', { repoPath: repo, name: 'streaming', isolation: 'shared' })
   const provider = { kind: 'openai-compatible' as const, model: 'bench', baseURL: stack.models.openaiBaseURL, apiKey: 'sk-bench' }
   const names = ['Ada', 'Brook', 'Cato']
   const members: Member[] = []
   for (const name of names) members.push(await stack.core.invoke('members.create', { workspaceId: ws.id, name, role: 'implementer', provider, approval: 'auto' }))
-  await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'REST with JSON bodies' })
+  const decision = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'REST with JSON bodies' })
+  const other = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'SQLite' })
+  seed(stack.core.harness.ctx(ws.id), decision, [decision, other], 1_000, P3_REPORTS, 3)
+  let version = decision.version
+  const statements = ['GraphQL over HTTP', 'REST with JSON bodies']
 
   const chars = TOKENS_PER_SECOND * STREAM_SECONDS * CHARS_PER_TOKEN
   const browser = await launchChromium()
+  const loop = monitorEventLoopDelay({ resolution: 5 })
+  const durable = durability(stack, ws.id)
   try {
     const page = await benchPage(browser)
     await page.goto(stack.url)
@@ -281,8 +348,8 @@ async function p3(stack: Stack): Promise<void> {
       w.__longTasks = []
       new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: false })
     })
-    /** One round: every member streams one long reply at once; resolves when all three are done. */
-    const round = async (n: number): Promise<number> => {
+    /** One round: every member streams one long reply at once, and the edit lands halfway; resolves when all three are done. */
+    const round = async (n: number): Promise<{ seconds: number; stall: number; impactReports: number }> => {
       for (const m of members) {
         stack.models.enqueue({
           text: streamedText(m.name, chars),
@@ -292,47 +359,76 @@ async function p3(stack: Stack): Promise<void> {
         })
       }
       const t0 = Date.now()
+      loop.reset()
+      loop.enable()
       await Promise.all(members.map((m) => stack.core.invoke('sessions.send', { memberId: m.id, text: `Write it all out, please (${n}).` })))
+      // Halfway through the stream (by the text the core has received), the edit lands.
+      await new Promise<void>((resolve) => {
+        const off = stack.core.bus.on((e) => {
+          if (e.event === 'session.delta' && e.payload.workspaceId === ws.id && durable.peekDeltas() >= (chars / (CHARS_PER_TOKEN * TOKENS_PER_CHUNK)) * 1.5) {
+            off()
+            resolve()
+          }
+        })
+      })
+      const edit = await stack.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: version++, statement: statements[n % 2] })
       for (const m of members) {
         await page
           .locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`)
           .nth(n - 1)
           .waitFor({ timeout: 60_000 })
       }
-      return (Date.now() - t0) / 1000
+      loop.disable()
+      return { seconds: (Date.now() - t0) / 1000, stall: loop.max / 1e6, impactReports: edit.impact.counts.reports }
     }
     const takeLongTasks = () => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0))
 
     // Round 1 as a user runs it (no tracer): Chromium's Long Tasks API reports every task over 50 ms.
-    const seconds = await round(1)
+    const r1 = await round(1)
+    const d1 = durable.take()
     const longTasks = await takeLongTasks()
     const layers = await compositedLayers(page)
     // Round 2 under a trace, for every task's length in wall-clock and in thread CPU time.
     await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] })
-    await round(2)
+    const r2 = await round(2)
     const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] }
+    const d2 = durable.take()
     const tracedLongTasks = await takeLongTasks()
     const shown = await page.evaluate(() => [...document.querySelectorAll('[data-kind=model]')].map((e) => e.textContent?.length ?? 0))
     const r = longestMainThreadTask(trace)
     const tokens = chars / CHARS_PER_TOKEN
     const cores = availableParallelism()
     const longest = Math.max(0, ...longTasks)
+    const longestTraced = Math.max(0, ...tracedLongTasks)
     console.log(
-      `P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view: ${tokens} tokens each in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s achieved)`,
+      `P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view, an edit of a decision ${P3_REPORTS.toLocaleString()} reports depend on landing halfway (impact: ${r1.impactReports} reports): ${tokens} tokens each in ${r1.seconds.toFixed(1)} s (${(tokens / r1.seconds).toFixed(0)} tokens/s achieved)`,
     )
     console.log(`   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`)
-    console.log(`   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length})`)
+    console.log(
+      `   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length}${tracedLongTasks.length ? `, longest ${ms(longestTraced)}` : ''})`,
+    )
     console.log(`                 inside the longest task (largest events, ms): ${r.inside || 'n/a'}`)
     console.log(
       `                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`,
     )
     console.log(`   composited layers with three long replies on screen: ${layers} (each is re-layerized every frame; sideways-scrolling code blocks once made 194)`)
     console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
+    const stall = Math.max(r1.stall, r2.stall)
+    const durableMs = Math.max(d1.worst, d2.worst)
+    const unwritten = d1.unwritten + d2.unwritten
+    console.log(`   server event loop: longest stall ${ms(r1.stall)} (untraced round), ${ms(r2.stall)} (traced round)`)
     console.log(
-      `   target ≤ ${P3_TARGET} ms: ${longTasks.length ? `ratio ${(longest / P3_TARGET).toFixed(2)} wall-clock → ${verdict(longest <= P3_TARGET)}` : `no task over ${P3_TARGET} ms → ${verdict(true)}`}; ` +
-        `CPU time ratio ${(r.longestCpu / P3_TARGET).toFixed(2)} → ${verdict(r.longestCpu <= P3_TARGET)}`,
+      `   streamed text durable: ${(d1.deltas + d2.deltas).toLocaleString()} deltas, the slowest written ${ms(durableMs)} after the core received it${unwritten ? `; ${unwritten} never written` : ''}`,
+    )
+    // Every round counts: the traced one too (the tracer adds work, which is what a user's extensions do as well).
+    const renderer = Math.max(longest, longestTraced, r.longest)
+    console.log(
+      `   targets: renderer task ≤ ${P3_TARGET} ms: longest ${ms(renderer)} over both rounds → ${verdict(renderer <= P3_TARGET)} (CPU time ratio ${(r.longestCpu / P3_TARGET).toFixed(2)} → ${verdict(r.longestCpu <= P3_TARGET)}); ` +
+        `server stall ≤ ${P3_STALL_TARGET} ms → ${verdict(stall <= P3_STALL_TARGET)}; durable ≤ ${P3_DURABLE_TARGET} ms → ${verdict(durableMs <= P3_DURABLE_TARGET && unwritten === 0)}`,
     )
   } finally {
+    durable.stop()
+    loop.disable()
     await browser.close()
   }
 }

@@ -1,0 +1,254 @@
+/**
+ * UI benchmarks at scale, in Chromium through the browser bridge:
+ *
+ * P6  the whole edit as the user sees it: from the HTTP call (decisions.update, made by the page) to the open
+ *     Reports panel showing the new stale count and every visible report card stale, with 10,000 reports
+ *     (target ≤ 100 ms) and with 100,000 (≤ 1.5× the 10k figure); bytes the page receives after the edit
+ *     (WebSocket frames + HTTP bodies, from Chromium's network events) ≤ 256 KB; the decision.changed frame
+ *     ≤ 64 KB at any size.
+ * P5  `concord serve` (the real CLI, node bin/concord.js) to the first screen of a workspace with 10,000
+ *     reports painted (≤ 1.0 s), and to the welcome screen with an empty data folder (≤ 0.8 s).
+ *
+ * Run by itself: npx tsx bench/ui-scale.ts (builds the renderer first when it is out of date).
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, CDPSession, Page } from 'playwright-core'
+import { createCore, type Core } from '../electron/main/core'
+import type { Workspace } from '../shared/schemas'
+import { ensureRendererBuilt, launchChromium, newPage, startStack, type Stack } from '../test/e2e/support'
+import { seed } from './p1-edit'
+import { median, ms, verdict } from './util'
+
+const P6_TARGET = 100
+const P6_SCALE_RATIO = 1.5
+const P6_BYTES = 256 * 1024
+const P6_FRAME = 64 * 1024
+const P6_RUNS = 5
+const P5_TARGET = 1000
+const P5_EMPTY_TARGET = 800
+const P5_RUNS = 3
+const TASKS = 1_000
+const CLAIMS = 3
+const root = join(import.meta.dirname, '..')
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
+
+/** A workspace with `reports` reports (3 claims each) on 1,000 tasks that depend on its decision D-1. */
+async function seededWorkspace(core: Core, repoDir: string, reports: number): Promise<{ ws: Workspace; decisionId: string }> {
+  mkdirSync(repoDir, { recursive: true })
+  const ws = await core.invoke('workspaces.open', { repoPath: repoDir, isolation: 'shared' })
+  await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
+  const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'A' })
+  const other = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'SQLite' })
+  seed(core.harness.ctx(ws.id), d, [d, other], TASKS, reports, CLAIMS)
+  return { ws, decisionId: d.id }
+}
+
+/** What the page receives, from Chromium's network events: every WebSocket frame and HTTP body. */
+function countBytes(cdp: CDPSession) {
+  let bytes = 0
+  let largestEventFrame = 0
+  cdp.on('Network.webSocketFrameReceived', (e: { response: { payloadData: string } }) => {
+    const n = Buffer.byteLength(e.response.payloadData)
+    bytes += n
+    if (e.response.payloadData.includes('"decision.changed"')) largestEventFrame = Math.max(largestEventFrame, n)
+  })
+  cdp.on('Network.dataReceived', (e: { dataLength: number }) => {
+    bytes += e.dataLength
+  })
+  return {
+    take() {
+      const out = { bytes, largestEventFrame }
+      bytes = 0
+      largestEventFrame = 0
+      return out
+    },
+  }
+}
+
+const prefs = (workspaceId: string, rightTab: string) =>
+  `localStorage.setItem('concord.ui', ${JSON.stringify(JSON.stringify({ state: { lastWorkspaceId: workspaceId, rightTab, panelOpen: true, theme: 'light' }, version: 1 }))})`
+
+/** The page edits D-1 through the API and resolves when the Reports panel shows `stale` stale reports, painted. */
+async function editAndWait(page: Page, token: string, decisionId: string, expectedVersion: number, statement: string, stale: number): Promise<number> {
+  return page.evaluate(
+    async ({ token, decisionId, expectedVersion, statement, stale }) => {
+      const shown = () => {
+        const count = document.querySelector('[data-testid=reports-stale-count]')?.textContent ?? ''
+        if (count.replace(/\D/g, '') !== String(stale)) return false
+        const cards = [...document.querySelectorAll('[data-testid=report-card]')]
+        return cards.length > 0 && cards.every((c) => (c.getAttribute('data-validity') === 'stale') === stale > 0)
+      }
+      const t0 = performance.now()
+      const res = await fetch('/api/decisions.update', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ decisionId, expectedVersion, statement }),
+      })
+      if (!res.ok) throw new Error(`decisions.update: ${res.status} ${await res.text()}`)
+      await res.arrayBuffer()
+      await new Promise<void>((resolve) => {
+        if (shown()) return resolve()
+        const observer = new MutationObserver(() => {
+          if (shown()) {
+            observer.disconnect()
+            resolve()
+          }
+        })
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true })
+      })
+      // The frame that shows it.
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))
+      return performance.now() - t0
+    },
+    { token, decisionId, expectedVersion, statement, stale },
+  )
+}
+
+/** Waits until the page has received nothing for `quietMs` (late refetches count as part of the edit's bytes). */
+async function settle(page: Page, cdp: CDPSession, quietMs = 400): Promise<void> {
+  let last = Date.now()
+  const bump = () => (last = Date.now())
+  cdp.on('Network.webSocketFrameReceived', bump)
+  cdp.on('Network.dataReceived', bump)
+  while (Date.now() - last < quietMs) await page.waitForTimeout(50)
+  cdp.off('Network.webSocketFrameReceived', bump)
+  cdp.off('Network.dataReceived', bump)
+}
+
+async function p6Case(browser: Browser, stack: Stack, reports: number) {
+  const { ws, decisionId } = await seededWorkspace(stack.core, join(stack.repoDir, `p6-${reports}`), reports)
+  const token = new URL(stack.url).searchParams.get('token')!
+  const { page, context } = await newPage(browser)
+  try {
+    // tsx names functions with an `__name` helper that page.evaluate cannot see: give the page one.
+    await page.addInitScript('globalThis.__name = (fn) => fn')
+    await page.addInitScript(prefs(ws.id, 'reports'))
+    await page.goto(stack.url)
+    await page.getByTestId('reports-count').waitFor()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Network.enable')
+    const bytes = countBytes(cdp)
+    let version = (await stack.core.invoke('decisions.get', { decisionId })).version
+    const times: number[] = []
+    const received: number[] = []
+    let frame = 0
+    for (let i = 0; i < P6_RUNS; i++) {
+      await settle(page, cdp)
+      bytes.take()
+      times.push(await editAndWait(page, token, decisionId, version++, 'B', reports))
+      await settle(page, cdp)
+      const got = bytes.take()
+      received.push(got.bytes)
+      frame = Math.max(frame, got.largestEventFrame)
+      await editAndWait(page, token, decisionId, version++, 'A', 0)
+    }
+    return { ms: median(times), bytes: median(received), frame }
+  } finally {
+    await context.close()
+  }
+}
+
+async function p6(browser: Browser, stack: Stack): Promise<void> {
+  const small = await p6Case(browser, stack, 10_000)
+  const large = await p6Case(browser, stack, 100_000)
+  const ratio = large.ms / small.ms
+  console.log(`P6  an edit as the user sees it: HTTP call → Reports panel updated (Chromium, through the bridge), median of ${P6_RUNS}`)
+  console.log(`    10,000 reports: ${ms(small.ms)} (target ≤ ${P6_TARGET} ms: ${verdict(small.ms <= P6_TARGET)}); bytes received ${kb(small.bytes)}; decision.changed frame ${kb(small.frame)}`)
+  console.log(
+    `    100,000 reports: ${ms(large.ms)}; ratio to 10k ${ratio.toFixed(2)}x (target ≤ ${P6_SCALE_RATIO}x: ${verdict(ratio <= P6_SCALE_RATIO)}); bytes ${kb(large.bytes)}; frame ${kb(large.frame)}`,
+  )
+  const worstBytes = Math.max(small.bytes, large.bytes)
+  const worstFrame = Math.max(small.frame, large.frame)
+  console.log(
+    `    bytes after the edit ≤ ${kb(P6_BYTES)}: ${verdict(worstBytes <= P6_BYTES)} (ratio ${(worstBytes / P6_BYTES).toFixed(2)}); decision.changed frame ≤ ${kb(P6_FRAME)}: ${verdict(worstFrame <= P6_FRAME && worstFrame > 0)} (ratio ${(worstFrame / P6_FRAME).toFixed(2)})`,
+  )
+}
+
+/** Spawns `concord serve` on a data folder; resolves with its URL and the process, and the ms until it printed it. */
+function serve(dataDir: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'concord.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString()
+      const m = /serving on (\S+)/.exec(out)
+      if (m)
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise<void>((done) => {
+              child.once('exit', () => done())
+              child.kill('SIGTERM')
+            }),
+        })
+    })
+    child.once('exit', (code) => reject(new Error(`concord serve exited (${code}): ${out}`)))
+  })
+}
+
+/** From spawning `concord serve` to `selector` visible in a page that opens its address (browser already running). */
+async function startToScreen(browser: Browser, dataDir: string, init: string | null, selector: string): Promise<number> {
+  const token = randomBytes(18).toString('base64url')
+  const { page, context } = await newPage(browser)
+  try {
+    if (init) await page.addInitScript(init)
+    const t0 = performance.now()
+    const server = await serve(dataDir, token)
+    try {
+      await page.goto(server.url)
+      await page.locator(selector).first().waitFor()
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+      return performance.now() - t0
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await context.close()
+  }
+}
+
+async function p5(browser: Browser): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-bench-p5-'))
+  try {
+    const dataDir = join(dir, 'data')
+    const core = createCore({ dataDir })
+    const { ws } = await seededWorkspace(core, join(dir, 'repo'), 10_000)
+    await core.close()
+    const empty = join(dir, 'empty')
+    // One untimed start each: the first run of a build pays for the disk cache, as any first start does.
+    await startToScreen(browser, dataDir, prefs(ws.id, 'reports'), '[data-testid=reports-count]')
+    const full: number[] = []
+    const none: number[] = []
+    for (let i = 0; i < P5_RUNS; i++) {
+      full.push(await startToScreen(browser, dataDir, prefs(ws.id, 'reports'), '[data-testid=reports-count]'))
+      rmSync(empty, { recursive: true, force: true })
+      none.push(await startToScreen(browser, empty, null, '[data-testid=welcome]'))
+    }
+    const f = median(full)
+    const e = median(none)
+    console.log(`P5  concord serve (built CLI) to the first screen in Chromium, median of ${P5_RUNS} starts`)
+    console.log(`    workspace with 10,000 reports (Reports panel shown): ${ms(f)} (target ≤ ${P5_TARGET} ms: ${verdict(f <= P5_TARGET)}; ratio ${(f / P5_TARGET).toFixed(2)})`)
+    console.log(`    empty data folder (welcome screen): ${ms(e)} (target ≤ ${P5_EMPTY_TARGET} ms: ${verdict(e <= P5_EMPTY_TARGET)}; ratio ${(e / P5_EMPTY_TARGET).toFixed(2)})`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+ensureRendererBuilt()
+const browser = await launchChromium()
+try {
+  await p5(browser)
+  const stack = await startStack()
+  try {
+    await p6(browser, stack)
+  } finally {
+    await stack.close()
+  }
+} finally {
+  await browser.close()
+}
