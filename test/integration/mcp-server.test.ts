@@ -122,6 +122,40 @@ describe('concord mcp', () => {
     expect(stderr).toContain('there is no Concord data folder')
   })
 
+  it("pushes what an agent in the user's own terminal does to the running app: domain events and the steps in its session", async () => {
+    // The app's bus is what the bridge streams to an open browser (and the desktop window).
+    const heard: { event: string; payload: Record<string, unknown> }[] = []
+    t.core.bus.on((e) => heard.push(e as never))
+    const seen = (event: string, match: (p: Record<string, unknown>) => boolean = () => true) => waitForEvent(t.core, (e) => e.event === event && match(e.payload as Record<string, unknown>), 15_000)
+    const stepOf = (memberId: string, tool: string) => (p: Record<string, unknown>) => p.memberId === memberId && (p.step as { tool?: { name?: string } | null }).tool?.name === tool
+    const lead = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'auto' })
+    const client = await connect(impl.id)
+    const asLead = await connect(lead.id)
+
+    let events = Promise.all([seen('proposal.changed'), seen('session.step', stepOf(impl.id, 'propose_decision_change'))])
+    expect((await client.callTool({ name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use GraphQL', reason: 'clients' } })).isError).toBeFalsy()
+    await events
+    events = Promise.all([seen('decision.changed'), seen('session.step', stepOf(lead.id, 'update_decision'))])
+    expect((await asLead.callTool({ name: 'update_decision', arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'latency' } })).isError).toBeFalsy()
+    await events
+    // The decision change flagged the task: the notice goes out with the implementer's next tool result, a step too.
+    events = Promise.all([
+      seen('report.submitted'),
+      seen('session.step', stepOf(impl.id, 'submit_report')),
+      seen('session.step', (p) => p.memberId === impl.id && (p.step as { kind: string }).kind === 'notice'),
+    ])
+    const report = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'from my terminal', claims: [] } })
+    expect(report.isError).toBeFalsy()
+    await events
+    events = Promise.all([seen('task.changed', (p) => (p.task as Task).status === 'delivered'), seen('session.step', stepOf(impl.id, 'update_task_status'))])
+    expect((await client.callTool({ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'delivered' } })).isError).toBeFalsy()
+    await events
+    // The steps shown are the ones stored: a reload gives the same session.
+    const stored = (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.map((x) => x.id)
+    const pushed = heard.filter((e) => e.event === 'session.step' && e.payload.memberId === impl.id).map((e) => (e.payload.step as { id: string }).id)
+    expect(pushed).toEqual(stored)
+  })
+
   it("takes events on the app's relay only with its per-run secret", async () => {
     const { address, secret } = JSON.parse(readFileSync(join(t.dataDir, 'run', 'relay.json'), 'utf8')) as { address: string; secret: string }
     expect(statSync(join(t.dataDir, 'run', 'relay.json')).mode & 0o077).toBe(0)

@@ -2,7 +2,7 @@
  * How writes made by a `concord mcp` process (a separate process on the same data folder) reach the running app's
  * event bus, so a report Claude Code submits shows in the UI without a reload. The app listens on a local socket
  * and writes its address and a per-run secret to <dataDir>/run/relay.json (0600); the MCP process sends each event
- * its harness emitted as one JSON line carrying that secret. Only domain events are taken: sessions are the app's.
+ * its harness emitted as one JSON line carrying that secret. Domain events are taken, and of a session only its steps.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,7 +12,9 @@ import { join } from 'node:path'
 import type { EventEnvelope, EventName } from '../../../shared/contract'
 import type { EventBus } from '../events/event-bus'
 
-const RELAYED = new Set<EventName>(['decision.created', 'decision.changed', 'proposal.changed', 'task.changed', 'report.submitted', 'notice.created'])
+// session.step: the steps a `concord mcp` from the user's own terminal records in its member's session (its tool calls,
+// the notices it delivered); the rest of a session (state, resets, deltas) is the app's alone.
+const RELAYED = new Set<EventName>(['decision.created', 'decision.changed', 'proposal.changed', 'task.changed', 'report.submitted', 'notice.created', 'session.step'])
 const MAX_LINE = 4 * 1024 * 1024
 
 const relayFile = (dataDir: string) => join(dataDir, 'run', 'relay.json')

@@ -16,6 +16,7 @@ import { memberRowOf } from '../harness/context'
 import { Harness } from '../harness/harness'
 import { now, parseId } from '../harness/ids'
 import { buildBrief } from '../runtime/brief'
+import { toStep } from '../runtime/steps'
 import { SecretStore } from '../secrets/secret-store'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError } from '../runtime/tools/types'
@@ -49,6 +50,11 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
     const call = <M extends MethodName>(method: M, params: Params<M>) => dispatch(handlers, method, params) as Promise<Result<M>>
     const repoPath = harness.workspace(workspaceId).repoPath
     const first = member()
+    // What the agent did shows in the member's session in the running app (the relay forwards it).
+    const emitStep = (id: number) => {
+      const row = ctx().store.steps.get(id)
+      if (row) bus.emit('session.step', { workspaceId, memberId, step: toStep(workspaceId, row) })
+    }
     const binding: McpBinding = {
       authority: first.authority,
       approval: first.approval,
@@ -79,12 +85,16 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
         if (allowed !== null) return allowed
         throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
       },
-      afterCall: () => takeNotices(ctx(), rowId, null, options.record !== false)?.text ?? '',
+      afterCall: () => {
+        const taken = takeNotices(ctx(), rowId, null, options.record !== false)
+        if (taken?.stepId) emitStep(taken.stepId)
+        return taken?.text ?? ''
+      },
       record:
         options.record === false
           ? undefined
           : (c, text, ok) => {
-              ctx().store.steps.insert({
+              const id = ctx().store.steps.insert({
                 member_id: rowId,
                 kind: 'tool',
                 status: ok ? 'done' : 'error',
@@ -96,6 +106,7 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
                 started_at: now(),
                 ended_at: now(),
               })
+              emitStep(id)
             },
     }
     return {
