@@ -60,7 +60,7 @@ export function createCore(options: CoreOptions): Core {
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
   const relay = startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
-    ...harnessHandlers({ harness, tokens: (ws) => runtime.tokens(ws) }),
+    ...harnessHandlers({ harness }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({ pickFolder: options.pickFolder, secrets }),

@@ -3,7 +3,7 @@ import type { Harness } from '../harness/harness'
 import { acceptTask, taskReadiness } from '../harness/acceptance'
 import { createDecision, getDecision, listDecisions, previewImpact, updateDecision } from '../harness/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members'
-import { getMetrics, type TokenTotals } from '../harness/metrics'
+import { getMetrics } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/proposals'
 import { getReport, listReports, submitReport } from '../harness/reports'
@@ -25,10 +25,9 @@ export type HarnessMethod = Exclude<MethodName, never>
 
 export interface HandlerDeps {
   harness: Harness
-  tokens?: (workspaceId: string) => TokenTotals
 }
 
-export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
+export function harnessHandlers({ harness: h }: HandlerDeps) {
   return {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
@@ -95,7 +94,7 @@ export function harnessHandlers({ harness: h, tokens }: HandlerDeps) {
       const n = memberRowOf(ctx, p.memberId, 'memberId')
       return ctx.store.log.notices(n, p.pending ?? false).map((r) => toNotice(ctx.wsId, r))
     },
-    'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId), tokens?.(p.workspaceId)),
+    'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId)),
     'events.list': (p) => {
       const ctx = h.ctx(p.workspaceId)
       return ctx.store.log.events(p.after ?? 0, p.limit ?? 200).map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))

@@ -85,7 +85,7 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
   const normative = fingerprint !== row.fingerprint
   ctx.store.log.bump(normative ? 'decision_edits.normative' : 'decision_edits.editorial')
   const propagated = normative
-    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at)
+    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement, rationale: next.rationale }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at)
     : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [] }
   const impact = propagated.impact
   // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (impact_tasks and the pins).

@@ -12,8 +12,14 @@ import { decisionRow } from './decision-change'
 import { makeId, makeKey } from './ids'
 import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from './touched-reports'
 
-/** The summary's budget in JSON bytes: with the decision and the event's envelope, a frame stays under 64 KB. */
-export const IMPACT_SUMMARY_BYTES = 48 * 1024
+/** A decision.changed frame stays under this; the summary gets what the decision, the reason and the envelope leave. */
+export const FRAME_BYTES = 64 * 1024
+const ENVELOPE_BYTES = 1024
+
+/** What the rest of a decision.changed payload takes: the decision's texts and the edit's reason. */
+export function reserveFor(d: { title: string; statement: string; rationale: string }, reason: string): number {
+  return Buffer.byteLength(JSON.stringify([d.title, d.statement, d.rationale, reason]))
+}
 
 export const zeroCounts = (): ImpactCounts => ({ tasks: 0, needsAdjustment: 0, needsReverification: 0, acceptanceRevoked: 0, reports: 0, staleClaims: 0, restoredClaims: 0 })
 
@@ -74,9 +80,10 @@ export function toImpactReports(ctx: Ctx, pins: EditPins, reports: TouchedReport
  * Fits the summary to its budget (cutting the lists, never the counts) and serializes it once: the bridge
  * reuses that text for the HTTP answer and the event frame (events/serialized.ts).
  */
-export function finishSummary(impact: Impact): Impact {
+export function finishSummary(impact: Impact, reserve: number): Impact {
+  const budget = FRAME_BYTES - ENVELOPE_BYTES - reserve
   let json = JSON.stringify(impact)
-  while (json.length > IMPACT_SUMMARY_BYTES && (impact.tasks.length || impact.reports.length)) {
+  while (Buffer.byteLength(json) > budget && (impact.tasks.length || impact.reports.length)) {
     impact.tasks = impact.tasks.slice(0, Math.floor(impact.tasks.length * 0.75))
     impact.reports = impact.reports.slice(0, Math.floor(impact.reports.length * 0.75))
     impact.truncated = true

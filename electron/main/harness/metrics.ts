@@ -1,16 +1,30 @@
 import type { Metrics } from '../../../shared/schemas'
 import type { Ctx } from './context'
+import { makeId } from './ids'
 
 export interface TokenTotals {
   perMember: { memberId: string; input: number; output: number; unreported: number }[]
   perTask: { taskId: string; input: number; output: number; unreported: number }[]
 }
 
-/** The coordination figures, read from the counters the harness keeps in the same transactions as the edits. */
-export function getMetrics(ctx: Ctx, tokens?: TokenTotals): Metrics {
+/** Tokens per member and per task, from the figures the store keeps with every step write (no scan of the steps). */
+export function tokenTotals(ctx: Ctx): TokenTotals {
+  const { usage } = ctx.store
+  return {
+    perMember: usage.perMember().map((u) => ({ memberId: makeId(ctx.wsId, 'member', u.id), input: u.input, output: u.output, unreported: u.unreported })),
+    perTask: usage.perTask().map((u) => ({ taskId: makeId(ctx.wsId, 'task', u.id), input: u.input, output: u.output, unreported: u.unreported })),
+  }
+}
+
+/**
+ * The coordination figures, read from the counters the harness keeps in the same transactions as the edits
+ * and the token figures kept with the steps: O(counters + members + tasks with usage), whatever the history.
+ */
+export function getMetrics(ctx: Ctx): Metrics {
   const c = ctx.store.log.counters()
   const n = (name: string) => c.get(name) ?? 0
-  const perMember = tokens?.perMember ?? []
+  const tokens = tokenTotals(ctx)
+  const perMember = tokens.perMember
   return {
     workspaceId: ctx.wsId,
     decisionEdits: { normative: n('decision_edits.normative'), editorial: n('decision_edits.editorial') },
@@ -32,7 +46,7 @@ export function getMetrics(ctx: Ctx, tokens?: TokenTotals): Metrics {
         unreported: 0,
       }),
       perMember,
-      perTask: tokens?.perTask ?? [],
+      perTask: tokens.perTask,
     },
   }
 }

@@ -6,7 +6,7 @@
 import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
-import { finishSummary, hitOf, memberIds, summaryTruncated, toImpactReports, toImpactTasks, type TaskHit } from './impact'
+import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks, type TaskHit } from './impact'
 import { makeId, makeKey } from './ids'
 import { touchedReports, type EditPins, type TouchedReport } from './touched-reports'
 
@@ -49,23 +49,26 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
   return { reports, staleClaims, restoredClaims, claimsOfLeaving }
 }
 
-function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], reports: TouchedReport[], notified: number[]): Impact {
+function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], reports: TouchedReport[], notified: number[], reserve: number): Impact {
   const member = memberIds(ctx.wsId)
   const first = reports.slice(0, IMPACT_SUMMARY_LIMIT)
-  return finishSummary({
-    decisionId: makeId(ctx.wsId, 'decision', pins.decisionId),
-    version,
-    normative: true,
-    truncated: summaryTruncated(counts),
-    counts,
-    tasks: toImpactTasks(ctx.wsId, hits, member),
-    reports: toImpactReports(ctx, pins, first, 0, member),
-    notifiedMemberIds: notified.sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
-  })
+  return finishSummary(
+    {
+      decisionId: makeId(ctx.wsId, 'decision', pins.decisionId),
+      version,
+      normative: true,
+      truncated: summaryTruncated(counts),
+      counts,
+      tasks: toImpactTasks(ctx.wsId, hits, member),
+      reports: toImpactReports(ctx, pins, first, 0, member),
+      notifiedMemberIds: notified.sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
+    },
+    reserve,
+  )
 }
 
 /** Preview: what `apply` would do for a change from the decision's current content to `to`. Writes nothing. */
-export function previewPropagation(ctx: Ctx, decision: { id: number; version: number }, from: string, to: string, actorId: number | null): Impact {
+export function previewPropagation(ctx: Ctx, decision: { id: number; version: number; title: string; statement: string; rationale: string }, from: string, to: string, actorId: number | null): Impact {
   const all: TaskHit[] = ctx.store.tasks.dependentsNotAt(decision.id, to).map((t) => ({
     id: t.id,
     oldStatus: t.status,
@@ -91,7 +94,7 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
-  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.reports, [...recipients.keys()])
+  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.reports, [...recipients.keys()], reserveFor(decision, ''))
 }
 
 /**
@@ -101,7 +104,7 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
  */
 export function applyPropagation(
   ctx: Ctx,
-  decision: { id: number; version: number; title: string; statement: string },
+  decision: { id: number; version: number; title: string; statement: string; rationale: string },
   from: string,
   to: string,
   reason: string,
@@ -158,7 +161,7 @@ export function applyPropagation(
     restoredClaims: side.restoredClaims,
   }
   const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
-  return { impact: summary(ctx, pins, decision.version, hits, counts, side.reports, [...recipients.keys()]), noticeIds }
+  return { impact: summary(ctx, pins, decision.version, hits, counts, side.reports, [...recipients.keys()], reserveFor(decision, reason)), noticeIds }
 }
 
 const flagWords: Record<TaskFlagValue, string> = {

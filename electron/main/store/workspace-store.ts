@@ -8,6 +8,7 @@ import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
+import { UsageRepo } from './usage-repo'
 import { ArchiveRepo } from './archive-repo'
 import { SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
@@ -23,6 +24,7 @@ export class WorkspaceStore {
   readonly steps: StepsRepo
   readonly settings: SettingsRepo
   readonly branches: BranchesRepo
+  readonly usage: UsageRepo
   readonly archive: ArchiveRepo
   readonly search: SearchRepo
   readonly retry: RetryRepo
@@ -37,6 +39,7 @@ export class WorkspaceStore {
     this.steps = new StepsRepo(db)
     this.settings = new SettingsRepo(db)
     this.branches = new BranchesRepo(db)
+    this.usage = new UsageRepo(db)
     this.archive = new ArchiveRepo(db)
     this.search = new SearchRepo(db)
     this.retry = new RetryRepo(db)
