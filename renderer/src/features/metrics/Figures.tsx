@@ -25,6 +25,7 @@ export function Figures() {
         <Figure label="decision edits" value={m.decisionEdits.normative} hint={`${m.decisionEdits.editorial} editorial edits flagged nothing`} />
         <Figure label="tasks flagged" value={flagged} hint="tasks told about a change that affects them" />
         <Figure label="notices sent" value={m.noticesSent} hint="only to members whose work was affected" />
+        <Figure label="relays you did not have to make" value={m.autoTurns ?? 0} hint="turns Concord started itself for flagged members and stale evidence" />
         <Figure label="acceptances revoked" value={m.acceptancesRevoked} />
         <Figure label="claims made stale" value={m.claims.madeStale} />
         <Figure label="claims kept valid" value={m.claims.keptValid} hint="evidence not thrown away" />
