@@ -127,6 +127,8 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
         return
       case 'report.submitted':
         if (s.applyReport(envelope.payload.report, true)) soon('counts')
+        // Its card names its task: fetched by id if no view has it.
+        void s.needTasks([envelope.payload.report.taskId])
         return
       case 'notice.created': {
         const { notice } = envelope.payload

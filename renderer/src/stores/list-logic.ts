@@ -3,6 +3,7 @@
  * reports newest first, as the server pages them), and how a changed row moves between loaded lists.
  */
 import type { Report, Task } from '../../../shared/schemas'
+import { keyNumber } from '../../../shared/keys'
 import type { ReportFilter, TaskFilter } from '../api/pages'
 
 /** One loaded view of a list: the ids loaded so far (in order), the server's total and where to go on. */
@@ -30,7 +31,7 @@ export function filterKey(filter: TaskFilter | ReportFilter): string {
   return JSON.stringify(parts)
 }
 
-export const keyNumber = (key: string) => Number(key.split('-')[1] ?? 0)
+export { keyNumber }
 
 export const isFlagged = (t: Task) => t.flag !== null || t.links.some((l) => l.state === 'suspect')
 
