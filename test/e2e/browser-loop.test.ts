@@ -92,6 +92,19 @@ describe('browser UI: the loop closes itself', () => {
     await shot(page, 'loop-03-started-by-concord-1440')
     expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)
 
+    // ---- a passing implementation report by the assignee offers the delivery on its commit (autoDeliver is off) ----
+    const t2 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search page', assigneeId: impl.id, requiredReports: ['test'] })
+    await core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
+    await core.invoke('reports.submit', { taskId: t2.id, authorId: impl.id, kind: 'implementation', verdict: 'pass', artifact: { commit: c2 }, claims: [] })
+    await page.getByTestId('tab-tasks').click()
+    const card2 = page.locator('[data-testid=task-card][data-key="T-2"]')
+    await card2.getByTestId('deliver-on').waitFor()
+    expect(await card2.getByTestId('deliver-on').textContent()).toBe(`Deliver on ${c2.slice(0, 7)}`)
+    await shot(page, 'loop-06-deliver-on-1440')
+    await card2.getByTestId('deliver-on').click()
+    await expect.poll(async () => (await core.invoke('tasks.get', { taskId: t2.id })).status).toBe('delivered')
+    expect((await core.invoke('tasks.get', { taskId: t2.id })).artifact?.commit).toBe(c2)
+
     const { page: narrow, context } = await newPage(ui.browser, { width: 1024, height: 800 })
     await narrow.goto(ui.stack.url)
     await narrow.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
