@@ -125,7 +125,7 @@ describe('concord mcp', () => {
   it("pushes what an agent in the user's own terminal does to the running app: domain events and the steps in its session", async () => {
     // The app's bus is what the bridge streams to an open browser (and the desktop window).
     const heard: { event: string; payload: Record<string, unknown> }[] = []
-    t.core.bus.on((e) => heard.push(e as never))
+    t.core.bus.on((e) => heard.push(e))
     const seen = (event: string, match: (p: Record<string, unknown>) => boolean = () => true) => waitForEvent(t.core, (e) => e.event === event && match(e.payload as Record<string, unknown>), 15_000)
     const stepOf = (memberId: string, tool: string) => (p: Record<string, unknown>) => p.memberId === memberId && (p.step as { tool?: { name?: string } | null }).tool?.name === tool
     const lead = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'auto' })
