@@ -6,13 +6,15 @@ import { Inbox } from './inbox/Inbox'
 import { Figures } from './metrics/Figures'
 import { ReportsPanel } from './reports/ReportsPanel'
 import { TaskBoard } from './tasks/TaskBoard'
+import '../app/layout.css'
 
-const tabs: { id: RightTab; label: string }[] = [
-  { id: 'decisions', label: 'Decisions' },
-  { id: 'tasks', label: 'Tasks' },
-  { id: 'reports', label: 'Reports' },
-  { id: 'inbox', label: 'Inbox' },
-  { id: 'figures', label: 'Figures' },
+// In a narrow panel (1024 px windows) only the open tab keeps its label; the others are icons named on hover.
+const tabs: { id: RightTab; label: string; icon: string }[] = [
+  { id: 'decisions', label: 'Decisions', icon: '◆' },
+  { id: 'tasks', label: 'Tasks', icon: '☰' },
+  { id: 'reports', label: 'Reports', icon: '✓' },
+  { id: 'inbox', label: 'Inbox', icon: '✉' },
+  { id: 'figures', label: 'Figures', icon: '▦' },
 ]
 
 export function RightPanel() {
@@ -31,7 +33,10 @@ export function RightPanel() {
     <aside className="right-panel" data-testid="right-panel">
       <nav className="tabs" role="tablist">
         {tabs.map((t) => (
-          <button key={t.id} role="tab" title={t.label} aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
+          <button key={t.id} role="tab" title={t.label} aria-label={t.label} aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
+            <span className="tab-icon" aria-hidden="true">
+              {t.icon}
+            </span>
             <span className="tab-label">{t.label}</span>
             {count[t.id]?.n ? <span className={`count ${count[t.id]!.tone}`}>{count[t.id]!.n}</span> : null}
           </button>

@@ -1,13 +1,52 @@
 import { EmptyState } from '../../components/ui'
 import { compactNumber } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
+import type { RightTab } from '../../stores/types'
+import type { BoardFilter } from '../tasks/board-data'
+import { openFiltered } from './open-filtered'
+import './figures.css'
 
-function Figure({ label, value, hint }: { label: string; value: number; hint?: string }) {
-  return (
-    <div className="figure" title={hint}>
+interface Opens {
+  tab: RightTab
+  board?: BoardFilter
+  staleReports?: boolean
+  /** What the click shows, for the tile's title. */
+  what: string
+}
+
+/** One figure: its number, what it counts in a line, and (when there are items behind it) a click that opens them. */
+function Figure({ label, value, explain, opens }: { label: string; value: number; explain: string; opens?: Opens }) {
+  const setRightTab = useApp((s) => s.setRightTab)
+  const body = (
+    <>
       <div className="figure-value">{compactNumber(value)}</div>
       <div className="figure-label">{label}</div>
-    </div>
+      <div className="figure-explain">{explain}</div>
+    </>
+  )
+  if (!opens) {
+    return (
+      <div className="figure" data-testid="figure" data-label={label}>
+        {body}
+      </div>
+    )
+  }
+  return (
+    <button
+      className="figure figure-link"
+      data-testid="figure"
+      data-label={label}
+      title={`Open ${opens.what}`}
+      onClick={() => {
+        openFiltered({ ...(opens.board ? { board: opens.board } : {}), ...(opens.staleReports !== undefined ? { staleReports: opens.staleReports } : {}) })
+        setRightTab(opens.tab)
+      }}
+    >
+      {body}
+      <span className="figure-open" aria-hidden="true">
+        →
+      </span>
+    </button>
   )
 }
 
@@ -18,20 +57,37 @@ export function Figures() {
   const tasks = useApp((s) => s.tasks)
   if (!m) return <EmptyState title="No figures yet">They appear as soon as the workspace has activity.</EmptyState>
   const flagged = m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
+  const flaggedTasks: Opens = { tab: 'tasks', board: { flagged: true }, what: 'the board, flagged tasks only' }
+  const staleReports: Opens = { tab: 'reports', staleReports: true, what: 'the stale reports' }
   return (
     <div className="panel-section figures" data-testid="figures">
       <h4>Coordination</h4>
       <div className="figure-grid">
-        <Figure label="decision edits" value={m.decisionEdits.normative} hint={`${m.decisionEdits.editorial} editorial edits flagged nothing`} />
-        <Figure label="tasks flagged" value={flagged} hint="tasks told about a change that affects them" />
-        <Figure label="notices sent" value={m.noticesSent} hint="only to members whose work was affected" />
-        <Figure label="relays you did not have to make" value={m.autoTurns ?? 0} hint="turns Concord started itself for flagged members and stale evidence" />
-        <Figure label="acceptances revoked" value={m.acceptancesRevoked} />
-        <Figure label="claims made stale" value={m.claims.madeStale} />
-        <Figure label="claims kept valid" value={m.claims.keptValid} hint="evidence not thrown away" />
-        <Figure label="stale evidence blocked" value={m.acceptances.refusedStale} hint="acceptances refused because evidence was stale" />
-        <Figure label="accepted" value={m.acceptances.accepted} />
-        <Figure label="proposals" value={m.proposals.created} hint={`${m.proposals.accepted} accepted, ${m.proposals.rejected} rejected`} />
+        <Figure
+          label="decision edits"
+          value={m.decisionEdits.normative}
+          explain={`Normative changes, each propagated to its dependents; ${m.decisionEdits.editorial} editorial fixes flagged nothing.`}
+          opens={{ tab: 'decisions', what: 'the decisions' }}
+        />
+        <Figure label="tasks flagged" value={flagged} explain="Times a task was told that a decision it depends on changed." opens={flaggedTasks} />
+        <Figure label="notices sent" value={m.noticesSent} explain="Messages put into a member’s next step: only to members whose work was affected." />
+        <Figure label="relays you did not have to make" value={m.autoTurns ?? 0} explain="Turns Concord started itself for a flagged member or the author of stale evidence." />
+        <Figure label="acceptances revoked" value={m.acceptancesRevoked} explain="Accepted tasks sent back to re-verification by a change." opens={flaggedTasks} />
+        <Figure label="claims made stale" value={m.claims.madeStale} explain="Verified behaviours whose decision changed: no longer evidence until re-checked." opens={staleReports} />
+        <Figure
+          label="claims kept valid"
+          value={m.claims.keptValid}
+          explain="Claims of an affected report that stayed valid: evidence not thrown away."
+          opens={{ tab: 'reports', staleReports: false, what: 'all reports' }}
+        />
+        <Figure label="stale evidence blocked" value={m.acceptances.refusedStale} explain="Acceptances refused because a report was stale or based on old versions." opens={staleReports} />
+        <Figure label="accepted" value={m.acceptances.accepted} explain="Tasks accepted on current evidence." opens={{ tab: 'tasks', what: 'the board' }} />
+        <Figure
+          label="proposals"
+          value={m.proposals.created}
+          explain={`Changes proposed by members without authority: ${m.proposals.accepted} accepted, ${m.proposals.rejected} rejected.`}
+          opens={{ tab: 'inbox', what: 'the inbox' }}
+        />
       </div>
       <div className="flag-split muted small">
         requirements updated {m.tasksFlagged.requirements_updated} · needs adjustment {m.tasksFlagged.needs_adjustment} · needs re-verification {m.tasksFlagged.needs_reverification} · refused for

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { EmptyState } from '../../components/ui'
 import { useReportList } from '../../stores/task-lists'
 import { ReportCard } from './ReportCard'
+import { takeStaleReportsOnly } from '../metrics/open-filtered'
 import './reports.css'
 
 /** Rows this close to the end of what is loaded ask for the next page. */
@@ -13,7 +14,7 @@ const LOAD_AHEAD = 20
  * screen are in the DOM, so thousands scroll like ten. Counts are the server's (every report, loaded or not).
  */
 export function ReportsPanel() {
-  const [staleOnly, setStaleOnly] = useState(false)
+  const [staleOnly, setStaleOnly] = useState(() => takeStaleReportsOnly() ?? false)
   const all = useReportList({})
   const list = useReportList(staleOnly ? { stale: true } : {})
   const { reports, hasMore, loading, loadMore } = list

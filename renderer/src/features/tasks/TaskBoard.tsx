@@ -8,6 +8,7 @@ import { useHasTasks, type BoardFilter } from './board-data'
 import { BoardMovesProvider } from './board-moves'
 import { BoardColumn } from './BoardColumn'
 import { NewTaskForm } from './NewTaskForm'
+import { takeBoardFilter } from '../metrics/open-filtered'
 import './board.css'
 
 const working: Task['status'][] = ['todo', 'in_progress', 'delivered', 'accepted']
@@ -62,7 +63,7 @@ function Columns({ filter, wide }: { filter: BoardFilter; wide: boolean }) {
 export function TaskBoard() {
   const { hasTasks, loading } = useHasTasks()
   const [creating, setCreating] = useState(false)
-  const [filter, setFilter] = useState<BoardFilter>({})
+  const [filter, setFilter] = useState<BoardFilter>(() => takeBoardFilter() ?? {})
   const [wide, setWide] = useState(false)
 
   useEffect(() => {

@@ -7,10 +7,28 @@ import { useApp } from '../../stores/app-store'
 import { AgentFields } from './AgentFields'
 import { ProviderFields } from './ProviderFields'
 
+/** The provider most members of the workspace use (kind, model, base URL or agent): where a new member starts. */
+export function workspaceProvider(members: Member[]): NonNullable<Member['provider']> | null {
+  const counts = new Map<string, { n: number; provider: NonNullable<Member['provider']> }>()
+  for (const m of members) {
+    if (!m.provider) continue
+    const key = m.provider.kind === 'acp' ? `acp:${m.provider.agent}:${m.provider.command ?? ''}` : `${m.provider.kind}:${m.provider.model}:${m.provider.baseURL ?? ''}`
+    const c = counts.get(key)
+    counts.set(key, { n: (c?.n ?? 0) + 1, provider: c?.provider ?? m.provider })
+  }
+  let best: { n: number; provider: NonNullable<Member['provider']> } | null = null
+  for (const c of counts.values()) if (!best || c.n > best.n) best = c
+  return best?.provider ?? null
+}
+
 /** Creates a member (from a role preset or from scratch) or edits one. */
 export function MemberEditor({ member, onClose }: { member?: Member; onClose(): void }) {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
+  // A new member starts from the team's provider, not from a fixed default.
+  const members = useApp((s) => s.members)
+  const [teamProvider] = useState(() => (member ? null : workspaceProvider(Object.values(members))))
+  const start = member?.provider ?? teamProvider
   const applyMember = useApp((s) => s.applyMember)
   const selectMember = useApp((s) => s.selectMember)
   const [name, setName] = useState(member?.name ?? '')
@@ -22,10 +40,8 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
   const [network, setNetwork] = useState(member?.network ?? false)
   const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
-  const [draft, setDraft] = useState<ProviderDraft>(
-    member?.provider && member.provider.kind !== 'acp' ? { kind: member.provider.kind, model: member.provider.model, baseURL: member.provider.baseURL ?? '', apiKey: '' } : draftFor('openai'),
-  )
-  const acp = member?.provider?.kind === 'acp' ? member.provider : undefined
+  const [draft, setDraft] = useState<ProviderDraft>(start && start.kind !== 'acp' ? { kind: start.kind, model: start.model, baseURL: start.baseURL ?? '', apiKey: '' } : draftFor('openai'))
+  const acp = start?.kind === 'acp' ? start : undefined
   const [choice, setChoice] = useState<AgentChoice>(acp?.agent ?? 'concord')
   const [agentDraft, setAgentDraft] = useState<AgentDraft>(agentDraftFor(acp?.agent ?? 'claude-code', acp))
   const chooseAgent = (c: AgentChoice) => {
@@ -133,10 +149,16 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
             ))}
           </div>
           <div className="muted small">{agentChoices[choice].hint}</div>
+          {teamProvider && (
+            <div className="muted small" data-testid="team-provider-note">
+              Starts from what most of your team uses ({teamProvider.kind === 'acp' ? agentChoices[teamProvider.agent].label : `${teamProvider.kind} · ${teamProvider.model}`}). Keys are not copied
+              between members: enter this member’s key if it needs one.
+            </div>
+          )}
           {choice === 'concord' ? (
             <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false} />
           ) : (
-            <AgentFields draft={agentDraft} onChange={setAgentDraft} hasKey={acp?.agent === choice ? acp.hasKey : false} />
+            <AgentFields draft={agentDraft} onChange={setAgentDraft} hasKey={member && acp?.agent === choice ? acp.hasKey : false} />
           )}
         </>
       )}

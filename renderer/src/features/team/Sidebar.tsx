@@ -19,6 +19,8 @@ function MemberItem({ id, index }: { id: string; index: number }) {
   if (!member) return null
   const state = info?.state ?? 'idle'
   const approvals = info?.pendingApprovals.length ?? 0
+  // Idle without a provider is not ready: it cannot answer until it gets an agent and model.
+  const noModel = !member.provider && state === 'idle'
   return (
     <button
       className={`member-item${selected ? ' selected' : ''}`}
@@ -26,15 +28,22 @@ function MemberItem({ id, index }: { id: string; index: number }) {
       data-testid="member-item"
       data-member-id={id}
       data-state={state}
-      title={`${member.name} (${member.role}) — ${stateWords[state]}${index < 9 ? `  ·  Ctrl/⌘ ${index + 1}` : ''}`}
+      data-no-model={noModel ? 'true' : undefined}
+      title={`${member.name} (${member.role}) — ${noModel ? 'no model: give it an agent and model in its settings' : stateWords[state]}${index < 9 ? `  ·  Ctrl/⌘ ${index + 1}` : ''}`}
     >
       <span className="member-avatar">
         <Avatar id={member.id} name={member.name} />
-        <StatusDot state={state} />
+        {noModel ? <span className="status-dot status-nomodel" title="no model" aria-label="no model" /> : <StatusDot state={state} />}
       </span>
       <span className="member-text">
         <span className="member-name">{member.name}</span>
-        <span className={`member-state state-${state}`}>{state === 'idle' ? (info?.question ? 'has a question for you' : member.role) : stateWords[state]}</span>
+        {noModel ? (
+          <span className="member-state state-nomodel" data-testid="no-model">
+            no model
+          </span>
+        ) : (
+          <span className={`member-state state-${state}`}>{state === 'idle' ? (info?.question ? 'has a question for you' : member.role) : stateWords[state]}</span>
+        )}
       </span>
       <span className="member-badges">
         {info?.question && (
@@ -78,11 +87,28 @@ export function Sidebar() {
   const setShowShortcuts = useApp((s) => s.setShowShortcuts)
   const [adding, setAdding] = useState(false)
   const [opening, setOpening] = useState(false)
+  // Below 960 px the sidebar is a rail of avatars; this opens it whole over the session.
+  const [expanded, setExpanded] = useState(false)
 
   return (
-    <aside className="sidebar" data-testid="sidebar">
+    <aside
+      className={`sidebar${expanded ? ' expanded' : ''}`}
+      data-testid="sidebar"
+      onClick={(e) => {
+        if (expanded && (e.target as HTMLElement).closest('.member-item')) setExpanded(false)
+      }}
+    >
+      <button
+        className="icon-btn sidebar-toggle"
+        onClick={() => setExpanded(!expanded)}
+        aria-label={expanded ? 'Fold the sidebar' : 'Open the sidebar'}
+        title={expanded ? 'Fold the sidebar' : 'Open the sidebar'}
+        data-testid="sidebar-toggle"
+      >
+        {expanded ? '«' : '☰'}
+      </button>
       <div className="brand">
-        <span className="brand-mark">◆</span> Concord
+        <span className="brand-mark">◆</span> <span className="brand-name">Concord</span>
       </div>
       <SearchButton />
       <div className="side-section">
@@ -166,6 +192,11 @@ function IsolationLine() {
       {notes.map((n) => (
         <div key={n} className="ws-note">
           {n}
+          {n.startsWith('Not a git repository') && (
+            <div className="ws-note-fix" data-testid="not-git-fix">
+              To get branches per task, diffs and checked commits: <code>git init</code> and a first commit in the folder, then open it again.
+            </div>
+          )}
         </div>
       ))}
     </div>

@@ -57,9 +57,7 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
       wide
       footer={
         <>
-          <span className="muted small folder-foot-note">
-            {listing && (listing.isRepo ? 'This folder is a git repository.' : 'Not a git repository: members can still work here, but reports cannot pin a commit.')}
-          </span>
+          <span className="muted small folder-foot-note">{listing && (listing.isRepo ? 'This folder is a git repository.' : 'Not a git repository (see above).')}</span>
           <button className="btn" onClick={onClose}>
             Cancel
           </button>
@@ -90,6 +88,7 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
         </button>
       </form>
       <ErrorText error={error} />
+      {listing && !listing.isRepo && <NotGitNote />}
       <div className="folder-list" role="list" aria-busy={loading} data-testid="folder-list">
         {listing && listing.folders.length === 0 && <div className="muted small folder-empty">No folders in here.</div>}
         {listing?.folders.map((f) => (
@@ -104,5 +103,16 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
         {listing?.truncated && <div className="muted small folder-empty">Only the first {listing.folders.length.toLocaleString()} folders are listed: type a path above to go further.</div>}
       </div>
     </Modal>
+  )
+}
+
+/** What opening a folder that is not a git repository means, and how to make it one. */
+export function NotGitNote() {
+  return (
+    <div className="not-git warn-inline small" data-testid="not-git">
+      <strong>This folder is not a git repository.</strong> Members can still work in it, but they all write the folder itself: tasks get no branch or worktree of their own, there are no diffs or
+      merges, and a commit given as evidence is recorded as typed, never checked against the repository. To have all of that, make it a repository first, in a terminal in this folder:{' '}
+      <code>git init &amp;&amp; git add -A &amp;&amp; git commit -m "initial"</code>
+    </div>
   )
 }
