@@ -174,6 +174,15 @@ describe('browser UI: drafts, retry, search, archive', () => {
     await session.getByTestId('session-head').filter({ hasText: 'Archivist' }).waitFor()
     await session.locator(`[data-step-id="${target}"].highlighted`).waitFor({ timeout: 15_000 })
     expect(await session.locator(`[data-step-id="${target}"]`).textContent()).toContain('quokka')
+
+    // Archived, it leaves the team but the tasks still name it (after a reload too).
+    await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Catalogue the quokkas', assigneeId: old.id })
+    await core.invoke('members.archive', { memberId: old.id })
+    await page.reload()
+    await page.getByTestId('sidebar').waitFor()
+    await page.getByTestId('tab-tasks').click()
+    await page.getByTestId('task-card').filter({ hasText: 'Catalogue the quokkas' }).filter({ hasText: 'Archivist' }).waitFor()
+    expect(await page.getByTestId('member-item').filter({ hasText: 'Archivist' }).count()).toBe(0)
     expect(ui.errors).toEqual([])
   }, 120_000)
 })

@@ -70,13 +70,15 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
     const workspaceId = id
     // The first screen only: tasks and reports come page by page as their views ask (useTaskList, useReportList).
     void get().refreshCounts()
-    const [members, decisions, proposals, metrics, sessionInfos] = await Promise.all([
+    const [members, decisions, proposals, metrics, sessionInfos, archived] = await Promise.all([
       api.call('members.list', { workspaceId }),
       api.call('decisions.list', { workspaceId }),
       api.call('proposals.list', { workspaceId }),
       api.call('metrics.get', { workspaceId }).catch(() => null),
       // The session runtime may be unavailable (e.g. an older core): members then show as idle.
       api.call('sessions.list', { workspaceId }).catch(() => []),
+      // Archived members are not in the team, but tasks and messages still name them.
+      api.call('archive.list', { workspaceId }).catch(() => ({ members: [], tasks: [] })),
     ])
     if (get().workspaceId !== workspaceId) return
     set((s) => {
@@ -89,7 +91,7 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       const selected = keepSelection && members.some((m: Member) => m.id === keepSelection) ? keepSelection : (members[0]?.id ?? null)
       return {
         workspaceLoading: false,
-        members: byId(members),
+        members: { ...byId(archived.members), ...byId(members) },
         memberOrder: members.map((m) => m.id),
         sessions,
         decisions: byId(decisions),
