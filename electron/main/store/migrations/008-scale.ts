@@ -26,7 +26,7 @@ function contribution(row: 'NEW' | 'OLD', sign: 1 | -1): string {
 
 export const up = `
 CREATE INDEX claim_links_by_pin ON claim_links(decision_id, pinned_fingerprint, report_id, claim_id);
-CREATE INDEX report_basis_by_pin ON report_basis(decision_id, fingerprint, report_id);
+CREATE INDEX report_basis_by_pin ON report_basis(decision_id, fingerprint, report_id, task_id, author_id, claim_count);
 
 CREATE TABLE decision_impacts (
   decision_id INTEGER NOT NULL REFERENCES decisions(id),
