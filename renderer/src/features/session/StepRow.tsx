@@ -167,7 +167,7 @@ export const StepRow = memo(
           <div {...common}>
             <div className="step-meta">
               {from && <Avatar id={from.id} name={from.name} size={20} />}
-              <span className="who">From {from?.name ?? 'another member'}</span>
+              <span className="who" data-origin={step.origin ?? undefined}>
                 {step.origin === 'concord' ? `Started by Concord: ${step.text.split('\n')[0]}` : `From ${from?.name ?? 'another member'}`}
               </span>
               <span className="when">{shortTime(step.startedAt)}</span>
