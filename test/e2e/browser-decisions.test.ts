@@ -33,6 +33,8 @@ describe('browser UI: decisions, approvals and the small things', () => {
     const page = ui.page
     writeFileSync(join(ui.stack.repoDir, 'app.ts'), 'export const timeoutMs = 5000\nexport const answer = 42\n')
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'search' })
+    // This test scripts every model reply itself: no turn started by Concord for a flag may take one.
+    await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const provider = { kind: 'openai' as const, model: 'scripted-model', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
     const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'ask' })
     const tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester', provider, authority: 'proposer' })
@@ -98,6 +100,7 @@ describe('browser UI: decisions, approvals and the small things', () => {
     expect(await reverting.getByLabel('Rationale').inputValue()).toBe('Upstreams answer within 2 s; 5 s is generous.')
     // Back to the content the report was pinned to: nothing new is flagged, and the preview names what it restores.
     await expect.poll(() => reverting.getByTestId('impact-preview').textContent()).not.toMatch(/checking/)
+    expect(await reverting.getByTestId('impact-preview').textContent()).toContain('Nothing new is flagged. Restores 1 claim in R-1 (valid again).')
     await shoot(page, 'x2-revert-preview')
     await reverting.getByLabel('Reason').fill('10 s was never measured')
     await reverting.getByRole('button', { name: 'Revert → v4' }).click()

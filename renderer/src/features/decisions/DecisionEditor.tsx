@@ -191,7 +191,9 @@ export function DecisionEditor({
             : previewError
               ? previewError
               : preview && preview.forKey === key
-                ? describeImpact(editorial ? { ...preview.impact, normative: false } : preview.impact, members) + restoredText(editorial ? null : preview.impact)
+                ? editorial
+                  ? describeImpact({ ...preview.impact, normative: false }, members)
+                  : impactSentence(preview.impact, members)
                 : 'checking…'}
         </div>
       )}
@@ -225,6 +227,14 @@ export function DecisionEditor({
       </div>
     </div>
   )
+}
+
+/** The impact in a sentence, with the claims an edit back to earlier content makes valid again. */
+export function impactSentence(impact: Impact, members: Parameters<typeof describeImpact>[1]): string {
+  const restored = restoredText(impact)
+  const flagsNothing = impact.tasks.length === 0 && impact.reports.every((r) => r.staleClaimIds.length === 0)
+  if (restored && flagsNothing) return `Nothing new is flagged.${restored}`
+  return describeImpact(impact, members) + restored
 }
 
 /** "Restores 2 claims in R-4" for an edit back to content evidence was pinned to (a revert). */

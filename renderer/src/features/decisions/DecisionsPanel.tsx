@@ -2,13 +2,12 @@ import { useEffect, useMemo, useState } from 'react'
 import type { Decision, ExportResult, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
 import { excerpt, shortTime } from '../../lib/format'
-import { describeImpact } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
 import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
 import { findStep, selectDecisions } from '../../stores/selectors'
 import { statusTone } from './DecisionCard'
-import { DecisionEditor, type EditOutcome } from './DecisionEditor'
+import { DecisionEditor, impactSentence, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
 import './decision-editor.css'
 
@@ -191,7 +190,7 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           </div>
           {outcome && (
             <div className="dcard-outcome">
-              Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}
+              Updated to v{outcome.decision.version}. {impactSentence(outcome.impact, members)}
             </div>
           )}
           <div className="dcard-actions">

@@ -173,11 +173,13 @@ function SandboxNote() {
   if (!sandbox) return null
   return sandbox.available ? (
     <div className="muted small" data-testid="sandbox-note">
-      Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only, Concord’s data folder and your secrets invisible.
+      Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only, Concord’s data folder and your secrets invisible. An external agent (Claude Code,
+      Codex, Gemini CLI) runs in the same sandbox, with the network on to reach its model.
     </div>
   ) : (
     <div className="warn-inline small" data-testid="sandbox-note">
-      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write anything your user can.
+      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write anything your user can;
+      so can an external agent.
     </div>
   )
 }
