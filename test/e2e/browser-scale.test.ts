@@ -120,6 +120,13 @@ describe('browser UI at scale', () => {
     expect(after.filter((c) => c.method === 'reports.getMany').length).toBe(1)
     expect(after.filter((c) => c.method === 'tasks.getMany').length).toBeLessThanOrEqual(1)
 
+    // Stale only: the server filters (a first page of a list newly shown), every card on it is stale.
+    await ui.page.getByTestId('reports-stale-only').check()
+    await expect.poll(() => ui.page.getByTestId('report-card').first().getAttribute('data-key')).toBe(`R-${REPORTS - 4}`)
+    expect(await ui.page.getByTestId('report-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-validity')))).not.toContain('valid')
+    expect(calls.filter((c) => c.method === 'reports.page' && c.params.stale === true)).toHaveLength(1)
+    await ui.page.getByTestId('reports-stale-only').uncheck()
+
     // ---- a revert from outside the page (its event only): the restored claims show valid at once ----
     const beforeRevert = calls.length
     await core.invoke('decisions.revert', { decisionId: d1.id, toVersion: 1, expectedVersion: 2, reason: 'Back to 30 s' })
