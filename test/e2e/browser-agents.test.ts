@@ -49,6 +49,12 @@ describe('browser UI: agents as members', () => {
     await settings.getByLabel('Interrupt and re-prompt').check()
     await settings.getByLabel('Turn timeout').fill('5')
     await screenshot(ui.page, 'a1-agent-editor')
+    // The sandbox note says the agent runs in the sandbox too, with the network.
+    expect(await settings.getByTestId('sandbox-note').textContent()).toContain('An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on')
+    const wide = ui.page.viewportSize()!
+    await ui.page.setViewportSize({ width: 1024, height: wide.height })
+    await screenshot(ui.page, 'a1-agent-editor-1024')
+    await ui.page.setViewportSize(wide)
     // Each preset names its own install line; Concord's agent shows the model provider fields instead.
     await agent.getByRole('radio', { name: 'Codex' }).click()
     expect(await settings.getByTestId('agent-install').textContent()).toBe('Install: npm i -g @zed-industries/codex-acp')
