@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { EventEnvelope } from '../../shared/contract'
-import { stringifyReusing } from '../../electron/main/events/serialized'
+import { serializedText, stringifyReusing } from '../../electron/main/events/serialized'
 import type { Decision, ImpactReport, ImpactTask, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
 
@@ -237,7 +237,12 @@ describe('the impact of an edit', () => {
     if (frame?.event !== 'decision.changed') throw new Error('no decision.changed event')
     expect(frame.payload.impact).toBe(result.impact)
     const text = stringifyReusing(frame)
-    expect(text.length).toBeLessThan(64 * 1024)
+    expect(Buffer.byteLength(text)).toBeLessThan(64 * 1024)
+    // Serialized once, where the edit was made: the frame and the answer splice in that very text.
+    const made = serializedText(result.impact)
+    expect(made).toBe(JSON.stringify(result.impact))
+    expect(text).toContain(`"impact":${made}`)
+    expect(stringifyReusing({ ok: true, value: result })).toContain(`"impact":${made}`)
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(frame)))
     expect(stringifyReusing({ ok: true, value: result })).toBe(JSON.stringify({ ok: true, value: result }))
     expect(result.impact.counts.tasks).toBe(1000)
