@@ -83,6 +83,8 @@ describe('mentions are pinned when a step is stored', () => {
   })
 
   it('pins a notice to the version it announces, not the one current when it is delivered', async () => {
+    // The member's next turn is the one this test sends: Concord does not start one for it on the flag.
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const m = await member()
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
     const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })

@@ -10,6 +10,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
+import { isKey } from '../../../shared/keys'
 import { adrContext, type AdrContext, type Flavour } from './adr-model'
 import { noticeDecisionId } from './adr-sections'
 import { sequenceLock, SEQUENCE_LOCK } from './conventions'
@@ -38,7 +39,7 @@ export function concordDecisionId(text: string): string | null {
   if (fm) {
     if (fm.get('generator') !== GENERATOR) return null
     const id = fm.get('id') ?? ''
-    return /^D-\d+$/.test(id) ? id : null
+    return isKey(id, 'decision') ? id : null
   }
   return noticeDecisionId(text)
 }

@@ -8,12 +8,13 @@
  * written) are there for readers; import recomputes them from the fingerprints.
  */
 import { z } from 'zod'
+import { keyPrefix } from '../../../shared/keys'
 import { Authority, ApprovalPolicy, DecisionStatus, ProposalState, ProviderKind, ReportKind, TaskFlag, TaskStatus, Verdict } from '../../../shared/schemas'
 
 export const SCHEMA_VERSION = 1
 export const GENERATOR = 'Concord'
 
-export const localPrefix = { member: 'M', decision: 'D', proposal: 'P', task: 'T', report: 'R', claim: 'C', notice: 'N' } as const
+export const localPrefix = { member: 'M', ...keyPrefix, claim: 'C', notice: 'N' } as const
 export type LocalKind = keyof typeof localPrefix
 
 export const localId = (kind: LocalKind, n: number) => `${localPrefix[kind]}-${n}`

@@ -25,7 +25,7 @@ export function decisionKeyProposedBy(s: Pick<AppState, 'proposals' | 'decisions
   return p && s.decisions[p.decisionId]?.key
 }
 
-const keyNumber = (key: string) => Number(key.split('-')[1] ?? 0)
+import { keyNumber } from '../../../shared/keys'
 export const byKey = <T extends { key: string }>(a: T, b: T) => keyNumber(a.key) - keyNumber(b.key)
 
 const lists = new WeakMap<object, unknown[]>()

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import type { MethodName, Params, Result } from '../../../../shared/contract'
+import { parseKey } from '../../../../shared/keys'
 import type { Decision, Task } from '../../../../shared/schemas'
 import { gitHead } from './git'
 import { defineTool } from './tool-schema'
@@ -47,10 +48,10 @@ type RefKind = keyof typeof refLetters
 export function resolveRef(ctx: Pick<HarnessToolContext, 'workspaceId'>, ref: string, kind: RefKind): string {
   const text = ref.trim()
   const [keyLetter, idLetter] = refLetters[kind]
-  const key = /^([A-Za-z])-(\d{1,15})$/.exec(text)
+  const key = parseKey(text, { ignoreCase: true })
   if (key) {
-    if (key[1].toUpperCase() !== keyLetter) throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
-    return `${ctx.workspaceId}-${idLetter}${key[2]}`
+    if (key.kind !== kind) throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
+    return `${ctx.workspaceId}-${idLetter}${key.n}`
   }
   const id = /^(w[0-9a-f]{8})-([a-z])(\d{1,15})$/.exec(text)
   if (!id || id[2] !== idLetter) throw new ToolError('invalid_arguments', `'${ref}' is neither a ${kind} key (${keyLetter}-n) nor a ${kind} id`)
