@@ -8,6 +8,8 @@ import type { Core } from '../../electron/main/core'
 import type { EventEnvelope } from '../../shared/contract'
 import { serializedText, stringifyReusing } from '../../electron/main/events/serialized'
 import type { Decision, ImpactReport, ImpactTask, Member, Task, Workspace } from '../../shared/schemas'
+import { openDatabase } from '../../electron/main/store/connection'
+import { migrations } from '../../electron/main/store/migrations'
 import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
 
 const SHA = 'a'.repeat(40)
@@ -323,5 +325,27 @@ describe('token figures', () => {
     expect(m.tokens.perMember).toEqual(members0.map(({ id, ...u }) => ({ memberId: `${ws.id}-m${id}`, ...u })))
     expect(m.tokens.perTask).toEqual(recount('task_id').map(({ id, ...u }) => ({ taskId: `${ws.id}-t${id}`, ...u })))
     expect(m.tokens.total.input).toBe(members0.reduce((k, u) => k + u.input, 0))
+  })
+})
+
+describe('migration 008 on a file that already has steps', () => {
+  it('backfills the token figures from the existing steps, then the triggers keep them', () => {
+    const file = `${t.dataDir}/old.sqlite`
+    const v7 = openDatabase(file, { migrations: migrations.slice(0, 7) })
+    const at = new Date().toISOString()
+    v7.prepare("INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)").run(at, at)
+    v7.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(at, at)
+    const step = v7.prepare('INSERT INTO steps (member_id, kind, status, task_id, input_tokens, output_tokens, started_at) VALUES (1, ?, ?, ?, ?, ?, ?)')
+    step.run('model', 'done', 1, 100, 10, at)
+    step.run('model', 'done', null, null, null, at)
+    step.run('tool', 'done', 1, null, null, at)
+    v7.close()
+    const db = openDatabase(file, { migrations })
+    const usage = () => db.prepare('SELECT member_id, input, output, unreported, steps FROM member_usage').all()
+    expect(usage()).toEqual([{ member_id: 1, input: 100, output: 10, unreported: 1, steps: 2 }])
+    expect(db.prepare('SELECT task_id, input, steps FROM task_usage').all()).toEqual([{ task_id: 1, input: 100, steps: 1 }])
+    db.prepare("UPDATE steps SET input_tokens = 5, output_tokens = 1 WHERE kind = 'model' AND input_tokens IS NULL").run()
+    expect(usage()).toEqual([{ member_id: 1, input: 105, output: 11, unreported: 0, steps: 2 }])
+    db.close()
   })
 })
