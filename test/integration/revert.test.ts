@@ -107,6 +107,8 @@ describe('decisions.revert', () => {
     const madr = readFileSync(result.files[0], 'utf8')
     expect(madr).toMatch(/\ndecision-makers:\n {2}- "human"\nconsulted:\n {2}- "Prop \(lead\)"\n/)
     expect(madr).toMatch(/\| v3 \| [^|]+ \| human, proposed by Prop \(lead\) \|/)
+    const log = readFileSync((await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0], 'utf8')
+    expect(log).toMatch(/\n#### v3 · [^·]+ · human, proposed by Prop \(lead\) · normative\n/)
   })
 
   it('a decision a proposer created is proposed by it and decided by whoever accepted it', async () => {

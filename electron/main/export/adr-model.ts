@@ -97,7 +97,7 @@ export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: str
 }
 
 /** Who made a revision: its actor, and the author of the proposal it applied ("human, proposed by Tess (tester)"). */
-export function revisionAuthor(ctx: AdrContext, d: DecisionDoc, rev: RevisionDoc): string {
+export function revisionAuthor(ctx: Pick<AdrContext, 'doc' | 'people'>, d: DecisionDoc, rev: RevisionDoc): string {
   // Accepting is a compare-and-set on the base version: the proposal accepted against v(n-1) made vn.
   const proposal = ctx.doc.proposals.find((p) => p.decisionId === d.id && p.state === 'accepted' && p.baseVersion === rev.version - 1)
   const actor = ctx.people(rev.actorId)

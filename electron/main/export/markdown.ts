@@ -3,6 +3,7 @@
  * text and its full revision history, newest change first. The first line marks the file as
  * Concord's; a `DECISIONS.md` without it is never overwritten.
  */
+import { revisionAuthor } from './adr-model'
 import type { DecisionDoc, ExportDoc, RevisionDoc } from './schema'
 import { cell, changedFields, changeKind, minute, newestFirst, oneLine, peopleOf, quote, type People } from './text'
 
@@ -18,8 +19,8 @@ function lastChange(d: DecisionDoc, people: People): string {
   return `${minute(rev.createdAt)} · ${changeKind(rev, previous)} · ${people(rev.actorId)}`
 }
 
-function revisionSection(rev: RevisionDoc, previous: RevisionDoc | undefined, people: People): string[] {
-  const out = [`#### v${rev.version} · ${minute(rev.createdAt)} · ${people(rev.actorId)} · ${changeKind(rev, previous)}`, '']
+function revisionSection(rev: RevisionDoc, previous: RevisionDoc | undefined, by: string): string[] {
+  const out = [`#### v${rev.version} · ${minute(rev.createdAt)} · ${by} · ${changeKind(rev, previous)}`, '']
   if (rev.reason.trim() && !(previous === undefined && rev.reason === 'created')) out.push(`Reason: ${oneLine(rev.reason)}`, '')
   if (!previous) {
     out.push(`Created with status ${rev.status}, title “${oneLine(rev.title)}”.`, '', 'Statement:', '', ...quote(rev.statement), '')
@@ -81,7 +82,7 @@ export function renderLog(doc: ExportDoc): string {
       '### History (newest first)',
       '',
     )
-    for (const { rev, previous } of newestFirst(d)) out.push(...revisionSection(rev, previous, people))
+    for (const { rev, previous } of newestFirst(d)) out.push(...revisionSection(rev, previous, revisionAuthor({ doc, people }, d, rev)))
   }
   return out.join('\n')
 }
