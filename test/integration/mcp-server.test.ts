@@ -132,7 +132,7 @@ describe('concord mcp', () => {
     const client = await connect(impl.id)
     const asLead = await connect(lead.id)
 
-    let events = Promise.all([seen('proposal.changed'), seen('session.step', stepOf(impl.id, 'propose_decision_change'))])
+    let events: Promise<unknown> = Promise.all([seen('proposal.changed'), seen('session.step', stepOf(impl.id, 'propose_decision_change'))])
     expect((await client.callTool({ name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use GraphQL', reason: 'clients' } })).isError).toBeFalsy()
     await events
     events = Promise.all([seen('decision.changed'), seen('session.step', stepOf(lead.id, 'update_decision'))])
