@@ -150,7 +150,8 @@ describe('browser UI through the bridge', () => {
     // Every other chat's card updates at once.
     const testerCard = session('Tester').locator('[data-testid=decision-card][data-key="D-1"]')
     await testerCard.and(ui.page.locator('[data-version="2"]')).waitFor()
-    expect(await testerCard.textContent()).toContain('GraphQL over HTTP')
+    // The tester's reply was written against v1: its card keeps that statement and says D-1 changed since.
+    expect(await testerCard.textContent()).toContain('changed since — now v2')
     await screenshot(ui.page, '08-card-updated-everywhere')
 
     // ---- the task board flags exactly the dependent tasks ----
