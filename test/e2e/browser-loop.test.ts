@@ -105,6 +105,19 @@ describe('browser UI: the loop closes itself', () => {
     await expect.poll(async () => (await core.invoke('tasks.get', { taskId: t2.id })).status).toBe('delivered')
     expect((await core.invoke('tasks.get', { taskId: t2.id })).artifact?.commit).toBe(c2)
 
+    // ---- with autoTurns off, a flagged card offers "Tell Impl": the notice goes to its session, linked to the task ----
+    await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
+    const t3 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search timeout banner', assigneeId: impl.id, decisionIds: [d1.id] })
+    await core.invoke('tasks.setStatus', { taskId: t3.id, status: 'in_progress' })
+    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 2, statement: 'Web search gives up after 15 s and returns partial results.', reason: 'still slow' })
+    const card3 = page.locator('[data-testid=task-card][data-key="T-3"]')
+    script('Impl', { text: 'Will update the banner to 15 s.' }) // not acknowledged yet: the card stays flagged
+    await card3.getByTestId('tell-assignee').click()
+    await card3.getByTestId('notice-delivered').waitFor()
+    const told = (await core.invoke('sessions.get', { memberId: impl.id })).steps.filter((x) => x.kind === 'user').at(-1)!
+    expect(told.text).toContain('D-1 "Search timeout" changed (now v3)')
+    expect(told.taskId).toBe(t3.id)
+
     const { page: narrow, context } = await newPage(ui.browser, { width: 1024, height: 800 })
     await narrow.goto(ui.stack.url)
     await narrow.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
