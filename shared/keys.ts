@@ -27,11 +27,10 @@ export interface ParsedKey {
  * tool argument); text mentions are always upper case.
  */
 export function parseKey(text: string, opts: { ignoreCase?: boolean } = {}): ParsedKey | null {
-  const m = new RegExp(`^([A-Za-z])-(\\d{1,${MAX_DIGITS}})$`).exec(text.trim())
-  if (!m) return null
-  const letter = opts.ignoreCase ? m[1].toUpperCase() : m[1]
-  const kind = kindOfPrefix[letter]
-  return kind ? { kind, n: Number(m[2]) } : null
+  const [, raw, digits] = new RegExp(`^([A-Za-z])-(\\d{1,${MAX_DIGITS}})$`).exec(text.trim()) ?? []
+  if (raw === undefined || digits === undefined) return null
+  const kind = kindOfPrefix[opts.ignoreCase ? raw.toUpperCase() : raw]
+  return kind ? { kind, n: Number(digits) } : null
 }
 
 /** True when `text` is a key of `kind` (`isKey('D-3', 'decision')`). */
@@ -67,7 +66,7 @@ export function proseOf(text: string): string {
 /** Distinct keys (of the given prefixes) mentioned in text, outside code spans and fences, in order. */
 export function mentionedKeys(text: string, prefixes: string = 'DPTR'): string[] {
   const seen = new Set<string>()
-  for (const m of proseOf(text).matchAll(mentionPattern(prefixes))) if (m[2].length <= MAX_DIGITS) seen.add(m[0])
+  for (const m of proseOf(text).matchAll(mentionPattern(prefixes))) if ((m[2] ?? '').length <= MAX_DIGITS) seen.add(m[0])
   return [...seen]
 }
 
