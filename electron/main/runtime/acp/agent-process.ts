@@ -4,8 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
-import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk'
-import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
+import type { ClientConnection, InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
 import { McpGateway, type GatewayTarget } from '../../mcp/agent-gateway'
 
 const STDERR_TAIL = 4000
@@ -35,6 +34,11 @@ export interface SpawnSpec {
   notSandboxed?: string
 }
 
+/** The ACP SDK, loaded when the first external agent starts (not with Concord: most workspaces have none). */
+type AcpSdk = typeof import('@agentclientprotocol/sdk')
+let sdkLoading: Promise<AcpSdk> | null = null
+const loadSdk = () => (sdkLoading ??= import('@agentclientprotocol/sdk'))
+
 export class AgentProcess {
   readonly proc: ChildProcess
   readonly conn: ClientConnection
@@ -46,7 +50,10 @@ export class AgentProcess {
   readonly exited: Promise<string>
   dead = false
 
-  constructor(readonly spec: SpawnSpec) {
+  constructor(
+    readonly spec: SpawnSpec,
+    private readonly sdk: AcpSdk,
+  ) {
     // Its own process group: the CLI it starts (and their children) are stopped with it.
     this.proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
     this.proc.stderr!.on('data', (d: Buffer) => {
@@ -64,13 +71,14 @@ export class AgentProcess {
     })
     // A write to a dead agent must surface as its exit, not as an unhandled EPIPE.
     this.proc.stdin!.on('error', () => {})
-    const app = client()
+    const app = this.sdk
+      .client()
       .onNotification('session/update', ({ params }) => this.sessions.get(params.sessionId)?.update(params))
       .onRequest('session/request_permission', ({ params, signal }) => {
         const s = this.sessions.get(params.sessionId)
         return s ? s.permission(params, signal) : { outcome: { outcome: 'cancelled' } }
       })
-    this.conn = app.connect(ndJsonStream(Writable.toWeb(this.proc.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(this.proc.stdout!) as ReadableStream<Uint8Array>))
+    this.conn = app.connect(this.sdk.ndJsonStream(Writable.toWeb(this.proc.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(this.proc.stdout!) as ReadableStream<Uint8Array>))
   }
 
   /** Why the process ended, if it does within `ms` (null: still running). */
@@ -92,7 +100,7 @@ export class AgentProcess {
     try {
       this.init = await Promise.race([
         this.conn.agent.request('initialize', {
-          protocolVersion: PROTOCOL_VERSION,
+          protocolVersion: this.sdk.PROTOCOL_VERSION,
           // Concord offers no file system or terminal of its own here: the agent uses its own tools, and its
           // permission requests for them come to Concord as approvals under the member's policy.
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
@@ -166,7 +174,7 @@ export class AgentPool {
     const existing = this.agents.get(memberId)
     if (existing && !existing.dead && existing.spec.fingerprint === spec.fingerprint && existing.init) return existing
     existing?.kill()
-    const agent = new AgentProcess(spec)
+    const agent = new AgentProcess(spec, await loadSdk())
     this.agents.set(memberId, agent)
     await agent.initialize(timeoutMs, label)
     return agent
