@@ -115,11 +115,10 @@ export class AutoTurns {
       }
     }
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
-    for (const id of notice.reportIds) {
-      const report = ctx.store.reports.get(parseId(id, 'report', 'reportId').n)
-      const task = report && ctx.store.tasks.get(report.task_id)
-      if (task) this.staleAuthors(ctx, task, `${dk} changed (now v${notice.decisionVersion})`)
-    }
+    // Once per task, read set-wise: one edit can make thousands of reports stale over far fewer tasks.
+    const heads = ctx.store.reports.heads(notice.reportIds.map((id) => parseId(id, 'report', 'reportId').n))
+    const delivered = ctx.store.tasks.getMany([...new Set(heads.map((h) => h.task_id))]).filter((t) => t.status === 'delivered')
+    for (const task of delivered) this.staleAuthors(ctx, task, `${dk} changed (now v${notice.decisionVersion})`)
   }
 
   /** The busy member's turn ended: the flag turns whose notice it did not read in that turn start now. */
