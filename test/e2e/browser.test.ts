@@ -65,6 +65,8 @@ describe('browser UI through the bridge', () => {
     await expect.poll(() => ui.page.getByTestId('member-item').count()).toBe(4)
 
     const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
+    // This walk-through scripts every model reply itself: no automatic turns (browser-loop and browser-websearch cover them).
+    await ui.stack.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const team = await members(ws)
     expect(team.Implementer.provider).toMatchObject({ kind: 'openai-compatible', model: 'scripted-model', hasKey: true })
     // The key is write-only: nothing the renderer can read contains it.

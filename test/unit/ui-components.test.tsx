@@ -303,6 +303,7 @@ describe('decision cards', () => {
         return { decision: decision(2, p.statement), impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] } }
       },
     })
+    store.setState({ decisions: { [`${WS}-d1`]: { ...decision(1, 'REST with JSON'), rationale: 'Every client speaks plain HTTP.' } } })
     mount(store, <DecisionCard decisionKey="D-1" sourceMessageId={`${WS}-s4`} />)
     fireEvent.click(screen.getByText('Edit'))
     fireEvent.change(screen.getByLabelText('Statement'), { target: { value: 'GraphQL' } })
@@ -313,6 +314,19 @@ describe('decision cards', () => {
     fireEvent.click(screen.getByText('Confirm → v2'))
     await waitFor(() => expect(screen.getByTestId('decision-card').getAttribute('data-version')).toBe('2'))
     expect(sent).toEqual([{ decisionId: `${WS}-d1`, expectedVersion: 1, statement: 'GraphQL', sourceMessageId: `${WS}-s4` }])
+  })
+})
+
+describe('decision editor without a rationale', () => {
+  it('does not ask whether an absent rationale still holds', async () => {
+    const store = storeWith({
+      'decisions.previewImpact': () => ({ decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] }),
+    })
+    mount(store, <DecisionCard decisionKey="D-1" />)
+    fireEvent.click(screen.getByText('Edit'))
+    fireEvent.change(screen.getByLabelText('Statement'), { target: { value: 'GraphQL' } })
+    await waitFor(() => expect(screen.getByText('Confirm → v2').closest('button')!.disabled).toBe(false))
+    expect(screen.queryByLabelText(/still holds as written/)).toBeNull()
   })
 })
 

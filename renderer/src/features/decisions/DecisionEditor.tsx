@@ -54,7 +54,8 @@ export function DecisionEditor({
   const changed = title.trim() !== base.title || statementChanged || rationaleChanged || status !== base.status
   // The one rule (shared/normative.ts): statement text, or a move between in force and withdrawn.
   const normativeChange = isNormativeChange({ statement: base.statement, status: base.status }, { statement: statement.trim(), status })
-  const rationaleAsked = statementChanged && !revertTo
+  // Only a rationale that exists can argue against the new statement (none: nothing to confirm).
+  const rationaleAsked = statementChanged && !revertTo && base.rationale.trim() !== ''
   const rationaleOpen = rationaleAsked && !rationaleChanged && !rationaleKept
   const key = JSON.stringify([statement.trim(), status, editorial, base.version])
   const moved = decision.version !== base.version
