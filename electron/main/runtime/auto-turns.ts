@@ -100,11 +100,13 @@ export class AutoTurns {
       this.deferred.set(notice.memberId, list)
     }
     const dk = makeKey('decision', parseId(notice.decisionId, 'decision', 'decisionId').n)
-    for (const id of notice.taskIds) {
-      const task = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)
-      if (!task || task.assignee_id !== memberRow) continue
+    const head = `${dk} changed (now v${notice.decisionVersion})`
+    const member = ctx.store.members.get(memberRow)
+    // A member that cannot take a turn (no model, archived) gets none: no need to read its tasks one by one.
+    const tasks = member && canWork(member) ? ctx.store.tasks.getMany(notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)) : []
+    for (const task of tasks) {
+      if (task.assignee_id !== memberRow) continue
       const tk = makeKey('task', task.id)
-      const head = `${dk} changed (now v${notice.decisionVersion})`
       if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
         flagTurn(task.id, [head, `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`])
       } else if (task.status === 'delivered' && task.flag === 'needs_reverification') {
@@ -115,10 +117,29 @@ export class AutoTurns {
       }
     }
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
-    // Once per task, read set-wise: one edit can make thousands of reports stale over far fewer tasks.
-    const heads = ctx.store.reports.heads(notice.reportIds.map((id) => parseId(id, 'report', 'reportId').n))
-    const delivered = ctx.store.tasks.getMany([...new Set(heads.map((h) => h.task_id))]).filter((t) => t.status === 'delivered')
-    for (const task of delivered) this.staleAuthors(ctx, task, `${dk} changed (now v${notice.decisionVersion})`)
+    // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
+    // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
+    const reportRows = notice.reportIds.map((id) => parseId(id, 'report', 'reportId').n)
+    const seen = new Set<number>()
+    const SLICE = 200
+    const next = (from: number) => {
+      if (from >= reportRows.length) return
+      setImmediate(() => {
+        // Concord is closing: what is left waits for the next flag or delivery.
+        if (!ctx.store.db.open) return
+        try {
+          const taskRows = ctx.store.reports
+            .heads(reportRows.slice(from, from + SLICE))
+            .map((h) => h.task_id)
+            .filter((t) => !seen.has(t) && seen.add(t))
+          for (const task of ctx.store.tasks.getMany([...new Set(taskRows)])) if (task.status === 'delivered') this.staleAuthors(ctx, task, head)
+        } catch (err) {
+          console.error('automatic re-verification turn failed:', err instanceof Error ? err.message : err)
+        }
+        next(from + SLICE)
+      })
+    }
+    next(0)
   }
 
   /** The busy member's turn ended: the flag turns whose notice it did not read in that turn start now. */
