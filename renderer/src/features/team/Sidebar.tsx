@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { LoopSettings } from './LoopSettings'
 import { Avatar, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
@@ -133,6 +134,7 @@ export function Sidebar() {
           </div>
         )}
         <IsolationLine />
+        <LoopSettings />
       </div>
       <div className="side-section grow">
         <div className="side-label">

@@ -1,0 +1,44 @@
+import type { WorkspaceSettings } from '../../../../shared/schemas'
+import { ErrorText } from '../../components/ui'
+import { useAction } from '../../lib/use-action'
+import { useApp, useAppStore } from '../../stores/app-store'
+import './loop-settings.css'
+
+type Toggle = 'autoTurns' | 'autoDeliver'
+
+const toggles: { key: Toggle; label: string; explain: string }[] = [
+  {
+    key: 'autoTurns',
+    label: 'Flagged members act on their own',
+    explain: 'When a decision change flags a task, Concord starts a turn for its idle assignee (and for the authors of evidence made stale) with the notice.',
+  },
+  {
+    key: 'autoDeliver',
+    label: 'Deliver on a passing implementation report',
+    explain: "The assignee's passing implementation report on a task in progress delivers it on the report's commit (otherwise the card offers it).",
+  },
+]
+
+/** The workspace's loop settings: automatic turns for flagged members and delivery by report (workspaces.update). */
+export function LoopSettings() {
+  const settings = useApp((s) => s.workspaceSettings)
+  const workspaceId = useApp((s) => s.workspaceId)
+  const api = useApp((s) => s.api)
+  const store = useAppStore()
+  const save = useAction(async (key: Toggle, value: boolean) => {
+    if (!workspaceId) return
+    const next: WorkspaceSettings = await api.call('workspaces.update', { workspaceId, [key]: value })
+    if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
+  })
+  if (!settings || !workspaceId) return null
+  return (
+    <div className="loop-settings small" data-testid="loop-settings">
+      {toggles.map((t) => (
+        <label key={t.key} className="check" title={t.explain}>
+          <input type="checkbox" checked={settings[t.key]} disabled={save.pending} onChange={(e) => void save.run(t.key, e.target.checked)} data-testid={`setting-${t.key}`} /> {t.label}
+        </label>
+      ))}
+      <ErrorText error={save.error?.message} />
+    </div>
+  )
+}
