@@ -4,6 +4,7 @@
  * content (the tasks linked to it, the claims and basis entries pinned to either content).
  */
 import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
+import { taskFlagWords as flagWords } from '../../../shared/task-rules'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks, type TaskHit } from './impact'
@@ -162,12 +163,6 @@ export function applyPropagation(
   }
   const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
   return { impact: summary(ctx, pins, decision.version, hits, counts, side.reports, [...recipients.keys()], reserveFor(decision, reason)), noticeIds }
-}
-
-const flagWords: Record<TaskFlagValue, string> = {
-  requirements_updated: 'requirements updated',
-  needs_adjustment: 'needs adjustment',
-  needs_reverification: 'needs re-verification',
 }
 
 function listSome<T>(items: T[], show: (t: T) => string, max = 8): string {

@@ -1,3 +1,4 @@
+import { taskFlagWords } from '../../../../shared/task-rules'
 import { EmptyState } from '../../components/ui'
 import { compactNumber } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
@@ -90,8 +91,8 @@ export function Figures() {
         />
       </div>
       <div className="flag-split muted small">
-        requirements updated {m.tasksFlagged.requirements_updated} · needs adjustment {m.tasksFlagged.needs_adjustment} · needs re-verification {m.tasksFlagged.needs_reverification} · refused for
-        missing evidence {m.acceptances.refusedMissing}
+        {taskFlagWords.requirements_updated} {m.tasksFlagged.requirements_updated} · {taskFlagWords.needs_adjustment} {m.tasksFlagged.needs_adjustment} · {taskFlagWords.needs_reverification}{' '}
+        {m.tasksFlagged.needs_reverification} · refused for missing evidence {m.acceptances.refusedMissing}
       </div>
       <h4>Tokens</h4>
       <div className="muted small">
