@@ -9,9 +9,7 @@ export class AutoTurnsRepo {
       claim: db.prepare('INSERT OR IGNORE INTO auto_turns (member_id, task_id, trigger, created_at) VALUES (?, ?, ?, ?)'),
       setStep: db.prepare('UPDATE auto_turns SET step_id = ? WHERE id = ?'),
       count: db.prepare<[], number>('SELECT count(*) FROM auto_turns WHERE step_id IS NOT NULL').pluck(),
-      queued: db.prepare<[number], number>(
-        "SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1",
-      ).pluck(),
+      queued: db.prepare<[number], number>("SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1").pluck(),
     }
   }
 
