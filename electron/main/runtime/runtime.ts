@@ -52,7 +52,12 @@ export class Runtime {
   private readonly autoTurns: AutoTurns
 
   constructor(private readonly o: RuntimeOptions) {
-    this.autoTurns = new AutoTurns({ harness: o.harness, call: o.call, queued: (memberId, step) => this.queuedByConcord(memberId, step), busy: (memberId) => Boolean(this.hosts.get(memberId)?.abort) })
+    this.autoTurns = new AutoTurns({
+      harness: o.harness,
+      call: (method, params) => o.call(method, params),
+      queued: (memberId, step) => this.queuedByConcord(memberId, step),
+      busy: (memberId) => Boolean(this.hosts.get(memberId)?.abort),
+    })
     o.bus.on((e) => this.autoTurns.onEvent(e))
     // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
     o.bus.on((e) => {
