@@ -162,13 +162,31 @@ export async function sandboxedAgentSpawn(argv: [program: string, ...args: strin
   const plan: Plan = {
     cwd: req.root,
     writable: uniqueReal([...(req.readOnly ? [] : [req.root]), ...req.writable, ...(st.kind === 'bwrap' ? [] : [tmp])]),
-    readOnly: uniqueReal([...(req.readOnly ? [req.root] : []), ...(req.readable ?? [])]),
+    readOnly: uniqueReal([...(req.readOnly ? [req.root] : []), ...(req.readable ?? []), ...programRoots(argv)]),
     hide: hiddenPaths({ dataDir: req.dataDir, hide: req.hide }),
     network: true,
     privateTmp: true,
   }
   if (st.kind === 'bwrap') return { file: 'bwrap', args: bwrapArgs(plan, argv), env: vars, cwd: req.root, sandboxed: true }
   return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), ...argv], env: vars, cwd: req.root, sandboxed: true }
+}
+
+/**
+ * What the agent's program needs to read: for each absolute path in its command line, the outermost node_modules it
+ * lives in (an adapter imports its SDK and CLI from there), else its folder. Read-only, and on top of the private
+ * /tmp, so an installation under /tmp (a CI checkout, npx's cache) is still there inside the sandbox.
+ */
+function programRoots(argv: string[]): string[] {
+  const roots: string[] = []
+  for (const arg of argv) {
+    if (!path.isAbsolute(arg)) continue
+    const file = real(arg)
+    if (!file) continue
+    const parts = file.split(path.sep)
+    const top = parts.indexOf('node_modules')
+    roots.push(top > 0 ? parts.slice(0, top + 1).join(path.sep) : path.dirname(file))
+  }
+  return roots
 }
 
 interface Plan {
