@@ -262,6 +262,10 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('is interrupted with session/cancel and answers the next message in the same session, in a restarted agent', async () => {
     const m = await claude()
+    // A finished turn first: Claude Code keeps it in its session for certain (the interrupted prompt itself may not
+    // be written yet when the agent is stopped right after the cancel, so it is not what session/load is checked on).
+    server.enqueue({ text: 'Noted: pelican.' })
+    await turn(m, 'Remember the word pelican')
     server.enqueue({ text: 'Working on it, slowly', hang: true })
     const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Take your time' })
@@ -276,7 +280,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
     expect(agentPid()).not.toBe(pid)
     // session/load: the conversation before the interrupt is in the restarted agent's model request.
-    expect(JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)).toContain('Take your time')
+    expect(JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)).toContain('Remember the word pelican')
   })
 
   it("says how to install it when the agent's command is missing", async () => {
