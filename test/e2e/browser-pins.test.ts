@@ -42,8 +42,6 @@ describe('browser UI: pinned mentions', () => {
     const editor = card.getByTestId('decision-editor')
     await editor.getByLabel('Statement').fill('A search over 30 s returns the partial results found so far.')
     await editor.getByLabel('Reason').fill('Users want something rather than nothing')
-    // The editor asks whether the rationale still holds after a statement change: it does.
-    await editor.getByTestId('rationale-keep').locator('input').check()
     await editor.getByRole('button', { name: /Confirm/ }).click()
     await card.and(ui.page.locator('[data-version="2"]')).waitFor()
 

@@ -99,7 +99,6 @@ describe('browser UI at scale', () => {
     const editor = card.getByTestId('decision-editor')
     await editor.getByLabel('Statement').fill('Search gives up after 10 s.')
     await editor.getByLabel('Reason').fill('Users leave after 10 s')
-    await editor.getByTestId('rationale-keep').locator('input').check()
     await editor.getByRole('button', { name: /Confirm/ }).click()
     await card.getByTestId('edit-outcome').waitFor()
 
