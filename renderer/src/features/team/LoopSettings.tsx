@@ -1,3 +1,4 @@
+import { useState } from 'react'
 import type { WorkspaceSettings } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
@@ -25,17 +26,24 @@ export function LoopSettings() {
   const workspaceId = useApp((s) => s.workspaceId)
   const api = useApp((s) => s.api)
   const store = useAppStore()
+  // The box shows the new value at once (a checkbox that waits for the server looks unclicked); a refusal puts it back.
+  const [shown, setShown] = useState<Partial<Record<Toggle, boolean>>>({})
   const save = useAction(async (key: Toggle, value: boolean) => {
     if (!workspaceId) return
-    const next: WorkspaceSettings = await api.call('workspaces.update', { workspaceId, [key]: value })
-    if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
+    setShown((s) => ({ ...s, [key]: value }))
+    try {
+      const next: WorkspaceSettings = await api.call('workspaces.update', { workspaceId, [key]: value })
+      if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
+    } finally {
+      setShown(({ [key]: _, ...rest }) => rest)
+    }
   })
   if (!settings || !workspaceId) return null
   return (
     <div className="loop-settings small" data-testid="loop-settings">
       {toggles.map((t) => (
         <label key={t.key} className="check" title={t.explain}>
-          <input type="checkbox" checked={settings[t.key]} disabled={save.pending} onChange={(e) => void save.run(t.key, e.target.checked)} data-testid={`setting-${t.key}`} /> {t.label}
+          <input type="checkbox" checked={shown[t.key] ?? settings[t.key]} onChange={(e) => void save.run(t.key, e.target.checked)} data-testid={`setting-${t.key}`} /> {t.label}
         </label>
       ))}
       <ErrorText error={save.error?.message} />
