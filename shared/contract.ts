@@ -251,6 +251,11 @@ export const methods = {
 
   'notices.list': method(z.strictObject({ memberId: s.Id, pending: z.boolean().optional() }), r<s.Notice[]>()),
   'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
+  // The items behind the Figures tiles "notices sent" and "relays you did not have to make" (issue 13).
+  /** Every notice of the workspace, newest first, with the step that delivered it. */
+  'notices.sent': method(z.strictObject({ ...ws, cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.SentNoticePage>()),
+  /** The turns Concord started itself, newest first: as many as the figure counts. */
+  'autoTurns.list': method(z.strictObject({ ...ws, cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.AutoTurnPage>()),
   'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
 
   'sessions.send': method(z.strictObject({ memberId: s.Id, text: z.string().trim().min(1, 'must not be empty').max(100_000), taskId: s.Id.optional() }), r<{ stepId: string; queued: number }>()),

@@ -567,3 +567,48 @@ export interface SearchHit {
 /** Private-use characters around a match in SearchHit.snippet (never in what people or models write). */
 export const SEARCH_MARK_START = '\uE000'
 export const SEARCH_MARK_END = '\uE001'
+
+// The items behind two Figures tiles (issue 13): notices sent and the turns Concord started.
+/**
+ * A notice as sent: what it is about in keys, and the member's step that delivered it (null while pending). Compact:
+ * one notice can concern thousands of reports, so a page carries the first few tasks and counts the rest.
+ */
+export interface SentNotice extends Omit<Notice, 'taskIds' | 'reportIds'> {
+  decisionKey: string
+  /** The first few tasks it concerns, ids and keys; `taskCount` counts them all. */
+  taskIds: string[]
+  taskKeys: string[]
+  taskCount: number
+  reportCount: number
+  stepId: string | null
+}
+
+/** One page of notices.sent, newest first. `total`: every notice of the workspace (the figure). */
+export interface SentNoticePage {
+  items: SentNotice[]
+  nextCursor: string | null
+  total: number
+}
+
+/** What made Concord start a turn: a flagged task after a decision changed, or a report a delivery left stale. */
+export type AutoTurnCause = 'task_flagged' | 'evidence_stale' | 'other'
+
+/** A turn Concord started itself instead of a person relaying the change. */
+export interface AutoTurn {
+  memberId: string
+  taskId: string | null
+  taskKey: string | null
+  cause: AutoTurnCause
+  /** The trigger in words (e.g. "T-2 was flagged when D-1 changed to v3"). */
+  trigger: string
+  createdAt: string
+  /** The step that started the turn; turns that joined one still queued share it. */
+  stepId: string
+}
+
+/** One page of autoTurns.list, newest first. `total`: every turn Concord started (the figure). */
+export interface AutoTurnPage {
+  items: AutoTurn[]
+  nextCursor: string | null
+  total: number
+}

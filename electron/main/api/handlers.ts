@@ -17,6 +17,7 @@ import { revertDecision } from '../harness/revert'
 import { decisionHistory } from '../harness/history'
 import { impactPage } from '../harness/impact'
 import { getReports, getTasks, pageReports, pageTasks } from '../harness/pages'
+import { listAutoTurns, sentNotices } from '../harness/figure-items'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
@@ -95,6 +96,8 @@ export function harnessHandlers({ harness: h }: HandlerDeps) {
       return ctx.store.log.notices(n, p.pending ?? false).map((r) => toNotice(ctx.wsId, r))
     },
     'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId)),
+    'notices.sent': (p) => sentNotices(h.ctx(p.workspaceId), p),
+    'autoTurns.list': (p) => listAutoTurns(h.ctx(p.workspaceId), p),
     'events.list': (p) => {
       const ctx = h.ctx(p.workspaceId)
       return ctx.store.log.events(p.after ?? 0, p.limit ?? 200).map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))

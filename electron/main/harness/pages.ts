@@ -12,7 +12,7 @@ import { parseId, type EntityKind } from './ids'
 import { toReports, toTasks } from './mappers'
 import { taskRow } from './tasks'
 
-const DEFAULT_PAGE = 100
+export const DEFAULT_PAGE = 100
 
 /** The ids grouped by workspace (each must exist), in the order given, without repeats. */
 function byWorkspace(h: Harness, kind: EntityKind, ids: string[]): { order: string[]; groups: Map<string, { ctx: Ctx; rows: number[] }> } {
@@ -43,7 +43,7 @@ export function getReports(h: Harness, ids: string[]): Report[] {
 }
 
 /** A page cursor is the last row id of the page before, as text. */
-function cursorOf(cursor: string | undefined, method: string): number | undefined {
+export function cursorOf(cursor: string | undefined, method: string): number | undefined {
   if (cursor === undefined) return undefined
   if (!/^\d{1,15}$/.test(cursor)) throw new ApiError('invalid_params', `cursor: not a cursor of ${method} (pass back nextCursor as it came)`)
   return Number(cursor)

@@ -1,5 +1,14 @@
 import type { Db } from './connection'
 
+export interface AutoTurnRow {
+  id: number
+  member_id: number
+  task_id: number | null
+  trigger: string
+  step_id: number | null
+  created_at: string
+}
+
 /** The turns Concord started by itself, one per member and trigger (schema v11). */
 export class AutoTurnsRepo {
   private readonly s
@@ -9,6 +18,7 @@ export class AutoTurnsRepo {
       claim: db.prepare('INSERT OR IGNORE INTO auto_turns (member_id, task_id, trigger, created_at) VALUES (?, ?, ?, ?)'),
       setStep: db.prepare('UPDATE auto_turns SET step_id = ? WHERE id = ?'),
       count: db.prepare<[], number>('SELECT count(*) FROM auto_turns WHERE step_id IS NOT NULL').pluck(),
+      started: db.prepare<[number, number], AutoTurnRow & { step_id: number }>('SELECT * FROM auto_turns WHERE step_id IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?'),
       queued: db.prepare<[number], number>("SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1").pluck(),
     }
   }
@@ -26,6 +36,11 @@ export class AutoTurnsRepo {
   /** The member's auto turn that has not started yet, if any: a new trigger joins it instead of queueing another. */
   queuedStep(memberId: number): number | undefined {
     return this.s.queued.get(memberId)
+  }
+
+  /** The turns that started (those the figure counts), newest first, with an id below `beforeId`. */
+  started(beforeId: number, limit: number): { rows: (AutoTurnRow & { step_id: number })[]; total: number } {
+    return { rows: this.s.started.all(beforeId, limit), total: this.count() }
   }
 
   count(): number {

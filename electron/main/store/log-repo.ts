@@ -13,12 +13,23 @@ export interface NoticeRow {
   delivered_at: string | null
 }
 
+/** A notice, its first few task ids and its counts, with the step that delivered it (see sentPage). */
+export interface SentNoticeRow extends Omit<NoticeRow, 'task_ids' | 'report_ids'> {
+  first_task_ids: string
+  task_count: number
+  report_count: number
+  step_id: number | null
+}
+
 export interface EventRow {
   id: number
   type: string
   payload: string
   created_at: string
 }
+
+/** Task ids a sent notice carries (its count says how many in all). */
+export const SENT_TASKS = 5
 
 /** Notices (the per-member outbox), the event log and the coordination counters. */
 export class LogRepo {
@@ -35,6 +46,17 @@ export class LogRepo {
       pending: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? AND delivered_at IS NULL ORDER BY id'),
       pendingCount: db.prepare<[number], number>('SELECT count(*) FROM notices WHERE member_id = ? AND delivered_at IS NULL').pluck(),
       markDelivered: db.prepare('UPDATE notices SET delivered_at = ? WHERE member_id = ? AND delivered_at IS NULL AND id <= ?'),
+      sentPage: db.prepare<[number, number], SentNoticeRow>(
+        // The delivering step is the member's first notice step started at or after the delivery.
+        `SELECT n.id, n.member_id, n.kind, n.decision_id, n.decision_version, n.text, n.created_at, n.delivered_at,
+           (SELECT json_group_array(value) FROM (SELECT value FROM json_each(n.task_ids) LIMIT ${SENT_TASKS})) AS first_task_ids,
+           json_array_length(n.task_ids) AS task_count, json_array_length(n.report_ids) AS report_count,
+           CASE WHEN n.delivered_at IS NULL THEN NULL ELSE
+             (SELECT s.id FROM steps s WHERE s.member_id = n.member_id AND s.kind = 'notice' AND s.started_at >= n.delivered_at ORDER BY s.id LIMIT 1)
+           END AS step_id
+         FROM notices n WHERE n.id < ? ORDER BY n.id DESC LIMIT ?`,
+      ),
+      noticeCount: db.prepare<[], number>('SELECT count(*) FROM notices').pluck(),
       insertEvent: db.prepare('INSERT INTO events (type, payload, created_at) VALUES (?, ?, ?)'),
       events: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
       bump: db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value'),
@@ -61,6 +83,11 @@ export class LogRepo {
   /** Marks the member's pending notices up to `upToId` delivered (those created later stay pending). */
   markDelivered(memberId: number, upToId: number, at: string): void {
     this.s.markDelivered.run(at, memberId, upToId)
+  }
+
+  /** The workspace's notices newest first, those with an id below `beforeId`, each with its delivering step. */
+  sentPage(beforeId: number, limit: number): { rows: SentNoticeRow[]; total: number } {
+    return { rows: this.s.sentPage.all(beforeId, limit), total: this.s.noticeCount.get() ?? 0 }
   }
 
   appendEvent(type: string, payload: unknown, at: string): number {

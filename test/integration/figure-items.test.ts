@@ -1,0 +1,143 @@
+/**
+ * The items behind the Figures tiles "notices sent" and "relays you did not have to make" (issue 13): as many as
+ * the figure counts (and as plain SQL counts), newest first, page by page, each with the step to jump to.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
+import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+let scripts: Map<string, ScriptedReply[]>
+
+const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
+
+beforeEach(async () => {
+  scripts = new Map()
+  server = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
+  t = makeCore({ provider: { maxRetries: 0 } })
+  initRepo(t.repoDir)
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const member = (name: string, withModel = true): Promise<Member> =>
+  t.core.invoke('members.create', { workspaceId: ws.id, name, role: 'implementer', approval: 'auto', authority: 'proposer', ...(withModel ? { provider: provider() } : {}) })
+const settles = (m: Member) =>
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    15_000,
+  )
+const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+/** Plain SQL on the workspace file, beside the API. */
+const sql = (q: string): number => t.core.harness.ctx(ws.id).store.db.prepare<[], number>(q).pluck().get() ?? -1
+
+async function flaggedTask(assignee: Member, title: string, decisionId: string) {
+  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id, decisionIds: [decisionId] })
+  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  return task
+}
+
+describe('the items behind the figures', () => {
+  it('notices.sent and autoTurns.list hold as many items as the figures count, each with its step', async () => {
+    const impl = await member('Impl')
+    const nobody = await member('Nobody', false)
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const t1 = await flaggedTask(impl, 'Web search tool', d.id)
+    await flaggedTask(nobody, 'Search docs', d.id)
+    scripts.set('Impl', [{ toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 10 s.' }])
+    const idle = settles(impl)
+    const edited = await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Web search gives up after 10 s', reason: 'slow providers' })
+    await idle
+    // A second change while Impl is idle again: one more notice each, one more turn for Impl.
+    scripts.set('Impl', [{ toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 20 s.' }])
+    const idle2 = settles(impl)
+    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: edited.decision.version, statement: 'Web search gives up after 20 s', reason: 'slower' })
+    await idle2
+
+    const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
+    const sent = await t.core.invoke('notices.sent', { workspaceId: ws.id })
+    expect(metrics.noticesSent).toBe(4)
+    expect(sent.total).toBe(metrics.noticesSent)
+    expect(sent.total).toBe(sql('SELECT count(*) FROM notices'))
+    expect(sent.items).toHaveLength(4)
+    expect(sent.nextCursor).toBeNull()
+    // Newest first.
+    const seqs = sent.items.map((n) => Number(/n(\d+)$/.exec(n.id)![1]))
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a))
+    expect(sent.items.map((n) => n.decisionVersion)).toEqual([3, 3, 2, 2])
+    for (const n of sent.items) expect(n.decisionKey).toBe('D-1')
+
+    // Nobody has no model: its notices wait, with no step; Impl's were delivered in a notice step of its session.
+    const pending = sent.items.filter((n) => n.memberId === nobody.id)
+    expect(pending.map((n) => [n.deliveredAt, n.stepId, n.taskKeys, n.taskCount])).toEqual([
+      [null, null, ['T-2'], 1],
+      [null, null, ['T-2'], 1],
+    ])
+    const implSteps = await steps(impl)
+    const delivered = sent.items.filter((n) => n.memberId === impl.id)
+    expect(delivered).toHaveLength(2)
+    for (const n of delivered) {
+      expect(n.taskKeys).toEqual(['T-1'])
+      const step = implSteps.find((s) => s.id === n.stepId)
+      expect(step?.kind).toBe('notice')
+      expect(step!.startedAt >= n.deliveredAt!).toBe(true)
+    }
+    // Each notice went into its own turn: the newer one is in the later step.
+    expect(delivered[0].stepId).not.toBe(delivered[1].stepId)
+    expect(implSteps.findIndex((s) => s.id === delivered[0].stepId)).toBeGreaterThan(implSteps.findIndex((s) => s.id === delivered[1].stepId))
+
+    const turns = await t.core.invoke('autoTurns.list', { workspaceId: ws.id })
+    expect(metrics.autoTurns).toBe(2)
+    expect(turns.total).toBe(metrics.autoTurns)
+    expect(turns.total).toBe(sql('SELECT count(*) FROM auto_turns WHERE step_id IS NOT NULL'))
+    expect(turns.items.map((a) => [a.memberId, a.taskId, a.taskKey, a.cause, a.trigger])).toEqual([
+      [impl.id, t1.id, 'T-1', 'task_flagged', 'T-1 was flagged when D-1 changed to v3'],
+      [impl.id, t1.id, 'T-1', 'task_flagged', 'T-1 was flagged when D-1 changed to v2'],
+    ])
+    // Each jumps to the message Concord put into Impl's session.
+    const byConcord = implSteps.filter((s) => s.origin === 'concord').map((s) => s.id)
+    expect(turns.items.map((a) => a.stepId)).toEqual(byConcord.reverse())
+  })
+
+  it('pages with nextCursor until null, and refuses a cursor it did not give', async () => {
+    const nobody = await member('Nobody', false)
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Retries', statement: 'Three retries' })
+    // Seven tasks of one member: each notice names the first five and counts them all.
+    for (let i = 1; i <= 7; i++) await flaggedTask(nobody, `Retry loop ${i}`, d.id)
+    let version = d.version
+    for (const statement of ['Four retries', 'Five retries', 'Six retries']) {
+      version = (await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: version, statement, reason: 'flaky network' })).decision.version
+    }
+    const all = await t.core.invoke('notices.sent', { workspaceId: ws.id })
+    expect(all.total).toBe(3)
+    expect(all.items[0]).toMatchObject({ taskKeys: ['T-1', 'T-2', 'T-3', 'T-4', 'T-5'], taskCount: 7, reportCount: 0, stepId: null, deliveredAt: null })
+    expect(all.items[0].taskIds).toHaveLength(5)
+    const seen: string[] = []
+    let cursor: string | undefined
+    for (;;) {
+      const page = await t.core.invoke('notices.sent', { workspaceId: ws.id, limit: 2, ...(cursor ? { cursor } : {}) })
+      expect(page.total).toBe(3)
+      seen.push(...page.items.map((n) => n.id))
+      if (!page.nextCursor) break
+      cursor = page.nextCursor
+    }
+    expect(seen).toEqual(all.items.map((n) => n.id))
+
+    for (const method of ['notices.sent', 'autoTurns.list'] as const) {
+      const e = await rejectsWith(t.core.invoke(method, { workspaceId: ws.id, cursor: 'n7' }), 'invalid_params')
+      expect(e.message).toContain(`not a cursor of ${method}`)
+      await rejectsWith(t.core.invoke(method, { workspaceId: ws.id, limit: 0 }), 'invalid_params')
+    }
+    // No turn was started (Nobody has no model): an empty list, as the figure says.
+    expect(await t.core.invoke('autoTurns.list', { workspaceId: ws.id })).toEqual({ items: [], nextCursor: null, total: 0 })
+    expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(0)
+  })
+})
