@@ -319,7 +319,8 @@ export interface Events {
   'proposal.changed': { workspaceId: string; proposal: s.Proposal }
   'task.changed': { workspaceId: string; task: s.Task }
   'report.submitted': { workspaceId: string; report: s.Report }
-  'notice.created': { workspaceId: string; notice: s.Notice }
+  /** Compact: the first ids and the counts (see NoticeSummary); consumers that need every id read the notice. */
+  'notice.created': { workspaceId: string; notice: s.NoticeSummary }
   'session.state': { workspaceId: string; session: s.SessionInfo }
   'session.step': { workspaceId: string; memberId: string; step: s.Step }
   'session.delta': { workspaceId: string; memberId: string; stepId: string; text: string }

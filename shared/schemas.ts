@@ -391,6 +391,17 @@ export interface Notice {
   deliveredAt: string | null
 }
 
+/**
+ * A notice as its event carries it: one edit can concern 10,000 reports of one author, so the event names the
+ * first IMPACT_SUMMARY_LIMIT tasks and reports and counts the rest (`notices.list` has the whole notice).
+ */
+export interface NoticeSummary extends Omit<Notice, 'taskIds' | 'reportIds'> {
+  taskIds: string[]
+  reportIds: string[]
+  taskCount: number
+  reportCount: number
+}
+
 export interface Metrics {
   workspaceId: string
   decisionEdits: { normative: number; editorial: number }

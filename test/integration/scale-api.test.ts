@@ -229,12 +229,28 @@ describe('the impact of an edit', () => {
     )
     const tasks = await core.invoke('tasks.getMany', { ids: ids.slice(0, 300) })
     for (const tk of tasks) await report(tk, [d], 3)
+    // 250 of them in progress: Impl is told about 250 tasks, Tess about 300 reports.
+    for (const id of ids.slice(0, 250)) await core.invoke('tasks.setStatus', { taskId: id, status: 'in_progress' })
     const frames: EventEnvelope[] = []
+    const notices: EventEnvelope<'notice.created'>[] = []
     const off = core.bus.on((e) => {
       if (e.event === 'decision.changed') frames.push(e)
+      if (e.event === 'notice.created') notices.push(e)
     })
     const result = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'GraphQL' })
     off()
+    // Each notice's event names the first 200 ids and counts them all; the stored notice (notices.list) has every id.
+    const told = new Map(notices.map((e) => [e.payload.notice.memberId, e.payload.notice]))
+    expect([...told.keys()].sort()).toEqual([impl.id, tester.id].sort())
+    expect(told.get(impl.id)).toMatchObject({ taskCount: 250, reportCount: 0, taskIds: ids.slice(0, 200) })
+    expect(told.get(tester.id)).toMatchObject({ taskCount: 0, reportCount: 300 })
+    expect(told.get(tester.id)!.reportIds).toHaveLength(200)
+    for (const e of notices) expect(Buffer.byteLength(stringifyReusing(e))).toBeLessThan(16 * 1024)
+    const [implNotice] = await core.invoke('notices.list', { memberId: impl.id })
+    expect(implNotice.taskIds).toEqual(ids.slice(0, 250))
+    const [tessNotice] = await core.invoke('notices.list', { memberId: tester.id })
+    expect(tessNotice.reportIds).toHaveLength(300)
+    expect(tessNotice.reportIds.slice(0, 200)).toEqual(told.get(tester.id)!.reportIds)
     const [frame] = frames
     if (frame?.event !== 'decision.changed') throw new Error('no decision.changed event')
     expect(frame.payload.impact).toBe(result.impact)

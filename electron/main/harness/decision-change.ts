@@ -3,13 +3,13 @@
  * commit. decisions.ts and proposals.ts both build on it, so neither imports the other's internals.
  */
 import { ApiError } from '../../../shared/errors'
-import type { Decision, Impact, Notice } from '../../../shared/schemas'
+import type { Decision, Impact, NoticeSummary } from '../../../shared/schemas'
 import type { DecisionRow, DecisionStatusValue } from '../store/decisions-repo'
 import { rowOf, type Ctx } from './context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
-import { toDecision, toNotice } from './mappers'
+import { toDecision, toNoticeSummary } from './mappers'
 import { applyPropagation } from './propagation'
 
 export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
@@ -41,7 +41,7 @@ export interface DecisionChange {
   decision: Decision
   impact: Impact
   /** The notices this change queued (emitted after the commit). */
-  notices: Notice[]
+  notices: NoticeSummary[]
 }
 
 export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, fields: ChangeFields, meta: ChangeMeta): DecisionChange {
@@ -104,7 +104,7 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
     },
     at,
   )
-  const notices = propagated.noticeIds.map((n) => toNotice(ctx.wsId, ctx.store.log.notice(n)!))
+  const notices = propagated.noticeIds.map((n) => toNoticeSummary(ctx.wsId, ctx.store.log.notice(n)!))
   return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices }
 }
 

@@ -1,4 +1,5 @@
 /** Rows → API entities. Ids become routable strings; derived states (link, claim, report validity) are computed here. */
+import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type * as s from '../../../shared/schemas'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { NoticeRow } from '../store/log-repo'
@@ -227,5 +228,16 @@ export function toNotice(ws: string, r: NoticeRow): s.Notice {
     text: r.text,
     createdAt: r.created_at,
     deliveredAt: r.delivered_at,
+  }
+}
+
+/** The notice for its event: the first ids and the counts, so its size does not grow with the edit. */
+export function toNoticeSummary(ws: string, r: NoticeRow): s.NoticeSummary {
+  const tasks = JSON.parse(r.task_ids) as number[]
+  const reports = JSON.parse(r.report_ids) as number[]
+  return {
+    ...toNotice(ws, { ...r, task_ids: JSON.stringify(tasks.slice(0, IMPACT_SUMMARY_LIMIT)), report_ids: JSON.stringify(reports.slice(0, IMPACT_SUMMARY_LIMIT)) }),
+    taskCount: tasks.length,
+    reportCount: reports.length,
   }
 }

@@ -9,7 +9,7 @@
  * One auto turn per member at a time: a trigger that finds one still queued joins it.
  */
 import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
-import type { Notice, Report, Task } from '../../../shared/schemas'
+import type { NoticeSummary, Report, Task } from '../../../shared/schemas'
 import { acceptanceReasons } from '../harness/acceptance'
 import type { Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
@@ -82,11 +82,15 @@ export class AutoTurns {
     }
   }
 
-  private onNotice(notice: Notice): void {
+  private onNotice(notice: NoticeSummary): void {
     const ctx = this.ctx(notice.workspaceId)
     if (!ctx) return
     const memberRow = parseId(notice.memberId, 'member', 'memberId').n
     const noticeRowId = parseId(notice.id, 'notice', 'noticeId').n
+    // The event names only the first tasks and reports: every one of them is in the stored notice.
+    const row = ctx.store.log.notice(noticeRowId)
+    if (!row) return
+    const taskRows = JSON.parse(row.task_ids) as number[]
     // A member in a turn reads the notice at its next model call; a turn is owed only if that call never comes.
     const busy = this.env.busy(notice.memberId)
     const flagTurn = (taskRowId: number, lines: string[]) => {
@@ -103,7 +107,7 @@ export class AutoTurns {
     const head = `${dk} changed (now v${notice.decisionVersion})`
     const member = ctx.store.members.get(memberRow)
     // A member that cannot take a turn (no model, archived) gets none: no need to read its tasks one by one.
-    const tasks = member && canWork(member) ? ctx.store.tasks.getMany(notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)) : []
+    const tasks = member && canWork(member) ? ctx.store.tasks.getMany(taskRows) : []
     for (const task of tasks) {
       if (task.assignee_id !== memberRow) continue
       const tk = makeKey('task', task.id)
@@ -119,7 +123,7 @@ export class AutoTurns {
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
     // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
     // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
-    const reportRows = notice.reportIds.map((id) => parseId(id, 'report', 'reportId').n)
+    const reportRows = JSON.parse(row.report_ids) as number[]
     const seen = new Set<number>()
     const SLICE = 200
     const next = (from: number) => {

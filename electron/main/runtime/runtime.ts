@@ -4,7 +4,7 @@
  */
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { SessionInfo, SessionPage } from '../../../shared/schemas'
+import type { NoticeSummary, SessionInfo, SessionPage } from '../../../shared/schemas'
 import type { EventBus } from '../events/event-bus'
 import type { Ctx } from '../harness/context'
 import { memberRowOf } from '../harness/context'
@@ -62,7 +62,7 @@ export class Runtime {
     // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
     o.bus.on((e) => {
       if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
-      if (e.event === 'notice.created') this.noticeMidTurn(e.payload.notice.memberId, e.payload.notice.taskIds)
+      if (e.event === 'notice.created') this.noticeMidTurn(e.payload.notice)
     })
     // Leftovers of a crash are dealt with at start, not when someone next opens the workspace.
     for (const w of o.harness.listWorkspaces()) {
@@ -212,13 +212,16 @@ export class Runtime {
    * An external agent hears of a notice at its next Concord tool call (concord mcp appends it), else once its turn
    * ends (see turn()). With "interrupt and re-prompt", a task of its flagged needs_adjustment stops the turn now.
    */
-  private noticeMidTurn(memberId: string, taskIds: string[]): void {
-    const host = this.hosts.get(memberId)
+  private noticeMidTurn(notice: NoticeSummary): void {
+    const host = this.hosts.get(notice.memberId)
     if (!host?.abort) return
     const ctx = this.o.harness.ctx(host.wsId)
     const member = ctx.store.members.get(host.memberRowId)
     if (!member?.agent || !member.agent_interrupt) return
-    const flagged = taskIds.some((id) => ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)?.flag === 'needs_adjustment')
+    // The event names the first tasks only; the stored notice has them all.
+    const all = notice.taskCount > notice.taskIds.length ? ctx.store.log.notice(parseId(notice.id, 'notice', 'noticeId').n) : undefined
+    const taskRows = all ? (JSON.parse(all.task_ids) as number[]) : notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)
+    const flagged = taskRows.some((n) => ctx.store.tasks.get(n)?.flag === 'needs_adjustment')
     if (flagged) host.interrupt('notice')
   }
 
