@@ -1,13 +1,18 @@
 import { taskFlagWords } from '../../../../shared/task-rules'
 import { EmptyState } from '../../components/ui'
 import { compactNumber } from '../../lib/format'
+import { useState } from 'react'
 import { useApp } from '../../stores/app-store'
 import type { RightTab } from '../../stores/types'
 import type { BoardFilter } from '../tasks/board-data'
+import { FigureItemsDialog, type FigureList } from './FigureItems'
 import { openFiltered } from './open-filtered'
 import './figures.css'
 
-interface Opens {
+/** A tab (filtered) or, for figures whose items live in no tab, the list of them in a modal. */
+type Opens = TabOpens | { list: FigureList; what: string }
+
+interface TabOpens {
   tab: RightTab
   board?: BoardFilter
   staleReports?: boolean
@@ -18,6 +23,8 @@ interface Opens {
 /** One figure: its number, what it counts in a line, and (when there are items behind it) a click that opens them. */
 function Figure({ label, value, explain, opens }: { label: string; value: number; explain: string; opens?: Opens }) {
   const setRightTab = useApp((s) => s.setRightTab)
+  const workspaceId = useApp((s) => s.workspaceId)
+  const [listOpen, setListOpen] = useState(false)
   const body = (
     <>
       <div className="figure-value">{compactNumber(value)}</div>
@@ -32,22 +39,27 @@ function Figure({ label, value, explain, opens }: { label: string; value: number
       </div>
     )
   }
+  // The dialog sits beside the button, not in it: React events bubble out of a portal to its React parent.
   return (
-    <button
-      className="figure figure-link"
-      data-testid="figure"
-      data-label={label}
-      title={`Open ${opens.what}`}
-      onClick={() => {
-        openFiltered({ ...(opens.board ? { board: opens.board } : {}), ...(opens.staleReports !== undefined ? { staleReports: opens.staleReports } : {}) })
-        setRightTab(opens.tab)
-      }}
-    >
-      {body}
-      <span className="figure-open" aria-hidden="true">
-        →
-      </span>
-    </button>
+    <>
+      <button
+        className="figure figure-link"
+        data-testid="figure"
+        data-label={label}
+        title={`Open ${opens.what}`}
+        onClick={() => {
+          if ('list' in opens) return setListOpen(true)
+          openFiltered({ ...(opens.board ? { board: opens.board } : {}), ...(opens.staleReports !== undefined ? { staleReports: opens.staleReports } : {}) })
+          setRightTab(opens.tab)
+        }}
+      >
+        {body}
+        <span className="figure-open" aria-hidden="true">
+          →
+        </span>
+      </button>
+      {listOpen && 'list' in opens && workspaceId && <FigureItemsDialog list={opens.list} workspaceId={workspaceId} onClose={() => setListOpen(false)} />}
+    </>
   )
 }
 
@@ -71,8 +83,18 @@ export function Figures() {
           opens={{ tab: 'decisions', what: 'the decisions' }}
         />
         <Figure label="tasks flagged" value={flagged} explain="Times a task was told that a decision it depends on changed." opens={flaggedTasks} />
-        <Figure label="notices sent" value={m.noticesSent} explain="Messages put into a member’s next step: only to members whose work was affected." />
-        <Figure label="relays you did not have to make" value={m.autoTurns ?? 0} explain="Turns Concord started itself for a flagged member or the author of stale evidence." />
+        <Figure
+          label="notices sent"
+          value={m.noticesSent}
+          explain="Messages put into a member’s next step: only to members whose work was affected."
+          opens={{ list: 'notices', what: 'the notices, each at its step in the chat' }}
+        />
+        <Figure
+          label="relays you did not have to make"
+          value={m.autoTurns ?? 0}
+          explain="Turns Concord started itself for a flagged member or the author of stale evidence."
+          opens={{ list: 'autoTurns', what: 'the turns Concord started, each in the chat' }}
+        />
         <Figure label="acceptances revoked" value={m.acceptancesRevoked} explain="Accepted tasks sent back to re-verification by a change." opens={flaggedTasks} />
         <Figure label="claims made stale" value={m.claims.madeStale} explain="Verified behaviours whose decision changed: no longer evidence until re-checked." opens={staleReports} />
         <Figure
