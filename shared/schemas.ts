@@ -575,9 +575,7 @@ export interface SearchHit {
   createdAt: string
 }
 
-/** Private-use characters around a match in SearchHit.snippet (never in what people or models write). */
-export const SEARCH_MARK_START = '\uE000'
-export const SEARCH_MARK_END = '\uE001'
+export { SEARCH_MARK_END, SEARCH_MARK_START } from './search-marks'
 
 // The items behind two Figures tiles (issue 13): notices sent and the turns Concord started.
 /**

@@ -1,4 +1,4 @@
-import { SEARCH_MARK_END, SEARCH_MARK_START } from '../../../../shared/schemas'
+import { SEARCH_MARK_END, SEARCH_MARK_START } from '../../../../shared/search-marks'
 
 /** A search snippet with its matches marked: the core puts each between two private-use characters; never HTML. */
 export function Snippet({ text }: { text: string }) {

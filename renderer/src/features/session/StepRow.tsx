@@ -10,7 +10,7 @@ import { references, type Row } from '../../stores/steps'
 import { DecisionCard } from '../decisions/DecisionCard'
 import { ProposalCard } from '../decisions/ProposalCard'
 import { ToolCall } from './ToolCall'
-import { ChangesDialog } from '../diff/ChangesDialog'
+import { ChangesDialog } from '../diff/LazyChangesDialog'
 import { MemberEditor } from '../team/MemberEditor'
 
 const MAX_CARDS = 6
