@@ -8,7 +8,7 @@
  *
  *   node scripts/build-cli.mjs [--if-stale]
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -35,6 +35,20 @@ export function cliIsStale() {
 }
 
 /**
+ * Pure-JavaScript packages every `concord serve` loads are bundled in: loading zod, yaml, ws and pino file by
+ * file through Node's ESM loader took about half of the start (P5). Everything else stays an import: native
+ * modules (better-sqlite3), the provider and agent SDKs (loaded when first used), and what only tools use.
+ */
+const BUNDLED = new Set(['zod', 'yaml', 'ws', 'pino'])
+
+function externalPackages() {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies }).filter((n) => !BUNDLED.has(n))
+  // ws requires these optional native helpers when present; they stay optional.
+  return [...names, 'bufferutil', 'utf-8-validate'].flatMap((n) => [n, `${n}/*`])
+}
+
+/**
  * Dynamic imports become chunks, so `--help` and `--version` load no npm package. Every file is written
  * under a temporary name and renamed into place, chunks before the entry: a process starting meanwhile
  * loads the old entry with the chunks it names (they stay) or the new one with its own. `prune` removes
@@ -53,7 +67,9 @@ export async function buildCli({ prune = false } = {}) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    external: externalPackages(),
+    // Bundled CommonJS packages call require(): give the ESM output one.
+    banner: { js: "import { createRequire as __concordCreateRequire } from 'node:module'; const require = __concordCreateRequire(import.meta.url);" },
     logLevel: 'warning',
     write: false,
   })
