@@ -2,6 +2,9 @@
  * The items behind the Figures tiles "notices sent" and "relays you did not have to make" (issue 13): as many as
  * the figure counts (and as plain SQL counts), newest first, page by page, each with the step to jump to.
  */
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
 import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
@@ -11,6 +14,7 @@ let t: TestCore
 let server: ModelServer
 let ws: Workspace
 let scripts: Map<string, ScriptedReply[]>
+let head: string
 
 const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
 
@@ -18,7 +22,7 @@ beforeEach(async () => {
   scripts = new Map()
   server = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
   t = makeCore({ provider: { maxRetries: 0 } })
-  initRepo(t.repoDir)
+  head = initRepo(t.repoDir)
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
 })
 afterEach(async () => {
@@ -90,6 +94,15 @@ describe('the items behind the figures', () => {
       expect(step?.kind).toBe('notice')
       expect(step!.startedAt >= n.deliveredAt!).toBe(true)
     }
+    // The step is the one the plain definition names: the member's first notice step started at or after delivery.
+    const defined = t.core.harness
+      .ctx(ws.id)
+      .store.db.prepare<[], { id: number; step: number | null }>(
+        `SELECT n.id, (SELECT s.id FROM steps s WHERE s.member_id = n.member_id AND s.kind = 'notice' AND s.started_at >= n.delivered_at ORDER BY s.id LIMIT 1) AS step
+         FROM notices n ORDER BY n.id DESC`,
+      )
+      .all()
+    expect(sent.items.map((n) => n.stepId)).toEqual(defined.map((r) => (r.step === null ? null : `${ws.id}-s${r.step}`)))
     // Each notice went into its own turn: the newer one is in the later step.
     expect(delivered[0].stepId).not.toBe(delivered[1].stepId)
     expect(implSteps.findIndex((s) => s.id === delivered[0].stepId)).toBeGreaterThan(implSteps.findIndex((s) => s.id === delivered[1].stepId))
@@ -105,6 +118,36 @@ describe('the items behind the figures', () => {
     // Each jumps to the message Concord put into Impl's session.
     const byConcord = implSteps.filter((s) => s.origin === 'concord').map((s) => s.id)
     expect(turns.items.map((a) => a.stepId)).toEqual(byConcord.reverse())
+  })
+
+  it('a delivery that leaves a report stale: the turn names the report, the task and the delivered commit', async () => {
+    const impl = await member('Impl')
+    const tess = await member('Tess')
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d.id], requiredReports: ['test'] })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: tess.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: [{ text: 'gives up after 5 s', decisionIds: [d.id] }],
+    })
+    // Delivered on a later commit than Tess tested: its report no longer supports the task, Concord asks it to re-verify.
+    writeFileSync(join(t.repoDir, 'search.ts'), 'export const timeoutMs = 5000\n')
+    execFileSync('git', ['add', '-A'], { cwd: t.repoDir })
+    execFileSync('git', ['commit', '-qm', 'search'], { cwd: t.repoDir })
+    const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    const idle = settles(tess)
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: c2 } })
+    await idle
+
+    const turns = await t.core.invoke('autoTurns.list', { workspaceId: ws.id })
+    expect(turns.total).toBe((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns)
+    expect(turns.items.map((a) => [a.memberId, a.taskKey, a.cause, a.trigger])).toEqual([[tess.id, 'T-1', 'evidence_stale', `R-1 went stale for T-1 delivered on ${c2.slice(0, 7)} (now D-1 v1)`]])
+    const started = (await steps(tess)).filter((s) => s.origin === 'concord')
+    expect(turns.items[0].stepId).toBe(started[0].id)
   })
 
   it('pages with nextCursor until null, and refuses a cursor it did not give', async () => {
