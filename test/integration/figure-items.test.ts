@@ -150,6 +150,18 @@ describe('the items behind the figures', () => {
     expect(turns.items[0].stepId).toBe(started[0].id)
   })
 
+  it("a notice to a report's author counts its reports", async () => {
+    const rita = await member('Rita', false)
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Retries', statement: 'Three retries' })
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Retry loop', decisionIds: [d.id], requiredReports: ['review'] })
+    for (const text of ['retries three times', 'backs off']) {
+      await t.core.invoke('reports.submit', { taskId: task.id, authorId: rita.id, kind: 'review', verdict: 'pass', artifact: { commit: head }, claims: [{ text, decisionIds: [d.id] }] })
+    }
+    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Four retries', reason: 'flaky network' })
+    const sent = await t.core.invoke('notices.sent', { workspaceId: ws.id })
+    expect(sent.items.map((n) => [n.memberId, n.reportCount, n.taskCount])).toEqual([[rita.id, 2, 0]])
+  })
+
   it('pages with nextCursor until null, and refuses a cursor it did not give', async () => {
     const nobody = await member('Nobody', false)
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Retries', statement: 'Three retries' })
