@@ -33,7 +33,7 @@ export function sentNotices(ctx: Ctx, p: ParsedParams<'notices.sent'>): SentNoti
       stepId: r.step_id === null ? null : makeId(ctx.wsId, 'step', r.step_id),
     }
   })
-  return { items, nextCursor: rows.length > limit ? String(rows[limit - 1].id) : null, total }
+  return { items, nextCursor: rows.length > limit ? String(rows.at(limit - 1)!.id) : null, total }
 }
 
 const repos = new WeakMap<WorkspaceStore, AutoTurnsRepo>()
@@ -54,7 +54,7 @@ export function listAutoTurns(ctx: Ctx, p: ParsedParams<'autoTurns.list'>): Auto
     createdAt: r.created_at,
     stepId: makeId(ctx.wsId, 'step', r.step_id),
   }))
-  return { items, nextCursor: rows.length > limit ? String(rows[limit - 1].id) : null, total }
+  return { items, nextCursor: rows.length > limit ? String(rows.at(limit - 1)!.id) : null, total }
 }
 
 const deliveredOn = (artifact: string) => (/^[0-9a-f]{40}$/.test(artifact) ? `delivered on ${artifact.slice(0, 7)}` : 'as delivered')
@@ -72,14 +72,14 @@ export function triggerWords(trigger: string): { cause: AutoTurnCause; trigger: 
   const stale = /^stale:(\d+):(\d+):(.+):([^:]*)$/.exec(trigger)
   if (stale) {
     const [, task, report, artifact, versions] = stale
-    const against = versions
+    const against = (versions ?? '')
       .split(',')
       .map((v) => /^(\d+)v(\d+)$/.exec(v))
       .flatMap((m) => (m ? [`${makeKey('decision', Number(m[1]))} v${m[2]}`] : []))
     const basis = against.length ? ` (now ${against.join(', ')})` : ''
     return {
       cause: 'evidence_stale',
-      trigger: `${makeKey('report', Number(report))} went stale for ${makeKey('task', Number(task))} ${deliveredOn(artifact)}${basis}`,
+      trigger: `${makeKey('report', Number(report))} went stale for ${makeKey('task', Number(task))} ${deliveredOn(artifact ?? '')}${basis}`,
     }
   }
   return { cause: 'other', trigger }
