@@ -93,7 +93,7 @@ export function harnessHandlers({ harness: h }: HandlerDeps) {
     'notices.list': (p) => {
       const ctx = h.ctxOf('member', p.memberId, 'memberId')
       const n = memberRowOf(ctx, p.memberId, 'memberId')
-      return ctx.store.log.notices(n, p.pending ?? false).map((r) => toNotice(ctx.wsId, r))
+      return ctx.store.log.notices(n, p.pending ?? false).map((r) => toNotice(ctx.wsId, ctx.store, r))
     },
     'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId)),
     'notices.sent': (p) => sentNotices(h.ctx(p.workspaceId), p),

@@ -161,7 +161,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       decisionId: localId('decision', n.decision_id),
       decisionVersion: n.decision_version,
       taskIds: (JSON.parse(n.task_ids) as number[]).map((x) => localId('task', x)),
-      reportIds: (JSON.parse(n.report_ids) as number[]).map((x) => localId('report', x)),
+      reportIds: store.log.reportIds(n).map((x) => localId('report', x)),
       text: n.text,
       createdAt: n.created_at,
       deliveredAt: n.delivered_at,

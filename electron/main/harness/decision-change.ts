@@ -104,7 +104,7 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
     },
     at,
   )
-  const notices = propagated.noticeIds.map((n) => toNoticeSummary(ctx.wsId, ctx.store.log.notice(n)!))
+  const notices = propagated.noticeIds.map((n) => toNoticeSummary(ctx.wsId, ctx.store, ctx.store.log.notice(n)!))
   return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices }
 }
 

@@ -215,7 +215,22 @@ export function toReport(ws: string, store: WorkspaceStore, r: ReportRow): s.Rep
   return toReports(ws, store, [r]).at(0)!
 }
 
-export function toNotice(ws: string, r: NoticeRow): s.Notice {
+/** A notice with every task and report it names (its reports may be derived from its edit: see LogRepo.reportIds). */
+export function toNotice(ws: string, store: WorkspaceStore, r: NoticeRow): s.Notice {
+  return noticeOf(ws, r, JSON.parse(r.task_ids) as number[], store.log.reportIds(r))
+}
+
+/** The notice for its event: the first ids and the counts, so its size does not grow with the edit. */
+export function toNoticeSummary(ws: string, store: WorkspaceStore, r: NoticeRow): s.NoticeSummary {
+  const tasks = JSON.parse(r.task_ids) as number[]
+  return {
+    ...noticeOf(ws, r, tasks.slice(0, IMPACT_SUMMARY_LIMIT), store.log.reportIds(r, 0, IMPACT_SUMMARY_LIMIT)),
+    taskCount: tasks.length,
+    reportCount: store.log.reportCount(r),
+  }
+}
+
+function noticeOf(ws: string, r: NoticeRow, tasks: number[], reports: number[]): s.Notice {
   return {
     id: makeId(ws, 'notice', r.id),
     workspaceId: ws,
@@ -223,21 +238,10 @@ export function toNotice(ws: string, r: NoticeRow): s.Notice {
     kind: r.kind,
     decisionId: makeId(ws, 'decision', r.decision_id),
     decisionVersion: r.decision_version,
-    taskIds: (JSON.parse(r.task_ids) as number[]).map((n) => makeId(ws, 'task', n)),
-    reportIds: (JSON.parse(r.report_ids) as number[]).map((n) => makeId(ws, 'report', n)),
+    taskIds: tasks.map((n) => makeId(ws, 'task', n)),
+    reportIds: reports.map((n) => makeId(ws, 'report', n)),
     text: r.text,
     createdAt: r.created_at,
     deliveredAt: r.delivered_at,
-  }
-}
-
-/** The notice for its event: the first ids and the counts, so its size does not grow with the edit. */
-export function toNoticeSummary(ws: string, r: NoticeRow): s.NoticeSummary {
-  const tasks = JSON.parse(r.task_ids) as number[]
-  const reports = JSON.parse(r.report_ids) as number[]
-  return {
-    ...toNotice(ws, { ...r, task_ids: JSON.stringify(tasks.slice(0, IMPACT_SUMMARY_LIMIT)), report_ids: JSON.stringify(reports.slice(0, IMPACT_SUMMARY_LIMIT)) }),
-    taskCount: tasks.length,
-    reportCount: reports.length,
   }
 }

@@ -28,31 +28,33 @@ export interface PropagationResult {
 
 interface Recipient {
   tasks: { id: number; flag: TaskFlagValue }[]
-  reports: { id: number; staleClaims: number }[]
+  /** How many of its reports the edit leaves behind (a claim made stale or its basis made suspect). */
+  reports: number
 }
 
-/** A report the edit leaves behind (a claim made stale or its basis made suspect): its author is told. */
-const leaves = (r: TouchedReport) => r.stale > 0 || r.leaving
-
-/** Everything about the touched reports an edit needs, in one pass over them. */
+/**
+ * The report side of an edit from the figures kept with the pins (migration 012), not from the reports: the
+ * reports pinned to either content, the claims made stale and restored, each author's count, and the first
+ * reports for the summary. Every report that existed is at most `pins.last` here (the edit is being made).
+ */
 function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient: (m: number) => Recipient) {
-  const reports = touchedReports(ctx.store, pins, 0)
-  let staleClaims = 0
-  let restoredClaims = 0
-  let claimsOfLeaving = 0
-  for (const r of reports) {
-    staleClaims += r.stale
-    restoredClaims += r.restored
-    if (!leaves(r)) continue
-    claimsOfLeaving += r.claimCount
-    if (r.authorId !== null && r.authorId !== actorId) recipient(r.authorId).reports.push({ id: r.id, staleClaims: r.stale })
+  const r = ctx.store.reports
+  const from = r.pinTotals(pins.decisionId, pins.from)
+  const to = r.pinTotals(pins.decisionId, pins.to)
+  const overlap = r.pinOverlap(pins.decisionId, { fingerprint: pins.from, reports: from.reports }, { fingerprint: pins.to, reports: to.reports })
+  // The reports pinned to `from` are the ones the edit leaves behind: their authors are told.
+  for (const a of r.pinAuthors(pins.decisionId, pins.from)) if (a.authorId !== 0 && a.authorId !== actorId) recipient(a.authorId).reports = a.reports
+  return {
+    first: touchedReports(ctx.store, pins, 0, IMPACT_SUMMARY_LIMIT),
+    reports: from.reports + to.reports - overlap,
+    staleClaims: from.claims,
+    restoredClaims: to.claims,
+    claimsOfLeaving: from.reportClaims,
   }
-  return { reports, staleClaims, restoredClaims, claimsOfLeaving }
 }
 
-function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], reports: TouchedReport[], notified: number[], reserve: number): Impact {
+function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], first: TouchedReport[], notified: number[], reserve: number): Impact {
   const member = memberIds(ctx.wsId)
-  const first = reports.slice(0, IMPACT_SUMMARY_LIMIT)
   return finishSummary(
     {
       decisionId: makeId(ctx.wsId, 'decision', pins.decisionId),
@@ -80,7 +82,7 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
   const recipients = new Map<number, Recipient>()
   const recipient = (m: number) => {
     let r = recipients.get(m)
-    if (!r) recipients.set(m, (r = { tasks: [], reports: [] }))
+    if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
   for (const t of all) if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId)
@@ -91,11 +93,11 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
     needsAdjustment: all.filter((t) => t.flag === 'needs_adjustment').length,
     needsReverification: all.filter((t) => t.flag === 'needs_reverification').length,
     acceptanceRevoked: all.filter((t) => t.oldStatus === 'accepted').length,
-    reports: side.reports.length,
+    reports: side.reports,
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
-  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.reports, [...recipients.keys()], reserveFor(decision, ''))
+  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.first, [...recipients.keys()], reserveFor(decision, ''))
 }
 
 /**
@@ -121,7 +123,7 @@ export function applyPropagation(
   const recipients = new Map<number, Recipient>()
   const recipient = (m: number) => {
     let r = recipients.get(m)
-    if (!r) recipients.set(m, (r = { tasks: [], reports: [] }))
+    if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
   for (const r of store.tasks.impactRecipients(decision.id, decision.version, actorId)) recipient(r.assigneeId).tasks = r.tasks.map(([id, flag]) => ({ id, flag }))
@@ -136,8 +138,10 @@ export function applyPropagation(
         decision_id: decision.id,
         decision_version: decision.version,
         task_ids: JSON.stringify(hit.tasks.map((t) => t.id)),
-        report_ids: JSON.stringify(hit.reports.map((r) => r.id)),
-        text: noticeText(decision, reason, hit),
+        // Its reports are derived from the edit (LogRepo.reportIds): one author can have 100,000 of them.
+        report_ids: '[]',
+        report_count: hit.reports,
+        text: noticeText(ctx, pins, decision, reason, memberId, hit),
         created_at: at,
       }),
     )
@@ -157,25 +161,34 @@ export function applyPropagation(
     needsAdjustment: tc.needsAdjustment,
     needsReverification: tc.needsReverification,
     acceptanceRevoked: tc.acceptanceRevoked,
-    reports: side.reports.length,
+    reports: side.reports,
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
   const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
-  return { impact: summary(ctx, pins, decision.version, hits, counts, side.reports, [...recipients.keys()], reserveFor(decision, reason)), noticeIds }
+  return { impact: summary(ctx, pins, decision.version, hits, counts, side.first, [...recipients.keys()], reserveFor(decision, reason)), noticeIds }
 }
 
-function listSome<T>(items: T[], show: (t: T) => string, max = 8): string {
-  const head = items.slice(0, max).map(show).join(', ')
-  return items.length > max ? `${head} and ${items.length - max} more` : head
+const NOTICE_LIST = 8
+
+function listSome<T>(items: T[], total: number, show: (t: T) => string): string {
+  const head = items.slice(0, NOTICE_LIST).map(show).join(', ')
+  return total > NOTICE_LIST ? `${head} and ${total - NOTICE_LIST} more` : head
 }
 
-function noticeText(d: { id: number; version: number; title: string; statement: string }, reason: string, hit: Recipient): string {
+function noticeText(ctx: Ctx, pins: EditPins, d: { id: number; version: number; title: string; statement: string }, reason: string, memberId: number, hit: Recipient): string {
   const lines = [`${makeKey('decision', d.id)} "${d.title}" changed (now v${d.version})${reason ? `: ${reason}` : ''}.`]
   lines.push(`Current statement: ${d.statement}`)
-  if (hit.tasks.length) lines.push(`Your tasks: ${listSome(hit.tasks, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`)
-  if (hit.reports.length) {
-    lines.push(`Your reports with stale evidence: ${listSome(hit.reports, (r) => `${makeKey('report', r.id)} (${r.staleClaims} claim${r.staleClaims === 1 ? '' : 's'} stale)`)}.`)
+  if (hit.tasks.length) lines.push(`Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`)
+  if (hit.reports) {
+    const first = ctx.store.reports.authorPins(pins.decisionId, pins.from, memberId, 0, pins.last, NOTICE_LIST)
+    const stale = ctx.store.reports.pinnedClaimCounts(pins.decisionId, pins.from, first)
+    lines.push(
+      `Your reports with stale evidence: ${listSome(first, hit.reports, (id) => {
+        const n = stale.get(id) ?? 0
+        return `${makeKey('report', id)} (${n} claim${n === 1 ? '' : 's'} stale)`
+      })}.`,
+    )
   }
   return lines.join('\n')
 }

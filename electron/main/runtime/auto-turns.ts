@@ -123,27 +123,28 @@ export class AutoTurns {
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
     // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
     // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
-    const reportRows = JSON.parse(row.report_ids) as number[]
     const seen = new Set<number>()
     const SLICE = 200
-    const next = (from: number) => {
-      if (from >= reportRows.length) return
+    // A slice is the reports after the last one read (the notice's list, or derived from its edit a page at a time).
+    const next = (after: number) => {
       setImmediate(() => {
         // Concord is closing: what is left waits for the next flag or delivery.
         if (!ctx.store.db.open) return
+        let slice: number[] = []
         try {
+          slice = ctx.store.log.reportIds(row, after, SLICE)
           const taskRows = ctx.store.reports
-            .heads(reportRows.slice(from, from + SLICE))
+            .heads(slice)
             .map((h) => h.task_id)
             .filter((t) => !seen.has(t) && seen.add(t))
           for (const task of ctx.store.tasks.getMany([...new Set(taskRows)])) if (task.status === 'delivered') this.staleAuthors(ctx, task, head)
         } catch (err) {
           console.error('automatic re-verification turn failed:', err instanceof Error ? err.message : err)
         }
-        next(from + SLICE)
+        if (slice.length === SLICE) next(slice.at(-1)!)
       })
     }
-    next(0)
+    if (ctx.store.log.reportCount(row) > 0) next(0)
   }
 
   /** The busy member's turn ended: the flag turns whose notice it did not read in that turn start now. */

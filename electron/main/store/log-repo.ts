@@ -11,6 +11,11 @@ export interface NoticeRow {
   text: string
   created_at: string
   delivered_at: string | null
+  /**
+   * Set (schema v12): the notice's reports are its member's reports pinned to the content its edit left, up to
+   * the edit's last report (see reportIds); report_ids is then empty. NULL: report_ids lists them.
+   */
+  report_count: number | null
 }
 
 /** A notice, its first few task ids and its counts, with the step that delivered it (see sentPage). */
@@ -38,9 +43,16 @@ export class LogRepo {
   constructor(db: Db) {
     this.s = {
       insertNotice: db.prepare(
-        `INSERT INTO notices (member_id, kind, decision_id, decision_version, task_ids, report_ids, text, created_at)
-         VALUES (@member_id, @kind, @decision_id, @decision_version, @task_ids, @report_ids, @text, @created_at)`,
+        `INSERT INTO notices (member_id, kind, decision_id, decision_version, task_ids, report_ids, text, created_at, report_count)
+         VALUES (@member_id, @kind, @decision_id, @decision_version, @task_ids, @report_ids, @text, @created_at, @report_count)`,
       ),
+      noticeReports: db
+        .prepare<{ d: number; v: number; author: number; after: number; limit: number }, number>(
+          `SELECT p.report_id FROM decision_impacts i JOIN report_pins p ON p.decision_id = i.decision_id AND p.fingerprint = i.from_fingerprint
+           WHERE i.decision_id = @d AND i.version = @v AND p.author_id = @author AND p.report_id > @after AND p.report_id <= i.last_report_id
+           ORDER BY p.report_id LIMIT @limit`,
+        )
+        .pluck(),
       notice: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE id = ?'),
       notices: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? ORDER BY id'),
       pending: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? AND delivered_at IS NULL ORDER BY id'),
@@ -49,7 +61,7 @@ export class LogRepo {
       sentPage: db.prepare<[number, number], Omit<SentNoticeRow, 'step_id'>>(
         `SELECT n.id, n.member_id, n.kind, n.decision_id, n.decision_version, n.text, n.created_at, n.delivered_at,
            (SELECT json_group_array(value) FROM (SELECT value FROM json_each(n.task_ids) LIMIT ${SENT_TASKS})) AS first_task_ids,
-           json_array_length(n.task_ids) AS task_count, json_array_length(n.report_ids) AS report_count
+           json_array_length(n.task_ids) AS task_count, coalesce(n.report_count, json_array_length(n.report_ids)) AS report_count
          FROM notices n WHERE n.id < ? ORDER BY n.id DESC LIMIT ?`,
       ),
       lastStep: db.prepare<[], number | null>('SELECT max(id) FROM steps').pluck(),
@@ -63,8 +75,22 @@ export class LogRepo {
     }
   }
 
-  insertNotice(row: Omit<NoticeRow, 'id' | 'delivered_at'>): number {
-    return Number(this.s.insertNotice.run(row).lastInsertRowid)
+  insertNotice(row: Omit<NoticeRow, 'id' | 'delivered_at' | 'report_count'> & { report_count?: number | null }): number {
+    return Number(this.s.insertNotice.run({ ...row, report_count: row.report_count ?? null }).lastInsertRowid)
+  }
+
+  /** The notice's report ids in (after, …], ascending, at most `limit` (-1: all): listed, or derived from its edit. */
+  reportIds(row: NoticeRow, after = 0, limit = -1): number[] {
+    if (row.report_count === null) {
+      const all = (JSON.parse(row.report_ids) as number[]).filter((id) => id > after)
+      return limit < 0 ? all : all.slice(0, limit)
+    }
+    if (row.report_count === 0) return []
+    return this.s.noticeReports.all({ d: row.decision_id, v: row.decision_version, author: row.member_id, after, limit })
+  }
+
+  reportCount(row: NoticeRow): number {
+    return row.report_count ?? (JSON.parse(row.report_ids) as number[]).length
   }
 
   notice(id: number): NoticeRow | undefined {

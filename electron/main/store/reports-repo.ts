@@ -93,6 +93,35 @@ export class ReportsRepo {
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
       lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
+      // The figures kept with the pins (migration 012): an edit's report side without reading its reports.
+      pinTotals: db.prepare<[number, string], { reports: number; claims: number; report_claims: number }>(
+        'SELECT reports, claims, report_claims FROM pin_totals WHERE decision_id = ? AND fingerprint = ?',
+      ),
+      pinAuthors: db.prepare<[number, string], { author_id: number; reports: number }>(
+        'SELECT author_id, reports FROM pin_authors WHERE decision_id = ? AND fingerprint = ? AND reports > 0 ORDER BY author_id',
+      ),
+      // Reports pinned to both contents (only a revert has both sides non-empty): walks the smaller side.
+      pinOverlap: db
+        .prepare<[number, string, number, string], number>(
+          `SELECT count(*) FROM report_pins a WHERE a.decision_id = ? AND a.fingerprint = ?
+             AND EXISTS (SELECT 1 FROM report_pins b WHERE b.decision_id = ? AND b.fingerprint = ? AND b.report_id = a.report_id)`,
+        )
+        .pluck(),
+      authorPins: db
+        .prepare<{ d: number; fp: string; author: number; after: number; last: number; limit: number }, number>(
+          `SELECT report_id FROM report_pins WHERE decision_id = @d AND fingerprint = @fp AND author_id = @author AND report_id > @after AND report_id <= @last
+           ORDER BY report_id LIMIT @limit`,
+        )
+        .pluck(),
+      authorPinCount: db
+        .prepare<{ d: number; fp: string; author: number; last: number }, number>(
+          'SELECT count(*) FROM report_pins WHERE decision_id = @d AND fingerprint = @fp AND author_id = @author AND report_id <= @last',
+        )
+        .pluck(),
+      pinnedClaimCounts: db.prepare<[number, string, string], { report_id: number; n: number }>(
+        `SELECT report_id, count(*) AS n FROM claim_links WHERE decision_id = ? AND pinned_fingerprint = ? AND report_id IN (SELECT value FROM json_each(?))
+         GROUP BY report_id`,
+      ),
       // Set-wise reads: one statement per related table for a whole page of reports (ids as a JSON array).
       getMany: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
       basisOf: db.prepare<[string], BasisRow>(
@@ -150,6 +179,39 @@ export class ReportsRepo {
   /** The newest report's id (0 without reports): what existed when an edit was made. */
   lastId(): number {
     return this.s.lastId.get() ?? 0
+  }
+
+  /** Reports pinned to one content of a decision (a claim or the basis), the claim links pinned to it, and those reports' claims. */
+  pinTotals(decisionId: number, fingerprint: string): { reports: number; claims: number; reportClaims: number } {
+    const t = this.s.pinTotals.get(decisionId, fingerprint)
+    return { reports: t?.reports ?? 0, claims: t?.claims ?? 0, reportClaims: t?.report_claims ?? 0 }
+  }
+
+  /** The authors of the reports pinned to one content, with how many each (author 0: reports without one). */
+  pinAuthors(decisionId: number, fingerprint: string): { authorId: number; reports: number }[] {
+    return this.s.pinAuthors.all(decisionId, fingerprint).map((r) => ({ authorId: r.author_id, reports: r.reports }))
+  }
+
+  /** How many reports are pinned to both contents; reads the side with fewer reports. */
+  pinOverlap(decisionId: number, a: { fingerprint: string; reports: number }, b: { fingerprint: string; reports: number }): number {
+    if (!a.reports || !b.reports) return 0
+    const [small, large] = a.reports <= b.reports ? [a, b] : [b, a]
+    return this.s.pinOverlap.get(decisionId, small.fingerprint, decisionId, large.fingerprint) ?? 0
+  }
+
+  /** One author's reports pinned to one content, in (after, last], ascending; at most `limit` (-1: all). */
+  authorPins(decisionId: number, fingerprint: string, authorId: number, after: number, last: number, limit = -1): number[] {
+    return this.s.authorPins.all({ d: decisionId, fp: fingerprint, author: authorId, after, last, limit })
+  }
+
+  authorPinCount(decisionId: number, fingerprint: string, authorId: number, last: number): number {
+    return this.s.authorPinCount.get({ d: decisionId, fp: fingerprint, author: authorId, last }) ?? 0
+  }
+
+  /** Claim links pinned to `fingerprint`, counted per report, for the reports given. */
+  pinnedClaimCounts(decisionId: number, fingerprint: string, ids: number[]): Map<number, number> {
+    if (!ids.length) return new Map()
+    return new Map(this.s.pinnedClaimCounts.all(decisionId, fingerprint, JSON.stringify(ids)).map((r) => [r.report_id, r.n]))
   }
 
   /** Reports with claims on the decision pinned to `fingerprint`, in (after, last], ascending: ids and claim counts. */

@@ -103,7 +103,8 @@ export class TransferRepo {
     this.s.claim.run(id, reportId, ordinal, text)
   }
 
-  insertNotice(row: NoticeRow): void {
+  /** An imported notice lists its reports (report_count stays NULL). */
+  insertNotice(row: Omit<NoticeRow, 'report_count'>): void {
     this.s.notice.run(row)
   }
 
