@@ -266,7 +266,7 @@ export class ReportsRepo {
       q = {
         rows: this.db.prepare(`SELECT r.* FROM reports r WHERE ${cond} AND r.id < @before ORDER BY r.id DESC LIMIT @limit`),
         total: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${cond}`).pluck(),
-        staleTotal: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}`).pluck(),
+        staleTotal: this.db.prepare(where.length ? `SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}` : allStale).pluck(),
       }
       this.pages.set(key, q)
     }
@@ -282,9 +282,14 @@ export class ReportsRepo {
   }
 }
 
-/** A report is stale while a claim or its basis is pinned to content its decision no longer has. */
-const staleReport = `(EXISTS (SELECT 1 FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id = r.id AND cl.pinned_fingerprint <> d.fingerprint)
-  OR EXISTS (SELECT 1 FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = r.id AND b.fingerprint <> d.fingerprint))`
+/**
+ * A report is stale while a claim or its basis is pinned to content its decision no longer has: its id is among
+ * the pins (report_pins, migration 012) on a content other than the decision's current one. One scan of those
+ * pins for the whole query, not two correlated lookups per report.
+ */
+const stalePins = 'SELECT p.report_id FROM decisions d JOIN report_pins p ON p.decision_id = d.id AND p.fingerprint <> d.fingerprint'
+const staleReport = `r.id IN (${stalePins})`
+const allStale = `SELECT count(DISTINCT p.report_id) FROM decisions d JOIN report_pins p ON p.decision_id = d.id AND p.fingerprint <> d.fingerprint`
 
 export interface PinnedBasis {
   ids: number[]
