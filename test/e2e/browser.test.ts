@@ -92,6 +92,8 @@ describe('browser UI through the bridge', () => {
     await session('Implementer').locator('[data-kind=model][data-status=done]').waitFor()
     await expect.poll(() => session('Implementer').locator('[data-kind=model]').textContent()).toContain('I will start once that is recorded.')
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
+    // Its code is highlighted once the highlighter (loaded after the first screen) is there.
+    await session('Implementer').locator('[data-kind=model] pre code.hljs .hljs-keyword', { hasText: 'export' }).waitFor()
 
     // ---- from conversation to decision: record the human's message as D-1 ----
     const userStep = session('Implementer').locator('[data-kind=user]').first()

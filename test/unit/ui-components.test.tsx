@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { MethodName } from '../../shared/contract'
 import type { Decision, Task } from '../../shared/schemas'
 import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import { Markdown } from '../../renderer/src/components/Markdown'
+import { loadHighlighter } from '../../renderer/src/components/markdown-render'
 import { Modal } from '../../renderer/src/components/ui'
 import { useState } from 'react'
 import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
@@ -79,6 +80,8 @@ function storeWith(answers: Partial<Record<MethodName, (p: any) => unknown>> = {
 afterEach(cleanup)
 
 describe('Markdown', () => {
+  // The highlighter loads after the first screen (markdown-highlight.test.tsx covers the wait): here it is loaded.
+  beforeAll(() => loadHighlighter())
   it('renders a streaming reply as Markdown while it grows, however long its last block is', () => {
     const store = storeWith()
     const long = 'The handler keeps **D-1** in mind. '.repeat(150)

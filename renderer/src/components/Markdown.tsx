@@ -4,12 +4,12 @@
  * references as live chips.
  */
 import type { Components } from 'hast-util-to-jsx-runtime'
-import { memo, useRef, type ReactNode } from 'react'
+import { memo, useRef, useSyncExternalStore, type ReactNode } from 'react'
 import type { StepRef } from '../../../shared/schemas'
 import { PinsContext } from '../features/decisions/pins'
 import { RefChip } from '../features/decisions/RefChip'
 import { CodeBlock } from './CodeBlock'
-import { openFence, renderMarkdown, splitBlocks } from './markdown-render'
+import { highlighterVersion, openFence, renderMarkdown, splitBlocks, subscribeHighlighter } from './markdown-render'
 
 function isExternal(href: unknown): href is string {
   return typeof href === 'string' && /^(https?:|mailto:)/i.test(href)
@@ -40,6 +40,8 @@ const components = {
 } as unknown as Partial<Components>
 
 const Block = memo(function Block({ text }: { text: string }) {
+  // Renders again, highlighted, when the highlighter arrives.
+  useSyncExternalStore(subscribeHighlighter, highlighterVersion)
   return <>{renderMarkdown(text, components)}</>
 })
 

@@ -2,11 +2,12 @@
  * Markdown → React through one unified processor built once (building a processor per render, as
  * react-markdown does, cost more than the rendering itself on long sessions). Raw HTML is dropped
  * (remark-rehype without allowDangerousHtml), code blocks are highlighted with one shared lowlight,
- * rendered trees are cached by text so rows scrolled back into view are not parsed again.
+ * rendered trees are cached by text so rows scrolled back into view are not parsed again. The highlighter is
+ * loaded after the first screen (loadHighlighter): until it is there, code shows plain, then every block
+ * that subscribed renders again, highlighted.
  */
 import type { Element, ElementContent, Root } from 'hast'
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime'
-import { common, createLowlight } from 'lowlight'
 import type { ReactNode } from 'react'
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime'
 import remarkGfm from 'remark-gfm'
@@ -15,8 +16,27 @@ import remarkRehype from 'remark-rehype'
 import { unified } from 'unified'
 import remarkRefs from './remark-refs'
 
-let lowlight: ReturnType<typeof createLowlight> | null = null
-const highlighter = () => (lowlight ??= createLowlight(common))
+let lowlight: (typeof import('./highlighter'))['lowlight'] | null = null
+let loading: Promise<void> | null = null
+let version = 0
+const waiting = new Set<() => void>()
+
+/** Loads the highlighter once; the rendered trees are dropped and the subscribed blocks render again. */
+export function loadHighlighter(): Promise<void> {
+  return (loading ??= import('./highlighter').then((m) => {
+    lowlight = m.lowlight
+    version++
+    cache.clear()
+    for (const f of waiting) f()
+  }))
+}
+
+/** For useSyncExternalStore: a block renders again once the highlighter is loaded. */
+export function subscribeHighlighter(f: () => void): () => void {
+  waiting.add(f)
+  return () => waiting.delete(f)
+}
+export const highlighterVersion = () => version
 
 /** The text of a hast node (a code block's code, whatever highlighting wrapped it in). */
 export function textOf(node: ElementContent): string {
@@ -33,8 +53,9 @@ function highlightCode(tree: Root): void {
         const code = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'code')
         const classes = code?.properties.className ?? []
         const lang = classes.find((c) => c.startsWith('language-'))?.slice('language-'.length)
-        if (code && lang && highlighter().registered(lang)) {
-          const result = highlighter().highlight(lang, code.children.map(textOf).join(''))
+        if (code && lang && !lowlight) void loadHighlighter()
+        else if (code && lang && lowlight?.registered(lang)) {
+          const result = lowlight.highlight(lang, code.children.map(textOf).join(''))
           code.children = result.children as ElementContent[]
           code.properties.className = [...classes, 'hljs']
         }
@@ -135,5 +156,5 @@ export function openFence(block: string): OpenFence | null {
  */
 export function prewarmMarkdown(): void {
   processor.runSync(processor.parse('Warm **up** `D-1`, [link](https://example.com)\n\n- a\n- b\n\n```ts\nconst a: number = 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |'))
-  highlighter().highlight('typescript', 'export function f(a: string): number { return a.length }')
+  void loadHighlighter().then(() => lowlight?.highlight('typescript', 'export function f(a: string): number { return a.length }'))
 }
