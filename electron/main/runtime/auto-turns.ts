@@ -123,8 +123,11 @@ export class AutoTurns {
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
     // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
     // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
+    // A member that cannot take a turn has no scan: every other author whose report the edit left behind has a
+    // notice of its own, and its own scan.
+    if (!member || !canWork(member)) return
     const seen = new Set<number>()
-    const SLICE = 200
+    const SLICE = 50
     // A slice is the reports after the last one read (the notice's list, or derived from its edit a page at a time).
     const next = (after: number) => {
       setImmediate(() => {

@@ -66,6 +66,34 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
   const applied: string[] = []
   let countsAsked: Promise<void> | null = null
 
+  /**
+   * Asks for the totals of the loaded lists that are not whole (their rows cannot say) and for the tab counts;
+   * resolves to the function that applies them, so a caller can apply rows it fetched meanwhile first.
+   */
+  const countTotals = async (): Promise<(() => void) | null> => {
+    const workspaceId = get().workspaceId
+    if (!workspaceId) return null
+    const s = get()
+    const tl = Object.entries(s.taskLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
+    const rl = Object.entries(s.reportLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
+    const [tt, rr, flagged, all] = await Promise.all([
+      Promise.all(tl.map(([, l]) => pageTasks(api, workspaceId, l.filter, null, 1))),
+      Promise.all(rl.map(([, l]) => pageReports(api, workspaceId, l.filter, null, 1))),
+      pageTasks(api, workspaceId, { flagged: true }, null, 1),
+      pageReports(api, workspaceId, {}, null, 1),
+    ])
+    return () => {
+      if (get().workspaceId !== workspaceId) return
+      set((st) => {
+        const taskLists = { ...st.taskLists }
+        tl.forEach(([k], i) => taskLists[k] && (taskLists[k] = { ...taskLists[k], total: tt[i].total }))
+        const reportLists = { ...st.reportLists }
+        rl.forEach(([k], i) => reportLists[k] && (reportLists[k] = { ...reportLists[k], total: rr[i].total, staleTotal: rr[i].staleTotal }))
+        return { taskLists, reportLists, counts: { flaggedTasks: flagged.total, staleReports: all.staleTotal } }
+      })
+    }
+  }
+
   // Rows asked for by id (a report's task, a chip's task): gathered over one tick, fetched in one call.
   let wanted = new Set<string>()
   let asking: Promise<void> | null = null
@@ -183,35 +211,23 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
         for (const r of Object.values(st.reports)) if (r.basis.some((b) => b.decisionId === decision.id) || r.claims.some((c) => c.decisionIds.includes(decision.id))) reportIds.add(r.id)
       }
       const workspaceId = st.workspaceId
+      // Rows beyond what is loaded changed too: their lists' totals (and the tab counts) are recounted, at the same
+      // time as the loaded rows are fetched (the counts do not wait for the rows).
+      const beyond = impact.truncated || impact.tasks.some((t) => !st.tasks[t.taskId]) || impact.reports.some((r) => !st.reports[r.reportId])
+      const counting = beyond ? countTotals() : null
       const [tasks, reports] = await Promise.all([taskIds.size ? getTasks(api, [...taskIds]) : [], reportIds.size ? getReports(api, [...reportIds]) : []])
       if (get().workspaceId !== workspaceId) return
       let uncertain = false
       for (const t of tasks) uncertain = get().applyTask(t) || uncertain
       for (const r of reports) uncertain = get().applyReport(r) || uncertain
-      // Rows beyond what is loaded changed too: their lists' totals (and the tab counts) are recounted.
-      if (uncertain || impact.truncated || impact.tasks.some((t) => !st.tasks[t.taskId]) || impact.reports.some((r) => !st.reports[r.reportId])) await get().recountLists()
+      // The totals are set after the rows: they already count what the rows' moves would adjust.
+      if (counting) (await counting)?.()
+      else if (uncertain) await get().recountLists()
       else await get().refreshCounts()
     },
 
     async recountLists() {
-      const workspaceId = get().workspaceId
-      if (!workspaceId) return
-      const s = get()
-      const tl = Object.entries(s.taskLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
-      const rl = Object.entries(s.reportLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
-      const [tt, rr] = await Promise.all([
-        Promise.all(tl.map(([, l]) => pageTasks(api, workspaceId, l.filter, null, 1))),
-        Promise.all(rl.map(([, l]) => pageReports(api, workspaceId, l.filter, null, 1))),
-        get().refreshCounts(),
-      ])
-      if (get().workspaceId !== workspaceId) return
-      set((st) => {
-        const taskLists = { ...st.taskLists }
-        tl.forEach(([k], i) => taskLists[k] && (taskLists[k] = { ...taskLists[k], total: tt[i].total }))
-        const reportLists = { ...st.reportLists }
-        rl.forEach(([k], i) => reportLists[k] && (reportLists[k] = { ...reportLists[k], total: rr[i].total, staleTotal: rr[i].staleTotal }))
-        return { taskLists, reportLists }
-      })
+      ;(await countTotals())?.()
     },
 
     async refreshLists() {
