@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
 import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/runtime/auto-turns'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 let t: TestCore
@@ -240,6 +241,36 @@ describe('reports move tasks', () => {
     await humanSays(tester, 'ok')
     expect(byConcord(await steps(tester))).toHaveLength(1)
     expect(asked.get('Tess')).toHaveLength(2)
+  })
+
+  it("one edit that leaves many of a busy member's reports stale joins them into one waiting turn that stays short", async () => {
+    const tester = await member('Tess', 'tester')
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    for (let i = 0; i < 20; i++) {
+      const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: `search ${i}`, decisionIds: [d.id], requiredReports: ['test'] })
+      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
+      await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
+    }
+    // Tess is in a turn (a slow reply), so the turn Concord starts for her waits, and every later trigger joins it.
+    script(tester.name, { text: 'working on it '.repeat(40), chunkSize: 8, chunkDelayMs: 40 })
+    const busy = runs(tester)
+    await t.core.invoke('sessions.send', { memberId: tester.id, text: 'Check the search tasks.' })
+    await busy
+    await edit(d)
+    await expect.poll(async () => (await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns, { timeout: 10_000 }).toBe(20)
+    const waiting = byConcord(await steps(tester))
+    expect(waiting).toHaveLength(1)
+    expect(waiting[0].status).toBe('queued')
+    // The first triggers spelled out, then one line for the rest (the notice in her brief lists every report).
+    expect(waiting[0].text.match(/Re-verify T-\d+/g)).toHaveLength(JOIN_SPELLED)
+    expect(waiting[0].text.split(JOIN_MORE)).toHaveLength(2)
+    // The figure counts every relay the human did not have to make, listed one by one.
+    expect((await t.core.invoke('autoTurns.list', { workspaceId: ws.id, limit: 50 })).total).toBe(20)
+    // Her turn ends, then the one Concord started runs: one turn for all twenty.
+    script(tester.name, { text: 'Re-verifying.' })
+    await settles(tester)
+    expect(byConcord(await steps(tester))).toHaveLength(1)
   })
 
   it('without autoDeliver, a passing implementation report by the assignee offers delivery on its commit', async () => {

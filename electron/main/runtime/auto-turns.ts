@@ -51,6 +51,8 @@ const short = (sha: string | null) => (sha ? sha.slice(0, 7) : 'its delivered ar
 export class AutoTurns {
   /** Flag turns for members that were busy: needed only if the notice is still undelivered when the turn ends. */
   private readonly deferred = new Map<string, Deferred[]>()
+  /** How many triggers each waiting auto turn carries (one edit can leave hundreds of a member's reports stale). */
+  private readonly joined = new Map<number, number>()
 
   constructor(private readonly env: AutoTurnsEnv) {}
 
@@ -228,19 +230,30 @@ export class AutoTurns {
       const waiting = repo.queuedStep(memberRowId)
       const text = lines.join('\n\n')
       let id: number
+      let changed = true
       if (waiting !== undefined) {
         id = waiting
-        ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${text}`)
+        // The first few are spelled out; past them one line says the rest are in the notices of its brief, so a
+        // message that joins hundreds of triggers stays short and each join costs the same.
+        const n = (this.joined.get(id) ?? 1) + 1
+        this.joined.set(id, n)
+        if (n <= JOIN_SPELLED) ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${text}`)
+        else if (n === JOIN_SPELLED + 1) ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${JOIN_MORE}`)
+        else changed = false
       } else {
         id = ctx.store.steps.insert({ member_id: memberRowId, kind: 'message', status: 'queued', text, from_member_id: null, task_id: taskRowId, started_at: now() })
       }
       repo.setStep(claim, id)
       ctx.store.log.bump('auto_turns')
-      return id
+      return changed ? id : null
     })
     if (stepId !== null) this.env.queued(makeId(ctx.wsId, 'member', memberRowId), ctx.store.steps.get(stepId)!)
   }
 }
+
+/** Triggers spelled out in one waiting auto turn; the rest are summed up by JOIN_MORE. */
+export const JOIN_SPELLED = 12
+export const JOIN_MORE = 'More changes concern you than fit here: the notices in your brief list every task and report; re-verify each that is stale.'
 
 /** A member Concord can start a turn for: it has a model or an agent, and is not archived. */
 function canWork(m: MemberRow): boolean {
