@@ -371,7 +371,7 @@ async function p3(stack: Stack): Promise<void> {
           }
         })
       })
-      const edit = await stack.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: version++, statement: statements[n % 2] })
+      const edit = await stack.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: version++, statement: statements[(n - 1) % 2] })
       for (const m of members) {
         await page
           .locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`)
