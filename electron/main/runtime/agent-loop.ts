@@ -8,6 +8,7 @@ import type { Ctx } from '../harness/context'
 import { makeId, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
+import { TEXT_FLUSH_MS } from './steps'
 import { buildBrief } from './brief'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
@@ -17,7 +18,6 @@ import { parseArgs } from './tools/tool-helpers'
 import { ToolError, type ToolDefinition } from './tools/types'
 
 /** How often streamed text is made durable while it arrives. */
-export const FLUSH_MS = 250
 /** Steps read from the store to build one view (the budget then trims it). */
 const VIEW_LOOKBACK = 400
 
@@ -160,8 +160,8 @@ async function streamModelStep(
     const result = await env.provider.complete(request, (delta) => {
       text += delta
       env.emitDelta(stepId, delta)
-      // Durable within FLUSH_MS: a crash loses at most the text of the last interval.
-      timer ??= setTimeout(flush, FLUSH_MS)
+      // Durable within TEXT_FLUSH_MS: a crash loses at most the text of the last interval.
+      timer ??= setTimeout(flush, TEXT_FLUSH_MS)
     })
     if (timer) clearTimeout(timer)
     finish(stepId, {

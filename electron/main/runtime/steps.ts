@@ -3,6 +3,12 @@ import type { Step, StepRef } from '../../../shared/schemas'
 import { makeId } from '../harness/ids'
 import type { PinnedRef, StepRow } from '../store/steps-repo'
 
+/**
+ * Streamed text is saved at most this long after its first unsaved delta, so a crash loses at most that much and
+ * every delta is durable within 250 ms (P3) with room for a loop that is briefly busy.
+ */
+export const TEXT_FLUSH_MS = 200
+
 export function toStep(ws: string, r: StepRow): Step {
   const id = (kind: 'member' | 'task', n: number | null) => (n === null ? null : makeId(ws, kind, n))
   return {

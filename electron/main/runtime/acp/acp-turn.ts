@@ -15,6 +15,7 @@ import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
 import type { NewStep, StepRow } from '../../store/steps-repo'
+import { TEXT_FLUSH_MS } from '../steps'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
 import { scratchPaths } from '../tools/command-env'
@@ -25,7 +26,6 @@ import { agentCommand, agentPresets, notInstalledText } from './presets'
 
 const START_TIMEOUT_MS = 60_000
 /** How often streamed text is made durable while it arrives (as in the built-in loop). */
-const FLUSH_MS = 250
 
 const concordBin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../bin/concord.js')
 
@@ -285,7 +285,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         model ??= { id: insert({ kind: 'model', status: 'streaming', text: '' }), text: '', flushed: 0 }
         model.text += text
         env.emitDelta(model.id, text)
-        timer ??= setTimeout(flush, FLUSH_MS)
+        timer ??= setTimeout(flush, TEXT_FLUSH_MS)
         return
       }
       case 'tool_call':
