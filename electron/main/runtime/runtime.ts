@@ -20,7 +20,7 @@ import { toTask } from '../harness/mappers'
 import { MemberHost } from './member-host'
 import { runAcpTurn } from './acp/acp-turn'
 import { AgentPool } from './acp/agent-process'
-import { createProvider, type CreateProviderOptions } from './providers'
+import { createProvider, warmProvider, type CreateProviderOptions, type ProviderKind } from './providers'
 import { toStep } from './steps'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
@@ -38,6 +38,9 @@ export interface RuntimeOptions {
   call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
   provider?: CreateProviderOptions
 }
+
+/** After start, when the first screen is up: the provider SDKs members use are loaded then (see warmProvider). */
+const WARM_AFTER_MS = 1500
 
 export class Runtime {
   private readonly hosts = new Map<string, MemberHost>()
@@ -65,14 +68,21 @@ export class Runtime {
       if (e.event === 'notice.created') this.noticeMidTurn(e.payload.notice)
     })
     // Leftovers of a crash are dealt with at start, not when someone next opens the workspace.
+    const kinds = new Set<ProviderKind>()
     for (const w of o.harness.listWorkspaces()) {
       try {
-        this.ctx(w.id)
+        for (const m of this.ctx(w.id).store.members.list()) if (m.provider_kind && !m.agent) kinds.add(m.provider_kind)
       } catch (err) {
         // An unreadable workspace must not keep the others from starting; its calls report the fault.
         console.error(`could not recover workspace ${w.name} (${w.id}):`, err instanceof Error ? err.message : err)
       }
     }
+    // The SDKs its members use load once the first screen is up, not at start and not in the first turn.
+    setTimeout(() => kinds.forEach(warmProvider), WARM_AFTER_MS).unref()
+    o.bus.on((e) => {
+      const provider = e.event === 'member.changed' ? e.payload.member.provider : null
+      if (provider && provider.kind !== 'acp') warmProvider(provider.kind)
+    })
   }
 
   private ctx(wsId: string): Ctx {

@@ -52,6 +52,21 @@ export function createProvider(config: ProviderConfig, options: CreateProviderOp
   }
 }
 
+const sdks: Record<ProviderConfig['kind'], () => Promise<unknown>> = {
+  openai: () => import('./openai'),
+  'openai-compatible': () => import('./openai'),
+  anthropic: () => import('./anthropic'),
+}
+
+/**
+ * Loads a provider's SDK ahead of its first call, for a member that will probably use it soon (its workspace is
+ * open): the first turn then does not pay for the import, nor stall streaming members while it is evaluated.
+ * Failures are left to the call itself to report.
+ */
+export function warmProvider(kind: ProviderConfig['kind']): void {
+  void sdks[kind]().catch(() => undefined)
+}
+
 /** A provider whose SDK client is built on the first call (the key is read now, when the member is set up). */
 class LazyProvider implements ModelProvider {
   readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
