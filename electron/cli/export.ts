@@ -38,7 +38,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
   const repo = repoOf(args)
   const out = stringFlag(args, 'out')
   const dataDir = existingDataDir(args)
-  const core = createCore({ dataDir })
+  const core = createCore({ dataDir, transient: true })
   try {
     const workspaces = await core.invoke('workspaces.list', {})
     const workspace = workspaces.find((w) => w.repoPath === repo)

@@ -15,7 +15,7 @@ export async function importCommand(args: ParsedArgs): Promise<number> {
   if (!repo) throw new UsageError('--repo: name the repository folder the imported workspace belongs to')
   const name = stringFlag(args, 'name')
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
-  const core = createCore({ dataDir })
+  const core = createCore({ dataDir, transient: true })
   try {
     const workspace = await core.invoke('import.workspace', { path: resolve(file), repoPath: resolve(repo), ...(name === undefined ? {} : { name }) })
     const [decisions, tasks] = await Promise.all([core.invoke('decisions.list', { workspaceId: workspace.id }), core.invoke('tasks.list', { workspaceId: workspace.id })])

@@ -27,6 +27,12 @@ export interface CoreOptions {
   pickFolder?: PickFolder
   /** Size and count of the log files in `<dataDir>/logs` (tests make them small). */
   log?: LogOptions
+  /**
+   * A short-lived command (`concord export`, `concord import`) on a data folder the app may be using at the same
+   * time: it recovers nothing a previous process left (open turns, command processes, pending automatic turns)
+   * and does not take the relay that `concord mcp` processes report to.
+   */
+  transient?: boolean
 }
 
 /** The headless core: harness and runtime behind the contract. Electron and `concord serve` both host it. */
@@ -56,9 +62,9 @@ export function createCore(options: CoreOptions): Core {
   }
   const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
-  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider })
+  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider, recover: !options.transient })
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
-  const relay = startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
+  const relay = options.transient ? null : startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
     ...harnessHandlers({ harness }),
     ...runtimeHandlers(runtime),
@@ -76,7 +82,7 @@ export function createCore(options: CoreOptions): Core {
     invoke,
     async close() {
       try {
-        relay.close()
+        relay?.close()
         await runtime.close()
         harness.close()
       } finally {

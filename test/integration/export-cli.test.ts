@@ -154,4 +154,27 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
       expect(proc.stderr).toContain('concord: io_error: outDir: cannot create or use the folder /proc/concord-nope/out')
     }
   })
+
+  it('leaves a running app alone: its turn in progress and the relay its agents report to', async () => {
+    // The app, with a member's turn in progress (as a crash would leave it too: only the process can tell).
+    const app = createCore({ dataDir })
+    try {
+      const ws = (await app.invoke('workspaces.list', {})).find((w) => w.repoPath === repo)!
+      const lead = (await app.invoke('members.list', { workspaceId: ws.id }))[0]
+      const { store } = app.harness.ctx(ws.id)
+      const running = store.steps.insert({ member_id: Number(lead.id.split('-m')[1]), kind: 'model', status: 'streaming', text: 'half a reply', started_at: new Date().toISOString() })
+      // The relay file is written once its socket listens.
+      await expect.poll(() => existsSync(join(dataDir, 'run', 'relay.json'))).toBe(true)
+      const relay = readFileSync(join(dataDir, 'run', 'relay.json'), 'utf8')
+      const out = join(root, 'while-running')
+      const r = await concord(['export', '--repo', repo, '--format', 'json', '--out', out, '--data-dir', dataDir], root)
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      // Not taken for a crash's leftover: still streaming; and `concord mcp` still finds the app.
+      expect(store.steps.get(running)?.status).toBe('streaming')
+      expect(readFileSync(join(dataDir, 'run', 'relay.json'), 'utf8')).toBe(relay)
+    } finally {
+      await app.close()
+    }
+  })
 })
