@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
+import { createCore } from '../../electron/main/core'
 import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
 import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/runtime/auto-turns'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
@@ -129,6 +130,48 @@ describe('automatic turns', () => {
     expect(work).toHaveLength(2)
     for (const w of work) expect(now.indexOf(w)).toBeGreaterThan(answer)
     expect(asked.get('Impl')).toHaveLength(3)
+  })
+
+  it('a flag turn a busy member was owed when Concord stopped starts after the restart, once', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d } = await decisionAndTask(impl)
+    // A slow reply: Impl is in its turn when the edit lands, so the flag turn waits (in memory) for it to end.
+    script(impl.name, { text: 'writing '.repeat(200), chunkSize: 8, chunkDelayMs: 30 })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === impl.id, 15_000)
+    await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
+    await streaming
+    await edit(d)
+    expect(byConcord(await steps(impl))).toHaveLength(0)
+    // Concord stops mid-turn; the notice is still pending.
+    await t.core.close()
+    t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
+    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted.' })
+    await expect.poll(async () => byConcord(await steps(impl)).length, { timeout: 10_000 }).toBe(1)
+    await settles(impl)
+    const auto = byConcord(await steps(impl))
+    expect(auto).toHaveLength(1)
+    expect(auto[0].text).toContain('T-1 is in progress and needs adjustment')
+    expect((await t.core.invoke('tasks.get', { taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].id })).flag).toBeNull()
+    // Another restart starts nothing more: that change has had its turn.
+    await t.core.close()
+    t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
+    await humanSays(impl, 'anything else?')
+    expect(byConcord(await steps(impl))).toHaveLength(1)
+  })
+
+  it('a message queued when Concord stopped runs after the restart without anyone opening the chat', async () => {
+    const impl = await member('Impl', 'implementer')
+    script(impl.name, { text: 'writing '.repeat(200), chunkSize: 8, chunkDelayMs: 30 })
+    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === impl.id, 15_000)
+    await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
+    await streaming
+    await t.core.invoke('sessions.send', { memberId: impl.id, text: 'then the tests' })
+    await t.core.close()
+    t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
+    script(impl.name, { text: 'Tests written.' })
+    // Read from the store: asking for the session would open the member's inbox itself.
+    const answered = () => t.core.harness.ctx(ws.id).store.db.prepare("SELECT count(*) FROM steps WHERE kind = 'model' AND text = 'Tests written.'").pluck().get()
+    await expect.poll(answered, { timeout: 10_000 }).toBe(1)
   })
 
   it('a busy member that reads the notice mid-turn gets no extra turn for it', async () => {

@@ -149,20 +149,24 @@ async function streamModelStep(
   let text = ''
   let flushed = 0
   let timer: NodeJS.Timeout | null = null
+  // Deltas an SDK still hands over after the call has settled (an abort at shutdown) are not this step's any more.
+  let settled = false
   const flush = () => {
     timer = null
-    if (text.length !== flushed) {
+    if (!settled && text.length !== flushed) {
       store.steps.setText(stepId, text)
       flushed = text.length
     }
   }
   try {
     const result = await env.provider.complete(request, (delta) => {
+      if (settled) return
       text += delta
       env.emitDelta(stepId, delta)
       // Durable within TEXT_FLUSH_MS: a crash loses at most the text of the last interval.
       timer ??= setTimeout(flush, TEXT_FLUSH_MS)
     })
+    settled = true
     if (timer) clearTimeout(timer)
     finish(stepId, {
       status: 'done',
@@ -174,6 +178,7 @@ async function streamModelStep(
     })
     return { kind: 'ok', result, stepId }
   } catch (err) {
+    settled = true
     if (timer) clearTimeout(timer)
     if (err instanceof ProviderError && err.code === 'aborted') {
       finish(stepId, { status: 'interrupted', text, ended_at: now() })

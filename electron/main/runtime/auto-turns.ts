@@ -14,6 +14,7 @@ import { acceptanceReasons } from '../harness/acceptance'
 import type { Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { makeId, makeKey, now, parseId } from '../harness/ids'
+import { toNoticeSummary } from '../harness/mappers'
 import { workspaceSettings } from '../harness/workspace-settings'
 import { AutoTurnsRepo } from '../store/auto-turns-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -28,6 +29,8 @@ export interface AutoTurnsEnv {
   queued(memberId: string, step: StepRow): void
   /** The member is in a turn now (its notices reach it at its next model call). */
   busy(memberId: string): boolean
+  /** Concord is stopping: no turn is started now (the next start resumes what is owed, see resume). */
+  closing(): boolean
 }
 
 interface Deferred {
@@ -58,6 +61,7 @@ export class AutoTurns {
 
   /** Subscribed to the bus; works after the emitting call has returned, so never inside its transaction. */
   onEvent(e: EventEnvelope): void {
+    if (this.env.closing()) return
     if (e.event === 'session.state' && e.payload.session.state === 'idle' && this.deferred.has(e.payload.session.memberId)) {
       const memberId = e.payload.session.memberId
       queueMicrotask(() => this.flushDeferred(memberId))
@@ -73,6 +77,21 @@ export class AutoTurns {
         console.error(`automatic turn for ${e.event} failed:`, err instanceof Error ? err.message : err)
       }
     })
+  }
+
+  /**
+   * After a restart: the notices still pending are acted on again, as if just created. A flag turn a busy member
+   * was owed lived in this process's memory only; the turns that did start are claimed, so none starts twice.
+   */
+  resume(wsId: string): void {
+    const ctx = this.ctx(wsId)
+    // Closed again before this ran (a short-lived process, a test): nothing to resume.
+    if (!ctx?.store.db.open) return
+    try {
+      for (const m of ctx.store.members.list()) for (const row of ctx.store.log.notices(m.id, true)) this.onNotice(toNoticeSummary(ctx.wsId, ctx.store, row))
+    } catch (err) {
+      console.error('automatic turns after a restart failed:', err instanceof Error ? err.message : err)
+    }
   }
 
   private ctx(wsId: string): Ctx | null {

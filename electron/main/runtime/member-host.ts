@@ -35,6 +35,7 @@ export class MemberHost {
   abort: AbortController | null = null
   /** Why the current turn was stopped: the human, Concord shutting down, or a notice that interrupts (ACP agents). */
   stopReason: 'human' | 'shutdown' | 'notice' = 'human'
+  private stopped = false
   lastBrief: Brief | null = null
   /** Set while an ACP turn runs: puts a Concord tool call its agent makes through `concord mcp` to the human. */
   approveExternal: ((name: string, argumentsText: string) => Promise<boolean>) | null = null
@@ -88,7 +89,7 @@ export class MemberHost {
 
   /** Starts working through the inbox unless already busy or stopped on an error. */
   kick(): void {
-    if (this.pumping || this.state === 'error') return
+    if (this.stopped || this.pumping || this.state === 'error') return
     this.pumping = true
     void this.pump().finally(() => {
       this.pumping = false
@@ -118,6 +119,7 @@ export class MemberHost {
   private async pump(): Promise<void> {
     const store = this.env.ctx().store
     for (;;) {
+      if (this.stopped) break
       const next = store.steps.nextQueued(this.memberRowId)
       if (!next) break
       if (!store.steps.startTurn(next.id)) continue
@@ -143,6 +145,12 @@ export class MemberHost {
   }
 
   /** Stops the current turn at once: the model call and running tools are aborted, approvals denied. */
+  /** Concord is stopping: the turn in progress is interrupted and no queued message starts (the next start runs them). */
+  stop(): void {
+    this.stopped = true
+    this.interrupt('shutdown')
+  }
+
   interrupt(reason: MemberHost['stopReason'] = 'human'): boolean {
     if (!this.abort) return false
     this.stopReason = reason

@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   bus: EventBus
   call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
   provider?: CreateProviderOptions
+  /** Deal with what a previous process left (see CoreOptions.transient); default true. */
+  recover?: boolean
 }
 
 /** After start, when the first screen is up: the provider SDKs members use are loaded then (see warmProvider). */
@@ -60,6 +62,7 @@ export class Runtime {
       call: (method, params) => o.call(method, params),
       queued: (memberId, step) => this.queuedByConcord(memberId, step),
       busy: (memberId) => Boolean(this.hosts.get(memberId)?.abort),
+      closing: () => this.closed,
     })
     o.bus.on((e) => this.autoTurns.onEvent(e))
     // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
@@ -69,9 +72,12 @@ export class Runtime {
     })
     // Leftovers of a crash are dealt with at start, not when someone next opens the workspace.
     const kinds = new Set<ProviderKind>()
-    for (const w of o.harness.listWorkspaces()) {
+    for (const w of o.recover === false ? [] : o.harness.listWorkspaces()) {
       try {
         for (const m of this.ctx(w.id).store.members.list()) if (m.provider_kind && !m.agent) kinds.add(m.provider_kind)
+        // Once the core is up: the pending notices this process has not acted on (see AutoTurns.resume), and the
+        // messages queued when Concord stopped, which run now rather than when someone next opens that chat.
+        setImmediate(() => this.resumeInboxes(w.id))
       } catch (err) {
         // An unreadable workspace must not keep the others from starting; its calls report the fault.
         console.error(`could not recover workspace ${w.name} (${w.id}):`, err instanceof Error ? err.message : err)
@@ -85,9 +91,20 @@ export class Runtime {
     })
   }
 
+  private resumeInboxes(wsId: string): void {
+    if (this.closed) return
+    this.autoTurns.resume(wsId)
+    try {
+      const ctx = this.o.harness.ctx(wsId)
+      for (const m of ctx.store.members.list()) if (ctx.store.steps.queuedCount(m.id) > 0) this.host(makeId(wsId, 'member', m.id))
+    } catch (err) {
+      console.error(`could not resume the queued messages of workspace ${wsId}:`, err instanceof Error ? err.message : err)
+    }
+  }
+
   private ctx(wsId: string): Ctx {
     const ctx = this.o.harness.ctx(wsId)
-    if (!this.recovered.has(wsId)) {
+    if (this.o.recover !== false && !this.recovered.has(wsId)) {
       this.recovered.add(wsId)
       this.recover(ctx)
     }
@@ -487,7 +504,7 @@ export class Runtime {
   /** Interrupts every running turn (their steps are recorded as interrupted). */
   async close(): Promise<void> {
     this.closed = true
-    for (const h of this.hosts.values()) h.interrupt('shutdown')
+    for (const h of this.hosts.values()) h.stop()
     const deadline = Date.now() + 2000
     while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
     await this.agents.close()
