@@ -105,7 +105,10 @@ describe('browser UI: drafts, retry, search, archive', () => {
     await shoot(page, 'w3-task-card')
     await card.getByTestId('archive-task').click()
     await card.waitFor({ state: 'detached' })
-    await page.getByTestId('archived-open').click()
+    // Its only task archived, the board says so (not "No tasks yet") and points to where it can be restored.
+    expect(await page.getByTestId('all-archived').textContent()).toContain('One archived task is kept with its reports and history')
+    await shoot(page, 'w3b-all-archived')
+    await page.getByTestId('board-archived-open').click()
     const archived = page.getByTestId('archived-view')
     await archived.getByTestId('archived-task').filter({ hasText: 'Retire the old fetcher' }).waitFor()
 

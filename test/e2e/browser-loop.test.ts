@@ -88,6 +88,8 @@ describe('browser UI: the loop closes itself', () => {
     expect(await started.textContent()).toBe('Started by Concord: D-1 changed (now v2)')
     await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Still holds at 10 s' }).waitFor()
     await card.getByTestId('notice-delivered').waitFor()
+    // The task changed since Accept was refused: the old reasons are gone (Accept asks again).
+    await card.getByTestId('refusal').waitFor({ state: 'detached' })
     expect(await card.getByTestId('notice-delivered').textContent()).toMatch(/^Notice delivered to Impl at /)
     await shot(page, 'loop-03-started-by-concord-1440')
     expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)

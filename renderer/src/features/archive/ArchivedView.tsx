@@ -8,11 +8,11 @@ import { ArchiveButton } from './ArchiveButton'
 import './archive.css'
 
 /** The sidebar's "Archived" link and its dialog: archived members, tasks and workspaces, each with Restore. */
-export function ArchivedLink() {
+export function ArchivedLink({ testId = 'archived-open' }: { testId?: string }) {
   const [open, setOpen] = useState(false)
   return (
     <>
-      <button className="link-btn small archived-open" onClick={() => setOpen(true)} title="Archived members, tasks and workspaces: restore them from here" data-testid="archived-open">
+      <button className="link-btn small archived-open" onClick={() => setOpen(true)} title="Archived members, tasks and workspaces: restore them from here" data-testid={testId}>
         Archived…
       </button>
       {open && <ArchivedDialog onClose={() => setOpen(false)} />}

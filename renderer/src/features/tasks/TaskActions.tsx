@@ -20,7 +20,10 @@ export function TaskActions({ task }: { task: Task }) {
   // Readiness and notices are re-read when the task, its reports or the assignee's pending notices change.
   const reportsKey = useApp((s) => reportIdsOf(s.reports, task.id))
   const pendingNotices = useApp((s) => (task.assigneeId ? s.sessions[task.assigneeId]?.info.pendingNotices : undefined))
-  const [reasons, setReasons] = useState<RefusalReason[] | null>(null)
+  // A refusal holds for the task and reports it was given for: once either changes, its reasons may not (Accept asks again).
+  const asked = `${task.version}:${reportsKey}`
+  const [refusal, setRefusal] = useState<{ asked: string; reasons: RefusalReason[] } | null>(null)
+  const reasons = refusal?.asked === asked ? refusal.reasons : null
   const [readiness, setReadiness] = useState<TaskReadiness | null>(null)
   const [notice, setNotice] = useState<Notice | null>(null)
 
@@ -51,12 +54,12 @@ export function TaskActions({ task }: { task: Task }) {
   }, [api, task.id, task.flag, task.assigneeId, task.updatedAt, pendingNotices])
 
   const accept = useAction(async () => {
-    setReasons(null)
+    setRefusal(null)
     try {
       applyTask(await api.call('tasks.accept', { taskId: task.id }))
     } catch (err) {
       const r = refusalReasons(err as never)
-      if (r.length) setReasons(r)
+      if (r.length) setRefusal({ asked, reasons: r })
       throw err
     }
   })

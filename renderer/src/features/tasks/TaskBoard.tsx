@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react'
 import { createPortal } from 'react-dom'
 import type { Task } from '../../../../shared/schemas'
-import { EmptyState } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers } from '../../stores/selectors'
 import { useHasTasks, type BoardFilter } from './board-data'
 import { BoardMovesProvider } from './board-moves'
 import { BoardColumn } from './BoardColumn'
 import { NewTaskForm } from './NewTaskForm'
+import { NoTasks } from './NoTasks'
 import { takeBoardFilter } from '../metrics/open-filtered'
 import './board.css'
 
@@ -97,11 +97,7 @@ export function TaskBoard() {
     <>
       {toolbar}
       {creating && <NewTaskForm onClose={() => setCreating(false)} />}
-      {!hasTasks && !loading && !creating ? (
-        <EmptyState title="No tasks yet">Tasks turn decisions into checkable work. Ask your lead to break the goal into tasks linked to the decisions they depend on, or add one here.</EmptyState>
-      ) : (
-        <Columns filter={filter} wide={wide} />
-      )}
+      {!hasTasks && !loading && !creating ? <NoTasks /> : <Columns filter={filter} wide={wide} />}
     </>
   )
   return (
