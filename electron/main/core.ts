@@ -14,6 +14,7 @@ import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
+import { sandboxStatus } from './runtime/tools/sandbox'
 import { plainCipher, SecretStore, type SecretCipher } from './secrets/secret-store'
 
 export interface CoreOptions {
@@ -64,6 +65,8 @@ export function createCore(options: CoreOptions): Core {
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
   const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider, recover: !options.transient })
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
+  // The sandbox check spawns bubblewrap once: done now, while a window loads, not when it first asks (system.info).
+  if (!options.transient) void sandboxStatus()
   const relay = options.transient ? null : startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
     ...harnessHandlers({ harness }),
