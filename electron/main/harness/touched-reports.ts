@@ -28,10 +28,14 @@ export interface EditPins {
 /** Touched reports with id in (after, last], ascending; at most `limit` (-1: all). */
 export function touchedReports(store: WorkspaceStore, e: EditPins, after: number, limit = -1): TouchedReport[] {
   const r = store.reports
-  const stale = r.pinnedClaims(e.decisionId, e.from, after, e.last, limit)
-  const restored = r.pinnedClaims(e.decisionId, e.to, after, e.last, limit)
-  const leaving = r.pinnedBasis(e.decisionId, e.from, after, e.last, limit)
-  const back = r.pinnedBasis(e.decisionId, e.to, after, e.last, limit)
+  // A content no report is pinned to (the new one, mostly) needs no reading: the kept pin figures say so.
+  const none = { ids: [], counts: [], tasks: [], authors: [], claimCounts: [] }
+  const fromPinned = r.pinTotals(e.decisionId, e.from).reports > 0
+  const toPinned = r.pinTotals(e.decisionId, e.to).reports > 0
+  const stale = fromPinned ? r.pinnedClaims(e.decisionId, e.from, after, e.last, limit) : none
+  const restored = toPinned ? r.pinnedClaims(e.decisionId, e.to, after, e.last, limit) : none
+  const leaving = fromPinned ? r.pinnedBasis(e.decisionId, e.from, after, e.last, limit) : none
+  const back = toPinned ? r.pinnedBasis(e.decisionId, e.to, after, e.last, limit) : none
   // Four ascending id lists; one linear merge joins them (the first `limit` of the union lie within the first `limit` of each).
   const out: TouchedReport[] = []
   const headless: TouchedReport[] = []
@@ -74,5 +78,7 @@ function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reports']['pinn
 
 /** The claim ids the edit made stale and restored, for reports in (after, upTo]. */
 export function touchedClaims(store: WorkspaceStore, e: EditPins, after: number, upTo: number) {
-  return { stale: store.reports.pinnedClaimIds(e.decisionId, e.from, after, upTo), restored: store.reports.pinnedClaimIds(e.decisionId, e.to, after, upTo) }
+  const r = store.reports
+  const ids = (fingerprint: string) => (r.pinTotals(e.decisionId, fingerprint).claims > 0 ? r.pinnedClaimIds(e.decisionId, fingerprint, after, upTo) : new Map<number, number[]>())
+  return { stale: ids(e.from), restored: ids(e.to) }
 }
