@@ -8,6 +8,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, utimes, writeFi
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { runOwnGit } from '../../electron/main/runtime/tools/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
@@ -254,5 +255,36 @@ describe('git_commit', () => {
     const sha = git(root, 'rev-parse', 'task-1')
     expect(out).toContain(`Committed ${sha} on task-1`)
     expect(git(root, 'log', '-1', '--format=%s', 'task-1')).toBe('task work')
+  })
+})
+
+describe("Concord's own git calls (merges, snapshots, diffs)", () => {
+  it("run not the repository's merge driver: the file stays conflicted for a person to resolve", async () => {
+    const repo = path.join(base, 'merging')
+    await rm(repo, { recursive: true, force: true })
+    await mkdir(repo, { recursive: true })
+    git(repo, 'init', '-q')
+    git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/main')
+    git(repo, 'config', 'user.name', 'Test User')
+    git(repo, 'config', 'user.email', 'test@example.com')
+    const commit = async (text: string) => {
+      await writeFile(path.join(repo, 'm.txt'), text)
+      git(repo, 'add', '-A')
+      git(repo, 'commit', '-q', '-m', text.trim())
+    }
+    await commit('base\n')
+    git(repo, 'branch', 'other')
+    await commit('ours\n')
+    git(repo, 'checkout', '-q', 'other')
+    await commit('theirs\n')
+    git(repo, 'checkout', '-q', 'main')
+    // Now the repository hands m.txt to its own merge driver (which would report a clean merge).
+    await writeFile(path.join(repo, '.gitattributes'), 'm.txt merge=evil\n')
+    git(repo, 'config', 'merge.evil.driver', `${await program('merge-driver', 'exit 0')} %O %A %B`)
+    git(repo, 'config', 'merge.evil.name', 'an evil merge')
+    const merged = await runOwnGit(repo, ['merge', '--no-edit', 'other'], { allowFailure: true })
+    expect(merged.code).not.toBe(0)
+    expect(git(repo, 'status', '--porcelain')).toContain('UU m.txt')
+    expect(await ranMarkers()).toEqual([])
   })
 })

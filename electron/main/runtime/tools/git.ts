@@ -83,11 +83,11 @@ function configEntries(stdout: string): [string, string][] {
  * marked not required (a required driver without a program is a fatal error). Passed as GIT_CONFIG_KEY_<n> /
  * GIT_CONFIG_VALUE_<n> (above every config file) because a driver name may contain '=', which `-c` cannot carry.
  */
-async function repositoryFilters(root: string, env: Record<string, string>, signal?: AbortSignal): Promise<RepositoryFilters> {
-  const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, { signal, allowFailure: true })
+async function repositoryFilters(root: string, env: Record<string, string>, signal?: AbortSignal, entries?: [string, string][]): Promise<RepositoryFilters> {
+  entries ??= configEntries((await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, { signal, allowFailure: true })).stdout)
   const trusted = new Map<string, string>()
   const tainted = new Map<string, Set<string>>() // driver -> the program keys the repository sets
-  for (const [scope, entry] of configEntries(r.stdout)) {
+  for (const [scope, entry] of entries) {
     const nl = entry.indexOf('\n')
     const key = nl < 0 ? entry : entry.slice(0, nl)
     const value = nl < 0 ? '' : entry.slice(nl + 1)
@@ -163,13 +163,13 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
  * Merge drivers the repository's own config defines (`merge.<driver>.driver`, run on a conflict) set back to the
  * user's own definition, or to `false` (the file stays conflicted), as GIT_CONFIG_KEY_<n> entries after `start`.
  */
-async function repositoryMergeDrivers(root: string, env: Record<string, string>, start: number): Promise<Record<string, string>> {
-  const r = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^merge\\..*\\.driver$'], root, env, { allowFailure: true })
+function repositoryMergeDrivers(entries: [string, string][], start: number): Record<string, string> {
   const trusted = new Map<string, string>()
   const tainted = new Set<string>()
-  for (const [scope, entry] of configEntries(r.stdout)) {
+  for (const [scope, entry] of entries) {
     const nl = entry.indexOf('\n')
     const key = nl < 0 ? entry : entry.slice(0, nl)
+    if (!/^merge\..*\.driver$/is.test(key)) continue
     if (TRUSTED_SCOPES.has(scope)) trusted.set(key, nl < 0 ? '' : entry.slice(nl + 1))
     else tainted.add(key)
   }
@@ -192,9 +192,12 @@ async function repositoryMergeDrivers(root: string, env: Record<string, string>,
  */
 export async function runOwnGit(root: string, args: string[], opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & { env?: Record<string, string> } = {}): Promise<GitResult> {
   const env = { ...commandEnv(undefined), ...opts.env }
-  const filters = await repositoryFilters(root, env, opts.signal)
+  // The filter and merge-driver settings in one read (git is spawned once less per call; a turn's snapshot makes 3 calls).
+  const programs = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'], root, env, { signal: opts.signal, allowFailure: true })
+  const entries = configEntries(programs.stdout)
+  const filters = await repositoryFilters(root, env, opts.signal, entries)
   const count = Number(filters.env.GIT_CONFIG_COUNT ?? 0)
-  const merges = await repositoryMergeDrivers(root, env, count)
+  const merges = repositoryMergeDrivers(entries, count)
   const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap((kv) => ['-c', kv])
   return spawnGit('git', [...config, ...args], root, { ...env, ...filters.env, ...merges }, opts, args[0])
 }
