@@ -24,7 +24,7 @@ import { createProvider, warmProvider, type CreateProviderOptions, type Provider
 import { toStep } from './steps'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
-import { killRecordedGroup } from './tools/sandbox'
+import { recoverLeftovers } from './recovery'
 import { ToolError, type SandboxPolicy, type ToolDefinition } from './tools/types'
 import { workspaceSettings } from '../harness/workspace-settings'
 import { requireActiveMember } from '../harness/archive'
@@ -106,42 +106,9 @@ export class Runtime {
     const ctx = this.o.harness.ctx(wsId)
     if (this.o.recover !== false && !this.recovered.has(wsId)) {
       this.recovered.add(wsId)
-      this.recover(ctx)
+      recoverLeftovers(ctx)
     }
     return ctx
-  }
-
-  /**
-   * After a crash: kills the command process groups a previous process left running (only if each is still that
-   * command), then marks the turns it left open as interrupted; their steps are kept.
-   */
-  private recover(ctx: Ctx): void {
-    const leftovers = ctx.store.steps.processes()
-    for (const p of leftovers) killRecordedGroup(p.pid, p.pgid, p.start_time ?? undefined)
-    if (leftovers.length) ctx.store.steps.clearProcesses()
-    const open = ctx.store.steps.open()
-    if (!open.length) return
-    ctx.store.transaction(() => {
-      const members = new Map<number, StepRow>()
-      for (const s of open) {
-        // A call that was waiting for the human is not denied by the human: say what happened.
-        const text = s.status === 'waiting_approval' ? 'Interrupted by a restart of Concord while waiting for approval; it did not run.' : undefined
-        ctx.store.steps.finish(s.id, { status: 'interrupted', text, ended_at: now() })
-        members.set(s.member_id, s)
-      }
-      for (const [memberId, s] of members) {
-        ctx.store.steps.insert({
-          member_id: memberId,
-          turn_id: s.turn_id,
-          task_id: s.task_id,
-          kind: 'interrupted',
-          status: 'done',
-          text: 'Concord stopped while this turn was running; the turn was not finished.',
-          started_at: now(),
-          ended_at: now(),
-        })
-      }
-    })
   }
 
   host(memberId: string, field = 'memberId'): MemberHost {
