@@ -127,9 +127,10 @@ export class AutoTurns {
     const dk = makeKey('decision', parseId(notice.decisionId, 'decision', 'decisionId').n)
     const head = `${dk} changed (now v${notice.decisionVersion})`
     const member = ctx.store.members.get(memberRow)
-    // A member that cannot take a turn (no model, archived) gets none: no need to read its tasks one by one.
-    const tasks = member && canWork(member) ? ctx.store.tasks.getMany(taskRows) : []
-    for (const task of tasks) {
+    // A member that cannot take a turn (no model, archived) gets none: neither its tasks nor its reports are read.
+    // Every other author whose report the edit left behind has a notice of its own, and its own scan.
+    if (!member || !canWork(member)) return
+    for (const task of ctx.store.tasks.getMany(taskRows)) {
       if (task.assignee_id !== memberRow) continue
       const tk = makeKey('task', task.id)
       if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
@@ -144,9 +145,6 @@ export class AutoTurns {
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
     // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
     // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
-    // A member that cannot take a turn has no scan: every other author whose report the edit left behind has a
-    // notice of its own, and its own scan.
-    if (!member || !canWork(member)) return
     const seen = new Set<number>()
     const SLICE = 50
     // A slice is the reports after the last one read (the notice's list, or derived from its edit a page at a time).
