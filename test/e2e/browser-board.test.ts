@@ -2,24 +2,11 @@
  * The task board in the real UI: columns by status, drag and keyboard moves that the core validates (a refused
  * move shows the core's message and the card stays), filters served by the server, and a task edited in place.
  */
-import { copyFileSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
 const SHA = 'e'.repeat(40)
-const shots = process.env.CONCORD_SHOTS
-
-/** The PNG goes with the other e2e screenshots, and to CONCORD_SHOTS when set (to look at them outside the repo). */
-async function shot(page: Page, name: string) {
-  const path = await screenshot(page, name)
-  if (shots) {
-    mkdirSync(shots, { recursive: true })
-    copyFileSync(path, join(shots, `${name}.png`))
-  }
-}
 
 describe('browser UI: the task board', () => {
   it('moves cards by drag and keyboard as the core allows, filters by member and flag, and edits a task in place', async () => {
@@ -41,7 +28,7 @@ describe('browser UI: the task board', () => {
     const column = (s: string) => page.locator(`[data-testid=board-column][data-lane="${s}"]`)
     await card('T-1').waitFor()
     expect(await column('todo').locator('[data-testid=task-card]').count()).toBe(2)
-    await shot(page, 'board-01-panel-1440')
+    await screenshot(page, 'board-01-panel-1440')
 
     // ---- refused: to do → accepted. The core says where it can go; the card stays in "to do". ----
     await card('T-1').dragTo(column('accepted'))
@@ -51,7 +38,7 @@ describe('browser UI: the task board', () => {
     expect(await card('T-1').getAttribute('data-status')).toBe('todo')
     expect(await column('todo').locator('[data-key="T-1"]').count()).toBe(1)
     expect(await status(t1.id)).toBe('todo')
-    await shot(page, 'board-02-refused-move')
+    await screenshot(page, 'board-02-refused-move')
 
     // ---- allowed: to do → in progress by drag ----
     await card('T-1').dragTo(column('in_progress'))
@@ -91,7 +78,7 @@ describe('browser UI: the task board', () => {
     await page.getByLabel('Flagged only').check()
     await expect.poll(() => page.locator('[data-testid=task-card]').count()).toBe(2)
     expect(await card('T-3').count()).toBe(0)
-    await shot(page, 'board-03-flagged-filter')
+    await screenshot(page, 'board-03-flagged-filter')
     await page.getByLabel('Flagged only').uncheck()
     await expect.poll(() => page.locator('[data-testid=task-card]').count()).toBe(3)
 
@@ -100,7 +87,7 @@ describe('browser UI: the task board', () => {
     const editor = card('T-2').getByTestId('task-editor')
     await editor.getByLabel('Title').fill('Search tests, 10 s timeout')
     await editor.getByLabel('Assignee').selectOption({ label: 'Ivy (implementer)' })
-    await shot(page, 'board-04-edit-in-place')
+    await screenshot(page, 'board-04-edit-in-place')
     await editor.getByRole('button', { name: 'Save' }).click()
     await expect.poll(() => card('T-2').locator('.tcard-title').textContent()).toBe('Search tests, 10 s timeout')
     expect(await card('T-2').locator('.tcard-assignee').textContent()).toContain('Ivy')
@@ -110,7 +97,7 @@ describe('browser UI: the task board', () => {
     // ---- the board over the window: the columns side by side; a refused drag there too ----
     await page.getByTestId('board-wide').click()
     await page.locator('.board-overlay').waitFor()
-    await shot(page, 'board-05-wide-1440')
+    await screenshot(page, 'board-05-wide-1440')
     await card('T-3').dragTo(column('todo'))
     await card('T-3').getByTestId('move-refusal').waitFor()
     expect(await card('T-3').getAttribute('data-status')).toBe('delivered')
@@ -118,7 +105,7 @@ describe('browser UI: the task board', () => {
     await card('T-1').dragTo(column('cancelled'))
     await column('cancelled').locator('[data-key="T-1"]').waitFor()
     expect(await status(t1.id)).toBe('cancelled')
-    await shot(page, 'board-06-wide-moves')
+    await screenshot(page, 'board-06-wide-moves')
     await page.keyboard.press('Escape')
     await page.locator('.board-overlay').waitFor({ state: 'detached' })
     expect(ui.errors).toEqual([])
@@ -128,10 +115,10 @@ describe('browser UI: the task board', () => {
     await narrow.page.goto(ui.stack.url)
     await narrow.page.getByTestId('tab-tasks').click()
     await narrow.page.locator('[data-testid=task-card][data-key="T-2"]').waitFor()
-    await shot(narrow.page, 'board-07-panel-1024')
+    await screenshot(narrow.page, 'board-07-panel-1024')
     await narrow.page.getByTestId('board-wide').click()
     await narrow.page.locator('.board-overlay').waitFor()
-    await shot(narrow.page, 'board-08-wide-1024')
+    await screenshot(narrow.page, 'board-08-wide-1024')
     expect(narrow.errors).toEqual([])
     await narrow.context.close()
 
@@ -141,7 +128,7 @@ describe('browser UI: the task board', () => {
     await dark.page.getByTestId('tab-tasks').click()
     await dark.page.getByTestId('board-wide').click()
     await dark.page.locator('[data-testid=task-card][data-key="T-3"]').waitFor()
-    await shot(dark.page, 'board-09-wide-dark')
+    await screenshot(dark.page, 'board-09-wide-dark')
     expect(dark.errors).toEqual([])
     await dark.context.close()
   }, 180_000)

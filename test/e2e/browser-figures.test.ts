@@ -2,24 +2,12 @@
  * The Figures tiles "notices sent" and "relays you did not have to make" open the items behind their number
  * (issue 13): a list as long as the figure, each row opening the member's chat at its step, highlighted.
  */
-import { copyFileSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import { initRepo, waitForEvent } from '../fixtures/core'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
-const shotsDir = process.env.CONCORD_SHOTS
-async function shot(page: Page, name: string) {
-  const path = await screenshot(page, name)
-  if (shotsDir) {
-    mkdirSync(shotsDir, { recursive: true })
-    copyFileSync(path, join(shotsDir, `${name}.png`))
-  }
-}
-
 let models: ModelServer
 const scripts = new Map<string, ScriptedReply[]>()
 const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
@@ -79,7 +67,7 @@ describe('browser UI: figures open their items', () => {
     const rows = dialog.getByTestId('figure-item')
     await expect.poll(() => rows.count()).toBe(50)
     expect(await rows.first().textContent()).toMatch(/Docs.*D-2 v56 changed · tasks T-2pending/)
-    await shot(page, 'figures-01-notices-1440')
+    await screenshot(page, 'figures-01-notices-1440')
     await dialog.getByTestId('figure-items-more').click()
     await expect.poll(() => rows.count()).toBe(56)
     expect(await dialog.getByTestId('figure-items-more').count()).toBe(0)
@@ -93,14 +81,14 @@ describe('browser UI: figures open their items', () => {
     const session = page.locator('[data-testid=member-session]')
     await session.getByTestId('session-head').filter({ hasText: 'Impl' }).waitFor()
     await session.locator(`[data-step-id="${noticeStep}"][data-kind=notice].highlighted`).waitFor()
-    await shot(page, 'figures-02-notice-step-1440')
+    await screenshot(page, 'figures-02-notice-step-1440')
 
     // ---- relays: the turn Concord started, and its message in Impl's chat ----
     await page.getByTestId('tab-figures').click()
     await tile('relays you did not have to make').click()
     await expect.poll(() => rows.count()).toBe(1)
     expect(await rows.first().textContent()).toMatch(/ImplT-1 was flagged when D-1 changed to v2flagged task/)
-    await shot(page, 'figures-03-relays-1440')
+    await screenshot(page, 'figures-03-relays-1440')
     const turnStep = await rows.first().getAttribute('data-step-id')
     const started = (await core.invoke('sessions.get', { memberId: impl.id })).steps.find((s) => s.origin === 'concord')!
     expect(turnStep).toBe(started.id)
@@ -119,11 +107,11 @@ describe('browser UI: figures open their items', () => {
     await narrow.getByTestId('tab-figures').click()
     await narrow.locator('[data-testid=figure][data-label="notices sent"]').click()
     await expect.poll(() => narrow.getByTestId('figure-item').count()).toBe(50)
-    await shot(narrow, 'figures-04-notices-1024')
+    await screenshot(narrow, 'figures-04-notices-1024')
     await narrow.keyboard.press('Escape')
     await narrow.locator('[data-testid=figure][data-label="relays you did not have to make"]').click()
     await narrow.getByTestId('figure-item').first().waitFor()
-    await shot(narrow, 'figures-05-relays-1024')
+    await screenshot(narrow, 'figures-05-relays-1024')
     await context.close()
     expect(ui.errors).toEqual([])
   }, 120_000)

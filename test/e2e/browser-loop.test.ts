@@ -4,24 +4,14 @@
  * started by Concord, and the card says the notice was delivered.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import { initRepo } from '../fixtures/core'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
-const shotsDir = process.env.CONCORD_SHOTS
-async function shot(page: Page, name: string) {
-  const path = await screenshot(page, name)
-  if (shotsDir) {
-    mkdirSync(shotsDir, { recursive: true })
-    copyFileSync(path, join(shotsDir, `${name}.png`))
-  }
-}
-
 /** Members run in parallel: each gets its own script, routed by the name in its system prompt. */
 let models: ModelServer
 const scripts = new Map<string, ScriptedReply[]>()
@@ -63,14 +53,14 @@ describe('browser UI: the loop closes itself', () => {
     await refusal.waitFor()
     const buttons = refusal.getByTestId('refusal-action')
     await expect.poll(() => buttons.allTextContents()).toEqual([`Ask Tess to re-verify T-1 on ${c2.slice(0, 7)}`, 'Ask Rev for a review'])
-    await shot(page, 'loop-01-refusal-actions-1440')
+    await screenshot(page, 'loop-01-refusal-actions-1440')
 
     script('Tess', { text: 'Re-verifying now.' })
     await buttons.first().click()
     const box = refusal.getByTestId('ask-member').getByLabel('Message')
     expect(await box.inputValue()).toContain(`Please re-verify T-1 on ${c2.slice(0, 7)} against the current decisions and submit a new test report.`)
     await box.fill(`${await box.inputValue()} The timeout test matters most.`)
-    await shot(page, 'loop-02-ask-prefilled')
+    await screenshot(page, 'loop-02-ask-prefilled')
     await refusal.getByTestId('ask-send').click()
     await refusal.getByTestId('ask-sent').waitFor()
     const sent = (await core.invoke('sessions.get', { memberId: tess.id })).steps.find((s) => s.kind === 'user')!
@@ -91,7 +81,7 @@ describe('browser UI: the loop closes itself', () => {
     // The task changed since Accept was refused: the old reasons are gone (Accept asks again).
     await card.getByTestId('refusal').waitFor({ state: 'detached' })
     expect(await card.getByTestId('notice-delivered').textContent()).toMatch(/^Notice delivered to Impl at /)
-    await shot(page, 'loop-03-started-by-concord-1440')
+    await screenshot(page, 'loop-03-started-by-concord-1440')
     expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)
 
     // ---- a passing implementation report by the assignee offers the delivery on its commit (autoDeliver is off) ----
@@ -102,7 +92,7 @@ describe('browser UI: the loop closes itself', () => {
     const card2 = page.locator('[data-testid=task-card][data-key="T-2"]')
     await card2.getByTestId('deliver-on').waitFor()
     expect(await card2.getByTestId('deliver-on').textContent()).toBe(`Deliver on ${c2.slice(0, 7)}`)
-    await shot(page, 'loop-06-deliver-on-1440')
+    await screenshot(page, 'loop-06-deliver-on-1440')
     await card2.getByTestId('deliver-on').click()
     await expect.poll(async () => (await core.invoke('tasks.get', { taskId: t2.id })).status).toBe('delivered')
     expect((await core.invoke('tasks.get', { taskId: t2.id })).artifact?.commit).toBe(c2)
@@ -124,11 +114,11 @@ describe('browser UI: the loop closes itself', () => {
     await narrow.goto(ui.stack.url)
     await narrow.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
     await narrow.locator('[data-origin=concord]').first().waitFor()
-    await shot(narrow, 'loop-04-started-by-concord-1024')
+    await screenshot(narrow, 'loop-04-started-by-concord-1024')
     await narrow.getByTestId('tab-tasks').click()
     await narrow.locator('[data-testid=task-card][data-key="T-1"] [data-testid=accept-task]').click()
     await narrow.locator('[data-testid=task-card][data-key="T-1"] [data-testid=refusal]').waitFor()
-    await shot(narrow, 'loop-05-refusal-1024')
+    await screenshot(narrow, 'loop-05-refusal-1024')
     await context.close()
     expect(ui.errors).toEqual([])
   }, 90_000)

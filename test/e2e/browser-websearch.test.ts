@@ -7,25 +7,16 @@
  * action it performs and writes the tally to /work/notes/issue13-scenario.md (CONCORD_NOTES overrides).
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import type { Task } from '../../shared/schemas'
 import { initRepo, waitForEvent } from '../fixtures/core'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
-const shotsDir = process.env.CONCORD_SHOTS
 const notesFile = process.env.CONCORD_NOTES ?? '/work/notes/issue13-scenario.md'
-async function shot(page: Page, name: string) {
-  const path = await screenshot(page, name)
-  if (shotsDir) {
-    mkdirSync(shotsDir, { recursive: true })
-    copyFileSync(path, join(shotsDir, `${name}.png`))
-  }
-}
 
 type Reply = ScriptedReply | (() => ScriptedReply)
 let models: ModelServer
@@ -126,7 +117,7 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     await human('send it', () => page.locator('[data-testid=member-session]').getByTestId('send').click())
     const c1 = (await delivered1).payload.task.artifact!.commit!
     await Promise.all([tested1, reviewed1])
-    await shot(page, 'websearch-01-before-the-change-1440')
+    await screenshot(page, 'websearch-01-before-the-change-1440')
 
     // ---- the change, made once by the human in the decisions panel; the scripted members react to it ----
     script(
@@ -162,7 +153,7 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     await human('rewrite the rationale', () => editor.getByLabel('Rationale').fill('Slow providers: a partial answer beats none.'))
     await human('type the reason', () => editor.getByLabel('Reason').fill('Slow providers: partial results beat none'))
     await expect.poll(() => editor.getByTestId('impact-preview').textContent()).toContain('T-1')
-    await shot(page, 'websearch-02-the-one-edit')
+    await screenshot(page, 'websearch-02-the-one-edit')
     await human('Confirm', () => editor.getByRole('button', { name: /Confirm/ }).click())
 
     await Promise.all([tested2, reviewed2])
@@ -173,22 +164,22 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     await human('open Tasks', () => page.getByTestId('tab-tasks').click())
     const card = page.locator('[data-testid=task-card][data-key="T-1"]')
     await card.getByTestId('ready-to-accept').waitFor()
-    await shot(page, 'websearch-03-ready-to-accept-1440')
+    await screenshot(page, 'websearch-03-ready-to-accept-1440')
     const { page: narrow, context } = await newPage(ui.browser, { width: 1024, height: 800 })
     await narrow.goto(ui.stack.url)
     await narrow.getByTestId('tab-tasks').click()
     await narrow.locator('[data-testid=task-card][data-key="T-1"] [data-testid=ready-to-accept]').waitFor()
-    await shot(narrow, 'websearch-04-ready-to-accept-1024')
+    await screenshot(narrow, 'websearch-04-ready-to-accept-1024')
     await narrow.getByTestId('member-item').filter({ hasText: 'Tester' }).click()
     await narrow.locator('[data-origin=concord]').first().waitFor()
-    await shot(narrow, 'websearch-05-tester-started-by-concord-1024')
+    await screenshot(narrow, 'websearch-05-tester-started-by-concord-1024')
     await context.close()
 
     await human('Accept', () => card.getByTestId('accept-task').click())
     await expect.poll(() => latest.status).toBe('accepted')
     await human('Merge', () => card.getByTestId('merge-task').click())
     await expect.poll(() => latest.merged?.commit ?? null).not.toBeNull()
-    await shot(page, 'websearch-06-accepted-merged-1440')
+    await screenshot(page, 'websearch-06-accepted-merged-1440')
 
     // ---- what happened, checked in the store and the repository ----
     expect(readFileSync(join(repo, 'search.ts'), 'utf8')).toContain('timeoutMs = 10_000')

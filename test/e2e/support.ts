@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -173,10 +173,16 @@ export async function newPage(browser: Browser, options: { width?: number; heigh
   return { context, page, errors }
 }
 
+/** The PNG goes with the other e2e screenshots, and also to CONCORD_SHOTS when set (to look at them outside the repo). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(screenshotDir, { recursive: true })
   const path = join(screenshotDir, `${name}.png`)
   await page.screenshot({ path })
+  const shots = process.env.CONCORD_SHOTS
+  if (shots) {
+    mkdirSync(shots, { recursive: true })
+    copyFileSync(path, join(shots, `${name}.png`))
+  }
   return path
 }
 
