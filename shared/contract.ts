@@ -12,11 +12,14 @@ const method = <P extends z.ZodType, R>(params: P, _result: R) => ({ params, res
 const actor = { actorId: s.Id.optional() }
 const ws = { workspaceId: s.Id }
 const statementText = z.string().trim().min(1, 'must not be empty').max(20_000)
+/** No path or search text holds a NUL: the file system and SQLite's full-text index would fail on it (500, not 400). */
+const noNul = (t: z.ZodString) => t.regex(/^[^\0]*$/, 'must not contain a NUL character')
+const pathText = noNul(z.string().min(1).max(4096))
 
 export const methods = {
   'workspaces.open': method(
     z.strictObject({
-      repoPath: z.string().min(1).max(4096),
+      repoPath: pathText,
       name: z.string().trim().min(1).max(200).optional(),
       /** Default: worktree for a git repository, shared otherwise. */
       isolation: s.Isolation.optional(),
@@ -49,7 +52,7 @@ export const methods = {
     r<s.WorkspaceSettings>(),
   ),
   /** The sub-folders of an absolute path (default: the home folder), to choose a repository. */
-  'folders.browse': method(z.strictObject({ path: z.string().min(1).max(4096).optional() }), r<s.FolderListing>()),
+  'folders.browse': method(z.strictObject({ path: pathText.optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
   /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
@@ -274,13 +277,13 @@ export const methods = {
     z.strictObject({
       ...ws,
       format: z.enum(['madr', 'markdown', 'json']),
-      outDir: z.string().min(1).max(4096).optional(),
+      outDir: pathText.optional(),
       /** The layout of MADR files: strict MADR 4 (default), or what adr-tools or log4brains read. */
       flavour: z.enum(['madr', 'adr-tools', 'log4brains']).optional(),
     }),
     r<s.ExportResult>(),
   ),
-  'import.workspace': method(z.strictObject({ path: z.string().min(1).max(4096), repoPath: z.string().min(1).max(4096), name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
+  'import.workspace': method(z.strictObject({ path: pathText, repoPath: pathText, name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
 
   // Archive, not lose (issue 13): archived items leave the lists and pages; the store and the export keep them.
   /** Deciders (and you). Refused with member_busy while the member has a turn running, an approval waiting or messages queued. */
@@ -296,7 +299,7 @@ export const methods = {
   /** The workspace's archived members and tasks, most recently archived first. */
   'archive.list': method(z.strictObject({ ...ws }), r<s.ArchivedItems>()),
   /** Full-text search over every member's session, newest first; the query is plain text (no query syntax). */
-  'sessions.search': method(z.strictObject({ ...ws, query: z.string().max(500), limit: z.number().int().min(1).max(200).optional() }), r<s.SearchHit[]>()),
+  'sessions.search': method(z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(200).optional() }), r<s.SearchHit[]>()),
   /** Runs a failed turn again: the message that started it is queued anew (first in line) and the member resumes. */
   'sessions.retry': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
 } as const
