@@ -13,8 +13,7 @@ export async function mcpCommand(args: ParsedArgs): Promise<void> {
   const memberId = stringFlag(args, 'member')
   if (!memberId) throw new UsageError('--member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help')
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
-  // Set by Concord when it started the agent: it records the agent's tool calls from ACP already.
-  const { binding, close } = standaloneBinding(dataDir, memberId, { record: process.env.CONCORD_MCP_VIA_ACP !== '1' })
+  const { binding, close } = standaloneBinding(dataDir, memberId)
   const server = createMcpServer(binding)
   const transport = new StdioServerTransport()
   const stop = () => {

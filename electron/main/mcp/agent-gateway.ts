@@ -1,17 +1,19 @@
 /**
  * How an agent Concord runs in the OS sandbox reaches Concord's MCP server. The data folder is invisible inside the
- * sandbox, so `concord mcp` (which opens the data folder's SQLite files) cannot run there. Instead the agent starts a
- * tiny proxy that joins its stdio to a local socket; Concord, outside the sandbox, runs `concord mcp --member` for
- * each connection that presents the gateway's token. The socket's folder is the only thing of Concord's the sandbox
- * shows, read-only. The agent acts as its member through that server and nothing else.
+ * sandbox, and the agent must not open the workspace's files anyway. Instead the agent starts a tiny proxy that joins
+ * its stdio to a local socket; Concord serves its MCP tools on each connection that presents the gateway's token,
+ * inside the running Concord, bound to the live core (see app-binding.ts): no second process, no second writer of
+ * the workspace's SQLite files. The socket's folder is the only thing of Concord's the sandbox shows, read-only. The
+ * agent acts as its member through that server and nothing else.
  */
-import { spawn } from 'node:child_process'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { McpBinding } from './server'
 
 /** The variable that carries the gateway's token to the proxy. */
 const TOKEN_VARIABLE = 'CONCORD_MCP_TOKEN'
@@ -28,12 +30,10 @@ const PROXY_SOURCE = [
   "s.on('error', (e) => { process.stderr.write('concord mcp proxy: ' + e.message + '\\n'); process.exit(1) })",
 ].join('\n')
 
-export interface GatewayTarget {
-  /** The `concord mcp --member …` program Concord runs for each connection. */
-  command: string
-  args: string[]
-  env: Record<string, string>
-}
+/** The MCP SDK and the tools, loaded when the first agent connects (not with Concord: most workspaces have no agent). */
+type ServerModules = [typeof import('./server'), typeof import('@modelcontextprotocol/sdk/server/stdio.js')]
+let loading: Promise<ServerModules> | null = null
+const loadServer = () => (loading ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/stdio.js')]))
 
 export class McpGateway {
   /** The folder the socket is in: shown read-only inside the agent's sandbox. */
@@ -41,10 +41,12 @@ export class McpGateway {
   readonly address: string
   private readonly token = randomBytes(24).toString('base64url')
   private readonly server: net.Server
-  private readonly children = new Set<ReturnType<typeof spawn>>()
+  private readonly servers = new Set<McpServer>()
+  private closed = false
   readonly ready: Promise<void>
 
-  constructor(private readonly target: GatewayTarget) {
+  /** `binding` is called for each connection: the member's binding as it is then (its authority sets the tools). */
+  constructor(private readonly binding: () => McpBinding) {
     this.dir = mkdtempSync(join(tmpdir(), 'concord-mcp-'))
     this.address = join(this.dir, 's')
     this.server = net.createServer((socket) => this.accept(socket))
@@ -83,33 +85,35 @@ export class McpGateway {
     socket.on('data', onData)
   }
 
-  /** Runs one `concord mcp` for this connection, its stdio joined to the socket. */
+  /** Serves Concord's MCP tools on this connection, in this process, as the member. */
   private serve(socket: net.Socket, rest: Buffer): void {
-    const child = spawn(this.target.command, this.target.args, { env: this.target.env, stdio: ['pipe', 'pipe', 'pipe'] })
-    this.children.add(child)
-    let stderr = ''
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)))
-    child.stdin.on('error', () => {})
-    child.on('error', (err) => {
-      console.error(`concord mcp for an agent could not start: ${err.message}`)
-      socket.destroy()
-    })
-    child.on('exit', (code) => {
-      this.children.delete(child)
-      if (code && !socket.destroyed) console.error(`concord mcp for an agent exited with code ${code}: ${stderr.trim()}`)
-      socket.destroy()
-    })
-    if (rest.length) child.stdin.write(rest)
-    socket.pipe(child.stdin)
-    child.stdout.pipe(socket)
-    socket.resume()
-    // The agent went away: concord mcp stops when its stdin ends.
-    socket.on('close', () => child.stdin.end())
+    void loadServer()
+      .then(async ([{ createMcpServer }, { StdioServerTransport }]) => {
+        if (this.closed || socket.destroyed) return void socket.destroy()
+        // The bytes after the token line are the first JSON-RPC messages: read again by the transport.
+        if (rest.length) socket.unshift(rest)
+        const server = createMcpServer(this.binding())
+        this.servers.add(server)
+        const transport = new StdioServerTransport(socket, socket)
+        // The agent went away (or Concord closed the server): both ends stop.
+        transport.onclose = () => socket.destroy()
+        socket.once('close', () => {
+          this.servers.delete(server)
+          void server.close().catch(() => {})
+        })
+        await server.connect(transport)
+        socket.resume()
+      })
+      .catch((err: unknown) => {
+        console.error(`Concord's MCP server for an agent could not start: ${err instanceof Error ? err.message : String(err)}`)
+        socket.destroy()
+      })
   }
 
   close(): void {
+    this.closed = true
     this.server.close()
-    for (const c of this.children) c.kill('SIGTERM')
+    for (const s of this.servers) void s.close().catch(() => {})
     rmSync(this.dir, { recursive: true, force: true })
   }
 }

@@ -29,12 +29,7 @@ export interface Standalone {
   close: () => void
 }
 
-export interface StandaloneOptions {
-  /** Record each call as a tool step of the member (off when Concord drives the agent: ACP reports the calls). */
-  record?: boolean
-}
-
-export function standaloneBinding(dataDir: string, memberId: string, options: StandaloneOptions = {}): Standalone {
+export function standaloneBinding(dataDir: string, memberId: string): Standalone {
   if (!existsSync(join(dataDir, 'concord.sqlite')) && !existsSync(join(dataDir, 'workspaces'))) {
     throw new ApiError('not_found', `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`)
   }
@@ -86,28 +81,25 @@ export function standaloneBinding(dataDir: string, memberId: string, options: St
         throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
       },
       afterCall: () => {
-        const taken = takeNotices(ctx(), rowId, null, options.record !== false)
+        const taken = takeNotices(ctx(), rowId, null)
         if (taken?.stepId) emitStep(taken.stepId)
         return taken?.text ?? ''
       },
-      record:
-        options.record === false
-          ? undefined
-          : (c, text, ok) => {
-              const id = ctx().store.steps.insert({
-                member_id: rowId,
-                kind: 'tool',
-                status: ok ? 'done' : 'error',
-                tool_name: c.name,
-                tool_args: c.argumentsText,
-                tool_call_id: `mcp-${randomUUID()}`,
-                text,
-                is_error: ok ? 0 : 1,
-                started_at: now(),
-                ended_at: now(),
-              })
-              emitStep(id)
-            },
+      record: (c, text, ok) => {
+        const id = ctx().store.steps.insert({
+          member_id: rowId,
+          kind: 'tool',
+          status: ok ? 'done' : 'error',
+          tool_name: c.name,
+          tool_args: c.argumentsText,
+          tool_call_id: `mcp-${randomUUID()}`,
+          text,
+          is_error: ok ? 0 : 1,
+          started_at: now(),
+          ended_at: now(),
+        })
+        emitStep(id)
+      },
     }
     return {
       binding,

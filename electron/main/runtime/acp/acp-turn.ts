@@ -2,15 +2,15 @@
  * One turn of a member that is an external agent over ACP: the prompt starts with the brief (tasks, flags,
  * current decisions, pending notices), `session/update`s become steps (text streams as deltas, tool calls and
  * plans as their own steps), permission requests become approvals under the member's policy, Stop sends
- * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent through
- * `concord mcp` (server name `concord`), started by the agent itself.
+ * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent as the MCP server
+ * `concord`, served inside Concord on the member's gateway socket (mcp/agent-gateway.ts, mcp/app-binding.ts).
  */
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
 import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
-import type { GatewayTarget, McpGateway } from '../../mcp/agent-gateway'
+import type { McpGateway } from '../../mcp/agent-gateway'
+import { appBinding, type AppBindingEnv } from '../../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
@@ -25,9 +25,6 @@ import { AgentStartError, type AgentPool, type AgentProcess } from './agent-proc
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 
 const START_TIMEOUT_MS = 60_000
-/** How often streamed text is made durable while it arrives (as in the built-in loop). */
-
-const concordBin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../bin/concord.js')
 
 export interface AcpTurnEnv {
   ctx: Ctx
@@ -38,6 +35,8 @@ export interface AcpTurnEnv {
   sandbox?: SandboxPolicy
   approval: MemberRow['approval']
   agents: AgentPool
+  /** What Concord's MCP tools for this agent need of the runtime (the turn's tree and policy are added here). */
+  mcp: Omit<AppBindingEnv, 'turn'>
   apiKey?: string
   turnTimeoutMs?: number
   emitStep(row: StepRow): void
@@ -76,18 +75,6 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
   Object.assign(out, preset.env, JSON.parse(m.agent_env) as Record<string, string>)
   if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
   return { vars: out, stateDirs }
-}
-
-/** `concord mcp` as this member, run by Concord outside the sandbox for each connection the agent's proxy makes. */
-function mcpTarget(env: AcpTurnEnv): GatewayTarget {
-  const vars: Record<string, string> = { CONCORD_MCP_VIA_ACP: '1' }
-  for (const k of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT']) {
-    const v = process.env[k]
-    if (v !== undefined) vars[k] = v
-  }
-  // CONCORD_MCP_VIA_ACP: Concord records the agent's tool calls from ACP; the MCP process must not record them again.
-  if (process.versions.electron) vars.ELECTRON_RUN_AS_NODE = '1'
-  return { command: process.execPath, args: [concordBin, 'mcp', '--member', makeId(env.ctx.wsId, 'member', env.member.id), '--data-dir', env.dataDir], env: vars }
 }
 
 /** Whether `command` names a program that can be run (a path, or a name found on PATH). */
@@ -132,6 +119,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const member = env.member
   const preset = agentPresets[member.agent!]
   const signal = host.abort!.signal
+  // What the agent's calls to Concord's tools act in from now on: this turn's tree, under this turn's policy.
+  env.agents.setTurn(host.memberId, { root: env.workspaceRoot, approval: env.approval, sandbox: env.sandbox, signal })
   const insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => {
     const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: start.task_id, started_at: now(), ...row })
     env.emitStep(store.steps.get(id)!)
@@ -150,7 +139,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const { command, args } = agentCommand(member)
   let gateway: McpGateway
   try {
-    gateway = await env.agents.gateway(host.memberId, mcpTarget(env))
+    gateway = await env.agents.gateway(host.memberId, () => appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }))
   } catch (err) {
     return fail(`Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`)
   }

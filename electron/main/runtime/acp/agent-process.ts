@@ -5,7 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
 import type { ClientConnection, InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
-import { McpGateway, type GatewayTarget } from '../../mcp/agent-gateway'
+import { McpGateway } from '../../mcp/agent-gateway'
+import type { AgentTurnState } from '../../mcp/app-binding'
+import type { McpBinding } from '../../mcp/server'
 
 const STDERR_TAIL = 4000
 
@@ -155,18 +157,36 @@ export class AgentProcess {
 /** The agents of all members, one each. */
 export class AgentPool {
   private readonly agents = new Map<string, AgentProcess>()
-  private readonly gateways = new Map<string, { key: string; gateway: McpGateway }>()
+  private readonly gateways = new Map<string, McpGateway>()
+  private readonly turns = new Map<string, AgentTurnState>()
 
-  /** The member's MCP gateway (kept while Concord runs, so the agent's configuration stays the same across turns). */
-  async gateway(memberId: string, target: GatewayTarget): Promise<McpGateway> {
-    const key = JSON.stringify(target)
-    const known = this.gateways.get(memberId)
-    if (known?.key === key) return known.gateway
-    known?.gateway.close()
-    const gateway = new McpGateway(target)
-    this.gateways.set(memberId, { key, gateway })
-    await gateway.ready
+  /**
+   * The member's MCP gateway (kept while Concord runs, so the agent's configuration stays the same across turns);
+   * `binding` makes the member's binding for each connection.
+   */
+  async gateway(memberId: string, binding: () => McpBinding): Promise<McpGateway> {
+    let gateway = this.gateways.get(memberId)
+    if (!gateway) {
+      gateway = new McpGateway(binding)
+      this.gateways.set(memberId, gateway)
+    }
+    try {
+      await gateway.ready
+    } catch (err) {
+      this.gateways.delete(memberId)
+      gateway.close()
+      throw err
+    }
     return gateway
+  }
+
+  /** The turn the member's agent is in, else the one it was last in (what its MCP calls act in). */
+  turn(memberId: string): AgentTurnState | null {
+    return this.turns.get(memberId) ?? null
+  }
+
+  setTurn(memberId: string, turn: AgentTurnState): void {
+    this.turns.set(memberId, turn)
   }
 
   /** The member's live agent when it was started with this configuration; otherwise a new one (the old one is stopped). */
@@ -195,7 +215,7 @@ export class AgentPool {
     this.agents.clear()
     for (const a of all) a.kill()
     await Promise.all(all.map((a) => a.exited))
-    for (const { gateway } of this.gateways.values()) gateway.close()
+    for (const gateway of this.gateways.values()) gateway.close()
     this.gateways.clear()
   }
 }
