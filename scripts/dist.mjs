@@ -8,13 +8,15 @@
  * One platform and one arch a run, since the SQLite binding is made for one: --linux, --mac or --win
  * and --x64 or --arm64 (default: this machine's). Other options (--dir, -c.key=value) go to
  * electron-builder. Packaging for another platform needs that platform's prebuilt SQLite (there is no
- * cross-compiling) and, for mac, a Mac to sign on.
+ * cross-compiling) and, for mac, a Mac to sign on. Afterwards it checks that the package holds every file
+ * electron/main/paths.ts names for the packaged app (scripts/check-package.mjs).
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { checkPackagedApp, packagedResources } from './check-package.mjs'
 import { ensureElectronSqlite } from './electron-sqlite.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -61,4 +63,15 @@ if (platform === process.platform && arch === process.arch && existsSync(localDi
 const cli = join(dirname(createRequire(import.meta.url).resolve('electron-builder/package.json')), 'cli.js')
 console.log(`dist: electron-builder ${builderArgs.join(' ')}`)
 const result = spawnSync(process.execPath, [cli, ...builderArgs], { cwd: root, stdio: 'inherit' })
-process.exit(result.status ?? 1)
+if (result.status !== 0) process.exit(result.status ?? 1)
+
+// Every file electron/main/paths.ts names for the packaged app must be in what electron-builder made.
+const { tsImport } = await import('tsx/esm/api')
+const { packagedFiles } = await tsImport('../electron/main/paths.ts', import.meta.url)
+const resources = packagedResources(join(root, 'dist'))
+if (resources.length === 0) fail('electron-builder left no resources/app.asar under dist/')
+for (const dir of resources) {
+  const missing = checkPackagedApp(dir, packagedFiles(dir))
+  if (missing.length) fail(`the package lacks what the app reads at run time:\n  ${missing.join('\n  ')}`)
+  console.log(`dist: ${dir}: every file the app reads at run time is there`)
+}

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
 import { startBridge } from '../main/transport/bridge'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
-import { projectRoot } from './root'
+import { runtimePaths } from '../main/paths'
+import { noSandboxNotice } from '../main/sandbox-notice'
 
 export const MIN_TOKEN_LENGTH = 16
 
@@ -22,7 +22,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   }
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   const token = given ?? randomBytes(24).toString('base64url')
-  const staticDir = join(projectRoot, 'out', 'renderer')
+  const { rendererDir: staticDir, rendererIndex } = runtimePaths()
   const core = createCore({ dataDir })
   let bridge
   try {
@@ -35,7 +35,8 @@ export async function serve(args: ParsedArgs): Promise<void> {
     throw err
   }
   console.log(`Concord serving on ${bridge.url}`)
-  console.log(`data folder: ${dataDir}${existsSync(join(staticDir, 'index.html')) ? '' : '  (UI not built: npm run build)'}`)
+  void noSandboxNotice().then((line) => line && console.error(line))
+  console.log(`data folder: ${dataDir}${existsSync(rendererIndex) ? '' : '  (UI not built: npm run build)'}`)
   const stop = async () => {
     await bridge.close()
     await core.close()

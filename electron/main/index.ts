@@ -6,12 +6,14 @@ import { createCore, type Core } from './core'
 import { plainCipher, type SecretCipher } from './secrets/secret-store'
 import { resolveDataDir } from './data-dir'
 import { bindIpc } from './transport/ipc'
+import { runtimePaths } from './paths'
+import { noSandboxNotice } from './sandbox-notice'
 import { loadWindowState, saveWindowState } from './window-state'
 
 const dataDirFlag = process.argv.find((a) => a.startsWith('--data-dir='))?.slice('--data-dir='.length)
 const dataDir = dataDirFlag || process.env.CONCORD_DATA_DIR ? resolveDataDir(dataDirFlag) : app.getPath('userData')
 const rendererUrl = process.env.ELECTRON_RENDERER_URL
-const rendererFile = join(__dirname, '../renderer/index.html')
+const paths = runtimePaths()
 
 let core: Core | null = null
 let win: BrowserWindow | null = null
@@ -53,7 +55,7 @@ function createWindow(): void {
     show: false,
     title: 'Concord',
     webPreferences: {
-      preload: join(__dirname, '../preload/index.cjs'),
+      preload: paths.preload,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -74,7 +76,7 @@ function createWindow(): void {
     return { action: 'deny' }
   })
   if (rendererUrl) void win.loadURL(rendererUrl)
-  else void win.loadFile(rendererFile)
+  else void win.loadFile(paths.rendererIndex)
 }
 
 function buildMenu(): void {
@@ -99,7 +101,7 @@ if (!app.requestSingleInstanceLock()) {
   })
 
   void app.whenReady().then(() => {
-    const nativeBinding = join(app.getAppPath(), 'native', 'electron', 'better_sqlite3.node')
+    const nativeBinding = paths.electronSqlite
     try {
       core = createCore({
         dataDir,
@@ -117,6 +119,11 @@ if (!app.requestSingleInstanceLock()) {
       app.exit(1)
       return
     }
+    void noSandboxNotice().then((line) => {
+      if (!line) return
+      console.error(line)
+      core?.log.warn({}, line)
+    })
     session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'))
     bindIpc(
       ipcMain,
