@@ -273,6 +273,20 @@ export const methods = {
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
   'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean(), reason: z.string().max(2_000).optional() }), r<s.SessionInfo>()),
 
+  /** A member's approval rules and the team's (memberId null); without memberId, every rule of the workspace. */
+  'approvalRules.list': method(z.strictObject({ ...ws, memberId: s.Id.optional() }), r<s.ApprovalRule[]>()),
+  /** Adds a rule for one member, or for the team (memberId null). An identical rule is returned, not added twice. */
+  'approvalRules.add': method(z.strictObject({ ...ws, memberId: s.Id.nullable(), rule: s.ApprovalRuleInput }), r<s.ApprovalRule>()),
+  /**
+   * Answers a waiting call with Allow and adds the rule it suggests (or `rule`) for the member or the team, so
+   * the same kind of call runs without asking from now on.
+   */
+  'sessions.allowAlways': method(
+    z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), scope: z.enum(['member', 'team']), rule: s.ApprovalRuleInput.optional() }),
+    r<{ session: s.SessionInfo; rule: s.ApprovalRule }>(),
+  ),
+  'approvalRules.remove': method(z.strictObject({ ruleId: s.Id }), r<{ removed: true }>()),
+
   'export.decisionLog': method(
     z.strictObject({
       ...ws,

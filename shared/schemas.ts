@@ -7,7 +7,39 @@ import { z } from 'zod'
 export const Id = z.string().min(1).max(64)
 
 export const Authority = z.enum(['observer', 'proposer', 'decider'])
-export const ApprovalPolicy = z.enum(['ask', 'auto'])
+/**
+ * When a member asks the human before a tool call: `ask` every write and command; `sandboxed` only what leaves the
+ * OS sandbox (network, outside its tree, hooks, decisions, cancelling; everything when there is no sandbox); `auto` never.
+ */
+export const ApprovalPolicy = z.enum(['ask', 'sandboxed', 'auto'])
+export type ApprovalPolicyName = z.infer<typeof ApprovalPolicy>
+/** What an approval rule matches: a tool, a command prefix (`npm test`), a path glob (`src/**`); at least one. */
+export const ApprovalRuleInput = z
+  .strictObject({
+    effect: z.enum(['allow', 'deny']),
+    tool: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9_.:-]+$/, 'is not a tool name')
+      .nullable()
+      .optional(),
+    commandPrefix: z.string().trim().min(1).max(500).nullable().optional(),
+    pathGlob: z.string().trim().min(1).max(500).nullable().optional(),
+  })
+  .refine((r) => r.tool || r.commandPrefix || r.pathGlob, 'a rule names a tool, a command prefix or a path glob')
+export interface ApprovalRule {
+  id: string
+  workspaceId: string
+  /** The member it is for; null: for the whole team (the workspace). */
+  memberId: string | null
+  effect: 'allow' | 'deny'
+  tool: string | null
+  commandPrefix: string | null
+  pathGlob: string | null
+  createdAt: string
+}
 export const DecisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded'])
 export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled'])
 export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
@@ -514,7 +546,11 @@ export interface SessionInfo {
   state: z.infer<typeof MemberState>
   error: string | null
   queued: number
-  pendingApprovals: { callId: string; name: string; argumentsText: string }[]
+  /**
+   * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule
+   * "Always allow" would make (a command prefix, else the tool).
+   */
+  pendingApprovals: { callId: string; name: string; argumentsText: string; why?: string; suggestion?: { tool: string; commandPrefix?: string } }[]
   pendingNotices: number
   /** The member asked the human this (ask_human) and no message from the human has followed yet. */
   question: { stepId: string; text: string } | null

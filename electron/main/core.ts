@@ -1,3 +1,4 @@
+import { approvalHandlers } from './api/approval-handlers'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { MethodName, Params, Result } from '../../shared/contract'
@@ -90,6 +91,7 @@ export function createCore(options: CoreOptions): Core {
         harness.close()
       } finally {
         log.close()
+    ...approvalHandlers({ harness, runtime }),
       }
     },
   }

@@ -14,6 +14,7 @@ export const kinds = {
   claim: 'c',
   notice: 'n',
   step: 's',
+  rule: 'a',
 } as const
 export type EntityKind = keyof typeof kinds
 

@@ -7,6 +7,7 @@ import { makeId, now } from './ids'
 import { toMember } from './mappers'
 
 export const secretRef = (memberId: string) => `member:${memberId}:apiKey`
+import { defaultApproval } from '../runtime/approval-policy'
 
 export function memberDto(ctx: Ctx, secrets: SecretStore, row: MemberRow): Member {
   const id = makeId(ctx.wsId, 'member', row.id)
@@ -64,7 +65,9 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
   }
 }
 
-export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Member {
+export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Promise<Member> {
+  // A new member's default: sandboxed where the OS sandbox works (it asks only to leave it), else ask.
+  const approval = p.approval ?? (await defaultApproval())
   const at = now()
   let ref: string | null = null
   const row = withKey(
@@ -79,7 +82,7 @@ export function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
           authority: p.authority ?? 'proposer',
           instructions: p.instructions ?? '',
           ...providerColumns(p.provider),
-          approval: p.approval ?? 'ask',
+          approval,
           max_steps: p.maxSteps ?? 30,
           planning_interval: p.planningInterval ?? 0,
           network: p.network ? 1 : 0,

@@ -12,12 +12,14 @@ import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError, type SandboxPolicy } from '../runtime/tools/types'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
+import { stricterPolicy, type ApprovalPolicy } from '../runtime/approval-policy'
+import { rulesFor } from '../harness/approval-rules'
 
 /** The turn an ACP agent is in (or was last in): the tree it works in and the policy that applies. */
 export interface AgentTurnState {
   /** The turn's tree: the task's worktree, a read-only checkout, or the repository. */
   root: string
-  approval: 'ask' | 'auto'
+  approval: ApprovalPolicy
   sandbox?: SandboxPolicy
   /** Aborted when the turn is interrupted. */
   signal: AbortSignal
@@ -33,7 +35,7 @@ export interface AppBindingEnv {
   /** Puts a call to the human on the member's open turn (Runtime.approveExternal); null when no turn of it runs. */
   approve(name: string, argumentsText: string): Promise<boolean | null>
   /** Queues a message from this member, carrying the sender's approval policy (it cannot be laundered). */
-  message(to: string, text: string, approval: 'ask' | 'auto'): void
+  message(to: string, text: string, approval: ApprovalPolicy): void
 }
 
 export function appBinding(env: AppBindingEnv): McpBinding {
@@ -44,15 +46,14 @@ export function appBinding(env: AppBindingEnv): McpBinding {
     if (!row) throw new ToolError('not_found', `member ${env.memberId} no longer exists`)
     return row
   }
-  const approval = (): 'ask' | 'auto' => {
-    const own = member().approval
-    return own === 'ask' || env.turn()?.approval === 'ask' ? 'ask' : 'auto'
-  }
+  // The stricter of the member's own and its turn's (approval-policy.ts): `sandboxed` must not read as `auto`.
+  const approval = (): ApprovalPolicy => stricterPolicy(member().approval, env.turn()?.approval)
   return {
     authority: member().authority,
     get approval() {
       return approval()
     },
+    rules: () => rulesFor(ctx(), rowId),
     context: (): HarnessToolContext => {
       const turn = env.turn()
       return {

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ApiError } from '../../../shared/errors'
 import { harnessTools, toolAllowed, type HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError, type ToolDefinition } from '../runtime/tools/types'
+import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../runtime/approval-policy'
 
 /** The harness tools offered over MCP (delegation, task creation and repository tools stay with Concord's own loop). */
 export const MCP_TOOL_NAMES = [
@@ -33,7 +34,9 @@ export interface McpCall {
 
 export interface McpBinding {
   authority: HarnessToolContext['authority']
-  approval: 'ask' | 'auto'
+  approval: ApprovalPolicy
+  /** The member's approval rules and the team's (none: the policy alone decides). */
+  rules?(): PolicyRule[]
   /** A fresh context for one call (the brief and notices as they are now). */
   context(call: McpCall): HarnessToolContext
   /** A call that needs approval under `ask`: resolves true to run it. */
@@ -63,7 +66,10 @@ export function createMcpServer(binding: McpBinding, version = '0.1.0'): McpServ
       }
       const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
       try {
-        if (needsApproval && binding.approval === 'ask' && !(await binding.approve(call))) {
+        // The one policy decision (approval-policy.ts); Concord's MCP tools never touch files, so the sandbox state does not matter.
+        const answer = needsHuman(binding.approval, binding.rules?.() ?? [], describeToolCall(tool.name, args, needsApproval), { available: true })
+        if (answer.deny) return finish(`error (denied_by_rule): this call was ${answer.why}; it did not run.`, false)
+        if (answer.ask && !(await binding.approve(call))) {
           return finish('The human denied this call; do not retry it unchanged.', false)
         }
         return finish(await tool.run(args, binding.context(call)), true)

@@ -10,6 +10,7 @@ import type { MemberRow } from '../store/members-repo'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
 import { TEXT_FLUSH_MS } from './steps'
 import { buildBrief } from './brief'
+import { describeToolCall, needsHuman, stricterPolicy, suggestedRule, type CallSetting, type PolicyRule, type SandboxState } from './approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
@@ -32,14 +33,18 @@ export interface TurnEnv {
   workspaceRoot: string
   /** Which tree the turn is in, in words for the member ("T-3's worktree, branch … at …"). */
   treeDescription?: string
-  /** The policy this turn runs under: the member's, or stricter when the message came from an `ask` turn. */
+  /** The policy this turn runs under: the member's, or stricter when the message came from a stricter turn. */
   approval: MemberRow['approval']
+  /** The member's approval rules and the team's (approval-policy.ts reads them). */
+  rules?: PolicyRule[]
+  /** Whether the OS sandbox holds here (`sandboxed` asks for everything without it). */
+  sandbox?: SandboxState
+  /** What the policy needs to know of this turn's calls: its tree, network, hooks. */
+  callSetting?: CallSetting
 }
 
-/** The stricter of two approval policies (`ask` wins). */
-export function stricterApproval(a: MemberRow['approval'], b: MemberRow['approval'] | null | undefined): MemberRow['approval'] {
-  return a === 'ask' || b === 'ask' ? 'ask' : 'auto'
-}
+/** The stricter of two approval policies (`ask`, then `sandboxed`, then `auto`). */
+export const stricterApproval = stricterPolicy
 
 export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
@@ -221,11 +226,18 @@ async function runToolCall(
     return fail(`error (invalid_arguments): ${(err as Error).message}`)
   }
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
-  if (needsApproval && env.approval === 'ask') {
+  const described = describeToolCall(call.name, args, needsApproval, { root: env.workspaceRoot, ...env.callSetting })
+  const answer = needsHuman(env.approval, env.rules ?? [], described, env.sandbox ?? { available: false, reason: 'the sandbox was not checked' })
+  if (answer.deny) {
+    const text = `error (denied_by_rule): this call was ${answer.why}; it did not run. Do not retry it unchanged.`
+    finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
+    return text
+  }
+  if (answer.ask) {
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
     const approvalId = makeId(env.ctx.wsId, 'step', stepId)
-    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText)
+    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, { why: answer.why, suggestion: suggestedRule(described) })
     if (!allowed) {
       const text = !signal.aborted
         ? `${host.denialText(approvalId)} (Do not retry it unchanged.)`

@@ -16,7 +16,13 @@ export interface TurnOutcome {
   error?: string
 }
 
-interface PendingApproval {
+/** What the card shows beside the call: why it asks, and the rule "Always allow" would add. */
+export interface ApprovalExtra {
+  why?: string
+  suggestion?: { tool: string; commandPrefix?: string }
+}
+
+interface PendingApproval extends ApprovalExtra {
   stepId: number
   name: string
   argumentsText: string
@@ -62,7 +68,13 @@ export class MemberHost {
       state: this.state,
       error: this.error,
       queued: store.steps.queuedCount(this.memberRowId),
-      pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({ callId, name: a.name, argumentsText: a.argumentsText })),
+      pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({
+        callId,
+        name: a.name,
+        argumentsText: a.argumentsText,
+        ...(a.why ? { why: a.why } : {}),
+        ...(a.suggestion ? { suggestion: a.suggestion } : {}),
+      })),
       pendingNotices: store.log.pendingCount(this.memberRowId),
       question: this.openQuestion(),
     }
@@ -166,15 +178,18 @@ export class MemberHost {
     return reason ? `Denied by the human: ${reason}` : 'The human denied this call.'
   }
 
-  requestApproval(callId: string, stepId: number, name: string, argumentsText: string): Promise<boolean> {
+  requestApproval(callId: string, stepId: number, name: string, argumentsText: string, extra: ApprovalExtra = {}): Promise<boolean> {
     return new Promise((resolve) => {
       this.approvals.set(callId, {
+        ...extra,
         stepId,
         name,
         argumentsText,
         resolve: (allow) => {
-          this.approvals.delete(callId)
+          if (!this.approvals.delete(callId)) return
+          // The state goes out after every answer, not only the last: an answered call must leave the card at once.
           if (this.state === 'waiting_approval' && this.approvals.size === 0) this.setState('running')
+          else this.env.onState(this)
           resolve(allow)
         },
       })

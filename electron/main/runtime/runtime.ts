@@ -14,6 +14,9 @@ import { secretRef } from '../harness/members'
 import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
 import { runTurn, stricterApproval, turnTask } from './agent-loop'
+import type { ApprovalPolicy } from './approval-policy'
+import { addRule, rulesFor } from '../harness/approval-rules'
+import { sandboxStatus } from './tools/sandbox'
 import { refreshHead, treeForTurn, type TurnTree } from '../harness/task-branches'
 import { changedFiles, snapshotTree } from '../repo/git-repo'
 import { toTask } from '../harness/mappers'
@@ -199,6 +202,9 @@ export class Runtime {
         treeDescription: tree.description,
         tools: this.tools.filter((t) => toolAllowed(t.name, member.authority)),
         approval,
+        rules: rulesFor(ctx, member.id),
+        sandbox: await sandboxStatus(),
+        callSetting: { readOnlyTree: !!tree.readOnly, network: member.network === 1, hooks: workspaceSettings(ctx).gitHooks },
         emitStep,
         emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
         toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, tree, member.authority, approval, signal, endTurn, sourceStepId),
@@ -264,7 +270,7 @@ export class Runtime {
     host: MemberHost,
     tree: TurnTree,
     authority: HarnessToolContext['authority'],
-    approval: 'ask' | 'auto',
+    approval: ApprovalPolicy,
     signal: AbortSignal,
     endTurn: (reason: string) => void,
     sourceStepId: string,
@@ -312,7 +318,7 @@ export class Runtime {
     }
   }
 
-  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined, approval: 'ask' | 'auto' | null = null): { host: MemberHost; stepId: number } {
+  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined, approval: ApprovalPolicy | null = null): { host: MemberHost; stepId: number } {
     const host = this.host(memberId)
     const ctx = this.o.harness.ctx(host.wsId)
     requireActiveMember(ctx, host.memberRowId)
@@ -343,7 +349,7 @@ export class Runtime {
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
   }
 
-  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: 'ask' | 'auto'): Promise<string> {
+  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: ApprovalPolicy): Promise<string> {
     // Refuse a wait cycle: following who waits on whom from the target must not lead back here.
     for (let m: string | undefined = to; m; m = this.waitingOn.get(m)) {
       if (m === from.memberId) throw new ToolError('delegation_cycle', `${to} is (indirectly) waiting on you; delegating to it would deadlock`)
@@ -446,6 +452,18 @@ export class Runtime {
 
   tokens(workspaceId: string): TokenTotals {
     const ctx = this.ctx(workspaceId)
+  /** Allow, and from now on allow the same kind of call without asking: a rule for the member or the team. */
+  allowAlways(p: ParsedParams<'sessions.allowAlways'>): Result<'sessions.allowAlways'> {
+    const host = this.host(p.memberId)
+    const pending = host.approvals.get(p.callId)
+    if (!pending) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
+    const suggestion = pending.suggestion ?? { tool: pending.name }
+    const ctx = this.o.harness.ctx(host.wsId)
+    const rule = addRule(ctx, p.scope === 'team' ? null : p.memberId, p.rule ?? { effect: 'allow', tool: suggestion.tool, commandPrefix: suggestion.commandPrefix ?? null })
+    host.approve(p.callId, true)
+    return { session: host.info(), rule }
+  }
+
     return {
       perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output, unreported: u.unreported })),
       perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output, unreported: u.unreported })),

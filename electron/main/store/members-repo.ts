@@ -23,7 +23,7 @@ export interface MemberRow {
   agent_interrupt: number
   /** Concord's limit on one agent turn, in seconds. */
   agent_turn_timeout_s: number
-  approval: 'ask' | 'auto'
+  approval: 'ask' | 'sandboxed' | 'auto'
   max_steps: number
   planning_interval: number
   /** 1: this member's commands may use the network. */

@@ -23,7 +23,7 @@ export interface StepRow {
   started_at: string
   ended_at: string | null
   /** On a queued message: the approval policy of the turn that sent it (the stricter one applies). */
-  approval: 'ask' | 'auto' | null
+  approval: 'ask' | 'sandboxed' | 'auto' | null
   /** On the last step of a turn: the files the turn changed in its tree, JSON [{path, status}]. */
   changes: string | null
   /** What the text mentioned when it was stored, JSON PinnedRef[]; null on steps from before schema v7. */

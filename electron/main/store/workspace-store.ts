@@ -12,6 +12,7 @@ import { UsageRepo } from './usage-repo'
 import { ArchiveRepo } from './archive-repo'
 import { SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
+import { ApprovalRulesRepo } from './approval-rules-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -28,6 +29,7 @@ export class WorkspaceStore {
   readonly archive: ArchiveRepo
   readonly search: SearchRepo
   readonly retry: RetryRepo
+  readonly approvalRules: ApprovalRulesRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -43,6 +45,7 @@ export class WorkspaceStore {
     this.archive = new ArchiveRepo(db)
     this.search = new SearchRepo(db)
     this.retry = new RetryRepo(db)
+    this.approvalRules = new ApprovalRulesRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

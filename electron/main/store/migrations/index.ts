@@ -10,6 +10,7 @@ import * as m009 from './009-archive'
 import * as m010 from './010-search'
 import * as m011 from './011-loop'
 import * as m012 from './012-pin-totals'
+import * as m013 from './013-approval-policy'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -25,4 +26,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '010-search', up: m010.up },
   { name: '011-loop', up: m011.up },
   { name: '012-pin-totals', up: m012.up },
+  { name: '013-approval-policy', up: m013.up },
 ]

@@ -1,0 +1,300 @@
+/**
+ * The one place that decides whether a tool call waits for the human: the member's policy (`ask`, `sandboxed`,
+ * `auto`), its approval rules and the team's, and whether the OS sandbox holds here. Every engine calls it: the
+ * built-in loop, Concord's MCP tools, and ACP agents' permission requests (each first describes its call as a
+ * PolicyCall). Under `sandboxed` what stays inside the sandbox runs (writes, edits, commits and commands in the
+ * turn's own tree, network off); what leaves it asks: a command with the network on, a write outside the tree,
+ * git hooks, changing a decision, cancelling or accepting a task, anything an agent asks for that Concord cannot
+ * place. Without a sandbox, `sandboxed` asks for every call `ask` would, and says why.
+ */
+import path from 'node:path'
+import type { ApprovalPolicyName, ApprovalRule } from '../../../shared/schemas'
+import { sandboxStatus } from './tools/sandbox'
+
+export type ApprovalPolicy = ApprovalPolicyName
+
+/** A rule as the policy reads it (stored rules and imported ones alike). */
+export type PolicyRule = Pick<ApprovalRule, 'effect' | 'tool' | 'commandPrefix' | 'pathGlob'> & { id?: string; memberId?: string | null }
+
+/** What a call does, as far as the sandbox is concerned. */
+export type CallEffect =
+  /** Reads only (files, the harness): never asks. */
+  | 'read'
+  /** Writes the files named in `paths`. */
+  | 'write'
+  /** Runs `command` (network per `network`). */
+  | 'command'
+  /** Commits the tree (hooks per `hooks`). */
+  | 'commit'
+  /** Leaves the sandbox whatever its arguments (`leaves` says how). */
+  | 'leaves'
+
+export interface PolicyCall {
+  /** The tool's name as Concord knows it (an agent's calls are mapped onto run_command, write_file, …). */
+  tool: string
+  effect: CallEffect
+  /** Whether `ask` asks for it (the tool's needsApproval). Reads are false. */
+  asksUnderAsk: boolean
+  /** The shell command of a command. */
+  command?: string
+  /** The files a write touches, relative to `root` or absolute. */
+  paths?: string[]
+  /** The turn's own tree. */
+  root?: string
+  /** The tree is a read-only checkout: a write in it leaves what the sandbox lets this turn do. */
+  readOnlyTree?: boolean
+  /** A command runs with the network on. */
+  network?: boolean
+  /** A commit runs the repository's hooks. */
+  hooks?: boolean
+  /** For `leaves`: what it does, in words ("changes a team decision"). */
+  leaves?: string
+}
+
+export interface SandboxState {
+  available: boolean
+  reason?: string
+}
+
+export interface PolicyAnswer {
+  /** The call waits for the human. */
+  ask: boolean
+  /** The call is refused without asking (a deny rule). */
+  deny: boolean
+  /** Why, in words for the approval card and the agent. */
+  why: string
+  /** The rule that decided, if one did. */
+  rule?: PolicyRule
+}
+
+/** The stricter of two policies (`ask` > `sandboxed` > `auto`): a message carries its sender's policy. */
+export function stricterPolicy(a: ApprovalPolicy, b: ApprovalPolicy | null | undefined): ApprovalPolicy {
+  const rank: Record<ApprovalPolicy, number> = { auto: 0, sandboxed: 1, ask: 2 }
+  return b && rank[b] > rank[a] ? b : a
+}
+
+/** The policy of a new member: `sandboxed` where the OS sandbox works, else `ask`. */
+export async function defaultApproval(): Promise<ApprovalPolicy> {
+  return (await sandboxStatus()).available ? 'sandboxed' : 'ask'
+}
+
+/** One line for the wizard and the member's settings: what the member may do without asking. */
+export function policyLine(policy: ApprovalPolicy, sandbox: SandboxState | null | undefined, network = false): string {
+  if (policy === 'auto') return 'Runs every tool call without asking (deny rules still apply).'
+  if (policy === 'ask') return 'Asks before every file write, commit and command; reads run without asking.'
+  if (sandbox && !sandbox.available) return `Asks before every file write, commit and command: there is no OS sandbox here (${sandbox.reason ?? 'unavailable'}).`
+  return network
+    ? 'Edits, commits and reads in its own tree run without asking; commands ask, since its network is on, as does anything outside its tree.'
+    : 'Edits, commits and commands in its own tree run without asking (network off); anything that leaves the sandbox asks.'
+}
+
+// ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Shell syntax that chains or substitutes commands: an allow prefix never covers what follows it. */
+const CHAIN = /[;&|`$<>()\n\r]/
+
+/** A command starts with `prefix` as whole words (`npm test` covers `npm test -- x`, not `npm tester`). */
+function startsWithWords(command: string, prefix: string): boolean {
+  const c = command.trim().replace(/\s+/g, ' ')
+  const p = prefix.trim().replace(/\s+/g, ' ')
+  return c === p || c.startsWith(`${p} `)
+}
+
+/** An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution. */
+export function allowPrefixMatches(command: string, prefix: string): boolean {
+  return startsWithWords(command, prefix) && !CHAIN.test(command)
+}
+
+/** A deny prefix: any command in a chain starts with it (`cd x && git push` is caught by `git push`). */
+export function denyPrefixMatches(command: string, prefix: string): boolean {
+  return command.split(/&&|\|\||[;&|\n\r]|\$\(|`|\(/).some((part) => startsWithWords(part, prefix))
+}
+
+/** `*` any characters but `/`, `**` any (also `/`), `?` one character; matched against the whole relative path. */
+export function globToRegExp(glob: string): RegExp {
+  let re = ''
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob.charAt(i)
+    if (c === '*' && glob[i + 1] === '*') {
+      i++
+      if (glob[i + 1] === '/') {
+        i++
+        re += '(?:.*/)?'
+      } else re += '.*'
+    } else if (c === '*') re += '[^/]*'
+    else if (c === '?') re += '[^/]'
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`^${re}$`)
+}
+
+/** A path relative to the tree, or null when it is outside it (absolute elsewhere, or `..` out of it). */
+export function insideTree(root: string | undefined, p: string): string | null {
+  const abs = path.resolve(root ?? '/', p)
+  const rel = path.relative(root ?? '/', abs)
+  if (!root || rel.startsWith('..') || path.isAbsolute(rel)) return null
+  return rel.split(path.sep).join('/')
+}
+
+function ruleMatches(rule: PolicyRule, call: PolicyCall): boolean {
+  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return false
+  if (rule.commandPrefix) {
+    if (call.command === undefined) return false
+    if (!(rule.effect === 'deny' ? denyPrefixMatches(call.command, rule.commandPrefix) : allowPrefixMatches(call.command, rule.commandPrefix))) return false
+  }
+  if (rule.pathGlob) {
+    if (!call.paths?.length) return false
+    const re = globToRegExp(rule.pathGlob)
+    const rel = call.paths.map((p) => insideTree(call.root, p) ?? path.resolve(call.root ?? '/', p))
+    // Deny: any path it names; allow: every path.
+    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return false
+  }
+  return true
+}
+
+/** How a rule reads in a card or a list: "run_command `npm test …`", "write_file in src/**". */
+export function ruleWords(rule: PolicyRule): string {
+  const parts = [rule.tool && rule.tool !== '*' ? rule.tool : null, rule.commandPrefix ? `\`${rule.commandPrefix} …\`` : null, rule.pathGlob ? `in ${rule.pathGlob}` : null]
+  return parts.filter(Boolean).join(' ') || 'every call'
+}
+
+// ── the decision ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Why a call leaves the sandbox under `sandboxed`, or null when it stays inside. */
+function leavesSandbox(call: PolicyCall): string | null {
+  switch (call.effect) {
+    case 'read':
+      return null
+    case 'leaves':
+      return call.leaves ?? `${call.tool} is not something the sandbox contains`
+    case 'command':
+      return call.network ? 'this command runs with the network on' : null
+    case 'commit':
+      if (call.readOnlyTree) return 'the tree is a read-only checkout'
+      return call.hooks ? "this commit runs the repository's git hooks" : null
+    case 'write': {
+      if (call.readOnlyTree) return 'the tree is a read-only checkout'
+      if (!call.paths?.length) return 'Concord cannot tell which files this writes'
+      const outside = call.paths.find((p) => insideTree(call.root, p) === null)
+      if (outside !== undefined) return `it writes ${outside}, outside the task's tree`
+      const git = call.paths.find((p) => /(^|\/)\.git(\/|$)/.test(insideTree(call.root, p) ?? ''))
+      return git !== undefined ? `it writes ${git}, inside .git` : null
+    }
+  }
+}
+
+/**
+ * Whether a call waits for the human. Deny rules first (the member's, then the team's: any that matches refuses
+ * the call), then allow rules (one that matches runs it), then the policy.
+ */
+export function needsHuman(policy: ApprovalPolicy, rules: readonly PolicyRule[], call: PolicyCall, sandbox: SandboxState): PolicyAnswer {
+  const deny = rules.find((r) => r.effect === 'deny' && ruleMatches(r, call))
+  if (deny) return { ask: false, deny: true, why: `refused by the rule "deny ${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`, rule: deny }
+  if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
+  const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call))
+  if (allow) return { ask: false, deny: false, why: `allowed by the rule "allow ${ruleWords(allow)}"${allow.memberId === null ? ' (for the team)' : ''}`, rule: allow }
+  if (policy === 'auto') return { ask: false, deny: false, why: 'the member runs every call without asking (auto)' }
+  if (policy === 'ask') return call.asksUnderAsk ? { ask: true, deny: false, why: 'the member asks before every write and command (ask)' } : { ask: false, deny: false, why: 'no approval needed' }
+  // sandboxed
+  if (!sandbox.available) {
+    return call.asksUnderAsk || call.effect !== 'read'
+      ? { ask: true, deny: false, why: `there is no OS sandbox here (${sandbox.reason ?? 'unavailable'}), so sandboxed asks for every write and command` }
+      : { ask: false, deny: false, why: 'no approval needed' }
+  }
+  const leaves = leavesSandbox(call)
+  return leaves ? { ask: true, deny: false, why: `it leaves the sandbox: ${leaves}` } : { ask: false, deny: false, why: 'it stays inside the sandbox' }
+}
+
+// ── describing calls ──────────────────────────────────────────────────────────────────────────────────────────────
+
+export interface CallSetting {
+  root?: string
+  readOnlyTree?: boolean
+  network?: boolean
+  hooks?: boolean
+}
+
+/** What Concord's own harness tools that ask do, for the card. */
+const harnessLeaves: Record<string, string> = {
+  update_decision: 'it changes a team decision',
+  update_task_status: 'it cancels a task',
+  accept_task: 'it accepts a task',
+  delegate: 'it hands work to another member',
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/** A call of a Concord tool (built-in loop or MCP), with its parsed arguments. */
+export function describeToolCall(tool: string, args: unknown, asksUnderAsk: boolean, s: CallSetting = {}): PolicyCall {
+  const a = (args && typeof args === 'object' ? args : {}) as Record<string, unknown>
+  const base = { tool, asksUnderAsk, root: s.root, readOnlyTree: s.readOnlyTree }
+  switch (tool) {
+    case 'write_file':
+    case 'edit_file':
+      return { ...base, effect: 'write', paths: str(a.path) !== undefined ? [str(a.path)!] : [] }
+    case 'run_command':
+      return { ...base, effect: 'command', command: str(a.command) ?? '', network: !!s.network }
+    case 'git_commit':
+      return { ...base, effect: 'commit', hooks: !!s.hooks }
+    default:
+      return asksUnderAsk ? { ...base, effect: 'leaves', leaves: harnessLeaves[tool] ?? `${tool} changes the team's records` } : { ...base, effect: 'read' }
+  }
+}
+
+/** The parts of an ACP permission request the policy reads (RequestPermissionRequest['toolCall']). */
+export interface AcpToolCallLike {
+  title?: string | null
+  kind?: string | null
+  rawInput?: unknown
+  locations?: { path: string }[] | null
+}
+
+/** The Concord tool an agent's MCP call names (`mcp__concord__submit_report`, `concord.submit_report`, …). */
+function concordToolOf(call: AcpToolCallLike, names: readonly string[]): string | null {
+  const text = call.title ?? ''
+  const name = /concord(?:__|\.|\/|:\s*|\s+)([a-z_]+)/i.exec(text)?.[1]
+  return name && names.includes(name) ? name : null
+}
+
+/**
+ * An ACP agent's permission request, mapped onto Concord's tools: an edit is write_file (its paths from the
+ * request's locations or its input), a command is run_command with the network on (an agent's process has it, to
+ * reach its model), a read is a read, a call of Concord's own MCP tools is that tool; the rest leaves the sandbox.
+ */
+export function describeAcpCall(call: AcpToolCallLike, s: CallSetting & { concordTools: readonly string[]; asks: (tool: string, args: unknown) => boolean }): PolicyCall {
+  const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
+  const base = { root: s.root, readOnlyTree: s.readOnlyTree }
+  const concord = concordToolOf(call, s.concordTools)
+  if (concord) return describeToolCall(concord, raw, s.asks(concord, raw), s)
+  const paths = [...(call.locations ?? []).map((l) => l.path), ...['file_path', 'path', 'abs_path', 'filePath', 'notebook_path'].map((k) => str(raw[k])).filter((p): p is string => !!p)]
+  const command = Array.isArray(raw.command) ? raw.command.map(String).join(' ') : (str(raw.command) ?? str(raw.cmd))
+  switch (call.kind) {
+    case 'read':
+    case 'search':
+    case 'think':
+      // The agent asked, so `ask` asks (as before); the sandbox shows it nothing a read could leak.
+      return { ...base, tool: 'read_file', effect: 'read', asksUnderAsk: true, paths }
+    case 'edit':
+    case 'delete':
+    case 'move':
+      return { ...base, tool: 'write_file', effect: 'write', asksUnderAsk: true, paths: [...new Set(paths)] }
+    case 'execute':
+      return { ...base, tool: 'run_command', effect: 'command', asksUnderAsk: true, command: command ?? call.title ?? '', network: s.network ?? true }
+    case 'fetch':
+      return { ...base, tool: 'fetch', effect: 'leaves', asksUnderAsk: true, leaves: 'it reaches the network' }
+    default:
+      return { ...base, tool: call.title?.trim() || 'tool', effect: 'leaves', asksUnderAsk: true, leaves: `Concord cannot tell what ${call.title?.trim() || 'this call'} does` }
+  }
+}
+
+/** The rule "Always allow" offers for a call: its command's first words, else the tool itself. */
+export function suggestedRule(call: PolicyCall): { tool: string; commandPrefix?: string } {
+  if (call.effect === 'command' && call.command) {
+    const words = call.command.trim().split(/\s+/)
+    // "npm test", "git log", "npx vitest": the program and its subcommand, when the second word is one.
+    const second = words[1] ?? ''
+    const prefix = /^[a-z][\w:.-]*$/i.test(second) ? `${words[0]} ${second}` : (words[0] ?? '')
+    if (prefix && !CHAIN.test(prefix)) return { tool: call.tool, commandPrefix: prefix }
+  }
+  return { tool: call.tool }
+}
