@@ -29,6 +29,8 @@ export const errorCodes = [
   'merge_conflict',
   /** A revert to the version the decision is already at (or to content it already has). */
   'already_current',
+  /** Another Concord (the app or `concord serve`) runs on this data folder; one at a time. */
+  'data_dir_locked',
   'internal',
 ] as const
 
@@ -84,5 +86,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   merge_blocked: 409,
   merge_conflict: 409,
   already_current: 409,
+  data_dir_locked: 409,
   internal: 500,
 }

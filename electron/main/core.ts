@@ -5,6 +5,7 @@ import type { MethodName, Params, Result } from '../../shared/contract'
 import { EventBus } from './events/event-bus'
 import { startRelay } from './mcp/app-relay'
 import { ensureDataDir } from './data-dir'
+import { lockDataDir } from './data-dir-lock'
 import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
@@ -31,8 +32,8 @@ export interface CoreOptions {
   log?: LogOptions
   /**
    * A short-lived command (`concord export`, `concord import`) on a data folder the app may be using at the same
-   * time: it recovers nothing a previous process left (open turns, command processes, pending automatic turns)
-   * and does not take the relay that `concord mcp` processes report to.
+   * time: it recovers nothing a previous process left (open turns, command processes, pending automatic turns),
+   * does not take the relay that `concord mcp` processes report to, nor the data folder's lock (data-dir-lock.ts).
    */
   transient?: boolean
 }
@@ -53,8 +54,23 @@ export interface Core {
 }
 
 export function createCore(options: CoreOptions): Core {
-  const bus = new EventBus()
   ensureDataDir(options.dataDir)
+  // Before anything recovers a previous process's leftovers: a second Concord on the folder stops here.
+  const lock = options.transient ? null : lockDataDir(options.dataDir)
+  let core: Core
+  try {
+    core = openCore(options)
+  } catch (err) {
+    lock?.release()
+    throw err
+  }
+  if (!lock) return core
+  const opened = core
+  return { ...core, close: () => opened.close().finally(() => lock.release()) }
+}
+
+function openCore(options: CoreOptions): Core {
+  const bus = new EventBus()
   const log = createLog(options.dataDir, options.log)
   const secrets = new SecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? plainCipher)
   const harness = new Harness({ dataDir: options.dataDir, bus, secrets, nativeBinding: options.nativeBinding })

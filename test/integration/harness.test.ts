@@ -78,7 +78,8 @@ describe('decision edits', () => {
   it('concurrent edits through two connections to the same file: exactly one wins', async () => {
     const d = await decide('Auth', 'Use sessions')
     const { createCore } = await import('../../electron/main/core')
-    const other = createCore({ dataDir: t.dataDir })
+    // A second connection to the same files (transient: a second full Concord on the folder is refused).
+    const other = createCore({ dataDir: t.dataDir, transient: true })
     try {
       const results = await Promise.allSettled([
         core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'A' }),
