@@ -7,7 +7,7 @@
  * regular files, and a folder that resolves outside the repository (`..`, an absolute path, a
  * symbolic link) is refused.
  */
-import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { ApiError } from '../../../shared/errors'
@@ -23,11 +23,17 @@ const MAX_CONFIG_BYTES = 64 * 1024
 /** Where each flavour's own tool looks when the repository says nothing. */
 const defaultFolder: Record<Flavour, string> = { madr: 'docs/decisions', 'adr-tools': 'doc/adr', log4brains: 'docs/adr' }
 
-/** The text of a small regular file, or null when there is none. Never blocks on a FIFO or reads a device. */
+/**
+ * The text of a small regular file, or null when there is none. Never blocks on a FIFO or reads a device, and
+ * never follows a symbolic link: its target may be any file of the user's, and what it says would come back in
+ * the answer (the folder it names) or in an error.
+ */
 function readSmallFile(path: string, shown: string): string | null {
   let size: number
   try {
-    const st = statSync(path)
+    const st = lstatSync(path)
+    if (st.isSymbolicLink())
+      throw new ApiError('invalid_params', `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`)
     if (!st.isFile()) throw new ApiError('invalid_params', `${shown} is not a regular file; remove it or pass outDir`)
     size = st.size
   } catch (err) {
@@ -39,10 +45,15 @@ function readSmallFile(path: string, shown: string): string | null {
   const buf = Buffer.alloc(size)
   let fd: number | undefined
   try {
-    fd = openSync(path, 'r')
+    // O_NOFOLLOW: a link swapped in since the check above is refused (ELOOP), not read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    if (!fstatSync(fd).isFile()) throw new ApiError('invalid_params', `${shown} is not a regular file; remove it or pass outDir`)
     const n = readSync(fd, buf, 0, size, 0)
     return buf.subarray(0, n).toString('utf8')
   } catch (err) {
+    if (err instanceof ApiError) throw err
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new ApiError('invalid_params', `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`)
     throw ioError(`cannot read ${shown}`, err)
   } finally {
     if (fd !== undefined) closeSync(fd)

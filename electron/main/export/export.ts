@@ -12,7 +12,8 @@
  *
  * The result's `outDir` is the folder the files were written into; `files` lists every file of the
  * export (absolute paths), whether its content changed or not. Files whose content is unchanged are
- * not rewritten, and files Concord did not write are never overwritten.
+ * not rewritten, and files Concord did not write are never overwritten. Nothing is written through a
+ * symbolic link: not a folder of the repository on the way to the files, nor an existing export file.
  */
 import { join, resolve } from 'node:path'
 import { ApiError } from '../../../shared/errors'
@@ -21,7 +22,7 @@ import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
 import { flavours, type Flavour } from './adr-model'
 import { adrFolder } from './conventions'
-import { ensureWritableDir, readTextIfExists, writeBatch, type PlannedFile } from './files'
+import { ensureWritableDir, readTextIfExists, refuseLinksInRepo, writeBatch, type PlannedFile } from './files'
 import { isConcordJson, JSON_FILE, renderJson } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
 import { planMadr } from './madr'
@@ -63,6 +64,8 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
   const workspace = harness.workspace(p.workspaceId)
   const base = p.outDir === undefined ? workspace.repoPath : resolve(workspace.repoPath, p.outDir)
   const dir = p.format === 'madr' && p.outDir === undefined ? adrFolder(workspace.repoPath, flavour) : base
+  // A link committed in the repository (docs → outside) is never written through; checked before any folder is made.
+  refuseLinksInRepo(workspace.repoPath, dir)
   ensureWritableDir(dir)
   const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
 
@@ -80,6 +83,8 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
       files = [ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson), ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)]
       break
   }
+  // Again just before writing: a folder swapped for a link while the export was planned is refused too.
+  refuseLinksInRepo(workspace.repoPath, dir)
   writeBatch([...files, ...support], obsolete)
   return { format: p.format, outDir: dir, files: files.map((f) => f.path) }
 }

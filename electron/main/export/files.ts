@@ -4,8 +4,8 @@
  * target either as it was or complete — never half-written.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 
 export interface PlannedFile {
@@ -89,12 +89,74 @@ export function ensureWritableDir(dir: string, field = 'outDir'): void {
   }
 }
 
-export function readTextIfExists(path: string): string | null {
+/** True when `path` itself is a symbolic link (not followed); false when it is anything else or missing. */
+export function isSymlink(path: string): boolean {
   try {
-    return readFileSync(path, 'utf8')
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+function linkRefused(path: string, field: string): ApiError {
+  return new ApiError('invalid_params', `${field}: ${path} is a symbolic link; Concord never writes through one — replace it with a real folder or file, or export to another folder`)
+}
+
+/**
+ * Refuses `dir` when it lies in the repository and a folder on the way to it from the repository's root, or
+ * `dir` itself, is a symbolic link: a link committed in the repository may lead anywhere (`docs` → `~/.ssh`).
+ * Folders outside the repository are the caller's own choice and are not checked.
+ */
+export function refuseLinksInRepo(repo: string, dir: string, field = 'outDir'): void {
+  let root = resolve(repo)
+  let rel = relative(root, resolve(dir))
+  if (rel.startsWith('..') || isAbsolute(rel)) {
+    // The same folder named through the repository's real path (a repository under a linked /tmp).
+    try {
+      root = realpathSync(repo)
+    } catch {
+      return
+    }
+    rel = relative(root, resolve(dir))
+    if (rel.startsWith('..') || isAbsolute(rel)) return
+  }
+  let cur = root
+  for (const part of rel.split(sep).filter(Boolean)) {
+    cur = join(cur, part)
+    let st
+    try {
+      st = lstatSync(cur)
+    } catch {
+      return // missing from here on: created as real folders
+    }
+    if (st.isSymbolicLink()) throw linkRefused(`${relative(root, cur)} in the repository`, field)
+  }
+}
+
+/**
+ * The text of an export file, or null when there is none. A symbolic link is refused unread (its target may be
+ * any file of the user's); so is anything that is not a regular file.
+ */
+export function readTextIfExists(path: string, field = 'outDir'): string | null {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return null
+    if (code === 'ELOOP' || isSymlink(path)) throw linkRefused(path, field)
     throw ioError(`cannot read ${path}`, err)
+  }
+  try {
+    const st = fstatSync(fd)
+    if (st.isDirectory()) throw ioError(`cannot read ${path}`, { code: 'EISDIR' })
+    if (!st.isFile()) throw new ApiError('invalid_params', `${field}: ${path} is not a regular file; move it away or export to another folder`)
+    return readFileSync(fd, 'utf8')
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    throw ioError(`cannot read ${path}`, err)
+  } finally {
+    closeSync(fd)
   }
 }
 

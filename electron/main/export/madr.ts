@@ -62,6 +62,7 @@ function scan(dir: string): { mine: Map<string, Existing>; foreign: Set<string>;
   for (const name of names) {
     const m = numbered.exec(name)
     if (!m) continue
+    // A link is refused unread (invalid_params): it may point at any file of the user's.
     const id = concordDecisionId(readTextIfExists(join(dir, name)) ?? '')
     const number = Number(m[1])
     if (!dated.test(name) || id) maxNumber = Math.max(maxNumber, number)
