@@ -1,17 +1,30 @@
-/** npm run bench: prints each benchmark's figures and its ratio to target. Not part of the tests. */
+/**
+ * npm run bench: prints each benchmark's figures and its ratio to target. Not part of the tests.
+ * `npx tsx bench/run.ts --only p1,reports` runs the named benchmarks alone (names below).
+ */
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { autoTurnsHttp } from './auto-turns-http'
 import { metricsBench } from './metrics'
 import { p1 } from './p1-edit'
 import { p4 } from './p4-context'
 import { p7 } from './p7-worktrees'
 
-await p1()
-await metricsBench()
-await p4()
-await p7()
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null
+const wanted = (name: string) => !only || only.has(name)
+
+if (wanted('p1')) await p1()
+if (wanted('metrics')) await metricsBench()
+if (wanted('p4')) await p4()
+if (wanted('p7')) await p7()
+if (wanted('auto-turns')) await autoTurnsHttp()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
-for (const file of ['ui.ts', 'ui-scale.ts']) {
+for (const [name, file] of [
+  ['ui', 'ui.ts'],
+  ['ui-scale', 'ui-scale.ts'],
+]) {
+  if (!wanted(name)) continue
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], { stdio: 'inherit' })
   if (r.status !== 0) process.exitCode = r.status ?? 1
 }

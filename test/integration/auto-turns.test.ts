@@ -106,6 +106,39 @@ describe('automatic turns', () => {
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(1)
   })
 
+  it("an edit answers before any of its automatic turns' work runs, and that work runs in slices", async () => {
+    const impl = await member('Impl', 'implementer')
+    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const TASKS = 60
+    for (let i = 0; i < TASKS; i++) {
+      const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: `search ${i}`, assigneeId: impl.id, decisionIds: [d.id] })
+      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    }
+    const { db } = t.core.harness.ctx(ws.id).store
+    const claimed = () => db.prepare('SELECT count(*) FROM auto_turns').pluck().get() as number
+    const order: string[] = []
+    const off = t.core.bus.on((e) => {
+      if (e.event === 'session.state' && e.payload.session.memberId === impl.id && e.payload.session.state === 'running') order.push('turn')
+    })
+    script(impl.name, { text: 'Adjusting all of them.' })
+    const idle = settles(impl)
+    const slices: number[] = []
+    await edit(d).then(() => {
+      // The answer is in the caller's hands before a single trigger was claimed or any turn queued.
+      order.push(`answered with ${claimed()} claimed`)
+      // The first slice runs in the next check phase: it claims some, not all (each later slice lets the loop serve others).
+      setImmediate(() => slices.push(claimed()))
+    })
+    await expect.poll(claimed, { timeout: 10_000 }).toBe(TASKS)
+    await idle
+    off()
+    expect(order[0]).toBe('answered with 0 claimed')
+    expect(order).toContain('turn')
+    expect(slices[0]).toBeLessThan(TASKS)
+    // Every trigger joined the one turn.
+    expect(byConcord(await steps(impl))).toHaveLength(1)
+  })
+
   it('a busy member whose turn ends before it reads the notice gets the turn after it, one per change', async () => {
     const impl = await member('Impl', 'implementer')
     const { d } = await decisionAndTask(impl)

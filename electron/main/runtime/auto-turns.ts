@@ -59,24 +59,83 @@ export class AutoTurns {
 
   constructor(private readonly env: AutoTurnsEnv) {}
 
-  /** Subscribed to the bus; works after the emitting call has returned, so never inside its transaction. */
+  /**
+   * Subscribed to the bus. Nothing runs in the emitting call's tick: the work is queued and done after its answer
+   * is written (setImmediate), a slice of at most SLICE_MS at a time (see pump), so an edit that flags a thousand
+   * tasks answers as fast as with automatic turns off. What is owed is never only in this queue: the edit's notices
+   * are stored in its transaction and still pending, and resume acts on them again after a restart; each turn is
+   * claimed with its queued message in one transaction (start).
+   */
   onEvent(e: EventEnvelope): void {
     if (this.env.closing()) return
     if (e.event === 'session.state' && e.payload.session.state === 'idle' && this.deferred.has(e.payload.session.memberId)) {
       const memberId = e.payload.session.memberId
-      queueMicrotask(() => this.flushDeferred(memberId))
+      this.schedule(() => this.flushDeferred(memberId), 'a deferred automatic turn')
       return
     }
-    if (e.event !== 'notice.created' && e.event !== 'task.changed' && e.event !== 'report.submitted') return
-    queueMicrotask(() => {
+    if (e.event === 'notice.created') this.schedule(() => this.onNotice(e.payload.notice), e.event)
+    else if (e.event === 'task.changed')
+      this.schedule(() => {
+        this.onTask(e.payload.task)
+        return undefined
+      }, e.event)
+    else if (e.event === 'report.submitted') this.schedule(() => void this.onReport(e.payload.report), e.event)
+  }
+
+  /** Work in arrival order; a job is a function, or a generator that yields after each unit (a turn, a task). */
+  private readonly jobs: { run: () => Iterator<unknown> | undefined; it?: Iterator<unknown>; what: string }[] = []
+  private pumping = false
+  /** The turns the running job queued or joined, told to their members when it is done (see done). */
+  private readonly toNotify = new Map<string, { ctx: Ctx; stepId: number }>()
+
+  private schedule(run: () => Iterator<unknown> | undefined, what: string): void {
+    this.jobs.push({ run, what })
+    if (this.pumping) return
+    this.pumping = true
+    setImmediate(() => this.pump())
+  }
+
+  /** Runs queued work for at most SLICE_MS, then lets the loop serve everything else before the next slice. */
+  private pump(): void {
+    const t0 = performance.now()
+    while (this.jobs.length && performance.now() - t0 < SLICE_MS) {
+      // Concord is stopping: what is left waits for the next start (pending notices are resumed).
+      if (this.env.closing()) this.jobs.length = 0
+      const job = this.jobs[0]
+      if (!job) break
       try {
-        if (e.event === 'notice.created') this.onNotice(e.payload.notice)
-        else if (e.event === 'task.changed') this.onTask(e.payload.task)
-        else void this.onReport(e.payload.report)
+        if (!job.it) {
+          const r = job.run()
+          if (!r) {
+            this.done()
+            continue
+          }
+          job.it = r
+        }
+        if (job.it.next().done) this.done()
       } catch (err) {
-        console.error(`automatic turn for ${e.event} failed:`, err instanceof Error ? err.message : err)
+        this.done()
+        // A workspace closed meanwhile (its database with it) is not a failure: its pending notices resume later.
+        if (!(err instanceof TypeError && /database connection is not open/.test(err.message))) console.error(`automatic turn for ${job.what} failed:`, err instanceof Error ? err.message : err)
       }
-    })
+    }
+    if (this.jobs.length) setImmediate(() => this.pump())
+    else this.pumping = false
+  }
+
+  /**
+   * The job is done: the members it queued (or joined) a turn for are told now, once each. Told at once, a member
+   * would start its turn between two slices and the job's later triggers would queue a second turn behind it.
+   */
+  private done(): void {
+    this.jobs.shift()
+    const queued = [...this.toNotify]
+    this.toNotify.clear()
+    for (const [memberId, { ctx, stepId }] of queued) {
+      if (!ctx.store.db.open) continue
+      const step = ctx.store.steps.get(stepId)
+      if (step) this.env.queued(memberId, step)
+    }
   }
 
   /**
@@ -88,7 +147,7 @@ export class AutoTurns {
     // Closed again before this ran (a short-lived process, a test): nothing to resume.
     if (!ctx?.store.db.open) return
     try {
-      for (const m of ctx.store.members.list()) for (const row of ctx.store.log.notices(m.id, true)) this.onNotice(toNoticeSummary(ctx.wsId, ctx.store, row))
+      for (const m of ctx.store.members.list()) for (const row of ctx.store.log.notices(m.id, true)) this.schedule(() => this.onNotice(toNoticeSummary(ctx.wsId, ctx.store, row)), 'a pending notice')
     } catch (err) {
       console.error('automatic turns after a restart failed:', err instanceof Error ? err.message : err)
     }
@@ -103,7 +162,8 @@ export class AutoTurns {
     }
   }
 
-  private onNotice(notice: NoticeSummary): void {
+  /** A generator: the pump runs it a turn (or a task of the report scan) at a time. */
+  private *onNotice(notice: NoticeSummary): Generator<void, void, void> {
     const ctx = this.ctx(notice.workspaceId)
     if (!ctx) return
     const memberRow = parseId(notice.memberId, 'member', 'memberId').n
@@ -130,52 +190,56 @@ export class AutoTurns {
     // A member that cannot take a turn (no model, archived) gets none: neither its tasks nor its reports are read.
     // Every other author whose report the edit left behind has a notice of its own, and its own scan.
     if (!member || !canWork(member)) return
-    for (const task of ctx.store.tasks.getMany(taskRows)) {
-      if (task.assignee_id !== memberRow) continue
-      const tk = makeKey('task', task.id)
-      if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
-        flagTurn(task.id, [head, `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`])
-      } else if (task.status === 'delivered' && task.flag === 'needs_reverification') {
-        flagTurn(task.id, [
-          head,
-          `${tk} was delivered on ${short(task.artifact_commit)} and needs re-verification: check it against the current decisions. If it no longer holds, move it back to in progress, adjust, commit, acknowledge ${tk} and submit an implementation report on the new commit; otherwise acknowledge it and report.`,
-        ])
+    for (let i = 0; i < taskRows.length; i += TASK_PAGE) {
+      for (const task of ctx.store.tasks.getMany(taskRows.slice(i, i + TASK_PAGE))) {
+        if (task.assignee_id !== memberRow) continue
+        const tk = makeKey('task', task.id)
+        if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
+          flagTurn(task.id, [head, `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`])
+        } else if (task.status === 'delivered' && task.flag === 'needs_reverification') {
+          flagTurn(task.id, [
+            head,
+            `${tk} was delivered on ${short(task.artifact_commit)} and needs re-verification: check it against the current decisions. If it no longer holds, move it back to in progress, adjust, commit, acknowledge ${tk} and submit an implementation report on the new commit; otherwise acknowledge it and report.`,
+          ])
+        } else continue
+        yield
       }
+      // Concord is closing: what is left waits for the next start (the notice is still pending).
+      if (!ctx.store.db.open) return
     }
     // Its stale reports: re-verified now only where no one has an adjustment to make first (see staleAuthors).
-    // After the edit has answered and a slice at a time (one edit can stale 10,000 reports), once per task: each
-    // task's acceptance check reads its reports, so a large edit never holds streaming or other requests behind it.
+    // A slice of reports at a time (one edit can stale 10,000 reports), once per task: each task's acceptance check
+    // reads its reports, so a large edit never holds streaming or other requests behind it.
+    if (ctx.store.log.reportCount(row) === 0) return
     const seen = new Set<number>()
-    const SLICE = 50
     // A slice is the reports after the last one read (the notice's list, or derived from its edit a page at a time).
-    const next = (after: number) => {
-      setImmediate(() => {
-        // Concord is closing: what is left waits for the next flag or delivery.
+    for (let after = 0; ;) {
+      if (!ctx.store.db.open) return
+      const slice = ctx.store.log.reportIds(row, after, REPORT_PAGE)
+      const tasks = ctx.store.reports
+        .heads(slice)
+        .map((h) => h.task_id)
+        .filter((t) => !seen.has(t) && seen.add(t))
+      for (const task of ctx.store.tasks.getMany([...new Set(tasks)])) {
+        if (task.status !== 'delivered') continue
         if (!ctx.store.db.open) return
-        let slice: number[] = []
-        try {
-          slice = ctx.store.log.reportIds(row, after, SLICE)
-          const taskRows = ctx.store.reports
-            .heads(slice)
-            .map((h) => h.task_id)
-            .filter((t) => !seen.has(t) && seen.add(t))
-          for (const task of ctx.store.tasks.getMany([...new Set(taskRows)])) if (task.status === 'delivered') this.staleAuthors(ctx, task, head)
-        } catch (err) {
-          console.error('automatic re-verification turn failed:', err instanceof Error ? err.message : err)
-        }
-        if (slice.length === SLICE) next(slice.at(-1)!)
-      })
+        this.staleAuthors(ctx, task, head)
+        yield
+      }
+      if (slice.length < REPORT_PAGE) return
+      after = slice.at(-1)!
+      yield
     }
-    if (ctx.store.log.reportCount(row) > 0) next(0)
   }
 
   /** The busy member's turn ended: the flag turns whose notice it did not read in that turn start now. */
-  private flushDeferred(memberId: string): void {
+  private *flushDeferred(memberId: string): Generator<void, void, void> {
     const list = this.deferred.get(memberId)
     this.deferred.delete(memberId)
     for (const d of list ?? []) {
       const ctx = this.ctx(d.wsId)
       if (ctx && ctx.store.log.notice(d.noticeRowId)?.delivered_at === null) this.start(ctx, d.memberRowId, d.taskRowId, d.trigger, d.lines)
+      yield
     }
   }
 
@@ -264,9 +328,15 @@ export class AutoTurns {
       ctx.store.log.bump('auto_turns')
       return changed ? id : null
     })
-    if (stepId !== null) this.env.queued(makeId(ctx.wsId, 'member', memberRowId), ctx.store.steps.get(stepId)!)
+    if (stepId !== null) this.toNotify.set(makeId(ctx.wsId, 'member', memberRowId), { ctx, stepId })
   }
 }
+
+/** The longest run of automatic-turn work before the loop serves anything else. */
+const SLICE_MS = 4
+/** Tasks of a notice read at a time; reports of a notice's scan read at a time. */
+const TASK_PAGE = 100
+const REPORT_PAGE = 50
 
 /** Triggers spelled out in one waiting auto turn; the rest are summed up by JOIN_MORE. */
 export const JOIN_SPELLED = 12
