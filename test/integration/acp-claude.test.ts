@@ -10,6 +10,7 @@ import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { needsSandbox } from '../fixtures/sandbox-gate'
 
 let t: TestCore
 let server: ModelServer
@@ -201,7 +202,8 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Wrote hello.txt.' })
   })
 
-  it("runs in the OS sandbox: it writes in its worktree, but not outside it, in the data folder or in another member's home", async () => {
+  it("runs in the OS sandbox: it writes in its worktree, but not outside it, in the data folder or in another member's home", async (ctx) => {
+    await needsSandbox(ctx)
     // A data folder outside /tmp (which the sandbox replaces with its own anyway), to see it hidden.
     const dataDir = mkdtempSync(join('/var/tmp', 'concord-sandbox-'))
     await t.cleanup()

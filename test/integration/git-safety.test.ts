@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { runOwnGit } from '../../electron/main/runtime/tools/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
-import { sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
 import type { SandboxPolicy, ToolContext } from '../../electron/main/runtime/tools/types'
+import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 const tools = new Map(repoTools().map((t) => [t.name, t]))
 
@@ -135,9 +135,9 @@ for (const c of JSON.parse(calls)) {
     .map((l) => JSON.parse(l))
 }
 
+fileNeedsSandbox()
+
 beforeAll(async () => {
-  const st = await sandboxStatus()
-  if (!st.available) throw new Error(`these tests need a working bubblewrap: ${st.reason}`)
   // Not under /tmp: the command sandbox's private /tmp would hide the hooks from git_commit.
   base = await realpath(await mkdtemp(path.join('/var/tmp', 'concord-git-safety-')))
   bin = path.join(base, 'bin')

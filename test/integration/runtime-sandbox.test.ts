@@ -8,10 +8,11 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
-import { processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
+import { processStartTime } from '../../electron/main/runtime/tools/sandbox'
 import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
 import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import { needsSandbox } from '../fixtures/sandbox-gate'
 
 let t: TestCore
 let server: ModelServer
@@ -84,13 +85,8 @@ describe('commands get the member’s policy', () => {
     }
   })
 
-  it('the data folder is invisible and the network follows the member’s setting', async () => {
-    const st = await sandboxStatus()
-    if (!st.available) {
-      const m = await member('Impl')
-      expect((await runCommand(m, 'true')).text).toContain('not sandboxed')
-      return
-    }
+  it('the data folder is invisible and the network follows the member’s setting', async (ctx) => {
+    await needsSandbox(ctx)
     const m = await member('Impl')
     const secrets = await runCommand(m, `ls -A ${t.dataDir}; cat ${t.dataDir}/secrets.json; echo end`)
     expect(secrets.text).not.toContain('sk-member-key-123')

@@ -15,6 +15,7 @@ import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { assertAllowedEnv } from '../../electron/main/runtime/tools/command-env'
 import { killRecordedGroup, processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
 import { ToolError, type ProcessInfo, type SandboxPolicy, type ToolContext } from '../../electron/main/runtime/tools/types'
+import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 let base: string // under /tmp: workspace and scratch
 let outer: string // outside /tmp (the private /tmp must not be what hides the data folder): the data folder's parent
@@ -104,9 +105,9 @@ try { say({ result: await runCommandTool.run({ command }, ctx) }) } catch (e: an
   return { child, lines, exited }
 }
 
+fileNeedsSandbox()
+
 beforeAll(async () => {
-  const st = await sandboxStatus()
-  if (!st.available) throw new Error(`these tests need a working bubblewrap: ${st.reason}`)
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'concord-sandbox-')))
   outer = await realpath(await mkdtemp(path.join('/var/tmp', 'concord-sandbox-data-')))
   root = path.join(base, 'repo')
@@ -206,7 +207,7 @@ describe('file system', () => {
     expect(await readFile(path.join(dataDir, 'secrets.json'), 'utf8')).toContain('sk-stored-secret')
   })
 
-  it("hides the real home's credential folders and files", async () => {
+  it('hides the real home: its credential folders and files, and everything else in it (deny by default, sandbox-home.test.ts)', async () => {
     // A second process whose real home (os.homedir(), from HOME) is a fake one with credentials in it.
     const home = path.join(outer, 'real-home')
     await mkdir(path.join(home, '.ssh'), { recursive: true })
@@ -219,7 +220,7 @@ describe('file system', () => {
     expect(await w.exited).toBe(0)
     const result = w.lines().find((l) => 'result' in l)?.result as string
     expect(result).toContain('ssh:[] aws:[] netrc:[]')
-    expect(result).toContain('not a secret')
+    expect(result).not.toContain('not a secret')
   }, 60_000)
 })
 
