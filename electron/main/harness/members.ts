@@ -1,4 +1,6 @@
 import type { ParsedParams } from '../../../shared/contract'
+import { ApiError } from '../../../shared/errors'
+import { envRefusal } from '../runtime/tools/command-env'
 import type { Member } from '../../../shared/schemas'
 import type { MemberRow } from '../store/members-repo'
 import type { SecretStore } from '../secrets/secret-store'
@@ -42,6 +44,12 @@ export const DEFAULT_TURN_TIMEOUT_S = 600
 /** The columns a provider input sets: a model provider, or an external agent over ACP (never both). */
 function providerColumns(provider: ParsedParams<'members.create'>['provider'] | null) {
   if (provider?.kind === 'acp') {
+    // The agent's variables reach only its process inside the sandbox; none may make a program run other code or
+    // carry a secret (the key goes in apiKey).
+    for (const [name, value] of Object.entries(provider.env ?? {})) {
+      const why = envRefusal(name, value, "the agent's key goes in apiKey, kept in the secret store; other secrets never go in its variables")
+      if (why) throw new ApiError('invalid_params', `provider.env: ${why}`)
+    }
     return {
       provider_kind: null,
       provider_model: null,

@@ -315,6 +315,8 @@ export class Runtime {
       scratchDir: join(dataDir, 'scratch', host.wsId, `m${host.memberRowId}`),
       gitHooks: settings.gitHooks,
       ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}),
+      // A shared workspace's tree is the user's checkout: its .git is read-only in the sandbox (sandbox.ts treeGitDir).
+      ...(settings.isolation === 'shared' ? { userCheckout: true } : {}),
     }
   }
 

@@ -18,7 +18,7 @@ import type { NewStep, StepRow } from '../../store/steps-repo'
 import { TEXT_FLUSH_MS } from '../steps'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
-import { scratchPaths } from '../tools/command-env'
+import { envRefusal, scratchPaths } from '../tools/command-env'
 import { sandboxedAgentSpawn } from '../tools/sandbox'
 import type { SandboxPolicy } from '../tools/types'
 import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
@@ -72,7 +72,11 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
       stateDirs.push(p)
     }
   }
-  Object.assign(out, preset.env, JSON.parse(m.agent_env) as Record<string, string>)
+  // The member's own variables were checked when saved (members.create/update: envRefusal); one saved before a rule
+  // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME) is left out. They reach only the agent inside its
+  // sandbox: bwrap and the agent's program are found on Concord's own path, not on this PATH (sandboxedAgentSpawn).
+  const own = Object.entries(JSON.parse(m.agent_env) as Record<string, string>).filter(([k, v]) => envRefusal(k, v) === null)
+  Object.assign(out, preset.env, Object.fromEntries(own))
   if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
   return { vars: out, stateDirs }
 }
@@ -153,6 +157,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
     root: env.workspaceRoot,
     readOnly: !!env.sandbox?.readOnlyTree,
+    userCheckout: env.sandbox?.userCheckout,
     writable: [...stateDirs, ...gitDirsOutside(env.workspaceRoot)],
     readable: [gateway.dir],
     tmp: scratchPaths(env.sandbox).tmp,

@@ -2,7 +2,7 @@
  * The environment of every command and git call: built from an allow-list, never copied from process.env, so
  * provider keys, the bridge token and CONCORD_* settings of the server cannot reach a command's output.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { ToolError, type SandboxPolicy } from './types'
@@ -10,14 +10,75 @@ import { ToolError, type SandboxPolicy } from './types'
 /** Variables taken from the server's environment when set; nothing else is. */
 const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TERM'] as const
 
-/** Names that look like secrets: refused even when the user sets them per workspace. */
-const SECRET_NAMES = [/^CONCORD_/i, /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)$/i, /(^|_)SECRET_/i]
+/**
+ * Where Concord finds its own programs (bwrap, sandbox-exec, git, env): a fixed list of system folders, never the
+ * PATH of a workspace or a member (a relative entry like `node_modules/.bin` would run a planted program as the user).
+ */
+export const TRUSTED_DIRS = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin', '/opt/homebrew/bin'] as const
+export const TRUSTED_PATH = TRUSTED_DIRS.join(':')
+
+const trusted = new Map<string, string | null>()
+
+/**
+ * The absolute path of one of Concord's own programs, resolved once: the trusted folders first, then the absolute
+ * entries of Concord's own PATH (the user's login, never a workspace's or a member's); null when absent.
+ */
+export function trustedProgram(name: string): string | null {
+  if (!trusted.has(name)) {
+    const runnable = (p: string): boolean => {
+      try {
+        accessSync(p, constants.X_OK)
+        return statSync(p).isFile()
+      } catch {
+        return false
+      }
+    }
+    const own = (process.env.PATH ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d))
+    trusted.set(name, [...TRUSTED_DIRS, ...own].map((d) => path.join(d, name)).find(runnable) ?? null)
+  }
+  return trusted.get(name) ?? null
+}
+
+/**
+ * The environment of one of Concord's own programs run outside the sandbox (git): the call's variables (a workspace's
+ * are checked by assertAllowedEnv; Concord's own GIT_CONFIG_* overrides and GIT_INDEX_FILE stay) without the loader
+ * and start-up variables, and PATH the absolute entries of Concord's own PATH (git-lfs and the like), never the PATH
+ * of a workspace, whose relative entries would name the tree's programs.
+ */
+export function ownProgramEnv(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (!LOADER_NAMES.test(k) && !STARTUP_NAMES.test(k)) out[k] = v
+  const own = (process.env.PATH ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d))
+  out.PATH = own.length ? own.join(path.delimiter) : TRUSTED_PATH
+  return out
+}
+
+/** Names that look like secrets: refused even when the user sets them per workspace or per agent. */
+const SECRET_NAMES = [
+  /^CONCORD_/i,
+  /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?|KEY|PAT|AUTH)$/i,
+  /(^|_)SECRET_/i,
+  /PASSWORD|PASSWD/i,
+  /^(DATABASE_URL|SSH_AUTH_SOCK|GPG_AGENT_INFO|KUBECONFIG|DOCKER_AUTH_CONFIG|NETRC|[A-Z0-9_]*_DSN|[A-Z0-9_]*CONNECTION_STRING)$/i,
+]
+
+/**
+ * Names that make a program load or run other code than the one started (the dynamic loader, interpreters'
+ * start-up hooks, shells' start-up files) or that name programs and config git runs: refused everywhere.
+ */
+const LOADER_NAMES = /^(LD|DYLD)_/i
+const STARTUP_NAMES =
+  /^(NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|IFS|PS4|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GLIBC_TUNABLES|GCONV_PATH|LOCPATH|HOSTALIASES|RESOLV_HOST_CONF|SSH_ASKPASS|SUDO_ASKPASS)$/i
+const PROGRAM_NAMES = [
+  LOADER_NAMES,
+  STARTUP_NAMES,
+  /^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|EXEC_PATH|ASKPASS|EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|PROXY_COMMAND|TEMPLATE_DIR|TRACE.*|CONFIG.*|ALLOW_PROTOCOL|PROTOCOL_FROM_USER|REPLACE_REF_BASE|NO_REPLACE_OBJECTS|SHALLOW_FILE|DIFF_OPTS|ATTR_SOURCE|ATTR_NOSYSTEM|CURL_VERBOSE|SSL_NO_VERIFY|HTTP_.*|REDIRECT_.*|QUARANTINE_PATH|TEST_.*|INTERNAL_.*)$/i,
+]
 
 /** Variables the sandbox or git depend on: a workspace may not point them elsewhere. */
 const RESERVED_NAMES = new Set([
   'HOME',
   'TMPDIR',
-  'GIT_CONFIG_GLOBAL',
   // These would make git operate on a repository other than the workspace.
   'GIT_DIR',
   'GIT_WORK_TREE',
@@ -28,32 +89,56 @@ const RESERVED_NAMES = new Set([
   'GIT_NAMESPACE',
   'GIT_PREFIX',
   'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
 ])
 
 export function isSecretEnvName(name: string): boolean {
   return SECRET_NAMES.some((re) => re.test(name))
 }
 
+/** A URL with a password in it (`https://user:pass@host`): a secret whatever its name. */
+const CREDENTIAL_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i
+
 /**
- * Throws ToolError 'env_refused' for a workspace variable that may not be set: a secret-looking name (*_API_KEY,
- * *_TOKEN, *_SECRET, CONCORD_*, ...), a variable the sandbox sets itself (HOME, TMPDIR), one that redirects git, or a
- * malformed name. Also meant for the settings form, before the variables are saved.
+ * Why a variable may not be set for a command or an agent, or null when it may: a malformed name, a secret-looking
+ * name or value (*_API_KEY, *_TOKEN, *_KEY, *PASSWORD*, *_PAT, DATABASE_URL, SSH_AUTH_SOCK, CONCORD_*, a URL with a
+ * password), a variable that makes a program run other code (LD_*, DYLD_*, NODE_OPTIONS, BASH_ENV, PYTHONSTARTUP, the
+ * GIT_* that name programs or config), or one the sandbox sets itself (HOME, TMPDIR) or that redirects git.
+ */
+export function envRefusal(name: string, value: unknown, secretHint = 'commands never get secrets'): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `Environment variable name ${JSON.stringify(name)} is not valid (letters, digits and _ only).`
+  if (isSecretEnvName(name)) {
+    return `${name} looks like a secret; ${secretHint} (names like *_API_KEY, *_TOKEN, *_KEY, *_SECRET, *PASSWORD*, *_PAT, DATABASE_URL, SSH_AUTH_SOCK, CONCORD_*). Remove it.`
+  }
+  if (PROGRAM_NAMES.some((re) => re.test(name))) {
+    return `${name} would make programs load or run other code (like LD_*, DYLD_*, NODE_OPTIONS, BASH_ENV, PYTHONSTARTUP, GIT_SSH_COMMAND, GIT_CONFIG_*); it cannot be set. Remove it.`
+  }
+  if (RESERVED_NAMES.has(name.toUpperCase())) return `${name} is set by Concord and cannot be changed here.`
+  if (typeof value !== 'string' || value.includes('\0')) return `The value of ${name} must be a string without NUL characters.`
+  if (CREDENTIAL_URL.test(value)) return `The value of ${name} is a URL with a password in it; ${secretHint}. Remove the password.`
+  return null
+}
+
+/**
+ * Throws ToolError 'env_refused' for a workspace variable that may not be set (envRefusal). Also meant for the settings
+ * form, before the variables are saved.
  */
 export function assertAllowedEnv(env: Record<string, string>): void {
   for (const [name, value] of Object.entries(env)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new ToolError('env_refused', `Environment variable name ${JSON.stringify(name)} is not valid (letters, digits and _ only).`)
-    }
-    if (isSecretEnvName(name)) {
-      throw new ToolError('env_refused', `${name} looks like a secret; commands never get secrets (names like *_API_KEY, *_TOKEN, *_SECRET, CONCORD_*). Remove it from the workspace variables.`)
-    }
-    if (RESERVED_NAMES.has(name.toUpperCase()) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/i.test(name)) {
-      throw new ToolError('env_refused', `${name} is set by Concord for every command and cannot be changed per workspace.`)
-    }
-    if (typeof value !== 'string' || value.includes('\0')) {
-      throw new ToolError('env_refused', `The value of ${name} must be a string without NUL characters.`)
-    }
+    const why = envRefusal(name, value)
+    if (why) throw new ToolError('env_refused', why)
   }
+}
+
+/**
+ * PATH as a program inside the sandbox sees it: a relative entry (`node_modules/.bin`, or an empty one, which means
+ * the working folder) made absolute under the tree, so that it names the tree's folder wherever the command cds to.
+ */
+export function treePath(value: string, root: string): string {
+  return value
+    .split(':')
+    .map((d) => (path.isAbsolute(d) ? d : path.join(root, d)))
+    .join(':')
 }
 
 export interface ScratchPaths {

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { recordProcess, sandboxedSpawn } from './sandbox'
-import { commandEnv } from './command-env'
+import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError, type SandboxPolicy, type ToolContext } from './types'
 
 export interface GitResult {
@@ -155,7 +155,9 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
     if (FILTERING.has(args[0] ?? '')) extraEnv = (await repositoryFilters(root, env, opts.signal)).env
     gitArgs = [...config, '--no-optional-locks', ...args]
   }
-  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, writable, env: { ...env, ...extraEnv } })
+  // writableGitDir: git_commit's add and commit (hooks and programs off) write a shared checkout's `.git`, which the
+  // sandbox keeps read-only for commands (SandboxPolicy.userCheckout).
+  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, writable, env: { ...env, ...extraEnv }, writableGitDir: opts.write === true })
   return spawnGit(plan.file, plan.args, root, plan.env, opts, args[0])
 }
 
@@ -207,7 +209,10 @@ function spawnGit(file: string, args: string[], cwd: string, env: Record<string,
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new ToolError('aborted', 'git was interrupted.'))
-    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    // Concord's own git run directly: found on the trusted path, with a fixed environment (ownProgramEnv), so a
+    // workspace's PATH (node_modules/.bin) cannot name the git Concord runs as the user.
+    const own = file === 'git'
+    const child = spawn(own ? (trustedProgram('git') ?? 'git') : file, args, { cwd, env: own ? ownProgramEnv(env) : env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
     const ended = opts.write ? recordProcess(child.pid, opts.onProcess) : () => {}
     const out: Buffer[] = []
     const err: Buffer[] = []

@@ -3,18 +3,24 @@
  *
  * Both are called directly rather than through @anthropic-ai/sandbox-runtime (the alternative): no extra dependency,
  * and full control over the policy, which is small. Policy: the workspace (and the member's scratch HOME and TMPDIR)
- * writable, the rest of the file system read-only, a private /tmp, the data folder, the `hide` list and the user's
- * credential folders invisible, no network unless allowed, and (Linux) a PID namespace that dies with the command, so
- * nothing a command starts outlives it, the turn or Concord.
+ * writable, the system read-only, a private /tmp, the user's home an empty folder (deny by default: only the install
+ * roots of the programs on PATH that live there and the user's git config are shown, read-only), the data folder and
+ * the `hide` list invisible, a shared checkout's `.git` read-only, no network unless allowed, and (Linux) a PID
+ * namespace that dies with the command, so nothing a command starts outlives it, the turn or Concord.
+ *
+ * bwrap and sandbox-exec are Concord's own programs: found on the trusted path (command-env.ts trustedProgram) and
+ * started with a fixed environment. The command's variables reach only the process inside the sandbox: bwrap sets
+ * them with --setenv after it has started, sandbox-exec through /usr/bin/env inside the profile. So neither a
+ * relative PATH entry nor a loader variable of a workspace can replace or enter Concord's own programs.
  *
  * When no sandbox is available a command still runs (own process group, allow-listed environment) and its result says
  * "not sandboxed". CONCORD_SANDBOX=off, read once at the first check, forces that.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { commandEnv, scratchPaths } from './command-env'
+import { commandEnv, isSecretEnvName, scratchPaths, TRUSTED_DIRS, TRUSTED_PATH, treePath, trustedProgram } from './command-env'
 import type { ProcessInfo, SandboxPolicy } from './types'
 
 export type SandboxKind = 'bwrap' | 'sandbox-exec'
@@ -26,8 +32,28 @@ export interface SandboxStatus {
   reason?: string
 }
 
-/** Credential folders and files of the real home, hidden from every command. */
-export const HOME_SECRETS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config/gcloud', '.config/gh', '.password-store', '.netrc', '.git-credentials', '.npmrc', '.pypirc']
+/**
+ * Credential folders and files of the real home: the home is hidden as a whole, and these stay hidden where a part of
+ * the home is shown (an install root, an agent's state folder, a tree in the home).
+ */
+export const HOME_SECRETS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gcloud',
+  '.config/gh',
+  '.password-store',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  // Inside install roots a command may be shown (~/.cargo for ~/.cargo/bin).
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+]
 
 // The flags every bwrap sandbox uses. The availability check runs them too: bwrap may be installed and still fail
 // (unprivileged user namespaces disabled, no permission for a network namespace).
@@ -60,8 +86,9 @@ async function detect(): Promise<SandboxStatus> {
     return { available: false, kind: null, reason: 'the sandbox is turned off (CONCORD_SANDBOX=off)' }
   }
   if (process.platform === 'linux') {
-    const r = await probe('bwrap', [...BWRAP_BASE, '--unshare-net', 'true'])
-    if (r.missing) return { available: false, kind: null, reason: 'bubblewrap is not installed: install it (e.g. apt install bubblewrap)' }
+    const bwrap = trustedProgram('bwrap')
+    const r = bwrap ? await probe(bwrap, [...BWRAP_BASE, '--unshare-net', 'true']) : { missing: true, code: -1, stderr: '' }
+    if (r.missing) return { available: false, kind: null, reason: `bubblewrap is not installed (looked in ${TRUSTED_DIRS.join(', ')}): install it (e.g. apt install bubblewrap)` }
     if (r.code !== 0) return { available: false, kind: null, reason: `bubblewrap cannot create a sandbox here: ${r.stderr || `exit code ${r.code}`}` }
     return { available: true, kind: 'bwrap' }
   }
@@ -76,7 +103,7 @@ async function detect(): Promise<SandboxStatus> {
 
 function probe(file: string, args: string[]): Promise<{ code: number; stderr: string; missing: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
+    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: TRUSTED_PATH } })
     let stderr = ''
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
     child.on('error', (err: NodeJS.ErrnoException) => resolve({ code: -1, stderr: err.message, missing: err.code === 'ENOENT' }))
@@ -97,11 +124,18 @@ export interface SandboxRequest {
   writable?: string[]
   /** The environment, when the caller built it (commandEnv of the policy by default). */
   env?: Record<string, string>
+  /**
+   * Concord's own commit (git_commit's add and commit, hooks and programs off): the tree's `.git` stays writable for
+   * this call although the policy protects it (userCheckout). Never set for a command.
+   */
+  writableGitDir?: boolean
 }
 
 export interface SandboxedSpawn {
+  /** An absolute path: bwrap or sandbox-exec from the trusted path, or the program itself without a sandbox. */
   file: string
   args: string[]
+  /** The environment to spawn `file` with (fixed for bwrap and sandbox-exec; the command's own runs inside). */
   env: Record<string, string>
   cwd: string
   sandboxed: boolean
@@ -112,21 +146,68 @@ export interface SandboxedSpawn {
 /** How to spawn `argv` under the request's policy: inside the sandbox when there is one, else directly. */
 export async function sandboxedSpawn(argv: [program: string, ...args: string[]], req: SandboxRequest): Promise<SandboxedSpawn> {
   const scratch = scratchPaths(req.policy)
-  const env = req.env ?? commandEnv(req.policy, scratch)
+  const env = insideEnv(req.env ?? commandEnv(req.policy, scratch), req.root)
+  const program = ownProgram(argv[0])
   const st = await sandboxStatus()
-  if (!st.available) return { file: argv[0], args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
+  if (!st.available) return { file: program, args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
   // A read-only checkout keeps the command's scratch writable: tests can still run, only the tree cannot change.
   const rootWritable = !req.readOnly && !req.policy?.readOnlyTree
+  const gitDir = rootWritable && req.policy?.userCheckout && !req.writableGitDir ? treeGitDir(req.root) : null
   const plan: Plan = {
     cwd: req.root,
     writable: req.readOnly ? [] : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
-    readOnly: rootWritable ? [] : [req.root],
+    readOnly: uniqueReal([...(rootWritable ? [] : [req.root]), ...(gitDir ? [gitDir] : []), ...(req.policy?.readable ?? []), ...homeExposed(env, [program], rootWritable ? [req.root] : [])]),
     hide: hiddenPaths(req.policy),
     network: !req.readOnly && req.policy?.network === true,
     privateTmp: !req.readOnly,
   }
-  if (st.kind === 'bwrap') return { file: 'bwrap', args: bwrapArgs(plan, argv), env, cwd: req.root, sandboxed: true }
-  return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), ...argv], env, cwd: req.root, sandboxed: true }
+  return wrap(st.kind!, plan, [program, ...argv.slice(1)], env)
+}
+
+/** The launcher of the sandbox for `argv` under `plan`, with a fixed environment; `env` is the inside's. */
+function wrap(kind: SandboxKind, plan: Plan, argv: string[], env: Record<string, string>): SandboxedSpawn {
+  // Secrets Concord itself hands a program (an agent's API key) stay off the command line, which every process of
+  // the machine can read: they ride in the launcher's own environment, a name no launcher reads.
+  const secret = Object.fromEntries(Object.entries(env).filter(([k]) => isSecretEnvName(k)))
+  const plain = Object.entries(env).filter(([k]) => !isSecretEnvName(k))
+  const fixed = { PATH: TRUSTED_PATH, ...secret }
+  if (kind === 'bwrap') {
+    const bwrap = trustedProgram('bwrap')!
+    const setenv = plain.flatMap(([k, v]) => ['--setenv', k, v])
+    return { file: bwrap, args: bwrapArgs(plan, argv, setenv), env: fixed, cwd: plan.cwd, sandboxed: true }
+  }
+  const vars = plain.map(([k, v]) => `${k}=${v}`)
+  return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), '/usr/bin/env', ...vars, ...argv], env: fixed, cwd: plan.cwd, sandboxed: true }
+}
+
+/**
+ * A program Concord names by itself ('git'), as an absolute path on the trusted path, so that the PATH of the inside
+ * never decides which git Concord's own call runs. A path, or a name not found there, is kept.
+ */
+function ownProgram(program: string): string {
+  if (program.includes('/')) return program
+  return trustedProgram(program) ?? program
+}
+
+/** The environment inside: PATH entries that are relative made absolute under the tree (treePath). */
+function insideEnv(env: Record<string, string>, root: string): Record<string, string> {
+  return env.PATH === undefined ? env : { ...env, PATH: treePath(env.PATH, root) }
+}
+
+/**
+ * The tree's own git entry (`<root>/.git`, a folder, or the file of a linked worktree), found by Concord with lstat
+ * and never by following what a file in the tree says: read-only in a shared checkout, so a command cannot plant a
+ * hook, `core.fsmonitor` or a new `gitdir:` that the user's own git would later follow. A git folder elsewhere is
+ * read-only anyway (outside the writable set).
+ */
+function treeGitDir(root: string): string | null {
+  const p = path.join(root, '.git')
+  try {
+    const st = lstatSync(p)
+    return st.isDirectory() || st.isFile() ? p : null
+  } catch {
+    return null
+  }
 }
 
 /** What an external agent (ACP) may touch: its working folder and its own state, with the network on. */
@@ -145,30 +226,59 @@ export interface AgentSandboxRequest {
   hide?: string[]
   /** TMPDIR under sandbox-exec (bwrap gives the agent a private, empty /tmp of its own). */
   tmp: string
+  /** The folder is the user's own checkout (a shared workspace): its `.git` is read-only (see treeGitDir). */
+  userCheckout?: boolean
 }
 
 /**
- * How to spawn an external agent: the same mounts as run_command (private /tmp, the rest read-only, the data folder
- * and the user's credential folders hidden, a PID namespace), but with the network on, since the agent must reach its
- * model endpoint. Without a sandbox it runs directly and `reason` says why.
+ * How to spawn an external agent: the same mounts as run_command (private /tmp, the rest read-only, the home an empty
+ * folder but for the agent's own state, its program and the user's git config, the data folder hidden, a PID
+ * namespace), but with the network on, since the agent must reach its model endpoint. Without a sandbox it runs
+ * directly and `reason` says why.
  */
 export async function sandboxedAgentSpawn(argv: [program: string, ...args: string[]], env: Record<string, string>, req: AgentSandboxRequest): Promise<SandboxedSpawn> {
+  // The agent's program is found on Concord's own PATH, never on the member's: env.PATH reaches only the inside.
+  const program = agentProgram(argv[0])
   const st = await sandboxStatus()
-  if (!st.available) return { file: argv[0], args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
+  const inside = insideEnv(env, req.root)
+  if (!st.available) return { file: program, args: argv.slice(1), env: inside, cwd: req.root, sandboxed: false, reason: st.reason }
   // A fresh /tmp per process: measured with Gemini CLI 0.61, a temporary folder kept from a killed process makes the
   // next one wait at start.
   const tmp = st.kind === 'bwrap' ? '/tmp' : req.tmp
-  const vars = { ...env, TMPDIR: tmp }
+  const vars = { ...inside, TMPDIR: tmp }
+  const argvAbs: [string, ...string[]] = [program, ...argv.slice(1)]
+  const gitDir = !req.readOnly && req.userCheckout ? treeGitDir(req.root) : null
   const plan: Plan = {
     cwd: req.root,
     writable: uniqueReal([...(req.readOnly ? [] : [req.root]), ...req.writable, ...(st.kind === 'bwrap' ? [] : [tmp])]),
-    readOnly: uniqueReal([...(req.readOnly ? [req.root] : []), ...(req.readable ?? []), ...programRoots(argv)]),
+    readOnly: uniqueReal([
+      ...(req.readOnly ? [req.root] : []),
+      ...(gitDir ? [gitDir] : []),
+      ...(req.readable ?? []),
+      ...programRoots(argvAbs),
+      ...homeExposed(vars, argvAbs, req.readOnly ? [] : [req.root]),
+    ]),
     hide: hiddenPaths({ dataDir: req.dataDir, hide: req.hide }),
     network: true,
     privateTmp: true,
   }
-  if (st.kind === 'bwrap') return { file: 'bwrap', args: bwrapArgs(plan, argv), env: vars, cwd: req.root, sandboxed: true }
-  return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), ...argv], env: vars, cwd: req.root, sandboxed: true }
+  return wrap(st.kind!, plan, argvAbs, vars)
+}
+
+/** A bare program name looked up on Concord's own PATH (absolute entries only); kept as it is when not found there. */
+function agentProgram(program: string): string {
+  if (program.includes('/')) return path.resolve(program)
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue
+    const file = path.join(dir, program)
+    try {
+      accessSync(file, constants.X_OK)
+      if (statSync(file).isFile()) return file
+    } catch {
+      // not here
+    }
+  }
+  return program
 }
 
 /**
@@ -211,10 +321,66 @@ function uniqueReal(paths: string[]): string[] {
   return [...new Set(paths.map(real).filter((p): p is string => p !== null))]
 }
 
-/** The data folder, the policy's hide list and the credential folders of the real home that exist. */
+/** The real home, hidden as a whole, unless it is a system folder (a service account whose home is /). */
+function userHome(): string | null {
+  const home = real(os.homedir())
+  if (!home || home === path.sep || ['/usr', '/bin', '/etc', '/var', '/tmp', '/opt', '/lib'].includes(home)) return null
+  return home
+}
+
+/** The data folder, the policy's hide list, the real home and the credential folders in it that exist. */
 function hiddenPaths(policy: SandboxPolicy | undefined): string[] {
-  const home = os.homedir()
-  return uniqueReal([...(policy?.dataDir ? [policy.dataDir] : []), ...(policy?.hide ?? []), ...HOME_SECRETS.map((p) => path.join(home, p))])
+  const home = userHome()
+  const secrets = HOME_SECRETS.map((p) => path.join(os.homedir(), p))
+  return uniqueReal([...(home ? [home] : []), ...(policy?.dataDir ? [policy.dataDir] : []), ...(policy?.hide ?? []), ...secrets])
+}
+
+/**
+ * What of the hidden home a program needs, shown read-only: the install root of each PATH entry that lives there
+ * (~/.nvm/versions/node/v20 for ~/.nvm/versions/node/v20/bin, ~/.pyenv for ~/.pyenv/shims, ~/.local/bin and
+ * ~/.local/lib for ~/.local/bin), of the programs started and of Concord's own Node, and the user's git config
+ * (GIT_CONFIG_GLOBAL: their identity for commits). Never the home itself, nothing inside `shown` (the tree).
+ */
+function homeExposed(env: Record<string, string>, programs: string[], shown: string[]): string[] {
+  const home = userHome()
+  if (!home) return []
+  const out: string[] = []
+  const inShown = (p: string): boolean => shown.some((s) => within(p, real(s) ?? s))
+  const add = (p: string | null): void => {
+    // Never the home itself; nothing inside the writable tree (its node_modules/.bin stays writable).
+    if (p && p !== home && within(p, home) && !inShown(p)) out.push(p)
+  }
+  const entries = (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))
+  const bins = [...entries, ...[...programs, process.execPath].filter((p) => path.isAbsolute(p)).map((p) => path.dirname(p))]
+  for (const dir of bins) {
+    const d = real(dir)
+    if (!d || d === home || !within(d, home)) continue
+    const rel = path.relative(home, d).split(path.sep)
+    if (rel[0] === '.local') {
+      // ~/.local also holds other programs' data (keyrings, histories): only its programs and their libraries.
+      add(d)
+      add(real(path.join(home, '.local', 'lib')))
+    } else if (rel.length >= 2 && ['bin', 'sbin', 'shims'].includes(path.basename(d))) add(path.dirname(d))
+    else add(d)
+    // A program on PATH may be a link into another root (npm's bin links, a version manager's current version).
+    for (const name of safeReaddir(d)) {
+      const target = real(path.join(d, name))
+      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d)) add(path.dirname(target))
+    }
+  }
+  // The user's git identity: for commands through GIT_CONFIG_GLOBAL, for an agent with the real home in its place.
+  for (const f of [env.GIT_CONFIG_GLOBAL, path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')]) if (f && path.isAbsolute(f)) add(real(f))
+  // Nested roots collapse into the outermost one.
+  const unique = [...new Set(out)]
+  return unique.filter((p) => !unique.some((q) => q !== p && within(p, q)))
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir).slice(0, 2000)
+  } catch {
+    return []
+  }
 }
 
 const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
@@ -225,11 +391,21 @@ const within = (p: string, dir: string): boolean => p === dir || p.startsWith(di
  */
 function orderedHides(plan: Plan): { before: string[]; after: string[] } {
   const exposed = [...plan.writable, ...plan.readOnly]
-  const after = plan.hide.filter((h) => exposed.some((e) => h !== e && within(h, e)))
-  return { before: plan.hide.filter((h) => !after.includes(h)), after }
+  const inExposed = (h: string): boolean => exposed.some((e) => h !== e && within(h, e))
+  // A hidden path inside another (a credential folder in the hidden home) is hidden already, unless it is shown again.
+  const hide = plan.hide.filter((h) => inExposed(h) || !plan.hide.some((o) => o !== h && within(h, o)))
+  const after = hide.filter(inExposed)
+  return { before: hide.filter((h) => !after.includes(h)), after }
 }
 
-function bwrapArgs(plan: Plan, argv: string[]): string[] {
+/** The folders shown, outer ones first, so that a folder shown inside another (the read-only `.git`) lands on top. */
+function orderedBinds(plan: Plan): { path: string; writable: boolean }[] {
+  const binds = [...plan.writable.map((p) => ({ path: p, writable: true })), ...plan.readOnly.map((p) => ({ path: p, writable: false }))]
+  const depth = (p: string): number => p.split(path.sep).length
+  return binds.sort((x, y) => depth(x.path) - depth(y.path))
+}
+
+function bwrapArgs(plan: Plan, argv: string[], setenv: string[]): string[] {
   const a = [...BWRAP_BASE]
   if (!plan.network) a.push('--unshare-net')
   if (plan.privateTmp) a.push('--tmpfs', '/tmp')
@@ -240,10 +416,9 @@ function bwrapArgs(plan: Plan, argv: string[]): string[] {
   }
   const { before, after } = orderedHides(plan)
   before.forEach(hide)
-  for (const p of plan.writable) a.push('--bind', p, p)
-  for (const p of plan.readOnly) a.push('--ro-bind', p, p)
+  for (const b of orderedBinds(plan)) a.push(b.writable ? '--bind' : '--ro-bind', b.path, b.path)
   after.forEach(hide)
-  a.push('--chdir', plan.cwd, '--', ...argv)
+  a.push(...setenv, '--chdir', plan.cwd, '--', ...argv)
   return a
 }
 
@@ -261,8 +436,11 @@ function seatbeltProfile(plan: Plan): string {
   rules.push('(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))')
   if (plan.privateTmp) rules.push('(deny file-read* (subpath "/private/tmp"))')
   if (before.length) rules.push(`(deny file-read* file-write* ${sub(before)})`)
-  if (plan.writable.length) rules.push(`(allow file-read* file-write* ${sub(plan.writable)})`)
-  if (plan.readOnly.length) rules.push(`(allow file-read* ${sub(plan.readOnly)})`)
+  // The folders above a shown one are looked up (getcwd, realpath) but not listed or read.
+  const ancestors = new Set<string>()
+  for (const p of [...plan.writable, ...plan.readOnly]) for (let d = path.dirname(p); d !== path.dirname(d); d = path.dirname(d)) ancestors.add(d)
+  if (before.length && ancestors.size) rules.push(`(allow file-read-metadata ${[...ancestors].map((d) => `(literal ${sb(d)})`).join(' ')})`)
+  for (const b of orderedBinds(plan)) rules.push(b.writable ? `(allow file-read* file-write* ${sub([b.path])})` : `(allow file-read* ${sub([b.path])}) (deny file-write* ${sub([b.path])})`)
   if (after.length) rules.push(`(deny file-read* file-write* ${sub(after)})`)
   if (!plan.network) rules.push('(deny network*)')
   return rules.join('\n')

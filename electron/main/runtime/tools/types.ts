@@ -31,6 +31,16 @@ export interface SandboxPolicy {
    * The words say which checkout it is, for the refusal.
    */
   readOnlyTree?: string
+  /**
+   * Folders shown read-only although the sandbox hides them: the user's object store, which a task's tree (a clone
+   * with alternates) reads its history from. Set by Concord from its own records, never from files in the tree.
+   */
+  readable?: string[]
+  /**
+   * The tree is the user's own checkout (a shared workspace): its `.git` is read-only inside the sandbox, so no
+   * command plants a hook or config program the user's git would run. Concord's own commit writes it (writableGitDir).
+   */
+  userCheckout?: boolean
 }
 
 /** A command process that just started: its process group, and its start time to recognise it after a crash. */
