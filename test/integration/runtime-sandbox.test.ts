@@ -3,7 +3,7 @@
  * allowed, the data folder hidden) and, after a crash, kills the command process groups left behind before it marks
  * their turns interrupted.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -62,6 +62,62 @@ describe('workspace settings', () => {
     await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { CONCORD_TOKEN: 'x' } }), 'invalid_params')
     await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { HOME: '/root' } }), 'invalid_params')
     expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({ commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
+  })
+
+  it('refuses variables that make programs run other code, for commands and for an ACP member, naming the variable', async () => {
+    for (const name of ['LD_PRELOAD', 'NODE_OPTIONS', 'BASH_ENV', 'GIT_SSH_COMMAND', 'GIT_CONFIG_GLOBAL', 'DATABASE_URL', 'SSH_AUTH_SOCK', 'DEPLOY_KEY']) {
+      const bad = await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { [name]: '/x' } }), 'invalid_params')
+      expect(bad.message).toContain(name)
+      const agent = await rejectsWith(
+        t.core.invoke('members.create', { workspaceId: ws.id, name: `A-${name}`, role: 'implementer', provider: { kind: 'acp', agent: 'claude-code', env: { [name]: '/x' } } }),
+        'invalid_params',
+      )
+      expect(agent.message).toContain(`provider.env: ${name}`)
+    }
+    expect((await t.core.invoke('members.list', { workspaceId: ws.id })).filter((m) => m.name.startsWith('A-'))).toEqual([])
+    // A relative PATH entry is kept: inside the sandbox it names the tree's folder (sandbox-env.test.ts).
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { PATH: 'node_modules/.bin:/usr/bin:/bin' } })
+  })
+})
+
+describe('a shared workspace (the tree is the user’s checkout)', () => {
+  async function turn(m: Member, calls: { name: string; arguments: Record<string, unknown> }[]): Promise<Step[]> {
+    server.enqueue({ toolCalls: calls }, { text: 'done' })
+    const idle = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    )
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
+    await idle
+    return (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
+  }
+
+  it('keeps .git read-only for commands (no hook, no core.fsmonitor, no move), and git_commit still commits', async (ctx) => {
+    await needsSandbox(ctx)
+    const m = await member('Impl')
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    const head = git('rev-parse', 'HEAD')
+    const attack =
+      `printf '#!/bin/sh\ntouch hook-ran\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && echo hook=planted; ` +
+      `git config core.fsmonitor "touch fsmonitor-ran" && echo fsmonitor=planted; echo '[core]' >> .git/config && echo config=planted; ` +
+      `mv .git .git-moved && echo moved=yes; echo end`
+    const [step] = await turn(m, [{ name: 'run_command', arguments: { command: attack } }])
+    expect(step.text).toContain('end')
+    expect(step.text).not.toMatch(/=planted|moved=yes/)
+    expect(existsSync(join(t.repoDir, '.git', 'hooks', 'post-checkout'))).toBe(false)
+    expect(existsSync(join(t.repoDir, '.git-moved'))).toBe(false)
+    expect(spawnSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: t.repoDir, encoding: 'utf8' }).stdout.trim()).toBe('')
+    // The user's own git, afterwards, runs nothing planted.
+    git('status')
+    expect(existsSync(join(t.repoDir, 'fsmonitor-ran'))).toBe(false)
+    // Concord's own commit writes the git folder, for that call only.
+    const steps = await turn(m, [
+      { name: 'write_file', arguments: { path: 'feature.txt', content: 'from the member\n' } },
+      { name: 'git_commit', arguments: { message: 'member commit' } },
+    ])
+    expect(steps.at(-1)!.text).not.toMatch(/error|refused/i)
+    expect(git('log', '-1', '--format=%s')).toBe('member commit')
+    expect(git('rev-parse', 'HEAD~1')).toBe(head)
   })
 })
 
