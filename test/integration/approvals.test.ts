@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 
 let t: TestCore
@@ -51,5 +51,166 @@ describe('denying an approval', () => {
   it('without one: the agent is told the human denied it', async () => {
     const { second } = await deny()
     expect(toolMessages(second).at(-1)?.content).toBe('The human denied this call. (Do not retry it unchanged.)')
+  })
+})
+
+// ── approvals only where they matter (issue 19): the policy, rules, and answering calls one by one ─────────────────
+const sandbox = await import('../../electron/main/runtime/tools/sandbox').then((m) => m.sandboxStatus())
+const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' })
+const stateEvent = (memberId: string, pred: (s: SessionInfo) => boolean) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session))
+/** The end of the turn that is about to start (an idle state goes out before a new member's first turn starts). */
+const idleOf = (memberId: string) => {
+  let started = false
+  return stateEvent(memberId, (s) => {
+    if (s.state !== 'idle') started = true
+    return started && s.state === 'idle'
+  })
+}
+const waitingOf = (memberId: string) => stateEvent(memberId, (s) => s.state === 'waiting_approval')
+
+describe.skipIf(!sandbox.available)('the sandboxed policy (the default where the OS sandbox works)', () => {
+  it('a new member is sandboxed: writes, commits and commands in its tree run without asking; leaving the tree asks', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider: provider() })
+    expect(m.approval).toBe('sandboxed')
+    let asked = 0
+    t.core.bus.on((e) => {
+      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+    })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'in.txt', content: 'inside\n' } }] },
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'cat in.txt > copy.txt' } }] },
+      { toolCalls: [{ name: 'git_commit', arguments: { message: 'inside the tree' } }] },
+      { text: 'done inside' },
+    )
+    let idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'work inside' })
+    await idle
+    expect(asked).toBe(0)
+    expect(existsSync(join(t.repoDir, 'copy.txt'))).toBe(true)
+
+    // A write outside the tree asks, and says why; denied, nothing is written.
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: '../escape.txt', content: 'out' } }] }, { text: 'ok' })
+    const waiting = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'write outside' })
+    const card = (await waiting).payload.session.pendingApprovals[0]
+    expect(card).toMatchObject({ name: 'write_file', why: expect.stringContaining("outside the task's tree") })
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false })
+    await idle
+    expect(existsSync(join(t.repoDir, '..', 'escape.txt'))).toBe(false)
+    expect(asked).toBe(1)
+  })
+
+  it('with its network on, a command asks (it would leave the sandbox); "Always allow" makes a rule that lets the next one run', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Net', role: 'tester', provider: provider(), approval: 'sandboxed', network: true })
+    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo one' } }] }, { text: 'ok' })
+    const waiting = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'run' })
+    const card = (await waiting).payload.session.pendingApprovals[0]
+    expect(card).toMatchObject({ why: 'it leaves the sandbox: this command runs with the network on', suggestion: { tool: 'run_command', commandPrefix: 'echo one' } })
+    let idle = idleOf(m.id)
+    const { rule } = await t.core.invoke('sessions.allowAlways', { memberId: m.id, callId: card.callId, scope: 'member', rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' } })
+    await idle
+    expect(rule).toMatchObject({ memberId: m.id, effect: 'allow', tool: 'run_command', commandPrefix: 'echo' })
+    expect(await t.core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([rule])
+
+    // The rule covers `echo two`, not a chain that starts with echo.
+    let asked = 0
+    t.core.bus.on((e) => {
+      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+    })
+    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo two' } }] }, { text: 'ok' })
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'again' })
+    await idle
+    expect(asked).toBe(0)
+    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo three; id' } }] }, { text: 'ok' })
+    const chained = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'chain' })
+    const second = (await chained).payload.session.pendingApprovals[0]
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: false })
+    await idle
+
+    // Removed, the rule no longer applies.
+    expect(await t.core.invoke('approvalRules.remove', { ruleId: rule.id })).toEqual({ removed: true })
+    expect(await t.core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([])
+    await rejectsWith(t.core.invoke('approvalRules.remove', { ruleId: rule.id }), 'not_found')
+  })
+})
+
+describe('approval rules', () => {
+  it('a team deny rule refuses the call without asking, under auto too, and the agent is told which rule', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Auto', role: 'implementer', provider: provider(), approval: 'auto' })
+    await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'deny', commandPrefix: 'touch' } })
+    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo hi && touch pwned' } }] }, { text: 'ok' })
+    const idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
+    await idle
+    const [, second] = await server.waitForRequests(2)
+    expect(toolMessages(second).at(-1)?.content).toBe('error (denied_by_rule): this call was refused by the rule "deny `touch …`" (for the team); it did not run. Do not retry it unchanged.')
+    expect(existsSync(join(t.repoDir, 'pwned'))).toBe(false)
+  })
+
+  it('are validated: a rule names something, ids are checked', async () => {
+    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow' } }), 'invalid_params')
+    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'rm -rf' } }), 'invalid_params')
+    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: `${ws.id}-m99`, rule: { effect: 'allow', tool: 'x' } }), 'not_found')
+    const a = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm  test' } })
+    const b = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' } })
+    expect(b.id).toBe(a.id)
+  })
+})
+
+describe('several calls waiting at once', () => {
+  it('answering one takes it off the waiting list at once (an event says so), and the other is still answerable', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Two', role: 'implementer', provider: provider(), approval: 'ask' })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'one.txt', content: '1' } },
+          { name: 'write_file', arguments: { path: 'two.txt', content: '2' } },
+        ],
+      },
+      { text: 'both' },
+    )
+    const both = stateEvent(m.id, (s) => s.pendingApprovals.length === 2)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'write two files' })
+    const [first, second] = (await both).payload.session.pendingApprovals
+    const one = stateEvent(m.id, (s) => s.pendingApprovals.length === 1)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
+    expect((await one).payload.session.pendingApprovals.map((a) => a.callId)).toEqual([second.callId])
+    await rejectsWith(t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true }), 'not_found')
+    const idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true })
+    await idle
+    expect(existsSync(join(t.repoDir, 'one.txt')) && existsSync(join(t.repoDir, 'two.txt'))).toBe(true)
+  })
+})
+
+describe('approval rules in the JSON export', () => {
+  it('go out with the workspace and come back on import (member rules on their member, team rules on the team)', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider: provider(), approval: 'ask' })
+    const own = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: m.id, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' } })
+    const team = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'deny', pathGlob: '**/*.pem' } })
+    const out = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json' })
+    const doc = JSON.parse(readFileSync(out.files[0], 'utf8')) as { approvalRules: unknown[]; members: { id: string; approval: string }[] }
+    expect(doc.approvalRules).toEqual([
+      { id: 'A-1', memberId: doc.members[0].id, effect: 'allow', tool: 'run_command', commandPrefix: 'npm test', pathGlob: null, createdAt: own.createdAt },
+      { id: 'A-2', memberId: null, effect: 'deny', tool: null, commandPrefix: null, pathGlob: '**/*.pem', createdAt: team.createdAt },
+    ])
+    const repo2 = join(t.repoDir, '..', 'restored')
+    mkdirSync(repo2)
+    const imported = await t.core.invoke('import.workspace', { path: out.files[0], repoPath: repo2 })
+    const [tess] = await t.core.invoke('members.list', { workspaceId: imported.id })
+    const rules = await t.core.invoke('approvalRules.list', { workspaceId: imported.id, memberId: tess.id })
+    expect(rules.map((r) => [r.memberId, r.effect, r.tool, r.commandPrefix, r.pathGlob])).toEqual([
+      [tess.id, 'allow', 'run_command', 'npm test', null],
+      [null, 'deny', null, null, '**/*.pem'],
+    ])
+    // Exported again, the same rules.
+    const again = await t.core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json' })
+    expect((JSON.parse(readFileSync(again.files[0], 'utf8')) as { approvalRules: unknown }).approvalRules).toEqual(doc.approvalRules)
   })
 })

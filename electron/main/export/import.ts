@@ -99,6 +99,18 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
     transfer.insertDecision({
       id,
       title: d.title,
+  for (const r of doc.approvalRules ?? []) {
+    store.approvalRules.insertWithId({
+      id: n(r.id),
+      member_id: nOrNull(r.memberId),
+      effect: r.effect,
+      tool: r.tool,
+      command_prefix: r.commandPrefix,
+      path_glob: r.pathGlob,
+      created_at: r.createdAt,
+    })
+  }
+  yield
       statement: d.statement,
       rationale: d.rationale,
       status: d.status,

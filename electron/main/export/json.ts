@@ -177,8 +177,11 @@ export function referenceProblems(doc: ExportDoc): string[] {
         exercised.add(x.decisionId)
       })
     })
-  })
-  doc.notices.forEach((n, i) => {
+    yield
+  }
+  unique(doc.approvalRules ?? [], 'approvalRules')
+  for (const [i, r] of (doc.approvalRules ?? []).entries()) member(r.memberId, `approvalRules[${i}].memberId`)
+  for (const [i, n] of doc.notices.entries()) {
     const at = `notices[${i}]`
     member(n.memberId, `${at}.memberId`)
     decision(n.decisionId, `${at}.decisionId`, n.decisionVersion)

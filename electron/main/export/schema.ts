@@ -14,7 +14,7 @@ import { Authority, ApprovalPolicy, DecisionStatus, ProposalState, ProviderKind,
 export const SCHEMA_VERSION = 1
 export const GENERATOR = 'Concord'
 
-export const localPrefix = { member: 'M', ...keyPrefix, claim: 'C', notice: 'N' } as const
+export const localPrefix = { member: 'M', ...keyPrefix, claim: 'C', notice: 'N', rule: 'A' } as const
 export type LocalKind = keyof typeof localPrefix
 
 export const localId = (kind: LocalKind, n: number) => `${localPrefix[kind]}-${n}`
@@ -44,6 +44,19 @@ export const MemberV1 = z.strictObject({
   createdAt: Time,
   updatedAt: Time,
 })
+
+/** An approval rule: allow or deny a tool, a command prefix or a path glob, for a member or (memberId null) the team. */
+export const ApprovalRuleV1 = z
+  .strictObject({
+    id: Ref('rule'),
+    memberId: Ref('member').nullable(),
+    effect: z.enum(['allow', 'deny']),
+    tool: z.string().min(1).max(100).nullable(),
+    commandPrefix: z.string().min(1).max(500).nullable(),
+    pathGlob: z.string().min(1).max(500).nullable(),
+    createdAt: Time,
+  })
+  .refine((r) => r.tool || r.commandPrefix || r.pathGlob, 'a rule names a tool, a command prefix or a path glob')
 
 export const RevisionV1 = z.strictObject({
   version: Version,
@@ -162,6 +175,8 @@ export const ExportV1 = z
     tasks: z.array(TaskV1),
     reports: z.array(ReportV1),
     notices: z.array(NoticeV1),
+    /** Approval rules of the members and the team; absent in exports made before rules existed. */
+    approvalRules: z.array(ApprovalRuleV1).optional(),
     /** The coordination counters behind metrics.get, so the figures survive a restore. */
     counters: z.record(z.string().max(200), z.number().int()),
   })

@@ -167,6 +167,16 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       deliveredAt: n.delivered_at,
     }))
 
+    const approvalRules = store.approvalRules.list().map((r) => ({
+      id: localId('rule', r.id),
+      memberId: r.member_id === null ? null : localId('member', r.member_id),
+      effect: r.effect,
+      tool: r.tool,
+      commandPrefix: r.command_prefix,
+      pathGlob: r.path_glob,
+      createdAt: r.created_at,
+    }))
+
     const counters = Object.fromEntries([...store.log.counters()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 
     return {
@@ -180,6 +190,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       tasks,
       reports,
       notices,
+      approvalRules,
       counters,
     } satisfies ExportDoc
   })

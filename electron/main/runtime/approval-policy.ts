@@ -9,6 +9,7 @@
  */
 import path from 'node:path'
 import type { ApprovalPolicyName, ApprovalRule } from '../../../shared/schemas'
+import { ruleWords } from '../../../shared/approval-words'
 import { sandboxStatus } from './tools/sandbox'
 
 export type ApprovalPolicy = ApprovalPolicyName
@@ -78,16 +79,6 @@ export async function defaultApproval(): Promise<ApprovalPolicy> {
   return (await sandboxStatus()).available ? 'sandboxed' : 'ask'
 }
 
-/** One line for the wizard and the member's settings: what the member may do without asking. */
-export function policyLine(policy: ApprovalPolicy, sandbox: SandboxState | null | undefined, network = false): string {
-  if (policy === 'auto') return 'Runs every tool call without asking (deny rules still apply).'
-  if (policy === 'ask') return 'Asks before every file write, commit and command; reads run without asking.'
-  if (sandbox && !sandbox.available) return `Asks before every file write, commit and command: there is no OS sandbox here (${sandbox.reason ?? 'unavailable'}).`
-  return network
-    ? 'Edits, commits and reads in its own tree run without asking; commands ask, since its network is on, as does anything outside its tree.'
-    : 'Edits, commits and commands in its own tree run without asking (network off); anything that leaves the sandbox asks.'
-}
-
 // ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Shell syntax that chains or substitutes commands: an allow prefix never covers what follows it. */
@@ -152,12 +143,6 @@ function ruleMatches(rule: PolicyRule, call: PolicyCall): boolean {
   return true
 }
 
-/** How a rule reads in a card or a list: "run_command `npm test …`", "write_file in src/**". */
-export function ruleWords(rule: PolicyRule): string {
-  const parts = [rule.tool && rule.tool !== '*' ? rule.tool : null, rule.commandPrefix ? `\`${rule.commandPrefix} …\`` : null, rule.pathGlob ? `in ${rule.pathGlob}` : null]
-  return parts.filter(Boolean).join(' ') || 'every call'
-}
-
 // ── the decision ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Why a call leaves the sandbox under `sandboxed`, or null when it stays inside. */
@@ -189,10 +174,10 @@ function leavesSandbox(call: PolicyCall): string | null {
  */
 export function needsHuman(policy: ApprovalPolicy, rules: readonly PolicyRule[], call: PolicyCall, sandbox: SandboxState): PolicyAnswer {
   const deny = rules.find((r) => r.effect === 'deny' && ruleMatches(r, call))
-  if (deny) return { ask: false, deny: true, why: `refused by the rule "deny ${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`, rule: deny }
+  if (deny) return { ask: false, deny: true, why: `refused by the rule "${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`, rule: deny }
   if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
   const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call))
-  if (allow) return { ask: false, deny: false, why: `allowed by the rule "allow ${ruleWords(allow)}"${allow.memberId === null ? ' (for the team)' : ''}`, rule: allow }
+  if (allow) return { ask: false, deny: false, why: `allowed by the rule "${ruleWords(allow)}"${allow.memberId === null ? ' (for the team)' : ''}`, rule: allow }
   if (policy === 'auto') return { ask: false, deny: false, why: 'the member runs every call without asking (auto)' }
   if (policy === 'ask') return call.asksUnderAsk ? { ask: true, deny: false, why: 'the member asks before every write and command (ask)' } : { ask: false, deny: false, why: 'no approval needed' }
   // sandboxed
@@ -261,11 +246,12 @@ function concordToolOf(call: AcpToolCallLike, names: readonly string[]): string 
  * request's locations or its input), a command is run_command with the network on (an agent's process has it, to
  * reach its model), a read is a read, a call of Concord's own MCP tools is that tool; the rest leaves the sandbox.
  */
-export function describeAcpCall(call: AcpToolCallLike, s: CallSetting & { concordTools: readonly string[]; asks: (tool: string, args: unknown) => boolean }): PolicyCall {
+export function describeAcpCall(call: AcpToolCallLike, s: CallSetting & { concordTools: readonly string[] }): PolicyCall {
   const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
   const base = { root: s.root, readOnlyTree: s.readOnlyTree }
+  // Concord's own MCP tools apply this policy themselves when they run (mcp/server.ts): the agent's own ask is a read.
   const concord = concordToolOf(call, s.concordTools)
-  if (concord) return describeToolCall(concord, raw, s.asks(concord, raw), s)
+  if (concord) return { ...base, tool: concord, effect: 'read', asksUnderAsk: false }
   const paths = [...(call.locations ?? []).map((l) => l.path), ...['file_path', 'path', 'abs_path', 'filePath', 'notebook_path'].map((k) => str(raw[k])).filter((p): p is string => !!p)]
   const command = Array.isArray(raw.command) ? raw.command.map(String).join(' ') : (str(raw.command) ?? str(raw.cmd))
   switch (call.kind) {
