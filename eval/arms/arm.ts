@@ -1,0 +1,94 @@
+/**
+ * What an arm is: how information about a decision change reaches members, and what acceptance checks. Everything
+ * else (the members' behaviour, the scenario, the human's procedure, the ground truth) is shared by all arms.
+ */
+import type { Scenario, ScenarioChange } from '../scenarios'
+import { tokens } from '../tokens'
+import type { ReportRecord, World } from '../world'
+
+export type ArmName = 'concord' | 'broadcast' | 'chat'
+export const ARMS: ArmName[] = ['concord', 'broadcast', 'chat']
+export type Status = 'todo' | 'in_progress' | 'delivered' | 'accepted' | 'blocked' | 'cancelled'
+
+/** A request that reached a member: from Concord (an automatic turn) or from the human (a relay). */
+export interface Ask {
+  kind: 'adjust' | 'recheck-delivery' | 'reverify'
+  task: number
+  /** For reverify: the decisions whose claims are stale, as Concord shows them; null re-checks every claim. */
+  staleDecisions: number[] | null
+}
+
+/** What entered a member's context at this step. */
+export interface Seen {
+  /** Decision index → statement, for every decision whose text the member reads now. */
+  readings: Map<number, string>
+  asks: Ask[]
+}
+
+/** Test-only breaks, so the tests can see a figure move when the thing behind it is broken. */
+export type Sabotage = 'concord-skip-flags' | 'concord-skip-gate' | 'broadcast-drop'
+
+export interface Arm {
+  readonly name: ArmName
+  setup(): Promise<void>
+  // The human.
+  applyChange(index: number, change: ScenarioChange): Promise<void>
+  /** Accepts the delivered task if the arm's acceptance check lets it; false when refused. */
+  accept(task: number): Promise<boolean>
+  undoAcceptance(task: number): Promise<void>
+  /** The human types a message to a member: the ask, with the current text of the task's decisions. */
+  relay(member: number, ask: Ask): void
+  // The members.
+  /** Something is waiting that starts a turn for the member (a notice's automatic turn, a broadcast, a relay). */
+  wakes(member: number): boolean
+  context(member: number): Promise<Seen>
+  status(task: number): Status
+  start(member: number, task: number): Promise<void>
+  deliver(member: number, task: number, sha: string): Promise<void>
+  reopen(member: number, task: number): Promise<void>
+  acknowledge(member: number, task: number): Promise<void>
+  report(member: number, r: ReportRecord): Promise<void>
+  /** Coordination tokens that entered members' contexts, and (member, change) pairs that reached unconcerned members. */
+  readonly tokens: number
+  readonly disturbed: number
+  close(): Promise<void>
+}
+
+/** The bookkeeping every arm shares: counters, human relays, and who a change disturbed. */
+export abstract class ArmBase {
+  tokens = 0
+  disturbed = 0
+  private readonly reached = new Set<string>()
+  protected readonly relays: Ask[][]
+
+  constructor(
+    protected readonly scenario: Scenario,
+    protected readonly world: World,
+  ) {
+    this.relays = scenario.members.map(() => [])
+  }
+
+  relay(member: number, ask: Ask): void {
+    const t = this.scenario.tasks[ask.task]
+    const what = ask.kind === 'reverify' ? 're-verify' : 're-align'
+    const text = `Please ${what} T-${ask.task + 1} "${t.title}" against the current decisions: ${t.decisions.map((d) => `D-${d + 1}: ${this.world.statement(d)}`).join('; ')}`
+    this.tokens += tokens(text)
+    this.relays[member].push(ask)
+  }
+
+  /** The human's relays waiting for the member, and the current text they carry. */
+  protected takeRelays(member: number, seen: Seen): void {
+    for (const ask of this.relays[member].splice(0)) {
+      for (const d of this.scenario.tasks[ask.task].decisions) seen.readings.set(d, this.world.statement(d))
+      seen.asks.push(ask)
+    }
+  }
+
+  /** Counts a change reaching a member it does not concern, once per member and change. */
+  protected reach(member: number, change: number): void {
+    const key = `${member}:${change}`
+    if (this.reached.has(key)) return
+    this.reached.add(key)
+    if (!this.world.concerned[change]?.has(member)) this.disturbed++
+  }
+}

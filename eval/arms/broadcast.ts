@@ -1,0 +1,54 @@
+/**
+ * The broadcast arm: every decision change's full text is sent to every member, and reaches it at its next step
+ * (the message starts a turn, as a message to a session does). No flags, no acceptance gate (arms/board.ts).
+ */
+import type { Scenario, ScenarioChange } from '../scenarios'
+import { tokens } from '../tokens'
+import type { World } from '../world'
+import type { Arm, Sabotage, Seen } from './arm'
+import { BoardArm } from './board'
+
+interface Message {
+  change: number
+  decision: number
+  statement: string
+  text: string
+}
+
+export class BroadcastArm extends BoardArm implements Arm {
+  readonly name = 'broadcast' as const
+  private readonly inbox: Message[][]
+
+  constructor(
+    scenario: Scenario,
+    world: World,
+    private readonly sabotage?: Sabotage,
+  ) {
+    super(scenario, world)
+    this.inbox = scenario.members.map(() => [])
+  }
+
+  async applyChange(index: number, c: ScenarioChange): Promise<void> {
+    if (this.sabotage === 'broadcast-drop') return // broken delivery: the change reaches nobody
+    const d = this.scenario.decisions[c.decision]
+    const statement = this.world.statement(c.decision)
+    const by = c.kind === 'proposal' ? ` (proposed by ${this.scenario.members[c.proposer!].name}, accepted)` : c.kind === 'revert' ? ' (reverted to its first version)' : ''
+    const text = `Decision change: D-${c.decision + 1} "${d.title}" is now: ${statement}${by}`
+    for (const box of this.inbox) box.push({ change: index, decision: c.decision, statement, text })
+  }
+
+  wakes(member: number): boolean {
+    return this.inbox[member].length > 0 || this.relays[member].length > 0
+  }
+
+  async context(member: number): Promise<Seen> {
+    const seen: Seen = { readings: new Map(), asks: [] }
+    for (const m of this.inbox[member].splice(0)) {
+      this.tokens += tokens(m.text)
+      this.reach(member, m.change)
+      seen.readings.set(m.decision, m.statement)
+    }
+    this.takeRelays(member, seen)
+    return seen
+  }
+}

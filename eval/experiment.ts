@@ -1,0 +1,36 @@
+/** The experiment as a function: every scenario under every arm, every run; the CLI (run.ts) and the tests call it. */
+import { ARMS, type ArmName, type Sabotage } from './arms/arm'
+import { scenarios } from './scenarios'
+import { simulate, type Outcome } from './simulate'
+import { summarize, type Results } from './results'
+
+export interface ExperimentOptions {
+  seed: number
+  runs: number
+  /** Generated variants besides the Web Search scenario. */
+  variants: number
+  arms?: ArmName[]
+  sabotage?: Sabotage
+  onScenario?: (done: number, total: number) => void
+}
+
+export interface Experiment {
+  results: Results
+  /** Per arm, one outcome per run and scenario, in order (run-major). */
+  outcomes: Map<ArmName, (Outcome & { scenario: string; run: number })[]>
+}
+
+export async function runExperiment(o: ExperimentOptions): Promise<Experiment> {
+  const list = scenarios(o.seed, o.variants)
+  const arms = o.arms ?? ARMS
+  const outcomes = new Map(arms.map((a) => [a, [] as (Outcome & { scenario: string; run: number })[]]))
+  const total = o.runs * list.length
+  let done = 0
+  for (let run = 0; run < o.runs; run++) {
+    for (const s of list) {
+      for (const arm of arms) outcomes.get(arm)!.push({ ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage })), scenario: s.name, run })
+      o.onScenario?.(++done, total)
+    }
+  }
+  return { results: summarize(o.seed, o.runs, list.length, outcomes), outcomes }
+}

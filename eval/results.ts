@@ -1,0 +1,90 @@
+/**
+ * The figures over runs and scenarios: per arm the mean and the worst, printed as one table, written as JSON and
+ * as an SVG bar chart.
+ */
+import { ARMS, type ArmName } from './arms/arm'
+import { FIGURES, type Figures, type Outcome } from './simulate'
+
+export interface ArmFigures extends Figures {
+  worst: Figures
+}
+export interface Results {
+  seed: number
+  runs: number
+  scenarios: number
+  arms: Partial<Record<ArmName, ArmFigures>>
+}
+
+/** One sentence per figure: the README says the same. */
+export const DEFINITIONS: Record<keyof Figures, string> = {
+  humanInterventions: 'messages the human had to type to finish: relays to a member, re-verifications asked for, wrong acceptances undone',
+  affectedMissed: 'tasks accepted on an artifact that does not implement the current version of a decision they depend on',
+  staleEvidenceUsed: 'acceptances on a report that checked another artifact, or read a decision whose content has changed since',
+  validEvidenceDiscarded: 'claims checked again from scratch although their artifact and decision had not changed',
+  unaffectedDisturbed: 'changes delivered as a message (notice, broadcast, thread line read) to a member none of whose tasks or reports they concern',
+  coordinationTokens: 'tokens (characters / 4) of coordination text entering members\u2019 contexts: notices, automatic-turn messages, changed brief lines, broadcasts, thread lines, relays',
+  wallMs: 'milliseconds to run one scenario under the arm (the only figure that is not deterministic)',
+}
+
+const round = (n: number) => Math.round(n * 100) / 100
+
+export function summarize(seed: number, runs: number, scenarios: number, outcomes: Map<ArmName, Outcome[]>): Results {
+  const arms: Results['arms'] = {}
+  for (const [arm, list] of outcomes) {
+    const mean = {} as Figures
+    const worst = {} as Figures
+    for (const f of FIGURES) {
+      const values = list.map((o) => o[f])
+      mean[f] = round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length))
+      worst[f] = round(Math.max(0, ...values))
+    }
+    arms[arm] = { ...mean, worst }
+  }
+  return { seed, runs, scenarios, arms }
+}
+
+export function table(r: Results): string {
+  const arms = ARMS.filter((a) => r.arms[a])
+  const head = ['figure (mean / worst)', ...arms]
+  const rows = FIGURES.map((f) => [f, ...arms.map((a) => `${r.arms[a]![f]} / ${r.arms[a]!.worst[f]}`)])
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((row) => row[i].length)))
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`
+  return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n')
+}
+
+const COLORS: Record<ArmName, string> = { concord: '#2f6fdb', broadcast: '#d9822b', chat: '#8a8f98' }
+
+/** One group of bars per figure (wall time left out), each group scaled to its largest mean. */
+export function svg(r: Results): string {
+  const arms = ARMS.filter((a) => r.arms[a])
+  const figures = FIGURES.filter((f) => f !== 'wallMs')
+  const W = 820
+  const rowH = 26 * arms.length + 34
+  const H = 70 + rowH * figures.length
+  const left = 190
+  const barMax = W - left - 90
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="13">`,
+    `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
+    `<text x="16" y="26" font-size="16" font-weight="600">npm run eval: seed ${r.seed}, ${r.runs} run(s), ${r.scenarios} scenarios: mean per scenario (lower is better)</text>`,
+  ]
+  arms.forEach((a, i) => {
+    out.push(`<rect x="${16 + i * 130}" y="40" width="12" height="12" fill="${COLORS[a]}"/><text x="${34 + i * 130}" y="51">${a}</text>`)
+  })
+  figures.forEach((f, fi) => {
+    const y0 = 70 + fi * rowH
+    const max = Math.max(...arms.map((a) => r.arms[a]![f]), 1e-9)
+    out.push(`<text x="16" y="${y0 + 18}" font-weight="600">${esc(f)}</text>`)
+    arms.forEach((a, ai) => {
+      const v = r.arms[a]![f]
+      const y = y0 + 26 + ai * 26
+      const w = Math.max(1, (v / max) * barMax)
+      out.push(`<text x="${left - 8}" y="${y + 14}" text-anchor="end" fill="#555">${a}</text>`)
+      out.push(`<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${COLORS[a]}"/>`)
+      out.push(`<text x="${(left + w + 6).toFixed(1)}" y="${y + 14}">${v} (worst ${r.arms[a]!.worst[f]})</text>`)
+    })
+  })
+  out.push('</svg>')
+  return out.join('\n') + '\n'
+}
