@@ -1,8 +1,9 @@
 import { useState } from 'react'
 import { LoopSettings } from './LoopSettings'
-import { Avatar, Modal, StatusDot, stateWords } from '../../components/ui'
+import { Avatar, ErrorText, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
-import { useApp } from '../../stores/app-store'
+import { useAction } from '../../lib/use-action'
+import { useApp, useAppStore } from '../../stores/app-store'
 import { selectMembers } from '../../stores/selectors'
 import type { Theme } from '../../stores/types'
 import { OpenRepositoryForm } from '../workspaces/Welcome'
@@ -194,6 +195,7 @@ function IsolationLine() {
       {notes.map((n) => (
         <div key={n} className="ws-note">
           {n}
+          {n.startsWith('Shared:') && settings.isolation === 'shared' && <SwitchToWorktrees />}
           {n.startsWith('Not a git repository') && (
             <div className="ws-note-fix" data-testid="not-git-fix">
               To get branches per task, diffs and checked commits: <code>git init</code> and a first commit in the folder, then open it again.
@@ -201,6 +203,26 @@ function IsolationLine() {
           )}
         </div>
       ))}
+    </div>
+  )
+}
+
+/** A shared workspace's offer: a branch and worktree per task from now on (workspaces.update {isolation: 'worktree'}). */
+function SwitchToWorktrees() {
+  const workspaceId = useApp((s) => s.workspaceId)
+  const api = useApp((s) => s.api)
+  const store = useAppStore()
+  const save = useAction(async () => {
+    if (!workspaceId) return
+    const next = await api.call('workspaces.update', { workspaceId, isolation: 'worktree' })
+    if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next, workspaceNotes: store.getState().workspaceNotes.filter((n) => !n.startsWith('Shared:')) })
+  })
+  return (
+    <div className="ws-note-fix">
+      <button type="button" className="btn small" onClick={() => void save.run()} disabled={save.pending} data-testid="switch-to-worktrees">
+        Use a branch per task
+      </button>
+      <ErrorText error={save.error?.message} />
     </div>
   )
 }
