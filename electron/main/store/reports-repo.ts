@@ -93,6 +93,7 @@ export class ReportsRepo {
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
       lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
+      counts: db.prepare<[string], { reports: number; stale: number }>('SELECT reports, stale FROM report_counts WHERE scope = ?'),
       // The figures kept with the pins (migration 012): an edit's report side without reading its reports.
       pinTotals: db.prepare<[number, string], { reports: number; claims: number; report_claims: number }>(
         'SELECT reports, claims, report_claims FROM pin_totals WHERE decision_id = ? AND fingerprint = ?',
@@ -252,7 +253,12 @@ export class ReportsRepo {
     return { basis: this.s.basisOf.all(json), claims: this.s.claimsOf.all(json), links: this.s.claimLinksOf.all(json) }
   }
 
-  /** One page of reports, newest first, before `before`, filtered; with the matching and the stale totals. */
+  /**
+   * One page of reports, newest first, before `before`, filtered; with the matching and the stale totals. The
+   * totals are read from the figures kept by triggers (report_counts, migration 015), one row, whatever the
+   * number of reports; with a task, from that task's reports (an index range). The stale filter walks reports
+   * newest first and looks each one's signature up: the page costs what it shows, plus the valid ones it skips.
+   */
   page(f: ReportFilter, before: number, limit: number): { rows: ReportRow[]; total: number; staleTotal: number } {
     const key = [f.taskId !== undefined ? 't' : '', f.authorId !== undefined ? 'a' : '', f.kind ? 'k' : '', f.stale === undefined ? '' : f.stale ? 's' : 'v'].join('')
     let q = this.pages.get(key)
@@ -265,8 +271,9 @@ export class ReportsRepo {
       const cond = f.stale === undefined ? base : `${base} AND ${f.stale ? staleReport : `NOT ${staleReport}`}`
       q = {
         rows: this.db.prepare(`SELECT r.* FROM reports r WHERE ${cond} AND r.id < @before ORDER BY r.id DESC LIMIT @limit`),
+        // Only with a task: the other filters' totals are kept (see counts).
         total: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${cond}`).pluck(),
-        staleTotal: this.db.prepare(where.length ? `SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}` : allStale).pluck(),
+        staleTotal: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}`).pluck(),
       }
       this.pages.set(key, q)
     }
@@ -274,22 +281,25 @@ export class ReportsRepo {
     if (f.taskId !== undefined) args.task = f.taskId
     if (f.authorId !== undefined) args.author = f.authorId
     if (f.kind) args.kind = f.kind
-    return {
-      rows: q.rows.all({ ...args, before, limit }) as ReportRow[],
-      total: q.total.get(args) as number,
-      staleTotal: q.staleTotal.get(args) as number,
-    }
+    const rows = q.rows.all({ ...args, before, limit }) as ReportRow[]
+    if (f.taskId !== undefined) return { rows, total: q.total.get(args) as number, staleTotal: q.staleTotal.get(args) as number }
+    const c = this.counts(f.authorId, f.kind)
+    return { rows, total: f.stale === undefined ? c.reports : f.stale ? c.stale : c.reports - c.stale, staleTotal: c.stale }
+  }
+
+  /** The kept totals of a scope (migration 015): reports, and those stale; an author (null: none) and a kind narrow it. */
+  counts(authorId?: number | null, kind?: ReportRow['kind']): { reports: number; stale: number } {
+    const scope = `${authorId === undefined ? '' : `a${authorId ?? 0}`}${kind ? `k${kind}` : ''}`
+    return this.s.counts.get(scope) ?? { reports: 0, stale: 0 }
   }
 }
 
 /**
- * A report is stale while a claim or its basis is pinned to content its decision no longer has: its id is among
- * the pins (report_pins, migration 012) on a content other than the decision's current one. One scan of those
- * pins for the whole query, not two correlated lookups per report.
+ * A report is stale while a claim or its basis is pinned to content its decision no longer has: its signature
+ * (migration 015: the exact set of contents it is pinned to) has a pair that is not current. Two key lookups per
+ * report.
  */
-const stalePins = 'SELECT p.report_id FROM decisions d JOIN report_pins p ON p.decision_id = d.id AND p.fingerprint <> d.fingerprint'
-const staleReport = `r.id IN (${stalePins})`
-const allStale = `SELECT count(DISTINCT p.report_id) FROM decisions d JOIN report_pins p ON p.decision_id = d.id AND p.fingerprint <> d.fingerprint`
+const staleReport = 'EXISTS (SELECT 1 FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = r.id AND g.stale_pins > 0)'
 
 export interface PinnedBasis {
   ids: number[]
