@@ -62,7 +62,7 @@ export function svg(r: Results): string {
   const rowH = 26 * arms.length + 34
   const H = 70 + rowH * figures.length
   const left = 190
-  const barMax = W - left - 90
+  const barMax = W - left - 170
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="13">`,
