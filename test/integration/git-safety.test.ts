@@ -4,7 +4,7 @@
  * a real hostile repository whose programs would each leave a marker file.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, utimes, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -246,15 +246,54 @@ describe('git_commit', () => {
     expect(existsSync(`/etc/concord-hook-${process.pid}`)).toBe(false)
   })
 
-  it('commits in a linked worktree, whose git folders lie outside it', async () => {
+  /** A task's tree as Concord makes it: a clone of its own (alternates onto the user's objects) in the data folder. */
+  async function taskTree(): Promise<{ tree: string; dataDir: string }> {
     for (const d of ['evil', 'evilproc', 'a=b']) git(root, 'config', '--remove-section', `filter.${d}`)
-    const wt = path.join(base, `worktree-${Date.now()}`)
-    git(root, 'worktree', 'add', '-q', '-b', 'task-1', wt)
-    await writeFile(path.join(wt, 'task.txt'), 'work\n')
-    const out = await run('git_commit', { message: 'task work' }, { ...ctx(), workspaceRoot: wt })
-    const sha = git(root, 'rev-parse', 'task-1')
-    expect(out).toContain(`Committed ${sha} on task-1`)
-    expect(git(root, 'log', '-1', '--format=%s', 'task-1')).toBe('task work')
+    const dataDir = path.join(base, `data-${Date.now()}`)
+    const tree = path.join(dataDir, 'worktrees', 'w1', 'T-1')
+    await mkdir(path.dirname(tree), { recursive: true })
+    git(path.dirname(tree), 'clone', '-q', '--shared', root, tree)
+    git(tree, 'checkout', '-q', '-b', 'concord/T-1')
+    return { tree, dataDir }
+  }
+  const userRepo = () => ({
+    main: git(root, 'rev-parse', 'main'),
+    branches: git(root, 'branch', '--list'),
+    log: git(root, 'log', '--format=%s', 'main'),
+    status: git(root, '-c', 'core.hooksPath=/dev/null', 'status', '--porcelain'),
+  })
+
+  it("commits in a task's tree, a repository of its own: nothing of the user's repository is written", async () => {
+    const { tree, dataDir } = await taskTree()
+    const before = userRepo()
+    await writeFile(path.join(tree, 'task.txt'), 'work\n')
+    const out = await run('git_commit', { message: 'task work' }, { ...ctx({ dataDir }), workspaceRoot: tree })
+    const sha = git(tree, 'rev-parse', 'concord/T-1')
+    expect(out).toContain(`Committed ${sha} on concord/T-1`)
+    expect(userRepo()).toEqual(before)
+  })
+
+  it("refuses to commit when the tree's .git points at the user's repository (tree_not_own_repository): main does not move", async () => {
+    const { tree, dataDir } = await taskTree()
+    const before = userRepo()
+    // What a member's run_command can do in its own tree: make git of the tree the user's repository.
+    await rm(path.join(tree, '.git'), { recursive: true, force: true })
+    await writeFile(path.join(tree, '.git'), `gitdir: ${path.join(root, '.git')}\n`)
+    await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
+    const err = await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch((e: unknown) => e as any)
+    expect(err.code).toBe('tree_not_own_repository')
+    expect(userRepo()).toEqual(before)
+  })
+
+  it("a ref folder of the tree linked to the user's refs cannot carry a commit there (the sandbox holds the write)", async () => {
+    const { tree, dataDir } = await taskTree()
+    const before = userRepo()
+    git(tree, 'checkout', '-q', 'main')
+    await rm(path.join(tree, '.git', 'refs', 'heads'), { recursive: true, force: true })
+    await symlink(path.join(root, '.git', 'refs', 'heads'), path.join(tree, '.git', 'refs', 'heads'))
+    await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
+    await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch((e: unknown) => e)
+    expect(userRepo()).toEqual(before)
   })
 })
 

@@ -1,9 +1,9 @@
 /**
- * Repository workflow on real git repositories in temp folders: a branch and worktree per started task, turns in
- * the right tree, commits resolved by git, diffs, and merges that land or change nothing.
+ * Repository workflow on real git repositories in temp folders: a branch and tree (a clone of its own) per started
+ * task, turns in the right tree, commits resolved by git, diffs, and merges that land or change nothing.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
@@ -246,6 +246,41 @@ describe('diff and merge', () => {
   })
 })
 
+describe("a tester's read-only checkout", () => {
+  it('is moved in place when the task is delivered again: same folder, a process inside keeps its working directory', async () => {
+    const ivy = await member('Ivy')
+    const tess = await member('Tess')
+    const task = await started('Feature', ivy)
+    const dir = worktreeOf(task)
+    const deliver = async (answer: number) => {
+      writeFileSync(join(dir, 'app.ts'), `export const answer = ${answer}\n`)
+      git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qam', `answer ${answer}`)
+      return t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    }
+    await deliver(43)
+    server.enqueue({ text: 'looked' })
+    await turn(tess, 'verify T-1', task.id)
+    const checkout = join(t.dataDir, 'worktrees', ws.id, `m${tess.id.split('-m').at(-1)}-readonly`)
+    expect(readFileSync(join(checkout, 'app.ts'), 'utf8')).toBe('export const answer = 43\n')
+    expect(existsSync(join(checkout, '.git', 'HEAD'))).toBe(true) // a repository of its own, like a task's tree
+    const folder = statSync(checkout).ino
+    // What an agent that has the checkout mounted holds on to: a process whose working directory is in it.
+    const holder = spawn('sleep', ['60'], { cwd: checkout, stdio: 'ignore' })
+    try {
+      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+      const again = await deliver(44)
+      server.enqueue({ text: 'looked again' })
+      await turn(tess, 'verify T-1 again', task.id)
+      expect(readFileSync(join(checkout, 'app.ts'), 'utf8')).toBe('export const answer = 44\n')
+      expect(git(checkout, 'rev-parse', 'HEAD')).toBe(again.artifact!.commit)
+      expect(statSync(checkout).ino).toBe(folder)
+      expect(readlinkSync(`/proc/${holder.pid}/cwd`)).toBe(checkout)
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  })
+})
+
 describe('lifecycle and bad input', () => {
   it('a restart keeps worktrees and their tasks connected', async () => {
     const ivy = await member('Ivy')
@@ -266,7 +301,6 @@ describe('lifecycle and bad input', () => {
     git(worktreeOf(task), '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'kept')
     const cancelled = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'cancelled' })
     expect(existsSync(worktreeOf(task))).toBe(false)
-    expect(git(t.repoDir, 'worktree', 'list')).not.toContain(worktreeOf(task))
     expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(cancelled.head)
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'todo' })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })

@@ -8,11 +8,28 @@ import { join } from 'node:path'
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { OpenedWorkspace, WorkspaceSettings } from '../../../shared/schemas'
-import { addTaskWorktree, ensureCheckout, freeBranchName, inspectRepo, reattachWorktree, removeWorktree, resolveCommit, uncommittedFiles, type RepoInfo } from '../repo/git-repo'
+import {
+  convertWorktree,
+  createBranchRef,
+  ensureCheckout,
+  freeBranchName,
+  inspectRepo,
+  isLinkedWorktree,
+  isOwnTree,
+  makeTree,
+  objectsOf,
+  removeTree,
+  resolveCommit,
+  resolveTreeCommit,
+  syncTaskBranch,
+  uncommittedFiles,
+  type RepoInfo,
+} from '../repo/git-repo'
 import type { TaskBranchRow } from '../store/branches-repo'
 import type { Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey, now } from './ids'
+import { interruptedMerges } from './task-merge'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i
@@ -54,6 +71,11 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
   if (info.isRepo && isolation === 'shared') notes.push('Shared: every member writes your checkout directly (its .git stays read-only to their commands); tasks get no branches of their own.')
   if (isolation === 'worktree' && info.submodules) notes.push('Submodules: task worktrees are created without initialising submodules; members see them as empty folders.')
   if (isolation === 'worktree' && info.lfs) notes.push('Git LFS: task worktrees check out LFS files only when git-lfs is set up in your own git config.')
+  if (info.isRepo) {
+    // What a crash left: trees half made are finished, merges cut short are reported (task-merge.ts).
+    await reconcileTrees(h, ctx)
+    notes.push(...(await interruptedMerges(ctx, p.repoPath, false).catch(() => [])))
+  }
   return { ...workspace, settings: workspaceSettings(ctx), notes }
 }
 
@@ -65,7 +87,13 @@ function realOrSelf(p: string): string {
   }
 }
 
-/** The task's branch and worktree, created from the base branch on first use (and restored if the folder went). */
+/**
+ * The task's branch and tree, created from the base branch on first use (and restored if the folder went). The intent
+ * is recorded first (a row in state 'creating' that reserves the branch name and the folder), then the branch is made
+ * in the user's repository and the tree cloned; a crash anywhere in between is finished by the next call, which does
+ * each step again only where it is missing — so a retry never adds another branch. A tree from before trees were
+ * clones (a linked worktree) is converted in place on its next use, its files kept.
+ */
 export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number): Promise<TaskBranchRow | null> {
   const settings = workspaceSettings(ctx)
   if (settings.isolation !== 'worktree' || !settings.baseBranch) return null
@@ -73,25 +101,38 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
   const pending = creating.get(key)
   if (pending) return pending
   const work = (async () => {
-    const existing = ctx.store.branches.get(taskRowId)
     const repo = h.workspace(ctx.wsId).repoPath
-    if (existing) {
-      if (existing.merged_commit) return existing
-      if (existing.worktree && existsSync(existing.worktree)) return existing
-      const dir = existing.worktree ?? join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
-      await reattachWorktree(repo, dir, existing.branch)
-      ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, dir))
-      return ctx.store.branches.get(taskRowId)!
+    let row = ctx.store.branches.get(taskRowId)
+    if (row?.merged_commit) return row
+    if (row && row.state === 'ready' && row.worktree) {
+      if (isOwnTree(row.worktree)) return row
+      if (isLinkedWorktree(row.worktree)) {
+        await convertWorktree(repo, row.worktree, row.branch)
+        return row
+      }
     }
-    const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
-    if (!base) throw new ApiError('invalid_params', `the base branch ${settings.baseBranch} does not exist (any more) in the repository; set another one (workspaces.update baseBranch)`)
-    const task = ctx.store.tasks.get(taskRowId)!
-    const branch = await freeBranchName(repo, makeKey('task', taskRowId), task.title)
-    const dir = join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
-    await addTaskWorktree(repo, dir, branch, base)
+    if (!row) {
+      const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
+      if (!base) throw new ApiError('invalid_params', `the base branch ${settings.baseBranch} does not exist (any more) in the repository; set another one (workspaces.update baseBranch)`)
+      const task = ctx.store.tasks.get(taskRowId)!
+      let branch = await freeBranchName(repo, makeKey('task', taskRowId), task.title)
+      // A name another task reserved and has not created yet is not free either.
+      for (let n = 2; ctx.store.branches.byBranch(branch); n++) branch = await freeBranchName(repo, makeKey('task', taskRowId), `${task.title} ${n}`)
+      const dir = join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
+      ctx.store.transaction(() => ctx.store.branches.insert({ task_id: taskRowId, branch, worktree: dir, base_commit: base, head: base, created_at: now(), state: 'creating' }))
+      row = ctx.store.branches.get(taskRowId)!
+    }
+    const dir = row.worktree ?? join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
+    const wasCreating = row.state === 'creating'
+    await createBranchRef(repo, row.branch, row.base_commit)
+    const start = (await resolveCommit(repo, `refs/heads/${row.branch}`)) ?? row.head
+    await makeTree(repo, dir, row.branch, start)
     ctx.store.transaction(() => {
-      ctx.store.branches.insert({ task_id: taskRowId, branch, worktree: dir, base_commit: base, head: base, created_at: now() })
-      ctx.store.log.appendEvent('task.branch', { taskId: taskRowId, branch, base }, now())
+      ctx.store.branches.setWorktree(taskRowId, dir)
+      if (wasCreating) {
+        ctx.store.branches.setState(taskRowId, 'ready')
+        ctx.store.log.appendEvent('task.branch', { taskId: taskRowId, branch: row.branch, base: row.base_commit }, now())
+      }
     })
     return ctx.store.branches.get(taskRowId)!
   })()
@@ -103,22 +144,35 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
   }
 }
 
-/** Removes a task's worktree (cancelled); the branch and its commits stay. True when there was one. */
+/** Trees whose creation a crash interrupted are finished now (at start), so no task waits for its next turn. */
+export async function reconcileTrees(h: Harness, ctx: Ctx): Promise<void> {
+  for (const row of ctx.store.branches.list()) {
+    if (row.state === 'creating') await ensureTaskWorktree(h, ctx, row.task_id).catch(() => undefined)
+  }
+}
+
+/** Removes a task's tree (cancelled); the branch and its commits stay. True when there was one. */
 export async function releaseTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number): Promise<boolean> {
   const row = ctx.store.branches.get(taskRowId)
   if (!row?.worktree) return false
-  await refreshHead(ctx, taskRowId)
-  await removeWorktree(h.workspace(ctx.wsId).repoPath, row.worktree)
+  await refreshHead(h, ctx, taskRowId)
+  await removeTree(h.workspace(ctx.wsId).repoPath, row.worktree)
   ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, null))
   return true
 }
 
-/** Reads the worktree's head into the store; returns the row as it is now. */
-export async function refreshHead(ctx: Ctx, taskRowId: number): Promise<TaskBranchRow | undefined> {
+/**
+ * Reads the tree's head into the store and brings it into the user's repository as the task's branch (see
+ * syncTaskBranch: no program of the tree runs, only this branch is written, only to a descendant of the base).
+ * The recorded head is one the user's repository has; returns the row as it is now.
+ */
+export async function refreshHead(h: Harness, ctx: Ctx, taskRowId: number): Promise<TaskBranchRow | undefined> {
   const row = ctx.store.branches.get(taskRowId)
-  if (!row?.worktree || !existsSync(row.worktree)) return row
-  const head = await resolveCommit(row.worktree, 'HEAD')
-  if (head && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
+  if (!row?.worktree || !existsSync(row.worktree) || row.state !== 'ready') return row
+  const repo = h.workspace(ctx.wsId).repoPath
+  if (isLinkedWorktree(row.worktree)) await convertWorktree(repo, row.worktree, row.branch)
+  const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit)
+  if (head && landed && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
   return ctx.store.branches.get(taskRowId)
 }
 
@@ -134,8 +188,16 @@ export async function resolveArtifact(h: Harness, ctx: Ctx, artifact: { commit?:
     if (FULL_SHA.test(artifact.commit)) return { ...artifact, commit: artifact.commit.toLowerCase() }
     throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`)
   }
-  const sha = (tree && existsSync(tree) ? await resolveCommit(tree, artifact.commit) : null) ?? (await resolveCommit(repo, artifact.commit))
+  const inTree = tree && isOwnTree(tree) ? await resolveTreeCommit(tree, artifact.commit) : null
+  const sha = inTree ?? (await resolveCommit(repo, artifact.commit))
   if (!sha) throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' is not a commit in this repository`)
+  // What is recorded must resolve in the user's repository: Concord brings a tree's branch head there, nothing else.
+  if (inTree && !(await resolveCommit(repo, sha))) {
+    throw new ApiError(
+      'invalid_artifact',
+      `artifact.commit: ${sha.slice(0, 10)} is in the task's tree but not on its branch (only the branch head is brought into your repository); check it out or merge it into the branch and commit`,
+    )
+  }
   return { ...artifact, commit: sha }
 }
 
@@ -144,7 +206,7 @@ export async function resolveArtifact(h: Harness, ctx: Ctx, artifact: { commit?:
  * while the worktree has changes that are not committed (they would not be part of what was delivered).
  */
 export async function deliveryArtifact(h: Harness, ctx: Ctx, taskRowId: number, given: { commit?: string; digest?: string } | undefined) {
-  const branch = ctx.store.branches.get(taskRowId)
+  const branch = await refreshHead(h, ctx, taskRowId)
   if (given) return resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
   if (!branch?.worktree || !existsSync(branch.worktree)) return undefined
   const dirty = await uncommittedFiles(branch.worktree)
@@ -156,7 +218,14 @@ export async function deliveryArtifact(h: Harness, ctx: Ctx, taskRowId: number, 
       { files: dirty },
     )
   }
-  const head = (await refreshHead(ctx, taskRowId))?.head
+  const head = (await refreshHead(h, ctx, taskRowId))?.head
+  const treeAt = await resolveTreeCommit(branch.worktree, 'HEAD')
+  if (treeAt && treeAt !== head) {
+    throw new ApiError(
+      'invalid_artifact',
+      `${makeKey('task', taskRowId)}'s tree is at ${treeAt.slice(0, 10)}, which does not descend from the task's base ${branch.base_commit.slice(0, 10)}: Concord brings only descendants of the base into your repository. Rebase the work onto the base (or check out ${branch.branch}) and commit`,
+    )
+  }
   return head ? { commit: head } : undefined
 }
 
@@ -165,6 +234,8 @@ export interface TurnTree {
   root: string
   /** Set when the tree is a read-only checkout: which one, for refusals and the brief. */
   readOnly?: string
+  /** The user's object store the tree (a clone) reads through alternates: read-only in the turn's sandbox. */
+  readable?: string[]
   /** For the brief: "task T-3's worktree on concord/T-3-x at abc1234". */
   description: string
   /** The task whose worktree this is (the turn's changes are its changes). */
@@ -188,18 +259,31 @@ export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, tas
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
     const branch = await ensureTaskWorktree(h, ctx, task.id)
     if (branch?.worktree) {
-      const head = (await refreshHead(ctx, task.id))?.head ?? branch.head
-      return { root: branch.worktree, description: `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`, taskRowId: task.id, commit: head }
+      const head = (await refreshHead(h, ctx, task.id))?.head ?? branch.head
+      return {
+        root: branch.worktree,
+        readable: await objectsOf(repo),
+        description: `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`,
+        taskRowId: task.id,
+        commit: head,
+      }
     }
   }
   if (task) {
-    const branch = await refreshHead(ctx, task.id)
+    const branch = await refreshHead(h, ctx, task.id)
     const commit = task.artifact_commit ?? branch?.head ?? (await resolveCommit(repo, `refs/heads/${settings.baseBranch}`))
     if (commit) {
       const what = task.artifact_commit
         ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}`
         : `${makeKey('task', task.id)}'s current head ${commit.slice(0, 10)} (not delivered yet)`
-      return { root: await ensureCheckout(repo, mine, commit), readOnly: `a read-only checkout of ${what}`, description: `a read-only checkout of ${what}`, taskRowId: null, commit }
+      return {
+        root: await ensureCheckout(repo, mine, commit),
+        readable: await objectsOf(repo),
+        readOnly: `a read-only checkout of ${what}`,
+        description: `a read-only checkout of ${what}`,
+        taskRowId: null,
+        commit,
+      }
     }
   }
   const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
@@ -214,6 +298,7 @@ export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, tas
   const what = `the base branch ${settings.baseBranch} at ${base.slice(0, 10)}`
   return {
     root: await ensureCheckout(repo, mine, base),
+    readable: await objectsOf(repo),
     readOnly: `a read-only checkout of ${what} (you have no task in progress)`,
     description: `a read-only checkout of ${what}`,
     taskRowId: null,

@@ -1,9 +1,10 @@
 /** tasks.diff: what a task changed, from git, with per-file counts and a capped unified patch. */
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { DiffFile, TaskDiff } from '../../../shared/schemas'
-import { resolveCommit, uncommittedFiles } from '../repo/git-repo'
+import { resolveCommit, snapshotObjects, uncommittedFiles, withSnapshots } from '../repo/git-repo'
 import { runOwnGit } from '../runtime/tools/git'
 import { turnChanges } from '../runtime/steps'
 import { rowOf, type Ctx } from './context'
@@ -21,7 +22,7 @@ export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
   const repo = h.workspace(ctx.wsId).repoPath
-  const branch = await refreshHead(ctx, task.id)
+  const branch = await refreshHead(h, ctx, task.id)
   const head = (task.status === 'accepted' && task.artifact_commit) || branch?.head || task.artifact_commit
   if (!head) throw new ApiError('invalid_transition', `${tk} has no branch or delivered commit yet: start it in a worktree workspace, or deliver a commit`)
   let base: string | null
@@ -48,16 +49,20 @@ export async function turnDiff(h: Harness, ctx: Ctx, stepId: string): Promise<Ta
   const changes = row ? turnChanges(row) : null
   if (!changes) throw new ApiError('not_found', `stepId: step ${stepId} records no changes`)
   const repo = h.workspace(ctx.wsId).repoPath
-  const present = await runOwnGit(repo, ['cat-file', '-e', `${changes.to}^{tree}`], { allowFailure: true })
-  if (present.code !== 0) throw new ApiError('not_found', `the trees of this turn are no longer in the repository (git gc removed them); its file list is all that is left`)
-  const files = await diffFiles(repo, changes.from, changes.to)
-  const { patch, truncated } = await diffPatch(repo, changes.from, changes.to)
+  // The snapshot trees are in Concord's own store (snapshotTree), older ones in the repository; the task's tree, while
+  // it is there, has the blobs of commits not brought over yet.
+  const tree = row?.task_id != null ? ctx.store.branches.get(row.task_id)?.worktree : null
+  const env = withSnapshots(snapshotObjects(join(h.registry.dataDir, 'scratch', ctx.wsId, 'snapshots')), tree ? join(tree, '.git', 'objects') : null)
+  const present = await runOwnGit(repo, ['cat-file', '-e', `${changes.to}^{tree}`], { env, allowFailure: true })
+  if (present.code !== 0) throw new ApiError('not_found', `the trees of this turn are no longer kept (git gc removed them); its file list is all that is left`)
+  const files = await diffFiles(repo, changes.from, changes.to, env)
+  const { patch, truncated } = await diffPatch(repo, changes.from, changes.to, env)
   return { base: changes.from, head: changes.to, files, patch, truncated, uncommitted: [] }
 }
 
-export async function diffFiles(repo: string, base: string, head: string): Promise<DiffFile[]> {
-  const names = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--name-status', base, head])).stdout.split('\0')
-  const nums = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--numstat', base, head])).stdout.split('\0')
+export async function diffFiles(repo: string, base: string, head: string, env?: Record<string, string>): Promise<DiffFile[]> {
+  const names = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--name-status', base, head], { env })).stdout.split('\0')
+  const nums = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--numstat', base, head], { env })).stdout.split('\0')
   const counts = new Map<string, { additions: number | null; deletions: number | null }>()
   // numstat -z: "add\tdel\tpath" or, for a rename, "add\tdel\t" then old and new paths as separate fields.
   for (let i = 0; i < nums.length; i++) {
@@ -80,8 +85,8 @@ export async function diffFiles(repo: string, base: string, head: string): Promi
   return out
 }
 
-async function diffPatch(repo: string, base: string, head: string): Promise<{ patch: string; truncated: boolean }> {
-  const r = await runOwnGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { maxBuffer: 256 * 1024 * 1024 })
+async function diffPatch(repo: string, base: string, head: string, env?: Record<string, string>): Promise<{ patch: string; truncated: boolean }> {
+  const r = await runOwnGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { env, maxBuffer: 256 * 1024 * 1024 })
   if (r.stdout.length <= PATCH_CAP) return { patch: r.stdout, truncated: false }
   // Cut at a file boundary when one is near, so the viewer never gets half a hunk header.
   const cut = r.stdout.lastIndexOf('\ndiff --git ', PATCH_CAP)

@@ -1,16 +1,22 @@
 /**
  * tasks.merge: a decider lands an accepted task's accepted commit in the base branch of the user's checkout — or
- * Concord says exactly why it cannot and changes nothing (no MERGE_HEAD, no half-merged file).
+ * Concord says exactly why it cannot and changes nothing (no MERGE_HEAD, no half-merged file, no file of yours that
+ * git does not track overwritten). No program named by the repository's config runs (runOwnGit: hooks, merge
+ * drivers, gpg for merge.verifySignatures). The merge is recorded while it runs (task_branches.merging), so one that
+ * a crash cut short is found and reported by the next start and the next merge.
  */
+import { existsSync, lstatSync } from 'node:fs'
+import path from 'node:path'
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Task } from '../../../shared/schemas'
-import { removeWorktree, resolveCommit } from '../repo/git-repo'
+import { removeTree, resolveCommit } from '../repo/git-repo'
 import { runOwnGit } from '../runtime/tools/git'
 import { actorOf, requireDecider, type Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey, now } from './ids'
 import { toTask } from './mappers'
+import { refreshHead } from './task-branches'
 import { taskRow } from './tasks'
 import { workspaceSettings } from './workspace-settings'
 
@@ -32,14 +38,31 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
   if (merging.has(repo)) throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
   merging.add(repo)
   try {
+    await interruptedMerges(ctx, repo, true)
+    // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
+    await refreshHead(h, ctx, task.id).catch(() => undefined)
+    if ((await runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true })).code !== 0) {
+      throw new ApiError('merge_blocked', `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`, {
+        reason: 'missing_commit',
+      })
+    }
     await checkCheckout(repo, settings.baseBranch!)
     const strategy = p.strategy ?? 'merge'
     await checkMergeable(repo, commit, strategy, tk)
     const message = `${strategy === 'squash' ? '' : 'Merge '}${tk}: ${task.title} (${branch.branch})`
-    await land(repo, commit, strategy, message)
+    const before = (await resolveCommit(repo, 'HEAD'))!
+    ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now() })))
+    try {
+      await land(repo, commit, strategy, message, before)
+    } catch (err) {
+      // Put back cleanly: nothing to report later. Else the record stays, and the next merge says what is left.
+      if (!(err instanceof ApiError && typeof err.details === 'object' && err.details !== null && 'found' in err.details)) ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, null))
+      throw err
+    }
     const merged = (await resolveCommit(repo, 'HEAD'))!
-    await removeWorktree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
+    await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
     ctx.store.transaction(() => {
+      ctx.store.branches.setMerging(task.id, null)
       ctx.store.branches.setMerged(task.id, merged, now())
       ctx.store.log.appendEvent('task.merged', { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches }, now())
     })
@@ -58,6 +81,14 @@ async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
     throw new ApiError('merge_blocked', `your checkout is on ${current || 'a detached HEAD'}, not on the base branch ${baseBranch}: switch to ${baseBranch} and merge again`, {
       reason: 'wrong_branch',
     })
+  }
+  const lock = await gitPath(repo, 'index.lock')
+  if (lock && existsSync(lock)) {
+    throw new ApiError(
+      'merge_blocked',
+      `your checkout's index is locked (${lock} exists): a git command is running there, or one was killed before it finished. If no git is running, check your checkout (git status), remove ${lock}, and merge again`,
+      { reason: 'index_locked', files: [lock] },
+    )
   }
   if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) {
     throw new ApiError('merge_blocked', 'your checkout is in the middle of a merge: finish or abort it first', { reason: 'merge_in_progress' })
@@ -84,10 +115,10 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
   if (strategy === 'ff-only') {
     const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
     if (ff.code !== 0) throw new ApiError('merge_blocked', `${tk} cannot be fast-forwarded: the base branch has moved on; use strategy "merge" or "squash"`, { reason: 'not_fast_forward' })
-    return
+    return checkUntracked(repo, `${commit}^{tree}`, tk)
   }
   const r = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], { allowFailure: true })
-  if (r.code === 0) return
+  if (r.code === 0) return checkUntracked(repo, r.stdout.split('\n')[0]?.trim() ?? '', tk)
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
   if (r.code === 1 && lines.length > 1) {
     const paths = [...new Set(lines.slice(1))]
@@ -96,14 +127,113 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
   throw new ApiError('merge_blocked', `git could not check the merge of ${tk}: ${r.stderr.trim() || `exit code ${r.code}`}`, { reason: 'git' })
 }
 
-async function land(repo: string, commit: string, strategy: string, message: string): Promise<void> {
+/**
+ * Files the merge would write where your checkout has a file git does not track (untracked or ignored: a build
+ * output, your `.env`): git merge replaces ignored files silently, so they are found first, from the merged tree.
+ */
+async function checkUntracked(repo: string, tree: string, tk: string): Promise<void> {
+  if (!tree) return
+  const r = await runOwnGit(repo, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', 'HEAD', tree], { allowFailure: true })
+  if (r.code !== 0) return
+  const parts = r.stdout.split('\0')
+  const blocked: string[] = []
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (parts[i] !== 'A') continue
+    const file = parts[i + 1] ?? ''
+    // The file itself, or a folder of its path that is a file or link in your checkout and not in the base.
+    const segments = file.split('/')
+    for (let n = segments.length; n >= 1; n--) {
+      const rel = segments.slice(0, n).join('/')
+      let st
+      try {
+        st = lstatSync(path.join(repo, rel))
+      } catch {
+        continue
+      }
+      if (n === segments.length || !st.isDirectory()) {
+        if ((await runOwnGit(repo, ['ls-files', '--error-unmatch', '--', rel], { allowFailure: true })).code !== 0) blocked.push(rel)
+      }
+      break
+    }
+  }
+  if (blocked.length) {
+    const shown = [...new Set(blocked)]
+    throw new ApiError(
+      'merge_blocked',
+      `${tk} adds ${shown.slice(0, 20).join(', ')}${shown.length > 20 ? ` and ${shown.length - 20} more` : ''}, which your checkout has as files git does not track (untracked or ignored); merging would overwrite them. Move them away (or commit them) and merge again; nothing was changed`,
+      { reason: 'untracked_overwritten', paths: shown },
+    )
+  }
+}
+
+/** An absolute path in the checkout's git folder. */
+async function gitPath(repo: string, name: string): Promise<string | null> {
+  const r = await runOwnGit(repo, ['rev-parse', '--path-format=absolute', '--git-path', name], { allowFailure: true })
+  return r.code === 0 ? r.stdout.trim() || null : null
+}
+
+/** What differs in the checkout from how it was before a merge (HEAD, tracked files, a lock, MERGE_HEAD); empty when nothing. */
+async function leftovers(repo: string, before: string): Promise<string[]> {
+  const found: string[] = []
+  const lock = await gitPath(repo, 'index.lock')
+  if (lock && existsSync(lock)) found.push(`${lock} is left (git was killed mid-write)`)
+  const head = await resolveCommit(repo, 'HEAD')
+  if (head !== before) found.push(`HEAD moved from ${before.slice(0, 10)} to ${head?.slice(0, 10) ?? 'nothing'}`)
+  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) found.push('a merge is in progress (MERGE_HEAD)')
+  if (!lock || !existsSync(lock)) {
+    const status = await runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'], { allowFailure: true })
+    const dirty = status.stdout
+      .split('\0')
+      .filter((e) => e.length > 3)
+      .map((e) => e.slice(3))
+    if (dirty.length) found.push(`files changed: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}`)
+  }
+  return found
+}
+
+/**
+ * A merge Concord recorded as running and never finished (it was killed, perhaps with git): `refuse` (before a new
+ * merge) throws merge_blocked saying what is left in the checkout; a checkout found as it was is cleared silently,
+ * and one where the merge landed is recorded as merged. Returns the notes for the workspace at start.
+ */
+export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean): Promise<string[]> {
+  const notes: string[] = []
+  for (const row of ctx.store.branches.list()) {
+    if (!row.merging) continue
+    const tk = makeKey('task', row.task_id)
+    const rec = JSON.parse(row.merging) as { head: string; commit: string; at: string }
+    const found = await leftovers(repo, rec.head)
+    const head = await resolveCommit(repo, 'HEAD')
+    const landed = head !== null && head !== rec.head && found.length === 1 && (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
+    if (!found.length || landed) {
+      ctx.store.transaction(() => {
+        ctx.store.branches.setMerging(row.task_id, null)
+        if (landed) {
+          ctx.store.branches.setMerged(row.task_id, head, now())
+          ctx.store.log.appendEvent('task.merged', { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true }, now())
+        }
+      })
+      if (landed) notes.push(`The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`)
+      continue
+    }
+    const text = `The merge of ${tk} started at ${rec.at} did not finish (Concord was stopped while git ran): ${found.join('; ')}. Check your checkout (git status), put it back (git merge --abort, or remove the lock if no git runs), then merge again`
+    if (refuse) throw new ApiError('merge_blocked', text, { reason: 'interrupted', taskId: makeKey('task', row.task_id), found })
+    notes.push(`${text}.`)
+  }
+  return notes
+}
+
+async function land(repo: string, commit: string, strategy: string, message: string, before: string): Promise<void> {
   const run = async (args: string[]) => {
     const r = await runOwnGit(repo, args, { allowFailure: true })
     if (r.code !== 0) {
-      // Put the checkout back exactly as it was: no MERGE_HEAD, no half-merged files.
+      // Put the checkout back exactly as it was: no MERGE_HEAD, no half-merged files — and say so only when it is.
       await runOwnGit(repo, ['merge', '--abort'], { allowFailure: true })
       await runOwnGit(repo, ['reset', '--quiet', '--merge'], { allowFailure: true })
-      throw new ApiError('merge_blocked', `git refused the merge: ${(r.stderr || r.stdout).trim() || `exit code ${r.code}`}; nothing was changed`, { reason: 'git' })
+      const left = await leftovers(repo, before)
+      const why = (r.stderr || r.stdout).trim() || `exit code ${r.code}`
+      if (left.length) throw new ApiError('merge_blocked', `git refused the merge: ${why}. Your checkout was changed and could not be put back: ${left.join('; ')}`, { reason: 'git', found: left })
+      throw new ApiError('merge_blocked', `git refused the merge: ${why}; nothing was changed`, { reason: 'git' })
     }
   }
   if (strategy === 'ff-only') return run(['merge', '--ff-only', '--quiet', commit])

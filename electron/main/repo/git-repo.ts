@@ -3,10 +3,10 @@
  * create and remove task worktrees, keep read-only checkouts for verification, and list the files a turn changed.
  * Every call goes through runOwnGit: no program named by the repository's config ever runs.
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import { runOwnGit } from '../runtime/tools/git'
+import { runOwnGit, runTreeGit } from '../runtime/tools/git'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -70,48 +70,193 @@ export async function freeBranchName(root: string, taskKey: string, title: strin
   }
 }
 
-/** A new branch at `base` checked out in a new worktree at `dir` (outside the repository, in the data folder). */
-export async function addTaskWorktree(root: string, dir: string, branch: string, base: string): Promise<void> {
+/**
+ * Why a task's tree is a repository of its own (`git clone --shared`), not a `git worktree` of the user's: a linked
+ * worktree writes its refs, index and objects in the user's `.git`, so that folder had to be writable inside the
+ * agent's sandbox — where the agent could plant hooks the user's next `git checkout` runs, and rewrite its `.git`
+ * file to widen the next sandbox. A clone keeps everything it writes in its own `.git`, inside the tree; it reads the
+ * user's objects through alternates (read-only in the sandbox) so it costs no copy; and Concord brings the task
+ * branch into the user's repository itself (syncTaskBranch), with no program of the tree's config running.
+ */
+export async function makeTree(root: string, dir: string, branch: string | null, commit: string): Promise<void> {
   mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
-  const r = await runOwnGit(root, ['worktree', 'add', '--quiet', '-b', branch, dir, base], { allowFailure: true })
-  if (r.code !== 0) throw new ApiError('io_error', `could not create the worktree for ${branch}: ${r.stderr.trim() || 'git worktree add failed'}`)
+  await removeTreeFolder(root, dir)
+  // From the data folder, not from inside the user's repository: clone reads no repository's local config then.
+  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, dir], { allowFailure: true })
+  if (r.code !== 0) throw new ApiError('io_error', `could not create the tree for ${branch ?? commit.slice(0, 10)}: ${r.stderr.trim() || 'git clone failed'}`)
+  const co = await runTreeGit(dir, ['checkout', '--quiet', '--force', ...(branch ? ['-B', branch] : ['--detach']), commit], { write: true, readable: await objectsOf(root), allowFailure: true })
+  if (co.code !== 0) throw new ApiError('io_error', `could not check out ${commit.slice(0, 10)} in the tree for ${branch ?? 'a checkout'}: ${co.stderr.trim() || 'git checkout failed'}`)
 }
 
-/** Re-attaches an existing branch to a worktree (after the folder was removed by hand). */
-export async function reattachWorktree(root: string, dir: string, branch: string): Promise<void> {
-  await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
-  mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
-  const r = await runOwnGit(root, ['worktree', 'add', '--quiet', dir, branch], { allowFailure: true })
-  if (r.code !== 0) throw new ApiError('io_error', `could not restore the worktree of ${branch}: ${r.stderr.trim() || 'git worktree add failed'}`)
-}
+const objectStores = new Map<string, string>()
 
-/** Removes a worktree (and, if asked, its branch); prunes what git still remembers of removed ones. */
-export async function removeWorktree(root: string, dir: string | null, deleteBranch?: string): Promise<void> {
-  if (dir) await runOwnGit(root, ['worktree', 'remove', '--force', '--force', dir], { allowFailure: true })
-  if (dir && existsSync(dir)) rmSync(dir, { recursive: true, force: true })
-  await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
-  if (deleteBranch) await runOwnGit(root, ['branch', '-D', '--', deleteBranch], { allowFailure: true })
+/**
+ * The user's object store, which a tree reads through alternates: shown read-only in the sandbox of Concord's own
+ * calls on the tree (and, through the turn's policy, of the agent's), since the sandbox hides the home and /tmp.
+ */
+export async function objectsOf(root: string): Promise<string[]> {
+  let dir = objectStores.get(root)
+  if (!dir) {
+    const common = (await runOwnGit(root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { allowFailure: true })).stdout.trim()
+    if (!common) return []
+    dir = path.join(common, 'objects')
+    objectStores.set(root, dir)
+  }
+  return [dir]
 }
 
 /**
- * A detached checkout of `commit` at `dir` for reading and running it (verification, turns without a task).
- * Reused when it is already there at that commit; the files are made read-only by the caller's tools.
+ * The object stores a tree's alternates name, for calls whose only writes go to Concord's scratch (snapshots): what
+ * they read there reaches nobody in the sandbox. Calls that write the tree get the store from Concord's records.
+ */
+function treeAlternates(dir: string): string[] {
+  try {
+    return readFileSync(path.join(dir, '.git', 'objects', 'info', 'alternates'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => path.isAbsolute(l))
+  } catch {
+    return []
+  }
+}
+
+/** True when `dir` is a tree of Concord's own kind: a repository with its own `.git` folder (not a linked worktree). */
+export function isOwnTree(dir: string): boolean {
+  try {
+    const st = lstatSync(path.join(dir, '.git'))
+    return st.isDirectory() && !st.isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/** True when `dir` is a linked worktree of the user's repository, as Concord made them before trees were clones. */
+export function isLinkedWorktree(dir: string): boolean {
+  try {
+    return lstatSync(path.join(dir, '.git')).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A linked worktree from before turned into a tree of its own in place: the files (committed or not) stay, the
+ * `.git` file is replaced by a clone's `.git` folder on the same branch at the same commit, and the user's repository
+ * forgets the worktree. Its commits are already in the user's repository (a worktree shares its objects and refs).
+ */
+export async function convertWorktree(root: string, dir: string, branch: string): Promise<void> {
+  // The branch as the user's repository has it (a worktree's refs are the repository's): nothing is read through the
+  // tree's `.git` file, which an agent may have rewritten.
+  const head = await resolveCommit(root, `refs/heads/${branch}`)
+  if (!head) throw new ApiError('io_error', `could not convert the old worktree ${dir}: the branch ${branch} is not in your repository`)
+  const fresh = `${dir}.converting`
+  rmSync(fresh, { recursive: true, force: true })
+  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, fresh], { allowFailure: true })
+  if (r.code !== 0) throw new ApiError('io_error', `could not convert the worktree ${dir}: ${r.stderr.trim() || 'git clone failed'}`)
+  const readable = await objectsOf(root)
+  await runTreeGit(fresh, ['update-ref', `refs/heads/${branch}`, head], { write: true, readable })
+  await runTreeGit(fresh, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { write: true, readable })
+  rmSync(path.join(dir, '.git'), { force: true })
+  // Pruned while the folder has no .git: git forgets a worktree whose .git is gone.
+  await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
+  renameSync(path.join(fresh, '.git'), path.join(dir, '.git'))
+  rmSync(fresh, { recursive: true, force: true })
+  // The index from HEAD, the files untouched: what was uncommitted shows as changed, as before.
+  await runTreeGit(dir, ['reset', '--quiet', '--mixed'], { write: true, readable })
+}
+
+/** Removes a tree folder; for an old linked worktree also what the user's repository remembers of it. */
+async function removeTreeFolder(root: string, dir: string): Promise<void> {
+  const linked = isLinkedWorktree(dir)
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
+  if (linked) await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
+}
+
+/** Removes a task's tree (and, if asked, its branch in the user's repository). */
+export async function removeTree(root: string, dir: string | null, deleteBranch?: string): Promise<void> {
+  if (dir) await removeTreeFolder(root, dir)
+  if (deleteBranch) await runOwnGit(root, ['branch', '-D', '--', deleteBranch], { allowFailure: true })
+}
+
+/** The commit a tree's HEAD is at, read with its git folder named explicitly (no `.git` file is followed). */
+export async function treeHead(dir: string): Promise<string | null> {
+  return resolveTreeCommit(dir, 'HEAD')
+}
+
+export async function resolveTreeCommit(dir: string, ref: string): Promise<string | null> {
+  if (!ref || ref.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(ref) || ref.length > 256) return null
+  const r = await runTreeGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { allowFailure: true })
+  const sha = r.stdout.trim()
+  return r.code === 0 && SHA.test(sha) ? sha : null
+}
+
+export interface SyncResult {
+  /** The tree's head, or null when it has none (or the tree is gone). */
+  head: string | null
+  /** The head is in the user's repository and the task's branch there points at it. */
+  landed: boolean
+}
+
+/**
+ * Brings a task tree's head into the user's repository as the task's branch. The tree is hostile, so: the bundle is
+ * made in a read-only sandbox with no program of the tree's config running (runTreeGit), the user's repository
+ * fetches that file with every object checked (transfer.fsckObjects) and hooks off, and the only ref written is the
+ * task's own branch — and only to a commit that descends from the task's base.
+ */
+export async function syncTaskBranch(root: string, dir: string, branch: string, base: string): Promise<SyncResult> {
+  if (!isOwnTree(dir)) return { head: null, landed: false }
+  const head = await treeHead(dir)
+  if (!head) return { head: null, landed: false }
+  const current = await resolveCommit(root, `refs/heads/${branch}`)
+  if (current === head) return { head, landed: true }
+  const present = (await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code === 0
+  if (!present) {
+    const readable = await objectsOf(root)
+    const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', '-', 'HEAD', `^${base}`], { sandboxed: true, readable, raw: true, allowFailure: true, maxBuffer: 1024 * 1024 * 1024 })
+    if (bundle.code !== 0 || !bundle.raw) throw new ApiError('io_error', `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`)
+    const file = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.bundle`)
+    writeFileSync(file, bundle.raw, { mode: 0o600 })
+    try {
+      const fetched = await runOwnGit(
+        root,
+        ['-c', 'transfer.fsckObjects=true', '-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', file, 'HEAD'],
+        { allowFailure: true },
+      )
+      if (fetched.code !== 0) throw new ApiError('io_error', `could not bring ${branch} into your repository: ${fetched.stderr.trim() || `exit code ${fetched.code}`}`)
+    } finally {
+      rmSync(file, { force: true })
+    }
+    if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0) return { head, landed: false }
+  }
+  if ((await runOwnGit(root, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code !== 0) return { head, landed: false }
+  const moved = await runOwnGit(root, ['update-ref', '-m', `concord: ${branch} at its tree's head`, `refs/heads/${branch}`, head, current ?? ''], { allowFailure: true })
+  if (moved.code !== 0) return { head, landed: (await resolveCommit(root, `refs/heads/${branch}`)) === head }
+  return { head, landed: true }
+}
+
+/** The task's branch created in the user's repository at `base` unless it is there already (a retry). */
+export async function createBranchRef(root: string, branch: string, base: string): Promise<void> {
+  if (await branchExists(root, branch)) return
+  const r = await runOwnGit(root, ['update-ref', '-m', 'concord: task branch', `refs/heads/${branch}`, base, ''], { allowFailure: true })
+  if (r.code !== 0 && !(await branchExists(root, branch))) throw new ApiError('io_error', `could not create the branch ${branch}: ${r.stderr.trim() || 'git update-ref failed'}`)
+}
+
+/**
+ * A detached checkout of `commit` at `dir` for reading and running it (verification, turns without a task): a tree of
+ * its own like a task's. An existing one is moved to the commit in place (`checkout --detach` in the same folder),
+ * never deleted and made again, so an agent that has the folder mounted keeps a valid mount. Anything a previous run
+ * left (build output of commands) is put back; the files are made read-only by the caller's tools.
  */
 export async function ensureCheckout(root: string, dir: string, commit: string): Promise<string> {
-  if (existsSync(path.join(dir, '.git')) && (await resolveCommit(dir, 'HEAD')) === commit) {
-    // Put back anything a previous run left (the tools refuse writes; commands could still have left build output).
-    await runOwnGit(dir, ['reset', '--quiet', '--hard', commit], { allowFailure: true })
-    await runOwnGit(dir, ['clean', '-fdq'], { allowFailure: true })
-    return dir
+  if (isOwnTree(dir)) {
+    const readable = await objectsOf(root)
+    const moved = await runTreeGit(dir, ['checkout', '--quiet', '--force', '--detach', commit], { write: true, readable, allowFailure: true })
+    if (moved.code === 0) {
+      await runTreeGit(dir, ['clean', '-fdq'], { write: true, readable, allowFailure: true })
+      return dir
+    }
   }
-  await runOwnGit(root, ['worktree', 'remove', '--force', '--force', dir], { allowFailure: true })
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
-  await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
-  mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
-  const r = await runOwnGit(root, ['worktree', 'add', '--quiet', '--detach', dir, commit], { allowFailure: true })
-  if (r.code !== 0) throw new ApiError('io_error', `could not check out ${commit.slice(0, 10)}: ${r.stderr.trim() || 'git worktree add failed'}`)
+  await makeTree(root, dir, null, commit)
   return dir
 }
 
@@ -124,42 +269,59 @@ const statusWord: Record<string, FileChange['status']> = { A: 'added', M: 'modif
 
 /** Tracked and untracked changes in a work tree against its HEAD (what a delivery would leave out). */
 export async function uncommittedFiles(dir: string): Promise<string[]> {
-  const r = await runOwnGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty'])
+  const r = await runTreeGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty'])
   return r.stdout
     .split('\0')
     .filter((e) => e.length > 3)
     .map((e) => e.slice(3))
 }
 
+/** Where the trees of turn snapshots are kept: Concord's own object store in the scratch folder, not a repository. */
+export function snapshotObjects(scratch: string): string {
+  return path.join(scratch, 'objects')
+}
+
 /**
- * A tree object for the work tree as it is now, committed or not (a temporary index; the real one is untouched), so
- * two snapshots tell exactly what a turn changed.
+ * A tree object for the work tree as it is now, committed or not, so two snapshots tell exactly what a turn changed.
+ * Nothing is written in the tree: the index is a temporary copy and the objects go to Concord's snapshot store
+ * (snapshotObjects), reading the tree's own through alternates; in the sandbox only those two are writable.
  */
 export async function snapshotTree(dir: string, scratch: string): Promise<string | null> {
-  mkdirSync(scratch, { recursive: true, mode: 0o700 })
+  const store = snapshotObjects(scratch)
+  mkdirSync(store, { recursive: true, mode: 0o700 })
   const index = path.join(scratch, `snapshot-${process.pid}-${Math.random().toString(36).slice(2)}.index`)
   try {
-    const env = { GIT_INDEX_FILE: index }
+    const paths = (await runTreeGit(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index', '--git-path', 'objects'], { allowFailure: true })).stdout.trim().split('\n')
+    const [real, objects] = paths
+    if (!objects) return null
+    const env = { GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects }
+    const readable = [objects, ...treeAlternates(dir)]
     // Start from a copy of the real index: its stat data spares hashing every unchanged file.
-    const real = (await runOwnGit(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index'], { allowFailure: true })).stdout.trim()
-    if (real && existsSync(real)) copyFileSync(real, index)
+    if (real && existsSync(real) && lstatSync(real).isFile()) copyFileSync(real, index)
     else {
-      const head = await resolveCommit(dir, 'HEAD')
-      if (head) await runOwnGit(dir, ['read-tree', head], { env, allowFailure: true })
+      const head = await treeHead(dir)
+      if (head) await runTreeGit(dir, ['read-tree', head], { env, writable: [scratch], readable, allowFailure: true })
     }
-    const add = await runOwnGit(dir, ['add', '-A', '--', '.'], { env, allowFailure: true })
+    const add = await runTreeGit(dir, ['add', '-A', '--', '.'], { env, writable: [scratch], readable, allowFailure: true })
     if (add.code !== 0) return null
-    const tree = (await runOwnGit(dir, ['write-tree'], { env, allowFailure: true })).stdout.trim()
+    const tree = (await runTreeGit(dir, ['write-tree'], { env, writable: [scratch], readable, allowFailure: true })).stdout.trim()
     return /^[0-9a-f]{40}$/.test(tree) ? tree : null
   } finally {
     rmSync(index, { force: true })
   }
 }
 
-/** The files that differ between two trees or commits, with what happened to each. */
-export async function changedFiles(dir: string, from: string, to: string): Promise<FileChange[]> {
+/** GIT_ALTERNATE_OBJECT_DIRECTORIES naming the snapshot store (and more stores), those that exist. */
+export function withSnapshots(...stores: (string | null | undefined)[]): Record<string, string> {
+  const present = stores.filter((p): p is string => !!p && existsSync(p))
+  return present.length ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: present.join(path.delimiter) } : {}
+}
+
+/** The files that differ between two trees or commits (snapshots: pass their scratch folder), with what happened to each. */
+export async function changedFiles(dir: string, from: string, to: string, scratch?: string): Promise<FileChange[]> {
   if (from === to) return []
-  const r = await runOwnGit(dir, ['diff-tree', '-r', '-z', '--no-commit-id', '--name-status', '-M', from, to], { allowFailure: true })
+  const env = scratch ? withSnapshots(snapshotObjects(scratch)) : {}
+  const r = await runTreeGit(dir, ['diff-tree', '-r', '-z', '--no-commit-id', '--name-status', '-M', from, to], { env, allowFailure: true })
   if (r.code !== 0) return []
   const parts = r.stdout.split('\0').filter((p) => p.length > 0)
   const out: FileChange[] = []

@@ -248,11 +248,11 @@ export class Runtime {
 
   /** The files this turn changed in its tree, on the turn's last step (and the task's head as it is now). */
   private async recordChanges(ctx: Ctx, host: MemberHost, start: StepRow, tree: TurnTree, before: string | null): Promise<void> {
-    if (tree.taskRowId !== null) await refreshHead(ctx, tree.taskRowId).catch(() => undefined)
+    if (tree.taskRowId !== null) await refreshHead(this.o.harness, ctx, tree.taskRowId).catch(() => undefined)
     if (!before) return
     const after = await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
     if (!after) return
-    const changes = await changedFiles(tree.root, before, after).catch(() => [])
+    const changes = await changedFiles(tree.root, before, after, this.snapshotDir(host)).catch(() => [])
     if (!changes.length) return
     const last = ctx.store.steps.lastOfTurn(start.id)
     if (!last) return
@@ -315,6 +315,7 @@ export class Runtime {
       scratchDir: join(dataDir, 'scratch', host.wsId, `m${host.memberRowId}`),
       gitHooks: settings.gitHooks,
       ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}),
+      ...(tree.readable ? { readable: tree.readable } : {}),
       // A shared workspace's tree is the user's checkout: its .git is read-only in the sandbox (sandbox.ts treeGitDir).
       ...(settings.isolation === 'shared' ? { userCheckout: true } : {}),
     }

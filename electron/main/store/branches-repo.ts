@@ -10,6 +10,10 @@ export interface TaskBranchRow {
   merged_commit: string | null
   merged_at: string | null
   created_at: string
+  /** 'creating' until the tree is made and the branch is in the user's repository (migration 014). */
+  state: 'creating' | 'ready'
+  /** JSON {head, at} while a merge of this task runs; left behind by a crash mid-merge. */
+  merging: string | null
 }
 
 /** The git branch and worktree of each started task in a git workspace. */
@@ -18,7 +22,9 @@ export class BranchesRepo {
 
   constructor(db: Db) {
     this.s = {
-      insert: db.prepare('INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at)'),
+      insert: db.prepare('INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at, state) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at, @state)'),
+      setState: db.prepare('UPDATE task_branches SET state = ? WHERE task_id = ?'),
+      setMerging: db.prepare('UPDATE task_branches SET merging = ? WHERE task_id = ?'),
       get: db.prepare<[number], TaskBranchRow>('SELECT * FROM task_branches WHERE task_id = ?'),
       list: db.prepare<[], TaskBranchRow>('SELECT * FROM task_branches ORDER BY task_id'),
       byBranch: db.prepare<[string], TaskBranchRow>('SELECT * FROM task_branches WHERE branch = ?'),
@@ -28,8 +34,16 @@ export class BranchesRepo {
     }
   }
 
-  insert(row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at'>): void {
-    this.s.insert.run(row)
+  insert(row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'state' | 'merging'> & { state?: TaskBranchRow['state'] }): void {
+    this.s.insert.run({ state: 'ready', ...row })
+  }
+
+  setState(taskId: number, state: TaskBranchRow['state']): void {
+    this.s.setState.run(state, taskId)
+  }
+
+  setMerging(taskId: number, merging: string | null): void {
+    this.s.setMerging.run(merging, taskId)
   }
 
   get(taskId: number): TaskBranchRow | undefined {

@@ -5,7 +5,7 @@
  * `session/cancel`, and Concord's own turn timeout applies. Concord's harness tools reach the agent as the MCP server
  * `concord`, served inside Concord on the member's gateway socket (mcp/agent-gateway.ts, mcp/app-binding.ts).
  */
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
 import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
@@ -95,18 +95,6 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
   return (pathVar ?? '').split(delimiter).some((d) => d && runnable(join(d, command)))
 }
 
-/** A worktree's git folders outside it (its own and the common one), which a commit writes. */
-function gitDirsOutside(root: string): string[] {
-  try {
-    if (statSync(join(root, '.git')).isDirectory()) return []
-    const gitDir = resolve(root, /^gitdir:\s*(.+)$/m.exec(readFileSync(join(root, '.git'), 'utf8'))?.[1]?.trim() ?? '')
-    const common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
-    return [gitDir, common]
-  } catch {
-    return []
-  }
-}
-
 const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
 function toolText(content: ToolCallContent[] | null | undefined): string {
   return (content ?? []).map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? `diff ${c.path}\n${c.newText}` : `[terminal ${c.terminalId}]`)).join('\n')
@@ -158,8 +146,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     root: env.workspaceRoot,
     readOnly: !!env.sandbox?.readOnlyTree,
     userCheckout: env.sandbox?.userCheckout,
-    writable: [...stateDirs, ...gitDirsOutside(env.workspaceRoot)],
-    readable: [gateway.dir],
+    // From Concord's records only (never the tree's `.git` file): a task's tree is its own repository, so the tree is
+    // all it writes; the user's object store it reads through alternates is shown read-only (sandbox.readable).
+    writable: stateDirs,
+    readable: [gateway.dir, ...(env.sandbox?.readable ?? [])],
     tmp: scratchPaths(env.sandbox).tmp,
     dataDir: env.dataDir,
     hide: workspaceConfig,

@@ -10,8 +10,9 @@
  * drivers only when the policy allows them (sandbox.gitHooks), else hooks are off and filter drivers refused.
  */
 import { spawn } from 'node:child_process'
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { recordProcess, sandboxedSpawn } from './sandbox'
+import { recordProcess, sandboxedSpawn, sandboxStatus } from './sandbox'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError, type SandboxPolicy, type ToolContext } from './types'
 
@@ -54,6 +55,16 @@ const NO_PROGRAMS = [
   'core.askPass=',
   'gc.auto=0', // no background gc or maintenance started by a commit
   'maintenance.auto=false',
+  // A merge with merge.verifySignatures runs gpg.program (any of the signature formats) on the merged commits.
+  'merge.verifySignatures=false',
+  'gpg.program=false',
+  'gpg.openpgp.program=false',
+  'gpg.x509.program=false',
+  'gpg.ssh.program=false',
+  'gpg.ssh.defaultKeyCommand=false',
+  'protocol.ext.allow=never', // ext:: URLs run a command line
+  'submodule.recurse=false', // git in submodules reads their own config, which none of this covers
+  'fetch.recurseSubmodules=false',
 ]
 
 /** Subcommands that hash work-tree files through the clean filter when the index is stale. */
@@ -118,12 +129,101 @@ async function repositoryFilters(root: string, env: Record<string, string>, sign
   return { drivers: [...tainted.keys()], env: out }
 }
 
-/** A linked worktree's git folders lie outside it; a commit must be able to write them. */
-async function gitDirsOutside(root: string, env: Record<string, string>, signal?: AbortSignal): Promise<string[]> {
-  const r = await spawnGit('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], root, env, { signal, allowFailure: true })
-  if (r.code !== 0) return []
-  const inside = (p: string): boolean => p === root || p.startsWith(root + path.sep)
-  return r.stdout.split('\n').filter((p) => p.length > 0 && !inside(p))
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
+
+/**
+ * A task's tree (or a read-only checkout) is a repository of its own, so a git write there can reach nothing else —
+ * unless the files in it say otherwise: a `.git` file or symlink (`gitdir: <your repository>`), a `commondir`, or a
+ * symlinked ref folder would make the write land in the user's repository. Checked before every write Concord does
+ * on a tree; `deep` (no OS sandbox to hold writes to the tree) also refuses any symlink among the git folder's own
+ * files. ToolError 'tree_not_own_repository'.
+ */
+export function assertOwnRepository(tree: string, deep: boolean): void {
+  const gitDir = path.join(tree, '.git')
+  const refuse = (why: string): never => {
+    throw new ToolError(
+      'tree_not_own_repository',
+      `Concord will not write with git in ${tree}: ${why}. A task's tree must stay a repository of its own; remove the task's tree (cancel and restart the task) to have it made again.`,
+    )
+  }
+  let st
+  try {
+    st = lstatSync(gitDir)
+  } catch {
+    return refuse('it has no .git folder')
+  }
+  if (st.isSymbolicLink() || !st.isDirectory()) refuse('its .git is not a folder (a .git file or link points git at another repository)')
+  for (const name of ['commondir', 'gitdir']) if (existsSync(path.join(gitDir, name))) refuse(`its .git folder has a ${name} file, which points git at another repository`)
+  if (!deep) return
+  const walk = (dir: string, depth: number): void => {
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name)
+      if (e.isSymbolicLink()) refuse(`${path.relative(tree, p)} is a symbolic link`)
+      if (e.isDirectory() && depth > 0) walk(p, depth - 1)
+    }
+  }
+  walk(gitDir, 0)
+  for (const sub of ['refs', 'logs']) walk(path.join(gitDir, sub), 64)
+  walk(path.join(gitDir, 'objects'), 1)
+}
+
+export interface TreeGitOptions extends Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> {
+  /** The call writes the tree (checkout, commit): only the tree is writable; the git folder is checked first. */
+  write?: boolean
+  /** Folders outside the tree the call writes (a temporary index, a snapshot object store); the tree stays read-only. */
+  writable?: string[]
+  env?: Record<string, string>
+  /** Run in the OS sandbox (when there is one) even when nothing is written: the call reads what an agent wrote. */
+  sandboxed?: boolean
+  /** Keep stdout as bytes (a bundle). */
+  raw?: boolean
+  /** Shown read-only in the sandbox: the user's object store the tree reads through alternates. */
+  readable?: string[]
+}
+
+/**
+ * Concord's own git calls on a tree an agent works in (hostile: the agent may have written anything in it, its
+ * .git included). The git folder and work tree are named explicitly (no `.git` file or `core.worktree` is
+ * followed), no program named by config runs (the overrides of runOwnGit), and writes run in the OS sandbox with
+ * only the tree (and `writable`) writable — so a symlink in the git folder that points outside cannot carry them out.
+ * Without a sandbox a write is refused unless the git folder passes assertOwnRepository's deep check.
+ */
+export async function runTreeGit(tree: string, args: string[], opts: TreeGitOptions = {}): Promise<GitResult & { raw?: Buffer }> {
+  const gitDir = path.join(tree, '.git')
+  const st = await sandboxStatus()
+  if (opts.write) assertOwnRepository(tree, !st.available)
+  const env = { ...commandEnv(undefined), ...opts.env }
+  const explicit = ['--git-dir', gitDir, '--work-tree', tree]
+  const programs = await spawnGit('git', [...explicit, 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'], tree, env, { signal: opts.signal, allowFailure: true })
+  const entries = configEntries(programs.stdout)
+  const filters = await repositoryFilters(tree, env, opts.signal, entries)
+  const merges = repositoryMergeDrivers(entries, Number(filters.env.GIT_CONFIG_COUNT ?? 0))
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap((kv) => ['-c', kv])
+  const argv: [string, ...string[]] = ['git', ...explicit, ...config, ...(opts.write ? [] : ['--no-optional-locks']), ...args]
+  const vars = { ...env, ...filters.env, ...merges }
+  const inSandbox = opts.write || opts.sandboxed || (opts.writable?.length ?? 0) > 0
+  if (!inSandbox || !st.available) return spawnGit(argv[0], argv.slice(1), tree, vars, { ...opts, write: false }, args[0])
+  const readable = opts.readable ?? []
+  const plan = opts.write
+    ? await sandboxedSpawn(argv, { root: tree, policy: { readable }, writable: opts.writable, env: vars })
+    : opts.writable?.length
+      ? await sandboxedSpawn(argv, { root: tree, policy: { readable, readOnlyTree: 'a tree Concord reads' }, writable: opts.writable, env: vars })
+      : await sandboxedSpawn(argv, { root: tree, policy: { readable }, readOnly: true, env: vars })
+  return spawnGit(plan.file, plan.args, tree, plan.env, { ...opts, write: false }, args[0])
 }
 
 /** Runs `git <args>` in `root`. Throws ToolError 'git_error' on non-zero exit unless `allowFailure`. */
@@ -131,7 +231,6 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
   const env = commandEnv(opts.sandbox)
   const config = NO_PROGRAMS.flatMap((kv) => ['-c', kv])
   let gitArgs: string[]
-  let writable: string[] = []
   let extraEnv: Record<string, string> = {}
   if (opts.write) {
     if (!opts.sandbox?.gitHooks) {
@@ -148,7 +247,9 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
     }
     // Agents do not sign with the user's key (and ~/.gnupg is hidden from the sandbox).
     config.push('-c', 'commit.gpgSign=false')
-    writable = await gitDirsOutside(root, env, opts.signal)
+    // The writable set comes from Concord's records, never from files in the tree (a `.git` file or `commondir` an
+    // agent wrote would otherwise widen it): a task's tree is its own repository, so the tree is all that is written.
+    if (opts.sandbox?.dataDir && within(root, realOrResolved(opts.sandbox.dataDir))) assertOwnRepository(root, !(await sandboxStatus()).available)
     gitArgs = [...config, ...args]
   } else {
     config.push('-c', 'core.hooksPath=/dev/null') // post-index-change
@@ -157,7 +258,7 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
   }
   // writableGitDir: git_commit's add and commit (hooks and programs off) write a shared checkout's `.git`, which the
   // sandbox keeps read-only for commands (SandboxPolicy.userCheckout).
-  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, writable, env: { ...env, ...extraEnv }, writableGitDir: opts.write === true })
+  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, env: { ...env, ...extraEnv }, writableGitDir: opts.write === true })
   return spawnGit(plan.file, plan.args, root, plan.env, opts, args[0])
 }
 
@@ -205,7 +306,7 @@ export async function runOwnGit(root: string, args: string[], opts: Pick<RunGitO
 }
 
 /** Spawns git (or the sandbox around it) in its own process group and collects its output. */
-function spawnGit(file: string, args: string[], cwd: string, env: Record<string, string>, opts: RunGitOptions, what = args[0]): Promise<GitResult> {
+function spawnGit(file: string, args: string[], cwd: string, env: Record<string, string>, opts: RunGitOptions & { raw?: boolean }, what = args[0]): Promise<GitResult & { raw?: Buffer }> {
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new ToolError('aborted', 'git was interrupted.'))
@@ -246,9 +347,10 @@ function spawnGit(file: string, args: string[], cwd: string, env: Record<string,
       opts.signal?.removeEventListener('abort', onAbort)
       ended()
       if (failure) return reject(failure)
-      const stdout = Buffer.concat(out).toString('utf8')
+      const bytes = Buffer.concat(out)
+      const stdout = opts.raw ? '' : bytes.toString('utf8')
       const stderr = Buffer.concat(err).toString('utf8')
-      if (code === 0) return resolve({ stdout, stderr, code })
+      if (code === 0) return resolve(opts.raw ? { stdout, stderr, code, raw: bytes } : { stdout, stderr, code })
       if (/^bwrap: execvp git/m.test(stderr)) return reject(new ToolError('git_missing', 'git is not installed or not on PATH.'))
       if (opts.allowFailure && code !== null) return resolve({ stdout, stderr, code })
       const detail = (stderr || stdout || '').trim() || (code === null ? 'killed' : `exit code ${code}`)

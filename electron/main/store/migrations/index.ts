@@ -11,6 +11,7 @@ import * as m010 from './010-search'
 import * as m011 from './011-loop'
 import * as m012 from './012-pin-totals'
 import * as m013 from './013-approval-policy'
+import * as m014 from './014-tree-state'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -27,4 +28,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '011-loop', up: m011.up },
   { name: '012-pin-totals', up: m012.up },
   { name: '013-approval-policy', up: m013.up },
+  { name: '014-tree-state', up: m014.up },
 ]
