@@ -5,10 +5,12 @@
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { autoTurnsHttp } from './auto-turns-http'
+import { importWait } from './import-wait'
 import { metricsBench } from './metrics'
 import { p1 } from './p1-edit'
 import { p4 } from './p4-context'
 import { p7 } from './p7-worktrees'
+import { reportsPage } from './reports-page'
 
 const onlyAt = process.argv.indexOf('--only')
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null
@@ -19,6 +21,8 @@ if (wanted('metrics')) await metricsBench()
 if (wanted('p4')) await p4()
 if (wanted('p7')) await p7()
 if (wanted('auto-turns')) await autoTurnsHttp()
+if (wanted('reports')) await reportsPage()
+if (wanted('import-wait')) await importWait()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],

@@ -1,9 +1,12 @@
 /**
- * Restores a JSON export into a brand-new workspace: every row keeps its original number, all of it
- * in one transaction in the new workspace file. The registry learns about the workspace only after
- * that commit; on any failure the new file is removed and the registry is untouched.
+ * Restores a JSON export into a brand-new workspace: every row keeps its original number. The file is
+ * read, checked and inserted in short slices (several transactions into the new workspace file, the
+ * event loop served between them), so a large import never holds up other calls. No one sees the new
+ * file meanwhile: the registry learns about the workspace only after the last slice; on any failure the
+ * new file is removed and the registry is untouched.
  */
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { existsSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import type { Workspace } from '../../../shared/schemas'
@@ -16,6 +19,7 @@ import type { WorkspaceStore } from '../store/workspace-store'
 import { ioError } from './files'
 import { JSON_FILE, parseExport } from './json'
 import type { ExportDoc } from './schema'
+import { Slicer } from './sliced'
 
 export interface ImportParams {
   /** The export file, or a folder holding concord-export.json. */
@@ -40,16 +44,16 @@ function absolute(path: string, field: string): string {
   return path
 }
 
-function readExportFile(path: string): { file: string; text: string } {
+async function readExportFile(path: string): Promise<{ file: string; bytes: Buffer }> {
   let file = absolute(path, 'path')
   try {
-    if (statSync(file).isDirectory()) file = join(file, JSON_FILE)
+    if ((await stat(file)).isDirectory()) file = join(file, JSON_FILE)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
     throw ioError(`path: cannot read ${file}`, err)
   }
   try {
-    return { file, text: readFileSync(file, 'utf8') }
+    return { file, bytes: await readFile(file) }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
     throw ioError(`path: cannot read ${file}`, err)
@@ -66,8 +70,8 @@ function repoFolder(repoPath: string): string {
   throw new ApiError('invalid_params', `repoPath: ${repoPath} is not an existing folder`)
 }
 
-/** Inserts the whole document. Runs inside TransferRepo.restore (one transaction). */
-function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc): void {
+/** Inserts the whole document, one entity per step (restoreSliced runs the steps in short transactions). */
+function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc): Generator<void, void, void> {
   for (const m of doc.members) {
     transfer.insertMember({
       id: n(m.id),
@@ -93,12 +97,8 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       created_at: m.createdAt,
       updated_at: m.updatedAt,
     })
+    yield
   }
-  for (const d of doc.decisions) {
-    const id = n(d.id)
-    transfer.insertDecision({
-      id,
-      title: d.title,
   for (const r of doc.approvalRules ?? []) {
     store.approvalRules.insertWithId({
       id: n(r.id),
@@ -111,6 +111,11 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
     })
   }
   yield
+  for (const d of doc.decisions) {
+    const id = n(d.id)
+    transfer.insertDecision({
+      id,
+      title: d.title,
       statement: d.statement,
       rationale: d.rationale,
       status: d.status,
@@ -140,6 +145,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
         created_at: r.createdAt,
       })
     }
+    yield
   }
   for (const p of doc.proposals) {
     transfer.insertProposal({
@@ -159,6 +165,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       source_message_id: p.sourceMessageId,
       created_at: p.createdAt,
     })
+    yield
   }
   for (const t of doc.tasks) {
     transfer.insertTask({
@@ -177,6 +184,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       created_at: t.createdAt,
       updated_at: t.updatedAt,
     })
+    yield
   }
   // Links and blockers after every task exists (a task may be blocked by a later one).
   for (const t of doc.tasks) {
@@ -185,6 +193,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       t.links.map((l) => ({ decisionId: n(l.decisionId), version: l.pinnedVersion, fingerprint: l.pinnedFingerprint })),
     )
     store.tasks.replaceBlockers(n(t.id), t.blockedBy.map(n))
+    yield
   }
   for (const r of doc.reports) {
     const id = n(r.id)
@@ -205,6 +214,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       transfer.insertClaim(n(c.id), id, ordinal, c.text)
       for (const x of c.decisions) store.reports.insertClaimLink(n(c.id), id, n(x.decisionId), x.pinnedFingerprint)
     })
+    yield
   }
   for (const x of doc.notices) {
     transfer.insertNotice({
@@ -219,6 +229,7 @@ function insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc
       created_at: x.createdAt,
       delivered_at: x.deliveredAt,
     })
+    yield
   }
   for (const [name, value] of Object.entries(doc.counters)) transfer.setCounter(name, value)
 }
@@ -237,10 +248,27 @@ function restoreError(err: unknown, workspace: { id: string; name: string }): Ap
   return storageFault(err, subject, workspaceFileName(workspace.id)) ?? ioError('the export could not be restored', err)
 }
 
-export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportParams): Workspace {
+/**
+ * Runs the steps in short IMMEDIATE transactions (each as many steps as fit in a slice), yielding to the event
+ * loop between them. Returns how many transactions it took.
+ */
+async function restoreSliced(transfer: TransferRepo, steps: Iterator<void>, slicer: Slicer): Promise<number> {
+  let transactions = 0
+  for (let done = false; !done;) {
+    transfer.restoreSlice(() => {
+      do done = steps.next().done === true
+      while (!done && !slicer.due())
+    })
+    transactions++
+    if (!done) await slicer.pause()
+  }
+  return transactions
+}
+
+export async function importWorkspace({ harness, openStore }: ImportDeps, p: ImportParams, slicer = new Slicer()): Promise<Workspace> {
   absolute(p.repoPath, 'repoPath')
-  const { file, text } = readExportFile(p.path)
-  const doc = parseExport(text, file)
+  const { file, bytes } = await readExportFile(p.path)
+  const doc = await parseExport(bytes, file, slicer)
   const repoPath = repoFolder(p.repoPath)
   const existing = harness.registry.byPath(repoPath)
   if (existing) {
@@ -255,25 +283,35 @@ export function importWorkspace({ harness, openStore }: ImportDeps, p: ImportPar
     store = openStore(dbFile)
     const s = store
     const transfer = new TransferRepo(s.db)
-    transfer.restore(() => {
-      transfer.setMeta('workspaceId', id)
-      transfer.setMeta('repoPath', repoPath)
-      transfer.setMeta('importedAt', at)
-      transfer.setMeta('importedExportOf', doc.exportedAt)
-      insertAll(s, transfer, doc)
-      const dangling = transfer.danglingReferences()
+    // The new file is not in the registry yet: no one else reads or writes it while its slices go in.
+    transfer.beginSlicedRestore()
+    await restoreSliced(
+      transfer,
+      (function* () {
+        transfer.setMeta('workspaceId', id)
+        transfer.setMeta('repoPath', repoPath)
+        transfer.setMeta('importedAt', at)
+        transfer.setMeta('importedExportOf', doc.exportedAt)
+        yield* insertAll(s, transfer, doc)
+      })(),
+      slicer,
+    )
+    for (const table of transfer.tablesWithForeignKeys()) {
+      const dangling = transfer.danglingReferencesIn(table)
       if (dangling.length) {
         throw new ApiError('invalid_params', `${file} is not a consistent Concord export: ${dangling[0].table} refers to a missing ${dangling[0].parent} row`)
       }
-      s.log.appendEvent('workspace.imported', { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt }, at)
-    })
+      await slicer.tick()
+    }
+    transfer.endSlicedRestore()
+    transfer.restoreSlice(() => s.log.appendEvent('workspace.imported', { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt }, at))
     store.close()
     store = undefined
     const row: WorkspaceRow = { id, name: p.name ?? doc.workspace.name, repo_path: repoPath, created_at: doc.workspace.createdAt, opened_at: at }
     try {
       harness.registry.insert(row)
     } catch (err) {
-      // Another process opened this folder meanwhile.
+      // The folder got a workspace meanwhile (workspaces.open while this import ran, or another process).
       if (harness.registry.byPath(repoPath)) throw new ApiError('invalid_params', `repoPath: ${repoPath} got a Concord workspace while importing; nothing was changed`)
       throw err
     }

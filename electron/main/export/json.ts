@@ -7,6 +7,7 @@ import type { z } from 'zod'
 import { ApiError } from '../../../shared/errors'
 import { contentHash } from '../harness/fingerprint'
 import { SCHEMA_REF } from './json-schema'
+import { drain, parseJsonSliced, Slicer } from './sliced'
 import { ExportV1, GENERATOR, SCHEMA_VERSION, type ExportDoc } from './schema'
 
 export const JSON_FILE = 'concord-export.json'
@@ -33,12 +34,12 @@ function pathText(path: PropertyKey[]): string {
   return out || '(top level)'
 }
 
-function describeIssues(error: z.ZodError): string {
-  const shown = error.issues.slice(0, 5).map((i) => {
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 5).map((i) => {
     if (i.code === 'unrecognized_keys') return `${pathText(i.path)}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
     return `${pathText(i.path)}: ${i.message}`
   })
-  const more = error.issues.length - shown.length
+  const more = issues.length - shown.length
   return shown.join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '')
 }
 
@@ -51,14 +52,47 @@ function jsonErrorPlace(text: string, err: unknown): string {
   return ` (line ${line}, column ${before.length - before.lastIndexOf('\n')})`
 }
 
-/** Parses and checks an export. `source` names the file in messages; no message quotes its content. */
-export function parseExport(text: string, source: string): ExportDoc {
+const arrayFields = ['members', 'decisions', 'proposals', 'tasks', 'reports', 'notices'] as const
+
+/**
+ * ExportV1.safeParse, one array element at a time: the rest of the document first (its arrays left empty), then
+ * every element against its array's schema. Same data and the same issues (paths included) as one safeParse.
+ */
+async function checkShape(raw: Record<string, unknown>, slicer: Slicer): Promise<{ doc: ExportDoc } | { issues: z.core.$ZodIssue[] }> {
+  const skeleton: Record<string, unknown> = { ...raw }
+  for (const k of arrayFields) if (Array.isArray(raw[k])) skeleton[k] = []
+  const top = ExportV1.safeParse(skeleton)
+  const issues: z.core.$ZodIssue[] = top.success ? [] : [...top.error.issues]
+  const out = (top.success ? top.data : {}) as Record<string, unknown[]>
+  for (const k of arrayFields) {
+    const list = raw[k]
+    if (!Array.isArray(list)) continue
+    const element: z.ZodType = ExportV1.shape[k].element
+    const parsed: unknown[] = []
+    for (const [i, item] of list.entries()) {
+      const r = element.safeParse(item)
+      // The checked copy is kept; the parsed one is garbage from here (half the heap a large import holds).
+      list[i] = undefined
+      if (r.success) parsed.push(r.data)
+      else for (const issue of r.error.issues) issues.push({ ...issue, path: [k, i, ...issue.path] })
+      await slicer.tick()
+    }
+    out[k] = parsed
+  }
+  return issues.length ? { issues } : { doc: out as unknown as ExportDoc }
+}
+
+/**
+ * Parses and checks an export (the file's bytes), in slices: the event loop keeps serving other calls while a
+ * large one is read. `source` names the file in messages; no message quotes its content.
+ */
+export async function parseExport(bytes: Buffer, source: string, slicer = new Slicer()): Promise<ExportDoc> {
   let raw: unknown
   try {
-    raw = JSON.parse(text)
+    raw = await parseJsonSliced(bytes, slicer)
   } catch (err) {
     // V8's message quotes the input ("root:x:0:0"... is not valid JSON): keep only where it broke.
-    throw new ApiError('invalid_params', `${source} is not a Concord export: it is not valid JSON${jsonErrorPlace(text, err)}`)
+    throw new ApiError('invalid_params', `${source} is not a Concord export: it is not valid JSON${jsonErrorPlace(bytes.toString('utf8'), err)}`)
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ApiError('invalid_params', `${source} is not a Concord export: expected a JSON object`)
@@ -71,35 +105,48 @@ export function parseExport(text: string, source: string): ExportDoc {
   if (version > SCHEMA_VERSION) {
     throw new ApiError('schema_too_new', `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`)
   }
-  const parsed = ExportV1.safeParse(raw)
-  if (!parsed.success) throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(parsed.error)}`)
-  const problems = referenceProblems(parsed.data)
+  const shape = await checkShape(raw as Record<string, unknown>, slicer)
+  if ('issues' in shape) throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(shape.issues)}`)
+  const problems: string[] = []
+  await drain(referenceChecks(shape.doc, problems), slicer)
   if (problems.length) {
     const more = problems.length > 5 ? `; and ${problems.length - 5} more problem${problems.length > 6 ? 's' : ''}` : ''
     throw new ApiError('invalid_params', `${source} is not a consistent Concord export: ${problems.slice(0, 5).join('; ')}${more}`)
   }
-  return parsed.data
+  return shape.doc
 }
 
 /** Everything the shape cannot say: ids unique, references resolvable, history complete and intact. */
 export function referenceProblems(doc: ExportDoc): string[] {
   const problems: string[] = []
-  const unique = (list: { id: string }[], name: string) => {
-    const seen = new Set<string>()
-    list.forEach((x, i) => {
+  const steps = referenceChecks(doc, problems)
+  while (!steps.next().done);
+  return problems
+}
+
+/** referenceProblems one entity at a time: yields after each, so a caller can pause between them (import). */
+export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<void, void, void> {
+  /** The ids of a list, each repeated one a problem; yields every 1,000 items. */
+  function* unique(list: { id: string }[], name: string, seen = new Set<string>()): Generator<void, Set<string>, void> {
+    for (const [i, x] of list.entries()) {
       if (seen.has(x.id)) problems.push(`${name}[${i}].id: ${x.id} appears twice`)
       seen.add(x.id)
-    })
+      if (i % 1000 === 999) yield
+    }
     return seen
   }
-  const members = unique(doc.members, 'members')
-  const decisions = new Map(doc.decisions.map((d) => [d.id, d]))
-  unique(doc.decisions, 'decisions')
-  unique(doc.proposals, 'proposals')
-  const tasks = unique(doc.tasks, 'tasks')
-  const reports = unique(doc.reports, 'reports')
-  unique(doc.notices, 'notices')
-  unique(
+  const members = yield* unique(doc.members, 'members')
+  const decisions = new Map<string, (typeof doc.decisions)[number]>()
+  for (const [i, d] of doc.decisions.entries()) {
+    decisions.set(d.id, d)
+    if (i % 1000 === 999) yield
+  }
+  yield* unique(doc.decisions, 'decisions')
+  yield* unique(doc.proposals, 'proposals')
+  const tasks = yield* unique(doc.tasks, 'tasks')
+  const reports = yield* unique(doc.reports, 'reports')
+  yield* unique(doc.notices, 'notices')
+  yield* unique(
     doc.reports.flatMap((r) => r.claims),
     'claims',
   )
@@ -117,7 +164,7 @@ export function referenceProblems(doc: ExportDoc): string[] {
     if (!tasks.has(id)) problems.push(`${at}: task ${id} is not in the export`)
   }
 
-  doc.decisions.forEach((d, i) => {
+  for (const [i, d] of doc.decisions.entries()) {
     const at = `decisions[${i}]`
     member(d.createdBy, `${at}.createdBy`)
     decision(d.supersedes, `${at}.supersedes`)
@@ -135,14 +182,16 @@ export function referenceProblems(doc: ExportDoc): string[] {
     else if (last.title !== d.title || last.statement !== d.statement || last.rationale !== d.rationale || last.status !== d.status || last.fingerprint !== d.fingerprint) {
       problems.push(`${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`)
     }
-  })
-  doc.proposals.forEach((p, i) => {
+    yield
+  }
+  for (const [i, p] of doc.proposals.entries()) {
     const at = `proposals[${i}]`
     decision(p.decisionId, `${at}.decisionId`, p.baseVersion)
     member(p.authorId, `${at}.authorId`)
     member(p.decidedBy, `${at}.decidedBy`)
-  })
-  doc.tasks.forEach((t, i) => {
+    yield
+  }
+  for (const [i, t] of doc.tasks.entries()) {
     const at = `tasks[${i}]`
     member(t.assigneeId, `${at}.assigneeId`)
     const linked = new Set<string>()
@@ -158,8 +207,9 @@ export function referenceProblems(doc: ExportDoc): string[] {
       if (blockers.has(b)) problems.push(`${at}.blockedBy[${j}]: ${b} is listed twice`)
       blockers.add(b)
     })
-  })
-  doc.reports.forEach((r, i) => {
+    yield
+  }
+  for (const [i, r] of doc.reports.entries()) {
     const at = `reports[${i}]`
     task(r.taskId, `${at}.taskId`)
     member(r.authorId, `${at}.authorId`)
@@ -179,7 +229,7 @@ export function referenceProblems(doc: ExportDoc): string[] {
     })
     yield
   }
-  unique(doc.approvalRules ?? [], 'approvalRules')
+  yield* unique(doc.approvalRules ?? [], 'approvalRules')
   for (const [i, r] of (doc.approvalRules ?? []).entries()) member(r.memberId, `approvalRules[${i}].memberId`)
   for (const [i, n] of doc.notices.entries()) {
     const at = `notices[${i}]`
@@ -189,6 +239,6 @@ export function referenceProblems(doc: ExportDoc): string[] {
     n.reportIds.forEach((r, j) => {
       if (!reports.has(r)) problems.push(`${at}.reportIds[${j}]: report ${r} is not in the export`)
     })
-  })
-  return problems
+    yield
+  }
 }

@@ -71,6 +71,40 @@ export class TransferRepo {
     return this.s.foreignKeyCheck.all().map((r) => ({ table: r.table, parent: r.parent }))
   }
 
+  /**
+   * A restore in several short transactions, for a file no one else has open yet (import's new workspace file):
+   * foreign keys are off meanwhile, so rows that refer to each other can land in different transactions, and
+   * danglingReferencesIn checks them table by table at the end. The caller deletes the file if anything fails.
+   */
+  beginSlicedRestore(): void {
+    this.db.pragma('foreign_keys = OFF')
+  }
+
+  /** Runs one slice of a sliced restore in its own IMMEDIATE transaction. fn must be synchronous. */
+  restoreSlice<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate()
+  }
+
+  /** The user tables with foreign keys, for danglingReferencesIn. */
+  tablesWithForeignKeys(): string[] {
+    return this.db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%' ORDER BY name")
+      .all()
+      .map((r) => r.name)
+  }
+
+  /** PRAGMA foreign_key_check of one table (a sliced restore checks one table at a time). */
+  danglingReferencesIn(table: string): { table: string; parent: string }[] {
+    return this.db
+      .prepare<[], { table: string; parent: string }>(`PRAGMA foreign_key_check("${table.replaceAll('"', '""')}")`)
+      .all()
+      .map((r) => ({ table: r.table, parent: r.parent }))
+  }
+
+  endSlicedRestore(): void {
+    this.db.pragma('foreign_keys = ON')
+  }
+
   notices(): NoticeRow[] {
     return this.s.notices.all()
   }
