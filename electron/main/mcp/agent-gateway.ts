@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { nodeCommand } from '../paths'
 import type { McpBinding } from './server'
 
 /** The variable that carries the gateway's token to the proxy. */
@@ -59,10 +60,10 @@ export class McpGateway {
 
   /** The server entry given to the agent (session/new or its own configuration). */
   serverEntry(name: string): McpServerStdio {
-    const env = [{ name: TOKEN_VARIABLE, value: this.token }]
-    // Inside Electron, process.execPath is Electron itself: run it as plain Node.
-    if (process.versions.electron) env.push({ name: 'ELECTRON_RUN_AS_NODE', value: '1' })
-    return { name, command: process.execPath, args: ['-e', PROXY_SOURCE, this.address], env }
+    // Node from electron/main/paths.ts: this program, as plain Node inside Electron (ELECTRON_RUN_AS_NODE).
+    const node = nodeCommand()
+    const env = [{ name: TOKEN_VARIABLE, value: this.token }, ...Object.entries(node.env).map(([name, value]) => ({ name, value }))]
+    return { name, command: node.command, args: ['-e', PROXY_SOURCE, this.address], env }
   }
 
   private accept(socket: net.Socket): void {
