@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync } from 'node:fs'
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
@@ -57,6 +57,12 @@ beforeAll(async () => {
   await writeFile(path.join(home, '.tool/versions/1/share/greeting.txt'), 'hello-from-home-toolchain\n')
   await script(path.join(home, '.cargo/bin/cargo-ish'), 'echo cargo-ran')
   await script(path.join(home, '.local/bin/pip-tool'), 'echo pip-tool-ran')
+  // pipx: a link in ~/.local/bin into a venv under ~/.local/share, whose library the program reads.
+  const venv = path.join(home, '.local/share/pipx/venvs/tool')
+  await script(path.join(venv, 'bin/venv-tool'), `cat ${venv}/lib/data.txt`)
+  await mkdir(path.join(venv, 'lib'), { recursive: true })
+  await writeFile(path.join(venv, 'lib/data.txt'), 'venv-tool-ran\n')
+  await symlink(path.join(venv, 'bin/venv-tool'), path.join(home, '.local/bin/venv-tool'))
   // The tree itself may be in the home.
   root = path.join(home, 'projects', 'app')
   await mkdir(root, { recursive: true })
@@ -91,11 +97,12 @@ describe("a command's home", () => {
 
   it('still runs the programs on PATH that live in the home, node, git with the user identity and python3, and writes the tree', async () => {
     const out = await run(
-      'hello && cargo-ish && pip-tool && node -e "console.log(\'node-ok\')" && python3 -c "print(\'python-ok\')" && git config user.name && git status --short && touch made.txt && echo wrote',
+      'hello && cargo-ish && pip-tool && venv-tool && node -e "console.log(\'node-ok\')" && python3 -c "print(\'python-ok\')" && git config user.name && git status --short && touch made.txt && echo wrote',
     )
     expect(out).toContain('hello-from-home-toolchain')
     expect(out).toContain('cargo-ran')
     expect(out).toContain('pip-tool-ran')
+    expect(out).toContain('venv-tool-ran')
     expect(out).toContain('node-ok')
     expect(out).toContain('python-ok')
     expect(out).toContain('Home Tester')

@@ -265,9 +265,12 @@ export async function sandboxedAgentSpawn(argv: [program: string, ...args: strin
   return wrap(st.kind!, plan, argvAbs, vars)
 }
 
-/** A bare program name looked up on Concord's own PATH (absolute entries only); kept as it is when not found there. */
+/**
+ * A bare program name looked up on Concord's own PATH (absolute entries only); kept as it is when not found there (it
+ * is then looked up inside the sandbox) or when it is a path.
+ */
 function agentProgram(program: string): string {
-  if (program.includes('/')) return path.resolve(program)
+  if (program.includes('/')) return program
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue
     const file = path.join(dir, program)
@@ -350,22 +353,25 @@ function homeExposed(env: Record<string, string>, programs: string[], shown: str
     // Never the home itself; nothing inside the writable tree (its node_modules/.bin stays writable).
     if (p && p !== home && within(p, home) && !inShown(p)) out.push(p)
   }
-  const entries = (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))
-  const bins = [...entries, ...[...programs, process.execPath].filter((p) => path.isAbsolute(p)).map((p) => path.dirname(p))]
-  for (const dir of bins) {
-    const d = real(dir)
-    if (!d || d === home || !within(d, home)) continue
+  const installRoot = (d: string): void => {
     const rel = path.relative(home, d).split(path.sep)
-    if (rel[0] === '.local') {
+    if (rel[0] === '.local' && rel.length === 2) {
       // ~/.local also holds other programs' data (keyrings, histories): only its programs and their libraries.
       add(d)
       add(real(path.join(home, '.local', 'lib')))
     } else if (rel.length >= 2 && ['bin', 'sbin', 'shims'].includes(path.basename(d))) add(path.dirname(d))
     else add(d)
-    // A program on PATH may be a link into another root (npm's bin links, a version manager's current version).
+  }
+  const entries = (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))
+  const bins = [...entries, ...[...programs, process.execPath].filter((p) => path.isAbsolute(p)).map((p) => path.dirname(p))]
+  for (const dir of bins) {
+    const d = real(dir)
+    if (!d || d === home || !within(d, home)) continue
+    installRoot(d)
+    // A program on PATH may be a link into another root (npm's bin links, pipx's venvs, a version manager's current).
     for (const name of safeReaddir(d)) {
       const target = real(path.join(d, name))
-      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d)) add(path.dirname(target))
+      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d)) installRoot(path.dirname(target))
     }
   }
   // The user's git identity: for commands through GIT_CONFIG_GLOBAL, for an agent with the real home in its place.
