@@ -41,6 +41,7 @@ export class ReportsRepo {
   private readonly s
   /** reports.page statements, prepared once per combination of filters. */
   private readonly pages = new Map<string, { rows: Statement; total: Statement; staleTotal: Statement }>()
+  private readonly sigQueries = new Map<string, Statement<Record<string, unknown>, number>>()
 
   constructor(private readonly db: Db) {
     this.s = {
@@ -93,6 +94,7 @@ export class ReportsRepo {
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
       lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
+      sigReports: db.prepare<[number, number, number], number>('SELECT report_id FROM report_sig WHERE sig_id = ? AND report_id < ? ORDER BY report_id DESC LIMIT ?').pluck(),
       counts: db.prepare<[string], { reports: number; stale: number }>('SELECT reports, stale FROM report_counts WHERE scope = ?'),
       // The figures kept with the pins (migration 012): an edit's report side without reading its reports.
       pinTotals: db.prepare<[number, string], { reports: number; claims: number; report_claims: number }>(
@@ -281,10 +283,32 @@ export class ReportsRepo {
     if (f.taskId !== undefined) args.task = f.taskId
     if (f.authorId !== undefined) args.author = f.authorId
     if (f.kind) args.kind = f.kind
-    const rows = q.rows.all({ ...args, before, limit }) as ReportRow[]
+    const rows = (f.taskId === undefined && f.stale !== undefined && this.bySignature(f, args, before, limit)) || (q.rows.all({ ...args, before, limit }) as ReportRow[])
     if (f.taskId !== undefined) return { rows, total: q.total.get(args) as number, staleTotal: q.staleTotal.get(args) as number }
     const c = this.counts(f.authorId, f.kind)
     return { rows, total: f.stale === undefined ? c.reports : f.stale ? c.stale : c.reports - c.stale, staleTotal: c.stale }
+  }
+
+  /**
+   * The stale (or valid) reports before `before`, newest first, read by signature (migration 015): the signatures
+   * of the filter's author and kind that are stale (valid), then each one's newest reports, merged. Null when there
+   * are more signatures than MAX_SIGS (the caller walks the reports instead).
+   */
+  private bySignature(f: ReportFilter, args: Record<string, unknown>, before: number, limit: number): ReportRow[] | null {
+    const key = `${f.authorId !== undefined ? 'a' : ''}${f.kind ? 'k' : ''}${f.stale ? 's' : 'v'}`
+    let q = this.sigQueries.get(key)
+    if (!q) {
+      const where = ['reports > 0', f.stale ? 'stale_pins > 0' : 'stale_pins = 0']
+      if (f.authorId !== undefined) where.push('author_id = @author')
+      if (f.kind) where.push('kind = @kind')
+      q = this.db.prepare<Record<string, unknown>, number>(`SELECT id FROM sigs WHERE ${where.join(' AND ')} LIMIT ${MAX_SIGS + 1}`).pluck()
+      this.sigQueries.set(key, q)
+    }
+    const sigs = q.all(args)
+    if (sigs.length > MAX_SIGS) return null
+    const ids = sigs.flatMap((sig) => this.s.sigReports.all(sig, before, limit))
+    ids.sort((a, b) => b - a)
+    return this.getMany(ids.slice(0, limit)).reverse()
   }
 
   /** The kept totals of a scope (migration 015): reports, and those stale; an author (null: none) and a kind narrow it. */
@@ -299,6 +323,8 @@ export class ReportsRepo {
  * (migration 015: the exact set of contents it is pinned to) has a pair that is not current. Two key lookups per
  * report.
  */
+/** Past this many signatures in a filter, its stale (valid) reports are found by walking the reports. */
+const MAX_SIGS = 64
 const staleReport = 'EXISTS (SELECT 1 FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = r.id AND g.stale_pins > 0)'
 
 export interface PinnedBasis {

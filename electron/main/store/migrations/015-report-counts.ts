@@ -16,7 +16,8 @@
  *   touches, not per report. Signatures are few (the reports submitted between two edits against the same
  *   decisions, per author and kind, share one); their number is bounded by the reports, reached only if every
  *   report pins a different combination of contents.
- * - report_sig: each report's signature (prev: the one before its last pin, read by the pin trigger).
+ * - report_sig: each report's signature (prev: the one before its last pin, read by the pin trigger); by signature,
+ *   the stale (or valid) reports newest first are a few index ranges, one per signature.
  * Reports, pins and decisions are never deleted, reports never change author or kind; the triggers rely on it.
  */
 export const up = `
@@ -46,6 +47,7 @@ CREATE TABLE report_counts (
   stale INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX report_pins_by_report ON report_pins(report_id, decision_id, fingerprint);
+CREATE INDEX report_sig_by_sig ON report_sig(sig_id, report_id);
 
 -- The four scopes a signature's reports count in.
 CREATE VIEW sig_scopes AS

@@ -12,6 +12,7 @@ import * as m011 from './011-loop'
 import * as m012 from './012-pin-totals'
 import * as m013 from './013-approval-policy'
 import * as m014 from './014-tree-state'
+import * as m015 from './015-report-counts'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -29,4 +30,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '012-pin-totals', up: m012.up },
   { name: '013-approval-policy', up: m013.up },
   { name: '014-tree-state', up: m014.up },
+  { name: '015-report-counts', up: m015.up },
 ]
