@@ -104,7 +104,7 @@ const run = async (name: string, args: unknown, c: ToolContext = ctx()): Promise
 }
 
 /** Runs tool calls in a second Node process (to turn the sandbox off, or give it another real home). */
-async function inWorker(calls: { tool: string; args: unknown }[], policy: SandboxPolicy, env: NodeJS.ProcessEnv): Promise<any[]> {
+async function inWorker(calls: { tool: string; args: unknown }[], policy: SandboxPolicy, env: NodeJS.ProcessEnv, at = root): Promise<any[]> {
   const script = path.join(base, 'git-worker.mts')
   if (!existsSync(script)) {
     await writeFile(
@@ -120,7 +120,7 @@ for (const c of JSON.parse(calls)) {
 `,
     )
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(calls), root, JSON.stringify(policy)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(calls), at, JSON.stringify(policy)], {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -293,6 +293,18 @@ describe('git_commit', () => {
     await symlink(path.join(root, '.git', 'refs', 'heads'), path.join(tree, '.git', 'refs', 'heads'))
     await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
     await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch((e: unknown) => e)
+    expect(userRepo()).toEqual(before)
+  })
+
+  it("without a sandbox, a symlink in the tree's git folder is refused before anything is written (tree_not_own_repository)", async () => {
+    const { tree, dataDir } = await taskTree()
+    const before = userRepo()
+    git(tree, 'checkout', '-q', 'main')
+    await rm(path.join(tree, '.git', 'refs', 'heads'), { recursive: true, force: true })
+    await symlink(path.join(root, '.git', 'refs', 'heads'), path.join(tree, '.git', 'refs', 'heads'))
+    await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
+    const [result] = await inWorker([{ tool: 'git_commit', args: { message: 'escape' } }], { scratchDir, dataDir }, { CONCORD_SANDBOX: 'off' }, tree)
+    expect(result).toEqual({ error: 'tree_not_own_repository' })
     expect(userRepo()).toEqual(before)
   })
 })
