@@ -79,11 +79,24 @@ describe('import.workspace of a large export', { timeout: 120_000 }, () => {
     const repo = join(t.repoDir, '..', 'restored')
     mkdirSync(repo)
     const importing = api('import.workspace', { path: bigFile, repoPath: repo, name: 'Restored' })
+    // Turns of the event loop while the import's rows go in: its new file exists, the registry does not know it yet.
+    const known = new Set(readdirSync(join(t.dataDir, 'workspaces')))
+    let settled = false
+    void importing.finally(() => (settled = true))
+    let turnsWhileInserting = 0
+    const watch = () => {
+      const fresh = readdirSync(join(t.dataDir, 'workspaces')).filter((f) => f.endsWith('.sqlite') && !known.has(f))
+      if (fresh.some((f) => !t.core.harness.registry.byId(f.slice(0, -'.sqlite'.length)))) turnsWhileInserting++
+      if (!settled) setImmediate(watch)
+    }
+    setImmediate(watch)
     const { answered, listed } = await callsDuring(importing)
     const done = await importing
     expect(done.status).toBe(200)
-    // Served while the import ran (before the fix, every call waited for the whole import: 0).
+    // Served while the import ran (before the fix, every call waited for the whole import: 0), and the event loop
+    // turned between the import's transactions.
     expect(answered).toBeGreaterThan(0)
+    expect(turnsWhileInserting).toBeGreaterThan(1)
     // Never visible half-imported.
     for (const paths of listed) expect(paths).not.toContain(done.body.value.repoPath)
 
