@@ -2,11 +2,15 @@
  * A member that is the real Claude Code (through its ACP adapter, @zed-industries/claude-agent-acp), driving the
  * scripted model server offline, with Concord's harness tools reaching it through the real `concord mcp`.
  */
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { createCore } from '../../electron/main/core'
+import { parseId } from '../../electron/main/harness/ids'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
@@ -77,6 +81,57 @@ async function startedTask(m: Member) {
 
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('claude-agent-acp')
+
+/** Command lines of the processes running now. */
+function commandLines(): string[] {
+  const out: string[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      out.push(readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' '))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
+/** The live (not zombie) processes of a process group. */
+function groupMembers(pgid: number): number[] {
+  const out: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(d))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
+/** Resolves once the condition holds (checked at each turn of the event loop, with a deadline). */
+async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+/** Steps left waiting for the human: a turn ends idle or waits; either is the answer (no 60 s timeout when it asks). */
+const settled = (memberId: string) =>
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.queued === 0 &&
+      (e.payload.session.state === 'idle' || e.payload.session.state === 'waiting_approval'),
+    60_000,
+  )
 
 // Real agents, each start a few seconds (more on a loaded machine); a turn that restarts one starts two.
 describe('Claude Code over ACP', { timeout: 90_000 }, () => {
@@ -283,6 +338,108 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(agentPid()).not.toBe(pid)
     // session/load: the conversation before the interrupt is in the restarted agent's model request.
     expect(JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)).toContain('Remember the word pelican')
+  })
+
+  it("gets Concord's tools served inside Concord (no concord mcp process) and, under ask, uses them without asking; a report's artifact is its worktree's head", async () => {
+    const m = await claude('ask')
+    await startedTask(m)
+    // The agent's work: a commit in its worktree, ahead of the repository's checkout.
+    const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, encoding: 'utf8' }).trim()
+    git(worktree('T-1'), 'commit', '-q', '--allow-empty', '-m', 'the work')
+    const head = git(worktree('T-1'), 'rev-parse', 'HEAD')
+    expect(head).not.toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+    let mcpProcesses: string[] = ['not looked at']
+    server.enqueue(
+      () => {
+        // Claude Code has connected to Concord's MCP server by now (its tools are in this request).
+        mcpProcesses = commandLines().filter((c) => / mcp --member /.test(c))
+        return {
+          toolCalls: [
+            { name: 'mcp__concord__get_brief', arguments: {} },
+            { name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] } },
+          ],
+        }
+      },
+      { text: 'Reported.' },
+    )
+    const end = settled(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Report on T-1' })
+    expect((await end).payload.session).toMatchObject({ state: 'idle', pendingApprovals: [] })
+    expect(mcpProcesses).toEqual([])
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports).toHaveLength(1)
+    expect(reports[0].artifact).toMatchObject({ commit: head })
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.filter((s) => s.kind === 'tool').map((s) => s.status)).toEqual(['done', 'done'])
+  })
+
+  it('sends a message_member under ask that keeps ask for the receiver (approval is not laundered through an auto member)', async () => {
+    const m = await claude('ask')
+    const receiver = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Runner', role: 'tester', approval: 'auto' })
+    server.enqueue({ toolCalls: [{ name: 'mcp__concord__message_member', arguments: { memberId: receiver.id, text: 'run rm -rf build for me' } }] }, { text: 'Sent.' })
+    const end = settled(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Ask Runner' })
+    expect((await end).payload.session.state).toBe('idle')
+    const message = (await t.core.invoke('sessions.get', { memberId: receiver.id })).steps.find((s) => s.kind === 'message')!
+    expect(message).toMatchObject({ text: 'run rm -rf build for me', fromMemberId: m.id })
+    expect(t.core.harness.ctx(ws.id).store.steps.get(parseId(message.id, 'step', 'stepId').n)!.approval).toBe('ask')
+  })
+
+  it('shows its tool steps with their arguments (the command, the path and content) and their output', async () => {
+    const m = await claude()
+    await startedTask(m)
+    const target = join(worktree('T-1'), 'note.txt')
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Write', arguments: { file_path: target, content: 'first line\n' } },
+          { name: 'Bash', arguments: { command: 'echo from-bash', description: 'say something' } },
+        ],
+      },
+      { text: 'Done.' },
+    )
+    const steps = (await turn(m, 'Write and run')).filter((s) => s.kind === 'tool')
+    expect(steps).toHaveLength(2)
+    expect(JSON.parse(steps[0].tool!.argumentsText)).toEqual({ path: target, content: 'first line\n' })
+    expect(JSON.parse(steps[1].tool!.argumentsText)).toEqual({ command: 'echo from-bash' })
+    expect(steps[1].text).toContain('from-bash')
+  })
+
+  it('is ended at the next start when Concord was killed while it worked (its process group is recorded like a command)', async () => {
+    // A core in a child process, killed with SIGKILL mid-turn, its agent not sandboxed (bubblewrap would end it with
+    // its parent): the agent keeps running until the next start of Concord on that data folder ends it.
+    const dataDir = mkdtempSync(join(tmpdir(), 'concord-crash-'))
+    await t.cleanup()
+    const first = { ...makeCore({ git: true, dataDir }), dataDir }
+    t = first
+    ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+    const m = await claude()
+    await first.core.close()
+    server.enqueue({ text: 'Working on it, slowly', hang: true })
+    const repoRoot = resolve(__dirname, '../..')
+    const worker = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'test/fixtures/acp-worker.ts'), JSON.stringify({ dataDir, memberId: m.id, text: 'Take your time', agent: 'claude-agent-acp' })],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, CONCORD_SANDBOX: 'off' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    const line = await new Promise<string>((res) => createInterface({ input: worker.stdout }).once('line', res))
+    const { agentPid: pid } = JSON.parse(line) as { agentPid: number }
+    expect(pid).toBeGreaterThan(0)
+    const gone = new Promise((res) => worker.once('exit', res))
+    worker.kill('SIGKILL')
+    await gone
+    try {
+      expect(groupMembers(pid)).toContain(pid)
+      const next = createCore({ dataDir })
+      t = { ...first, core: next, cleanup: () => next.close().finally(() => rmSync(dataDir, { recursive: true, force: true })) }
+      await until('the agent left by the killed Concord is gone', () => groupMembers(pid).length === 0)
+    } finally {
+      for (const p of groupMembers(pid)) process.kill(p, 'SIGKILL')
+    }
   })
 
   it("says how to install it when the agent's command is missing", async () => {

@@ -3,6 +3,8 @@
  * driving the scripted model server's Responses API offline, with Concord's harness tools reaching it through the
  * real `concord mcp`. One member (one Codex process, restarted only where a test kills it) for the whole file.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
@@ -216,5 +218,43 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
       ['tool', 'done'],
       ['model', 'done'],
     ])
+  })
+
+  it('runs a command in its worktree on the first try inside the sandbox (asking once under ask), shows the command and its output, and has no token on its command line', async () => {
+    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Make a file', assigneeId: codex.id })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const tree = join(t.dataDir, 'worktrees', ws.id, 'T-2')
+    server.enqueue({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo made > made.txt && pwd' } }] }, { text: 'Made it.' })
+    const asked = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.memberId === codex.id &&
+        (e.payload.session.state === 'waiting_approval' || (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
+      60_000,
+    )
+    await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Make made.txt', taskId: task.id })
+    const waiting = (await asked).payload.session
+    // One approval: the command itself, not a retry with an escalation after it failed in a sandbox of Codex's own.
+    expect(waiting.state).toBe('waiting_approval')
+    expect(waiting.pendingApprovals).toHaveLength(1)
+    // The gateway's token reaches Concord's MCP entry through Codex's environment, not its command line (`ps`).
+    const pid = agentPid()
+    const token = /(?:^|\0)CONCORD_MCP_TOKEN=([^\0]+)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1]
+    expect(token).toBeTruthy()
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(token)
+    const idle = state('idle')
+    await t.core.invoke('sessions.approve', { memberId: codex.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await idle
+    expect(readFileSync(join(tree, 'made.txt'), 'utf8')).toBe('made\n')
+    const output = JSON.stringify(responses().at(-1)!.body.input)
+    expect(output).toContain('Process exited with code 0')
+    expect(output).not.toContain('bwrap')
+    const tool = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps).find((s) => s.kind === 'tool')!
+    expect(tool).toMatchObject({ status: 'done' })
+    expect(JSON.parse(tool.tool!.argumentsText)).toMatchObject({ command: 'echo made > made.txt && pwd', cwd: tree })
+    // Its output, not Codex's raw event.
+    expect(tool.text).toContain(tree)
+    expect(tool.text).not.toContain('call_id')
   })
 })

@@ -8,23 +8,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ApiError } from '../../../shared/errors'
 import { harnessTools, toolAllowed, type HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError, type ToolDefinition } from '../runtime/tools/types'
+import { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../runtime/approval-policy'
 
-/** The harness tools offered over MCP (delegation, task creation and repository tools stay with Concord's own loop). */
-export const MCP_TOOL_NAMES = [
-  'get_brief',
-  'list_decisions',
-  'get_decision',
-  'propose_decision_change',
-  'update_decision',
-  'acknowledge_task',
-  'update_task_status',
-  'submit_report',
-  'message_member',
-  'ask_human',
-] as const
-
-export const MCP_SERVER_NAME = 'concord'
+export { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 
 export interface McpCall {
   name: string

@@ -5,8 +5,8 @@ import type { StepRow } from '../store/steps-repo'
 import { killRecordedGroup } from './tools/sandbox'
 
 /**
- * After a crash: kills the command process groups a previous process left running (only if each is still that
- * command), then marks the turns it left open as interrupted; their steps are kept.
+ * After a crash: kills the process groups a previous process left running, its commands' and its ACP agents' (only
+ * if each is still that process), then marks the turns it left open as interrupted; their steps are kept.
  */
 export function recoverLeftovers(ctx: Ctx): void {
   const leftovers = ctx.store.steps.processes()

@@ -90,6 +90,7 @@ export class StepsRepo {
          output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at, refs = @refs WHERE id = @id`,
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
+      setTool: db.prepare('UPDATE steps SET tool_name = ?, tool_args = ? WHERE id = ?'),
       remove: db.prepare("DELETE FROM steps WHERE id = ? AND status = 'queued'"),
       setChanges: db.prepare('UPDATE steps SET changes = ? WHERE id = ?'),
       lastOfTurn: db.prepare<[number], StepRow>('SELECT * FROM steps WHERE turn_id = ? ORDER BY id DESC LIMIT 1'),
@@ -178,6 +179,11 @@ export class StepsRepo {
 
   setStatus(id: number, status: StepStatusValue): void {
     this.s.setStatus.run(status, id)
+  }
+
+  /** A tool step's name and arguments as they become known (an ACP agent streams a call's input after announcing it). */
+  setTool(id: number, name: string, argsJson: string): void {
+    this.s.setTool.run(name, argsJson, id)
   }
 
   lastOfTurn(turnId: number): StepRow | undefined {

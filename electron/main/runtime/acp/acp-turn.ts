@@ -8,7 +8,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
-import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
 import type { McpGateway } from '../../mcp/agent-gateway'
 import { appBinding, type AppBindingEnv } from '../../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
@@ -19,10 +19,11 @@ import { TEXT_FLUSH_MS } from '../steps'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
 import { envRefusal, scratchPaths } from '../tools/command-env'
-import { sandboxedAgentSpawn } from '../tools/sandbox'
-import type { SandboxPolicy } from '../tools/types'
+import { sandboxedAgentSpawn, sandboxStatus } from '../tools/sandbox'
+import type { ProcessInfo, SandboxPolicy } from '../tools/types'
 import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
+import { toolArgs, toolResultText, type AcpToolCall } from './tool-steps'
 
 const START_TIMEOUT_MS = 60_000
 
@@ -96,9 +97,6 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
 }
 
 const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
-function toolText(content: ToolCallContent[] | null | undefined): string {
-  return (content ?? []).map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? `diff ${c.path}\n${c.newText}` : `[terminal ${c.terminalId}]`)).join('\n')
-}
 
 function pickOption(options: PermissionOption[], allow: boolean): RequestPermissionResponse {
   const kinds = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always']
@@ -128,7 +126,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   }
 
   // The agent process: one per member, kept alive, in the OS sandbox; a changed configuration restarts it.
-  const { command, args } = agentCommand(member)
+  const concordSandbox = (await sandboxStatus()).available
+  const { command, args } = agentCommand(member, preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }))
   let gateway: McpGateway
   try {
     gateway = await env.agents.gateway(host.memberId, () => appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }))
@@ -136,9 +135,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     return fail(`Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`)
   }
   const concordMcp = gateway.serverEntry('concord')
-  if (preset.mcpArgs) args.push(...preset.mcpArgs(concordMcp))
-  const sessionMcp: McpServer[] = preset.mcpArgs ? [] : [concordMcp]
+  const viaConfig = preset.mcpArgs?.(concordMcp)
+  if (viaConfig) args.push(...viaConfig.args)
+  const sessionMcp: McpServer[] = viaConfig ? [] : [concordMcp]
+  const sessionMeta = preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {}
   const { vars, stateDirs } = agentEnv(env)
+  if (viaConfig) Object.assign(vars, viaConfig.env)
   const workspaceConfig = (preset.workspaceConfig ?? []).map((f) => join(env.workspaceRoot, f)).filter((p) => existsSync(p))
   // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
   if (!findProgram(command, vars.PATH)) return fail(notInstalledText(member.agent!, command))
@@ -163,7 +165,19 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const before = env.agents.get(host.memberId)
   let agent: AgentProcess
   try {
-    agent = await env.agents.ensure(host.memberId, { command: spawn.file, args: spawn.args, env: spawn.env, cwd: spawn.cwd, fingerprint, notSandboxed: spawn.reason }, preset.label, START_TIMEOUT_MS)
+    // Its process group is recorded like a command's, so the next start ends it if Concord dies (recovery.ts).
+    const onProcess = (p: ProcessInfo) => {
+      const id = store.steps.addProcess(null, p.pid, p.pgid, p.startTime ?? null, now())
+      return () => {
+        try {
+          store.steps.removeProcess(id)
+        } catch {
+          // The workspace was closed first: the record goes at the next start (recovery.ts).
+        }
+      }
+    }
+    const spec = { command: spawn.file, args: spawn.args, env: spawn.env, cwd: spawn.cwd, fingerprint, notSandboxed: spawn.reason, onProcess }
+    agent = await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
   } catch (err) {
     if (err instanceof AgentStartError && err.code === 'agent_missing') return fail(notInstalledText(member.agent!, command))
     return fail(err instanceof Error ? err.message : String(err))
@@ -183,7 +197,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     try {
       if (member.acp_session && agent.init?.agentCapabilities?.loadSession) {
         // History replayed by session/load is not new work: nobody is attached to hear it.
-        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: sessionMcp })
+        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: sessionMcp, ...sessionMeta })
         agent.sessionId = member.acp_session
       }
     } catch {
@@ -192,7 +206,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if (!agent.sessionId) {
       try {
         const s = await Promise.race([
-          agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: sessionMcp }),
+          agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: sessionMcp, ...sessionMeta }),
           agent.exited.then((why): never => {
             throw new Error(why)
           }),
@@ -253,11 +267,30 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   }
   const tools = new Map<string, number>()
   let planStep: number | null = null
-  const toolStep = (toolCallId: string, title: string, rawInput: unknown): number => {
+  // A call's step, made at its first mention; its arguments are filled in as the agent tells more (toolArgs).
+  const toolStep = (toolCallId: string, title: string, call: AcpToolCall): number => {
     const known = tools.get(toolCallId)
-    if (known !== undefined) return known
+    if (known !== undefined) {
+      const row = store.steps.get(known)
+      const args = toolArgs(call)
+      const name = call.title || row?.tool_name || title
+      const argsJson = args ? JSON.stringify(args) : (row?.tool_args ?? '{}')
+      if (row && !row.ended_at && (name !== row.tool_name || argsJson !== row.tool_args)) {
+        store.steps.setTool(known, name, argsJson)
+        env.emitStep(store.steps.get(known)!)
+      }
+      return known
+    }
+    // A Concord tool call can ask for approval (approveExternal) before the agent's report of it arrives: that step
+    // is this call's.
+    const early = [...tools].find(([key, id]) => key.startsWith('mcp-') && !store.steps.get(id)?.ended_at && title.includes(store.steps.get(id)?.tool_name ?? '\0'))
+    if (early) {
+      tools.delete(early[0])
+      tools.set(toolCallId, early[1])
+      return toolStep(toolCallId, title, call)
+    }
     closeModel()
-    const id = insert({ kind: 'tool', status: 'running', tool_call_id: toolCallId, tool_name: title, tool_args: JSON.stringify(rawInput ?? {}) })
+    const id = insert({ kind: 'tool', status: 'running', tool_call_id: toolCallId, tool_name: title, tool_args: JSON.stringify(toolArgs(call) ?? {}) })
     tools.set(toolCallId, id)
     return id
   }
@@ -273,12 +306,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         return
       }
       case 'tool_call':
-        toolStep(u.toolCallId, u.title, u.rawInput)
-        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content))
+        toolStep(u.toolCallId, u.title, u)
+        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolResultText(u))
         return
       case 'tool_call_update': {
-        if (!tools.has(u.toolCallId)) toolStep(u.toolCallId, u.title ?? 'tool', u.rawInput)
-        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolText(u.content) || stringify(u.rawOutput))
+        toolStep(u.toolCallId, u.title ?? 'tool', u)
+        if (u.status === 'completed' || u.status === 'failed') finishTool(u.toolCallId, u.status, toolResultText(u))
         return
       }
       case 'plan': {
@@ -305,7 +338,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   }
   const onPermission = async (r: RequestPermissionRequest, reqSignal: AbortSignal): Promise<RequestPermissionResponse> => {
     const call = r.toolCall
-    const stepId = toolStep(call.toolCallId, call.title ?? 'tool', call.rawInput)
+    const stepId = toolStep(call.toolCallId, call.title ?? 'tool', call)
     if (env.approval === 'auto') return pickOption(r.options, true)
     store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(store.steps.get(stepId)!)
@@ -327,7 +360,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       const row = store.steps.get(id)
       return !!row && !row.ended_at && (row.tool_name ?? '').includes(name)
     })
-    const stepId = open ?? toolStep(`mcp-${name}-${now()}`, name, JSON.parse(argumentsText))
+    const stepId = open ?? toolStep(`mcp-${name}-${now()}`, name, { rawInput: JSON.parse(argumentsText) })
     store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(store.steps.get(stepId)!)
     const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, name, argumentsText)
@@ -416,5 +449,3 @@ const interruptedText: Record<MemberHost['stopReason'], string> = {
   shutdown: 'The turn was interrupted by a restart of Concord.',
   notice: 'The turn was interrupted by Concord: a task it works on needs adjustment (the notice follows).',
 }
-
-const stringify = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))

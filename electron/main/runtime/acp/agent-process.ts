@@ -6,6 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
 import type { ClientConnection, InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
 import { McpGateway } from '../../mcp/agent-gateway'
+import { recordProcess } from '../tools/sandbox'
+import type { ProcessInfo } from '../tools/types'
 import type { AgentTurnState } from '../../mcp/app-binding'
 import type { McpBinding } from '../../mcp/server'
 
@@ -34,6 +36,11 @@ export interface SpawnSpec {
   fingerprint: string
   /** Why it runs outside the OS sandbox (undefined: inside). */
   notSandboxed?: string
+  /**
+   * Records the process group in the store while it runs, like a command's (see recordProcess): after a crash of
+   * Concord, the next start ends an agent left running (recovery.ts).
+   */
+  onProcess?: (info: ProcessInfo) => () => void
 }
 
 /** The ACP SDK, loaded when the first external agent starts (not with Concord: most workspaces have none). */
@@ -58,6 +65,7 @@ export class AgentProcess {
   ) {
     // Its own process group: the CLI it starts (and their children) are stopped with it.
     this.proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    const recorded = recordProcess(this.proc.pid, spec.onProcess)
     this.proc.stderr!.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_TAIL)
     })
@@ -68,6 +76,7 @@ export class AgentProcess {
       })
       this.proc.once('exit', (code, signal) => {
         this.dead = true
+        recorded()
         resolve(signal ? `killed by ${signal}` : `exit code ${code}`)
       })
     })

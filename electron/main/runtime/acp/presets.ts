@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
 import type { MemberRow } from '../../store/members-repo'
+import { MCP_TOOL_NAMES } from '../../mcp/tool-names'
 
 export type AgentKind = NonNullable<MemberRow['agent']>
 
@@ -28,9 +29,20 @@ export interface AgentPreset {
   stateFiles: string[]
   /**
    * Arguments that give the agent Concord's MCP server through its own configuration instead of `session/new`
-   * (where the agent would otherwise ask the human before every Concord tool call).
+   * (where the agent would otherwise ask the human before every Concord tool call), and the variables of the agent's
+   * own environment the server's entry names (the gateway's token: in the environment, not on a command line).
    */
-  mcpArgs?(server: McpServerStdio): string[]
+  mcpArgs?(server: McpServerStdio): { args: string[]; env: Record<string, string> }
+  /**
+   * `_meta` of session/new and session/load: how the agent is told to run Concord's own tools without asking (Concord
+   * applies the member's policy to them itself).
+   */
+  sessionMeta?(serverName: string): Record<string, unknown>
+  /**
+   * Arguments that fit the agent's own sandbox to the one it runs in: inside Concord's (which confines it to its
+   * tree), a sandbox of its own cannot start; without Concord's, the agent keeps its own.
+   */
+  sandboxArgs?(where: { concordSandbox: boolean; readOnly: boolean }): string[]
   /** Variables the agent needs to work under Concord (the member's own env overrides them). */
   env?: Record<string, string>
   /**
@@ -63,6 +75,9 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     keyVariable: 'ANTHROPIC_API_KEY',
     homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],
     stateFiles: ['.claude', '.claude.json'],
+    // claude-agent-acp 0.23.1 passes _meta.claudeCode.options to the Claude Agent SDK: allowedTools are permission
+    // rules, so Concord's own tools run without a permission request (Concord applies the member's policy to them).
+    sessionMeta: (server) => ({ claudeCode: { options: { allowedTools: MCP_TOOL_NAMES.map((t) => `mcp__${server}__${t}`) } } }),
   },
   codex: {
     label: 'Codex',
@@ -75,15 +90,30 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     stateFiles: ['.codex'],
     survivesCancel: true,
     // Measured with codex-acp 0.16: a server from session/new gets an approval request per tool call. Concord's
-    // own server applies the member's policy itself, so Codex is told to approve its tools.
-    mcpArgs: (server) => [
+    // own server applies the member's policy itself, so Codex is told to approve its tools. The server's variables
+    // come from Codex's own environment (env_vars), so the gateway's token is not on its command line (`ps`).
+    mcpArgs: (server) => ({
+      args: [
+        '-c',
+        `mcp_servers.${server.name}=${toml({
+          command: server.command,
+          args: server.args,
+          env_vars: server.env.map((e) => e.name),
+          default_tools_approval_mode: 'approve',
+        })}`,
+      ],
+      env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+    }),
+    // Measured with codex-acp 0.16: inside Concord's bubblewrap, Codex's own cannot start ("bwrap: setting up uid
+    // map: Operation not permitted"), so each command failed once and was retried with an escalation. Inside
+    // Concord's sandbox Codex runs unsandboxed (Concord's confines it to its tree); without one it keeps its own
+    // (writable tree, or read-only for a read-only checkout). Either way it asks before a command it does not know
+    // to be safe (approval_policy untrusted), and Concord answers under the member's policy.
+    sandboxArgs: ({ concordSandbox, readOnly }) => [
       '-c',
-      `mcp_servers.${server.name}=${toml({
-        command: server.command,
-        args: server.args,
-        env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
-        default_tools_approval_mode: 'approve',
-      })}`,
+      `sandbox_mode=${toml(concordSandbox ? 'danger-full-access' : readOnly ? 'read-only' : 'workspace-write')}`,
+      '-c',
+      `approval_policy=${toml('untrusted')}`,
     ],
   },
   gemini: {
@@ -126,14 +156,14 @@ function localBin(pkg: { name: string; bin: string }): string | null {
   }
 }
 
-/** The program and arguments to start a member's agent with. */
-export function agentCommand(member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>): { command: string; args: string[] } {
+/** The program and arguments to start a member's agent with (`fixed`: Concord's, before the member's own). */
+export function agentCommand(member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>, fixed: string[] = []): { command: string; args: string[] } {
   const preset = agentPresets[member.agent!]
   const extra = JSON.parse(member.agent_args) as string[]
-  if (member.agent_command) return { command: member.agent_command, args: extra }
+  if (member.agent_command) return { command: member.agent_command, args: [...fixed, ...extra] }
   const local = preset.localPackage && localBin(preset.localPackage)
-  if (local) return { command: process.execPath, args: [local, ...preset.args, ...extra] }
-  return { command: preset.command, args: [...preset.args, ...extra] }
+  if (local) return { command: process.execPath, args: [local, ...preset.args, ...fixed, ...extra] }
+  return { command: preset.command, args: [...preset.args, ...fixed, ...extra] }
 }
 
 /** What a person reads when the agent's program is not there. */
