@@ -17,9 +17,16 @@ export function policyLine(policy: ApprovalPolicyName, sandbox: SandboxWords | n
 }
 
 export const policyLabel: Record<ApprovalPolicyName, string> = {
-  ask: 'ask me for every write and command',
-  sandboxed: 'ask only to leave the sandbox',
+  sandboxed: 'sandboxed',
+  ask: 'ask every write',
   auto: 'never ask',
+}
+
+/** What a rule matches, without its effect: "run_command npm test …", "write_file in docs/**". */
+export function ruleTarget(rule: Pick<ApprovalRule, 'tool' | 'commandPrefix' | 'pathGlob'>): string {
+  return (
+    [rule.tool && rule.tool !== '*' ? rule.tool : null, rule.commandPrefix ? `${rule.commandPrefix} …` : null, rule.pathGlob ? `in ${rule.pathGlob}` : null].filter(Boolean).join(' ') || 'every call'
+  )
 }
 
 /** "allow run_command `npm test …`", "deny write_file in secrets/**". */

@@ -253,7 +253,9 @@ describe('browser UI through the bridge', () => {
     await ui.page.locator('[data-testid=decision-card][data-key="D-1"][data-version="3"]').first().waitFor()
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
 
-    // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run.
+    // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run. The wizard's members
+    // are sandboxed (a write in the tree runs without asking): this one asks for every write.
+    await ui.stack.core.invoke('members.update', { memberId: team.Reviewer.id, approval: 'ask' })
     ui.stack.models.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] }, { text: 'Wrote NOTES.md with the API decision.' })
     await memberItem('Reviewer').click()
     await session('Reviewer').getByTestId('composer').fill('Write the API decision into NOTES.md')

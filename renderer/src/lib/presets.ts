@@ -113,7 +113,6 @@ export interface RolePreset {
   role: string
   name: string
   authority: Member['authority']
-  approval: Member['approval']
   instructions: string
   blurb: string
 }
@@ -123,7 +122,6 @@ export const rolePresets: RolePreset[] = [
     role: 'lead',
     name: 'Lead',
     authority: 'decider',
-    approval: 'ask',
     blurb: 'Turns goals into decisions and tasks; may change accepted decisions.',
     instructions:
       'You lead the team. Record the trade-offs the human confirms as decisions, break the work into tasks linked to the decisions they depend on, assign them, and keep everyone aligned when a decision changes.',
@@ -132,7 +130,6 @@ export const rolePresets: RolePreset[] = [
     role: 'implementer',
     name: 'Implementer',
     authority: 'proposer',
-    approval: 'ask',
     blurb: 'Writes the code for its tasks and reports what it built on which commit.',
     instructions:
       'You implement your assigned tasks in this repository. Follow the current decisions in your brief; if one seems wrong, propose a change instead of ignoring it. When done, commit and submit an implementation report with its basis, artifact and claims.',
@@ -141,7 +138,6 @@ export const rolePresets: RolePreset[] = [
     role: 'tester',
     name: 'Tester',
     authority: 'proposer',
-    approval: 'ask',
     blurb: 'Checks delivered work against the decisions and submits test reports.',
     instructions:
       'You verify delivered tasks. Run the tests that exercise each decision the task depends on, then submit a test report naming the commit you checked, the decision versions it is based on, and one claim per behaviour you proved.',
@@ -150,7 +146,6 @@ export const rolePresets: RolePreset[] = [
     role: 'reviewer',
     name: 'Reviewer',
     authority: 'proposer',
-    approval: 'ask',
     blurb: 'Reviews the diff for fit with the decisions and submits review reports.',
     instructions:
       'You review delivered work: read the diff, compare it with the current decisions, and submit a review report with its basis, the commit you reviewed and your claims. Propose decision changes when you find a conflict.',

@@ -20,6 +20,7 @@ function MemberApprovals({ memberId }: { memberId: string }) {
           </button>
           <div className="inbox-what">
             wants to run <code>{a.name}</code>
+            {a.why && <span className="approval-why small">Asks because {a.why}.</span>}
             <ApprovalPreview argumentsText={a.argumentsText} />
           </div>
           <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />

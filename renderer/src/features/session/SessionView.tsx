@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Avatar, EmptyState, StatusDot, stateWords } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -10,19 +10,80 @@ import { approvalSummary } from './ApprovalPreview'
 import { RetryButton } from './RetryButton'
 import { ArchiveButton } from '../archive/ArchiveButton'
 
-function ApprovalBar({ memberId }: { memberId: string }) {
+/** Whether a key press belongs to a field (typing), not to the approval bar's shortcuts. */
+const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))
+
+/**
+ * The calls a member waits on, each with why it asks and its buttons. Keys (outside a text field): A allows the
+ * first, L "always allows" it, D denies it (with a reason), Shift+A allows every call waiting.
+ */
+function ApprovalBar({ memberId, keys }: { memberId: string; keys: boolean }) {
+  const api = useApp((s) => s.api)
   const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
+  const bar = useRef<HTMLDivElement>(null)
+  const all = useAction(async (allow: boolean) => {
+    for (const a of approvals ?? []) await api.call('sessions.approve', { memberId, callId: a.callId, allow }).catch(() => undefined)
+  })
+  const count = approvals?.length ?? 0
+  useEffect(() => {
+    if (!keys || !count) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return
+      const press = (action: string) => {
+        const button = bar.current?.querySelector<HTMLButtonElement>(`[data-testid=approval-item] [data-action=${action}]`)
+        if (!button) return
+        e.preventDefault()
+        button.click()
+      }
+      if (e.key === 'A' && e.shiftKey) {
+        e.preventDefault()
+        void all.run(true)
+      } else if (e.key === 'a') press('allow')
+      else if (e.key === 'l') press('always')
+      else if (e.key === 'd') press('deny')
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [keys, count, all])
   if (!approvals?.length) return null
   return (
-    <div className="approval-bar" data-testid="approval-bar">
+    <div className="approval-bar" data-testid="approval-bar" ref={bar}>
       {approvals.map((a) => (
-        <div key={a.callId} className="approval-item">
-          <span>
-            Wants to run <code>{a.name}</code> <span className="muted">{approvalSummary(a.argumentsText)}</span>
+        <div key={a.callId} className="approval-item" data-testid="approval-item" data-call-id={a.callId}>
+          <span className="approval-what">
+            Wants to run <code>{a.name}</code> <span className="muted mono">{approvalSummary(a.argumentsText)}</span>
+            {a.why && (
+              <span className="approval-why small" data-testid="approval-why">
+                Asks because {a.why}.
+              </span>
+            )}
           </span>
           <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>
       ))}
+      <div className="approval-keys muted small">
+        {count > 1 && (
+          <>
+            <button className="btn small primary" disabled={all.pending} onClick={() => void all.run(true)} data-testid="allow-all">
+              Allow all {count}
+            </button>
+            <button className="btn small danger" disabled={all.pending} onClick={() => void all.run(false)} data-testid="deny-all">
+              Deny all
+            </button>
+          </>
+        )}
+        {keys && (
+          <span>
+            Keys: <kbd>A</kbd> allow · <kbd>L</kbd> always allow · <kbd>D</kbd> deny{count > 1 ? ' (the first)' : ''}
+            {count > 1 ? (
+              <>
+                {' '}
+                · <kbd>Shift</kbd>+<kbd>A</kbd> allow all
+              </>
+            ) : null}
+          </span>
+        )}
+      </div>
     </div>
   )
 }
@@ -148,7 +209,7 @@ export function MemberSession({ memberId, compact }: { memberId: string; compact
     <div className={`member-session${compact ? ' compact' : ''}`} data-testid="member-session" data-member-id={memberId}>
       <SessionHeader memberId={memberId} compact={compact} />
       <SessionList key={memberId} memberId={memberId} empty={<SessionEmpty memberId={memberId} compact={compact} />} />
-      <ApprovalBar memberId={memberId} />
+      <ApprovalBar memberId={memberId} keys={!compact} />
       <Composer memberId={memberId} compact={compact} autoFocus={!compact} />
     </div>
   )

@@ -1,5 +1,7 @@
-import { useState } from 'react'
-import type { Member } from '../../../../shared/schemas'
+import { useEffect, useState } from 'react'
+import '../session/approvals.css'
+import { policyLabel, policyLine, ruleTarget, ruleWords } from '../../../../shared/approval-words'
+import type { ApprovalRule, Member } from '../../../../shared/schemas'
 import { ErrorText, Field, Modal } from '../../components/ui'
 import { agentChoices, agentDraftFor, agentParam, draftFor, providerParam, rolePresets, type AgentChoice, type AgentDraft, type ProviderDraft } from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
@@ -35,7 +37,9 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [role, setRole] = useState(member?.role ?? '')
   const [instructions, setInstructions] = useState(member?.instructions ?? '')
   const [authority, setAuthority] = useState<Member['authority']>(member?.authority ?? 'proposer')
-  const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? 'ask')
+  const sandbox = useApp((s) => s.system?.sandbox)
+  // A new member starts where Concord would put it: sandboxed where the OS sandbox works, else ask.
+  const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? (sandbox?.available === false ? 'ask' : 'sandboxed'))
   const [maxSteps, setMaxSteps] = useState(member?.maxSteps ?? 30)
   const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
   const [network, setNetwork] = useState(member?.network ?? false)
@@ -57,7 +61,6 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
     if (!name.trim()) setName(p.name)
     setInstructions(p.instructions)
     setAuthority(p.authority)
-    setApproval(p.approval)
   }
 
   const save = useAction(async () => {
@@ -115,13 +118,11 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
             <option value="decider">decider</option>
           </select>
         </Field>
-        <Field
-          label="Approval"
-          hint="Ask before writing files, running commands, committing, and harness writes others depend on (new tasks, decision changes, cancelling); or run them automatically."
-        >
+        <Field label="Approval" hint="When this member waits for you before a tool call. Rules below (made with “Always…” on a call) allow or deny one kind of call.">
           <select value={approval} onChange={(e) => setApproval(e.target.value as Member['approval'])} aria-label="Approval policy">
-            <option value="ask">ask me</option>
-            <option value="auto">automatic</option>
+            <option value="sandboxed">{policyLabel.sandboxed}</option>
+            <option value="ask">{policyLabel.ask}</option>
+            <option value="auto">{policyLabel.auto}</option>
           </select>
         </Field>
         <Field label="Max steps per turn">
@@ -135,6 +136,10 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
         <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} aria-label="Network for commands" /> Commands may use the network
         <span className="muted small"> (off: commands run with no network)</span>
       </label>
+      <div className="small policy-line" data-testid="policy-line">
+        <b>Without asking:</b> {policyLine(approval, sandbox, network)}
+      </div>
+      {member && <MemberRules member={member} />}
       <SandboxNote />
       <label className="check">
         <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Agent and model
@@ -164,6 +169,42 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
       )}
       <ErrorText error={save.error?.message} />
     </Modal>
+  )
+}
+
+/** The approval rules that apply to a member (its own and the team's), each removable. */
+function MemberRules({ member }: { member: Member }) {
+  const api = useApp((s) => s.api)
+  const [rules, setRules] = useState<ApprovalRule[] | null>(null)
+  const load = useAction(async () => setRules(await api.call('approvalRules.list', { workspaceId: member.workspaceId, memberId: member.id })))
+  const remove = useAction(async (ruleId: string) => {
+    await api.call('approvalRules.remove', { ruleId })
+    setRules((r) => r?.filter((x) => x.id !== ruleId) ?? null)
+  })
+  useEffect(() => {
+    void load.run()
+    // Loaded once per open settings; removing updates the list in place.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [member.id])
+  return (
+    <div className="member-rules" data-testid="member-rules">
+      <div className="small">
+        <b>Rules</b> <span className="muted">{rules && rules.length === 0 ? 'none yet: “Always…” on a waiting call makes one.' : 'checked before the policy; a deny rule wins.'}</span>
+      </div>
+      {rules && rules.length > 0 && (
+        <ul className="rule-list">
+          {rules.map((r) => (
+            <li key={r.id} data-testid="member-rule" data-rule-id={r.id}>
+              <span className={`rule-effect ${r.effect}`}>{r.effect}</span> <code>{ruleTarget(r)}</code> <span className="muted small">{r.memberId ? `for ${member.name}` : 'for the team'}</span>
+              <button className="link-btn small" disabled={remove.pending} onClick={() => void remove.run(r.id)} aria-label={`Remove the rule ${ruleWords(r)}`}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ErrorText error={(load.error ?? remove.error)?.message} />
+    </div>
   )
 }
 

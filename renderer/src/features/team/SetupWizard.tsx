@@ -1,4 +1,6 @@
 import { useState } from 'react'
+import '../session/approvals.css'
+import { policyLine } from '../../../../shared/approval-words'
 import { ErrorText } from '../../components/ui'
 import { draftFor, providerParam, providerPresets, rolePresets, type ProviderDraft } from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
@@ -11,6 +13,7 @@ export function SetupWizard() {
   const api = useApp((s) => s.api)
   const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
   const applyMember = useApp((s) => s.applyMember)
+  const sandbox = useApp((s) => s.system?.sandbox)
   const selectMember = useApp((s) => s.selectMember)
   const [stage, setStage] = useState<'provider' | 'team'>('provider')
   const [draft, setDraft] = useState<ProviderDraft>(draftFor('openai'))
@@ -28,7 +31,7 @@ export function SetupWizard() {
         name: name.trim(),
         role: p.role,
         authority: p.authority,
-        approval: p.approval,
+        // No approval: each member gets Concord's default (sandboxed where the OS sandbox works, else ask).
         instructions: p.instructions,
         ...(skipProvider ? {} : { provider: providerParam(draft) }),
       })
@@ -69,6 +72,9 @@ export function SetupWizard() {
           <>
             <h1>Who is on the team?</h1>
             <p className="muted">Each member is an agent with its own session, tools and authority over decisions. Rename or untick as you like.</p>
+            <p className="small policy-line" data-testid="wizard-policy-line">
+              <b>Without asking:</b> {policyLine(sandbox?.available === false ? 'ask' : 'sandboxed', sandbox)} You can change this per member in its settings.
+            </p>
             <div className="preset-list">
               {rolePresets.map((p) => {
                 const on = picked[p.role] !== undefined
