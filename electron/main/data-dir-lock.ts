@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../shared/errors'
+import { storageFault } from './faults'
 import { processStartTime } from './runtime/tools/sandbox'
 
 export const LOCK_FILE = 'concord.lock'
@@ -71,6 +72,16 @@ function lockedError(dataDir: string, pid: number): ApiError {
 
 /** Takes the lock of the data folder, or throws data_dir_locked naming the holder's pid. */
 export function lockDataDir(dataDir: string): DataDirLock {
+  try {
+    return takeLock(dataDir)
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    // A read-only or full data folder: said the way the rest of the start says it.
+    throw storageFault(err, `The data folder ${dataDir}`, dataDir) ?? err
+  }
+}
+
+function takeLock(dataDir: string): DataDirLock {
   const file = join(dataDir, LOCK_FILE)
   const mine: LockContent = { pid: process.pid, startTime: processStartTime(process.pid) ?? null, token: randomBytes(12).toString('hex'), startedAt: new Date().toISOString() }
   const tmp = join(dataDir, `.${LOCK_FILE}.${process.pid}.${mine.token}`)
