@@ -202,10 +202,13 @@ export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean)
     if (!row.merging) continue
     const tk = makeKey('task', row.task_id)
     const rec = JSON.parse(row.merging) as { head: string; commit: string; at: string }
-    const found = await leftovers(repo, rec.head)
     const head = await resolveCommit(repo, 'HEAD')
-    const landed = head !== null && head !== rec.head && found.length === 1 && (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
-    if (!found.length || landed) {
+    // A moved HEAD alone is no leftover (the merge landed, or you have committed since); a lock, MERGE_HEAD or
+    // changed files are.
+    const all = await leftovers(repo, rec.head)
+    const found = all.filter((f) => !f.startsWith('HEAD moved'))
+    const landed = !found.length && head !== null && head !== rec.head && (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
+    if (!found.length) {
       ctx.store.transaction(() => {
         ctx.store.branches.setMerging(row.task_id, null)
         if (landed) {
@@ -216,8 +219,8 @@ export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean)
       if (landed) notes.push(`The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`)
       continue
     }
-    const text = `The merge of ${tk} started at ${rec.at} did not finish (Concord was stopped while git ran): ${found.join('; ')}. Check your checkout (git status), put it back (git merge --abort, or remove the lock if no git runs), then merge again`
-    if (refuse) throw new ApiError('merge_blocked', text, { reason: 'interrupted', taskId: makeKey('task', row.task_id), found })
+    const text = `The merge of ${tk} started at ${rec.at} did not finish (Concord was stopped while git ran): ${all.join('; ')}. Check your checkout (git status), put it back (git merge --abort, or remove the lock if no git runs), then merge again`
+    if (refuse) throw new ApiError('merge_blocked', text, { reason: 'interrupted', taskId: makeKey('task', row.task_id), found: all })
     notes.push(`${text}.`)
   }
   return notes

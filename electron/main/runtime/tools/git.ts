@@ -207,7 +207,9 @@ export async function runTreeGit(tree: string, args: string[], opts: TreeGitOpti
   const st = await sandboxStatus()
   if (opts.write) assertOwnRepository(tree, !st.available)
   const env = { ...commandEnv(undefined), ...opts.env }
-  const explicit = ['--git-dir', gitDir, '--work-tree', tree]
+  // Named explicitly when the tree has its own .git (task trees, checkouts, a checkout opened at its top); a shared
+  // workspace opened at a folder inside a repository is found as git finds it (reads only: writes are checked above).
+  const explicit = existsSync(gitDir) ? ['--git-dir', gitDir, '--work-tree', tree] : []
   const programs = await spawnGit('git', [...explicit, 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'], tree, env, { signal: opts.signal, allowFailure: true })
   const entries = configEntries(programs.stdout)
   const filters = await repositoryFilters(tree, env, opts.signal, entries)
