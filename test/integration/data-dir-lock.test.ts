@@ -98,14 +98,21 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     await server.waitForRequests(1)
     await expect.poll(async () => (await api('sessions.get', { memberId: m.id })).steps.find((s: { kind: string }) => s.kind === 'model')?.status).toBe('streaming')
 
+    // The second one: it must stop on its own; if it starts serving (before the fix it did, after killing the
+    // first one's command and marking its turn interrupted), it is stopped and the test fails below.
+    const started = serve()
+    const second = await started.url.then(
+      () => ({ served: true, code: null as number | null, out: '' }),
+      (err: unknown) => ({ served: false, code: started.child.exitCode, out: (err as Error).message }),
+    )
+    if (second.served) started.child.kill('SIGTERM')
+    expect(second.served).toBe(false)
+    expect(second.code).toBe(1)
+    expect(second.out).toContain(`concord: data_dir_locked: another Concord (pid ${first.child.pid}) uses ${dataDir}`)
+
     const lock = join(dataDir, LOCK_FILE)
     expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(first.child.pid)
     expect(statSync(lock).mode & 0o777).toBe(0o600)
-
-    const second = await run(['serve', '--port', '0', '--data-dir', dataDir, '--token', TOKEN])
-    expect(second.code).toBe(1)
-    expect(second.stderr).toContain(`concord: data_dir_locked: another Concord (pid ${first.child.pid}) uses ${dataDir}`)
-    expect(second.stdout).not.toContain('Concord serving on')
 
     // The first one's turn is still live: not marked interrupted, and it still answers.
     const page = await api('sessions.get', { memberId: m.id })
