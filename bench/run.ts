@@ -11,6 +11,7 @@ import { p1 } from './p1-edit'
 import { p4 } from './p4-context'
 import { p7 } from './p7-worktrees'
 import { reportsPage } from './reports-page'
+import { searchPrefix } from './search-prefix'
 
 const onlyAt = process.argv.indexOf('--only')
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null
@@ -22,6 +23,7 @@ if (wanted('p4')) await p4()
 if (wanted('p7')) await p7()
 if (wanted('auto-turns')) await autoTurnsHttp()
 if (wanted('reports')) await reportsPage()
+if (wanted('search')) await searchPrefix()
 if (wanted('import-wait')) await importWait()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [

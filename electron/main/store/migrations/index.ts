@@ -13,6 +13,7 @@ import * as m012 from './012-pin-totals'
 import * as m013 from './013-approval-policy'
 import * as m014 from './014-tree-state'
 import * as m015 from './015-report-counts'
+import * as m016 from './016-search-prefix'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -31,4 +32,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '013-approval-policy', up: m013.up },
   { name: '014-tree-state', up: m014.up },
   { name: '015-report-counts', up: m015.up },
+  { name: '016-search-prefix', up: m016.up },
 ]
