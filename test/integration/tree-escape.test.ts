@@ -116,6 +116,28 @@ describe("a built-in member's commands and commits", () => {
     })
   }
 
+  it("works with git in its tree inside the sandbox (the user's objects readable there, nothing of them writable)", async () => {
+    const m = await builtIn('Max')
+    const task = await startedTask(m)
+    const before = userRepo()
+    const objects = join(t.repoDir, '.git', 'objects')
+    server.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command: `git log --format=%s -1 && echo x > feature.txt && (touch ${objects}/planted 2>/dev/null && echo planted || echo refused)` } }] },
+      { toolCalls: [{ name: 'git_commit', arguments: { message: 'feature' } }] },
+      { text: 'done' },
+    )
+    const done = settled(m)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go', taskId: task.id })
+    await done
+    const tools = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
+    expect(tools[0]?.text).toContain('initial')
+    expect(tools[0]?.text).toContain('refused')
+    expect(tools[1]?.text).toContain(`on ${task.branch}`)
+    expect(existsSync(join(objects, 'planted'))).toBe(false)
+    expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(treeOf(task), 'rev-parse', 'HEAD')) // brought over after the turn
+    expect(userRepo()).toEqual(before)
+  })
+
   it("git_commit after run_command points the tree's .git at the user's repository does not land on main", async () => {
     const m = await builtIn('Ivy')
     const task = await startedTask(m)
