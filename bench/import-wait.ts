@@ -63,9 +63,11 @@ export async function importWait(count = 100_000): Promise<void> {
         ['workspaces.list', {}],
         ['decisions.get', { decisionId: d.id }],
       ] as const) {
+        // A call started while the import runs counts, even if it is answered only after the import.
+        const during = !done
         const s = performance.now()
         await api(method, params)
-        if (!done) waits.push(performance.now() - s)
+        if (during) waits.push(performance.now() - s)
       }
     }
     await importing
@@ -74,7 +76,7 @@ export async function importWait(count = 100_000): Promise<void> {
     const sorted = [...waits].sort((a, b) => a - b)
     const p99 = sorted[Math.floor(sorted.length * 0.99)] ?? 0
     console.log(
-      `Import wait: ${count.toLocaleString('en')} decisions (${(size / 1e6).toFixed(0)} MB) imported in ${ms(total)}; ${waits.length} other calls answered meanwhile: median ${ms(median(waits))}, p99 ${ms(p99)}, the longest ${ms(longest)} (target < ${TARGET_MS} ms) ${verdict(longest < TARGET_MS && waits.length > 0)}; without an import: median ${ms(median(idle))}, the longest ${ms(Math.max(...idle))}`,
+      `Import wait: ${count.toLocaleString('en')} decisions (${(size / 1e6).toFixed(0)} MB) imported in ${ms(total)}; ${waits.length} other calls made meanwhile: median ${ms(median(waits))}, p99 ${ms(p99)}, the longest ${ms(longest)} (target < ${TARGET_MS} ms) ${verdict(longest < TARGET_MS && waits.length > 0)}; without an import: median ${ms(median(idle))}, the longest ${ms(Math.max(...idle))}`,
     )
   } finally {
     await bridge.close()
