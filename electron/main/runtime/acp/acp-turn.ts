@@ -22,8 +22,11 @@ import { envRefusal, scratchPaths } from '../tools/command-env'
 import { sandboxedAgentSpawn, sandboxStatus } from '../tools/sandbox'
 import type { ProcessInfo, SandboxPolicy } from '../tools/types'
 import { AgentStartError, type AgentPool, type AgentProcess } from './agent-process'
-import { agentCommand, agentPresets, notInstalledText } from './presets'
 import { toolArgs, toolResultText, type AcpToolCall } from './tool-steps'
+import { agentCommand, agentPresets, notInstalledText } from './presets'
+import { describeAcpCall, needsHuman, suggestedRule } from '../approval-policy'
+import { rulesFor } from '../../harness/approval-rules'
+import { MCP_TOOL_NAMES } from '../../mcp/server'
 
 const START_TIMEOUT_MS = 60_000
 
@@ -98,9 +101,16 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
 
 const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
 
-function pickOption(options: PermissionOption[], allow: boolean): RequestPermissionResponse {
+/**
+ * The option that answers this one call. Allow is allow_once (an "Always allow" is Concord's own rule, so removing it
+ * in the member's settings takes effect); Deny is a reject that is not an abort of the whole turn where the agent
+ * offers one (Codex names its turn-ending reject "abort"), else reject_once.
+ */
+export function pickOption(options: PermissionOption[], allow: boolean): RequestPermissionResponse {
+  const aborts = (o: PermissionOption) => /abort|cancel/i.test(`${o.optionId} ${o.name}`)
   const kinds = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always']
-  const o = kinds.map((k) => options.find((x) => x.kind === k)).find(Boolean)
+  const byKind = (k: string) => options.filter((x) => x.kind === k)
+  const o = allow ? kinds.map((k) => byKind(k)[0]).find(Boolean) : (kinds.flatMap(byKind).find((x) => !aborts(x)) ?? kinds.map((k) => byKind(k)[0]).find(Boolean))
   return o ? { outcome: { outcome: 'selected', optionId: o.optionId } } : { outcome: { outcome: 'cancelled' } }
 }
 
@@ -336,16 +346,31 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     finish(id, { status: status === 'completed' ? 'done' : 'error', text, is_error: status === 'failed' ? 1 : 0, ended_at: now() })
     recordDeliveredNotices()
   }
+  // Denials of this turn: the agent hears them (with the human's reason) in its next prompt, since ACP's answer
+  // to a permission request carries no reason, and Codex ends its turn on a reject.
+  const denials: string[] = []
   const onPermission = async (r: RequestPermissionRequest, reqSignal: AbortSignal): Promise<RequestPermissionResponse> => {
     const call = r.toolCall
     const stepId = toolStep(call.toolCallId, call.title ?? 'tool', call)
-    if (env.approval === 'auto') return pickOption(r.options, true)
+    const callId = makeId(env.ctx.wsId, 'step', stepId)
+    // The same decision as for Concord's own loop (approval-policy.ts): the member's policy, its rules and the team's.
+    const described = describeAcpCall(call, { root: env.workspaceRoot, readOnlyTree: !!env.sandbox?.readOnlyTree, concordTools: MCP_TOOL_NAMES })
+    const answer = needsHuman(env.approval, rulesFor(env.ctx, member.id), described, spawn.sandboxed ? { available: true } : { available: false, reason: spawn.reason })
+    if (answer.deny) {
+      const text = `Refused without asking: this call was ${answer.why}.`
+      finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
+      denials.push(`${call.title ?? 'a tool call'}: ${text}`)
+      return pickOption(r.options, false)
+    }
+    if (!answer.ask) return pickOption(r.options, true)
     store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(store.steps.get(stepId)!)
-    const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, call.title ?? 'tool', JSON.stringify(call.rawInput ?? {}))
+    const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', JSON.stringify(call.rawInput ?? {}), { why: answer.why, suggestion: suggestedRule(described) })
     if (signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
     if (!allowed) {
-      finish(stepId, { status: 'denied', text: host.denialText(makeId(env.ctx.wsId, 'step', stepId)), is_error: 1, ended_at: now() })
+      const text = host.denialText(callId)
+      finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
+      denials.push(`${call.title ?? 'a tool call'}: ${text}`)
       return pickOption(r.options, false)
     }
     store.steps.setStatus(stepId, 'running')
@@ -414,6 +439,16 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     }
     const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
     closeModel(usage)
+    // The human's Deny (with its reason) reaches the agent as Concord's next prompt: ACP carries no reason.
+    if (denials.length && !signal.aborted) {
+      const text = `The human denied ${denials.length === 1 ? 'a call' : `${denials.length} calls`} of your last turn; it did not run:\n${denials.map((d) => `- ${d}`).join('\n')}\nContinue without it; do not retry it unchanged.`
+      env.emitStep(store.steps.get(store.steps.insert({ member_id: member.id, kind: 'notice', status: 'queued', text, task_id: start.task_id, started_at: now() }))!)
+      // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
+      if (res.stopReason === 'cancelled') {
+        if (!preset.survivesCancel) agent.kill()
+        return { status: 'done', answer }
+      }
+    }
     if (res.stopReason === 'cancelled' || signal.aborted) {
       // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
       // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn

@@ -1,0 +1,118 @@
+/**
+ * Permission requests of a real ACP agent (Claude Code through claude-agent-acp, on the scripted model server) go
+ * through the same approval decision as Concord's own loop (runtime/approval-policy.ts): under `sandboxed` an edit in
+ * its tree runs without asking and a command asks (an agent's process has the network), a rule lets it run, and a
+ * Deny answers that one call, its reason reaching the agent in Concord's next prompt.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+
+// Without the OS sandbox `sandboxed` asks for everything (approval-policy.test.ts covers that): these need it.
+fileNeedsSandbox()
+
+let t: TestCore
+let server: ModelServer
+let ws: Workspace
+
+beforeEach(async () => {
+  server = await startModelServer()
+  t = makeCore({ git: true })
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+})
+afterEach(async () => {
+  await t.cleanup()
+  await server.close()
+})
+
+const offline = () => ({
+  ANTHROPIC_BASE_URL: server.url,
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_AUTOUPDATER: '1',
+  ENABLE_TOOL_SEARCH: 'false',
+  IS_SANDBOX: '1',
+})
+
+const claude = (approval?: Member['approval']): Promise<Member> =>
+  t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Claude',
+    role: 'implementer',
+    authority: 'proposer',
+    ...(approval ? { approval } : {}),
+    provider: { kind: 'acp', agent: 'claude-code', env: offline(), apiKey: 'sk-ant-any', isolatedHome: true },
+  })
+
+const stateOf = (memberId: string, pred: (s: SessionInfo) => boolean) =>
+  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session), 90_000)
+const idleOf = (memberId: string) => stateOf(memberId, (s) => s.state === 'idle' && s.queued === 0)
+const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
+const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
+
+async function startedTask(m: Member) {
+  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
+  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  return task
+}
+
+describe('ACP permission requests under the approval policy', () => {
+  it('sandboxed (the default): an edit in its tree runs without asking; a command asks, says why, and a rule lets the next one run', async () => {
+    const m = await claude()
+    expect(m.approval).toBe('sandboxed')
+    await startedTask(m)
+    let asked = 0
+    t.core.bus.on((e) => {
+      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+    })
+    const target = join(worktree('T-1'), 'hello.txt')
+    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] }, { text: 'Wrote it.' })
+    let idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
+    await idle
+    expect(readFileSync(target, 'utf8')).toBe('hi\n')
+    expect(asked).toBe(0)
+
+    server.enqueue({ toolCalls: [{ name: 'Bash', arguments: { command: 'echo from-bash > bash.txt', description: 'write bash.txt' } }] }, { text: 'Ran it.' })
+    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Run it' })
+    const card = (await waiting).payload.session.pendingApprovals[0]
+    expect(card.why).toBe('it leaves the sandbox: this command runs with the network on')
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.allowAlways', { memberId: m.id, callId: card.callId, scope: 'team', rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' } })
+    await idle
+    expect(existsSync(join(worktree('T-1'), 'bash.txt'))).toBe(true)
+
+    // `echo again` is covered by the team's rule now: no question.
+    server.enqueue({ toolCalls: [{ name: 'Bash', arguments: { command: 'echo again', description: 'echo' } }] }, { text: 'Again.' })
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Once more' })
+    await idle
+    expect(asked).toBe(1)
+  }, 180_000)
+
+  it('a Deny answers that one call, and its reason reaches Claude in Concord next prompt', async () => {
+    const m = await claude('ask')
+    await startedTask(m)
+    const target = join(worktree('T-1'), 'nope.txt')
+    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'no\n' } }] }, { text: 'Could not write it.' }, { text: 'Understood: no file.' })
+    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write nope.txt' })
+    const card = (await waiting).payload.session.pendingApprovals[0]
+    const idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false, reason: 'keep the notes in README instead' })
+    await idle
+    expect(existsSync(target)).toBe(false)
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe('Denied by the human: keep the notes in README instead')
+    // Not an interruption by the human: the turn ended, and Concord's next prompt told Claude why.
+    expect(steps.filter((s) => s.kind === 'interrupted')).toEqual([])
+    const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(r.body.messages))
+    expect(prompts.some((p) => p.includes('The human denied a call of your last turn') && p.includes('keep the notes in README instead'))).toBe(true)
+  }, 180_000)
+})
