@@ -11,6 +11,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { McpGateway } from '../../electron/main/mcp/agent-gateway'
+import { appBinding, type AgentTurnState } from '../../electron/main/mcp/app-binding'
+import type { ApprovalPolicy } from '../../electron/main/runtime/approval-policy'
 
 const bin = resolve(__dirname, '../../bin/concord.js')
 
@@ -174,5 +177,74 @@ describe('concord mcp', () => {
       { secret, event: 'task.changed', payload: { workspaceId: ws.id, task } },
     ])
     expect(heard).toEqual(['task.changed'])
+  })
+})
+
+describe("Concord's MCP tools for an agent Concord runs (the gateway, inside the running Concord)", () => {
+  const gateways: McpGateway[] = []
+  afterEach(() => gateways.splice(0).forEach((g) => g.close()))
+
+  /** A gateway bound to the live core as `memberId`, in a turn working in `root`; what it queues and asks is kept. */
+  async function gateway(memberId: string, turn: Omit<AgentTurnState, 'signal'>) {
+    const queued: { to: string; text: string; approval: ApprovalPolicy }[] = []
+    const asked: string[] = []
+    const g = new McpGateway(() =>
+      appBinding({
+        harness: t.core.harness,
+        workspaceId: ws.id,
+        memberId,
+        call: (method, params) => t.core.invoke(method, params),
+        turn: () => ({ ...turn, signal: new AbortController().signal }),
+        approve: async (name) => {
+          asked.push(name)
+          return true
+        },
+        message: (to, text, approval) => queued.push({ to, text, approval }),
+      }),
+    )
+    gateways.push(g)
+    await g.ready
+    return { g, queued, asked }
+  }
+
+  /** The agent's side: the proxy program of the gateway's server entry, driven by the real MCP client. */
+  async function agentClient(g: McpGateway, env: Record<string, string> = {}): Promise<Client> {
+    const entry = g.serverEntry('concord')
+    const vars = { PATH: process.env.PATH ?? '', ...Object.fromEntries(entry.env.map((e) => [e.name, e.value])), ...env }
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    clients.push(client)
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: vars, stderr: 'pipe' }))
+    return client
+  }
+
+  it("serves the member's tools in this process; a report's artifact is the head of the turn's tree and a message carries the turn's policy", async () => {
+    // The agent's tree: a worktree of the repository whose head is not the checkout's.
+    const tree = join(t.dataDir, 'tree')
+    const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, encoding: 'utf8' }).trim()
+    git(t.repoDir, 'worktree', 'add', '-q', '-b', 'side', tree)
+    git(tree, 'commit', '-q', '--allow-empty', '-m', 'the work')
+    const treeHead = git(tree, 'rev-parse', 'HEAD')
+    const { g, queued, asked } = await gateway(impl.id, { root: tree, approval: 'ask' })
+    const client = await agentClient(g)
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain('submit_report')
+    const r = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] } })
+    expect(textOf(r)).not.toContain('error')
+    const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
+    expect(reports[0].artifact?.commit).toBe(treeHead)
+    expect(treeHead).not.toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+    const other = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Other', role: 'tester', approval: 'auto' })
+    expect((await client.callTool({ name: 'message_member', arguments: { memberId: other.id, text: 'hello' } })).isError).toBeFalsy()
+    // The member is auto; its turn (started by a message under ask) is not: the message keeps ask.
+    expect(impl.approval).toBe('auto')
+    expect(queued).toEqual([{ to: other.id, text: 'hello', approval: 'ask' }])
+    // A call that needs approval under the turn's policy goes to the member's host.
+    const cancel = await client.callTool({ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'cancelled' } })
+    expect(cancel.isError).toBeFalsy()
+    expect(asked).toEqual(['update_task_status'])
+  })
+
+  it('refuses a connection without the gateway token', async () => {
+    const { g } = await gateway(impl.id, { root: t.repoDir, approval: 'auto' })
+    await expect(agentClient(g, { CONCORD_MCP_TOKEN: 'guessed' })).rejects.toThrow()
   })
 })
