@@ -176,8 +176,15 @@ function listSome<T>(items: T[], total: number, show: (t: T) => string): string 
   return total > NOTICE_LIST ? `${head} and ${total - NOTICE_LIST} more` : head
 }
 
+/** The notice's first line: one sentence, whatever punctuation the reason ends with ("felt hung." is not "felt hung.."). */
+export function noticeHeadline(d: { id: number; version: number; title: string }, reason: string): string {
+  const why = reason.trim()
+  const line = `${makeKey('decision', d.id)} "${d.title}" changed (now v${d.version})${why ? `: ${why}` : ''}`
+  return /[.!?…]$/.test(line) ? line : `${line}.`
+}
+
 function noticeText(ctx: Ctx, pins: EditPins, d: { id: number; version: number; title: string; statement: string }, reason: string, memberId: number, hit: Recipient): string {
-  const lines = [`${makeKey('decision', d.id)} "${d.title}" changed (now v${d.version})${reason ? `: ${reason}` : ''}.`]
+  const lines = [noticeHeadline(d, reason)]
   lines.push(`Current statement: ${d.statement}`)
   if (hit.tasks.length) lines.push(`Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`)
   if (hit.reports) {
