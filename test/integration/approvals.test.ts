@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { needsSandbox } from '../fixtures/sandbox-gate'
 
 let t: TestCore
 let server: ModelServer
@@ -55,7 +56,6 @@ describe('denying an approval', () => {
 })
 
 // ── approvals only where they matter (issue 19): the policy, rules, and answering calls one by one ─────────────────
-const sandbox = await import('../../electron/main/runtime/tools/sandbox').then((m) => m.sandboxStatus())
 const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' })
 const stateEvent = (memberId: string, pred: (s: SessionInfo) => boolean) =>
   waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session))
@@ -69,7 +69,8 @@ const idleOf = (memberId: string) => {
 }
 const waitingOf = (memberId: string) => stateEvent(memberId, (s) => s.state === 'waiting_approval')
 
-describe.skipIf(!sandbox.available)('the sandboxed policy (the default where the OS sandbox works)', () => {
+describe('the sandboxed policy (the default where the OS sandbox works)', () => {
+  beforeEach(needsSandbox)
   it('a new member is sandboxed: writes, commits and commands in its tree run without asking; leaving the tree asks', async () => {
     const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider: provider() })
     expect(m.approval).toBe('sandboxed')
