@@ -36,7 +36,9 @@ const components = {
       </a>
     )
   },
-  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string } } }) => <RefChip refKey={node?.properties?.dataRef ?? ''} />,
+  'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string; dataVersion?: string } } }) => (
+    <RefChip refKey={node?.properties?.dataRef ?? ''} writtenVersion={node?.properties?.dataVersion ? Number(node.properties.dataVersion) : undefined} />
+  ),
 } as unknown as Partial<Components>
 
 const Block = memo(function Block({ text }: { text: string }) {

@@ -17,8 +17,15 @@ function split(value: string): MdNode[] {
   for (const m of value.matchAll(refPattern())) {
     const at = m.index ?? 0
     if (at > last) out.push({ type: 'text', value: value.slice(last, at) })
-    const ref: MdNode = { type: 'concordRef', data: { hName: 'concord-ref', hProperties: { dataRef: m[0] } }, children: [{ type: 'text', value: m[0] }] }
     last = at + m[0].length
+    // "D-1 v1" names its own version: the chip takes it instead of adding a second one ("D-1 v1 v1").
+    const written = m[0].startsWith('D-') ? /^ v(\d+)\b/.exec(value.slice(last)) : null
+    const props: Record<string, string> = { dataRef: m[0] }
+    if (written) {
+      props.dataVersion = written[1]
+      last += written[0].length
+    }
+    const ref: MdNode = { type: 'concordRef', data: { hName: 'concord-ref', hProperties: props }, children: [{ type: 'text', value: m[0] }] }
     // Punctuation right after a chip stays on its line ("… against D-1, and" never starts a line with ",").
     const trail = /^[,.;:!?)\]'"’”…]+/.exec(value.slice(last))?.[0]
     if (trail) {

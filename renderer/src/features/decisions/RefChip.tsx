@@ -6,15 +6,18 @@ import { changedSince, decisionChipView, usePinnedVersion } from './pins'
 import './pins.css'
 
 /**
- * An inline `D-n` / `P-n` / `T-n`. A decision shows the version the step was written against (its pin)
- * and, when the decision has moved on, that it changed since; unpinned, the current version.
+ * An inline `D-n` / `P-n` / `T-n`. A decision shows the version the step was written against (its pin, or
+ * the version its text names: "D-1 v1") and, when the decision has moved on, that it changed since;
+ * unpinned, the current version. A task's status is in its title, not in the sentence: "T-1 was
+ * delivered" in an old message does not read "T-1 in progress was delivered".
  */
-export function RefChip({ refKey }: { refKey: string }) {
+export function RefChip({ refKey, writtenVersion }: { refKey: string; writtenVersion?: number }) {
   const kind = keyKind(refKey)
   const decision = useApp(decisionByKey(refKey))
   const proposal = useApp(proposalByKey(refKey))
   const task = useApp(taskByKey(refKey))
-  const pinned = usePinnedVersion(refKey)
+  const pinnedByStep = usePinnedVersion(refKey)
+  const pinned = writtenVersion ?? pinnedByStep
   const openDecision = useApp((s) => s.openDecision)
   const setRightTab = useApp((s) => s.setRightTab)
   if (kind === 'decision' && decision) {
@@ -45,9 +48,14 @@ export function RefChip({ refKey }: { refKey: string }) {
   }
   if (kind === 'task' && task) {
     return (
-      <button className={`ref-chip ref-task${task.flag ? ' flagged' : ''}`} onClick={() => setRightTab('tasks')} title={task.title} data-ref={refKey}>
+      <button
+        className={`ref-chip ref-task ts-${task.status}${task.flag ? ' flagged' : ''}`}
+        onClick={() => setRightTab('tasks')}
+        title={`${task.title} — now ${taskStatusWords[task.status]}`}
+        data-ref={refKey}
+        data-status={task.status}
+      >
         {refKey}
-        <span className="ref-ver">{taskStatusWords[task.status]}</span>
       </button>
     )
   }
