@@ -70,7 +70,8 @@ const size = (m: ChatMessage) => m.content.length + (m.role === 'assistant' && m
  * everything from it on is always kept, older turns are added newest-first while the budget lasts,
  * whole turns at a time (so a tool call is never separated from its result).
  */
-export function buildView(steps: StepRow[], turnStart: number, o: ViewOptions): ChatMessage[] {
+export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions): ChatMessage[] {
+  const steps = inTurnOrder(stored)
   const latestPlanId = o.omitPlans ? null : (steps.filter((s) => s.kind === 'plan' && s.status === 'done').at(-1)?.id ?? null)
   const turns: StepRow[][] = []
   for (const s of steps) {
@@ -95,6 +96,19 @@ export function buildView(steps: StepRow[], turnStart: number, o: ViewOptions): 
     chosen.unshift([project(plan, o, latestPlanId)!])
   }
   return normalize(chosen.flat())
+}
+
+/**
+ * The steps in the order their turns ran: a message queued behind a running turn has a lower id than that
+ * turn's replies, but enters the view only when its own turn starts (after the reply to the one before it).
+ * Steps of a turn carry its start's id; a step outside any turn stays where its id puts it.
+ */
+export function inTurnOrder(steps: StepRow[]): StepRow[] {
+  const key = (s: StepRow) => s.turn_id ?? s.id
+  return steps
+    .map((s, i) => [s, i] as const)
+    .sort(([a, i], [b, j]) => key(a) - key(b) || i - j)
+    .map(([s]) => s)
 }
 
 /** Pairs every tool call with a result, drops orphans, merges adjacent user (and plain assistant) messages, starts with a user message. */
