@@ -350,12 +350,12 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     expect(anthropicKeyOf(r)).toBe(ANT_KEY)
     expect(r.body.model).toBe('claude-test')
     expect(r.body.stream).toBe(true)
-    expect(r.body.system).toBe('You are a careful engineer.')
+    expect(r.body.system).toEqual([{ type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } }])
     expect(typeof r.body.max_tokens).toBe('number')
-    expect(r.body.messages).toEqual([{ role: 'user', content: 'read index' }])
+    expect(r.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'read index', cache_control: { type: 'ephemeral' } }] }])
     expect(r.body.tools).toEqual([
       { name: 'read_file', description: 'Read a file from the workspace', input_schema: tools[0].parameters },
-      { name: 'list_dir', description: 'List a directory', input_schema: tools[1].parameters },
+      { name: 'list_dir', description: 'List a directory', input_schema: tools[1].parameters, cache_control: { type: 'ephemeral' } },
     ])
   })
 
@@ -388,7 +388,7 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     server.enqueue({ text: 'ok' })
     await run(anthropic(), req(history))
     const body = server.requests[0].body
-    expect(body.system).toBe('You are a careful engineer.')
+    expect(body.system).toEqual([{ type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } }])
     expect(body.messages).toEqual([
       { role: 'user', content: 'Look at a.ts and the src folder.' },
       {
@@ -411,10 +411,32 @@ describe('Anthropic provider (real SDK against the local server)', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'call_C', content: 'export const b = 2' },
-          { type: 'text', text: 'Also, be brief.' },
+          { type: 'text', text: 'Also, be brief.', cache_control: { type: 'ephemeral' } },
         ],
       },
     ])
+  })
+
+  it('marks the prompt-cache breakpoints: last tool, the system prompt before its notices, the last message', async () => {
+    const stable = 'You are Tess.\n\n# Brief\n## Your tasks\n- T-1'
+    const notices = '## Notices since your last step (read these first)\n- D-1 changed'
+    const asked = [...history.slice(0, 6)] // ends with a tool result: the breakpoint goes on it
+    server.enqueue({ text: 'ok' }, { text: 'ok' })
+    await run(anthropic(), req(asked, { system: `${stable}\n\n${notices}` }))
+    await run(anthropic(), req(asked, { system: stable }))
+    const [withNotices, without] = server.requests.map((r) => r.body)
+    // The notices come and go after the breakpoint: the stable part is the same text, cached, in both calls.
+    expect(withNotices.system).toEqual([
+      { type: 'text', text: stable, cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: notices },
+    ])
+    expect(without.system).toEqual([{ type: 'text', text: stable, cache_control: { type: 'ephemeral' } }])
+    expect(withNotices.tools.map((t: { cache_control?: unknown }) => t.cache_control ?? null)).toEqual([null, { type: 'ephemeral' }])
+    const last = withNotices.messages.at(-1)
+    expect(last.content.at(-1)).toEqual({ type: 'tool_result', tool_use_id: 'call_C', content: 'export const b = 2', cache_control: { type: 'ephemeral' } })
+    // One breakpoint per message list, on its end only (the API allows four in all).
+    const marks = JSON.stringify(withNotices).split('"cache_control"').length - 1
+    expect(marks).toBe(3)
   })
 
   it('maps 401 to provider_auth with the server message and without the key', async () => {
