@@ -1,5 +1,6 @@
 /** The experiment as a function: every scenario under every arm, every run; the CLI (run.ts) and the tests call it. */
 import { ARMS, type ArmName, type Sabotage } from './arms/arm'
+import type { ModelDriver } from './model'
 import { scenarios } from './scenarios'
 import { simulate, type Outcome } from './simulate'
 import { summarize, type Results } from './results'
@@ -11,6 +12,8 @@ export interface ExperimentOptions {
   variants: number
   arms?: ArmName[]
   sabotage?: Sabotage
+  /** Model-driven members: a new driver per scenario run (eval/model.ts). */
+  model?: () => ModelDriver
   onScenario?: (done: number, total: number) => void
 }
 
@@ -28,7 +31,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<Experiment> {
   let done = 0
   for (let run = 0; run < o.runs; run++) {
     for (const s of list) {
-      for (const arm of arms) outcomes.get(arm)!.push({ ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage })), scenario: s.name, run })
+      for (const arm of arms) outcomes.get(arm)!.push({ ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage, model: o.model })), scenario: s.name, run })
       o.onScenario?.(++done, total)
     }
   }

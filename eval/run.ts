@@ -10,7 +10,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ARMS, type ArmName } from './arms/arm'
+import type { ProviderKind } from '../electron/main/runtime/providers'
 import { runExperiment } from './experiment'
+import { DEFAULT_MAX_CALLS, ModelConfigError, ModelDriver, modelProvider, PROVIDERS } from './model'
 import { svg, table } from './results'
 
 const { values } = parseArgs({
@@ -23,6 +25,8 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(import.meta.dirname, 'results') },
     provider: { type: 'string' },
     model: { type: 'string' },
+    'base-url': { type: 'string' },
+    'max-calls': { type: 'string' },
     agent: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -34,21 +38,38 @@ const fail = (message: string, code = 2): never => {
 }
 
 if (values.help) {
-  process.stdout.write('npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]\n')
-  process.exit(0)
-}
-if (values.provider || values.agent || values.model) {
-  // Never faked: the scripted members are the only ones this build runs.
-  fail(
-    `${values.agent ? `--agent ${values.agent}` : `--provider ${values.provider ?? '?'}${values.model ? ` --model ${values.model}` : ''}`} would run the members on a real ` +
-      `${values.agent ? 'coding agent (its CLI installed and signed in)' : 'model (an API key in the environment)'}; that mode is not implemented in this build, ` +
-      'so nothing was run. The scripted members (eval/member.ts) are the ones measured here: run without --provider/--model/--agent.',
+  process.stdout.write(
+    'npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]\n' +
+      '             [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]\n' +
+      'Keys from the environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional).\n',
   )
+  process.exit(0)
 }
 const int = (name: string, v: string, min: number) => {
   const n = Number(v)
   if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer of at least ${min}, not '${v}'`)
   return n
+}
+if (values.agent) {
+  // Never faked: driving Claude Code, Codex or Gemini through Concord's ACP runtime is not built into the eval.
+  fail(
+    `--agent ${values.agent} is not implemented: the eval does not drive coding agents (Claude Code, Codex, Gemini) through Concord's ACP runtime yet, ` +
+      'so nothing was run. Use --provider openai|anthropic|openai-compatible --model M for real models, or no flag for the scripted members.',
+  )
+}
+if (values.model && !values.provider) fail('--model needs --provider openai|anthropic|openai-compatible')
+let model: (() => ModelDriver) | undefined
+if (values.provider) {
+  const kind = values.provider as ProviderKind
+  if (!PROVIDERS.includes(kind)) fail(`--provider must be one of ${PROVIDERS.join(', ')}, not '${values.provider}'`)
+  try {
+    const provider = modelProvider({ kind, model: values.model ?? '', baseURL: values['base-url'] })
+    const maxCalls = values['max-calls'] ? int('max-calls', values['max-calls'], 1) : DEFAULT_MAX_CALLS
+    model = () => new ModelDriver(provider, maxCalls)
+  } catch (err) {
+    if (err instanceof ModelConfigError) fail(err.message)
+    throw err
+  }
 }
 const seed = int('seed', values.seed, 0)
 const runs = int('runs', values.runs, 1)
@@ -62,6 +83,7 @@ const { results, outcomes } = await runExperiment({
   runs,
   variants,
   arms,
+  model,
   onScenario: (done, total) => {
     if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total} scenario runs`)
   },
@@ -79,6 +101,24 @@ else {
   process.stdout.write(`Seed ${seed}, ${runs} run(s) of ${results.scenarios} scenarios (Web Search + ${variants} variants), mean / worst per scenario:\n\n`)
   process.stdout.write(table(results) + '\n\n')
   process.stdout.write(`Written: ${base}.json, ${base}.svg (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+}
+if (model) {
+  // The model's own cost, from the provider's reported usage (null where it reported none), and its wasted steps.
+  for (const [arm, list] of outcomes) {
+    const u = list.map((o) => o.model!)
+    const sum = (f: (m: (typeof u)[number]) => number | null) => (u.some((m) => f(m) === null) ? 'not reported' : String(u.reduce((a, m) => a + f(m)!, 0)))
+    const why: Record<string, number> = {}
+    for (const m of u) for (const [k, v] of Object.entries(m.wasted)) why[k] = (why[k] ?? 0) + v
+    process.stderr.write(
+      `${arm}: ${u.reduce((a, m) => a + m.calls, 0)} model calls, ${u.reduce((a, m) => a + m.wastedSteps, 0)} wasted steps${
+        Object.keys(why).length
+          ? ` (${Object.entries(why)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')})`
+          : ''
+      }, ` + `provider-reported tokens in ${sum((m) => m.inputTokens)} / out ${sum((m) => m.outputTokens)}\n`,
+    )
+  }
 }
 // A scenario the human's procedure could not finish is a fault of the experiment, not a figure: say so.
 for (const [arm, list] of outcomes) {

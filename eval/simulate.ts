@@ -10,6 +10,7 @@ import { BroadcastArm } from './arms/broadcast'
 import { ChatArm } from './arms/chat'
 import { ConcordArm } from './arms/concord'
 import { Member } from './member'
+import { ModelMember, type ModelDriver, type ModelUsage } from './model'
 import { Prng } from './prng'
 import type { Moment, Scenario } from './scenarios'
 import { World } from './world'
@@ -29,12 +30,18 @@ export interface Outcome extends Figures {
   /** Tasks still not accepted on a current artifact when the human gave up (MAX_REPAIRS): 0 in a sound run. */
   unfinished: number
   ticks: number
+  /** coordinationTokens by source (notice, turn, brief, broadcast, thread, thread-change, relay). */
+  tokensBy: Record<string, number>
+  /** With model-driven members: calls, wasted steps and the provider's reported token usage. */
+  model?: ModelUsage
 }
 
 export interface SimulateOptions {
   seed: number
   run: number
   sabotage?: Sabotage
+  /** Model-driven members (eval/model.ts): one driver per scenario run; absent, the scripted members. */
+  model?: () => ModelDriver
 }
 
 const RANK: Record<Status, number> = { todo: 0, blocked: 0, in_progress: 1, delivered: 2, accepted: 3, cancelled: -1 }
@@ -59,7 +66,8 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
   const efforts = scenario.tasks.map((t) => (o.run === 0 ? t.effort : Math.max(1, t.effort + timing.int(-1, 1))))
   try {
     await arm.setup()
-    const members = scenario.members.map((_, i) => new Member(i, scenario, world, arm, efforts))
+    const driver = o.model?.()
+    const members = scenario.members.map((_, i) => (driver ? new ModelMember(i, scenario, world, arm, efforts, driver) : new Member(i, scenario, world, arm, efforts)))
     const missed = new Set<number>()
     let staleUsed = 0
     let interventions = 0
@@ -160,6 +168,8 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
       wallMs: performance.now() - started,
       unfinished,
       ticks: tick,
+      tokensBy: { ...arm.tokensBy },
+      ...(driver ? { model: driver.report() } : {}),
     }
   } finally {
     await arm.close()

@@ -23,6 +23,8 @@ export interface Seen {
   /** Decision index → statement, for every decision whose text the member reads now. */
   readings: Map<number, string>
   asks: Ask[]
+  /** The text the arm put into the member's context at this step (a model-driven member's prompt, eval/model.ts). */
+  text: string[]
 }
 
 /** Test-only breaks, so the tests can see a figure move when the thing behind it is broken. */
@@ -50,6 +52,8 @@ export interface Arm {
   report(member: number, r: ReportRecord): Promise<void>
   /** Coordination tokens that entered members' contexts, and (member, change) pairs that reached unconcerned members. */
   readonly tokens: number
+  /** The same tokens by where they came from (notice, turn, brief, broadcast, thread, relay). */
+  readonly tokensBy: Record<string, number>
   readonly disturbed: number
   close(): Promise<void>
 }
@@ -57,23 +61,38 @@ export interface Arm {
 /** The bookkeeping every arm shares: counters, human relays, and who a change disturbed. */
 export abstract class ArmBase {
   tokens = 0
+  readonly tokensBy: Record<string, number> = {}
   disturbed = 0
   private readonly reached = new Set<string>()
   protected readonly relays: Ask[][]
+  private readonly relayTexts: string[][]
 
   constructor(
     protected readonly scenario: Scenario,
     protected readonly world: World,
   ) {
     this.relays = scenario.members.map(() => [])
+    this.relayTexts = scenario.members.map(() => [])
+  }
+
+  private relayText(ask: Ask): string {
+    const t = this.scenario.tasks[ask.task]
+    const what = ask.kind === 'reverify' ? 're-verify' : 're-align'
+    return `Please ${what} T-${ask.task + 1} "${t.title}" against the current decisions: ${t.decisions.map((d) => `D-${d + 1}: ${this.world.statement(d)}`).join('; ')}`
   }
 
   relay(member: number, ask: Ask): void {
-    const t = this.scenario.tasks[ask.task]
-    const what = ask.kind === 'reverify' ? 're-verify' : 're-align'
-    const text = `Please ${what} T-${ask.task + 1} "${t.title}" against the current decisions: ${t.decisions.map((d) => `D-${d + 1}: ${this.world.statement(d)}`).join('; ')}`
-    this.tokens += tokens(text)
+    const text = this.relayText(ask)
+    this.count('relay', text)
     this.relays[member].push(ask)
+    this.relayTexts[member].push(text)
+  }
+
+  /** Counts coordination text entering a member's context, by source. */
+  protected count(source: string, text: string): void {
+    const n = tokens(text)
+    this.tokens += n
+    this.tokensBy[source] = (this.tokensBy[source] ?? 0) + n
   }
 
   /** The human's relays waiting for the member, and the current text they carry. */
@@ -82,6 +101,7 @@ export abstract class ArmBase {
       for (const d of this.scenario.tasks[ask.task].decisions) seen.readings.set(d, this.world.statement(d))
       seen.asks.push(ask)
     }
+    seen.text.push(...this.relayTexts[member].splice(0).map((t) => `The human: ${t}`))
   }
 
   /** Counts a change reaching a member it does not concern, once per member and change. */

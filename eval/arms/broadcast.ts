@@ -3,7 +3,6 @@
  * (the message starts a turn, as a message to a session does). No flags, no acceptance gate (arms/board.ts).
  */
 import type { Scenario, ScenarioChange } from '../scenarios'
-import { tokens } from '../tokens'
 import type { World } from '../world'
 import type { Arm, Sabotage, Seen } from './arm'
 import { BoardArm } from './board'
@@ -42,9 +41,10 @@ export class BroadcastArm extends BoardArm implements Arm {
   }
 
   async context(member: number): Promise<Seen> {
-    const seen: Seen = { readings: new Map(), asks: [] }
+    const seen: Seen = { readings: new Map(), asks: [], text: [] }
     for (const m of this.inbox[member].splice(0)) {
-      this.tokens += tokens(m.text)
+      this.count('broadcast', m.text)
+      seen.text.push(m.text)
       this.reach(member, m.change)
       seen.readings.set(m.decision, m.statement)
     }

@@ -4,7 +4,6 @@
  * that scrolled out before its next step never reaches it. The thread starts no turn. No flags, no gate.
  */
 import type { ScenarioChange } from '../scenarios'
-import { tokens } from '../tokens'
 import type { Arm, Seen } from './arm'
 import { BoardArm } from './board'
 
@@ -42,14 +41,21 @@ export class ChatArm extends BoardArm implements Arm {
   }
 
   async context(member: number): Promise<Seen> {
-    const seen: Seen = { readings: new Map(), asks: [] }
+    const seen: Seen = { readings: new Map(), asks: [], text: [] }
     const from = Math.max(this.read[member], this.thread.length - CHAT_WINDOW)
     for (const m of this.thread.slice(from)) {
-      this.tokens += tokens(m.text)
+      this.count(m.change ? 'thread-change' : 'thread', m.text)
       if (!m.change) continue
       this.reach(member, m.change.index)
       seen.readings.set(m.change.decision, m.change.statement)
     }
+    // The whole window is in the member's context; only the lines new to it were counted above.
+    seen.text.push(
+      this.thread
+        .slice(-CHAT_WINDOW)
+        .map((m) => m.text)
+        .join('\n'),
+    )
     this.read[member] = this.thread.length
     this.takeRelays(member, seen)
     return seen

@@ -23,7 +23,6 @@ import { buildBrief } from '../../electron/main/runtime/brief'
 import { plainCipher, SecretStore } from '../../electron/main/secrets/secret-store'
 import type { StepRow } from '../../electron/main/store/steps-repo'
 import type { Scenario, ScenarioChange } from '../scenarios'
-import { tokens } from '../tokens'
 import type { ReportRecord, World } from '../world'
 import { ArmBase, type Arm, type Ask, type Sabotage, type Seen, type Status } from './arm'
 
@@ -214,9 +213,10 @@ export class ConcordArm extends ArmBase implements Arm {
     const pending = ctx.store.log.notices(row.id, true)
     const brief = buildBrief(ctx, row, pending)
     if (pending.length) ctx.store.log.markDelivered(row.id, pending.at(-1)!.id, now())
-    const seen: Seen = { readings: new Map(), asks: [] }
+    // The brief is the member's whole context (only what a change altered in it counts as coordination).
+    const seen: Seen = { readings: new Map(), asks: [], text: [brief.text] }
     for (const n of pending) {
-      this.tokens += tokens(n.text)
+      this.count('notice', n.text)
       const change = this.changeOf.get(`${n.decision_id}:${n.decision_version}`)
       if (change !== undefined) this.reach(member, change)
     }
@@ -226,14 +226,15 @@ export class ConcordArm extends ArmBase implements Arm {
       if (!m) continue
       const d = Number(m[1]) - 1
       seen.readings.set(d, m[2])
-      if (last.get(d) !== line) this.tokens += tokens(line)
+      if (last.get(d) !== line) this.count('brief', line)
       last.set(d, line)
     }
     this.lastVersions[member] = brief.decisionVersions
     // The automatic turns Concord queued for the member: their message is what starts the turn.
     for (const step of this.inbox[member].splice(0)) {
       const text = ctx.store.steps.get(step.id)?.text ?? step.text ?? ''
-      this.tokens += tokens(text)
+      this.count('turn', text)
+      seen.text.push(text)
       ctx.store.steps.setStatus(step.id, 'done')
       seen.asks.push(...(await this.asksIn(member, text, brief.text)))
     }

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest'
 import type { Sabotage } from '../../eval/arms/arm'
 import { runExperiment, type Experiment } from '../../eval/experiment'
 import { webSearchScenario } from '../../eval/scenarios'
+import { ModelDriver, modelProvider } from '../../eval/model'
 import { simulate } from '../../eval/simulate'
+import { startModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 const SEED = 3
 const VARIANTS = 4
@@ -70,4 +72,105 @@ describe('npm run eval', () => {
     expect(sum(dropped, 'broadcast', 'affectedMissed')).toBeGreaterThan(sum(sound, 'broadcast', 'affectedMissed'))
     expect(sum(dropped, 'broadcast', 'humanInterventions')).toBeGreaterThan(sum(sound, 'broadcast', 'humanInterventions'))
   }, 300_000)
+})
+
+/** The user message of a recorded request, whatever the wire format. */
+const userText = (req: RecordedRequest): string => {
+  const last = req.body.messages.at(-1)
+  return typeof last.content === 'string' ? last.content : last.content.map((b: { text?: string }) => b.text ?? '').join('')
+}
+
+interface PromptState {
+  yourReading: Record<string, string>
+  workInProgress: { task: string; builtAgainst: Record<string, string>; done: number; effort: number } | null
+  askedAbout: { task: string; kind: string }[]
+  tasks: { task: string; role: string; status: string; delivered: string | null; deliveredBuiltAgainst?: Record<string, string>; yourLastReport?: { on: string; read: Record<string, string> } }[]
+  possibleNow: string[]
+}
+const stateOf = (req: RecordedRequest): PromptState => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(userText(req))![1])
+const differs = (a: Record<string, string>, reading: Record<string, string>) => Object.entries(a).some(([d, s]) => reading[d] !== s)
+
+/** A competent member, played by the scripted model from nothing but the prompt: follow the latest text read. */
+function competent(req: RecordedRequest): ScriptedReply {
+  const s = stateOf(req)
+  const can = (a: string) => s.possibleNow.includes(a)
+  const act = (a: string) => ({ toolCalls: [{ name: 'act', arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] } }], usage: { input: 50, output: 7 } })
+  const w = s.workInProgress
+  if (w) {
+    if (differs(w.builtAgainst, s.yourReading)) return act(`realign ${w.task}`)
+    if (can(`work ${w.task}`)) return act(`work ${w.task}`)
+    if (can(`deliver ${w.task}`)) return act(`deliver ${w.task}`)
+  }
+  for (const t of s.tasks) {
+    if (t.role === 'yours' && t.deliveredBuiltAgainst && differs(t.deliveredBuiltAgainst, s.yourReading) && can(`reopen ${t.task}`)) return act(`reopen ${t.task}`)
+    if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return act(`reopen ${t.task}`)
+    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`)) return act(`acknowledge ${t.task}`)
+    if (t.role !== 'yours' && can(`check ${t.task}`)) {
+      const r = t.yourLastReport
+      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task)) return act(`check ${t.task}`)
+    }
+  }
+  const start = s.possibleNow.find((a) => a.startsWith('start '))
+  return act(start ?? 'wait')
+}
+
+describe('npm run eval --provider (model-driven members, offline against the scripted wire-format server)', () => {
+  const drive = async (kind: 'openai' | 'anthropic' | 'openai-compatible', reply: (req: RecordedRequest) => ScriptedReply, maxCalls?: number) => {
+    const server = await startModelServer({ unscripted: reply })
+    try {
+      const env = { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key' }
+      const baseURL = kind === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL
+      const provider = modelProvider({ kind, model: 'scripted', baseURL, env, maxRetries: 0 })
+      const e = await runExperiment({ seed: SEED, runs: 1, variants: 0, model: () => new ModelDriver(provider, maxCalls) })
+      return { e, requests: server.requests }
+    } finally {
+      await server.close()
+    }
+  }
+
+  for (const kind of ['openai', 'anthropic'] as const) {
+    it(`${kind}: a competent model plays the Web Search scenario; Concord misses nothing, every call a valid action`, async () => {
+      const { e, requests } = await drive(kind, competent)
+      const concord = e.outcomes.get('concord')![0]
+      expect(concord).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
+      for (const arm of ['concord', 'broadcast', 'chat'] as const) {
+        const o = e.outcomes.get(arm)![0]
+        expect(o.model!.calls, arm).toBeGreaterThan(0)
+        expect(o.model!.wastedSteps, arm).toBe(0)
+        // The provider's reported usage, not the estimator: 50 in and 7 out per call, as scripted.
+        expect(o.model).toMatchObject({ inputTokens: 50 * o.model!.calls, outputTokens: 7 * o.model!.calls })
+      }
+      // The prompt carried the member's context in its arm: Concord's brief, the broadcast, the thread.
+      const prompts = requests.map(userText)
+      expect(prompts.some((p) => p.includes('# Brief (rebuilt from the Concord harness'))).toBe(true)
+      expect(prompts.some((p) => p.includes('Decision change: D-1 "Search timeout"'))).toBe(true)
+      expect(requests.every((r) => r.body.tools.length === 1)).toBe(true)
+    }, 120_000)
+  }
+
+  it('a model that answers garbage wastes its steps, counted by kind, and the run ends without a crash', async () => {
+    let n = 0
+    const garbage = (): ScriptedReply =>
+      [
+        { text: 'I would rather chat about it.' },
+        { toolCalls: [{ name: 'act', arguments: '{"action": "deliver", "task": ' }] },
+        { toolCalls: [{ name: 'act', arguments: { action: 'fly', task: 'T-1' } }] },
+        { toolCalls: [{ name: 'act', arguments: { action: 'deliver', task: 'T-99' } }] },
+      ][n++ % 4]
+    const { e } = await drive('openai-compatible', garbage, 200)
+    for (const arm of ['concord', 'broadcast', 'chat'] as const) {
+      const o = e.outcomes.get(arm)![0]
+      expect(o.model!.calls, arm).toBeGreaterThan(0)
+      expect(o.model!.wastedSteps, arm).toBe(o.model!.calls)
+      expect(Object.keys(o.model!.wasted).sort(), arm).toEqual(expect.arrayContaining(['no_tool_call']))
+      expect(Object.values(o.model!.wasted).reduce((a, b) => a + b, 0)).toBe(o.model!.wastedSteps)
+      // Nothing got done, and the figures say so rather than a crash.
+      expect(o.unfinished, arm).toBe(3)
+    }
+  }, 120_000)
+
+  it('refuses a provider without its key, naming the variable', () => {
+    expect(() => modelProvider({ kind: 'anthropic', model: 'm', env: {} })).toThrow(/ANTHROPIC_API_KEY/)
+    expect(() => modelProvider({ kind: 'openai-compatible', model: 'm', env: {} })).toThrow(/--base-url/)
+  })
 })
