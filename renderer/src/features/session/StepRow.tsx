@@ -221,6 +221,10 @@ export const StepRow = memo(
             )}
             <Cards step={step} tools={row.tools} />
             <TurnChanges step={step} />
+            {/* A turn that ended with a tool call (submit_report) has its changes on that folded tool step. */}
+            {row.tools.map((t) => (
+              <TurnChanges key={t.id} step={t} />
+            ))}
           </div>
         )
       }
