@@ -91,6 +91,7 @@ function openCore(options: CoreOptions): Core {
     ...exportHandlers({ harness }),
     ...systemHandlers({ pickFolder: options.pickFolder, secrets }),
     ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
+    ...approvalHandlers({ harness, runtime }),
   }
   return {
     bus,
@@ -107,7 +108,6 @@ function openCore(options: CoreOptions): Core {
         harness.close()
       } finally {
         log.close()
-    ...approvalHandlers({ harness, runtime }),
       }
     },
   }

@@ -453,8 +453,6 @@ export class Runtime {
     return host.info()
   }
 
-  tokens(workspaceId: string): TokenTotals {
-    const ctx = this.ctx(workspaceId)
   /** Allow, and from now on allow the same kind of call without asking: a rule for the member or the team. */
   allowAlways(p: ParsedParams<'sessions.allowAlways'>): Result<'sessions.allowAlways'> {
     const host = this.host(p.memberId)
@@ -467,6 +465,8 @@ export class Runtime {
     return { session: host.info(), rule }
   }
 
+  tokens(workspaceId: string): TokenTotals {
+    const ctx = this.ctx(workspaceId)
     return {
       perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output, unreported: u.unreported })),
       perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output, unreported: u.unreported })),
