@@ -7,7 +7,7 @@
  * action it performs and writes the tally to /work/notes/issue13-scenario.md (CONCORD_NOTES overrides).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Task } from '../../shared/schemas'
@@ -34,9 +34,9 @@ beforeAll(async () => {
 afterAll(async () => models.close())
 
 /** Every click, fill and key press the human makes, with what it was for. */
-const actions: { what: string; typedMessage: boolean }[] = []
-async function human<T>(what: string, fn: () => Promise<T>, typedMessage = false): Promise<T> {
-  actions.push({ what, typedMessage })
+const actions: { what: string; typedMessage: boolean; approval?: 'escape' }[] = []
+async function human<T>(what: string, fn: () => Promise<T>, typedMessage = false, approval?: 'escape'): Promise<T> {
+  actions.push({ what, typedMessage, ...(approval ? { approval } : {}) })
   return fn()
 }
 
@@ -50,10 +50,17 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     const ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'web-search', isolation: 'worktree', baseBranch: 'main' })
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const mk = (name: string, role: string) => core.invoke('members.create', { workspaceId: ws.id, name, role, provider, approval: 'auto', authority: 'proposer' })
+    // The default policy of a new team: no approval given, so Concord's (sandboxed where the OS sandbox works).
+    const mk = (name: string, role: string) => core.invoke('members.create', { workspaceId: ws.id, name, role, provider, authority: 'proposer' })
     const impl = await mk('Implementer', 'implementer')
     const tester = await mk('Tester', 'tester')
     const reviewer = await mk('Reviewer', 'reviewer')
+    expect([impl, tester, reviewer].map((m) => m.approval)).toEqual(['sandboxed', 'sandboxed', 'sandboxed'])
+    // Every call any member waited on, by its arguments: only the escape attempt may be among them.
+    const asked = new Map<string, string>()
+    core.bus.on((e) => {
+      if (e.event === 'session.state') for (const a of e.payload.session.pendingApprovals) asked.set(a.callId, `${a.name} ${a.argumentsText}`)
+    })
     const d1 = await core.invoke('decisions.create', {
       workspaceId: ws.id,
       title: 'Web search timeout',
@@ -74,7 +81,8 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     core.bus.on((e) => {
       if (e.event === 'task.changed' && e.payload.task.id === t1.id) latest = e.payload.task
     })
-    const branchHead = () => execFileSync('git', ['rev-parse', `refs/heads/${latest.branch}`], { cwd: repo, encoding: 'utf8' }).trim()
+    // The head of T-1's tree (a repository of its own; Concord brings it into the user's repository when it reads it).
+    const branchHead = () => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(ui.stack.dataDir, 'worktrees', ws.id, 'T-1'), encoding: 'utf8' }).trim()
     const reportOn = (kind: 'test' | 'review', version: number) =>
       waitForEvent(core, (e) => e.event === 'report.submitted' && e.payload.report.kind === kind && e.payload.report.basis[0]?.version === version, 30_000)
 
@@ -82,6 +90,9 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     script(
       'Implementer',
       call('write_file', { path: 'search.ts', content: 'export const timeoutMs = 5_000\nexport const onTimeout = "error"\n' }),
+      call('run_command', { command: 'grep -c timeoutMs search.ts' }),
+      // The escape attempt: a write outside the task's tree. It leaves the sandbox, so it asks; the human denies it.
+      call('write_file', { path: '../escape.txt', content: 'outside the tree\n' }),
       call('git_commit', { message: 'web_search: give up after 5 s with an error (D-1)' }),
       {
         toolCalls: [
@@ -115,6 +126,14 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     const composer = page.locator('[data-testid=member-session]').getByTestId('composer')
     await human('type the first message', () => composer.fill('Build T-1, the web search tool, to D-1.'), true)
     await human('send it', () => page.locator('[data-testid=member-session]').getByTestId('send').click())
+    const bar = page.locator('[data-testid=member-session]').getByTestId('approval-bar')
+    await bar.getByTestId('approval-item').filter({ hasText: 'escape.txt' }).waitFor()
+    expect(await bar.getByTestId('approval-why').textContent()).toContain("outside the task's tree")
+    await screenshot(page, 'websearch-00-escape-asks-1440')
+    await human('Deny… the escape', () => bar.getByRole('button', { name: 'Deny…' }).click(), false, 'escape')
+    await human('type why', () => bar.getByLabel('Reason for denying').fill('stay inside the task’s tree'), false, 'escape')
+    await human('Deny', () => bar.getByRole('button', { name: 'Deny', exact: true }).click(), false, 'escape')
+    await bar.waitFor({ state: 'detached' })
     const c1 = (await delivered1).payload.task.artifact!.commit!
     await Promise.all([tested1, reviewed1])
     await screenshot(page, 'websearch-01-before-the-change-1440')
@@ -183,6 +202,13 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
 
     // ---- what happened, checked in the store and the repository ----
     expect(readFileSync(join(repo, 'search.ts'), 'utf8')).toContain('timeoutMs = 10_000')
+    // Approvals: the escape attempt asked (and was denied, so nothing was written); nothing inside the tree did.
+    expect([...asked.values()]).toEqual([expect.stringContaining('escape.txt')])
+    expect(existsSync(join(ui.stack.dataDir, 'worktrees', ws.id, 'escape.txt'))).toBe(false)
+    const approvalClicks = actions.filter((a) => a.approval)
+    expect(approvalClicks.map((a) => a.approval)).toEqual(['escape', 'escape', 'escape'])
+    const insideClicks = approvalClicks.filter((a) => a.approval !== 'escape').length
+    expect(insideClicks).toBe(0)
     const sessions = await Promise.all([impl, tester, reviewer].map((m) => core.invoke('sessions.get', { memberId: m.id })))
     const byConcord = sessions.map((s) => s.steps.filter((x) => x.origin === 'concord'))
     expect(byConcord.map((s) => s.length)).toEqual([1, 1, 1])
@@ -204,6 +230,8 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
       '# Issue 13 — the Web Search scenario, counted',
       '',
       `Run by test/e2e/browser-websearch.test.ts (${new Date().toISOString().slice(0, 10)}).`,
+      '',
+      `Approvals under the default policy of a new team (sandboxed): ${insideClicks} clicks for work inside the task's tree; the one escape attempt (a write outside the tree) asked and took ${approvalClicks.length} actions to deny.`,
       '',
       `After this issue: ${actions.length} human actions in all, ${actions.filter((a) => a.typedMessage).length} typed message (the first one, not a relay);`,
       `from the decision edit to merged: ${after.length} actions, ${relays} typed relays. Concord started ${metrics.autoTurns} turns itself (Figures: relays you did not have to make).`,

@@ -10,7 +10,7 @@ import { getReport, listReports, submitReport } from '../harness/reports'
 import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
-import { deliveryArtifact, ensureTaskWorktree, openWorkspace, releaseTaskWorktree, resolveArtifact, updateWorkspace } from '../harness/task-branches'
+import { deliveryArtifact, ensureTaskWorktree, openWorkspace, refreshHead, releaseTaskWorktree, resolveArtifact, updateWorkspace } from '../harness/task-branches'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 import { revertDecision } from '../harness/revert'
@@ -81,7 +81,10 @@ export function harnessHandlers({ harness: h }: HandlerDeps) {
 
     'reports.submit': async (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')
-      const worktree = ctx.store.branches.get(taskRow(ctx, p.taskId).id)?.worktree ?? undefined
+      const row = taskRow(ctx, p.taskId).id
+      const worktree = ctx.store.branches.get(row)?.worktree ?? undefined
+      // A report made in the turn that committed: the tree's new head is brought into the repository first.
+      if (worktree) await refreshHead(h, ctx, row).catch(() => undefined)
       return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
     },
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
