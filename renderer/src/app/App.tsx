@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { EmptyState, Modal } from '../components/ui'
 import { RightPanel } from '../features/RightPanel'
+import { ArchiveUndo } from '../features/archive/undo'
 import { MemberSession, TeamView } from '../features/session/SessionView'
 import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
@@ -137,6 +138,7 @@ export function App() {
         </button>
       )}
       <Shortcuts />
+      <ArchiveUndo />
       <ServerDownBanner />
     </div>
   )

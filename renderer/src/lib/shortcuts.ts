@@ -25,6 +25,7 @@ export const shortcutHelp: { keys: string; what: string }[] = [
   { keys: 'Ctrl/⌘ K  or  /', what: 'Focus the message box' },
   { keys: 'Alt T', what: 'Team view: all sessions side by side' },
   { keys: 'Alt P', what: 'Show or hide the right panel' },
+  { keys: 'Ctrl/⌘ Shift F', what: 'Search every session' },
   { keys: 'Enter / Shift Enter', what: 'Send / new line' },
   { keys: '?', what: 'This list' },
   { keys: 'Esc', what: 'Close a dialog' },
