@@ -116,3 +116,30 @@ describe('ACP permission requests under the approval policy', () => {
     expect(prompts.some((p) => p.includes('The human denied a call of your last turn') && p.includes('keep the notes in README instead'))).toBe(true)
   }, 180_000)
 })
+
+describe('a Deny of a Codex command', () => {
+  const codexProvider = () => ({
+    kind: 'acp' as const,
+    agent: 'codex' as const,
+    isolatedHome: true,
+    apiKey: 'sk-any',
+    args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+  })
+  it('answers that one call: the turn is not recorded as interrupted by the human, and Codex hears the reason next', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Codex', role: 'implementer', authority: 'proposer', approval: 'ask', provider: codexProvider() })
+    await startedTask(m)
+    server.enqueue({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo no > denied.txt' } }] }, { text: 'Not run.' }, { text: 'Understood, no file.' })
+    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Make denied.txt' })
+    const card = (await waiting).payload.session.pendingApprovals[0]
+    const idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false, reason: 'write it with the editor instead' })
+    await idle
+    expect(existsSync(join(worktree('T-1'), 'denied.txt'))).toBe(false)
+    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    expect(steps.filter((s) => s.kind === 'interrupted').map((s) => s.text)).toEqual([])
+    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe('Denied by the human: write it with the editor instead')
+    const inputs = server.requests.filter((r) => r.path === '/v1/responses').map((r) => JSON.stringify(r.body.input))
+    expect(inputs.some((i) => i.includes('write it with the editor instead'))).toBe(true)
+  }, 180_000)
+})
