@@ -10,6 +10,9 @@ import type { Ctx } from '../electron/main/harness/context'
 import { buildBrief } from '../electron/main/runtime/brief'
 import { buildView, defaultViewOptions } from '../electron/main/runtime/context-view'
 import { systemPrompt } from '../electron/main/runtime/agent-loop'
+import { anthropicParams, VOLATILE_SYSTEM } from '../electron/main/runtime/providers/anthropic'
+import { toOpenAIMessages } from '../electron/main/runtime/providers/openai'
+import type { ChatMessage } from '../electron/main/runtime/providers/types'
 import { median, ms, verdict } from './util'
 
 const DECISIONS = 25
@@ -89,8 +92,59 @@ export async function p4(): Promise<void> {
     console.log(
       `P4b tokens per turn on a ${all.length}-step session: ~${approxTokens(viewChars)} vs ~${approxTokens(fullChars)} replaying the full history = ${(ratio * 100).toFixed(1)}% (target ≤ 40%: ${verdict(ratio <= 0.4)}); all ${decisions.length} current decisions present: ${allPresent ? 'yes' : 'NO'}`,
     )
+
+    // P4c: the share of each request the provider's prompt cache can serve, for the calls of the last turn (each
+    // repeats the previous call and adds the tool step) and the next turn's first call (older turns may drop out).
+    const turnStarts = all.filter((s) => s.kind === 'user').map((s) => s.id)
+    const prevStart = turnStarts.at(-2)!
+    const calls: ChatMessage[][] = []
+    const lastTurn = all.filter((s) => s.id >= prevStart)
+    let turnOf = prevStart
+    for (const s of lastTurn.filter((x) => x.kind === 'user' || x.kind === 'tool')) {
+      if (s.kind === 'user') turnOf = s.id
+      calls.push(
+        buildView(
+          all.filter((x) => x.id <= s.id),
+          turnOf,
+          opts,
+        ),
+      )
+    }
+    const shares = calls.slice(1).map((msgs, i) => cacheable(system, calls[i], msgs))
+    const fmt = (xs: number[]) => xs.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')
+    console.log(
+      `P4c cacheable share of each request (chars the prompt cache serves ÷ chars sent), calls after the first of the last two turns (within a turn, next turn, within it): Anthropic ${fmt(shares.map((x) => x.anthropic))}; OpenAI ${fmt(shares.map((x) => x.openai))}`,
+    )
   } finally {
     await core.close()
     rmSync(root, { recursive: true, force: true })
   }
+}
+
+/**
+ * How much of `next` a provider's prompt cache serves after `prev` was sent. Anthropic: the request up to the last
+ * breakpoint whose prefix the previous request had (the stable system prompt; then the messages up to where the
+ * previous request's breakpoint sat). OpenAI: the longest common prefix of the two requests' messages.
+ */
+function cacheable(system: string, prev: ChatMessage[], next: ChatMessage[]): { anthropic: number; openai: number } {
+  const request = (messages: ChatMessage[]) => anthropicParams('m', { system, messages, tools: [] })
+  const unmarked = (v: unknown) => JSON.stringify(v, (k, x: unknown) => (k === 'cache_control' ? undefined : x))
+  const a = request(prev)
+  const b = request(next)
+  const total = unmarked(b.system).length + unmarked(b.messages).length
+  const stable = system.includes(VOLATILE_SYSTEM) ? system.indexOf(VOLATILE_SYSTEM) : system.length
+  let served = unmarked(a.system) === unmarked(b.system) ? stable : 0
+  const n = a.messages.length
+  // The previous request's last message carried the breakpoint; the same messages lead this one.
+  const same = (i: number) =>
+    unmarked(a.messages[i]).replace(/"content":"((?:[^"\\]|\\.)*)"/, '"content":[{"type":"text","text":"$1"}]') ===
+    unmarked(b.messages[i]).replace(/"content":"((?:[^"\\]|\\.)*)"/, '"content":[{"type":"text","text":"$1"}]')
+  if (served && n <= b.messages.length && Array.from({ length: n }, (_, i) => i).every(same)) served = unmarked(b.system).length + unmarked(b.messages.slice(0, n)).length
+  const ja = JSON.stringify(toOpenAIMessages(system, prev))
+  const jb = JSON.stringify(toOpenAIMessages(system, next))
+  let k = 0
+  while (k < ja.length && k < jb.length && ja[k] === jb[k]) k++
+  // OpenAI serves the common prefix in 128-token steps after the first 1,024 tokens (about 4 characters a token).
+  const openaiServed = k < 4096 ? 0 : Math.floor(k / 512) * 512
+  return { anthropic: served / total, openai: openaiServed / jb.length }
 }

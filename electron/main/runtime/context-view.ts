@@ -67,8 +67,8 @@ const size = (m: ChatMessage) => m.content.length + (m.role === 'assistant' && m
 
 /**
  * steps: the session in ascending order. turnStart: the id of the step that began the current turn;
- * everything from it on is always kept, older turns are added newest-first while the budget lasts,
- * whole turns at a time (so a tool call is never separated from its result).
+ * everything from it on is always kept, older turns are added newest-first while the budget (less the
+ * turn's first message) lasts, whole turns at a time (so a tool call is never separated from its result).
  */
 export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions): ChatMessage[] {
   const steps = inTurnOrder(stored)
@@ -86,7 +86,9 @@ export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions):
     const cost = msgs.reduce((n, m) => n + size(m), 0)
     const current = turns[i][0].id >= turnStart
     if (!current && cost > budget) break
-    budget -= cost
+    // The current turn's growth (its tool steps) does not push older turns out: they are chosen from what the turn
+    // began with, so every call of a turn repeats the same history and the provider's prompt cache serves it.
+    budget -= current ? (msgs[0] ? size(msgs[0]) : 0) : cost
     chosen.unshift(msgs)
   }
   // Keep the latest plan even when its turn fell out of the window.
