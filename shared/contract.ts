@@ -48,6 +48,8 @@ export const methods = {
       autoTurns: z.boolean().optional(),
       /** A passing implementation report by the assignee delivers its task on the report's commit. */
       autoDeliver: z.boolean().optional(),
+      /** Moving a task to in progress starts its assignee's turn on it. */
+      startAgentOnTaskStart: z.boolean().optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),

@@ -125,6 +125,8 @@ export interface WorkspaceSettings {
   autoTurns: boolean
   /** A passing implementation report by the assignee on a task in progress delivers it on the report's commit. Default off. */
   autoDeliver: boolean
+  /** Moving a task to in progress starts its assignee's turn on it (a message from Concord naming the task). Default on. */
+  startAgentOnTaskStart: boolean
 }
 
 export interface DiffFile {

@@ -36,6 +36,11 @@ export interface CoreOptions {
    * does not take the relay that `concord mcp` processes report to, nor the data folder's lock (data-dir-lock.ts).
    */
   transient?: boolean
+  /**
+   * false: moving a task to in progress never starts its assignee's turn, whatever the workspace setting
+   * (test/fixtures/core.ts: tests that script every model reply themselves). Default true.
+   */
+  taskStartTurns?: boolean
 }
 
 /** The headless core: harness and runtime behind the contract. Electron and `concord serve` both host it. */
@@ -80,13 +85,13 @@ function openCore(options: CoreOptions): Core {
   }
   const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
   const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
-  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider, recover: !options.transient })
+  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider, recover: !options.transient, taskStartTurns: options.taskStartTurns })
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
   // The sandbox check spawns bubblewrap once: done now, while a window loads, not when it first asks (system.info).
   if (!options.transient) void sandboxStatus()
   const relay = options.transient ? null : startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
-    ...harnessHandlers({ harness }),
+    ...harnessHandlers({ harness, onTaskStarted: (wsId, taskRowId, actorId) => runtime.startTask(wsId, taskRowId, actorId) }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({ pickFolder: options.pickFolder, secrets }),

@@ -129,12 +129,13 @@ export interface Stack {
 }
 
 /** A real core + bridge serving the built renderer, and a model server for the members. */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: { taskStartTurns?: boolean } = {}): Promise<Stack> {
   const root = mkdtempSync(join(tmpdir(), 'concord-e2e-'))
   const dataDir = join(root, 'data')
   const repoDir = join(root, 'repo')
   mkdirSync(repoDir)
-  const core = createCore({ dataDir })
+  // Scenarios script every model reply: a task start queues no turn unless the test asks for it.
+  const core = createCore({ dataDir, taskStartTurns: options.taskStartTurns ?? false })
   const token = randomBytes(18).toString('base64url')
   const bridge = await startBridge({ core, port: 0, token, staticDir: rendererOut })
   const models = await startModelServer()
@@ -195,12 +196,12 @@ export interface BrowserSession {
 }
 
 /** One stack, one Chromium and one page for a test file: filled in before its tests, closed after. */
-export function browserSession(): BrowserSession {
+export function browserSession(options: { taskStartTurns?: boolean } = {}): BrowserSession {
   const session = {} as BrowserSession
   beforeAll(async () => {
     ensureRendererBuilt()
     session.browser = await launchChromium()
-    session.stack = await startStack()
+    session.stack = await startStack(options)
     const { page, errors } = await newPage(session.browser)
     Object.assign(session, { page, errors })
   }, 120_000)

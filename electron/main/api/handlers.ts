@@ -26,9 +26,11 @@ export type HarnessMethod = Exclude<MethodName, never>
 
 export interface HandlerDeps {
   harness: Harness
+  /** A task moved to in progress (not by its own assignee): the runtime starts the assignee's turn on it. */
+  onTaskStarted?: (workspaceId: string, taskRowId: number, actorId: string | undefined) => void
 }
 
-export function harnessHandlers({ harness: h }: HandlerDeps) {
+export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
   return {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
@@ -61,7 +63,7 @@ export function harnessHandlers({ harness: h }: HandlerDeps) {
     'tasks.update': (p) => updateTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.setStatus': async (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')
-      const n = taskRow(ctx, p.taskId).id
+      const { id: n, status: before } = taskRow(ctx, p.taskId)
       // The delivered commit is what git says, never what was typed; then the core checks authority and blockers.
       const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
       const task = setTaskStatus(ctx, { ...p, artifact })
@@ -70,7 +72,10 @@ export function harnessHandlers({ harness: h }: HandlerDeps) {
       if (task.status !== 'in_progress') return task
       // Starting a task gives it its branch and worktree (in a worktree workspace); restarting one restores it.
       const hadWorktree = Boolean(ctx.store.branches.get(n)?.worktree)
-      return (await ensureTaskWorktree(h, ctx, n)) && !hadWorktree ? getTask(ctx, p.taskId) : task
+      const started = (await ensureTaskWorktree(h, ctx, n)) && !hadWorktree ? getTask(ctx, p.taskId) : task
+      // Once its tree is ready, the assignee gets a turn on it (workspace setting startAgentOnTaskStart).
+      if (before !== 'in_progress') onTaskStarted?.(ctx.wsId, n, p.actorId)
+      return started
     },
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),

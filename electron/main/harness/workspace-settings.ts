@@ -19,6 +19,7 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
     deleteMergedBranches: raw.deleteMergedBranches === true,
     autoTurns: raw.autoTurns !== false,
     autoDeliver: raw.autoDeliver === true,
+    startAgentOnTaskStart: raw.startAgentOnTaskStart !== false,
   }
 }
 
@@ -41,6 +42,7 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     deleteMergedBranches: p.deleteMergedBranches ?? current.deleteMergedBranches,
     autoTurns: p.autoTurns ?? current.autoTurns,
     autoDeliver: p.autoDeliver ?? current.autoDeliver,
+    startAgentOnTaskStart: p.startAgentOnTaskStart ?? current.startAgentOnTaskStart,
   }
   if (next.isolation === 'worktree' && !next.baseBranch) throw new ApiError('invalid_params', 'baseBranch: worktree isolation needs the branch tasks start from and merge into')
   ctx.store.transaction(() => {

@@ -4,6 +4,7 @@
  */
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
+import { makeKey } from '../../../shared/keys'
 import type { NoticeSummary, SessionInfo, SessionPage } from '../../../shared/schemas'
 import type { EventBus } from '../events/event-bus'
 import type { Ctx } from '../harness/context'
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
   provider?: CreateProviderOptions
   /** Deal with what a previous process left (see CoreOptions.transient); default true. */
   recover?: boolean
+  /** See CoreOptions.taskStartTurns. */
+  taskStartTurns?: boolean
 }
 
 /** After start, when the first screen is up: the provider SDKs members use are loaded then (see warmProvider). */
@@ -341,6 +344,33 @@ export class Runtime {
     host.resume()
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
     return { host, stepId }
+  }
+
+  /**
+   * A task moved to in progress: its assignee gets a turn on it, a message from Concord naming the task with its
+   * spec and acceptance criteria, unless the workspace says not to, the assignee moved it itself (it is working
+   * on it already) or cannot work (no model, archived).
+   */
+  startTask(wsId: string, taskRowId: number, actorId: string | undefined): void {
+    if (this.closed || this.o.taskStartTurns === false) return
+    try {
+      const ctx = this.o.harness.ctx(wsId)
+      if (!workspaceSettings(ctx).startAgentOnTaskStart) return
+      const task = ctx.store.tasks.get(taskRowId)
+      if (!task || task.status !== 'in_progress' || task.assignee_id === null) return
+      const member = ctx.store.members.get(task.assignee_id)
+      if (!member || member.archived_at || !(member.agent || (member.provider_kind && member.provider_model))) return
+      const memberId = makeId(wsId, 'member', member.id)
+      if (actorId === memberId) return
+      const parts = [`Start ${makeKey('task', task.id)}: ${task.title}`]
+      if (task.spec.trim()) parts.push(task.spec.trim())
+      if (task.acceptance_criteria.trim()) parts.push(`Acceptance criteria:\n${task.acceptance_criteria.trim()}`)
+      const stepId = ctx.store.steps.insert({ member_id: member.id, kind: 'message', status: 'queued', text: parts.join('\n\n'), from_member_id: null, task_id: task.id, started_at: now() })
+      this.queuedByConcord(memberId, ctx.store.steps.get(stepId)!)
+    } catch (err) {
+      // The move stands; the card still lets the human start the conversation.
+      console.error(`could not start the turn for task ${taskRowId} of workspace ${wsId}:`, err instanceof Error ? err.message : err)
+    }
   }
 
   /** A turn Concord queued: shown in the session, picked up when the member is free (an error state stays). */

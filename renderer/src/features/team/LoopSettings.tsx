@@ -5,9 +5,14 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
 
-type Toggle = 'autoTurns' | 'autoDeliver'
+type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver'
 
 const toggles: { key: Toggle; label: string; explain: string }[] = [
+  {
+    key: 'startAgentOnTaskStart',
+    label: 'Starting a task starts its agent',
+    explain: "Moving a task to in progress starts its assignee's turn on it: a message from Concord naming the task, with its spec and acceptance criteria.",
+  },
   {
     key: 'autoTurns',
     label: 'Flagged members act on their own',
@@ -20,7 +25,7 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
   },
 ]
 
-/** The workspace's loop settings: automatic turns for flagged members and delivery by report (workspaces.update). */
+/** The workspace's loop settings: a turn on task start, automatic turns for flagged members, delivery by report (workspaces.update). */
 export function LoopSettings() {
   const settings = useApp((s) => s.workspaceSettings)
   const workspaceId = useApp((s) => s.workspaceId)
