@@ -26,7 +26,7 @@ import { toolArgs, toolResultText, type AcpToolCall } from './tool-steps'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 import { describeAcpCall, needsHuman, suggestedRule } from '../approval-policy'
 import { rulesFor } from '../../harness/approval-rules'
-import { MCP_TOOL_NAMES } from '../../mcp/server'
+import { MCP_TOOL_NAMES } from '../../mcp/tool-names'
 
 const START_TIMEOUT_MS = 60_000
 
