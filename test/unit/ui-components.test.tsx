@@ -345,6 +345,8 @@ describe('task board', () => {
   it('shows flags and suspect links, and the exact reasons when acceptance is refused', async () => {
     const store = storeWith({
       'tasks.page': pageOf(delivered),
+      // The card's reasons are readiness's answer (the same check as accept).
+      'tasks.readiness': () => ({ taskId: delivered.id, ready: false, deliverOn: null, reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }] }),
       'tasks.accept': () => {
         throw Object.assign(new Error('T-1 cannot be accepted'), {
           code: 'evidence_stale',

@@ -1,6 +1,6 @@
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { AcceptanceAction, AcceptanceReason, Task, TaskReadiness } from '../../../shared/schemas'
+import type { AcceptanceAction, AcceptanceReason, Report, Task, TaskReadiness } from '../../../shared/schemas'
 import type { MemberRow } from '../store/members-repo'
 import type { ReportRow } from '../store/reports-repo'
 import type { TaskRow } from '../store/tasks-repo'
@@ -75,18 +75,26 @@ export function acceptanceReasons(ctx: Ctx, task: TaskRow): AcceptanceReason[] {
     if (!sameArtifact(task, report.artifact)) {
       add('evidence_stale', `${rk} checked ${artifactText(report.artifact)}; ${tk} is delivered at ${artifactText({ commit: task.artifact_commit, digest: task.artifact_digest })}`)
     }
-    const basis = new Map(report.basis.map((b) => [b.decisionId, b]))
-    for (const l of links) {
-      const dk = makeKey('decision', l.decision_id)
-      const b = basis.get(makeId(ws, 'decision', l.decision_id))
-      if (!b) add('evidence_stale', `${rk} is not based on ${dk}; ${dk} is at v${l.current_version}`)
-      else if (b.state !== 'current') add('evidence_stale', `${rk} is based on ${dk} v${b.version}; ${dk} is at v${l.current_version}`)
-    }
-    report.claims.forEach((c, i) => {
-      if (c.state === 'stale') add('evidence_stale', `${rk} claim ${i + 1} ("${c.text.slice(0, 60)}") is stale: a decision it exercises has changed`)
-    })
+    for (const message of staleness(ctx, links, report)) add('evidence_stale', message)
   }
   return reasons
+}
+
+/** Why a report no longer rests on the current decisions the task depends on (its basis, its claims); empty when it does. */
+function staleness(ctx: Ctx, links: ReturnType<Ctx['store']['tasks']['links']>, report: Report): string[] {
+  const out: string[] = []
+  const rk = report.key
+  const basis = new Map(report.basis.map((b) => [b.decisionId, b]))
+  for (const l of links) {
+    const dk = makeKey('decision', l.decision_id)
+    const b = basis.get(makeId(ctx.wsId, 'decision', l.decision_id))
+    if (!b) out.push(`${rk} is not based on ${dk}; ${dk} is at v${l.current_version}`)
+    else if (b.state !== 'current') out.push(`${rk} is based on ${dk} v${b.version}; ${dk} is at v${l.current_version}`)
+  }
+  report.claims.forEach((c, i) => {
+    if (c.state === 'stale') out.push(`${rk} claim ${i + 1} ("${c.text.slice(0, 60)}") is stale: a decision it exercises has changed`)
+  })
+  return out
 }
 
 /**
@@ -130,10 +138,14 @@ export function taskReadiness(ctx: Ctx, taskId: string): TaskReadiness {
   return { taskId: makeId(ctx.wsId, 'task', task.id), ready: task.status === 'delivered' && reasons.length === 0, reasons, deliverOn: deliveryOffer(ctx, task) }
 }
 
-/** The assignee's latest implementation report, passing, on a commit: what an in-progress task can be delivered on. */
+/**
+ * The assignee's latest implementation report, passing, on a commit, and still resting on the current decisions:
+ * what an in-progress task can be delivered on (a report a decision change left stale offers nothing).
+ */
 export function deliveryOffer(ctx: Ctx, task: TaskRow): TaskReadiness['deliverOn'] {
   if (task.status !== 'in_progress' || task.assignee_id === null) return null
   const r = ctx.store.reports.latestOfKind(task.id, 'implementation')
   if (!r || r.verdict !== 'pass' || r.author_id !== task.assignee_id || !r.artifact_commit) return null
+  if (staleness(ctx, ctx.store.tasks.links(task.id), toReport(ctx.wsId, ctx.store, r)).length) return null
   return { commit: r.artifact_commit, reportId: makeId(ctx.wsId, 'report', r.id), reportKey: makeKey('report', r.id) }
 }

@@ -9,9 +9,10 @@ import { selectMembers } from '../../stores/selectors'
 import './task-actions.css'
 
 /**
- * The task's next steps: Accept (a refusal lists its reasons, each with the message that resolves it), "Ready to
- * accept" once the core says so, "Deliver on <commit>" after a passing implementation report, and for a flagged task
- * Acknowledge plus "Tell <assignee>" (or when the notice reached it).
+ * The task's next steps, all from one answer of the core (tasks.readiness, a dry run of the accept check, read again
+ * whenever the task or its reports change): "Ready to accept", or why not with the message that resolves each
+ * reason; "Deliver on <commit>" after a passing implementation report that is still current; and for a flagged task
+ * Acknowledge plus "Tell <assignee>" (or when the notice reached it). An answer for an older state is never shown.
  */
 export function TaskActions({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
@@ -20,25 +21,25 @@ export function TaskActions({ task }: { task: Task }) {
   // Readiness and notices are re-read when the task, its reports or the assignee's pending notices change.
   const reportsKey = useApp((s) => reportIdsOf(s.reports, task.id))
   const pendingNotices = useApp((s) => (task.assigneeId ? s.sessions[task.assigneeId]?.info.pendingNotices : undefined))
-  // A refusal holds for the task and reports it was given for: once either changes, its reasons may not (Accept asks again).
-  const asked = `${task.version}:${reportsKey}`
-  const [refusal, setRefusal] = useState<{ asked: string; reasons: RefusalReason[] } | null>(null)
-  const reasons = refusal?.asked === asked ? refusal.reasons : null
-  const [readiness, setReadiness] = useState<TaskReadiness | null>(null)
+  // An answer holds for the task and reports it was given for (and an Accept refused since): once either changes, ask again.
+  const [refused, setRefused] = useState(0)
+  const asked = `${task.status}:${task.version}:${task.updatedAt}:${reportsKey}:${refused}`
+  const [answer, setAnswer] = useState<{ asked: string; readiness: TaskReadiness } | null>(null)
+  const readiness = answer?.asked === asked ? answer.readiness : null
   const [notice, setNotice] = useState<Notice | null>(null)
 
   useEffect(() => {
     let live = true
     if (task.status === 'in_progress' || task.status === 'delivered') {
       api.call('tasks.readiness', { taskId: task.id }).then(
-        (r) => live && setReadiness(r),
-        () => live && setReadiness(null),
+        (r) => live && setAnswer({ asked, readiness: r }),
+        () => live && setAnswer(null),
       )
     }
     return () => {
       live = false
     }
-  }, [api, task.id, task.status, task.version, task.updatedAt, reportsKey])
+  }, [api, task.id, task.status, asked])
 
   useEffect(() => {
     let live = true
@@ -54,12 +55,14 @@ export function TaskActions({ task }: { task: Task }) {
   }, [api, task.id, task.flag, task.assigneeId, task.updatedAt, pendingNotices])
 
   const accept = useAction(async () => {
-    setRefusal(null)
     try {
       applyTask(await api.call('tasks.accept', { taskId: task.id }))
     } catch (err) {
-      const r = refusalReasons(err as never)
-      if (r.length) setRefusal({ asked, reasons: r })
+      // A refusal is what readiness says too: read it again rather than show a second, separate answer.
+      if (refusalReasons(err as never).length) {
+        setRefused((n) => n + 1)
+        return
+      }
       throw err
     }
   })
@@ -72,6 +75,7 @@ export function TaskActions({ task }: { task: Task }) {
   // Read only while it applies (an older answer for another status is ignored, not cleared in an effect).
   const ready = task.status === 'delivered' && readiness?.ready === true
   const offer = task.status === 'in_progress' ? readiness?.deliverOn : null
+  const reasons: RefusalReason[] | null = task.status === 'delivered' && readiness && !readiness.ready && readiness.reasons.length ? readiness.reasons : null
   // One button per distinct action: several reasons about one report share it.
   const actions = reasons ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()] : []
 
@@ -86,7 +90,7 @@ export function TaskActions({ task }: { task: Task }) {
       )}
       {reasons && (
         <div className="refusal" role="alert" data-testid="refusal">
-          <b>Not accepted:</b>
+          <b>Not ready to accept:</b>
           <ul>
             {reasons.map((r, i) => (
               <li key={i}>
@@ -104,8 +108,7 @@ export function TaskActions({ task }: { task: Task }) {
           )}
         </div>
       )}
-      {!reasons && accept.error && <ErrorText error={accept.error.message} />}
-      <ErrorText error={ack.error?.message ?? deliver.error?.message ?? tell.error?.message} />
+      <ErrorText error={accept.error?.message ?? ack.error?.message ?? deliver.error?.message ?? tell.error?.message} />
       {notice && assignee && task.flag && (
         <div className="task-notice small" data-testid="task-notice">
           {notice.deliveredAt ? (
@@ -202,9 +205,9 @@ function AskMember({ action }: { action: AcceptanceAction }) {
   )
 }
 
-/** The ids of the task's reports the store holds, as one string (a stable selector value). */
-function reportIdsOf(reports: Record<string, { id: string; taskId: string }>, taskId: string): string {
+/** The ids and validity of the task's reports the store holds, as one string (a stable selector value). */
+function reportIdsOf(reports: Record<string, { id: string; taskId: string; validity?: string }>, taskId: string): string {
   let key = ''
-  for (const r of Object.values(reports)) if (r.taskId === taskId) key += r.id + ','
+  for (const r of Object.values(reports)) if (r.taskId === taskId) key += `${r.id}:${r.validity ?? ''},`
   return key
 }
