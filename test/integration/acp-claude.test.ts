@@ -14,7 +14,10 @@ import { parseId } from '../../electron/main/harness/ids'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
-import { needsSandbox } from '../fixtures/sandbox-gate'
+import { fileNeedsSandbox, needsSandbox } from '../fixtures/sandbox-gate'
+
+// The agent runs in the OS sandbox; without one an agent's first turn starts with a 'runs not sandboxed' notice the step lists here do not have.
+fileNeedsSandbox()
 
 let t: TestCore
 let server: ModelServer

@@ -11,6 +11,10 @@ import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+
+// The agent runs in the OS sandbox; without one an agent's first turn starts with a 'runs not sandboxed' notice the step lists here do not have.
+fileNeedsSandbox()
 
 let t: TestCore
 let server: ModelServer
