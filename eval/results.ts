@@ -52,6 +52,18 @@ export function table(r: Results): string {
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n')
 }
 
+/** coordinationTokens split by where the text came from, mean per scenario run: what each arm's figure is made of. */
+export function tokenSources(outcomes: Map<ArmName, Outcome[]>): string {
+  return [...outcomes]
+    .map(([arm, list]) => {
+      const by: Record<string, number> = {}
+      for (const o of list) for (const [k, v] of Object.entries(o.tokensBy)) by[k] = (by[k] ?? 0) + v / list.length
+      const parts = Object.entries(by).sort((a, b) => b[1] - a[1])
+      return `${arm}: ${parts.length ? parts.map(([k, v]) => `${k} ${round(v)}`).join(', ') : 'none'}`
+    })
+    .join('; ')
+}
+
 const COLORS: Record<ArmName, string> = { concord: '#2f6fdb', broadcast: '#d9822b', chat: '#8a8f98' }
 
 /** One group of bars per figure (wall time left out), each group scaled to its largest mean. */

@@ -13,7 +13,7 @@ import { ARMS, type ArmName } from './arms/arm'
 import type { ProviderKind } from '../electron/main/runtime/providers'
 import { runExperiment } from './experiment'
 import { DEFAULT_MAX_CALLS, ModelConfigError, ModelDriver, modelProvider, PROVIDERS } from './model'
-import { svg, table } from './results'
+import { svg, table, tokenSources } from './results'
 
 const { values } = parseArgs({
   options: {
@@ -100,6 +100,7 @@ if (values.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n')
 else {
   process.stdout.write(`Seed ${seed}, ${runs} run(s) of ${results.scenarios} scenarios (Web Search + ${variants} variants), mean / worst per scenario:\n\n`)
   process.stdout.write(table(results) + '\n\n')
+  process.stdout.write(`coordinationTokens by source, mean per scenario: ${tokenSources(outcomes)}\n\n`)
   process.stdout.write(`Written: ${base}.json, ${base}.svg (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
 }
 if (model) {

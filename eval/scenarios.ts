@@ -18,6 +18,8 @@ export interface ScenarioMember {
 export interface ScenarioDecision {
   title: string
   statement: string
+  /** Why it was decided: part of the decision's full text (what a broadcast of it carries). */
+  rationale: string
 }
 export interface ScenarioTask {
   title: string
@@ -67,9 +69,9 @@ export function webSearchScenario(): Scenario {
       { name: 'Rev', role: 'reviewer', authority: 'observer' },
     ],
     decisions: [
-      { title: 'Search timeout', statement: 'Web search gives up after 30 s and returns an error' },
-      { title: 'Result shape', statement: 'Each search result has a title, a URL and a snippet' },
-      { title: 'Search provider', statement: "Search calls the configured provider's HTTP API" },
+      { title: 'Search timeout', statement: 'Web search gives up after 30 s and returns an error', rationale: rationale('Search timeout') },
+      { title: 'Result shape', statement: 'Each search result has a title, a URL and a snippet', rationale: rationale('Result shape') },
+      { title: 'Search provider', statement: "Search calls the configured provider's HTTP API", rationale: rationale('Search provider') },
     ],
     tasks: [
       { title: 'Web search tool', assignee: 0, tester: 1, reviewer: 2, decisions: [0, 2], blockedBy: [], effort: 3 },
@@ -87,6 +89,9 @@ export function webSearchScenario(): Scenario {
     ],
   }
 }
+
+/** A decision's rationale: one sentence of the same shape for every decision (it draws nothing from the PRNG). */
+const rationale = (title: string): string => `One rule for ${title.toLowerCase()} across the product, so that the implementation, its tests and its reviews check the same thing.`
 
 /** Decision subjects and the options a change picks among. */
 const TOPICS: [title: string, options: string[]][] = [
@@ -126,7 +131,7 @@ export function generateScenario(seed: number, index: number): Scenario {
   const reviewers = who('reviewer')
 
   const topics = g.shuffle(TOPICS).slice(0, g.int(3, 12))
-  const decisions = topics.map(([title, options]) => ({ title, statement: g.pick(options) }))
+  const decisions = topics.map(([title, options]) => ({ title, statement: g.pick(options), rationale: rationale(title) }))
 
   const taskCount = g.int(5, 40)
   const tasks: ScenarioTask[] = []

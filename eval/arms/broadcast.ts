@@ -29,10 +29,18 @@ export class BroadcastArm extends BoardArm implements Arm {
 
   async applyChange(index: number, c: ScenarioChange): Promise<void> {
     if (this.sabotage === 'broadcast-drop') return // broken delivery: the change reaches nobody
+    // What a real broadcast sends: the change (versions, reason, the text it replaces) and the decision's full
+    // current text (title, statement, rationale), the same message to every member.
     const d = this.scenario.decisions[c.decision]
     const statement = this.world.statement(c.decision)
+    const versions = this.world.versions[c.decision]
     const by = c.kind === 'proposal' ? ` (proposed by ${this.scenario.members[c.proposer!].name}, accepted)` : c.kind === 'revert' ? ' (reverted to its first version)' : ''
-    const text = `Decision change: D-${c.decision + 1} "${d.title}" is now: ${statement}${by}`
+    const text = [
+      `Decision change (scenario change ${index + 1}): D-${c.decision + 1} "${d.title}" changed from v${versions.length - 1} to v${versions.length}${by}.`,
+      `Now: ${statement}`,
+      `Was: ${versions.at(-2)}`,
+      `Rationale: ${d.rationale}`,
+    ].join('\n')
     for (const box of this.inbox) box.push({ change: index, decision: c.decision, statement, text })
   }
 

@@ -33,6 +33,20 @@ const settle = async () => {
 
 const DECISION_LINE = /^- D-(\d+) v\d+ \[[a-z]+\] "[^"]*": (.*)$/
 
+/** A task line without what a change adds to it: its flag and the versions the member last aligned with. */
+const unmarked = (line: string): string => line.replace(/ — (REQUIREMENTS UPDATED|NEEDS ADJUSTMENT|NEEDS RE-VERIFICATION) — .*$/, '').replace(/ \(you last aligned with v\d+\)/g, '')
+
+/** The brief's task section, each line without its status: a line that differs says what a change did to the task. */
+const taskLines = (brief: string): string[] => {
+  const from = brief.indexOf('\n## Your tasks\n')
+  const to = brief.indexOf('\n## ', from + 1)
+  return brief
+    .slice(from, to < 0 ? undefined : to)
+    .split('\n')
+    .slice(2)
+    .map((l) => l.replace(/^(- T-\d+ \(id [^)]*\)) \[\w+\]/, '$1'))
+}
+
 export class ConcordArm extends ArmBase implements Arm {
   readonly name = 'concord' as const
   private readonly root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'concord-eval-'))
@@ -52,6 +66,8 @@ export class ConcordArm extends ArmBase implements Arm {
   /** What each member's brief showed last: decision line per decision, and the versions (its report's basis). */
   private readonly lastLines: Map<number, string>[]
   private readonly lastVersions: Map<string, number>[]
+  /** The task lines of each member's last brief (statuses aside). */
+  private readonly lastTasks: Set<string>[]
   /** `decision row:version` → the scenario change that made that version. */
   private readonly changeOf = new Map<string, number>()
   private readonly reportIds = new Map<number, string>()
@@ -67,6 +83,7 @@ export class ConcordArm extends ArmBase implements Arm {
     this.inbox = scenario.members.map(() => [])
     this.lastLines = scenario.members.map(() => new Map<number, string>())
     this.lastVersions = scenario.members.map(() => new Map<string, number>())
+    this.lastTasks = scenario.members.map(() => new Set<string>())
   }
 
   private invoke<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
@@ -127,7 +144,7 @@ export class ConcordArm extends ArmBase implements Arm {
       this.memberIds.push(member.id)
     }
     for (const d of s.decisions) {
-      const dec = await this.invoke('decisions.create', { workspaceId: ws.id, title: d.title, statement: d.statement })
+      const dec = await this.invoke('decisions.create', { workspaceId: ws.id, title: d.title, statement: d.statement, rationale: d.rationale })
       this.decisionIds.push(dec.id)
       this.decisionVersions.push(dec.version)
     }
@@ -146,6 +163,11 @@ export class ConcordArm extends ArmBase implements Arm {
     // What every member knew when the work was handed out is not coordination: only later changes count.
     s.members.forEach((_, m) => s.decisions.forEach((d, i) => this.lastLines[m].set(i, `- D-${i + 1} v1 [accepted] "${d.title}": ${d.statement}`)))
     await settle()
+    const ctx = this.ctx()
+    this.memberIds.forEach((id, m) => {
+      const row = ctx.store.members.get(parseId(id, 'member', 'memberId').n)!
+      this.lastTasks[m] = new Set(taskLines(buildBrief(ctx, row, []).text))
+    })
   }
 
   private recordVersion(d: number, version: number, change: number): void {
@@ -230,6 +252,13 @@ export class ConcordArm extends ArmBase implements Arm {
       last.set(d, line)
     }
     this.lastVersions[member] = brief.decisionVersions
+    // Task lines a change altered (a flag, "you last aligned with v1", a revoked acceptance showing the task again)
+    // count too; a status the member or the human set is the board, free in every arm.
+    // A line that only lost its markers (the member acknowledged, the flag cleared) is the member's own doing: free.
+    const tasksNow = taskLines(brief.text)
+    const before = new Set([...this.lastTasks[member]].map(unmarked))
+    for (const line of tasksNow) if (!this.lastTasks[member].has(line) && !(unmarked(line) === line && before.has(line))) this.count('brief', line)
+    this.lastTasks[member] = new Set(tasksNow)
     // The automatic turns Concord queued for the member: their message is what starts the turn.
     for (const step of this.inbox[member].splice(0)) {
       const text = ctx.store.steps.get(step.id)?.text ?? step.text ?? ''

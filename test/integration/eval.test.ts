@@ -7,7 +7,10 @@
 import { describe, expect, it } from 'vitest'
 import type { Sabotage } from '../../eval/arms/arm'
 import { runExperiment, type Experiment } from '../../eval/experiment'
+import { BroadcastArm } from '../../eval/arms/broadcast'
 import { webSearchScenario } from '../../eval/scenarios'
+import { tokens } from '../../eval/tokens'
+import { World } from '../../eval/world'
 import { ModelDriver, modelProvider } from '../../eval/model'
 import { simulate } from '../../eval/simulate'
 import { startModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
@@ -72,6 +75,49 @@ describe('npm run eval', () => {
     expect(sum(dropped, 'broadcast', 'affectedMissed')).toBeGreaterThan(sum(sound, 'broadcast', 'affectedMissed'))
     expect(sum(dropped, 'broadcast', 'humanInterventions')).toBeGreaterThan(sum(sound, 'broadcast', 'humanInterventions'))
   }, 300_000)
+})
+
+describe('npm run eval: the coordination-token count is the same rule in every arm', () => {
+  it('what members knew when the work was handed out costs nothing: a scenario without changes has 0 coordination tokens in every arm', async () => {
+    const quiet = { ...webSearchScenario(), changes: [] }
+    for (const arm of ['concord', 'broadcast', 'chat'] as const) {
+      const o = await simulate(quiet, arm, { seed: SEED, run: 0 })
+      expect(o.unfinished, arm).toBe(0)
+      // The chat thread's status lines are its medium and count; nothing else may.
+      expect(
+        Object.keys(o.tokensBy).filter((k) => k !== 'thread'),
+        arm,
+      ).toEqual([])
+    }
+  }, 60_000)
+
+  it("a broadcast carries the decision's full current text and the change, to every member; Concord counts its notices, turns and the brief lines the change altered", async () => {
+    const s = webSearchScenario()
+    const world = new World(s)
+    const arm = new BroadcastArm(s, world)
+    await arm.setup()
+    world.apply(0, s.changes[0])
+    await arm.applyChange(0, s.changes[0])
+    const texts: string[] = []
+    for (let m = 0; m < s.members.length; m++) {
+      const [text] = (await arm.context(m)).text
+      texts.push(text)
+      for (const part of [
+        '"Search timeout"',
+        'Now: Web search gives up after 30 s and returns the partial results',
+        'Was: Web search gives up after 30 s and returns an error',
+        `Rationale: ${s.decisions[0].rationale}`,
+      ])
+        expect(text, s.members[m].name).toContain(part)
+    }
+    // The same message to every member, each counted once, when it reads it.
+    expect(new Set(texts).size).toBe(1)
+    expect(arm.tokensBy.broadcast).toBe(s.members.length * tokens(texts[0]))
+    expect((await arm.context(0)).text).toEqual([])
+    const concord = await simulate(s, 'concord', { seed: SEED, run: 0 })
+    expect(Object.keys(concord.tokensBy).sort()).toEqual(['brief', 'notice', 'turn'])
+    expect(concord.coordinationTokens).toBe(Object.values(concord.tokensBy).reduce((a, b) => a + b, 0))
+  }, 60_000)
 })
 
 /** The user message of a recorded request, whatever the wire format. */
@@ -143,7 +189,7 @@ describe('npm run eval --provider (model-driven members, offline against the scr
       // The prompt carried the member's context in its arm: Concord's brief, the broadcast, the thread.
       const prompts = requests.map(userText)
       expect(prompts.some((p) => p.includes('# Brief (rebuilt from the Concord harness'))).toBe(true)
-      expect(prompts.some((p) => p.includes('Decision change: D-1 "Search timeout"'))).toBe(true)
+      expect(prompts.some((p) => p.includes('D-1 "Search timeout" changed from v1 to v2'))).toBe(true)
       expect(requests.every((r) => r.body.tools.length === 1)).toBe(true)
     }, 120_000)
   }
