@@ -14,7 +14,7 @@ import { makeId, now, parseId } from '../harness/ids'
 import { secretRef } from '../harness/members'
 import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
-import { runTurn, stricterApproval, turnTask } from './agent-loop'
+import { interruptForNotice, runTurn, stricterApproval, turnTask } from './agent-loop'
 import type { ApprovalPolicy } from './approval-policy'
 import { addRule, rulesFor } from '../harness/approval-rules'
 import { sandboxStatus } from './tools/sandbox'
@@ -35,6 +35,7 @@ import { requireActiveMember } from '../harness/archive'
 import { requeueFailedTurn } from './retry'
 import { join } from 'node:path'
 import { AutoTurns } from './auto-turns'
+import { bindTurnTask, unboundTreeText } from './turn-task'
 
 export interface RuntimeOptions {
   harness: Harness
@@ -155,7 +156,11 @@ export class Runtime {
     // The tree this turn works in: its task's worktree, a read-only checkout to verify, or the base branch.
     let tree: TurnTree
     try {
+      // A message that names exactly one of the member's tasks in progress works on it (turn-task.ts).
+      bindTurnTask(ctx, member, start)
       tree = await treeForTurn(this.o.harness, ctx, member.id, turnTask(ctx, member, start))
+      const unbound = tree.readOnly && tree.taskRowId === null && start.task_id === null ? unboundTreeText(ctx, member, tree.description) : null
+      if (unbound) tree = { ...tree, readOnly: unbound }
     } catch (err) {
       const text = `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`
       ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
@@ -221,19 +226,23 @@ export class Runtime {
 
   /**
    * An external agent hears of a notice at its next Concord tool call (concord mcp appends it), else once its turn
-   * ends (see turn()). With "interrupt and re-prompt", a task of its flagged needs_adjustment stops the turn now.
+   * ends (see turn()); Concord's own loop at its next model call, after the running command. With "interrupt and
+   * re-prompt", a task of its flagged needs_adjustment stops an external agent's turn now, and Concord's loop's
+   * running step (its command, its model stream) for a task in progress: that turn goes on, re-planning with the notice.
    */
   private noticeMidTurn(notice: NoticeSummary): void {
     const host = this.hosts.get(notice.memberId)
     if (!host?.abort) return
     const ctx = this.o.harness.ctx(host.wsId)
     const member = ctx.store.members.get(host.memberRowId)
-    if (!member?.agent || !member.agent_interrupt) return
+    if (!member?.agent_interrupt) return
     // The event names the first tasks only; the stored notice has them all.
     const all = notice.taskCount > notice.taskIds.length ? ctx.store.log.notice(parseId(notice.id, 'notice', 'noticeId').n) : undefined
     const taskRows = all ? (JSON.parse(all.task_ids) as number[]) : notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)
-    const flagged = taskRows.some((n) => ctx.store.tasks.get(n)?.flag === 'needs_adjustment')
-    if (flagged) host.interrupt('notice')
+    const flagged = taskRows.map((n) => ctx.store.tasks.get(n)).filter((t) => t?.flag === 'needs_adjustment')
+    if (member.agent) {
+      if (flagged.length) host.interrupt('notice')
+    } else if (flagged.some((t) => t?.status === 'in_progress')) interruptForNotice(host, parseId(notice.decisionId, 'decision', 'decisionId').n)
   }
 
   /** Queues a turn that carries the member's pending notices (in the brief every prompt starts with). */

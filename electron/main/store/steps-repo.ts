@@ -90,6 +90,7 @@ export class StepsRepo {
          output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at, refs = @refs WHERE id = @id`,
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
+      setTask: db.prepare('UPDATE steps SET task_id = ? WHERE id = ?'),
       setTool: db.prepare('UPDATE steps SET tool_name = ?, tool_args = ? WHERE id = ?'),
       remove: db.prepare("DELETE FROM steps WHERE id = ? AND status = 'queued'"),
       setChanges: db.prepare('UPDATE steps SET changes = ? WHERE id = ?'),
@@ -179,6 +180,11 @@ export class StepsRepo {
 
   setStatus(id: number, status: StepStatusValue): void {
     this.s.setStatus.run(status, id)
+  }
+
+  /** The task a turn's first step works on, once the turn chose it (runtime/turn-task.ts). */
+  setTask(id: number, taskId: number): void {
+    this.s.setTask.run(taskId, id)
   }
 
   /** A tool step's name and arguments as they become known (an ACP agent streams a call's input after announcing it). */
