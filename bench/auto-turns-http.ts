@@ -39,6 +39,7 @@ export async function autoTurnsHttp(): Promise<void> {
   const server = await startModelServer({ defaultReply: { text: 'Re-verified; nothing to change.' } })
   const core = createCore({ dataDir: join(root, 'data'), provider: { maxRetries: 0 } })
   const bridge = await startBridge({ core, port: 0, token: TOKEN })
+  const notes: string[] = []
   try {
     const run = async (autoTurns: boolean) => {
       const repo = join(root, autoTurns ? 'on' : 'off')
@@ -80,7 +81,7 @@ export async function autoTurnsHttp(): Promise<void> {
       }
       await settled()
       const m = await core.invoke('metrics.get', { workspaceId: ws.id })
-      console.log(`    (autoTurns ${autoTurns}: ${m.autoTurns} automatic turns, ${server.requests.length} model requests so far)`)
+      notes.push(`autoTurns ${autoTurns ? 'on' : 'off'}: ${m.autoTurns} automatic turns queued or joined, ${server.requests.length} model requests so far`)
       return median(xs)
     }
     const off = await run(false)
@@ -88,6 +89,7 @@ export async function autoTurnsHttp(): Promise<void> {
     const ratio = on / off
     console.log(`A1  normative edit over HTTP, ${TASKS} dependent tasks, ${REPORTS.toLocaleString()} reports, median of ${RUNS}`)
     console.log(`    automatic turns on ${ms(on)}, off ${ms(off)}: ratio ${ratio.toFixed(2)}x (target ≤ ${TARGET}x: ${verdict(ratio <= TARGET)})`)
+    console.log(`    (${notes.join('; ')})`)
   } finally {
     await bridge.close()
     await core.close()
