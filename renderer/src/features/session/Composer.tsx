@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { clearDraft, loadDraft, saveDraft } from '../../lib/drafts'
+import { TreePicker, useTurnTree } from './TreePicker'
 
 let askedForNotifications = false
 function askForNotifications() {
@@ -31,9 +32,10 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
       return value
     })
   const ref = useRef<HTMLTextAreaElement>(null)
-  const send = useAction(async (value: string) => {
+  const tree = useTurnTree(memberId, workspaceId, text)
+  const send = useAction(async (value: string, taskId?: string) => {
     askForNotifications()
-    await api.call('sessions.send', { memberId, text: value })
+    await api.call('sessions.send', { memberId, text: value, ...(taskId ? { taskId } : {}) })
     clearDraft(workspaceId, memberId)
     return true
   })
@@ -52,8 +54,9 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
   const submit = async () => {
     const value = text.trim()
     if (!value || send.pending) return
+    const taskId = tree.task?.id
     setText('')
-    const ok = await send.run(value)
+    const ok = await send.run(value, taskId)
     if (!ok) setText((t) => t || value)
   }
 
@@ -67,6 +70,7 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
           {send.error.message}
         </div>
       )}
+      <TreePicker tree={tree} />
       <div className="composer-row">
         <textarea
           ref={ref}
