@@ -22,7 +22,8 @@ export const DEFINITIONS: Record<keyof Figures, string> = {
   staleEvidenceUsed: 'acceptances on a report that checked another artifact, or read a decision whose content has changed since',
   validEvidenceDiscarded: 'claims checked again from scratch although their artifact and decision had not changed',
   unaffectedDisturbed: 'changes delivered as a message (notice, broadcast, thread line read) to a member none of whose tasks or reports they concern',
-  coordinationTokens: 'tokens (characters / 4) of coordination text entering members\u2019 contexts: notices, automatic-turn messages, changed brief lines, broadcasts, thread lines, relays',
+  coordinationTokens:
+    'tokens (characters / 4) of the text a change makes enter members\u2019 contexts: notices, automatic-turn messages, brief lines the change altered, broadcasts, thread lines read, relays',
   wallMs: 'milliseconds to run one scenario under the arm (the only figure that is not deterministic)',
 }
 
