@@ -69,8 +69,8 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
   const notes: string[] = []
   if (!info.isRepo) notes.push('Not a git repository: members share this folder (no branches, no diffs, no merge); commits given as evidence are recorded as typed.')
   if (info.isRepo && isolation === 'shared') notes.push('Shared: every member writes your checkout directly (its .git stays read-only to their commands); tasks get no branches of their own.')
-  if (isolation === 'worktree' && info.submodules) notes.push('Submodules: task worktrees are created without initialising submodules; members see them as empty folders.')
-  if (isolation === 'worktree' && info.lfs) notes.push('Git LFS: task worktrees check out LFS files only when git-lfs is set up in your own git config.')
+  if (isolation === 'worktree' && info.submodules) notes.push('Submodules: task trees are created without initialising submodules; members see them as empty folders.')
+  if (isolation === 'worktree' && info.lfs) notes.push('Git LFS: task trees check out LFS files only when git-lfs is set up in your own git config.')
   if (info.isRepo) {
     // What a crash left: trees half made are finished, merges cut short are reported (task-merge.ts).
     await reconcileTrees(h, ctx)

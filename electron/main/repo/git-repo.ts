@@ -1,7 +1,9 @@
 /**
  * What Concord itself does with the user's git repository: inspect it when a workspace opens, resolve commits,
- * create and remove task worktrees, keep read-only checkouts for verification, and list the files a turn changed.
- * Every call goes through runOwnGit: no program named by the repository's config ever runs.
+ * make task trees (clones of its own) and bring their branches back, keep read-only checkouts for verification, and
+ * list the files a turn changed.
+ * Every call goes through runOwnGit (the user's repository) or runTreeGit (a tree, hostile): no program named by a
+ * repository's config ever runs.
  */
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'

@@ -290,7 +290,7 @@ function repositoryMergeDrivers(entries: [string, string][], start: number): Rec
 }
 
 /**
- * Concord's own git calls on the user's repository (task worktrees, verification checkouts, merges, the diffs the UI
+ * Concord's own git calls on the user's repository (making task trees, fetching their branches, merges, the diffs the UI
  * shows). Not in the command sandbox — they write the repository's git folder and worktrees in the data folder — but
  * no program named by the repository's config runs: the overrides of the calls that need no approval, hooks off, and
  * the repository's filter and merge drivers set back to the user's own (git-lfs keeps working) or to nothing.
