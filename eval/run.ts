@@ -1,10 +1,12 @@
 /**
  * npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]
+ *              [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]
  *
  * Runs the Web Search scenario and V generated variants (default 50) under the three coordination arms, K runs
  * each (default 3), prints one table (or, with --json, the figures as JSON on stdout) and writes
  * DIR/eval-seed<N>.json and .svg (default DIR: eval/results, not committed). Deterministic for a seed, except
- * wallMs. The README's section "The experiment" says what each figure means.
+ * wallMs. With --provider the members' choices are a real model's (eval/model.ts); --agent is refused (not
+ * implemented). The README's section "The experiment" says what each figure means.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -59,13 +61,15 @@ if (values.agent) {
 }
 if (values.model && !values.provider) fail('--model needs --provider openai|anthropic|openai-compatible')
 let model: (() => ModelDriver) | undefined
+let maxCalls: number | undefined
 if (values.provider) {
   const kind = values.provider as ProviderKind
   if (!PROVIDERS.includes(kind)) fail(`--provider must be one of ${PROVIDERS.join(', ')}, not '${values.provider}'`)
   try {
     const provider = modelProvider({ kind, model: values.model ?? '', baseURL: values['base-url'] })
-    const maxCalls = values['max-calls'] ? int('max-calls', values['max-calls'], 1) : DEFAULT_MAX_CALLS
-    model = () => new ModelDriver(provider, maxCalls)
+    maxCalls = values['max-calls'] ? int('max-calls', values['max-calls'], 1) : DEFAULT_MAX_CALLS
+    const budget = maxCalls
+    model = () => new ModelDriver(provider, budget)
   } catch (err) {
     if (err instanceof ModelConfigError) fail(err.message)
     throw err

@@ -4,6 +4,10 @@
  * longer holds; breaking propagation or the gate shows up in those figures; the baselines' figures are measured
  * (breaking the broadcast's delivery moves them); the same seed gives the same figures.
  */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Sabotage } from '../../eval/arms/arm'
 import { runExperiment, type Experiment } from '../../eval/experiment'
@@ -215,8 +219,22 @@ describe('npm run eval --provider (model-driven members, offline against the scr
     }
   }, 120_000)
 
-  it('refuses a provider without its key, naming the variable', () => {
+  it('refuses a provider without its key, naming the variable, and --agent as not implemented, running nothing', async () => {
     expect(() => modelProvider({ kind: 'anthropic', model: 'm', env: {} })).toThrow(/ANTHROPIC_API_KEY/)
     expect(() => modelProvider({ kind: 'openai-compatible', model: 'm', env: {} })).toThrow(/--base-url/)
-  })
+    const out = mkdtempSync(join(tmpdir(), 'eval-cli-'))
+    try {
+      const cli = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['--import', 'tsx', 'eval/run.ts', ...args, '--out', out], { encoding: 'utf8', env })
+      const agent = cli(['--agent', 'codex'], process.env)
+      expect(agent.status).toBe(2)
+      expect(agent.stderr).toMatch(/--agent codex is not implemented.*nothing was run/)
+      const { ANTHROPIC_API_KEY: _k, ...noKey } = process.env
+      const key = cli(['--provider', 'anthropic', '--model', 'm'], noKey)
+      expect(key.status).toBe(2)
+      expect(key.stderr).toMatch(/needs ANTHROPIC_API_KEY in the environment/)
+      expect(readdirSync(out)).toEqual([])
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
