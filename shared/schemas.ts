@@ -297,6 +297,10 @@ export interface Impact {
   tasks: ImpactTask[]
   reports: ImpactReport[]
   notifiedMemberIds: string[]
+  /** Merged tasks linked to the decision: they stay merged (outside counts and tasks); each gets a follow-up task. */
+  mergedTasks?: { taskId: string; key: string; text: string }[]
+  /** The follow-up tasks the edit created for them (an applied edit only). */
+  followUpTaskIds?: string[]
 }
 
 /** One page of an edit's whole impact (decisions.impact): tasks and reports each in key order. */

@@ -9,7 +9,8 @@ import { rowOf, type Ctx } from './context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
-import { toDecision, toNoticeSummary } from './mappers'
+import { toDecision, toNoticeSummary, toTask } from './mappers'
+import { parseId } from './ids'
 import { applyPropagation } from './propagation'
 
 export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
@@ -111,5 +112,9 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
 /** After the commit: one event with the whole impact, then each queued notice. */
 export function emitDecisionChange(ctx: Ctx, change: DecisionChange, meta: { editorial: boolean; reason: string; actorId: string | null }): void {
   ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: change.decision, impact: change.impact, ...meta })
+  for (const id of change.impact.followUpTaskIds ?? []) {
+    const row = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)
+    if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
+  }
   for (const notice of change.notices) ctx.emit('notice.created', { workspaceId: ctx.wsId, notice })
 }

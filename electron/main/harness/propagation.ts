@@ -26,6 +26,40 @@ export interface PropagationResult {
   noticeIds: number[]
 }
 
+const mergedText = (key: string) => `${key} is merged: the base branch has its code; a follow-up task will be created`
+
+/** The merged tasks an edit to `to` leaves behind, for the preview. */
+function mergedSide(ctx: Ctx, decisionId: number, to: string): Pick<Impact, 'mergedTasks'> {
+  const rows = ctx.store.tasks.mergedDependentsNotAt(decisionId, to)
+  const mergedTasks = rows.map((t) => ({ taskId: makeId(ctx.wsId, 'task', t.id), key: makeKey('task', t.id), text: mergedText(makeKey('task', t.id)) }))
+  return mergedTasks.length ? { mergedTasks } : {}
+}
+
+/**
+ * A merged task is not reopened by a change to a decision it implemented (its worktree is gone, its code is in the
+ * base branch): a follow-up task linked to the new version, assigned like it, brings the code in line. Its link is
+ * re-pinned so that the next edit does not make a second follow-up for the same change.
+ */
+function createFollowUps(ctx: Ctx, decision: { id: number; version: number; statement: string }, to: string, at: string): number[] {
+  const { store } = ctx
+  const dkey = makeKey('decision', decision.id)
+  return store.tasks.mergedDependentsNotAt(decision.id, to).map((t) => {
+    const key = makeKey('task', t.id)
+    const id = store.tasks.insert({
+      title: `Follow up ${key} for ${dkey} v${decision.version}: ${t.title}`,
+      spec: `${key} was merged before ${dkey} changed to v${decision.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${decision.statement}`,
+      acceptance_criteria: t.acceptance_criteria,
+      assignee_id: t.assignee_id,
+      required_reports: t.required_reports,
+      created_at: at,
+    })
+    store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
+    store.tasks.repinLink(t.id, decision.id, decision.version, to)
+    store.log.appendEvent('task.created', { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version }, at)
+    return id
+  })
+}
+
 interface Recipient {
   tasks: { id: number; flag: TaskFlagValue }[]
   /** How many of its reports the edit leaves behind (a claim made stale or its basis made suspect). */
@@ -97,7 +131,7 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
-  return summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.first, [...recipients.keys()], reserveFor(decision, ''))
+  return { ...summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.first, [...recipients.keys()], reserveFor(decision, '')), ...mergedSide(ctx, decision.id, to) }
 }
 
 /**
@@ -118,6 +152,7 @@ export function applyPropagation(
   const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
   store.decisions.insertImpact({ decision_id: decision.id, version: decision.version, from_fingerprint: from, to_fingerprint: to, last_report_id: pins.last })
   store.tasks.flagDependents(decision.id, decision.version, to, at)
+  const followUps = createFollowUps(ctx, decision, to, at)
   const tc = store.tasks.impactCounts(decision.id, decision.version)
 
   const recipients = new Map<number, Recipient>()
@@ -166,7 +201,9 @@ export function applyPropagation(
     restoredClaims: side.restoredClaims,
   }
   const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
-  return { impact: summary(ctx, pins, decision.version, hits, counts, side.first, [...recipients.keys()], reserveFor(decision, reason)), noticeIds }
+  const impact = summary(ctx, pins, decision.version, hits, counts, side.first, [...recipients.keys()], reserveFor(decision, reason))
+  if (followUps.length) impact.followUpTaskIds = followUps.map((n) => makeId(ctx.wsId, 'task', n))
+  return { impact, noticeIds }
 }
 
 const NOTICE_LIST = 8

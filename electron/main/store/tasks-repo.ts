@@ -105,7 +105,13 @@ export class TasksRepo {
         .pluck(),
       dependents: db.prepare<[number, string], { id: number; status: TaskStatusValue; flag: TaskFlagValue | null; assignee_id: number | null }>(
         `SELECT t.id, t.status, t.flag, t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' ORDER BY t.id`,
+         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
+      ),
+      // A merged task stays merged when a decision it implemented changes: a follow-up task carries the change.
+      repinLink: db.prepare('UPDATE task_links SET pinned_version = ?, pinned_fingerprint = ? WHERE task_id = ? AND decision_id = ?'),
+      mergedDependents: db.prepare<[number, string], TaskRow>(
+        `SELECT t.* FROM task_links l JOIN tasks t ON t.id = l.task_id
+         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
       ),
       // An edit's task impact is written once, with each task's new flag and status (a stronger flag it
       // already has is kept; acceptance is revoked: accepted → delivered), then applied from that record.
@@ -119,7 +125,7 @@ export class TasksRepo {
              ELSE 'requirements_updated' END,
            t.assignee_id
          FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND t.status <> 'cancelled'`,
+         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL)`,
       ),
       applyImpact: db.prepare<{ d: number; v: number; at: string }>(
         `UPDATE tasks SET flag = i.flag, status = i.status, version = tasks.version + 1, updated_at = @at
@@ -203,6 +209,16 @@ export class TasksRepo {
   /** Tasks whose link to the decision does not match `fingerprint` (what a change to it would flag). */
   dependentsNotAt(decisionId: number, fingerprint: string) {
     return this.s.dependents.all(decisionId, fingerprint)
+  }
+
+  /** Merged tasks linked to the decision at another content than `fingerprint` (outside the impact: see mergedDependents). */
+  mergedDependentsNotAt(decisionId: number, fingerprint: string): TaskRow[] {
+    return this.s.mergedDependents.all(decisionId, fingerprint)
+  }
+
+  /** One link pinned to a decision's content (a merged task whose follow-up carries the change). */
+  repinLink(taskId: number, decisionId: number, version: number, fingerprint: string): void {
+    this.s.repinLink.run(version, fingerprint, taskId, decisionId)
   }
 
   /** Records and applies the task impact of the edit that produced (decisionId, version): see recordImpact. */

@@ -19,8 +19,10 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
   const parts: string[] = []
   if (tasks.length) parts.push(`flags ${tasks.join(', ')}`)
   if (reports.length) parts.push(`stales ${reports.join(', ')}`)
-  if (!parts.length) return 'No task or report depends on this decision yet.'
+  // A merged task stays merged: the edit makes a follow-up task instead of reopening it.
+  const merged = (impact.mergedTasks ?? []).map((m) => `${m.text}.`).join(' ')
+  if (!parts.length) return merged || 'No task or report depends on this decision yet.'
   const text = parts.join('; ')
   const notified = impact.notifiedMemberIds.map((id) => members[id]?.name).filter(Boolean)
-  return text[0].toUpperCase() + text.slice(1) + (notified.length ? `. Notifies ${notified.join(', ')}.` : '.')
+  return text[0].toUpperCase() + text.slice(1) + (notified.length ? `. Notifies ${notified.join(', ')}.` : '.') + (merged ? ` ${merged}` : '')
 }
