@@ -9,6 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
 import { createCore } from '../../electron/main/core'
 import type { Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
@@ -165,6 +166,28 @@ describe('a crash during a merge', () => {
       git(t.repoDir, 'clean', '-fdq')
       const merged = await core.invoke('tasks.merge', { taskId: task.id })
       expect(merged.merged?.commit).toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+    } finally {
+      await core.close()
+    }
+  })
+})
+
+describe('a merge that landed before Concord could record it', () => {
+  it('is recorded as merged at the next start, with a note; nothing is blocked', async () => {
+    const task = await acceptedTask('Landed', { 'landed.txt': 'l\n' })
+    const head = git(t.repoDir, 'rev-parse', 'HEAD')
+    await t.core.close()
+    closed = true
+    // What a crash right after git's merge leaves: the merge in the checkout, the record of it still running.
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'merge', '-q', '--no-ff', '-m', 'merged', task.artifact!.commit!)
+    const db = new Database(join(t.dataDir, 'workspaces', `${ws.id}.sqlite`))
+    db.prepare('UPDATE task_branches SET merging = ?').run(JSON.stringify({ head, commit: task.artifact!.commit, at: new Date().toISOString() }))
+    db.close()
+    const core = createCore({ dataDir: t.dataDir })
+    try {
+      const reopened = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+      expect(reopened.notes.join('\n')).toContain('had landed')
+      expect((await core.invoke('tasks.get', { taskId: task.id })).merged?.commit).toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
     } finally {
       await core.close()
     }
