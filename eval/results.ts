@@ -23,7 +23,7 @@ export const DEFINITIONS: Record<keyof Figures, string> = {
   validEvidenceDiscarded: 'claims checked again from scratch although their artifact and decision had not changed',
   unaffectedDisturbed: 'changes delivered as a message (notice, broadcast, thread line read) to a member none of whose tasks or reports they concern',
   coordinationTokens:
-    'tokens (characters / 4) of the text a change makes enter members\u2019 contexts: notices, automatic-turn messages, brief lines the change altered, broadcasts, thread lines read, relays',
+    'tokens (characters / 4) of the coordination text entering members\u2019 contexts: notices, automatic-turn messages, brief lines the change altered, broadcasts, thread lines read, relays',
   wallMs: 'milliseconds to run one scenario under the arm (the only figure that is not deterministic)',
 }
 
