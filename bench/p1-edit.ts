@@ -1,8 +1,11 @@
 /**
  * P1: one normative edit of a decision with 1,000 dependent tasks and 10,000 reports (3 claims each),
- * median over several edits. Its bound is the edit's own statements replayed in bare SQL (bench/sql-trace.ts):
- * the writes alone, and the writes with the same reads, on a copy of the database taken just before an edit
- * of the same shape. Targets: median ≤ 10 ms, ≤ 2× the writes-plus-reads bound.
+ * median over several edits. Two bounds, replayed warm in bare SQL (bench/sql-trace.ts) on copies of the
+ * database taken just before an edit of the same shape, measured in the same loop as the edit:
+ * - the minimal write set: the decision row, its revision, and one set-based UPDATE of the tasks the edit
+ *   flags (no impact rows, notices, counters or reads). Target: median ≤ 10 ms and ≤ 2.5× this bound.
+ * - the edit's own statements (its writes alone, and its writes with its reads): what the application adds
+ *   over SQLite doing exactly its statements (overhead only; target ≤ 2× the writes-plus-reads replay).
  *
  * P1h: 10 affected reports on a decision with 100,000 older, already-stale report links: ≤ 2 ms. The older
  * links are pinned to a content the decision never returns to, so only the 10 reports' pins are in play.
@@ -12,7 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore, type Core } from '../electron/main/core'
 import type { Decision } from '../shared/schemas'
-import { counts, openBare, replay, traceStatements, writeSet, type TracedCall } from './sql-trace'
+import { counts, openBare, replayTimed, traceStatements, writeSet, type TracedCall } from './sql-trace'
 import { median, ms, verdict } from './util'
 
 const TASKS = 1_000
@@ -21,6 +24,7 @@ const CLAIMS = 3
 const RUNS = 9
 const P1_TARGET = 10
 const P1_RATIO = 2
+const P1_MINIMAL_RATIO = 2.5
 const OLD_LINKS = 100_000
 const P1H_REPORTS = 10
 const P1H_TARGET = 2
@@ -70,9 +74,40 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 }
 
 /**
+/**
+ * The least any normative edit must write, as statements on the traced edit's own arguments: its decision
+ * row update and revision insert as traced, and the flagged tasks (flag and status as the edit sets them)
+ * in one set-based UPDATE straight from the decision's task links.
+ */
+export function minimalWriteSet(calls: TracedCall[]): TracedCall[] {
+  const decision = calls.find((c) => !c.reader && /^\s*UPDATE\s+decisions\b/i.test(c.sql))
+  const revision = calls.find((c) => !c.reader && /^\s*INSERT\s+INTO\s+decision_revisions\b/i.test(c.sql))
+  if (!decision || !revision) throw new Error('P1: the traced edit wrote no decision row or revision')
+  const row = decision.args[0] as { id: number; fingerprint: string; updated_at: string }
+  const flagTasks: TracedCall = {
+    sql: `UPDATE tasks SET
+            status = CASE status WHEN 'accepted' THEN 'delivered' ELSE status END,
+            flag = CASE
+              WHEN status IN ('delivered', 'accepted') OR flag = 'needs_reverification' THEN 'needs_reverification'
+              WHEN status = 'in_progress' OR flag = 'needs_adjustment' THEN 'needs_adjustment'
+              ELSE 'requirements_updated' END,
+            version = version + 1, updated_at = @at
+          WHERE id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to)
+            AND status <> 'cancelled'
+            AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = tasks.id AND b.merged_at IS NOT NULL)`,
+    method: 'run',
+    args: [{ d: row.id, to: row.fingerprint, at: row.updated_at }],
+    reader: false,
+    changes: 0,
+  }
+  return [decision, revision, flagTasks]
+}
+
+/**
  * Alternates A → B (timed) and B → A (untimed) `runs` times. Before each timed edit, an edit of the same
- * shape is traced: the live database is backed up twice, the same A → B edit is traced and undone, and the
- * traced statements are replayed on the copies (writes alone on one, writes and reads on the other).
+ * shape is traced: the live database is backed up three times, the same A → B edit is traced and undone,
+ * and statements are replayed warm on the copies (the minimal write set on one, the edit's writes alone on
+ * one, its writes and reads on the last).
  */
 async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a: string, b: string, runs: number) {
   let version = (await core.invoke('decisions.get', { decisionId })).version
@@ -80,11 +115,14 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
   const editCpu: number[] = []
   const boundWrites: number[] = []
   const boundAll: number[] = []
+  const boundMinimal: number[] = []
+  const minimalCpu: number[] = []
+  let minimalRows = 0
   let calls: TracedCall[] = []
   let impact = { tasks: 0, reports: 0, staleClaims: 0, restoredClaims: 0 }
   for (let i = 0; i < runs; i++) {
-    // Two copies of the state the traced edit starts from: one per bound variant.
-    const copies = [join(root, `bound-${i}-w.db`), join(root, `bound-${i}-rw.db`)]
+    // Copies of the state the traced edit starts from: one per bound variant.
+    const copies = [join(root, `bound-${i}-w.db`), join(root, `bound-${i}-rw.db`), join(root, `bound-${i}-min.db`)]
     for (const copy of copies) await ctx.store.db.backup(copy)
     const traced = await traceStatements(ctx.store.db, () => core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: b }))
     calls = traced.calls
@@ -98,14 +136,20 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
     impact = { tasks: result.impact.counts.tasks, reports: result.impact.counts.reports, staleClaims: result.impact.counts.staleClaims, restoredClaims: result.impact.counts.restoredClaims }
     await core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: a })
 
+    const minimal = minimalWriteSet(calls)
     const variants = [
+      { copy: copies[2], calls: minimal, into: boundMinimal },
       { copy: copies[0], calls: calls.filter((c) => !c.reader), into: boundWrites },
       { copy: copies[1], calls, into: boundAll },
     ]
     for (const v of variants) {
       const bare = openBare(v.copy)
       try {
-        v.into.push(replay(bare, v.calls))
+        // Its CPU time too: on a loaded machine wall-clock ratios drift with the scheduler.
+        const t = replayTimed(bare, v.calls, { warm: true })
+        v.into.push(t.wall)
+        if (v.calls === minimal) minimalCpu.push(t.cpu)
+        if (v.calls === minimal) minimalRows = bare.prepare('SELECT changes() AS n').pluck().get() as number
       } finally {
         bare.close()
       }
@@ -114,7 +158,17 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
       rmSync(`${v.copy}-shm`, { force: true })
     }
   }
-  return { edit: median(edit), editCpu: median(editCpu), boundWrites: median(boundWrites), boundAll: median(boundAll), calls, impact }
+  return {
+    edit: median(edit),
+    editCpu: median(editCpu),
+    boundWrites: median(boundWrites),
+    boundAll: median(boundAll),
+    boundMinimal: median(boundMinimal),
+    minimalCpu: median(minimalCpu),
+    minimalRows,
+    calls,
+    impact,
+  }
 }
 
 export async function p1(): Promise<void> {
@@ -134,12 +188,17 @@ export async function p1(): Promise<void> {
       `P1  normative edit, ${TASKS} dependent tasks, ${REPORTS} reports x ${CLAIMS} claims (impact: ${r.impact.tasks} tasks, ${r.impact.reports} reports, ${r.impact.staleClaims} stale claims)`,
     )
     console.log(`    the edit's statements: ${c.reads} reads, ${c.writes} writes changing ${c.rowsWritten} rows (${writeSet(r.calls)}; trigger rows not counted)`)
-    console.log(`    wall: median edit ${ms(r.edit)} (target ≤ ${P1_TARGET} ms: ${verdict(r.edit <= P1_TARGET)})`)
-    console.log(`          its writes replayed in bare SQL ${ms(r.boundWrites)}: ratio ${(r.edit / r.boundWrites).toFixed(2)}x`)
+    console.log(`    wall: median edit ${ms(r.edit)} (target ≤ ${P1_TARGET} ms: ratio ${(r.edit / P1_TARGET).toFixed(2)} → ${verdict(r.edit <= P1_TARGET)})`)
     console.log(
-      `          its writes and reads replayed in bare SQL ${ms(r.boundAll)}: ratio ${(r.edit / r.boundAll).toFixed(2)}x (target ≤ ${P1_RATIO}x: ${verdict(r.edit / r.boundAll <= P1_RATIO)})`,
+      `          the minimal write set (decision row, revision, one set-based UPDATE of the ${r.minimalRows} flagged tasks) replayed warm in bare SQL ${ms(r.boundMinimal)}: ratio ${(r.edit / r.boundMinimal).toFixed(2)}x (target ≤ ${P1_MINIMAL_RATIO}x: ${verdict(r.edit / r.boundMinimal <= P1_MINIMAL_RATIO)})`,
     )
-    console.log(`    cpu:  median edit ${ms(r.editCpu)}   (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`)
+    console.log(`          its own writes replayed warm in bare SQL ${ms(r.boundWrites)}: ratio ${(r.edit / r.boundWrites).toFixed(2)}x`)
+    console.log(
+      `          its own writes and reads replayed warm in bare SQL ${ms(r.boundAll)}: ratio ${(r.edit / r.boundAll).toFixed(2)}x (overhead only; target ≤ ${P1_RATIO}x: ${verdict(r.edit / r.boundAll <= P1_RATIO)})`,
+    )
+    console.log(
+      `    cpu:  median edit ${ms(r.editCpu)}, minimal write set ${ms(r.minimalCpu)} (ratio ${(r.editCpu / r.minimalCpu).toFixed(2)}x)   (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`,
+    )
   } finally {
     await core.close()
     rmSync(root, { recursive: true, force: true })
@@ -170,7 +229,7 @@ async function p1h(): Promise<void> {
     )
     console.log(`    the edit's statements: ${c.reads} reads, ${c.writes} writes changing ${c.rowsWritten} rows`)
     console.log(
-      `    wall: median edit ${ms(r.edit)} (target ≤ ${P1H_TARGET} ms: ${verdict(r.edit <= P1H_TARGET)}); its statements in bare SQL ${ms(r.boundAll)} (ratio ${(r.edit / r.boundAll).toFixed(2)}x); cpu ${ms(r.editCpu)}`,
+      `    wall: median edit ${ms(r.edit)} (target ≤ ${P1H_TARGET} ms: ${verdict(r.edit <= P1H_TARGET)}); its statements replayed warm in bare SQL ${ms(r.boundAll)} (ratio ${(r.edit / r.boundAll).toFixed(2)}x); minimal write set ${ms(r.boundMinimal)} (ratio ${(r.edit / r.boundMinimal).toFixed(2)}x); cpu ${ms(r.editCpu)}`,
     )
   } finally {
     await core.close()

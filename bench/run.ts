@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { autoTurnsHttp } from './auto-turns-http'
 import { importWait } from './import-wait'
+import { interruptBuiltin } from './interrupt-builtin'
 import { metricsBench } from './metrics'
 import { p1 } from './p1-edit'
 import { p4 } from './p4-context'
@@ -25,10 +26,12 @@ if (wanted('auto-turns')) await autoTurnsHttp()
 if (wanted('reports')) await reportsPage()
 if (wanted('search')) await searchPrefix()
 if (wanted('import-wait')) await importWait()
+if (wanted('interrupt')) await interruptBuiltin()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],
   ['ui-scale', 'ui-scale.ts'],
+  ['p5', 'p5-start.ts'],
 ]) {
   if (!wanted(name)) continue
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], { stdio: 'inherit' })

@@ -1,23 +1,18 @@
 /**
- * UI benchmarks at scale, in Chromium through the browser bridge:
+ * UI benchmarks at scale, in Chromium through the browser bridge (P5, the start, is bench/p5-start.ts):
  *
  * P6  the whole edit as the user sees it: from the HTTP call (decisions.update, made by the page) to the open
  *     Reports panel showing the new stale count and every visible report card stale, with 10,000 reports
  *     (target ≤ 100 ms) and with 100,000 (≤ 1.5× the 10k figure); bytes the page receives after the edit
  *     (WebSocket frames + HTTP bodies, from Chromium's network events) ≤ 256 KB; the decision.changed frame
  *     ≤ 64 KB at any size.
- * P5  `concord serve` (the real CLI, node bin/concord.js) to the first screen of a workspace with 10,000
- *     reports painted (≤ 1.0 s), and to the welcome screen with an empty data folder (≤ 0.8 s).
  *
  * Run by itself: npx tsx bench/ui-scale.ts (builds the renderer first when it is out of date).
  */
-import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, CDPSession, Page } from 'playwright-core'
-import { createCore, type Core } from '../electron/main/core'
+import type { Core } from '../electron/main/core'
 import type { Workspace } from '../shared/schemas'
 import { ensureRendererBuilt, launchChromium, newPage, startStack, type Stack } from '../test/e2e/support'
 import { seed } from './p1-edit'
@@ -28,12 +23,8 @@ const P6_SCALE_RATIO = 1.5
 const P6_BYTES = 256 * 1024
 const P6_FRAME = 64 * 1024
 const P6_RUNS = 5
-const P5_TARGET = 1000
-const P5_EMPTY_TARGET = 800
-const P5_RUNS = 3
 const TASKS = 1_000
 const CLAIMS = 3
-const root = join(import.meta.dirname, '..')
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 
@@ -169,80 +160,9 @@ async function p6(browser: Browser, stack: Stack): Promise<void> {
   )
 }
 
-/** Spawns `concord serve` on a data folder; resolves with its URL and the process, and the ms until it printed it. */
-function serve(dataDir: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'concord.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString()
-      const m = /serving on (\S+)/.exec(out)
-      if (m)
-        resolve({
-          url: m[1],
-          stop: () =>
-            new Promise<void>((done) => {
-              child.once('exit', () => done())
-              child.kill('SIGTERM')
-            }),
-        })
-    })
-    child.once('exit', (code) => reject(new Error(`concord serve exited (${code}): ${out}`)))
-  })
-}
-
-/** From spawning `concord serve` to `selector` visible in a page that opens its address (browser already running). */
-async function startToScreen(browser: Browser, dataDir: string, init: string | null, selector: string): Promise<number> {
-  const token = randomBytes(18).toString('base64url')
-  const { page, context } = await newPage(browser)
-  try {
-    if (init) await page.addInitScript(init)
-    const t0 = performance.now()
-    const server = await serve(dataDir, token)
-    try {
-      await page.goto(server.url)
-      await page.locator(selector).first().waitFor()
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
-      return performance.now() - t0
-    } finally {
-      await server.stop()
-    }
-  } finally {
-    await context.close()
-  }
-}
-
-async function p5(browser: Browser): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-bench-p5-'))
-  try {
-    const dataDir = join(dir, 'data')
-    const core = createCore({ dataDir })
-    const { ws } = await seededWorkspace(core, join(dir, 'repo'), 10_000)
-    await core.close()
-    const empty = join(dir, 'empty')
-    // One untimed start each: the first run of a build pays for the disk cache, as any first start does.
-    await startToScreen(browser, dataDir, prefs(ws.id, 'reports'), '[data-testid=reports-count]')
-    const full: number[] = []
-    const none: number[] = []
-    for (let i = 0; i < P5_RUNS; i++) {
-      full.push(await startToScreen(browser, dataDir, prefs(ws.id, 'reports'), '[data-testid=reports-count]'))
-      rmSync(empty, { recursive: true, force: true })
-      none.push(await startToScreen(browser, empty, null, '[data-testid=welcome]'))
-    }
-    const f = median(full)
-    const e = median(none)
-    console.log(`P5  concord serve (built CLI) to the first screen in Chromium, median of ${P5_RUNS} starts`)
-    console.log(`    workspace with 10,000 reports (Reports panel shown): ${ms(f)} (target ≤ ${P5_TARGET} ms: ${verdict(f <= P5_TARGET)}; ratio ${(f / P5_TARGET).toFixed(2)})`)
-    console.log(`    empty data folder (welcome screen): ${ms(e)} (target ≤ ${P5_EMPTY_TARGET} ms: ${verdict(e <= P5_EMPTY_TARGET)}; ratio ${(e / P5_EMPTY_TARGET).toFixed(2)})`)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
-
 ensureRendererBuilt()
 const browser = await launchChromium()
 try {
-  await p5(browser)
   const stack = await startStack()
   try {
     await p6(browser, stack)
