@@ -230,4 +230,15 @@ describe('trees made before trees were clones', () => {
     expect(git(tree, 'rev-parse', 'HEAD')).toBe(head)
     expect(git(t.repoDir, 'worktree', 'list')).not.toContain(tree)
   })
+
+  it('a tree whose .git is gone (a crash mid-conversion, an rm -rf .git) gets a fresh one at its next use, its files kept', async () => {
+    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+    const task = await startedTask(m, 'Lost git')
+    const tree = treeOf(task)
+    rmSync(join(tree, '.git'), { recursive: true, force: true })
+    writeFileSync(join(tree, 'kept.txt'), 'k\n')
+    const diff = await t.core.invoke('tasks.diff', { taskId: task.id })
+    expect(diff.uncommitted).toEqual(['kept.txt'])
+    expect(git(tree, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(task.branch)
+  })
 })

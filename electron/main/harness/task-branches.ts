@@ -106,7 +106,9 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
     if (row?.merged_commit) return row
     if (row && row.state === 'ready' && row.worktree) {
       if (isOwnTree(row.worktree)) return row
-      if (isLinkedWorktree(row.worktree)) {
+      // An old linked worktree, or a tree whose .git is gone (a crash while it was converted, an agent's rm -rf .git):
+      // its files are kept under a fresh .git on the branch as your repository has it.
+      if (needsConversion(row.worktree)) {
         await convertWorktree(repo, row.worktree, row.branch)
         return row
       }
@@ -144,6 +146,11 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
   }
 }
 
+/** A task's folder that is there but not a tree of its own: an old linked worktree, or one whose .git is gone. */
+function needsConversion(dir: string): boolean {
+  return isLinkedWorktree(dir) || (existsSync(dir) && !existsSync(join(dir, '.git')))
+}
+
 /** Trees whose creation a crash interrupted are finished now (at start), so no task waits for its next turn. */
 export async function reconcileTrees(h: Harness, ctx: Ctx): Promise<void> {
   for (const row of ctx.store.branches.list()) {
@@ -170,7 +177,7 @@ export async function refreshHead(h: Harness, ctx: Ctx, taskRowId: number): Prom
   const row = ctx.store.branches.get(taskRowId)
   if (!row?.worktree || !existsSync(row.worktree) || row.state !== 'ready') return row
   const repo = h.workspace(ctx.wsId).repoPath
-  if (isLinkedWorktree(row.worktree)) await convertWorktree(repo, row.worktree, row.branch)
+  if (needsConversion(row.worktree)) await convertWorktree(repo, row.worktree, row.branch)
   const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit)
   if (head && landed && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
   return ctx.store.branches.get(taskRowId)
