@@ -2,8 +2,8 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { chooseApi, forgetToken } from './api/client'
 import { App } from './app/App'
+import { loadWorkspaceScreen } from './app/screens'
 import { asClientError } from './api/errors'
-import { prewarmMarkdown } from './components/markdown-render'
 import { createAppStore, StoreContext } from './stores/app-store'
 import { connectEvents } from './stores/events'
 import './styles.css'
@@ -53,11 +53,20 @@ if (choice.kind === 'no-token') {
       console.error('Concord failed to start:', e.message)
     }
   }
-  void boot().then(() => {
+  const booted = boot()
+  // The first API call is on its way: a workspace that will open loads its screen's chunk meanwhile, not after.
+  if (store.getState().lastWorkspaceId) void loadWorkspaceScreen()
+  void booted.then(() => {
     const idle = (cb: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(cb, { timeout: 1000 }) : setTimeout(cb, 50))
     idle(() => {
-      prewarmMarkdown()
-      document.documentElement.dataset.ready = 'true'
+      // After the first screen: the workspace screen (for the welcome screen's next click) and the markdown processor.
+      void loadWorkspaceScreen()
+        .then(() => import('./components/markdown-render'))
+        .then((m) => m.prewarmMarkdown())
+        .catch((err: unknown) => console.error('Concord could not preload the workspace screen:', err))
+        .finally(() => {
+          document.documentElement.dataset.ready = 'true'
+        })
     })
   })
   root.render(
