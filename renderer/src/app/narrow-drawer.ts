@@ -5,19 +5,12 @@ import { useApp } from '../stores/app-store'
 export const DRAWER_QUERY = '(max-width: 960px)'
 
 /**
- * In a narrow window the right panel is a drawer over the chat: it opens when asked for (a chip, a tab, Alt P,
- * the ‹ button), not on arrival or when the window narrows.
+ * Opened in a narrow window, the workspace screen starts with the right panel folded: it is a drawer over the chat
+ * there, opened when asked for (a chip, a tab, Alt P, the ‹ button). Resizing later leaves it as the user had it.
  */
 export function useNarrowDrawer(): void {
   const setPanelOpen = useApp((s) => s.setPanelOpen)
   useEffect(() => {
-    const media = window.matchMedia?.(DRAWER_QUERY)
-    if (!media) return
-    const fold = () => {
-      if (media.matches) setPanelOpen(false)
-    }
-    fold()
-    media.addEventListener?.('change', fold)
-    return () => media.removeEventListener?.('change', fold)
+    if (window.matchMedia?.(DRAWER_QUERY).matches) setPanelOpen(false)
   }, [setPanelOpen])
 }
