@@ -54,8 +54,8 @@ describe('browser UI: pinned mentions', () => {
     expect(await card.getAttribute('data-pinned-version')).toBe('1')
     expect(await card.getByTestId('pinned-version').textContent()).toContain('Written against v1 · changed since — now v2')
     await expect.poll(() => card.getByTestId('dcard-statement').textContent()).toBe('A search over 30 s fails as a whole; no partial results.')
-    // The reply's own card is pinned too.
-    expect(await reply.locator('[data-testid=decision-card][data-key="D-1"]').getAttribute('data-pinned-version')).toBe('1')
+    // The reply mentions D-1 again: its chip, not a second card (issue 22: one card per decision on a screen).
+    expect(await reply.locator('[data-testid=decision-card][data-key="D-1"]').count()).toBe(0)
 
     // ---- one click: the word diff from the pinned statement to the current one ----
     await card.getByTestId('pinned-diff-toggle').click()
