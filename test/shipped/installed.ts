@@ -12,6 +12,11 @@ import WebSocket from 'ws'
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
+/** PATH without this checkout's folders (`npm test` puts its node_modules/.bin first, where the agents are too). */
+const userPath = (process.env.PATH ?? '/usr/bin:/bin')
+  .split(':')
+  .filter((p) => p && !p.startsWith(projectRoot))
+  .join(':')
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
 function newestMtime(path: string): number {
@@ -57,14 +62,21 @@ export async function installShipped(base: string): Promise<Installation> {
   // None of the npm settings `npm test` passes down (npm_config_local_prefix is this checkout): a user's install knows
   // nothing of it. The local npm cache first; the registry for what it lacks.
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'))
-  Object.assign(env, { ELECTRON_SKIP_BINARY_DOWNLOAD: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' })
+  Object.assign(env, {
+    PATH: userPath,
+    ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_prefer_offline: 'true',
+    npm_config_update_notifier: 'false',
+  })
   t = Date.now()
   const options = { env, maxBuffer: 64 * 1024 * 1024, timeout: 20 * 60_000 }
   await Promise.all([run(npm, ['install', tarball], { ...options, cwd: dir }), run(npm, ['install', '-g', '--prefix', global, ...agents], { ...options, cwd: base })])
   const install = (Date.now() - t) / 1000
   const bin = join(dir, 'node_modules', 'concord', 'bin', 'concord.js')
   if (!existsSync(join(dir, 'node_modules', '.bin', 'concord'))) throw new Error('npm install did not link the concord command')
-  return { dir, bin, path: `${join(global, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, seconds: { pack, install } }
+  return { dir, bin, path: `${join(global, 'bin')}:${userPath}`, seconds: { pack, install } }
 }
 
 /** The installed `concord` with these arguments, to its end. */
