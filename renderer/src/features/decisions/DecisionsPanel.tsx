@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react'
 import type { Decision, ExportResult, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
 import { excerpt, shortTime } from '../../lib/format'
+import { markdownToPlain } from '../../lib/plain-text'
 import { useAction } from '../../lib/use-action'
 import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
@@ -125,7 +126,7 @@ export function MadeIn({ stepId, memberId: knownMemberId }: { stepId: string | n
   }
   return (
     <button className="link-btn made-in" onClick={() => focusStep(where.memberId, stepId)} data-testid="made-in">
-      from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “{excerpt(where.step.text, 60)}”
+      from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “{excerpt(markdownToPlain(where.step.text), 60)}”
     </button>
   )
 }
