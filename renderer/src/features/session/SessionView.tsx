@@ -8,6 +8,7 @@ import { SessionList } from './SessionList'
 import { ApproveButtons } from './ToolCall'
 import { approvalSummary } from './ApprovalPreview'
 import { RetryButton } from './RetryButton'
+import { ContinueButton } from './ContinueButton'
 import { ArchiveButton } from '../archive/ArchiveButton'
 
 /** Whether a key press belongs to a field (typing), not to the approval bar's shortcuts. */
@@ -151,6 +152,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
             )}
           </div>
         )}
+        <ContinueButton memberId={memberId} />
         {confirmReset && (
           <div className="reset-confirm" role="group" aria-label="Start a new conversation">
             {member.name} starts again without the earlier messages; they stay in the store and the export.{' '}
