@@ -365,7 +365,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if (!answer.ask) return pickOption(r.options, true)
     store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(store.steps.get(stepId)!)
-    const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', JSON.stringify(call.rawInput ?? {}), { why: answer.why, suggestion: suggestedRule(described) })
+    // The card shows what the call will do in the shapes built-in members' calls have (a command, a path with its
+    // old and new text, a path with its content): Gemini's request carries its edit only as a diff, not in rawInput.
+    const argsText = JSON.stringify(toolArgs(call) ?? call.rawInput ?? {})
+    const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', argsText, { why: answer.why, suggestion: suggestedRule(described) })
     if (signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
     if (!allowed) {
       const text = host.denialText(callId)
