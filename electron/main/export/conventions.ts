@@ -123,6 +123,24 @@ export function adrFolder(repo: string, flavour: Flavour): string {
   return join(repo, defaultFolder[flavour])
 }
 
+/**
+ * The flavour the repository's own files ask for when none is given: `.log4brains.yml` → log4brains, `.adr-dir` →
+ * adr-tools, else MADR 4. Only a regular file counts (never followed); a link or anything else there is refused
+ * with its reason when adrFolder reads it.
+ */
+export function repoFlavour(repo: string): Flavour {
+  const isFile = (name: string) => {
+    try {
+      return lstatSync(join(repo, name)).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (isFile(LOG4BRAINS_FILE)) return 'log4brains'
+  if (isFile(ADR_DIR_FILE)) return 'adr-tools'
+  return 'madr'
+}
+
 /** The last number adr-tools handed out in `dir`, or null when it keeps no lock file (or an unreadable one). */
 export function sequenceLock(dir: string): number | null {
   const text = readSmallFile(join(dir, SEQUENCE_LOCK), SEQUENCE_LOCK)

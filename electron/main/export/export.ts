@@ -6,7 +6,8 @@
  * - madr:     without outDir the repository's ADR folder — the one `.adr-dir` or `.log4brains.yml`
  *             names, else `docs/decisions` (`doc/adr` for the adr-tools flavour, `docs/adr` for
  *             log4brains) — as `NNNN-slug.md`; with outDir `<outDir>/NNNN-slug.md`. `flavour`
- *             chooses the layout: `madr` (MADR 4, the default), `adr-tools` or `log4brains`.
+ *             chooses the layout: `madr` (MADR 4), `adr-tools` or `log4brains`; without it, the one the
+ *             repository's conventions ask for (`.log4brains.yml` → log4brains, `.adr-dir` → adr-tools, else MADR 4).
  * - markdown: `<outDir>/DECISIONS.md`.
  * - json:     `<outDir>/concord-export.json` and its JSON Schema, `concord-export.schema.json`.
  *
@@ -21,7 +22,7 @@ import type { ExportResult } from '../../../shared/schemas'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
 import { flavours, type Flavour } from './adr-model'
-import { adrFolder } from './conventions'
+import { adrFolder, repoFlavour } from './conventions'
 import { ensureWritableDir, readTextIfExists, refuseLinksInRepo, writeBatch, type PlannedFile } from './files'
 import { isConcordJson, JSON_FILE, renderJson } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
@@ -60,8 +61,9 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
   if (p.flavour !== undefined && p.format !== 'madr') {
     throw new ApiError('invalid_params', `flavour: only the madr format has flavours; leave flavour out for ${p.format}`)
   }
-  const flavour = p.flavour ?? 'madr'
   const workspace = harness.workspace(p.workspaceId)
+  // No flavour given: the one the repository's conventions ask for (the CLI and the API alike).
+  const flavour = p.flavour ?? (p.format === 'madr' ? repoFlavour(workspace.repoPath) : 'madr')
   const base = p.outDir === undefined ? workspace.repoPath : resolve(workspace.repoPath, p.outDir)
   const dir = p.format === 'madr' && p.outDir === undefined ? adrFolder(workspace.repoPath, flavour) : base
   // A link committed in the repository (docs → outside) is never written through; checked before any folder is made.
