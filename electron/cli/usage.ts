@@ -39,7 +39,8 @@ Writes the decision log of the repository's workspace.
   --repo PATH        the repository (default: the current folder)
   --format FORMAT    madr: one MADR file per decision (docs/decisions/, or DIR)
                      markdown: one DECISIONS.md; json: the full-fidelity concord-export.json
-  --flavour FLAVOUR  for madr: madr, adr-tools or log4brains (what the ADR tool you use reads)
+  --flavour FLAVOUR  for madr: madr, adr-tools or log4brains (what the ADR tool you use reads; default: log4brains
+                     with a .log4brains.yml, adr-tools with a .adr-dir, else madr)
   --out DIR          where to write (default: the repository)
 ${dataDirOption}
 ${helpOption}
