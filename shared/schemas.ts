@@ -72,6 +72,8 @@ export const ModelProviderInput = z.strictObject({
   model: z.string().trim().min(1).max(200),
   baseURL: z.url().optional(),
   apiKey: z.string().min(1).max(500).optional(),
+  /** A task in progress flagged needs_adjustment stops the running command or model call; the turn goes on with the notice. */
+  interruptOnAdjustment: z.boolean().optional(),
 })
 
 /** An external coding agent driven over ACP (Claude Code, Codex, Gemini CLI, or any ACP command). */
@@ -168,6 +170,8 @@ export interface ModelMemberProvider {
   kind: z.infer<typeof ProviderKind>
   model: string
   baseURL: string | null
+  /** On: a task in progress flagged needs_adjustment stops its running command; off, it hears after the command ends. */
+  interruptOnAdjustment: boolean
   hasKey: boolean
 }
 

@@ -55,7 +55,7 @@ describe('workspaces and members', () => {
       role: 'implementer',
       provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-secret-123' },
     })
-    expect(m.provider).toEqual({ kind: 'openai', model: 'gpt-x', baseURL: null, hasKey: true })
+    expect(m.provider).toEqual({ kind: 'openai', model: 'gpt-x', baseURL: null, interruptOnAdjustment: false, hasKey: true })
     expect(JSON.stringify(await core.invoke('members.list', { workspaceId: ws.id }))).not.toContain('sk-secret-123')
     const updated = await core.invoke('members.update', { memberId: m.id, provider: { kind: 'openai', model: 'gpt-y' } })
     expect(updated.provider?.hasKey).toBe(true)

@@ -35,7 +35,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
           hasKey,
         }
       : r.provider_kind
-        ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, hasKey }
+        ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, interruptOnAdjustment: r.agent_interrupt === 1, hasKey }
         : null,
     approval: r.approval,
     maxSteps: r.max_steps,

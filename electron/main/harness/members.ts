@@ -7,9 +7,9 @@ import type { SecretStore } from '../secrets/secret-store'
 import { memberRowOf, type Ctx } from './context'
 import { makeId, now } from './ids'
 import { toMember } from './mappers'
+import { defaultApproval } from '../runtime/approval-policy'
 
 export const secretRef = (memberId: string) => `member:${memberId}:apiKey`
-import { defaultApproval } from '../runtime/approval-policy'
 
 export function memberDto(ctx: Ctx, secrets: SecretStore, row: MemberRow): Member {
   const id = makeId(ctx.wsId, 'member', row.id)
@@ -97,6 +97,7 @@ export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedPara
           updated_at: at,
         })
         if (p.provider?.kind === 'acp') ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
+        else if (p.provider) ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
         ref = secretRef(makeId(ctx.wsId, 'member', id))
         // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
@@ -147,6 +148,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
           updated_at: now(),
         })
         if (provider?.kind === 'acp') ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
+        else if (provider) ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         secrets.set(ref, key)
         return ctx.store.members.get(n)!
       }),

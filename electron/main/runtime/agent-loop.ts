@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../../../shared/errors'
 import type { Ctx } from '../harness/context'
-import { makeId, now } from '../harness/ids'
+import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
 import { TEXT_FLUSH_MS } from './steps'
@@ -18,9 +18,38 @@ import type { HarnessToolContext } from './tools/harness-tools'
 import { parseArgs } from './tools/tool-helpers'
 import { ToolError, type ToolDefinition } from './tools/types'
 
-/** How often streamed text is made durable while it arrives. */
 /** Steps read from the store to build one view (the budget then trims it). */
 const VIEW_LOOKBACK = 400
+
+/**
+ * The step running now (a model call and the tool calls it asked for), per member: "Interrupt and re-prompt" stops
+ * it without ending the turn (interruptStep), so the loop's next model request carries the notice at once.
+ */
+interface RunningStep {
+  controller: AbortController
+  /** Why it was stopped ("D-3 changed"), once it was. */
+  reason: string | null
+}
+const runningSteps = new WeakMap<MemberHost, RunningStep>()
+
+/**
+ * "Interrupt and re-prompt" for Concord's own loop: stops the member's running step, its model stream and its
+ * commands (their process groups killed), withdraws its calls waiting for approval, and lets the turn go on: the next
+ * model request is made at once, with the brief (rebuilt for every call) carrying the notice. False when no step runs.
+ */
+export function interruptStep(host: MemberHost, reason: string): boolean {
+  const step = runningSteps.get(host)
+  if (!host.abort || !step || step.controller.signal.aborted) return false
+  step.reason = reason
+  step.controller.abort()
+  for (const a of host.approvals.values()) a.resolve(false)
+  return true
+}
+
+/** interruptStep for a notice of a change to the decision with this row number. */
+export function interruptForNotice(host: MemberHost, decisionRowId: number): boolean {
+  return interruptStep(host, `${makeKey('decision', decisionRowId)} changed`)
+}
 
 export interface TurnEnv {
   ctx: Ctx
@@ -67,6 +96,14 @@ export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | 
 }
 
 export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
+  try {
+    return await loop(env, host, start)
+  } finally {
+    runningSteps.delete(host)
+  }
+}
+
+async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
   const { store } = env.ctx
   const member = env.member
   const signal = host.abort!.signal
@@ -95,12 +132,28 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
 
   let ended: string | null = null
   let lastObservation = ''
+  // A step stopped by a notice (interruptStep) says so in the session and in the view, and the loop goes on.
+  const restarted = (step: RunningStep) => {
+    insert({
+      kind: 'interrupted',
+      status: 'done',
+      text: `Concord stopped the running step: ${step.reason}. The brief has the current decisions and the notice: re-plan against them.`,
+      ended_at: now(),
+    })
+  }
   for (let n = 0; n < member.max_steps; n++) {
     if (signal.aborted) return interrupted()
+    const step: RunningStep = { controller: new AbortController(), reason: null }
+    runningSteps.set(host, step)
+    const stepSignal = AbortSignal.any([signal, step.controller.signal])
 
     if (member.planning_interval > 0 && n % member.planning_interval === 0) {
-      const planned = await planStep(env, start, insert, finish, viewOptions(true), signal)
-      if (planned === 'interrupted') return interrupted()
+      const planned = await planStep(env, start, insert, finish, viewOptions(true), stepSignal)
+      if (planned === 'interrupted' && signal.aborted) return interrupted()
+      if (planned === 'interrupted') {
+        restarted(step)
+        continue
+      }
       if (planned !== 'ok') return { status: 'error', answer: '', error: planned }
     }
 
@@ -115,16 +168,35 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
     const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start), start.id, viewOptions(false))
     const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
 
-    const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal })
-    if (reply.kind === 'interrupted') return interrupted()
+    const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal: stepSignal })
+    if (reply.kind === 'interrupted' && signal.aborted) return interrupted()
+    if (reply.kind === 'interrupted') {
+      restarted(step)
+      continue
+    }
     if (reply.kind === 'error') return { status: 'error', answer: '', error: reply.message }
     const result = reply.result
     if (!result.toolCalls.length) return { status: 'done', answer: result.text }
 
-    const observations = await Promise.all(result.toolCalls.map((call) => runToolCall(env, host, call, reply.stepId, insert, finish, signal, (reason) => (ended = reason))))
+    const observations = await Promise.all(
+      result.toolCalls.map((call) =>
+        runToolCall(
+          env,
+          host,
+          call,
+          reply.stepId,
+          insert,
+          finish,
+          stepSignal,
+          (reason) => (ended = reason),
+          () => step.reason,
+        ),
+      ),
+    )
     lastObservation = observations.at(-1) ?? ''
     if (signal.aborted) return interrupted()
     if (ended) return { status: 'done', answer: lastObservation }
+    if (step.reason) restarted(step)
   }
   insert({
     kind: 'error',
@@ -205,6 +277,8 @@ async function runToolCall(
   finish: Finish,
   signal: AbortSignal,
   endTurn: (reason: string) => void,
+  /** Why the step was stopped by a notice (interruptStep), if it was. */
+  stoppedBy: () => string | null,
 ): Promise<string> {
   const tool = env.tools.find((t) => t.name === call.name)
   const stepId: number = insert({ kind: 'tool', status: 'running', tool_call_id: call.id, tool_name: call.name, tool_args: call.argumentsText })
@@ -239,11 +313,14 @@ async function runToolCall(
     const approvalId = makeId(env.ctx.wsId, 'step', stepId)
     const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, { why: answer.why, suggestion: suggestedRule(described) })
     if (!allowed) {
+      const stopped = stoppedBy()
       const text = !signal.aborted
         ? `${host.denialText(approvalId)} (Do not retry it unchanged.)`
-        : host.stopReason === 'shutdown'
-          ? 'Concord was restarted before this call was approved; it did not run.'
-          : 'The turn was interrupted before this call ran.'
+        : stopped
+          ? `stopped: ${stopped} before this call was approved; it did not run. Call it again if it still applies to the current decisions.`
+          : host.stopReason === 'shutdown'
+            ? 'Concord was restarted before this call was approved; it did not run.'
+            : 'The turn was interrupted before this call ran.'
       finish(stepId, { status: signal.aborted ? 'interrupted' : 'denied', text, is_error: 1, ended_at: now() })
       return text
     }
@@ -255,6 +332,12 @@ async function runToolCall(
     finish(stepId, { status: 'done', text: output, ended_at: now() })
     return output
   } catch (err) {
+    const stopped = stoppedBy()
+    if (stopped && err instanceof ToolError && err.code === 'aborted') {
+      const text = `stopped: ${stopped}. ${err.message}`
+      finish(stepId, { status: 'interrupted', text, is_error: 1, ended_at: now() })
+      return text
+    }
     if (err instanceof ToolError || err instanceof ApiError) return fail(`error (${err.code}): ${err.message}`)
     const e = err as { code?: string; message?: string }
     return fail(`error${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`)

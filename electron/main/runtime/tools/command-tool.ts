@@ -3,8 +3,9 @@
  * (command-env.ts), with a timeout, an output cap and its whole process group killed on stop.
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
+import { processStartTime, recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
 import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, checkAborted } from './tool-helpers'
 import { defineTool } from './tool-schema'
 import { ToolError, type ToolContext, type ToolDefinition } from './types'
@@ -70,6 +71,35 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
   }
 }
 
+/**
+ * The process groups of a process's children, with their start times (so a late kill never hits a reused pid).
+ * bubblewrap runs the command under a child of its own, in a session of its own (--new-session), as the init of its
+ * pid namespace: that group is not the one spawned. The child dies with its parent (--die-with-parent), except when
+ * the parent is killed while it is still starting it: measured, a stop within milliseconds of the start left the
+ * command running for good. Linux only (elsewhere the command's processes are in the spawned group).
+ */
+function childGroups(pid: number | undefined): { pid: number; start: string | undefined }[] {
+  if (!pid || process.platform !== 'linux') return []
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((c) => ({ pid: Number(c), start: processStartTime(Number(c)) }))
+  } catch {
+    return [] // already gone
+  }
+}
+
+function sendSignal(pid: number | undefined, sig: NodeJS.Signals): void {
+  if (!pid) return
+  try {
+    process.kill(pid, sig)
+  } catch {
+    // already gone
+  }
+}
+
 interface CommandResult {
   output: string
   exitCode: number | null
@@ -97,10 +127,20 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
     let settled = false
     let killTimer: NodeJS.Timeout | undefined
     let drainTimer: NodeJS.Timeout | undefined
+    let inner: ReturnType<typeof childGroups> = []
+    const killAll = (sig: NodeJS.Signals): void => {
+      killGroup(child.pid, sig)
+      for (const c of inner) if (c.start === undefined || processStartTime(c.pid) === c.start) killGroup(c.pid, sig)
+    }
 
     const terminate = (): void => {
-      killGroup(child.pid, 'SIGTERM')
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS)
+      if (killTimer) return
+      // Frozen first, the spawned process starts no child while its children are read; SIGTERM waits for the SIGCONT.
+      sendSignal(child.pid, 'SIGSTOP')
+      inner = childGroups(child.pid)
+      killAll('SIGTERM')
+      sendSignal(child.pid, 'SIGCONT')
+      killTimer = setTimeout(() => killAll('SIGKILL'), KILL_GRACE_MS)
     }
     const timer = setTimeout(() => {
       timedOut = true
@@ -119,7 +159,7 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
       clearTimeout(drainTimer)
       signal.removeEventListener('abort', onAbort)
       // Background processes left in the group do not outlive the command.
-      killGroup(child.pid, 'SIGKILL')
+      killAll('SIGKILL')
       ended()
       clearTimeout(killTimer)
       child.stdout?.destroy()

@@ -52,7 +52,8 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
     setChoice(c)
     if (c !== 'concord') setAgentDraft({ ...(acp?.agent === c ? agentDraftFor(c, acp) : agentDraftFor(c)), apiKey: agentDraft.apiKey })
   }
-  const providerInput = () => (choice === 'concord' ? providerParam(draft) : agentParam(agentDraft))
+  const [interrupt, setInterrupt] = useState(member?.provider && member.provider.kind !== 'acp' ? member.provider.interruptOnAdjustment : false)
+  const providerInput = () => (choice === 'concord' ? { ...providerParam(draft), interruptOnAdjustment: interrupt } : agentParam(agentDraft))
 
   const applyPreset = (role: string) => {
     const p = rolePresets.find((r) => r.role === role)
@@ -161,7 +162,17 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
             </div>
           )}
           {choice === 'concord' ? (
-            <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false} />
+            <>
+              <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false} />
+              <label className="check">
+                <input type="checkbox" checked={interrupt} onChange={(e) => setInterrupt(e.target.checked)} aria-label="Interrupt and re-prompt" /> Interrupt and re-prompt
+                <span className="muted small" data-testid="interrupt-hint">
+                  {interrupt
+                    ? ' (when a task it works on needs adjustment, its running command or model call is stopped and it re-plans with the notice at once)'
+                    : ' (off: it hears of changes after its running command ends)'}
+                </span>
+              </label>
+            </>
           ) : (
             <AgentFields draft={agentDraft} onChange={setAgentDraft} hasKey={member && acp?.agent === choice ? acp.hasKey : false} />
           )}
