@@ -1,6 +1,6 @@
 /** The experiment as a function: every scenario under every arm, every run; the CLI (run.ts) and the tests call it. */
 import { ARMS, type ArmName, type Sabotage } from './arms/arm'
-import type { ModelDriver } from './model'
+import type { Driver } from './model'
 import { scenarios } from './scenarios'
 import { simulate, type Outcome } from './simulate'
 import { summarize, type Results } from './results'
@@ -13,7 +13,7 @@ export interface ExperimentOptions {
   arms?: ArmName[]
   sabotage?: Sabotage
   /** Model-driven members: a new driver per scenario run (eval/model.ts). */
-  model?: () => ModelDriver
+  model?: () => Driver
   onScenario?: (done: number, total: number) => void
 }
 

@@ -61,8 +61,19 @@ export function modelProvider(o: ModelOptions): ModelProvider {
   return createProvider({ kind: o.kind, model: o.model, baseURL: o.baseURL, apiKey }, { maxRetries: o.maxRetries ?? 2, env: {} })
 }
 
+/** What makes the choices of a scenario run's model-driven members: a model (ModelDriver) or coding agents (eval/agent.ts AgentDriver). */
+export interface Driver {
+  readonly exhausted: boolean
+  waste(why: string): void
+  /** One step of member `member`: the `act` call's arguments text, or why the step was wasted. */
+  ask(system: string, user: string, member: number): Promise<{ args: string } | { wasted: string }>
+  report(): ModelUsage
+  /** Ends what the driver started (agent processes); called once the scenario run is over. */
+  close?(): Promise<void>
+}
+
 /** One model shared by every member of a scenario run, with its budget and counters. */
-export class ModelDriver {
+export class ModelDriver implements Driver {
   readonly usage: ModelUsage = { calls: 0, wastedSteps: 0, inputTokens: 0, outputTokens: 0, wasted: {} }
   private sawUsage = false
   private readonly maxCalls: number
@@ -112,7 +123,7 @@ export class ModelDriver {
 export const ACTIONS = ['start', 'work', 'realign', 'deliver', 'reopen', 'acknowledge', 'check', 'wait'] as const
 export type Action = (typeof ACTIONS)[number]
 
-const ACT: ToolSpec = {
+export const ACT: ToolSpec = {
   name: 'act',
   description: 'Your next action, exactly one per step.',
   parameters: {
@@ -164,7 +175,7 @@ export class ModelMember {
     private readonly world: World,
     private readonly arm: Arm,
     private readonly efforts: number[],
-    private readonly driver: ModelDriver,
+    private readonly driver: Driver,
   ) {
     this.spec = scenario.members[index]
     scenario.decisions.forEach((d, i) => this.reading.set(i, normative(d.statement)))
@@ -268,7 +279,7 @@ export class ModelMember {
     for (const [d, s] of seen.readings) this.reading.set(d, normative(s))
     this.asks.push(...seen.asks)
     const possible = this.possible()
-    const reply = await this.driver.ask(SYSTEM, this.prompt(seen.text))
+    const reply = await this.driver.ask(SYSTEM, this.prompt(seen.text), this.index)
     const chosen = 'wasted' in reply ? reply : this.parse(reply.args, possible)
     if ('wasted' in chosen) {
       this.driver.waste(chosen.wasted)

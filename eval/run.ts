@@ -1,12 +1,13 @@
 /**
  * npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]
  *              [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]
+ *              [--agent claude-code|codex|gemini [--agent-arg A]... [--step-timeout S] [--max-calls N]]
  *
  * Runs the Web Search scenario and V generated variants (default 50) under the three coordination arms, K runs
  * each (default 3), prints one table (or, with --json, the figures as JSON on stdout) and writes
  * DIR/eval-seed<N>.json and .svg (default DIR: eval/results, not committed). Deterministic for a seed, except
- * wallMs. With --provider the members' choices are a real model's (eval/model.ts); --agent is refused (not
- * implemented). The README's section "The experiment" says what each figure means.
+ * wallMs. With --provider the members' choices are a real model's (eval/model.ts); with --agent a real coding
+ * agent's, driven over ACP with one MCP tool `act` (eval/agent.ts). The README's section "The experiment" says what each figure means.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -14,7 +15,8 @@ import { parseArgs } from 'node:util'
 import { ARMS, type ArmName } from './arms/arm'
 import type { ProviderKind } from '../electron/main/runtime/providers'
 import { runExperiment } from './experiment'
-import { DEFAULT_MAX_CALLS, ModelConfigError, ModelDriver, modelProvider, PROVIDERS } from './model'
+import { AGENTS, AgentDriver, checkAgentEnv, DEFAULT_STEP_TIMEOUT_MS, type EvalAgent } from './agent'
+import { DEFAULT_MAX_CALLS, ModelConfigError, ModelDriver, modelProvider, PROVIDERS, type Driver } from './model'
 import { svg, table, tokenSources } from './results'
 
 const { values } = parseArgs({
@@ -30,6 +32,8 @@ const { values } = parseArgs({
     'base-url': { type: 'string' },
     'max-calls': { type: 'string' },
     agent: { type: 'string' },
+    'agent-arg': { type: 'string', multiple: true },
+    'step-timeout': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 })
@@ -43,7 +47,9 @@ if (values.help) {
   process.stdout.write(
     'npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]\n' +
       '             [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]\n' +
-      'Keys from the environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional).\n',
+      '             [--agent claude-code|codex|gemini [--agent-arg A]... [--step-timeout S] [--max-calls N]]\n' +
+      'Keys from the environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional);\n' +
+      'for --agent: ANTHROPIC_API_KEY [ANTHROPIC_BASE_URL] (claude-code), OPENAI_API_KEY (codex), GEMINI_API_KEY [GOOGLE_GEMINI_BASE_URL] (gemini).\n',
   )
   process.exit(0)
 }
@@ -52,15 +58,10 @@ const int = (name: string, v: string, min: number) => {
   if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer of at least ${min}, not '${v}'`)
   return n
 }
-if (values.agent) {
-  // Never faked: driving Claude Code, Codex or Gemini through Concord's ACP runtime is not built into the eval.
-  fail(
-    `--agent ${values.agent} is not implemented: the eval does not drive coding agents (Claude Code, Codex, Gemini) through Concord's ACP runtime yet, ` +
-      'so nothing was run. Use --provider openai|anthropic|openai-compatible --model M for real models, or no flag for the scripted members.',
-  )
-}
+if (values.agent && values.provider) fail('--agent and --provider exclude each other: the members are either a coding agent or a model')
+if (!values.agent && (values['agent-arg'] || values['step-timeout'])) fail('--agent-arg and --step-timeout need --agent claude-code|codex|gemini')
 if (values.model && !values.provider) fail('--model needs --provider openai|anthropic|openai-compatible')
-let model: (() => ModelDriver) | undefined
+let model: (() => Driver) | undefined
 let maxCalls: number | undefined
 if (values.provider) {
   const kind = values.provider as ProviderKind
@@ -74,6 +75,21 @@ if (values.provider) {
     if (err instanceof ModelConfigError) fail(err.message)
     throw err
   }
+}
+if (values.agent) {
+  const agent = values.agent as EvalAgent
+  if (!AGENTS.includes(agent)) fail(`--agent must be one of ${AGENTS.join(', ')}, not '${values.agent}'`)
+  try {
+    checkAgentEnv(agent)
+  } catch (err) {
+    if (err instanceof ModelConfigError) fail(err.message)
+    throw err
+  }
+  maxCalls = values['max-calls'] ? int('max-calls', values['max-calls'], 1) : DEFAULT_MAX_CALLS
+  const budget = maxCalls
+  const stepTimeoutMs = values['step-timeout'] ? int('step-timeout', values['step-timeout'], 1) * 1000 : DEFAULT_STEP_TIMEOUT_MS
+  const args = values['agent-arg'] ?? []
+  model = () => new AgentDriver({ agent, args, maxCalls: budget, stepTimeoutMs })
 }
 const seed = int('seed', values.seed, 0)
 const runs = int('runs', values.runs, 1)

@@ -10,7 +10,7 @@ import { BroadcastArm } from './arms/broadcast'
 import { ChatArm } from './arms/chat'
 import { ConcordArm } from './arms/concord'
 import { Member } from './member'
-import { ModelMember, type ModelDriver, type ModelUsage } from './model'
+import { ModelMember, type Driver, type ModelUsage } from './model'
 import { Prng } from './prng'
 import type { Moment, Scenario } from './scenarios'
 import { World } from './world'
@@ -41,7 +41,7 @@ export interface SimulateOptions {
   run: number
   sabotage?: Sabotage
   /** Model-driven members (eval/model.ts): one driver per scenario run; absent, the scripted members. */
-  model?: () => ModelDriver
+  model?: () => Driver
 }
 
 const RANK: Record<Status, number> = { todo: 0, blocked: 0, in_progress: 1, delivered: 2, accepted: 3, cancelled: -1 }
@@ -64,9 +64,10 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
   // Run 1 uses the scenario's efforts; later runs vary each task's by one step either way (the same in every arm).
   const timing = new Prng(o.seed, o.run, scenario.tasks.length, 0x7131)
   const efforts = scenario.tasks.map((t) => (o.run === 0 ? t.effort : Math.max(1, t.effort + timing.int(-1, 1))))
+  let driver: Driver | undefined
   try {
     await arm.setup()
-    const driver = o.model?.()
+    driver = o.model?.()
     const members = scenario.members.map((_, i) => (driver ? new ModelMember(i, scenario, world, arm, efforts, driver) : new Member(i, scenario, world, arm, efforts)))
     const missed = new Set<number>()
     let staleUsed = 0
@@ -172,6 +173,7 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
       ...(driver ? { model: driver.report() } : {}),
     }
   } finally {
+    await driver?.close?.()
     await arm.close()
   }
 }

@@ -219,15 +219,17 @@ describe('npm run eval --provider (model-driven members, offline against the scr
     }
   }, 120_000)
 
-  it('refuses a provider without its key, naming the variable, and --agent as not implemented, running nothing', async () => {
+  it('refuses a provider without its key, naming the variable, and an agent without its key or unknown, running nothing', async () => {
     expect(() => modelProvider({ kind: 'anthropic', model: 'm', env: {} })).toThrow(/ANTHROPIC_API_KEY/)
     expect(() => modelProvider({ kind: 'openai-compatible', model: 'm', env: {} })).toThrow(/--base-url/)
     const out = mkdtempSync(join(tmpdir(), 'eval-cli-'))
     try {
       const cli = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['--import', 'tsx', 'eval/run.ts', ...args, '--out', out], { encoding: 'utf8', env })
-      const agent = cli(['--agent', 'codex'], process.env)
+      const { OPENAI_API_KEY: _o, CODEX_API_KEY: _c, ...noOpenAi } = process.env
+      const agent = cli(['--agent', 'codex'], noOpenAi)
       expect(agent.status).toBe(2)
-      expect(agent.stderr).toMatch(/--agent codex is not implemented.*nothing was run/)
+      expect(agent.stderr).toMatch(/--agent codex needs OPENAI_API_KEY or CODEX_API_KEY in the environment/)
+      expect(cli(['--agent', 'cursor'], process.env).stderr).toMatch(/--agent must be one of claude-code, codex, gemini/)
       const { ANTHROPIC_API_KEY: _k, ...noKey } = process.env
       const key = cli(['--provider', 'anthropic', '--model', 'm'], noKey)
       expect(key.status).toBe(2)

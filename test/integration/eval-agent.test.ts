@@ -1,0 +1,154 @@
+/**
+ * `npm run eval -- --agent claude-code`: the members are the real Claude Code (its ACP adapter in node_modules),
+ * each in its own process across the steps, offline against the scripted model server, acting only through the
+ * eval's MCP tool `act`.
+ */
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { AgentDriver } from '../../eval/agent'
+import { runExperiment } from '../../eval/experiment'
+import { startModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+
+const SEED = 3
+
+const offline = (url: string) => ({
+  PATH: process.env.PATH,
+  ANTHROPIC_API_KEY: 'sk-ant-any',
+  ANTHROPIC_BASE_URL: url,
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_AUTOUPDATER: '1',
+  ENABLE_TOOL_SEARCH: 'false',
+})
+
+type Block = { type: string; text?: string }
+const lastUser = (req: RecordedRequest): Block[] => {
+  const last = (req.body.messages as { role: string; content: string | Block[] }[]).filter((m) => m.role === 'user').at(-1)!
+  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content
+}
+const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
+
+interface PromptState {
+  yourReading: Record<string, string>
+  workInProgress: { task: string; builtAgainst: Record<string, string> } | null
+  askedAbout: { task: string }[]
+  tasks: { task: string; role: string; status: string; delivered: string | null; deliveredBuiltAgainst?: Record<string, string>; yourLastReport?: { on: string; read: Record<string, string> } }[]
+  possibleNow: string[]
+}
+const differs = (a: Record<string, string>, reading: Record<string, string>) => Object.entries(a).some(([d, s]) => reading[d] !== s)
+
+/** The member's next action as a competent one would choose it from the prompt's state alone: follow the latest text read. */
+function choose(s: PromptState): string {
+  const can = (a: string) => s.possibleNow.includes(a)
+  const w = s.workInProgress
+  if (w) {
+    if (differs(w.builtAgainst, s.yourReading)) return `realign ${w.task}`
+    if (can(`work ${w.task}`)) return `work ${w.task}`
+    if (can(`deliver ${w.task}`)) return `deliver ${w.task}`
+  }
+  for (const t of s.tasks) {
+    if (t.role === 'yours' && t.deliveredBuiltAgainst && differs(t.deliveredBuiltAgainst, s.yourReading) && can(`reopen ${t.task}`)) return `reopen ${t.task}`
+    if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return `reopen ${t.task}`
+    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`)) return `acknowledge ${t.task}`
+    if (t.role !== 'yours' && can(`check ${t.task}`)) {
+      const r = t.yourLastReport
+      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task)) return `check ${t.task}`
+    }
+  }
+  return s.possibleNow.find((a) => a.startsWith('start ')) ?? 'wait'
+}
+
+/**
+ * The scripted model behind Claude Code: on a step's prompt, one call of the tool Claude offers for the eval's `act`;
+ * on that call's result, a short text that ends the turn. Side requests without tools get a text.
+ */
+function competent(toolNames: Set<string>) {
+  return (req: RecordedRequest): ScriptedReply => {
+    if (!withTools(req)) return { text: 'ok' }
+    for (const t of req.body.tools as { name: string }[]) toolNames.add(t.name)
+    const blocks = lastUser(req)
+    if (blocks.some((b) => b.type === 'tool_result')) return { text: 'Acted.' }
+    const json = /```json\n([\s\S]*?)\n```/.exec(blocks.map((b) => b.text ?? '').join('\n'))
+    if (!json) return { text: 'No state in this prompt.' }
+    const a = choose(JSON.parse(json[1]) as PromptState)
+    return { toolCalls: [{ name: 'mcp__act__act', arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] } }] }
+  }
+}
+
+/** The processes running now whose working folder is under `dir`, or that run the eval's act server. */
+function processesIn(dir: string): string[] {
+  const out: string[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ')
+      if (readlinkSync(`/proc/${d}/cwd`).startsWith(dir) || cmd.includes('act-mcp.mjs')) out.push(cmd)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
+describe('npm run eval --agent claude-code (the real Claude Code over ACP, offline)', () => {
+  it('a competent model behind Claude Code plays Web Search through the act tool; Concord misses nothing, no step wasted', async () => {
+    const tools = new Set<string>()
+    const server = await startModelServer({ unscripted: competent(tools) })
+    const drivers: AgentDriver[] = []
+    try {
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        arms: ['concord'],
+        model: () => {
+          const d = new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 200, stepTimeoutMs: 60_000 })
+          drivers.push(d)
+          return d
+        },
+      })
+      const o = e.outcomes.get('concord')![0]
+      expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
+      expect(o.model!.calls).toBeGreaterThan(5)
+      expect(o.model!.wastedSteps).toBe(0)
+      // Claude Code offered the eval's tool under its MCP name, and the prompts carried Concord's brief.
+      expect(tools).toContain('mcp__act__act')
+      const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(lastUser(r)))
+      expect(prompts.some((p) => p.includes('# Brief (rebuilt from the Concord harness'))).toBe(true)
+      // The change reached them as Concord delivers it: the new text in the brief, and an automatic turn's ask.
+      expect(prompts.some((p) => p.includes('returns the partial results'))).toBe(true)
+      expect(prompts.some((p) => /needs (adjustment|re-verification)/.test(p))).toBe(true)
+      // One agent process per member, kept across its steps: the Web Search team has 3 members.
+      expect(drivers).toHaveLength(1)
+      expect(drivers[0].started).toBe(3)
+      expect(server.requests.filter((r) => withTools(r) && !lastUser(r).some((b) => b.type === 'tool_result')).length).toBe(o.model!.calls)
+    } finally {
+      await server.close()
+    }
+    // The agents and their act servers are gone with the run, and so is their folder.
+    expect(processesIn(drivers[0].dir)).toEqual([])
+    expect(existsSync(drivers[0].dir)).toBe(false)
+  }, 240_000)
+
+  it('a model that never calls the tool wastes every step, and the run ends (members give up) with no hang', async () => {
+    const server = await startModelServer({ unscripted: (req) => ({ text: withTools(req) ? 'I would rather chat about it.' : 'ok' }) })
+    try {
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        arms: ['concord'],
+        model: () => new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 8, stepTimeoutMs: 60_000 }),
+      })
+      const o = e.outcomes.get('concord')![0]
+      expect(o.model!.calls).toBeGreaterThan(0)
+      expect(o.model!.calls).toBeLessThanOrEqual(8)
+      expect(o.model!.wastedSteps).toBe(o.model!.calls)
+      expect(o.model!.wasted).toEqual({ no_tool_call: o.model!.calls })
+      expect(o.unfinished).toBeGreaterThan(0)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
