@@ -36,7 +36,7 @@ export function createAppStore(api: ClientApi, options: StoreOptions = {}): AppS
 }
 
 /** The UI preferences kept across reloads (never any workspace data). */
-type Prefs = Pick<AppState, 'theme' | 'lastWorkspaceId' | 'rightTab' | 'panelOpen'>
+type Prefs = Pick<AppState, 'theme' | 'lastWorkspaceId' | 'lastMemberId' | 'rightTab' | 'panelOpen'>
 const PREFS_KEY = 'concord.ui'
 const themes: Theme[] = ['system', 'light', 'dark']
 const tabs: RightTab[] = ['decisions', 'tasks', 'reports', 'inbox', 'figures']
@@ -51,6 +51,7 @@ export function loadPrefs(storage: Storage): Partial<Prefs> {
     if (tabs.includes(p.rightTab as RightTab)) out.rightTab = p.rightTab as RightTab
     if (typeof p.panelOpen === 'boolean') out.panelOpen = p.panelOpen
     if (typeof p.lastWorkspaceId === 'string') out.lastWorkspaceId = p.lastWorkspaceId
+    if (typeof p.lastMemberId === 'string') out.lastMemberId = p.lastMemberId
     return out
   } catch {
     return {}
@@ -62,10 +63,10 @@ export function loadPrefs(storage: Storage): Partial<Prefs> {
  * them on every state change, streamed text included: dozens of localStorage writes a second.)
  */
 export function keepPrefs(store: AppStore, storage: Storage): () => void {
-  const pick = (s: AppState): Prefs => ({ theme: s.theme, lastWorkspaceId: s.lastWorkspaceId, rightTab: s.rightTab, panelOpen: s.panelOpen })
+  const pick = (s: AppState): Prefs => ({ theme: s.theme, lastWorkspaceId: s.lastWorkspaceId, lastMemberId: s.lastMemberId, rightTab: s.rightTab, panelOpen: s.panelOpen })
   let last = pick(store.getState())
   return store.subscribe((s) => {
-    if (s.theme === last.theme && s.lastWorkspaceId === last.lastWorkspaceId && s.rightTab === last.rightTab && s.panelOpen === last.panelOpen) return
+    if (s.theme === last.theme && s.lastWorkspaceId === last.lastWorkspaceId && s.lastMemberId === last.lastMemberId && s.rightTab === last.rightTab && s.panelOpen === last.panelOpen) return
     last = pick(s)
     try {
       storage.setItem(PREFS_KEY, JSON.stringify({ state: last, version: 1 }))

@@ -102,6 +102,8 @@ export type RightTab = 'decisions' | 'tasks' | 'reports' | 'inbox' | 'figures'
 export interface UiSlice {
   theme: Theme
   lastWorkspaceId: string | null
+  /** The member last open (a UI preference kept across reloads): opened again with its workspace. */
+  lastMemberId: string | null
   selectedMemberId: string | null
   view: 'member' | 'team'
   rightTab: RightTab

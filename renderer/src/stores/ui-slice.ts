@@ -3,6 +3,7 @@ import type { SliceCreator, UiSlice } from './types'
 export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   theme: 'system',
   lastWorkspaceId: null,
+  lastMemberId: null,
   selectedMemberId: null,
   view: 'member',
   rightTab: 'decisions',
@@ -13,7 +14,7 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   showShortcuts: false,
   setTheme: (theme) => set({ theme }),
   selectMember(id) {
-    set({ selectedMemberId: id, view: 'member', focusStepId: null })
+    set({ selectedMemberId: id, view: 'member', focusStepId: null, ...(id ? { lastMemberId: id } : {}) })
     if (!id) return
     get().markRead(id)
     // Ask for the session's page now rather than after the first render.
@@ -24,7 +25,7 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   setPanelOpen: (panelOpen) => set({ panelOpen }),
   openDecision: (focusDecisionId) => set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
   focusStep(memberId, stepId) {
-    set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId })
+    set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId, lastMemberId: memberId })
     get().markRead(memberId)
   },
   focusComposer: () => set((s) => ({ composerFocusTick: s.composerFocusTick + 1 })),

@@ -88,7 +88,10 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
         const info = sessionInfos.find((i) => i.memberId === m.id)
         sessions[m.id] = info ? { ...held, info } : held
       }
-      const selected = keepSelection && members.some((m: Member) => m.id === keepSelection) ? keepSelection : (members[0]?.id ?? null)
+      // The member open before a reload opens again when it belongs to this workspace.
+      const remembered = s.lastMemberId
+      const isMember = (id: string | null) => Boolean(id && members.some((m: Member) => m.id === id))
+      const selected = isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null)
       return {
         workspaceLoading: false,
         members: { ...byId(archived.members), ...byId(members) },
