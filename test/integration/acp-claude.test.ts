@@ -322,8 +322,8 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('is interrupted with session/cancel and answers the next message in the same session, in a restarted agent', async () => {
     const m = await claude()
-    // A finished turn first: Claude Code keeps it in its session for certain (the interrupted prompt itself may not
-    // be written yet when the agent is stopped right after the cancel, so it is not what session/load is checked on).
+    // A finished turn first, then the interrupted one: the agent is let exit by itself after the cancel, having
+    // written both to its session, so the restarted agent's session/load has the two prompts.
     server.enqueue({ text: 'Noted: pelican.' })
     await turn(m, 'Remember the word pelican')
     server.enqueue({ text: 'Working on it, slowly', hang: true })
@@ -340,7 +340,9 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
     expect(agentPid()).not.toBe(pid)
     // session/load: the conversation before the interrupt is in the restarted agent's model request.
-    expect(JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)).toContain('Remember the word pelican')
+    const loaded = JSON.stringify(server.requests.filter(withTools).at(-1)!.body.messages)
+    expect(loaded).toContain('Remember the word pelican')
+    expect(loaded).toContain('Take your time')
   })
 
   it("gets Concord's tools served inside Concord (no concord mcp process) and, under ask, uses them without asking; a report's artifact is its worktree's head", async () => {

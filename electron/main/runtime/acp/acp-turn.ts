@@ -29,6 +29,8 @@ import { rulesFor } from '../../harness/approval-rules'
 import { MCP_TOOL_NAMES } from '../../mcp/tool-names'
 
 const START_TIMEOUT_MS = 60_000
+/** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */
+const RETIRE_GRACE_MS = 5_000
 
 export interface AcpTurnEnv {
   ctx: Ctx
@@ -448,7 +450,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       env.emitStep(store.steps.get(store.steps.insert({ member_id: member.id, kind: 'notice', status: 'queued', text, task_id: start.task_id, started_at: now() }))!)
       // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
       if (res.stopReason === 'cancelled') {
-        if (!preset.survivesCancel) agent.kill()
+        if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
         return { status: 'done', answer }
       }
     }
@@ -456,7 +458,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
       // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn
       // loads the session where the agent can, or opens a new one.
-      if (!preset.survivesCancel) agent.kill()
+      if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
       insert({ kind: 'interrupted', status: 'done', text: interruptedText[host.stopReason], ended_at: now() })
       return { status: 'interrupted', answer: '' }
     }

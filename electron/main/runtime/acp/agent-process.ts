@@ -152,6 +152,24 @@ export class AgentProcess {
     }
   }
 
+  /**
+   * Stops the agent the way it stops when its client goes away: its input ends and it exits by itself, having written
+   * what it keeps of the session (Claude Code writes the cancelled prompt to its session file; a SIGTERM right after
+   * a cancel could lose it, and the restarted agent's session/load then lacked that prompt). Killed after `graceMs`.
+   */
+  async retire(graceMs: number): Promise<void> {
+    if (!this.dead) {
+      this.proc.stdin?.end()
+      if ((await this.exitReason(graceMs)) !== null) {
+        // Its own children, if any were left in its group.
+        this.signalGroup('SIGKILL')
+        return
+      }
+    }
+    this.kill()
+    await this.exited
+  }
+
   kill(): void {
     this.conn.close()
     // A dead agent may have left its own children in the group.
