@@ -294,10 +294,12 @@ function ExportBox() {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
   const [format, setFormat] = useState<ExportResult['format']>('madr')
+  // '' leaves the flavour to the repository's conventions (the core reads .log4brains.yml / .adr-dir).
+  const [flavour, setFlavour] = useState<'' | 'madr' | 'adr-tools' | 'log4brains'>('')
   const [result, setResult] = useState<ExportResult | null>(null)
   const exp = useAction(async () => {
     setResult(null)
-    setResult(await api.call('export.decisionLog', { workspaceId, format }))
+    setResult(await api.call('export.decisionLog', { workspaceId, format, ...(format === 'madr' && flavour ? { flavour } : {}) }))
   })
   return (
     <div className="export-box">
@@ -309,6 +311,14 @@ function ExportBox() {
           <option value="markdown">One Markdown log</option>
           <option value="json">JSON (full fidelity)</option>
         </select>
+        {format === 'madr' && (
+          <select value={flavour} onChange={(e) => setFlavour(e.target.value as typeof flavour)} aria-label="MADR flavour" data-testid="export-flavour">
+            <option value="">As the repository says</option>
+            <option value="madr">MADR 4</option>
+            <option value="adr-tools">adr-tools</option>
+            <option value="log4brains">log4brains</option>
+          </select>
+        )}
         <button className="btn small" disabled={exp.pending} onClick={() => void exp.run()}>
           Export
         </button>
