@@ -1,8 +1,8 @@
-import { lazy, Suspense, useEffect } from 'react'
+import { useEffect } from 'react'
 import { Welcome } from '../features/workspaces/Welcome'
 import { matchShortcut } from '../lib/shortcuts'
 import { useApp, useAppStore } from '../stores/app-store'
-import { loadWorkspaceScreen } from './screens'
+import { loadWorkspaceScreen, useWorkspaceScreen } from './screens'
 import './layout.css'
 
 function useTheme() {
@@ -65,21 +65,20 @@ function useShortcuts() {
   }, [store])
 }
 
-// The workspace screen is a chunk of its own: the welcome screen does not parse the sessions, panels and markdown.
-const WorkspaceScreen = lazy(loadWorkspaceScreen)
-
 export function App() {
   useTheme()
   useShortcuts()
   const loaded = useApp((s) => s.workspacesLoaded)
   const workspaceId = useApp((s) => s.workspaceId)
   const error = useApp((s) => s.connection === 'closed')
+  // The workspace screen is a chunk of its own: the welcome screen does not parse the sessions, panels and markdown.
+  const { screen, failure } = useWorkspaceScreen()
+  useEffect(() => {
+    if (workspaceId && !screen) void loadWorkspaceScreen().catch(() => undefined)
+  }, [workspaceId, screen, error])
 
   if (!loaded) return <div className="splash">{error ? 'Cannot reach Concord.' : 'Loading…'}</div>
   if (!workspaceId) return <Welcome />
-  return (
-    <Suspense fallback={<div className="splash">Loading…</div>}>
-      <WorkspaceScreen />
-    </Suspense>
-  )
+  if (!screen) return <div className="splash">{failure ? `Concord could not load the workspace screen (${failure.message}); it tries again when the server is back.` : 'Loading…'}</div>
+  return <screen.default />
 }
