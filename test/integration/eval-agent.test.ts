@@ -23,11 +23,26 @@ const offline = (url: string) => ({
 })
 
 type Block = { type: string; text?: string }
-const lastUser = (req: RecordedRequest): Block[] => {
+/** The newest input of a request, whatever the wire format: Anthropic's last user message, or the Responses API's last input item. */
+const lastInput = (req: RecordedRequest): Block[] => {
+  if (req.format === 'gemini') {
+    const contents = req.body.contents as { role?: string; parts: { text?: string; functionResponse?: unknown }[] }[]
+    const last = contents.at(-1)!
+    if (last.parts.some((p) => p.functionResponse)) return [{ type: 'tool_result' }]
+    return last.parts.map((p) => ({ type: 'text', text: p.text ?? '' }))
+  }
+  if (req.format === 'responses') {
+    const items = req.body.input as { type?: string; role?: string; content?: string | Block[] }[]
+    const last = items.at(-1)!
+    if (last.type === 'function_call_output') return [{ type: 'tool_result' }]
+    const user = items.filter((m) => m.role === 'user').at(-1)!
+    return typeof user.content === 'string' ? [{ type: 'text', text: user.content }] : user.content!
+  }
   const last = (req.body.messages as { role: string; content: string | Block[] }[]).filter((m) => m.role === 'user').at(-1)!
   return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content
 }
-const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
+const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0 && !r.path.endsWith(':generateContent')
+const stepPrompt = (r: RecordedRequest) => withTools(r) && !lastInput(r).some((b) => b.type === 'tool_result')
 
 interface PromptState {
   yourReading: Record<string, string>
@@ -65,14 +80,20 @@ function choose(s: PromptState): string {
  */
 function competent(toolNames: Set<string>) {
   return (req: RecordedRequest): ScriptedReply => {
+    // Gemini CLI's model router asks (not streamed) which model to use.
+    if (req.path.endsWith(':generateContent')) return { text: '{"reasoning":"simple","model_choice":"flash"}' }
     if (!withTools(req)) return { text: 'ok' }
-    for (const t of req.body.tools as { name: string }[]) toolNames.add(t.name)
-    const blocks = lastUser(req)
+    for (const t of req.body.tools as { name?: string; type?: string; functionDeclarations?: { name: string }[] }[])
+      for (const n of t.functionDeclarations?.map((f) => f.name) ?? [t.name ?? t.type ?? '?']) toolNames.add(n)
+    const blocks = lastInput(req)
     if (blocks.some((b) => b.type === 'tool_result')) return { text: 'Acted.' }
     const json = /```json\n([\s\S]*?)\n```/.exec(blocks.map((b) => b.text ?? '').join('\n'))
     if (!json) return { text: 'No state in this prompt.' }
     const a = choose(JSON.parse(json[1]) as PromptState)
-    return { toolCalls: [{ name: 'mcp__act__act', arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] } }] }
+    const args = a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] }
+    // Claude Code names an MCP tool mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>; Codex offers a server's tools as the namespace mcp__<server>.
+    const call = req.format === 'responses' ? { name: 'act', namespace: 'mcp__act', arguments: args } : { name: req.format === 'gemini' ? 'mcp_act_act' : 'mcp__act__act', arguments: args }
+    return { toolCalls: [call] }
   }
 }
 
@@ -114,7 +135,7 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       expect(o.model!.wastedSteps).toBe(0)
       // Claude Code offered the eval's tool under its MCP name, and the prompts carried Concord's brief.
       expect(tools).toContain('mcp__act__act')
-      const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(lastUser(r)))
+      const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(lastInput(r)))
       expect(prompts.some((p) => p.includes('# Brief (rebuilt from the Concord harness'))).toBe(true)
       // The change reached them as Concord delivers it: the new text in the brief, and an automatic turn's ask.
       expect(prompts.some((p) => p.includes('returns the partial results'))).toBe(true)
@@ -122,7 +143,7 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       // One agent process per member, kept across its steps: the Web Search team has 3 members.
       expect(drivers).toHaveLength(1)
       expect(drivers[0].started).toBe(3)
-      expect(server.requests.filter((r) => withTools(r) && !lastUser(r).some((b) => b.type === 'tool_result')).length).toBe(o.model!.calls)
+      expect(server.requests.filter(stepPrompt).length).toBe(o.model!.calls)
     } finally {
       await server.close()
     }
@@ -151,4 +172,100 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       await server.close()
     }
   }, 180_000)
+
+  it('a step whose model never finishes is cancelled at the step timeout: wasted, its agent stopped and started again for the next step', async () => {
+    const server = await startModelServer({ unscripted: (req) => (withTools(req) ? { text: 'Thinking', hang: true } : { text: 'ok' }) })
+    const drivers: AgentDriver[] = []
+    try {
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        arms: ['concord'],
+        model: () => {
+          const d = new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 2, stepTimeoutMs: 3000 })
+          drivers.push(d)
+          return d
+        },
+      })
+      const o = e.outcomes.get('concord')![0]
+      expect(o.model!.calls).toBe(2)
+      expect(o.model!.wasted).toEqual({ step_timeout: 2 })
+      expect(drivers[0].started).toBe(2)
+    } finally {
+      await server.close()
+    }
+    expect(processesIn(drivers[0].dir)).toEqual([])
+  }, 120_000)
+})
+
+describe('npm run eval --agent codex (the real Codex over ACP, offline)', () => {
+  it('a competent model behind Codex plays Web Search through the act tool; Concord misses nothing, no step wasted', async () => {
+    const tools = new Set<string>()
+    const server = await startModelServer({ unscripted: competent(tools) })
+    const drivers: AgentDriver[] = []
+    try {
+      // As a Codex user points it at their own endpoint: --agent-arg -c --agent-arg model_providers.… and OPENAI_API_KEY.
+      const args = [
+        '-c',
+        'model="gpt-5.4"',
+        '-c',
+        'model_provider="local"',
+        '-c',
+        `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
+      ]
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        arms: ['concord'],
+        model: () => {
+          const d = new AgentDriver({ agent: 'codex', args, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-any' }, maxCalls: 200, stepTimeoutMs: 60_000 })
+          drivers.push(d)
+          return d
+        },
+      })
+      const o = e.outcomes.get('concord')![0]
+      expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
+      expect(o.model!.calls).toBeGreaterThan(5)
+      expect(o.model!.wastedSteps).toBe(0)
+      expect(drivers[0].started).toBe(3)
+      expect(server.requests.every((r) => r.format === 'responses')).toBe(true)
+      expect(server.requests.filter(stepPrompt).length).toBe(o.model!.calls)
+    } finally {
+      await server.close()
+    }
+    expect(processesIn(drivers[0].dir)).toEqual([])
+    expect(existsSync(drivers[0].dir)).toBe(false)
+  }, 240_000)
+})
+
+describe('npm run eval --agent gemini (the real Gemini CLI over ACP, offline)', () => {
+  it('a competent model behind Gemini CLI plays Web Search through the act tool; Concord misses nothing, no step wasted', async () => {
+    const tools = new Set<string>()
+    const server = await startModelServer({ unscripted: competent(tools) })
+    const drivers: AgentDriver[] = []
+    try {
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        arms: ['concord'],
+        model: () => {
+          const d = new AgentDriver({ agent: 'gemini', env: { PATH: process.env.PATH, GEMINI_API_KEY: 'any', GOOGLE_GEMINI_BASE_URL: server.url }, maxCalls: 200, stepTimeoutMs: 60_000 })
+          drivers.push(d)
+          return d
+        },
+      })
+      const o = e.outcomes.get('concord')![0]
+      expect(tools).toContain('mcp_act_act')
+      expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
+      expect(o.model!.calls).toBeGreaterThan(5)
+      expect(o.model!.wastedSteps).toBe(0)
+      expect(drivers[0].started).toBe(3)
+    } finally {
+      await server.close()
+    }
+    expect(processesIn(drivers[0].dir)).toEqual([])
+  }, 240_000)
 })
