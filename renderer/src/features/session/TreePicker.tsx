@@ -34,9 +34,10 @@ export function useTurnTree(memberId: string, workspaceId: string, text: string)
   useEffect(() => {
     let live = true
     if (!workspaceId) return
+    // A page of its tasks in progress, never a whole list (a member may have thousands of tasks).
     api
-      .call('tasks.list', { workspaceId, assigneeId: memberId })
-      .then((rows: Task[]) => live && setFetched(rows))
+      .call('tasks.page', { workspaceId, assigneeId: memberId, status: ['in_progress'], limit: 100 })
+      .then((page) => live && setFetched(page.items))
       .catch(() => live && setFetched([]))
     return () => {
       live = false
