@@ -31,6 +31,8 @@ const root = join(import.meta.dirname, '..')
 interface Start {
   total: number
   address: number
+  /** Navigation start → the screen painted, in the page's own clock. */
+  painted: number
   firstApi: number
   scriptKb: number
 }
@@ -53,6 +55,8 @@ function serve(cli: string, dataDir: string, token: string): Promise<{ url: stri
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let out = ''
+    let err = ''
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()))
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString()
       const m = /serving on (\S+)/.exec(out)
@@ -66,14 +70,14 @@ function serve(cli: string, dataDir: string, token: string): Promise<{ url: stri
             }),
         })
     })
-    child.once('exit', (code) => reject(new Error(`concord serve exited (${code}): ${out}`)))
+    child.once('exit', (code) => reject(new Error(`concord serve exited (${code}): ${out}${err}`)))
   })
 }
 
 /** From spawning `concord serve` to `selector` painted in a page that opens its address (browser already running). */
 async function startToScreen(browser: Browser, cli: string, dataDir: string, init: string | null, selector: string): Promise<Start> {
   const token = randomBytes(18).toString('base64url')
-  const { page, context } = await newPage(browser)
+  const { page, context, errors } = await newPage(browser)
   try {
     if (init) await page.addInitScript(init)
     const t0 = performance.now()
@@ -81,8 +85,20 @@ async function startToScreen(browser: Browser, cli: string, dataDir: string, ini
     const address = performance.now() - t0
     try {
       await page.goto(server.url)
-      await page.locator(selector).first().waitFor()
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+      await page
+        .locator(selector)
+        .first()
+        .waitFor({ timeout: 20_000 })
+        .catch(async (err: unknown) => {
+          const text = (
+            await page
+              .locator('body')
+              .innerText()
+              .catch(() => '')
+          ).slice(0, 400)
+          throw new Error(`${cli}: ${selector} not shown: ${String(err instanceof Error ? err.message : err).split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}; the page shows: ${text}`)
+        })
+      const painted = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0))))
       const total = performance.now() - t0
       const timing = await page.evaluate(() => {
         const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[]
@@ -92,7 +108,7 @@ async function startToScreen(browser: Browser, cli: string, dataDir: string, ini
         const before = resources.filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js')).filter((r) => r.startTime <= firstApi)
         return { firstApi, scriptBytes: before.reduce((n, r) => n + (r.decodedBodySize || 0), 0) }
       })
-      return { total, address, firstApi: timing.firstApi, scriptKb: timing.scriptBytes / 1024 }
+      return { total, address, painted, firstApi: timing.firstApi, scriptKb: timing.scriptBytes / 1024 }
     } finally {
       await server.stop()
     }
@@ -108,7 +124,7 @@ const line = (label: string, runs: Start[], baseline?: Start[]) => {
   console.log(`    ${label}: ${ms(total)} (target ≤ ${P5_TARGET} ms: ratio ${(total / P5_TARGET).toFixed(2)} → ${verdict(total <= P5_TARGET)})${against}`)
   const parts = (rs: Start[]) => {
     const q = (k: keyof Start) => median(rs.map((r) => r[k]))
-    return `address printed ${ms(q('address'))}, first API request ${ms(q('firstApi'))} after navigation, ${q('scriptKb').toFixed(0)} KB of script before it`
+    return `address printed ${ms(q('address'))}; in the page: first API request ${ms(q('firstApi'))} after navigation (${q('scriptKb').toFixed(0)} KB of script before it), screen painted ${ms(q('painted'))} after navigation`
   }
   console.log(`        ${parts(runs)}`)
   if (baseline) console.log(`        baseline: ${parts(baseline)}`)
