@@ -60,6 +60,24 @@ const KEYS: Record<EvalAgent, string[]> = {
   gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
 }
 
+/** Agents running now, in every driver: ended (their whole process group) if the eval exits before closing them. */
+const live = new Set<AgentProcess>()
+let exitHook = false
+function track(p: AgentProcess): void {
+  live.add(p)
+  void p.exited.then(() => live.delete(p))
+  if (exitHook) return
+  exitHook = true
+  process.on('exit', () => {
+    for (const a of live)
+      try {
+        if (a.proc.pid) process.kill(-a.proc.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+  })
+}
+
 interface Slot {
   token: string
   proc: AgentProcess | null
@@ -159,6 +177,7 @@ export class AgentDriver implements Driver {
     const sdk = await import('@agentclientprotocol/sdk')
     const proc = new AgentProcess({ command, args, env: vars, cwd, fingerprint: '' }, sdk)
     this.started++
+    track(proc)
     try {
       await proc.initialize(START_TIMEOUT_MS, preset.label)
     } catch (err) {

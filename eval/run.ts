@@ -90,6 +90,8 @@ if (values.agent) {
   const stepTimeoutMs = values['step-timeout'] ? int('step-timeout', values['step-timeout'], 1) * 1000 : DEFAULT_STEP_TIMEOUT_MS
   const args = values['agent-arg'] ?? []
   model = () => new AgentDriver({ agent, args, maxCalls: budget, stepTimeoutMs })
+  // The agents run in their own process groups: an interrupted eval still ends them (eval/agent.ts, on exit).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(sig === 'SIGINT' ? 130 : 143))
 }
 const seed = int('seed', values.seed, 0)
 const runs = int('runs', values.runs, 1)
@@ -131,13 +133,13 @@ if (model) {
     const why: Record<string, number> = {}
     for (const m of u) for (const [k, v] of Object.entries(m.wasted)) why[k] = (why[k] ?? 0) + v
     process.stderr.write(
-      `${arm}: ${u.reduce((a, m) => a + m.calls, 0)} model calls, ${u.reduce((a, m) => a + m.wastedSteps, 0)} wasted steps${
+      `${arm}: ${u.reduce((a, m) => a + m.calls, 0)} ${values.agent ? `${values.agent} steps (ACP prompts)` : 'model calls'}, ${u.reduce((a, m) => a + m.wastedSteps, 0)} wasted steps${
         Object.keys(why).length
           ? ` (${Object.entries(why)
               .map(([k, v]) => `${k} ${v}`)
               .join(', ')})`
           : ''
-      }, ` + `provider-reported tokens in ${sum((m) => m.inputTokens)} / out ${sum((m) => m.outputTokens)}\n`,
+      }, ` + `${values.agent ? 'agent' : 'provider'}-reported tokens in ${sum((m) => m.inputTokens)} / out ${sum((m) => m.outputTokens)}\n`,
     )
   }
 }

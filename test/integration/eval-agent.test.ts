@@ -3,7 +3,10 @@
  * each in its own process across the steps, offline against the scripted model server, acting only through the
  * eval's MCP tool `act`.
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { AgentDriver } from '../../eval/agent'
 import { runExperiment } from '../../eval/experiment'
@@ -151,6 +154,29 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
     expect(processesIn(drivers[0].dir)).toEqual([])
     expect(existsSync(drivers[0].dir)).toBe(false)
   }, 240_000)
+
+  it('the CLI: npm run eval -- --agent claude-code --json prints the figures, keys and endpoint from the environment', async () => {
+    const server = await startModelServer({ unscripted: competent(new Set()) })
+    const out = mkdtempSync(join(tmpdir(), 'eval-agent-cli-'))
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'eval/run.ts', '--agent', 'claude-code', '--variants', '0', '--runs', '1', '--arm', 'concord', '--json', '--out', out], {
+        env: offline(server.url),
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+      expect(code, stderr).toBe(0)
+      const results = JSON.parse(stdout)
+      expect(results).toMatchObject({ seed: 1, runs: 1, scenarios: 1, arms: { concord: { affectedMissed: 0, staleEvidenceUsed: 0 } } })
+      expect(stderr).toMatch(/concord: \d+ claude-code steps \(ACP prompts\), 0 wasted steps/)
+      expect(readdirSync(out).sort()).toEqual(['eval-seed1.json', 'eval-seed1.svg'])
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+      await server.close()
+    }
+  }, 180_000)
 
   it('a model that never calls the tool wastes every step, and the run ends (members give up) with no hang', async () => {
     const server = await startModelServer({ unscripted: (req) => ({ text: withTools(req) ? 'I would rather chat about it.' : 'ok' }) })
