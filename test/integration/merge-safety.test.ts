@@ -48,7 +48,8 @@ describe('a merge runs no program of the repository', () => {
   it('merge.verifySignatures with a planted gpg.program: the program never runs', async () => {
     // A signed commit (a stand-in signer), so that verifying it would run gpg.program.
     const signer = join(t.repoDir, '..', 'signer.sh')
-    writeFileSync(signer, '#!/bin/sh\necho "[GNUPG:] SIG_CREATED D 1 8 00 0 X" >&2\nprintf -- "-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n"\n')
+    // It reads the payload first: one that exits before git has written it fails the commit (EPIPE), now and then.
+    writeFileSync(signer, '#!/bin/sh\ncat >/dev/null\necho "[GNUPG:] SIG_CREATED D 1 8 00 0 X" >&2\nprintf -- "-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n"\n')
     chmodSync(signer, 0o755)
     const task = await acceptedTask('Signed', { 'feature.txt': 'f\n' }, ['-c', `gpg.program=${signer}`, '-c', 'user.signingKey=X', '-c', 'commit.gpgSign=true'])
     const marker = join(t.repoDir, '..', 'gpg-ran')
