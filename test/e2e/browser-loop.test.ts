@@ -78,8 +78,9 @@ describe('browser UI: the loop closes itself', () => {
     expect(await started.textContent()).toBe('Started by Concord: D-1 changed (now v2)')
     await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Still holds at 10 s' }).waitFor()
     await card.getByTestId('notice-delivered').waitFor()
-    // The task changed since Accept was refused: the old reasons are gone (Accept asks again).
-    await card.getByTestId('refusal').waitFor({ state: 'detached' })
+    // The task changed since Accept was refused: the card shows readiness's reasons as they are now (one answer for
+    // the card, issue 22), which name the decision's new version, not the reasons of the refused Accept.
+    await expect.poll(() => card.getByTestId('refusal').textContent()).toContain('D-1 is at v2')
     expect(await card.getByTestId('notice-delivered').textContent()).toMatch(/^Notice delivered to Impl at /)
     await screenshot(page, 'loop-03-started-by-concord-1440')
     expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)
