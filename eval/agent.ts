@@ -93,6 +93,8 @@ export class AgentDriver implements Driver {
   started = 0
   private sawUsage = false
   private readonly slots = new Map<number, Slot>()
+  /** Every agent this driver started, the stopped ones included (their children may outlive them). */
+  private readonly all: AgentProcess[] = []
   private readonly byToken = new Map<string, Slot>()
   /** The temporary folder the agents run in (each member's home and working folder), removed by close(). */
   readonly dir: string
@@ -177,6 +179,7 @@ export class AgentDriver implements Driver {
     const sdk = await import('@agentclientprotocol/sdk')
     const proc = new AgentProcess({ command, args, env: vars, cwd, fingerprint: '' }, sdk)
     this.started++
+    this.all.push(proc)
     track(proc)
     try {
       await proc.initialize(START_TIMEOUT_MS, preset.label)
@@ -234,9 +237,15 @@ export class AgentDriver implements Driver {
   }
 
   async close(): Promise<void> {
-    const procs = [...this.slots.values()].flatMap((s) => (s.proc ? [s.proc] : []))
-    for (const p of procs) p.kill()
-    await Promise.all(procs.map((p) => p.exited))
+    for (const p of this.all) if (!p.dead) p.kill()
+    await Promise.all(this.all.map((p) => p.exited))
+    // The agent's own children (Claude Code's CLI, the act server) are in its process group: end what is left of it.
+    for (const p of this.all)
+      try {
+        if (p.proc.pid) process.kill(-p.proc.pid, 'SIGKILL')
+      } catch {
+        // the group is gone
+      }
     if (this.server) {
       const { server } = await this.server
       server.closeAllConnections()

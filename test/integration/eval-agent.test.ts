@@ -100,13 +100,15 @@ function competent(toolNames: Set<string>) {
   }
 }
 
-/** The processes running now whose working folder is under `dir`, or that run the eval's act server. */
+/** The live processes whose working folder is under `dir`, or that run the eval's act server. */
 function processesIn(dir: string): string[] {
   const out: string[] = []
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ')
+      // A process whose memory is already released (no command line) is one being killed, not one left running.
+      if (!cmd) continue
       if (readlinkSync(`/proc/${d}/cwd`).startsWith(dir) || cmd.includes('act-mcp.mjs')) out.push(cmd)
     } catch {
       // gone meanwhile
@@ -136,6 +138,8 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
       expect(o.model!.calls).toBeGreaterThan(5)
       expect(o.model!.wastedSteps).toBe(0)
+      // Claude Code reports its usage over ACP (the scripted server's default: 10 input tokens per request at least).
+      expect(o.model!.inputTokens).toBeGreaterThanOrEqual(10 * o.model!.calls)
       // Claude Code offered the eval's tool under its MCP name, and the prompts carried Concord's brief.
       expect(tools).toContain('mcp__act__act')
       const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(lastInput(r)))
@@ -256,6 +260,8 @@ describe('npm run eval --agent codex (the real Codex over ACP, offline)', () => 
       expect(o.model!.calls).toBeGreaterThan(5)
       expect(o.model!.wastedSteps).toBe(0)
       expect(drivers[0].started).toBe(3)
+      // Codex reports no token counts over ACP: "not reported", never 0.
+      expect(o.model!.inputTokens).toBeNull()
       expect(server.requests.every((r) => r.format === 'responses')).toBe(true)
       expect(server.requests.filter(stepPrompt).length).toBe(o.model!.calls)
     } finally {
@@ -285,6 +291,8 @@ describe('npm run eval --agent gemini (the real Gemini CLI over ACP, offline)', 
       })
       const o = e.outcomes.get('concord')![0]
       expect(tools).toContain('mcp_act_act')
+      // Gemini CLI reports no usage over ACP.
+      expect(o.model!.inputTokens).toBeNull()
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
       expect(o.model!.calls).toBeGreaterThan(5)
       expect(o.model!.wastedSteps).toBe(0)
