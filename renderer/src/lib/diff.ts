@@ -1,4 +1,6 @@
 /** Word-level diff between two revisions of a statement (LCS over tokens; whitespace kept with words). */
+import { commonEnds } from '../../../shared/common-ends'
+
 export type DiffPart = { kind: 'same' | 'added' | 'removed'; text: string }
 
 export function tokenize(text: string): string[] {
@@ -9,10 +11,7 @@ export function diffWords(before: string, after: string): DiffPart[] {
   const a = tokenize(before)
   const b = tokenize(after)
   // Trim the common head and tail so the quadratic table covers only the changed middle.
-  let head = 0
-  while (head < a.length && head < b.length && a[head] === b[head]) head++
-  let tail = 0
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
+  const { head, tail } = commonEnds(a, b)
   const am = a.slice(head, a.length - tail)
   const bm = b.slice(head, b.length - tail)
   const parts: DiffPart[] = []

@@ -4,6 +4,7 @@
  * with its content), and the result as text (the command's output, the edit's diff), not the agent's raw event.
  */
 import type { ContentBlock, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
+import { commonEnds } from '../../../../shared/common-ends'
 
 /** What an agent says about a call, in `tool_call`, `tool_call_update` or a permission request. */
 export interface AcpToolCall {
@@ -68,10 +69,7 @@ function diffText(path: string, before: string | null | undefined, after: string
       .join('\n')}`
   const a = textLines(before)
   const b = textLines(after)
-  let head = 0
-  while (head < a.length && head < b.length && a[head] === b[head]) head++
-  let tail = 0
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
+  const { head, tail } = commonEnds(a, b)
   const rows = [...a.slice(head, a.length - tail).map((l) => `-${l}`), ...b.slice(head, b.length - tail).map((l) => `+${l}`)]
   return `edited ${path}\n${rows.join('\n')}`
 }

@@ -1,4 +1,5 @@
 import './approvals.css'
+import { commonEnds } from '../../../../shared/common-ends'
 
 /**
  * What a call waiting for approval will do, in the form a person reads it: a file edit as a diff, a new file
@@ -46,10 +47,7 @@ const lines = (text: string) => (text === '' ? [] : text.replace(/\n$/, '').spli
 export function editLines(before: string, after: string): { kind: ' ' | '-' | '+'; text: string }[] {
   const a = lines(before)
   const b = lines(after)
-  let head = 0
-  while (head < a.length && head < b.length && a[head] === b[head]) head++
-  let tail = 0
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
+  const { head, tail } = commonEnds(a, b)
   return [
     ...a.slice(0, head).map((text) => ({ kind: ' ' as const, text })),
     ...a.slice(head, a.length - tail).map((text) => ({ kind: '-' as const, text })),
