@@ -325,7 +325,21 @@ describe('json export and import', () => {
     const text = readFileSync(result.files[0], 'utf8')
     expect(text).not.toContain(ws.id)
     const doc = readJson(result.files[0])
-    expect(Object.keys(doc)).toEqual(['$schema', 'schemaVersion', 'generator', 'exportedAt', 'workspace', 'members', 'decisions', 'proposals', 'tasks', 'reports', 'notices', 'approvalRules', 'counters'])
+    expect(Object.keys(doc)).toEqual([
+      '$schema',
+      'schemaVersion',
+      'generator',
+      'exportedAt',
+      'workspace',
+      'members',
+      'decisions',
+      'proposals',
+      'tasks',
+      'reports',
+      'notices',
+      'approvalRules',
+      'counters',
+    ])
     expect(doc.schemaVersion).toBe(1)
     expect(doc.workspace).toEqual({ name: 'Shop', createdAt: ws.createdAt })
     expect(doc.members.map((m: any) => m.id)).toEqual(['M-1', 'M-2', 'M-3'])
