@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
+import { noSandboxReason } from '../fixtures/sandbox-gate'
 import { initRepo } from '../fixtures/core'
 import { browserSession, projectRoot, screenshot } from './support'
 
@@ -49,8 +50,11 @@ describe('browser UI: agents as members', () => {
     await settings.getByLabel('Interrupt and re-prompt').check()
     await settings.getByLabel('Turn timeout').fill('5')
     await screenshot(ui.page, 'a1-agent-editor')
-    // The sandbox note says the agent runs in the sandbox too, with the network.
-    expect(await settings.getByTestId('sandbox-note').textContent()).toContain('An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on')
+    // The sandbox note says the agent runs in the sandbox too, with the network; where there is none, that it is not
+    // confined either.
+    const note = await settings.getByTestId('sandbox-note').textContent()
+    if ((await noSandboxReason()) === null) expect(note).toContain('An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on')
+    else expect(note).toContain('so can an external agent')
     const wide = ui.page.viewportSize()!
     await ui.page.setViewportSize({ width: 1024, height: wide.height })
     await screenshot(ui.page, 'a1-agent-editor-1024')

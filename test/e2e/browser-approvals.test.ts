@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
+import { needsSandbox } from '../fixtures/sandbox-gate'
 import { browserSession, screenshot } from './support'
 
 const ui = browserSession()
@@ -21,7 +22,9 @@ async function both(page: Page, name: string) {
 }
 
 describe('browser UI: approvals', () => {
-  it('wizard line, two waiting calls answered by keys, Always allow makes a rule the settings list and remove', async () => {
+  it('wizard line, two waiting calls answered by keys, Always allow makes a rule the settings list and remove', async (ctx) => {
+    // The wizard's line and the calls that run without asking are the sandboxed policy's, which needs the OS sandbox.
+    await needsSandbox(ctx)
     const { core } = ui.stack
     const page = ui.page
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'approvals', isolation: 'shared' })

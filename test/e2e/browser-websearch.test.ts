@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Task } from '../../shared/schemas'
 import { initRepo, waitForEvent } from '../fixtures/core'
+import { needsSandbox } from '../fixtures/sandbox-gate'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 import { browserSession, newPage, screenshot } from './support'
 
@@ -43,7 +44,9 @@ async function human<T>(what: string, fn: () => Promise<T>, typedMessage = false
 const call = (name: string, args: object): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] })
 
 describe('browser UI: the Web Search scenario closes its loop with zero relays', () => {
-  it('one decision edit, then flags, automatic turns, reports and acceptance take T-1 to accepted and merged', async () => {
+  it('one decision edit, then flags, automatic turns, reports and acceptance take T-1 to accepted and merged', async (ctx) => {
+    // The scenario runs under a new team's default policy, sandboxed, which exists only where the OS sandbox does.
+    await needsSandbox(ctx)
     const core = ui.stack.core
     const repo = ui.stack.repoDir
     initRepo(repo)
