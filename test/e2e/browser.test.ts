@@ -327,6 +327,9 @@ describe('browser UI through the bridge', () => {
     // Written behind the app's back (no events): a fresh load reads it.
     await ui.page.reload()
     await ui.page.getByTestId('sidebar').waitFor()
+    // The team is listed before Ctrl+1 chooses its first member (else the reload's own choice, the member open
+    // before it, may land after the key).
+    await memberItem('Lead').waitFor()
     await ui.page.keyboard.press('Control+1')
     const lead$ = session('Lead')
     await lead$.locator('[data-testid=step]', { hasText: 'Message number 400 about' }).waitFor()

@@ -91,7 +91,9 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       // The member open before a reload opens again when it belongs to this workspace.
       const remembered = s.lastMemberId
       const isMember = (id: string | null) => Boolean(id && members.some((m: Member) => m.id === id))
-      const selected = isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null)
+      // A member the user chose while the workspace loaded wins over both.
+      const chosen = s.selectedMemberId !== keepSelection && isMember(s.selectedMemberId) ? s.selectedMemberId : null
+      const selected = chosen ?? (isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null))
       return {
         workspaceLoading: false,
         members: { ...byId(archived.members), ...byId(members) },
