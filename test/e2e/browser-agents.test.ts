@@ -119,7 +119,8 @@ describe('browser UI: agents as members', () => {
     } finally {
       await client.close()
     }
-    await ui.page.locator('[data-testid=report-card][data-key=R-1]').waitFor({ timeout: 10_000 })
+    // Relayed from the other process to the app's bus, then to the page: give a loaded CI machine time.
+    await ui.page.locator('[data-testid=report-card][data-key=R-1]').waitFor({ timeout: 30_000 })
     await screenshot(ui.page, 'a3-report-from-mcp')
     expect(ui.errors).toEqual([])
   })
