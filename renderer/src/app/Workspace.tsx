@@ -10,6 +10,7 @@ import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
 import { shortcutHelp } from '../lib/shortcuts'
 import { useApp } from '../stores/app-store'
+import { useNarrowDrawer } from './narrow-drawer'
 
 function Shortcuts() {
   const show = useApp((s) => s.showShortcuts)
@@ -59,6 +60,8 @@ export default function WorkspaceScreen() {
   const memberCount = useApp((s) => s.memberOrder.length)
   const panelOpen = useApp((s) => s.panelOpen)
   const setPanelOpen = useApp((s) => s.setPanelOpen)
+  // A workspace opened in a narrow window starts with the right panel folded.
+  useNarrowDrawer()
   return (
     <div className={`app${panelOpen ? '' : ' panel-closed'}`} data-testid="app">
       <Sidebar />

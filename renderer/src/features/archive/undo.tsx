@@ -3,7 +3,6 @@
  * offer to restore it lives here, one line at the bottom of the window for a few seconds.
  */
 import { useSyncExternalStore } from 'react'
-import { useNarrowDrawer } from '../../app/narrow-drawer'
 import { useAction } from '../../lib/use-action'
 
 /** How long the Undo stays offered. */
@@ -43,9 +42,8 @@ const subscribe = (l: () => void) => {
   return () => listeners.delete(l)
 }
 
-/** Mounted once with the workspace screen; it also hosts the narrow-window drawer rule (app/narrow-drawer.ts). */
+/** Mounted once with the workspace screen. */
 export function ArchiveUndo() {
-  useNarrowDrawer()
   const current = useSyncExternalStore(
     subscribe,
     () => offer,
