@@ -22,9 +22,15 @@ export default defineConfig(
   {
     rules: {
       // Numbers, booleans and null/undefined print as meant in messages and keys (`${n} files`, `v${version}`).
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowNullish: true },
+      ],
       // `() => set(x)` handlers and `return send(res, …)` early exits are the house idiom; a void value is never used.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true }],
+      '@typescript-eslint/no-confusing-void-expression': [
+        'error',
+        { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true },
+      ],
       // Off until noUncheckedIndexedAccess is on everywhere (only the core has it, tsconfig.core.json): without it the
       // rule takes `list[i]` and `record[key]` to be always defined and asks to delete the guards that are right.
       '@typescript-eslint/no-unnecessary-condition': 'off',
@@ -35,7 +41,13 @@ export default defineConfig(
       // as tsc's noUnusedLocals/noUnusedParameters already read it.
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // `async` on a method that implements a Promise-returning interface turns a throw into a rejection, which its
       // callers handle; the rule would have those bodies return Promise.resolve(...) by hand instead.

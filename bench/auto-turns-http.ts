@@ -47,8 +47,19 @@ export async function autoTurnsHttp(): Promise<void> {
       initRepo(repo)
       const ws = await core.invoke('workspaces.open', { repoPath: repo, isolation: 'shared' })
       await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns })
-      const provider = { kind: 'openai' as const, model: 'gpt-bench', baseURL: server.openaiBaseURL, apiKey: 'sk-bench' }
-      await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider, approval: 'auto' })
+      const provider = {
+        kind: 'openai' as const,
+        model: 'gpt-bench',
+        baseURL: server.openaiBaseURL,
+        apiKey: 'sk-bench',
+      }
+      await core.invoke('members.create', {
+        workspaceId: ws.id,
+        name: 'Tess',
+        role: 'tester',
+        provider,
+        approval: 'auto',
+      })
       const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'A' })
       const other = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'DB', statement: 'SQLite' })
       seed(core.harness.ctx(ws.id), d, [d, other], TASKS, REPORTS, 3)
@@ -81,14 +92,20 @@ export async function autoTurnsHttp(): Promise<void> {
       }
       await settled()
       const m = await core.invoke('metrics.get', { workspaceId: ws.id })
-      notes.push(`autoTurns ${autoTurns ? 'on' : 'off'}: ${m.autoTurns} automatic turns queued or joined, ${server.requests.length} model requests so far`)
+      notes.push(
+        `autoTurns ${autoTurns ? 'on' : 'off'}: ${m.autoTurns} automatic turns queued or joined, ${server.requests.length} model requests so far`,
+      )
       return median(xs)
     }
     const off = await run(false)
     const on = await run(true)
     const ratio = on / off
-    console.log(`A1  normative edit over HTTP, ${TASKS} dependent tasks, ${REPORTS.toLocaleString()} reports, median of ${RUNS}`)
-    console.log(`    automatic turns on ${ms(on)}, off ${ms(off)}: ratio ${ratio.toFixed(2)}x (target ≤ ${TARGET}x: ${verdict(ratio <= TARGET)})`)
+    console.log(
+      `A1  normative edit over HTTP, ${TASKS} dependent tasks, ${REPORTS.toLocaleString()} reports, median of ${RUNS}`,
+    )
+    console.log(
+      `    automatic turns on ${ms(on)}, off ${ms(off)}: ratio ${ratio.toFixed(2)}x (target ≤ ${TARGET}x: ${verdict(ratio <= TARGET)})`,
+    )
     console.log(`    (${notes.join('; ')})`)
   } finally {
     await bridge.close()

@@ -35,7 +35,12 @@ export async function importWait(count = 100_000): Promise<void> {
     const repo = join(root, 'repo')
     mkdirSync(repo)
     const ws = await core.invoke('workspaces.open', { repoPath: repo })
-    const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use SQLite', statement: 'Store orders in SQLite in WAL mode.', rationale: 'One file, no server.' })
+    const d = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Use SQLite',
+      statement: 'Store orders in SQLite in WAL mode.',
+      rationale: 'One file, no server.',
+    })
     const out = join(root, 'out')
     await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', outDir: out })
     const doc = JSON.parse(readFileSync(join(out, 'concord-export.json'), 'utf8')) as { decisions: { id: string }[] }

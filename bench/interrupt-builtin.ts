@@ -53,14 +53,31 @@ export async function interruptBuiltin(): Promise<void> {
   const core = createCore({ dataDir: join(root, 'data'), provider: { maxRetries: 0 }, taskStartTurns: false })
   try {
     const trial = async (ws: Workspace, m: Member, i: number, command: (token: string) => string): Promise<number> => {
-      const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: `Timeout ${i}`, statement: 'Web search gives up after 5 s' })
-      const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: `Search ${i}`, assigneeId: m.id, decisionIds: [d.id] })
+      const d = await core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: `Timeout ${i}`,
+        statement: 'Web search gives up after 5 s',
+      })
+      const task = await core.invoke('tasks.create', {
+        workspaceId: ws.id,
+        title: `Search ${i}`,
+        assigneeId: m.id,
+        decisionIds: [d.id],
+      })
       await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
       const token = `bench-${i}-${Math.random().toString(36).slice(2, 10)}`
-      server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: command(token) } }] }, { text: 'Re-planned.' })
+      server.enqueue(
+        { toolCalls: [{ name: 'run_command', arguments: { command: command(token) } }] },
+        { text: 'Re-planned.' },
+      )
       const idle = new Promise<void>((resolve) => {
         const off = core.bus.on((e) => {
-          if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0) {
+          if (
+            e.event === 'session.state' &&
+            e.payload.session.memberId === m.id &&
+            e.payload.session.state === 'idle' &&
+            e.payload.session.queued === 0
+          ) {
             off()
             resolve()
           }
@@ -70,7 +87,12 @@ export async function interruptBuiltin(): Promise<void> {
       await until(() => running(token), 'the command to start')
       const arrived = new Promise<number>((resolve) => (noticeAt = resolve))
       const t0 = performance.now()
-      await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Web search gives up after 10 s', reason: 'slow providers' })
+      await core.invoke('decisions.update', {
+        decisionId: d.id,
+        expectedVersion: d.version,
+        statement: 'Web search gives up after 10 s',
+        reason: 'slow providers',
+      })
       const t1 = await arrived
       noticeAt = null
       await idle
@@ -84,8 +106,20 @@ export async function interruptBuiltin(): Promise<void> {
       const ws = await core.invoke('workspaces.open', { repoPath: repo, isolation: 'shared' })
       // Its flag turns would run between trials and take the scripted replies: this row is about the running turn.
       await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
-      const provider = { kind: 'openai' as const, model: 'gpt-bench', baseURL: server.openaiBaseURL, apiKey: 'sk-bench', interruptOnAdjustment }
-      const m = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider, approval: 'auto' })
+      const provider = {
+        kind: 'openai' as const,
+        model: 'gpt-bench',
+        baseURL: server.openaiBaseURL,
+        apiKey: 'sk-bench',
+        interruptOnAdjustment,
+      }
+      const m = await core.invoke('members.create', {
+        workspaceId: ws.id,
+        name: 'Ivy',
+        role: 'implementer',
+        provider,
+        approval: 'auto',
+      })
       const xs: number[] = []
       for (let i = 0; i < n; i++) xs.push(await trial(ws, m, i, command))
       return xs
@@ -93,9 +127,15 @@ export async function interruptBuiltin(): Promise<void> {
     const on = await run(true, TRIALS, (token) => `sleep 30; echo ${token}`)
     const off = await run(false, OFF_TRIALS, (token) => `sleep 1.5; echo ${token}`)
     const mOn = median(on)
-    console.log(`I1  built-in member mid-command (real sleep 30 in the sandbox), normative edit → next model request with the notice, median of ${TRIALS}`)
-    console.log(`    Interrupt and re-prompt on: ${ms(mOn)} (target ≤ ${TARGET_MS} ms: ${verdict(mOn <= TARGET_MS)}); trials ${on.map((x) => x.toFixed(0)).join(', ')} ms`)
-    console.log(`    off (a 1.5 s command, edited as it starts): ${ms(median(off))}, after the command ends as the setting says (no target)`)
+    console.log(
+      `I1  built-in member mid-command (real sleep 30 in the sandbox), normative edit → next model request with the notice, median of ${TRIALS}`,
+    )
+    console.log(
+      `    Interrupt and re-prompt on: ${ms(mOn)} (target ≤ ${TARGET_MS} ms: ${verdict(mOn <= TARGET_MS)}); trials ${on.map((x) => x.toFixed(0)).join(', ')} ms`,
+    )
+    console.log(
+      `    off (a 1.5 s command, edited as it starts): ${ms(median(off))}, after the command ends as the setting says (no target)`,
+    )
   } finally {
     await core.close()
     await server.close()

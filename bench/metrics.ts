@@ -50,8 +50,12 @@ export async function metricsBench(): Promise<void> {
     const none = await time(empty.id)
     const busy = await time(ws.id)
     const m = await core.invoke('metrics.get', { workspaceId: ws.id })
-    console.log(`M   metrics.get with ${STEPS.toLocaleString()} steps (seeded in ${seeded.toFixed(1)} s; ${m.tokens.total.input.toLocaleString()} input tokens counted)`)
-    console.log(`    median ${ms(busy)} (target ≤ ${TARGET} ms: ${verdict(busy <= TARGET)}); with no steps ${ms(none)}; ratio ${(busy / none).toFixed(2)}x`)
+    console.log(
+      `M   metrics.get with ${STEPS.toLocaleString()} steps (seeded in ${seeded.toFixed(1)} s; ${m.tokens.total.input.toLocaleString()} input tokens counted)`,
+    )
+    console.log(
+      `    median ${ms(busy)} (target ≤ ${TARGET} ms: ${verdict(busy <= TARGET)}); with no steps ${ms(none)}; ratio ${(busy / none).toFixed(2)}x`,
+    )
   } finally {
     await core.close()
     rmSync(root, { recursive: true, force: true })

@@ -41,7 +41,14 @@ export function seed(ctx: Ctx, d: Decision, links: Decision[], tasks: number, re
   store.transaction(() => {
     const at = new Date().toISOString()
     for (let i = 0; i < tasks; i++) {
-      const id = store.tasks.insert({ title: `task ${i}`, spec: '', acceptance_criteria: '', assignee_id: i % 3 ? 1 : null, required_reports: '["test"]', created_at: at })
+      const id = store.tasks.insert({
+        title: `task ${i}`,
+        spec: '',
+        acceptance_criteria: '',
+        assignee_id: i % 3 ? 1 : null,
+        required_reports: '["test"]',
+        created_at: at,
+      })
       store.tasks.replaceLinks(
         id,
         links.map((l) => ({ decisionId: rowOf(l.id, 'd'), version: l.version, fingerprint: l.fingerprint })),
@@ -63,7 +70,8 @@ export function seed(ctx: Ctx, d: Decision, links: Decision[], tasks: number, re
         created_at: at,
       })
       store.reports.insertBasis(rid, dn, d.version, d.fingerprint)
-      for (let c = 0; c < claims; c++) store.reports.insertClaimLink(store.reports.insertClaim(rid, c, `claim ${c}`), rid, dn, d.fingerprint)
+      for (let c = 0; c < claims; c++)
+        store.reports.insertClaimLink(store.reports.insertClaim(rid, c, `claim ${c}`), rid, dn, d.fingerprint)
     }
   })
 }
@@ -125,7 +133,9 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
     // Copies of the state the traced edit starts from: one per bound variant.
     const copies = [join(root, `bound-${i}-w.db`), join(root, `bound-${i}-rw.db`), join(root, `bound-${i}-min.db`)]
     for (const copy of copies) await ctx.store.db.backup(copy)
-    const traced = await traceStatements(ctx.store.db, () => core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: b }))
+    const traced = await traceStatements(ctx.store.db, () =>
+      core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: b }),
+    )
     calls = traced.calls
     await core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: a })
 
@@ -134,7 +144,12 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
     const result = await core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: b })
     edit.push(performance.now() - t0)
     editCpu.push(cpuMs(c0))
-    impact = { tasks: result.impact.counts.tasks, reports: result.impact.counts.reports, staleClaims: result.impact.counts.staleClaims, restoredClaims: result.impact.counts.restoredClaims }
+    impact = {
+      tasks: result.impact.counts.tasks,
+      reports: result.impact.counts.reports,
+      staleClaims: result.impact.counts.staleClaims,
+      restoredClaims: result.impact.counts.restoredClaims,
+    }
     await core.invoke('decisions.update', { decisionId, expectedVersion: version++, statement: a })
 
     const minimal = minimalWriteSet(calls)
@@ -190,12 +205,18 @@ export async function p1(): Promise<void> {
     console.log(
       `P1  normative edit, ${TASKS} dependent tasks, ${REPORTS} reports x ${CLAIMS} claims (impact: ${r.impact.tasks} tasks, ${r.impact.reports} reports, ${r.impact.staleClaims} stale claims)`,
     )
-    console.log(`    the edit's statements: ${c.reads} reads, ${c.writes} writes changing ${c.rowsWritten} rows (${writeSet(r.calls)}; trigger rows not counted)`)
-    console.log(`    wall: median edit ${ms(r.edit)} (target ≤ ${P1_TARGET} ms: ratio ${(r.edit / P1_TARGET).toFixed(2)} → ${verdict(r.edit <= P1_TARGET)})`)
+    console.log(
+      `    the edit's statements: ${c.reads} reads, ${c.writes} writes changing ${c.rowsWritten} rows (${writeSet(r.calls)}; trigger rows not counted)`,
+    )
+    console.log(
+      `    wall: median edit ${ms(r.edit)} (target ≤ ${P1_TARGET} ms: ratio ${(r.edit / P1_TARGET).toFixed(2)} → ${verdict(r.edit <= P1_TARGET)})`,
+    )
     console.log(
       `          the minimal write set (decision row, revision, one set-based UPDATE of the ${r.minimalRows} flagged tasks) replayed warm in bare SQL ${ms(r.boundMinimal)}: ratio ${(r.edit / r.boundMinimal).toFixed(2)}x (target ≤ ${P1_MINIMAL_RATIO}x: ${verdict(r.edit / r.boundMinimal <= P1_MINIMAL_RATIO)})`,
     )
-    console.log(`          its own writes replayed warm in bare SQL ${ms(r.boundWrites)}: ratio ${(r.edit / r.boundWrites).toFixed(2)}x`)
+    console.log(
+      `          its own writes replayed warm in bare SQL ${ms(r.boundWrites)}: ratio ${(r.edit / r.boundWrites).toFixed(2)}x`,
+    )
     console.log(
       `          its own writes and reads replayed warm in bare SQL ${ms(r.boundAll)}: ratio ${(r.edit / r.boundAll).toFixed(2)}x (overhead only; target ≤ ${P1_RATIO}x: ${verdict(r.edit / r.boundAll <= P1_RATIO)})`,
     )
@@ -221,7 +242,9 @@ async function p1h(): Promise<void> {
     // 100,000 claim links on an older content (S0) the decision leaves and never returns to: stale history, on
     // tasks that since depend on another decision only.
     seed(ctx, d0, [other], 100, OLD_LINKS / CLAIMS, CLAIMS)
-    const d1 = (await core.invoke('decisions.update', { decisionId: d0.id, expectedVersion: d0.version, statement: 'S1' })).decision
+    const d1 = (
+      await core.invoke('decisions.update', { decisionId: d0.id, expectedVersion: d0.version, statement: 'S1' })
+    ).decision
     // The 10 reports that are current: the only ones an edit S1 ↔ S2 changes.
     seed(ctx, d1, [d1], P1H_REPORTS, P1H_REPORTS, CLAIMS)
     const r = await measure(core, ctx, d0.id, root, 'S1', 'S2', RUNS)

@@ -23,9 +23,27 @@ function seedSession(ctx: Ctx, memberId: number, steps: number): number {
   let last = 0
   store.transaction(() => {
     for (let i = 0; i * 4 < steps; i++) {
-      const user = store.steps.insert({ member_id: memberId, kind: 'user', status: 'done', text: `Please look at module ${i} and fix what the decisions require.`, started_at: at })
-      const call = JSON.stringify([{ id: `c${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/module${i}.ts` }) }])
-      store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: 'Let me read it.', tool_calls: call, input_tokens: 1000, output_tokens: 20, started_at: at })
+      const user = store.steps.insert({
+        member_id: memberId,
+        kind: 'user',
+        status: 'done',
+        text: `Please look at module ${i} and fix what the decisions require.`,
+        started_at: at,
+      })
+      const call = JSON.stringify([
+        { id: `c${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/module${i}.ts` }) },
+      ])
+      store.steps.insert({
+        member_id: memberId,
+        turn_id: user,
+        kind: 'model',
+        status: 'done',
+        text: 'Let me read it.',
+        tool_calls: call,
+        input_tokens: 1000,
+        output_tokens: 20,
+        started_at: at,
+      })
       store.steps.insert({
         member_id: memberId,
         turn_id: user,
@@ -36,7 +54,14 @@ function seedSession(ctx: Ctx, memberId: number, steps: number): number {
         text: `// module ${i}\n` + 'export function f() { return 1 }\n'.repeat(120),
         started_at: at,
       })
-      last = store.steps.insert({ member_id: memberId, turn_id: user, kind: 'model', status: 'done', text: `Module ${i} now follows the decisions. ${'Details. '.repeat(20)}`, started_at: at })
+      last = store.steps.insert({
+        member_id: memberId,
+        turn_id: user,
+        kind: 'model',
+        status: 'done',
+        text: `Module ${i} now follows the decisions. ${'Details. '.repeat(20)}`,
+        started_at: at,
+      })
     }
   })
   return last
@@ -53,11 +78,22 @@ export async function p4(): Promise<void> {
     const small = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const decisions = []
     for (let i = 0; i < DECISIONS; i++) {
-      decisions.push(await core.invoke('decisions.create', { workspaceId: ws.id, title: `Decision ${i}`, statement: `Rule ${i}: modules must do thing ${i} in exactly this way.` }))
+      decisions.push(
+        await core.invoke('decisions.create', {
+          workspaceId: ws.id,
+          title: `Decision ${i}`,
+          statement: `Rule ${i}: modules must do thing ${i} in exactly this way.`,
+        }),
+      )
     }
     for (let i = 0; i < 5; i++) {
       for (const m of [big, small]) {
-        await core.invoke('tasks.create', { workspaceId: ws.id, title: `Task ${i}`, assigneeId: m.id, decisionIds: decisions.slice(i * 5, i * 5 + 5).map((d) => d.id) })
+        await core.invoke('tasks.create', {
+          workspaceId: ws.id,
+          title: `Task ${i}`,
+          assigneeId: m.id,
+          decisionIds: decisions.slice(i * 5, i * 5 + 5).map((d) => d.id),
+        })
       }
     }
     const ctx = core.harness.ctx(ws.id)
@@ -76,7 +112,9 @@ export async function p4(): Promise<void> {
       times.push(performance.now() - t0)
     }
     const build = median(times.slice(10))
-    console.log(`P4a context view for a 2,000-step session: median build ${ms(build)} (target ≤ 5 ms: ${verdict(build <= 5)})`)
+    console.log(
+      `P4a context view for a 2,000-step session: median build ${ms(build)} (target ≤ 5 ms: ${verdict(build <= 5)})`,
+    )
 
     // Tokens per turn against replaying everything.
     seedSession(ctx, smallRow.id, 200)
@@ -86,7 +124,15 @@ export async function p4(): Promise<void> {
     const system = `${systemPrompt(smallRow, root)}\n\n${brief.text}`
     const chars = (msgs: { content: string }[]) => msgs.reduce((n, m) => n + m.content.length, 0)
     const viewChars = system.length + chars(buildView(all, lastStart, opts))
-    const fullChars = system.length + chars(buildView(all, lastStart, { ...opts, maxChars: Number.MAX_SAFE_INTEGER, toolOutputLimit: Number.MAX_SAFE_INTEGER }))
+    const fullChars =
+      system.length +
+      chars(
+        buildView(all, lastStart, {
+          ...opts,
+          maxChars: Number.MAX_SAFE_INTEGER,
+          toolOutputLimit: Number.MAX_SAFE_INTEGER,
+        }),
+      )
     const allPresent = decisions.every((d) => system.includes(d.statement))
     const ratio = viewChars / fullChars
     console.log(
@@ -139,7 +185,8 @@ function cacheable(system: string, prev: ChatMessage[], next: ChatMessage[]): { 
   const same = (i: number) =>
     unmarked(a.messages[i]).replace(/"content":"((?:[^"\\]|\\.)*)"/, '"content":[{"type":"text","text":"$1"}]') ===
     unmarked(b.messages[i]).replace(/"content":"((?:[^"\\]|\\.)*)"/, '"content":[{"type":"text","text":"$1"}]')
-  if (served && n <= b.messages.length && Array.from({ length: n }, (_, i) => i).every(same)) served = unmarked(b.system).length + unmarked(b.messages.slice(0, n)).length
+  if (served && n <= b.messages.length && Array.from({ length: n }, (_, i) => i).every(same))
+    served = unmarked(b.system).length + unmarked(b.messages.slice(0, n)).length
   const ja = JSON.stringify(toOpenAIMessages(system, prev))
   const jb = JSON.stringify(toOpenAIMessages(system, next))
   let k = 0

@@ -52,7 +52,9 @@ const prefs = (workspaceId: string) =>
 
 /** Spawns a build's `concord serve`; resolves with its URL once it printed it. */
 function serve(cli: string, dataDir: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return new Promise((resolve, reject) => {
     let out = ''
     let err = ''
@@ -75,7 +77,13 @@ function serve(cli: string, dataDir: string, token: string): Promise<{ url: stri
 }
 
 /** From spawning `concord serve` to `selector` painted in a page that opens its address (browser already running). */
-async function startToScreen(browser: Browser, cli: string, dataDir: string, init: string | null, selector: string): Promise<Start> {
+async function startToScreen(
+  browser: Browser,
+  cli: string,
+  dataDir: string,
+  init: string | null,
+  selector: string,
+): Promise<Start> {
   const token = randomBytes(18).toString('base64url')
   const { page, context, errors } = await newPage(browser)
   try {
@@ -96,16 +104,22 @@ async function startToScreen(browser: Browser, cli: string, dataDir: string, ini
               .innerText()
               .catch(() => '')
           ).slice(0, 400)
-          throw new Error(`${cli}: ${selector} not shown: ${String(err instanceof Error ? err.message : err).split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}; the page shows: ${text}`)
+          throw new Error(
+            `${cli}: ${selector} not shown: ${String(err instanceof Error ? err.message : err).split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}; the page shows: ${text}`,
+          )
         })
-      const painted = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0))))
+      const painted = await page.evaluate(
+        () => new Promise<number>((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0))),
+      )
       const total = performance.now() - t0
       const timing = await page.evaluate(() => {
         const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[]
         const api = resources.filter((r) => r.name.includes('/api/')).sort((a, b) => a.startTime - b.startTime)[0]
         const firstApi = api?.startTime ?? -1
         // The scripts fetched before the first API call: what the page parsed and ran before asking for data.
-        const before = resources.filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js')).filter((r) => r.startTime <= firstApi)
+        const before = resources
+          .filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js'))
+          .filter((r) => r.startTime <= firstApi)
         return { firstApi, scriptBytes: before.reduce((n, r) => n + (r.decodedBodySize || 0), 0) }
       })
       return { total, address, painted, firstApi: timing.firstApi, scriptKb: timing.scriptBytes / 1024 }
@@ -120,8 +134,12 @@ async function startToScreen(browser: Browser, cli: string, dataDir: string, ini
 const line = (label: string, runs: Start[], baseline?: Start[]) => {
   const m = (k: keyof Start) => median(runs.map((r) => r[k]))
   const total = m('total')
-  const against = baseline ? `; baseline ${ms(median(baseline.map((r) => r.total)))}, new ÷ baseline ${(total / median(baseline.map((r) => r.total))).toFixed(2)}x` : ''
-  console.log(`    ${label}: ${ms(total)} (target ≤ ${P5_TARGET} ms: ratio ${(total / P5_TARGET).toFixed(2)} → ${verdict(total <= P5_TARGET)})${against}`)
+  const against = baseline
+    ? `; baseline ${ms(median(baseline.map((r) => r.total)))}, new ÷ baseline ${(total / median(baseline.map((r) => r.total))).toFixed(2)}x`
+    : ''
+  console.log(
+    `    ${label}: ${ms(total)} (target ≤ ${P5_TARGET} ms: ratio ${(total / P5_TARGET).toFixed(2)} → ${verdict(total <= P5_TARGET)})${against}`,
+  )
   const parts = (rs: Start[]) => {
     const q = (k: keyof Start) => median(rs.map((r) => r[k]))
     return `address printed ${ms(q('address'))}; in the page: first API request ${ms(q('firstApi'))} after navigation (${q('scriptKb').toFixed(0)} KB of script before it), screen painted ${ms(q('painted'))} after navigation`
@@ -151,7 +169,8 @@ export async function p5(): Promise<void> {
     const full = new Map<string, Start[]>(builds.map(([n]) => [n, []]))
     const none = new Map<string, Start[]>(builds.map(([n]) => [n, []]))
     // One untimed start of each build first: the first run of a build pays for the disk cache, as any first start does.
-    for (const [, cli] of builds) await startToScreen(browser, cli, dataDir, prefs(ws.id), '[data-testid=reports-count]')
+    for (const [, cli] of builds)
+      await startToScreen(browser, cli, dataDir, prefs(ws.id), '[data-testid=reports-count]')
     for (let i = 0; i < RUNS; i++) {
       for (const [name, cli] of builds) {
         full.get(name)!.push(await startToScreen(browser, cli, dataDir, prefs(ws.id), '[data-testid=reports-count]'))

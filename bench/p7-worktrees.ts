@@ -14,7 +14,8 @@ import { median, ms } from './util'
 const FILES = 2000
 const ROUNDS = 5
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
 const now = () => performance.now()
 
 export async function p7(): Promise<void> {
@@ -47,12 +48,15 @@ export async function p7(): Promise<void> {
     }
     const c = median(concord)
     const b = median(bare)
-    console.log(`P7a create a task worktree (${FILES} files): Concord ${ms(c)} · bare git worktree add ${ms(b)} · ratio ${(c / b).toFixed(2)}×`)
+    console.log(
+      `P7a create a task worktree (${FILES} files): Concord ${ms(c)} · bare git worktree add ${ms(b)} · ratio ${(c / b).toFixed(2)}×`,
+    )
 
     // --- tasks.diff on a change of every file: Concord vs the three git diffs it runs ---
     const first = await core.invoke('tasks.get', { taskId: tasks[0] })
     const dir = join(root, 'data', 'worktrees', ws.id, first.key)
-    for (let i = 0; i < FILES; i++) writeFileSync(join(dir, 'src', `m${i}.ts`), `export const v${i} = ${i + 1}\n`.repeat(20))
+    for (let i = 0; i < FILES; i++)
+      writeFileSync(join(dir, 'src', `m${i}.ts`), `export const v${i} = ${i + 1}\n`.repeat(20))
     git(dir, 'add', '-A')
     git(dir, 'commit', '-qm', 'change everything')
     const head = git(dir, 'rev-parse', 'HEAD').trim()
@@ -76,7 +80,9 @@ export async function p7(): Promise<void> {
     }
     const dc = median(diffC)
     const db = median(diffB)
-    console.log(`P7b tasks.diff on a ${files}-file change (patch truncated: ${truncated}): Concord ${ms(dc)} · bare git (merge-base + 3 diffs) ${ms(db)} · ratio ${(dc / db).toFixed(2)}×`)
+    console.log(
+      `P7b tasks.diff on a ${files}-file change (patch truncated: ${truncated}): Concord ${ms(dc)} · bare git (merge-base + 3 diffs) ${ms(db)} · ratio ${(dc / db).toFixed(2)}×`,
+    )
   } finally {
     await core.close()
     rmSync(root, { recursive: true, force: true })

@@ -33,13 +33,21 @@ async function seeded(core: Core, dir: string, reports: number) {
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
          INSERT INTO reports (task_id, author_id, kind, verdict, summary, claim_count, created_at)
          SELECT ?, CASE WHEN i % 2 THEN ? ELSE ? END, CASE WHEN i % 2 THEN 'test' ELSE 'review' END, 'pass', '', 0, '2026-01-01T00:00:00.000Z' FROM n`,
-      ).run(n, Number(task.id.split('-t')[1]), Number(members[0].id.split('-m')[1]), Number(members[1].id.split('-m')[1]))
+      ).run(
+        n,
+        Number(task.id.split('-t')[1]),
+        Number(members[0].id.split('-m')[1]),
+        Number(members[1].id.split('-m')[1]),
+      )
       db.prepare(
         `INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count)
          SELECT ?, id, ?, ?, task_id, author_id, claim_count FROM reports WHERE id >= ?`,
       ).run(Number(d.id.split('-d')[1]), d.version, d.fingerprint, first)
     })()
-    if (c < 3) d = (await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: `S${c + 1}` })).decision
+    if (c < 3)
+      d = (
+        await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: `S${c + 1}` })
+      ).decision
   }
   return { ws, seconds: (performance.now() - t0) / 1000 }
 }
@@ -69,7 +77,9 @@ export async function reportsPage(): Promise<void> {
     const [small, large] = rows
     console.log(`R1  reports.page (first page of 50, totals, stale total), median of ${RUNS - 5}`)
     for (const r of rows)
-      console.log(`    ${r.reports.toLocaleString()} reports (${r.staleTotal.toLocaleString()} stale; seeded in ${r.seconds.toFixed(1)} s): all ${ms(r.all)}, stale tab ${ms(r.stale)}`)
+      console.log(
+        `    ${r.reports.toLocaleString()} reports (${r.staleTotal.toLocaleString()} stale; seeded in ${r.seconds.toFixed(1)} s): all ${ms(r.all)}, stale tab ${ms(r.stale)}`,
+      )
     const ratio = large.all / small.all
     const staleRatio = large.stale / small.stale
     console.log(

@@ -31,7 +31,9 @@ export async function searchPrefix(): Promise<void> {
        FROM n`,
     ).run(STEPS)
     const seeded = (performance.now() - t0) / 1000
-    console.log(`S1  sessions.search, last word as a prefix, ${STEPS.toLocaleString()} steps (seeded in ${seeded.toFixed(1)} s), median of ${RUNS}`)
+    console.log(
+      `S1  sessions.search, last word as a prefix, ${STEPS.toLocaleString()} steps (seeded in ${seeded.toFixed(1)} s), median of ${RUNS}`,
+    )
     let worst = 0
     const cells: string[] = []
     for (const query of QUERIES) {

@@ -24,18 +24,32 @@ export interface TracedCall {
 const methods: Method[] = ['run', 'get', 'all', 'iterate']
 
 /** Runs fn with every statement of `db` recorded (other databases' statements are ignored). */
-export async function traceStatements<T>(db: Db, fn: () => Promise<T> | T): Promise<{ result: T; calls: TracedCall[] }> {
+export async function traceStatements<T>(
+  db: Db,
+  fn: () => Promise<T> | T,
+): Promise<{ result: T; calls: TracedCall[] }> {
   const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<Method, (...args: unknown[]) => unknown>
-  const originals = Object.fromEntries(methods.map((m) => [m, proto[m]])) as Record<Method, (...args: unknown[]) => unknown>
+  const originals = Object.fromEntries(methods.map((m) => [m, proto[m]])) as Record<
+    Method,
+    (...args: unknown[]) => unknown
+  >
   const calls: TracedCall[] = []
   const changesStmt = db.prepare('SELECT changes() AS n')
   for (const m of methods) {
     proto[m] = function (this: Database.Statement, ...args: unknown[]) {
       const out = originals[m].apply(this, args)
       // Transaction control is the replay's own (one immediate transaction around everything).
-      if (this.database === db && this !== changesStmt && !/^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(this.source)) {
+      if (
+        this.database === db &&
+        this !== changesStmt &&
+        !/^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(this.source)
+      ) {
         const reader = this.readonly
-        const changes = reader ? 0 : m === 'run' ? (out as Database.RunResult).changes : (originals.get.call(changesStmt) as { n: number }).n
+        const changes = reader
+          ? 0
+          : m === 'run'
+            ? (out as Database.RunResult).changes
+            : (originals.get.call(changesStmt) as { n: number }).n
         calls.push({ sql: this.source, method: m, args: structuredClone(args), reader, changes })
       }
       return out
@@ -62,7 +76,11 @@ export function writeSet(calls: TracedCall[]): string {
 
 export function counts(calls: TracedCall[]): { reads: number; writes: number; rowsWritten: number } {
   const writes = calls.filter((c) => !c.reader)
-  return { reads: calls.length - writes.length, writes: writes.length, rowsWritten: writes.reduce((n, c) => n + c.changes, 0) }
+  return {
+    reads: calls.length - writes.length,
+    writes: writes.length,
+    rowsWritten: writes.reduce((n, c) => n + c.changes, 0),
+  }
 }
 
 /** Opens a copy of the database the way the store opens its own (same pragmas). */

@@ -29,7 +29,11 @@ const CLAIMS = 3
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 
 /** A workspace with `reports` reports (3 claims each) on 1,000 tasks that depend on its decision D-1. */
-async function seededWorkspace(core: Core, repoDir: string, reports: number): Promise<{ ws: Workspace; decisionId: string }> {
+async function seededWorkspace(
+  core: Core,
+  repoDir: string,
+  reports: number,
+): Promise<{ ws: Workspace; decisionId: string }> {
   mkdirSync(repoDir, { recursive: true })
   const ws = await core.invoke('workspaces.open', { repoPath: repoDir, isolation: 'shared' })
   await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
@@ -65,7 +69,14 @@ const prefs = (workspaceId: string, rightTab: string) =>
   `localStorage.setItem('concord.ui', ${JSON.stringify(JSON.stringify({ state: { lastWorkspaceId: workspaceId, rightTab, panelOpen: true, theme: 'light' }, version: 1 }))})`
 
 /** The page edits D-1 through the API and resolves when the Reports panel shows `stale` stale reports, painted. */
-async function editAndWait(page: Page, token: string, decisionId: string, expectedVersion: number, statement: string, stale: number): Promise<number> {
+async function editAndWait(
+  page: Page,
+  token: string,
+  decisionId: string,
+  expectedVersion: number,
+  statement: string,
+  stale: number,
+): Promise<number> {
   return page.evaluate(
     async ({ token, decisionId, expectedVersion, statement, stale }) => {
       const shown = () => {
@@ -148,8 +159,12 @@ async function p6(browser: Browser, stack: Stack): Promise<void> {
   const small = await p6Case(browser, stack, 10_000)
   const large = await p6Case(browser, stack, 100_000)
   const ratio = large.ms / small.ms
-  console.log(`P6  an edit as the user sees it: HTTP call → Reports panel updated (Chromium, through the bridge), median of ${P6_RUNS}`)
-  console.log(`    10,000 reports: ${ms(small.ms)} (target ≤ ${P6_TARGET} ms: ${verdict(small.ms <= P6_TARGET)}); bytes received ${kb(small.bytes)}; decision.changed frame ${kb(small.frame)}`)
+  console.log(
+    `P6  an edit as the user sees it: HTTP call → Reports panel updated (Chromium, through the bridge), median of ${P6_RUNS}`,
+  )
+  console.log(
+    `    10,000 reports: ${ms(small.ms)} (target ≤ ${P6_TARGET} ms: ${verdict(small.ms <= P6_TARGET)}); bytes received ${kb(small.bytes)}; decision.changed frame ${kb(small.frame)}`,
+  )
   console.log(
     `    100,000 reports: ${ms(large.ms)}; ratio to 10k ${ratio.toFixed(2)}x (target ≤ ${P6_SCALE_RATIO}x: ${verdict(ratio <= P6_SCALE_RATIO)}); bytes ${kb(large.bytes)}; frame ${kb(large.frame)}`,
   )

@@ -50,11 +50,27 @@ function seedSession(stack: Stack, ws: Workspace, member: Member): void {
       const phase = i % 5
       const base = { member_id: memberRow, started_at: at, ended_at: at }
       if (phase === 0) {
-        turn = store.steps.insert({ ...base, kind: 'user', status: 'done', text: `Question ${i}: does the change in T-${(i % 9) + 1} still follow D-2?` })
+        turn = store.steps.insert({
+          ...base,
+          kind: 'user',
+          status: 'done',
+          text: `Question ${i}: does the change in T-${(i % 9) + 1} still follow D-2?`,
+        })
         store.steps.finish(turn, { status: 'done', ended_at: at })
       } else if (phase === 1) {
-        const calls = [{ id: `call_${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/file${i}.ts` }) }]
-        store.steps.insert({ ...base, turn_id: turn, kind: 'model', status: 'done', text: paragraph(i), tool_calls: JSON.stringify(calls), input_tokens: 900, output_tokens: 60 })
+        const calls = [
+          { id: `call_${i}`, name: 'read_file', argumentsText: JSON.stringify({ path: `src/file${i}.ts` }) },
+        ]
+        store.steps.insert({
+          ...base,
+          turn_id: turn,
+          kind: 'model',
+          status: 'done',
+          text: paragraph(i),
+          tool_calls: JSON.stringify(calls),
+          input_tokens: 900,
+          output_tokens: 60,
+        })
       } else if (phase === 2) {
         store.steps.insert({
           ...base,
@@ -102,7 +118,13 @@ async function openSession(page: Page, memberId: string): Promise<{ inDom: numbe
         const t0 = performance.now()
         const done = () => {
           // The frame that shows the rows: after the next animation frame, once it has been committed.
-          requestAnimationFrame(() => setTimeout(() => resolve({ inDom, painted: performance.now() - t0, rows: document.querySelectorAll(selector).length }), 0))
+          requestAnimationFrame(() =>
+            setTimeout(
+              () =>
+                resolve({ inDom, painted: performance.now() - t0, rows: document.querySelectorAll(selector).length }),
+              0,
+            ),
+          )
         }
         const observer = new MutationObserver(() => {
           if (!inDom && document.querySelector(selector)) {
@@ -129,7 +151,11 @@ async function p2(stack: Stack): Promise<void> {
   const ws = await stack.core.invoke('workspaces.open', { repoPath: stack.repoDir, name: 'bench' })
   // The first member is selected on load, so the long session is opened cold by a click each run.
   await stack.core.invoke('members.create', { workspaceId: ws.id, name: 'Fresh', role: 'reviewer' })
-  const archivist = await stack.core.invoke('members.create', { workspaceId: ws.id, name: 'Archivist', role: 'implementer' })
+  const archivist = await stack.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Archivist',
+    role: 'implementer',
+  })
   seedSession(stack, ws, archivist)
 
   const browser = await launchChromium()
@@ -161,13 +187,20 @@ async function p2(stack: Stack): Promise<void> {
       // As a user would: a wheel turn up (which unsticks the view from the bottom), to the top.
       scroller.dispatchEvent(new WheelEvent('wheel', { deltaY: -100, bubbles: true }))
       scroller.scrollTop = 0
-      while (scroller.scrollHeight === before && performance.now() - t0 < 5000) await new Promise((r) => requestAnimationFrame(r))
+      while (scroller.scrollHeight === before && performance.now() - t0 < 5000)
+        await new Promise((r) => requestAnimationFrame(r))
       return performance.now() - t0
     }, archivist.id)
     const med = median(cold)
-    console.log(`P2 open a ${STEPS.toLocaleString()}-step session (Chromium, through the bridge), ${P2_RUNS} cold opens`)
-    console.log(`   first screen painted: median ${ms(med)} (min ${ms(Math.min(...cold))}, max ${ms(Math.max(...cold))}); first rows in the DOM: median ${ms(median(domTimes))}`)
-    console.log(`   warm switch back: ${ms(warm.painted)}; rows in the DOM: ${rows} of ${STEPS.toLocaleString()} steps (virtualized); older page on scroll-up: ${ms(olderMs)}`)
+    console.log(
+      `P2 open a ${STEPS.toLocaleString()}-step session (Chromium, through the bridge), ${P2_RUNS} cold opens`,
+    )
+    console.log(
+      `   first screen painted: median ${ms(med)} (min ${ms(Math.min(...cold))}, max ${ms(Math.max(...cold))}); first rows in the DOM: median ${ms(median(domTimes))}`,
+    )
+    console.log(
+      `   warm switch back: ${ms(warm.painted)}; rows in the DOM: ${rows} of ${STEPS.toLocaleString()} steps (virtualized); older page on scroll-up: ${ms(olderMs)}`,
+    )
     console.log(`   target ≤ ${P2_TARGET} ms: ratio ${(med / P2_TARGET).toFixed(2)} → ${verdict(med <= P2_TARGET)}`)
   } finally {
     await browser.close()
@@ -187,8 +220,20 @@ interface TraceEvent {
 }
 
 /** The longest task on the busiest renderer main thread of a Chromium trace, with the count over 50 ms. */
-function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: string; longest: number; over50: number; tasks: number; p99: number; longestCpu: number; cpuOver50: number } {
-  const mains = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): {
+  inside: string
+  longest: number
+  over50: number
+  tasks: number
+  p99: number
+  longestCpu: number
+  cpuOver50: number
+} {
+  const mains = new Set(
+    trace.traceEvents
+      .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  )
   const byThread = new Map<string, { wall: number; cpu: number }[]>()
   for (const e of trace.traceEvents) {
     if (e.ph !== 'X' || e.name !== 'RunTask' || e.dur === undefined) continue
@@ -207,12 +252,15 @@ function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: 
   let inside = ''
   if (busiest) {
     const [pid, tid] = busiest[0].split(':').map(Number)
-    const runs = trace.traceEvents.filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === pid && e.tid === tid && e.dur !== undefined)
+    const runs = trace.traceEvents.filter(
+      (e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === pid && e.tid === tid && e.dur !== undefined,
+    )
     const top = runs.sort((a, b) => b.dur! - a.dur!)[0]
     if (top) {
       const byName = new Map<string, number>()
       for (const e of trace.traceEvents) {
-        if (e.ph !== 'X' || e.pid !== pid || e.tid !== tid || e.dur === undefined || e === top || e.name === 'RunTask') continue
+        if (e.ph !== 'X' || e.pid !== pid || e.tid !== tid || e.dur === undefined || e === top || e.name === 'RunTask')
+          continue
         if (e.ts < top.ts || e.ts + e.dur > top.ts + top.dur!) continue
         byName.set(e.name, Math.max(byName.get(e.name) ?? 0, e.dur / 1000))
       }
@@ -238,7 +286,9 @@ function longestMainThreadTask(trace: { traceEvents: TraceEvent[] }): { inside: 
 async function compositedLayers(page: Page): Promise<number> {
   const cdp = await page.context().newCDPSession(page)
   try {
-    const changed = new Promise<number>((resolve) => cdp.on('LayerTree.layerTreeDidChange', (e) => e.layers && resolve(e.layers.length)))
+    const changed = new Promise<number>((resolve) =>
+      cdp.on('LayerTree.layerTreeDidChange', (e) => e.layers && resolve(e.layers.length)),
+    )
     await cdp.send('LayerTree.enable')
     // A frame must be produced for the tree to be reported.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
@@ -269,7 +319,10 @@ function streamedText(member: string, chars: number): string {
  * write of that step's text to SQLite that contains it (the store's setText while streaming, finish at the end).
  */
 function durability(stack: Stack, workspaceId: string) {
-  const steps = stack.core.harness.ctx(workspaceId).store.steps as unknown as Record<'setText' | 'finish', (id: number, arg: unknown) => void>
+  const steps = stack.core.harness.ctx(workspaceId).store.steps as unknown as Record<
+    'setText' | 'finish',
+    (id: number, arg: unknown) => void
+  >
   const pending = new Map<number, { length: number; at: number }[]>()
   const received = new Map<number, number>()
   let worst = 0
@@ -320,12 +373,34 @@ async function p3(stack: Stack): Promise<void> {
   const repo = join(stack.repoDir, 'p3')
   mkdirSync(repo)
   const ws = await stack.core.invoke('workspaces.open', { repoPath: repo, name: 'streaming', isolation: 'shared' })
-  const provider = { kind: 'openai-compatible' as const, model: 'bench', baseURL: stack.models.openaiBaseURL, apiKey: 'sk-bench' }
+  const provider = {
+    kind: 'openai-compatible' as const,
+    model: 'bench',
+    baseURL: stack.models.openaiBaseURL,
+    apiKey: 'sk-bench',
+  }
   const names = ['Ada', 'Brook', 'Cato']
   const members: Member[] = []
-  for (const name of names) members.push(await stack.core.invoke('members.create', { workspaceId: ws.id, name, role: 'implementer', provider, approval: 'auto' }))
-  const decision = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'REST with JSON bodies' })
-  const other = await stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'SQLite' })
+  for (const name of names)
+    members.push(
+      await stack.core.invoke('members.create', {
+        workspaceId: ws.id,
+        name,
+        role: 'implementer',
+        provider,
+        approval: 'auto',
+      }),
+    )
+  const decision = await stack.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'API style',
+    statement: 'REST with JSON bodies',
+  })
+  const other = await stack.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Storage',
+    statement: 'SQLite',
+  })
   seed(stack.core.harness.ctx(ws.id), decision, [decision, other], 1_000, P3_REPORTS, 3)
   let version = decision.version
   const statements = ['GraphQL over HTTP', 'REST with JSON bodies']
@@ -346,7 +421,10 @@ async function p3(stack: Stack): Promise<void> {
     await page.evaluate(() => {
       const w = window as unknown as { __longTasks: number[] }
       w.__longTasks = []
-      new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: false })
+      new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({
+        type: 'longtask',
+        buffered: false,
+      })
     })
     /** One round: every member streams one long reply at once, and the edit lands halfway; resolves when all three are done. */
     const round = async (n: number): Promise<{ seconds: number; stall: number; impactReports: number }> => {
@@ -361,17 +439,29 @@ async function p3(stack: Stack): Promise<void> {
       const t0 = Date.now()
       loop.reset()
       loop.enable()
-      await Promise.all(members.map((m) => stack.core.invoke('sessions.send', { memberId: m.id, text: `Write it all out, please (${n}).` })))
+      await Promise.all(
+        members.map((m) =>
+          stack.core.invoke('sessions.send', { memberId: m.id, text: `Write it all out, please (${n}).` }),
+        ),
+      )
       // Halfway through the stream (by the text the core has received), the edit lands.
       await new Promise<void>((resolve) => {
         const off = stack.core.bus.on((e) => {
-          if (e.event === 'session.delta' && e.payload.workspaceId === ws.id && durable.peekDeltas() >= (chars / (CHARS_PER_TOKEN * TOKENS_PER_CHUNK)) * 1.5) {
+          if (
+            e.event === 'session.delta' &&
+            e.payload.workspaceId === ws.id &&
+            durable.peekDeltas() >= (chars / (CHARS_PER_TOKEN * TOKENS_PER_CHUNK)) * 1.5
+          ) {
             off()
             resolve()
           }
         })
       })
-      const edit = await stack.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: version++, statement: statements[(n - 1) % 2] })
+      const edit = await stack.core.invoke('decisions.update', {
+        decisionId: decision.id,
+        expectedVersion: version++,
+        statement: statements[(n - 1) % 2],
+      })
       for (const m of members) {
         await page
           .locator(`[data-testid=member-session][data-member-id="${m.id}"] [data-kind=model][data-status=done]`)
@@ -381,7 +471,8 @@ async function p3(stack: Stack): Promise<void> {
       loop.disable()
       return { seconds: (Date.now() - t0) / 1000, stall: loop.max / 1e6, impactReports: edit.impact.counts.reports }
     }
-    const takeLongTasks = () => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0))
+    const takeLongTasks = () =>
+      page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0))
 
     // Round 1 as a user runs it (no tracer): Chromium's Long Tasks API reports every task over 50 ms.
     const r1 = await round(1)
@@ -389,12 +480,16 @@ async function p3(stack: Stack): Promise<void> {
     const longTasks = await takeLongTasks()
     const layers = await compositedLayers(page)
     // Round 2 under a trace, for every task's length in wall-clock and in thread CPU time.
-    await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] })
+    await browser.startTracing(page, {
+      categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'],
+    })
     const r2 = await round(2)
     const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] }
     const d2 = durable.take()
     const tracedLongTasks = await takeLongTasks()
-    const shown = await page.evaluate(() => [...document.querySelectorAll('[data-kind=model]')].map((e) => e.textContent?.length ?? 0))
+    const shown = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-kind=model]')].map((e) => e.textContent?.length ?? 0),
+    )
     const r = longestMainThreadTask(trace)
     const tokens = chars / CHARS_PER_TOKEN
     const cores = availableParallelism()
@@ -403,7 +498,9 @@ async function p3(stack: Stack): Promise<void> {
     console.log(
       `P3 three members streaming ${TOKENS_PER_SECOND} tokens/s each, all in the team view, an edit of a decision ${P3_REPORTS.toLocaleString()} reports depend on landing halfway (impact: ${r1.impactReports} reports): ${tokens} tokens each in ${r1.seconds.toFixed(1)} s (${(tokens / r1.seconds).toFixed(0)} tokens/s achieved)`,
     )
-    console.log(`   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`)
+    console.log(
+      `   untraced round: tasks over 50 ms (Long Tasks API): ${longTasks.length}${longTasks.length ? `, longest ${ms(longest)}` : ''}`,
+    )
     console.log(
       `   traced round: ${r.tasks} main-thread tasks; longest ${ms(r.longest)} wall-clock (p99 ${ms(r.p99)}, ${r.over50} over 50 ms; Long Tasks API ${tracedLongTasks.length}${tracedLongTasks.length ? `, longest ${ms(longestTraced)}` : ''})`,
     )
@@ -411,7 +508,9 @@ async function p3(stack: Stack): Promise<void> {
     console.log(
       `                 longest in thread CPU time ${ms(r.longestCpu)} (${r.cpuOver50} over 50 ms); wall-clock also counts waiting for one of ${cores} cores shared with the core, bridge and model server`,
     )
-    console.log(`   composited layers with three long replies on screen: ${layers} (each is re-layerized every frame; sideways-scrolling code blocks once made 194)`)
+    console.log(
+      `   composited layers with three long replies on screen: ${layers} (each is re-layerized every frame; sideways-scrolling code blocks once made 194)`,
+    )
     console.log(`   text on screen per reply: ${shown.slice(-3).join(', ')} characters of ${chars}`)
     const stall = Math.max(r1.stall, r2.stall)
     const durableMs = Math.max(d1.worst, d2.worst)

@@ -11,14 +11,24 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 const url = process.env.EVAL_ACT_URL
 const tool = JSON.parse(process.env.EVAL_ACT_SCHEMA ?? '{}')
 const server = new Server({ name: 'act', version: '0.1.0' }, { capabilities: { tools: {} } })
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'act', description: tool.description, inputSchema: tool.parameters }] }))
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: [{ name: 'act', description: tool.description, inputSchema: tool.parameters }],
+}))
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
-  if (req.params.name !== 'act') return { content: [{ type: 'text', text: `Unknown tool ${req.params.name}` }], isError: true }
+  if (req.params.name !== 'act')
+    return { content: [{ type: 'text', text: `Unknown tool ${req.params.name}` }], isError: true }
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req.params.arguments ?? {}) })
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(req.params.arguments ?? {}),
+    })
     return { content: [{ type: 'text', text: await res.text() }], isError: !res.ok }
   } catch (err) {
-    return { content: [{ type: 'text', text: `The eval did not answer: ${err instanceof Error ? err.message : String(err)}` }], isError: true }
+    return {
+      content: [{ type: 'text', text: `The eval did not answer: ${err instanceof Error ? err.message : String(err)}` }],
+      isError: true,
+    }
   }
 })
 await server.connect(new StdioServerTransport())

@@ -120,7 +120,9 @@ export class AgentDriver implements Driver {
   }
 
   report(): ModelUsage {
-    return this.sawUsage ? { ...this.usage, wasted: { ...this.usage.wasted } } : { ...this.usage, inputTokens: null, outputTokens: null, wasted: { ...this.usage.wasted } }
+    return this.sawUsage
+      ? { ...this.usage, wasted: { ...this.usage.wasted } }
+      : { ...this.usage, inputTokens: null, outputTokens: null, wasted: { ...this.usage.wasted } }
   }
 
   /** The local endpoint the act tool posts to. */
@@ -131,17 +133,21 @@ export class AgentDriver implements Driver {
         req.on('data', (c: Buffer) => chunks.push(c))
         req.on('end', () => {
           const slot = this.byToken.get((req.url ?? '').replace(/^\/act\//, ''))
-          const answer = (status: number, text: string) => res.writeHead(status, { 'content-type': 'text/plain' }).end(text)
+          const answer = (status: number, text: string) =>
+            res.writeHead(status, { 'content-type': 'text/plain' }).end(text)
           if (req.method !== 'POST' || !slot) return answer(404, 'unknown member')
           if (!slot.step) return answer(200, 'No step of yours is open now; this call was ignored.')
           slot.step.calls++
-          if (slot.step.args !== null) return answer(200, 'You already acted this step; this call was ignored. End your turn.')
+          if (slot.step.args !== null)
+            return answer(200, 'You already acted this step; this call was ignored. End your turn.')
           slot.step.args = Buffer.concat(chunks).toString('utf8')
           answer(200, 'Recorded as your action for this step. End your turn now.')
         })
       })
       server.once('error', reject)
-      server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))
+      server.listen(0, '127.0.0.1', () =>
+        resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+      )
     }))
   }
 
@@ -173,9 +179,15 @@ export class AgentDriver implements Driver {
     }
     // Codex takes its MCP servers (approved without asking) from its configuration; the others from session/new.
     const viaConfig = preset.mcpArgs?.(mcp)
-    const fixed = [...(preset.sandboxArgs?.({ concordSandbox: false, readOnly: true }) ?? []), ...(viaConfig?.args ?? [])]
+    const fixed = [
+      ...(preset.sandboxArgs?.({ concordSandbox: false, readOnly: true }) ?? []),
+      ...(viaConfig?.args ?? []),
+    ]
     if (viaConfig) Object.assign(vars, viaConfig.env)
-    const { command, args } = agentCommand({ agent: this.o.agent, agent_command: null, agent_args: JSON.stringify(this.o.args ?? []) }, fixed)
+    const { command, args } = agentCommand(
+      { agent: this.o.agent, agent_command: null, agent_args: JSON.stringify(this.o.args ?? []) },
+      fixed,
+    )
     const sdk = await import('@agentclientprotocol/sdk')
     const proc = new AgentProcess({ command, args, env: vars, cwd, fingerprint: '' }, sdk)
     this.started++
@@ -184,11 +196,13 @@ export class AgentDriver implements Driver {
     try {
       await proc.initialize(START_TIMEOUT_MS, preset.label)
     } catch (err) {
-      if (err instanceof AgentStartError && err.code === 'agent_missing') throw new ModelConfigError(notInstalledText(this.o.agent, command))
+      if (err instanceof AgentStartError && err.code === 'agent_missing')
+        throw new ModelConfigError(notInstalledText(this.o.agent, command))
       throw err
     }
     // Claude Code runs the act tool without a permission request when told so (as Concord does for its own tools).
-    const meta = this.o.agent === 'claude-code' ? { _meta: { claudeCode: { options: { allowedTools: ['mcp__act__act'] } } } } : {}
+    const meta =
+      this.o.agent === 'claude-code' ? { _meta: { claudeCode: { options: { allowedTools: ['mcp__act__act'] } } } } : {}
     const session = await proc.conn.agent.request('session/new', { cwd, mcpServers: viaConfig ? [] : [mcp], ...meta })
     proc.attach(session.sessionId, { update: () => {}, permission: async (r) => pickOption(r.options, isAct(r)) })
     slot.proc = proc
@@ -216,7 +230,9 @@ export class AgentDriver implements Driver {
           (err: unknown) => ({ failed: err instanceof Error ? err.message : String(err) }),
         ),
         proc.exited.then((why) => ({ crashed: why })),
-        new Promise<{ timedOut: true }>((resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), this.stepTimeoutMs))),
+        new Promise<{ timedOut: true }>(
+          (resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), this.stepTimeoutMs)),
+        ),
       ])
       if ('timedOut' in res || 'crashed' in res) {
         // A stuck or dead agent is stopped; the next step of this member starts a new one.
@@ -263,5 +279,6 @@ function isAct(r: RequestPermissionRequest): boolean {
 
 /** The key the agent needs, from the environment (never printed), or a clear error naming the variables. */
 export function checkAgentEnv(agent: EvalAgent, env: NodeJS.ProcessEnv = process.env): void {
-  if (!KEYS[agent].some((k) => env[k]?.trim())) throw new ModelConfigError(`--agent ${agent} needs ${KEYS[agent].join(' or ')} in the environment`)
+  if (!KEYS[agent].some((k) => env[k]?.trim()))
+    throw new ModelConfigError(`--agent ${agent} needs ${KEYS[agent].join(' or ')} in the environment`)
 }

@@ -31,7 +31,14 @@ export async function runExperiment(o: ExperimentOptions): Promise<Experiment> {
   let done = 0
   for (let run = 0; run < o.runs; run++) {
     for (const s of list) {
-      for (const arm of arms) outcomes.get(arm)!.push({ ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage, model: o.model })), scenario: s.name, run })
+      for (const arm of arms)
+        outcomes
+          .get(arm)!
+          .push({
+            ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage, model: o.model })),
+            scenario: s.name,
+            run,
+          })
       o.onScenario?.(++done, total)
     }
   }

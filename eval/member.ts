@@ -71,9 +71,17 @@ export class Member {
 
   /** Whether the member takes a step this tick. */
   wantsStep(): boolean {
-    if (this.asks.length || (this.work && !this.waiting(this.work)) || this.shelf.some((w) => !this.waiting(w)) || this.arm.wakes(this.index) || this.parked.some((a) => this.unblocked(a.task)))
+    if (
+      this.asks.length ||
+      (this.work && !this.waiting(this.work)) ||
+      this.shelf.some((w) => !this.waiting(w)) ||
+      this.arm.wakes(this.index) ||
+      this.parked.some((a) => this.unblocked(a.task))
+    )
       return true
-    return this.spec.role === 'implementer' ? this.nextTask() !== null || this.reopened() !== null || this.failedWork() !== null : this.kind !== null && this.uncheckedTask() !== null
+    return this.spec.role === 'implementer'
+      ? this.nextTask() !== null || this.reopened() !== null || this.failedWork() !== null
+      : this.kind !== null && this.uncheckedTask() !== null
   }
 
   async step(): Promise<void> {
@@ -117,7 +125,9 @@ export class Member {
   /** An own task someone moved back to in progress while the member was not on it. */
   private reopened(): number | null {
     if (this.work) return null
-    const i = this.scenario.tasks.findIndex((_, i) => this.own(i) && this.arm.status(i) === 'in_progress' && !this.shelf.some((w) => w.task === i))
+    const i = this.scenario.tasks.findIndex(
+      (_, i) => this.own(i) && this.arm.status(i) === 'in_progress' && !this.shelf.some((w) => w.task === i),
+    )
     return i < 0 ? null : i
   }
 
@@ -233,14 +243,20 @@ export class Member {
     const i = this.scenario.tasks.findIndex((_, i) => {
       if (!this.checks(i) || this.arm.status(i) !== 'delivered') return false
       const sha = this.world.delivered[i]
-      return !this.world.reports.some((r) => r.task === i && r.kind === kind && r.author === this.index && r.sha === sha)
+      return !this.world.reports.some(
+        (r) => r.task === i && r.kind === kind && r.author === this.index && r.sha === sha,
+      )
     })
     return i < 0 ? null : i
   }
 
   private async check(): Promise<void> {
-    const ask = this.asks.find((a) => a.kind === 'reverify' && this.checks(a.task) && this.arm.status(a.task) === 'delivered')
-    this.asks = this.asks.filter((a) => a !== ask && a.kind === 'reverify' && this.checks(a.task) && this.arm.status(a.task) === 'delivered')
+    const ask = this.asks.find(
+      (a) => a.kind === 'reverify' && this.checks(a.task) && this.arm.status(a.task) === 'delivered',
+    )
+    this.asks = this.asks.filter(
+      (a) => a !== ask && a.kind === 'reverify' && this.checks(a.task) && this.arm.status(a.task) === 'delivered',
+    )
     if (ask) return this.submit(ask.task, ask.staleDecisions)
     const task = this.uncheckedTask()
     if (task !== null) await this.submit(task, null)
@@ -255,7 +271,12 @@ export class Member {
     for (const d of this.scenario.tasks[task].decisions) {
       const old = prev?.sha === sha ? prev.claims.get(d) : undefined
       if (staleOnly !== null && old && !staleOnly.includes(d)) claims.set(d, { ...old, carried: true })
-      else claims.set(d, { read: this.reading.get(d)!, pass: artifact.impl.get(d) === this.reading.get(d), carried: false })
+      else
+        claims.set(d, {
+          read: this.reading.get(d)!,
+          pass: artifact.impl.get(d) === this.reading.get(d),
+          carried: false,
+        })
     }
     const r = this.world.addReport({
       task,

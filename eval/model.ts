@@ -14,7 +14,13 @@
  * Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY for
  * --provider openai-compatible, where it is optional) and are never printed.
  */
-import { createProvider, ProviderError, type ModelProvider, type ProviderKind, type ToolSpec } from '../electron/main/runtime/providers'
+import {
+  createProvider,
+  ProviderError,
+  type ModelProvider,
+  type ProviderKind,
+  type ToolSpec,
+} from '../electron/main/runtime/providers'
 import type { Arm, Ask } from './arms/arm'
 import type { Scenario, ScenarioMember } from './scenarios'
 import { normative, type Claim, type World } from './world'
@@ -54,11 +60,17 @@ export class ModelConfigError extends Error {
 export function modelProvider(o: ModelOptions): ModelProvider {
   const env = o.env ?? process.env
   if (!o.model) throw new ModelConfigError('--model is required with --provider')
-  const keyVar = o.kind === 'openai' ? 'OPENAI_API_KEY' : o.kind === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_COMPATIBLE_API_KEY'
+  const keyVar =
+    o.kind === 'openai' ? 'OPENAI_API_KEY' : o.kind === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_COMPATIBLE_API_KEY'
   const apiKey = env[keyVar]?.trim() || undefined
-  if (!apiKey && o.kind !== 'openai-compatible') throw new ModelConfigError(`--provider ${o.kind} needs ${keyVar} in the environment`)
-  if (o.kind === 'openai-compatible' && !o.baseURL) throw new ModelConfigError('--provider openai-compatible needs --base-url (e.g. http://127.0.0.1:11434/v1)')
-  return createProvider({ kind: o.kind, model: o.model, baseURL: o.baseURL, apiKey }, { maxRetries: o.maxRetries ?? 2, env: {} })
+  if (!apiKey && o.kind !== 'openai-compatible')
+    throw new ModelConfigError(`--provider ${o.kind} needs ${keyVar} in the environment`)
+  if (o.kind === 'openai-compatible' && !o.baseURL)
+    throw new ModelConfigError('--provider openai-compatible needs --base-url (e.g. http://127.0.0.1:11434/v1)')
+  return createProvider(
+    { kind: o.kind, model: o.model, baseURL: o.baseURL, apiKey },
+    { maxRetries: o.maxRetries ?? 2, env: {} },
+  )
 }
 
 /** What makes the choices of a scenario run's model-driven members: a model (ModelDriver) or coding agents (eval/agent.ts AgentDriver). */
@@ -98,7 +110,10 @@ export class ModelDriver implements Driver {
   async ask(system: string, user: string): Promise<{ args: string } | { wasted: string }> {
     this.usage.calls++
     try {
-      const r = await this.provider.complete({ system, messages: [{ role: 'user', content: user }], tools: [ACT], maxTokens: 300 }, () => {})
+      const r = await this.provider.complete(
+        { system, messages: [{ role: 'user', content: user }], tools: [ACT], maxTokens: 300 },
+        () => {},
+      )
       if (r.usage) {
         this.sawUsage = true
         this.usage.inputTokens! += r.usage.inputTokens
@@ -116,7 +131,9 @@ export class ModelDriver implements Driver {
 
   /** The usage as reported: token counts null when the provider never reported any. */
   report(): ModelUsage {
-    return this.sawUsage ? { ...this.usage, wasted: { ...this.usage.wasted } } : { ...this.usage, inputTokens: null, outputTokens: null, wasted: { ...this.usage.wasted } }
+    return this.sawUsage
+      ? { ...this.usage, wasted: { ...this.usage.wasted } }
+      : { ...this.usage, inputTokens: null, outputTokens: null, wasted: { ...this.usage.wasted } }
   }
 }
 
@@ -199,7 +216,9 @@ export class ModelMember {
   }
   private mine(t: number): boolean {
     const sha = this.world.delivered[t]
-    return this.world.reports.some((r) => r.task === t && r.author === this.index && r.kind === this.kind && r.sha === sha)
+    return this.world.reports.some(
+      (r) => r.task === t && r.author === this.index && r.kind === this.kind && r.sha === sha,
+    )
   }
 
   wantsStep(): boolean {
@@ -209,7 +228,8 @@ export class ModelMember {
     if (this.work) return this.work.progress < this.work.effort || this.unblocked(this.work.task)
     return this.scenario.tasks.some(
       (_, i) =>
-        (this.own(i) && this.unblocked(i) && (this.arm.status(i) === 'todo' || this.arm.status(i) === 'in_progress')) || (this.checks(i) && this.arm.status(i) === 'delivered' && !this.mine(i)),
+        (this.own(i) && this.unblocked(i) && (this.arm.status(i) === 'todo' || this.arm.status(i) === 'in_progress')) ||
+        (this.checks(i) && this.arm.status(i) === 'delivered' && !this.mine(i)),
     )
   }
 
@@ -251,8 +271,18 @@ export class ModelMember {
           blockersAccepted: this.unblocked(t),
           decisions: task.decisions.map((d) => `D-${d + 1}`),
           delivered: sha ? sha.slice(0, 7) : null,
-          ...(this.own(t) && built ? { deliveredBuiltAgainst: Object.fromEntries([...built].map(([d, s]) => [`D-${d + 1}`, s])) } : {}),
-          ...(report ? { yourLastReport: { on: report.sha.slice(0, 7), verdict: report.verdict, read: Object.fromEntries([...report.claims].map(([d, c]) => [`D-${d + 1}`, c.read])) } } : {}),
+          ...(this.own(t) && built
+            ? { deliveredBuiltAgainst: Object.fromEntries([...built].map(([d, s]) => [`D-${d + 1}`, s])) }
+            : {}),
+          ...(report
+            ? {
+                yourLastReport: {
+                  on: report.sha.slice(0, 7),
+                  verdict: report.verdict,
+                  read: Object.fromEntries([...report.claims].map(([d, c]) => [`D-${d + 1}`, c.read])),
+                },
+              }
+            : {}),
         },
       ]
     })
@@ -298,7 +328,13 @@ export class ModelMember {
       return { wasted: 'malformed_arguments' }
     }
     const o = v as { action?: unknown; task?: unknown }
-    if (typeof v !== 'object' || v === null || typeof o.action !== 'string' || !(ACTIONS as readonly string[]).includes(o.action)) return { wasted: 'unknown_action' }
+    if (
+      typeof v !== 'object' ||
+      v === null ||
+      typeof o.action !== 'string' ||
+      !(ACTIONS as readonly string[]).includes(o.action)
+    )
+      return { wasted: 'unknown_action' }
     if (o.action === 'wait') return { action: 'wait', task: -1 }
     const m = typeof o.task === 'string' ? /^T-(\d+)$/.exec(o.task.trim()) : null
     if (!m || !possible.has(`${o.action} T-${m[1]}`)) return { wasted: 'not_possible' }
@@ -319,7 +355,12 @@ export class ModelMember {
     if (action === 'start' || action === 'reopen') {
       if (action === 'start') await this.arm.start(this.index, t)
       else if (this.arm.status(t) === 'delivered') await this.arm.reopen(this.index, t)
-      this.work = { task: t, building: this.snapshot(t), progress: 0, effort: action === 'start' ? this.efforts[t] : Math.max(1, this.efforts[t] - 1) }
+      this.work = {
+        task: t,
+        building: this.snapshot(t),
+        progress: 0,
+        effort: action === 'start' ? this.efforts[t] : Math.max(1, this.efforts[t] - 1),
+      }
       await this.arm.acknowledge(this.index, t)
     } else if (action === 'realign') {
       const w = this.work!
@@ -346,9 +387,22 @@ export class ModelMember {
     for (const d of this.scenario.tasks[t].decisions) {
       const old = prev?.sha === sha ? prev.claims.get(d) : undefined
       if (staleOnly !== null && old && !staleOnly.includes(d)) claims.set(d, { ...old, carried: true })
-      else claims.set(d, { read: this.reading.get(d)!, pass: artifact.impl.get(d) === this.reading.get(d), carried: false })
+      else
+        claims.set(d, {
+          read: this.reading.get(d)!,
+          pass: artifact.impl.get(d) === this.reading.get(d),
+          carried: false,
+        })
     }
-    const r = this.world.addReport({ task: t, author: this.index, kind, verdict: [...claims.values()].every((c) => c.pass) ? 'pass' : 'fail', sha, basis: this.snapshot(t), claims })
+    const r = this.world.addReport({
+      task: t,
+      author: this.index,
+      kind,
+      verdict: [...claims.values()].every((c) => c.pass) ? 'pass' : 'fail',
+      sha,
+      basis: this.snapshot(t),
+      claims,
+    })
     this.dropAsks(t)
     await this.arm.report(this.index, r)
   }

@@ -17,11 +17,15 @@ export interface Results {
 
 /** One sentence per figure: the README says the same. */
 export const DEFINITIONS: Record<keyof Figures, string> = {
-  humanInterventions: 'messages the human had to type to finish: relays to a member, re-verifications asked for, wrong acceptances undone',
-  affectedMissed: 'tasks accepted on an artifact that does not implement the current version of a decision they depend on',
-  staleEvidenceUsed: 'acceptances on a report that checked another artifact, or read a decision whose content has changed since',
+  humanInterventions:
+    'messages the human had to type to finish: relays to a member, re-verifications asked for, wrong acceptances undone',
+  affectedMissed:
+    'tasks accepted on an artifact that does not implement the current version of a decision they depend on',
+  staleEvidenceUsed:
+    'acceptances on a report that checked another artifact, or read a decision whose content has changed since',
   validEvidenceDiscarded: 'claims checked again from scratch although their artifact and decision had not changed',
-  unaffectedDisturbed: 'changes delivered as a message (notice, broadcast, thread line read) to a member none of whose tasks or reports they concern',
+  unaffectedDisturbed:
+    'changes delivered as a message (notice, broadcast, thread line read) to a member none of whose tasks or reports they concern',
   coordinationTokens:
     'tokens (characters / 4) of the coordination text entering members\u2019 contexts: notices, automatic-turn messages, brief lines the change altered, broadcasts, thread lines read, relays',
   wallMs: 'milliseconds to run one scenario under the arm (the only figure that is not deterministic)',
@@ -83,7 +87,9 @@ export function svg(r: Results): string {
     `<text x="16" y="26" font-size="16" font-weight="600">npm run eval: seed ${r.seed}, ${r.runs} run(s), ${r.scenarios} scenarios: mean per scenario (lower is better)</text>`,
   ]
   arms.forEach((a, i) => {
-    out.push(`<rect x="${16 + i * 130}" y="40" width="12" height="12" fill="${COLORS[a]}"/><text x="${34 + i * 130}" y="51">${a}</text>`)
+    out.push(
+      `<rect x="${16 + i * 130}" y="40" width="12" height="12" fill="${COLORS[a]}"/><text x="${34 + i * 130}" y="51">${a}</text>`,
+    )
   })
   figures.forEach((f, fi) => {
     const y0 = 70 + fi * rowH

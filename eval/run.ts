@@ -58,8 +58,10 @@ const int = (name: string, v: string, min: number) => {
   if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer of at least ${min}, not '${v}'`)
   return n
 }
-if (values.agent && values.provider) fail('--agent and --provider exclude each other: the members are either a coding agent or a model')
-if (!values.agent && (values['agent-arg'] || values['step-timeout'])) fail('--agent-arg and --step-timeout need --agent claude-code|codex|gemini')
+if (values.agent && values.provider)
+  fail('--agent and --provider exclude each other: the members are either a coding agent or a model')
+if (!values.agent && (values['agent-arg'] || values['step-timeout']))
+  fail('--agent-arg and --step-timeout need --agent claude-code|codex|gemini')
 if (values.model && !values.provider) fail('--model needs --provider openai|anthropic|openai-compatible')
 let model: (() => Driver) | undefined
 let maxCalls: number | undefined
@@ -87,7 +89,9 @@ if (values.agent) {
   }
   maxCalls = values['max-calls'] ? int('max-calls', values['max-calls'], 1) : DEFAULT_MAX_CALLS
   const budget = maxCalls
-  const stepTimeoutMs = values['step-timeout'] ? int('step-timeout', values['step-timeout'], 1) * 1000 : DEFAULT_STEP_TIMEOUT_MS
+  const stepTimeoutMs = values['step-timeout']
+    ? int('step-timeout', values['step-timeout'], 1) * 1000
+    : DEFAULT_STEP_TIMEOUT_MS
   const args = values['agent-arg'] ?? []
   model = () => new AgentDriver({ agent, args, maxCalls: budget, stepTimeoutMs })
   // The agents run in their own process groups: an interrupted eval still ends them (eval/agent.ts, on exit).
@@ -120,7 +124,9 @@ writeFileSync(`${base}.svg`, svg(results))
 
 if (values.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n')
 else {
-  process.stdout.write(`Seed ${seed}, ${runs} run(s) of ${results.scenarios} scenarios (Web Search + ${variants} variants), mean / worst per scenario:\n\n`)
+  process.stdout.write(
+    `Seed ${seed}, ${runs} run(s) of ${results.scenarios} scenarios (Web Search + ${variants} variants), mean / worst per scenario:\n\n`,
+  )
   process.stdout.write(table(results) + '\n\n')
   process.stdout.write(`coordinationTokens by source, mean per scenario: ${tokenSources(outcomes)}\n\n`)
   process.stdout.write(`Written: ${base}.json, ${base}.svg (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
@@ -129,7 +135,8 @@ if (model) {
   // The model's own cost, from the provider's reported usage (null where it reported none), and its wasted steps.
   for (const [arm, list] of outcomes) {
     const u = list.map((o) => o.model!)
-    const sum = (f: (m: (typeof u)[number]) => number | null) => (u.some((m) => f(m) === null) ? 'not reported' : String(u.reduce((a, m) => a + f(m)!, 0)))
+    const sum = (f: (m: (typeof u)[number]) => number | null) =>
+      u.some((m) => f(m) === null) ? 'not reported' : String(u.reduce((a, m) => a + f(m)!, 0))
     const why: Record<string, number> = {}
     for (const m of u) for (const [k, v] of Object.entries(m.wasted)) why[k] = (why[k] ?? 0) + v
     process.stderr.write(
@@ -139,7 +146,8 @@ if (model) {
               .map(([k, v]) => `${k} ${v}`)
               .join(', ')})`
           : ''
-      }, ` + `${values.agent ? 'agent' : 'provider'}-reported tokens in ${sum((m) => m.inputTokens)} / out ${sum((m) => m.outputTokens)}\n`,
+      }, ` +
+        `${values.agent ? 'agent' : 'provider'}-reported tokens in ${sum((m) => m.inputTokens)} / out ${sum((m) => m.outputTokens)}\n`,
     )
   }
 }

@@ -69,14 +69,34 @@ export function webSearchScenario(): Scenario {
       { name: 'Rev', role: 'reviewer', authority: 'observer' },
     ],
     decisions: [
-      { title: 'Search timeout', statement: 'Web search gives up after 30 s and returns an error', rationale: rationale('Search timeout') },
-      { title: 'Result shape', statement: 'Each search result has a title, a URL and a snippet', rationale: rationale('Result shape') },
-      { title: 'Search provider', statement: "Search calls the configured provider's HTTP API", rationale: rationale('Search provider') },
+      {
+        title: 'Search timeout',
+        statement: 'Web search gives up after 30 s and returns an error',
+        rationale: rationale('Search timeout'),
+      },
+      {
+        title: 'Result shape',
+        statement: 'Each search result has a title, a URL and a snippet',
+        rationale: rationale('Result shape'),
+      },
+      {
+        title: 'Search provider',
+        statement: "Search calls the configured provider's HTTP API",
+        rationale: rationale('Search provider'),
+      },
     ],
     tasks: [
       { title: 'Web search tool', assignee: 0, tester: 1, reviewer: 2, decisions: [0, 2], blockedBy: [], effort: 3 },
       { title: 'Result list', assignee: 0, tester: 1, reviewer: 2, decisions: [1], blockedBy: [], effort: 2 },
-      { title: 'Incomplete-results banner', assignee: 0, tester: 1, reviewer: 2, decisions: [0, 1], blockedBy: [0], effort: 2 },
+      {
+        title: 'Incomplete-results banner',
+        assignee: 0,
+        tester: 1,
+        reviewer: 2,
+        decisions: [0, 1],
+        blockedBy: [0],
+        effort: 2,
+      },
     ],
     changes: [
       {
@@ -91,23 +111,53 @@ export function webSearchScenario(): Scenario {
 }
 
 /** A decision's rationale: one sentence of the same shape for every decision (it draws nothing from the PRNG). */
-const rationale = (title: string): string => `One rule for ${title.toLowerCase()} across the product, so that the implementation, its tests and its reviews check the same thing.`
+const rationale = (title: string): string =>
+  `One rule for ${title.toLowerCase()} across the product, so that the implementation, its tests and its reviews check the same thing.`
 
 /** Decision subjects and the options a change picks among. */
 const TOPICS: [title: string, options: string[]][] = [
-  ['Search timeout', ['Web search gives up after 5 s', 'Web search gives up after 10 s', 'Web search gives up after 30 s and returns partial results marked incomplete']],
+  [
+    'Search timeout',
+    [
+      'Web search gives up after 5 s',
+      'Web search gives up after 10 s',
+      'Web search gives up after 30 s and returns partial results marked incomplete',
+    ],
+  ],
   ['API style', ['The service API is REST with JSON bodies', 'The service API is GraphQL', 'The service API is gRPC']],
   ['Storage', ['Records are stored in SQLite', 'Records are stored in PostgreSQL', 'Records are stored as JSON files']],
-  ['Auth', ['Users sign in with a session cookie', 'Users sign in with a bearer JWT', 'Users sign in with OAuth device flow']],
-  ['Pagination', ['Lists page by offset, 50 per page', 'Lists page by cursor, 100 per page', 'Lists return everything at once']],
+  [
+    'Auth',
+    ['Users sign in with a session cookie', 'Users sign in with a bearer JWT', 'Users sign in with OAuth device flow'],
+  ],
+  [
+    'Pagination',
+    ['Lists page by offset, 50 per page', 'Lists page by cursor, 100 per page', 'Lists return everything at once'],
+  ],
   ['Dates', ['Dates are ISO 8601 in UTC', 'Dates are Unix seconds', 'Dates are ISO 8601 in local time with offset']],
-  ['Errors', ['Errors carry a stable code and a message', 'Errors are plain text messages', 'Errors follow RFC 9457 problem details']],
-  ['Retries', ['Failed calls retry 3 times with backoff', 'Failed calls never retry', 'Failed calls retry once after 1 s']],
+  [
+    'Errors',
+    [
+      'Errors carry a stable code and a message',
+      'Errors are plain text messages',
+      'Errors follow RFC 9457 problem details',
+    ],
+  ],
+  [
+    'Retries',
+    ['Failed calls retry 3 times with backoff', 'Failed calls never retry', 'Failed calls retry once after 1 s'],
+  ],
   ['Logging', ['Logs are JSON lines', 'Logs are plain text lines', 'Logs go to syslog']],
-  ['Cache', ['Responses are cached for 60 s', 'Responses are never cached', 'Responses are cached until the data changes']],
+  [
+    'Cache',
+    ['Responses are cached for 60 s', 'Responses are never cached', 'Responses are cached until the data changes'],
+  ],
   ['Limits', ['Uploads are limited to 10 MB', 'Uploads are limited to 100 MB', 'Uploads are not limited']],
   ['Locale', ['Text is English only', 'Text is translated into English and German', 'Text follows the system locale']],
-  ['IDs', ['Records are keyed by UUID v4', 'Records are keyed by auto-increment integers', 'Records are keyed by ULID']],
+  [
+    'IDs',
+    ['Records are keyed by UUID v4', 'Records are keyed by auto-increment integers', 'Records are keyed by ULID'],
+  ],
   ['Export', ['Exports are CSV', 'Exports are JSON', 'Exports are CSV and JSON']],
 ]
 
@@ -124,20 +174,30 @@ export function generateScenario(seed: number, index: number): Scenario {
   ]
   if (size >= 4 && g.chance(0.6)) members.push({ name: 'Lead', role: 'lead', authority: 'proposer' })
   if (size >= 6) members.push({ name: 'Tess2', role: 'tester', authority: 'observer' })
-  while (members.length < size) members.push({ name: `Impl${members.filter((m) => m.role === 'implementer').length + 1}`, role: 'implementer', authority: 'proposer' })
+  while (members.length < size)
+    members.push({
+      name: `Impl${members.filter((m) => m.role === 'implementer').length + 1}`,
+      role: 'implementer',
+      authority: 'proposer',
+    })
   const who = (role: Role) => members.flatMap((m, i) => (m.role === role ? [i] : []))
   const implementers = who('implementer')
   const testers = who('tester')
   const reviewers = who('reviewer')
 
   const topics = g.shuffle(TOPICS).slice(0, g.int(3, 12))
-  const decisions = topics.map(([title, options]) => ({ title, statement: g.pick(options), rationale: rationale(title) }))
+  const decisions = topics.map(([title, options]) => ({
+    title,
+    statement: g.pick(options),
+    rationale: rationale(title),
+  }))
 
   const taskCount = g.int(5, 40)
   const tasks: ScenarioTask[] = []
   for (let i = 0; i < taskCount; i++) {
     const deps = g.shuffle(decisions.map((_, d) => d)).slice(0, g.int(1, Math.min(3, decisions.length)))
-    const blockedBy = i > 0 && g.chance(0.3) ? [...new Set([g.int(0, i - 1), ...(g.chance(0.3) ? [g.int(0, i - 1)] : [])])] : []
+    const blockedBy =
+      i > 0 && g.chance(0.3) ? [...new Set([g.int(0, i - 1), ...(g.chance(0.3) ? [g.int(0, i - 1)] : [])])] : []
     tasks.push({
       title: `Task ${i + 1}`,
       assignee: g.pick(implementers),
@@ -164,7 +224,10 @@ export function generateScenario(seed: number, index: number): Scenario {
     else if (roll < 0.6) kind = 'proposal'
     if (kind === 'revert') decision = g.pick([...changedOnce].sort((a, b) => a - b))
     let statement: string | null
-    if (kind === 'editorial') statement = current[decision].endsWith(EDITORIAL_NOTE) ? current[decision].slice(0, -EDITORIAL_NOTE.length) : current[decision] + EDITORIAL_NOTE
+    if (kind === 'editorial')
+      statement = current[decision].endsWith(EDITORIAL_NOTE)
+        ? current[decision].slice(0, -EDITORIAL_NOTE.length)
+        : current[decision] + EDITORIAL_NOTE
     else if (kind === 'revert') statement = null
     else {
       const options = topics[decision][1].filter((o) => o !== current[decision].replace(EDITORIAL_NOTE, ''))

@@ -24,7 +24,15 @@ export interface Figures {
   coordinationTokens: number
   wallMs: number
 }
-export const FIGURES: (keyof Figures)[] = ['humanInterventions', 'affectedMissed', 'staleEvidenceUsed', 'validEvidenceDiscarded', 'unaffectedDisturbed', 'coordinationTokens', 'wallMs']
+export const FIGURES: (keyof Figures)[] = [
+  'humanInterventions',
+  'affectedMissed',
+  'staleEvidenceUsed',
+  'validEvidenceDiscarded',
+  'unaffectedDisturbed',
+  'coordinationTokens',
+  'wallMs',
+]
 
 export interface Outcome extends Figures {
   /** Tasks still not accepted on a current artifact when the human gave up (MAX_REPAIRS): 0 in a sound run. */
@@ -68,7 +76,9 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
   try {
     await arm.setup()
     driver = o.model?.()
-    const members = scenario.members.map((_, i) => (driver ? new ModelMember(i, scenario, world, arm, efforts, driver) : new Member(i, scenario, world, arm, efforts)))
+    const members = scenario.members.map((_, i) =>
+      driver ? new ModelMember(i, scenario, world, arm, efforts, driver) : new Member(i, scenario, world, arm, efforts),
+    )
     const missed = new Set<number>()
     let staleUsed = 0
     let interventions = 0
@@ -113,7 +123,8 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
             if (arm.status(t) !== 'delivered' || !(await arm.accept(t))) continue
             active = true
             if (!world.aligned(t)) missed.add(t)
-            if ((['test', 'review'] as const).some((k) => !world.latest(t, k) || !world.holds(world.latest(t, k)!))) staleUsed++
+            if ((['test', 'review'] as const).some((k) => !world.latest(t, k) || !world.holds(world.latest(t, k)!)))
+              staleUsed++
           }
         }
         audit()

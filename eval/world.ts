@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto'
 import { EDITORIAL_NOTE, type Scenario, type ScenarioChange } from './scenarios'
 
 /** What a decision requires, editorial remarks and spacing aside: what members compare and artifacts implement. */
-export const normative = (statement: string): string => statement.split(EDITORIAL_NOTE).join('').replace(/\s+/g, ' ').trim()
+export const normative = (statement: string): string =>
+  statement.split(EDITORIAL_NOTE).join('').replace(/\s+/g, ' ').trim()
 
 export type ReportKind = 'test' | 'review'
 

@@ -43,7 +43,9 @@ const BUNDLED = new Set(['zod', 'yaml', 'ws', 'pino'])
 
 function externalPackages() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies }).filter((n) => !BUNDLED.has(n))
+  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies }).filter(
+    (n) => !BUNDLED.has(n),
+  )
   // ws requires these optional native helpers when present; they stay optional.
   return [...names, 'bufferutil', 'utf-8-validate'].flatMap((n) => [n, `${n}/*`])
 }
@@ -69,7 +71,9 @@ export async function buildCli({ prune = false } = {}) {
     target: 'node20',
     external: externalPackages(),
     // Bundled CommonJS packages call require(): give the ESM output one.
-    banner: { js: "import { createRequire as __concordCreateRequire } from 'node:module'; const require = __concordCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __concordCreateRequire } from 'node:module'; const require = __concordCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
     write: false,
   })
@@ -83,7 +87,8 @@ export async function buildCli({ prune = false } = {}) {
   if (prune) {
     const keep = new Set(files.map((f) => f.path))
     const chunks = join(outdir, 'chunks')
-    for (const name of readdirSync(chunks)) if (!keep.has(join(chunks, name))) rmSync(join(chunks, name), { force: true })
+    for (const name of readdirSync(chunks))
+      if (!keep.has(join(chunks, name))) rmSync(join(chunks, name), { force: true })
   }
 }
 

@@ -18,7 +18,8 @@ export function checkPackagedApp(resourcesDir, needed) {
   const listed = new Set(listPackage(archive, { isPack: false }).map(slashed))
   const missing = []
   for (const file of needed.archived) if (!listed.has(slashed(file))) missing.push(`${file} is not in ${archive}`)
-  for (const file of needed.unpacked) if (!existsSync(join(`${archive}.unpacked`, file))) missing.push(`${file} is not in ${archive}.unpacked`)
+  for (const file of needed.unpacked)
+    if (!existsSync(join(`${archive}.unpacked`, file))) missing.push(`${file} is not in ${archive}.unpacked`)
   return missing
 }
 

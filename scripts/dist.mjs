@@ -20,7 +20,14 @@ import { checkPackagedApp, packagedResources } from './check-package.mjs'
 import { ensureElectronSqlite } from './electron-sqlite.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const platforms = { '--linux': 'linux', '-l': 'linux', '--mac': 'darwin', '-m': 'darwin', '--win': 'win32', '-w': 'win32' }
+const platforms = {
+  '--linux': 'linux',
+  '-l': 'linux',
+  '--mac': 'darwin',
+  '-m': 'darwin',
+  '--win': 'win32',
+  '-w': 'win32',
+}
 const arches = ['x64', 'arm64', 'ia32', 'armv7l']
 
 function fail(message) {
@@ -38,14 +45,18 @@ for (const arg of process.argv.slice(2)) {
   } else if (arches.includes(arg.replace(/^--/, '')) && arg.startsWith('--')) {
     if (arch && arch !== arg.slice(2)) fail('one arch a run (the SQLite binding is made for one)')
     arch = arg.slice(2)
-  } else if (arg === '--universal') fail('--universal needs SQLite for both arches in one binary; package --x64 and --arm64 separately')
+  } else if (arg === '--universal')
+    fail('--universal needs SQLite for both arches in one binary; package --x64 and --arm64 separately')
   else passOn.push(arg)
 }
 platform ??= process.platform
 arch ??= process.arch
 
 console.log('dist: building main, preload and the renderer')
-execFileSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: root, stdio: 'inherit' })
+execFileSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+  cwd: root,
+  stdio: 'inherit',
+})
 
 try {
   const sqlite = ensureElectronSqlite({ platform, arch, log: (line) => console.log(`dist: ${line}`) })
@@ -59,7 +70,8 @@ if (!flag) fail(`electron-builder cannot package for ${platform}`)
 const builderArgs = [flag, `--${arch}`, '--publish', 'never', ...passOn]
 // The Electron binary npm start downloaded serves when packaging for this machine; else electron-builder fetches the target's.
 const localDist = join(root, 'node_modules', 'electron', 'dist')
-if (platform === process.platform && arch === process.arch && existsSync(localDist)) builderArgs.push(`-c.electronDist=${localDist}`)
+if (platform === process.platform && arch === process.arch && existsSync(localDist))
+  builderArgs.push(`-c.electronDist=${localDist}`)
 const cli = join(dirname(createRequire(import.meta.url).resolve('electron-builder/package.json')), 'cli.js')
 console.log(`dist: electron-builder ${builderArgs.join(' ')}`)
 const result = spawnSync(process.execPath, [cli, ...builderArgs], { cwd: root, stdio: 'inherit' })

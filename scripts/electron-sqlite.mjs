@@ -34,7 +34,9 @@ export function targetOf({ platform = process.platform, arch = process.arch } = 
   try {
     electron = readJson(require.resolve('electron/package.json')).version
   } catch {
-    throw new Error('the electron package is not installed (npm install installs it; ELECTRON_SKIP_BINARY_DOWNLOAD=1 skips only its binary)')
+    throw new Error(
+      'the electron package is not installed (npm install installs it; ELECTRON_SKIP_BINARY_DOWNLOAD=1 skips only its binary)',
+    )
   }
   const betterSqlite3 = readJson(require.resolve('better-sqlite3/package.json')).version
   return { electron, betterSqlite3, platform, arch }
@@ -69,7 +71,20 @@ function envForElectronHeaders() {
 
 /** npm's own node-gyp (npm sets npm_config_node_gyp for scripts), else the one beside this Node. */
 function nodeGyp() {
-  const candidates = [process.env.npm_config_node_gyp, join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')]
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    join(
+      dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
+  ]
   return candidates.find((c) => c && existsSync(c))
 }
 
@@ -81,7 +96,8 @@ export function ensureElectronSqlite({ platform, arch, outDir = defaultOutDir, f
   const target = targetOf({ platform, arch })
   const binding = join(outDir, 'better_sqlite3.node')
   const stampFile = join(outDir, 'better_sqlite3.json')
-  if (!force && existsSync(binding) && existsSync(stampFile) && sameTarget(readJson(stampFile), target)) return { path: binding, how: 'present' }
+  if (!force && existsSync(binding) && existsSync(stampFile) && sameTarget(readJson(stampFile), target))
+    return { path: binding, how: 'present' }
 
   const label = `better-sqlite3 ${target.betterSqlite3} for Electron ${target.electron} (${target.platform}-${target.arch})`
   const work = mkdtempSync(join(tmpdir(), 'concord-electron-sqlite-'))
@@ -89,27 +105,53 @@ export function ensureElectronSqlite({ platform, arch, outDir = defaultOutDir, f
   try {
     const pkg = dirname(require.resolve('better-sqlite3/package.json'))
     // The sources without the Node build, so nothing found in the copy can be the Node binary.
-    cpSync(pkg, work, { recursive: true, filter: (src) => !['build', 'node_modules', 'prebuilds'].includes(basename(src)) || dirname(src) !== pkg })
+    cpSync(pkg, work, {
+      recursive: true,
+      filter: (src) => !['build', 'node_modules', 'prebuilds'].includes(basename(src)) || dirname(src) !== pkg,
+    })
     const built = join(work, 'build', 'Release', 'better_sqlite3.node')
     let how = 'prebuilt'
     try {
       log(`fetching the prebuilt ${label}`)
       const prebuildInstall = require.resolve('prebuild-install/bin.js')
-      run(process.execPath, [prebuildInstall, '--runtime', 'electron', '--target', target.electron, '--platform', target.platform, '--arch', target.arch], work, 120_000)
+      run(
+        process.execPath,
+        [
+          prebuildInstall,
+          '--runtime',
+          'electron',
+          '--target',
+          target.electron,
+          '--platform',
+          target.platform,
+          '--arch',
+          target.arch,
+        ],
+        work,
+        120_000,
+      )
     } catch (err) {
       tried.push(`prebuilt binary: ${reasonOf(err)}`)
       how = 'compiled'
     }
     if (how === 'compiled') {
       const gyp = nodeGyp()
-      if (target.platform !== process.platform) tried.push(`node-gyp: cannot compile for ${target.platform} on ${process.platform}`)
+      if (target.platform !== process.platform)
+        tried.push(`node-gyp: cannot compile for ${target.platform} on ${process.platform}`)
       else if (!gyp) tried.push('node-gyp: not found (it comes with npm)')
       else {
         try {
           log(`compiling ${label} with node-gyp (a few minutes)`)
           run(
             process.execPath,
-            [gyp, 'rebuild', '--release', `--target=${target.electron}`, `--arch=${target.arch}`, '--dist-url=https://electronjs.org/headers'],
+            [
+              gyp,
+              'rebuild',
+              '--release',
+              `--target=${target.electron}`,
+              `--arch=${target.arch}`,
+              '--dist-url=https://electronjs.org/headers',
+            ],
             work,
             20 * 60_000,
             envForElectronHeaders(),
@@ -132,9 +174,21 @@ export function ensureElectronSqlite({ platform, arch, outDir = defaultOutDir, f
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { force: { type: 'boolean' }, platform: { type: 'string' }, arch: { type: 'string' }, out: { type: 'string' } }, strict: true })
+  const { values } = parseArgs({
+    options: {
+      force: { type: 'boolean' },
+      platform: { type: 'string' },
+      arch: { type: 'string' },
+      out: { type: 'string' },
+    },
+    strict: true,
+  })
   try {
-    const r = ensureElectronSqlite({ ...values, outDir: values.out, log: (line) => console.log(`electron-sqlite: ${line}`) })
+    const r = ensureElectronSqlite({
+      ...values,
+      outDir: values.out,
+      log: (line) => console.log(`electron-sqlite: ${line}`),
+    })
     console.log(`electron-sqlite: ${r.path} (${r.how === 'present' ? 'already there' : r.how})`)
   } catch (err) {
     console.error(`electron-sqlite: ${err.message}`)

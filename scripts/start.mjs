@@ -40,7 +40,8 @@ function whyNoDesktop() {
     }
     if (!electronBinary()) return 'the Electron binary could not be downloaded'
   }
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY and WAYLAND_DISPLAY are unset)'
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return 'there is no display (DISPLAY and WAYLAND_DISPLAY are unset)'
   try {
     ensureElectronSqlite({ log: (line) => console.log(`npm start: ${line}`) })
   } catch (err) {
@@ -57,7 +58,10 @@ function newestMtime(path) {
 
 function uiIsStale() {
   const index = join(root, 'out', 'renderer', 'index.html')
-  return !existsSync(index) || statSync(index).mtimeMs < Math.max(newestMtime(join(root, 'renderer')), newestMtime(join(root, 'shared')))
+  return (
+    !existsSync(index) ||
+    statSync(index).mtimeMs < Math.max(newestMtime(join(root, 'renderer')), newestMtime(join(root, 'shared')))
+  )
 }
 
 /** Runs a child with this terminal and passes Ctrl-C and kill on to it; exits with its code. */
@@ -69,13 +73,23 @@ function runAttached(file, childArgs) {
 
 const why = whyNoDesktop()
 if (why === null) {
-  runAttached(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'dev', ...(args.length ? ['--', ...args] : [])])
+  runAttached(process.execPath, [
+    join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'),
+    'dev',
+    ...(args.length ? ['--', ...args] : []),
+  ])
 } else {
   const stale = uiIsStale()
-  console.log(`npm start: no desktop app here: ${why}. Starting the browser UI instead (concord serve)${stale ? ', after building it' : ''}.`)
+  console.log(
+    `npm start: no desktop app here: ${why}. Starting the browser UI instead (concord serve)${stale ? ', after building it' : ''}.`,
+  )
   if (stale) {
     try {
-      execFileSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: root, stdio: 'pipe' })
+      execFileSync(
+        process.execPath,
+        [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+        { cwd: root, stdio: 'pipe' },
+      )
     } catch (err) {
       process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? ''}`)
       console.error('concord: internal: building the UI failed (output above)')

@@ -139,10 +139,23 @@ export const methods = {
   ),
   /** The whole impact of the edit that produced `version`, paged (tasks and reports each in key order). */
   'decisions.impact': method(
-    z.strictObject({ decisionId: s.Id, version: z.number().int().min(1), cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }),
+    z.strictObject({
+      decisionId: s.Id,
+      version: z.number().int().min(1),
+      cursor: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
     r<s.ImpactPage>(),
   ),
-  'decisions.previewImpact': method(z.strictObject({ decisionId: s.Id, statement: statementText.optional(), status: s.DecisionStatus.optional(), editorial: z.boolean().optional() }), r<s.Impact>()),
+  'decisions.previewImpact': method(
+    z.strictObject({
+      decisionId: s.Id,
+      statement: statementText.optional(),
+      status: s.DecisionStatus.optional(),
+      editorial: z.boolean().optional(),
+    }),
+    r<s.Impact>(),
+  ),
 
   'proposals.create': method(
     z.strictObject({
@@ -157,8 +170,14 @@ export const methods = {
     }),
     r<s.Proposal>(),
   ),
-  'proposals.accept': method(z.strictObject({ proposalId: s.Id, ...actor }), r<{ proposal: s.Proposal; decision: s.Decision; impact: s.Impact }>()),
-  'proposals.reject': method(z.strictObject({ proposalId: s.Id, reason: z.string().max(5_000).optional(), ...actor }), r<s.Proposal>()),
+  'proposals.accept': method(
+    z.strictObject({ proposalId: s.Id, ...actor }),
+    r<{ proposal: s.Proposal; decision: s.Decision; impact: s.Impact }>(),
+  ),
+  'proposals.reject': method(
+    z.strictObject({ proposalId: s.Id, reason: z.string().max(5_000).optional(), ...actor }),
+    r<s.Proposal>(),
+  ),
   'proposals.list': method(z.strictObject({ ...ws, state: s.ProposalState.optional() }), r<s.Proposal[]>()),
 
   'tasks.create': method(
@@ -206,13 +225,19 @@ export const methods = {
     }),
     r<s.Task>(),
   ),
-  'tasks.setStatus': method(z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }), r<s.Task>()),
+  'tasks.setStatus': method(
+    z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }),
+    r<s.Task>(),
+  ),
   'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   'tasks.accept': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   /** Whether the task can be accepted now, each reason with the action that resolves it, and a delivery to offer. */
   'tasks.readiness': method(z.strictObject({ taskId: s.Id }), r<s.TaskReadiness>()),
   /** The task's whole change: its head (or delivered commit) against the base it started from, or `against`. */
-  'tasks.diff': method(z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }), r<s.TaskDiff>()),
+  'tasks.diff': method(
+    z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }),
+    r<s.TaskDiff>(),
+  ),
   /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
   'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
 
@@ -228,13 +253,17 @@ export const methods = {
         .array(z.strictObject({ decisionId: s.Id, version: z.number().int().min(1) }))
         .max(200)
         .optional(),
-      claims: z.array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) })).max(500),
+      claims: z
+        .array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) }))
+        .max(500),
     }),
     r<s.Report>(),
   ),
   'reports.get': method(z.strictObject({ reportId: s.Id }), r<s.Report>()),
   'reports.list': method(
-    z.strictObject({ taskId: s.Id.optional(), workspaceId: s.Id.optional() }).refine((p) => p.taskId || p.workspaceId, 'needs taskId or workspaceId'),
+    z
+      .strictObject({ taskId: s.Id.optional(), workspaceId: s.Id.optional() })
+      .refine((p) => p.taskId || p.workspaceId, 'needs taskId or workspaceId'),
     r<s.Report[]>(),
   ),
 
@@ -258,13 +287,48 @@ export const methods = {
   'metrics.get': method(z.strictObject({ ...ws }), r<s.Metrics>()),
   // The items behind the Figures tiles "notices sent" and "relays you did not have to make" (issue 13).
   /** Every notice of the workspace, newest first, with the step that delivered it. */
-  'notices.sent': method(z.strictObject({ ...ws, cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.SentNoticePage>()),
+  'notices.sent': method(
+    z.strictObject({
+      ...ws,
+      cursor: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    r<s.SentNoticePage>(),
+  ),
   /** The turns Concord started itself, newest first: as many as the figure counts. */
-  'autoTurns.list': method(z.strictObject({ ...ws, cursor: z.string().min(1).max(100).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.AutoTurnPage>()),
-  'events.list': method(z.strictObject({ ...ws, after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).optional() }), r<s.HarnessEvent[]>()),
+  'autoTurns.list': method(
+    z.strictObject({
+      ...ws,
+      cursor: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    r<s.AutoTurnPage>(),
+  ),
+  'events.list': method(
+    z.strictObject({
+      ...ws,
+      after: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    }),
+    r<s.HarnessEvent[]>(),
+  ),
 
-  'sessions.send': method(z.strictObject({ memberId: s.Id, text: z.string().trim().min(1, 'must not be empty').max(100_000), taskId: s.Id.optional() }), r<{ stepId: string; queued: number }>()),
-  'sessions.get': method(z.strictObject({ memberId: s.Id, before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).optional() }), r<s.SessionPage>()),
+  'sessions.send': method(
+    z.strictObject({
+      memberId: s.Id,
+      text: z.string().trim().min(1, 'must not be empty').max(100_000),
+      taskId: s.Id.optional(),
+    }),
+    r<{ stepId: string; queued: number }>(),
+  ),
+  'sessions.get': method(
+    z.strictObject({
+      memberId: s.Id,
+      before: z.number().int().min(1).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    r<s.SessionPage>(),
+  ),
   'sessions.list': method(z.strictObject({ ...ws }), r<s.SessionInfo[]>()),
   'sessions.interrupt': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** A new conversation for the member (a poisoned history keeps failing); old steps stay in the store and the export. */
@@ -273,18 +337,34 @@ export const methods = {
   'sessions.restart': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** The diff of what one turn changed (the step that carries `changes`). */
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
-  'sessions.approve': method(z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), allow: z.boolean(), reason: z.string().max(2_000).optional() }), r<s.SessionInfo>()),
+  'sessions.approve': method(
+    z.strictObject({
+      memberId: s.Id,
+      callId: z.string().min(1).max(200),
+      allow: z.boolean(),
+      reason: z.string().max(2_000).optional(),
+    }),
+    r<s.SessionInfo>(),
+  ),
 
   /** A member's approval rules and the team's (memberId null); without memberId, every rule of the workspace. */
   'approvalRules.list': method(z.strictObject({ ...ws, memberId: s.Id.optional() }), r<s.ApprovalRule[]>()),
   /** Adds a rule for one member, or for the team (memberId null). An identical rule is returned, not added twice. */
-  'approvalRules.add': method(z.strictObject({ ...ws, memberId: s.Id.nullable(), rule: s.ApprovalRuleInput }), r<s.ApprovalRule>()),
+  'approvalRules.add': method(
+    z.strictObject({ ...ws, memberId: s.Id.nullable(), rule: s.ApprovalRuleInput }),
+    r<s.ApprovalRule>(),
+  ),
   /**
    * Answers a waiting call with Allow and adds the rule it suggests (or `rule`) for the member or the team, so
    * the same kind of call runs without asking from now on.
    */
   'sessions.allowAlways': method(
-    z.strictObject({ memberId: s.Id, callId: z.string().min(1).max(200), scope: z.enum(['member', 'team']), rule: s.ApprovalRuleInput.optional() }),
+    z.strictObject({
+      memberId: s.Id,
+      callId: z.string().min(1).max(200),
+      scope: z.enum(['member', 'team']),
+      rule: s.ApprovalRuleInput.optional(),
+    }),
     r<{ session: s.SessionInfo; rule: s.ApprovalRule }>(),
   ),
   'approvalRules.remove': method(z.strictObject({ ruleId: s.Id }), r<{ removed: true }>()),
@@ -299,7 +379,10 @@ export const methods = {
     }),
     r<s.ExportResult>(),
   ),
-  'import.workspace': method(z.strictObject({ path: pathText, repoPath: pathText, name: z.string().trim().min(1).max(200).optional() }), r<s.Workspace>()),
+  'import.workspace': method(
+    z.strictObject({ path: pathText, repoPath: pathText, name: z.string().trim().min(1).max(200).optional() }),
+    r<s.Workspace>(),
+  ),
 
   // Archive, not lose (issue 13): archived items leave the lists and pages; the store and the export keep them.
   /** Deciders (and you). Refused with member_busy while the member has a turn running, an approval waiting or messages queued. */
@@ -315,7 +398,10 @@ export const methods = {
   /** The workspace's archived members and tasks, most recently archived first. */
   'archive.list': method(z.strictObject({ ...ws }), r<s.ArchivedItems>()),
   /** Full-text search over every member's session, newest first; the query is plain text (no query syntax). */
-  'sessions.search': method(z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(200).optional() }), r<s.SearchHit[]>()),
+  'sessions.search': method(
+    z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(200).optional() }),
+    r<s.SearchHit[]>(),
+  ),
   /** Runs a failed turn again: the message that started it is queued anew (first in line) and the member resumes. */
   'sessions.retry': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
 } as const
@@ -334,7 +420,14 @@ export interface Events {
   'member.changed': { workspaceId: string; member: s.Member }
   'decision.created': { workspaceId: string; decision: s.Decision }
   /** `impact` is compact (counts + first items; see Impact) and is the very object the edit's answer carries: serialized once. */
-  'decision.changed': { workspaceId: string; decision: s.Decision; impact: s.Impact; editorial: boolean; reason: string; actorId: string | null }
+  'decision.changed': {
+    workspaceId: string
+    decision: s.Decision
+    impact: s.Impact
+    editorial: boolean
+    reason: string
+    actorId: string | null
+  }
   'proposal.changed': { workspaceId: string; proposal: s.Proposal }
   'task.changed': { workspaceId: string; task: s.Task }
   'report.submitted': { workspaceId: string; report: s.Report }

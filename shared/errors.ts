@@ -54,7 +54,9 @@ export class ApiError extends Error {
   }
 
   toJSON(): ApiErrorShape {
-    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details }
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details }
   }
 }
 

@@ -66,7 +66,8 @@ export function proseOf(text: string): string {
 /** Distinct keys (of the given prefixes) mentioned in text, outside code spans and fences, in order. */
 export function mentionedKeys(text: string, prefixes: string = 'DPTR'): string[] {
   const seen = new Set<string>()
-  for (const m of proseOf(text).matchAll(mentionPattern(prefixes))) if ((m[2] ?? '').length <= MAX_DIGITS) seen.add(m[0])
+  for (const m of proseOf(text).matchAll(mentionPattern(prefixes)))
+    if ((m[2] ?? '').length <= MAX_DIGITS) seen.add(m[0])
   return [...seen]
 }
 
@@ -76,6 +77,7 @@ export function mentionedKeys(text: string, prefixes: string = 'DPTR'): string[]
  */
 export function announcedVersions(text: string): Map<string, number> {
   const out = new Map<string, number>()
-  for (const m of text.matchAll(new RegExp(`${keySource('D')}[^\\n]*?\\bchanged \\(now v(\\d+)\\)`, 'g'))) out.set(`${m[1]}-${m[2]}`, Number(m[3]))
+  for (const m of text.matchAll(new RegExp(`${keySource('D')}[^\\n]*?\\bchanged \\(now v(\\d+)\\)`, 'g')))
+    out.set(`${m[1]}-${m[2]}`, Number(m[3]))
   return out
 }

@@ -57,7 +57,10 @@ export const BranchName = z
   .trim()
   .min(1)
   .max(200)
-  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'is not a valid branch name')
+  .regex(
+    /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[^\s~^:?*[\\\x00-\x1f\x7f]+$/,
+    'is not a valid branch name',
+  )
 
 export const Artifact = z
   .strictObject({
@@ -86,7 +89,9 @@ export const AcpProviderInput = z
     command: z.string().trim().min(1).max(1000).optional(),
     args: z.array(z.string().max(1000)).max(50).optional(),
     /** Plain variables for the agent's process (never secrets: the key goes in apiKey). */
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string().max(10_000)).optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string().max(10_000))
+      .optional(),
     /** Kept in the secret store; passed only to this agent's process, as the preset's key variable. */
     apiKey: z.string().min(1).max(500).optional(),
     /** HOME (and CODEX_HOME, CLAUDE_CONFIG_DIR) under the data folder, per member: members share no agent state. */
@@ -96,7 +101,10 @@ export const AcpProviderInput = z
     /** Concord stops a turn that runs longer (default 600 s = 10 min). */
     turnTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
   })
-  .refine((a) => a.agent !== 'custom' || !!a.command, { message: 'a custom agent needs its command', path: ['command'] })
+  .refine((a) => a.agent !== 'custom' || !!a.command, {
+    message: 'a custom agent needs its command',
+    path: ['command'],
+  })
 
 export const ProviderInput = z.union([ModelProviderInput, AcpProviderInput])
 
@@ -505,7 +513,8 @@ export interface TaskReadiness {
 // ---- runtime: member sessions ----
 
 export type StepKind = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
-export type StepStatus = 'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+export type StepStatus =
+  'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
 
 export interface StepToolCall {
   id: string
@@ -560,7 +569,13 @@ export interface SessionInfo {
    * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule
    * "Always allow" would make (a command prefix, else the tool).
    */
-  pendingApprovals: { callId: string; name: string; argumentsText: string; why?: string; suggestion?: { tool: string; commandPrefix?: string } }[]
+  pendingApprovals: {
+    callId: string
+    name: string
+    argumentsText: string
+    why?: string
+    suggestion?: { tool: string; commandPrefix?: string }
+  }[]
   pendingNotices: number
   /** The member asked the human this (ask_human) and no message from the human has followed yet. */
   question: { stepId: string; text: string } | null

@@ -9,7 +9,14 @@ export type TaskStatusValue = Task['status']
 export type TaskFlagValue = NonNullable<Task['flag']>
 
 /** Board order: the working columns first, then the folded ones. */
-export const taskStatuses: readonly TaskStatusValue[] = ['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled']
+export const taskStatuses: readonly TaskStatusValue[] = [
+  'todo',
+  'in_progress',
+  'delivered',
+  'accepted',
+  'blocked',
+  'cancelled',
+]
 
 export const taskStatusWords: Record<TaskStatusValue, string> = {
   todo: 'to do',

@@ -33,7 +33,8 @@ function usageErrorOf(command: string, err: { code?: string; message: string }):
       return new UsageError(`unexpected argument '${name}' for concord ${command}${hint}`)
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(err.message)) return new UsageError(`${name} takes no value${hint}`)
-      if (/ambiguous/.test(err.message)) return new UsageError(`${name} needs a value (to give one that starts with a dash, write ${name}=VALUE)${hint}`)
+      if (/ambiguous/.test(err.message))
+        return new UsageError(`${name} needs a value (to give one that starts with a dash, write ${name}=VALUE)${hint}`)
       return new UsageError(`${name} needs a value${hint}`)
     default:
       return new UsageError(`${err.message}${hint}`)
@@ -46,7 +47,13 @@ export function parseCommand(command: string, argv: string[], spec: CommandSpec)
   const max = spec.positionals ?? 0
   let parsed
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: max > 0, tokens: true })
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: max > 0,
+      tokens: true,
+    })
   } catch (err) {
     throw usageErrorOf(command, err as { code?: string; message: string })
   }
@@ -54,19 +61,24 @@ export function parseCommand(command: string, argv: string[], spec: CommandSpec)
   for (const token of parsed.tokens) {
     if (token.kind !== 'option') continue
     // The last of two values would win silently: say so instead.
-    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; see concord ${command} --help`)
+    if (seen.has(token.name))
+      throw new UsageError(`--${token.name} is given more than once; see concord ${command} --help`)
     seen.add(token.name)
   }
   if (parsed.positionals.length > max) {
-    throw new UsageError(`unexpected argument '${parsed.positionals[max]}' for concord ${command}; see concord ${command} --help`)
+    throw new UsageError(
+      `unexpected argument '${parsed.positionals[max]}' for concord ${command}; see concord ${command} --help`,
+    )
   }
   return { command, values: parsed.values, positionals: parsed.positionals, declared: Object.keys(spec.options) }
 }
 
 /** A string option's value, or undefined when it was not given. */
 export function stringFlag(args: ParsedArgs, name: string): string | undefined {
-  if (!args.declared.includes(name)) throw new Error(`--${name} is not declared as an option of concord ${args.command}`)
+  if (!args.declared.includes(name))
+    throw new Error(`--${name} is not declared as an option of concord ${args.command}`)
   const v = args.values[name]
-  if (typeof v === 'boolean') throw new Error(`--${name} is a switch of concord ${args.command}, not an option with a value`)
+  if (typeof v === 'boolean')
+    throw new Error(`--${name} is a switch of concord ${args.command}, not an option with a value`)
   return v
 }

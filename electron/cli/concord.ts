@@ -53,7 +53,8 @@ ${exitStatus}
 
 async function main(argv: string[]): Promise<number | 'running'> {
   const [first, ...rest] = argv
-  if (first === undefined) throw new UsageError(`no command given; the commands are ${Object.keys(commands).join(', ')} (see concord --help)`)
+  if (first === undefined)
+    throw new UsageError(`no command given; the commands are ${Object.keys(commands).join(', ')} (see concord --help)`)
   if (first === '--version' || first === '-v') {
     if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}' after ${first}`)
     console.log(`concord ${concordVersion()}`)
@@ -62,13 +63,19 @@ async function main(argv: string[]): Promise<number | 'running'> {
   if (first === '--help' || first === '-h' || first === 'help') {
     const [topic, extra] = rest
     if (extra !== undefined || (topic !== undefined && !Object.hasOwn(commands, topic))) {
-      throw new UsageError(`unexpected argument '${extra ?? topic}' after ${first}; the commands are ${Object.keys(commands).join(', ')}`)
+      throw new UsageError(
+        `unexpected argument '${extra ?? topic}' after ${first}; the commands are ${Object.keys(commands).join(', ')}`,
+      )
     }
     process.stdout.write(topic === undefined ? usage : commandHelp[topic])
     return 0
   }
   if (!Object.hasOwn(commands, first)) {
-    throw new UsageError(first.startsWith('-') ? `unknown option ${first}; see concord --help` : `unknown command '${first}'; the commands are ${Object.keys(commands).join(', ')}`)
+    throw new UsageError(
+      first.startsWith('-')
+        ? `unknown option ${first}; see concord --help`
+        : `unknown command '${first}'; the commands are ${Object.keys(commands).join(', ')}`,
+    )
   }
   const command = commands[first]
   const args = parseCommand(first, rest, command)

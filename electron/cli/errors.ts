@@ -23,6 +23,7 @@ export function describeFailure(err: unknown): { code: string; message: string; 
     return { code: e.code, message, exitCode: exitCodes.failed }
   }
   // A system error (EACCES, EADDRINUSE, …) is about the machine, not a bug: say so with its errno name.
-  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return { code: 'io_error', message, exitCode: exitCodes.failed }
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code))
+    return { code: 'io_error', message, exitCode: exitCodes.failed }
   return { code: 'internal', message, exitCode: exitCodes.failed }
 }

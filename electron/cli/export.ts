@@ -11,7 +11,9 @@ import { UsageError } from './errors'
 export function existingDataDir(args: ParsedArgs): string {
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   if (!existsSync(join(dataDir, 'concord.sqlite'))) {
-    throw new UsageError(`no Concord data in ${dataDir}; open the repository in Concord first, or point --data-dir (or CONCORD_DATA_DIR) at the data folder`)
+    throw new UsageError(
+      `no Concord data in ${dataDir}; open the repository in Concord first, or point --data-dir (or CONCORD_DATA_DIR) at the data folder`,
+    )
   }
   return dataDir
 }
@@ -29,7 +31,9 @@ function repoOf(args: ParsedArgs): string {
 export async function exportCommand(args: ParsedArgs): Promise<number> {
   const format = stringFlag(args, 'format')
   if (format === undefined || !formats.includes(format as ExportFormat)) {
-    throw new UsageError(`--format must be one of ${formats.join(', ')}${format === undefined ? '' : ` (not '${format}')`}`)
+    throw new UsageError(
+      `--format must be one of ${formats.join(', ')}${format === undefined ? '' : ` (not '${format}')`}`,
+    )
   }
   const flavour = stringFlag(args, 'flavour')
   if (flavour !== undefined && !flavours.includes(flavour as Flavour)) {
@@ -44,7 +48,9 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
     const workspace = workspaces.find((w) => w.repoPath === repo)
     if (!workspace) {
       const known = workspaces.map((w) => `  ${w.repoPath}`).join('\n')
-      throw new UsageError(`${repo} has no Concord workspace in ${dataDir}${known ? `; workspaces there:\n${known}` : ''}`)
+      throw new UsageError(
+        `${repo} has no Concord workspace in ${dataDir}${known ? `; workspaces there:\n${known}` : ''}`,
+      )
     }
     const result = await core.invoke('export.decisionLog', {
       workspaceId: workspace.id,
@@ -58,7 +64,9 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
     }
     if (format === 'madr') {
       const n = result.files.length
-      console.log(`Exported the decision log of "${workspace.name}" as MADR: ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir)}`)
+      console.log(
+        `Exported the decision log of "${workspace.name}" as MADR: ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir)}`,
+      )
       for (const f of result.files) console.log(`  ${shown(f)}`)
     } else {
       console.log(`Exported the decision log of "${workspace.name}" as ${format}: ${shown(result.files[0])}`)

@@ -11,7 +11,10 @@ import { UsageError } from './errors'
  */
 export async function mcpCommand(args: ParsedArgs): Promise<void> {
   const memberId = stringFlag(args, 'member')
-  if (!memberId) throw new UsageError('--member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help')
+  if (!memberId)
+    throw new UsageError(
+      '--member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help',
+    )
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   const { binding, close } = standaloneBinding(dataDir, memberId)
   const server = createMcpServer(binding)

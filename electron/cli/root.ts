@@ -7,5 +7,7 @@ export const projectRoot = runtimePaths().root
 
 export function concordVersion(): string {
   const file = join(projectRoot, 'package.json')
-  return existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? 'unknown') : 'unknown'
+  return existsSync(file)
+    ? ((JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? 'unknown')
+    : 'unknown'
 }

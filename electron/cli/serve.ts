@@ -14,11 +14,14 @@ export const MIN_TOKEN_LENGTH = 16
 export async function serve(args: ParsedArgs): Promise<void> {
   const portText = stringFlag(args, 'port') ?? '5183'
   const port = Number(portText)
-  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port: '${portText}' is not a port number (0 to 65535; 0 picks a free one)`)
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new UsageError(`--port: '${portText}' is not a port number (0 to 65535; 0 picks a free one)`)
   const given = stringFlag(args, 'token')
   // The token is all that stands between any local process (or web page) and the API.
   if (given !== undefined && given.length < MIN_TOKEN_LENGTH) {
-    throw new UsageError(`--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`)
+    throw new UsageError(
+      `--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`,
+    )
   }
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
   const token = given ?? randomBytes(24).toString('base64url')
@@ -30,7 +33,10 @@ export async function serve(args: ParsedArgs): Promise<void> {
   } catch (err) {
     await core.close()
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw Object.assign(new Error(`port ${port} is in use on 127.0.0.1; choose another with --port (0 picks a free one)`), { code: 'io_error' })
+      throw Object.assign(
+        new Error(`port ${port} is in use on 127.0.0.1; choose another with --port (0 picks a free one)`),
+        { code: 'io_error' },
+      )
     }
     throw err
   }

@@ -83,15 +83,29 @@ function openCore(options: CoreOptions): Core {
     const row = harness.registry.byId(id)
     return row ? workspaceLabel(row) : undefined
   }
-  const call = (method: string, params: unknown): Promise<unknown> => dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
-  const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => call(method, params) as Promise<Result<M>>
-  const runtime: Runtime = new Runtime({ harness, bus, call: invoke, provider: options.provider, recover: !options.transient, taskStartTurns: options.taskStartTurns })
+  const call = (method: string, params: unknown): Promise<unknown> =>
+    dispatch(handlers, method, params, { nameWorkspace, log: log.logger })
+  const invoke = <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> =>
+    call(method, params) as Promise<Result<M>>
+  const runtime: Runtime = new Runtime({
+    harness,
+    bus,
+    call: invoke,
+    provider: options.provider,
+    recover: !options.transient,
+    taskStartTurns: options.taskStartTurns,
+  })
   // Writes by `concord mcp` processes (agents' harness tools) reach this bus and so the UI.
   // The sandbox check spawns bubblewrap once: done now, while a window loads, not when it first asks (system.info).
   if (!options.transient) void sandboxStatus()
-  const relay = options.transient ? null : startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
+  const relay = options.transient
+    ? null
+    : startRelay(options.dataDir, bus, (memberId, name, args) => runtime.approveExternal(memberId, name, args))
   const handlers: Handlers = {
-    ...harnessHandlers({ harness, onTaskStarted: (wsId, taskRowId, actorId) => runtime.startTask(wsId, taskRowId, actorId) }),
+    ...harnessHandlers({
+      harness,
+      onTaskStarted: (wsId, taskRowId, actorId) => runtime.startTask(wsId, taskRowId, actorId),
+    }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({ pickFolder: options.pickFolder, secrets }),

@@ -42,7 +42,12 @@ function readLock(file: string): LockContent | null | 'missing' {
   try {
     const v = JSON.parse(text) as Partial<LockContent>
     if (typeof v.pid === 'number' && Number.isInteger(v.pid) && v.pid > 0 && typeof v.token === 'string') {
-      return { pid: v.pid, startTime: typeof v.startTime === 'string' ? v.startTime : null, token: v.token, startedAt: typeof v.startedAt === 'string' ? v.startedAt : '' }
+      return {
+        pid: v.pid,
+        startTime: typeof v.startTime === 'string' ? v.startTime : null,
+        token: v.token,
+        startedAt: typeof v.startedAt === 'string' ? v.startedAt : '',
+      }
     }
   } catch {
     // An empty or damaged lock (a crash while it was written, which the temp file and link make unlikely).
@@ -67,7 +72,10 @@ function holderAlive(lock: LockContent): boolean {
 }
 
 function lockedError(dataDir: string, pid: number): ApiError {
-  return new ApiError('data_dir_locked', `another Concord (pid ${pid}) uses ${dataDir}; stop it first, or give this one another data folder (--data-dir)`)
+  return new ApiError(
+    'data_dir_locked',
+    `another Concord (pid ${pid}) uses ${dataDir}; stop it first, or give this one another data folder (--data-dir)`,
+  )
 }
 
 /** Takes the lock of the data folder, or throws data_dir_locked naming the holder's pid. */
@@ -83,7 +91,12 @@ export function lockDataDir(dataDir: string): DataDirLock {
 
 function takeLock(dataDir: string): DataDirLock {
   const file = join(dataDir, LOCK_FILE)
-  const mine: LockContent = { pid: process.pid, startTime: processStartTime(process.pid) ?? null, token: randomBytes(12).toString('hex'), startedAt: new Date().toISOString() }
+  const mine: LockContent = {
+    pid: process.pid,
+    startTime: processStartTime(process.pid) ?? null,
+    token: randomBytes(12).toString('hex'),
+    startedAt: new Date().toISOString(),
+  }
   const tmp = join(dataDir, `.${LOCK_FILE}.${process.pid}.${mine.token}`)
   const fd = openSync(tmp, 'wx', 0o600)
   try {

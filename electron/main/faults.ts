@@ -7,7 +7,19 @@ import { ApiError } from '../../shared/errors'
 
 export type StorageCode = 'storage_full' | 'storage_corrupt' | 'storage_readonly' | 'storage_busy' | 'io_error'
 
-const ioErrnos = new Set(['EIO', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ELOOP', 'EMFILE', 'ENFILE', 'EBUSY', 'EEXIST', 'ENOENT'])
+const ioErrnos = new Set([
+  'EIO',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+  'ELOOP',
+  'EMFILE',
+  'ENFILE',
+  'EBUSY',
+  'EEXIST',
+  'ENOENT',
+])
 
 export const isSqliteError = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code
@@ -22,7 +34,13 @@ export function storageCodeOf(err: unknown): StorageCode | null {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'storage_corrupt'
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') return 'storage_readonly'
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'storage_busy'
-  if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM' || code === 'SQLITE_PROTOCOL') return 'io_error'
+  if (
+    code.startsWith('SQLITE_IOERR') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code === 'SQLITE_PERM' ||
+    code === 'SQLITE_PROTOCOL'
+  )
+    return 'io_error'
   if (ioErrnos.has(code)) return 'io_error'
   return null
 }

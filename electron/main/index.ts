@@ -39,7 +39,9 @@ function keyCipher(): SecretCipher {
 function isOurPage(url: string): boolean {
   if (rendererUrl) return url.startsWith(rendererUrl)
   try {
-    return new URL(url).protocol === 'file:' && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/index.html')
+    return (
+      new URL(url).protocol === 'file:' && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/index.html')
+    )
   } catch {
     return false
   }
@@ -108,7 +110,10 @@ if (!app.requestSingleInstanceLock()) {
         nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
         cipher: keyCipher(),
         pickFolder: async (title) => {
-          const options = { title: title ?? 'Choose a repository folder', properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] }
+          const options = {
+            title: title ?? 'Choose a repository folder',
+            properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[],
+          }
           const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
           return r.canceled ? null : (r.filePaths[0] ?? null)
         },
@@ -128,7 +133,8 @@ if (!app.requestSingleInstanceLock()) {
     bindIpc(
       ipcMain,
       core,
-      (event) => event.sender === win?.webContents && event.senderFrame?.parent === null && isOurPage(event.senderFrame.url),
+      (event) =>
+        event.sender === win?.webContents && event.senderFrame?.parent === null && isOurPage(event.senderFrame.url),
       () => win?.webContents ?? null,
     )
     buildMenu()

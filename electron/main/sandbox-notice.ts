@@ -6,5 +6,7 @@ import { sandboxStatus } from './runtime/tools/sandbox'
  */
 export async function noSandboxNotice(): Promise<string | null> {
   const st = await sandboxStatus()
-  return st.available ? null : `concord: commands and agents will run without a sandbox: ${st.reason ?? 'none is available'}`
+  return st.available
+    ? null
+    : `concord: commands and agents will run without a sandbox: ${st.reason ?? 'none is available'}`
 }

@@ -4,7 +4,10 @@ import type { ConcordApi } from '../../shared/api'
 import { decode, unwrap } from '../../shared/wire'
 
 const api: ConcordApi = {
-  call: (method, params) => ipcRenderer.invoke('concord:call', method, params).then((res: unknown) => unwrap(decode(res, 'the Concord core sent a malformed answer'))),
+  call: (method, params) =>
+    ipcRenderer
+      .invoke('concord:call', method, params)
+      .then((res: unknown) => unwrap(decode(res, 'the Concord core sent a malformed answer'))),
   onEvent: (listener) => {
     const wrapped = (_e: unknown, envelope: Parameters<typeof listener>[0]) => listener(envelope)
     ipcRenderer.on('concord:event', wrapped)

@@ -55,7 +55,9 @@ export abstract class BoardArm extends ArmBase {
   async acknowledge(): Promise<void> {}
 
   async report(member: number, r: ReportRecord): Promise<void> {
-    this.post(`${this.scenario.members[member].name}: ${r.kind} of T-${r.task + 1} on ${r.sha.slice(0, 7)}: ${r.verdict}.`)
+    this.post(
+      `${this.scenario.members[member].name}: ${r.kind} of T-${r.task + 1} on ${r.sha.slice(0, 7)}: ${r.verdict}.`,
+    )
   }
 
   async close(): Promise<void> {}

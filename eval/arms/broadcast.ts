@@ -34,7 +34,12 @@ export class BroadcastArm extends BoardArm implements Arm {
     const d = this.scenario.decisions[c.decision]
     const statement = this.world.statement(c.decision)
     const versions = this.world.versions[c.decision]
-    const by = c.kind === 'proposal' ? ` (proposed by ${this.scenario.members[c.proposer!].name}, accepted)` : c.kind === 'revert' ? ' (reverted to its first version)' : ''
+    const by =
+      c.kind === 'proposal'
+        ? ` (proposed by ${this.scenario.members[c.proposer!].name}, accepted)`
+        : c.kind === 'revert'
+          ? ' (reverted to its first version)'
+          : ''
     const text = [
       `Decision change (scenario change ${index + 1}): D-${c.decision + 1} "${d.title}" changed from v${versions.length - 1} to v${versions.length}${by}.`,
       `Now: ${statement}`,

@@ -33,7 +33,10 @@ export class ChatArm extends BoardArm implements Arm {
     const d = this.scenario.decisions[c.decision]
     const statement = this.world.statement(c.decision)
     const who = c.kind === 'proposal' ? `${this.scenario.members[c.proposer!].name} proposed, you agreed` : 'You'
-    this.thread.push({ text: `${who}: "${d.title}" is now: ${statement}`, change: { index, decision: c.decision, statement } })
+    this.thread.push({
+      text: `${who}: "${d.title}" is now: ${statement}`,
+      change: { index, decision: c.decision, statement },
+    })
   }
 
   wakes(member: number): boolean {

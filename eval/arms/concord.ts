@@ -34,7 +34,10 @@ const settle = async () => {
 const DECISION_LINE = /^- D-(\d+) v\d+ \[[a-z]+\] "[^"]*": (.*)$/
 
 /** A task line without what a change adds to it: its flag and the versions the member last aligned with. */
-const unmarked = (line: string): string => line.replace(/ — (REQUIREMENTS UPDATED|NEEDS ADJUSTMENT|NEEDS RE-VERIFICATION) — .*$/, '').replace(/ \(you last aligned with v\d+\)/g, '')
+const unmarked = (line: string): string =>
+  line
+    .replace(/ — (REQUIREMENTS UPDATED|NEEDS ADJUSTMENT|NEEDS RE-VERIFICATION) — .*$/, '')
+    .replace(/ \(you last aligned with v\d+\)/g, '')
 
 /** The brief's task section, each line without its status: a line that differs says what a change did to the task. */
 const taskLines = (brief: string): string[] => {
@@ -100,7 +103,11 @@ export class ConcordArm extends ArmBase implements Arm {
     const repoDir = join(this.root, 'repo')
     mkdirSync(repoDir)
     ensureDataDir(dataDir)
-    this.harness = new Harness({ dataDir, bus: this.bus, secrets: new SecretStore(join(dataDir, 'secrets.json'), plainCipher) })
+    this.harness = new Harness({
+      dataDir,
+      bus: this.bus,
+      secrets: new SecretStore(join(dataDir, 'secrets.json'), plainCipher),
+    })
     // Only the harness methods are called; the runtime's (sessions.*) are not part of the experiment.
     const h = this.harness
     this.handlers = {
@@ -144,7 +151,12 @@ export class ConcordArm extends ArmBase implements Arm {
       this.memberIds.push(member.id)
     }
     for (const d of s.decisions) {
-      const dec = await this.invoke('decisions.create', { workspaceId: ws.id, title: d.title, statement: d.statement, rationale: d.rationale })
+      const dec = await this.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: d.title,
+        statement: d.statement,
+        rationale: d.rationale,
+      })
       this.decisionIds.push(dec.id)
       this.decisionVersions.push(dec.version)
     }
@@ -161,7 +173,11 @@ export class ConcordArm extends ArmBase implements Arm {
       this.taskIds.push(task.id)
     }
     // What every member knew when the work was handed out is not coordination: only later changes count.
-    s.members.forEach((_, m) => s.decisions.forEach((d, i) => this.lastLines[m].set(i, `- D-${i + 1} v1 [accepted] "${d.title}": ${d.statement}`)))
+    s.members.forEach((_, m) =>
+      s.decisions.forEach((d, i) =>
+        this.lastLines[m].set(i, `- D-${i + 1} v1 [accepted] "${d.title}": ${d.statement}`),
+      ),
+    )
     await settle()
     const ctx = this.ctx()
     this.memberIds.forEach((id, m) => {
@@ -183,14 +199,30 @@ export class ConcordArm extends ArmBase implements Arm {
     let version: number
     if (this.sabotage === 'concord-skip-flags') {
       // Broken propagation: every change recorded as editorial, so nothing is flagged, staled or noticed.
-      version = (await this.invoke('decisions.update', { decisionId, expectedVersion, statement, editorial: true, reason })).decision.version
+      version = (
+        await this.invoke('decisions.update', { decisionId, expectedVersion, statement, editorial: true, reason })
+      ).decision.version
     } else if (c.kind === 'revert') {
-      version = (await this.invoke('decisions.revert', { decisionId, toVersion: 1, expectedVersion, reason })).decision.version
+      version = (await this.invoke('decisions.revert', { decisionId, toVersion: 1, expectedVersion, reason })).decision
+        .version
     } else if (c.kind === 'proposal') {
-      const p = await this.invoke('proposals.create', { decisionId, statement, reason, actorId: this.memberIds[c.proposer!] })
+      const p = await this.invoke('proposals.create', {
+        decisionId,
+        statement,
+        reason,
+        actorId: this.memberIds[c.proposer!],
+      })
       version = (await this.invoke('proposals.accept', { proposalId: p.id })).decision.version
     } else {
-      version = (await this.invoke('decisions.update', { decisionId, expectedVersion, statement, editorial: c.kind === 'editorial', reason })).decision.version
+      version = (
+        await this.invoke('decisions.update', {
+          decisionId,
+          expectedVersion,
+          statement,
+          editorial: c.kind === 'editorial',
+          reason,
+        })
+      ).decision.version
     }
     this.recordVersion(c.decision, version, index)
     await settle()
@@ -257,7 +289,8 @@ export class ConcordArm extends ArmBase implements Arm {
     // A line that only lost its markers (the member acknowledged, the flag cleared) is the member's own doing: free.
     const tasksNow = taskLines(brief.text)
     const before = new Set([...this.lastTasks[member]].map(unmarked))
-    for (const line of tasksNow) if (!this.lastTasks[member].has(line) && !(unmarked(line) === line && before.has(line))) this.count('brief', line)
+    for (const line of tasksNow)
+      if (!this.lastTasks[member].has(line) && !(unmarked(line) === line && before.has(line))) this.count('brief', line)
     this.lastTasks[member] = new Set(tasksNow)
     // The automatic turns Concord queued for the member: their message is what starts the turn.
     for (const step of this.inbox[member].splice(0)) {
@@ -274,22 +307,40 @@ export class ConcordArm extends ArmBase implements Arm {
   /** The asks an automatic turn's message carries (the trigger lines of runtime/auto-turns.ts). */
   private async asksIn(member: number, text: string, brief: string): Promise<Ask[]> {
     const asks: Ask[] = []
-    for (const m of text.matchAll(/T-(\d+) is in progress and needs adjustment/g)) asks.push({ kind: 'adjust', task: Number(m[1]) - 1, staleDecisions: null })
-    for (const m of text.matchAll(/T-(\d+) was delivered on \S+ and needs re-verification/g)) asks.push({ kind: 'recheck-delivery', task: Number(m[1]) - 1, staleDecisions: null })
+    for (const m of text.matchAll(/T-(\d+) is in progress and needs adjustment/g))
+      asks.push({ kind: 'adjust', task: Number(m[1]) - 1, staleDecisions: null })
+    for (const m of text.matchAll(/T-(\d+) was delivered on \S+ and needs re-verification/g))
+      asks.push({ kind: 'recheck-delivery', task: Number(m[1]) - 1, staleDecisions: null })
     for (const m of text.matchAll(/Your (R-\d+) \(\w+\) no longer supports T-(\d+)/g)) {
-      asks.push({ kind: 'reverify', task: Number(m[2]) - 1, staleDecisions: this.staleDecisions(this.reportByKey.get(m[1])) })
+      asks.push({
+        kind: 'reverify',
+        task: Number(m[2]) - 1,
+        staleDecisions: this.staleDecisions(this.reportByKey.get(m[1])),
+      })
     }
     if (text.includes(JOIN_MORE)) {
       // More triggers than the message spells out: the member goes through its brief's flagged tasks and its
       // reports the harness shows stale, as the message says.
-      for (const m of brief.matchAll(/^- T-(\d+) \(id [^)]*\) \[(\w+)\] .* — (NEEDS ADJUSTMENT|NEEDS RE-VERIFICATION)/gm)) {
+      for (const m of brief.matchAll(
+        /^- T-(\d+) \(id [^)]*\) \[(\w+)\] .* — (NEEDS ADJUSTMENT|NEEDS RE-VERIFICATION)/gm,
+      )) {
         const task = Number(m[1]) - 1
-        if (!asks.some((a) => a.task === task)) asks.push({ kind: m[3] === 'NEEDS ADJUSTMENT' ? 'adjust' : 'recheck-delivery', task, staleDecisions: null })
+        if (!asks.some((a) => a.task === task))
+          asks.push({ kind: m[3] === 'NEEDS ADJUSTMENT' ? 'adjust' : 'recheck-delivery', task, staleDecisions: null })
       }
-      const stale = await this.invoke('reports.page', { workspaceId: this.wsId, authorId: this.memberIds[member], stale: true, limit: 500 })
+      const stale = await this.invoke('reports.page', {
+        workspaceId: this.wsId,
+        authorId: this.memberIds[member],
+        stale: true,
+        limit: 500,
+      })
       for (const r of stale.items) {
         const rec = this.reportByKey.get(r.key)
-        if (rec && this.statuses[rec.task] === 'delivered' && !asks.some((a) => a.kind === 'reverify' && a.task === rec.task))
+        if (
+          rec &&
+          this.statuses[rec.task] === 'delivered' &&
+          !asks.some((a) => a.kind === 'reverify' && a.task === rec.task)
+        )
           asks.push({ kind: 'reverify', task: rec.task, staleDecisions: this.staleDecisions(rec) })
       }
     }
@@ -314,7 +365,12 @@ export class ConcordArm extends ArmBase implements Arm {
   }
 
   private async setStatus(member: number, task: number, status: Status, sha?: string): Promise<void> {
-    await this.invoke('tasks.setStatus', { taskId: this.taskIds[task], status, artifact: sha ? { commit: sha } : undefined, actorId: this.memberIds[member] })
+    await this.invoke('tasks.setStatus', {
+      taskId: this.taskIds[task],
+      status,
+      artifact: sha ? { commit: sha } : undefined,
+      actorId: this.memberIds[member],
+    })
     await settle()
   }
 
@@ -344,8 +400,14 @@ export class ConcordArm extends ArmBase implements Arm {
       kind: r.kind,
       verdict: r.verdict,
       artifact: { commit: r.sha },
-      basis: decisions.map((d) => ({ decisionId: this.decisionIds[d], version: versions.get(this.decisionIds[d]) ?? this.decisionVersions[d] })),
-      claims: decisions.map((d) => ({ text: `T-${r.task + 1} does what D-${d + 1} requires`, decisionIds: [this.decisionIds[d]] })),
+      basis: decisions.map((d) => ({
+        decisionId: this.decisionIds[d],
+        version: versions.get(this.decisionIds[d]) ?? this.decisionVersions[d],
+      })),
+      claims: decisions.map((d) => ({
+        text: `T-${r.task + 1} does what D-${d + 1} requires`,
+        decisionIds: [this.decisionIds[d]],
+      })),
     })
     this.reportIds.set(r.n, out.id)
     this.reportByKey.set(out.key, r)

@@ -18,7 +18,8 @@ if (choice.kind === 'no-token') {
       <div className="setup-card">
         <h1>Concord needs its access token</h1>
         <p>
-          Open the address that <code>concord serve</code> printed — it ends in <code>?token=…</code>. The token keeps other pages on this machine out of your workspaces.
+          Open the address that <code>concord serve</code> printed — it ends in <code>?token=…</code>. The token keeps
+          other pages on this machine out of your workspaces.
         </p>
       </div>
     </div>,
@@ -31,7 +32,8 @@ if (choice.kind === 'no-token') {
     try {
       await store.getState().loadWorkspaces()
       const { lastWorkspaceId, workspaces } = store.getState()
-      const start = workspaces.find((w) => w.id === lastWorkspaceId) ?? (workspaces.length === 1 ? workspaces[0] : undefined)
+      const start =
+        workspaces.find((w) => w.id === lastWorkspaceId) ?? (workspaces.length === 1 ? workspaces[0] : undefined)
       if (start) await store.getState().selectWorkspace(start.id)
     } catch (err) {
       const e = asClientError(err)
@@ -45,7 +47,11 @@ if (choice.kind === 'no-token') {
           <div className="splash">
             <div className="setup-card">
               <h1>Concord could not start</h1>
-              <p>{e.code === 'unauthorized' ? 'The access token was refused. Open the address that `concord serve` printed, with its ?token=.' : e.message}</p>
+              <p>
+                {e.code === 'unauthorized'
+                  ? 'The access token was refused. Open the address that `concord serve` printed, with its ?token=.'
+                  : e.message}
+              </p>
             </div>
           </div>,
         )
@@ -57,7 +63,8 @@ if (choice.kind === 'no-token') {
   // The first API call is on its way: a workspace that will open loads its screen's chunk meanwhile, not after.
   if (store.getState().lastWorkspaceId) void loadWorkspaceScreen()
   void booted.then(() => {
-    const idle = (cb: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(cb, { timeout: 1000 }) : setTimeout(cb, 50))
+    const idle = (cb: () => void) =>
+      typeof requestIdleCallback === 'function' ? requestIdleCallback(cb, { timeout: 1000 }) : setTimeout(cb, 50)
     idle(() => {
       // After the first screen: the workspace screen (for the welcome screen's next click) and the markdown processor.
       void loadWorkspaceScreen()

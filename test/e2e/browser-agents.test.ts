@@ -23,7 +23,12 @@ describe('browser UI: agents as members', () => {
       role: 'implementer',
       approval: 'ask',
       authority: 'proposer',
-      provider: { kind: 'acp', agent: 'claude-code', command: 'claude-agent-acp-not-installed-here', isolatedHome: true },
+      provider: {
+        kind: 'acp',
+        agent: 'claude-code',
+        command: 'claude-agent-acp-not-installed-here',
+        isolatedHome: true,
+      },
     })
     await ui.page.goto(ui.stack.url)
     await ui.page.getByTestId('sidebar').waitFor()
@@ -33,7 +38,9 @@ describe('browser UI: agents as members', () => {
     await composer.press('Enter')
     const head = session.getByTestId('session-head')
     await expect.poll(() => head.getAttribute('data-state'), { timeout: 20_000 }).toBe('error')
-    expect(await head.textContent()).toContain('Claude Code is not installed: npm i -g @zed-industries/claude-agent-acp')
+    expect(await head.textContent()).toContain(
+      'Claude Code is not installed: npm i -g @zed-industries/claude-agent-acp',
+    )
     await head.getByTestId('restart-member').waitFor()
     await screenshot(ui.page, 'a2-agent-error')
 
@@ -41,9 +48,17 @@ describe('browser UI: agents as members', () => {
     const settings = ui.page.getByRole('dialog', { name: 'Claude’s settings' })
     await settings.waitFor()
     const agent = settings.getByRole('radiogroup', { name: 'Agent' })
-    expect(await agent.getByRole('radio').allTextContents()).toEqual(['Concord’s agent', 'Claude Code', 'Codex', 'Gemini CLI', 'Custom command'])
+    expect(await agent.getByRole('radio').allTextContents()).toEqual([
+      'Concord’s agent',
+      'Claude Code',
+      'Codex',
+      'Gemini CLI',
+      'Custom command',
+    ])
     expect(await agent.getByRole('radio', { checked: true }).textContent()).toBe('Claude Code')
-    expect(await settings.getByTestId('agent-install').textContent()).toBe('Install: npm i -g @zed-industries/claude-agent-acp')
+    expect(await settings.getByTestId('agent-install').textContent()).toBe(
+      'Install: npm i -g @zed-industries/claude-agent-acp',
+    )
     expect(await settings.getByLabel('Agent command').inputValue()).toBe('claude-agent-acp-not-installed-here')
     expect(await settings.getByLabel('Isolated home').isChecked()).toBe(true)
     expect(await settings.getByLabel('Turn timeout').inputValue()).toBe('10')
@@ -53,7 +68,10 @@ describe('browser UI: agents as members', () => {
     // The sandbox note says the agent runs in the sandbox too, with the network; where there is none, that it is not
     // confined either.
     const note = await settings.getByTestId('sandbox-note').textContent()
-    if ((await noSandboxReason()) === null) expect(note).toContain('An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on')
+    if ((await noSandboxReason()) === null)
+      expect(note).toContain(
+        'An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on',
+      )
     else expect(note).toContain('so can an external agent')
     const wide = ui.page.viewportSize()!
     await ui.page.setViewportSize({ width: 1024, height: wide.height })
@@ -61,7 +79,9 @@ describe('browser UI: agents as members', () => {
     await ui.page.setViewportSize(wide)
     // Each preset names its own install line; Concord's agent shows the model provider fields instead.
     await agent.getByRole('radio', { name: 'Codex' }).click()
-    expect(await settings.getByTestId('agent-install').textContent()).toBe('Install: npm i -g @zed-industries/codex-acp')
+    expect(await settings.getByTestId('agent-install').textContent()).toBe(
+      'Install: npm i -g @zed-industries/codex-acp',
+    )
     await agent.getByRole('radio', { name: 'Gemini CLI' }).click()
     expect(await settings.getByTestId('agent-install').textContent()).toBe('Install: npm i -g @google/gemini-cli')
     await agent.getByRole('radio', { name: 'Concord’s agent' }).click()
@@ -100,9 +120,19 @@ describe('browser UI: agents as members', () => {
     mkdirSync(repo)
     initRepo(repo)
     const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: repo, name: 'agents-git' })
-    const claude = await ui.stack.core.invoke('members.create', { workspaceId: ws.id, name: 'Claude', role: 'implementer', approval: 'ask', provider: { kind: 'acp', agent: 'claude-code' } })
+    const claude = await ui.stack.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Claude',
+      role: 'implementer',
+      approval: 'ask',
+      provider: { kind: 'acp', agent: 'claude-code' },
+    })
     await ui.page.getByLabel('Workspace').selectOption({ label: 'agents-git' })
-    const task = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: claude.id })
+    const task = await ui.stack.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: claude.id,
+    })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     await ui.page.getByTestId('tab-reports').click()
     // The panel has loaded this workspace's (no) reports before the agent submits one.
@@ -110,10 +140,23 @@ describe('browser UI: agents as members', () => {
     // What a user's own Claude Code does after `claude mcp add concord -- npx concord mcp --member …`.
     const client = new Client({ name: 'e2e', version: '1.0.0' })
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'bin', 'concord.js'), 'mcp', '--member', claude.id, '--data-dir', ui.stack.dataDir], stderr: 'pipe' }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(projectRoot, 'bin', 'concord.js'), 'mcp', '--member', claude.id, '--data-dir', ui.stack.dataDir],
+        stderr: 'pipe',
+      }),
     )
     try {
-      const r = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'Endpoints done, from my terminal', claims: [] } })
+      const r = await client.callTool({
+        name: 'submit_report',
+        arguments: {
+          taskId: 'T-1',
+          kind: 'implementation',
+          verdict: 'pass',
+          summary: 'Endpoints done, from my terminal',
+          claims: [],
+        },
+      })
       expect(JSON.stringify(r.content)).not.toContain('error')
       expect(r.isError).toBeFalsy()
     } finally {

@@ -27,7 +27,11 @@ describe('browser UI: approvals', () => {
     await needsSandbox(ctx)
     const { core } = ui.stack
     const page = ui.page
-    const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'approvals', isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', {
+      repoPath: ui.stack.repoDir,
+      name: 'approvals',
+      isolation: 'shared',
+    })
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     await page.goto(ui.stack.url)
 
@@ -37,7 +41,9 @@ describe('browser UI: approvals', () => {
     await page.getByLabel('Model').fill('scripted-model')
     await page.getByTestId('provider-next').click()
     const line = page.getByTestId('wizard-policy-line')
-    expect(await line.textContent()).toContain('Edits, commits and commands in its own tree run without asking, network off')
+    expect(await line.textContent()).toContain(
+      'Edits, commits and commands in its own tree run without asking, network off',
+    )
     await both(page, 'approvals-01-wizard-line')
     await page.getByTestId('create-team').click()
     await expect.poll(() => page.getByTestId('member-item').count()).toBe(4)
@@ -61,7 +67,9 @@ describe('browser UI: approvals', () => {
     const bar = page.locator('[data-testid=member-session]').getByTestId('approval-bar')
     const items = bar.getByTestId('approval-item')
     await expect.poll(() => items.count()).toBe(2)
-    expect(await bar.getByTestId('approval-why').first().textContent()).toBe('Asks because it leaves the sandbox: this command runs with the network on.')
+    expect(await bar.getByTestId('approval-why').first().textContent()).toBe(
+      'Asks because it leaves the sandbox: this command runs with the network on.',
+    )
     await bar.getByTestId('allow-all').waitFor()
     await both(page, 'approvals-02-two-waiting')
 
@@ -79,7 +87,9 @@ describe('browser UI: approvals', () => {
     await bar.waitFor({ state: 'detached' })
     await expect.poll(() => existsSync(join(ui.stack.repoDir, 'ran.txt'))).toBe(true)
     const rules = await core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: impl.id })
-    expect(rules.map((r) => [r.memberId, r.effect, r.tool, r.commandPrefix])).toEqual([[impl.id, 'allow', 'run_command', 'npm test']])
+    expect(rules.map((r) => [r.memberId, r.effect, r.tool, r.commandPrefix])).toEqual([
+      [impl.id, 'allow', 'run_command', 'npm test'],
+    ])
 
     // ---- the member's settings: the policy in one line, the rule listed and removable ----
     await page.getByRole('button', { name: 'Implementer’s settings' }).click()
@@ -89,7 +99,9 @@ describe('browser UI: approvals', () => {
     expect(await rule.textContent()).toContain('run_command npm test …')
     await both(page, 'approvals-04-member-rules')
     await page.getByLabel('Approval policy').selectOption('ask')
-    expect(await page.getByTestId('policy-line').textContent()).toBe('Without asking: Asks before every file write, commit and command; reads run without asking.')
+    expect(await page.getByTestId('policy-line').textContent()).toBe(
+      'Without asking: Asks before every file write, commit and command; reads run without asking.',
+    )
     await rule.getByRole('button', { name: /Remove/ }).click()
     await rule.waitFor({ state: 'detached' })
     expect(await core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: impl.id })).toEqual([])

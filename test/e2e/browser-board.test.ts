@@ -14,10 +14,29 @@ describe('browser UI: the task board', () => {
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'board' })
     const ivy = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer' })
     const tess = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
-    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'A search gives up after 30 s.' })
-    const t1 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search API', assigneeId: ivy.id, decisionIds: [d1.id] })
-    const t2 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search tests', assigneeId: tess.id, decisionIds: [d1.id] })
-    const t3 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search page', assigneeId: ivy.id, decisionIds: [] })
+    const d1 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'A search gives up after 30 s.',
+    })
+    const t1 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search API',
+      assigneeId: ivy.id,
+      decisionIds: [d1.id],
+    })
+    const t2 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search tests',
+      assigneeId: tess.id,
+      decisionIds: [d1.id],
+    })
+    const t3 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search page',
+      assigneeId: ivy.id,
+      decisionIds: [],
+    })
     await core.invoke('tasks.setStatus', { taskId: t3.id, status: 'in_progress' })
     const status = async (id: string) => (await core.invoke('tasks.get', { taskId: id })).status
 
@@ -34,7 +53,9 @@ describe('browser UI: the task board', () => {
     await card('T-1').dragTo(column('accepted'))
     const refusal = card('T-1').getByTestId('move-refusal')
     await refusal.waitFor()
-    expect(await refusal.textContent()).toContain('T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “accepted”')
+    expect(await refusal.textContent()).toContain(
+      'T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “accepted”',
+    )
     expect(await card('T-1').getAttribute('data-status')).toBe('todo')
     expect(await column('todo').locator('[data-key="T-1"]').count()).toBe(1)
     expect(await status(t1.id)).toBe('todo')
@@ -73,7 +94,12 @@ describe('browser UI: the task board', () => {
     await page.getByLabel('Filter by member').selectOption({ label: 'Everyone' })
     await expect.poll(() => page.locator('[data-testid=task-card]').count()).toBe(3)
     // The decision changes: the two tasks that depend on it are flagged, T-3 is not.
-    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'A search gives up after 10 s.', reason: 'faster feedback' })
+    await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: 1,
+      statement: 'A search gives up after 10 s.',
+      reason: 'faster feedback',
+    })
     await expect.poll(() => card('T-1').getAttribute('data-flag')).toBe('needs_adjustment')
     await page.getByLabel('Flagged only').check()
     await expect.poll(() => page.locator('[data-testid=task-card]').count()).toBe(2)

@@ -11,7 +11,9 @@ import { browserSession, newPage, screenshot } from './support'
 const ui = browserSession()
 let models: ModelServer
 beforeAll(async () => {
-  models = await startModelServer({ unscripted: () => ({ text: 'R-1 is based on D-1 v1. T-1 was delivered on the first commit.' }) })
+  models = await startModelServer({
+    unscripted: () => ({ text: 'R-1 is based on D-1 v1. T-1 was delivered on the first commit.' }),
+  })
 })
 afterAll(async () => models.close())
 
@@ -22,10 +24,34 @@ describe('browser UI: one answer on the card, plain words, undo', () => {
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'words', isolation: 'shared' })
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'auto', authority: 'proposer' })
-    const tess = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider, approval: 'auto', authority: 'proposer' })
-    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s.' })
-    const t1 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d1.id], requiredReports: ['test'] })
+    const impl = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Impl',
+      role: 'implementer',
+      provider,
+      approval: 'auto',
+      authority: 'proposer',
+    })
+    const tess = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Tess',
+      role: 'tester',
+      provider,
+      approval: 'auto',
+      authority: 'proposer',
+    })
+    const d1 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s.',
+    })
+    const t1 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search tool',
+      assigneeId: impl.id,
+      decisionIds: [d1.id],
+      requiredReports: ['test'],
+    })
     await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
     await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: head } })
     const t2 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search results page' })
@@ -40,7 +66,12 @@ describe('browser UI: one answer on the card, plain words, undo', () => {
     )
     await core.invoke('sessions.send', { memberId: impl.id, text: 'Where does T-1 stand against D-1 v1?' })
     await done
-    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Web search gives up after 10 s.', reason: 'slow providers.' })
+    await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: 1,
+      statement: 'Web search gives up after 10 s.',
+      reason: 'slow providers.',
+    })
 
     const page = ui.page
     await page.goto(ui.stack.url)

@@ -12,7 +12,14 @@ describe('browser UI: continue an interrupted turn', () => {
     const { core, models, repoDir } = ui.stack
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'continue', isolation: 'shared' })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const ivy = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider, approval: 'auto', authority: 'proposer' })
+    const ivy = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      provider,
+      approval: 'auto',
+      authority: 'proposer',
+    })
     models.enqueue({ text: 'Let me think about this for a long', hang: true })
     const page = ui.page
     await page.goto(ui.stack.url)
@@ -29,9 +36,14 @@ describe('browser UI: continue an interrupted turn', () => {
     await page.setViewportSize({ width: 1440, height: 900 })
     models.enqueue({ text: 'Picking up: the search tool.' })
     await cont.click()
-    await page.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Picking up: the search tool.' }).waitFor()
+    await page
+      .locator('[data-kind=model][data-status=done]')
+      .filter({ hasText: 'Picking up: the search tool.' })
+      .waitFor()
     await page.getByTestId('continue-turn').waitFor({ state: 'detached' })
-    const last = (models.requests.at(-1)!.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)
+    const last = (models.requests.at(-1)!.body.messages as { role: string; content: string }[])
+      .filter((m) => m.role === 'user')
+      .at(-1)
     // The interruption note and the new message reach the model as one user entry, the new message last.
     expect(last?.content).toMatch(/^\[The turn was interrupted[^\n]*\]\n\nContinue where you left off\.$/)
     const steps = (await core.invoke('sessions.get', { memberId: ivy.id })).steps

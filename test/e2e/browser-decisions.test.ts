@@ -25,7 +25,8 @@ async function shoot(page: Page, name: string, widths = [1440, 1024]) {
   await page.setViewportSize({ width: 1440, height: 900 })
 }
 
-const toolMessages = (body: { messages: { role: string; content: unknown }[] }) => body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content))
+const toolMessages = (body: { messages: { role: string; content: unknown }[] }) =>
+  body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content))
 
 describe('browser UI: decisions, approvals and the small things', () => {
   it('revert with its preview, the rationale prompt, authorship, approvals as diffs with a Deny reason, figures, layout and the server-down banner', async () => {
@@ -35,9 +36,26 @@ describe('browser UI: decisions, approvals and the small things', () => {
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'search' })
     // This test scripts every model reply itself: no turn started by Concord for a flag may take one.
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
-    const provider = { kind: 'openai' as const, model: 'scripted-model', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'ask' })
-    const tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester', provider, authority: 'proposer' })
+    const provider = {
+      kind: 'openai' as const,
+      model: 'scripted-model',
+      baseURL: models.openaiBaseURL,
+      apiKey: 'sk-test',
+    }
+    const impl = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Impl',
+      role: 'implementer',
+      provider,
+      approval: 'ask',
+    })
+    const tester = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Tester',
+      role: 'tester',
+      provider,
+      authority: 'proposer',
+    })
     await core.invoke('members.create', { workspaceId: ws.id, name: 'Docs', role: 'writer' })
     const d = await core.invoke('decisions.create', {
       workspaceId: ws.id,
@@ -45,7 +63,12 @@ describe('browser UI: decisions, approvals and the small things', () => {
       statement: 'Web search times out after 5 s.',
       rationale: 'Upstreams answer within 2 s; 5 s is generous.',
     })
-    const tk = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search', assigneeId: impl.id, decisionIds: [d.id] })
+    const tk = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search',
+      assigneeId: impl.id,
+      decisionIds: [d.id],
+    })
     await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
     await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'delivered', artifact: { commit: 'c'.repeat(40) } })
     const report = await core.invoke('reports.submit', {
@@ -86,7 +109,13 @@ describe('browser UI: decisions, approvals and the small things', () => {
     expect((await core.invoke('reports.get', { reportId: report.id })).validity).toBe('stale')
 
     // ---- a proposal by Tester accepted by the human: the history says both ----
-    const asked = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 2, rationale: 'Mirrors can take 8 s.', reason: 'measured', actorId: tester.id })
+    const asked = await core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 2,
+      rationale: 'Mirrors can take 8 s.',
+      reason: 'measured',
+      actorId: tester.id,
+    })
     await core.invoke('proposals.accept', { proposalId: asked.proposal!.id })
     const v3 = detail.locator('[data-testid=revision][data-version="3"]')
     await v3.waitFor()
@@ -100,14 +129,20 @@ describe('browser UI: decisions, approvals and the small things', () => {
     expect(await reverting.getByLabel('Rationale').inputValue()).toBe('Upstreams answer within 2 s; 5 s is generous.')
     // Back to the content the report was pinned to: nothing new is flagged, and the preview names what it restores.
     await expect.poll(() => reverting.getByTestId('impact-preview').textContent()).not.toMatch(/checking/)
-    expect(await reverting.getByTestId('impact-preview').textContent()).toContain('Nothing new is flagged. Restores 1 claim in R-1 (valid again).')
+    expect(await reverting.getByTestId('impact-preview').textContent()).toContain(
+      'Nothing new is flagged. Restores 1 claim in R-1 (valid again).',
+    )
     await shoot(page, 'x2-revert-preview')
     await reverting.getByLabel('Reason').fill('10 s was never measured')
     await reverting.getByRole('button', { name: 'Revert → v4' }).click()
     await detail.locator('[data-testid=revision][data-version="4"]').waitFor()
     expect(await detail.locator('.ddetail-statement').textContent()).toBe('Web search times out after 5 s.')
     const v4 = (await core.invoke('decisions.history', { decisionId: d.id })).at(-1)!
-    expect(v4).toMatchObject({ version: 4, reason: 'revert to v1: 10 s was never measured', statement: 'Web search times out after 5 s.' })
+    expect(v4).toMatchObject({
+      version: 4,
+      reason: 'revert to v1: 10 s was never measured',
+      statement: 'Web search times out after 5 s.',
+    })
     expect((await core.invoke('reports.get', { reportId: report.id })).validity).toBe('valid')
     await shoot(page, 'x3-history')
 
@@ -116,7 +151,14 @@ describe('browser UI: decisions, approvals and the small things', () => {
     await item('Impl').click()
     const session = page.locator('[data-testid=member-session]')
     models.enqueue(
-      { toolCalls: [{ name: 'edit_file', arguments: { path: 'app.ts', old: 'export const timeoutMs = 5000', new: 'export const timeoutMs = 10000' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            arguments: { path: 'app.ts', old: 'export const timeoutMs = 5000', new: 'export const timeoutMs = 10000' },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'run_command', arguments: { command: 'npm test -- --run search\n' } }] },
       { text: 'Understood: I keep 5 s and will not run the tests.' },
     )
@@ -135,11 +177,19 @@ describe('browser UI: decisions, approvals and the small things', () => {
     await waiting.getByRole('button', { name: 'Deny', exact: true }).click()
 
     // The command comes next: a command line, not JSON with \n. Denied without a reason.
-    const command = session.locator('[data-testid=tool-call][data-status=waiting_approval] [data-testid=approval-command]')
+    const command = session.locator(
+      '[data-testid=tool-call][data-status=waiting_approval] [data-testid=approval-command]',
+    )
     await command.waitFor()
     expect(await command.locator('pre').textContent()).toBe('$ npm test -- --run search\n')
-    await session.locator('[data-testid=tool-call][data-status=waiting_approval]').getByRole('button', { name: 'Deny…' }).click()
-    await session.locator('[data-testid=tool-call][data-status=waiting_approval]').getByRole('button', { name: 'Deny', exact: true }).click()
+    await session
+      .locator('[data-testid=tool-call][data-status=waiting_approval]')
+      .getByRole('button', { name: 'Deny…' })
+      .click()
+    await session
+      .locator('[data-testid=tool-call][data-status=waiting_approval]')
+      .getByRole('button', { name: 'Deny', exact: true })
+      .click()
     await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'I keep 5 s' }).waitFor()
     // What the scripted model received with its last call: both results, the first with the human's reason.
     const last = models.requests.at(-1)!

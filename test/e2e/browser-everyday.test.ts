@@ -22,9 +22,26 @@ describe('browser UI: drafts, retry, search, archive', () => {
     const { core, models } = ui.stack
     const page = ui.page
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'everyday' })
-    const provider = { kind: 'openai' as const, model: 'scripted-model', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'auto' })
-    await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester', provider, approval: 'auto' })
+    const provider = {
+      kind: 'openai' as const,
+      model: 'scripted-model',
+      baseURL: models.openaiBaseURL,
+      apiKey: 'sk-test',
+    }
+    const impl = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Impl',
+      role: 'implementer',
+      provider,
+      approval: 'auto',
+    })
+    await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Tester',
+      role: 'tester',
+      provider,
+      approval: 'auto',
+    })
     await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Retire the old fetcher', assigneeId: impl.id })
     await page.goto(ui.stack.url)
     await page.getByTestId('sidebar').waitFor()
@@ -73,7 +90,10 @@ describe('browser UI: drafts, retry, search, archive', () => {
     await shoot(page, 'w1-retry')
     models.enqueue({ text: 'Summary: a demo repository.' })
     await retry.click()
-    await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Summary: a demo repository.' }).waitFor()
+    await session
+      .locator('[data-kind=model][data-status=done]')
+      .filter({ hasText: 'Summary: a demo repository.' })
+      .waitFor()
     await expect.poll(() => item('Impl').getAttribute('data-state')).toBe('idle')
     expect(await session.locator('[data-kind=user]').filter({ hasText: 'Summarise the README' }).count()).toBe(2)
     expect(models.requests).toHaveLength(3)
@@ -106,7 +126,9 @@ describe('browser UI: drafts, retry, search, archive', () => {
     await card.getByTestId('archive-task').click()
     await card.waitFor({ state: 'detached' })
     // Its only task archived, the board says so (not "No tasks yet") and points to where it can be restored.
-    expect(await page.getByTestId('all-archived').textContent()).toContain('One archived task is kept with its reports and history')
+    expect(await page.getByTestId('all-archived').textContent()).toContain(
+      'One archived task is kept with its reports and history',
+    )
     await shoot(page, 'w3b-all-archived')
     await page.getByTestId('board-archived-open').click()
     const archived = page.getByTestId('archived-view')
@@ -161,8 +183,23 @@ describe('browser UI: drafts, retry, search, archive', () => {
     const row = Number(/m(\d+)$/.exec(old.id)![1])
     const at = new Date().toISOString()
     store.transaction(() => {
-      store.steps.insert({ member_id: row, kind: 'user', status: 'done', text: 'the quokka migration plan', started_at: at, ended_at: at })
-      for (let i = 0; i < 260; i++) store.steps.insert({ member_id: row, kind: 'user', status: 'done', text: `routine note ${i}`, started_at: at, ended_at: at })
+      store.steps.insert({
+        member_id: row,
+        kind: 'user',
+        status: 'done',
+        text: 'the quokka migration plan',
+        started_at: at,
+        ended_at: at,
+      })
+      for (let i = 0; i < 260; i++)
+        store.steps.insert({
+          member_id: row,
+          kind: 'user',
+          status: 'done',
+          text: `routine note ${i}`,
+          started_at: at,
+          ended_at: at,
+        })
     })
     await page.reload()
     await page.getByTestId('sidebar').waitFor()
@@ -184,7 +221,11 @@ describe('browser UI: drafts, retry, search, archive', () => {
     await page.reload()
     await page.getByTestId('sidebar').waitFor()
     await page.getByTestId('tab-tasks').click()
-    await page.getByTestId('task-card').filter({ hasText: 'Catalogue the quokkas' }).filter({ hasText: 'Archivist' }).waitFor()
+    await page
+      .getByTestId('task-card')
+      .filter({ hasText: 'Catalogue the quokkas' })
+      .filter({ hasText: 'Archivist' })
+      .waitFor()
     expect(await page.getByTestId('member-item').filter({ hasText: 'Archivist' }).count()).toBe(0)
     expect(ui.errors).toEqual([])
   }, 120_000)

@@ -12,7 +12,9 @@ let models: ModelServer
 const scripts = new Map<string, ScriptedReply[]>()
 const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
 beforeAll(async () => {
-  models = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
+  models = await startModelServer({
+    unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' },
+  })
 })
 afterAll(async () => models.close())
 
@@ -20,15 +22,44 @@ describe('browser UI: figures open their items', () => {
   it('notices sent and relays you did not have to make list their items and open each at its step', async () => {
     const core = ui.stack.core
     initRepo(ui.stack.repoDir)
-    const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'figures', isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', {
+      repoPath: ui.stack.repoDir,
+      name: 'figures',
+      isolation: 'shared',
+    })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'auto', authority: 'proposer' })
+    const impl = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Impl',
+      role: 'implementer',
+      provider,
+      approval: 'auto',
+      authority: 'proposer',
+    })
     // No model: its notices wait (pending) and Concord starts no turn for it.
     const docs = await core.invoke('members.create', { workspaceId: ws.id, name: 'Docs', role: 'writer' })
-    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s.' })
-    const d2 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Glossary', statement: 'Say member, not agent.' })
-    const t1 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d1.id] })
-    const t2 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'User guide', assigneeId: docs.id, decisionIds: [d2.id] })
+    const d1 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s.',
+    })
+    const d2 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Glossary',
+      statement: 'Say member, not agent.',
+    })
+    const t1 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search tool',
+      assigneeId: impl.id,
+      decisionIds: [d1.id],
+    })
+    const t2 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'User guide',
+      assigneeId: docs.id,
+      decisionIds: [d2.id],
+    })
     for (const t of [t1, t2]) await core.invoke('tasks.setStatus', { taskId: t.id, status: 'in_progress' })
 
     const page = ui.page
@@ -43,24 +74,47 @@ describe('browser UI: figures open their items', () => {
     await dialog.waitFor({ state: 'detached' })
 
     // D-1 changes: Impl is idle, so Concord starts its turn; its notice reaches it in that turn.
-    scripts.set('Impl', [{ toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 10 s.' }])
+    scripts.set('Impl', [
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted to 10 s.' },
+    ])
     const settled = waitForEvent(
       core,
-      (e) => e.event === 'session.state' && e.payload.session.memberId === impl.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0 && scripts.get('Impl')!.length === 0,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.memberId === impl.id &&
+        e.payload.session.state === 'idle' &&
+        e.payload.session.queued === 0 &&
+        scripts.get('Impl')!.length === 0,
       20_000,
     )
-    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: d1.version, statement: 'Web search gives up after 10 s.', reason: 'slow providers' })
+    await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: d1.version,
+      statement: 'Web search gives up after 10 s.',
+      reason: 'slow providers',
+    })
     await settled
     // D-2 changes often: one pending notice for Docs each time, more than a page.
     let v = d2.version
-    for (let i = 0; i < 55; i++) v = (await core.invoke('decisions.update', { decisionId: d2.id, expectedVersion: v, statement: `Say member, not agent (${i}).`, reason: 'wording' })).decision.version
+    for (let i = 0; i < 55; i++)
+      v = (
+        await core.invoke('decisions.update', {
+          decisionId: d2.id,
+          expectedVersion: v,
+          statement: `Say member, not agent (${i}).`,
+          reason: 'wording',
+        })
+      ).decision.version
 
     const metrics = await core.invoke('metrics.get', { workspaceId: ws.id })
     expect(metrics.noticesSent).toBe(56)
     expect(metrics.autoTurns).toBe(1)
     await expect.poll(() => tile('notices sent').locator('.figure-value').textContent()).toBe('56')
     expect(await tile('notices sent').locator('.figure-open').textContent()).toBe('→')
-    expect(await tile('relays you did not have to make').locator('.figure-explain').textContent()).toMatch(/Turns Concord started itself/)
+    expect(await tile('relays you did not have to make').locator('.figure-explain').textContent()).toMatch(
+      /Turns Concord started itself/,
+    )
 
     // ---- notices sent: a page, then Show more, to as many as the figure ----
     await tile('notices sent').click()
@@ -90,7 +144,9 @@ describe('browser UI: figures open their items', () => {
     expect(await rows.first().textContent()).toMatch(/ImplT-1 was flagged when D-1 changed to v2flagged task/)
     await screenshot(page, 'figures-03-relays-1440')
     const turnStep = await rows.first().getAttribute('data-step-id')
-    const started = (await core.invoke('sessions.get', { memberId: impl.id })).steps.find((s) => s.origin === 'concord')!
+    const started = (await core.invoke('sessions.get', { memberId: impl.id })).steps.find(
+      (s) => s.origin === 'concord',
+    )!
     expect(turnStep).toBe(started.id)
     await rows.first().click()
     await session.locator(`[data-step-id="${turnStep}"].highlighted [data-origin=concord]`).waitFor()

@@ -25,9 +25,13 @@ describe('browser UI: interrupt and re-prompt for Concord’s agent', () => {
     await settings.waitFor()
     const box = settings.getByLabel('Interrupt and re-prompt')
     expect(await box.isChecked()).toBe(false)
-    expect(await settings.getByTestId('interrupt-hint').textContent()).toContain('it hears of changes after its running command ends')
+    expect(await settings.getByTestId('interrupt-hint').textContent()).toContain(
+      'it hears of changes after its running command ends',
+    )
     await box.check()
-    expect(await settings.getByTestId('interrupt-hint').textContent()).toContain('its running command or model call is stopped and it re-plans with the notice at once')
+    expect(await settings.getByTestId('interrupt-hint').textContent()).toContain(
+      'its running command or model call is stopped and it re-plans with the notice at once',
+    )
     await screenshot(ui.page, 'i1-interrupt-builtin')
     await settings.getByTestId('save-member').click()
     await settings.waitFor({ state: 'detached' })

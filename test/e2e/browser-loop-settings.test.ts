@@ -31,8 +31,12 @@ describe('browser UI: loop settings', () => {
 
     await turns.uncheck()
     await deliver.check()
-    await expect.poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).autoTurns).toBe(false)
-    await expect.poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).autoDeliver).toBe(true)
+    await expect
+      .poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).autoTurns)
+      .toBe(false)
+    await expect
+      .poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).autoDeliver)
+      .toBe(true)
     await page.reload()
     await turns.waitFor()
     expect(await turns.isChecked()).toBe(false)

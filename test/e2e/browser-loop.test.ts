@@ -16,9 +16,12 @@ const ui = browserSession()
 let models: ModelServer
 const scripts = new Map<string, ScriptedReply[]>()
 const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
-const script = (name: string, ...replies: ScriptedReply[]) => scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
+const script = (name: string, ...replies: ScriptedReply[]) =>
+  scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
 beforeAll(async () => {
-  models = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
+  models = await startModelServer({
+    unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' },
+  })
 })
 afterAll(async () => models.close())
 
@@ -33,16 +36,41 @@ describe('browser UI: the loop closes itself', () => {
     const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
     const ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'loop', isolation: 'shared' })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const mk = (name: string, role: string) => core.invoke('members.create', { workspaceId: ws.id, name, role, provider, approval: 'auto', authority: 'proposer' })
+    const mk = (name: string, role: string) =>
+      core.invoke('members.create', {
+        workspaceId: ws.id,
+        name,
+        role,
+        provider,
+        approval: 'auto',
+        authority: 'proposer',
+      })
     const impl = await mk('Impl', 'implementer')
     const tess = await mk('Tess', 'tester')
     await mk('Rev', 'reviewer')
-    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s.' })
-    const t1 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d1.id], requiredReports: ['test', 'review'] })
+    const d1 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s.',
+    })
+    const t1 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search tool',
+      assigneeId: impl.id,
+      decisionIds: [d1.id],
+      requiredReports: ['test', 'review'],
+    })
     await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
     await core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: c2 } })
     // Tess tested the commit before the last one: stale against the delivery; no review at all.
-    await core.invoke('reports.submit', { taskId: t1.id, authorId: tess.id, kind: 'test', verdict: 'pass', artifact: { commit: c1 }, claims: [{ text: 'gives up after 5 s', decisionIds: [d1.id] }] })
+    await core.invoke('reports.submit', {
+      taskId: t1.id,
+      authorId: tess.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: c1 },
+      claims: [{ text: 'gives up after 5 s', decisionIds: [d1.id] }],
+    })
 
     const page = ui.page
     await page.goto(ui.stack.url)
@@ -52,13 +80,17 @@ describe('browser UI: the loop closes itself', () => {
     const refusal = card.getByTestId('refusal')
     await refusal.waitFor()
     const buttons = refusal.getByTestId('refusal-action')
-    await expect.poll(() => buttons.allTextContents()).toEqual([`Ask Tess to re-verify T-1 on ${c2.slice(0, 7)}`, 'Ask Rev for a review'])
+    await expect
+      .poll(() => buttons.allTextContents())
+      .toEqual([`Ask Tess to re-verify T-1 on ${c2.slice(0, 7)}`, 'Ask Rev for a review'])
     await screenshot(page, 'loop-01-refusal-actions-1440')
 
     script('Tess', { text: 'Re-verifying now.' })
     await buttons.first().click()
     const box = refusal.getByTestId('ask-member').getByLabel('Message')
-    expect(await box.inputValue()).toContain(`Please re-verify T-1 on ${c2.slice(0, 7)} against the current decisions and submit a new test report.`)
+    expect(await box.inputValue()).toContain(
+      `Please re-verify T-1 on ${c2.slice(0, 7)} against the current decisions and submit a new test report.`,
+    )
     await box.fill(`${await box.inputValue()} The timeout test matters most.`)
     await screenshot(page, 'loop-02-ask-prefilled')
     await refusal.getByTestId('ask-send').click()
@@ -69,10 +101,21 @@ describe('browser UI: the loop closes itself', () => {
     expect(sent.taskId).toBe(t1.id)
 
     // ---- a flag on idle Impl: Concord starts its re-verification turn; the chat says who started it ----
-    script('Impl', { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Still holds at 10 s: the code reads the timeout from D-1.' })
-    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Web search gives up after 10 s and returns partial results.', reason: 'slow providers' })
+    script(
+      'Impl',
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Still holds at 10 s: the code reads the timeout from D-1.' },
+    )
+    await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: 1,
+      statement: 'Web search gives up after 10 s and returns partial results.',
+      reason: 'slow providers',
+    })
     await page.getByTestId('member-item').filter({ hasText: 'Impl' }).click()
-    const session = page.locator('[data-testid=member-session]').filter({ has: page.locator('[data-testid=session-head]', { hasText: 'Impl' }) })
+    const session = page
+      .locator('[data-testid=member-session]')
+      .filter({ has: page.locator('[data-testid=session-head]', { hasText: 'Impl' }) })
     const started = session.locator('[data-kind=message] [data-origin=concord]')
     await started.waitFor()
     expect(await started.textContent()).toBe('Started by Concord: D-1 changed (now v2)')
@@ -86,9 +129,21 @@ describe('browser UI: the loop closes itself', () => {
     expect((await core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBeGreaterThanOrEqual(1)
 
     // ---- a passing implementation report by the assignee offers the delivery on its commit (autoDeliver is off) ----
-    const t2 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search page', assigneeId: impl.id, requiredReports: ['test'] })
+    const t2 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search page',
+      assigneeId: impl.id,
+      requiredReports: ['test'],
+    })
     await core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
-    await core.invoke('reports.submit', { taskId: t2.id, authorId: impl.id, kind: 'implementation', verdict: 'pass', artifact: { commit: c2 }, claims: [] })
+    await core.invoke('reports.submit', {
+      taskId: t2.id,
+      authorId: impl.id,
+      kind: 'implementation',
+      verdict: 'pass',
+      artifact: { commit: c2 },
+      claims: [],
+    })
     await page.getByTestId('tab-tasks').click()
     const card2 = page.locator('[data-testid=task-card][data-key="T-2"]')
     await card2.getByTestId('deliver-on').waitFor()
@@ -100,14 +155,26 @@ describe('browser UI: the loop closes itself', () => {
 
     // ---- with autoTurns off, a flagged card offers "Tell Impl": the notice goes to its session, linked to the task ----
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
-    const t3 = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search timeout banner', assigneeId: impl.id, decisionIds: [d1.id] })
+    const t3 = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout banner',
+      assigneeId: impl.id,
+      decisionIds: [d1.id],
+    })
     await core.invoke('tasks.setStatus', { taskId: t3.id, status: 'in_progress' })
-    await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 2, statement: 'Web search gives up after 15 s and returns partial results.', reason: 'still slow' })
+    await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: 2,
+      statement: 'Web search gives up after 15 s and returns partial results.',
+      reason: 'still slow',
+    })
     const card3 = page.locator('[data-testid=task-card][data-key="T-3"]')
     script('Impl', { text: 'Will update the banner to 15 s.' }) // not acknowledged yet: the card stays flagged
     await card3.getByTestId('tell-assignee').click()
     await card3.getByTestId('notice-delivered').waitFor()
-    const told = (await core.invoke('sessions.get', { memberId: impl.id })).steps.filter((x) => x.kind === 'user').at(-1)!
+    const told = (await core.invoke('sessions.get', { memberId: impl.id })).steps
+      .filter((x) => x.kind === 'user')
+      .at(-1)!
     expect(told.text).toContain('D-1 "Search timeout" changed (now v3)')
     expect(told.taskId).toBe(t3.id)
 

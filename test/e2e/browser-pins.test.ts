@@ -13,14 +13,23 @@ const shots = '/work/shots/Q'
 describe('browser UI: pinned mentions', () => {
   it('shows a message pinned to D-1 v1 as changed since, next to the v2 card and its diff', async () => {
     const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'pins' })
-    await ui.stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'A search over 30 s fails as a whole; no partial results.' })
+    await ui.stack.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'A search over 30 s fails as a whole; no partial results.',
+    })
     await ui.stack.core.invoke('members.create', {
       workspaceId: ws.id,
       name: 'Tester',
       role: 'tester',
       approval: 'auto',
       authority: 'decider',
-      provider: { kind: 'openai-compatible', model: 'scripted-model', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-local' },
+      provider: {
+        kind: 'openai-compatible',
+        model: 'scripted-model',
+        baseURL: ui.stack.models.openaiBaseURL,
+        apiKey: 'sk-local',
+      },
     })
     await ui.page.goto(ui.stack.url)
     await ui.page.getByTestId('sidebar').waitFor()
@@ -52,8 +61,12 @@ describe('browser UI: pinned mentions', () => {
       expect(await chip.textContent()).toBe('D-1v1changed since — now v2')
     }
     expect(await card.getAttribute('data-pinned-version')).toBe('1')
-    expect(await card.getByTestId('pinned-version').textContent()).toContain('Written against v1 · changed since — now v2')
-    await expect.poll(() => card.getByTestId('dcard-statement').textContent()).toBe('A search over 30 s fails as a whole; no partial results.')
+    expect(await card.getByTestId('pinned-version').textContent()).toContain(
+      'Written against v1 · changed since — now v2',
+    )
+    await expect
+      .poll(() => card.getByTestId('dcard-statement').textContent())
+      .toBe('A search over 30 s fails as a whole; no partial results.')
     // The reply mentions D-1 again: its chip, not a second card (issue 22: one card per decision on a screen).
     expect(await reply.locator('[data-testid=decision-card][data-key="D-1"]').count()).toBe(0)
 

@@ -11,7 +11,11 @@ const ui = browserSession()
 describe('browser UI: errors, interrupts and proposals from a selection', () => {
   it('adds a member from scratch, shows a refused key, stops a stream and proposes a change from a selection', async () => {
     const ws = await ui.stack.core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'recovery' })
-    const d1 = await ui.stack.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'The public API is REST with JSON bodies.' })
+    const d1 = await ui.stack.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'API style',
+      statement: 'The public API is REST with JSON bodies.',
+    })
     await ui.page.goto(ui.stack.url)
     await ui.page.getByTestId('sidebar').waitFor()
 
@@ -34,7 +38,11 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     const composer = scout.getByTestId('composer')
     await composer.fill('What does the API look like?')
     await composer.press('Enter')
-    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'), { timeout: 15_000 }).toBe('error')
+    await expect
+      .poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'), {
+        timeout: 15_000,
+      })
+      .toBe('error')
     const errorBox = scout.locator('[data-kind=error]').last()
     await errorBox.waitFor()
     expect(await errorBox.textContent()).toMatch(/401|API key/i)
@@ -55,29 +63,42 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await scout.locator('[data-kind=model][data-status=done]').filter({ hasText: 'Found it' }).waitFor()
     // The new key is the one the provider received.
     expect(ui.stack.models.requests.at(-1)!.headers.authorization).toBe('Bearer sk-right-key')
-    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    await expect
+      .poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'))
+      .toBe('idle')
 
     // ---- a reply that never ends: Interrupt stops it and says so ----
-    ui.stack.models.enqueue({ text: 'Let me read every file in the repository, one by one, starting with', chunkSize: 6, chunkDelayMs: 20, hang: true })
+    ui.stack.models.enqueue({
+      text: 'Let me read every file in the repository, one by one, starting with',
+      chunkSize: 6,
+      chunkDelayMs: 20,
+      hang: true,
+    })
     await composer.fill('Read everything.')
     await composer.press('Enter')
     await scout.locator('[data-kind=model][data-status=streaming]').filter({ hasText: 'one by one' }).waitFor()
     await screenshot(ui.page, 'r2-streaming-before-interrupt')
     await scout.getByRole('button', { name: 'Interrupt' }).click()
     await scout.locator('[data-kind=interrupted]').waitFor()
-    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    await expect
+      .poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'))
+      .toBe('idle')
     // What had streamed is kept.
     expect(await scout.locator('[data-kind=model]').last().textContent()).toContain('one by one')
     await screenshot(ui.page, 'r3-interrupted')
 
     // ---- a question to the human reads as one, and the answer is the next message ----
-    ui.stack.models.enqueue({ toolCalls: [{ name: 'ask_human', arguments: { question: 'Should **D-1** also cover the webhooks?' } }] })
+    ui.stack.models.enqueue({
+      toolCalls: [{ name: 'ask_human', arguments: { question: 'Should **D-1** also cover the webhooks?' } }],
+    })
     await composer.fill('Check the webhooks too.')
     await composer.press('Enter')
     const question = scout.getByTestId('question')
     await question.waitFor()
     expect(await question.textContent()).toContain('Scout asks you')
-    await expect.poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state')).toBe('idle')
+    await expect
+      .poll(() => ui.page.getByTestId('member-item').filter({ hasText: 'Scout' }).getAttribute('data-state'))
+      .toBe('idle')
     // Open until answered: a badge in the team list, and the inbox lists it.
     const scoutItem = ui.page.getByTestId('member-item').filter({ hasText: 'Scout' })
     await scoutItem.getByTestId('question-badge').waitFor()
@@ -87,7 +108,10 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await screenshot(ui.page, 'r3b-question')
 
     // ---- a selected part of a reply becomes a proposed change to D-1 ----
-    ui.stack.models.enqueue({ text: 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST. That would cut round trips.', usage: { input: 30, output: 20 } })
+    ui.stack.models.enqueue({
+      text: 'Reads could move to GraphQL over HTTP at /graphql while writes stay REST. That would cut round trips.',
+      usage: { input: 30, output: 20 },
+    })
     await composer.fill('Any better API style?')
     await composer.press('Enter')
     const reply = scout.locator('[data-kind=model][data-status=done]').filter({ hasText: 'GraphQL' })
@@ -123,7 +147,13 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
 
     const proposals = await ui.stack.core.invoke('proposals.list', { workspaceId: ws.id })
     expect(proposals).toHaveLength(1)
-    expect(proposals[0]).toMatchObject({ decisionId: d1.id, statement: part, reason: 'Fewer round trips for reads', state: 'pending', baseVersion: 1 })
+    expect(proposals[0]).toMatchObject({
+      decisionId: d1.id,
+      statement: part,
+      reason: 'Fewer round trips for reads',
+      state: 'pending',
+      baseVersion: 1,
+    })
     expect(proposals[0].sourceMessageId).toBe(await reply.getAttribute('data-step-id'))
     // It shows as a card in the chat it came from, with accept / reject; accepting makes D-1 v2.
     const card = scout.locator('[data-testid=proposal-card][data-key="P-1"]')
@@ -132,7 +162,11 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
     await expect.poll(async () => (await ui.stack.core.invoke('decisions.get', { decisionId: d1.id })).version).toBe(2)
     // The card turns accepted, and the decisions panel shows the new statement at v2.
     await card.filter({ hasText: 'accepted' }).waitFor()
-    await ui.page.locator('[data-testid=decision-row][data-key="D-1"]').filter({ hasText: 'GraphQL' }).filter({ hasText: 'v2' }).waitFor()
+    await ui.page
+      .locator('[data-testid=decision-row][data-key="D-1"]')
+      .filter({ hasText: 'GraphQL' })
+      .filter({ hasText: 'v2' })
+      .waitFor()
     await screenshot(ui.page, 'r5-proposal-accepted')
     // A smaller window keeps every part usable (looked at in the screenshots).
     await ui.page.setViewportSize({ width: 1024, height: 700 })

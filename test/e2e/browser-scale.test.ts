@@ -29,7 +29,10 @@ function recorder(requests: Call[]) {
   }
 }
 /** A whole-list read: tasks.list, reports.list, or a page from the start that brings more than a count. */
-const wholeList = (c: Call) => c.method === 'tasks.list' || c.method === 'reports.list' || (/\.page$/.test(c.method) && !c.params.cursor && c.params.limit !== 1)
+const wholeList = (c: Call) =>
+  c.method === 'tasks.list' ||
+  c.method === 'reports.list' ||
+  (/\.page$/.test(c.method) && !c.params.cursor && c.params.limit !== 1)
 
 describe('browser UI at scale', () => {
   it('opens 2,000 reports page by page and applies an edit without reloading any list', async () => {
@@ -42,10 +45,26 @@ describe('browser UI at scale', () => {
       approval: 'auto',
       provider: { kind: 'openai', model: 'scripted', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-e2e' },
     })
-    const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Search gives up after 30 s.' })
-    const d2 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Page size', statement: 'Lists show 50 rows a page.' })
+    const d1 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Search gives up after 30 s.',
+    })
+    const d2 = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Page size',
+      statement: 'Lists show 50 rows a page.',
+    })
     const tasks = []
-    for (let i = 0; i < TASKS; i++) tasks.push(await core.invoke('tasks.create', { workspaceId: ws.id, title: `Task ${i + 1}`, assigneeId: ivy.id, decisionIds: [onD1(i) ? d1.id : d2.id] }))
+    for (let i = 0; i < TASKS; i++)
+      tasks.push(
+        await core.invoke('tasks.create', {
+          workspaceId: ws.id,
+          title: `Task ${i + 1}`,
+          assigneeId: ivy.id,
+          decisionIds: [onD1(i) ? d1.id : d2.id],
+        }),
+      )
     for (let i = 0; i < REPORTS; i++) {
       const t = i % TASKS
       const d = onD1(t) ? d1 : d2
@@ -103,13 +122,20 @@ describe('browser UI at scale', () => {
     await card.getByTestId('edit-outcome').waitFor()
 
     // The open panel and the tab counts show the edit's effect.
-    await expect.poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 }).toBe(`${staleAfter} stale`)
+    await expect
+      .poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 })
+      .toBe(`${staleAfter} stale`)
     await expect.poll(() => ui.page.getByTestId('tab-reports').locator('.count').textContent()).toBe(String(staleAfter))
     await expect.poll(() => ui.page.getByTestId('tab-tasks').locator('.count').textContent()).toBe(String(flaggedAfter))
     const staleCards = ui.page.locator('[data-testid=report-card][data-validity=stale]')
     await expect.poll(() => staleCards.count()).toBeGreaterThan(0)
-    for (const key of await staleCards.evaluateAll((els) => els.map((e) => e.getAttribute('data-key')))) expect(Number(key!.slice(2)) % 5, `${key} claims D-1`).toBe(1)
-    expect(await ui.page.locator('[data-testid=report-card][data-validity=valid]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-key')!.slice(2)) % 5 === 1))).not.toContain(true)
+    for (const key of await staleCards.evaluateAll((els) => els.map((e) => e.getAttribute('data-key'))))
+      expect(Number(key!.slice(2)) % 5, `${key} claims D-1`).toBe(1)
+    expect(
+      await ui.page
+        .locator('[data-testid=report-card][data-validity=valid]')
+        .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-key')!.slice(2)) % 5 === 1)),
+    ).not.toContain(true)
     await ui.page.screenshot({ path: `${SHOTS}/scale-reports-after-1440.png` })
 
     // Quiet for a moment is not evidence; the call record is: nothing after the edit read a whole list.
@@ -121,15 +147,26 @@ describe('browser UI at scale', () => {
 
     // Stale only: the server filters (a first page of a list newly shown), every card on it is stale.
     await ui.page.getByTestId('reports-stale-only').check()
-    await expect.poll(() => ui.page.getByTestId('report-card').first().getAttribute('data-key')).toBe(`R-${REPORTS - 4}`)
-    expect(await ui.page.getByTestId('report-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-validity')))).not.toContain('valid')
+    await expect
+      .poll(() => ui.page.getByTestId('report-card').first().getAttribute('data-key'))
+      .toBe(`R-${REPORTS - 4}`)
+    expect(
+      await ui.page.getByTestId('report-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-validity'))),
+    ).not.toContain('valid')
     expect(calls.filter((c) => c.method === 'reports.page' && c.params.stale === true)).toHaveLength(1)
     await ui.page.getByTestId('reports-stale-only').uncheck()
 
     // ---- a revert from outside the page (its event only): the restored claims show valid at once ----
     const beforeRevert = calls.length
-    await core.invoke('decisions.revert', { decisionId: d1.id, toVersion: 1, expectedVersion: 2, reason: 'Back to 30 s' })
-    await expect.poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 }).toBe('0 stale')
+    await core.invoke('decisions.revert', {
+      decisionId: d1.id,
+      toVersion: 1,
+      expectedVersion: 2,
+      reason: 'Back to 30 s',
+    })
+    await expect
+      .poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 })
+      .toBe('0 stale')
     await expect.poll(() => staleCards.count()).toBe(0)
     expect(await ui.page.getByTestId('tab-reports').locator('.count').count()).toBe(0)
     const afterRevert = calls.slice(beforeRevert)

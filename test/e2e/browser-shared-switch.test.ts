@@ -18,7 +18,9 @@ describe('browser UI: a shared workspace offers worktree isolation', () => {
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repoDir })
     writeFileSync(join(repoDir, 'a.txt'), 'a\n')
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'add', '-A'], { cwd: repoDir })
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'first'], { cwd: repoDir })
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'first'], {
+      cwd: repoDir,
+    })
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'shared', isolation: 'shared' })
     await page.goto(ui.stack.url)
     await page.getByTestId('sidebar').waitFor()
@@ -30,7 +32,9 @@ describe('browser UI: a shared workspace offers worktree isolation', () => {
     await expect.poll(() => line.textContent()).toContain('read-only to their commands')
     await screenshot(page, 'shared-switch-offer')
     await page.getByTestId('switch-to-worktrees').click()
-    await expect.poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).isolation).toBe('worktree')
+    await expect
+      .poll(async () => (await core.invoke('workspaces.settings', { workspaceId: ws.id })).isolation)
+      .toBe('worktree')
     await expect.poll(() => line.textContent()).toContain('a branch per task, from main')
     expect(await page.getByTestId('switch-to-worktrees').count()).toBe(0)
     await screenshot(page, 'shared-switch-done')

@@ -14,7 +14,14 @@ describe('browser UI: the tree of the next turn', () => {
     initRepo(repoDir)
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'trees' })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
-    const ivy = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider, approval: 'auto', authority: 'proposer' })
+    const ivy = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      provider,
+      approval: 'auto',
+      authority: 'proposer',
+    })
     for (const title of ['Search timeout', 'Search page']) {
       const task = await core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: ivy.id })
       await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
@@ -37,7 +44,10 @@ describe('browser UI: the tree of the next turn', () => {
     models.enqueue({ text: 'On T-1.' })
     await page.getByTestId('send').click()
     await expect
-      .poll(async () => (await core.invoke('sessions.get', { memberId: ivy.id })).steps.find((s) => s.kind === 'user')?.taskId)
+      .poll(
+        async () =>
+          (await core.invoke('sessions.get', { memberId: ivy.id })).steps.find((s) => s.kind === 'user')?.taskId,
+      )
       .toBe((await core.invoke('tasks.list', { workspaceId: ws.id })).find((t) => t.key === 'T-1')!.id)
     await screenshot(page, 'tree-picker-02-chosen-1440')
 

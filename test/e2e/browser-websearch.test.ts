@@ -50,11 +50,17 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     const core = ui.stack.core
     const repo = ui.stack.repoDir
     initRepo(repo)
-    const ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'web-search', isolation: 'worktree', baseBranch: 'main' })
+    const ws = await core.invoke('workspaces.open', {
+      repoPath: repo,
+      name: 'web-search',
+      isolation: 'worktree',
+      baseBranch: 'main',
+    })
     await core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
     // The default policy of a new team: no approval given, so Concord's (sandboxed where the OS sandbox works).
-    const mk = (name: string, role: string) => core.invoke('members.create', { workspaceId: ws.id, name, role, provider, authority: 'proposer' })
+    const mk = (name: string, role: string) =>
+      core.invoke('members.create', { workspaceId: ws.id, name, role, provider, authority: 'proposer' })
     const impl = await mk('Implementer', 'implementer')
     const tester = await mk('Tester', 'tester')
     const reviewer = await mk('Reviewer', 'reviewer')
@@ -62,7 +68,8 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     // Every call any member waited on, by its arguments: only the escape attempt may be among them.
     const asked = new Map<string, string>()
     core.bus.on((e) => {
-      if (e.event === 'session.state') for (const a of e.payload.session.pendingApprovals) asked.set(a.callId, `${a.name} ${a.argumentsText}`)
+      if (e.event === 'session.state')
+        for (const a of e.payload.session.pendingApprovals) asked.set(a.callId, `${a.name} ${a.argumentsText}`)
     })
     const d1 = await core.invoke('decisions.create', {
       workspaceId: ws.id,
@@ -85,25 +92,51 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
       if (e.event === 'task.changed' && e.payload.task.id === t1.id) latest = e.payload.task
     })
     // The head of T-1's tree (a repository of its own; Concord brings it into the user's repository when it reads it).
-    const branchHead = () => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(ui.stack.dataDir, 'worktrees', ws.id, 'T-1'), encoding: 'utf8' }).trim()
+    const branchHead = () =>
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: join(ui.stack.dataDir, 'worktrees', ws.id, 'T-1'),
+        encoding: 'utf8',
+      }).trim()
     const reportOn = (kind: 'test' | 'review', version: number) =>
-      waitForEvent(core, (e) => e.event === 'report.submitted' && e.payload.report.kind === kind && e.payload.report.basis[0]?.version === version, 30_000)
+      waitForEvent(
+        core,
+        (e) =>
+          e.event === 'report.submitted' &&
+          e.payload.report.kind === kind &&
+          e.payload.report.basis[0]?.version === version,
+        30_000,
+      )
 
     // ---- the work before the change: the implementer builds, asks for a test and a review, reports; autoDeliver delivers ----
     script(
       'Implementer',
-      call('write_file', { path: 'search.ts', content: 'export const timeoutMs = 5_000\nexport const onTimeout = "error"\n' }),
+      call('write_file', {
+        path: 'search.ts',
+        content: 'export const timeoutMs = 5_000\nexport const onTimeout = "error"\n',
+      }),
       call('run_command', { command: 'grep -c timeoutMs search.ts' }),
       // The escape attempt: a write outside the task's tree. It leaves the sandbox, so it asks; the human denies it.
       call('write_file', { path: '../escape.txt', content: 'outside the tree\n' }),
       call('git_commit', { message: 'web_search: give up after 5 s with an error (D-1)' }),
       {
         toolCalls: [
-          { name: 'message_member', arguments: { memberId: 'Tester', text: 'T-1 is committed on its branch: please test it against D-1.' } },
-          { name: 'message_member', arguments: { memberId: 'Reviewer', text: 'T-1 is committed on its branch: please review it.' } },
+          {
+            name: 'message_member',
+            arguments: { memberId: 'Tester', text: 'T-1 is committed on its branch: please test it against D-1.' },
+          },
+          {
+            name: 'message_member',
+            arguments: { memberId: 'Reviewer', text: 'T-1 is committed on its branch: please review it.' },
+          },
         ],
       },
-      call('submit_report', { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: '5 s timeout, error on timeout', claims: [{ text: 'gives up after 5 s', decisionIds: ['D-1'] }] }),
+      call('submit_report', {
+        taskId: 'T-1',
+        kind: 'implementation',
+        verdict: 'pass',
+        summary: '5 s timeout, error on timeout',
+        claims: [{ text: 'gives up after 5 s', decisionIds: ['D-1'] }],
+      }),
     )
     // They check the branch head the implementer committed (their own turn has no task of theirs to check out).
     script('Tester', () =>
@@ -117,15 +150,28 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
       }),
     )
     script('Reviewer', () =>
-      call('submit_report', { taskId: 'T-1', kind: 'review', verdict: 'pass', summary: 'reads well', commit: branchHead(), claims: [{ text: 'the timeout is one constant', decisionIds: ['D-1'] }] }),
+      call('submit_report', {
+        taskId: 'T-1',
+        kind: 'review',
+        verdict: 'pass',
+        summary: 'reads well',
+        commit: branchHead(),
+        claims: [{ text: 'the timeout is one constant', decisionIds: ['D-1'] }],
+      }),
     )
     const tested1 = reportOn('test', 1)
     const reviewed1 = reportOn('review', 1)
-    const delivered1 = waitForEvent<{ task: Task }>(core, (e) => e.event === 'task.changed' && e.payload.task.id === t1.id && e.payload.task.status === 'delivered', 30_000)
+    const delivered1 = waitForEvent<{ task: Task }>(
+      core,
+      (e) => e.event === 'task.changed' && e.payload.task.id === t1.id && e.payload.task.status === 'delivered',
+      30_000,
+    )
 
     const page = ui.page
     await page.goto(ui.stack.url)
-    await human('open the Implementer', () => page.getByTestId('member-item').filter({ hasText: 'Implementer' }).click())
+    await human('open the Implementer', () =>
+      page.getByTestId('member-item').filter({ hasText: 'Implementer' }).click(),
+    )
     const composer = page.locator('[data-testid=member-session]').getByTestId('composer')
     await human('type the first message', () => composer.fill('Build T-1, the web search tool, to D-1.'), true)
     await human('send it', () => page.locator('[data-testid=member-session]').getByTestId('send').click())
@@ -134,7 +180,12 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     expect(await bar.getByTestId('approval-why').textContent()).toContain("outside the task's tree")
     await screenshot(page, 'websearch-00-escape-asks-1440')
     await human('Deny… the escape', () => bar.getByRole('button', { name: 'Deny…' }).click(), false, 'escape')
-    await human('type why', () => bar.getByLabel('Reason for denying').fill('stay inside the task’s tree'), false, 'escape')
+    await human(
+      'type why',
+      () => bar.getByLabel('Reason for denying').fill('stay inside the task’s tree'),
+      false,
+      'escape',
+    )
     await human('Deny', () => bar.getByRole('button', { name: 'Deny', exact: true }).click(), false, 'escape')
     await bar.waitFor({ state: 'detached' })
     const c1 = (await delivered1).payload.task.artifact!.commit!
@@ -145,7 +196,10 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     script(
       'Implementer',
       call('update_task_status', { taskId: 'T-1', status: 'in_progress' }),
-      call('write_file', { path: 'search.ts', content: 'export const timeoutMs = 10_000\nexport const onTimeout = "partial results"\n' }),
+      call('write_file', {
+        path: 'search.ts',
+        content: 'export const timeoutMs = 10_000\nexport const onTimeout = "partial results"\n',
+      }),
       call('git_commit', { message: 'web_search: 10 s, then partial results (D-1 v2)' }),
       call('acknowledge_task', { taskId: 'T-1' }),
       call('submit_report', {
@@ -158,21 +212,39 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     )
     script(
       'Tester',
-      call('submit_report', { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'timeout test updated', claims: [{ text: 'a 12 s search returns partial results', decisionIds: ['D-1'] }] }),
+      call('submit_report', {
+        taskId: 'T-1',
+        kind: 'test',
+        verdict: 'pass',
+        summary: 'timeout test updated',
+        claims: [{ text: 'a 12 s search returns partial results', decisionIds: ['D-1'] }],
+      }),
     )
     script(
       'Reviewer',
-      call('submit_report', { taskId: 'T-1', kind: 'review', verdict: 'pass', summary: 'still one constant', claims: [{ text: 'partial results are labelled', decisionIds: ['D-1'] }] }),
+      call('submit_report', {
+        taskId: 'T-1',
+        kind: 'review',
+        verdict: 'pass',
+        summary: 'still one constant',
+        claims: [{ text: 'partial results are labelled', decisionIds: ['D-1'] }],
+      }),
     )
     const tested2 = reportOn('test', 2)
     const reviewed2 = reportOn('review', 2)
 
     await human('open Decisions', () => page.getByTestId('tab-decisions').click())
     await human('open D-1', () => page.locator('[data-testid=decision-row][data-key="D-1"]').click())
-    await human('Edit', () => page.getByTestId('decision-detail').getByRole('button', { name: 'Edit', exact: true }).click())
+    await human('Edit', () =>
+      page.getByTestId('decision-detail').getByRole('button', { name: 'Edit', exact: true }).click(),
+    )
     const editor = page.getByTestId('decision-editor')
-    await human('type the new statement', () => editor.getByLabel('Statement').fill('Web search gives up after 10 s and returns the partial results it has.'))
-    await human('rewrite the rationale', () => editor.getByLabel('Rationale').fill('Slow providers: a partial answer beats none.'))
+    await human('type the new statement', () =>
+      editor.getByLabel('Statement').fill('Web search gives up after 10 s and returns the partial results it has.'),
+    )
+    await human('rewrite the rationale', () =>
+      editor.getByLabel('Rationale').fill('Slow providers: a partial answer beats none.'),
+    )
     await human('type the reason', () => editor.getByLabel('Reason').fill('Slow providers: partial results beat none'))
     await expect.poll(() => editor.getByTestId('impact-preview').textContent()).toContain('T-1')
     await screenshot(page, 'websearch-02-the-one-edit')
@@ -212,7 +284,9 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     expect(approvalClicks.map((a) => a.approval)).toEqual(['escape', 'escape', 'escape'])
     const insideClicks = approvalClicks.filter((a) => a.approval !== 'escape').length
     expect(insideClicks).toBe(0)
-    const sessions = await Promise.all([impl, tester, reviewer].map((m) => core.invoke('sessions.get', { memberId: m.id })))
+    const sessions = await Promise.all(
+      [impl, tester, reviewer].map((m) => core.invoke('sessions.get', { memberId: m.id })),
+    )
     const byConcord = sessions.map((s) => s.steps.filter((x) => x.origin === 'concord'))
     expect(byConcord.map((s) => s.length)).toEqual([1, 1, 1])
     expect(byConcord[0][0].text).toContain('T-1 was delivered on')

@@ -24,7 +24,12 @@ describe('browser UI: branches, changes and merge', () => {
       authority: 'proposer',
       provider: { kind: 'openai', model: 'scripted', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-e2e' },
     })
-    const task = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search timeout', assigneeId: ivy.id, requiredReports: [] })
+    const task = await ui.stack.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      assigneeId: ivy.id,
+      requiredReports: [],
+    })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
 
     await ui.page.goto(ui.stack.url)
@@ -32,8 +37,18 @@ describe('browser UI: branches, changes and merge', () => {
     ui.stack.models.enqueue(
       {
         toolCalls: [
-          { name: 'write_file', arguments: { path: 'app.ts', content: 'export const answer = 42\nexport const timeoutMs = 30_000\n' } },
-          { name: 'write_file', arguments: { path: 'src/search.ts', content: "import { timeoutMs } from '../app'\n\nexport const search = (q: string) => ({ q, timeoutMs })\n" } },
+          {
+            name: 'write_file',
+            arguments: { path: 'app.ts', content: 'export const answer = 42\nexport const timeoutMs = 30_000\n' },
+          },
+          {
+            name: 'write_file',
+            arguments: {
+              path: 'src/search.ts',
+              content:
+                "import { timeoutMs } from '../app'\n\nexport const search = (q: string) => ({ q, timeoutMs })\n",
+            },
+          },
         ],
       },
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'Search with a 30 s timeout' } }] },
@@ -51,7 +66,10 @@ describe('browser UI: branches, changes and merge', () => {
     await line.click()
     const turnDialog = ui.page.getByRole('dialog', { name: 'What this turn changed' })
     await turnDialog.getByTestId('changes').locator('.changes-file').first().waitFor()
-    expect(await turnDialog.locator('.changes-files li').allTextContents()).toEqual(['M app.ts +1 −0', 'A src/search.ts +3 −0'])
+    expect(await turnDialog.locator('.changes-files li').allTextContents()).toEqual([
+      'M app.ts +1 −0',
+      'A src/search.ts +3 −0',
+    ])
     expect(await turnDialog.textContent()).toContain('export const timeoutMs = 30_000')
     await screenshot(ui.page, 'w2-turn-diff')
     await ui.page.keyboard.press('Escape')
@@ -74,7 +92,9 @@ describe('browser UI: branches, changes and merge', () => {
     await card.locator('.badge', { hasText: 'merged' }).waitFor()
     await screenshot(ui.page, 'w4-merged')
     expect(readFileSync(join(ui.stack.repoDir, 'src', 'search.ts'), 'utf8')).toContain('timeoutMs')
-    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: ui.stack.repoDir, encoding: 'utf8' }).trim()).toBe('Merge T-1: Search timeout (concord/T-1-search-timeout)')
+    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: ui.stack.repoDir, encoding: 'utf8' }).trim()).toBe(
+      'Merge T-1: Search timeout (concord/T-1-search-timeout)',
+    )
     expect(ui.errors).toEqual([])
   })
 })

@@ -15,7 +15,10 @@ const SHA1 = 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0'
 
 const ui = browserSession()
 
-const session = (name: string): Locator => ui.page.locator(`[data-testid=member-session]`).filter({ has: ui.page.locator('[data-testid=session-head]', { hasText: name }) })
+const session = (name: string): Locator =>
+  ui.page
+    .locator(`[data-testid=member-session]`)
+    .filter({ has: ui.page.locator('[data-testid=session-head]', { hasText: name }) })
 const memberItem = (name: string) => ui.page.getByTestId('member-item').filter({ hasText: name })
 
 async function members(ws: Workspace): Promise<Record<string, Member>> {
@@ -68,15 +71,22 @@ describe('browser UI through the bridge', () => {
     // This walk-through scripts every model reply itself: no automatic turns (browser-loop and browser-websearch cover them).
     await ui.stack.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const team = await members(ws)
-    expect(team.Implementer.provider).toMatchObject({ kind: 'openai-compatible', model: 'scripted-model', hasKey: true })
+    expect(team.Implementer.provider).toMatchObject({
+      kind: 'openai-compatible',
+      model: 'scripted-model',
+      hasKey: true,
+    })
     // The key is write-only: nothing the renderer can read contains it.
-    expect(await ui.page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain('sk-local-secret')
+    expect(await ui.page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toContain(
+      'sk-local-secret',
+    )
 
     // ---- talk to a member and watch it stream (Ctrl+2 switches to the second member) ----
     await ui.page.keyboard.press('Control+2')
     await session('Implementer').waitFor()
     await screenshot(ui.page, '04-empty-session')
-    const reply = 'We should **use REST** with JSON bodies for the public API.\n\n```ts\nexport const api = createRestApi({ version: 1 })\n```\n\nI will start once that is recorded.'
+    const reply =
+      'We should **use REST** with JSON bodies for the public API.\n\n```ts\nexport const api = createRestApi({ version: 1 })\n```\n\nI will start once that is recorded.'
     ui.stack.models.enqueue({ text: reply, chunkSize: 3, chunkDelayMs: 12, usage: { input: 40, output: 30 } })
     const composer = session('Implementer').getByTestId('composer')
     await composer.fill('Which API style do we use? I want REST with JSON bodies, versioned under /v1.')
@@ -90,10 +100,14 @@ describe('browser UI through the bridge', () => {
     expect(partial.length).toBeLessThan(reply.length)
     await screenshot(ui.page, '05-streaming')
     await session('Implementer').locator('[data-kind=model][data-status=done]').waitFor()
-    await expect.poll(() => session('Implementer').locator('[data-kind=model]').textContent()).toContain('I will start once that is recorded.')
+    await expect
+      .poll(() => session('Implementer').locator('[data-kind=model]').textContent())
+      .toContain('I will start once that is recorded.')
     await expect.poll(() => memberItem('Implementer').getAttribute('data-state')).toBe('idle')
     // Its code is highlighted once the highlighter (loaded after the first screen) is there.
-    await session('Implementer').locator('[data-kind=model] pre code.hljs .hljs-keyword', { hasText: 'export' }).waitFor()
+    await session('Implementer')
+      .locator('[data-kind=model] pre code.hljs .hljs-keyword', { hasText: 'export' })
+      .waitFor()
 
     // ---- from conversation to decision: record the human's message as D-1 ----
     const userStep = session('Implementer').locator('[data-kind=user]').first()
@@ -111,9 +125,24 @@ describe('browser UI through the bridge', () => {
     await userStep.locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
 
     // ---- work that depends on D-1 (normally created by the lead's tools) ----
-    const t1 = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build the /v1 endpoints', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
-    const t2 = await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Client SDK', assigneeId: team.Implementer.id, decisionIds: [d1.id] })
-    await ui.stack.core.invoke('tasks.create', { workspaceId: ws.id, title: 'API docs', assigneeId: team.Reviewer.id, decisionIds: [d1.id] })
+    const t1 = await ui.stack.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build the /v1 endpoints',
+      assigneeId: team.Implementer.id,
+      decisionIds: [d1.id],
+    })
+    const t2 = await ui.stack.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Client SDK',
+      assigneeId: team.Implementer.id,
+      decisionIds: [d1.id],
+    })
+    await ui.stack.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'API docs',
+      assigneeId: team.Reviewer.id,
+      decisionIds: [d1.id],
+    })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
@@ -122,16 +151,28 @@ describe('browser UI through the bridge', () => {
       ['test', team.Tester],
       ['review', team.Reviewer],
     ] as const) {
-      await ui.stack.core.invoke('reports.submit', { taskId: t1.id, authorId: author.id, kind, verdict: 'pass', artifact: { commit: SHA1 }, basis: [{ decisionId: d1.id, version: 1 }], claims })
+      await ui.stack.core.invoke('reports.submit', {
+        taskId: t1.id,
+        authorId: author.id,
+        kind,
+        verdict: 'pass',
+        artifact: { commit: SHA1 },
+        basis: [{ decisionId: d1.id, version: 1 }],
+        claims,
+      })
     }
 
     // ---- the tester mentions D-1: a live card in its chat ----
     await memberItem('Tester').click()
-    ui.stack.models.enqueue({ text: 'Understood: I will test the endpoints against D-1 and report on the delivered commit.' })
+    ui.stack.models.enqueue({
+      text: 'Understood: I will test the endpoints against D-1 and report on the delivered commit.',
+    })
     await session('Tester').getByTestId('composer').fill('Please test T-1 once it is delivered.')
     await session('Tester').getByTestId('send').click()
     await session('Tester').locator('[data-kind=model][data-status=done]').waitFor()
-    await session('Tester').locator('[data-kind=model] [data-testid=decision-card][data-key="D-1"][data-version="1"]').waitFor()
+    await session('Tester')
+      .locator('[data-kind=model] [data-testid=decision-card][data-key="D-1"][data-version="1"]')
+      .waitFor()
 
     // ---- team view: edit D-1 in the implementer's chat, see the tester's card change ----
     await ui.page.keyboard.press('Alt+t')
@@ -141,7 +182,9 @@ describe('browser UI through the bridge', () => {
     const card = session('Implementer').locator('[data-testid=decision-card][data-key="D-1"]').first()
     await card.getByRole('button', { name: 'Edit' }).click()
     const editor = card.getByTestId('decision-editor')
-    await editor.getByLabel('Statement').fill('The public API is GraphQL over HTTP at /graphql; REST stays for webhooks only.')
+    await editor
+      .getByLabel('Statement')
+      .fill('The public API is GraphQL over HTTP at /graphql; REST stays for webhooks only.')
     await editor.getByLabel('Reason').fill('Clients need nested queries')
     await expect.poll(() => editor.getByTestId('impact-preview').textContent()).toContain('T-1 delivered')
     const preview = (await editor.getByTestId('impact-preview').textContent()) ?? ''
@@ -230,7 +273,8 @@ describe('browser UI through the bridge', () => {
             name: 'propose_decision_change',
             arguments: {
               decisionId: 'D-1',
-              statement: 'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.',
+              statement:
+                'The public API is GraphQL over HTTP at /graphql, with persisted queries only; REST stays for webhooks only.',
               reason: 'Persisted queries keep the surface reviewable',
             },
           },
@@ -256,7 +300,10 @@ describe('browser UI through the bridge', () => {
     // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run. The wizard's members
     // are sandboxed (a write in the tree runs without asking): this one asks for every write.
     await ui.stack.core.invoke('members.update', { memberId: team.Reviewer.id, approval: 'ask' })
-    ui.stack.models.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] }, { text: 'Wrote NOTES.md with the API decision.' })
+    ui.stack.models.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
+      { text: 'Wrote NOTES.md with the API decision.' },
+    )
     await memberItem('Reviewer').click()
     await session('Reviewer').getByTestId('composer').fill('Write the API decision into NOTES.md')
     await session('Reviewer').getByTestId('composer').press('Enter')
@@ -272,7 +319,9 @@ describe('browser UI through the bridge', () => {
     await waiting.getByRole('button', { name: 'Allow' }).click()
     await waiting.waitFor({ state: 'detached' })
     await session('Reviewer').locator('[data-testid=tool-call][data-status=done]').waitFor()
-    await expect.poll(() => session('Reviewer').locator('[data-kind=model]').last().textContent()).toContain('Wrote NOTES.md')
+    await expect
+      .poll(() => session('Reviewer').locator('[data-kind=model]').last().textContent())
+      .toContain('Wrote NOTES.md')
     await expect.poll(() => memberItem('Reviewer').getAttribute('data-state')).toBe('idle')
 
     // Figures: coordination counts and tokens per member.
@@ -321,7 +370,14 @@ describe('browser UI through the bridge', () => {
     const at = new Date().toISOString()
     store.transaction(() => {
       for (let i = 1; i <= 400; i++) {
-        store.steps.insert({ member_id: lead, kind: i % 2 ? 'user' : 'model', status: 'done', text: `Message number ${i} about D-1.`, started_at: at, ended_at: at })
+        store.steps.insert({
+          member_id: lead,
+          kind: i % 2 ? 'user' : 'model',
+          status: 'done',
+          text: `Message number ${i} about D-1.`,
+          started_at: at,
+          ended_at: at,
+        })
       }
     })
     // Written behind the app's back (no events): a fresh load reads it.

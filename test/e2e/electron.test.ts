@@ -15,7 +15,10 @@ function electronBinary(): string | null {
   const pkg = join(projectRoot, 'node_modules', 'electron')
   const pathFile = join(pkg, 'path.txt')
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, existsSync(pathFile) ? readFileSync(pathFile, 'utf8') : 'electron')
+    const p = join(
+      process.env.ELECTRON_OVERRIDE_DIST_PATH,
+      existsSync(pathFile) ? readFileSync(pathFile, 'utf8') : 'electron',
+    )
     return existsSync(p) ? p : null
   }
   if (!existsSync(pathFile)) return null
@@ -55,7 +58,12 @@ describe.skipIf(skipReason !== null)('desktop app (Electron)', () => {
     const page = await app.firstWindow()
     await page.getByTestId('welcome').waitFor()
     expect(await page.evaluate(() => typeof (window as { api?: unknown }).api)).toBe('object')
-    expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require + typeof (globalThis as { process?: unknown }).process)).toBe('undefinedundefined')
+    expect(
+      await page.evaluate(
+        () =>
+          typeof (globalThis as { require?: unknown }).require + typeof (globalThis as { process?: unknown }).process,
+      ),
+    ).toBe('undefinedundefined')
     await screenshot(page, 'electron-01-welcome')
     // Browse… opens the system folder dialog (answered here in the main process, as a user would pick).
     await app.evaluate(({ dialog }, chosen) => {

@@ -6,7 +6,18 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -22,7 +33,14 @@ export const rendererOut = join(projectRoot, 'out', 'renderer')
 export const screenshotDir = join(projectRoot, 'test', 'e2e', '__screenshots__')
 /** Debian's Chromium, where the e2e tests have always run. */
 const SYSTEM_CHROMIUM = '/usr/bin/chromium'
-export const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 
 function newestMtime(dir: string): number {
   let newest = 0
@@ -38,11 +56,15 @@ export function ensureRendererBuilt(): void {
   const index = join(rendererOut, 'index.html')
   const sources = Math.max(newestMtime(join(projectRoot, 'renderer')), newestMtime(join(projectRoot, 'shared')))
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return
-  execFileSync(process.execPath, [join(projectRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
-    cwd: projectRoot,
-    stdio: 'pipe',
-    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
-  })
+  execFileSync(
+    process.execPath,
+    [join(projectRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+    {
+      cwd: projectRoot,
+      stdio: 'pipe',
+      env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+    },
+  )
 }
 
 /** An installed package's version (this one does not export its package.json). */
@@ -106,7 +128,10 @@ export async function chromiumToLaunch(): Promise<{ executablePath: string; env?
   const named = process.env.CONCORD_CHROMIUM
   if (named === 'bundled') return bundledChromium()
   if (named) {
-    if (!existsSync(named)) throw new Error(`Chromium is missing at ${named} (CONCORD_CHROMIUM): unset it to use ${SYSTEM_CHROMIUM} or the packaged one, or set CONCORD_CHROMIUM=bundled`)
+    if (!existsSync(named))
+      throw new Error(
+        `Chromium is missing at ${named} (CONCORD_CHROMIUM): unset it to use ${SYSTEM_CHROMIUM} or the packaged one, or set CONCORD_CHROMIUM=bundled`,
+      )
     return { executablePath: named }
   }
   return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : bundledChromium()
@@ -155,7 +180,10 @@ export async function startStack(options: { taskStartTurns?: boolean } = {}): Pr
   }
 }
 
-export async function newPage(browser: Browser, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function newPage(
+  browser: Browser,
+  options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
     colorScheme: options.colorScheme ?? 'light',
@@ -166,7 +194,8 @@ export async function newPage(browser: Browser, options: { width?: number; heigh
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
   page.on('console', (m) => {
     // A refused call (409 for a stale acceptance, say) is logged by Chromium as a failed load: expected, not an error.
-    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) errors.push(`console: ${m.text()}`)
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      errors.push(`console: ${m.text()}`)
   })
   page.on('response', (r) => {
     if (r.status() >= 500) errors.push(`HTTP ${r.status()} ${r.url()}`)

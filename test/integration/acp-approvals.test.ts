@@ -50,7 +50,11 @@ const claude = (approval?: Member['approval']): Promise<Member> =>
   })
 
 const stateOf = (memberId: string, pred: (s: SessionInfo) => boolean) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session), 90_000)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session),
+    90_000,
+  )
 const idleOf = (memberId: string) => stateOf(memberId, (s) => s.state === 'idle' && s.queued === 0)
 const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
@@ -68,17 +72,32 @@ describe('ACP permission requests under the approval policy', () => {
     await startedTask(m)
     let asked = 0
     t.core.bus.on((e) => {
-      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+      if (
+        e.event === 'session.state' &&
+        e.payload.session.memberId === m.id &&
+        e.payload.session.state === 'waiting_approval'
+      )
+        asked++
     })
     const target = join(worktree('T-1'), 'hello.txt')
-    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] }, { text: 'Wrote it.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] },
+      { text: 'Wrote it.' },
+    )
     let idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
     await idle
     expect(readFileSync(target, 'utf8')).toBe('hi\n')
     expect(asked).toBe(0)
 
-    server.enqueue({ toolCalls: [{ name: 'Bash', arguments: { command: 'echo from-bash > bash.txt', description: 'write bash.txt' } }] }, { text: 'Ran it.' })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Bash', arguments: { command: 'echo from-bash > bash.txt', description: 'write bash.txt' } },
+        ],
+      },
+      { text: 'Ran it.' },
+    )
     const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Run it' })
     const card = (await waiting).payload.session.pendingApprovals[0]
@@ -86,12 +105,20 @@ describe('ACP permission requests under the approval policy', () => {
     // The card shows the command as a built-in member's would, not the agent's raw input.
     expect(JSON.parse(card.argumentsText)).toEqual({ command: 'echo from-bash > bash.txt' })
     idle = idleOf(m.id)
-    await t.core.invoke('sessions.allowAlways', { memberId: m.id, callId: card.callId, scope: 'team', rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' } })
+    await t.core.invoke('sessions.allowAlways', {
+      memberId: m.id,
+      callId: card.callId,
+      scope: 'team',
+      rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' },
+    })
     await idle
     expect(existsSync(join(worktree('T-1'), 'bash.txt'))).toBe(true)
 
     // `echo again` is covered by the team's rule now: no question.
-    server.enqueue({ toolCalls: [{ name: 'Bash', arguments: { command: 'echo again', description: 'echo' } }] }, { text: 'Again.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'Bash', arguments: { command: 'echo again', description: 'echo' } }] },
+      { text: 'Again.' },
+    )
     idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Once more' })
     await idle
@@ -102,20 +129,36 @@ describe('ACP permission requests under the approval policy', () => {
     const m = await claude('ask')
     await startedTask(m)
     const target = join(worktree('T-1'), 'nope.txt')
-    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'no\n' } }] }, { text: 'Could not write it.' }, { text: 'Understood: no file.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'no\n' } }] },
+      { text: 'Could not write it.' },
+      { text: 'Understood: no file.' },
+    )
     const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write nope.txt' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     const idle = idleOf(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false, reason: 'keep the notes in README instead' })
+    await t.core.invoke('sessions.approve', {
+      memberId: m.id,
+      callId: card.callId,
+      allow: false,
+      reason: 'keep the notes in README instead',
+    })
     await idle
     expect(existsSync(target)).toBe(false)
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe('Denied by the human: keep the notes in README instead')
+    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe(
+      'Denied by the human: keep the notes in README instead',
+    )
     // Not an interruption by the human: the turn ended, and Concord's next prompt told Claude why.
     expect(steps.filter((s) => s.kind === 'interrupted')).toEqual([])
     const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(r.body.messages))
-    expect(prompts.some((p) => p.includes('The human denied a call of your last turn') && p.includes('keep the notes in README instead'))).toBe(true)
+    expect(
+      prompts.some(
+        (p) =>
+          p.includes('The human denied a call of your last turn') && p.includes('keep the notes in README instead'),
+      ),
+    ).toBe(true)
   }, 180_000)
 })
 
@@ -125,24 +168,49 @@ describe('a Deny of a Codex command', () => {
     agent: 'codex' as const,
     isolatedHome: true,
     apiKey: 'sk-any',
-    args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+    args: [
+      '-c',
+      'model="gpt-5.4"',
+      '-c',
+      'model_provider="local"',
+      '-c',
+      `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
+    ],
   })
   it('answers that one call: the turn is not recorded as interrupted by the human, and Codex hears the reason next', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Codex', role: 'implementer', authority: 'proposer', approval: 'ask', provider: codexProvider() })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Codex',
+      role: 'implementer',
+      authority: 'proposer',
+      approval: 'ask',
+      provider: codexProvider(),
+    })
     await startedTask(m)
-    server.enqueue({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo no > denied.txt' } }] }, { text: 'Not run.' }, { text: 'Understood, no file.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo no > denied.txt' } }] },
+      { text: 'Not run.' },
+      { text: 'Understood, no file.' },
+    )
     const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Make denied.txt' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     // Codex's request is its exec event (`bash -lc …` and its bookkeeping): the card shows the command line.
     expect(JSON.parse(card.argumentsText)).toMatchObject({ command: 'echo no > denied.txt' })
     const idle = idleOf(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false, reason: 'write it with the editor instead' })
+    await t.core.invoke('sessions.approve', {
+      memberId: m.id,
+      callId: card.callId,
+      allow: false,
+      reason: 'write it with the editor instead',
+    })
     await idle
     expect(existsSync(join(worktree('T-1'), 'denied.txt'))).toBe(false)
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.filter((s) => s.kind === 'interrupted').map((s) => s.text)).toEqual([])
-    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe('Denied by the human: write it with the editor instead')
+    expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text).toBe(
+      'Denied by the human: write it with the editor instead',
+    )
     const inputs = server.requests.filter((r) => r.path === '/v1/responses').map((r) => JSON.stringify(r.body.input))
     expect(inputs.some((i) => i.includes('write it with the editor instead'))).toBe(true)
   }, 180_000)

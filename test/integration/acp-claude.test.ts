@@ -58,7 +58,11 @@ function claude(approval: 'ask' | 'auto' = 'auto', extra: Record<string, unknown
 const state = (memberId: string, s: SessionInfo['state'], queued = 0) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && e.payload.session.queued === queued,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.state === s &&
+      e.payload.session.queued === queued,
     60_000,
   )
 
@@ -71,7 +75,8 @@ async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle')
 
 /** Claude's own requests to the model carry its tool list; side requests (titles, counts) do not matter here. */
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
-const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user').at(-1))
+const lastUserText = (r: RecordedRequest) =>
+  JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user').at(-1))
 
 /** The folder Concord keeps a task's worktree in. */
 const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
@@ -148,7 +153,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     })
     const steps = await turn(m, 'Say hello')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
-    expect(steps[1]).toMatchObject({ status: 'done', text: 'Hello from Claude Code, over ACP.', usage: { input: 321, output: 9 } })
+    expect(steps[1]).toMatchObject({
+      status: 'done',
+      text: 'Hello from Claude Code, over ACP.',
+      usage: { input: 321, output: 9 },
+    })
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.join('')).toBe('Hello from Claude Code, over ACP.')
     const req = server.requests.find(withTools)!
@@ -160,15 +169,34 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('submits a report through MCP, and a decision edited mid-turn reaches its next model request', async () => {
     const m = await claude()
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue(
       () => {
         // The human edits the decision while the agent's first model call is in flight.
-        void t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        void t.core.invoke('decisions.update', {
+          decisionId: d.id,
+          expectedVersion: 1,
+          statement: 'Use GraphQL',
+          reason: 'clients asked',
+        })
         return {
           toolCalls: [
-            { name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } },
+            {
+              name: 'mcp__concord__submit_report',
+              arguments: {
+                taskId: 'T-1',
+                kind: 'implementation',
+                verdict: 'pass',
+                summary: 'done',
+                claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }],
+              },
+            },
           ],
         }
       },
@@ -189,12 +217,22 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('sends a notice that came mid-turn as its next prompt when it made no Concord tool call', async () => {
     const m = await claude()
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     let edited: Promise<unknown> = Promise.resolve()
     server.enqueue(
       () => {
-        edited = t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        edited = t.core.invoke('decisions.update', {
+          decisionId: d.id,
+          expectedVersion: 1,
+          statement: 'Use GraphQL',
+          reason: 'clients asked',
+        })
         return { text: 'Building it with REST.' }
       },
       { text: 'Switching to GraphQL.' },
@@ -202,7 +240,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     // The turn Concord starts for the notice ends idle too: wait for its reply.
     const replied = waitForEvent(
       t.core,
-      (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Switching to GraphQL.' && e.payload.step.status === 'done',
+      (e) =>
+        e.event === 'session.step' &&
+        e.payload.memberId === m.id &&
+        e.payload.step.text === 'Switching to GraphQL.' &&
+        e.payload.step.status === 'done',
       60_000,
     )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
@@ -227,14 +269,32 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     const m = await claude('auto', { interruptOnAdjustment: true })
     expect(m.provider).toMatchObject({ interruptOnAdjustment: true, turnTimeoutSeconds: 600 })
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue({ text: 'Building it with REST, slowly', hang: true }, { text: 'Adjusted to GraphQL.' })
     const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
-    const replied = waitForEvent(t.core, (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.text === 'Adjusted to GraphQL.' && e.payload.step.status === 'done', 60_000)
+    const replied = waitForEvent(
+      t.core,
+      (e) =>
+        e.event === 'session.step' &&
+        e.payload.memberId === m.id &&
+        e.payload.step.text === 'Adjusted to GraphQL.' &&
+        e.payload.step.status === 'done',
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
     await streaming
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'Use GraphQL',
+      reason: 'clients asked',
+    })
     await replied
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'interrupted', 'notice', 'notice', 'model'])
@@ -247,7 +307,10 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     // A member with a task works in the task's worktree (without one its checkout is read-only).
     await startedTask(m)
     const target = join(worktree('T-1'), 'hello.txt')
-    server.enqueue({ toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] }, { text: 'Wrote hello.txt.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] },
+      { text: 'Wrote hello.txt.' },
+    )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
     const waiting = (await state(m.id, 'waiting_approval')).payload.session
     expect(waiting.pendingApprovals).toHaveLength(1)
@@ -266,7 +329,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     const dataDir = mkdtempSync(join('/var/tmp', 'concord-sandbox-'))
     await t.cleanup()
     const inner = makeCore({ git: true, dataDir })
-    t = { ...inner, dataDir, cleanup: () => inner.cleanup().finally(() => rmSync(dataDir, { recursive: true, force: true })) }
+    t = {
+      ...inner,
+      dataDir,
+      cleanup: () => inner.cleanup().finally(() => rmSync(dataDir, { recursive: true, force: true })),
+    }
     ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
     const m = await claude()
     const other = await t.core.invoke('members.create', {
@@ -293,8 +360,17 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
         toolCalls: [
           { name: 'Write', arguments: { file_path: inside, content: 'inside\n' } },
           ...escapes.map((p) => ({ name: 'Write', arguments: { file_path: p, content: 'escaped\n' } })),
-          { name: 'Bash', arguments: { command: escapes.map((p) => `echo escaped > ${p}.sh`).join('; '), description: 'write outside' } },
-          { name: 'Bash', arguments: { command: `ls -A ${t.dataDir} > ${seen}`, description: 'look at the data folder' } },
+          {
+            name: 'Bash',
+            arguments: {
+              command: escapes.map((p) => `echo escaped > ${p}.sh`).join('; '),
+              description: 'write outside',
+            },
+          },
+          {
+            name: 'Bash',
+            arguments: { command: `ls -A ${t.dataDir} > ${seen}`, description: 'look at the data folder' },
+          },
         ],
       },
       { text: 'Tried.' },
@@ -334,7 +410,9 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     const idle = state(m.id, 'idle')
     await t.core.invoke('sessions.interrupt', { memberId: m.id })
     await idle
-    expect((await t.core.invoke('sessions.get', { memberId: m.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    expect((await t.core.invoke('sessions.get', { memberId: m.id })).steps.at(-1)).toMatchObject({
+      kind: 'interrupted',
+    })
     server.enqueue({ text: 'Back again.' })
     const steps = await turn(m, 'Still there?')
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
@@ -361,7 +439,10 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
         return {
           toolCalls: [
             { name: 'mcp__concord__get_brief', arguments: {} },
-            { name: 'mcp__concord__submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] } },
+            {
+              name: 'mcp__concord__submit_report',
+              arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] },
+            },
           ],
         }
       },
@@ -380,12 +461,29 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('sends a message_member under ask that keeps ask for the receiver (approval is not laundered through an auto member)', async () => {
     const m = await claude('ask')
-    const receiver = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Runner', role: 'tester', approval: 'auto' })
-    server.enqueue({ toolCalls: [{ name: 'mcp__concord__message_member', arguments: { memberId: receiver.id, text: 'run rm -rf build for me' } }] }, { text: 'Sent.' })
+    const receiver = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Runner',
+      role: 'tester',
+      approval: 'auto',
+    })
+    server.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'mcp__concord__message_member',
+            arguments: { memberId: receiver.id, text: 'run rm -rf build for me' },
+          },
+        ],
+      },
+      { text: 'Sent.' },
+    )
     const end = settled(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Ask Runner' })
     expect((await end).payload.session.state).toBe('idle')
-    const message = (await t.core.invoke('sessions.get', { memberId: receiver.id })).steps.find((s) => s.kind === 'message')!
+    const message = (await t.core.invoke('sessions.get', { memberId: receiver.id })).steps.find(
+      (s) => s.kind === 'message',
+    )!
     expect(message).toMatchObject({ text: 'run rm -rf build for me', fromMemberId: m.id })
     expect(t.core.harness.ctx(ws.id).store.steps.get(parseId(message.id, 'step', 'stepId').n)!.approval).toBe('ask')
   })
@@ -424,7 +522,12 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     const repoRoot = resolve(__dirname, '../..')
     const worker = spawn(
       process.execPath,
-      ['--import', 'tsx', join(repoRoot, 'test/fixtures/acp-worker.ts'), JSON.stringify({ dataDir, memberId: m.id, text: 'Take your time', agent: 'claude-agent-acp' })],
+      [
+        '--import',
+        'tsx',
+        join(repoRoot, 'test/fixtures/acp-worker.ts'),
+        JSON.stringify({ dataDir, memberId: m.id, text: 'Take your time', agent: 'claude-agent-acp' }),
+      ],
       {
         cwd: repoRoot,
         env: { ...process.env, CONCORD_SANDBOX: 'off' },
@@ -440,7 +543,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     try {
       expect(groupMembers(pid)).toContain(pid)
       const next = createCore({ dataDir })
-      t = { ...first, core: next, cleanup: () => next.close().finally(() => rmSync(dataDir, { recursive: true, force: true })) }
+      t = {
+        ...first,
+        core: next,
+        cleanup: () => next.close().finally(() => rmSync(dataDir, { recursive: true, force: true })),
+      }
       await until('the agent left by the killed Concord is gone', () => groupMembers(pid).length === 0)
     } finally {
       for (const p of groupMembers(pid)) process.kill(p, 'SIGKILL')
@@ -450,7 +557,10 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it("says how to install it when the agent's command is missing", async () => {
     const m = await claude('auto', { command: 'claude-agent-acp-not-installed-here' })
     const steps = await turn(m, 'hello', 'error')
-    expect(steps.at(-1)).toMatchObject({ kind: 'error', text: 'Claude Code is not installed: npm i -g @zed-industries/claude-agent-acp' })
+    expect(steps.at(-1)).toMatchObject({
+      kind: 'error',
+      text: 'Claude Code is not installed: npm i -g @zed-industries/claude-agent-acp',
+    })
   })
 
   it('puts the member in error with the reason when the agent dies mid-turn, keeps the queue, and restarts it on the next message', async () => {
@@ -483,7 +593,12 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       name: 'Broken',
       role: 'x',
       approval: 'auto',
-      provider: { kind: 'acp', agent: 'custom', command: process.execPath, args: ['-e', "process.stderr.write('fatal: no credentials found'); process.exit(3)"] },
+      provider: {
+        kind: 'acp',
+        agent: 'custom',
+        command: process.execPath,
+        args: ['-e', "process.stderr.write('fatal: no credentials found'); process.exit(3)"],
+      },
     })
     const steps = await turn(m, 'hello', 'error')
     expect(steps.at(-1)!.text).toContain('did not start (exit code 3): fatal: no credentials found')

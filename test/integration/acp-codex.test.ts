@@ -43,7 +43,14 @@ function provider(turnTimeoutSeconds?: number) {
     turnTimeoutSeconds,
     // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
     // Codex knows, so it does not warn about missing model metadata in the chat.
-    args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+    args: [
+      '-c',
+      'model="gpt-5.4"',
+      '-c',
+      'model_provider="local"',
+      '-c',
+      `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
+    ],
   }
 }
 afterAll(async () => {
@@ -54,7 +61,11 @@ afterAll(async () => {
 const state = (s: SessionInfo['state'], queued = 0) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === codex.id && e.payload.session.state === s && e.payload.session.queued === queued,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === codex.id &&
+      e.payload.session.state === s &&
+      e.payload.session.queued === queued,
     60_000,
   )
 
@@ -65,10 +76,12 @@ async function turn(text: string, end: SessionInfo['state'] = 'idle') {
   return (await t.core.invoke('sessions.get', { memberId: codex.id })).steps
 }
 /** The steps since the last message from the human (a notice delivered by `concord mcp` belongs to no turn). */
-const sinceLastMessage = <T extends { kind: string }>(steps: T[]) => steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
+const sinceLastMessage = <T extends { kind: string }>(steps: T[]) =>
+  steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
 
 const responses = () => server.requests.filter((r: RecordedRequest) => r.path === '/v1/responses')
-const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.input as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
+const lastUserText = (r: RecordedRequest) =>
+  JSON.stringify((r.body.input as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
 
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('codex-acp')
@@ -102,13 +115,23 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
 
   it('submits a report through MCP without asking (under ask), and a decision edited mid-turn reaches its next model request', async () => {
     const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: codex.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: codex.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     let edited: Promise<unknown> = Promise.resolve()
     server.enqueue(
       () => {
         // The human edits the decision while the agent's model call is in flight.
-        edited = t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        edited = t.core.invoke('decisions.update', {
+          decisionId: d.id,
+          expectedVersion: 1,
+          statement: 'Use GraphQL',
+          reason: 'clients asked',
+        })
         return { toolCalls: [{ name: 'get_brief', namespace: 'mcp__concord', arguments: {} }] }
       },
       {
@@ -116,7 +139,13 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
           {
             name: 'submit_report',
             namespace: 'mcp__concord',
-            arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] },
+            arguments: {
+              taskId: 'T-1',
+              kind: 'implementation',
+              verdict: 'pass',
+              summary: 'done',
+              claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }],
+            },
           },
         ],
       },
@@ -126,7 +155,11 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     await edited
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports).toHaveLength(1)
-    expect(reports[0]).toMatchObject({ authorId: codex.id, basis: [{ decisionId: d.id, version: 2 }], validity: 'valid' })
+    expect(reports[0]).toMatchObject({
+      authorId: codex.id,
+      basis: [{ decisionId: d.id, version: 2 }],
+      validity: 'valid',
+    })
     const second = responses().at(-2)!
     expect(JSON.stringify(second.body.input)).toContain('Notices from Concord')
     expect(JSON.stringify(second.body.input)).toContain('Use GraphQL')
@@ -153,20 +186,28 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
       { text: 'Planned.' },
     )
     const steps = sinceLastMessage(await turn('Plan it'))
-    expect(steps.find((s) => s.kind === 'plan')).toMatchObject({ text: '- [in_progress] Write the handlers\n- [pending] Report' })
+    expect(steps.find((s) => s.kind === 'plan')).toMatchObject({
+      text: '- [in_progress] Write the handlers\n- [pending] Report',
+    })
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Planned.' })
   })
 
   it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
     server.enqueue({ text: 'Working on it, slowly', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === codex.id, 60_000)
+    const streaming = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.delta' && e.payload.memberId === codex.id,
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Take your time' })
     await streaming
     const pid = agentPid()
     const idle = state('idle')
     await t.core.invoke('sessions.interrupt', { memberId: codex.id })
     await idle
-    expect((await t.core.invoke('sessions.get', { memberId: codex.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    expect((await t.core.invoke('sessions.get', { memberId: codex.id })).steps.at(-1)).toMatchObject({
+      kind: 'interrupted',
+    })
     server.enqueue({ text: 'Back again.' })
     const steps = await turn('Still there?')
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
@@ -179,7 +220,10 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     // The endpoint accepts the request and then sends nothing more.
     server.enqueue({ hang: true })
     const steps = await turn('Are you there?', 'error')
-    expect(steps.at(-1)).toMatchObject({ kind: 'error', text: expect.stringContaining("Codex did not finish within Concord's turn timeout (2 s); it was stopped.") })
+    expect(steps.at(-1)).toMatchObject({
+      kind: 'error',
+      text: expect.stringContaining("Codex did not finish within Concord's turn timeout (2 s); it was stopped."),
+    })
     await t.core.invoke('members.update', { memberId: codex.id, provider: provider() })
     server.enqueue({ text: 'Here again.' })
     expect((await turn('And now?')).at(-1)).toMatchObject({ kind: 'model', text: 'Here again.' })
@@ -187,7 +231,11 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
 
   it('puts the member in error when Codex dies mid-turn, keeps the queue, and Restart loads the session in a new process', async () => {
     server.enqueue({ text: 'about to', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === codex.id, 60_000)
+    const streaming = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.delta' && e.payload.memberId === codex.id,
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'first' })
     await streaming
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'second, queued' })
@@ -207,13 +255,24 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
   })
 
   it('puts a Concord tool call that needs approval under ask to the human, and runs it once allowed', async () => {
-    server.enqueue({ toolCalls: [{ name: 'update_task_status', namespace: 'mcp__concord', arguments: { taskId: 'T-1', status: 'cancelled' } }] }, { text: 'Cancelled T-1.' })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'update_task_status', namespace: 'mcp__concord', arguments: { taskId: 'T-1', status: 'cancelled' } },
+        ],
+      },
+      { text: 'Cancelled T-1.' },
+    )
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Cancel T-1' })
     const waiting = (await state('waiting_approval')).payload.session
     expect(waiting.pendingApprovals).toMatchObject([{ name: 'update_task_status' }])
     expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('in_progress')
     const idle = state('idle')
-    await t.core.invoke('sessions.approve', { memberId: codex.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await t.core.invoke('sessions.approve', {
+      memberId: codex.id,
+      callId: waiting.pendingApprovals[0].callId,
+      allow: true,
+    })
     await idle
     expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('cancelled')
     const steps = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps)
@@ -228,13 +287,17 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Make a file', assigneeId: codex.id })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     const tree = join(t.dataDir, 'worktrees', ws.id, 'T-2')
-    server.enqueue({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo made > made.txt && pwd' } }] }, { text: 'Made it.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo made > made.txt && pwd' } }] },
+      { text: 'Made it.' },
+    )
     const asked = waitForEvent<{ session: SessionInfo }>(
       t.core,
       (e) =>
         e.event === 'session.state' &&
         e.payload.session.memberId === codex.id &&
-        (e.payload.session.state === 'waiting_approval' || (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
+        (e.payload.session.state === 'waiting_approval' ||
+          (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
       60_000,
     )
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Make made.txt', taskId: task.id })
@@ -248,13 +311,19 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     expect(token).toBeTruthy()
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(token)
     const idle = state('idle')
-    await t.core.invoke('sessions.approve', { memberId: codex.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await t.core.invoke('sessions.approve', {
+      memberId: codex.id,
+      callId: waiting.pendingApprovals[0].callId,
+      allow: true,
+    })
     await idle
     expect(readFileSync(join(tree, 'made.txt'), 'utf8')).toBe('made\n')
     const output = JSON.stringify(responses().at(-1)!.body.input)
     expect(output).toContain('Process exited with code 0')
     expect(output).not.toContain('bwrap')
-    const tool = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps).find((s) => s.kind === 'tool')!
+    const tool = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps).find(
+      (s) => s.kind === 'tool',
+    )!
     expect(tool).toMatchObject({ status: 'done' })
     expect(JSON.parse(tool.tool!.argumentsText)).toMatchObject({ command: 'echo made > made.txt && pwd', cwd: tree })
     // Its output, not Codex's raw event.

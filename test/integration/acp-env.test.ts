@@ -50,7 +50,14 @@ function claude(env: Record<string, string>): Promise<Member> {
       agent: 'claude-code',
       apiKey: 'sk-ant-any',
       isolatedHome: true,
-      env: { ANTHROPIC_BASE_URL: server.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', IS_SANDBOX: '1', ...env },
+      env: {
+        ANTHROPIC_BASE_URL: server.url,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        IS_SANDBOX: '1',
+        ...env,
+      },
     },
   })
 }
@@ -61,13 +68,20 @@ describe("an ACP member's env.PATH", () => {
     server.enqueue({ text: 'Answer from the real adapter.' })
     const idle = waitForEvent<{ session: SessionInfo }>(
       t.core,
-      (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.memberId === m.id &&
+        e.payload.session.state === 'idle' &&
+        e.payload.session.queued === 0,
       60_000,
     )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Say something' })
     await idle
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.find((s) => s.kind === 'model')).toMatchObject({ status: 'done', text: 'Answer from the real adapter.' })
+    expect(steps.find((s) => s.kind === 'model')).toMatchObject({
+      status: 'done',
+      text: 'Answer from the real adapter.',
+    })
     expect(existsSync(marker) ? readFileSync(marker, 'utf8') : '').toBe('')
   }, 90_000)
 })

@@ -24,7 +24,10 @@ let home: string
 
 beforeAll(async () => {
   // Before each turn Gemini CLI asks its model router (a non-streaming generateContent) which model to use.
-  server = await startModelServer({ unscripted: (r) => (r.path.endsWith(':generateContent') ? { text: '{"reasoning":"simple","model_choice":"flash"}' } : undefined) })
+  server = await startModelServer({
+    unscripted: (r) =>
+      r.path.endsWith(':generateContent') ? { text: '{"reasoning":"simple","model_choice":"flash"}' } : undefined,
+  })
   t = makeCore({ git: true })
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
   gemini = await t.core.invoke('members.create', {
@@ -33,7 +36,13 @@ beforeAll(async () => {
     role: 'implementer',
     authority: 'proposer',
     approval: 'auto',
-    provider: { kind: 'acp', agent: 'gemini', apiKey: 'any', isolatedHome: true, env: { GOOGLE_GEMINI_BASE_URL: server.url } },
+    provider: {
+      kind: 'acp',
+      agent: 'gemini',
+      apiKey: 'any',
+      isolatedHome: true,
+      env: { GOOGLE_GEMINI_BASE_URL: server.url },
+    },
   })
   // A hostile repository: its Gemini settings would start a program as an MCP server and as the tool discovery
   // command. Each would leave a marker in the member's own home, which the agent may write.
@@ -45,7 +54,9 @@ beforeAll(async () => {
   mkdirSync(join(t.repoDir, '.gemini'))
   writeFileSync(join(t.repoDir, '.gemini', 'settings.json'), JSON.stringify(settings))
   execFileSync('git', ['add', '.gemini'], { cwd: t.repoDir })
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'gemini settings'], { cwd: t.repoDir })
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'gemini settings'], {
+    cwd: t.repoDir,
+  })
 })
 const markers = () => ['pwned-mcp', 'pwned-discovery'].filter((f) => existsSync(join(home, f)))
 afterAll(async () => {
@@ -56,7 +67,11 @@ afterAll(async () => {
 const state = (s: SessionInfo['state'], queued = 0) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === gemini.id && e.payload.session.state === s && e.payload.session.queued === queued,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === gemini.id &&
+      e.payload.session.state === s &&
+      e.payload.session.queued === queued,
     60_000,
   )
 
@@ -66,9 +81,11 @@ async function turn(text: string, end: SessionInfo['state'] = 'idle') {
   await done
   return (await t.core.invoke('sessions.get', { memberId: gemini.id })).steps
 }
-const sinceLastMessage = <T extends { kind: string }>(steps: T[]) => steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
+const sinceLastMessage = <T extends { kind: string }>(steps: T[]) =>
+  steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
 const turns = () => server.requests.filter((r: RecordedRequest) => r.path.endsWith(':streamGenerateContent'))
-const lastUserText = (r: RecordedRequest) => JSON.stringify((r.body.contents as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
+const lastUserText = (r: RecordedRequest) =>
+  JSON.stringify((r.body.contents as { role?: string }[]).filter((m) => m.role === 'user').at(-1))
 
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('gemini')
@@ -90,18 +107,34 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
     const req = turns().at(-1)!
     expect(lastUserText(req)).toContain('# Brief')
     expect(lastUserText(req)).toContain('D-1 v1 [accepted] \\"API\\": Use REST')
-    const tools = (req.body.tools as { functionDeclarations?: { name: string }[] }[]).flatMap((x) => (x.functionDeclarations ?? []).map((f) => f.name))
+    const tools = (req.body.tools as { functionDeclarations?: { name: string }[] }[]).flatMap((x) =>
+      (x.functionDeclarations ?? []).map((f) => f.name),
+    )
     expect(tools).toContain('mcp_concord_submit_report')
   })
 
   it('submits a report through MCP whose basis is the current decision', async () => {
     const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: gemini.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: gemini.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue(
       {
         toolCalls: [
-          { name: 'mcp_concord_submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] } },
+          {
+            name: 'mcp_concord_submit_report',
+            arguments: {
+              taskId: 'T-1',
+              kind: 'implementation',
+              verdict: 'pass',
+              summary: 'done',
+              claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }],
+            },
+          },
         ],
       },
       { text: 'Reported.' },
@@ -109,7 +142,11 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
     const steps = sinceLastMessage(await turn('Build the API and report'))
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports).toHaveLength(1)
-    expect(reports[0]).toMatchObject({ authorId: gemini.id, basis: [{ decisionId: d.id, version: 1 }], validity: 'valid' })
+    expect(reports[0]).toMatchObject({
+      authorId: gemini.id,
+      basis: [{ decisionId: d.id, version: 1 }],
+      validity: 'valid',
+    })
     expect(steps.map((s) => s.kind)).toEqual(['user', 'tool', 'model'])
     expect(steps[1]).toMatchObject({ status: 'done' })
     // The repository's .gemini was hidden from Gemini CLI: neither of its programs ran, and Concord's tools worked.
@@ -119,14 +156,20 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
 
   it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
     server.enqueue({ text: 'Working on it, slowly', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id, 60_000)
+    const streaming = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id,
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'Take your time' })
     await streaming
     const pid = agentPid()
     const idle = state('idle')
     await t.core.invoke('sessions.interrupt', { memberId: gemini.id })
     await idle
-    expect((await t.core.invoke('sessions.get', { memberId: gemini.id })).steps.at(-1)).toMatchObject({ kind: 'interrupted' })
+    expect((await t.core.invoke('sessions.get', { memberId: gemini.id })).steps.at(-1)).toMatchObject({
+      kind: 'interrupted',
+    })
     server.enqueue({ text: 'Back again.' })
     const steps = await turn('Still there?')
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Back again.' })
@@ -137,7 +180,11 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
 
   it('after a crash, Restart starts a new process with a new session (Gemini finds no session to load)', async () => {
     server.enqueue({ text: 'about to', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id, 60_000)
+    const streaming = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id,
+      60_000,
+    )
     await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'first' })
     await streaming
     const failed = state('error')

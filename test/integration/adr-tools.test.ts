@@ -5,7 +5,16 @@
  * of madr 4.0.0. Each runs as its own process over a real export of a real core.
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
@@ -25,11 +34,20 @@ let core: Core
 let ws: Workspace
 let repo: string
 
-function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      args,
+      { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -51,8 +69,19 @@ async function log4brains(cwd: string): Promise<Record<string, any>[]> {
   const r = await run(['-e', script], cwd)
   if (r.code !== 0) throw new Error(`log4brains exited ${r.code}: ${r.stderr}`)
   const adrs = JSON.parse(r.stdout) as Record<string, any>[]
-  const shown = adrs.map((a) => JSON.stringify({ slug: a.slug, title: a.title, status: a.status, supersededBy: a.supersededBy, deciders: a.deciders, publicationDate: a.publicationDate }))
-  transcript.push(`$ log4brains: (await Log4brains.create(repo).searchAdrs()) without the bodies\n${shown.join('\n')}\n`)
+  const shown = adrs.map((a) =>
+    JSON.stringify({
+      slug: a.slug,
+      title: a.title,
+      status: a.status,
+      supersededBy: a.supersededBy,
+      deciders: a.deciders,
+      publicationDate: a.publicationDate,
+    }),
+  )
+  transcript.push(
+    `$ log4brains: (await Log4brains.create(repo).searchAdrs()) without the bodies\n${shown.join('\n')}\n`,
+  )
   return adrs
 }
 
@@ -65,24 +94,100 @@ beforeEach(async () => {
   core = t.core
   repo = t.repoDir
   ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'Shop' })
-  const lead = await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider' })
-  const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', authority: 'proposer' })
-  const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Session auth', statement: 'Use server sessions with cookies.', rationale: 'One server.', actorId: lead.id })
-  const d2 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.', actorId: lead.id })
-  await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Orders API', assigneeId: impl.id, decisionIds: [d2.id] })
-  await core.invoke('decisions.update', { decisionId: d2.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'concurrent readers', actorId: lead.id })
-  await core.invoke('decisions.update', { decisionId: d2.id, expectedVersion: 2, statement: 'Store orders in PostgreSQL.', reason: 'several servers', actorId: lead.id })
-  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Token auth (JWT)', statement: 'Use JWT bearer tokens.', supersedes: d1.id, actorId: lead.id })
-  const d4 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache pages', statement: 'Cache product pages for 60 s.', actorId: lead.id })
-  await core.invoke('decisions.update', { decisionId: d4.id, expectedVersion: 1, status: 'rejected', reason: 'prices go stale', actorId: lead.id })
-  const d5 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'XML feed', statement: 'Offer an XML product feed.', actorId: lead.id })
-  await core.invoke('decisions.update', { decisionId: d5.id, expectedVersion: 1, status: 'superseded', reason: 'nobody reads it', actorId: lead.id })
-  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Payments', statement: 'Use Stripe.', actorId: impl.id })
+  const lead = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Lead',
+    role: 'lead',
+    authority: 'decider',
+  })
+  const impl = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Impl',
+    role: 'implementer',
+    authority: 'proposer',
+  })
+  const d1 = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Session auth',
+    statement: 'Use server sessions with cookies.',
+    rationale: 'One server.',
+    actorId: lead.id,
+  })
+  const d2 = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Storage',
+    statement: 'Store orders in SQLite.',
+    actorId: lead.id,
+  })
+  await core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Orders API',
+    assigneeId: impl.id,
+    decisionIds: [d2.id],
+  })
+  await core.invoke('decisions.update', {
+    decisionId: d2.id,
+    expectedVersion: 1,
+    statement: 'Store orders in SQLite in WAL mode.',
+    reason: 'concurrent readers',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.update', {
+    decisionId: d2.id,
+    expectedVersion: 2,
+    statement: 'Store orders in PostgreSQL.',
+    reason: 'several servers',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Token auth (JWT)',
+    statement: 'Use JWT bearer tokens.',
+    supersedes: d1.id,
+    actorId: lead.id,
+  })
+  const d4 = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Cache pages',
+    statement: 'Cache product pages for 60 s.',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.update', {
+    decisionId: d4.id,
+    expectedVersion: 1,
+    status: 'rejected',
+    reason: 'prices go stale',
+    actorId: lead.id,
+  })
+  const d5 = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'XML feed',
+    statement: 'Offer an XML product feed.',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.update', {
+    decisionId: d5.id,
+    expectedVersion: 1,
+    status: 'superseded',
+    reason: 'nobody reads it',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Payments',
+    statement: 'Use Stripe.',
+    actorId: impl.id,
+  })
 })
 afterEach(() => t.cleanup())
 
 const exportMadr = (flavour?: 'madr' | 'adr-tools' | 'log4brains', outDir?: string) =>
-  core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', ...(flavour ? { flavour } : {}), ...(outDir ? { outDir } : {}) })
+  core.invoke('export.decisionLog', {
+    workspaceId: ws.id,
+    format: 'madr',
+    ...(flavour ? { flavour } : {}),
+    ...(outDir ? { outDir } : {}),
+  })
 
 /** The YAML front matter of a file, read by a real YAML parser. */
 const frontMatterOf = (text: string) => parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(text)![1]) as Record<string, unknown>
@@ -114,7 +219,13 @@ describe('madr flavour (default): MADR 4, read by adr-log', () => {
       ['D-5', 'deprecated'],
       ['D-6', 'proposed'],
     ])
-    expect(fm[1]).toMatchObject({ 'decision-makers': ['Lead (lead)'], consulted: [], informed: ['Impl (implementer)'], version: 3, generator: 'Concord' })
+    expect(fm[1]).toMatchObject({
+      'decision-makers': ['Lead (lead)'],
+      consulted: [],
+      informed: ['Impl (implementer)'],
+      version: 3,
+      generator: 'Concord',
+    })
     const d1 = readFileSync(files[0], 'utf8')
     const d3 = readFileSync(files[2], 'utf8')
     expect(d1).toContain('Superseded by [ADR-0003](0003-token-auth-jwt.md) “Token auth (JWT)”.')
@@ -138,17 +249,28 @@ describe('madr flavour (default): MADR 4, read by adr-log', () => {
     const known = ours.filter((h) => templateSections.includes(h))
     // Every template section we write comes in the template's order, starting with the required ones.
     expect(known).toEqual(templateSections.filter((h) => known.includes(h)))
-    expect(known.slice(0, 4)).toEqual(['## Context and Problem Statement', '## Considered Options', '## Decision Outcome', '### Consequences'])
+    expect(known.slice(0, 4)).toEqual([
+      '## Context and Problem Statement',
+      '## Considered Options',
+      '## Decision Outcome',
+      '### Consequences',
+    ])
     expect(d2).toMatch(/\n## Decision Outcome\n\nChosen option: "Storage"\.\n\nStore orders in PostgreSQL\.\n/)
-    expect(d2).toContain('\n### Consequences\n\n* T-1 “Orders API” depends on this decision: todo, requirements updated; assigned to Impl (implementer); aligned with v1 (suspect).\n')
+    expect(d2).toContain(
+      '\n### Consequences\n\n* T-1 “Orders API” depends on this decision: todo, requirements updated; assigned to Impl (implementer); aligned with v1 (suspect).\n',
+    )
   })
 
   it('keeps every earlier statement of a twice-edited decision, per revision', async () => {
     const { files } = await exportMadr()
     const d2 = readFileSync(files[1], 'utf8')
     const earlier = d2.slice(d2.indexOf('### Earlier statements'), d2.indexOf('### Linked reports'))
-    expect(earlier).toMatch(/#### Until v3 \(normative, .* UTC, Lead \(lead\): several servers\)\n\n> Store orders in SQLite in WAL mode\.\n/)
-    expect(earlier).toMatch(/#### Until v2 \(normative, .* UTC, Lead \(lead\): concurrent readers\)\n\n> Store orders in SQLite\.\n/)
+    expect(earlier).toMatch(
+      /#### Until v3 \(normative, .* UTC, Lead \(lead\): several servers\)\n\n> Store orders in SQLite in WAL mode\.\n/,
+    )
+    expect(earlier).toMatch(
+      /#### Until v2 \(normative, .* UTC, Lead \(lead\): concurrent readers\)\n\n> Store orders in SQLite\.\n/,
+    )
     expect(earlier.indexOf('Until v3')).toBeLessThan(earlier.indexOf('Until v2'))
   })
 })
@@ -169,12 +291,18 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
       '0006-xml-feed.md',
       '0007-payments.md',
     ])
-    expect(readFileSync(join(dir, '0001-record-architecture-decisions.md'), 'utf8')).toContain('# 1. Record architecture decisions')
+    expect(readFileSync(join(dir, '0001-record-architecture-decisions.md'), 'utf8')).toContain(
+      '# 1. Record architecture decisions',
+    )
     // adr-tools numbers its next ADR from its lock: moved past Concord's numbers.
     expect(readFileSync(join(dir, '.adr-sequence.lock'), 'utf8')).toBe('7')
 
     const list = await tool('adr list', [ADR_TOOLS, 'list'], repo)
-    expect(list.trim().split('\n')).toEqual(['0001-record-architecture-decisions.md', ...result.files.map((f) => f.slice(dir.length + 1))].map((f) => join('doc', 'architecture', f)))
+    expect(list.trim().split('\n')).toEqual(
+      ['0001-record-architecture-decisions.md', ...result.files.map((f) => f.slice(dir.length + 1))].map((f) =>
+        join('doc', 'architecture', f),
+      ),
+    )
 
     await tool('adr generate toc', [ADR_TOOLS, 'generate', 'toc'], repo)
     const toc = readFileSync(join(dir, 'decisions.md'), 'utf8')
@@ -191,7 +319,9 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
 
     // The graph's edges are the links adr-tools found in the Status sections ("… by" links are drawn from the other side).
     const graph = await tool('adr generate graph', [ADR_TOOLS, 'generate', 'graph'], repo)
-    expect(graph.split('\n').filter((l) => /label="[A-Z][a-z]+"/.test(l))).toEqual(['  _4 -> _2 [label="Supersedes", weight=0]'])
+    expect(graph.split('\n').filter((l) => /label="[A-Z][a-z]+"/.test(l))).toEqual([
+      '  _4 -> _2 [label="Supersedes", weight=0]',
+    ])
     expect(graph).toContain('_2 [label="2. Session auth"; URL="0002-session-auth.html"]')
 
     // Statuses as adr-tools keeps them: the first paragraph of the Status section.
@@ -215,13 +345,24 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
     ])
 
     // adr-tools can work on Concord's files: supersede one with a new ADR of its own, numbered after them.
-    await tool('adr new -q -s 4 Use PASETO tokens', [ADR_TOOLS, 'new', '-q', '-s', '4', 'Use', 'PASETO', 'tokens'], repo, { ADR_DATE: '2024-02-01' })
+    await tool(
+      'adr new -q -s 4 Use PASETO tokens',
+      [ADR_TOOLS, 'new', '-q', '-s', '4', 'Use', 'PASETO', 'tokens'],
+      repo,
+      { ADR_DATE: '2024-02-01' },
+    )
     expect(status('0004-token-auth-jwt.md')).toBe('Superseded by [8. Use PASETO tokens](0008-use-paseto-tokens.md)')
-    expect(readFileSync(join(dir, '0008-use-paseto-tokens.md'), 'utf8')).toContain('Supersedes [4. Token auth (JWT)](0004-token-auth-jwt.md)')
+    expect(readFileSync(join(dir, '0008-use-paseto-tokens.md'), 'utf8')).toContain(
+      'Supersedes [4. Token auth (JWT)](0004-token-auth-jwt.md)',
+    )
     statuses()
 
     // Concord exports again: its own file is its own again, the tool's ADR is untouched, a new decision comes after it.
-    await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Rate limits', statement: '100 requests a minute.' })
+    await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Rate limits',
+      statement: '100 requests a minute.',
+    })
     const again = await exportMadr('adr-tools')
     expect(again.files.map((f) => f.slice(dir.length + 1)).slice(-1)).toEqual(['0009-rate-limits.md'])
     expect(status('0004-token-auth-jwt.md')).toBe('Accepted')
@@ -256,11 +397,17 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
 
 describe('log4brains flavour, read by @log4brains/core', () => {
   it('writes into .log4brains.yml adrFolder beside log4brains’ own ADRs; log4brains reads titles, statuses, superseders, deciders and links', async () => {
-    writeFileSync(join(repo, '.log4brains.yml'), 'project:\n  name: Shop\n  tz: UTC\n  adrFolder: ./docs/architecture\n')
+    writeFileSync(
+      join(repo, '.log4brains.yml'),
+      'project:\n  name: Shop\n  tz: UTC\n  adrFolder: ./docs/architecture\n',
+    )
     const dir = join(repo, 'docs', 'architecture')
     mkdirSync(dir, { recursive: true })
     // log4brains names its own ADRs by date: that prefix is not an ADR number.
-    writeFileSync(join(dir, '20240101-use-log4brains.md'), '# Use Log4brains\n\n- Status: accepted\n- Date: 2024-01-01\n\n## Context and Problem Statement\n\nWe need a log.\n')
+    writeFileSync(
+      join(dir, '20240101-use-log4brains.md'),
+      '# Use Log4brains\n\n- Status: accepted\n- Date: 2024-01-01\n\n## Context and Problem Statement\n\nWe need a log.\n',
+    )
 
     const result = await exportMadr('log4brains')
     expect(result.outDir).toBe(dir)
@@ -287,7 +434,9 @@ describe('log4brains flavour, read by @log4brains/core', () => {
     expect(bySlug['0002-storage'].deciders).toEqual(['Lead (lead)'])
     expect(bySlug['0002-storage'].publicationDate).toMatch(/^\d{4}-\d\d-\d\dT23:59:59/)
     // log4brains resolved the Supersedes link to the ADR it names.
-    expect(bySlug['0003-token-auth-jwt'].body).toContain('Supersedes <AdrLink slug="0001-session-auth" status="superseded" title="Session auth" />')
+    expect(bySlug['0003-token-auth-jwt'].body).toContain(
+      'Supersedes <AdrLink slug="0001-session-auth" status="superseded" title="Session auth" />',
+    )
     // The earlier statements survive in the body log4brains shows.
     expect(bySlug['0002-storage'].body).toContain('> Store orders in SQLite in WAL mode.')
   })
@@ -316,9 +465,13 @@ describe('the repository’s convention files are untrusted', () => {
     await refused('.adr-dir does not name a folder')
     writeFileSync(join(repo, '.log4brains.yml'), 'project:\n  adrFolder: ../outside\n')
     const l4b = await rejectsWith(exportMadr('log4brains'), 'invalid_params')
-    expect(l4b.message).toContain('.log4brains.yml (project.adrFolder) names "../outside", which is outside the repository')
+    expect(l4b.message).toContain(
+      '.log4brains.yml (project.adrFolder) names "../outside", which is outside the repository',
+    )
     writeFileSync(join(repo, '.log4brains.yml'), 'project: [unclosed\n')
-    expect((await rejectsWith(exportMadr('log4brains'), 'invalid_params')).message).toContain('.log4brains.yml is not valid YAML')
+    expect((await rejectsWith(exportMadr('log4brains'), 'invalid_params')).message).toContain(
+      '.log4brains.yml is not valid YAML',
+    )
     expect(readdirSync(outside)).toEqual([])
     // An explicit outDir is the caller's choice and wins over the files.
     const out = await exportMadr('log4brains', join(repo, 'adr'))
@@ -337,7 +490,10 @@ describe('the repository’s convention files are untrusted', () => {
     writeFileSync(join(big, '.log4brains.yml'), 'x'.repeat(70 * 1024))
     const r2 = join(repo, '..', 'big')
     const w2 = await core.invoke('workspaces.open', { repoPath: r2 })
-    const err = await rejectsWith(core.invoke('export.decisionLog', { workspaceId: w2.id, format: 'madr', flavour: 'log4brains' }), 'invalid_params')
+    const err = await rejectsWith(
+      core.invoke('export.decisionLog', { workspaceId: w2.id, format: 'madr', flavour: 'log4brains' }),
+      'invalid_params',
+    )
     expect(err.message).toContain('.log4brains.yml is larger than 64 KiB')
     expect(existsSync(join(big, 'docs'))).toBe(false)
   })

@@ -20,7 +20,8 @@ afterEach(async () => {
   await server.close()
 })
 
-const toolMessages = (r: RecordedRequest) => (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'tool')
+const toolMessages = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'tool')
 
 async function deny(reason?: string) {
   const m = await t.core.invoke('members.create', {
@@ -30,12 +31,26 @@ async function deny(reason?: string) {
     approval: 'ask',
     provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
   })
-  server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'b.txt', content: 'no' } }] }, { text: 'understood' })
-  const waiting = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval')
+  server.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'b.txt', content: 'no' } }] },
+    { text: 'understood' },
+  )
+  const waiting = waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval',
+  )
   await t.core.invoke('sessions.send', { memberId: m.id, text: 'write b' })
   const call = (await waiting).payload.session.pendingApprovals[0]
-  const idle = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'idle')
-  await t.core.invoke('sessions.approve', { memberId: m.id, callId: call.callId, allow: false, ...(reason === undefined ? {} : { reason }) })
+  const idle = waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.state === 'idle',
+  )
+  await t.core.invoke('sessions.approve', {
+    memberId: m.id,
+    callId: call.callId,
+    allow: false,
+    ...(reason === undefined ? {} : { reason }),
+  })
   await idle
   const [, second] = await server.waitForRequests(2)
   return { second: second, steps: (await t.core.invoke('sessions.get', { memberId: m.id })).steps }
@@ -44,8 +59,13 @@ async function deny(reason?: string) {
 describe('denying an approval', () => {
   it('with a reason: the agent receives it in the tool result and the step keeps it', async () => {
     const { second, steps } = await deny('use the existing notes file instead')
-    expect(toolMessages(second).at(-1)?.content).toBe('Denied by the human: use the existing notes file instead (Do not retry it unchanged.)')
-    expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ status: 'denied', text: expect.stringContaining('use the existing notes file instead') })
+    expect(toolMessages(second).at(-1)?.content).toBe(
+      'Denied by the human: use the existing notes file instead (Do not retry it unchanged.)',
+    )
+    expect(steps.find((s) => s.kind === 'tool')).toMatchObject({
+      status: 'denied',
+      text: expect.stringContaining('use the existing notes file instead'),
+    })
     expect(existsSync(join(t.repoDir, 'b.txt'))).toBe(false)
   })
 
@@ -56,9 +76,17 @@ describe('denying an approval', () => {
 })
 
 // ── approvals only where they matter (issue 19): the policy, rules, and answering calls one by one ─────────────────
-const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' })
+const provider = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test',
+})
 const stateEvent = (memberId: string, pred: (s: SessionInfo) => boolean) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session))
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session),
+  )
 /** The end of the turn that is about to start (an idle state goes out before a new member's first turn starts). */
 const idleOf = (memberId: string) => {
   let started = false
@@ -72,11 +100,21 @@ const waitingOf = (memberId: string) => stateEvent(memberId, (s) => s.state === 
 describe('the sandboxed policy (the default where the OS sandbox works)', () => {
   beforeEach(needsSandbox)
   it('a new member is sandboxed: writes, commits and commands in its tree run without asking; leaving the tree asks', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider: provider() })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Tess',
+      role: 'tester',
+      provider: provider(),
+    })
     expect(m.approval).toBe('sandboxed')
     let asked = 0
     t.core.bus.on((e) => {
-      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+      if (
+        e.event === 'session.state' &&
+        e.payload.session.memberId === m.id &&
+        e.payload.session.state === 'waiting_approval'
+      )
+        asked++
     })
     server.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'in.txt', content: 'inside\n' } }] },
@@ -91,7 +129,10 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     expect(existsSync(join(t.repoDir, 'copy.txt'))).toBe(true)
 
     // A write outside the tree asks, and says why; denied, nothing is written.
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: '../escape.txt', content: 'out' } }] }, { text: 'ok' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: '../escape.txt', content: 'out' } }] },
+      { text: 'ok' },
+    )
     const waiting = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'write outside' })
     const card = (await waiting).payload.session.pendingApprovals[0]
@@ -104,14 +145,29 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
   })
 
   it('with its network on, a command asks (it would leave the sandbox); "Always allow" makes a rule that lets the next one run', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Net', role: 'tester', provider: provider(), approval: 'sandboxed', network: true })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Net',
+      role: 'tester',
+      provider: provider(),
+      approval: 'sandboxed',
+      network: true,
+    })
     server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo one' } }] }, { text: 'ok' })
     const waiting = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'run' })
     const card = (await waiting).payload.session.pendingApprovals[0]
-    expect(card).toMatchObject({ why: 'it leaves the sandbox: this command runs with the network on', suggestion: { tool: 'run_command', commandPrefix: 'echo one' } })
+    expect(card).toMatchObject({
+      why: 'it leaves the sandbox: this command runs with the network on',
+      suggestion: { tool: 'run_command', commandPrefix: 'echo one' },
+    })
     let idle = idleOf(m.id)
-    const { rule } = await t.core.invoke('sessions.allowAlways', { memberId: m.id, callId: card.callId, scope: 'member', rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' } })
+    const { rule } = await t.core.invoke('sessions.allowAlways', {
+      memberId: m.id,
+      callId: card.callId,
+      scope: 'member',
+      rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' },
+    })
     await idle
     expect(rule).toMatchObject({ memberId: m.id, effect: 'allow', tool: 'run_command', commandPrefix: 'echo' })
     expect(await t.core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([rule])
@@ -119,7 +175,12 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     // The rule covers `echo two`, not a chain that starts with echo.
     let asked = 0
     t.core.bus.on((e) => {
-      if (e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'waiting_approval') asked++
+      if (
+        e.event === 'session.state' &&
+        e.payload.session.memberId === m.id &&
+        e.payload.session.state === 'waiting_approval'
+      )
+        asked++
     })
     server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo two' } }] }, { text: 'ok' })
     idle = idleOf(m.id)
@@ -143,30 +204,76 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
 
 describe('approval rules', () => {
   it('a team deny rule refuses the call without asking, under auto too, and the agent is told which rule', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Auto', role: 'implementer', provider: provider(), approval: 'auto' })
-    await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'deny', commandPrefix: 'touch' } })
-    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo hi && touch pwned' } }] }, { text: 'ok' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Auto',
+      role: 'implementer',
+      provider: provider(),
+      approval: 'auto',
+    })
+    await t.core.invoke('approvalRules.add', {
+      workspaceId: ws.id,
+      memberId: null,
+      rule: { effect: 'deny', commandPrefix: 'touch' },
+    })
+    server.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'echo hi && touch pwned' } }] },
+      { text: 'ok' },
+    )
     const idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
     await idle
     const [, second] = await server.waitForRequests(2)
-    expect(toolMessages(second).at(-1)?.content).toBe('error (denied_by_rule): this call was refused by the rule "deny `touch …`" (for the team); it did not run. Do not retry it unchanged.')
+    expect(toolMessages(second).at(-1)?.content).toBe(
+      'error (denied_by_rule): this call was refused by the rule "deny `touch …`" (for the team); it did not run. Do not retry it unchanged.',
+    )
     expect(existsSync(join(t.repoDir, 'pwned'))).toBe(false)
   })
 
   it('are validated: a rule names something, ids are checked', async () => {
-    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow' } }), 'invalid_params')
-    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'rm -rf' } }), 'invalid_params')
-    await rejectsWith(t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: `${ws.id}-m99`, rule: { effect: 'allow', tool: 'x' } }), 'not_found')
-    const a = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm  test' } })
-    const b = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' } })
+    await rejectsWith(
+      t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'allow' } }),
+      'invalid_params',
+    )
+    await rejectsWith(
+      t.core.invoke('approvalRules.add', {
+        workspaceId: ws.id,
+        memberId: null,
+        rule: { effect: 'allow', tool: 'rm -rf' },
+      }),
+      'invalid_params',
+    )
+    await rejectsWith(
+      t.core.invoke('approvalRules.add', {
+        workspaceId: ws.id,
+        memberId: `${ws.id}-m99`,
+        rule: { effect: 'allow', tool: 'x' },
+      }),
+      'not_found',
+    )
+    const a = await t.core.invoke('approvalRules.add', {
+      workspaceId: ws.id,
+      memberId: null,
+      rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm  test' },
+    })
+    const b = await t.core.invoke('approvalRules.add', {
+      workspaceId: ws.id,
+      memberId: null,
+      rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' },
+    })
     expect(b.id).toBe(a.id)
   })
 })
 
 describe('several calls waiting at once', () => {
   it('answering one takes it off the waiting list at once (an event says so), and the other is still answerable', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Two', role: 'implementer', provider: provider(), approval: 'ask' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Two',
+      role: 'implementer',
+      provider: provider(),
+      approval: 'ask',
+    })
     server.enqueue(
       {
         toolCalls: [
@@ -182,7 +289,10 @@ describe('several calls waiting at once', () => {
     const one = stateEvent(m.id, (s) => s.pendingApprovals.length === 1)
     await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
     expect((await one).payload.session.pendingApprovals.map((a) => a.callId)).toEqual([second.callId])
-    await rejectsWith(t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true }), 'not_found')
+    await rejectsWith(
+      t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true }),
+      'not_found',
+    )
     const idle = idleOf(m.id)
     await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true })
     await idle
@@ -192,14 +302,47 @@ describe('several calls waiting at once', () => {
 
 describe('approval rules in the JSON export', () => {
   it('go out with the workspace and come back on import (member rules on their member, team rules on the team)', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', provider: provider(), approval: 'ask' })
-    const own = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: m.id, rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' } })
-    const team = await t.core.invoke('approvalRules.add', { workspaceId: ws.id, memberId: null, rule: { effect: 'deny', pathGlob: '**/*.pem' } })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Tess',
+      role: 'tester',
+      provider: provider(),
+      approval: 'ask',
+    })
+    const own = await t.core.invoke('approvalRules.add', {
+      workspaceId: ws.id,
+      memberId: m.id,
+      rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'npm test' },
+    })
+    const team = await t.core.invoke('approvalRules.add', {
+      workspaceId: ws.id,
+      memberId: null,
+      rule: { effect: 'deny', pathGlob: '**/*.pem' },
+    })
     const out = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json' })
-    const doc = JSON.parse(readFileSync(out.files[0], 'utf8')) as { approvalRules: unknown[]; members: { id: string; approval: string }[] }
+    const doc = JSON.parse(readFileSync(out.files[0], 'utf8')) as {
+      approvalRules: unknown[]
+      members: { id: string; approval: string }[]
+    }
     expect(doc.approvalRules).toEqual([
-      { id: 'A-1', memberId: doc.members[0].id, effect: 'allow', tool: 'run_command', commandPrefix: 'npm test', pathGlob: null, createdAt: own.createdAt },
-      { id: 'A-2', memberId: null, effect: 'deny', tool: null, commandPrefix: null, pathGlob: '**/*.pem', createdAt: team.createdAt },
+      {
+        id: 'A-1',
+        memberId: doc.members[0].id,
+        effect: 'allow',
+        tool: 'run_command',
+        commandPrefix: 'npm test',
+        pathGlob: null,
+        createdAt: own.createdAt,
+      },
+      {
+        id: 'A-2',
+        memberId: null,
+        effect: 'deny',
+        tool: null,
+        commandPrefix: null,
+        pathGlob: '**/*.pem',
+        createdAt: team.createdAt,
+      },
     ])
     const repo2 = join(t.repoDir, '..', 'restored')
     mkdirSync(repo2)
@@ -212,6 +355,8 @@ describe('approval rules in the JSON export', () => {
     ])
     // Exported again, the same rules.
     const again = await t.core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json' })
-    expect((JSON.parse(readFileSync(again.files[0], 'utf8')) as { approvalRules: unknown }).approvalRules).toEqual(doc.approvalRules)
+    expect((JSON.parse(readFileSync(again.files[0], 'utf8')) as { approvalRules: unknown }).approvalRules).toEqual(
+      doc.approvalRules,
+    )
   })
 })

@@ -36,12 +36,24 @@ describe('archive and restore', () => {
     const impl = await member('Impl')
     const other = await member('Other')
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'REST' })
-    const t1 = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Keep', assigneeId: impl.id, decisionIds: [d.id] })
-    const t2 = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Old idea', assigneeId: impl.id, decisionIds: [d.id] })
+    const t1 = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Keep',
+      assigneeId: impl.id,
+      decisionIds: [d.id],
+    })
+    const t2 = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Old idea',
+      assigneeId: impl.id,
+      decisionIds: [d.id],
+    })
 
     const archived = await t.core.invoke('tasks.archive', { taskId: t2.id })
     expect(archived.archivedAt).toEqual(expect.any(String))
-    expect(t.events.some((e) => e.event === 'task.changed' && e.payload.task.id === t2.id && e.payload.task.archivedAt)).toBe(true)
+    expect(
+      t.events.some((e) => e.event === 'task.changed' && e.payload.task.id === t2.id && e.payload.task.archivedAt),
+    ).toBe(true)
     expect(ids(await t.core.invoke('tasks.list', { workspaceId: ws.id }))).toEqual([t1.id])
     expect(ids(await t.core.invoke('tasks.list', { workspaceId: ws.id, assigneeId: impl.id }))).toEqual([t1.id])
     // Kept: get still answers, and the archived view lists it.
@@ -56,7 +68,11 @@ describe('archive and restore', () => {
     // An archived member takes no messages (nobody would see its session).
     await rejectsWith(t.core.invoke('sessions.send', { memberId: other.id, text: 'hello?' }), 'invalid_transition')
 
-    const out = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', outDir: join(t.repoDir, 'out') })
+    const out = await t.core.invoke('export.decisionLog', {
+      workspaceId: ws.id,
+      format: 'json',
+      outDir: join(t.repoDir, 'out'),
+    })
     const doc = JSON.parse(
       readFileSync(
         out.files.find((f) => f.endsWith('.json'))!,
@@ -85,7 +101,11 @@ describe('archive and restore', () => {
     const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Shelved' })
     await t.core.invoke('tasks.archive', { taskId: task.id })
     await t.core.invoke('members.archive', { memberId: m.id })
-    const out = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', outDir: join(t.repoDir, 'out') })
+    const out = await t.core.invoke('export.decisionLog', {
+      workspaceId: ws.id,
+      format: 'json',
+      outDir: join(t.repoDir, 'out'),
+    })
     const file = out.files.find((f) => f.endsWith('.json'))!
     const copy = join(t.dataDir, '..', 'copy')
     const { mkdirSync } = await import('node:fs')
@@ -109,7 +129,10 @@ describe('archive and restore', () => {
     // The workspace cannot go either while a member works.
     await rejectsWith(t.core.invoke('workspaces.archive', { workspaceId: ws.id }), 'member_busy')
     // Stopped, the member is idle and can go.
-    const stopped = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle')
+    const stopped = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle',
+    )
     await t.core.invoke('sessions.interrupt', { memberId: m.id })
     await stopped
     expect((await t.core.invoke('members.archive', { memberId: m.id })).archivedAt).toEqual(expect.any(String))
@@ -119,7 +142,13 @@ describe('archive and restore', () => {
     const m = await member('Queued')
     const { store } = t.core.harness.ctx(ws.id)
     // A message written to the inbox, as a crash between queueing and the turn would leave it.
-    store.steps.insert({ member_id: Number(/m(\d+)$/.exec(m.id)![1]), kind: 'user', status: 'queued', text: 'pending', started_at: new Date().toISOString() })
+    store.steps.insert({
+      member_id: Number(/m(\d+)$/.exec(m.id)![1]),
+      kind: 'user',
+      status: 'queued',
+      text: 'pending',
+      started_at: new Date().toISOString(),
+    })
     const e = await rejectsWith(t.core.invoke('members.archive', { memberId: m.id }), 'member_busy')
     expect(e.message).toMatch(/1 message is queued/)
   })

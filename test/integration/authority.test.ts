@@ -25,7 +25,8 @@ beforeAll(async () => {
   const otherRepo = join(t.repoDir, '..', 'other-repo')
   mkdirSync(otherRepo)
   other = await t.core.invoke('workspaces.open', { repoPath: otherRepo })
-  const make = (workspaceId: string, name: string, authority: Member['authority']) => t.core.invoke('members.create', { workspaceId, name, role: name.toLowerCase(), authority })
+  const make = (workspaceId: string, name: string, authority: Member['authority']) =>
+    t.core.invoke('members.create', { workspaceId, name, role: name.toLowerCase(), authority })
   actors.observer = await make(ws.id, 'Olive', 'observer')
   actors.proposer = await make(ws.id, 'Pat', 'proposer')
   actors.decider = await make(ws.id, 'Dee', 'decider')
@@ -33,7 +34,13 @@ beforeAll(async () => {
   actors.assignee = await make(ws.id, 'Ash', 'proposer')
   // A decider, but of another workspace: from inside this one it does not exist.
   actors.foreign = await make(other.id, 'Fox', 'decider')
-  decisionId = (await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Timeout', statement: 'Search times out after 30 s' })).id
+  decisionId = (
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Timeout',
+      statement: 'Search times out after 30 s',
+    })
+  ).id
 })
 afterAll(() => t.cleanup())
 
@@ -44,11 +51,21 @@ function actorId(kind: ActorKind): string | undefined {
 }
 
 async function freshTask(status: Task['status'] = 'todo'): Promise<Task> {
-  let task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search', assigneeId: actors.assignee.id, decisionIds: [decisionId], requiredReports: [] })
+  let task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Search',
+    assigneeId: actors.assignee.id,
+    decisionIds: [decisionId],
+    requiredReports: [],
+  })
   if (status === 'todo') return task
   task = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   if (status === 'in_progress') return task
-  task = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: 'a'.repeat(40) } })
+  task = await t.core.invoke('tasks.setStatus', {
+    taskId: task.id,
+    status: 'delivered',
+    artifact: { commit: 'a'.repeat(40) },
+  })
   if (status === 'delivered') return task
   return t.core.invoke('tasks.accept', { taskId: task.id })
 }
@@ -97,36 +114,51 @@ const anyMember: Record<ActorKind, Outcome> = {
 }
 
 const rows: Row[] = [
-  { method: 'tasks.create', expect: anyMember, run: (actorId) => t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'New', actorId }) },
+  {
+    method: 'tasks.create',
+    expect: anyMember,
+    run: (actorId) => t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'New', actorId }),
+  },
   {
     method: 'tasks.setStatus (start)',
     expect: assigneeOrDecider,
-    run: async (actorId) => t.core.invoke('tasks.setStatus', { taskId: (await freshTask()).id, status: 'in_progress', actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.setStatus', { taskId: (await freshTask()).id, status: 'in_progress', actorId }),
   },
   {
     method: 'tasks.setStatus (deliver)',
     expect: assigneeOrDecider,
-    run: async (actorId) => t.core.invoke('tasks.setStatus', { taskId: (await freshTask('in_progress')).id, status: 'delivered', artifact: { commit: 'b'.repeat(40) }, actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.setStatus', {
+        taskId: (await freshTask('in_progress')).id,
+        status: 'delivered',
+        artifact: { commit: 'b'.repeat(40) },
+        actorId,
+      }),
   },
   {
     method: 'tasks.setStatus (cancel)',
     expect: assigneeOrDecider,
-    run: async (actorId) => t.core.invoke('tasks.setStatus', { taskId: (await freshTask('in_progress')).id, status: 'cancelled', actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.setStatus', { taskId: (await freshTask('in_progress')).id, status: 'cancelled', actorId }),
   },
   {
     method: 'tasks.setStatus (reopen accepted)',
     expect: decidersOnly,
-    run: async (actorId) => t.core.invoke('tasks.setStatus', { taskId: (await freshTask('accepted')).id, status: 'in_progress', actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.setStatus', { taskId: (await freshTask('accepted')).id, status: 'in_progress', actorId }),
   },
   {
     method: 'tasks.update',
     expect: assigneeOrDecider,
-    run: async (actorId) => t.core.invoke('tasks.update', { taskId: (await freshTask()).id, title: 'Renamed', actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.update', { taskId: (await freshTask()).id, title: 'Renamed', actorId }),
   },
   {
     method: 'tasks.acknowledge',
     expect: assigneeOrDecider,
-    run: async (actorId) => t.core.invoke('tasks.acknowledge', { taskId: (await freshTask('in_progress')).id, actorId }),
+    run: async (actorId) =>
+      t.core.invoke('tasks.acknowledge', { taskId: (await freshTask('in_progress')).id, actorId }),
   },
   {
     method: 'tasks.accept',
@@ -136,33 +168,85 @@ const rows: Row[] = [
   {
     method: 'reports.submit',
     expect: anyMember,
-    run: async (authorId) => t.core.invoke('reports.submit', { taskId: (await freshTask('delivered')).id, authorId, kind: 'test', verdict: 'pass', artifact: { commit: 'a'.repeat(40) }, claims: [] }),
+    run: async (authorId) =>
+      t.core.invoke('reports.submit', {
+        taskId: (await freshTask('delivered')).id,
+        authorId,
+        kind: 'test',
+        verdict: 'pass',
+        artifact: { commit: 'a'.repeat(40) },
+        claims: [],
+      }),
   },
   {
     method: 'decisions.create',
-    expect: { human: 'ok', observer: 'forbidden', proposer: 'ok', decider: 'ok', assignee: 'ok', foreign: 'not_found', unknown: 'not_found' },
-    run: (actorId) => t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache', statement: 'Cache results for 5 min', actorId }),
+    expect: {
+      human: 'ok',
+      observer: 'forbidden',
+      proposer: 'ok',
+      decider: 'ok',
+      assignee: 'ok',
+      foreign: 'not_found',
+      unknown: 'not_found',
+    },
+    run: (actorId) =>
+      t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: 'Cache',
+        statement: 'Cache results for 5 min',
+        actorId,
+      }),
   },
   {
     method: 'decisions.update',
-    expect: { human: 'ok', observer: 'forbidden', proposer: 'proposal', decider: 'ok', assignee: 'proposal', foreign: 'not_found', unknown: 'not_found' },
+    expect: {
+      human: 'ok',
+      observer: 'forbidden',
+      proposer: 'proposal',
+      decider: 'ok',
+      assignee: 'proposal',
+      foreign: 'not_found',
+      unknown: 'not_found',
+    },
     run: async (actorId) => {
-      const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Limit', statement: 'At most 10 results' })
-      const r = await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'At most 20 results', actorId })
+      const d = await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: 'Limit',
+        statement: 'At most 10 results',
+      })
+      const r = await t.core.invoke('decisions.update', {
+        decisionId: d.id,
+        expectedVersion: 1,
+        statement: 'At most 20 results',
+        actorId,
+      })
       // A proposer's edit is recorded as a proposal and leaves the decision where it was.
       return r.proposal && r.decision.version === 1 ? 'proposal' : r
     },
   },
   {
     method: 'proposals.create',
-    expect: { human: 'ok', observer: 'forbidden', proposer: 'ok', decider: 'ok', assignee: 'ok', foreign: 'not_found', unknown: 'not_found' },
-    run: (actorId) => t.core.invoke('proposals.create', { decisionId, statement: 'Search times out after 60 s', actorId }),
+    expect: {
+      human: 'ok',
+      observer: 'forbidden',
+      proposer: 'ok',
+      decider: 'ok',
+      assignee: 'ok',
+      foreign: 'not_found',
+      unknown: 'not_found',
+    },
+    run: (actorId) =>
+      t.core.invoke('proposals.create', { decisionId, statement: 'Search times out after 60 s', actorId }),
   },
   {
     method: 'proposals.accept',
     expect: decidersOnly,
     run: async (actorId) => {
-      const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Page size', statement: '50 per page' })
+      const d = await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: 'Page size',
+        statement: '50 per page',
+      })
       const p = await t.core.invoke('proposals.create', { decisionId: d.id, statement: '100 per page' })
       return t.core.invoke('proposals.accept', { proposalId: p.id, actorId })
     },
@@ -190,16 +274,30 @@ describe('authority table: method × actor', () => {
     const task = await freshTask()
     const foreignTask = await t.core.invoke('tasks.create', { workspaceId: other.id, title: 'Theirs' })
     // The task of this workspace with a member of the other one, and the other way round.
-    expect(await outcome(() => t.core.invoke('tasks.update', { taskId: task.id, assigneeId: actors.foreign.id }))).toBe('not_found')
-    expect(await outcome(() => t.core.invoke('tasks.setStatus', { taskId: foreignTask.id, status: 'cancelled', actorId: actors.decider.id }))).toBe('not_found')
-    expect(await outcome(() => t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'x', decisionIds: [`${other.id}-d1`] }))).toBe('not_found')
+    expect(await outcome(() => t.core.invoke('tasks.update', { taskId: task.id, assigneeId: actors.foreign.id }))).toBe(
+      'not_found',
+    )
+    expect(
+      await outcome(() =>
+        t.core.invoke('tasks.setStatus', { taskId: foreignTask.id, status: 'cancelled', actorId: actors.decider.id }),
+      ),
+    ).toBe('not_found')
+    expect(
+      await outcome(() =>
+        t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'x', decisionIds: [`${other.id}-d1`] }),
+      ),
+    ).toBe('not_found')
     expect((await t.core.invoke('tasks.get', { taskId: foreignTask.id })).status).toBe('todo')
   })
 
   it('a refused write changes nothing', async () => {
     const task = await freshTask('in_progress')
     const before = await t.core.invoke('tasks.get', { taskId: task.id })
-    expect(await outcome(() => t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'cancelled', actorId: actors.observer.id }))).toBe('forbidden')
+    expect(
+      await outcome(() =>
+        t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'cancelled', actorId: actors.observer.id }),
+      ),
+    ).toBe('forbidden')
     expect(await t.core.invoke('tasks.get', { taskId: task.id })).toEqual(before)
   })
 })

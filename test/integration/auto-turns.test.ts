@@ -42,31 +42,73 @@ afterEach(async () => {
   await server.close()
 })
 
-const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const provider = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test-key',
+})
 function member(name: string, role: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', { workspaceId: ws.id, name, role, provider: provider(), approval: 'auto', authority: 'proposer', ...extra })
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name,
+    role,
+    provider: provider(),
+    approval: 'auto',
+    authority: 'proposer',
+    ...extra,
+  })
 }
-const script = (name: string, ...replies: (ScriptedReply | (() => ScriptedReply))[]) => scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
+const script = (name: string, ...replies: (ScriptedReply | (() => ScriptedReply))[]) =>
+  scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
 const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
 const byConcord = (s: Step[]) => s.filter((x) => x.origin === 'concord')
 /** The member has run a turn and is idle with nothing queued. */
 const settles = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
-const runs = (m: Member) => waitForEvent(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'running', 15_000)
+const runs = (m: Member) =>
+  waitForEvent(
+    t.core,
+    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'running',
+    15_000,
+  )
 
 async function decisionAndTask(assignee: Member, status: Task['status'] = 'in_progress') {
-  const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: assignee.id, decisionIds: [d.id], requiredReports: ['test', 'review'] })
+  const d = await t.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Search timeout',
+    statement: 'Web search gives up after 5 s',
+  })
+  const task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Web search tool',
+    assigneeId: assignee.id,
+    decisionIds: [d.id],
+    requiredReports: ['test', 'review'],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  if (status === 'delivered') await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
+  if (status === 'delivered')
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
   return { d, task }
 }
-const edit = (d: { id: string; version: number }, statement = 'Web search gives up after 10 s and returns partial results') =>
-  t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement, reason: 'slow providers' })
+const edit = (
+  d: { id: string; version: number },
+  statement = 'Web search gives up after 10 s and returns partial results',
+) =>
+  t.core.invoke('decisions.update', {
+    decisionId: d.id,
+    expectedVersion: d.version,
+    statement,
+    reason: 'slow providers',
+  })
 
 /** Waits until the member has settled after a human message: everything queued before it has run. */
 async function humanSays(m: Member, text: string) {
@@ -80,7 +122,11 @@ describe('automatic turns', () => {
   it('a flag on an idle assignee starts exactly one turn, started by Concord, and its results start no other', async () => {
     const impl = await member('Impl', 'implementer')
     const { d, task } = await decisionAndTask(impl)
-    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 10 s.' })
+    script(
+      impl.name,
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted to 10 s.' },
+    )
     const ran = runs(impl)
     const idle = settles(impl)
     await edit(d)
@@ -101,24 +147,41 @@ describe('automatic turns', () => {
     await humanSays(impl, 'anything else?')
     const all = await steps(impl)
     expect(byConcord(all)).toHaveLength(1)
-    expect(all.filter((s) => s.kind === 'user' || s.kind === 'message').map((s) => s.origin ?? 'human')).toEqual(['concord', 'human'])
+    expect(all.filter((s) => s.kind === 'user' || s.kind === 'message').map((s) => s.origin ?? 'human')).toEqual([
+      'concord',
+      'human',
+    ])
     expect(asked.get('Impl')).toHaveLength(3)
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(1)
   })
 
   it("an edit answers before any of its automatic turns' work runs, and that work runs in slices", async () => {
     const impl = await member('Impl', 'implementer')
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s',
+    })
     const TASKS = 60
     for (let i = 0; i < TASKS; i++) {
-      const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: `search ${i}`, assigneeId: impl.id, decisionIds: [d.id] })
+      const task = await t.core.invoke('tasks.create', {
+        workspaceId: ws.id,
+        title: `search ${i}`,
+        assigneeId: impl.id,
+        decisionIds: [d.id],
+      })
       await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     }
     const { db } = t.core.harness.ctx(ws.id).store
     const claimed = () => db.prepare('SELECT count(*) FROM auto_turns').pluck().get() as number
     const order: string[] = []
     const off = t.core.bus.on((e) => {
-      if (e.event === 'session.state' && e.payload.session.memberId === impl.id && e.payload.session.state === 'running') order.push('turn')
+      if (
+        e.event === 'session.state' &&
+        e.payload.session.memberId === impl.id &&
+        e.payload.session.state === 'running'
+      )
+        order.push('turn')
     })
     script(impl.name, { text: 'Adjusting all of them.' })
     const idle = settles(impl)
@@ -147,8 +210,20 @@ describe('automatic turns', () => {
       void edit(d).then((r) => edit(r.decision, 'Web search gives up after 20 s'))
       return { text: 'Wrote it.' }
     })
-    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted.' })
-    const auto = waitForEvent(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === impl.id && e.payload.session.state === 'running' && asked.get('Impl')!.length === 1, 15_000)
+    script(
+      impl.name,
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted.' },
+    )
+    const auto = waitForEvent(
+      t.core,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.memberId === impl.id &&
+        e.payload.session.state === 'running' &&
+        asked.get('Impl')!.length === 1,
+      15_000,
+    )
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
     await auto
     await settles(impl)
@@ -178,13 +253,20 @@ describe('automatic turns', () => {
     // Concord stops mid-turn; the notice is still pending.
     await t.core.close()
     t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
-    script(impl.name, { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted.' })
+    script(
+      impl.name,
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted.' },
+    )
     await expect.poll(async () => byConcord(await steps(impl)).length, { timeout: 10_000 }).toBe(1)
     await settles(impl)
     const auto = byConcord(await steps(impl))
     expect(auto).toHaveLength(1)
     expect(auto[0].text).toContain('T-1 is in progress and needs adjustment')
-    expect((await t.core.invoke('tasks.get', { taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].id })).flag).toBeNull()
+    expect(
+      (await t.core.invoke('tasks.get', { taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].id }))
+        .flag,
+    ).toBeNull()
     // Another restart starts nothing more: that change has had its turn.
     await t.core.close()
     t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
@@ -203,7 +285,12 @@ describe('automatic turns', () => {
     t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
     script(impl.name, { text: 'Tests written.' })
     // Read from the store: asking for the session would open the member's inbox itself.
-    const answered = () => t.core.harness.ctx(ws.id).store.db.prepare("SELECT count(*) FROM steps WHERE kind = 'model' AND text = 'Tests written.'").pluck().get()
+    const answered = () =>
+      t.core.harness
+        .ctx(ws.id)
+        .store.db.prepare("SELECT count(*) FROM steps WHERE kind = 'model' AND text = 'Tests written.'")
+        .pluck()
+        .get()
     await expect.poll(answered, { timeout: 10_000 }).toBe(1)
   })
 
@@ -258,25 +345,92 @@ describe('reports move tasks', () => {
     const { d, task } = await decisionAndTask(impl, 'delivered')
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true })
     const claim = (text: string) => [{ text, decisionIds: [d.id] }]
-    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: claim('gives up after 5 s') })
-    await t.core.invoke('reports.submit', { taskId: task.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit: head }, claims: claim('timeout handled') })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: claim('gives up after 5 s'),
+    })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: reviewer.id,
+      kind: 'review',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: claim('timeout handled'),
+    })
 
     script(
       impl.name,
       { toolCalls: [{ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'in_progress' } }] },
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'search.ts', content: 'export const timeoutMs = 10_000\n' } }] },
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'search.ts', content: 'export const timeoutMs = 10_000\n' } },
+        ],
+      },
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'search: 10 s timeout, partial results' } }] },
       { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
-      { toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: '10 s', claims: [{ text: 'times out at 10 s', decisionIds: ['D-1'] }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'submit_report',
+            arguments: {
+              taskId: 'T-1',
+              kind: 'implementation',
+              verdict: 'pass',
+              summary: '10 s',
+              claims: [{ text: 'times out at 10 s', decisionIds: ['D-1'] }],
+            },
+          },
+        ],
+      },
     )
     script(tester.name, {
-      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [{ text: 'gives up after 10 s', decisionIds: ['D-1'] }] } }],
+      toolCalls: [
+        {
+          name: 'submit_report',
+          arguments: {
+            taskId: 'T-1',
+            kind: 'test',
+            verdict: 'pass',
+            summary: 'ok',
+            claims: [{ text: 'gives up after 10 s', decisionIds: ['D-1'] }],
+          },
+        },
+      ],
     })
     script(reviewer.name, {
-      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'review', verdict: 'pass', summary: 'ok', claims: [{ text: 'partial results handled', decisionIds: ['D-1'] }] } }],
+      toolCalls: [
+        {
+          name: 'submit_report',
+          arguments: {
+            taskId: 'T-1',
+            kind: 'review',
+            verdict: 'pass',
+            summary: 'ok',
+            claims: [{ text: 'partial results handled', decisionIds: ['D-1'] }],
+          },
+        },
+      ],
     })
-    const reviewed = waitForEvent(t.core, (e) => e.event === 'report.submitted' && e.payload.report.authorId === reviewer.id && e.payload.report.basis[0]?.version === 2, 20_000)
-    const tested = waitForEvent(t.core, (e) => e.event === 'report.submitted' && e.payload.report.authorId === tester.id && e.payload.report.basis[0]?.version === 2, 20_000)
+    const reviewed = waitForEvent(
+      t.core,
+      (e) =>
+        e.event === 'report.submitted' &&
+        e.payload.report.authorId === reviewer.id &&
+        e.payload.report.basis[0]?.version === 2,
+      20_000,
+    )
+    const tested = waitForEvent(
+      t.core,
+      (e) =>
+        e.event === 'report.submitted' &&
+        e.payload.report.authorId === tester.id &&
+        e.payload.report.basis[0]?.version === 2,
+      20_000,
+    )
     await edit(d)
     await Promise.all([reviewed, tested])
 
@@ -303,7 +457,14 @@ describe('reports move tasks', () => {
     const impl = await member('Impl', 'implementer')
     const tester = await member('Tess', 'tester')
     const { d, task } = await decisionAndTask(impl, 'delivered')
-    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: [{ text: '5 s', decisionIds: [d.id] }],
+    })
     execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'second'], { cwd: t.repoDir })
     const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
     script(tester.name, { text: 'I looked, but I will report later.' })
@@ -321,12 +482,28 @@ describe('reports move tasks', () => {
 
   it("one edit that leaves many of a busy member's reports stale joins them into one waiting turn that stays short", async () => {
     const tester = await member('Tess', 'tester')
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s',
+    })
     for (let i = 0; i < 20; i++) {
-      const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: `search ${i}`, decisionIds: [d.id], requiredReports: ['test'] })
+      const task = await t.core.invoke('tasks.create', {
+        workspaceId: ws.id,
+        title: `search ${i}`,
+        decisionIds: [d.id],
+        requiredReports: ['test'],
+      })
       await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
       await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
-      await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
+      await t.core.invoke('reports.submit', {
+        taskId: task.id,
+        authorId: tester.id,
+        kind: 'test',
+        verdict: 'pass',
+        artifact: { commit: head },
+        claims: [{ text: '5 s', decisionIds: [d.id] }],
+      })
     }
     // Tess is in a turn (a slow reply), so the turn Concord starts for her waits, and every later trigger joins it.
     script(tester.name, { text: 'working on it '.repeat(40), chunkSize: 8, chunkDelayMs: 40 })
@@ -334,7 +511,9 @@ describe('reports move tasks', () => {
     await t.core.invoke('sessions.send', { memberId: tester.id, text: 'Check the search tasks.' })
     await busy
     await edit(d)
-    await expect.poll(async () => (await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns, { timeout: 10_000 }).toBe(20)
+    await expect
+      .poll(async () => (await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns, { timeout: 10_000 })
+      .toBe(20)
     const waiting = byConcord(await steps(tester))
     expect(waiting).toHaveLength(1)
     expect(waiting[0].status).toBe('queued')
@@ -353,14 +532,28 @@ describe('reports move tasks', () => {
     const impl = await member('Impl', 'implementer')
     const { task } = await decisionAndTask(impl)
     expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
-    const r = await t.core.invoke('reports.submit', { taskId: task.id, authorId: impl.id, kind: 'implementation', verdict: 'pass', artifact: { commit: head }, claims: [] })
+    const r = await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: impl.id,
+      kind: 'implementation',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: [],
+    })
     const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
     expect(ready.deliverOn).toEqual({ commit: head, reportId: r.id, reportKey: r.key })
     expect(ready.ready).toBe(false)
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
     // Someone else's passing report offers nothing: delivery is the assignee's word.
     const other = await member('Other', 'implementer')
-    await t.core.invoke('reports.submit', { taskId: task.id, authorId: other.id, kind: 'implementation', verdict: 'pass', artifact: { commit: head }, claims: [] })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: other.id,
+      kind: 'implementation',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: [],
+    })
     expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
   })
 })
@@ -372,7 +565,8 @@ describe('refusal actions', () => {
     const sha = head.slice(0, 7)
     // Nobody fits a test or review yet: ask you to pick.
     let err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_missing')
-    let reasons = (err.details as { reasons: { action: { memberId: string | null; label: string; text: string } }[] }).reasons
+    let reasons = (err.details as { reasons: { action: { memberId: string | null; label: string; text: string } }[] })
+      .reasons
     expect(reasons.map((r) => r.action.memberId)).toEqual([null, null])
 
     const tester = await member('Tess', 'tester')
@@ -380,21 +574,60 @@ describe('refusal actions', () => {
     err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_missing')
     reasons = (err.details as { reasons: typeof reasons }).reasons
     expect(reasons.map((r) => r.action)).toEqual([
-      { memberId: tester.id, memberName: 'Tess', taskId: task.id, commit: head, label: 'Ask Tess for a test report', text: `Please check T-1 on ${sha} and submit a test report on it.` },
-      { memberId: reviewer.id, memberName: 'Rev', taskId: task.id, commit: head, label: 'Ask Rev for a review', text: `Please check T-1 on ${sha} and submit a review on it.` },
+      {
+        memberId: tester.id,
+        memberName: 'Tess',
+        taskId: task.id,
+        commit: head,
+        label: 'Ask Tess for a test report',
+        text: `Please check T-1 on ${sha} and submit a test report on it.`,
+      },
+      {
+        memberId: reviewer.id,
+        memberName: 'Rev',
+        taskId: task.id,
+        commit: head,
+        label: 'Ask Rev for a review',
+        text: `Please check T-1 on ${sha} and submit a review on it.`,
+      },
     ])
 
-    await t.core.invoke('reports.submit', { taskId: task.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: head }, claims: [{ text: '5 s', decisionIds: [d.id] }] })
-    const review = await t.core.invoke('reports.submit', { taskId: task.id, authorId: reviewer.id, kind: 'review', verdict: 'fail', artifact: { commit: head }, claims: [] })
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: head },
+      claims: [{ text: '5 s', decisionIds: [d.id] }],
+    })
+    const review = await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: reviewer.id,
+      kind: 'review',
+      verdict: 'fail',
+      artifact: { commit: head },
+      claims: [],
+    })
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     await edit(d)
     err = await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'evidence_stale')
-    const all = (err.details as { reasons: { code: string; reportKind: string; message: string; action: { memberId: string | null; label: string; text: string } }[] }).reasons
+    const all = (
+      err.details as {
+        reasons: {
+          code: string
+          reportKind: string
+          message: string
+          action: { memberId: string | null; label: string; text: string }
+        }[]
+      }
+    ).reasons
     const stale = all.filter((r) => r.reportKind === 'test')
     expect(stale.length).toBeGreaterThan(0)
     for (const r of stale) {
       expect(r.action).toMatchObject({ memberId: tester.id, label: `Ask Tess to re-verify T-1 on ${sha}` })
-      expect(r.action.text).toContain(`Please re-verify T-1 on ${sha} against the current decisions and submit a new test report.`)
+      expect(r.action.text).toContain(
+        `Please re-verify T-1 on ${sha} against the current decisions and submit a new test report.`,
+      )
       expect(r.action.text).toContain(r.message)
     }
     const failed = all.find((r) => r.reportKind === 'review' && r.code === 'evidence_missing')!

@@ -31,11 +31,17 @@ async function api(method: string, body: unknown, token: string | null = TOKEN, 
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: raw ? (body as string) : JSON.stringify(body),
   })
-  return { status: res.status, body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } },
+  }
 }
 
 /** A request with headers fetch will not let us forge (Host) or paths it would normalise. */
-function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: bridge.port, path, method: 'GET', headers }, (res) => {
       let body = ''

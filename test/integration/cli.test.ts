@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureRendererBuilt, projectRoot } from '../e2e/support'
 
 const bin = join(projectRoot, 'bin', 'concord.js')
-const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> }
+const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+  version: string
+  dependencies: Record<string, string>
+}
 const commands = ['serve', 'export', 'import', 'mcp']
 /** Every failure, whatever the command: one line with the prefix and a stable code. */
 const failureLine = /^concord: [a-z_]+: \S[^\n]*\n$/
@@ -27,10 +30,19 @@ interface Run {
 
 function concord(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0
-      done({ code, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : null
+          : 0
+        done({ code, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -46,7 +58,9 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
     expect(r).toEqual({ code: 0, stdout: `concord ${pkg.version}\n`, stderr: '' })
     const built = join(projectRoot, 'out', 'cli', 'concord.js')
     expect(existsSync(built)).toBe(true)
-    const direct = await new Promise<string>((done) => execFile(process.execPath, [built, '--version'], (_e, stdout) => done(stdout)))
+    const direct = await new Promise<string>((done) =>
+      execFile(process.execPath, [built, '--version'], (_e, stdout) => done(stdout)),
+    )
     expect(direct).toBe(`concord ${pkg.version}\n`)
     expect(Object.keys(pkg.dependencies)).not.toContain('tsx')
   })
@@ -82,7 +96,9 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
       const busy = await concord(['serve', '--port', port, '--data-dir', join(root, 'serve-busy-data')])
       expect(busy.code).toBe(1)
       expect(busy.stderr).toMatch(failureLine)
-      expect(busy.stderr).toBe(`concord: io_error: port ${port} is in use on 127.0.0.1; choose another with --port (0 picks a free one)\n`)
+      expect(busy.stderr).toBe(
+        `concord: io_error: port ${port} is in use on 127.0.0.1; choose another with --port (0 picks a free one)\n`,
+      )
     } finally {
       held.close()
     }
@@ -92,28 +108,60 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
     for (const command of commands) {
       const dataDir = join(root, `unknown-${command}`)
       const r = await concord([command, '--data-dir', dataDir, '--bogus'])
-      expect(r).toEqual({ code: 2, stdout: '', stderr: `concord: usage: unknown option --bogus for concord ${command}; see concord ${command} --help\n` })
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `concord: usage: unknown option --bogus for concord ${command}; see concord ${command} --help\n`,
+      })
       expect(existsSync(dataDir)).toBe(false)
     }
-    expect(await concord(['--bogus'])).toEqual({ code: 2, stdout: '', stderr: 'concord: usage: unknown option --bogus; see concord --help\n' })
-    expect(await concord(['serve', '-x'])).toMatchObject({ code: 2, stderr: 'concord: usage: unknown option -x for concord serve; see concord serve --help\n' })
+    expect(await concord(['--bogus'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'concord: usage: unknown option --bogus; see concord --help\n',
+    })
+    expect(await concord(['serve', '-x'])).toMatchObject({
+      code: 2,
+      stderr: 'concord: usage: unknown option -x for concord serve; see concord serve --help\n',
+    })
   })
 
   it('refuses stray arguments, missing and repeated values, and a missing or unknown command with exit 2', async () => {
     const cases: [string[], string][] = [
       [['serve', 'now'], "concord: usage: unexpected argument 'now' for concord serve; see concord serve --help\n"],
-      [['import', 'a.json', 'b.json', '--repo', root], "concord: usage: unexpected argument 'b.json' for concord import; see concord import --help\n"],
+      [
+        ['import', 'a.json', 'b.json', '--repo', root],
+        "concord: usage: unexpected argument 'b.json' for concord import; see concord import --help\n",
+      ],
       [['export', '--repo'], 'concord: usage: --repo needs a value; see concord export --help\n'],
-      [['export', '--repo', '--format', 'json'], 'concord: usage: --repo needs a value (to give one that starts with a dash, write --repo=VALUE); see concord export --help\n'],
-      [['serve', '--port', '1', '--port', '2'], 'concord: usage: --port is given more than once; see concord serve --help\n'],
+      [
+        ['export', '--repo', '--format', 'json'],
+        'concord: usage: --repo needs a value (to give one that starts with a dash, write --repo=VALUE); see concord export --help\n',
+      ],
+      [
+        ['serve', '--port', '1', '--port', '2'],
+        'concord: usage: --port is given more than once; see concord serve --help\n',
+      ],
       [['serve', '--help=yes'], 'concord: usage: --help takes no value; see concord serve --help\n'],
-      [['serve', '--port', 'http'], "concord: usage: --port: 'http' is not a port number (0 to 65535; 0 picks a free one)\n"],
-      [['serve', '--token', 'fifteen-chars!!'], 'concord: usage: --token must be at least 16 characters long (it guards the API); leave it out to get a random one\n'],
+      [
+        ['serve', '--port', 'http'],
+        "concord: usage: --port: 'http' is not a port number (0 to 65535; 0 picks a free one)\n",
+      ],
+      [
+        ['serve', '--token', 'fifteen-chars!!'],
+        'concord: usage: --token must be at least 16 characters long (it guards the API); leave it out to get a random one\n',
+      ],
       [['--version', 'now'], "concord: usage: unexpected argument 'now' after --version\n"],
-      [['help', 'nothing'], "concord: usage: unexpected argument 'nothing' after help; the commands are serve, export, import, mcp\n"],
+      [
+        ['help', 'nothing'],
+        "concord: usage: unexpected argument 'nothing' after help; the commands are serve, export, import, mcp\n",
+      ],
       [['launch'], "concord: usage: unknown command 'launch'; the commands are serve, export, import, mcp\n"],
       [[], 'concord: usage: no command given; the commands are serve, export, import, mcp (see concord --help)\n'],
-      [['mcp'], 'concord: usage: --member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help\n'],
+      [
+        ['mcp'],
+        'concord: usage: --member is required: the id of the member this agent acts as (see the member in Concord); see concord mcp --help\n',
+      ],
     ]
     for (const [args, stderr] of cases) {
       const r = await concord(args)
@@ -137,7 +185,11 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
     expect(foreign.stderr).toMatch(/^concord: invalid_params: .*other\.json is not a Concord export/)
 
     const twice = await concord(['import', 'a.json', '--file', 'a.json', '--repo', repo])
-    expect(twice).toEqual({ code: 2, stdout: '', stderr: 'concord: usage: name the export file once: either FILE or --file FILE\n' })
+    expect(twice).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'concord: usage: name the export file once: either FILE or --file FILE\n',
+    })
   })
 })
 
@@ -170,10 +222,19 @@ describe('npm start where Electron cannot run', () => {
       cwd: projectRoot,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', ELECTRON_OVERRIDE_DIST_PATH: noElectron, DISPLAY: '', CONCORD_DATA_DIR: '' },
+      env: {
+        ...process.env,
+        ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
+        ELECTRON_OVERRIDE_DIST_PATH: noElectron,
+        DISPLAY: '',
+        CONCORD_DATA_DIR: '',
+      },
     })
     const exited = new Promise((done) => child!.once('exit', done))
-    const { match, out } = await waitForOutput(child, /Concord serving on (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)/)
+    const { match, out } = await waitForOutput(
+      child,
+      /Concord serving on (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)/,
+    )
     const [, base, token] = match
     const notices = out.split('\n').filter((l) => l.startsWith('npm start:'))
     expect(notices).toHaveLength(1)
@@ -183,7 +244,12 @@ describe('npm start where Electron cannot run', () => {
     expect(out.indexOf(notices[0])).toBeLessThan(out.indexOf('Concord serving on'))
     expect(token.length).toBeGreaterThanOrEqual(16)
 
-    const call = (auth: string) => fetch(`${base}/api/workspaces.list`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' })
+    const call = (auth: string) =>
+      fetch(`${base}/api/workspaces.list`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: '{}',
+      })
     const listed = await call(`Bearer ${token}`)
     expect(listed.status).toBe(200)
     expect(await listed.json()).toEqual({ ok: true, value: [] })
@@ -212,7 +278,9 @@ describe('SQLite for Electron', () => {
   let host = ''
   const requests: string[] = []
   const fixture = Buffer.from('stands in for better_sqlite3.node built for Electron\n')
-  const version = (name: string) => (JSON.parse(readFileSync(join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+  const version = (name: string) =>
+    (JSON.parse(readFileSync(join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+      .version
   const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex')
   const nodeBuild = join(projectRoot, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
 
@@ -224,7 +292,11 @@ describe('SQLite for Electron', () => {
     mkdirSync(join(staging, 'build', 'Release'), { recursive: true })
     writeFileSync(join(staging, 'build', 'Release', 'better_sqlite3.node'), fixture)
     const tarball = join(root, 'release.tar.gz')
-    await new Promise<void>((ok, fail) => execFile('tar', ['czf', tarball, '-C', staging, 'build'], (err) => (err ? fail(new Error(err.message, { cause: err })) : ok())))
+    await new Promise<void>((ok, fail) =>
+      execFile('tar', ['czf', tarball, '-C', staging, 'build'], (err) =>
+        err ? fail(new Error(err.message, { cause: err })) : ok(),
+      ),
+    )
     const wanted = `/v${bsq}/better-sqlite3-v${bsq}-electron-v${abi}-${process.platform}-${process.arch}.tar.gz`
     server = createServer((req, res) => {
       requests.push(req.url ?? '')
@@ -238,10 +310,19 @@ describe('SQLite for Electron', () => {
 
   function fetchBinding(outDir: string): Promise<Run> {
     return new Promise((done) => {
-      const env = { ...process.env, npm_config_better_sqlite3_binary_host: host, npm_config_cache: join(root, 'npm-cache') }
-      execFile(process.execPath, [join(projectRoot, 'scripts', 'electron-sqlite.mjs'), '--out', outDir], { env, timeout: 120_000 }, (err, stdout, stderr) => {
-        done({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr })
-      })
+      const env = {
+        ...process.env,
+        npm_config_better_sqlite3_binary_host: host,
+        npm_config_cache: join(root, 'npm-cache'),
+      }
+      execFile(
+        process.execPath,
+        [join(projectRoot, 'scripts', 'electron-sqlite.mjs'), '--out', outDir],
+        { env, timeout: 120_000 },
+        (err, stdout, stderr) => {
+          done({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr })
+        },
+      )
     })
   }
 
@@ -253,7 +334,13 @@ describe('SQLite for Electron', () => {
     expect(requests).toHaveLength(1)
     expect(readFileSync(join(outDir, 'better_sqlite3.node'))).toEqual(fixture)
     const stamp = JSON.parse(readFileSync(join(outDir, 'better_sqlite3.json'), 'utf8'))
-    expect(stamp).toEqual({ electron: version('electron'), betterSqlite3: version('better-sqlite3'), platform: process.platform, arch: process.arch, how: 'prebuilt' })
+    expect(stamp).toEqual({
+      electron: version('electron'),
+      betterSqlite3: version('better-sqlite3'),
+      platform: process.platform,
+      arch: process.arch,
+      how: 'prebuilt',
+    })
     expect(sha(nodeBuild)).toBe(before)
 
     // There for this Electron: nothing fetched. Made for another: fetched again.

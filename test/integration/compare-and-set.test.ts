@@ -28,7 +28,14 @@ describe('decisions.updateHead (repository)', () => {
     const store = WorkspaceStore.open(join(dir, 'harness.sqlite'))
     try {
       const at = '2025-01-01T00:00:00.000Z'
-      const head = (statement: string, fingerprint: string) => ({ title: 'API style', statement, rationale: '', status: 'accepted' as const, fingerprint, updated_at: at })
+      const head = (statement: string, fingerprint: string) => ({
+        title: 'API style',
+        statement,
+        rationale: '',
+        status: 'accepted' as const,
+        fingerprint,
+        updated_at: at,
+      })
       const revision = (version: number, statement: string, fingerprint: string): RevisionRow => ({
         decision_id: id,
         version,
@@ -44,7 +51,13 @@ describe('decisions.updateHead (repository)', () => {
         source_message_id: null,
         created_at: at,
       })
-      const id = store.decisions.insert({ ...head('Use REST', 'fp-rest'), source_message_id: null, supersedes: null, created_by: null, created_at: at })
+      const id = store.decisions.insert({
+        ...head('Use REST', 'fp-rest'),
+        source_message_id: null,
+        supersedes: null,
+        created_by: null,
+        created_at: at,
+      })
       store.decisions.insertRevision(revision(1, 'Use REST', 'fp-rest'))
       // The editor that saw v1 gets its write: the decision is now at v2.
       expect(store.transaction(() => store.decisions.updateHead(id, 1, head('Use GraphQL', 'fp-graphql')))).toBe(true)
@@ -69,7 +82,11 @@ describe('decisions.updateHead (repository)', () => {
   })
 })
 
-type WorkerLine = { ready: true; version: number } | { won: true; version: number } | { won: false; code: string | null; message: string } | { unexpected: string }
+type WorkerLine =
+  | { ready: true; version: number }
+  | { won: true; version: number }
+  | { won: false; code: string | null; message: string }
+  | { unexpected: string }
 
 interface Worker {
   child: ChildProcess
@@ -82,7 +99,10 @@ interface Worker {
 
 /** Starts one editor process (test/fixtures/cas-worker.ts) on the shared data folder. */
 function startWorker(args: { dataDir: string; decisionId: string; statement: string }): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerScript, JSON.stringify(args)], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', workerScript, JSON.stringify(args)], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const lines: WorkerLine[] = []
@@ -103,7 +123,9 @@ function startWorker(args: { dataDir: string; decisionId: string; statement: str
         if (queued) return resolve(queued)
         waiting.push(resolve)
         // A worker that dies early fails the test with its stderr instead of leaving it waiting.
-        void exited.then((code) => reject(new Error(`worker ${child.pid} exited (${code}) before its next line; stderr:\n${stderr}`)))
+        void exited.then((code) =>
+          reject(new Error(`worker ${child.pid} exited (${code}) before its next line; stderr:\n${stderr}`)),
+        )
       }),
     release: () => child.stdin.write('go\n'),
     exited,
@@ -119,7 +141,12 @@ describe('decisions.update across processes', () => {
       const ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
       const impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
       const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API style', statement: 'Use REST' })
-      const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build the API', assigneeId: impl.id, decisionIds: [d.id] })
+      const task = await core.invoke('tasks.create', {
+        workspaceId: ws.id,
+        title: 'Build the API',
+        assigneeId: impl.id,
+        decisionIds: [d.id],
+      })
       await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
 
       const N = 4

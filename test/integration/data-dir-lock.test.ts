@@ -58,9 +58,22 @@ function serve(): { child: ChildProcess; url: Promise<string> } {
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, CONCORD_DATA_DIR: '' }, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: { ...process.env, CONCORD_DATA_DIR: '' }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        done({
+          code: err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : null
+            : 0,
+          stdout,
+          stderr,
+        })
+      },
+    )
   })
 }
 
@@ -80,7 +93,11 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     const first = serve()
     const base = await first.url
     const api = async (method: string, params: unknown) => {
-      const res = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(params) })
+      const res = await fetch(`${base}/api/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(params),
+      })
       const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
       if (!body.ok) throw new Error(JSON.stringify(body.error))
       return body.value
@@ -96,7 +113,13 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     server.enqueue({ text: 'A long answer that is still streaming', hang: true, chunkSize: 4, chunkDelayMs: 5 })
     await api('sessions.send', { memberId: m.id, text: 'Start working' })
     await server.waitForRequests(1)
-    await expect.poll(async () => (await api('sessions.get', { memberId: m.id })).steps.find((s: { kind: string }) => s.kind === 'model')?.status).toBe('streaming')
+    await expect
+      .poll(
+        async () =>
+          (await api('sessions.get', { memberId: m.id })).steps.find((s: { kind: string }) => s.kind === 'model')
+            ?.status,
+      )
+      .toBe('streaming')
 
     // The second one: it must stop on its own; if it starts serving (before the fix it did, after killing the
     // first one's command and marking its turn interrupted), it is stopped and the test fails below.
@@ -122,7 +145,17 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     ])
     expect(page.state).not.toBe('idle')
     // A transient command (export) on the same folder still runs beside it.
-    const exported = await run(['export', '--repo', repo, '--format', 'json', '--out', join(root, 'out'), '--data-dir', dataDir])
+    const exported = await run([
+      'export',
+      '--repo',
+      repo,
+      '--format',
+      'json',
+      '--out',
+      join(root, 'out'),
+      '--data-dir',
+      dataDir,
+    ])
     expect(exported.code).toBe(0)
 
     // A clean stop releases the lock; the next serve starts.
@@ -137,7 +170,10 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     mkdirSync(dataDir, { recursive: true })
     const lock = join(dataDir, LOCK_FILE)
     const gone = await deadPid()
-    writeFileSync(lock, JSON.stringify({ pid: gone, startTime: '12345', token: 'old', startedAt: '2026-01-01T00:00:00Z' }))
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: gone, startTime: '12345', token: 'old', startedAt: '2026-01-01T00:00:00Z' }),
+    )
     let core = createCore({ dataDir })
     expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(process.pid)
     await core.close()
@@ -148,7 +184,10 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     children.push(bystander)
     await new Promise((r) => bystander.once('spawn', r))
     expect(processStartTime(bystander.pid!)).toBeDefined()
-    writeFileSync(lock, JSON.stringify({ pid: bystander.pid, startTime: '1', token: 'reused', startedAt: '2026-01-01T00:00:00Z' }))
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: bystander.pid, startTime: '1', token: 'reused', startedAt: '2026-01-01T00:00:00Z' }),
+    )
     core = createCore({ dataDir })
     expect(JSON.parse(readFileSync(lock, 'utf8')).token).not.toBe('reused')
     await core.close()
@@ -163,7 +202,12 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
   it('a live holder refuses a second core, a transient one runs beside it, and a failed start releases the lock', async () => {
     const first = createCore({ dataDir })
     try {
-      expect(() => createCore({ dataDir })).toThrow(expect.objectContaining({ code: 'data_dir_locked', message: expect.stringContaining(`another Concord (pid ${process.pid}) uses ${dataDir}`) }))
+      expect(() => createCore({ dataDir })).toThrow(
+        expect.objectContaining({
+          code: 'data_dir_locked',
+          message: expect.stringContaining(`another Concord (pid ${process.pid}) uses ${dataDir}`),
+        }),
+      )
       const transient = createCore({ dataDir, transient: true })
       expect(await transient.invoke('workspaces.list', {})).toEqual([])
       await transient.close()
@@ -173,14 +217,20 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
       await first.close()
     }
     // A live holder with the recorded start time (this process) is never taken over, whatever its token.
-    writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, startTime: processStartTime(process.pid), token: 'x', startedAt: '' }))
+    writeFileSync(
+      join(dataDir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, startTime: processStartTime(process.pid), token: 'x', startedAt: '' }),
+    )
     await rejectsWith(
       Promise.resolve().then(() => createCore({ dataDir })),
       'data_dir_locked',
     )
     rmSync(join(dataDir, LOCK_FILE))
     // A start that fails after taking the lock (a damaged registry) leaves no lock behind.
-    writeFileSync(join(dataDir, 'concord.sqlite'), 'not a database, just text long enough to be read as a damaged header '.repeat(20))
+    writeFileSync(
+      join(dataDir, 'concord.sqlite'),
+      'not a database, just text long enough to be read as a damaged header '.repeat(20),
+    )
     expect(() => createCore({ dataDir })).toThrow(expect.objectContaining({ code: 'storage_corrupt' }))
     expect(() => statSync(join(dataDir, LOCK_FILE))).toThrow()
   })

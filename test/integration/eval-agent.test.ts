@@ -41,20 +41,31 @@ const lastInput = (req: RecordedRequest): Block[] => {
     const user = items.filter((m) => m.role === 'user').at(-1)!
     return typeof user.content === 'string' ? [{ type: 'text', text: user.content }] : user.content!
   }
-  const last = (req.body.messages as { role: string; content: string | Block[] }[]).filter((m) => m.role === 'user').at(-1)!
+  const last = (req.body.messages as { role: string; content: string | Block[] }[])
+    .filter((m) => m.role === 'user')
+    .at(-1)!
   return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content
 }
-const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0 && !r.path.endsWith(':generateContent')
+const withTools = (r: RecordedRequest) =>
+  Array.isArray(r.body?.tools) && r.body.tools.length > 0 && !r.path.endsWith(':generateContent')
 const stepPrompt = (r: RecordedRequest) => withTools(r) && !lastInput(r).some((b) => b.type === 'tool_result')
 
 interface PromptState {
   yourReading: Record<string, string>
   workInProgress: { task: string; builtAgainst: Record<string, string> } | null
   askedAbout: { task: string }[]
-  tasks: { task: string; role: string; status: string; delivered: string | null; deliveredBuiltAgainst?: Record<string, string>; yourLastReport?: { on: string; read: Record<string, string> } }[]
+  tasks: {
+    task: string
+    role: string
+    status: string
+    delivered: string | null
+    deliveredBuiltAgainst?: Record<string, string>
+    yourLastReport?: { on: string; read: Record<string, string> }
+  }[]
   possibleNow: string[]
 }
-const differs = (a: Record<string, string>, reading: Record<string, string>) => Object.entries(a).some(([d, s]) => reading[d] !== s)
+const differs = (a: Record<string, string>, reading: Record<string, string>) =>
+  Object.entries(a).some(([d, s]) => reading[d] !== s)
 
 /** The member's next action as a competent one would choose it from the prompt's state alone: follow the latest text read. */
 function choose(s: PromptState): string {
@@ -66,12 +77,20 @@ function choose(s: PromptState): string {
     if (can(`deliver ${w.task}`)) return `deliver ${w.task}`
   }
   for (const t of s.tasks) {
-    if (t.role === 'yours' && t.deliveredBuiltAgainst && differs(t.deliveredBuiltAgainst, s.yourReading) && can(`reopen ${t.task}`)) return `reopen ${t.task}`
+    if (
+      t.role === 'yours' &&
+      t.deliveredBuiltAgainst &&
+      differs(t.deliveredBuiltAgainst, s.yourReading) &&
+      can(`reopen ${t.task}`)
+    )
+      return `reopen ${t.task}`
     if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return `reopen ${t.task}`
-    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`)) return `acknowledge ${t.task}`
+    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`))
+      return `acknowledge ${t.task}`
     if (t.role !== 'yours' && can(`check ${t.task}`)) {
       const r = t.yourLastReport
-      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task)) return `check ${t.task}`
+      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task))
+        return `check ${t.task}`
     }
   }
   return s.possibleNow.find((a) => a.startsWith('start ')) ?? 'wait'
@@ -95,7 +114,10 @@ function competent(toolNames: Set<string>) {
     const a = choose(JSON.parse(json[1]) as PromptState)
     const args = a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] }
     // Claude Code names an MCP tool mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>; Codex offers a server's tools as the namespace mcp__<server>.
-    const call = req.format === 'responses' ? { name: 'act', namespace: 'mcp__act', arguments: args } : { name: req.format === 'gemini' ? 'mcp_act_act' : 'mcp__act__act', arguments: args }
+    const call =
+      req.format === 'responses'
+        ? { name: 'act', namespace: 'mcp__act', arguments: args }
+        : { name: req.format === 'gemini' ? 'mcp_act_act' : 'mcp__act__act', arguments: args }
     return { toolCalls: [call] }
   }
 }
@@ -129,7 +151,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
         variants: 0,
         arms: ['concord'],
         model: () => {
-          const d = new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 200, stepTimeoutMs: 60_000 })
+          const d = new AgentDriver({
+            agent: 'claude-code',
+            env: offline(server.url),
+            maxCalls: 200,
+            stepTimeoutMs: 60_000,
+          })
           drivers.push(d)
           return d
         },
@@ -163,9 +190,28 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
     const server = await startModelServer({ unscripted: competent(new Set()) })
     const out = mkdtempSync(join(tmpdir(), 'eval-agent-cli-'))
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'eval/run.ts', '--agent', 'claude-code', '--variants', '0', '--runs', '1', '--arm', 'concord', '--json', '--out', out], {
-        env: offline(server.url),
-      })
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'eval/run.ts',
+          '--agent',
+          'claude-code',
+          '--variants',
+          '0',
+          '--runs',
+          '1',
+          '--arm',
+          'concord',
+          '--json',
+          '--out',
+          out,
+        ],
+        {
+          env: offline(server.url),
+        },
+      )
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -173,7 +219,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
       expect(code, stderr).toBe(0)
       const results = JSON.parse(stdout)
-      expect(results).toMatchObject({ seed: 1, runs: 1, scenarios: 1, arms: { concord: { affectedMissed: 0, staleEvidenceUsed: 0 } } })
+      expect(results).toMatchObject({
+        seed: 1,
+        runs: 1,
+        scenarios: 1,
+        arms: { concord: { affectedMissed: 0, staleEvidenceUsed: 0 } },
+      })
       expect(stderr).toMatch(/concord: \d+ claude-code steps \(ACP prompts\), 0 wasted steps/)
       expect(readdirSync(out).sort()).toEqual(['eval-seed1.json', 'eval-seed1.svg'])
     } finally {
@@ -183,14 +234,17 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
   }, 180_000)
 
   it('a model that never calls the tool wastes every step, and the run ends (members give up) with no hang', async () => {
-    const server = await startModelServer({ unscripted: (req) => ({ text: withTools(req) ? 'I would rather chat about it.' : 'ok' }) })
+    const server = await startModelServer({
+      unscripted: (req) => ({ text: withTools(req) ? 'I would rather chat about it.' : 'ok' }),
+    })
     try {
       const e = await runExperiment({
         seed: SEED,
         runs: 1,
         variants: 0,
         arms: ['concord'],
-        model: () => new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 8, stepTimeoutMs: 60_000 }),
+        model: () =>
+          new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 8, stepTimeoutMs: 60_000 }),
       })
       const o = e.outcomes.get('concord')![0]
       expect(o.model!.calls).toBeGreaterThan(0)
@@ -204,7 +258,9 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
   }, 180_000)
 
   it('a step whose model never finishes is cancelled at the step timeout: wasted, its agent stopped and started again for the next step', async () => {
-    const server = await startModelServer({ unscripted: (req) => (withTools(req) ? { text: 'Thinking', hang: true } : { text: 'ok' }) })
+    const server = await startModelServer({
+      unscripted: (req) => (withTools(req) ? { text: 'Thinking', hang: true } : { text: 'ok' }),
+    })
     const drivers: AgentDriver[] = []
     try {
       const e = await runExperiment({
@@ -213,7 +269,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
         variants: 0,
         arms: ['concord'],
         model: () => {
-          const d = new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 2, stepTimeoutMs: 3000 })
+          const d = new AgentDriver({
+            agent: 'claude-code',
+            env: offline(server.url),
+            maxCalls: 2,
+            stepTimeoutMs: 3000,
+          })
           drivers.push(d)
           return d
         },
@@ -250,7 +311,13 @@ describe('npm run eval --agent codex (the real Codex over ACP, offline)', () => 
         variants: 0,
         arms: ['concord'],
         model: () => {
-          const d = new AgentDriver({ agent: 'codex', args, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-any' }, maxCalls: 200, stepTimeoutMs: 60_000 })
+          const d = new AgentDriver({
+            agent: 'codex',
+            args,
+            env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-any' },
+            maxCalls: 200,
+            stepTimeoutMs: 60_000,
+          })
           drivers.push(d)
           return d
         },
@@ -284,7 +351,12 @@ describe('npm run eval --agent gemini (the real Gemini CLI over ACP, offline)', 
         variants: 0,
         arms: ['concord'],
         model: () => {
-          const d = new AgentDriver({ agent: 'gemini', env: { PATH: process.env.PATH, GEMINI_API_KEY: 'any', GOOGLE_GEMINI_BASE_URL: server.url }, maxCalls: 200, stepTimeoutMs: 60_000 })
+          const d = new AgentDriver({
+            agent: 'gemini',
+            env: { PATH: process.env.PATH, GEMINI_API_KEY: 'any', GOOGLE_GEMINI_BASE_URL: server.url },
+            maxCalls: 200,
+            stepTimeoutMs: 60_000,
+          })
           drivers.push(d)
           return d
         },

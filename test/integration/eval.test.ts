@@ -21,12 +21,20 @@ import { startModelServer, type RecordedRequest, type ScriptedReply } from '../f
 
 const SEED = 3
 const VARIANTS = 4
-const run = (arms: ('concord' | 'broadcast' | 'chat')[], sabotage?: Sabotage) => runExperiment({ seed: SEED, runs: 2, variants: VARIANTS, arms, sabotage })
+const run = (arms: ('concord' | 'broadcast' | 'chat')[], sabotage?: Sabotage) =>
+  runExperiment({ seed: SEED, runs: 2, variants: VARIANTS, arms, sabotage })
 /** Everything but wall time, which is the one figure that is not deterministic. */
 const figures = (e: Experiment) =>
-  [...e.outcomes].map(([arm, list]) => [arm, list.map(({ wallMs: _w, ...rest }) => rest), Object.entries(e.results.arms[arm]!).filter(([k]) => k !== 'wallMs' && k !== 'worst')])
-const sum = (e: Experiment, arm: 'concord' | 'broadcast' | 'chat', f: 'affectedMissed' | 'staleEvidenceUsed' | 'humanInterventions' | 'unaffectedDisturbed' | 'coordinationTokens') =>
-  e.outcomes.get(arm)!.reduce((a, o) => a + o[f], 0)
+  [...e.outcomes].map(([arm, list]) => [
+    arm,
+    list.map(({ wallMs: _w, ...rest }) => rest),
+    Object.entries(e.results.arms[arm]!).filter(([k]) => k !== 'wallMs' && k !== 'worst'),
+  ])
+const sum = (
+  e: Experiment,
+  arm: 'concord' | 'broadcast' | 'chat',
+  f: 'affectedMissed' | 'staleEvidenceUsed' | 'humanInterventions' | 'unaffectedDisturbed' | 'coordinationTokens',
+) => e.outcomes.get(arm)!.reduce((a, o) => a + o[f], 0)
 
 describe('npm run eval', () => {
   it('the Web Search scenario: Concord re-verifies the accepted search tool after the change; broadcast and chat leave it accepted', async () => {
@@ -46,7 +54,11 @@ describe('npm run eval', () => {
     const concord = first.outcomes.get('concord')!
     expect(concord).toHaveLength(2 * (VARIANTS + 1))
     for (const o of concord) {
-      expect(o, `${o.scenario} run ${o.run + 1}`).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
+      expect(o, `${o.scenario} run ${o.run + 1}`).toMatchObject({
+        affectedMissed: 0,
+        staleEvidenceUsed: 0,
+        unfinished: 0,
+      })
     }
     for (const arm of ['broadcast', 'chat'] as const) {
       expect(sum(first, arm, 'affectedMissed')).toBeGreaterThan(0)
@@ -54,7 +66,16 @@ describe('npm run eval', () => {
     }
     expect(first.results).toMatchObject({ seed: SEED, runs: 2, scenarios: VARIANTS + 1 })
     expect(Object.keys(first.results.arms.concord!).sort()).toEqual(
-      ['affectedMissed', 'coordinationTokens', 'humanInterventions', 'staleEvidenceUsed', 'unaffectedDisturbed', 'validEvidenceDiscarded', 'wallMs', 'worst'].sort(),
+      [
+        'affectedMissed',
+        'coordinationTokens',
+        'humanInterventions',
+        'staleEvidenceUsed',
+        'unaffectedDisturbed',
+        'validEvidenceDiscarded',
+        'wallMs',
+        'worst',
+      ].sort(),
     )
     const again = await run(['concord', 'broadcast', 'chat'])
     expect(figures(again)).toEqual(figures(first))
@@ -77,7 +98,9 @@ describe('npm run eval', () => {
     expect(sum(sound, 'broadcast', 'unaffectedDisturbed')).toBeGreaterThan(0)
     expect(sum(dropped, 'broadcast', 'unaffectedDisturbed')).toBe(0)
     expect(sum(dropped, 'broadcast', 'affectedMissed')).toBeGreaterThan(sum(sound, 'broadcast', 'affectedMissed'))
-    expect(sum(dropped, 'broadcast', 'humanInterventions')).toBeGreaterThan(sum(sound, 'broadcast', 'humanInterventions'))
+    expect(sum(dropped, 'broadcast', 'humanInterventions')).toBeGreaterThan(
+      sum(sound, 'broadcast', 'humanInterventions'),
+    )
   }, 300_000)
 })
 
@@ -127,24 +150,42 @@ describe('npm run eval: the coordination-token count is the same rule in every a
 /** The user message of a recorded request, whatever the wire format. */
 const userText = (req: RecordedRequest): string => {
   const last = req.body.messages.at(-1)
-  return typeof last.content === 'string' ? last.content : last.content.map((b: { text?: string }) => b.text ?? '').join('')
+  return typeof last.content === 'string'
+    ? last.content
+    : last.content.map((b: { text?: string }) => b.text ?? '').join('')
 }
 
 interface PromptState {
   yourReading: Record<string, string>
   workInProgress: { task: string; builtAgainst: Record<string, string>; done: number; effort: number } | null
   askedAbout: { task: string; kind: string }[]
-  tasks: { task: string; role: string; status: string; delivered: string | null; deliveredBuiltAgainst?: Record<string, string>; yourLastReport?: { on: string; read: Record<string, string> } }[]
+  tasks: {
+    task: string
+    role: string
+    status: string
+    delivered: string | null
+    deliveredBuiltAgainst?: Record<string, string>
+    yourLastReport?: { on: string; read: Record<string, string> }
+  }[]
   possibleNow: string[]
 }
 const stateOf = (req: RecordedRequest): PromptState => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(userText(req))![1])
-const differs = (a: Record<string, string>, reading: Record<string, string>) => Object.entries(a).some(([d, s]) => reading[d] !== s)
+const differs = (a: Record<string, string>, reading: Record<string, string>) =>
+  Object.entries(a).some(([d, s]) => reading[d] !== s)
 
 /** A competent member, played by the scripted model from nothing but the prompt: follow the latest text read. */
 function competent(req: RecordedRequest): ScriptedReply {
   const s = stateOf(req)
   const can = (a: string) => s.possibleNow.includes(a)
-  const act = (a: string) => ({ toolCalls: [{ name: 'act', arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] } }], usage: { input: 50, output: 7 } })
+  const act = (a: string) => ({
+    toolCalls: [
+      {
+        name: 'act',
+        arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] },
+      },
+    ],
+    usage: { input: 50, output: 7 },
+  })
   const w = s.workInProgress
   if (w) {
     if (differs(w.builtAgainst, s.yourReading)) return act(`realign ${w.task}`)
@@ -152,12 +193,20 @@ function competent(req: RecordedRequest): ScriptedReply {
     if (can(`deliver ${w.task}`)) return act(`deliver ${w.task}`)
   }
   for (const t of s.tasks) {
-    if (t.role === 'yours' && t.deliveredBuiltAgainst && differs(t.deliveredBuiltAgainst, s.yourReading) && can(`reopen ${t.task}`)) return act(`reopen ${t.task}`)
+    if (
+      t.role === 'yours' &&
+      t.deliveredBuiltAgainst &&
+      differs(t.deliveredBuiltAgainst, s.yourReading) &&
+      can(`reopen ${t.task}`)
+    )
+      return act(`reopen ${t.task}`)
     if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return act(`reopen ${t.task}`)
-    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`)) return act(`acknowledge ${t.task}`)
+    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`))
+      return act(`acknowledge ${t.task}`)
     if (t.role !== 'yours' && can(`check ${t.task}`)) {
       const r = t.yourLastReport
-      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task)) return act(`check ${t.task}`)
+      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task))
+        return act(`check ${t.task}`)
     }
   }
   const start = s.possibleNow.find((a) => a.startsWith('start '))
@@ -165,13 +214,22 @@ function competent(req: RecordedRequest): ScriptedReply {
 }
 
 describe('npm run eval --provider (model-driven members, offline against the scripted wire-format server)', () => {
-  const drive = async (kind: 'openai' | 'anthropic' | 'openai-compatible', reply: (req: RecordedRequest) => ScriptedReply, maxCalls?: number) => {
+  const drive = async (
+    kind: 'openai' | 'anthropic' | 'openai-compatible',
+    reply: (req: RecordedRequest) => ScriptedReply,
+    maxCalls?: number,
+  ) => {
     const server = await startModelServer({ unscripted: reply })
     try {
       const env = { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key' }
       const baseURL = kind === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL
       const provider = modelProvider({ kind, model: 'scripted', baseURL, env, maxRetries: 0 })
-      const e = await runExperiment({ seed: SEED, runs: 1, variants: 0, model: () => new ModelDriver(provider, maxCalls) })
+      const e = await runExperiment({
+        seed: SEED,
+        runs: 1,
+        variants: 0,
+        model: () => new ModelDriver(provider, maxCalls),
+      })
       return { e, requests: server.requests }
     } finally {
       await server.close()
@@ -224,12 +282,18 @@ describe('npm run eval --provider (model-driven members, offline against the scr
     expect(() => modelProvider({ kind: 'openai-compatible', model: 'm', env: {} })).toThrow(/--base-url/)
     const out = mkdtempSync(join(tmpdir(), 'eval-cli-'))
     try {
-      const cli = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['--import', 'tsx', 'eval/run.ts', ...args, '--out', out], { encoding: 'utf8', env })
+      const cli = (args: string[], env: NodeJS.ProcessEnv) =>
+        spawnSync(process.execPath, ['--import', 'tsx', 'eval/run.ts', ...args, '--out', out], {
+          encoding: 'utf8',
+          env,
+        })
       const { OPENAI_API_KEY: _o, CODEX_API_KEY: _c, ...noOpenAi } = process.env
       const agent = cli(['--agent', 'codex'], noOpenAi)
       expect(agent.status).toBe(2)
       expect(agent.stderr).toMatch(/--agent codex needs OPENAI_API_KEY or CODEX_API_KEY in the environment/)
-      expect(cli(['--agent', 'cursor'], process.env).stderr).toMatch(/--agent must be one of claude-code, codex, gemini/)
+      expect(cli(['--agent', 'cursor'], process.env).stderr).toMatch(
+        /--agent must be one of claude-code, codex, gemini/,
+      )
       const { ANTHROPIC_API_KEY: _k, ...noKey } = process.env
       const key = cli(['--provider', 'anthropic', '--model', 'm'], noKey)
       expect(key.status).toBe(2)

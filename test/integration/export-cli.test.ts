@@ -17,10 +17,19 @@ interface Run {
 /** Runs `concord …` the way `npx concord` does (bin/concord.js, the built command line), in `cwd`. */
 function concord(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0
-      done({ code, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd, env: { ...process.env, CONCORD_DATA_DIR: '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0
+        done({ code, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -43,9 +52,26 @@ beforeAll(async () => {
     authority: 'decider',
     provider: { kind: 'anthropic', model: 'claude-x', apiKey: 'sk-ant-CLI-SECRET' },
   })
-  const d1 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use REST', statement: 'Expose a REST API.', rationale: 'Clients are browsers.', actorId: lead.id })
-  await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'Expose a JSON REST API.', reason: 'format', actorId: lead.id })
-  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Use GraphQL', statement: 'Expose GraphQL.', supersedes: d1.id })
+  const d1 = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Use REST',
+    statement: 'Expose a REST API.',
+    rationale: 'Clients are browsers.',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.update', {
+    decisionId: d1.id,
+    expectedVersion: 1,
+    statement: 'Expose a JSON REST API.',
+    reason: 'format',
+    actorId: lead.id,
+  })
+  await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Use GraphQL',
+    statement: 'Expose GraphQL.',
+    supersedes: d1.id,
+  })
   await core.invoke('tasks.create', { workspaceId: ws.id, title: 'API server', decisionIds: [d1.id] })
   await core.close()
 }, 60_000)
@@ -73,10 +99,30 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
     expect(d1).toContain('\n---\n# Use REST\n')
 
     // --flavour lays the files out for adr-tools (or log4brains); an unknown one is a usage error.
-    const tools = await concord(['export', '--repo', repo, '--format', 'madr', '--flavour', 'adr-tools', '--out', join(root, 'adr'), '--data-dir', dataDir], repo)
+    const tools = await concord(
+      [
+        'export',
+        '--repo',
+        repo,
+        '--format',
+        'madr',
+        '--flavour',
+        'adr-tools',
+        '--out',
+        join(root, 'adr'),
+        '--data-dir',
+        dataDir,
+      ],
+      repo,
+    )
     expect(tools).toMatchObject({ code: 0, stderr: '' })
-    expect(readFileSync(join(root, 'adr', '0001-use-rest.md'), 'utf8')).toMatch(/^# 1\. Use REST\n\nDate: \d{4}-\d\d-\d\d\n\n## Status\n\nSuperseded by \[2\. Use GraphQL\]\(0002-use-graphql\.md\)\n/)
-    const nope = await concord(['export', '--repo', repo, '--format', 'madr', '--flavour', 'nope', '--data-dir', dataDir], repo)
+    expect(readFileSync(join(root, 'adr', '0001-use-rest.md'), 'utf8')).toMatch(
+      /^# 1\. Use REST\n\nDate: \d{4}-\d\d-\d\d\n\n## Status\n\nSuperseded by \[2\. Use GraphQL\]\(0002-use-graphql\.md\)\n/,
+    )
+    const nope = await concord(
+      ['export', '--repo', repo, '--format', 'madr', '--flavour', 'nope', '--data-dir', dataDir],
+      repo,
+    )
     expect(nope.code).toBe(2)
     expect(nope.stderr).toContain("--flavour must be one of madr, adr-tools, log4brains (not 'nope')")
 
@@ -87,14 +133,21 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
     expect(readFileSync(join(repo, 'DECISIONS.md'), 'utf8')).toContain('## D-1: Use REST')
 
     // --out relative to where the command runs.
-    const json = await concord(['export', '--repo', 'shop', '--format', 'json', '--out', 'backup', '--data-dir', dataDir], root)
+    const json = await concord(
+      ['export', '--repo', 'shop', '--format', 'json', '--out', 'backup', '--data-dir', dataDir],
+      root,
+    )
     expect(json).toMatchObject({ code: 0, stderr: '' })
     const doc = JSON.parse(readFileSync(join(root, 'backup', 'concord-export.json'), 'utf8'))
     expect(doc.schemaVersion).toBe(1)
     expect(doc.$schema).toBe('./concord-export.schema.json')
     expect(existsSync(join(root, 'backup', 'concord-export.schema.json'))).toBe(true)
     expect(doc.decisions.map((d: { id: string }) => d.id)).toEqual(['D-1', 'D-2'])
-    for (const f of [join(root, 'backup', 'concord-export.json'), join(repo, 'DECISIONS.md'), join(repo, 'docs', 'decisions', '0001-use-rest.md')]) {
+    for (const f of [
+      join(root, 'backup', 'concord-export.json'),
+      join(repo, 'DECISIONS.md'),
+      join(repo, 'docs', 'decisions', '0001-use-rest.md'),
+    ]) {
       expect(readFileSync(f, 'utf8')).not.toContain('CLI-SECRET')
     }
   })
@@ -128,7 +181,10 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
 
   it('explains what is wrong: format, repository, data folder, unwritable folder', async () => {
     const format = await concord(['export', '--repo', repo, '--format', 'yaml', '--data-dir', dataDir], root)
-    expect(format).toMatchObject({ code: 2, stderr: "concord: usage: --format must be one of madr, markdown, json (not 'yaml')\n" })
+    expect(format).toMatchObject({
+      code: 2,
+      stderr: "concord: usage: --format must be one of madr, markdown, json (not 'yaml')\n",
+    })
 
     const stranger = join(root, 'stranger')
     mkdirSync(stranger)
@@ -143,13 +199,19 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
     expect(existsSync(missingData)).toBe(false)
 
     writeFileSync(join(root, 'plain-file'), 'x')
-    const io = await concord(['export', '--repo', repo, '--format', 'json', '--out', join(root, 'plain-file', 'out'), '--data-dir', dataDir], root)
+    const io = await concord(
+      ['export', '--repo', repo, '--format', 'json', '--out', join(root, 'plain-file', 'out'), '--data-dir', dataDir],
+      root,
+    )
     expect(io.code).toBe(1)
     expect(io.stderr).toContain('concord: io_error: outDir: cannot create or use the folder')
 
     // Under /proc, Node's recursive mkdir never returns; the export must fail instead of hanging.
     if (existsSync('/proc/self')) {
-      const proc = await concord(['export', '--repo', repo, '--format', 'madr', '--out', '/proc/concord-nope/out', '--data-dir', dataDir], root)
+      const proc = await concord(
+        ['export', '--repo', repo, '--format', 'madr', '--out', '/proc/concord-nope/out', '--data-dir', dataDir],
+        root,
+      )
       expect(proc.code).toBe(1)
       expect(proc.stderr).toContain('concord: io_error: outDir: cannot create or use the folder /proc/concord-nope/out')
     }
@@ -162,7 +224,13 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
       const ws = (await app.invoke('workspaces.list', {})).find((w) => w.repoPath === repo)!
       const lead = (await app.invoke('members.list', { workspaceId: ws.id }))[0]
       const { store } = app.harness.ctx(ws.id)
-      const running = store.steps.insert({ member_id: Number(lead.id.split('-m')[1]), kind: 'model', status: 'streaming', text: 'half a reply', started_at: new Date().toISOString() })
+      const running = store.steps.insert({
+        member_id: Number(lead.id.split('-m')[1]),
+        kind: 'model',
+        status: 'streaming',
+        text: 'half a reply',
+        started_at: new Date().toISOString(),
+      })
       // The relay file is written once its socket listens.
       await expect.poll(() => existsSync(join(dataDir, 'run', 'relay.json'))).toBe(true)
       const relay = readFileSync(join(dataDir, 'run', 'relay.json'), 'utf8')

@@ -15,7 +15,11 @@ beforeEach(async () => {
   t = makeCore()
   initRepo(t.repoDir)
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
-  await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+  await t.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Search timeout',
+    statement: 'Web search gives up after 5 s',
+  })
 })
 afterEach(async () => {
   await t.cleanup()

@@ -27,10 +27,29 @@ beforeEach(async () => {
     authority: 'decider',
     provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-live-SCHEMA-0001' },
   })
-  const tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester', authority: 'proposer' })
-  const a = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Sessions', statement: 'Use server sessions.', actorId: lead.id })
-  const b = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.' })
-  const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Orders', assigneeId: tester.id, decisionIds: [b.id] })
+  const tester = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Tess',
+    role: 'tester',
+    authority: 'proposer',
+  })
+  const a = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Sessions',
+    statement: 'Use server sessions.',
+    actorId: lead.id,
+  })
+  const b = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Storage',
+    statement: 'Store orders in SQLite.',
+  })
+  const task = await core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Orders',
+    assigneeId: tester.id,
+    decisionIds: [b.id],
+  })
   await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: 'a'.repeat(40) } })
   await core.invoke('reports.submit', {
@@ -41,14 +60,34 @@ beforeEach(async () => {
     artifact: { commit: 'a'.repeat(40) },
     claims: [{ text: 'orders persist', decisionIds: [b.id] }],
   })
-  await core.invoke('decisions.update', { decisionId: b.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'readers' })
-  await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Tokens', statement: 'Use JWT.', supersedes: a.id, actorId: lead.id })
-  await core.invoke('proposals.create', { decisionId: b.id, statement: 'Store orders in Postgres.', reason: 'scale', actorId: tester.id })
+  await core.invoke('decisions.update', {
+    decisionId: b.id,
+    expectedVersion: 1,
+    statement: 'Store orders in SQLite in WAL mode.',
+    reason: 'readers',
+  })
+  await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Tokens',
+    statement: 'Use JWT.',
+    supersedes: a.id,
+    actorId: lead.id,
+  })
+  await core.invoke('proposals.create', {
+    decisionId: b.id,
+    statement: 'Store orders in Postgres.',
+    reason: 'scale',
+    actorId: tester.id,
+  })
 })
 afterEach(() => t.cleanup())
 
 const exportJson = async (outDir?: string) => {
-  const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', ...(outDir ? { outDir } : {}) })
+  const result = await core.invoke('export.decisionLog', {
+    workspaceId: ws.id,
+    format: 'json',
+    ...(outDir ? { outDir } : {}),
+  })
   return { result, doc: JSON.parse(readFileSync(result.files[0], 'utf8')) as Record<string, any> }
 }
 
@@ -61,8 +100,11 @@ describe('the JSON Schema of the export', () => {
   it('is committed as generated from the zod schema now (npm run schema), and the generator says so', async () => {
     expect(committed()).toBe(exportJsonSchema())
     const check = await new Promise<{ code: number; out: string }>((done) =>
-      execFile(process.execPath, ['--import', 'tsx', 'scripts/export-schema.ts', '--check'], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/export-schema.ts', '--check'],
+        { cwd: root, timeout: 60_000 },
+        (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
       ),
     )
     expect(check).toEqual({ code: 0, out: 'concord-export.schema.json is current\n' })
@@ -70,7 +112,10 @@ describe('the JSON Schema of the export', () => {
 
   it('a real export points at it, has it beside it, and validates against it with ajv (2020-12)', async () => {
     const { result, doc } = await exportJson()
-    expect(result.files).toEqual([join(ws.repoPath, 'concord-export.json'), join(ws.repoPath, 'concord-export.schema.json')])
+    expect(result.files).toEqual([
+      join(ws.repoPath, 'concord-export.json'),
+      join(ws.repoPath, 'concord-export.schema.json'),
+    ])
     expect(Object.keys(doc)[0]).toBe('$schema')
     expect(doc.$schema).toBe('./concord-export.schema.json')
     const beside = readFileSync(join(ws.repoPath, 'concord-export.schema.json'), 'utf8')
@@ -116,7 +161,11 @@ describe('the JSON Schema of the export', () => {
       const repo = join(t.repoDir, '..', `repo-${name}`)
       mkdirSync(repo)
       const w = await core.invoke('import.workspace', { path: file, repoPath: repo })
-      expect((await core.invoke('decisions.list', { workspaceId: w.id })).map((d) => d.key)).toEqual(['D-1', 'D-2', 'D-3'])
+      expect((await core.invoke('decisions.list', { workspaceId: w.id })).map((d) => d.key)).toEqual([
+        'D-1',
+        'D-2',
+        'D-3',
+      ])
       // Restored and exported again: the same document, $schema and all.
       const again = await core.invoke('export.decisionLog', { workspaceId: w.id, format: 'json' })
       const redone = JSON.parse(readFileSync(again.files[0], 'utf8'))
@@ -124,7 +173,14 @@ describe('the JSON Schema of the export', () => {
     }
     const bad = join(dir, 'bad.json')
     writeFileSync(bad, JSON.stringify({ ...doc, $schema: 42 }))
-    expect((await rejectsWith(core.invoke('import.workspace', { path: bad, repoPath: join(t.repoDir, '..', 'repo-with.json') }), 'invalid_params')).message).toContain('$schema')
+    expect(
+      (
+        await rejectsWith(
+          core.invoke('import.workspace', { path: bad, repoPath: join(t.repoDir, '..', 'repo-with.json') }),
+          'invalid_params',
+        )
+      ).message,
+    ).toContain('$schema')
   })
 
   it('never replaces a concord-export.schema.json that Concord did not write', async () => {

@@ -19,7 +19,11 @@ let secretFile: string
 beforeEach(async () => {
   t = makeCore()
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
-  await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.' })
+  await t.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Storage',
+    statement: 'Store orders in SQLite.',
+  })
   outside = join(t.repoDir, '..', 'outside')
   mkdirSync(outside)
   secretFile = join(outside, 'secret.txt')
@@ -27,7 +31,11 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-type ExportParams = { format: 'madr' | 'markdown' | 'json'; outDir?: string; flavour?: 'madr' | 'adr-tools' | 'log4brains' }
+type ExportParams = {
+  format: 'madr' | 'markdown' | 'json'
+  outDir?: string
+  flavour?: 'madr' | 'adr-tools' | 'log4brains'
+}
 const exportAs = (p: ExportParams) => t.core.invoke('export.decisionLog', { workspaceId: ws.id, ...p })
 
 /** The call fails with invalid_params, says "symbolic link", and quotes nothing of the secret. */
@@ -73,7 +81,11 @@ describe('export and symbolic links in the repository', () => {
     const before = readFileSync(target, 'utf8')
     rmSync(adr)
     symlinkSync(target, adr)
-    await t.core.invoke('decisions.update', { decisionId: (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0].id, expectedVersion: 1, statement: 'Store orders in Postgres.' })
+    await t.core.invoke('decisions.update', {
+      decisionId: (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0].id,
+      expectedVersion: 1,
+      statement: 'Store orders in Postgres.',
+    })
     await refusedAsLink({ format: 'madr' })
     expect(readFileSync(target, 'utf8')).toBe(before)
 

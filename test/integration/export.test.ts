@@ -34,7 +34,12 @@ beforeEach(async () => {
     name: 'Lead',
     role: 'lead',
     authority: 'decider',
-    provider: { kind: 'openai', model: 'gpt-x', apiKey: API_KEY, baseURL: `https://alice:${URL_PASSWORD}@llm.example.com/v1` },
+    provider: {
+      kind: 'openai',
+      model: 'gpt-x',
+      apiKey: API_KEY,
+      baseURL: `https://alice:${URL_PASSWORD}@llm.example.com/v1`,
+    },
   })
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
@@ -46,8 +51,17 @@ beforeEach(async () => {
     rationale: 'One server, simple.',
     actorId: lead.id,
   })
-  storage = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.' })
-  login = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Login form', assigneeId: impl.id, decisionIds: [auth.id, storage.id] })
+  storage = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Storage',
+    statement: 'Store orders in SQLite.',
+  })
+  login = await core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Login form',
+    assigneeId: impl.id,
+    decisionIds: [auth.id, storage.id],
+  })
   await core.invoke('tasks.setStatus', { taskId: login.id, status: 'in_progress' })
   await core.invoke('tasks.setStatus', { taskId: login.id, status: 'delivered', artifact: { commit: SHA } })
   await core.invoke('reports.submit', {
@@ -61,9 +75,24 @@ beforeEach(async () => {
       { text: 'orders persist | survive restart', decisionIds: [storage.id] },
     ],
   })
-  storage = (await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: 1, statement: 'Store orders in SQLite in WAL mode.', reason: 'concurrent readers', actorId: lead.id }))
-    .decision
-  storage = (await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: 2, statement: 'Store orders in SQLite, in WAL mode.', reason: 'typo', editorial: true })).decision
+  storage = (
+    await core.invoke('decisions.update', {
+      decisionId: storage.id,
+      expectedVersion: 1,
+      statement: 'Store orders in SQLite in WAL mode.',
+      reason: 'concurrent readers',
+      actorId: lead.id,
+    })
+  ).decision
+  storage = (
+    await core.invoke('decisions.update', {
+      decisionId: storage.id,
+      expectedVersion: 2,
+      statement: 'Store orders in SQLite, in WAL mode.',
+      reason: 'typo',
+      editorial: true,
+    })
+  ).decision
   tokens = await core.invoke('decisions.create', {
     workspaceId: ws.id,
     title: 'Token auth (JWT)',
@@ -72,16 +101,40 @@ beforeEach(async () => {
     supersedes: auth.id,
     actorId: lead.id,
   })
-  await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Issue tokens', assigneeId: impl.id, decisionIds: [tokens.id], blockedBy: [login.id] })
-  cache = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache', statement: 'Cache product pages for 60 s.', actorId: impl.id })
-  const p1 = await core.invoke('proposals.create', { decisionId: cache.id, status: 'accepted', reason: 'agreed in standup', actorId: impl.id })
+  await core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Issue tokens',
+    assigneeId: impl.id,
+    decisionIds: [tokens.id],
+    blockedBy: [login.id],
+  })
+  cache = await core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Cache',
+    statement: 'Cache product pages for 60 s.',
+    actorId: impl.id,
+  })
+  const p1 = await core.invoke('proposals.create', {
+    decisionId: cache.id,
+    status: 'accepted',
+    reason: 'agreed in standup',
+    actorId: impl.id,
+  })
   await core.invoke('proposals.accept', { proposalId: p1.id, actorId: lead.id })
-  await core.invoke('proposals.create', { decisionId: tokens.id, statement: 'Use JWT bearer tokens signed with ES256.', reason: 'smaller keys', actorId: impl.id })
-  ;[auth, storage, tokens, cache] = await Promise.all([auth, storage, tokens, cache].map((d) => core.invoke('decisions.get', { decisionId: d.id })))
+  await core.invoke('proposals.create', {
+    decisionId: tokens.id,
+    statement: 'Use JWT bearer tokens signed with ES256.',
+    reason: 'smaller keys',
+    actorId: impl.id,
+  })
+  ;[auth, storage, tokens, cache] = await Promise.all(
+    [auth, storage, tokens, cache].map((d) => core.invoke('decisions.get', { decisionId: d.id })),
+  )
 })
 afterEach(() => t.cleanup())
 
-const exportAs = (format: 'madr' | 'markdown' | 'json', outDir?: string) => core.invoke('export.decisionLog', { workspaceId: ws.id, format, ...(outDir ? { outDir } : {}) })
+const exportAs = (format: 'madr' | 'markdown' | 'json', outDir?: string) =>
+  core.invoke('export.decisionLog', { workspaceId: ws.id, format, ...(outDir ? { outDir } : {}) })
 
 /** The front matter of a MADR file: scalars and `- item` lists (`[]` when empty), quoted strings decoded, comments skipped. */
 function frontMatter(text: string): Record<string, unknown> {
@@ -125,7 +178,9 @@ function tableRows(text: string): string[][] {
 
 function allFiles(dir: string): string[] {
   if (!existsSync(dir)) return []
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? allFiles(join(dir, e.name)) : [join(dir, e.name)]))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? allFiles(join(dir, e.name)) : [join(dir, e.name)],
+  )
 }
 
 describe('madr export', () => {
@@ -135,7 +190,9 @@ describe('madr export', () => {
     expect(result).toEqual({
       format: 'madr',
       outDir: dir,
-      files: ['0001-session-auth.md', '0002-storage.md', '0003-token-auth-jwt.md', '0004-cache.md'].map((f) => join(dir, f)),
+      files: ['0001-session-auth.md', '0002-storage.md', '0003-token-auth-jwt.md', '0004-cache.md'].map((f) =>
+        join(dir, f),
+      ),
     })
     const [d1, d2, d3, d4] = result.files.map((f) => readFileSync(f, 'utf8'))
 
@@ -151,7 +208,9 @@ describe('madr export', () => {
       fingerprint: auth.fingerprint,
       generator: 'Concord',
     })
-    expect(d1).toMatch(/^---\n# Generated by Concord from D-1 v2 as ADR-0001\. Change the decision in Concord and export again: edits made to this file are overwritten\.\n/)
+    expect(d1).toMatch(
+      /^---\n# Generated by Concord from D-1 v2 as ADR-0001\. Change the decision in Concord and export again: edits made to this file are overwritten\.\n/,
+    )
     expect(d1).toContain('\n---\n# Session auth\n')
     expect(section(d1, '## Context and Problem Statement')).toBe('One server, simple.')
     expect(section(d1, '## Considered Options')).toBe('* Session auth')
@@ -159,13 +218,24 @@ describe('madr export', () => {
       'Chosen option: "Session auth".\n\nUse server sessions with cookies.\n\n### Consequences\n\n' +
         '* T-1 “Login form” depends on this decision: delivered, needs re-verification; assigned to Impl (implementer); aligned with v1 (suspect).',
     )
-    expect(section(d1, '## More Information')).toMatch(/^Superseded by \[ADR-0003\]\(0003-token-auth-jwt\.md\) “Token auth \(JWT\)”\.\n\nRecorded in Concord as D-1 \(ADR-0001\), /)
+    expect(section(d1, '## More Information')).toMatch(
+      /^Superseded by \[ADR-0003\]\(0003-token-auth-jwt\.md\) “Token auth \(JWT\)”\.\n\nRecorded in Concord as D-1 \(ADR-0001\), /,
+    )
     expect(tableRows(section(d1, '### Revision history'))).toEqual([
-      ['v2', expect.stringMatching(/ UTC$/), 'Lead (lead)', 'normative', 'status (accepted → superseded)', 'superseded by D-3'],
+      [
+        'v2',
+        expect.stringMatching(/ UTC$/),
+        'Lead (lead)',
+        'normative',
+        'status (accepted → superseded)',
+        'superseded by D-3',
+      ],
       ['v1', expect.any(String), 'Lead (lead)', 'created', 'initial version', 'created'],
     ])
     expect(d1).not.toContain('### Earlier statements')
-    expect(tableRows(section(d1, '### Linked reports'))).toEqual([['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale']])
+    expect(tableRows(section(d1, '### Linked reports'))).toEqual([
+      ['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale'],
+    ])
 
     // D-2: a normative revision, then an editorial fix by the human.
     const fm2 = frontMatter(d2)
@@ -181,7 +251,9 @@ describe('madr export', () => {
       generator: 'Concord',
     })
     expect(section(d2, '## Context and Problem Statement')).toBe('_No rationale was recorded for this decision._')
-    expect(section(d2, '## Decision Outcome')).toMatch(/^Chosen option: "Storage"\.\n\nStore orders in SQLite, in WAL mode\.\n\n### Consequences\n/)
+    expect(section(d2, '## Decision Outcome')).toMatch(
+      /^Chosen option: "Storage"\.\n\nStore orders in SQLite, in WAL mode\.\n\n### Consequences\n/,
+    )
     expect(tableRows(section(d2, '### Revision history')).map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual([
       ['v3', 'human', 'editorial', 'statement', 'typo'],
       ['v2', 'Lead (lead)', 'normative', 'statement', 'concurrent readers'],
@@ -191,7 +263,9 @@ describe('madr export', () => {
     expect(section(d2, '### Earlier statements')).toMatch(
       /^What the statement said before each change, newest change first\.\n\n#### Until v3 \(editorial, .* UTC, human: typo\)\n\n> Store orders in SQLite in WAL mode\.\n\n#### Until v2 \(normative, .* UTC, Lead \(lead\): concurrent readers\)\n\n> Store orders in SQLite\.$/,
     )
-    expect(tableRows(section(d2, '### Linked reports'))).toEqual([['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale']])
+    expect(tableRows(section(d2, '### Linked reports'))).toEqual([
+      ['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale'],
+    ])
 
     // D-3: supersedes D-1; a pending proposal; a todo task.
     expect(frontMatter(d3)).toEqual({
@@ -207,15 +281,27 @@ describe('madr export', () => {
     })
     expect(section(d3, '## Context and Problem Statement')).toBe('Mobile clients.\n\nNo sticky sessions.')
     // A pending proposal with another statement is an option under consideration.
-    expect(section(d3, '## Considered Options')).toBe('* Token auth (JWT)\n* “Use JWT bearer tokens signed with ES256.” (P-2, pending, by Impl (implementer))')
+    expect(section(d3, '## Considered Options')).toBe(
+      '* Token auth (JWT)\n* “Use JWT bearer tokens signed with ES256.” (P-2, pending, by Impl (implementer))',
+    )
     expect(section(d3, '## More Information')).toContain('Supersedes [ADR-0001](0001-session-auth.md) “Session auth”.')
-    expect(section(d3, '### Pending proposals')).toMatch(/^\* P-2 by Impl \(implementer\) against v1, .*: statement “Use JWT bearer tokens signed with ES256\.” — smaller keys$/)
-    expect(section(d3, '## Decision Outcome')).toMatch(/\n### Consequences\n\n\* T-2 “Issue tokens” depends on this decision: todo; assigned to Impl \(implementer\); aligned with v1 \(current\)\.$/)
+    expect(section(d3, '### Pending proposals')).toMatch(
+      /^\* P-2 by Impl \(implementer\) against v1, .*: statement “Use JWT bearer tokens signed with ES256\.” — smaller keys$/,
+    )
+    expect(section(d3, '## Decision Outcome')).toMatch(
+      /\n### Consequences\n\n\* T-2 “Issue tokens” depends on this decision: todo; assigned to Impl \(implementer\); aligned with v1 \(current\)\.$/,
+    )
     expect(section(d3, '### Linked reports')).toBe('No report is based on this decision.')
 
     // D-4: proposed by a proposer, accepted through P-1 by the lead.
     // Impl only proposed it: the lead who accepted it decided, Impl was consulted.
-    expect(frontMatter(d4)).toMatchObject({ status: 'accepted', 'decision-makers': ['Lead (lead)'], consulted: ['Impl (implementer)'], id: 'D-4', version: 2 })
+    expect(frontMatter(d4)).toMatchObject({
+      status: 'accepted',
+      'decision-makers': ['Lead (lead)'],
+      consulted: ['Impl (implementer)'],
+      id: 'D-4',
+      version: 2,
+    })
     expect(tableRows(section(d4, '### Revision history')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([
       ['v2', 'editorial', 'status (proposed → accepted)', 'agreed in standup'],
       ['v1', 'created', 'initial version', 'created'],
@@ -231,7 +317,12 @@ describe('madr export', () => {
     writeFileSync(join(dir, 'README.md'), '# Decisions\n')
 
     const first = await exportAs('madr')
-    expect(first.files.map((f) => f.slice(dir.length + 1))).toEqual(['0002-session-auth.md', '0003-storage.md', '0004-token-auth-jwt.md', '0005-cache.md'])
+    expect(first.files.map((f) => f.slice(dir.length + 1))).toEqual([
+      '0002-session-auth.md',
+      '0003-storage.md',
+      '0004-token-auth-jwt.md',
+      '0005-cache.md',
+    ])
     const mtimes = first.files.map((f) => statSync(f).mtimeMs)
 
     await new Promise((r) => setTimeout(r, 20))
@@ -239,17 +330,39 @@ describe('madr export', () => {
     expect(again.files).toEqual(first.files)
     expect(again.files.map((f) => statSync(f).mtimeMs)).toEqual(mtimes)
 
-    await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: storage.version, title: 'Order storage', reason: 'clearer title' })
+    await core.invoke('decisions.update', {
+      decisionId: storage.id,
+      expectedVersion: storage.version,
+      title: 'Order storage',
+      reason: 'clearer title',
+    })
     await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Payments', statement: 'Use Stripe.' })
     const third = await exportAs('madr')
-    expect(third.files.map((f) => f.slice(dir.length + 1))).toEqual(['0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md'])
+    expect(third.files.map((f) => f.slice(dir.length + 1))).toEqual([
+      '0002-session-auth.md',
+      '0003-order-storage.md',
+      '0004-token-auth-jwt.md',
+      '0005-cache.md',
+      '0006-payments.md',
+    ])
     expect(existsSync(join(dir, '0003-storage.md'))).toBe(false)
-    expect(frontMatter(readFileSync(join(dir, '0003-order-storage.md'), 'utf8'))).toMatchObject({ id: 'D-2', version: 4 })
+    expect(frontMatter(readFileSync(join(dir, '0003-order-storage.md'), 'utf8'))).toMatchObject({
+      id: 'D-2',
+      version: 4,
+    })
     // Only the retitled decision changed; the others keep their bytes and mtime.
     expect(statSync(join(dir, '0002-session-auth.md')).mtimeMs).toBe(mtimes[0])
     expect(readFileSync(handwritten, 'utf8')).toBe('# Use git\n\nWe use git.\n')
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# Decisions\n')
-    expect(readdirSync(dir).sort()).toEqual(['0001-use-git.md', '0002-session-auth.md', '0003-order-storage.md', '0004-token-auth-jwt.md', '0005-cache.md', '0006-payments.md', 'README.md'])
+    expect(readdirSync(dir).sort()).toEqual([
+      '0001-use-git.md',
+      '0002-session-auth.md',
+      '0003-order-storage.md',
+      '0004-token-auth-jwt.md',
+      '0005-cache.md',
+      '0006-payments.md',
+      'README.md',
+    ])
   })
 
   it('refuses to overwrite a file it did not write and changes nothing', async () => {
@@ -259,7 +372,11 @@ describe('madr export', () => {
     const squatter = join(dir, '0002-order-storage.md')
     writeFileSync(squatter, 'mine\n')
     const current = await core.invoke('decisions.get', { decisionId: storage.id })
-    await core.invoke('decisions.update', { decisionId: storage.id, expectedVersion: current.version, title: 'Order storage' })
+    await core.invoke('decisions.update', {
+      decisionId: storage.id,
+      expectedVersion: current.version,
+      title: 'Order storage',
+    })
     const err = await rejectsWith(exportAs('madr'), 'invalid_params')
     expect(err.message).toContain(`${squatter} exists and was not written by Concord`)
     expect(readFileSync(squatter, 'utf8')).toBe('mine\n')
@@ -294,8 +411,14 @@ describe('markdown export', () => {
     expect(index[1][4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC · editorial · human$/)
     const d2 = section(text, '## D-2: Storage')
     const headings = d2.split('\n').filter((l) => l.startsWith('#### '))
-    expect(headings.map((h) => h.replace(/ · \d{4}-.* UTC/, ''))).toEqual(['#### v3 · human · editorial', '#### v2 · Lead (lead) · normative', '#### v1 · human · created'])
-    expect(section(d2, '#### v2 · ' + headings[1].slice('#### v2 · '.length))).toBe('Reason: concurrent readers\n\nChanged: statement.\n\nStatement:\n\n> Store orders in SQLite in WAL mode.')
+    expect(headings.map((h) => h.replace(/ · \d{4}-.* UTC/, ''))).toEqual([
+      '#### v3 · human · editorial',
+      '#### v2 · Lead (lead) · normative',
+      '#### v1 · human · created',
+    ])
+    expect(section(d2, '#### v2 · ' + headings[1].slice('#### v2 · '.length))).toBe(
+      'Reason: concurrent readers\n\nChanged: statement.\n\nStatement:\n\n> Store orders in SQLite in WAL mode.',
+    )
     expect(section(text, '## D-1: Session auth')).toContain('**Status:** superseded by [D-3](#d-3)')
     expect(section(text, '## D-3: Token auth (JWT)')).toContain('**Supersedes:** [D-1](#d-1)')
   })
@@ -321,7 +444,10 @@ describe('json export and import', () => {
 
   it('is versioned, complete, and free of workspace ids', async () => {
     const result = await exportAs('json')
-    expect(result.files).toEqual([join(ws.repoPath, 'concord-export.json'), join(ws.repoPath, 'concord-export.schema.json')])
+    expect(result.files).toEqual([
+      join(ws.repoPath, 'concord-export.json'),
+      join(ws.repoPath, 'concord-export.schema.json'),
+    ])
     const text = readFileSync(result.files[0], 'utf8')
     expect(text).not.toContain(ws.id)
     const doc = readJson(result.files[0])
@@ -352,7 +478,12 @@ describe('json export and import', () => {
     ])
     expect(doc.decisions[1].revisions[2]).toMatchObject({ version: 3, editorial: true, reason: 'typo', actorId: null })
     expect(doc.decisions[0]).toMatchObject({ supersededBy: 'D-3', createdBy: 'M-1' })
-    expect(doc.tasks[0]).toMatchObject({ id: 'T-1', status: 'delivered', flag: 'needs_reverification', artifact: { commit: SHA, digest: null } })
+    expect(doc.tasks[0]).toMatchObject({
+      id: 'T-1',
+      status: 'delivered',
+      flag: 'needs_reverification',
+      artifact: { commit: SHA, digest: null },
+    })
     expect(doc.tasks[0].links.map((l: any) => [l.decisionId, l.pinnedVersion, l.state])).toEqual([
       ['D-1', 1, 'suspect'],
       ['D-2', 1, 'suspect'],
@@ -368,7 +499,10 @@ describe('json export and import', () => {
       ['P-2', 'D-3', 'pending', 'M-2', null],
     ])
     expect(doc.notices.length).toBeGreaterThan(0)
-    expect(doc.notices[0]).toMatchObject({ memberId: expect.stringMatching(/^M-\d+$/), decisionId: expect.stringMatching(/^D-\d+$/) })
+    expect(doc.notices[0]).toMatchObject({
+      memberId: expect.stringMatching(/^M-\d+$/),
+      decisionId: expect.stringMatching(/^D-\d+$/),
+    })
     expect(doc.counters['decision_edits.editorial']).toBe(2)
   })
 
@@ -377,18 +511,28 @@ describe('json export and import', () => {
     const repo2 = join(t.repoDir, '..', 'repo2')
     mkdirSync(repo2)
     const events = t.events.length
-    const imported = await core.invoke('import.workspace', { path: join(ws.repoPath, 'concord-export.json'), repoPath: repo2 })
+    const imported = await core.invoke('import.workspace', {
+      path: join(ws.repoPath, 'concord-export.json'),
+      repoPath: repo2,
+    })
     expect(imported).toMatchObject({ name: 'Shop', repoPath: repo2, createdAt: ws.createdAt })
     expect(imported.id).not.toBe(ws.id)
     expect(t.events.slice(events).map((e) => e.event)).toEqual(['workspace.opened'])
     const again = await core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json' })
     expect(withoutTime(readJson(again.files[0]))).toEqual(withoutTime(original))
-    expect(readFileSync(again.files[0], 'utf8').replace(/"exportedAt": ".*"/, '')).toBe(readFileSync(join(ws.repoPath, 'concord-export.json'), 'utf8').replace(/"exportedAt": ".*"/, ''))
+    expect(readFileSync(again.files[0], 'utf8').replace(/"exportedAt": ".*"/, '')).toBe(
+      readFileSync(join(ws.repoPath, 'concord-export.json'), 'utf8').replace(/"exportedAt": ".*"/, ''),
+    )
 
     // The restored workspace is a working harness: same keys, same states, same figures; numbering continues.
     const list = (id: string) => core.invoke('decisions.list', { workspaceId: id })
-    expect((await list(imported.id)).map((d) => [d.key, d.version, d.fingerprint])).toEqual((await list(ws.id)).map((d) => [d.key, d.version, d.fingerprint]))
-    const metrics = async (id: string) => ({ ...(await core.invoke('metrics.get', { workspaceId: id })), workspaceId: '' })
+    expect((await list(imported.id)).map((d) => [d.key, d.version, d.fingerprint])).toEqual(
+      (await list(ws.id)).map((d) => [d.key, d.version, d.fingerprint]),
+    )
+    const metrics = async (id: string) => ({
+      ...(await core.invoke('metrics.get', { workspaceId: id })),
+      workspaceId: '',
+    })
     expect(await metrics(imported.id)).toEqual(await metrics(ws.id))
     const members = await core.invoke('members.list', { workspaceId: imported.id })
     expect(members.map((m) => [m.name, m.provider?.hasKey ?? null])).toEqual([
@@ -396,10 +540,18 @@ describe('json export and import', () => {
       ['Impl', null],
       ['Tess', null],
     ])
-    const next = await core.invoke('decisions.create', { workspaceId: imported.id, title: 'Payments', statement: 'Use Stripe.' })
+    const next = await core.invoke('decisions.create', {
+      workspaceId: imported.id,
+      title: 'Payments',
+      statement: 'Use Stripe.',
+    })
     expect(next.key).toBe('D-5')
     const d3 = (await list(imported.id))[2]
-    const { impact } = await core.invoke('decisions.update', { decisionId: d3.id, expectedVersion: 1, statement: 'Use opaque tokens.' })
+    const { impact } = await core.invoke('decisions.update', {
+      decisionId: d3.id,
+      expectedVersion: 1,
+      statement: 'Use opaque tokens.',
+    })
     expect(impact.tasks.map((x) => [x.key, x.flag])).toEqual([['T-2', 'requirements_updated']])
   })
 
@@ -412,7 +564,11 @@ describe('json export and import', () => {
       mkdirSync(repo)
       const w = await other.invoke('import.workspace', { path: file, repoPath: repo, name: 'Shop (restored)' })
       expect(w.name).toBe('Shop (restored)')
-      const out = await other.invoke('export.decisionLog', { workspaceId: w.id, format: 'json', outDir: join(repo, 'backup') })
+      const out = await other.invoke('export.decisionLog', {
+        workspaceId: w.id,
+        format: 'json',
+        outDir: join(repo, 'backup'),
+      })
       const a = readJson(file)
       const b = readJson(out.files[0])
       expect({ ...withoutTime(b), workspace: { ...b.workspace, name: 'Shop' } }).toEqual(withoutTime(a))
@@ -442,10 +598,19 @@ describe('json export and import', () => {
       return d
     }
 
-    expect((await rejectsWith(attempt(write('broken.json', '{"schemaVersion": 1, "members": [')), 'invalid_params')).message).toContain('is not valid JSON')
-    expect((await rejectsWith(attempt(write('array.json', [])), 'invalid_params')).message).toContain('expected a JSON object')
-    expect((await rejectsWith(attempt(write('nover.json', { hello: 1 })), 'invalid_params')).message).toContain('has no schemaVersion')
-    const newer = await rejectsWith(attempt(write('newer.json', { ...good, schemaVersion: 2, somethingNew: [] })), 'schema_too_new')
+    expect(
+      (await rejectsWith(attempt(write('broken.json', '{"schemaVersion": 1, "members": [')), 'invalid_params')).message,
+    ).toContain('is not valid JSON')
+    expect((await rejectsWith(attempt(write('array.json', [])), 'invalid_params')).message).toContain(
+      'expected a JSON object',
+    )
+    expect((await rejectsWith(attempt(write('nover.json', { hello: 1 })), 'invalid_params')).message).toContain(
+      'has no schemaVersion',
+    )
+    const newer = await rejectsWith(
+      attempt(write('newer.json', { ...good, schemaVersion: 2, somethingNew: [] })),
+      'schema_too_new',
+    )
     expect(newer.message).toContain('newer Concord (export schema version 2; this Concord reads version 1)')
     const shape = await rejectsWith(
       attempt(
@@ -484,7 +649,9 @@ describe('json export and import', () => {
       ),
       'invalid_params',
     )
-    expect(tampered.message).toContain('decisions[1].revisions[0]: the statement or status does not match its contentHash')
+    expect(tampered.message).toContain(
+      'decisions[1].revisions[0]: the statement or status does not match its contentHash',
+    )
     const unknownField = await rejectsWith(
       attempt(
         write(
@@ -497,10 +664,14 @@ describe('json export and import', () => {
       'invalid_params',
     )
     expect(unknownField.message).toContain('members[0]: unknown field apiKey')
-    expect((await rejectsWith(attempt(join(dir, 'missing.json')), 'invalid_params')).message).toContain('does not exist')
+    expect((await rejectsWith(attempt(join(dir, 'missing.json')), 'invalid_params')).message).toContain(
+      'does not exist',
+    )
     const taken = await rejectsWith(attempt(write('good.json', good), t.repoDir), 'invalid_params')
     expect(taken.message).toContain('already has a Concord workspace')
-    expect((await rejectsWith(attempt(join(dir, 'good.json'), join(target, 'nope')), 'invalid_params')).message).toContain('is not an existing folder')
+    expect(
+      (await rejectsWith(attempt(join(dir, 'good.json'), join(target, 'nope')), 'invalid_params')).message,
+    ).toContain('is not an existing folder')
 
     // A failure in the middle of the restore transaction: the new file is removed, the registry untouched.
     const spy = vi.spyOn(TransferRepo.prototype, 'insertNotice').mockImplementation(() => {
@@ -552,7 +723,10 @@ describe('secrets and bad input', () => {
   })
 
   it('refuses an unknown format, an unwritable folder and an unknown workspace, writing nothing', async () => {
-    const bad = await rejectsWith(core.call('export.decisionLog', { workspaceId: ws.id, format: 'yaml' }), 'invalid_params')
+    const bad = await rejectsWith(
+      core.call('export.decisionLog', { workspaceId: ws.id, format: 'yaml' }),
+      'invalid_params',
+    )
     expect(bad.message).toContain('format')
     const file = join(t.repoDir, 'a-file')
     writeFileSync(file, 'x')
@@ -565,7 +739,9 @@ describe('secrets and bad input', () => {
     mkdirSync(join(out, '0002-storage.md'), { recursive: true })
     await rejectsWith(exportAs('madr', out), 'io_error')
     expect(readdirSync(out)).toEqual(['0002-storage.md'])
-    expect(allFiles(ws.repoPath).filter((f) => f.includes('.concord-tmp-') || f.includes('.concord-probe-'))).toEqual([])
+    expect(allFiles(ws.repoPath).filter((f) => f.includes('.concord-tmp-') || f.includes('.concord-probe-'))).toEqual(
+      [],
+    )
   })
 })
 

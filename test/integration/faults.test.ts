@@ -100,7 +100,8 @@ describe('storage faults name the workspace, and the others keep answering', () 
   it('a damaged page inside an open workspace is storage_corrupt too', async () => {
     let core = start()
     const { a, b } = await twoWorkspaces(core)
-    for (let i = 0; i < 40; i++) await core.invoke('decisions.create', { workspaceId: a.id, title: `D${i}`, statement: 'x'.repeat(2000) })
+    for (let i = 0; i < 40; i++)
+      await core.invoke('decisions.create', { workspaceId: a.id, title: `D${i}`, statement: 'x'.repeat(2000) })
     await stop(core)
     // Page 3 onwards hold table b-trees; garbage there is found when they are read.
     for (let page = 2; page < 12; page++) scribble(wsFile(a), page * 4096, 'garbage'.repeat(500))
@@ -116,12 +117,17 @@ describe('storage faults name the workspace, and the others keep answering', () 
     const db = core.harness.ctx(a.id).store.db
     db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`)
     const log = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const err = await rejectsWith(core.invoke('decisions.create', { workspaceId: a.id, title: 'Big', statement: 'x'.repeat(20_000) }), 'storage_full')
+    const err = await rejectsWith(
+      core.invoke('decisions.create', { workspaceId: a.id, title: 'Big', statement: 'x'.repeat(20_000) }),
+      'storage_full',
+    )
     expectNamed(err, a)
     expect(err.message).toContain('free space')
     expect(log.mock.calls.flat().join('\n')).not.toMatch(/\n\s+at /)
     expect((await core.invoke('decisions.list', { workspaceId: a.id })).map((d) => d.title)).toEqual(['API'])
-    expect(await core.invoke('decisions.create', { workspaceId: b.id, title: 'Other', statement: 'y' })).toMatchObject({ title: 'Other' })
+    expect(await core.invoke('decisions.create', { workspaceId: b.id, title: 'Other', statement: 'y' })).toMatchObject({
+      title: 'Other',
+    })
   })
 
   it('a read-only workspace: storage_readonly, found from an entity id in the params', async () => {
@@ -129,7 +135,10 @@ describe('storage faults name the workspace, and the others keep answering', () 
     const { a, aDecision } = await twoWorkspaces(core)
     core.harness.ctx(a.id).store.db.pragma('query_only = ON')
     vi.spyOn(console, 'error').mockImplementation(() => {})
-    const err = await rejectsWith(core.invoke('decisions.update', { decisionId: aDecision, expectedVersion: 1, statement: 'GraphQL' }), 'storage_readonly')
+    const err = await rejectsWith(
+      core.invoke('decisions.update', { decisionId: aDecision, expectedVersion: 1, statement: 'GraphQL' }),
+      'storage_readonly',
+    )
     expectNamed(err, a)
   })
 
@@ -141,9 +150,14 @@ describe('storage faults name the workspace, and the others keep answering', () 
     try {
       other.exec('BEGIN IMMEDIATE')
       vi.spyOn(console, 'error').mockImplementation(() => {})
-      const err = await rejectsWith(core.invoke('proposals.create', { decisionId: aDecision, statement: 'gRPC', reason: 'faster' }), 'storage_busy')
+      const err = await rejectsWith(
+        core.invoke('proposals.create', { decisionId: aDecision, statement: 'gRPC', reason: 'faster' }),
+        'storage_busy',
+      )
       expectNamed(err, a)
-      expect(await core.invoke('decisions.create', { workspaceId: b.id, title: 'Still', statement: 'fine' })).toMatchObject({ title: 'Still' })
+      expect(
+        await core.invoke('decisions.create', { workspaceId: b.id, title: 'Still', statement: 'fine' }),
+      ).toMatchObject({ title: 'Still' })
     } finally {
       other.close()
     }
@@ -152,10 +166,14 @@ describe('storage faults name the workspace, and the others keep answering', () 
 
 /** Runs `concord serve` on the data folder and resolves when it exits (or prints its URL: then it is stopped). */
 function serve(): Promise<{ code: number | null; out: string; started: boolean }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: join(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   return new Promise((resolve) => {
     let out = ''
     let started = false
@@ -177,7 +195,12 @@ describe('a damaged registry or secrets file stops the start with what to do', (
     await stop(start())
     writeFileSync(join(dataDir, 'concord.sqlite'), 'not a database, just text\n'.repeat(200))
     const registry = join(dataDir, 'concord.sqlite')
-    expect(() => createCore({ dataDir })).toThrow(expect.objectContaining({ code: 'storage_corrupt', message: expect.stringContaining(`The workspace registry ${registry}`) }))
+    expect(() => createCore({ dataDir })).toThrow(
+      expect.objectContaining({
+        code: 'storage_corrupt',
+        message: expect.stringContaining(`The workspace registry ${registry}`),
+      }),
+    )
     const run = await serve()
     expect(run.started).toBe(false)
     expect(run.code).not.toBe(0)
@@ -221,21 +244,31 @@ describe('the bridge names what it refuses', () => {
   /** A raw request: fetch would normalise the path. */
   function raw(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method, headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
-        let text = ''
-        res.on('data', (d: Buffer) => (text += d.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-      })
+      const req = request(
+        { host: '127.0.0.1', port, path, method, headers: { authorization: `Bearer ${TOKEN}` } },
+        (res) => {
+          let text = ''
+          res.on('data', (d: Buffer) => (text += d.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+        },
+      )
       req.on('error', reject)
       req.end(body)
     })
   }
 
   it('a body over the limit: 413 payload_too_large as JSON, no stack in the log', async () => {
-    const res = await fetch(`${base}/api/workspaces.list`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ pad: 'x'.repeat(5000) }) })
+    const res = await fetch(`${base}/api/workspaces.list`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ pad: 'x'.repeat(5000) }),
+    })
     expect(res.status).toBe(413)
     const body = (await res.json()) as { ok: boolean; error: { code: string; message: string } }
-    expect(body).toEqual({ ok: false, error: { code: 'payload_too_large', message: expect.stringContaining('1024 bytes') } })
+    expect(body).toEqual({
+      ok: false,
+      error: { code: 'payload_too_large', message: expect.stringContaining('1024 bytes') },
+    })
     // The limit is for bodies: a small call still works on a new connection.
     expect((await raw('POST', '/api/workspaces.list', '{}')).status).toBe(200)
     expect(logged.join('\n')).not.toMatch(/\n\s+at /)

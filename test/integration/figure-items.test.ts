@@ -20,7 +20,9 @@ const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messag
 
 beforeEach(async () => {
   scripts = new Map()
-  server = await startModelServer({ unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' } })
+  server = await startModelServer({
+    unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' },
+  })
   t = makeCore({ provider: { maxRetries: 0 } })
   head = initRepo(t.repoDir)
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
@@ -30,13 +32,29 @@ afterEach(async () => {
   await server.close()
 })
 
-const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const provider = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test-key',
+})
 const member = (name: string, withModel = true): Promise<Member> =>
-  t.core.invoke('members.create', { workspaceId: ws.id, name, role: 'implementer', approval: 'auto', authority: 'proposer', ...(withModel ? { provider: provider() } : {}) })
+  t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name,
+    role: 'implementer',
+    approval: 'auto',
+    authority: 'proposer',
+    ...(withModel ? { provider: provider() } : {}),
+  })
 const settles = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
 const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
@@ -44,7 +62,12 @@ const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessio
 const sql = (q: string): number => t.core.harness.ctx(ws.id).store.db.prepare<[], number>(q).pluck().get() ?? -1
 
 async function flaggedTask(assignee: Member, title: string, decisionId: string) {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id, decisionIds: [decisionId] })
+  const task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title,
+    assigneeId: assignee.id,
+    decisionIds: [decisionId],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   return task
 }
@@ -53,17 +76,37 @@ describe('the items behind the figures', () => {
   it('notices.sent and autoTurns.list hold as many items as the figures count, each with its step', async () => {
     const impl = await member('Impl')
     const nobody = await member('Nobody', false)
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s',
+    })
     const t1 = await flaggedTask(impl, 'Web search tool', d.id)
     await flaggedTask(nobody, 'Search docs', d.id)
-    scripts.set('Impl', [{ toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 10 s.' }])
+    scripts.set('Impl', [
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted to 10 s.' },
+    ])
     const idle = settles(impl)
-    const edited = await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Web search gives up after 10 s', reason: 'slow providers' })
+    const edited = await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: d.version,
+      statement: 'Web search gives up after 10 s',
+      reason: 'slow providers',
+    })
     await idle
     // A second change while Impl is idle again: one more notice each, one more turn for Impl.
-    scripts.set('Impl', [{ toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] }, { text: 'Adjusted to 20 s.' }])
+    scripts.set('Impl', [
+      { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
+      { text: 'Adjusted to 20 s.' },
+    ])
     const idle2 = settles(impl)
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: edited.decision.version, statement: 'Web search gives up after 20 s', reason: 'slower' })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: edited.decision.version,
+      statement: 'Web search gives up after 20 s',
+      reason: 'slower',
+    })
     await idle2
 
     const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
@@ -102,10 +145,14 @@ describe('the items behind the figures', () => {
          FROM notices n ORDER BY n.id DESC`,
       )
       .all()
-    expect(sent.items.map((n) => n.stepId)).toEqual(defined.map((r) => (r.step === null ? null : `${ws.id}-s${r.step}`)))
+    expect(sent.items.map((n) => n.stepId)).toEqual(
+      defined.map((r) => (r.step === null ? null : `${ws.id}-s${r.step}`)),
+    )
     // Each notice went into its own turn: the newer one is in the later step.
     expect(delivered[0].stepId).not.toBe(delivered[1].stepId)
-    expect(implSteps.findIndex((s) => s.id === delivered[0].stepId)).toBeGreaterThan(implSteps.findIndex((s) => s.id === delivered[1].stepId))
+    expect(implSteps.findIndex((s) => s.id === delivered[0].stepId)).toBeGreaterThan(
+      implSteps.findIndex((s) => s.id === delivered[1].stepId),
+    )
 
     const turns = await t.core.invoke('autoTurns.list', { workspaceId: ws.id })
     expect(metrics.autoTurns).toBe(2)
@@ -123,8 +170,18 @@ describe('the items behind the figures', () => {
   it('a delivery that leaves a report stale: the turn names the report, the task and the delivered commit', async () => {
     const impl = await member('Impl')
     const tess = await member('Tess')
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d.id], requiredReports: ['test'] })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s',
+    })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search tool',
+      assigneeId: impl.id,
+      decisionIds: [d.id],
+      requiredReports: ['test'],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     await t.core.invoke('reports.submit', {
       taskId: task.id,
@@ -145,35 +202,75 @@ describe('the items behind the figures', () => {
 
     const turns = await t.core.invoke('autoTurns.list', { workspaceId: ws.id })
     expect(turns.total).toBe((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns)
-    expect(turns.items.map((a) => [a.memberId, a.taskKey, a.cause, a.trigger])).toEqual([[tess.id, 'T-1', 'evidence_stale', `R-1 went stale for T-1 delivered on ${c2.slice(0, 7)} (now D-1 v1)`]])
+    expect(turns.items.map((a) => [a.memberId, a.taskKey, a.cause, a.trigger])).toEqual([
+      [tess.id, 'T-1', 'evidence_stale', `R-1 went stale for T-1 delivered on ${c2.slice(0, 7)} (now D-1 v1)`],
+    ])
     const started = (await steps(tess)).filter((s) => s.origin === 'concord')
     expect(turns.items[0].stepId).toBe(started[0].id)
   })
 
   it("a notice to a report's author counts its reports", async () => {
     const rita = await member('Rita', false)
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Retries', statement: 'Three retries' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Retry loop', decisionIds: [d.id], requiredReports: ['review'] })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Retries',
+      statement: 'Three retries',
+    })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Retry loop',
+      decisionIds: [d.id],
+      requiredReports: ['review'],
+    })
     for (const text of ['retries three times', 'backs off']) {
-      await t.core.invoke('reports.submit', { taskId: task.id, authorId: rita.id, kind: 'review', verdict: 'pass', artifact: { commit: head }, claims: [{ text, decisionIds: [d.id] }] })
+      await t.core.invoke('reports.submit', {
+        taskId: task.id,
+        authorId: rita.id,
+        kind: 'review',
+        verdict: 'pass',
+        artifact: { commit: head },
+        claims: [{ text, decisionIds: [d.id] }],
+      })
     }
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Four retries', reason: 'flaky network' })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: d.version,
+      statement: 'Four retries',
+      reason: 'flaky network',
+    })
     const sent = await t.core.invoke('notices.sent', { workspaceId: ws.id })
     expect(sent.items.map((n) => [n.memberId, n.reportCount, n.taskCount])).toEqual([[rita.id, 2, 0]])
   })
 
   it('pages with nextCursor until null, and refuses a cursor it did not give', async () => {
     const nobody = await member('Nobody', false)
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Retries', statement: 'Three retries' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Retries',
+      statement: 'Three retries',
+    })
     // Seven tasks of one member: each notice names the first five and counts them all.
     for (let i = 1; i <= 7; i++) await flaggedTask(nobody, `Retry loop ${i}`, d.id)
     let version = d.version
     for (const statement of ['Four retries', 'Five retries', 'Six retries']) {
-      version = (await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: version, statement, reason: 'flaky network' })).decision.version
+      version = (
+        await t.core.invoke('decisions.update', {
+          decisionId: d.id,
+          expectedVersion: version,
+          statement,
+          reason: 'flaky network',
+        })
+      ).decision.version
     }
     const all = await t.core.invoke('notices.sent', { workspaceId: ws.id })
     expect(all.total).toBe(3)
-    expect(all.items[0]).toMatchObject({ taskKeys: ['T-1', 'T-2', 'T-3', 'T-4', 'T-5'], taskCount: 7, reportCount: 0, stepId: null, deliveredAt: null })
+    expect(all.items[0]).toMatchObject({
+      taskKeys: ['T-1', 'T-2', 'T-3', 'T-4', 'T-5'],
+      taskCount: 7,
+      reportCount: 0,
+      stepId: null,
+      deliveredAt: null,
+    })
     expect(all.items[0].taskIds).toHaveLength(5)
     const seen: string[] = []
     let cursor: string | undefined
@@ -192,7 +289,11 @@ describe('the items behind the figures', () => {
       await rejectsWith(t.core.invoke(method, { workspaceId: ws.id, limit: 0 }), 'invalid_params')
     }
     // No turn was started (Nobody has no model): an empty list, as the figure says.
-    expect(await t.core.invoke('autoTurns.list', { workspaceId: ws.id })).toEqual({ items: [], nextCursor: null, total: 0 })
+    expect(await t.core.invoke('autoTurns.list', { workspaceId: ws.id })).toEqual({
+      items: [],
+      nextCursor: null,
+      total: 0,
+    })
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(0)
   })
 })

@@ -26,7 +26,10 @@ async function api(method: string, params: unknown) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
     body: JSON.stringify(params),
   })
-  return { status: res.status, body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } },
+  }
 }
 
 describe('choosing a repository folder', () => {
@@ -47,8 +50,18 @@ describe('choosing a repository folder', () => {
     expect(listing.parent).toBe(t.repoDir)
     expect(listing.isRepo).toBe(false)
     expect(listing.truncated).toBe(false)
-    expect(listing.folders.map((f: { name: string }) => f.name)).toEqual(['Alpha', 'app9', 'app10', 'linked', 'plain', 'zeta'])
-    expect(listing.folders.filter((f: { isRepo: boolean }) => f.isRepo).map((f: { name: string }) => f.name)).toEqual(['linked', 'zeta'])
+    expect(listing.folders.map((f: { name: string }) => f.name)).toEqual([
+      'Alpha',
+      'app9',
+      'app10',
+      'linked',
+      'plain',
+      'zeta',
+    ])
+    expect(listing.folders.filter((f: { isRepo: boolean }) => f.isRepo).map((f: { name: string }) => f.name)).toEqual([
+      'linked',
+      'zeta',
+    ])
 
     // A path through a symlink comes back resolved, and a repository says so.
     const inside = await api('folders.browse', { path: join(root, 'linked') })

@@ -63,12 +63,18 @@ async function hostileRepo(): Promise<void> {
   // Now the repository turns hostile.
   // a.txt and b.md change (diffed: textconv, diff command), c.dat does not (hashed by status through its filter),
   // e.log has no driver (diff.external).
-  await writeFile(path.join(root, '.gitattributes'), '*.txt diff=evil filter=evil\n*.md filter=evilproc diff=conv\n*.dat filter=a=b\n')
+  await writeFile(
+    path.join(root, '.gitattributes'),
+    '*.txt diff=evil filter=evil\n*.md filter=evilproc diff=conv\n*.dat filter=a=b\n',
+  )
   const hooks = path.join(bin, 'hooks')
   await mkdir(hooks, { recursive: true })
   // Hooks leave their mark in the markers folder and, where a sandbox lets them, in the workspace (their cwd).
   for (const h of ['post-index-change', 'pre-commit', 'commit-msg', 'post-commit', 'reference-transaction']) {
-    await writeFile(path.join(hooks, h), `#!/bin/sh\ntouch ${markers}/hook-${h} 2>/dev/null; touch hook-${h}.ran\nexit 0\n`)
+    await writeFile(
+      path.join(hooks, h),
+      `#!/bin/sh\ntouch ${markers}/hook-${h} 2>/dev/null; touch hook-${h}.ran\nexit 0\n`,
+    )
     await chmod(path.join(hooks, h), 0o755)
   }
   const cfg: [string, string][] = [
@@ -104,7 +110,12 @@ const run = async (name: string, args: unknown, c: ToolContext = ctx()): Promise
 }
 
 /** Runs tool calls in a second Node process (to turn the sandbox off, or give it another real home). */
-async function inWorker(calls: { tool: string; args: unknown }[], policy: SandboxPolicy, env: NodeJS.ProcessEnv, at = root): Promise<any[]> {
+async function inWorker(
+  calls: { tool: string; args: unknown }[],
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  at = root,
+): Promise<any[]> {
   const script = path.join(base, 'git-worker.mts')
   if (!existsSync(script)) {
     await writeFile(
@@ -120,11 +131,15 @@ for (const c of JSON.parse(calls)) {
 `,
     )
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(calls), at, JSON.stringify(policy)], {
-    cwd: process.cwd(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, JSON.stringify(calls), at, JSON.stringify(policy)],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
@@ -162,7 +177,18 @@ describe('git_status and git_diff in a hostile repository', () => {
     git(root, 'status', '--porcelain')
     git(root, 'diff', 'HEAD')
     git(root, 'diff', '--no-ext-diff', 'HEAD') // textconv is used only where no external diff is
-    expect(await ranMarkers()).toEqual(expect.arrayContaining(['clean', 'clean-with-equals', 'diff-command', 'diff-external', 'fsmonitor', 'hook-post-index-change', 'process', 'textconv']))
+    expect(await ranMarkers()).toEqual(
+      expect.arrayContaining([
+        'clean',
+        'clean-with-equals',
+        'diff-command',
+        'diff-external',
+        'fsmonitor',
+        'hook-post-index-change',
+        'process',
+        'textconv',
+      ]),
+    )
   })
 
   it('run none of its programs (sandboxed)', async () => {
@@ -211,7 +237,10 @@ describe('git_status and git_diff in a hostile repository', () => {
 })
 
 describe('git_commit', () => {
-  const hookRuns = async (): Promise<string[]> => [...(await readdir(root)).filter((f) => f.endsWith('.ran')), ...(await ranMarkers()).filter((m) => m.startsWith('hook-'))]
+  const hookRuns = async (): Promise<string[]> => [
+    ...(await readdir(root)).filter((f) => f.endsWith('.ran')),
+    ...(await ranMarkers()).filter((m) => m.startsWith('hook-')),
+  ]
 
   it("refuses to run the repository's filter drivers unless the policy allows its programs", async () => {
     const err = await run('git_commit', { message: 'refused' }).catch((e: unknown) => e as any)
@@ -230,7 +259,10 @@ describe('git_commit', () => {
   })
 
   it('runs hooks and filters when allowed, inside the sandbox with the clean environment', async () => {
-    await writeFile(path.join(bin, 'hooks', 'pre-commit'), `#!/bin/sh\n{ env; touch /etc/concord-hook-${process.pid} 2>&1 || echo outside=refused; } > hook-report.txt\n`)
+    await writeFile(
+      path.join(bin, 'hooks', 'pre-commit'),
+      `#!/bin/sh\n{ env; touch /etc/concord-hook-${process.pid} 2>&1 || echo outside=refused; } > hook-report.txt\n`,
+    )
     process.env.OPENAI_API_KEY = 'sk-hook-leak-check'
     try {
       expect(await run('git_commit', { message: 'with hooks' }, ctx({ gitHooks: true }))).toContain('with hooks')
@@ -280,7 +312,9 @@ describe('git_commit', () => {
     await rm(path.join(tree, '.git'), { recursive: true, force: true })
     await writeFile(path.join(tree, '.git'), `gitdir: ${path.join(root, '.git')}\n`)
     await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
-    const err = await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch((e: unknown) => e as any)
+    const err = await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch(
+      (e: unknown) => e as any,
+    )
     expect(err.code).toBe('tree_not_own_repository')
     expect(userRepo()).toEqual(before)
   })
@@ -292,7 +326,9 @@ describe('git_commit', () => {
     await rm(path.join(tree, '.git', 'refs', 'heads'), { recursive: true, force: true })
     await symlink(path.join(root, '.git', 'refs', 'heads'), path.join(tree, '.git', 'refs', 'heads'))
     await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
-    await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch((e: unknown) => e)
+    await run('git_commit', { message: 'escape' }, { ...ctx({ dataDir }), workspaceRoot: tree }).catch(
+      (e: unknown) => e,
+    )
     expect(userRepo()).toEqual(before)
   })
 
@@ -303,7 +339,12 @@ describe('git_commit', () => {
     await rm(path.join(tree, '.git', 'refs', 'heads'), { recursive: true, force: true })
     await symlink(path.join(root, '.git', 'refs', 'heads'), path.join(tree, '.git', 'refs', 'heads'))
     await writeFile(path.join(tree, 'pwned.txt'), 'landed on main\n')
-    const [result] = await inWorker([{ tool: 'git_commit', args: { message: 'escape' } }], { scratchDir, dataDir }, { CONCORD_SANDBOX: 'off' }, tree)
+    const [result] = await inWorker(
+      [{ tool: 'git_commit', args: { message: 'escape' } }],
+      { scratchDir, dataDir },
+      { CONCORD_SANDBOX: 'off' },
+      tree,
+    )
     expect(result).toEqual({ error: 'tree_not_own_repository' })
     expect(userRepo()).toEqual(before)
   })

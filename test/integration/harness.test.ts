@@ -19,15 +19,32 @@ beforeEach(async () => {
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
   reviewer = await core.invoke('members.create', { workspaceId: ws.id, name: 'Rev', role: 'reviewer' })
-  bystander = await core.invoke('members.create', { workspaceId: ws.id, name: 'Bee', role: 'docs', authority: 'observer' })
+  bystander = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Bee',
+    role: 'docs',
+    authority: 'observer',
+  })
 })
 afterEach(() => t.cleanup())
 
-const decide = (title: string, statement: string) => core.invoke('decisions.create', { workspaceId: ws.id, title, statement })
+const decide = (title: string, statement: string) =>
+  core.invoke('decisions.create', { workspaceId: ws.id, title, statement })
 const task = (title: string, decisions: Decision[], assignee: Member | null = impl) =>
-  core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee?.id, decisionIds: decisions.map((d) => d.id) })
+  core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title,
+    assigneeId: assignee?.id,
+    decisionIds: decisions.map((d) => d.id),
+  })
 const edit = (d: Decision, statement: string, extra: Record<string, unknown> = {}) =>
-  core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement, reason: 'changed', ...extra })
+  core.invoke('decisions.update', {
+    decisionId: d.id,
+    expectedVersion: d.version,
+    statement,
+    reason: 'changed',
+    ...extra,
+  })
 
 async function deliver(tk: Task, commit = SHA) {
   await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
@@ -35,8 +52,22 @@ async function deliver(tk: Task, commit = SHA) {
 }
 
 async function passingReports(tk: Task, claims: { text: string; decisionIds: string[] }[], commit = SHA) {
-  const test = await core.invoke('reports.submit', { taskId: tk.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit }, claims })
-  const review = await core.invoke('reports.submit', { taskId: tk.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit }, claims })
+  const test = await core.invoke('reports.submit', {
+    taskId: tk.id,
+    authorId: tester.id,
+    kind: 'test',
+    verdict: 'pass',
+    artifact: { commit },
+    claims,
+  })
+  const review = await core.invoke('reports.submit', {
+    taskId: tk.id,
+    authorId: reviewer.id,
+    kind: 'review',
+    verdict: 'pass',
+    artifact: { commit },
+    claims,
+  })
   return { test, review }
 }
 
@@ -44,7 +75,9 @@ describe('workspaces and members', () => {
   it('opens a workspace once per path and lists it', async () => {
     const again = await core.invoke('workspaces.open', { repoPath: t.repoDir + '/' })
     expect(again.id).toBe(ws.id)
-    expect(await core.invoke('workspaces.list', {})).toEqual([expect.objectContaining({ id: ws.id, repoPath: ws.repoPath })])
+    expect(await core.invoke('workspaces.list', {})).toEqual([
+      expect.objectContaining({ id: ws.id, repoPath: ws.repoPath }),
+    ])
     await rejectsWith(core.invoke('workspaces.open', { repoPath: t.repoDir + '/missing' }), 'invalid_params')
   })
 
@@ -55,9 +88,18 @@ describe('workspaces and members', () => {
       role: 'implementer',
       provider: { kind: 'openai', model: 'gpt-x', apiKey: 'sk-secret-123' },
     })
-    expect(m.provider).toEqual({ kind: 'openai', model: 'gpt-x', baseURL: null, interruptOnAdjustment: false, hasKey: true })
+    expect(m.provider).toEqual({
+      kind: 'openai',
+      model: 'gpt-x',
+      baseURL: null,
+      interruptOnAdjustment: false,
+      hasKey: true,
+    })
     expect(JSON.stringify(await core.invoke('members.list', { workspaceId: ws.id }))).not.toContain('sk-secret-123')
-    const updated = await core.invoke('members.update', { memberId: m.id, provider: { kind: 'openai', model: 'gpt-y' } })
+    const updated = await core.invoke('members.update', {
+      memberId: m.id,
+      provider: { kind: 'openai', model: 'gpt-y' },
+    })
     expect(updated.provider?.hasKey).toBe(true)
     const cleared = await core.invoke('members.update', { memberId: m.id, provider: null })
     expect(cleared.provider).toBeNull()
@@ -118,13 +160,19 @@ describe('decision edits', () => {
     expect(byKey[todo.key].flag).toBe('requirements_updated')
     expect(byKey[doing.key].flag).toBe('needs_adjustment')
     expect(byKey[done.key].flag).toBe('needs_reverification')
-    expect(byKey[accepted.key]).toMatchObject({ flag: 'needs_reverification', status: 'delivered', acceptanceRevoked: true })
+    expect(byKey[accepted.key]).toMatchObject({
+      flag: 'needs_reverification',
+      status: 'delivered',
+      acceptanceRevoked: true,
+    })
     expect((await core.invoke('tasks.get', { taskId: cancelled.id })).flag).toBeNull()
     const untouched = await core.invoke('tasks.get', { taskId: other.id })
     expect(untouched.flag).toBeNull()
     expect(untouched.links[0].state).toBe('current')
     const flagged = await core.invoke('tasks.get', { taskId: doing.id })
-    expect(flagged.links).toEqual([expect.objectContaining({ decisionId: d1.id, pinnedVersion: 1, currentVersion: 2, state: 'suspect' })])
+    expect(flagged.links).toEqual([
+      expect.objectContaining({ decisionId: d1.id, pinnedVersion: 1, currentVersion: 2, state: 'suspect' }),
+    ])
     // One event carries the whole impact set.
     const changed = t.events.filter((e) => e.event === 'decision.changed')
     expect(changed).toHaveLength(1)
@@ -175,8 +223,22 @@ describe('decision edits', () => {
       { decisionId: d2.id, version: 1, state: 'current' },
     ])
 
-    const { impact } = await core.invoke('decisions.update', { decisionId: d1.id, expectedVersion: 1, statement: 'GraphQL', actorId: lead.id })
-    expect(impact.reports).toEqual([{ reportId: report.id, key: report.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [report.claims[0].id], restoredClaimIds: [] }])
+    const { impact } = await core.invoke('decisions.update', {
+      decisionId: d1.id,
+      expectedVersion: 1,
+      statement: 'GraphQL',
+      actorId: lead.id,
+    })
+    expect(impact.reports).toEqual([
+      {
+        reportId: report.id,
+        key: report.key,
+        taskId: tk.id,
+        authorId: tester.id,
+        staleClaimIds: [report.claims[0].id],
+        restoredClaimIds: [],
+      },
+    ])
     expect(impact.notifiedMemberIds.sort()).toEqual([impl.id, tester.id].sort())
     expect(impact.tasks.map((x) => x.key).sort()).toEqual([tk.key, todoTask.key].sort())
 
@@ -188,7 +250,9 @@ describe('decision edits', () => {
     expect(implNotices).toHaveLength(1)
     expect(implNotices[0].text).toContain('GraphQL')
     expect(implNotices[0].taskIds).toEqual([tk.id])
-    const pushed = t.events.filter((e) => e.event === 'notice.created').map((e) => (e.payload as { notice: { memberId: string } }).notice.memberId)
+    const pushed = t.events
+      .filter((e) => e.event === 'notice.created')
+      .map((e) => (e.payload as { notice: { memberId: string } }).notice.memberId)
     expect(pushed.sort()).toEqual([impl.id, tester.id].sort())
     expect(await core.invoke('notices.list', { memberId: bystander.id })).toEqual([])
     expect(await core.invoke('notices.list', { memberId: reviewer.id })).toEqual([])
@@ -228,7 +292,14 @@ describe('decision edits', () => {
     })
     const { impact } = await edit(d2, 'Postgres')
     expect(impact.reports).toEqual([
-      { reportId: r1.id, key: r1.key, taskId: tk.id, authorId: tester.id, staleClaimIds: [r1.claims[0].id], restoredClaimIds: [] },
+      {
+        reportId: r1.id,
+        key: r1.key,
+        taskId: tk.id,
+        authorId: tester.id,
+        staleClaimIds: [r1.claims[0].id],
+        restoredClaimIds: [],
+      },
       { reportId: r2.id, key: r2.key, taskId: tk.id, authorId: reviewer.id, staleClaimIds: [], restoredClaimIds: [] },
     ])
     expect(impact.notifiedMemberIds.sort()).toEqual([tester.id, reviewer.id].sort())
@@ -247,7 +318,10 @@ describe('decision edits', () => {
     expect(await core.invoke('events.list', { workspaceId: ws.id })).toEqual(before)
     expect((await core.invoke('tasks.get', { taskId: tk.id })).flag).toBeNull()
     expect(await core.invoke('notices.list', { memberId: impl.id })).toEqual([])
-    expect(await core.invoke('decisions.previewImpact', { decisionId: d.id, statement: '  REST ' })).toMatchObject({ tasks: [], normative: false })
+    expect(await core.invoke('decisions.previewImpact', { decisionId: d.id, statement: '  REST ' })).toMatchObject({
+      tasks: [],
+      normative: false,
+    })
     const { impact } = await edit(d, 'gRPC')
     expect(impact).toEqual(preview)
   })
@@ -289,7 +363,13 @@ describe('acceptance', () => {
     const tk = await task('t', [d])
     await deliver(tk)
     await passingReports(tk, [])
-    await core.invoke('reports.submit', { taskId: tk.id, kind: 'test', verdict: 'fail', artifact: { commit: SHA }, claims: [] })
+    await core.invoke('reports.submit', {
+      taskId: tk.id,
+      kind: 'test',
+      verdict: 'fail',
+      artifact: { commit: SHA },
+      claims: [],
+    })
     const err = await rejectsWith(core.invoke('tasks.accept', { taskId: tk.id }), 'evidence_missing')
     expect(err.message).toMatch(/R-3 \(test\) has verdict fail/)
   })
@@ -301,11 +381,18 @@ describe('acceptance', () => {
     const { test } = await passingReports(tk, [{ text: 'works', decisionIds: [d.id] }])
     const v2 = await edit(d, 'GraphQL')
     expect((await core.invoke('reports.get', { reportId: test.id })).validity).toBe('stale')
-    const v3 = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: v2.decision.version, statement: 'REST', reason: 'revert' })
+    const v3 = await core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: v2.decision.version,
+      statement: 'REST',
+      reason: 'revert',
+    })
     expect(v3.decision.fingerprint).toBe(d.fingerprint)
     // Back at the content the evidence was pinned to: nothing stale, and the impact lists the claims restored.
     expect(v3.impact.reports.flatMap((r) => r.staleClaimIds)).toEqual([])
-    expect(v3.impact.reports.find((r) => r.reportId === test.id)?.restoredClaimIds).toEqual(test.claims.map((c) => c.id))
+    expect(v3.impact.reports.find((r) => r.reportId === test.id)?.restoredClaimIds).toEqual(
+      test.claims.map((c) => c.id),
+    )
     expect(v3.impact.counts.restoredClaims).toBe(v3.impact.reports.reduce((n, r) => n + r.restoredClaimIds.length, 0))
     const again = await core.invoke('reports.get', { reportId: test.id })
     expect(again.validity).toBe('valid')
@@ -327,10 +414,22 @@ describe('authority and proposals', () => {
     const d = await decide('API', 'REST')
     const tk = await task('t', [d])
     await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
-    await rejectsWith(core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'X', actorId: bystander.id }), 'forbidden')
-    await rejectsWith(core.invoke('decisions.create', { workspaceId: ws.id, title: 'x', statement: 'y', actorId: bystander.id }), 'forbidden')
+    await rejectsWith(
+      core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'X', actorId: bystander.id }),
+      'forbidden',
+    )
+    await rejectsWith(
+      core.invoke('decisions.create', { workspaceId: ws.id, title: 'x', statement: 'y', actorId: bystander.id }),
+      'forbidden',
+    )
 
-    const res = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'GraphQL', reason: 'clients want it', actorId: impl.id })
+    const res = await core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'GraphQL',
+      reason: 'clients want it',
+      actorId: impl.id,
+    })
     expect(res.proposal).toMatchObject({ state: 'pending', statement: 'GraphQL', baseVersion: 1, authorId: impl.id })
     expect(res.decision.version).toBe(1)
     expect(res.impact.tasks).toEqual([])
@@ -357,11 +456,22 @@ describe('authority and proposals', () => {
   })
 
   it('a proposer records decisions as proposed; superseding marks the old one superseded', async () => {
-    const proposed = await core.invoke('decisions.create', { workspaceId: ws.id, title: 't', statement: 's', status: 'accepted', actorId: impl.id })
+    const proposed = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 't',
+      statement: 's',
+      status: 'accepted',
+      actorId: impl.id,
+    })
     expect(proposed.status).toBe('proposed')
     const old = await decide('Cache', 'Redis')
     const tk = await task('t', [old])
-    const next = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache v2', statement: 'Memcached', supersedes: old.id })
+    const next = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Cache v2',
+      statement: 'Memcached',
+      supersedes: old.id,
+    })
     const oldNow = await core.invoke('decisions.get', { decisionId: old.id })
     expect(oldNow).toMatchObject({ status: 'superseded', supersededBy: next.id, version: 2 })
     expect(next.supersedes).toBe(old.id)
@@ -405,24 +515,45 @@ describe('tasks', () => {
 describe('bad input', () => {
   it('names the field and writes nothing', async () => {
     const d = await decide('API', 'REST')
-    const e1 = await rejectsWith(core.call('decisions.update', { decisionId: d.id, expectedVersion: 'one' }), 'invalid_params')
+    const e1 = await rejectsWith(
+      core.call('decisions.update', { decisionId: d.id, expectedVersion: 'one' }),
+      'invalid_params',
+    )
     expect(e1.message).toContain('expectedVersion')
-    const e2 = await rejectsWith(core.call('decisions.create', { workspaceId: ws.id, title: '  ', statement: 'x' }), 'invalid_params')
+    const e2 = await rejectsWith(
+      core.call('decisions.create', { workspaceId: ws.id, title: '  ', statement: 'x' }),
+      'invalid_params',
+    )
     expect(e2.message).toContain('title')
-    const e3 = await rejectsWith(core.call('tasks.create', { workspaceId: ws.id, title: 't', decisionIds: [d.id, `${ws.id}-d99`] }), 'not_found')
+    const e3 = await rejectsWith(
+      core.call('tasks.create', { workspaceId: ws.id, title: 't', decisionIds: [d.id, `${ws.id}-d99`] }),
+      'not_found',
+    )
     expect(e3.message).toContain('decisionIds[1]')
     expect(await core.invoke('tasks.list', { workspaceId: ws.id })).toEqual([])
-    const e4 = await rejectsWith(core.call('reports.submit', { taskId: `${ws.id}-t1`, kind: 'test', verdict: 'pass', artifact: {}, claims: [] }), 'invalid_params')
+    const e4 = await rejectsWith(
+      core.call('reports.submit', { taskId: `${ws.id}-t1`, kind: 'test', verdict: 'pass', artifact: {}, claims: [] }),
+      'invalid_params',
+    )
     expect(e4.message).toContain('artifact')
     await rejectsWith(core.call('decisions.get', { decisionId: 'nope' }), 'invalid_params')
     await rejectsWith(core.call('decisions.get', { decisionId: 'w00000000-d1' }), 'not_found')
     await rejectsWith(core.call('no.such', {}), 'unknown_method')
-    const e5 = await rejectsWith(core.call('decisions.update', { decisionId: d.id, expectedVersion: 1, statment: 'typo' }), 'invalid_params')
+    const e5 = await rejectsWith(
+      core.call('decisions.update', { decisionId: d.id, expectedVersion: 1, statment: 'typo' }),
+      'invalid_params',
+    )
     expect(e5.message).toContain('statment')
     const tk = await task('t', [d])
     await deliver(tk)
     const e6 = await rejectsWith(
-      core.call('reports.submit', { taskId: tk.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA }, claims: [{ text: 'ok', decisionIds: [`${ws.id}-d5`] }] }),
+      core.call('reports.submit', {
+        taskId: tk.id,
+        kind: 'test',
+        verdict: 'pass',
+        artifact: { commit: SHA },
+        claims: [{ text: 'ok', decisionIds: [`${ws.id}-d5`] }],
+      }),
       'not_found',
     )
     expect(e6.message).toContain('claims[0].decisionIds[0]')

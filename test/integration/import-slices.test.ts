@@ -25,7 +25,10 @@ let bigFile: string
 async function bigExport(count: number): Promise<string> {
   const out = join(t.repoDir, '..', 'source-export')
   await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', outDir: out })
-  const doc = JSON.parse(readFileSync(join(out, 'concord-export.json'), 'utf8')) as { decisions: { id: string }[]; counters: Record<string, number> }
+  const doc = JSON.parse(readFileSync(join(out, 'concord-export.json'), 'utf8')) as {
+    decisions: { id: string }[]
+    counters: Record<string, number>
+  }
   const d0 = doc.decisions[0]
   doc.decisions = Array.from({ length: count }, (_, i) => ({ ...d0, id: `D-${i + 1}` }))
   const file = join(t.repoDir, '..', `big-${count}.json`)
@@ -36,7 +39,13 @@ async function bigExport(count: number): Promise<string> {
 beforeEach(async () => {
   t = makeCore()
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
-  decisionId = (await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'Store orders in SQLite.' })).id
+  decisionId = (
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Storage',
+      statement: 'Store orders in SQLite.',
+    })
+  ).id
   const staticDir = join(t.dataDir, '..', 'static')
   mkdirSync(staticDir, { recursive: true })
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Concord UI</title>')
@@ -48,13 +57,19 @@ afterEach(async () => {
   await t.cleanup()
 })
 
-async function api(method: string, params: unknown): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { code: string; message: string } } }> {
+async function api(
+  method: string,
+  params: unknown,
+): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { code: string; message: string } } }> {
   const res = await fetch(`http://127.0.0.1:${bridge.port}/api/${method}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
     body: JSON.stringify(params),
   })
-  return { status: res.status, body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } },
+  }
 }
 
 /** Calls workspaces.list and decisions.get one after the other until `until` settles; what each answered. */
@@ -104,7 +119,11 @@ describe('import.workspace of a large export', { timeout: 120_000 }, () => {
     const decisions = await t.core.invoke('decisions.list', { workspaceId: imported.id })
     expect(decisions).toHaveLength(DECISIONS)
     // Exported again it is the same document (but for when it was exported and the name given on import).
-    const again = await t.core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json', outDir: join(t.repoDir, '..', 'again') })
+    const again = await t.core.invoke('export.decisionLog', {
+      workspaceId: imported.id,
+      format: 'json',
+      outDir: join(t.repoDir, '..', 'again'),
+    })
     const strip = (text: string) => {
       const { exportedAt: _a, workspace: _w, ...rest } = JSON.parse(text) as Record<string, unknown>
       return rest
@@ -117,7 +136,11 @@ describe('import.workspace of a large export', { timeout: 120_000 }, () => {
     mkdirSync(repo)
     // A budget of 0 ms: every step is its own slice, whatever the machine's speed.
     const slicer = new Slicer(0)
-    const w = await importWorkspace({ harness: t.core.harness, openStore: (file) => t.core.harness.openStore(file) }, { path: bigFile, repoPath: repo }, slicer)
+    const w = await importWorkspace(
+      { harness: t.core.harness, openStore: (file) => t.core.harness.openStore(file) },
+      { path: bigFile, repoPath: repo },
+      slicer,
+    )
     expect(slicer.pauses).toBeGreaterThan(DECISIONS)
     expect(await t.core.invoke('decisions.list', { workspaceId: w.id })).toHaveLength(DECISIONS)
   })
@@ -128,7 +151,11 @@ describe('import.workspace of a large export', { timeout: 120_000 }, () => {
     const files = () => readdirSync(join(t.dataDir, 'workspaces')).sort()
     const before = files()
     const slicer = new Slicer(0)
-    const importing = importWorkspace({ harness: t.core.harness, openStore: (file) => t.core.harness.openStore(file) }, { path: bigFile, repoPath: repo }, slicer).then(
+    const importing = importWorkspace(
+      { harness: t.core.harness, openStore: (file) => t.core.harness.openStore(file) },
+      { path: bigFile, repoPath: repo },
+      slicer,
+    ).then(
       () => null,
       (err: unknown) => err as { code: string; message: string },
     )

@@ -57,10 +57,25 @@ async function setup(interruptOnAdjustment: boolean) {
     name: 'Ivy',
     role: 'implementer',
     approval: 'auto',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key', interruptOnAdjustment },
+    provider: {
+      kind: 'openai',
+      model: 'gpt-test',
+      baseURL: server.openaiBaseURL,
+      apiKey: 'sk-test-key',
+      interruptOnAdjustment,
+    },
   })
-  const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: m.id, decisionIds: [d.id] })
+  const d = await t.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Search timeout',
+    statement: 'Web search gives up after 5 s',
+  })
+  const task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Web search tool',
+    assigneeId: m.id,
+    decisionIds: [d.id],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   // A command that runs until the test says (a file appears): only a kill ends it early.
   const token = `wait-${Math.random().toString(36).slice(2, 10)}`
@@ -69,23 +84,44 @@ async function setup(interruptOnAdjustment: boolean) {
 }
 
 const edit = (d: { id: string; version: number }) =>
-  t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Web search gives up after 10 s and returns partial results', reason: 'slow providers' })
+  t.core.invoke('decisions.update', {
+    decisionId: d.id,
+    expectedVersion: d.version,
+    statement: 'Web search gives up after 10 s and returns partial results',
+    reason: 'slow providers',
+  })
 const system = (r: RecordedRequest) => r.body.messages[0].content as string
-const toolResults = (r: RecordedRequest) => (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'tool').map((x) => x.content)
+const toolResults = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'tool').map((x) => x.content)
 const idle = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     20_000,
   )
 const commandRuns = (m: Member) =>
-  waitForEvent<{ step: Step }>(t.core, (e) => e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.kind === 'tool' && e.payload.step.status === 'running', 10_000)
+  waitForEvent<{ step: Step }>(
+    t.core,
+    (e) =>
+      e.event === 'session.step' &&
+      e.payload.memberId === m.id &&
+      e.payload.step.kind === 'tool' &&
+      e.payload.step.status === 'running',
+    10_000,
+  )
 
 describe('interrupt and re-prompt, Concord’s own loop', () => {
   it('on: the edit kills the running command and the same turn’s next model request carries the notice', async () => {
     const { m, d, token, command } = await setup(true)
     expect(m.provider).toMatchObject({ kind: 'openai', interruptOnAdjustment: true })
-    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'Re-planned against D-1 v2.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command } }] },
+      { text: 'Re-planned against D-1 v2.' },
+    )
     const running = commandRuns(m)
     const done = idle(m)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the search tool and run the tests.' })
@@ -97,7 +133,9 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
     const [notice] = await t.core.invoke('notices.list', { memberId: m.id })
     expect(system(next)).toContain('## Notices since your last step')
     expect(system(next)).toContain(notice.text.split('\n')[0])
-    expect(toolResults(next).at(-1)).toMatch(/^stopped: D-1 changed\. Command interrupted; its process group was killed\./)
+    expect(toolResults(next).at(-1)).toMatch(
+      /^stopped: D-1 changed\. Command interrupted; its process group was killed\./,
+    )
     // Killed, not finished: the file that would end it was never made, and no process of it is left.
     await until(() => processesWith(token).length === 0, 'the command’s processes to be gone', 5_000)
 
@@ -108,7 +146,9 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
     expect(tool.text).toMatch(/^stopped: D-1 changed/)
     // One turn: one message from the human, the stop said in the session, the notice delivered, the answer after it.
     expect(steps.filter((s) => s.kind === 'user')).toHaveLength(1)
-    expect(steps.filter((s) => s.kind === 'interrupted').map((s) => s.text)).toEqual([expect.stringMatching(/^Concord stopped the running step: D-1 changed/)])
+    expect(steps.filter((s) => s.kind === 'interrupted').map((s) => s.text)).toEqual([
+      expect.stringMatching(/^Concord stopped the running step: D-1 changed/),
+    ])
     expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Re-planned against D-1 v2.' })
     expect(server.requests).toHaveLength(2)
     expect((await t.core.invoke('sessions.get', { memberId: m.id })).pendingNotices).toBe(0)
@@ -120,7 +160,10 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
     const done = idle(m)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the search tool.' })
     await server.waitForRequests(1)
-    await waitForEvent(t.core, (e) => e.event === 'session.delta' && (e.payload as { memberId: string }).memberId === m.id)
+    await waitForEvent(
+      t.core,
+      (e) => e.event === 'session.delta' && (e.payload as { memberId: string }).memberId === m.id,
+    )
 
     await edit(d)
     const [, next] = await server.waitForRequests(2, 10_000)
@@ -135,7 +178,10 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
   it('off: the command runs to its end, then the next request carries the notice', async () => {
     const { m, d, token, command } = await setup(false)
     expect(m.provider).toMatchObject({ kind: 'openai', interruptOnAdjustment: false })
-    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'Adjusted after the tests.' })
+    server.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command } }] },
+      { text: 'Adjusted after the tests.' },
+    )
     const running = commandRuns(m)
     const done = idle(m)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the search tool and run the tests.' })
@@ -165,7 +211,9 @@ describe('a stop as the sandbox starts', () => {
     for (let i = 0; i < 8; i++) {
       const token = `early-${i}-${Math.random().toString(36).slice(2, 10)}`
       const stop = new AbortController()
-      const ran = runCommandTool.run({ command: `sleep 30; echo ${token}` }, { workspaceRoot: t.repoDir, signal: stop.signal }).catch((e: unknown) => (e as Error).message)
+      const ran = runCommandTool
+        .run({ command: `sleep 30; echo ${token}` }, { workspaceRoot: t.repoDir, signal: stop.signal })
+        .catch((e: unknown) => (e as Error).message)
       await until(() => processesWith(token).length > 0, 'the command to start')
       stop.abort()
       expect(await ran).toMatch(/^Command interrupted; its process group was killed/)

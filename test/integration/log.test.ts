@@ -63,7 +63,12 @@ describe('the Concord log', () => {
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' })
     }
     await rejectsWith(t.core.invoke('tasks.list', { workspaceId: ws.id }), 'io_error')
-    expect(records().find((r) => r.msg === 'storage fault')).toMatchObject({ level: 40, code: 'io_error', method: 'tasks.list', workspaceId: ws.id })
+    expect(records().find((r) => r.msg === 'storage fault')).toMatchObject({
+      level: 40,
+      code: 'io_error',
+      method: 'tasks.list',
+      workspaceId: ws.id,
+    })
   })
 
   it('never writes a secret: keys, tokens, *_API_KEY values and keys inside error messages are redacted', async () => {
@@ -79,9 +84,20 @@ describe('the Concord log', () => {
     }
     t.core.log.error(
       {
-        provider: { kind: 'openai', apiKey: secrets.apiKey, baseURL: 'https://alice:pw-SECRET-0008@llm.example.com/v1' },
-        env: { OPENAI_API_KEY: secrets.OPENAI_API_KEY, ANTHROPIC_API_KEY: secrets.ANTHROPIC_API_KEY, GITHUB_TOKEN: secrets.GITHUB_TOKEN, PATH: '/usr/bin' },
-        request: { headers: { authorization: secrets.authorization, 'x-api-key': 'SECRET-0009', accept: 'application/json' } },
+        provider: {
+          kind: 'openai',
+          apiKey: secrets.apiKey,
+          baseURL: 'https://alice:pw-SECRET-0008@llm.example.com/v1',
+        },
+        env: {
+          OPENAI_API_KEY: secrets.OPENAI_API_KEY,
+          ANTHROPIC_API_KEY: secrets.ANTHROPIC_API_KEY,
+          GITHUB_TOKEN: secrets.GITHUB_TOKEN,
+          PATH: '/usr/bin',
+        },
+        request: {
+          headers: { authorization: secrets.authorization, 'x-api-key': 'SECRET-0009', accept: 'application/json' },
+        },
         deep: { a: { b: { token: secrets.token, password: secrets.password } } },
         usage: { tokens: 1234, inputTokens: 1000 },
         err: new Error('401 Incorrect API key provided: sk-live-SECRET-0010'),
@@ -89,16 +105,31 @@ describe('the Concord log', () => {
       'provider call failed with OPENAI_API_KEY=sk-proj-SECRET-0011 and header Bearer tok-SECRET-0012',
     )
     t.core.handlers['members.list'] = () => {
-      throw Object.assign(new Error('request failed: authorization: Bearer tok-SECRET-0013'), { apiKey: 'sk-live-SECRET-0014' })
+      throw Object.assign(new Error('request failed: authorization: Bearer tok-SECRET-0013'), {
+        apiKey: 'sk-live-SECRET-0014',
+      })
     }
     await rejectsWith(t.core.invoke('members.list', { workspaceId: ws.id }), 'internal')
 
     const text = readFileSync(logFile(), 'utf8')
     expect(text).not.toMatch(/SECRET/)
     const [first, second] = records()
-    expect(first.env).toEqual({ OPENAI_API_KEY: '[redacted]', ANTHROPIC_API_KEY: '[redacted]', GITHUB_TOKEN: '[redacted]', PATH: '/usr/bin' })
-    expect(first.request.headers).toEqual({ authorization: '[redacted]', 'x-api-key': '[redacted]', accept: 'application/json' })
-    expect(first.provider).toEqual({ kind: 'openai', apiKey: '[redacted]', baseURL: 'https://[redacted]@llm.example.com/v1' })
+    expect(first.env).toEqual({
+      OPENAI_API_KEY: '[redacted]',
+      ANTHROPIC_API_KEY: '[redacted]',
+      GITHUB_TOKEN: '[redacted]',
+      PATH: '/usr/bin',
+    })
+    expect(first.request.headers).toEqual({
+      authorization: '[redacted]',
+      'x-api-key': '[redacted]',
+      accept: 'application/json',
+    })
+    expect(first.provider).toEqual({
+      kind: 'openai',
+      apiKey: '[redacted]',
+      baseURL: 'https://[redacted]@llm.example.com/v1',
+    })
     expect(first.deep.a.b).toEqual({ token: '[redacted]', password: '[redacted]' })
     // Token counts are not tokens.
     expect(first.usage).toEqual({ tokens: 1234, inputTokens: 1000 })
@@ -122,7 +153,11 @@ describe('the Concord log', () => {
     const ns = kept.filter((r) => r.msg === 'filler').map((r) => r.n)
     expect(ns.length).toBeLessThan(60)
     expect(ns).toEqual(Array.from({ length: ns.length }, (_, i) => 60 - ns.length + i))
-    expect(kept[kept.length - 1]).toMatchObject({ msg: 'internal error', method: 'decisions.list', err: { message: 'after rotation' } })
+    expect(kept[kept.length - 1]).toMatchObject({
+      msg: 'internal error',
+      method: 'decisions.list',
+      err: { message: 'after rotation' },
+    })
     // The error message still names the file that holds the error.
     expect(records().some((r) => r.msg === 'internal error')).toBe(true)
   })

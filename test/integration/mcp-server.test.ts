@@ -27,9 +27,20 @@ const clients: Client[] = []
 beforeEach(async () => {
   t = makeCore({ git: true })
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-  impl = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', authority: 'proposer', approval: 'auto' })
+  impl = await t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Impl',
+    role: 'implementer',
+    authority: 'proposer',
+    approval: 'auto',
+  })
   decision = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-  task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: impl.id, decisionIds: [decision.id] })
+  task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Build API',
+    assigneeId: impl.id,
+    decisionIds: [decision.id],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
 })
 afterEach(async () => {
@@ -38,14 +49,19 @@ afterEach(async () => {
 })
 
 async function connect(memberId: string, dataDir = t.dataDir): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--member', memberId, '--data-dir', dataDir], stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'mcp', '--member', memberId, '--data-dir', dataDir],
+    stderr: 'pipe',
+  })
   const client = new Client({ name: 'test', version: '1.0.0' })
   clients.push(client)
   await client.connect(transport)
   return client
 }
 
-const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
+  (r.content as { type: string; text: string }[]).map((c) => c.text).join('\n')
 
 describe('concord mcp', () => {
   it("offers the harness tools by the member's authority, with the built-in tools' input schemas", async () => {
@@ -53,12 +69,31 @@ describe('concord mcp', () => {
     expect(client.getServerVersion()?.name).toBe('concord')
     const { tools } = await client.listTools()
     const names = tools.map((x) => x.name).sort()
-    expect(names).toEqual(['acknowledge_task', 'ask_human', 'get_brief', 'get_decision', 'list_decisions', 'message_member', 'propose_decision_change', 'submit_report', 'update_task_status'])
-    const report = tools.find((x) => x.name === 'submit_report')!.inputSchema as { properties: Record<string, { enum?: string[] }>; required: string[] }
+    expect(names).toEqual([
+      'acknowledge_task',
+      'ask_human',
+      'get_brief',
+      'get_decision',
+      'list_decisions',
+      'message_member',
+      'propose_decision_change',
+      'submit_report',
+      'update_task_status',
+    ])
+    const report = tools.find((x) => x.name === 'submit_report')!.inputSchema as {
+      properties: Record<string, { enum?: string[] }>
+      required: string[]
+    }
     expect(report.properties.verdict.enum).toEqual(['pass', 'fail', 'partial'])
     expect(report.required).toEqual(expect.arrayContaining(['taskId', 'kind', 'verdict', 'summary', 'claims']))
 
-    const decider = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'auto' })
+    const decider = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      authority: 'decider',
+      approval: 'auto',
+    })
     const asDecider = await connect(decider.id)
     expect((await asDecider.listTools()).tools.map((x) => x.name)).toContain('update_decision')
   })
@@ -67,12 +102,20 @@ describe('concord mcp', () => {
     const client = await connect(impl.id)
     // The running app hears of the report at once (through its relay), as its UI does.
     const heard = waitForEvent<{ report: { authorId: string } }>(t.core, (e) => e.event === 'report.submitted')
-    expect(textOf(await client.callTool({ name: 'get_decision', arguments: { decisionId: 'D-1' } }))).toContain('D-1 v1 [accepted] "API" (id')
+    expect(textOf(await client.callTool({ name: 'get_decision', arguments: { decisionId: 'D-1' } }))).toContain(
+      'D-1 v1 [accepted] "API" (id',
+    )
     expect(textOf(await client.callTool({ name: 'get_brief', arguments: {} }))).toContain('Build API')
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
     const r = await client.callTool({
       name: 'submit_report',
-      arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'REST endpoints done', claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }] },
+      arguments: {
+        taskId: 'T-1',
+        kind: 'implementation',
+        verdict: 'pass',
+        summary: 'REST endpoints done',
+        claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }],
+      },
     })
     expect(r.isError).toBeFalsy()
     expect(textOf(r)).toContain('basis D-1 v1')
@@ -80,7 +123,12 @@ describe('concord mcp', () => {
     // The app's core (another process on the same files) sees the report.
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports).toHaveLength(1)
-    expect(reports[0]).toMatchObject({ authorId: impl.id, artifact: { commit: head }, basis: [{ decisionId: decision.id, version: 1 }], validity: 'valid' })
+    expect(reports[0]).toMatchObject({
+      authorId: impl.id,
+      artifact: { commit: head },
+      basis: [{ decisionId: decision.id, version: 1 }],
+      validity: 'valid',
+    })
     // The call shows in the member's session.
     const steps = (await t.core.invoke('sessions.get', { memberId: impl.id })).steps
     expect(steps.at(-1)).toMatchObject({ kind: 'tool', status: 'done' })
@@ -88,27 +136,46 @@ describe('concord mcp', () => {
 
   it('delivers a notice queued by a decision change with the next tool result, once', async () => {
     const client = await connect(impl.id)
-    await t.core.invoke('decisions.update', { decisionId: decision.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+    await t.core.invoke('decisions.update', {
+      decisionId: decision.id,
+      expectedVersion: 1,
+      statement: 'Use GraphQL',
+      reason: 'clients asked',
+    })
     expect(await t.core.invoke('notices.list', { memberId: impl.id, pending: true })).toHaveLength(1)
     const first = textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))
     expect(first).toContain('D-1 v2 [accepted] "API"')
     expect(first).toContain('Notices from Concord')
     expect(await t.core.invoke('notices.list', { memberId: impl.id, pending: true })).toEqual([])
-    expect(textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))).not.toContain('Notices from Concord')
+    expect(textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))).not.toContain(
+      'Notices from Concord',
+    )
   })
 
   it('refuses bad arguments, another workspace and calls that need approval, each with its reason', async () => {
     const client = await connect(impl.id)
-    const bad = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'novel', verdict: 'pass', summary: '', claims: [] } })
+    const bad = await client.callTool({
+      name: 'submit_report',
+      arguments: { taskId: 'T-1', kind: 'novel', verdict: 'pass', summary: '', claims: [] },
+    })
     expect(bad.isError).toBe(true)
     expect(textOf(bad)).toMatch(/kind/)
     const foreign = await client.callTool({ name: 'get_decision', arguments: { decisionId: 'w00000000-d1' } })
     expect(foreign.isError).toBe(true)
     expect(textOf(foreign)).toContain('error (not_found)')
 
-    const lead = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'ask' })
+    const lead = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      authority: 'decider',
+      approval: 'ask',
+    })
     const asLead = await connect(lead.id)
-    const refused = await asLead.callTool({ name: 'update_decision', arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'speed' } })
+    const refused = await asLead.callTool({
+      name: 'update_decision',
+      arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'speed' },
+    })
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toContain('error (approval_required)')
     expect((await t.core.invoke('decisions.get', { decisionId: decision.id })).version).toBe(1)
@@ -118,7 +185,10 @@ describe('concord mcp', () => {
     await expect(connect(`${ws.id}-m99`)).rejects.toThrow()
     let stderr = ''
     try {
-      execFileSync(process.execPath, [bin, 'mcp', '--member', impl.id, '--data-dir', join(t.dataDir, 'nowhere')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      execFileSync(process.execPath, [bin, 'mcp', '--member', impl.id, '--data-dir', join(t.dataDir, 'nowhere')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     } catch (err) {
       stderr = (err as { stderr: string }).stderr
     }
@@ -129,17 +199,42 @@ describe('concord mcp', () => {
     // The app's bus is what the bridge streams to an open browser (and the desktop window).
     const heard: { event: string; payload: Record<string, unknown> }[] = []
     t.core.bus.on((e) => heard.push(e))
-    const seen = (event: string, match: (p: Record<string, unknown>) => boolean = () => true) => waitForEvent(t.core, (e) => e.event === event && match(e.payload as Record<string, unknown>), 15_000)
-    const stepOf = (memberId: string, tool: string) => (p: Record<string, unknown>) => p.memberId === memberId && (p.step as { tool?: { name?: string } | null }).tool?.name === tool
-    const lead = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider', approval: 'auto' })
+    const seen = (event: string, match: (p: Record<string, unknown>) => boolean = () => true) =>
+      waitForEvent(t.core, (e) => e.event === event && match(e.payload as Record<string, unknown>), 15_000)
+    const stepOf = (memberId: string, tool: string) => (p: Record<string, unknown>) =>
+      p.memberId === memberId && (p.step as { tool?: { name?: string } | null }).tool?.name === tool
+    const lead = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      authority: 'decider',
+      approval: 'auto',
+    })
     const client = await connect(impl.id)
     const asLead = await connect(lead.id)
 
-    let events: Promise<unknown> = Promise.all([seen('proposal.changed'), seen('session.step', stepOf(impl.id, 'propose_decision_change'))])
-    expect((await client.callTool({ name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use GraphQL', reason: 'clients' } })).isError).toBeFalsy()
+    let events: Promise<unknown> = Promise.all([
+      seen('proposal.changed'),
+      seen('session.step', stepOf(impl.id, 'propose_decision_change')),
+    ])
+    expect(
+      (
+        await client.callTool({
+          name: 'propose_decision_change',
+          arguments: { decisionId: 'D-1', statement: 'Use GraphQL', reason: 'clients' },
+        })
+      ).isError,
+    ).toBeFalsy()
     await events
     events = Promise.all([seen('decision.changed'), seen('session.step', stepOf(lead.id, 'update_decision'))])
-    expect((await asLead.callTool({ name: 'update_decision', arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'latency' } })).isError).toBeFalsy()
+    expect(
+      (
+        await asLead.callTool({
+          name: 'update_decision',
+          arguments: { decisionId: 'D-1', expectedVersion: 1, statement: 'Use gRPC', reason: 'latency' },
+        })
+      ).isError,
+    ).toBeFalsy()
     await events
     // The decision change flagged the task: the notice goes out with the implementer's next tool result, a step too.
     events = Promise.all([
@@ -147,20 +242,34 @@ describe('concord mcp', () => {
       seen('session.step', stepOf(impl.id, 'submit_report')),
       seen('session.step', (p) => p.memberId === impl.id && (p.step as { kind: string }).kind === 'notice'),
     ])
-    const report = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'from my terminal', claims: [] } })
+    const report = await client.callTool({
+      name: 'submit_report',
+      arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'from my terminal', claims: [] },
+    })
     expect(report.isError).toBeFalsy()
     await events
-    events = Promise.all([seen('task.changed', (p) => (p.task as Task).status === 'delivered'), seen('session.step', stepOf(impl.id, 'update_task_status'))])
-    expect((await client.callTool({ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'delivered' } })).isError).toBeFalsy()
+    events = Promise.all([
+      seen('task.changed', (p) => (p.task as Task).status === 'delivered'),
+      seen('session.step', stepOf(impl.id, 'update_task_status')),
+    ])
+    expect(
+      (await client.callTool({ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'delivered' } }))
+        .isError,
+    ).toBeFalsy()
     await events
     // The steps shown are the ones stored: a reload gives the same session.
     const stored = (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.map((x) => x.id)
-    const pushed = heard.filter((e) => e.event === 'session.step' && e.payload.memberId === impl.id).map((e) => (e.payload.step as { id: string }).id)
+    const pushed = heard
+      .filter((e) => e.event === 'session.step' && e.payload.memberId === impl.id)
+      .map((e) => (e.payload.step as { id: string }).id)
     expect(pushed).toEqual(stored)
   })
 
   it("takes events on the app's relay only with its per-run secret", async () => {
-    const { address, secret } = JSON.parse(readFileSync(join(t.dataDir, 'run', 'relay.json'), 'utf8')) as { address: string; secret: string }
+    const { address, secret } = JSON.parse(readFileSync(join(t.dataDir, 'run', 'relay.json'), 'utf8')) as {
+      address: string
+      secret: string
+    }
     expect(statSync(join(t.dataDir, 'run', 'relay.json')).mode & 0o077).toBe(0)
     const heard: string[] = []
     t.core.bus.on((e) => heard.push(e.event))
@@ -210,10 +319,16 @@ describe("Concord's MCP tools for an agent Concord runs (the gateway, inside the
   /** The agent's side: the proxy program of the gateway's server entry, driven by the real MCP client. */
   async function agentClient(g: McpGateway, env: Record<string, string> = {}): Promise<Client> {
     const entry = g.serverEntry('concord')
-    const vars = { PATH: process.env.PATH ?? '', ...Object.fromEntries(entry.env.map((e) => [e.name, e.value])), ...env }
+    const vars = {
+      PATH: process.env.PATH ?? '',
+      ...Object.fromEntries(entry.env.map((e) => [e.name, e.value])),
+      ...env,
+    }
     const client = new Client({ name: 'agent', version: '1.0.0' })
     clients.push(client)
-    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: vars, stderr: 'pipe' }))
+    await client.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, env: vars, stderr: 'pipe' }),
+    )
     return client
   }
 
@@ -227,18 +342,31 @@ describe("Concord's MCP tools for an agent Concord runs (the gateway, inside the
     const { g, queued, asked } = await gateway(impl.id, { root: tree, approval: 'ask' })
     const client = await agentClient(g)
     expect((await client.listTools()).tools.map((x) => x.name)).toContain('submit_report')
-    const r = await client.callTool({ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] } })
+    const r = await client.callTool({
+      name: 'submit_report',
+      arguments: { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [] },
+    })
     expect(textOf(r)).not.toContain('error')
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports[0].artifact?.commit).toBe(treeHead)
     expect(treeHead).not.toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
-    const other = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Other', role: 'tester', approval: 'auto' })
-    expect((await client.callTool({ name: 'message_member', arguments: { memberId: other.id, text: 'hello' } })).isError).toBeFalsy()
+    const other = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Other',
+      role: 'tester',
+      approval: 'auto',
+    })
+    expect(
+      (await client.callTool({ name: 'message_member', arguments: { memberId: other.id, text: 'hello' } })).isError,
+    ).toBeFalsy()
     // The member is auto; its turn (started by a message under ask) is not: the message keeps ask.
     expect(impl.approval).toBe('auto')
     expect(queued).toEqual([{ to: other.id, text: 'hello', approval: 'ask' }])
     // A call that needs approval under the turn's policy goes to the member's host.
-    const cancel = await client.callTool({ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'cancelled' } })
+    const cancel = await client.callTool({
+      name: 'update_task_status',
+      arguments: { taskId: 'T-1', status: 'cancelled' },
+    })
     expect(cancel.isError).toBeFalsy()
     expect(asked).toEqual(['update_task_status'])
   })

@@ -19,22 +19,36 @@ let ws: Workspace
 let ivy: Member
 let closed = false
 
-const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
 const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
-const checkout = () => ({ head: git(t.repoDir, 'rev-parse', 'HEAD'), status: git(t.repoDir, 'status', '--porcelain', '--ignored') })
+const checkout = () => ({
+  head: git(t.repoDir, 'rev-parse', 'HEAD'),
+  status: git(t.repoDir, 'status', '--porcelain', '--ignored'),
+})
 
 beforeEach(async () => {
   closed = false
   t = makeCore({ git: true })
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-  ivy = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+  ivy = await t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Ivy',
+    role: 'implementer',
+    approval: 'auto',
+  })
 })
 afterEach(async () => {
   if (!closed) await t.cleanup()
 })
 
 async function acceptedTask(title: string, files: Record<string, string>, commitConfig: string[] = []): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: ivy.id, requiredReports: [] })
+  const task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title,
+    assigneeId: ivy.id,
+    requiredReports: [],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   const dir = treeOf(task)
   for (const [f, content] of Object.entries(files)) writeFileSync(join(dir, f), content)
@@ -49,9 +63,19 @@ describe('a merge runs no program of the repository', () => {
     // A signed commit (a stand-in signer), so that verifying it would run gpg.program.
     const signer = join(t.repoDir, '..', 'signer.sh')
     // It reads the payload first: one that exits before git has written it fails the commit (EPIPE), now and then.
-    writeFileSync(signer, '#!/bin/sh\ncat >/dev/null\necho "[GNUPG:] SIG_CREATED D 1 8 00 0 X" >&2\nprintf -- "-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n"\n')
+    writeFileSync(
+      signer,
+      '#!/bin/sh\ncat >/dev/null\necho "[GNUPG:] SIG_CREATED D 1 8 00 0 X" >&2\nprintf -- "-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n"\n',
+    )
     chmodSync(signer, 0o755)
-    const task = await acceptedTask('Signed', { 'feature.txt': 'f\n' }, ['-c', `gpg.program=${signer}`, '-c', 'user.signingKey=X', '-c', 'commit.gpgSign=true'])
+    const task = await acceptedTask('Signed', { 'feature.txt': 'f\n' }, [
+      '-c',
+      `gpg.program=${signer}`,
+      '-c',
+      'user.signingKey=X',
+      '-c',
+      'commit.gpgSign=true',
+    ])
     const marker = join(t.repoDir, '..', 'gpg-ran')
     const gpg = join(t.repoDir, '..', 'gpg.sh')
     writeFileSync(gpg, `#!/bin/sh\ntouch ${marker}\nexit 0\n`)
@@ -70,7 +94,11 @@ describe('a merge never overwrites a file git does not track', () => {
     writeFileSync(join(t.repoDir, '.gitignore'), '*.out\n')
     git(t.repoDir, 'add', '.gitignore')
     git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'ignore outputs')
-    const task = await acceptedTask('Outputs', { 'build.out': 'from the task\n', '.env': 'TOKEN=task\n', 'ok.txt': 'fine\n' })
+    const task = await acceptedTask('Outputs', {
+      'build.out': 'from the task\n',
+      '.env': 'TOKEN=task\n',
+      'ok.txt': 'fine\n',
+    })
     writeFileSync(join(t.repoDir, 'build.out'), 'mine, ignored\n')
     writeFileSync(join(t.repoDir, '.env'), 'TOKEN=mine\n')
     const before = checkout()
@@ -103,7 +131,10 @@ function slowFilterHome(): { home: string; ready: string } {
     `#!/bin/sh\nif [ ! -e ${marks}/first ]; then touch ${marks}/first; exec cat; fi\ncat\nps -o pgid= $$ | tr -d ' ' > ${marks}/pgid.tmp && mv ${marks}/pgid.tmp ${marks}/pgid\nexec sleep 600\n`,
   )
   chmodSync(script, 0o755)
-  writeFileSync(join(home, '.gitconfig'), `[filter "slow"]\n\tsmudge = ${script}\n\tclean = cat\n[user]\n\tname = T\n\temail = t@x\n`)
+  writeFileSync(
+    join(home, '.gitconfig'),
+    `[filter "slow"]\n\tsmudge = ${script}\n\tclean = cat\n[user]\n\tname = T\n\temail = t@x\n`,
+  )
   return { home, ready: join(marks, 'pgid') }
 }
 
@@ -124,19 +155,30 @@ function waitForFile(file: string): Promise<void> {
 }
 
 /** Runs one API call in a second core process with the slow filter, and kills it and its git once the filter hangs. */
-async function killedMidCall(method: string, params: Record<string, unknown>, env: Record<string, string> = {}): Promise<void> {
+async function killedMidCall(
+  method: string,
+  params: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<void> {
   const { home, ready } = slowFilterHome()
   await t.core.close()
   closed = true
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/core-call-worker.ts', JSON.stringify({ dataDir: t.dataDir, method, params })], {
-    cwd: process.cwd(),
-    env: { ...process.env, HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/fixtures/core-call-worker.ts', JSON.stringify({ dataDir: t.dataDir, method, params })],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, HOME: home, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')))
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  await Promise.race([waitForFile(ready), exited.then(() => Promise.reject(new Error(`the call finished before it could be killed: ${out}`)))])
+  await Promise.race([
+    waitForFile(ready),
+    exited.then(() => Promise.reject(new Error(`the call finished before it could be killed: ${out}`))),
+  ])
   process.kill(-Number(readFileSync(ready, 'utf8').trim()), 'SIGKILL') // git and the filter
   child.kill('SIGKILL') // Concord
   await exited
@@ -180,15 +222,31 @@ describe('a merge that landed before Concord could record it', () => {
     await t.core.close()
     closed = true
     // What a crash right after git's merge leaves: the merge in the checkout, the record of it still running.
-    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'merge', '-q', '--no-ff', '-m', 'merged', task.artifact!.commit!)
+    git(
+      t.repoDir,
+      '-c',
+      'user.name=T',
+      '-c',
+      'user.email=t@x',
+      'merge',
+      '-q',
+      '--no-ff',
+      '-m',
+      'merged',
+      task.artifact!.commit!,
+    )
     const db = new Database(join(t.dataDir, 'workspaces', `${ws.id}.sqlite`))
-    db.prepare('UPDATE task_branches SET merging = ?').run(JSON.stringify({ head, commit: task.artifact!.commit, at: new Date().toISOString() }))
+    db.prepare('UPDATE task_branches SET merging = ?').run(
+      JSON.stringify({ head, commit: task.artifact!.commit, at: new Date().toISOString() }),
+    )
     db.close()
     const core = createCore({ dataDir: t.dataDir })
     try {
       const reopened = await core.invoke('workspaces.open', { repoPath: t.repoDir })
       expect(reopened.notes.join('\n')).toContain('had landed')
-      expect((await core.invoke('tasks.get', { taskId: task.id })).merged?.commit).toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+      expect((await core.invoke('tasks.get', { taskId: task.id })).merged?.commit).toBe(
+        git(t.repoDir, 'rev-parse', 'HEAD'),
+      )
     } finally {
       await core.close()
     }
@@ -210,14 +268,18 @@ describe('a crash while a tree is made', () => {
       await core.invoke('workspaces.open', { repoPath: t.repoDir })
       const again = await core.invoke('tasks.get', { taskId: task.id })
       expect(again).toMatchObject({ status: 'in_progress', branch: 'concord/T-1-made-twice' })
-      expect(git(t.repoDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/concord/')).toBe('concord/T-1-made-twice')
+      expect(git(t.repoDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/concord/')).toBe(
+        'concord/T-1-made-twice',
+      )
       const tree = treeOf(task)
       expect(git(tree, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('concord/T-1-made-twice')
       expect(readFileSync(join(tree, 'c.slow'), 'utf8')).toBe('c\n')
       expect(git(tree, 'status', '--porcelain')).toBe('')
       // A retry is idempotent.
       await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' }).catch(() => undefined)
-      expect(git(t.repoDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/concord/')).toBe('concord/T-1-made-twice')
+      expect(git(t.repoDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/concord/')).toBe(
+        'concord/T-1-made-twice',
+      )
     } finally {
       await core.close()
     }

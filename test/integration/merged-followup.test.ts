@@ -14,18 +14,30 @@ let t: TestCore
 let ws: Workspace
 let ivy: Member
 
-const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
 const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 
 beforeEach(async () => {
   t = makeCore({ git: true })
   ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-  ivy = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+  ivy = await t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Ivy',
+    role: 'implementer',
+    approval: 'auto',
+  })
 })
 afterEach(async () => t.cleanup())
 
 async function mergedTask(decisionId: string): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search timeout', assigneeId: ivy.id, decisionIds: [decisionId], requiredReports: [] })
+  const task = await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Search timeout',
+    assigneeId: ivy.id,
+    decisionIds: [decisionId],
+    requiredReports: [],
+  })
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   writeFileSync(join(treeOf(task), 'timeout.ts'), 'export const timeoutMs = 5000\n')
   git(treeOf(task), 'add', '-A')
@@ -37,21 +49,44 @@ async function mergedTask(decisionId: string): Promise<Task> {
 
 describe('a decision changed after its task was merged', () => {
   it('keeps the merged task merged and creates a follow-up linked to the new version, assigned like the original', async () => {
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s.' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s.',
+    })
     const t1 = await mergedTask(d.id)
     expect(t1.merged).not.toBeNull()
-    const preview = await t.core.invoke('decisions.previewImpact', { decisionId: d.id, statement: 'Web search gives up after 10 s.' })
+    const preview = await t.core.invoke('decisions.previewImpact', {
+      decisionId: d.id,
+      statement: 'Web search gives up after 10 s.',
+    })
     expect(preview.counts).toMatchObject({ tasks: 0, acceptanceRevoked: 0 })
-    expect(preview.mergedTasks).toEqual([{ taskId: t1.id, key: 'T-1', text: 'T-1 is merged: the base branch has its code; a follow-up task will be created' }])
+    expect(preview.mergedTasks).toEqual([
+      {
+        taskId: t1.id,
+        key: 'T-1',
+        text: 'T-1 is merged: the base branch has its code; a follow-up task will be created',
+      },
+    ])
 
-    const { impact } = await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Web search gives up after 10 s.', reason: 'slow providers' })
+    const { impact } = await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'Web search gives up after 10 s.',
+      reason: 'slow providers',
+    })
     expect(impact.counts).toMatchObject({ tasks: 0, acceptanceRevoked: 0 })
     const after = await t.core.invoke('tasks.get', { taskId: t1.id })
     expect(after).toMatchObject({ status: 'accepted', flag: null, merged: t1.merged })
     const tasks = await t.core.invoke('tasks.list', { workspaceId: ws.id })
     expect(tasks).toHaveLength(2)
     const follow = tasks.find((x) => x.id !== t1.id)!
-    expect(follow).toMatchObject({ status: 'todo', assigneeId: ivy.id, title: 'Follow up T-1 for D-1 v2: Search timeout', flag: null })
+    expect(follow).toMatchObject({
+      status: 'todo',
+      assigneeId: ivy.id,
+      title: 'Follow up T-1 for D-1 v2: Search timeout',
+      flag: null,
+    })
     expect(follow.links).toMatchObject([{ decisionId: d.id, pinnedVersion: 2 }])
     expect(follow.spec).toContain('T-1 was merged before D-1 changed to v2')
     expect(follow.spec).toContain('Web search gives up after 10 s.')

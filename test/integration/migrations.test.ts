@@ -20,7 +20,10 @@ describe('migrations', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     // The search index (010) is an FTS5 virtual table with shadow tables of FTS5's own making: not STRICT by design.
-    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'steps_fts%'").pluck().all() as string[]
+    const sql = db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'steps_fts%'")
+      .pluck()
+      .all() as string[]
     expect(sql.every((s) => /STRICT/.test(s))).toBe(true)
     db.close()
   })
@@ -28,27 +31,45 @@ describe('migrations', () => {
   it('brings a v1 database with rows up to date without losing them (002: sessions)', () => {
     const file = join(dir, 'old.sqlite')
     const v1 = openDatabase(file, { migrations: migrations.slice(0, 1) })
-    v1.prepare("INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')").run()
-    v1.prepare("INSERT INTO decisions (title, statement, status, version, fingerprint, created_at, updated_at) VALUES ('API', 'REST', 'accepted', 1, 'fp', 'x', 'x')").run()
+    v1.prepare(
+      "INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')",
+    ).run()
+    v1.prepare(
+      "INSERT INTO decisions (title, statement, status, version, fingerprint, created_at, updated_at) VALUES ('API', 'REST', 'accepted', 1, 'fp', 'x', 'x')",
+    ).run()
     expect(v1.pragma('user_version', { simple: true })).toBe(1)
     v1.close()
     const db = openDatabase(file, { migrations: migrations.slice(0, 2) })
     expect(db.pragma('user_version', { simple: true })).toBe(2)
-    expect(db.prepare('SELECT name, planning_interval FROM members').get()).toEqual({ name: 'Ann', planning_interval: 0 })
+    expect(db.prepare('SELECT name, planning_interval FROM members').get()).toEqual({
+      name: 'Ann',
+      planning_interval: 0,
+    })
     expect(db.prepare('SELECT statement FROM decisions').pluck().get()).toBe('REST')
-    db.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'user', 'queued', 'hi', 'x')").run()
+    db.prepare(
+      "INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'user', 'queued', 'hi', 'x')",
+    ).run()
     db.close()
   })
 
   it('brings a v2 database with a session up to date (003: trust): members keep their rows, network is off, steps carry no policy', () => {
     const file = join(dir, 'v2.sqlite')
     const v2 = openDatabase(file, { migrations: migrations.slice(0, 2) })
-    v2.prepare("INSERT INTO members (name, role, authority, approval, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'auto', 'x', 'x')").run()
-    v2.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'user', 'done', 'hi', 'x')").run()
+    v2.prepare(
+      "INSERT INTO members (name, role, authority, approval, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'auto', 'x', 'x')",
+    ).run()
+    v2.prepare(
+      "INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'user', 'done', 'hi', 'x')",
+    ).run()
     v2.close()
     const db = openDatabase(file, { migrations: migrations.slice(0, 3) })
     expect(db.pragma('user_version', { simple: true })).toBe(3)
-    expect(db.prepare('SELECT name, approval, network, session_start FROM members').get()).toEqual({ name: 'Ann', approval: 'auto', network: 0, session_start: 0 })
+    expect(db.prepare('SELECT name, approval, network, session_start FROM members').get()).toEqual({
+      name: 'Ann',
+      approval: 'auto',
+      network: 0,
+      session_start: 0,
+    })
     expect(db.prepare('SELECT text, approval FROM steps').get()).toEqual({ text: 'hi', approval: null })
     expect(() => db.prepare("UPDATE steps SET approval = 'sometimes'").run()).toThrow(/CHECK/)
     db.prepare("INSERT INTO command_processes (step_id, pid, pgid, started_at) VALUES (1, 42, 42, 'x')").run()
@@ -58,14 +79,24 @@ describe('migrations', () => {
   it('brings a v3 database up to date (004, 005: agents, worktrees): tasks keep their rows and get no branch', () => {
     const file = join(dir, 'v3.sqlite')
     const v3 = openDatabase(file, { migrations: migrations.slice(0, 3) })
-    v3.prepare("INSERT INTO tasks (title, spec, acceptance_criteria, status, required_reports, created_at, updated_at) VALUES ('Build', '', '', 'todo', '[]', 'x', 'x')").run()
+    v3.prepare(
+      "INSERT INTO tasks (title, spec, acceptance_criteria, status, required_reports, created_at, updated_at) VALUES ('Build', '', '', 'todo', '[]', 'x', 'x')",
+    ).run()
     v3.close()
     const db = openDatabase(file)
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     expect(db.prepare('SELECT title FROM tasks').pluck().get()).toBe('Build')
     expect(db.prepare('SELECT count(*) FROM task_branches').pluck().get()).toBe(0)
-    db.prepare("INSERT INTO task_branches (task_id, branch, base_commit, head, created_at) VALUES (1, 'concord/T-1', 'a', 'a', 'x')").run()
-    expect(() => db.prepare("INSERT INTO task_branches (task_id, branch, base_commit, head, created_at) VALUES (1, 'concord/T-1b', 'a', 'a', 'x')").run()).toThrow(/UNIQUE|PRIMARY/)
+    db.prepare(
+      "INSERT INTO task_branches (task_id, branch, base_commit, head, created_at) VALUES (1, 'concord/T-1', 'a', 'a', 'x')",
+    ).run()
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO task_branches (task_id, branch, base_commit, head, created_at) VALUES (1, 'concord/T-1b', 'a', 'a', 'x')",
+        )
+        .run(),
+    ).toThrow(/UNIQUE|PRIMARY/)
     db.close()
   })
 
@@ -99,7 +130,9 @@ describe('migrations', () => {
       raw.close()
       const { createCore } = await import('../../electron/main/core')
       const core = createCore({ dataDir: t.dataDir })
-      await expect(core.invoke('decisions.list', { workspaceId: ws.id })).rejects.toMatchObject({ code: 'schema_too_new' })
+      await expect(core.invoke('decisions.list', { workspaceId: ws.id })).rejects.toMatchObject({
+        code: 'schema_too_new',
+      })
       await core.close()
     } finally {
       await t.cleanup().catch(() => undefined)

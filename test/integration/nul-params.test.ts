@@ -30,7 +30,10 @@ async function api(method: string, body: unknown) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
     body: JSON.stringify(body),
   })
-  return { status: res.status, body: (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string } } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string } },
+  }
 }
 
 describe('a NUL character in a path or query', () => {
@@ -51,7 +54,12 @@ describe('a NUL character in a path or query', () => {
     ]
     for (const [method, params, field] of calls) {
       const res = await api(method, params)
-      expect({ method, field, status: res.status, code: res.body.error?.code }).toEqual({ method, field, status: 400, code: 'invalid_params' })
+      expect({ method, field, status: res.status, code: res.body.error?.code }).toEqual({
+        method,
+        field,
+        status: 400,
+        code: 'invalid_params',
+      })
       expect(res.body.error?.message).toContain(field)
     }
     // A query without NUL still works.

@@ -55,7 +55,9 @@ function recount(db: Db) {
 }
 
 const kept = (db: Db) => ({
-  totals: db.prepare('SELECT decision_id, fingerprint, reports, claims, report_claims FROM pin_totals ORDER BY 1, 2').all(),
+  totals: db
+    .prepare('SELECT decision_id, fingerprint, reports, claims, report_claims FROM pin_totals ORDER BY 1, 2')
+    .all(),
   authors: db.prepare('SELECT decision_id, fingerprint, author_id, reports FROM pin_authors ORDER BY 1, 2, 3').all(),
 })
 
@@ -63,13 +65,21 @@ describe('the report side of an edit, from the kept pin figures', () => {
   it('equals plain SQL over the pins after random reports and edits that return to earlier contents', async () => {
     const rnd = random(12)
     const members: Member[] = []
-    for (const name of ['Tess', 'Rev', 'Ann']) members.push(await core.invoke('members.create', { workspaceId: ws.id, name, role: 'tester' }))
+    for (const name of ['Tess', 'Rev', 'Ann'])
+      members.push(await core.invoke('members.create', { workspaceId: ws.id, name, role: 'tester' }))
     const decisions: Decision[] = [
       await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'A' }),
       await core.invoke('decisions.create', { workspaceId: ws.id, title: 'DB', statement: 'X' }),
     ]
     const tasks: Task[] = []
-    for (let i = 0; i < 6; i++) tasks.push(await core.invoke('tasks.create', { workspaceId: ws.id, title: `t${i}`, decisionIds: i % 2 ? [decisions[0].id, decisions[1].id] : [decisions[0].id] }))
+    for (let i = 0; i < 6; i++)
+      tasks.push(
+        await core.invoke('tasks.create', {
+          workspaceId: ws.id,
+          title: `t${i}`,
+          decisionIds: i % 2 ? [decisions[0].id, decisions[1].id] : [decisions[0].id],
+        }),
+      )
     const db = core.harness.ctx(ws.id).store.db
     const contents = ['A', 'B', 'C']
     let edits = 0
@@ -87,14 +97,21 @@ describe('the report side of an edit, from the kept pin figures', () => {
           verdict: 'pass',
           artifact: { commit: 'a'.repeat(40) },
           basis: [{ decisionId: d.id, version }],
-          claims: Array.from({ length: 1 + rnd(3) }, (_, i) => ({ text: `c${i}`, decisionIds: rnd(2) ? [current[0].id] : [current[0].id, current[1].id] })),
+          claims: Array.from({ length: 1 + rnd(3) }, (_, i) => ({
+            text: `c${i}`,
+            decisionIds: rnd(2) ? [current[0].id] : [current[0].id, current[1].id],
+          })),
         })
         continue
       }
       const d = current[rnd(2)]
       const next = contents.filter((c) => c !== d.statement)[rnd(2)]
       const from = d.fingerprint
-      const { decision, impact } = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: next })
+      const { decision, impact } = await core.invoke('decisions.update', {
+        decisionId: d.id,
+        expectedVersion: d.version,
+        statement: next,
+      })
       edits++
       const to = decision.fingerprint
       const n = rowNo(d.id)
@@ -110,8 +127,12 @@ describe('the report side of an edit, from the kept pin figures', () => {
       )
       expect(both).toBe(0) // through the API a report pins each decision at one content (its claims read it as its basis does)
       expect(impact.counts.reports).toBe(touched)
-      expect(impact.counts.staleClaims).toBe(one('SELECT count(*) FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @a'))
-      expect(impact.counts.restoredClaims).toBe(one('SELECT count(*) FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @b'))
+      expect(impact.counts.staleClaims).toBe(
+        one('SELECT count(*) FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @a'),
+      )
+      expect(impact.counts.restoredClaims).toBe(
+        one('SELECT count(*) FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @b'),
+      )
       // Each author of a report pinned to the content the edit left gets a notice naming exactly those reports.
       const expected = new Map<string, string[]>()
       for (const row of db
@@ -125,7 +146,9 @@ describe('the report side of an edit, from the kept pin figures', () => {
         expected.set(key, [...(expected.get(key) ?? []), `${ws.id}-r${row.id}`])
       }
       for (const m of members) {
-        const notice = (await core.invoke('notices.list', { memberId: m.id })).find((x) => x.decisionId === d.id && x.decisionVersion === decision.version)
+        const notice = (await core.invoke('notices.list', { memberId: m.id })).find(
+          (x) => x.decisionId === d.id && x.decisionVersion === decision.version,
+        )
         expect(notice?.reportIds ?? []).toEqual(expected.get(m.id) ?? [])
       }
     }
@@ -136,7 +159,8 @@ describe('the report side of an edit, from the kept pin figures', () => {
   it('counts a report pinned to both contents of an edit once', async () => {
     const tess = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'A' })
-    const v2 = (await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'B' })).decision
+    const v2 = (await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'B' }))
+      .decision
     const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: 't', decisionIds: [d.id] })
     // Not something the API writes, but a file may hold it: the basis read A, a claim was pinned to B.
     const { store } = core.harness.ctx(ws.id)
@@ -170,18 +194,34 @@ describe('migration 012 on a file that already has reports', () => {
     const file = `${t.dataDir}/old.sqlite`
     const v11 = openDatabase(file, { migrations: migrations.slice(0, 11) })
     const at = new Date().toISOString()
-    v11.prepare("INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)").run(at, at)
-    v11.prepare("INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (1, 'd', 's', 'accepted', 2, 'fp2', ?, ?)").run(at, at)
-    v11.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(at, at)
-    const report = v11.prepare("INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, 'test', 'pass', ?, ?)")
+    v11
+      .prepare(
+        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
+      )
+      .run(at, at)
+    v11
+      .prepare(
+        "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (1, 'd', 's', 'accepted', 2, 'fp2', ?, ?)",
+      )
+      .run(at, at)
+    v11
+      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
+      .run(at, at)
+    const report = v11.prepare(
+      "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, 'test', 'pass', ?, ?)",
+    )
     report.run(1, 1, 2, at)
     report.run(2, null, 1, at)
     report.run(3, 1, 1, at)
-    const basis = v11.prepare('INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, ?, ?, ?, 1, ?, ?)')
+    const basis = v11.prepare(
+      'INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, ?, ?, ?, 1, ?, ?)',
+    )
     basis.run(1, 1, 'fp1', 1, 2)
     basis.run(3, 2, 'fp2', 1, 1)
     const claim = v11.prepare('INSERT INTO claims (id, report_id, ordinal, text) VALUES (?, ?, 0, ?)')
-    const link = v11.prepare('INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (1, ?, ?, ?)')
+    const link = v11.prepare(
+      'INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (1, ?, ?, ?)',
+    )
     for (const [id, r, fp] of [
       [1, 1, 'fp2'],
       [2, 1, 'fp2'],
@@ -191,7 +231,11 @@ describe('migration 012 on a file that already has reports', () => {
       claim.run(id, r, `c${id}`)
       link.run(r, id, fp)
     }
-    v11.prepare("INSERT INTO notices (member_id, kind, decision_id, decision_version, report_ids, text, created_at) VALUES (1, 'decision_changed', 1, 2, '[1,3]', 'n', ?)").run(at)
+    v11
+      .prepare(
+        "INSERT INTO notices (member_id, kind, decision_id, decision_version, report_ids, text, created_at) VALUES (1, 'decision_changed', 1, 2, '[1,3]', 'n', ?)",
+      )
+      .run(at)
     v11.close()
     const db = openDatabase(file, { migrations })
     expect(kept(db)).toEqual(recount(db))
@@ -200,11 +244,20 @@ describe('migration 012 on a file that already has reports', () => {
       { decision_id: 1, fingerprint: 'fp2', reports: 2, claims: 3, report_claims: 3 },
     ])
     // An older notice keeps its listed reports.
-    expect(db.prepare('SELECT report_count, report_ids FROM notices').get()).toEqual({ report_count: null, report_ids: '[1,3]' })
-    db.prepare("INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (4, 1, 1, 'test', 'pass', 1, ?)").run(at)
-    db.prepare("INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, 4, 2, 'fp2', 1, 1, 1)").run()
+    expect(db.prepare('SELECT report_count, report_ids FROM notices').get()).toEqual({
+      report_count: null,
+      report_ids: '[1,3]',
+    })
+    db.prepare(
+      "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (4, 1, 1, 'test', 'pass', 1, ?)",
+    ).run(at)
+    db.prepare(
+      "INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, 4, 2, 'fp2', 1, 1, 1)",
+    ).run()
     db.prepare("INSERT INTO claims (id, report_id, ordinal, text) VALUES (5, 4, 0, 'c5')").run()
-    db.prepare("INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (1, 4, 5, 'fp2')").run()
+    db.prepare(
+      "INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (1, 4, 5, 'fp2')",
+    ).run()
     expect(kept(db)).toEqual(recount(db))
     db.close()
   })

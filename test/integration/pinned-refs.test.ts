@@ -20,14 +20,30 @@ afterEach(async () => {
   await server.close()
 })
 
-const provider = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const provider = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test-key',
+})
 const member = (workspaceId = ws.id): Promise<Member> =>
-  t.core.invoke('members.create', { workspaceId, name: 'Impl', role: 'implementer', provider: provider(), approval: 'auto', authority: 'decider' })
+  t.core.invoke('members.create', {
+    workspaceId,
+    name: 'Impl',
+    role: 'implementer',
+    provider: provider(),
+    approval: 'auto',
+    authority: 'decider',
+  })
 
 async function turn(m: Member, text: string): Promise<Step[]> {
   const done = waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
   )
   await t.core.invoke('sessions.send', { memberId: m.id, text })
   await done
@@ -39,9 +55,15 @@ const pins = (s: Step | undefined) => s?.refs.map((r) => (r.version === undefine
 describe('mentions are pinned when a step is stored', () => {
   it('keeps the version a message and a streamed reply were written against after the decision changes', async () => {
     const m = await member()
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search', statement: 'Fail the whole search after 30 s' })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search',
+      statement: 'Fail the whole search after 30 s',
+    })
     const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Timeouts', decisionIds: [d.id] })
-    server.enqueue({ text: 'Against D-1 v1 the search fails after 30 s; T-1 covers it. `D-1` in code is not a mention.' })
+    server.enqueue({
+      text: 'Against D-1 v1 the search fails after 30 s; T-1 covers it. `D-1` in code is not a mention.',
+    })
     let steps = await turn(m, 'Check D-1 for T-1, and D-99 which does not exist')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
     expect(pins(steps[0])).toEqual(['D-1 v1', 'T-1'])
@@ -49,7 +71,12 @@ describe('mentions are pinned when a step is stored', () => {
     expect(steps[0].refs[0]).toEqual({ key: 'D-1', kind: 'decision', id: d.id, version: 1 })
     expect(steps[0].refs[1]).toEqual({ key: 'T-1', kind: 'task', id: task.id })
 
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Return partial results after 30 s', reason: 'users want something' })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'Return partial results after 30 s',
+      reason: 'users want something',
+    })
     server.enqueue({ text: 'Now D-1 asks for partial results.' })
     steps = await turn(m, 'And D-1 now?')
     // The old steps still say what they were written against; the new ones pin v2.
@@ -58,7 +85,11 @@ describe('mentions are pinned when a step is stored', () => {
 
   it('pins a tool result by its final text', async () => {
     const m = await member()
-    await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search', statement: 'Fail the whole search after 30 s' })
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search',
+      statement: 'Fail the whole search after 30 s',
+    })
     server.enqueue({ toolCalls: [{ name: 'list_decisions', arguments: {} }] }, { text: 'Read them.' })
     const steps = await turn(m, 'Which decisions are there?')
     const tool = steps.find((s) => s.kind === 'tool')
@@ -71,7 +102,11 @@ describe('mentions are pinned when a step is stored', () => {
     mkdirSync(otherRepo)
     const other = await t.core.invoke('workspaces.open', { repoPath: otherRepo })
     // The other workspace has D-1 at v2 and a D-2; this one has only D-1 at v1.
-    const o1 = await t.core.invoke('decisions.create', { workspaceId: other.id, title: 'Other', statement: 'Other text' })
+    const o1 = await t.core.invoke('decisions.create', {
+      workspaceId: other.id,
+      title: 'Other',
+      statement: 'Other text',
+    })
     await t.core.invoke('decisions.update', { decisionId: o1.id, expectedVersion: 1, statement: 'Other text, changed' })
     await t.core.invoke('decisions.create', { workspaceId: other.id, title: 'Other 2', statement: 'More' })
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Here', statement: 'Here text' })
@@ -87,11 +122,26 @@ describe('mentions are pinned when a step is stored', () => {
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const m = await member()
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'Use GraphQL',
+      reason: 'clients asked',
+    })
     // An editorial fix lands before the member's next turn: the decision is at v3, the notice still says v2.
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 2, statement: 'Use GraphQL.', editorial: true })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 2,
+      statement: 'Use GraphQL.',
+      editorial: true,
+    })
     server.enqueue({ text: 'Adjusting.' })
     const steps = await turn(m, 'Go on')
     const notice = steps.find((s) => s.kind === 'notice')
@@ -102,10 +152,21 @@ describe('mentions are pinned when a step is stored', () => {
 
   it('gives no pins to a step stored without them (as every step before schema v7)', async () => {
     const m = await member()
-    await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search', statement: 'Fail the whole search after 30 s' })
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search',
+      statement: 'Fail the whole search after 30 s',
+    })
     const store = t.core.harness.ctx(ws.id).store
     const memberRow = parseId(m.id, 'member', 'id').n
-    store.steps.insert({ member_id: memberRow, kind: 'notice', status: 'done', text: 'About D-1', refs: null, started_at: new Date().toISOString() })
+    store.steps.insert({
+      member_id: memberRow,
+      kind: 'notice',
+      status: 'done',
+      text: 'About D-1',
+      refs: null,
+      started_at: new Date().toISOString(),
+    })
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.map((s) => [s.text, s.refs])).toEqual([['About D-1', []]])
   })

@@ -27,14 +27,39 @@ afterEach(async () => {
 
 async function turn(kind: 'openai' | 'anthropic'): Promise<Member> {
   const provider =
-    kind === 'openai' ? { kind, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' } : { kind, model: 'claude-test', baseURL: server.anthropicBaseURL, apiKey: 'sk-ant-test' }
-  const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', provider, approval: 'auto' })
-  const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
-  await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: m.id, decisionIds: [d.id] })
-  server.enqueue({ toolCalls: [{ name: 'list_files', arguments: {} }] }, { toolCalls: [{ name: 'read_file', arguments: { path: 'app.ts' } }] }, { text: 'Read them.' })
+    kind === 'openai'
+      ? { kind, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' }
+      : { kind, model: 'claude-test', baseURL: server.anthropicBaseURL, apiKey: 'sk-ant-test' }
+  const m = await t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Impl',
+    role: 'implementer',
+    provider,
+    approval: 'auto',
+  })
+  const d = await t.core.invoke('decisions.create', {
+    workspaceId: ws.id,
+    title: 'Search timeout',
+    statement: 'Web search gives up after 5 s',
+  })
+  await t.core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Web search tool',
+    assigneeId: m.id,
+    decisionIds: [d.id],
+  })
+  server.enqueue(
+    { toolCalls: [{ name: 'list_files', arguments: {} }] },
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'app.ts' } }] },
+    { text: 'Read them.' },
+  )
   const idle = waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
   await t.core.invoke('sessions.send', { memberId: m.id, text: 'Look at the files.' })
@@ -43,7 +68,8 @@ async function turn(kind: 'openai' | 'anthropic'): Promise<Member> {
   return m
 }
 
-const withoutMarks = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'cache_control' ? undefined : x)))
+const withoutMarks = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'cache_control' ? undefined : x)))
 
 describe('prompt cache', () => {
   it('OpenAI: each call of a turn begins with exactly the previous call, tools the same', async () => {
@@ -63,7 +89,11 @@ describe('prompt cache', () => {
     expect(a.system[0].cache_control).toEqual({ type: 'ephemeral' })
     // Only where the breakpoint sits differs: it moves to the end of the longer conversation.
     const [pa, pb] = [withoutMarks(a.messages) as unknown[], withoutMarks(b.messages) as unknown[]]
-    const norm = (m: unknown) => JSON.stringify(m).replace(/^\{"role":"user","content":"(.*)"\}$/, '{"role":"user","content":[{"type":"text","text":"$1"}]}')
+    const norm = (m: unknown) =>
+      JSON.stringify(m).replace(
+        /^\{"role":"user","content":"(.*)"\}$/,
+        '{"role":"user","content":[{"type":"text","text":"$1"}]}',
+      )
     expect(pb.slice(0, pa.length).map(norm)).toEqual(pa.map(norm))
     expect(withoutMarks(c.messages.slice(0, b.messages.length))).toEqual(withoutMarks(b.messages))
     expect(c.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' })

@@ -122,11 +122,24 @@ class Model {
 
   addTask(id: string, spec: (typeof TASKS)[number]): void {
     const links = new Map(spec.deps.map((d) => [d, this.pin(d)]))
-    this.tasks.push({ id, assignee: spec.assignee, required: spec.required, status: 'todo', flag: null, artifact: null, links })
+    this.tasks.push({
+      id,
+      assignee: spec.assignee,
+      required: spec.required,
+      status: 'todo',
+      flag: null,
+      artifact: null,
+      links,
+    })
   }
 
   /** Applies an edit; returns the refusal code or the impact it must report. */
-  edit(d: number, statement: string | undefined, status: DecisionStatus | undefined, editorial: boolean): string | ExpectedImpact {
+  edit(
+    d: number,
+    statement: string | undefined,
+    status: DecisionStatus | undefined,
+    editorial: boolean,
+  ): string | ExpectedImpact {
     const before = this.head(d)
     const next = { statement: statement ?? before.statement, status: status ?? before.status }
     if (next.statement === before.statement && next.status === before.status) return 'invalid_params'
@@ -138,7 +151,8 @@ class Model {
     if (meaning === before.meaning) return { normative: false, tasks: [], reports: [], notifiedMemberIds: [] }
 
     const notices = new Map<number, ExpectedNotice>()
-    const notice = (member: number) => notices.get(member) ?? notices.set(member, { member, taskIds: [], reportIds: [] }).get(member)!
+    const notice = (member: number) =>
+      notices.get(member) ?? notices.set(member, { member, taskIds: [], reportIds: [] }).get(member)!
     const tasks: ExpectedImpact['tasks'] = []
     for (const t of this.tasks) {
       const link = t.links.get(d)
@@ -159,11 +173,22 @@ class Model {
       const restoredClaimIds = r.claims.filter((c) => c.pins.get(d) === meaning).map((c) => c.id)
       const leaves = r.basis.get(d)?.meaning === before.meaning || staleClaimIds.length > 0
       if (!leaves && r.basis.get(d)?.meaning !== meaning && restoredClaimIds.length === 0) continue
-      reports.push({ reportId: r.id, taskId: this.tasks[r.task].id, authorId: this.members[r.author], staleClaimIds, restoredClaimIds })
+      reports.push({
+        reportId: r.id,
+        taskId: this.tasks[r.task].id,
+        authorId: this.members[r.author],
+        staleClaimIds,
+        restoredClaimIds,
+      })
       if (leaves) notice(r.author).reportIds.push(r.id)
     }
     this.notices.push(...notices.values())
-    return { normative: true, tasks, reports, notifiedMemberIds: byKey([...notices.keys()].map((m) => this.members[m])) }
+    return {
+      normative: true,
+      tasks,
+      reports,
+      notifiedMemberIds: byKey([...notices.keys()].map((m) => this.members[m])),
+    }
   }
 
   setStatus(t: number, status: TaskStatus, artifact: string | undefined): string | null {
@@ -184,7 +209,16 @@ class Model {
     if (!owed) task.flag = null
   }
 
-  report(t: number, author: number, kind: Kind, verdict: Verdict, commit: string, claimDecisions: number[], basisBack: boolean, ids: { id: string; claimIds: string[] }): void {
+  report(
+    t: number,
+    author: number,
+    kind: Kind,
+    verdict: Verdict,
+    commit: string,
+    claimDecisions: number[],
+    basisBack: boolean,
+    ids: { id: string; claimIds: string[] },
+  ): void {
     const basis = new Map<number, Pin>()
     for (const d of this.tasks[t].links.keys()) {
       const version = basisBack ? Math.max(1, this.decisions[d].versions.length - 1) : this.decisions[d].versions.length
@@ -225,9 +259,11 @@ class Model {
         const b = r.basis.get(d)
         if (!b || !this.current(d, b.meaning)) reasons.push(['evidence_stale', r.id])
       }
-      for (const c of r.claims) if ([...c.pins].some(([d, m]) => !this.current(d, m))) reasons.push(['evidence_stale', r.id])
+      for (const c of r.claims)
+        if ([...c.pins].some(([d, m]) => !this.current(d, m))) reasons.push(['evidence_stale', r.id])
     }
-    if (reasons.length) return { code: reasons.some(([c]) => c === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing', reasons }
+    if (reasons.length)
+      return { code: reasons.some(([c]) => c === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing', reasons }
     task.status = 'accepted'
     task.flag = null
     for (const d of task.links.keys()) task.links.set(d, this.pin(d))
@@ -251,14 +287,28 @@ class Model {
 
   expectedReports() {
     return this.reports.map((r) => {
-      const basis = [...r.basis].map(([d, b]) => ({ decisionId: this.decisions[d].id, version: b.version, state: this.current(d, b.meaning) ? 'current' : 'suspect' }))
+      const basis = [...r.basis].map(([d, b]) => ({
+        decisionId: this.decisions[d].id,
+        version: b.version,
+        state: this.current(d, b.meaning) ? 'current' : 'suspect',
+      }))
       const claims = r.claims.map((c) => ({
         id: c.id,
         decisionIds: byKey([...c.pins.keys()].map((d) => this.decisions[d].id)),
         state: [...c.pins].every(([d, m]) => this.current(d, m)) ? 'valid' : 'stale',
       }))
       const stale = basis.some((b) => b.state === 'suspect') || claims.some((c) => c.state === 'stale')
-      return { id: r.id, taskId: this.tasks[r.task].id, authorId: this.members[r.author], kind: r.kind, verdict: r.verdict, commit: r.commit, validity: stale ? 'stale' : 'valid', basis, claims }
+      return {
+        id: r.id,
+        taskId: this.tasks[r.task].id,
+        authorId: this.members[r.author],
+        kind: r.kind,
+        verdict: r.verdict,
+        commit: r.commit,
+        validity: stale ? 'stale' : 'valid',
+        basis,
+        claims,
+      }
     })
   }
 }
@@ -272,7 +322,12 @@ function shownTask(t: Task) {
     status: t.status,
     flag: t.flag,
     artifact: t.artifact?.commit ?? null,
-    links: t.links.map((l) => ({ decisionId: l.decisionId, pinnedVersion: l.pinnedVersion, currentVersion: l.currentVersion, state: l.state })),
+    links: t.links.map((l) => ({
+      decisionId: l.decisionId,
+      pinnedVersion: l.pinnedVersion,
+      currentVersion: l.currentVersion,
+      state: l.state,
+    })),
   }
 }
 
@@ -298,7 +353,11 @@ async function attempt<T>(p: Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await p }
   } catch (err) {
     const e = err as { code?: unknown; details?: unknown }
-    return { ok: false, code: typeof e.code === 'string' ? e.code : `error without a code: ${String(err)}`, details: e.details }
+    return {
+      ok: false,
+      code: typeof e.code === 'string' ? e.code : `error without a code: ${String(err)}`,
+      details: e.details,
+    }
   }
 }
 const codeOf = (o: Outcome<unknown>) => (o.ok ? 'ok' : o.code)
@@ -315,7 +374,9 @@ function shownImpact(i: Impact) {
 
 async function expectState(core: Core, wsId: string, m: Model): Promise<void> {
   const decisions = await core.invoke('decisions.list', { workspaceId: wsId })
-  expect(decisions.map((d) => [d.id, d.version, d.statement, d.status])).toEqual(m.decisions.map((d) => [d.id, d.versions.length, d.versions.at(-1)!.statement, d.versions.at(-1)!.status]))
+  expect(decisions.map((d) => [d.id, d.version, d.statement, d.status])).toEqual(
+    m.decisions.map((d) => [d.id, d.versions.length, d.versions.at(-1)!.statement, d.versions.at(-1)!.status]),
+  )
   expect((await core.invoke('tasks.list', { workspaceId: wsId })).map(shownTask)).toEqual(m.expectedTasks())
   expect((await core.invoke('reports.list', { workspaceId: wsId })).map(shownReport)).toEqual(m.expectedReports())
 }
@@ -327,7 +388,16 @@ type Op =
   | { op: 'edit'; d: number; statement: number | null; status: DecisionStatus | null; editorial: boolean }
   | { op: 'revert'; d: number; back: number; toEditorial: boolean }
   | { op: 'status'; t: number; status: TaskStatus; commit: number | null; stray: boolean }
-  | { op: 'report'; t: number; author: number; kind: Kind; verdict: Verdict; commit: number; claimMask: number; basisBack: boolean }
+  | {
+      op: 'report'
+      t: number
+      author: number
+      kind: Kind
+      verdict: Verdict
+      commit: number
+      claimMask: number
+      basisBack: boolean
+    }
   | { op: 'verify'; t: number; claimMask: number }
   | { op: 'accept'; t: number }
   | { op: 'ack'; t: number }
@@ -345,13 +415,31 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   // Back to the content of an earlier version, as the history's revert does; often one written by an editorial edit.
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('revert' as const), d: fc.nat(2), back: fc.nat(3), toEditorial: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('revert' as const),
+      d: fc.nat(2),
+      back: fc.nat(3),
+      toEditorial: fc.boolean(),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       op: fc.constant('status' as const),
       t: task,
-      status: fc.constantFrom<TaskStatus>('todo', 'in_progress', 'in_progress', 'delivered', 'delivered', 'delivered', 'delivered', 'cancelled', 'accepted'),
+      status: fc.constantFrom<TaskStatus>(
+        'todo',
+        'in_progress',
+        'in_progress',
+        'delivered',
+        'delivered',
+        'delivered',
+        'delivered',
+        'cancelled',
+        'accepted',
+      ),
       commit: fc.constantFrom(0, 0, 0, 1, null),
       // An artifact on a status other than delivered (refused).
       stray: fc.constantFrom(false, false, false, true),
@@ -381,20 +469,26 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     const d = m.decisions[op.d]
     let earlier: Version | undefined
     if (op.op === 'revert') {
-      const differs = d.versions.filter((v) => v.statement !== m.head(op.d).statement || v.status !== m.head(op.d).status)
+      const differs = d.versions.filter(
+        (v) => v.statement !== m.head(op.d).statement || v.status !== m.head(op.d).status,
+      )
       const editorial = differs.filter((v) => v.editorial)
       const pool = op.toEditorial && editorial.length ? editorial : differs
       earlier = pool.length ? pool[op.back % pool.length] : d.versions[0]
     }
     // An edit names one of the other statements (or none: a status change, or nothing at all, which is refused).
     const others = STATEMENTS.filter((x) => x !== m.head(op.d).statement)
-    const statement = earlier?.statement ?? (op.op === 'edit' && op.statement !== null ? others[op.statement % others.length] : undefined)
+    const statement =
+      earlier?.statement ??
+      (op.op === 'edit' && op.statement !== null ? others[op.statement % others.length] : undefined)
     const status = earlier?.status ?? (op.op === 'edit' ? (op.status ?? undefined) : undefined)
     const editorial = op.op === 'edit' && op.editorial
     const expectedVersion = d.versions.length
     const noticesBefore = m.notices.length
     const expected = m.edit(op.d, statement, status, editorial)
-    const out = await attempt(core.invoke('decisions.update', { decisionId: d.id, expectedVersion, statement, status, editorial }))
+    const out = await attempt(
+      core.invoke('decisions.update', { decisionId: d.id, expectedVersion, statement, status, editorial }),
+    )
     if (typeof expected === 'string') {
       expect(codeOf(out)).toBe(expected)
       return
@@ -402,27 +496,49 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     expect(codeOf(out)).toBe('ok')
     if (!out.ok) return
     const { decision, impact } = out.value
-    expect([decision.version, decision.statement, decision.status]).toEqual([d.versions.length, m.head(op.d).statement, m.head(op.d).status])
+    expect([decision.version, decision.statement, decision.status]).toEqual([
+      d.versions.length,
+      m.head(op.d).statement,
+      m.head(op.d).status,
+    ])
     expect(shownImpact(impact)).toEqual({ decisionId: d.id, ...expected })
     // One notice per affected member, naming its tasks and reports; nobody else is disturbed.
     for (let member = 0; member < MEMBERS; member++) {
-      const all = (await core.invoke('notices.list', { memberId: m.members[member] })).filter((n) => n.decisionId === d.id)
+      const all = (await core.invoke('notices.list', { memberId: m.members[member] })).filter(
+        (n) => n.decisionId === d.id,
+      )
       const fresh = all.filter((n) => n.decisionVersion === d.versions.length)
       const want = m.notices.slice(noticesBefore).filter((n) => n.member === member)
-      expect(fresh.map((n) => [byKey(n.taskIds), byKey(n.reportIds)])).toEqual(want.map((n) => [byKey(n.taskIds), byKey(n.reportIds)]))
+      expect(fresh.map((n) => [byKey(n.taskIds), byKey(n.reportIds)])).toEqual(
+        want.map((n) => [byKey(n.taskIds), byKey(n.reportIds)]),
+      )
     }
   } else if (op.op === 'status') {
     const commit = op.commit === null ? undefined : COMMITS[op.commit]
     const artifact = op.status === 'delivered' || (op.stray && op.status !== 'accepted') ? commit : undefined
     const expected = m.setStatus(op.t, op.status, artifact)
-    const out = await attempt(core.invoke('tasks.setStatus', { taskId: m.tasks[op.t].id, status: op.status, artifact: artifact === undefined ? undefined : { commit: artifact } }))
+    const out = await attempt(
+      core.invoke('tasks.setStatus', {
+        taskId: m.tasks[op.t].id,
+        status: op.status,
+        artifact: artifact === undefined ? undefined : { commit: artifact },
+      }),
+    )
     expect(codeOf(out)).toBe(expected ?? 'ok')
   } else if (op.op === 'report') {
     await submit(core, m, { ...op, commit: COMMITS[op.commit] })
   } else if (op.op === 'verify') {
     const t = m.tasks[op.t]
     for (const [i, kind] of t.required.entries()) {
-      await submit(core, m, { t: op.t, author: i % MEMBERS, kind, verdict: 'pass', commit: t.artifact ?? COMMITS[0], claimMask: op.claimMask, basisBack: false })
+      await submit(core, m, {
+        t: op.t,
+        author: i % MEMBERS,
+        kind,
+        verdict: 'pass',
+        commit: t.artifact ?? COMMITS[0],
+        claimMask: op.claimMask,
+        basisBack: false,
+      })
     }
   } else if (op.op === 'accept') {
     const expected = m.accept(op.t)
@@ -430,7 +546,9 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     expect(codeOf(out)).toBe(expected?.code ?? 'ok')
     if (expected?.reasons && !out.ok) {
       const reasons = (out.details as { reasons: { code: string; reportId: string | null }[] }).reasons
-      expect(byKey(reasons.map((r) => `${r.code} ${r.reportId}`))).toEqual(byKey(expected.reasons.map(([c, r]) => `${c} ${r}`)))
+      expect(byKey(reasons.map((r) => `${r.code} ${r.reportId}`))).toEqual(
+        byKey(expected.reasons.map(([c, r]) => `${c} ${r}`)),
+      )
     }
   } else {
     m.acknowledge(op.t)
@@ -438,10 +556,19 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
   }
 }
 
-async function submit(core: Core, m: Model, r: Omit<Extract<Op, { op: 'report' }>, 'op' | 'commit'> & { commit: string }): Promise<void> {
+async function submit(
+  core: Core,
+  m: Model,
+  r: Omit<Extract<Op, { op: 'report' }>, 'op' | 'commit'> & { commit: string },
+): Promise<void> {
   const t = m.tasks[r.t]
   const claimDecisions = [0, 1, 2].filter((d) => r.claimMask & (1 << d))
-  const basis = r.basisBack ? [...t.links.keys()].map((d) => ({ decisionId: m.decisions[d].id, version: Math.max(1, m.decisions[d].versions.length - 1) })) : undefined
+  const basis = r.basisBack
+    ? [...t.links.keys()].map((d) => ({
+        decisionId: m.decisions[d].id,
+        version: Math.max(1, m.decisions[d].versions.length - 1),
+      }))
+    : undefined
   const out = await attempt(
     core.invoke('reports.submit', {
       taskId: t.id,
@@ -458,7 +585,10 @@ async function submit(core: Core, m: Model, r: Omit<Extract<Op, { op: 'report' }
   )
   expect(codeOf(out)).toBe('ok')
   if (!out.ok) return
-  m.report(r.t, r.author, r.kind, r.verdict, r.commit, claimDecisions, r.basisBack, { id: out.value.id, claimIds: out.value.claims.map((c) => c.id) })
+  m.report(r.t, r.author, r.kind, r.verdict, r.commit, claimDecisions, r.basisBack, {
+    id: out.value.id,
+    claimIds: out.value.claims.map((c) => c.id),
+  })
 }
 
 describe('propagation and acceptance against a model of DESIGN §2', () => {
@@ -470,9 +600,17 @@ describe('propagation and acceptance against a model of DESIGN §2', () => {
           const core = t.core
           const ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
           const members: string[] = []
-          for (let i = 0; i < MEMBERS; i++) members.push((await core.invoke('members.create', { workspaceId: ws.id, name: `M${i}`, role: 'implementer' })).id)
+          for (let i = 0; i < MEMBERS; i++)
+            members.push(
+              (await core.invoke('members.create', { workspaceId: ws.id, name: `M${i}`, role: 'implementer' })).id,
+            )
           const m = new Model(members)
-          for (let i = 0; i < 3; i++) m.addDecision((await core.invoke('decisions.create', { workspaceId: ws.id, title: `D${i}`, statement: STATEMENTS[i] })).id, STATEMENTS[i])
+          for (let i = 0; i < 3; i++)
+            m.addDecision(
+              (await core.invoke('decisions.create', { workspaceId: ws.id, title: `D${i}`, statement: STATEMENTS[i] }))
+                .id,
+              STATEMENTS[i],
+            )
           for (const [i, spec] of TASKS.entries()) {
             const created = await core.invoke('tasks.create', {
               workspaceId: ws.id,
@@ -493,7 +631,9 @@ describe('propagation and acceptance against a model of DESIGN §2', () => {
           // Revisions are never lost, and the fingerprints group the versions exactly as the model's contents do.
           for (const d of m.decisions) {
             const history = await core.invoke('decisions.history', { decisionId: d.id })
-            expect(history.map((h) => [h.version, h.statement, h.status, h.editorial])).toEqual(d.versions.map((v, i) => [i + 1, v.statement, v.status, v.editorial]))
+            expect(history.map((h) => [h.version, h.statement, h.status, h.editorial])).toEqual(
+              d.versions.map((v, i) => [i + 1, v.statement, v.status, v.editorial]),
+            )
             const sameFingerprint = history.map((a) => history.map((b) => a.fingerprint === b.fingerprint))
             expect(sameFingerprint).toEqual(d.versions.map((a) => d.versions.map((b) => a.meaning === b.meaning)))
           }

@@ -2,7 +2,13 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createProvider } from '../../electron/main/runtime/providers'
-import type { ChatMessage, ModelRequest, ModelResult, ProviderConfig, ToolSpec } from '../../electron/main/runtime/providers/types'
+import type {
+  ChatMessage,
+  ModelRequest,
+  ModelResult,
+  ProviderConfig,
+  ToolSpec,
+} from '../../electron/main/runtime/providers/types'
 import { ProviderError } from '../../electron/main/runtime/providers/types'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
@@ -36,17 +42,26 @@ beforeEach(() => {
 })
 
 function openai(overrides: Partial<ProviderConfig> = {}, maxRetries = 1) {
-  return createProvider({ kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL, ...overrides }, { maxRetries, env: {} })
+  return createProvider(
+    { kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL, ...overrides },
+    { maxRetries, env: {} },
+  )
 }
 function anthropic(overrides: Partial<ProviderConfig> = {}, maxRetries = 1) {
-  return createProvider({ kind: 'anthropic', model: 'claude-test', apiKey: ANT_KEY, baseURL: server.anthropicBaseURL, ...overrides }, { maxRetries, env: {} })
+  return createProvider(
+    { kind: 'anthropic', model: 'claude-test', apiKey: ANT_KEY, baseURL: server.anthropicBaseURL, ...overrides },
+    { maxRetries, env: {} },
+  )
 }
 
 function req(messages: ChatMessage[], extra: Partial<ModelRequest> = {}): ModelRequest {
   return { system: 'You are a careful engineer.', messages, tools, ...extra }
 }
 
-async function run(provider: ReturnType<typeof createProvider>, request: ModelRequest): Promise<{ result: ModelResult; deltas: string[] }> {
+async function run(
+  provider: ReturnType<typeof createProvider>,
+  request: ModelRequest,
+): Promise<{ result: ModelResult; deltas: string[] }> {
   const deltas: string[] = []
   const result = await provider.complete(request, (d) => deltas.push(d))
   return { result, deltas }
@@ -91,7 +106,11 @@ const history: ChatMessage[] = [
   },
   { role: 'tool', toolCallId: 'call_A', name: 'read_file', content: 'export const a = 1' },
   { role: 'tool', toolCallId: 'call_B', name: 'list_dir', content: 'bad arguments', isError: true },
-  { role: 'assistant', content: '', toolCalls: [{ id: 'call_C', name: 'read_file', argumentsText: '{"path":"b.ts"}' }] },
+  {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: 'call_C', name: 'read_file', argumentsText: '{"path":"b.ts"}' }],
+  },
   { role: 'tool', toolCallId: 'call_C', name: 'read_file', content: 'export const b = 2' },
   { role: 'user', content: 'Also, be brief.' },
 ]
@@ -119,8 +138,14 @@ describe('OpenAI provider (real SDK against the local server)', () => {
       { role: 'user', content: 'hi' },
     ])
     expect(r.body.tools).toEqual([
-      { type: 'function', function: { name: 'read_file', description: 'Read a file from the workspace', parameters: tools[0].parameters } },
-      { type: 'function', function: { name: 'list_dir', description: 'List a directory', parameters: tools[1].parameters } },
+      {
+        type: 'function',
+        function: { name: 'read_file', description: 'Read a file from the workspace', parameters: tools[0].parameters },
+      },
+      {
+        type: 'function',
+        function: { name: 'list_dir', description: 'List a directory', parameters: tools[1].parameters },
+      },
     ])
   })
 
@@ -165,7 +190,11 @@ describe('OpenAI provider (real SDK against the local server)', () => {
       },
       { role: 'tool', tool_call_id: 'call_A', content: 'export const a = 1' },
       { role: 'tool', tool_call_id: 'call_B', content: 'bad arguments' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_C', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_C', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.ts"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_C', content: 'export const b = 2' },
       { role: 'user', content: 'Also, be brief.' },
     ])
@@ -173,7 +202,10 @@ describe('OpenAI provider (real SDK against the local server)', () => {
 
   it('openai-compatible works without a key (placeholder) and sends max_tokens', async () => {
     server.enqueue({ text: 'local model here' })
-    const provider = createProvider({ kind: 'openai-compatible', model: 'llama-local', baseURL: server.openaiBaseURL }, { maxRetries: 0, env: {} })
+    const provider = createProvider(
+      { kind: 'openai-compatible', model: 'llama-local', baseURL: server.openaiBaseURL },
+      { maxRetries: 0, env: {} },
+    )
     expect(provider.config).toEqual({ kind: 'openai-compatible', model: 'llama-local', baseURL: server.openaiBaseURL })
     const { result } = await run(provider, req([{ role: 'user', content: 'hi' }], { maxTokens: 256, tools: [] }))
     expect(result.text).toBe('local model here')
@@ -185,7 +217,10 @@ describe('OpenAI provider (real SDK against the local server)', () => {
 
   it('falls back to OPENAI_API_KEY from the env and never exposes the key on the provider', async () => {
     server.enqueue({ text: 'ok' })
-    const provider = createProvider({ kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL }, { env: { OPENAI_API_KEY: 'sk-from-env-123' } })
+    const provider = createProvider(
+      { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL },
+      { env: { OPENAI_API_KEY: 'sk-from-env-123' } },
+    )
     await run(provider, req([{ role: 'user', content: 'hi' }], { maxTokens: 100 }))
     expect(server.requests[0].headers.authorization).toBe('Bearer sk-from-env-123')
     expect(server.requests[0].body.max_completion_tokens).toBe(100)
@@ -210,10 +245,17 @@ describe('OpenAI provider (real SDK against the local server)', () => {
       const retry = arrivals.includes(who)
       arrivals.push(retry ? `${who} retry` : who)
       if (retry) return { text: `${who}: second time lucky` }
-      return { status: 429, headers: who === 'ours' ? { 'retry-after': '0' } : { 'retry-after-ms': '300' }, errorMessage: 'Rate limit reached' }
+      return {
+        status: 429,
+        headers: who === 'ours' ? { 'retry-after': '0' } : { 'retry-after-ms': '300' },
+        errorMessage: 'Rate limit reached',
+      }
     }
     server.enqueue(reply, reply, reply, reply)
-    const [ours, control] = await Promise.all([run(openai({}, 2), req([{ role: 'user', content: 'ours' }])), run(openai({}, 2), req([{ role: 'user', content: 'control' }]))])
+    const [ours, control] = await Promise.all([
+      run(openai({}, 2), req([{ role: 'user', content: 'ours' }])),
+      run(openai({}, 2), req([{ role: 'user', content: 'control' }])),
+    ])
     expect(ours.result.text).toBe('ours: second time lucky')
     expect(control.result.text).toBe('control: second time lucky')
     expect(arrivals.slice(0, 2).sort()).toEqual(['control', 'ours'])
@@ -237,7 +279,10 @@ describe('OpenAI provider (real SDK against the local server)', () => {
   })
 
   it('maps 401 to provider_auth with the server message and without the key', async () => {
-    server.enqueue({ status: 401, errorMessage: `Incorrect API key provided: ${KEY}. You can find your API key at example.invalid.` })
+    server.enqueue({
+      status: 401,
+      errorMessage: `Incorrect API key provided: ${KEY}. You can find your API key at example.invalid.`,
+    })
     const err = await failure(openai({}, 3).complete(req([{ role: 'user', content: 'hi' }]), () => {}))
     expect(err.code).toBe('provider_auth')
     expect(err.status).toBe(401)
@@ -264,7 +309,9 @@ describe('OpenAI provider (real SDK against the local server)', () => {
 
   it('maps an unreachable server to provider_unreachable', async () => {
     const port = await deadPort()
-    const err = await failure(openai({ baseURL: `http://127.0.0.1:${port}/v1` }, 0).complete(req([{ role: 'user', content: 'hi' }]), () => {}))
+    const err = await failure(
+      openai({ baseURL: `http://127.0.0.1:${port}/v1` }, 0).complete(req([{ role: 'user', content: 'hi' }]), () => {}),
+    )
     expect(err.code).toBe('provider_unreachable')
     expect(err.message).toContain(`127.0.0.1:${port}`)
     expect(err.message).not.toContain(KEY)
@@ -291,7 +338,9 @@ describe('OpenAI provider (real SDK against the local server)', () => {
   it('rejects at once when the signal is already aborted', async () => {
     const controller = new AbortController()
     controller.abort()
-    const err = await failure(openai().complete(req([{ role: 'user', content: 'hi' }], { signal: controller.signal }), () => {}))
+    const err = await failure(
+      openai().complete(req([{ role: 'user', content: 'hi' }], { signal: controller.signal }), () => {}),
+    )
     expect(err.code).toBe('aborted')
     expect(server.requests).toHaveLength(0)
   })
@@ -305,7 +354,10 @@ describe('OpenAI provider (real SDK against the local server)', () => {
 
   it('honours timeoutMs', async () => {
     server.enqueue({ text: 'too late', delayMs: 1000 })
-    const provider = createProvider({ kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL }, { maxRetries: 0, timeoutMs: 50, env: {} })
+    const provider = createProvider(
+      { kind: 'openai', model: 'gpt-test', apiKey: KEY, baseURL: server.openaiBaseURL },
+      { maxRetries: 0, timeoutMs: 50, env: {} },
+    )
     const err = await failure(provider.complete(req([{ role: 'user', content: 'hi' }]), () => {}))
     expect(err.code).toBe('provider_unreachable')
     expect(err.message).toContain('timed out')
@@ -340,7 +392,9 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     const { result, deltas } = await run(anthropic(), req([{ role: 'user', content: 'read index' }]))
     expect(deltas).toEqual(['I wi', 'll r', 'ead ', 'it.'])
     expect(result.text).toBe('I will read it.')
-    expect(result.toolCalls).toEqual([{ id: 'toolu_1', name: 'read_file', argumentsText: '{"path":"electron/main/index.ts"}' }])
+    expect(result.toolCalls).toEqual([
+      { id: 'toolu_1', name: 'read_file', argumentsText: '{"path":"electron/main/index.ts"}' },
+    ])
     expect(result.usage).toEqual({ inputTokens: 120, outputTokens: 33 })
     expect(result.stopReason).toBe('tool_calls')
 
@@ -350,12 +404,21 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     expect(anthropicKeyOf(r)).toBe(ANT_KEY)
     expect(r.body.model).toBe('claude-test')
     expect(r.body.stream).toBe(true)
-    expect(r.body.system).toEqual([{ type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } }])
+    expect(r.body.system).toEqual([
+      { type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } },
+    ])
     expect(typeof r.body.max_tokens).toBe('number')
-    expect(r.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'read index', cache_control: { type: 'ephemeral' } }] }])
+    expect(r.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'read index', cache_control: { type: 'ephemeral' } }] },
+    ])
     expect(r.body.tools).toEqual([
       { name: 'read_file', description: 'Read a file from the workspace', input_schema: tools[0].parameters },
-      { name: 'list_dir', description: 'List a directory', input_schema: tools[1].parameters, cache_control: { type: 'ephemeral' } },
+      {
+        name: 'list_dir',
+        description: 'List a directory',
+        input_schema: tools[1].parameters,
+        cache_control: { type: 'ephemeral' },
+      },
     ])
   })
 
@@ -364,7 +427,12 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     const { result, deltas } = await run(anthropic(), req([{ role: 'user', content: 'hi' }], { maxTokens: 500 }))
     expect(deltas.join('')).toBe('Just text.')
     expect(deltas.length).toBe(5)
-    expect(result).toEqual({ text: 'Just text.', toolCalls: [], usage: { inputTokens: 5, outputTokens: 4 }, stopReason: 'end' })
+    expect(result).toEqual({
+      text: 'Just text.',
+      toolCalls: [],
+      usage: { inputTokens: 5, outputTokens: 4 },
+      stopReason: 'end',
+    })
     expect(server.requests[0].body.max_tokens).toBe(500)
   })
 
@@ -388,7 +456,9 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     server.enqueue({ text: 'ok' })
     await run(anthropic(), req(history))
     const body = server.requests[0].body
-    expect(body.system).toEqual([{ type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } }])
+    expect(body.system).toEqual([
+      { type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } },
+    ])
     expect(body.messages).toEqual([
       { role: 'user', content: 'Look at a.ts and the src folder.' },
       {
@@ -431,9 +501,17 @@ describe('Anthropic provider (real SDK against the local server)', () => {
       { type: 'text', text: notices },
     ])
     expect(without.system).toEqual([{ type: 'text', text: stable, cache_control: { type: 'ephemeral' } }])
-    expect(withNotices.tools.map((t: { cache_control?: unknown }) => t.cache_control ?? null)).toEqual([null, { type: 'ephemeral' }])
+    expect(withNotices.tools.map((t: { cache_control?: unknown }) => t.cache_control ?? null)).toEqual([
+      null,
+      { type: 'ephemeral' },
+    ])
     const last = withNotices.messages.at(-1)
-    expect(last.content.at(-1)).toEqual({ type: 'tool_result', tool_use_id: 'call_C', content: 'export const b = 2', cache_control: { type: 'ephemeral' } })
+    expect(last.content.at(-1)).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'call_C',
+      content: 'export const b = 2',
+      cache_control: { type: 'ephemeral' },
+    })
     // One breakpoint per message list, on its end only (the API allows four in all).
     const marks = JSON.stringify(withNotices).split('"cache_control"').length - 1
     expect(marks).toBe(3)
@@ -449,7 +527,14 @@ describe('Anthropic provider (real SDK against the local server)', () => {
   })
 
   it('retries a 429 (retry-after-ms) and then succeeds', async () => {
-    server.enqueue({ status: 429, headers: { 'retry-after-ms': '1' }, errorMessage: 'Number of request tokens has exceeded your rate limit' }, { text: 'fine now' })
+    server.enqueue(
+      {
+        status: 429,
+        headers: { 'retry-after-ms': '1' },
+        errorMessage: 'Number of request tokens has exceeded your rate limit',
+      },
+      { text: 'fine now' },
+    )
     const { result } = await run(anthropic({}, 2), req([{ role: 'user', content: 'hi' }]))
     expect(result.text).toBe('fine now')
     expect(server.requests).toHaveLength(2)
@@ -464,17 +549,25 @@ describe('Anthropic provider (real SDK against the local server)', () => {
 
   it('maps an unreachable server to provider_unreachable', async () => {
     const port = await deadPort()
-    const err = await failure(anthropic({ baseURL: `http://127.0.0.1:${port}` }, 0).complete(req([{ role: 'user', content: 'hi' }]), () => {}))
+    const err = await failure(
+      anthropic({ baseURL: `http://127.0.0.1:${port}` }, 0).complete(req([{ role: 'user', content: 'hi' }]), () => {}),
+    )
     expect(err.code).toBe('provider_unreachable')
     expect(err.message).not.toContain(ANT_KEY)
   })
 
   it('aborts mid-stream through request.signal', async () => {
-    server.enqueue({ text: 'Never ending story', toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }], hang: true })
+    server.enqueue({
+      text: 'Never ending story',
+      toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }],
+      hang: true,
+    })
     const controller = new AbortController()
     let firstDelta!: () => void
     const gotDelta = new Promise<void>((r) => (firstDelta = r))
-    const call = anthropic().complete(req([{ role: 'user', content: 'hi' }], { signal: controller.signal }), () => firstDelta())
+    const call = anthropic().complete(req([{ role: 'user', content: 'hi' }], { signal: controller.signal }), () =>
+      firstDelta(),
+    )
     await gotDelta
     controller.abort()
     const err = await failure(call)
@@ -482,7 +575,11 @@ describe('Anthropic provider (real SDK against the local server)', () => {
   })
 
   it('maps a connection dropped mid-stream to provider_unreachable', async () => {
-    server.enqueue({ text: 'partial answer', toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }], disconnect: true })
+    server.enqueue({
+      text: 'partial answer',
+      toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }],
+      disconnect: true,
+    })
     const err = await failure(anthropic({}, 0).complete(req([{ role: 'user', content: 'hi' }]), () => {}))
     expect(err.code).toBe('provider_unreachable')
     expect(err.message).toContain('lost mid-reply')
@@ -497,11 +594,17 @@ describe('Anthropic provider (real SDK against the local server)', () => {
 
   it('uses ANTHROPIC_API_KEY from the env, and reports provider_auth when there is none', async () => {
     server.enqueue({ text: 'ok' })
-    const withEnv = createProvider({ kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL }, { env: { ANTHROPIC_API_KEY: 'sk-ant-env-456' } })
+    const withEnv = createProvider(
+      { kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL },
+      { env: { ANTHROPIC_API_KEY: 'sk-ant-env-456' } },
+    )
     await run(withEnv, req([{ role: 'user', content: 'hi' }]))
     expect(anthropicKeyOf(server.requests[0])).toBe('sk-ant-env-456')
 
-    const without = createProvider({ kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL }, { env: {} })
+    const without = createProvider(
+      { kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL },
+      { env: {} },
+    )
     const err = await failure(without.complete(req([{ role: 'user', content: 'hi' }]), () => {}))
     expect(err.code).toBe('provider_auth')
     expect(server.requests).toHaveLength(1)
@@ -510,12 +613,20 @@ describe('Anthropic provider (real SDK against the local server)', () => {
 
 describe('model-server fixture', () => {
   it('answers 500 "no scripted reply" when the queue is empty, and serves non-streaming JSON', async () => {
-    const res = await fetch(`${server.openaiBaseURL}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [] }) })
+    const res = await fetch(`${server.openaiBaseURL}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', messages: [] }),
+    })
     expect(res.status).toBe(500)
     expect(await res.text()).toContain('model-server: no scripted reply')
 
     server.enqueue({ text: 'plain', toolCalls: [{ id: 't1', name: 'read_file', arguments: { path: 'a' } }] })
-    const json = await (await fetch(`${server.anthropicBaseURL}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [] }) })).json()
+    const json = await (
+      await fetch(`${server.anthropicBaseURL}/v1/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', messages: [] }),
+      })
+    ).json()
     expect(json.content).toEqual([
       { type: 'text', text: 'plain' },
       { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a' } },

@@ -22,9 +22,24 @@ afterEach(async () => {
 
 describe('tasks.readiness', () => {
   it('offers no delivery on an implementation report a decision change left stale', async () => {
-    const impl = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer', authority: 'proposer' })
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'Search timeout', statement: 'Web search gives up after 5 s' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Web search tool', assigneeId: impl.id, decisionIds: [d.id], requiredReports: ['implementation'] })
+    const impl = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Impl',
+      role: 'implementer',
+      authority: 'proposer',
+    })
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s',
+    })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Web search tool',
+      assigneeId: impl.id,
+      decisionIds: [d.id],
+      requiredReports: ['implementation'],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     const r = await t.core.invoke('reports.submit', {
       taskId: task.id,
@@ -34,8 +49,17 @@ describe('tasks.readiness', () => {
       artifact: { commit: head },
       claims: [{ text: 'gives up after 5 s', decisionIds: [d.id] }],
     })
-    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toEqual({ commit: head, reportId: r.id, reportKey: r.key })
-    await t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: 'Web search gives up after 10 s', reason: 'slow providers' })
+    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toEqual({
+      commit: head,
+      reportId: r.id,
+      reportKey: r.key,
+    })
+    await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: d.version,
+      statement: 'Web search gives up after 10 s',
+      reason: 'slow providers',
+    })
     const after = await t.core.invoke('tasks.readiness', { taskId: task.id })
     expect(after.deliverOn).toBeNull()
     // The same answer says why: the report behind the offer is stale.

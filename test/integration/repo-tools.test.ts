@@ -121,7 +121,19 @@ beforeEach(async () => {
 
 describe('tool definitions', () => {
   it('exposes exactly the nine tools with approval flags and schemas', () => {
-    expect([...tools.keys()].sort()).toEqual(['edit_file', 'git_commit', 'git_diff', 'git_status', 'list_files', 'read_file', 'run_command', 'search_text', 'write_file'].sort())
+    expect([...tools.keys()].sort()).toEqual(
+      [
+        'edit_file',
+        'git_commit',
+        'git_diff',
+        'git_status',
+        'list_files',
+        'read_file',
+        'run_command',
+        'search_text',
+        'write_file',
+      ].sort(),
+    )
     const approval = Object.fromEntries(repoTools().map((t) => [t.name, t.needsApproval]))
     expect(approval).toEqual({
       read_file: false,
@@ -236,7 +248,9 @@ describe('search_text', () => {
     expect(out).not.toContain('node_modules')
     expect(out).not.toContain('.git/')
     expect(await run('search_text', { query: '.*' })).toContain('weird.txt:1:')
-    expect(await run('search_text', { query: 'greeting', path: 'weird.txt' })).toBe('weird.txt:1: a (greeting) .* regex chars')
+    expect(await run('search_text', { query: 'greeting', path: 'weird.txt' })).toBe(
+      'weird.txt:1: a (greeting) .* regex chars',
+    )
     expect(await run('search_text', { query: 'zzz-not-there' })).toMatch(/No matches/)
   })
 
@@ -269,13 +283,21 @@ describe('write_file and edit_file', () => {
   it('edits a unique occurrence literally', async () => {
     const out = await run('edit_file', { path: 'src/main.ts', old: '"hello"', new: '"$& hi $1"' })
     expect(out).toMatch(/replaced 1 occurrence/)
-    expect(await readFile(path.join(root, 'src/main.ts'), 'utf8')).toBe('export const greeting = "$& hi $1"\nconsole.log(greeting)\n')
+    expect(await readFile(path.join(root, 'src/main.ts'), 'utf8')).toBe(
+      'export const greeting = "$& hi $1"\nconsole.log(greeting)\n',
+    )
   })
 
   it('refuses missing and ambiguous edits without touching the file', async () => {
     const before = await readFile(path.join(root, 'src/main.ts'), 'utf8')
-    await expectToolError(run('edit_file', { path: 'src/main.ts', old: 'nothing like this', new: 'x' }), 'edit_not_found')
-    const err = await expectToolError(run('edit_file', { path: 'src/main.ts', old: 'greeting', new: 'x' }), 'edit_ambiguous')
+    await expectToolError(
+      run('edit_file', { path: 'src/main.ts', old: 'nothing like this', new: 'x' }),
+      'edit_not_found',
+    )
+    const err = await expectToolError(
+      run('edit_file', { path: 'src/main.ts', old: 'greeting', new: 'x' }),
+      'edit_ambiguous',
+    )
     expect(err.message).toMatch(/2 times/)
     expect(await readFile(path.join(root, 'src/main.ts'), 'utf8')).toBe(before)
     await expectToolError(run('edit_file', { path: 'missing.ts', old: 'a', new: 'b' }), 'not_found')
@@ -302,7 +324,10 @@ describe('run_command', () => {
   it('kills the whole process group on timeout', async () => {
     const bg = heldOpen('bg.fifo')
     // Not killed, the command would return after 10 s with 'finished' (and the marker written).
-    const out = await run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & sleep 10; echo finished', timeoutMs: 500 })
+    const out = await run('run_command', {
+      command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & sleep 10; echo finished',
+      timeoutMs: 500,
+    })
     expect(out).toMatch(/^\[timed out after 500 ms; process group killed\]/)
     expect(out).not.toContain('finished')
     await bg.closed
@@ -312,7 +337,10 @@ describe('run_command', () => {
   it('does not wait for background processes that keep the pipes open', async () => {
     const bg = heldOpen('bg.fifo')
     // The child inherits stdout and stderr; waiting for them to close would return only after it wrote its marker.
-    const out = await run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & echo done', timeoutMs: 10_000 })
+    const out = await run('run_command', {
+      command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & echo done',
+      timeoutMs: 10_000,
+    })
     expect(out).toMatch(/^done\n\[exit code: 0\]/)
     expect(out).not.toMatch(/timed out/)
     await bg.closed
@@ -333,7 +361,11 @@ describe('run_command', () => {
   it('kills the process group when the signal aborts', async () => {
     const ac = new AbortController()
     const bg = heldOpen('bg.fifo')
-    const p = run('run_command', { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & wait; echo finished' }, ctx(ac.signal))
+    const p = run(
+      'run_command',
+      { command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & wait; echo finished' },
+      ctx(ac.signal),
+    )
     await bg.opened // the command is running
     ac.abort()
     const err = await expectToolError(p, 'aborted')
@@ -476,7 +508,10 @@ describe('hostile paths', () => {
   it('refuses writes into .git but allows reading it', async () => {
     const config = await readFile(path.join(root, '.git', 'config'), 'utf8')
     await expectToolError(run('write_file', { path: '.git/config', content: 'x' }), 'path_forbidden')
-    await expectToolError(run('write_file', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }), 'path_forbidden')
+    await expectToolError(
+      run('write_file', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }),
+      'path_forbidden',
+    )
     await expectToolError(run('write_file', { path: 'src/../.git/HEAD', content: 'x' }), 'path_forbidden')
     await expectToolError(run('write_file', { path: '.GIT/config', content: 'x' }), 'path_forbidden')
     await expectToolError(run('edit_file', { path: '.git/config', old: '[core]', new: '[x]' }), 'path_forbidden')

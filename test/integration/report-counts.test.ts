@@ -46,13 +46,17 @@ function recount(db: Db) {
     UNION ALL SELECT 'a' || coalesce(r.author_id, 0), r.id, ${stale} FROM reports r
     UNION ALL SELECT 'k' || r.kind, r.id, ${stale} FROM reports r
     UNION ALL SELECT 'a' || coalesce(r.author_id, 0) || 'k' || r.kind, r.id, ${stale} FROM reports r`
-  return db.prepare(`SELECT scope, count(*) AS reports, sum(s) AS stale FROM (${scopes}) GROUP BY scope ORDER BY scope`).all()
+  return db
+    .prepare(`SELECT scope, count(*) AS reports, sum(s) AS stale FROM (${scopes}) GROUP BY scope ORDER BY scope`)
+    .all()
 }
-const kept = (db: Db) => db.prepare('SELECT scope, reports, stale FROM report_counts WHERE reports > 0 ORDER BY scope').all()
+const kept = (db: Db) =>
+  db.prepare('SELECT scope, reports, stale FROM report_counts WHERE reports > 0 ORDER BY scope').all()
 
 async function pageTotals(members: Member[], tasks: Task[]) {
   const db = core.harness.ctx(ws.id).store.db
-  const count = (where: string, args: object = {}) => db.prepare(`SELECT count(*) FROM reports r WHERE ${where}`).pluck().get(args) as number
+  const count = (where: string, args: object = {}) =>
+    db.prepare(`SELECT count(*) FROM reports r WHERE ${where}`).pluck().get(args) as number
   const filters: { f: Record<string, unknown>; where: string; args?: object }[] = [
     { f: {}, where: '1' },
     { f: { stale: true }, where: stale },
@@ -60,14 +64,27 @@ async function pageTotals(members: Member[], tasks: Task[]) {
     { f: { kind: 'test' }, where: "r.kind = 'test'" },
     { f: { kind: 'review', stale: true }, where: `r.kind = 'review' AND ${stale}` },
     ...members.map((m) => ({ f: { authorId: m.id }, where: 'r.author_id = @a', args: { a: rowNo(m.id) } })),
-    ...members.map((m) => ({ f: { authorId: m.id, kind: 'test', stale: false }, where: `r.author_id = @a AND r.kind = 'test' AND NOT ${stale}`, args: { a: rowNo(m.id) } })),
-    ...tasks.slice(0, 2).map((x) => ({ f: { taskId: x.id, stale: true }, where: `r.task_id = @t AND ${stale}`, args: { t: rowNo(x.id) } })),
+    ...members.map((m) => ({
+      f: { authorId: m.id, kind: 'test', stale: false },
+      where: `r.author_id = @a AND r.kind = 'test' AND NOT ${stale}`,
+      args: { a: rowNo(m.id) },
+    })),
+    ...tasks
+      .slice(0, 2)
+      .map((x) => ({
+        f: { taskId: x.id, stale: true },
+        where: `r.task_id = @t AND ${stale}`,
+        args: { t: rowNo(x.id) },
+      })),
   ]
   for (const { f, where, args } of filters) {
     const staleWhere = where.replace(/(AND )?(NOT )?\(EXISTS[\s\S]*$/, '').trim()
     const page = await core.invoke('reports.page', { workspaceId: ws.id, ...f, limit: 3 })
     expect({ f, total: page.total }).toEqual({ f, total: count(where, args) })
-    expect({ f, staleTotal: page.staleTotal }).toEqual({ f, staleTotal: count(`${staleWhere || '1'} AND ${stale}`, args) })
+    expect({ f, staleTotal: page.staleTotal }).toEqual({
+      f,
+      staleTotal: count(`${staleWhere || '1'} AND ${stale}`, args),
+    })
     // The page itself: the newest matching reports.
     const ids = db
       .prepare(`SELECT r.id FROM reports r WHERE ${where} ORDER BY r.id DESC LIMIT 3`)
@@ -81,11 +98,16 @@ describe('reports.page totals kept by triggers', () => {
   it('equal a plain SQL recount after every step of random reports and edits that return to earlier contents', async () => {
     const rnd = random(21)
     const members: Member[] = []
-    for (const name of ['Tess', 'Rev']) members.push(await core.invoke('members.create', { workspaceId: ws.id, name, role: 'tester' }))
+    for (const name of ['Tess', 'Rev'])
+      members.push(await core.invoke('members.create', { workspaceId: ws.id, name, role: 'tester' }))
     const decisions: Decision[] = []
-    for (const title of ['API', 'DB', 'UI']) decisions.push(await core.invoke('decisions.create', { workspaceId: ws.id, title, statement: 'A' }))
+    for (const title of ['API', 'DB', 'UI'])
+      decisions.push(await core.invoke('decisions.create', { workspaceId: ws.id, title, statement: 'A' }))
     const tasks: Task[] = []
-    for (let i = 0; i < 4; i++) tasks.push(await core.invoke('tasks.create', { workspaceId: ws.id, title: `t${i}`, decisionIds: [decisions[i % 3].id] }))
+    for (let i = 0; i < 4; i++)
+      tasks.push(
+        await core.invoke('tasks.create', { workspaceId: ws.id, title: `t${i}`, decisionIds: [decisions[i % 3].id] }),
+      )
     const { store } = core.harness.ctx(ws.id)
     const contents = ['A', 'B', 'C']
     let edits = 0
@@ -102,12 +124,18 @@ describe('reports.page totals kept by triggers', () => {
           verdict: 'pass',
           artifact: { commit: 'a'.repeat(40) },
           ...(rnd(4) ? { basis: [{ decisionId: d.id, version: 1 + rnd(d.version) }] } : {}),
-          claims: Array.from({ length: rnd(3) }, (_, i) => ({ text: `c${i}`, decisionIds: current.filter(() => rnd(2)).map((x) => x.id) })),
+          claims: Array.from({ length: rnd(3) }, (_, i) => ({
+            text: `c${i}`,
+            decisionIds: current.filter(() => rnd(2)).map((x) => x.id),
+          })),
         })
       } else if (roll < 6) {
         // Not something the API writes, but a file may hold it: one report pinned to two contents of a decision.
         const d = current[rnd(3)]
-        const older = store.db.prepare('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? ORDER BY version LIMIT 1').pluck().get(rowNo(d.id)) as string | undefined
+        const older = store.db
+          .prepare('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? ORDER BY version LIMIT 1')
+          .pluck()
+          .get(rowNo(d.id)) as string | undefined
         store.transaction(() => {
           const r = store.reports.insert({
             task_id: rowNo(tasks[0].id),
@@ -121,7 +149,12 @@ describe('reports.page totals kept by triggers', () => {
             created_at: new Date().toISOString(),
           })
           store.reports.insertBasis(r, rowNo(d.id), d.version, d.fingerprint)
-          store.reports.insertClaimLink(store.reports.insertClaim(r, 0, 'c'), r, rowNo(d.id), older ?? 'fp-of-no-content')
+          store.reports.insertClaimLink(
+            store.reports.insertClaim(r, 0, 'c'),
+            r,
+            rowNo(d.id),
+            older ?? 'fp-of-no-content',
+          )
         })
       } else {
         const d = current[rnd(3)]
@@ -204,12 +237,22 @@ describe('migration 015 on a file that already has reports', () => {
     const file = `${t.dataDir}/old.sqlite`
     const at = new Date().toISOString()
     const before = openDatabase(file, { migrations: migrations.slice(0, 14) })
-    before.prepare("INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)").run(at, at)
-    const decision = before.prepare("INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (?, 'd', 's', 'accepted', 2, ?, ?, ?)")
+    before
+      .prepare(
+        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
+      )
+      .run(at, at)
+    const decision = before.prepare(
+      "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (?, 'd', 's', 'accepted', 2, ?, ?, ?)",
+    )
     decision.run(1, 'fp2', at, at)
     decision.run(2, 'gp1', at, at)
-    before.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(at, at)
-    const report = before.prepare('INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, ?, ?, 1, ?)')
+    before
+      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
+      .run(at, at)
+    const report = before.prepare(
+      'INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, ?, ?, 1, ?)',
+    )
     // 1: current on both; 2: stale on decision 1 (basis fp1); 3: no pins; 4: stale on both decisions; 5: current, no author.
     for (const [id, author, kind] of [
       [1, 1, 'test'],
@@ -219,8 +262,12 @@ describe('migration 015 on a file that already has reports', () => {
       [5, null, 'implementation'],
     ] as const)
       report.run(id, author, kind, 'pass', at)
-    const basis = before.prepare('INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (?, ?, 1, ?, 1, ?, 1)')
-    const link = before.prepare('INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)')
+    const basis = before.prepare(
+      'INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (?, ?, 1, ?, 1, ?, 1)',
+    )
+    const link = before.prepare(
+      'INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)',
+    )
     const claim = before.prepare("INSERT INTO claims (id, report_id, ordinal, text) VALUES (?, ?, 0, 'c')")
     basis.run(1, 1, 'fp2', 1)
     claim.run(1, 1)
@@ -233,14 +280,24 @@ describe('migration 015 on a file that already has reports', () => {
     before.close()
     const db = openDatabase(file, { migrations })
     expect(kept(db)).toEqual(recount(db))
-    expect(db.prepare("SELECT reports, stale FROM report_counts WHERE scope = ''").get()).toEqual({ reports: 5, stale: 2 })
+    expect(db.prepare("SELECT reports, stale FROM report_counts WHERE scope = ''").get()).toEqual({
+      reports: 5,
+      stale: 2,
+    })
     // Then kept: a new report, a pin, an edit back to the content reports 2 and 4 were pinned to.
-    db.prepare("INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (6, 1, 1, 'test', 'pass', 1, ?)").run(at)
-    db.prepare("INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, 6, 1, 'fp1', 1, 1, 1)").run()
+    db.prepare(
+      "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (6, 1, 1, 'test', 'pass', 1, ?)",
+    ).run(at)
+    db.prepare(
+      "INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, 6, 1, 'fp1', 1, 1, 1)",
+    ).run()
     expect(kept(db)).toEqual(recount(db))
     db.prepare("UPDATE decisions SET fingerprint = 'fp1', version = 3 WHERE id = 1").run()
     expect(kept(db)).toEqual(recount(db))
-    expect(db.prepare("SELECT reports, stale FROM report_counts WHERE scope = ''").get()).toEqual({ reports: 6, stale: 3 })
+    expect(db.prepare("SELECT reports, stale FROM report_counts WHERE scope = ''").get()).toEqual({
+      reports: 6,
+      stale: 3,
+    })
     db.close()
   })
 })

@@ -44,7 +44,11 @@ it('a killed process loses no committed step: the interrupted turn is marked and
   server = await startModelServer()
   const base = await serve(dataDir, 'restart-test-token')
   const api = async (method: string, params: unknown) => {
-    const res = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: 'Bearer restart-test-token', 'content-type': 'application/json' }, body: JSON.stringify(params) })
+    const res = await fetch(`${base}/api/${method}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer restart-test-token', 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    })
     const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
     if (!body.ok) throw new Error(JSON.stringify(body.error))
     return body.value
@@ -57,7 +61,12 @@ it('a killed process loses no committed step: the interrupted turn is marked and
     approval: 'auto',
     provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
   })
-  server.enqueue({ text: 'Partial thoughts that will be cut off by a crash', hang: true, chunkSize: 4, chunkDelayMs: 5 })
+  server.enqueue({
+    text: 'Partial thoughts that will be cut off by a crash',
+    hang: true,
+    chunkSize: 4,
+    chunkDelayMs: 5,
+  })
   await api('sessions.send', { memberId: m.id, text: 'Start working' })
   await server.waitForRequests(1)
   // Wait until the streamed text is durable (it is flushed at least every 250 ms).
@@ -84,7 +93,10 @@ it('a killed process loses no committed step: the interrupted turn is marked and
     expect(page.state).toBe('idle')
 
     server.enqueue({ text: 'Picking up where I left off.' })
-    const idle = waitForEvent(core, (e) => e.event === 'session.state' && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+    const idle = waitForEvent(
+      core,
+      (e) => e.event === 'session.state' && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    )
     await core.invoke('sessions.send', { memberId: m.id, text: 'Carry on' })
     await idle
     const resumed = server.requests.at(-1)!.body.messages as { role: string; content: string }[]

@@ -28,13 +28,21 @@ afterEach(async () => {
 const state = (s: SessionInfo['state']) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === s && (s !== 'idle' || e.payload.session.queued === 0),
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === s &&
+      (s !== 'idle' || e.payload.session.queued === 0),
   )
-const lastUserText = (r: RecordedRequest) => (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'user').at(-1)?.content
+const lastUserText = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'user').at(-1)?.content
 
 describe('sessions.retry', () => {
   it('runs a failed model call again from the same message, without retyping', async () => {
-    server.enqueue({ status: 500, headers: { 'x-should-retry': 'false' }, errorMessage: 'upstream exploded' }, { text: 'Here is the answer.' })
+    server.enqueue(
+      { status: 500, headers: { 'x-should-retry': 'false' }, errorMessage: 'upstream exploded' },
+      { text: 'Here is the answer.' },
+    )
     const failed = state('error')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Summarise app.ts' })
     expect((await failed).payload.session.error).toMatch(/upstream exploded/)
@@ -76,7 +84,9 @@ describe('sessions.retry', () => {
     const requests = await server.waitForRequests(3)
     expect(lastUserText(requests[1])).toBe('first question')
     expect(lastUserText(requests[2])).toMatch(/second question$/)
-    const texts = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'user').map((s) => s.text)
+    const texts = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+      .filter((s) => s.kind === 'user')
+      .map((s) => s.text)
     expect(texts).toEqual(['first question', 'first question', 'second question'])
   })
 

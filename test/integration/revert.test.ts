@@ -18,23 +18,49 @@ beforeEach(async () => {
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester' })
   reviewer = await core.invoke('members.create', { workspaceId: ws.id, name: 'Rev', role: 'reviewer' })
-  proposer = await core.invoke('members.create', { workspaceId: ws.id, name: 'Prop', role: 'lead', authority: 'proposer' })
+  proposer = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Prop',
+    role: 'lead',
+    authority: 'proposer',
+  })
 })
 afterEach(() => t.cleanup())
 
-const decide = (statement: string) => core.invoke('decisions.create', { workspaceId: ws.id, title: 'Timeout', statement, rationale: 'Slow upstreams.' })
-const edit = (d: Decision, statement: string) => core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement, reason: 'changed' })
+const decide = (statement: string) =>
+  core.invoke('decisions.create', { workspaceId: ws.id, title: 'Timeout', statement, rationale: 'Slow upstreams.' })
+const edit = (d: Decision, statement: string) =>
+  core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement, reason: 'changed' })
 
 async function delivered(d: Decision): Promise<Task> {
-  const tk = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Search', assigneeId: impl.id, decisionIds: [d.id] })
+  const tk = await core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title: 'Search',
+    assigneeId: impl.id,
+    decisionIds: [d.id],
+  })
   await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
   return core.invoke('tasks.setStatus', { taskId: tk.id, status: 'delivered', artifact: { commit: SHA } })
 }
 
 async function reports(tk: Task, d: Decision) {
   const claims = [{ text: 'times out as decided', decisionIds: [d.id] }]
-  const test = await core.invoke('reports.submit', { taskId: tk.id, authorId: tester.id, kind: 'test', verdict: 'pass', artifact: { commit: SHA }, claims })
-  const review = await core.invoke('reports.submit', { taskId: tk.id, authorId: reviewer.id, kind: 'review', verdict: 'pass', artifact: { commit: SHA }, claims })
+  const test = await core.invoke('reports.submit', {
+    taskId: tk.id,
+    authorId: tester.id,
+    kind: 'test',
+    verdict: 'pass',
+    artifact: { commit: SHA },
+    claims,
+  })
+  const review = await core.invoke('reports.submit', {
+    taskId: tk.id,
+    authorId: reviewer.id,
+    kind: 'review',
+    verdict: 'pass',
+    artifact: { commit: SHA },
+    claims,
+  })
   return { test, review }
 }
 
@@ -47,7 +73,12 @@ describe('decisions.revert', () => {
     expect(v2.impact.tasks).toEqual([expect.objectContaining({ key: tk.key, flag: 'needs_reverification' })])
     expect((await core.invoke('reports.get', { reportId: test.id })).validity).toBe('stale')
 
-    const v3 = await core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 2, reason: '10 s was never measured' })
+    const v3 = await core.invoke('decisions.revert', {
+      decisionId: d.id,
+      toVersion: 1,
+      expectedVersion: 2,
+      reason: '10 s was never measured',
+    })
     expect(v3.decision).toMatchObject({ version: 3, statement: 'Timeout 5 s.', fingerprint: d.fingerprint })
     expect((await core.invoke('reports.get', { reportId: test.id })).validity).toBe('valid')
     expect((await core.invoke('tasks.accept', { taskId: tk.id })).status).toBe('accepted')
@@ -76,14 +107,26 @@ describe('decisions.revert', () => {
   it('refuses a revert to the current version or to content it already has, and one made against an older version', async () => {
     const d = await decide('Timeout 5 s.')
     const v2 = await edit(d, 'Timeout 10 s.')
-    const current = await rejectsWith(core.invoke('decisions.revert', { decisionId: d.id, toVersion: 2, expectedVersion: 2 }), 'already_current')
+    const current = await rejectsWith(
+      core.invoke('decisions.revert', { decisionId: d.id, toVersion: 2, expectedVersion: 2 }),
+      'already_current',
+    )
     expect(current.message).toMatch(/already at v2/)
-    await rejectsWith(core.invoke('decisions.revert', { decisionId: d.id, toVersion: 5, expectedVersion: 2 }), 'already_current')
-    const stale = await rejectsWith(core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 1 }), 'version_conflict')
+    await rejectsWith(
+      core.invoke('decisions.revert', { decisionId: d.id, toVersion: 5, expectedVersion: 2 }),
+      'already_current',
+    )
+    const stale = await rejectsWith(
+      core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 1 }),
+      'version_conflict',
+    )
     expect(stale.details).toEqual({ currentVersion: 2 })
     await core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: v2.decision.version })
     // v3 says what v1 said: reverting to v1 again changes nothing.
-    const same = await rejectsWith(core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 3 }), 'already_current')
+    const same = await rejectsWith(
+      core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 3 }),
+      'already_current',
+    )
     expect(same.message).toMatch(/nothing to revert/)
     expect((await core.invoke('decisions.get', { decisionId: d.id })).version).toBe(3)
   })
@@ -91,7 +134,12 @@ describe('decisions.revert', () => {
   it('a proposer reverting proposes; the history and the MADR export say who proposed and who accepted', async () => {
     const d = await decide('Timeout 5 s.')
     await edit(d, 'Timeout 10 s.')
-    const asked = await core.invoke('decisions.revert', { decisionId: d.id, toVersion: 1, expectedVersion: 2, actorId: proposer.id })
+    const asked = await core.invoke('decisions.revert', {
+      decisionId: d.id,
+      toVersion: 1,
+      expectedVersion: 2,
+      actorId: proposer.id,
+    })
     expect(asked.proposal).toMatchObject({ state: 'pending', statement: 'Timeout 5 s.', title: null, rationale: null })
     expect((await core.invoke('decisions.get', { decisionId: d.id })).version).toBe(2)
     await core.invoke('proposals.accept', { proposalId: asked.proposal!.id })
@@ -107,14 +155,27 @@ describe('decisions.revert', () => {
     const madr = readFileSync(result.files[0], 'utf8')
     expect(madr).toMatch(/\ndecision-makers:\n {2}- "human"\nconsulted:\n {2}- "Prop \(lead\)"\n/)
     expect(madr).toMatch(/\| v3 \| [^|]+ \| human, proposed by Prop \(lead\) \|/)
-    const log = readFileSync((await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0], 'utf8')
+    const log = readFileSync(
+      (await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0],
+      'utf8',
+    )
     expect(log).toMatch(/\n#### v3 · [^·]+ · human, proposed by Prop \(lead\) · normative\n/)
   })
 
   it('a decision a proposer created is proposed by it and decided by whoever accepted it', async () => {
-    const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Cache', statement: 'Cache for 60 s.', actorId: proposer.id })
+    const d = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Cache',
+      statement: 'Cache for 60 s.',
+      actorId: proposer.id,
+    })
     expect(d.status).toBe('proposed')
-    await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, status: 'accepted', reason: 'agreed' })
+    await core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      status: 'accepted',
+      reason: 'agreed',
+    })
     const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
     const madr = readFileSync(result.files[0], 'utf8')
     expect(madr).toMatch(/\ndecision-makers:\n {2}- "human"\nconsulted:\n {2}- "Prop \(lead\)"\n/)

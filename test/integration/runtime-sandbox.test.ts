@@ -45,7 +45,11 @@ async function runCommand(m: Member, command: string): Promise<Step> {
   server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'ran it' })
   const idle = waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
   )
   await t.core.invoke('sessions.send', { memberId: m.id, text: `run ${command}` })
   await idle
@@ -55,28 +59,65 @@ async function runCommand(m: Member, command: string): Promise<Step> {
 
 describe('workspace settings', () => {
   it('stores command variables and git hooks, and refuses secret-looking names with nothing saved', async () => {
-    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({ commandEnv: {}, gitHooks: false })
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({
+      commandEnv: {},
+      gitHooks: false,
+    })
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
-    const bad = await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { OPENAI_API_KEY: 'sk-x' } }), 'invalid_params')
+    const bad = await rejectsWith(
+      t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { OPENAI_API_KEY: 'sk-x' } }),
+      'invalid_params',
+    )
     expect(bad.message).toContain('OPENAI_API_KEY')
-    await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { CONCORD_TOKEN: 'x' } }), 'invalid_params')
-    await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { HOME: '/root' } }), 'invalid_params')
-    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({ commandEnv: { NODE_ENV: 'test' }, gitHooks: true })
+    await rejectsWith(
+      t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { CONCORD_TOKEN: 'x' } }),
+      'invalid_params',
+    )
+    await rejectsWith(
+      t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { HOME: '/root' } }),
+      'invalid_params',
+    )
+    expect(await t.core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({
+      commandEnv: { NODE_ENV: 'test' },
+      gitHooks: true,
+    })
   })
 
   it('refuses variables that make programs run other code, for commands and for an ACP member, naming the variable', async () => {
-    for (const name of ['LD_PRELOAD', 'NODE_OPTIONS', 'BASH_ENV', 'GIT_SSH_COMMAND', 'GIT_CONFIG_GLOBAL', 'DATABASE_URL', 'SSH_AUTH_SOCK', 'DEPLOY_KEY']) {
-      const bad = await rejectsWith(t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { [name]: '/x' } }), 'invalid_params')
+    for (const name of [
+      'LD_PRELOAD',
+      'NODE_OPTIONS',
+      'BASH_ENV',
+      'GIT_SSH_COMMAND',
+      'GIT_CONFIG_GLOBAL',
+      'DATABASE_URL',
+      'SSH_AUTH_SOCK',
+      'DEPLOY_KEY',
+    ]) {
+      const bad = await rejectsWith(
+        t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { [name]: '/x' } }),
+        'invalid_params',
+      )
       expect(bad.message).toContain(name)
       const agent = await rejectsWith(
-        t.core.invoke('members.create', { workspaceId: ws.id, name: `A-${name}`, role: 'implementer', provider: { kind: 'acp', agent: 'claude-code', env: { [name]: '/x' } } }),
+        t.core.invoke('members.create', {
+          workspaceId: ws.id,
+          name: `A-${name}`,
+          role: 'implementer',
+          provider: { kind: 'acp', agent: 'claude-code', env: { [name]: '/x' } },
+        }),
         'invalid_params',
       )
       expect(agent.message).toContain(`provider.env: ${name}`)
     }
-    expect((await t.core.invoke('members.list', { workspaceId: ws.id })).filter((m) => m.name.startsWith('A-'))).toEqual([])
+    expect(
+      (await t.core.invoke('members.list', { workspaceId: ws.id })).filter((m) => m.name.startsWith('A-')),
+    ).toEqual([])
     // A relative PATH entry is kept: inside the sandbox it names the tree's folder (sandbox-env.test.ts).
-    await t.core.invoke('workspaces.update', { workspaceId: ws.id, commandEnv: { PATH: 'node_modules/.bin:/usr/bin:/bin' } })
+    await t.core.invoke('workspaces.update', {
+      workspaceId: ws.id,
+      commandEnv: { PATH: 'node_modules/.bin:/usr/bin:/bin' },
+    })
   })
 })
 
@@ -85,7 +126,11 @@ describe('a shared workspace (the tree is the user’s checkout)', () => {
     server.enqueue({ toolCalls: calls }, { text: 'done' })
     const idle = waitForEvent<{ session: SessionInfo }>(
       t.core,
-      (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.memberId === m.id &&
+        e.payload.session.state === 'idle' &&
+        e.payload.session.queued === 0,
     )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
     await idle
@@ -106,7 +151,9 @@ describe('a shared workspace (the tree is the user’s checkout)', () => {
     expect(step.text).not.toMatch(/=planted|moved=yes/)
     expect(existsSync(join(t.repoDir, '.git', 'hooks', 'post-checkout'))).toBe(false)
     expect(existsSync(join(t.repoDir, '.git-moved'))).toBe(false)
-    expect(spawnSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: t.repoDir, encoding: 'utf8' }).stdout.trim()).toBe('')
+    expect(
+      spawnSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: t.repoDir, encoding: 'utf8' }).stdout.trim(),
+    ).toBe('')
     // The user's own git, afterwards, runs nothing planted.
     git('status')
     expect(existsSync(join(t.repoDir, 'fsmonitor-ran'))).toBe(false)

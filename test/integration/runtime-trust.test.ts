@@ -27,16 +27,33 @@ afterEach(async () => {
   await server.close()
 })
 
-const openai = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
+const openai = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test-key',
+})
 
 function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', { workspaceId: ws.id, name, role: name.toLowerCase(), provider: openai(), approval: 'auto', authority: 'decider', ...extra })
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name,
+    role: name.toLowerCase(),
+    provider: openai(),
+    approval: 'auto',
+    authority: 'decider',
+    ...extra,
+  })
 }
 
 const state = (memberId: string, s: SessionInfo['state']) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === s && (s !== 'idle' || e.payload.session.queued === 0),
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.state === s &&
+      (s !== 'idle' || e.payload.session.queued === 0),
   )
 
 async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle'): Promise<Step[]> {
@@ -46,8 +63,10 @@ async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle')
   return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
 }
 
-const lastUser = (r: RecordedRequest) => (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content
-const toolSteps = async (m: Member) => (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
+const lastUser = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content
+const toolSteps = async (m: Member) =>
+  (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
 
 describe('harness tools under approval "ask"', () => {
   it('create_task, update_decision and cancelling a task wait for the human; starting a task does not', async () => {
@@ -57,7 +76,14 @@ describe('harness tools under approval "ask"', () => {
     server.enqueue(
       { toolCalls: [{ name: 'update_task_status', arguments: { taskId: task.key, status: 'in_progress' } }] },
       { toolCalls: [{ name: 'create_task', arguments: { title: 'Cache' } }] },
-      { toolCalls: [{ name: 'update_decision', arguments: { decisionId: 'D-1', expectedVersion: 1, statement: '60 s', reason: 'slow' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'update_decision',
+            arguments: { decisionId: 'D-1', expectedVersion: 1, statement: '60 s', reason: 'slow' },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'update_task_status', arguments: { taskId: task.key, status: 'cancelled' } }] },
       { text: 'done' },
     )
@@ -102,8 +128,12 @@ describe('harness tools under approval "ask"', () => {
     const isImpl = (r: RecordedRequest) => String(r.body.messages[0].content).startsWith('You are Impl')
     const either = (impl: object, lead: object) => (r: RecordedRequest) => (isImpl(r) ? impl : lead)
     server.enqueue({ toolCalls: [{ name: 'message_member', arguments: { memberId: 'Impl', text: 'write y.txt' } }] })
-    server.enqueue(either({ toolCalls: [{ name: 'write_file', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'sent' }))
-    server.enqueue(either({ toolCalls: [{ name: 'write_file', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'sent' }))
+    server.enqueue(
+      either({ toolCalls: [{ name: 'write_file', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'sent' }),
+    )
+    server.enqueue(
+      either({ toolCalls: [{ name: 'write_file', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'sent' }),
+    )
     const waiting2 = state(impl.id, 'waiting_approval')
     const leadIdle2 = state(lead.id, 'idle')
     await t.core.invoke('sessions.send', { memberId: lead.id, text: 'tell Impl' })
@@ -113,9 +143,16 @@ describe('harness tools under approval "ask"', () => {
     server.enqueue({ text: 'ok' })
     await t.core.invoke('sessions.approve', { memberId: impl.id, callId: call2.callId, allow: true })
     await idle2
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'z.txt', content: 'z' } }] }, { text: 'wrote z' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'z.txt', content: 'z' } }] },
+      { text: 'wrote z' },
+    )
     const steps = await turn(impl, 'write z.txt yourself')
-    expect(steps.filter((s) => s.kind === 'tool').map((s) => `${s.tool?.argumentsText.includes('z.txt') ? 'z' : 'xy'}:${s.status}`)).toEqual(['xy:denied', 'xy:done', 'z:done'])
+    expect(
+      steps
+        .filter((s) => s.kind === 'tool')
+        .map((s) => `${s.tool?.argumentsText.includes('z.txt') ? 'z' : 'xy'}:${s.status}`),
+    ).toEqual(['xy:denied', 'xy:done', 'z:done'])
   })
 })
 
@@ -126,7 +163,10 @@ describe('refs stay inside the member’s workspace', () => {
     const other = await t.core.invoke('workspaces.open', { repoPath: otherRepo })
     const theirs = await t.core.invoke('tasks.create', { workspaceId: other.id, title: 'Theirs' })
     const m = await member('Impl')
-    server.enqueue({ toolCalls: [{ name: 'update_task_status', arguments: { taskId: theirs.id, status: 'cancelled' } }] }, { text: 'ok' })
+    server.enqueue(
+      { toolCalls: [{ name: 'update_task_status', arguments: { taskId: theirs.id, status: 'cancelled' } }] },
+      { text: 'ok' },
+    )
     const tools = (await turn(m, 'cancel it')).filter((s) => s.kind === 'tool')
     expect(tools[0]).toMatchObject({ status: 'error', text: expect.stringContaining('not_found') })
     expect((await t.core.invoke('tasks.get', { taskId: theirs.id })).status).toBe('todo')

@@ -20,15 +20,40 @@ afterEach(async () => {
   await server.close()
 })
 
-const openai = () => ({ kind: 'openai' as const, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' })
-const anthropic = () => ({ kind: 'anthropic' as const, model: 'claude-test', baseURL: server.anthropicBaseURL, apiKey: 'sk-ant-test' })
+const openai = () => ({
+  kind: 'openai' as const,
+  model: 'gpt-test',
+  baseURL: server.openaiBaseURL,
+  apiKey: 'sk-test-key',
+})
+const anthropic = () => ({
+  kind: 'anthropic' as const,
+  model: 'claude-test',
+  baseURL: server.anthropicBaseURL,
+  apiKey: 'sk-ant-test',
+})
 
 function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', { workspaceId: ws.id, name, role: name.toLowerCase(), provider: openai(), approval: 'auto', authority: 'decider', ...extra })
+  return t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name,
+    role: name.toLowerCase(),
+    provider: openai(),
+    approval: 'auto',
+    authority: 'decider',
+    ...extra,
+  })
 }
 
 const settled = (memberId: string, state: SessionInfo['state'] = 'idle') =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === state && e.payload.session.queued === 0)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.state === state &&
+      e.payload.session.queued === 0,
+  )
 
 async function turn(m: Member, text: string, state: SessionInfo['state'] = 'idle') {
   const done = settled(m.id, state)
@@ -37,8 +62,10 @@ async function turn(m: Member, text: string, state: SessionInfo['state'] = 'idle
   return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
 }
 
-const systemOf = (r: RecordedRequest) => (r.format === 'openai' ? (r.body.messages[0].content as string) : JSON.stringify(r.body.system))
-const toolMessages = (r: RecordedRequest) => (r.body.messages as { role: string; content: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool')
+const systemOf = (r: RecordedRequest) =>
+  r.format === 'openai' ? (r.body.messages[0].content as string) : JSON.stringify(r.body.system)
+const toolMessages = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool')
 
 describe('agent loop', () => {
   it('runs a multi-step turn with parallel tool calls on a real repository, streaming every delta', async () => {
@@ -62,7 +89,11 @@ describe('agent loop', () => {
     expect(steps[1].toolCalls.map((c) => c.name)).toEqual(['list_files', 'read_file'])
     expect(steps[2].text).toContain('app.ts')
     expect(steps[3].text).toContain('export const answer = 42')
-    expect(steps[4]).toMatchObject({ text: 'The answer constant is 42.', status: 'done', usage: { input: 150, output: 8 } })
+    expect(steps[4]).toMatchObject({
+      text: 'The answer constant is 42.',
+      status: 'done',
+      usage: { input: 150, output: 8 },
+    })
     expect(deltas.join('')).toContain('The answer constant is 42.')
     // The second request carries both tool results, paired with the calls.
     const second = server.requests[1]
@@ -79,19 +110,31 @@ describe('agent loop', () => {
     const steps = await turn(m, 'status?')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'model'])
     expect(server.requests[1].format).toBe('anthropic')
-    const blocks = (server.requests[1].body.messages as { role: string; content: unknown }[]).at(-1)!.content as { type: string }[]
+    const blocks = (server.requests[1].body.messages as { role: string; content: unknown }[]).at(-1)!.content as {
+      type: string
+    }[]
     expect(blocks.some((b) => b.type === 'tool_result')).toBe(true)
   })
 
   it('gives the notice and the new statement to a member mid-turn, before its very next model call', async () => {
     const m = await member('Impl')
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build API',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue(
       () => {
         // The human edits the decision while the member's first call is in flight.
-        void t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'Use GraphQL', reason: 'clients asked' })
+        void t.core.invoke('decisions.update', {
+          decisionId: d.id,
+          expectedVersion: 1,
+          statement: 'Use GraphQL',
+          reason: 'clients asked',
+        })
         return { toolCalls: [{ name: 'list_files', arguments: {} }] }
       },
       { text: 'Switching to GraphQL.' },
@@ -113,18 +156,44 @@ describe('agent loop', () => {
   it('submit_report records a report whose basis is the brief and whose artifact is HEAD', async () => {
     const m = await member('Tess')
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Build', assigneeId: m.id, decisionIds: [d.id] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Build',
+      assigneeId: m.id,
+      decisionIds: [d.id],
+    })
     server.enqueue({
-      toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'all green', claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }] } }],
+      toolCalls: [
+        {
+          name: 'submit_report',
+          arguments: {
+            taskId: 'T-1',
+            kind: 'test',
+            verdict: 'pass',
+            summary: 'all green',
+            claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }],
+          },
+        },
+      ],
     })
     const steps = await turn(m, 'Test T-1')
     expect(steps.at(-1)).toMatchObject({ kind: 'tool', status: 'done' })
     expect(server.requests).toHaveLength(1) // the report ends the turn
     const [report] = await t.core.invoke('reports.list', { taskId: task.id })
-    const head = (await import('node:child_process')).execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
-    expect(report).toMatchObject({ authorId: m.id, kind: 'test', verdict: 'pass', validity: 'valid', artifact: { commit: head } })
+    const head = (await import('node:child_process'))
+      .execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' })
+      .trim()
+    expect(report).toMatchObject({
+      authorId: m.id,
+      kind: 'test',
+      verdict: 'pass',
+      validity: 'valid',
+      artifact: { commit: head },
+    })
     expect(report.basis).toEqual([{ decisionId: d.id, version: 1, state: 'current' }])
-    expect(report.claims).toEqual([expect.objectContaining({ text: 'GET /items works', decisionIds: [d.id], state: 'valid' })])
+    expect(report.claims).toEqual([
+      expect.objectContaining({ text: 'GET /items works', decisionIds: [d.id], state: 'valid' }),
+    ])
   })
 
   it('turns malformed tool-call JSON, unknown tools and path escapes into error observations', async () => {
@@ -167,7 +236,10 @@ describe('agent loop', () => {
     )
     const steps = await turn(m, 'go')
     const tools = steps.filter((s) => s.kind === 'tool')
-    expect(tools[0]).toMatchObject({ status: 'error', text: expect.stringMatching(/^error \(invalid_arguments\): Invalid arguments for write_file: content: /) })
+    expect(tools[0]).toMatchObject({
+      status: 'error',
+      text: expect.stringMatching(/^error \(invalid_arguments\): Invalid arguments for write_file: content: /),
+    })
     expect(existsSync(join(t.repoDir, 'notes'))).toBe(false)
     // The schema trims the question; the tool sees the trimmed text because it gets the loop's parse, not the raw JSON.
     expect(tools[1].text).toBe('Question for the human: REST or GraphQL?')
@@ -184,7 +256,11 @@ describe('agent loop', () => {
   it('a bad key puts the member in error with the provider message and keeps its queue', async () => {
     const m = await member('Impl', { provider: { ...openai(), apiKey: 'sk-wrong' } })
     server.enqueue({ status: 401, errorMessage: 'Incorrect API key provided' })
-    const failed = waitForEvent<{ session: SessionInfo }>(t.core, (ev) => ev.event === 'session.state' && ev.payload.session.memberId === m.id && ev.payload.session.state === 'error')
+    const failed = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (ev) =>
+        ev.event === 'session.state' && ev.payload.session.memberId === m.id && ev.payload.session.state === 'error',
+    )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'first' })
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'second' })
     const info = (await failed).payload.session
@@ -227,14 +303,20 @@ describe('agent loop', () => {
       { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/b.txt', content: 'denied' } }] },
       { text: 'done' },
     )
-    const waiting = waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval')
+    const waiting = waitForEvent<{ session: SessionInfo }>(
+      t.core,
+      (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval',
+    )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'write notes' })
     const first = (await waiting).payload.session.pendingApprovals[0]
     expect(first.name).toBe('write_file')
     expect(existsSync(join(t.repoDir, 'notes/a.txt'))).toBe(false)
     const waiting2 = waitForEvent<{ session: SessionInfo }>(
       t.core,
-      (e) => e.event === 'session.state' && e.payload.session.state === 'waiting_approval' && e.payload.session.pendingApprovals[0]?.callId !== first.callId,
+      (e) =>
+        e.event === 'session.state' &&
+        e.payload.session.state === 'waiting_approval' &&
+        e.payload.session.pendingApprovals[0]?.callId !== first.callId,
     )
     await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
     const second = (await waiting2).payload.session.pendingApprovals[0]
@@ -245,15 +327,22 @@ describe('agent loop', () => {
     expect(existsSync(join(t.repoDir, 'notes/b.txt'))).toBe(false)
     const tools = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
     expect(tools.map((s) => s.status)).toEqual(['done', 'denied'])
-    await rejectsWith(t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true }), 'not_found')
+    await rejectsWith(
+      t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true }),
+      'not_found',
+    )
   })
 
   it('delegates to another member and returns its answer (agent as tool)', async () => {
     const lead = await member('Lead')
     const rev = await member('Rev')
-    server.enqueue({ toolCalls: [{ name: 'delegate', arguments: { memberId: 'Rev', task: 'Review app.ts' } }] }, { text: 'Looks good to me.' }, (req) => ({
-      text: `Lead heard: ${toolMessages(req).at(-1)?.content}`,
-    }))
+    server.enqueue(
+      { toolCalls: [{ name: 'delegate', arguments: { memberId: 'Rev', task: 'Review app.ts' } }] },
+      { text: 'Looks good to me.' },
+      (req) => ({
+        text: `Lead heard: ${toolMessages(req).at(-1)?.content}`,
+      }),
+    )
     const steps = await turn(lead, 'Get app.ts reviewed')
     expect(steps.at(-1)?.text).toContain('Rev answered:\nLooks good to me.')
     const revSteps = (await t.core.invoke('sessions.get', { memberId: rev.id })).steps
@@ -265,7 +354,10 @@ describe('agent loop', () => {
 
   it('stops at maxSteps and says the work is not finished', async () => {
     const m = await member('Loop', { maxSteps: 2 })
-    server.enqueue({ toolCalls: [{ name: 'git_status', arguments: {} }] }, { toolCalls: [{ name: 'git_status', arguments: {} }] })
+    server.enqueue(
+      { toolCalls: [{ name: 'git_status', arguments: {} }] },
+      { toolCalls: [{ name: 'git_status', arguments: {} }] },
+    )
     const steps = await turn(m, 'loop')
     expect(steps.at(-1)).toMatchObject({ kind: 'error', text: expect.stringContaining('maxSteps') })
     expect(server.requests).toHaveLength(2)
@@ -273,7 +365,12 @@ describe('agent loop', () => {
 
   it('plans every N steps with a view that leaves old plans out', async () => {
     const m = await member('Planner', { planningInterval: 1, maxSteps: 2 })
-    server.enqueue({ text: 'PLAN-1: look at the files' }, { toolCalls: [{ name: 'list_files', arguments: {} }] }, { text: 'PLAN-2: answer' }, { text: 'done' })
+    server.enqueue(
+      { text: 'PLAN-1: look at the files' },
+      { toolCalls: [{ name: 'list_files', arguments: {} }] },
+      { text: 'PLAN-2: answer' },
+      { text: 'done' },
+    )
     const steps = await turn(m, 'do it')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'plan', 'model', 'tool', 'plan', 'model'])
     const [plan1, call1, plan2, call2] = server.requests
@@ -286,7 +383,10 @@ describe('agent loop', () => {
 
   it('cuts a long tool output in the view and lets the model read the rest with read_tool_output', async () => {
     const m = await member('Impl')
-    writeFileSync(join(t.repoDir, 'big.txt'), Array.from({ length: 2000 }, (_, i) => `line ${i} of the big file`).join('\n'))
+    writeFileSync(
+      join(t.repoDir, 'big.txt'),
+      Array.from({ length: 2000 }, (_, i) => `line ${i} of the big file`).join('\n'),
+    )
     server.enqueue(
       { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] },
       (req) => {
@@ -323,19 +423,29 @@ describe('agent loop', () => {
     const steps = await turn(lead, 'coordinate')
     await revIdle
     expect(steps.at(-1)?.text).toContain('REST or GraphQL?')
-    expect(server.requests.filter((r) => JSON.stringify(r.body).includes('[Message from Lead] Heads up'))).toHaveLength(1)
-    expect((await t.core.invoke('sessions.get', { memberId: rev.id })).steps.map((s) => s.kind)).toEqual(['message', 'model'])
+    expect(server.requests.filter((r) => JSON.stringify(r.body).includes('[Message from Lead] Heads up'))).toHaveLength(
+      1,
+    )
+    expect((await t.core.invoke('sessions.get', { memberId: rev.id })).steps.map((s) => s.kind)).toEqual([
+      'message',
+      'model',
+    ])
 
     // The question stays open on the lead's session (and in the list of sessions) until the human answers.
     const asked = steps.find((s) => s.tool?.name === 'ask_human')!
     const open = { stepId: asked.id, text: 'REST or GraphQL?' }
     expect((await t.core.invoke('sessions.get', { memberId: lead.id })).question).toEqual(open)
-    expect((await t.core.invoke('sessions.list', { workspaceId: ws.id })).find((i) => i.memberId === lead.id)?.question).toEqual(open)
+    expect(
+      (await t.core.invoke('sessions.list', { workspaceId: ws.id })).find((i) => i.memberId === lead.id)?.question,
+    ).toEqual(open)
     expect((await t.core.invoke('sessions.get', { memberId: rev.id })).question).toBeNull()
     server.enqueue({ text: 'REST it is.' })
     const states: (SessionInfo['question'] | undefined)[] = []
     const off = t.core.bus.on(
-      (e) => e.event === 'session.state' && (e.payload as { session: SessionInfo }).session.memberId === lead.id && states.push((e.payload as { session: SessionInfo }).session.question),
+      (e) =>
+        e.event === 'session.state' &&
+        (e.payload as { session: SessionInfo }).session.memberId === lead.id &&
+        states.push((e.payload as { session: SessionInfo }).session.question),
     )
     await turn(lead, 'REST.')
     off()
@@ -360,10 +470,22 @@ describe('agent loop', () => {
   it('records where an agent proposed a change: the model step that asked for it', async () => {
     const m = await member('Pat', { authority: 'proposer' })
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    server.enqueue({ toolCalls: [{ name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use gRPC', reason: 'speed' } }] }, { text: 'proposed' })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'propose_decision_change', arguments: { decisionId: 'D-1', statement: 'Use gRPC', reason: 'speed' } },
+        ],
+      },
+      { text: 'proposed' },
+    )
     const steps = await turn(m, 'propose gRPC')
     const [proposal] = await t.core.invoke('proposals.list', { workspaceId: ws.id })
-    expect(proposal).toMatchObject({ decisionId: d.id, authorId: m.id, statement: 'Use gRPC', sourceMessageId: steps[1].id })
+    expect(proposal).toMatchObject({
+      decisionId: d.id,
+      authorId: m.id,
+      statement: 'Use gRPC',
+      sourceMessageId: steps[1].id,
+    })
     expect(steps[2].tool).toMatchObject({ toolCallId: steps[1].toolCalls[0].id, name: 'propose_decision_change' })
     expect(steps.some((s) => s.tool?.name === 'update_decision')).toBe(false)
   })

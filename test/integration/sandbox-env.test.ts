@@ -26,8 +26,13 @@ let scratchDir: string
 let planted: string // <root>/node_modules/.bin
 let marker: string
 
-const ctx = (policy: SandboxPolicy = {}): ToolContext => ({ workspaceRoot: root, signal: new AbortController().signal, sandbox: { scratchDir, ...policy } })
-const run = (command: string, c: ToolContext = ctx()): Promise<string> => runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), c)
+const ctx = (policy: SandboxPolicy = {}): ToolContext => ({
+  workspaceRoot: root,
+  signal: new AbortController().signal,
+  sandbox: { scratchDir, ...policy },
+})
+const run = (command: string, c: ToolContext = ctx()): Promise<string> =>
+  runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), c)
 
 /** Runs a spawn plan to its end; stdout and stderr together. */
 function runPlan(plan: SandboxedSpawn): Promise<{ code: number | null; out: string }> {
@@ -105,7 +110,11 @@ __attribute__((constructor)) static void mark(void) {
     execFileSync('cc', ['-shared', '-fPIC', '-o', so, src])
     const loaded = path.join(root, 'loaded-into')
     // The lowest layer, as if such a variable had got past the refusals (they are tested below).
-    const plan = await sandboxedSpawn(['/bin/sh', '-c', 'echo inside=$H4_MARK'], { root, policy: { scratchDir }, env: { PATH: 'node_modules/.bin:/usr/bin:/bin', LD_PRELOAD: so, H4_MARK: loaded } })
+    const plan = await sandboxedSpawn(['/bin/sh', '-c', 'echo inside=$H4_MARK'], {
+      root,
+      policy: { scratchDir },
+      env: { PATH: 'node_modules/.bin:/usr/bin:/bin', LD_PRELOAD: so, H4_MARK: loaded },
+    })
     expect(path.isAbsolute(plan.file)).toBe(true)
     expect(Object.keys(plan.env).sort()).toEqual(['PATH'])
     const r = await runPlan(plan)
@@ -121,11 +130,15 @@ __attribute__((constructor)) static void mark(void) {
     for (const name of ['bwrap', 'node']) await plant(agentPlanted, name)
     const vars = { PATH: `${agentPlanted}:${process.env.PATH}`, HOME: path.join(base, 'agent-home') }
     await mkdir(vars.HOME, { recursive: true })
-    const plan = await sandboxedAgentSpawn(['node', '-e', 'console.log("agent " + process.execPath + " " + process.env.PATH.split(":")[0])'], vars, {
-      root,
-      writable: [vars.HOME],
-      tmp: path.join(base, 'agent-tmp'),
-    })
+    const plan = await sandboxedAgentSpawn(
+      ['node', '-e', 'console.log("agent " + process.execPath + " " + process.env.PATH.split(":")[0])'],
+      vars,
+      {
+        root,
+        writable: [vars.HOME],
+        tmp: path.join(base, 'agent-tmp'),
+      },
+    )
     const r = await runPlan(plan)
     expect(r.code).toBe(0)
     // The real node ran, and the member's PATH still reached it inside.
@@ -184,7 +197,15 @@ describe('refused variables', () => {
   })
 
   it('let ordinary variables through', () => {
-    expect(() => assertAllowedEnv({ NODE_ENV: 'test', RUST_LOG: 'debug', GIT_AUTHOR_NAME: 'Tess', PATH: '/opt/tools/bin:/usr/bin', REGISTRY: 'https://registry.example.com/' })).not.toThrow()
+    expect(() =>
+      assertAllowedEnv({
+        NODE_ENV: 'test',
+        RUST_LOG: 'debug',
+        GIT_AUTHOR_NAME: 'Tess',
+        PATH: '/opt/tools/bin:/usr/bin',
+        REGISTRY: 'https://registry.example.com/',
+      }),
+    ).not.toThrow()
     expect(os.platform()).toBe('linux')
   })
 })

@@ -38,7 +38,8 @@ beforeAll(async () => {
   linked = path.join(base, 'linked')
   scratchDir = path.join(base, 'scratch')
   await mkdir(repo)
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo })
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo })
   git('init', '-q', '-b', 'main')
   await writeFile(path.join(repo, 'a.txt'), 'a\n')
   git('add', '-A')
@@ -53,7 +54,9 @@ afterAll(async () => {
 
 describe("a shared checkout's .git", () => {
   it('is read-only to a command, and the tree around it writable', async () => {
-    const out = await runPlan(await sandboxedSpawn(['/bin/sh', '-c', ATTACK], { root: repo, policy: { scratchDir, userCheckout: true } }))
+    const out = await runPlan(
+      await sandboxedSpawn(['/bin/sh', '-c', ATTACK], { root: repo, policy: { scratchDir, userCheckout: true } }),
+    )
     expect(out).not.toMatch(/=planted|=rewritten/)
     expect(out).toContain('tree=writable')
     expect(existsSync(path.join(repo, '.git', 'hooks', 'post-checkout'))).toBe(false)
@@ -61,21 +64,38 @@ describe("a shared checkout's .git", () => {
 
   it("is read-only when it is a linked worktree's .git file: its gitdir: cannot be rewritten", async () => {
     const before = readFileSync(path.join(linked, '.git'), 'utf8')
-    const out = await runPlan(await sandboxedSpawn(['/bin/sh', '-c', ATTACK], { root: linked, policy: { scratchDir, userCheckout: true } }))
+    const out = await runPlan(
+      await sandboxedSpawn(['/bin/sh', '-c', ATTACK], { root: linked, policy: { scratchDir, userCheckout: true } }),
+    )
     expect(out).not.toContain('gitfile=rewritten')
     expect(out).toContain('tree=writable')
     expect(readFileSync(path.join(linked, '.git'), 'utf8')).toBe(before)
   })
 
   it("is writable for Concord's own commit only (writableGitDir), and without userCheckout (a task's own repository)", async () => {
-    const own = await runPlan(await sandboxedSpawn(['/bin/sh', '-c', 'touch .git/own-commit && echo own=wrote'], { root: repo, policy: { scratchDir, userCheckout: true }, writableGitDir: true }))
+    const own = await runPlan(
+      await sandboxedSpawn(['/bin/sh', '-c', 'touch .git/own-commit && echo own=wrote'], {
+        root: repo,
+        policy: { scratchDir, userCheckout: true },
+        writableGitDir: true,
+      }),
+    )
     expect(own).toContain('own=wrote')
-    const task = await runPlan(await sandboxedSpawn(['/bin/sh', '-c', 'touch .git/task-repo && echo task=wrote'], { root: repo, policy: { scratchDir } }))
+    const task = await runPlan(
+      await sandboxedSpawn(['/bin/sh', '-c', 'touch .git/task-repo && echo task=wrote'], {
+        root: repo,
+        policy: { scratchDir },
+      }),
+    )
     expect(task).toContain('task=wrote')
   })
 
   it('is read-only to an ACP agent working in the shared checkout', async () => {
-    const plan = await sandboxedAgentSpawn(['/bin/sh', '-c', ATTACK], { PATH: '/usr/bin:/bin' }, { root: repo, writable: [], tmp: path.join(base, 'tmp'), userCheckout: true })
+    const plan = await sandboxedAgentSpawn(
+      ['/bin/sh', '-c', ATTACK],
+      { PATH: '/usr/bin:/bin' },
+      { root: repo, writable: [], tmp: path.join(base, 'tmp'), userCheckout: true },
+    )
     const out = await runPlan(plan)
     expect(out).not.toMatch(/=planted|=rewritten/)
     expect(out).toContain('tree=writable')

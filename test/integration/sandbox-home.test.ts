@@ -33,7 +33,8 @@ const CREDENTIALS: Record<string, string> = {
 }
 
 const ctx = (): ToolContext => ({ workspaceRoot: root, signal: new AbortController().signal, sandbox: { scratchDir } })
-const run = (command: string): Promise<string> => runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), ctx())
+const run = (command: string): Promise<string> =>
+  runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), ctx())
 
 async function script(file: string, body: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true })
@@ -70,7 +71,12 @@ beforeAll(async () => {
   await writeFile(path.join(root, 'a.txt'), 'a\n')
   scratchDir = path.join(home, '.concord-data', 'scratch', 'm1')
   process.env.HOME = home
-  process.env.PATH = [path.join(home, '.tool/versions/1/bin'), path.join(home, '.cargo/bin'), path.join(home, '.local/bin'), saved.PATH].join(':')
+  process.env.PATH = [
+    path.join(home, '.tool/versions/1/bin'),
+    path.join(home, '.cargo/bin'),
+    path.join(home, '.local/bin'),
+    saved.PATH,
+  ].join(':')
 })
 
 afterAll(async () => {
@@ -111,7 +117,9 @@ describe("a command's home", () => {
   }, 60_000)
 
   it('shows the install roots read-only', async () => {
-    const out = await run(`touch ${home}/.tool/versions/1/bin/planted 2>&1 || echo refused; echo x >> ${home}/.gitconfig || echo gitconfig=refused`)
+    const out = await run(
+      `touch ${home}/.tool/versions/1/bin/planted 2>&1 || echo refused; echo x >> ${home}/.gitconfig || echo gitconfig=refused`,
+    )
     expect(out).toContain('refused')
     expect(out).toContain('gitconfig=refused')
   }, 60_000)
@@ -120,7 +128,10 @@ describe("a command's home", () => {
 describe("an ACP agent's home", () => {
   it('is empty but for its own state folder, its program and the git config', async () => {
     const probe = Object.keys(CREDENTIALS)
-      .map((rel) => `try { require('fs').readFileSync(${JSON.stringify(path.join(home, rel))}); console.log('read:${rel}') } catch { console.log('hidden:${rel}') }`)
+      .map(
+        (rel) =>
+          `try { require('fs').readFileSync(${JSON.stringify(path.join(home, rel))}); console.log('read:${rel}') } catch { console.log('hidden:${rel}') }`,
+      )
       .join(';')
     const argv: [string, ...string[]] = [
       process.execPath,
@@ -143,7 +154,8 @@ describe("an ACP agent's home", () => {
     // Claude Code's own state is the agent's (it runs as the user's login); the other tools' are not.
     expect(out).toContain('read:.claude/.credentials.json')
     expect(out).toContain('read:.claude.json')
-    for (const rel of Object.keys(CREDENTIALS).filter((r) => !r.startsWith('.claude'))) expect(out).toContain(`hidden:${rel}`)
+    for (const rel of Object.keys(CREDENTIALS).filter((r) => !r.startsWith('.claude')))
+      expect(out).toContain(`hidden:${rel}`)
     expect(out).toContain('git:true')
   }, 60_000)
 })

@@ -14,7 +14,12 @@ import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import { assertAllowedEnv } from '../../electron/main/runtime/tools/command-env'
 import { killRecordedGroup, processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
-import { ToolError, type ProcessInfo, type SandboxPolicy, type ToolContext } from '../../electron/main/runtime/tools/types'
+import {
+  ToolError,
+  type ProcessInfo,
+  type SandboxPolicy,
+  type ToolContext,
+} from '../../electron/main/runtime/tools/types'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 let base: string // under /tmp: workspace and scratch
@@ -23,14 +28,24 @@ let root: string
 let dataDir: string
 let scratchDir: string
 
-const SECRETS = { OPENAI_API_KEY: 'sk-openai-leak-check', ANTHROPIC_API_KEY: 'sk-ant-leak-check', CONCORD_TOKEN: 'bridge-token-leak-check' }
+const SECRETS = {
+  OPENAI_API_KEY: 'sk-openai-leak-check',
+  ANTHROPIC_API_KEY: 'sk-ant-leak-check',
+  CONCORD_TOKEN: 'bridge-token-leak-check',
+}
 const saved: Record<string, string | undefined> = {}
 
 function ctx(policy: SandboxPolicy = {}, extra: Partial<ToolContext> = {}): ToolContext {
-  return { workspaceRoot: root, signal: new AbortController().signal, sandbox: { dataDir, scratchDir, ...policy }, ...extra }
+  return {
+    workspaceRoot: root,
+    signal: new AbortController().signal,
+    sandbox: { dataDir, scratchDir, ...policy },
+    ...extra,
+  }
 }
 
-const run = (command: string, c: ToolContext = ctx()): Promise<string> => runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), c)
+const run = (command: string, c: ToolContext = ctx()): Promise<string> =>
+  runCommandTool.run(parseArgs(runCommandTool.args, { command }, 'run_command'), c)
 
 async function expectToolError(p: Promise<unknown>, code: string): Promise<ToolError> {
   try {
@@ -74,7 +89,11 @@ const token = (): string => `${600 + Math.floor(Math.random() * 300)}.${Math.flo
  * A second Node process standing in for Concord: runs run_command with the given context and prints one JSON line
  * per event (`started` from onProcess, then `result` or `error`).
  */
-async function startWorker(command: string, sandbox: SandboxPolicy, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; lines: () => any[]; exited: Promise<number | null> }> {
+async function startWorker(
+  command: string,
+  sandbox: SandboxPolicy,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; lines: () => any[]; exited: Promise<number | null> }> {
   const script = path.join(base, 'worker.mts')
   if (!existsSync(script)) {
     const toolPath = path.resolve('electron/main/runtime/tools/command-tool.ts')
@@ -159,7 +178,16 @@ describe('environment', () => {
   })
 
   it('refuses workspace variables that look like secrets or would undo the sandbox, before running anything', async () => {
-    for (const name of ['OPENAI_API_KEY', 'GH_TOKEN', 'MY_SECRET', 'AWS_SECRET_ACCESS_KEY', 'CONCORD_DATA_DIR', 'HOME', 'TMPDIR', 'GIT_DIR']) {
+    for (const name of [
+      'OPENAI_API_KEY',
+      'GH_TOKEN',
+      'MY_SECRET',
+      'AWS_SECRET_ACCESS_KEY',
+      'CONCORD_DATA_DIR',
+      'HOME',
+      'TMPDIR',
+      'GIT_DIR',
+    ]) {
       const err = await expectToolError(run('touch refused-ran', ctx({ env: { [name]: 'x' } })), 'env_refused')
       expect(err.message).toContain(name)
     }
@@ -216,7 +244,11 @@ describe('file system', () => {
     await writeFile(path.join(home, '.aws', 'credentials'), 'aws_secret\n')
     await writeFile(path.join(home, '.netrc'), 'machine example.com password hunter2\n')
     await writeFile(path.join(home, 'notes.txt'), 'not a secret\n')
-    const w = await startWorker(`echo "ssh:[$(ls -A ${home}/.ssh)] aws:[$(ls -A ${home}/.aws)] netrc:[$(cat ${home}/.netrc)]"; cat ${home}/notes.txt`, { dataDir, scratchDir }, { HOME: home })
+    const w = await startWorker(
+      `echo "ssh:[$(ls -A ${home}/.ssh)] aws:[$(ls -A ${home}/.aws)] netrc:[$(cat ${home}/.netrc)]"; cat ${home}/notes.txt`,
+      { dataDir, scratchDir },
+      { HOME: home },
+    )
     expect(await w.exited).toBe(0)
     const result = w.lines().find((l) => 'result' in l)?.result as string
     expect(result).toContain('ssh:[] aws:[] netrc:[]')
@@ -263,7 +295,10 @@ describe('process lifetime', () => {
     // Were it to survive, it would write the marker after a second; the unique sleep marks it in the process table.
     const t = `1.${Math.floor(Math.random() * 1e6)}`
     const marker = path.join(root, `setsid-marker-${t}`)
-    const out = await run(`setsid sh -c 'echo up > started-${t}; sleep ${t}; touch ${marker}' >/dev/null 2>&1 & ` + `while [ ! -e started-${t} ]; do sleep 0.01; done; echo background started`)
+    const out = await run(
+      `setsid sh -c 'echo up > started-${t}; sleep ${t}; touch ${marker}' >/dev/null 2>&1 & ` +
+        `while [ ! -e started-${t} ]; do sleep 0.01; done; echo background started`,
+    )
     expect(out).toContain('background started')
     expect(out).toContain('[exit code: 0]')
     await until('the background process is gone', () => processesWith(t).length === 0)
@@ -330,7 +365,10 @@ describe('killRecordedGroup', () => {
   it('kills what is left of a group whose leader has exited', async () => {
     const t = token()
     const p = leftover(`sleep ${t} & exit 0`)
-    await until('the leader exited and the member runs', () => processStartTime(p.pid) === undefined && processesWith(t).length > 0)
+    await until(
+      'the leader exited and the member runs',
+      () => processStartTime(p.pid) === undefined && processesWith(t).length > 0,
+    )
     expect(killRecordedGroup(p.pid, p.pid, p.startTime)).toBe('killed')
     await until('the member is gone', () => processesWith(t).length === 0)
   })

@@ -28,9 +28,15 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-const decide = (statement: string) => core.invoke('decisions.create', { workspaceId: ws.id, title: statement, statement })
+const decide = (statement: string) =>
+  core.invoke('decisions.create', { workspaceId: ws.id, title: statement, statement })
 const task = (title: string, decisions: Decision[], assignee: Member | null = impl) =>
-  core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee?.id, decisionIds: decisions.map((d) => d.id) })
+  core.invoke('tasks.create', {
+    workspaceId: ws.id,
+    title,
+    assigneeId: assignee?.id,
+    decisionIds: decisions.map((d) => d.id),
+  })
 const report = (tk: Task, decisions: Decision[], claims = 1) =>
   core.invoke('reports.submit', {
     taskId: tk.id,
@@ -43,7 +49,9 @@ const report = (tk: Task, decisions: Decision[], claims = 1) =>
 const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 
 /** Every page of a paged method, following nextCursor to the end. */
-async function walk<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): Promise<T[]> {
+async function walk<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+): Promise<T[]> {
   const all: T[] = []
   let cursor: string | undefined
   for (;;) {
@@ -66,7 +74,9 @@ describe('tasks.page and reports.page', () => {
     expect(all.map((x) => x.id)).toEqual(tasks.map((x) => x.id))
     expect((await core.invoke('tasks.page', { workspaceId: ws.id, limit: 5 })).total).toBe(23)
 
-    const mine = await walk((cursor) => core.invoke('tasks.page', { workspaceId: ws.id, assigneeId: tester.id, limit: 3, cursor }))
+    const mine = await walk((cursor) =>
+      core.invoke('tasks.page', { workspaceId: ws.id, assigneeId: tester.id, limit: 3, cursor }),
+    )
     expect(mine.map((x) => x.id)).toEqual(tasks.filter((_, i) => i % 3 === 0).map((x) => x.id))
     const started = await core.invoke('tasks.page', { workspaceId: ws.id, status: ['in_progress'] })
     expect(started.items.map((x) => x.id)).toEqual(tasks.slice(0, 6).map((x) => x.id))
@@ -96,7 +106,9 @@ describe('tasks.page and reports.page', () => {
     expect(all.map((r) => r.id)).toEqual(reports.map((r) => r.id).reverse())
     // Stale: claims on d1, or a basis on d1 (every report on tk has one).
     const isStale = (i: number) => i % 2 === 1 || i % 3 !== 0
-    const stale = await walk((cursor) => core.invoke('reports.page', { workspaceId: ws.id, stale: true, limit: 3, cursor }))
+    const stale = await walk((cursor) =>
+      core.invoke('reports.page', { workspaceId: ws.id, stale: true, limit: 3, cursor }),
+    )
     expect(stale.map((r) => r.id)).toEqual(
       reports
         .filter((_, i) => isStale(i))
@@ -131,7 +143,9 @@ describe('getMany', () => {
     const got = await core.invoke('tasks.getMany', { ids: [b.id, missing, c.id, a.id, b.id] })
     expect(got.map((x) => x.id)).toEqual([b.id, c.id, a.id])
     expect(got[2]).toEqual(await core.invoke('tasks.get', { taskId: a.id }))
-    expect(await core.invoke('reports.getMany', { ids: [r.id, `${ws.id}-r77`] })).toEqual([await core.invoke('reports.get', { reportId: r.id })])
+    expect(await core.invoke('reports.getMany', { ids: [r.id, `${ws.id}-r77`] })).toEqual([
+      await core.invoke('reports.get', { reportId: r.id }),
+    ])
     await rejectsWith(core.invoke('tasks.getMany', { ids: ['w00000000-t1'] }), 'not_found')
     await rejectsWith(core.invoke('reports.getMany', { ids: [a.id] }), 'invalid_params')
   })
@@ -147,7 +161,11 @@ describe('the impact of an edit', () => {
     const reports = []
     for (let i = 0; i < 210; i++) reports.push(await report(tasks[i % 230], i % 7 ? [d] : [keep], 2))
 
-    const { decision, impact } = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'GraphQL' })
+    const { decision, impact } = await core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'GraphQL',
+    })
     expect(impact.version).toBe(decision.version)
     expect(impact.truncated).toBe(true)
     // The first tasks and reports in key order: at most 200 each, fewer when both would not fit the frame.
@@ -170,7 +188,11 @@ describe('the impact of an edit', () => {
       acceptanceRevoked: 0,
       // Every report has a basis on d (its task depends on d), so every report is touched.
       reports: 210,
-      staleClaims: sql('SELECT count(*) FROM claim_links WHERE decision_id = ? AND pinned_fingerprint = ?', n, d.fingerprint),
+      staleClaims: sql(
+        'SELECT count(*) FROM claim_links WHERE decision_id = ? AND pinned_fingerprint = ?',
+        n,
+        d.fingerprint,
+      ),
       restoredClaims: 0,
     })
     expect(impact.counts.staleClaims).toBe(reports.filter((_, i) => i % 7).length * 2)
@@ -181,7 +203,12 @@ describe('the impact of an edit', () => {
     let cursor: string | undefined
     let pages = 0
     do {
-      const page = await core.invoke('decisions.impact', { decisionId: d.id, version: decision.version, cursor, limit: 60 })
+      const page = await core.invoke('decisions.impact', {
+        decisionId: d.id,
+        version: decision.version,
+        cursor,
+        limit: 60,
+      })
       expect(page.tasks.length).toBeLessThanOrEqual(60)
       pagedTasks.push(...page.tasks)
       pagedReports.push(...page.reports)
@@ -194,7 +221,9 @@ describe('the impact of an edit', () => {
     expect(pagedReports.map((r) => r.reportId)).toEqual(reports.map((r) => r.id))
     expect(pagedReports.slice(0, impact.reports.length)).toEqual(impact.reports)
     expect(pagedReports.reduce((k, r) => k + r.staleClaimIds.length, 0)).toBe(impact.counts.staleClaims)
-    expect(pagedTasks.filter((x) => x.flag === 'needs_adjustment').map((x) => x.taskId)).toEqual(tasks.slice(0, 40).map((x) => x.id))
+    expect(pagedTasks.filter((x) => x.flag === 'needs_adjustment').map((x) => x.taskId)).toEqual(
+      tasks.slice(0, 40).map((x) => x.id),
+    )
 
     // Reports submitted after the edit are not part of its impact, even when pinned to the old content.
     await core.invoke('reports.submit', {
@@ -210,7 +239,11 @@ describe('the impact of an edit', () => {
     expect(again.reports.map((r) => r.reportId)).toEqual(reports.map((r) => r.id))
     expect(again.nextCursor).toBeNull()
     // The decision's creation flagged nothing; a version it does not have yet is not found.
-    expect(await core.invoke('decisions.impact', { decisionId: d.id, version: 1 })).toEqual({ tasks: [], reports: [], nextCursor: null })
+    expect(await core.invoke('decisions.impact', { decisionId: d.id, version: 1 })).toEqual({
+      tasks: [],
+      reports: [],
+      nextCursor: null,
+    })
     await rejectsWith(core.invoke('decisions.impact', { decisionId: d.id, version: 9 }), 'not_found')
     await rejectsWith(core.invoke('decisions.impact', { decisionId: d.id, version: 2, cursor: 'x' }), 'invalid_params')
   }, 60_000)
@@ -222,7 +255,14 @@ describe('the impact of an edit', () => {
     const at = new Date().toISOString()
     const ids = ctx.store.transaction(() =>
       Array.from({ length: 1000 }, (_, i) => {
-        const id = ctx.store.tasks.insert({ title: `task number ${i}`, spec: '', acceptance_criteria: '', assignee_id: rowNo(impl.id), required_reports: '["test"]', created_at: at })
+        const id = ctx.store.tasks.insert({
+          title: `task number ${i}`,
+          spec: '',
+          acceptance_criteria: '',
+          assignee_id: rowNo(impl.id),
+          required_reports: '["test"]',
+          created_at: at,
+        })
         ctx.store.tasks.replaceLinks(id, [{ decisionId: rowNo(d.id), version: 1, fingerprint: d.fingerprint }])
         return `${ws.id}-t${id}`
       }),
@@ -285,7 +325,10 @@ describe('the impact of an edit', () => {
     const preview = await core.invoke('decisions.previewImpact', { decisionId: d.id, statement: 'REST' })
     const back = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 2, statement: 'REST' })
     for (const impact of [preview, back.impact]) {
-      expect(impact.reports.find((r) => r.reportId === r1.id)).toMatchObject({ staleClaimIds: [], restoredClaimIds: r1.claims.map((c) => c.id) })
+      expect(impact.reports.find((r) => r.reportId === r1.id)).toMatchObject({
+        staleClaimIds: [],
+        restoredClaimIds: r1.claims.map((c) => c.id),
+      })
       expect(impact.counts).toMatchObject({ staleClaims: 0, restoredClaims: 2, reports: 2 })
     }
     const [again] = await core.invoke('reports.getMany', { ids: [r1.id] })
@@ -316,9 +359,22 @@ describe('token figures', () => {
       if (op <= 1 || id === undefined) {
         const usage = rand(3) === 0 ? {} : { input_tokens: rand(1000), output_tokens: rand(500) }
         const taskId = rand(3) ? rowNo(tasks[rand(2)].id) : null
-        ids.push(store.steps.insert({ member_id: members[rand(2)], kind: kinds[rand(5)], status: rand(2) ? 'streaming' : 'queued', task_id: taskId, started_at: at, ...usage }))
+        ids.push(
+          store.steps.insert({
+            member_id: members[rand(2)],
+            kind: kinds[rand(5)],
+            status: rand(2) ? 'streaming' : 'queued',
+            task_id: taskId,
+            started_at: at,
+            ...usage,
+          }),
+        )
       } else if (op === 2) {
-        store.steps.finish(id, { status: 'done', ...(rand(2) ? { input_tokens: rand(900), output_tokens: rand(90) } : {}), ended_at: at })
+        store.steps.finish(id, {
+          status: 'done',
+          ...(rand(2) ? { input_tokens: rand(900), output_tokens: rand(90) } : {}),
+          ended_at: at,
+        })
       } else if (op === 3) {
         store.steps.setStatus(id, (['done', 'error', 'interrupted', 'queued'] as const)[rand(4)])
       } else {
@@ -349,9 +405,16 @@ describe('migration 008 on a file that already has steps', () => {
     const file = `${t.dataDir}/old.sqlite`
     const v7 = openDatabase(file, { migrations: migrations.slice(0, 7) })
     const at = new Date().toISOString()
-    v7.prepare("INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)").run(at, at)
-    v7.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(at, at)
-    const step = v7.prepare('INSERT INTO steps (member_id, kind, status, task_id, input_tokens, output_tokens, started_at) VALUES (1, ?, ?, ?, ?, ?, ?)')
+    v7.prepare(
+      "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
+    ).run(at, at)
+    v7.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(
+      at,
+      at,
+    )
+    const step = v7.prepare(
+      'INSERT INTO steps (member_id, kind, status, task_id, input_tokens, output_tokens, started_at) VALUES (1, ?, ?, ?, ?, ?, ?)',
+    )
     step.run('model', 'done', 1, 100, 10, at)
     step.run('model', 'done', null, null, null, at)
     step.run('tool', 'done', 1, null, null, at)
@@ -359,8 +422,12 @@ describe('migration 008 on a file that already has steps', () => {
     const db = openDatabase(file, { migrations })
     const usage = () => db.prepare('SELECT member_id, input, output, unreported, steps FROM member_usage').all()
     expect(usage()).toEqual([{ member_id: 1, input: 100, output: 10, unreported: 1, steps: 2 }])
-    expect(db.prepare('SELECT task_id, input, steps FROM task_usage').all()).toEqual([{ task_id: 1, input: 100, steps: 1 }])
-    db.prepare("UPDATE steps SET input_tokens = 5, output_tokens = 1 WHERE kind = 'model' AND input_tokens IS NULL").run()
+    expect(db.prepare('SELECT task_id, input, steps FROM task_usage').all()).toEqual([
+      { task_id: 1, input: 100, steps: 1 },
+    ])
+    db.prepare(
+      "UPDATE steps SET input_tokens = 5, output_tokens = 1 WHERE kind = 'model' AND input_tokens IS NULL",
+    ).run()
     expect(usage()).toEqual([{ member_id: 1, input: 105, output: 11, unreported: 0, steps: 2 }])
     db.close()
   })

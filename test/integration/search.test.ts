@@ -33,7 +33,14 @@ const member = (name: string): Promise<Member> =>
   })
 
 const idle = (memberId: string) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
+  )
 
 async function say(m: Member, text: string, reply: string) {
   server.enqueue({ text: reply })
@@ -42,7 +49,8 @@ async function say(m: Member, text: string, reply: string) {
   await done
 }
 
-const search = (query: string, limit?: number) => t.core.invoke('sessions.search', { workspaceId: ws.id, query, ...(limit ? { limit } : {}) })
+const search = (query: string, limit?: number) =>
+  t.core.invoke('sessions.search', { workspaceId: ws.id, query, ...(limit ? { limit } : {}) })
 const marked = (s: string) => s.replaceAll(SEARCH_MARK_START, '[').replaceAll(SEARCH_MARK_END, ']')
 
 describe('sessions.search', () => {
@@ -127,7 +135,9 @@ describe('sessions.search', () => {
     expect(await search('zeppelin')).toEqual([])
     expect((await search('airship')).map((h) => h.stepId)).toEqual([hits[0].stepId])
     // The index matches its content table exactly (an external-content index that drifted fails this).
-    expect(() => store.db.prepare("INSERT INTO steps_fts (steps_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow()
+    expect(() =>
+      store.db.prepare("INSERT INTO steps_fts (steps_fts, rank) VALUES ('integrity-check', 1)").run(),
+    ).not.toThrow()
   })
 
   it('leaves out archived members and earlier conversations (neither can be opened)', async () => {
@@ -154,7 +164,9 @@ describe('migration 010 (search)', () => {
   it('backfills the steps of a database created at schema 8; streaming steps and tool output stay out', () => {
     const file = join(dir, 'v8.sqlite')
     const v8 = openDatabase(file, { migrations: migrations.slice(0, 8) })
-    v8.prepare("INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')").run()
+    v8.prepare(
+      "INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')",
+    ).run()
     const step = v8.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, ?, ?, ?, 'x')")
     step.run('user', 'done', 'backfilled pelican question')
     step.run('model', 'done', 'a pelican answer')
@@ -165,7 +177,9 @@ describe('migration 010 (search)', () => {
     const ids = db.prepare("SELECT rowid FROM steps_fts WHERE steps_fts MATCH 'pelican' ORDER BY rowid").pluck().all()
     expect(ids).toEqual([1, 2])
     // New steps are indexed by the triggers.
-    db.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'message', 'queued', 'pelican later', 'x')").run()
+    db.prepare(
+      "INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'message', 'queued', 'pelican later', 'x')",
+    ).run()
     expect(db.prepare("SELECT count(*) FROM steps_fts WHERE steps_fts MATCH 'pelican'").pluck().get()).toBe(3)
     db.prepare("INSERT INTO steps_fts (steps_fts, rank) VALUES ('integrity-check', 1)").run()
     db.close()
@@ -174,7 +188,11 @@ describe('migration 010 (search)', () => {
   it('rebuilds the index of a file at schema 15 with prefix indexes (016): the same hits, by prefix too, kept by the triggers', () => {
     const file = join(dir, 'v15.sqlite')
     const v15 = openDatabase(file, { migrations: migrations.slice(0, 15) })
-    v15.prepare("INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')").run()
+    v15
+      .prepare(
+        "INSERT INTO members (name, role, authority, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'x', 'x')",
+      )
+      .run()
     const step = v15.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, ?, ?, ?, 'x')")
     step.run('user', 'done', 'the pelican module')
     step.run('model', 'done', 'Pélican modules answered')
@@ -182,12 +200,18 @@ describe('migration 010 (search)', () => {
     v15.close()
     const db = openDatabase(file)
     // Prefixes of 1 to 6 characters read a posting list of their own instead of merging every word's.
-    expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'steps_fts'").pluck().get()).toContain("prefix = '1 2 3 4 5 6'")
-    const hits = (q: string) => db.prepare('SELECT rowid FROM steps_fts WHERE steps_fts MATCH ? ORDER BY rowid DESC').pluck().all(q)
-    for (const q of ['"p"*', '"pe"*', '"pelic"*', '"pelica"*', '"pelican"*', '"pelican"', '"modul"*']) expect({ q, ids: hits(q) }).toEqual({ q, ids: [2, 1] })
+    expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'steps_fts'").pluck().get()).toContain(
+      "prefix = '1 2 3 4 5 6'",
+    )
+    const hits = (q: string) =>
+      db.prepare('SELECT rowid FROM steps_fts WHERE steps_fts MATCH ? ORDER BY rowid DESC').pluck().all(q)
+    for (const q of ['"p"*', '"pe"*', '"pelic"*', '"pelica"*', '"pelican"*', '"pelican"', '"modul"*'])
+      expect({ q, ids: hits(q) }).toEqual({ q, ids: [2, 1] })
     expect(hits('"module"')).toEqual([1])
     db.prepare("UPDATE steps SET text = 'no bird here' WHERE id = 1").run()
-    db.prepare("INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'message', 'queued', 'pelicans later', 'x')").run()
+    db.prepare(
+      "INSERT INTO steps (member_id, kind, status, text, started_at) VALUES (1, 'message', 'queued', 'pelicans later', 'x')",
+    ).run()
     expect(hits('"peli"*')).toEqual([4, 2])
     db.prepare("INSERT INTO steps_fts (steps_fts, rank) VALUES ('integrity-check', 1)").run()
     db.close()

@@ -46,7 +46,11 @@ async function restart(core: Core, options: Partial<CoreOptions> = {}): Promise<
   return start(options)
 }
 
-const openai = (apiKey?: string, model = 'gpt-old') => ({ kind: 'openai' as const, model, ...(apiKey ? { apiKey } : {}) })
+const openai = (apiKey?: string, model = 'gpt-old') => ({
+  kind: 'openai' as const,
+  model,
+  ...(apiKey ? { apiKey } : {}),
+})
 
 /**
  * Makes the next commit that inserted or updated a member fail at COMMIT (a deferred foreign key
@@ -65,15 +69,31 @@ describe('a member and its key are saved together or not at all', () => {
   it('a key that cannot be written saves no member and keeps the previous key, before and after a restart', async () => {
     let core = start()
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const lead = await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', provider: openai('sk-old') })
+    const lead = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      provider: openai('sk-old'),
+    })
     expect(lead.provider?.hasKey).toBe(true)
 
     // A folder where the secrets file's temp file goes: every key write fails.
     mkdirSync(join(dataDir, 'secrets.json.tmp'))
-    const created = await rejectsWith(core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider: openai('sk-ivy') }), 'io_error')
+    const created = await rejectsWith(
+      core.invoke('members.create', {
+        workspaceId: ws.id,
+        name: 'Ivy',
+        role: 'implementer',
+        provider: openai('sk-ivy'),
+      }),
+      'io_error',
+    )
     expect(created.message).toMatch(/API key.*secrets\.json/)
     expect(created.message).not.toContain(dataDir)
-    const updated = await rejectsWith(core.invoke('members.update', { memberId: lead.id, provider: openai('sk-new', 'gpt-new') }), 'io_error')
+    const updated = await rejectsWith(
+      core.invoke('members.update', { memberId: lead.id, provider: openai('sk-new', 'gpt-new') }),
+      'io_error',
+    )
     expect(updated.message).not.toContain(dataDir)
 
     const check = async (c: Core) => {
@@ -84,27 +104,50 @@ describe('a member and its key are saved together or not at all', () => {
     }
     await check(core)
     // The store itself: a failed write changes nothing in memory either (hasKey is what a restart finds).
-    expect(() => core.harness.secrets.set(secretRef(lead.id), 'sk-direct')).toThrow(expect.objectContaining({ code: 'io_error' }))
-    expect(() => core.harness.secrets.set(secretRef(`${ws.id}-m9`), 'sk-direct')).toThrow(expect.objectContaining({ code: 'io_error' }))
+    expect(() => core.harness.secrets.set(secretRef(lead.id), 'sk-direct')).toThrow(
+      expect.objectContaining({ code: 'io_error' }),
+    )
+    expect(() => core.harness.secrets.set(secretRef(`${ws.id}-m9`), 'sk-direct')).toThrow(
+      expect.objectContaining({ code: 'io_error' }),
+    )
     await check(core)
     expect(core.harness.secrets.has(secretRef(`${ws.id}-m9`))).toBe(false)
     rmSync(join(dataDir, 'secrets.json.tmp'), { recursive: true })
     core = await restart(core)
     await check(core)
     // The store works again once the obstacle is gone.
-    const ivy = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider: openai('sk-ivy') })
+    const ivy = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      provider: openai('sk-ivy'),
+    })
     expect(ivy.provider?.hasKey).toBe(true)
   })
 
   it('a member commit that fails after the key was written takes the key back (create) or restores the previous one (update)', async () => {
     let core = start()
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const lead = await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', provider: openai('sk-old') })
+    const lead = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      provider: openai('sk-old'),
+    })
     vi.spyOn(console, 'error').mockImplementation(() => {})
     failNextMemberCommit(core, ws.id)
 
-    await expect(core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider: openai('sk-ivy') })).rejects.toThrow()
-    await expect(core.invoke('members.update', { memberId: lead.id, provider: openai('sk-new', 'gpt-new') })).rejects.toThrow()
+    await expect(
+      core.invoke('members.create', {
+        workspaceId: ws.id,
+        name: 'Ivy',
+        role: 'implementer',
+        provider: openai('sk-ivy'),
+      }),
+    ).rejects.toThrow()
+    await expect(
+      core.invoke('members.update', { memberId: lead.id, provider: openai('sk-new', 'gpt-new') }),
+    ).rejects.toThrow()
 
     const check = async (c: Core) => {
       const members = await c.invoke('members.list', { workspaceId: ws.id })
@@ -126,9 +169,16 @@ describe('a member and its key are saved together or not at all', () => {
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
     await core.close()
     cores = []
-    writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ [secretRef(`${ws.id}-m1`)]: 'sk-orphan' }), { mode: 0o600 })
+    writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ [secretRef(`${ws.id}-m1`)]: 'sk-orphan' }), {
+      mode: 0o600,
+    })
     core = start()
-    const m = await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', provider: openai() })
+    const m = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      provider: openai(),
+    })
     expect(m.provider?.hasKey).toBe(false)
     expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).not.toContain('sk-orphan')
   })
@@ -159,7 +209,10 @@ describe('system.info says where keys live', () => {
     const core = start()
     const info = await core.invoke('system.info', {})
     // Other fields (the sandbox) are someone else's to check.
-    expect(info.secrets).toEqual({ encrypted: false, description: expect.stringMatching(/0600 file in the data folder, not encrypted/) })
+    expect(info.secrets).toEqual({
+      encrypted: false,
+      description: expect.stringMatching(/0600 file in the data folder, not encrypted/),
+    })
     expect(JSON.stringify(info)).not.toContain(root)
     await rejectsWith(core.call('system.info', { path: '/' }), 'invalid_params')
   })
@@ -167,9 +220,17 @@ describe('system.info says where keys live', () => {
   it('with a cipher: encrypted, and the file holds no key in plain text', async () => {
     const key = randomBytes(32)
     let core = start({ cipher: aesCipher(key) })
-    expect((await core.invoke('system.info', {})).secrets).toEqual({ encrypted: true, description: 'encrypted with the test keychain' })
+    expect((await core.invoke('system.info', {})).secrets).toEqual({
+      encrypted: true,
+      description: 'encrypted with the test keychain',
+    })
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const m = await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', provider: openai('sk-very-secret') })
+    const m = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      provider: openai('sk-very-secret'),
+    })
     expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).not.toContain('sk-very-secret')
     core = await restart(core, { cipher: aesCipher(key) })
     expect(core.harness.secrets.get(secretRef(m.id))).toBe('sk-very-secret')
@@ -185,10 +246,17 @@ describe('the data folder is the owner’s only', () => {
       let core = start()
       const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
       await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', provider: openai('sk-1') })
-      const files = [join(dataDir, 'secrets.json'), ...['concord.sqlite', join('workspaces', `${ws.id}.sqlite`)].flatMap((f) => ['', '-wal', '-shm'].map((s) => join(dataDir, f + s)))]
+      const files = [
+        join(dataDir, 'secrets.json'),
+        ...['concord.sqlite', join('workspaces', `${ws.id}.sqlite`)].flatMap((f) =>
+          ['', '-wal', '-shm'].map((s) => join(dataDir, f + s)),
+        ),
+      ]
       const expectModes = () => {
         expect([mode(dataDir), mode(join(dataDir, 'workspaces'))]).toEqual([0o700, 0o700])
-        expect(files.map((f) => [f.slice(dataDir.length), mode(f)])).toEqual(files.map((f) => [f.slice(dataDir.length), 0o600]))
+        expect(files.map((f) => [f.slice(dataDir.length), mode(f)])).toEqual(
+          files.map((f) => [f.slice(dataDir.length), 0o600]),
+        )
       }
       expectModes()
 
@@ -226,10 +294,14 @@ describe('the data folder is the owner’s only', () => {
 
 /** Runs `concord serve` until it prints its URL (then stops it) or exits on its own. */
 function serve(args: string[]): Promise<{ code: number | null; out: string; url?: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
-    cwd: join(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'electron/cli/concord.ts', 'serve', '--port', '0', '--data-dir', dataDir, ...args],
+    {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   return new Promise((resolve) => {
     let out = ''
     let url: string | undefined
@@ -265,7 +337,10 @@ describe('concord serve --token', () => {
 describe('errors disclose neither files nor the data folder', () => {
   it('import.workspace on /etc/passwd is "not a Concord export" without a line of it', async () => {
     const core = start()
-    const err = await rejectsWith(core.invoke('import.workspace', { path: '/etc/passwd', repoPath: repoDir }), 'invalid_params')
+    const err = await rejectsWith(
+      core.invoke('import.workspace', { path: '/etc/passwd', repoPath: repoDir }),
+      'invalid_params',
+    )
     expect(err.message).toContain('/etc/passwd is not a Concord export')
     const firstLine = readFileSync('/etc/passwd', 'utf8').split('\n')[0]
     for (const piece of [firstLine.slice(0, 6), 'root:', 'x:0:0']) expect(err.message).not.toContain(piece)
@@ -273,19 +348,31 @@ describe('errors disclose neither files nor the data folder', () => {
     // A secret-looking JSON value is not echoed either.
     const file = join(root, 'not-an-export.json')
     writeFileSync(file, JSON.stringify({ schemaVersion: 'sk-hidden-value' }))
-    const typed = await rejectsWith(core.invoke('import.workspace', { path: file, repoPath: repoDir }), 'invalid_params')
+    const typed = await rejectsWith(
+      core.invoke('import.workspace', { path: file, repoPath: repoDir }),
+      'invalid_params',
+    )
     expect(typed.message).not.toContain('sk-hidden-value')
     writeFileSync(file, '{"schemaVersion": 1,\n "apiKey": "sk-hidden-value" "x"}')
-    const broken = await rejectsWith(core.invoke('import.workspace', { path: file, repoPath: repoDir }), 'invalid_params')
+    const broken = await rejectsWith(
+      core.invoke('import.workspace', { path: file, repoPath: repoDir }),
+      'invalid_params',
+    )
     expect(broken.message).toMatch(/not valid JSON \(line 2, column \d+\)/)
     expect(broken.message).not.toContain('sk-hidden')
   })
 
   it('import.workspace refuses relative paths: the API has no working directory', async () => {
     const core = start()
-    const rel = await rejectsWith(core.invoke('import.workspace', { path: 'concord-export.json', repoPath: repoDir }), 'invalid_params')
+    const rel = await rejectsWith(
+      core.invoke('import.workspace', { path: 'concord-export.json', repoPath: repoDir }),
+      'invalid_params',
+    )
     expect(rel.message).toContain('path: concord-export.json is not an absolute path')
-    const relRepo = await rejectsWith(core.invoke('import.workspace', { path: join(root, 'x.json'), repoPath: 'repo' }), 'invalid_params')
+    const relRepo = await rejectsWith(
+      core.invoke('import.workspace', { path: join(root, 'x.json'), repoPath: 'repo' }),
+      'invalid_params',
+    )
     expect(relRepo.message).toContain('repoPath: repo is not an absolute path')
   })
 

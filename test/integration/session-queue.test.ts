@@ -29,11 +29,20 @@ function member(name: string): Promise<Member> {
 }
 
 const settled = (memberId: string) =>
-  waitForEvent<{ session: SessionInfo }>(t.core, (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === 'idle' && e.payload.session.queued === 0)
+  waitForEvent<{ session: SessionInfo }>(
+    t.core,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === memberId &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
+  )
 
 /** The conversation a request carried, without the system prompt: role and text of each entry. */
 const conversation = (r: RecordedRequest) =>
-  (r.body.messages as { role: string; content: unknown }[]).filter((m) => m.role !== 'system').map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`)
+  (r.body.messages as { role: string; content: unknown }[])
+    .filter((m) => m.role !== 'system')
+    .map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`)
 
 describe('messages queued behind a running turn', () => {
   it('each enters the view when its own turn starts, after the reply to the one before', async () => {
@@ -54,6 +63,12 @@ describe('messages queued behind a running turn', () => {
     const [a, b, c] = await server.waitForRequests(3)
     expect(conversation(a)).toEqual(['user: message A'])
     expect(conversation(b)).toEqual(['user: message A', 'assistant: reply to A', 'user: message B'])
-    expect(conversation(c)).toEqual(['user: message A', 'assistant: reply to A', 'user: message B', 'assistant: reply to B', 'user: message C'])
+    expect(conversation(c)).toEqual([
+      'user: message A',
+      'assistant: reply to A',
+      'user: message B',
+      'assistant: reply to B',
+      'user: message C',
+    ])
   })
 })

@@ -16,7 +16,12 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-const set = (task: Task, status: TaskStatusValue) => core.invoke('tasks.setStatus', { taskId: task.id, status, ...(status === 'delivered' ? { artifact: { commit: SHA } } : {}) })
+const set = (task: Task, status: TaskStatusValue) =>
+  core.invoke('tasks.setStatus', {
+    taskId: task.id,
+    status,
+    ...(status === 'delivered' ? { artifact: { commit: SHA } } : {}),
+  })
 
 /** A fresh task brought to `status` by allowed moves only (no reports required, so acceptance needs none). */
 async function taskIn(status: TaskStatusValue): Promise<Task> {
@@ -47,15 +52,18 @@ describe('task moves are the shared table, enforced by the core', () => {
     expect((await core.invoke('tasks.get', { taskId: task.id })).status).toBe(to)
   })
 
-  it.each(pairs.filter(([from, to]) => !canMove(from, to)))('refuses %s → %s, naming the allowed moves', async (from, to) => {
-    const task = await taskIn(from)
-    const err = await rejectsWith(set(task, to), 'invalid_transition')
-    expect(err.message).toContain(`${task.key} is “${taskStatusWords[from]}”`)
-    for (const allowed of taskMoves[from]) expect(err.message).toContain(`“${taskStatusWords[allowed]}”`)
-    expect(err.message).toContain(`not to “${taskStatusWords[to]}”`)
-    // The card stays: nothing was written.
-    expect((await core.invoke('tasks.get', { taskId: task.id })).status).toBe(from)
-  })
+  it.each(pairs.filter(([from, to]) => !canMove(from, to)))(
+    'refuses %s → %s, naming the allowed moves',
+    async (from, to) => {
+      const task = await taskIn(from)
+      const err = await rejectsWith(set(task, to), 'invalid_transition')
+      expect(err.message).toContain(`${task.key} is “${taskStatusWords[from]}”`)
+      for (const allowed of taskMoves[from]) expect(err.message).toContain(`“${taskStatusWords[allowed]}”`)
+      expect(err.message).toContain(`not to “${taskStatusWords[to]}”`)
+      // The card stays: nothing was written.
+      expect((await core.invoke('tasks.get', { taskId: task.id })).status).toBe(from)
+    },
+  )
 
   it('refuses acceptance through setStatus even where the board allows it, and a todo → delivered before asking for an artifact', async () => {
     const delivered = await taskIn('delivered')
@@ -66,7 +74,11 @@ describe('task moves are the shared table, enforced by the core', () => {
 
   it('keeps a task where it is when asked to stay (a re-delivery records the new artifact)', async () => {
     const task = await taskIn('delivered')
-    const again = await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: 'd'.repeat(40) } })
+    const again = await core.invoke('tasks.setStatus', {
+      taskId: task.id,
+      status: 'delivered',
+      artifact: { commit: 'd'.repeat(40) },
+    })
     expect([again.status, again.artifact?.commit]).toEqual(['delivered', 'd'.repeat(40)])
   })
 })

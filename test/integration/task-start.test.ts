@@ -34,17 +34,30 @@ function member(name: string): Promise<Member> {
 const idle = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
-const lastUser = (r: RecordedRequest) => (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content
+const lastUser = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content
 const worktreeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 
 describe('starting a task starts its agent', () => {
   it("moving a task to in progress starts the assignee's turn on it, in its worktree, as a message from Concord", async () => {
     const ivy = await member('Ivy')
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Add search timeout', spec: 'Searches give up after 5 s.', assigneeId: ivy.id })
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'timeout.txt', content: '5s' } }] }, { text: 'Started.' })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Add search timeout',
+      spec: 'Searches give up after 5 s.',
+      assigneeId: ivy.id,
+    })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'timeout.txt', content: '5s' } }] },
+      { text: 'Started.' },
+    )
     const done = idle(ivy)
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     await done
@@ -52,8 +65,16 @@ describe('starting a task starts its agent', () => {
     expect(lastUser(first)).toBe('[From Concord] Start T-1: Add search timeout\n\nSearches give up after 5 s.')
     const steps = (await t.core.invoke('sessions.get', { memberId: ivy.id })).steps
     // Concord's message, not one the human typed; the turn is bound to the task and worked in its tree.
-    expect(steps[0]).toMatchObject({ kind: 'message', fromMemberId: null, origin: 'concord', taskId: task.id, text: 'Start T-1: Add search timeout\n\nSearches give up after 5 s.' })
-    expect(steps.filter((s) => s.kind === 'tool').map((s) => [s.tool?.name, s.tool?.isError])).toEqual([['write_file', false]])
+    expect(steps[0]).toMatchObject({
+      kind: 'message',
+      fromMemberId: null,
+      origin: 'concord',
+      taskId: task.id,
+      text: 'Start T-1: Add search timeout\n\nSearches give up after 5 s.',
+    })
+    expect(steps.filter((s) => s.kind === 'tool').map((s) => [s.tool?.name, s.tool?.isError])).toEqual([
+      ['write_file', false],
+    ])
     expect(readFileSync(join(worktreeOf(task), 'timeout.txt'), 'utf8')).toBe('5s')
     expect(existsSync(join(t.repoDir, 'timeout.txt'))).toBe(false)
   })

@@ -19,7 +19,8 @@ let server: ModelServer
 let ws: Workspace
 let markers: string
 
-const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: dir, encoding: 'utf8' }).trim()
 /** What the user has: main, every branch, the hooks and config of the repository. */
 const userRepo = () => ({
   main: git(t.repoDir, 'rev-parse', 'main'),
@@ -46,7 +47,11 @@ const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 const settled = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && ['idle', 'error'].includes(e.payload.session.state) && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      ['idle', 'error'].includes(e.payload.session.state) &&
+      e.payload.session.queued === 0,
     30_000,
   )
 
@@ -122,7 +127,16 @@ describe("a built-in member's commands and commits", () => {
     const before = userRepo()
     const objects = join(t.repoDir, '.git', 'objects')
     server.enqueue(
-      { toolCalls: [{ name: 'run_command', arguments: { command: `git log --format=%s -1 && echo x > feature.txt && (touch ${objects}/planted 2>/dev/null && echo planted || echo refused)` } }] },
+      {
+        toolCalls: [
+          {
+            name: 'run_command',
+            arguments: {
+              command: `git log --format=%s -1 && echo x > feature.txt && (touch ${objects}/planted 2>/dev/null && echo planted || echo refused)`,
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'feature' } }] },
       { text: 'done' },
     )
@@ -143,19 +157,30 @@ describe("a built-in member's commands and commits", () => {
     const task = await startedTask(m)
     const before = userRepo()
     const command = `rm -rf .git && printf 'gitdir: ${join(t.repoDir, '.git')}\\n' > .git && echo pwned > pwned.txt`
-    server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { toolCalls: [{ name: 'git_commit', arguments: { message: 'on main' } }] }, { text: 'done' })
+    server.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command } }] },
+      { toolCalls: [{ name: 'git_commit', arguments: { message: 'on main' } }] },
+      { text: 'done' },
+    )
     const done = settled(m)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'go', taskId: task.id })
     await done
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-    expect(steps.find((s) => s.kind === 'tool' && s.tool?.name === 'git_commit')?.text ?? '').toContain('tree_not_own_repository')
+    expect(steps.find((s) => s.kind === 'tool' && s.tool?.name === 'git_commit')?.text ?? '').toContain(
+      'tree_not_own_repository',
+    )
     expect(userRepo()).toEqual(before)
   })
 })
 
 describe("Concord brings the task's branch into the user's repository", () => {
   it("only the task's own branch, to its tree's head, with no program of the tree running", async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      approval: 'auto',
+    })
     const task = await startedTask(m, 'Feature')
     const tree = treeOf(task)
     expect(existsSync(join(tree, '.git', 'HEAD'))).toBe(true) // a repository of its own, not a worktree's .git file
@@ -168,7 +193,9 @@ describe("Concord brings the task's branch into the user's repository", () => {
       return p
     }
     for (const hook of ['reference-transaction', 'post-checkout', 'pre-push', 'post-merge', 'pre-auto-gc']) {
-      writeFileSync(join(tree, '.git', 'hooks', hook), `#!/bin/sh\ntouch ${join(markers, `hook-${hook}`)}\n`, { mode: 0o755 })
+      writeFileSync(join(tree, '.git', 'hooks', hook), `#!/bin/sh\ntouch ${join(markers, `hook-${hook}`)}\n`, {
+        mode: 0o755,
+      })
     }
     git(tree, 'config', 'core.fsmonitor', plant('fsmonitor'))
     git(tree, 'config', 'core.hooksPath', join(tree, '.git', 'hooks'))
@@ -193,14 +220,21 @@ describe("Concord brings the task's branch into the user's repository", () => {
   })
 
   it("a head that does not descend from the task's base is not brought over, and delivery says why", async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      approval: 'auto',
+    })
     const task = await startedTask(m, 'Feature')
     const tree = treeOf(task)
     git(tree, 'checkout', '-q', '--orphan', 'elsewhere')
     writeFileSync(join(tree, 'other.txt'), 'other\n')
     git(tree, 'add', '-A')
     git(tree, '-c', 'user.name=A', '-c', 'user.email=a@x', 'commit', '-qm', 'unrelated')
-    const err = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' }).catch((e: unknown) => e as { code: string; message: string })
+    const err = await t.core
+      .invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+      .catch((e: unknown) => e as { code: string; message: string })
     expect(err).toMatchObject({ code: 'invalid_artifact' })
     expect((err as { message: string }).message).toContain('does not descend from')
     expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
@@ -209,7 +243,12 @@ describe("Concord brings the task's branch into the user's repository", () => {
 
 describe('trees made before trees were clones', () => {
   it('an old linked worktree is converted in place at its next use, its uncommitted files kept', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      approval: 'auto',
+    })
     const task = await startedTask(m, 'Old')
     const tree = treeOf(task)
     // Make it what Concord made before: a linked worktree of the user's repository on the task's branch.
@@ -232,7 +271,12 @@ describe('trees made before trees were clones', () => {
   })
 
   it('a tree whose .git is gone (a crash mid-conversion, an rm -rf .git) gets a fresh one at its next use, its files kept', async () => {
-    const m = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
+    const m = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Ivy',
+      role: 'implementer',
+      approval: 'auto',
+    })
     const task = await startedTask(m, 'Lost git')
     const tree = treeOf(task)
     rmSync(join(tree, '.git'), { recursive: true, force: true })

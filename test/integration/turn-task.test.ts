@@ -40,7 +40,11 @@ async function twoTasks(): Promise<{ ivy: Member; t1: Task; t2: Task }> {
 async function turn(m: Member, text: string, taskId?: string) {
   const done = waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
   const { stepId } = await t.core.invoke('sessions.send', { memberId: m.id, text, ...(taskId ? { taskId } : {}) })
@@ -50,7 +54,10 @@ async function turn(m: Member, text: string, taskId?: string) {
   return steps.slice(i)
 }
 
-const writes = (path: string, content: string) => [{ toolCalls: [{ name: 'write_file', arguments: { path, content } }] }, { text: 'done' }]
+const writes = (path: string, content: string) => [
+  { toolCalls: [{ name: 'write_file', arguments: { path, content } }] },
+  { text: 'done' },
+]
 
 describe('turns that know their task', () => {
   it('with two tasks in progress, a message naming one of them works in its tree', async () => {
@@ -80,7 +87,9 @@ describe('turns that know their task', () => {
     expect(steps[0].taskId).toBeNull()
     const tool = steps.find((s) => s.kind === 'tool')!
     expect(tool.tool?.isError).toBe(true)
-    expect(tool.text).toContain('bound to none of your 2 tasks in progress (T-1 "Search timeout" and T-2 "Search page")')
+    expect(tool.text).toContain(
+      'bound to none of your 2 tasks in progress (T-1 "Search timeout" and T-2 "Search page")',
+    )
     expect(tool.text).toContain('names exactly one of them')
     expect(tool.text).not.toContain('you have no task in progress')
   })

@@ -13,7 +13,11 @@ let client: ClientApi
 beforeEach(async () => {
   t = makeCore()
   bridge = await startBridge({ core: t.core, port: 0, token: 'tok' })
-  client = createBridgeClient({ origin: `http://127.0.0.1:${bridge.port}`, token: 'tok', WebSocket: WebSocket as never })
+  client = createBridgeClient({
+    origin: `http://127.0.0.1:${bridge.port}`,
+    token: 'tok',
+    WebSocket: WebSocket as never,
+  })
 })
 afterEach(async () => {
   client.close()
@@ -35,10 +39,20 @@ describe('browser client ↔ bridge over the shared wire codec', () => {
     const workspace = await client.call('workspaces.open', { repoPath: t.repoDir })
     expect((await opened).payload).toMatchObject({ workspace: { id: workspace.id } })
     expect(await client.call('workspaces.list', {})).toEqual([expect.objectContaining({ id: workspace.id })])
-    await expect(client.call('workspaces.settings', { workspaceId: 'w99999999' })).rejects.toMatchObject({ name: 'ApiCallError', code: 'not_found' })
+    await expect(client.call('workspaces.settings', { workspaceId: 'w99999999' })).rejects.toMatchObject({
+      name: 'ApiCallError',
+      code: 'not_found',
+    })
     await expect(client.call('workspaces.open', { repoPath: '' })).rejects.toMatchObject({ code: 'invalid_params' })
-    const stranger = createBridgeClient({ origin: `http://127.0.0.1:${bridge.port}`, token: 'wrong', WebSocket: WebSocket as never })
-    await expect(stranger.call('workspaces.list', {})).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining('token') })
+    const stranger = createBridgeClient({
+      origin: `http://127.0.0.1:${bridge.port}`,
+      token: 'wrong',
+      WebSocket: WebSocket as never,
+    })
+    await expect(stranger.call('workspaces.list', {})).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringContaining('token'),
+    })
     stranger.close()
   })
 })

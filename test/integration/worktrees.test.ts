@@ -55,7 +55,11 @@ async function started(title: string, assignee: Member): Promise<Task> {
 const idle = (m: Member) =>
   waitForEvent<{ session: SessionInfo }>(
     t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle' && e.payload.session.queued === 0,
+    (e) =>
+      e.event === 'session.state' &&
+      e.payload.session.memberId === m.id &&
+      e.payload.session.state === 'idle' &&
+      e.payload.session.queued === 0,
     15_000,
   )
 
@@ -97,7 +101,11 @@ describe('a worktree per task', () => {
     const reply = (r: RecordedRequest) =>
       r.body.messages.some((m: { role: string }) => m.role === 'tool')
         ? { text: 'edited' }
-        : { toolCalls: [{ name: 'write_file', arguments: { path: 'app.ts', content: `export const answer = '${who(r)}'\n` } }] }
+        : {
+            toolCalls: [
+              { name: 'write_file', arguments: { path: 'app.ts', content: `export const answer = '${who(r)}'\n` } },
+            ],
+          }
     server.enqueue(reply, reply, reply, reply)
     const [a, b] = await Promise.all([turn(ivy, 'edit app.ts'), turn(max, 'edit app.ts')])
     expect(a.at(-1)?.text).toBe('edited')
@@ -111,14 +119,22 @@ describe('a worktree per task', () => {
     expect(turnDiff.files).toEqual([{ path: 'app.ts', oldPath: null, status: 'modified', additions: 1, deletions: 1 }])
     expect(turnDiff.patch).toContain("+export const answer = 'ivy'")
     await rejectsWith(t.core.invoke('sessions.changes', { stepId: a[0].id }), 'not_found')
-    expect(server.requests.some((r) => who(r) === 'ivy' && systemOf(r).includes("T-1's worktree, branch concord/T-1-one"))).toBe(true)
+    expect(
+      server.requests.some((r) => who(r) === 'ivy' && systemOf(r).includes("T-1's worktree, branch concord/T-1-one")),
+    ).toBe(true)
   })
 
   it('a turn without a task reads the base branch and may not write', async () => {
     const ivy = await member('Ivy')
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] }, { text: 'could not' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] },
+      { text: 'could not' },
+    )
     const steps = await turn(ivy, 'write x')
-    expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ status: 'error', text: expect.stringContaining('read_only') })
+    expect(steps.find((s) => s.kind === 'tool')).toMatchObject({
+      status: 'error',
+      text: expect.stringContaining('read_only'),
+    })
     expect(existsSync(join(t.repoDir, 'x.txt'))).toBe(false)
     expect(systemOf(server.requests[0])).toContain('read-only checkout of the base branch main')
   })
@@ -130,7 +146,10 @@ describe('commits are resolved, never typed', () => {
     const task = await started('Feature', ivy)
     const dir = worktreeOf(task)
     writeFileSync(join(dir, 'feature.ts'), 'export const f = 1\n')
-    const dirty = await rejectsWith(t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' }), 'uncommitted_changes')
+    const dirty = await rejectsWith(
+      t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' }),
+      'uncommitted_changes',
+    )
     expect(dirty.message).toContain('feature.ts')
     expect(dirty.details).toEqual({ files: ['feature.ts'] })
     git(dir, 'add', '-A')
@@ -139,11 +158,32 @@ describe('commits are resolved, never typed', () => {
     const delivered = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
     expect(delivered).toMatchObject({ status: 'delivered', artifact: { commit: head }, head })
 
-    const bad = await rejectsWith(t.core.invoke('reports.submit', { taskId: task.id, kind: 'test', verdict: 'pass', artifact: { commit: 'deadbeef' }, claims: [] }), 'invalid_artifact')
+    const bad = await rejectsWith(
+      t.core.invoke('reports.submit', {
+        taskId: task.id,
+        kind: 'test',
+        verdict: 'pass',
+        artifact: { commit: 'deadbeef' },
+        claims: [],
+      }),
+      'invalid_artifact',
+    )
     expect(bad.message).toContain('deadbeef')
-    const short = await t.core.invoke('reports.submit', { taskId: task.id, kind: 'test', verdict: 'pass', artifact: { commit: head.slice(0, 7) }, claims: [] })
+    const short = await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: head.slice(0, 7) },
+      claims: [],
+    })
     expect(short.artifact.commit).toBe(head)
-    const byBranch = await t.core.invoke('reports.submit', { taskId: task.id, kind: 'review', verdict: 'pass', artifact: { commit: task.branch! }, claims: [] })
+    const byBranch = await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      kind: 'review',
+      verdict: 'pass',
+      artifact: { commit: task.branch! },
+      claims: [],
+    })
     expect(byBranch.artifact.commit).toBe(head)
   })
 
@@ -162,7 +202,14 @@ describe('commits are resolved, never typed', () => {
           { name: 'write_file', arguments: { path: 'app.ts', content: 'tampered' } },
         ],
       },
-      { toolCalls: [{ name: 'submit_report', arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'submit_report',
+            arguments: { taskId: 'T-1', kind: 'test', verdict: 'pass', summary: 'ok', claims: [] },
+          },
+        ],
+      },
     )
     const steps = await turn(tess, 'verify T-1', task.id)
     const tools = steps.filter((s) => s.kind === 'tool')
@@ -171,13 +218,20 @@ describe('commits are resolved, never typed', () => {
     expect(readFileSync(join(dir, 'app.ts'), 'utf8')).toBe('export const answer = 43\n')
     const [report] = await t.core.invoke('reports.list', { taskId: task.id })
     expect(report.artifact.commit).toBe(delivered.artifact!.commit)
-    expect(systemOf(server.requests[0])).toContain(`read-only checkout of the delivered commit ${delivered.artifact!.commit!.slice(0, 10)} of T-1`)
+    expect(systemOf(server.requests[0])).toContain(
+      `read-only checkout of the delivered commit ${delivered.artifact!.commit!.slice(0, 10)} of T-1`,
+    )
   })
 })
 
 describe('diff and merge', () => {
   async function acceptedTask(title: string, file: string, content: string, assignee: Member): Promise<Task> {
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id, requiredReports: [] })
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title,
+      assigneeId: assignee.id,
+      requiredReports: [],
+    })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     const dir = worktreeOf(task)
     writeFileSync(join(dir, file), content)
@@ -234,7 +288,10 @@ describe('diff and merge', () => {
     const ivy = await member('Ivy')
     const task = await acceptedTask('Ff', 'ff.ts', 'ff\n', ivy)
     writeFileSync(join(t.repoDir, 'app.ts'), 'my own work in progress\n')
-    const dirty = await rejectsWith(t.core.invoke('tasks.merge', { taskId: task.id, strategy: 'ff-only' }), 'merge_blocked')
+    const dirty = await rejectsWith(
+      t.core.invoke('tasks.merge', { taskId: task.id, strategy: 'ff-only' }),
+      'merge_blocked',
+    )
     expect(dirty.message).toContain('app.ts')
     git(t.repoDir, 'checkout', '-q', '--', 'app.ts')
     git(t.repoDir, 'checkout', '-q', '-b', 'elsewhere')
@@ -288,7 +345,10 @@ describe('lifecycle and bad input', () => {
     await t.core.close()
     t.core = createCore({ dataDir: t.dataDir, provider: { maxRetries: 0 } })
     expect(await t.core.invoke('tasks.get', { taskId: task.id })).toMatchObject({ branch: task.branch, head: base })
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'after.txt', content: 'after restart' } }] }, { text: 'ok' })
+    server.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'after.txt', content: 'after restart' } }] },
+      { text: 'ok' },
+    )
     await turn(ivy, 'write after.txt')
     expect(readFileSync(join(worktreeOf(task), 'after.txt'), 'utf8')).toBe('after restart')
   })
@@ -330,7 +390,9 @@ describe('lifecycle and bad input', () => {
     const store = t.core.harness.ctx(ws.id).store
     store.settings.set({})
     expect((await t.core.invoke('workspaces.open', { repoPath: t.repoDir })).settings.isolation).toBe('shared')
-    expect((await t.core.invoke('workspaces.update', { workspaceId: ws.id, isolation: 'worktree' })).baseBranch).toBe('main')
+    expect((await t.core.invoke('workspaces.update', { workspaceId: ws.id, isolation: 'worktree' })).baseBranch).toBe(
+      'main',
+    )
     expect((await t.core.invoke('workspaces.open', { repoPath: t.repoDir })).settings.isolation).toBe('worktree')
   })
 
@@ -352,6 +414,8 @@ describe('lifecycle and bad input', () => {
     git(detached, 'checkout', '-q', '--detach', sha)
     const refused = await rejectsWith(t.core.invoke('workspaces.open', { repoPath: detached }), 'invalid_params')
     expect(refused.message).toContain('detached')
-    expect((await t.core.invoke('workspaces.open', { repoPath: detached, baseBranch: 'main' })).settings.baseBranch).toBe('main')
+    expect(
+      (await t.core.invoke('workspaces.open', { repoPath: detached, baseBranch: 'main' })).settings.baseBranch,
+    ).toBe('main')
   })
 })

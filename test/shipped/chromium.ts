@@ -10,13 +10,24 @@ import { dirname, join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 
 function bundledVersion(): string {
   let dir = dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium'))
   for (;;) {
     const file = join(dir, 'package.json')
-    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === '@sparticuz/chromium') return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
+    if (
+      existsSync(file) &&
+      (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === '@sparticuz/chromium'
+    )
+      return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
     if (dirname(dir) === dir) throw new Error('@sparticuz/chromium: package.json not found')
     dir = dirname(dir)
   }
@@ -48,6 +59,11 @@ async function bundled(): Promise<{ executablePath: string; env: NodeJS.ProcessE
 
 export async function launchChromium(): Promise<Browser> {
   const named = process.env.CONCORD_CHROMIUM
-  const found = named && named !== 'bundled' ? { executablePath: named } : !named && existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : await bundled()
+  const found =
+    named && named !== 'bundled'
+      ? { executablePath: named }
+      : !named && existsSync(SYSTEM_CHROMIUM)
+        ? { executablePath: SYSTEM_CHROMIUM }
+        : await bundled()
   return chromium.launch({ ...found, args: ARGS })
 }

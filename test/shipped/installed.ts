@@ -23,16 +23,25 @@ function newestMtime(path: string): number {
   const stat = statSync(path)
   if (!stat.isDirectory()) return stat.mtimeMs
   let newest = stat.mtimeMs
-  for (const entry of readdirSync(path)) if (entry !== 'node_modules') newest = Math.max(newest, newestMtime(join(path, entry)))
+  for (const entry of readdirSync(path))
+    if (entry !== 'node_modules') newest = Math.max(newest, newestMtime(join(path, entry)))
   return newest
 }
 
 /** out/ is what the package ships: build it when a part is missing or older than the sources (CI built it already). */
 export function ensureBuilt(): void {
-  const built = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/cli/concord.js'].map((f) => join(projectRoot, f))
-  const sources = Math.max(...['electron', 'shared', 'renderer', 'bin', 'package.json'].map((p) => newestMtime(join(projectRoot, p))))
+  const built = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/cli/concord.js'].map(
+    (f) => join(projectRoot, f),
+  )
+  const sources = Math.max(
+    ...['electron', 'shared', 'renderer', 'bin', 'package.json'].map((p) => newestMtime(join(projectRoot, p))),
+  )
   if (built.every((f) => existsSync(f) && statSync(f).mtimeMs >= sources)) return
-  execFileSync(npm, ['run', 'build'], { cwd: projectRoot, stdio: 'pipe', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } })
+  execFileSync(npm, ['run', 'build'], {
+    cwd: projectRoot,
+    stdio: 'pipe',
+    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+  })
 }
 
 export interface Installation {
@@ -53,15 +62,24 @@ export async function installShipped(base: string): Promise<Installation> {
   mkdirSync(dir, { recursive: true })
   mkdirSync(global, { recursive: true })
   let t = Date.now()
-  const packed = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', base], { cwd: projectRoot, maxBuffer: 64 * 1024 * 1024 })
+  const packed = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', base], {
+    cwd: projectRoot,
+    maxBuffer: 64 * 1024 * 1024,
+  })
   const tarball = join(base, (JSON.parse(packed.stdout) as { filename: string }[])[0].filename)
   const pack = (Date.now() - t) / 1000
-  const dev = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
-  const agents = ['@zed-industries/claude-agent-acp', '@zed-industries/codex-acp', '@google/gemini-cli'].map((n) => `${n}@${dev[n]}`)
+  const dev = (
+    JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  ).devDependencies
+  const agents = ['@zed-industries/claude-agent-acp', '@zed-industries/codex-acp', '@google/gemini-cli'].map(
+    (n) => `${n}@${dev[n]}`,
+  )
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'a-user', private: true }))
   // None of the npm settings `npm test` passes down (npm_config_local_prefix is this checkout): a user's install knows
   // nothing of it. The local npm cache first; the registry for what it lacks.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'))
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'),
+  )
   Object.assign(env, {
     PATH: userPath,
     ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
@@ -72,17 +90,29 @@ export async function installShipped(base: string): Promise<Installation> {
   })
   t = Date.now()
   const options = { env, maxBuffer: 64 * 1024 * 1024, timeout: 20 * 60_000 }
-  await Promise.all([run(npm, ['install', tarball], { ...options, cwd: dir }), run(npm, ['install', '-g', '--prefix', global, ...agents], { ...options, cwd: base })])
+  await Promise.all([
+    run(npm, ['install', tarball], { ...options, cwd: dir }),
+    run(npm, ['install', '-g', '--prefix', global, ...agents], { ...options, cwd: base }),
+  ])
   const install = (Date.now() - t) / 1000
   const bin = join(dir, 'node_modules', 'concord', 'bin', 'concord.js')
-  if (!existsSync(join(dir, 'node_modules', '.bin', 'concord'))) throw new Error('npm install did not link the concord command')
+  if (!existsSync(join(dir, 'node_modules', '.bin', 'concord')))
+    throw new Error('npm install did not link the concord command')
   return { dir, bin, path: `${join(global, 'bin')}:${userPath}`, seconds: { pack, install } }
 }
 
 /** The installed `concord` with these arguments, to its end. */
-export async function concord(inst: Installation, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function concord(
+  inst: Installation,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [inst.bin, ...args], { cwd, env: { ...process.env, PATH: inst.path, ...env } })
+    const r = await run(process.execPath, [inst.bin, ...args], {
+      cwd,
+      env: { ...process.env, PATH: inst.path, ...env },
+    })
     return { code: 0, stdout: r.stdout, stderr: r.stderr }
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string }
@@ -110,9 +140,14 @@ export interface Served {
 
 /** A POST /api/<method> that throws the API's error (with its code) on failure. */
 export async function apiCall<T>(port: number, token: string, method: string, params: object): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(params) })
+  const res = await fetch(`http://127.0.0.1:${port}/api/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(params),
+  })
   const body = (await res.json()) as { ok: boolean; value?: T; error?: { code: string; message: string } }
-  if (!body.ok) throw Object.assign(new Error(`${method}: ${body.error?.code}: ${body.error?.message}`), { code: body.error?.code })
+  if (!body.ok)
+    throw Object.assign(new Error(`${method}: ${body.error?.code}: ${body.error?.message}`), { code: body.error?.code })
   return body.value as T
 }
 
@@ -182,7 +217,11 @@ export async function serve(inst: Installation, dataDir: string, env: NodeJS.Pro
 /** A git repository with one commit, the way a user's project starts. */
 export function gitRepo(dir: string): string {
   mkdirSync(dir, { recursive: true })
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=User', '-c', 'user.email=user@example.com', ...args], { cwd: dir, stdio: 'pipe' })
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=User', '-c', 'user.email=user@example.com', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    })
   git('init', '-q', '-b', 'main')
   writeFileSync(join(dir, 'README.md'), '# Shop\n')
   git('add', '.')

@@ -14,7 +14,16 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { launchChromium } from './chromium'
-import { concord, ensureBuilt, gitRepo, installShipped, serve, type Envelope, type Installation, type Served } from './installed'
+import {
+  concord,
+  ensureBuilt,
+  gitRepo,
+  installShipped,
+  serve,
+  type Envelope,
+  type Installation,
+  type Served,
+} from './installed'
 
 // Not under /tmp: the sandbox gives each agent a private /tmp, where the agents' programs would not be.
 const base = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : '/tmp', 'concord-shipped-'))
@@ -34,7 +43,10 @@ beforeAll(async () => {
   ensureBuilt()
   timed('build check', t)
   inst = await installShipped(base)
-  timings.push(`npm pack ${inst.seconds.pack.toFixed(1)} s`, `npm install (package and agents, side by side) ${inst.seconds.install.toFixed(1)} s`)
+  timings.push(
+    `npm pack ${inst.seconds.pack.toFixed(1)} s`,
+    `npm install (package and agents, side by side) ${inst.seconds.install.toFixed(1)} s`,
+  )
   // Gemini CLI asks its model router which model to use (generateContent): answered aside, not from the queue.
   server = await startModelServer({
     unscripted: (r) => {
@@ -80,7 +92,13 @@ function agentPid(name: string): number {
   throw new Error(`no agent process running ${name}`)
 }
 
-const report = { taskId: 'T-1', kind: 'implementation', verdict: 'pass', summary: 'done', claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }] }
+const report = {
+  taskId: 'T-1',
+  kind: 'implementation',
+  verdict: 'pass',
+  summary: 'done',
+  claims: [{ text: 'endpoints work', decisionIds: ['D-1'] }],
+}
 
 interface AgentCase {
   label: string
@@ -130,7 +148,14 @@ const agents: AgentCase[] = [
       agent: 'codex',
       apiKey: 'sk-any',
       isolatedHome: true,
-      args: ['-c', 'model="gpt-5.4"', '-c', 'model_provider="local"', '-c', `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`],
+      args: [
+        '-c',
+        'model="gpt-5.4"',
+        '-c',
+        'model_provider="local"',
+        '-c',
+        `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
+      ],
     }),
     submit: { name: 'submit_report', namespace: 'mcp__concord', arguments: report },
     turns: (r) => r.path === '/v1/responses',
@@ -141,10 +166,19 @@ const agents: AgentCase[] = [
   },
   {
     label: 'Gemini CLI',
-    provider: () => ({ kind: 'acp', agent: 'gemini', apiKey: 'any', isolatedHome: true, env: { GOOGLE_GEMINI_BASE_URL: server.url } }),
+    provider: () => ({
+      kind: 'acp',
+      agent: 'gemini',
+      apiKey: 'any',
+      isolatedHome: true,
+      env: { GOOGLE_GEMINI_BASE_URL: server.url },
+    }),
     submit: { name: 'mcp_concord_submit_report', arguments: report },
     turns: (r) => r.path.endsWith(':streamGenerateContent'),
-    toolNames: (r) => (r.body.tools as { functionDeclarations?: { name: string }[] }[]).flatMap((x) => (x.functionDeclarations ?? []).map((f) => f.name)),
+    toolNames: (r) =>
+      (r.body.tools as { functionDeclarations?: { name: string }[] }[]).flatMap((x) =>
+        (x.functionDeclarations ?? []).map((f) => f.name),
+      ),
     shell: (command) => ({ name: 'run_shell_command', arguments: { command } }),
     processName: 'gemini',
     loadsSession: false,
@@ -166,10 +200,22 @@ describe('Concord as shipped', () => {
       const t = Date.now()
       const repo = gitRepo(join(base, 'repos', agent.label.replace(/\W/g, '-').toLowerCase()))
       const ws = await app.call('workspaces.open', { repoPath: repo })
-      const m = await app.call('members.create', { workspaceId: ws.id, name: agent.label, role: 'implementer', authority: 'proposer', approval: 'auto', provider: agent.provider() })
+      const m = await app.call('members.create', {
+        workspaceId: ws.id,
+        name: agent.label,
+        role: 'implementer',
+        authority: 'proposer',
+        approval: 'auto',
+        provider: agent.provider(),
+      })
       Object.assign(c, { ws, m, repo })
       const d = await app.call('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-      const task = await app.call('tasks.create', { workspaceId: ws.id, title: 'Build API', assigneeId: m.id, decisionIds: [d.id] })
+      const task = await app.call('tasks.create', {
+        workspaceId: ws.id,
+        title: 'Build API',
+        assigneeId: m.id,
+        decisionIds: [d.id],
+      })
       await app.call('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
       const before = server.requests.length
       server.enqueue(
@@ -183,17 +229,27 @@ describe('Concord as shipped', () => {
       )
       const automatic = app.waitForEvent(
         (e: Envelope) =>
-          e.event === 'session.step' && e.payload.memberId === m.id && e.payload.step.kind === 'model' && e.payload.step.text === 'Adjusted T-1 on my own.' && e.payload.step.status === 'done',
+          e.event === 'session.step' &&
+          e.payload.memberId === m.id &&
+          e.payload.step.kind === 'model' &&
+          e.payload.step.text === 'Adjusted T-1 on my own.' &&
+          e.payload.step.status === 'done',
         120_000,
       )
       await app.call('sessions.send', { memberId: m.id, text: 'Build the API and report' })
       await automatic
       const end = await app.waitForEvent(
-        (e: Envelope) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state !== 'running' && e.payload.session.queued === 0,
+        (e: Envelope) =>
+          e.event === 'session.state' &&
+          e.payload.session.memberId === m.id &&
+          e.payload.session.state !== 'running' &&
+          e.payload.session.queued === 0,
         120_000,
       )
       const { steps } = await app.call('sessions.get', { memberId: m.id })
-      const shown = JSON.stringify(steps.map((s: { kind: string; status?: string; text?: string }) => [s.kind, s.status, s.text?.slice(0, 200)]))
+      const shown = JSON.stringify(
+        steps.map((s: { kind: string; status?: string; text?: string }) => [s.kind, s.status, s.text?.slice(0, 200)]),
+      )
       expect(end.payload.session, shown).toMatchObject({ state: 'idle', error: null })
       const turns = server.requests.slice(before).filter(agent.turns)
       // Concord's tools reached the agent: its first model request lists them.
@@ -209,7 +265,9 @@ describe('Concord as shipped', () => {
       const kinds = steps.map((s: { kind: string }) => s.kind)
       expect(kinds, shown).toEqual(expect.arrayContaining(['user', 'tool', 'notice', 'model']))
       expect(steps.find((s: { kind: string }) => s.kind === 'tool')).toMatchObject({ status: 'done' })
-      const replied: number = steps.findIndex((s: { kind: string; text?: string }) => s.kind === 'model' && s.text === 'Reported; the API is GraphQL now.')
+      const replied: number = steps.findIndex(
+        (s: { kind: string; text?: string }) => s.kind === 'model' && s.text === 'Reported; the API is GraphQL now.',
+      )
       expect(replied, shown).toBeGreaterThan(0)
       // The automatic turn: no human message after the reply, a turn that says why, and the model told of the flag.
       const auto = steps.slice(replied + 1)
@@ -224,14 +282,32 @@ describe('Concord as shipped', () => {
     }, 180_000)
 
     const idleOf = (memberId: string, timeoutMs = 120_000) =>
-      app.waitForEvent((e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === 'idle' && e.payload.session.queued === 0, timeoutMs)
+      app.waitForEvent(
+        (e) =>
+          e.event === 'session.state' &&
+          e.payload.session.memberId === memberId &&
+          e.payload.session.state === 'idle' &&
+          e.payload.session.queued === 0,
+        timeoutMs,
+      )
     const stateOf = (memberId: string, state: string, queued?: number) =>
       app.waitForEvent(
-        (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && e.payload.session.state === state && (queued === undefined || e.payload.session.queued === queued),
+        (e) =>
+          e.event === 'session.state' &&
+          e.payload.session.memberId === memberId &&
+          e.payload.session.state === state &&
+          (queued === undefined || e.payload.session.queued === queued),
         120_000,
       )
-    const stepsOf = async (memberId: string) => (await app.call('sessions.get', { memberId, limit: 500 })).steps as { id: string; kind: string; status?: string; text?: string }[]
-    const show = (steps: { kind: string; status?: string; text?: string }[]) => JSON.stringify(steps.map((s) => [s.kind, s.status, s.text?.slice(0, 300)]))
+    const stepsOf = async (memberId: string) =>
+      (await app.call('sessions.get', { memberId, limit: 500 })).steps as {
+        id: string
+        kind: string
+        status?: string
+        text?: string
+      }[]
+    const show = (steps: { kind: string; status?: string; text?: string }[]) =>
+      JSON.stringify(steps.map((s) => [s.kind, s.status, s.text?.slice(0, 300)]))
     const turnsSince = (n: number) => server.requests.slice(n).filter(agent.turns)
     const trees = () => {
       const dir = join(c.data, 'worktrees', c.ws.id)
@@ -271,7 +347,8 @@ describe('Concord as shipped', () => {
         (e) =>
           e.event === 'session.state' &&
           e.payload.session.memberId === c.m.id &&
-          (e.payload.session.state === 'waiting_approval' || (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
+          (e.payload.session.state === 'waiting_approval' ||
+            (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
         120_000,
       )
       await app.call('sessions.send', { memberId: c.m.id, text: 'Make the allowed file' })
@@ -304,14 +381,23 @@ describe('Concord as shipped', () => {
       asked = stateOf(c.m.id, 'waiting_approval')
       await app.call('sessions.send', { memberId: c.m.id, text: 'Make the denied file' })
       waiting = (await asked).payload.session
-      await app.call('sessions.approve', { memberId: c.m.id, callId: waiting.pendingApprovals[0].callId, allow: false, reason: 'use the editor instead' })
+      await app.call('sessions.approve', {
+        memberId: c.m.id,
+        callId: waiting.pendingApprovals[0].callId,
+        allow: false,
+        reason: 'use the editor instead',
+      })
       while (deny.heard === undefined) await server.waitForRequests(server.requests.length + 1, 120_000)
       await deny.heard
       expect(trees().filter((d) => existsSync(join(d, `denied-${tag}.txt`)))).toEqual([])
       const steps = await stepsOf(c.m.id)
-      expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text, show(steps.slice(-6))).toBe('Denied by the human: use the editor instead')
+      expect(steps.find((s) => s.kind === 'tool' && s.status === 'denied')?.text, show(steps.slice(-6))).toBe(
+        'Denied by the human: use the editor instead',
+      )
       expect(steps.slice(-6).filter((s) => s.kind === 'interrupted')).toEqual([])
-      expect(JSON.stringify(turnsSince(before).map((r) => r.body))).toContain('The human denied a call of your last turn')
+      expect(JSON.stringify(turnsSince(before).map((r) => r.body))).toContain(
+        'The human denied a call of your last turn',
+      )
       await app.call('members.update', { memberId: c.m.id, approval: 'auto' })
       timed(`${agent.label} permissions`, t)
     }, 240_000)
@@ -321,13 +407,20 @@ describe('Concord as shipped', () => {
       // reason and the install line, like every sandbox test, and required under CI.
       const { sandbox } = await app.call('system.info', {})
       if (!sandbox.available) {
-        if (process.env.CI) throw new Error(`CI requires the sandbox and there is none: ${sandbox.reason ?? 'none is available'}`)
-        ctx.skip(`needs the sandbox, and there is none here: ${sandbox.reason ?? 'none is available'}; to install bubblewrap: apt install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)`)
+        if (process.env.CI)
+          throw new Error(`CI requires the sandbox and there is none: ${sandbox.reason ?? 'none is available'}`)
+        ctx.skip(
+          `needs the sandbox, and there is none here: ${sandbox.reason ?? 'none is available'}; to install bubblewrap: apt install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)`,
+        )
       }
       const t = Date.now()
       const tag = agent.processName
       const outside = [join(base, `escape-${tag}.txt`), join(c.repo!, `escape-${tag}.txt`)]
-      const steps = await turn('Write the files', { toolCalls: [agent.shell(`touch ${outside.join(' ')}; echo inside > inside-${tag}.txt`)] }, { text: 'Tried.' })
+      const steps = await turn(
+        'Write the files',
+        { toolCalls: [agent.shell(`touch ${outside.join(' ')}; echo inside > inside-${tag}.txt`)] },
+        { text: 'Tried.' },
+      )
       expect(
         trees().filter((d) => existsSync(join(d, `inside-${tag}.txt`))),
         show(steps.slice(-4)),
@@ -368,7 +461,10 @@ describe('Concord as shipped', () => {
       const failed = stateOf(missing.id, 'error')
       await app.call('sessions.send', { memberId: missing.id, text: 'hello' })
       expect((await failed).payload.session.error).toMatch(/is not installed: npm i -g /)
-      expect((await stepsOf(missing.id)).at(-1)).toMatchObject({ kind: 'error', text: expect.stringMatching(/is not installed: npm i -g /) })
+      expect((await stepsOf(missing.id)).at(-1)).toMatchObject({
+        kind: 'error',
+        text: expect.stringMatching(/is not installed: npm i -g /),
+      })
       // Crashes mid-turn, with a message queued behind the turn.
       server.enqueue({ text: 'about to', hang: true })
       const streaming = app.waitForEvent((e) => e.event === 'session.delta' && e.payload.memberId === c.m.id, 120_000)
@@ -385,7 +481,10 @@ describe('Concord as shipped', () => {
       const steps = await stepsOf(c.m.id)
       // The queued message is answered by the restarted agent. (Seen once with Gemini CLI in a whole CI run: its
       // first turn after the restart streamed an earlier scripted reply before this one; the end is what matters here.)
-      expect(steps.at(-1), show(steps.slice(-5))).toMatchObject({ kind: 'model', text: expect.stringMatching(/Answering the queued one\.$/) })
+      expect(steps.at(-1), show(steps.slice(-5))).toMatchObject({
+        kind: 'model',
+        text: expect.stringMatching(/Answering the queued one\.$/),
+      })
       timed(`${agent.label} missing and crash`, t)
     }, 180_000)
   }
@@ -394,7 +493,11 @@ describe('Concord as shipped', () => {
     const t = Date.now()
     const repo = join(base, 'repos', 'claude-code')
     // While the app runs, as a user would; the export leaves it alone.
-    const exp = await concord(inst, ['export', '--repo', repo, '--format', 'json', '--out', join(base, 'backup'), '--data-dir', join(base, 'data')], repo)
+    const exp = await concord(
+      inst,
+      ['export', '--repo', repo, '--format', 'json', '--out', join(base, 'backup'), '--data-dir', join(base, 'data')],
+      repo,
+    )
     expect(exp.code, exp.stderr).toBe(0)
     const file = join(base, 'backup', 'concord-export.json')
     const doc = JSON.parse(readFileSync(file, 'utf8'))

@@ -3,12 +3,14 @@ import { approvalSummary, approvalView, editLines } from '../../renderer/src/fea
 
 describe('how a call waiting for approval is shown', () => {
   it('an edit (Concord or Claude Code arguments) is a diff with its context lines', () => {
-    expect(approvalView(JSON.stringify({ path: 'a.ts', old: 'x\nconst t = 5\ny', new: 'x\nconst t = 10\ny' }))).toEqual({
-      kind: 'edit',
-      path: 'a.ts',
-      before: 'x\nconst t = 5\ny',
-      after: 'x\nconst t = 10\ny',
-    })
+    expect(approvalView(JSON.stringify({ path: 'a.ts', old: 'x\nconst t = 5\ny', new: 'x\nconst t = 10\ny' }))).toEqual(
+      {
+        kind: 'edit',
+        path: 'a.ts',
+        before: 'x\nconst t = 5\ny',
+        after: 'x\nconst t = 10\ny',
+      },
+    )
     expect(approvalView(JSON.stringify({ file_path: '/r/a.ts', old_string: 'a', new_string: 'b' })).kind).toBe('edit')
     expect(editLines('x\nconst t = 5\ny', 'x\nconst t = 10\ny')).toEqual([
       { kind: ' ', text: 'x' },
@@ -19,8 +21,14 @@ describe('how a call waiting for approval is shown', () => {
   })
 
   it('a command is a command line, not JSON with \\n', () => {
-    expect(approvalView(JSON.stringify({ command: 'npm test -- --run\n' }))).toEqual({ kind: 'command', command: 'npm test -- --run\n', cwd: null })
-    expect(approvalView(JSON.stringify({ command: ['git', 'commit', '-m', "it's done"] }))).toMatchObject({ command: `git commit -m 'it'\\''s done'` })
+    expect(approvalView(JSON.stringify({ command: 'npm test -- --run\n' }))).toEqual({
+      kind: 'command',
+      command: 'npm test -- --run\n',
+      cwd: null,
+    })
+    expect(approvalView(JSON.stringify({ command: ['git', 'commit', '-m', "it's done"] }))).toMatchObject({
+      command: `git commit -m 'it'\\''s done'`,
+    })
     expect(approvalSummary(JSON.stringify({ command: 'ls -la' }))).toBe('$ ls -la')
     expect(approvalSummary(JSON.stringify({ path: 'n.txt', content: 'a\nb' }))).toBe('write n.txt')
   })

@@ -67,11 +67,14 @@ describe('context view', () => {
 
   it('keeps the current turn whole, adds older turns while the budget lasts, and shows only the latest plan', () => {
     const steps: StepRow[] = []
-    for (let i = 0; i < 20; i++) steps.push(step('user', `question ${i} ${'x'.repeat(80)}`), step('model', `answer ${i}`))
+    for (let i = 0; i < 20; i++)
+      steps.push(step('user', `question ${i} ${'x'.repeat(80)}`), step('model', `answer ${i}`))
     steps.push(step('plan', 'OLD PLAN'))
     steps.push(step('plan', 'NEW PLAN'))
     const start = step('user', 'current question')
-    const call = step('model', '', { tool_calls: JSON.stringify([{ id: 'k', name: 'read_file', argumentsText: '{}' }]) })
+    const call = step('model', '', {
+      tool_calls: JSON.stringify([{ id: 'k', name: 'read_file', argumentsText: '{}' }]),
+    })
     const result = step('tool', 'R'.repeat(5000), { tool_call_id: 'k', tool_name: 'read_file' })
     steps.push(start, call, result)
     const view = buildView(steps, start.id, options)
@@ -83,24 +86,32 @@ describe('context view', () => {
     expect(text).toContain('question 19')
     expect(view.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'k' })
     expect((view.at(-1) as { content: string }).content).toContain(`read_tool_output with stepId "s${result.id}"`)
-    expect(buildView(steps, start.id, { ...options, omitPlans: true }).some((m) => m.content.includes('PLAN'))).toBe(false)
+    expect(buildView(steps, start.id, { ...options, omitPlans: true }).some((m) => m.content.includes('PLAN'))).toBe(
+      false,
+    )
   })
 
   it("keeps the same older turns through every call of a turn, so each call repeats the previous one (the prompt cache's prefix)", () => {
     const steps: StepRow[] = []
-    for (let i = 0; i < 12; i++) steps.push(step('user', `question ${i} ${'x'.repeat(80)}`), step('model', `answer ${i} ${'y'.repeat(80)}`))
+    for (let i = 0; i < 12; i++)
+      steps.push(step('user', `question ${i} ${'x'.repeat(80)}`), step('model', `answer ${i} ${'y'.repeat(80)}`))
     const start = step('user', 'read the two files')
     steps.push(start)
     const first = buildView(steps, start.id, options)
     // The turn grows: a call, its (cut) output, another call and output, each near the tool output limit.
     for (let c = 0; c < 2; c++) {
       const id = `c${c}`
-      steps.push(step('model', '', { tool_calls: JSON.stringify([{ id, name: 'read_file', argumentsText: '{}' }]) }), step('tool', 'z'.repeat(300), { tool_call_id: id, tool_name: 'read_file' }))
+      steps.push(
+        step('model', '', { tool_calls: JSON.stringify([{ id, name: 'read_file', argumentsText: '{}' }]) }),
+        step('tool', 'z'.repeat(300), { tool_call_id: id, tool_name: 'read_file' }),
+      )
     }
     const later = buildView(steps, start.id, options)
     expect(later.slice(0, first.length - 1)).toEqual(first.slice(0, -1))
     // The older turns shown are the ones that fit before the turn began, not fewer as it grew.
-    expect(later.filter((m) => m.content.startsWith('question')).length).toBe(first.filter((m) => m.content.startsWith('question')).length)
+    expect(later.filter((m) => m.content.startsWith('question')).length).toBe(
+      first.filter((m) => m.content.startsWith('question')).length,
+    )
     expect(first.filter((m) => m.content.startsWith('question')).length).toBeGreaterThan(2)
   })
 })

@@ -9,7 +9,16 @@ import { buildRows } from '../../renderer/src/stores/steps'
 
 const WS = 'w00000007'
 const M = `${WS}-m1`
-const decision = { id: `${WS}-d1`, workspaceId: WS, key: 'D-1', title: 'Search timeout', statement: 'Gives up after 5 s', rationale: '', status: 'accepted', version: 1 } as Decision
+const decision = {
+  id: `${WS}-d1`,
+  workspaceId: WS,
+  key: 'D-1',
+  title: 'Search timeout',
+  statement: 'Gives up after 5 s',
+  rationale: '',
+  status: 'accepted',
+  version: 1,
+} as Decision
 const user = (n: number, text: string): Step => ({
   id: `s${n}`,
   seq: n,
@@ -34,9 +43,18 @@ afterEach(cleanup)
 describe('decision cards in a session', () => {
   it('show once, under the first mention; later mentions keep their chips', () => {
     const steps = [user(1, 'Use D-1 for the search.'), user(2, 'Still D-1, right?'), user(3, 'And D-1 again.')]
-    const api = { call: async () => [], onEvent: () => () => {}, onConnection: () => () => {}, close: () => {} } as unknown as ClientApi
+    const api = {
+      call: async () => [],
+      onEvent: () => () => {},
+      onConnection: () => () => {},
+      close: () => {},
+    } as unknown as ClientApi
     const store = createAppStore(api)
-    store.setState({ workspaceId: WS, decisions: { [decision.id]: decision }, sessions: { [M]: { steps, info: { pendingApprovals: [] } } } } as never)
+    store.setState({
+      workspaceId: WS,
+      decisions: { [decision.id]: decision },
+      sessions: { [M]: { steps, info: { pendingApprovals: [] } } },
+    } as never)
     const { container } = render(
       <StoreContext.Provider value={store}>
         {buildRows(steps).map((row) => (

@@ -23,7 +23,9 @@ const who = (id: string | null) => (id === null ? 'you' : id === 'w1-m1' ? 'Test
 
 describe('who made each revision, in the history', () => {
   it('a proposal by Tester accepted by the human reads "proposed by Tester, accepted by you"', () => {
-    expect(authorship(rev(2, { proposalId: 'w1-p1', proposedBy: 'w1-m1' }), rev(1), who)).toBe('proposed by Tester, accepted by you')
+    expect(authorship(rev(2, { proposalId: 'w1-p1', proposedBy: 'w1-m1' }), rev(1), who)).toBe(
+      'proposed by Tester, accepted by you',
+    )
   })
   it('a decision a proposer recorded is proposed by it; the status move to accepted is an acceptance', () => {
     expect(authorship(rev(1, { status: 'proposed', actorId: 'w1-m1' }), undefined, who)).toBe('proposed by Tester')

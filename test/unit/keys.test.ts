@@ -19,14 +19,16 @@ describe('the key format (shared/keys)', () => {
   })
 
   it('finds mentions in prose, not in code, once each, in order', () => {
-    const text = 'See T-2 and D-1, then D-1 again (R-4). `D-7` is code.\n```\nD-8\n```\nP-3 too; XD-5 and D-5x are not keys.'
+    const text =
+      'See T-2 and D-1, then D-1 again (R-4). `D-7` is code.\n```\nD-8\n```\nP-3 too; XD-5 and D-5x are not keys.'
     expect(mentionedKeys(text)).toEqual(['T-2', 'D-1', 'R-4', 'P-3'])
     expect(mentionedKeys(text, 'DTR')).toEqual(['T-2', 'D-1', 'R-4'])
     expect(mentionedKeys('D-99999999999999999 and D-1')).toEqual(['D-1'])
   })
 
   it('reads the version a notice announces', () => {
-    const text = 'D-1 "API" changed (now v2): clients asked.\nCurrent statement: Use GraphQL\n\nD-3 "Search" changed (now v5).\nYour tasks: T-1 (needs adjustment).'
+    const text =
+      'D-1 "API" changed (now v2): clients asked.\nCurrent statement: Use GraphQL\n\nD-3 "Search" changed (now v5).\nYour tasks: T-1 (needs adjustment).'
     expect([...announcedVersions(text)]).toEqual([
       ['D-1', 2],
       ['D-3', 5],

@@ -13,8 +13,19 @@ afterEach(cleanup)
 
 describe("the history's source quote", () => {
   it('reads as the message renders, not its Markdown syntax', () => {
-    const step = { id: 's1', memberId: M, kind: 'user', text: '**Fail** the `whole` search after 30 s', refs: [] } as unknown as Step
-    const api = { call: async () => [], onEvent: () => () => {}, onConnection: () => () => {}, close: () => {} } as unknown as ClientApi
+    const step = {
+      id: 's1',
+      memberId: M,
+      kind: 'user',
+      text: '**Fail** the `whole` search after 30 s',
+      refs: [],
+    } as unknown as Step
+    const api = {
+      call: async () => [],
+      onEvent: () => () => {},
+      onConnection: () => () => {},
+      close: () => {},
+    } as unknown as ClientApi
     const store = createAppStore(api)
     store.setState({ workspaceId: WS, sessions: { [M]: { steps: [step], info: {} } } } as never)
     render(

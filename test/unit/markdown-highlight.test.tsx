@@ -12,7 +12,12 @@ import type { ClientApi } from '../../renderer/src/api/bridge-client'
 
 afterEach(cleanup)
 
-const api = { call: () => Promise.reject(new Error('no api here')), onEvent: () => () => {}, onConnection: () => () => {}, close: () => {} } as unknown as ClientApi
+const api = {
+  call: () => Promise.reject(new Error('no api here')),
+  onEvent: () => () => {},
+  onConnection: () => () => {},
+  close: () => {},
+} as unknown as ClientApi
 
 it('shows code plain until the highlighter has loaded, then highlighted in place', async () => {
   const store = createAppStore(api)

@@ -24,10 +24,22 @@ const decision: Decision = {
   createdAt: '',
   updatedAt: '',
 }
-const task = { id: `${WS}-t1`, workspaceId: WS, key: 'T-1', title: 'Web search', status: 'in_progress', flag: null } as unknown as Task
+const task = {
+  id: `${WS}-t1`,
+  workspaceId: WS,
+  key: 'T-1',
+  title: 'Web search',
+  status: 'in_progress',
+  flag: null,
+} as unknown as Task
 
 function mount(text: string) {
-  const api = { call: async () => [], onEvent: () => () => {}, onConnection: () => () => {}, close: () => {} } as unknown as ClientApi
+  const api = {
+    call: async () => [],
+    onEvent: () => () => {},
+    onConnection: () => () => {},
+    close: () => {},
+  } as unknown as ClientApi
   const store = createAppStore(api)
   store.setState({ workspaceId: WS, decisions: { [decision.id]: decision }, tasks: { [task.id]: task } })
   return render(

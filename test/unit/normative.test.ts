@@ -4,13 +4,25 @@ import { contentHash } from '../../electron/main/harness/fingerprint'
 
 describe('the normative rule (shared/normative.ts)', () => {
   it('a statement change is normative; whitespace alone is not', () => {
-    expect(isNormativeChange({ statement: 'Timeout 5 s.', status: 'accepted' }, { statement: 'Timeout 10 s.', status: 'accepted' })).toBe(true)
-    expect(isNormativeChange({ statement: 'Timeout 5 s.', status: 'accepted' }, { statement: '  Timeout\n5 s. ', status: 'accepted' })).toBe(false)
+    expect(
+      isNormativeChange(
+        { statement: 'Timeout 5 s.', status: 'accepted' },
+        { statement: 'Timeout 10 s.', status: 'accepted' },
+      ),
+    ).toBe(true)
+    expect(
+      isNormativeChange(
+        { statement: 'Timeout 5 s.', status: 'accepted' },
+        { statement: '  Timeout\n5 s. ', status: 'accepted' },
+      ),
+    ).toBe(false)
   })
 
   it('proposed → accepted is not normative; withdrawing (rejected, superseded) or restoring is', () => {
     expect(isNormativeStatusMove('proposed', 'accepted')).toBe(false)
-    expect(isNormativeChange({ statement: 'A', status: 'proposed' }, { statement: 'A', status: 'accepted' })).toBe(false)
+    expect(isNormativeChange({ statement: 'A', status: 'proposed' }, { statement: 'A', status: 'accepted' })).toBe(
+      false,
+    )
     expect(isNormativeStatusMove('accepted', 'rejected')).toBe(true)
     expect(isNormativeStatusMove('accepted', 'superseded')).toBe(true)
     expect(isNormativeStatusMove('rejected', 'superseded')).toBe(true)

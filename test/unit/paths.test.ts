@@ -66,7 +66,12 @@ describe('the layout a module runs in', () => {
     const root = join(project, 'node_modules', 'concord')
     put(join(root, 'package.json'), JSON.stringify({ name: 'concord', version: '0.1.0' }))
     const p = pathsFor(put(join(root, 'out', 'cli', 'chunks', 'serve-XYZ.js')))
-    expect(p).toMatchObject({ layout: 'built', root, rendererDir: join(root, 'out', 'renderer'), cliEntry: join(root, 'out', 'cli', 'concord.js') })
+    expect(p).toMatchObject({
+      layout: 'built',
+      root,
+      rendererDir: join(root, 'out', 'renderer'),
+      cliEntry: join(root, 'out', 'cli', 'concord.js'),
+    })
   })
 
   it('packaged: inside app.asar, native files in app.asar.unpacked, no command line', () => {
@@ -104,8 +109,15 @@ describe('npm run dist checks the package (scripts/check-package.mjs)', () => {
   async function packagedApp(name: string, omit: string[] = []): Promise<string> {
     const app = join(base, name)
     const staging = join(app, 'staging')
-    const files = ['package.json', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'native/electron/better_sqlite3.node']
-    for (const f of files.filter((f) => !omit.includes(f))) put(join(staging, f), f === 'package.json' ? '{"name":"concord"}' : 'x')
+    const files = [
+      'package.json',
+      'out/main/index.js',
+      'out/preload/index.cjs',
+      'out/renderer/index.html',
+      'native/electron/better_sqlite3.node',
+    ]
+    for (const f of files.filter((f) => !omit.includes(f)))
+      put(join(staging, f), f === 'package.json' ? '{"name":"concord"}' : 'x')
     const resources = join(app, 'dist', 'linux-unpacked', 'resources')
     mkdirSync(resources, { recursive: true })
     await createPackageWithOptions(staging, join(resources, 'app.asar'), { unpack: '**/*.node' })
@@ -114,7 +126,12 @@ describe('npm run dist checks the package (scripts/check-package.mjs)', () => {
 
   it('names the files the packaged layout needs', () => {
     expect(packagedFiles('/r')).toEqual({
-      archived: ['package.json', join('out', 'main', 'index.js'), join('out', 'preload', 'index.cjs'), join('out', 'renderer', 'index.html')],
+      archived: [
+        'package.json',
+        join('out', 'main', 'index.js'),
+        join('out', 'preload', 'index.cjs'),
+        join('out', 'renderer', 'index.html'),
+      ],
       unpacked: [join('native', 'electron', 'better_sqlite3.node')],
     })
   })

@@ -11,7 +11,11 @@ import { createAppStore, StoreContext } from '../../renderer/src/stores/app-stor
 import type { AppStore } from '../../renderer/src/stores/types'
 
 const WS = 'w00000002'
-const statements = ['Fail the whole search after 30 s', 'Return partial results after 30 s', 'Return partial results after 20 s']
+const statements = [
+  'Fail the whole search after 30 s',
+  'Return partial results after 30 s',
+  'Return partial results after 20 s',
+]
 const decision = (version: number): Decision => ({
   id: `${WS}-d1`,
   workspaceId: WS,
@@ -62,7 +66,8 @@ function storeAt(version: number, calls: string[] = []): AppStore {
   store.setState({ workspaceId: WS, decisions: { [`${WS}-d1`]: decision(version) } })
   return store
 }
-const mount = (store: AppStore, ui: React.ReactElement) => render(<StoreContext.Provider value={store}>{ui}</StoreContext.Provider>)
+const mount = (store: AppStore, ui: React.ReactElement) =>
+  render(<StoreContext.Provider value={store}>{ui}</StoreContext.Provider>)
 
 afterEach(cleanup)
 
@@ -128,7 +133,10 @@ describe('a pinned decision card', () => {
 describe('code blocks', () => {
   it('have a Copy button that copies the code as written and says Copied', async () => {
     const copied: string[] = []
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (t: string) => void copied.push(t) } })
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (t: string) => void copied.push(t) },
+    })
     mount(storeAt(1), <Markdown text={'Run:\n\n```ts\nconst a: number = 1\nexport { a }\n```'} />)
     const button = screen.getByTestId('code-copy')
     expect(button.textContent).toBe('Copy')

@@ -29,7 +29,12 @@ describe('drafts', () => {
     saveDraft('w1', 'm1', 'for one')
     saveDraft('w1', 'm2', 'for two')
     saveDraft('w2', 'm1', 'other workspace')
-    expect([loadDraft('w1', 'm1'), loadDraft('w1', 'm2'), loadDraft('w2', 'm1'), loadDraft('w2', 'm2')]).toEqual(['for one', 'for two', 'other workspace', ''])
+    expect([loadDraft('w1', 'm1'), loadDraft('w1', 'm2'), loadDraft('w2', 'm1'), loadDraft('w2', 'm2')]).toEqual([
+      'for one',
+      'for two',
+      'other workspace',
+      '',
+    ])
     clearDraft('w1', 'm1')
     expect(loadDraft('w1', 'm1')).toBe('')
     expect(localStorage.length).toBe(2)

@@ -84,7 +84,10 @@ describe('task board moves', () => {
   it('accepts a delivered card dropped on "accepted" through tasks.accept and lists why it was refused', async () => {
     const calls = board([task(1, 'delivered')], {
       'tasks.accept': () => {
-        throw Object.assign(new Error('T-1 cannot be accepted'), { code: 'evidence_missing', details: { reasons: [{ code: 'evidence_missing', reportId: null, message: 'No passing test report' }] } })
+        throw Object.assign(new Error('T-1 cannot be accepted'), {
+          code: 'evidence_missing',
+          details: { reasons: [{ code: 'evidence_missing', reportId: null, message: 'No passing test report' }] },
+        })
       },
     })
     await screen.findByTestId('task-card')
@@ -96,7 +99,10 @@ describe('task board moves', () => {
   })
 
   it('sends a refused move to the core (no artifact asked) and asks for the artifact only for an allowed delivery', async () => {
-    const refused = Object.assign(new Error('T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “delivered”'), { code: 'invalid_transition' })
+    const refused = Object.assign(
+      new Error('T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “delivered”'),
+      { code: 'invalid_transition' },
+    )
     const calls = board([task(1, 'todo'), task(2, 'in_progress')], {
       'tasks.setStatus': () => {
         throw refused

@@ -38,8 +38,18 @@ describe("the task card's one answer", () => {
     let hasReport = false
     const api = {
       call: async (m: string) => {
-        if (m === 'tasks.readiness') return { taskId: task.id, ready: hasReport, reasons: hasReport ? [] : [missing], deliverOn: null } satisfies TaskReadiness
-        if (m === 'tasks.accept') throw Object.assign(new Error('T-1 cannot be accepted: T-1 has no test report'), { code: 'evidence_missing', details: { reasons: [missing] } })
+        if (m === 'tasks.readiness')
+          return {
+            taskId: task.id,
+            ready: hasReport,
+            reasons: hasReport ? [] : [missing],
+            deliverOn: null,
+          } satisfies TaskReadiness
+        if (m === 'tasks.accept')
+          throw Object.assign(new Error('T-1 cannot be accepted: T-1 has no test report'), {
+            code: 'evidence_missing',
+            details: { reasons: [missing] },
+          })
         throw new Error(`unexpected ${m}`)
       },
       onEvent: () => () => {},

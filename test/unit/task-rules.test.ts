@@ -24,8 +24,12 @@ describe('task rules', () => {
   })
 
   it('says why a move is refused and where the task can go', () => {
-    expect(moveRefusal('T-1', 'todo', 'accepted')).toBe('T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “accepted”')
-    expect(moveRefusal('T-1', 'cancelled', 'delivered')).toBe('T-1 is “cancelled”: it can move to “to do”, not to “delivered”')
+    expect(moveRefusal('T-1', 'todo', 'accepted')).toBe(
+      'T-1 is “to do”: it can move to “in progress”, “blocked” or “cancelled”, not to “accepted”',
+    )
+    expect(moveRefusal('T-1', 'cancelled', 'delivered')).toBe(
+      'T-1 is “cancelled”: it can move to “to do”, not to “delivered”',
+    )
     expect(moveRefusal('T-1', 'in_progress', 'delivered')).toBeNull()
     expect(moveRefusal('T-1', 'delivered', 'delivered')).toBeNull()
   })

@@ -6,8 +6,17 @@ import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { jsonSchemaOf } from '../../electron/main/runtime/tools/tool-schema'
 
 /** The schemas as they were written by hand before they were derived from zod (recorded once, not regenerated). */
-const handwritten = JSON.parse(readFileSync(new URL('../fixtures/tool-schemas-handwritten.json', import.meta.url), 'utf8')) as Record<string, { description: string; parameters: Schema }>
-type Schema = { [key: string]: unknown; type?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[] }
+const handwritten = JSON.parse(
+  readFileSync(new URL('../fixtures/tool-schemas-handwritten.json', import.meta.url), 'utf8'),
+) as Record<string, { description: string; parameters: Schema }>
+type Schema = {
+  [key: string]: unknown
+  type?: string
+  properties?: Record<string, Schema>
+  required?: string[]
+  items?: Schema
+  enum?: unknown[]
+}
 
 // Keywords a derived schema may add: the limits zod validates anyway, told to the model as well.
 const addedLimits = new Set(['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'])
@@ -17,10 +26,12 @@ function differences(before: Schema, after: Schema, at: string): string[] {
   const out: string[] = []
   for (const [k, v] of Object.entries(before)) {
     if (k === 'properties' || k === 'items' || k === 'required' || k === 'additionalProperties') continue
-    if (JSON.stringify(after[k]) !== JSON.stringify(v)) out.push(`${at}.${k}: ${JSON.stringify(v)} became ${JSON.stringify(after[k])}`)
+    if (JSON.stringify(after[k]) !== JSON.stringify(v))
+      out.push(`${at}.${k}: ${JSON.stringify(v)} became ${JSON.stringify(after[k])}`)
   }
   for (const k of Object.keys(after)) {
-    if (!(k in before) && !addedLimits.has(k) && k !== 'additionalProperties' && k !== 'required') out.push(`${at}: new keyword ${k}`)
+    if (!(k in before) && !addedLimits.has(k) && k !== 'additionalProperties' && k !== 'required')
+      out.push(`${at}: new keyword ${k}`)
   }
   if (after.type === 'object') {
     if (after.additionalProperties !== false) out.push(`${at}: object not closed (additionalProperties)`)
@@ -56,13 +67,27 @@ describe('tool JSON Schemas derived from zod args', () => {
   })
 
   it('close nested objects, keep enums and leave optional fields out of required', () => {
-    const schema = jsonSchemaOf(z.object({ a: z.enum(['x', 'y']), b: z.number().int().optional(), c: z.array(z.object({ d: z.string().describe('why') })) }))
+    const schema = jsonSchemaOf(
+      z.object({
+        a: z.enum(['x', 'y']),
+        b: z.number().int().optional(),
+        c: z.array(z.object({ d: z.string().describe('why') })),
+      }),
+    )
     expect(schema).toEqual({
       type: 'object',
       properties: {
         a: { type: 'string', enum: ['x', 'y'] },
         b: { type: 'integer' },
-        c: { type: 'array', items: { type: 'object', properties: { d: { type: 'string', description: 'why' } }, required: ['d'], additionalProperties: false } },
+        c: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { d: { type: 'string', description: 'why' } },
+            required: ['d'],
+            additionalProperties: false,
+          },
+        },
       },
       required: ['a', 'c'],
       additionalProperties: false,

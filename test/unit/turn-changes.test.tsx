@@ -35,7 +35,11 @@ describe('the turn changes line', () => {
   it('shows under a turn that ended with submit_report (its tool step folded into the reply)', () => {
     const args = '{"kind":"test"}'
     const steps = [
-      base({ id: 's1', text: 'Done, reporting.', toolCalls: [{ id: 'c1', name: 'submit_report', argumentsText: args }] }),
+      base({
+        id: 's1',
+        text: 'Done, reporting.',
+        toolCalls: [{ id: 'c1', name: 'submit_report', argumentsText: args }],
+      }),
       base({
         id: 's2',
         seq: 2,
@@ -50,7 +54,12 @@ describe('the turn changes line', () => {
     ]
     const rows = buildRows(steps)
     expect(rows).toHaveLength(1)
-    const api = { call: async () => [], onEvent: () => () => {}, onConnection: () => () => {}, close: () => {} } as unknown as ClientApi
+    const api = {
+      call: async () => [],
+      onEvent: () => () => {},
+      onConnection: () => () => {},
+      close: () => {},
+    } as unknown as ClientApi
     const store = createAppStore(api)
     store.setState({ workspaceId: WS, sessions: { [M]: { info: { pendingApprovals: [] } } } } as never)
     render(

@@ -159,7 +159,11 @@ describe('questions to the human', () => {
         },
       },
     })
-    const call = { id: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }) }
+    const call = {
+      id: 'call_1',
+      name: 'ask_human',
+      argumentsText: JSON.stringify({ question: 'Should **D-1** cover webhooks?' }),
+    }
     const result = {
       id: `${WS}-s3`,
       seq: 3,
@@ -169,7 +173,13 @@ describe('questions to the human', () => {
       status: 'done' as const,
       text: 'Question for the human: …',
       toolCalls: [],
-      tool: { callId: `${WS}-s3`, toolCallId: 'call_1', name: 'ask_human', argumentsText: call.argumentsText, isError: false },
+      tool: {
+        callId: `${WS}-s3`,
+        toolCallId: 'call_1',
+        name: 'ask_human',
+        argumentsText: call.argumentsText,
+        isError: false,
+      },
       fromMemberId: null,
       taskId: null,
       usage: null,
@@ -297,16 +307,30 @@ describe('decision cards', () => {
       'decisions.previewImpact': () => ({
         decisionId: `${WS}-d1`,
         normative: true,
-        tasks: [{ taskId: 't', key: 'T-1', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false }],
+        tasks: [
+          {
+            taskId: 't',
+            key: 'T-1',
+            status: 'delivered',
+            flag: 'needs_reverification',
+            assigneeId: null,
+            acceptanceRevoked: false,
+          },
+        ],
         reports: [],
         notifiedMemberIds: [],
       }),
       'decisions.update': (p) => {
         sent.push(p)
-        return { decision: decision(2, p.statement), impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] } }
+        return {
+          decision: decision(2, p.statement),
+          impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] },
+        }
       },
     })
-    store.setState({ decisions: { [`${WS}-d1`]: { ...decision(1, 'REST with JSON'), rationale: 'Every client speaks plain HTTP.' } } })
+    store.setState({
+      decisions: { [`${WS}-d1`]: { ...decision(1, 'REST with JSON'), rationale: 'Every client speaks plain HTTP.' } },
+    })
     mount(store, <DecisionCard decisionKey="D-1" sourceMessageId={`${WS}-s4`} />)
     fireEvent.click(screen.getByText('Edit'))
     fireEvent.change(screen.getByLabelText('Statement'), { target: { value: 'GraphQL' } })
@@ -316,14 +340,22 @@ describe('decision cards', () => {
     fireEvent.click(screen.getByLabelText(/still holds as written/))
     fireEvent.click(screen.getByText('Confirm → v2'))
     await waitFor(() => expect(screen.getByTestId('decision-card').getAttribute('data-version')).toBe('2'))
-    expect(sent).toEqual([{ decisionId: `${WS}-d1`, expectedVersion: 1, statement: 'GraphQL', sourceMessageId: `${WS}-s4` }])
+    expect(sent).toEqual([
+      { decisionId: `${WS}-d1`, expectedVersion: 1, statement: 'GraphQL', sourceMessageId: `${WS}-s4` },
+    ])
   })
 })
 
 describe('decision editor without a rationale', () => {
   it('does not ask whether an absent rationale still holds', async () => {
     const store = storeWith({
-      'decisions.previewImpact': () => ({ decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] }),
+      'decisions.previewImpact': () => ({
+        decisionId: `${WS}-d1`,
+        normative: true,
+        tasks: [],
+        reports: [],
+        notifiedMemberIds: [],
+      }),
     })
     mount(store, <DecisionCard decisionKey="D-1" />)
     fireEvent.click(screen.getByText('Edit'))
@@ -346,11 +378,18 @@ describe('task board', () => {
     const store = storeWith({
       'tasks.page': pageOf(delivered),
       // The card's reasons are readiness's answer (the same check as accept).
-      'tasks.readiness': () => ({ taskId: delivered.id, ready: false, deliverOn: null, reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }] }),
+      'tasks.readiness': () => ({
+        taskId: delivered.id,
+        ready: false,
+        deliverOn: null,
+        reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }],
+      }),
       'tasks.accept': () => {
         throw Object.assign(new Error('T-1 cannot be accepted'), {
           code: 'evidence_stale',
-          details: { reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }] },
+          details: {
+            reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }],
+          },
         })
       },
     })
@@ -359,12 +398,20 @@ describe('task board', () => {
     expect(card.textContent).toContain('needs re-verification')
     expect(card.textContent).toContain('D-1 suspect v1→v2')
     fireEvent.click(screen.getByTestId('accept-task'))
-    await waitFor(() => expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2'))
+    await waitFor(() =>
+      expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2'),
+    )
   })
 
   it('creates a task with its criteria, the decisions it depends on and the reports acceptance needs', async () => {
     const sent: unknown[] = []
-    const store = storeWith({ 'tasks.page': pageOf(), 'tasks.create': (p) => (sent.push(p), { ...delivered, id: `${WS}-t2`, key: 'T-2', title: p.title, status: 'todo', flag: null, links: [] }) })
+    const store = storeWith({
+      'tasks.page': pageOf(),
+      'tasks.create': (p) => (
+        sent.push(p),
+        { ...delivered, id: `${WS}-t2`, key: 'T-2', title: p.title, status: 'todo', flag: null, links: [] }
+      ),
+    })
     mount(store, <TaskBoard />)
     fireEvent.click(screen.getByText('New task'))
     fireEvent.change(screen.getByLabelText('Task title'), { target: { value: 'Webhooks' } })
@@ -374,7 +421,13 @@ describe('task board', () => {
     fireEvent.click(screen.getByRole('button', { name: 'implementation' }))
     fireEvent.click(screen.getByText('Create task'))
     await waitFor(() => expect(sent).toHaveLength(1))
-    expect(sent[0]).toEqual({ workspaceId: WS, title: 'Webhooks', acceptanceCriteria: 'Signed payloads', decisionIds: [`${WS}-d1`], requiredReports: ['test', 'implementation'] })
+    expect(sent[0]).toEqual({
+      workspaceId: WS,
+      title: 'Webhooks',
+      acceptanceCriteria: 'Signed payloads',
+      decisionIds: [`${WS}-d1`],
+      requiredReports: ['test', 'implementation'],
+    })
     await waitFor(() => expect(store.getState().tasks[`${WS}-t2`]?.title).toBe('Webhooks'))
   })
 })

@@ -11,7 +11,15 @@ import type { ClientApi, ConnectionState } from '../../renderer/src/api/bridge-c
 import type { CompactImpact, ReportFilter, TaskFilter } from '../../renderer/src/api/pages'
 import { createAppStore } from '../../renderer/src/stores/app-store'
 import { connectEvents } from '../../renderer/src/stores/events'
-import { filterKey, placeRow, reportMatches, reportOrder, taskMatches, taskOrder, type ListState } from '../../renderer/src/stores/list-logic'
+import {
+  filterKey,
+  placeRow,
+  reportMatches,
+  reportOrder,
+  taskMatches,
+  taskOrder,
+  type ListState,
+} from '../../renderer/src/stores/list-logic'
 
 const WS = 'w00000001'
 const D1 = `${WS}-d1`
@@ -81,7 +89,9 @@ function rowServer(tasks: Task[], reports: Report[]) {
   const num = (k: string) => Number(k.split('-')[1])
   const page = <T extends { key: string }>(rows: T[], p: Record<string, unknown>, desc: boolean) => {
     const sorted = [...rows].sort((a, b) => (desc ? num(b.key) - num(a.key) : num(a.key) - num(b.key)))
-    const from = p.cursor ? sorted.findIndex((r) => (desc ? num(r.key) < Number(p.cursor) : num(r.key) > Number(p.cursor))) : 0
+    const from = p.cursor
+      ? sorted.findIndex((r) => (desc ? num(r.key) < Number(p.cursor) : num(r.key) > Number(p.cursor)))
+      : 0
     const limit = (p.limit as number | undefined) ?? 100
     const items = from < 0 ? [] : sorted.slice(from, from + limit)
     const more = from >= 0 && from + limit < sorted.length
@@ -135,18 +145,30 @@ const impactOf = (extra: Partial<CompactImpact>): CompactImpact => ({
   version: 2,
   normative: true,
   truncated: false,
-  counts: { tasks: 0, needsAdjustment: 0, needsReverification: 0, acceptanceRevoked: 0, reports: 0, staleClaims: 0, restoredClaims: 0 },
+  counts: {
+    tasks: 0,
+    needsAdjustment: 0,
+    needsReverification: 0,
+    acceptanceRevoked: 0,
+    reports: 0,
+    staleClaims: 0,
+    restoredClaims: 0,
+  },
   tasks: [],
   reports: [],
   notifiedMemberIds: [],
   ...extra,
 })
 const whole = (c: { method: string; params: Record<string, unknown> }) =>
-  c.method === 'tasks.list' || c.method === 'reports.list' || (c.method.endsWith('.page') && !c.params.cursor && c.params.limit !== 1)
+  c.method === 'tasks.list' ||
+  c.method === 'reports.list' ||
+  (c.method.endsWith('.page') && !c.params.cursor && c.params.limit !== 1)
 
 /** Every source file of the renderer. */
 function rendererSources(dir = join(import.meta.dirname, '..', '..', 'renderer', 'src')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? rendererSources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? rendererSources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+  )
 }
 
 describe('list rules', () => {
@@ -158,21 +180,55 @@ describe('list rules', () => {
   })
 
   it('names a filter the same whatever the key or status order', () => {
-    expect(filterKey({ status: ['todo', 'blocked'], flagged: true })).toBe(filterKey({ flagged: true, status: ['blocked', 'todo'], assigneeId: undefined }))
+    expect(filterKey({ status: ['todo', 'blocked'], flagged: true })).toBe(
+      filterKey({ flagged: true, status: ['blocked', 'todo'], assigneeId: undefined }),
+    )
     expect(filterKey({ flagged: true })).not.toBe(filterKey({ flagged: false }))
   })
 
   it('places a row inside the loaded range, counts it beyond, and asks for a recount when its past is unknown', () => {
     const keys: Record<string, string> = { a: 'T-2', b: 'T-5', c: 'T-9' }
-    const list: ListState<TaskFilter> = { filter: {}, ids: ['a', 'b', 'c'], total: 10, nextCursor: '9', loaded: true, loading: false, error: null }
+    const list: ListState<TaskFilter> = {
+      filter: {},
+      ids: ['a', 'b', 'c'],
+      total: 10,
+      nextCursor: '9',
+      loaded: true,
+      loading: false,
+      error: null,
+    }
     const keyOf = (id: string) => keys[id] ?? (id === 'x' ? 'T-4' : 'T-20')
-    expect(placeRow(list, { id: 'x', key: 'T-4' }, true, false, keyOf, taskOrder).list.ids).toEqual(['a', 'x', 'b', 'c'])
-    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, false, keyOf, taskOrder)).toMatchObject({ list: { ids: ['a', 'b', 'c'], total: 11 }, uncertain: false })
-    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, null, keyOf, taskOrder)).toMatchObject({ list: { total: 10 }, uncertain: true })
-    expect(placeRow(list, { id: 'b', key: 'T-5' }, false, true, keyOf, taskOrder).list).toMatchObject({ ids: ['a', 'c'], total: 9 })
+    expect(placeRow(list, { id: 'x', key: 'T-4' }, true, false, keyOf, taskOrder).list.ids).toEqual([
+      'a',
+      'x',
+      'b',
+      'c',
+    ])
+    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, false, keyOf, taskOrder)).toMatchObject({
+      list: { ids: ['a', 'b', 'c'], total: 11 },
+      uncertain: false,
+    })
+    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, null, keyOf, taskOrder)).toMatchObject({
+      list: { total: 10 },
+      uncertain: true,
+    })
+    expect(placeRow(list, { id: 'b', key: 'T-5' }, false, true, keyOf, taskOrder).list).toMatchObject({
+      ids: ['a', 'c'],
+      total: 9,
+    })
     // Reports run newest first: a new report goes on top.
-    const reports: ListState<ReportFilter> = { filter: {}, ids: ['c', 'b'], total: 2, nextCursor: null, loaded: true, loading: false, error: null }
-    expect(placeRow(reports, { id: 'z', key: 'T-12' }, true, false, (id) => keys[id] ?? 'T-12', reportOrder).list.ids).toEqual(['z', 'c', 'b'])
+    const reports: ListState<ReportFilter> = {
+      filter: {},
+      ids: ['c', 'b'],
+      total: 2,
+      nextCursor: null,
+      loaded: true,
+      loading: false,
+      error: null,
+    }
+    expect(
+      placeRow(reports, { id: 'z', key: 'T-12' }, true, false, (id) => keys[id] ?? 'T-12', reportOrder).list.ids,
+    ).toEqual(['z', 'c', 'b'])
   })
 })
 
@@ -189,16 +245,28 @@ describe('paged lists in the store', () => {
     await store.getState().loadMoreTasks({})
     const list = store.getState().taskLists[key]
     expect(list.ids).toHaveLength(250)
-    expect(list.ids.map((id) => store.getState().tasks[id].key).slice(98, 102)).toEqual(['T-99', 'T-100', 'T-101', 'T-102'])
+    expect(list.ids.map((id) => store.getState().tasks[id].key).slice(98, 102)).toEqual([
+      'T-99',
+      'T-100',
+      'T-101',
+      'T-102',
+    ])
     expect(list.nextCursor).toBeNull()
-    expect(calls.filter((c) => c.method === 'tasks.page' && c.params.limit !== 1).map((c) => c.params.cursor ?? null)).toEqual([null, '100', '200'])
+    expect(
+      calls.filter((c) => c.method === 'tasks.page' && c.params.limit !== 1).map((c) => c.params.cursor ?? null),
+    ).toEqual([null, '100', '200'])
   })
 
   it('moves a task whose status or flag changed between the lists it now matches', async () => {
     const { store, emit } = await opened([task(1), task(2, { status: 'in_progress' }), task(3)], [])
     connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
-    await Promise.all([store.getState().ensureTaskList({ status: ['todo'] }), store.getState().ensureTaskList({ status: ['in_progress'] }), store.getState().ensureTaskList({ flagged: true })])
-    const keys = (f: TaskFilter) => store.getState().taskLists[filterKey(f)].ids.map((id) => store.getState().tasks[id].key)
+    await Promise.all([
+      store.getState().ensureTaskList({ status: ['todo'] }),
+      store.getState().ensureTaskList({ status: ['in_progress'] }),
+      store.getState().ensureTaskList({ flagged: true }),
+    ])
+    const keys = (f: TaskFilter) =>
+      store.getState().taskLists[filterKey(f)].ids.map((id) => store.getState().tasks[id].key)
     emit('task.changed', { workspaceId: WS, task: task(3, { status: 'in_progress', version: 2 }) })
     emit('task.changed', { workspaceId: WS, task: task(1, { flag: 'needs_adjustment', version: 2 }) })
     expect(keys({ status: ['todo'] })).toEqual(['T-1'])
@@ -217,20 +285,66 @@ describe('paged lists in the store', () => {
     await Promise.all([store.getState().ensureTaskList({}), store.getState().ensureReportList({})])
     const before = calls.length
     // The server's rows after the edit: what the refetch returns.
-    tasks[0] = task(1, { flag: 'needs_adjustment', version: 2, links: [{ ...task(1).links[0], currentVersion: 2, state: 'suspect' }] })
+    tasks[0] = task(1, {
+      flag: 'needs_adjustment',
+      version: 2,
+      links: [{ ...task(1).links[0], currentVersion: 2, state: 'suspect' }],
+    })
     for (let i = 0; i < reports.length; i++)
-      reports[i] = report(i + 1, { validity: 'stale', basis: [{ decisionId: D1, version: 1, state: 'suspect' }], claims: [{ ...report(i + 1).claims[0], state: 'stale' }] })
+      reports[i] = report(i + 1, {
+        validity: 'stale',
+        basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
+        claims: [{ ...report(i + 1).claims[0], state: 'stale' }],
+      })
     const impact = impactOf({
       truncated: true,
-      counts: { tasks: 1, needsAdjustment: 1, needsReverification: 0, acceptanceRevoked: 0, reports: 150, staleClaims: 150, restoredClaims: 0 },
-      tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'todo', flag: 'needs_adjustment', assigneeId: null, acceptanceRevoked: false }],
+      counts: {
+        tasks: 1,
+        needsAdjustment: 1,
+        needsReverification: 0,
+        acceptanceRevoked: 0,
+        reports: 150,
+        staleClaims: 150,
+        restoredClaims: 0,
+      },
+      tasks: [
+        {
+          taskId: `${WS}-t1`,
+          key: 'T-1',
+          status: 'todo',
+          flag: 'needs_adjustment',
+          assigneeId: null,
+          acceptanceRevoked: false,
+        },
+      ],
       // Truncated: the summary names only the first ones (in key order); the loaded rows that link D-1 are refetched.
       reports: [
-        { reportId: `${WS}-r1`, key: 'R-1', taskId: `${WS}-t1`, authorId: null, staleClaimIds: [`${WS}-c1`], restoredClaimIds: [] },
-        { reportId: `${WS}-r150`, key: 'R-150', taskId: `${WS}-t1`, authorId: null, staleClaimIds: [`${WS}-c150`], restoredClaimIds: [] },
+        {
+          reportId: `${WS}-r1`,
+          key: 'R-1',
+          taskId: `${WS}-t1`,
+          authorId: null,
+          staleClaimIds: [`${WS}-c1`],
+          restoredClaimIds: [],
+        },
+        {
+          reportId: `${WS}-r150`,
+          key: 'R-150',
+          taskId: `${WS}-t1`,
+          authorId: null,
+          staleClaimIds: [`${WS}-c150`],
+          restoredClaimIds: [],
+        },
       ],
     })
-    emit('decision.changed', { workspaceId: WS, decision: decision(2), impact, editorial: false, reason: '', actorId: null })
+    emit('decision.changed', {
+      workspaceId: WS,
+      decision: decision(2),
+      impact,
+      editorial: false,
+      reason: '',
+      actorId: null,
+    })
     // At once, from the event alone.
     expect(store.getState().tasks[`${WS}-t1`].flag).toBe('needs_adjustment')
     expect(store.getState().reports[`${WS}-r150`].validity).toBe('stale')
@@ -250,13 +364,38 @@ describe('paged lists in the store', () => {
     connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
     await Promise.all([store.getState().ensureTaskList({}), store.getState().ensureReportList({})])
     const impact = impactOf({
-      tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'todo', flag: 'needs_adjustment', assigneeId: null, acceptanceRevoked: false }],
-      reports: [{ reportId: `${WS}-r1`, key: 'R-1', taskId: `${WS}-t1`, authorId: null, staleClaimIds: [`${WS}-c1`], restoredClaimIds: [] }],
+      tasks: [
+        {
+          taskId: `${WS}-t1`,
+          key: 'T-1',
+          status: 'todo',
+          flag: 'needs_adjustment',
+          assigneeId: null,
+          acceptanceRevoked: false,
+        },
+      ],
+      reports: [
+        {
+          reportId: `${WS}-r1`,
+          key: 'R-1',
+          taskId: `${WS}-t1`,
+          authorId: null,
+          staleClaimIds: [`${WS}-c1`],
+          restoredClaimIds: [],
+        },
+      ],
     })
     const before = calls.length
     // The editor applies its HTTP answer; the event of the same edit follows.
     await store.getState().applyDecisionChange(decision(2), impact)
-    emit('decision.changed', { workspaceId: WS, decision: decision(2), impact, editorial: false, reason: '', actorId: null })
+    emit('decision.changed', {
+      workspaceId: WS,
+      decision: decision(2),
+      impact,
+      editorial: false,
+      reason: '',
+      actorId: null,
+    })
     await store.getState().applyDecisionChange(decision(2), impact)
     await new Promise((r) => setTimeout(r, 0))
     const after = calls.slice(before).map((c) => c.method)
@@ -268,14 +407,27 @@ describe('paged lists in the store', () => {
   })
 
   it('shows the claims a revert restored as valid at once', async () => {
-    const staleReport = report(1, { validity: 'stale', basis: [{ decisionId: D1, version: 1, state: 'suspect' }], claims: [{ ...report(1).claims[0], state: 'stale' }] })
+    const staleReport = report(1, {
+      validity: 'stale',
+      basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
+      claims: [{ ...report(1).claims[0], state: 'stale' }],
+    })
     const { store } = await opened([task(1)], [staleReport])
     await store.getState().ensureReportList({})
     expect(store.getState().reportLists[filterKey({})].staleTotal).toBe(1)
     const impact = impactOf({
       version: 3,
       normative: true,
-      reports: [{ reportId: `${WS}-r1`, key: 'R-1', taskId: `${WS}-t1`, authorId: null, staleClaimIds: [], restoredClaimIds: [`${WS}-c1`] }],
+      reports: [
+        {
+          reportId: `${WS}-r1`,
+          key: 'R-1',
+          taskId: `${WS}-t1`,
+          authorId: null,
+          staleClaimIds: [],
+          restoredClaimIds: [`${WS}-c1`],
+        },
+      ],
     })
     void store.getState().applyDecisionChange(decision(3), impact)
     // Before any refetch answers: valid, and the list's stale count follows.
@@ -289,7 +441,10 @@ describe('paged lists in the store', () => {
     // The report's task came with its page, in one call.
     expect(store.getState().tasks[`${WS}-t3`]?.key).toBe('T-3')
     const before = calls.length
-    await Promise.all([store.getState().needTasks([`${WS}-t1`, `${WS}-t3`]), store.getState().needTasks([`${WS}-t2`, `${WS}-t1`])])
+    await Promise.all([
+      store.getState().needTasks([`${WS}-t1`, `${WS}-t3`]),
+      store.getState().needTasks([`${WS}-t2`, `${WS}-t1`]),
+    ])
     const asked = calls.slice(before).filter((c) => c.method === 'tasks.getMany')
     expect(asked.map((c) => c.params.ids)).toEqual([[`${WS}-t1`, `${WS}-t2`]])
     expect(Object.keys(store.getState().tasks).sort()).toEqual([`${WS}-t1`, `${WS}-t2`, `${WS}-t3`])

@@ -69,9 +69,33 @@ describe('session steps', () => {
         { id: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}' },
       ],
     })
-    const toolB = step(3, { kind: 'tool', tool: { callId: 'w1-s3', toolCallId: 'call_b', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'B' })
-    const toolA = step(4, { kind: 'tool', tool: { callId: 'w1-s4', toolCallId: 'call_a', name: 'read_file', argumentsText: '{"path":"a.ts"}', isError: false }, text: 'A' })
-    const other = step(5, { kind: 'tool', turnId: 'w1-s99', tool: { callId: 'x', toolCallId: 'call_x', name: 'list_files', argumentsText: '{}', isError: false } })
+    const toolB = step(3, {
+      kind: 'tool',
+      tool: {
+        callId: 'w1-s3',
+        toolCallId: 'call_b',
+        name: 'read_file',
+        argumentsText: '{"path":"a.ts"}',
+        isError: false,
+      },
+      text: 'B',
+    })
+    const toolA = step(4, {
+      kind: 'tool',
+      tool: {
+        callId: 'w1-s4',
+        toolCallId: 'call_a',
+        name: 'read_file',
+        argumentsText: '{"path":"a.ts"}',
+        isError: false,
+      },
+      text: 'A',
+    })
+    const other = step(5, {
+      kind: 'tool',
+      turnId: 'w1-s99',
+      tool: { callId: 'x', toolCallId: 'call_x', name: 'list_files', argumentsText: '{}', isError: false },
+    })
     const rows = buildRows([step(1, { kind: 'user' }), model, toolB, toolA, other, step(6, { text: 'done' })])
     expect(rows.map((r) => r.key)).toEqual(['w1-s1', 'w1-s2', 'w1-s5', 'w1-s6'])
     expect(rows[1].results.get('call_a')?.text).toBe('A')
@@ -95,19 +119,40 @@ describe('session steps', () => {
           step(i + 1, {
             kind: x.kind as Step['kind'],
             turnId: `w1-t${x.turn}`,
-            toolCalls: x.kind === 'model' ? Array.from({ length: x.calls }, (_, c) => ({ id: `call_${i}_${c}`, name: x.name, argumentsText: '{}' })) : [],
-            tool: x.kind === 'tool' ? { callId: `w1-s${i + 1}`, toolCallId: `call_${i - 1}_0`, name: x.name, argumentsText: '{}', isError: false } : null,
+            toolCalls:
+              x.kind === 'model'
+                ? Array.from({ length: x.calls }, (_, c) => ({
+                    id: `call_${i}_${c}`,
+                    name: x.name,
+                    argumentsText: '{}',
+                  }))
+                : [],
+            tool:
+              x.kind === 'tool'
+                ? {
+                    callId: `w1-s${i + 1}`,
+                    toolCallId: `call_${i - 1}_0`,
+                    name: x.name,
+                    argumentsText: '{}',
+                    isError: false,
+                  }
+                : null,
           }),
         ),
       )
     const edit = fc.oneof(
       fc.record({ op: fc.constant('append' as const), text: fc.string({ maxLength: 4 }) }),
       fc.record({ op: fc.constant('replace' as const), at: fc.nat(), kind: fc.constantFrom('user', 'model', 'tool') }),
-      fc.record({ op: fc.constant('push' as const), kind: fc.constantFrom('model', 'tool', 'user'), turn: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({
+        op: fc.constant('push' as const),
+        kind: fc.constantFrom('model', 'tool', 'user'),
+        turn: fc.integer({ min: 0, max: 3 }),
+      }),
       fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
       fc.record({ op: fc.constant('same' as const) }),
     )
-    const shape = (rows: ReturnType<typeof buildRows>) => rows.map((r) => [r.key, r.index, r.step, r.tools, [...r.results.entries()]])
+    const shape = (rows: ReturnType<typeof buildRows>) =>
+      rows.map((r) => [r.key, r.index, r.step, r.tools, [...r.results.entries()]])
     fc.assert(
       fc.property(stepsArb, fc.array(edit, { maxLength: 8 }), (initial, edits) => {
         let steps = initial
@@ -118,7 +163,22 @@ describe('session steps', () => {
           else if (e.op === 'replace' && steps.length) {
             const at = e.at % steps.length
             steps = steps.map((x, i) =>
-              i === at ? { ...x, kind: e.kind, tool: e.kind === 'tool' ? { callId: x.id, toolCallId: 'call_0_0', name: 'read_file', argumentsText: '{}', isError: false } : null } : x,
+              i === at
+                ? {
+                    ...x,
+                    kind: e.kind,
+                    tool:
+                      e.kind === 'tool'
+                        ? {
+                            callId: x.id,
+                            toolCallId: 'call_0_0',
+                            name: 'read_file',
+                            argumentsText: '{}',
+                            isError: false,
+                          }
+                        : null,
+                  }
+                : x,
             )
           } else if (e.op === 'push') {
             const seq = (last?.seq ?? 0) + 1
@@ -128,7 +188,16 @@ describe('session steps', () => {
                 kind: e.kind as Step['kind'],
                 turnId: `w1-t${e.turn}`,
                 toolCalls: e.kind === 'model' ? [{ id: `call_${seq}`, name: 'read_file', argumentsText: '{}' }] : [],
-                tool: e.kind === 'tool' ? { callId: `w1-s${seq}`, toolCallId: `call_${seq - 1}`, name: 'read_file', argumentsText: '{}', isError: false } : null,
+                tool:
+                  e.kind === 'tool'
+                    ? {
+                        callId: `w1-s${seq}`,
+                        toolCallId: `call_${seq - 1}`,
+                        name: 'read_file',
+                        argumentsText: '{}',
+                        isError: false,
+                      }
+                    : null,
               }),
             ]
           } else if (e.op === 'drop' && steps.length) steps = steps.filter((_, i) => i !== e.at % steps.length)
@@ -142,22 +211,37 @@ describe('session steps', () => {
   })
 
   it('finds decision, proposal and task references outside code', () => {
-    expect(references('See D-1 and T-12, not `D-2`.\n\n```\nD-3\n```\nP-4 too; D-1 again; XD-5 no')).toEqual(['D-1', 'T-12', 'P-4'])
+    expect(references('See D-1 and T-12, not `D-2`.\n\n```\nD-3\n```\nP-4 too; D-1 again; XD-5 no')).toEqual([
+      'D-1',
+      'T-12',
+      'P-4',
+    ])
   })
 
   it('splits markdown at blank lines, never inside a code fence', () => {
     expect(splitBlocks('a\n\nb\n```\nx\n\ny\n```\n\nc')).toEqual(['a', 'b\n```\nx\n\ny\n```', 'c'])
-    expect(splitBlocks('streaming ```ts\nopen fence\n\nstill code')).toEqual(['streaming ```ts\nopen fence', 'still code'])
+    expect(splitBlocks('streaming ```ts\nopen fence\n\nstill code')).toEqual([
+      'streaming ```ts\nopen fence',
+      'still code',
+    ])
   })
 
   it('finds the code fence a growing block is still inside', () => {
-    expect(openFence('Here:\n```ts\nconst a = 1\nconst b')).toEqual({ before: 'Here:', lang: 'ts', code: 'const a = 1\nconst b' })
+    expect(openFence('Here:\n```ts\nconst a = 1\nconst b')).toEqual({
+      before: 'Here:',
+      lang: 'ts',
+      code: 'const a = 1\nconst b',
+    })
     expect(openFence('~~~\nx')).toEqual({ before: '', lang: '', code: 'x' })
     // Closed, closed by a longer fence, inline code, and a different fence character inside.
     expect(openFence('```js\nx\n```')).toBeNull()
     expect(openFence('```\nx\n`````')).toBeNull()
     expect(openFence('use ```a``` here')).toBeNull()
-    expect(openFence('````md\n```\ninner\n```\nstill open')).toEqual({ before: '', lang: 'md', code: '```\ninner\n```\nstill open' })
+    expect(openFence('````md\n```\ninner\n```\nstill open')).toEqual({
+      before: '',
+      lang: 'md',
+      code: '```\ninner\n```\nstill open',
+    })
     expect(openFence('~~~\n```\n')).toEqual({ before: '', lang: '', code: '```\n' })
   })
 })
@@ -173,7 +257,9 @@ describe('revision diffs', () => {
   })
 
   it('always rebuilds both texts (property)', () => {
-    const words = fc.array(fc.constantFrom('a', 'b', 'c', 'REST', 'JSON', ' ', '  ', '\n', 'D-1'), { maxLength: 40 }).map((w) => w.join(''))
+    const words = fc
+      .array(fc.constantFrom('a', 'b', 'c', 'REST', 'JSON', ' ', '  ', '\n', 'D-1'), { maxLength: 40 })
+      .map((w) => w.join(''))
     fc.assert(
       fc.property(words, words, (before, after) => {
         const parts = diffWords(before, after)

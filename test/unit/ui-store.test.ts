@@ -141,7 +141,11 @@ async function loadedStore(extra: Partial<Record<MethodName, (p: any) => unknown
     'reports.page': () => ({ items: [], nextCursor: null, total: 0, staleTotal: 0 }),
     'metrics.get': () => null,
     'sessions.list': () => [info('idle')],
-    'sessions.get': () => ({ ...info('idle'), steps: [step(1, { kind: 'user', status: 'done', text: 'hi', endedAt: 'x' })], hasMore: true }),
+    'sessions.get': () => ({
+      ...info('idle'),
+      steps: [step(1, { kind: 'user', status: 'done', text: 'hi', endedAt: 'x' })],
+      hasMore: true,
+    }),
     ...extra,
   })
   const store = createAppStore(fake.api)
@@ -195,7 +199,10 @@ describe('UI preferences', () => {
       storage.setItem('concord.ui', bad)
       expect(loadPrefs(storage), bad).toEqual({})
     }
-    storage.setItem('concord.ui', JSON.stringify({ state: { theme: 'neon', rightTab: 'inbox', panelOpen: 'yes', lastWorkspaceId: 7 }, version: 1 }))
+    storage.setItem(
+      'concord.ui',
+      JSON.stringify({ state: { theme: 'neon', rightTab: 'inbox', panelOpen: 'yes', lastWorkspaceId: 7 }, version: 1 }),
+    )
     expect(loadPrefs(storage)).toEqual({ rightTab: 'inbox' })
   })
 })
@@ -217,7 +224,8 @@ describe('renderer store', () => {
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: step(2) })
     const renders = vi.fn()
     const off = store.subscribe(renders)
-    for (const piece of ['Use ', 'REST ', 'with ', 'JSON']) emit('session.delta', { workspaceId: WS, memberId: `${WS}-m1`, stepId: `${WS}-s2`, text: piece })
+    for (const piece of ['Use ', 'REST ', 'with ', 'JSON'])
+      emit('session.delta', { workspaceId: WS, memberId: `${WS}-m1`, stepId: `${WS}-s2`, text: piece })
     emit('session.delta', { workspaceId: WS, memberId: `${WS}-m2`, stepId: `${WS}-s7`, text: 'other session' })
     expect(renders).not.toHaveBeenCalled()
     expect(frames.pending).toBe(1)
@@ -238,7 +246,11 @@ describe('renderer store', () => {
     await store.getState().loadSession(`${WS}-m1`)
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: step(2) })
     emit('session.delta', { workspaceId: WS, memberId: `${WS}-m1`, stepId: `${WS}-s2`, text: 'Hello' })
-    emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: step(2, { status: 'done', text: 'Hello', endedAt: 'x' }) })
+    emit('session.step', {
+      workspaceId: WS,
+      memberId: `${WS}-m1`,
+      step: step(2, { status: 'done', text: 'Hello', endedAt: 'x' }),
+    })
     frames.run()
     expect(store.getState().sessions[`${WS}-m1`].steps.at(-1)!.text).toBe('Hello')
   })
@@ -246,7 +258,10 @@ describe('renderer store', () => {
   it('ignores events of another workspace and older versions of a decision', async () => {
     const { store, emit } = await loadedStore()
     connectEvents(store, manualFrames(), () => {})
-    emit('decision.created', { workspaceId: 'w99999999', decision: { ...decision(1, 'x'), id: 'w99999999-d1', workspaceId: 'w99999999' } })
+    emit('decision.created', {
+      workspaceId: 'w99999999',
+      decision: { ...decision(1, 'x'), id: 'w99999999-d1', workspaceId: 'w99999999' },
+    })
     expect(Object.keys(store.getState().decisions)).toEqual([`${WS}-d1`])
     store.getState().applyDecision(decision(3, 'v3'))
     store.getState().applyDecision(decision(2, 'late v2'))
@@ -265,13 +280,37 @@ describe('renderer store', () => {
         version: 2,
         normative: true,
         truncated: false,
-        counts: { tasks: 1, needsAdjustment: 1, needsReverification: 0, acceptanceRevoked: 0, reports: 0, staleClaims: 0, restoredClaims: 0 },
-        tasks: [{ taskId: `${WS}-t1`, key: 'T-1', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false }],
+        counts: {
+          tasks: 1,
+          needsAdjustment: 1,
+          needsReverification: 0,
+          acceptanceRevoked: 0,
+          reports: 0,
+          staleClaims: 0,
+          restoredClaims: 0,
+        },
+        tasks: [
+          {
+            taskId: `${WS}-t1`,
+            key: 'T-1',
+            status: 'in_progress',
+            flag: 'needs_adjustment',
+            assigneeId: `${WS}-m1`,
+            acceptanceRevoked: false,
+          },
+        ],
         reports: [],
         notifiedMemberIds: [`${WS}-m1`],
       } as Impact
       const before = calls.length
-      emit('decision.changed', { workspaceId: WS, decision: decision(2, 'GraphQL'), impact, editorial: false, reason: '', actorId: null })
+      emit('decision.changed', {
+        workspaceId: WS,
+        decision: decision(2, 'GraphQL'),
+        impact,
+        editorial: false,
+        reason: '',
+        actorId: null,
+      })
       expect(store.getState().decisions[`${WS}-d1`].version).toBe(2)
       // Patched from the event at once, before any answer.
       expect(store.getState().tasks[`${WS}-t1`].flag).toBe('needs_adjustment')
@@ -292,7 +331,12 @@ describe('renderer store', () => {
     connectEvents(store, manualFrames(), notify)
     store.getState().selectMember(`${WS}-m2`)
     emit('session.state', { workspaceId: WS, session: info('running') })
-    emit('session.state', { workspaceId: WS, session: info('waiting_approval', { pendingApprovals: [{ callId: 'c', name: 'run_command', argumentsText: '{}' }] }) })
+    emit('session.state', {
+      workspaceId: WS,
+      session: info('waiting_approval', {
+        pendingApprovals: [{ callId: 'c', name: 'run_command', argumentsText: '{}' }],
+      }),
+    })
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.state', { workspaceId: WS, session: info('idle') })
     expect(notify.mock.calls.map((c) => c[0])).toEqual(['Impl needs your approval', 'Impl finished'])
@@ -311,19 +355,37 @@ describe('renderer store', () => {
         status: 'done',
         text: `Question for the human: ${q}`,
         endedAt: 'x',
-        tool: { callId: `${WS}-s${seq}`, toolCallId: 'call_1', name: 'ask_human', argumentsText: JSON.stringify({ question: q }), isError: false },
+        tool: {
+          callId: `${WS}-s${seq}`,
+          toolCallId: 'call_1',
+          name: 'ask_human',
+          argumentsText: JSON.stringify({ question: q }),
+          isError: false,
+        },
       })
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.step', { workspaceId: WS, memberId: `${WS}-m1`, step: ask('REST or GraphQL for the public API?', 3) })
     // The session state carries the open question (the core finds it in the member's steps).
-    emit('session.state', { workspaceId: WS, session: info('idle', { question: { stepId: `${WS}-s3`, text: 'REST or GraphQL for the public API?' } }) })
+    emit('session.state', {
+      workspaceId: WS,
+      session: info('idle', { question: { stepId: `${WS}-s3`, text: 'REST or GraphQL for the public API?' } }),
+    })
     expect(notify.mock.calls).toEqual([['Impl asks you', 'REST or GraphQL for the public API?']])
     // Answered, the next turn that simply ends is "finished" again; a stray malformed call is no question.
     emit('session.state', { workspaceId: WS, session: info('running') })
     emit('session.step', {
       workspaceId: WS,
       memberId: `${WS}-m1`,
-      step: { ...ask('x', 4), tool: { callId: `${WS}-s4`, toolCallId: 'c', name: 'ask_human', argumentsText: '{"question": 7', isError: false } },
+      step: {
+        ...ask('x', 4),
+        tool: {
+          callId: `${WS}-s4`,
+          toolCallId: 'c',
+          name: 'ask_human',
+          argumentsText: '{"question": 7',
+          isError: false,
+        },
+      },
     })
     emit('session.state', { workspaceId: WS, session: info('idle') })
     expect(notify.mock.calls.map((c) => c[0])).toEqual(['Impl asks you', 'Impl finished'])
@@ -332,7 +394,11 @@ describe('renderer store', () => {
   it('counts replies that finish while a member is off screen', async () => {
     const { store, emit } = await loadedStore()
     connectEvents(store, manualFrames(), () => {})
-    emit('session.step', { workspaceId: WS, memberId: `${WS}-m2`, step: step(5, { memberId: `${WS}-m2`, status: 'done', text: 'done', endedAt: 'x' }) })
+    emit('session.step', {
+      workspaceId: WS,
+      memberId: `${WS}-m2`,
+      step: step(5, { memberId: `${WS}-m2`, status: 'done', text: 'done', endedAt: 'x' }),
+    })
     expect(store.getState().sessions[`${WS}-m2`].unread).toBe(1)
     store.getState().selectMember(`${WS}-m2`)
     expect(store.getState().sessions[`${WS}-m2`].unread).toBe(0)
@@ -342,7 +408,11 @@ describe('renderer store', () => {
     const { store, calls } = await loadedStore({
       'sessions.get': (p: { before?: number }) =>
         p.before
-          ? { ...info('idle'), steps: [step(1, { id: `${WS}-s0`, seq: 0, status: 'done', endedAt: 'x' })], hasMore: false }
+          ? {
+              ...info('idle'),
+              steps: [step(1, { id: `${WS}-s0`, seq: 0, status: 'done', endedAt: 'x' })],
+              hasMore: false,
+            }
           : { ...info('idle'), steps: [step(5, { status: 'done', endedAt: 'x' })], hasMore: true },
     })
     await store.getState().loadSession(`${WS}-m1`)
@@ -361,21 +431,49 @@ describe('pure helpers', () => {
       version: 2,
       normative: true,
       truncated: false,
-      counts: { tasks: 2, needsAdjustment: 1, needsReverification: 1, acceptanceRevoked: 0, reports: 1, staleClaims: 2, restoredClaims: 0 },
+      counts: {
+        tasks: 2,
+        needsAdjustment: 1,
+        needsReverification: 1,
+        acceptanceRevoked: 0,
+        reports: 1,
+        staleClaims: 2,
+        restoredClaims: 0,
+      },
       tasks: [
-        { taskId: 't2', key: 'T-2', status: 'in_progress', flag: 'needs_adjustment', assigneeId: `${WS}-m1`, acceptanceRevoked: false },
-        { taskId: 't3', key: 'T-3', status: 'delivered', flag: 'needs_reverification', assigneeId: null, acceptanceRevoked: false },
+        {
+          taskId: 't2',
+          key: 'T-2',
+          status: 'in_progress',
+          flag: 'needs_adjustment',
+          assigneeId: `${WS}-m1`,
+          acceptanceRevoked: false,
+        },
+        {
+          taskId: 't3',
+          key: 'T-3',
+          status: 'delivered',
+          flag: 'needs_reverification',
+          assigneeId: null,
+          acceptanceRevoked: false,
+        },
       ],
-      reports: [{ reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'], restoredClaimIds: [] }],
+      reports: [
+        { reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'], restoredClaimIds: [] },
+      ],
       notifiedMemberIds: [`${WS}-m1`],
     } as Impact
-    expect(describeImpact(impact, { [`${WS}-m1`]: member(1, 'Implementer') })).toBe('Flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4. Notifies Implementer.')
+    expect(describeImpact(impact, { [`${WS}-m1`]: member(1, 'Implementer') })).toBe(
+      'Flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4. Notifies Implementer.',
+    )
     expect(describeImpact({ ...impact, normative: false }, {})).toMatch(/^Editorial/)
   })
 
   it('matches keyboard shortcuts, leaving plain keys to text fields', () => {
-    const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean; inField: boolean }> = {}) =>
-      matchShortcut({ key, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, inField: false, ...mods })
+    const k = (
+      key: string,
+      mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean; inField: boolean }> = {},
+    ) => matchShortcut({ key, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, inField: false, ...mods })
     expect(k('2', { ctrlKey: true })).toEqual({ type: 'member', index: 1 })
     expect(k('3', { metaKey: true })).toEqual({ type: 'member', index: 2 })
     expect(k('ArrowDown', { altKey: true })).toEqual({ type: 'nextMember' })
@@ -415,21 +513,35 @@ describe('browser client for the bridge', () => {
         return new Response(
           JSON.stringify({
             ok: false,
-            error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [{ code: 'evidence_stale', reportId: 'r', message: 'R-1 is based on D-1 v1' }] } },
+            error: {
+              code: 'evidence_stale',
+              message: 'T-1 cannot be accepted',
+              details: { reasons: [{ code: 'evidence_stale', reportId: 'r', message: 'R-1 is based on D-1 v1' }] },
+            },
           }),
           { status: 409 },
         )
       }
       return new Response(JSON.stringify({ ok: true, value: { echoed: body } }))
     })
-    const client = createBridgeClient({ origin: 'http://127.0.0.1:5183', token: 'tok', fetch: fetch as never, WebSocket: FakeSocket as never })
+    const client = createBridgeClient({
+      origin: 'http://127.0.0.1:5183',
+      token: 'tok',
+      fetch: fetch as never,
+      WebSocket: FakeSocket as never,
+    })
     expect(await client.call('workspaces.list', {})).toEqual({ echoed: {} })
     expect(fetch.mock.calls[0][0]).toBe('http://127.0.0.1:5183/api/workspaces.list')
     expect((fetch.mock.calls[0][1].headers as Record<string, string>).authorization).toBe('Bearer tok')
     const err = (await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e: unknown) => e)) as ClientError
     expect(err).toMatchObject({ code: 'evidence_stale', message: 'T-1 cannot be accepted' })
     expect(refusalReasons(err)[0].message).toBe('R-1 is based on D-1 v1')
-    const down = createBridgeClient({ origin: 'http://127.0.0.1:1', token: 't', fetch: () => Promise.reject(new TypeError('failed')), WebSocket: FakeSocket as never })
+    const down = createBridgeClient({
+      origin: 'http://127.0.0.1:1',
+      token: 't',
+      fetch: () => Promise.reject(new TypeError('failed')),
+      WebSocket: FakeSocket as never,
+    })
     await expect(down.call('workspaces.list', {})).rejects.toMatchObject({ code: 'network' })
   })
 
@@ -437,7 +549,13 @@ describe('browser client for the bridge', () => {
     vi.useFakeTimers()
     try {
       FakeSocket.all = []
-      const client = createBridgeClient({ origin: 'http://127.0.0.1:5183', token: 'a b', WebSocket: FakeSocket as never, minDelay: 100, maxDelay: 1000 })
+      const client = createBridgeClient({
+        origin: 'http://127.0.0.1:5183',
+        token: 'a b',
+        WebSocket: FakeSocket as never,
+        minDelay: 100,
+        maxDelay: 1000,
+      })
       const states: string[] = []
       client.onConnection((s) => states.push(s))
       const events: unknown[] = []
@@ -460,9 +578,15 @@ describe('browser client for the bridge', () => {
 
   it('takes the token from the address once and strips it', () => {
     const stored = new Map<string, string>()
-    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) } as Storage
+    const storage = {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => void stored.set(k, v),
+    } as Storage
     const replaced: string[] = []
-    const hist = { state: null, replaceState: (_s: unknown, _t: string, url: string) => void replaced.push(url) } as unknown as History
+    const hist = {
+      state: null,
+      replaceState: (_s: unknown, _t: string, url: string) => void replaced.push(url),
+    } as unknown as History
     expect(takeToken({ href: 'http://127.0.0.1:5183/?token=s3cret&x=1#h' } as Location, storage, hist)).toBe('s3cret')
     expect(replaced).toEqual(['/?x=1#h'])
     expect(takeToken({ href: 'http://127.0.0.1:5183/' } as Location, storage, hist)).toBe('s3cret')

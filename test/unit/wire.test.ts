@@ -11,7 +11,11 @@ describe('wire codec', () => {
       fc.jsonValue().map((v) => respond(v)),
       fc
         .record(
-          { code: fc.constantFrom('not_found' as const, 'version_conflict' as const), message: fc.string(), details: fc.option(fc.jsonValue(), { nil: undefined }) },
+          {
+            code: fc.constantFrom('not_found' as const, 'version_conflict' as const),
+            message: fc.string(),
+            details: fc.option(fc.jsonValue(), { nil: undefined }),
+          },
           { requiredKeys: ['code', 'message'] },
         )
         .map((e) => refuse(e)),
@@ -50,13 +54,22 @@ describe('wire codec', () => {
       [],
       { ok: 1, value: 2 },
     ]) {
-      expect(decode(input, MALFORMED), JSON.stringify(input) ?? 'undefined').toEqual({ ok: false, error: { code: 'internal', message: MALFORMED } })
+      expect(decode(input, MALFORMED), JSON.stringify(input) ?? 'undefined').toEqual({
+        ok: false,
+        error: { code: 'internal', message: MALFORMED },
+      })
     }
   })
 
   it('keeps a refusal’s code, message and details and nothing else', () => {
-    const text = JSON.stringify({ ok: false, error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] }, stack: 'leak' } })
-    expect(decode(text, MALFORMED)).toEqual({ ok: false, error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] } } })
+    const text = JSON.stringify({
+      ok: false,
+      error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] }, stack: 'leak' },
+    })
+    expect(decode(text, MALFORMED)).toEqual({
+      ok: false,
+      error: { code: 'evidence_stale', message: 'T-1 cannot be accepted', details: { reasons: [1] } },
+    })
     const bare = decode({ ok: false, error: { code: 'not_found', message: 'no such task' } }, MALFORMED)
     expect(!bare.ok && Object.keys(bare.error)).toEqual(['code', 'message'])
   })
@@ -80,6 +93,7 @@ describe('wire codec', () => {
   it('reads events from text and drops frames that are not events', () => {
     const envelope = { event: 'session.reset' as const, payload: { workspaceId: 'w1', memberId: 'm1' } }
     expect(decodeEvent(encodeEvent(envelope))).toEqual(envelope)
-    for (const frame of ['{', '[]', 'null', '{"payload":{}}', '{"event":"x"}', new Uint8Array([1]), undefined]) expect(decodeEvent(frame)).toBeNull()
+    for (const frame of ['{', '[]', 'null', '{"payload":{}}', '{"event":"x"}', new Uint8Array([1]), undefined])
+      expect(decodeEvent(frame)).toBeNull()
   })
 })

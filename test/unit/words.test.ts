@@ -14,7 +14,9 @@ describe('words', () => {
 
 describe('a quoted message', () => {
   it('reads as its Markdown renders, without the syntax', () => {
-    expect(markdownToPlain('**Fail** the _whole_ `search` after [30 s](https://x.test)')).toBe('Fail the whole search after 30 s')
+    expect(markdownToPlain('**Fail** the _whole_ `search` after [30 s](https://x.test)')).toBe(
+      'Fail the whole search after 30 s',
+    )
     expect(markdownToPlain('## Plan\n- keep **D-1**\n> quoted')).toBe('Plan\nkeep D-1\nquoted')
     expect(markdownToPlain('snake_case_name stays')).toBe('snake_case_name stays')
   })

@@ -1,13 +1,37 @@
-import { archivedItems, archivedWorkspaces, archiveMember, archiveTask, archiveWorkspace, restoreMember, restoreTask, restoreWorkspace, type MemberActivity } from '../harness/archive'
+import {
+  archivedItems,
+  archivedWorkspaces,
+  archiveMember,
+  archiveTask,
+  archiveWorkspace,
+  restoreMember,
+  restoreTask,
+  restoreWorkspace,
+  type MemberActivity,
+} from '../harness/archive'
 import type { Harness } from '../harness/harness'
 import { searchSessions } from '../harness/search'
 import type { Handlers } from './handlers'
 
 type ArchiveMethods =
-  'members.archive' | 'members.restore' | 'tasks.archive' | 'tasks.restore' | 'workspaces.archive' | 'workspaces.restore' | 'workspaces.archived' | 'archive.list' | 'sessions.search'
+  | 'members.archive'
+  | 'members.restore'
+  | 'tasks.archive'
+  | 'tasks.restore'
+  | 'workspaces.archive'
+  | 'workspaces.restore'
+  | 'workspaces.archived'
+  | 'archive.list'
+  | 'sessions.search'
 
 /** Archive and restore, and search across sessions (issue 13). `activity` is the runtime's view of who is working. */
-export function archiveHandlers({ harness: h, activity }: { harness: Harness; activity: MemberActivity }): Pick<Handlers, ArchiveMethods> {
+export function archiveHandlers({
+  harness: h,
+  activity,
+}: {
+  harness: Harness
+  activity: MemberActivity
+}): Pick<Handlers, ArchiveMethods> {
   return {
     'members.archive': (p) => archiveMember(h, p, activity),
     'members.restore': (p) => restoreMember(h, p),

@@ -11,7 +11,8 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 5)
     .map((i) => {
       const path = i.path.length ? i.path.join('.') : 'params'
-      if (i.code === 'unrecognized_keys') return `${path === 'params' ? '' : path + ': '}unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
+      if (i.code === 'unrecognized_keys')
+        return `${path === 'params' ? '' : path + ': '}unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
       return `${path}: ${i.message}`
     })
     .join('; ')
@@ -37,7 +38,12 @@ export interface ErrorContext {
 }
 
 /** Validates the params of one call against the contract and runs its handler. Throws ApiError only. */
-export async function dispatch(handlers: Handlers, method: string, raw: unknown, options: DispatchOptions = {}): Promise<unknown> {
+export async function dispatch(
+  handlers: Handlers,
+  method: string,
+  raw: unknown,
+  options: DispatchOptions = {},
+): Promise<unknown> {
   if (!isMethod(method)) throw new ApiError('unknown_method', `there is no method '${method}'`)
   const parsed = methods[method].params.safeParse(raw ?? {})
   if (!parsed.success) throw new ApiError('invalid_params', describeIssues(parsed.error))
@@ -70,7 +76,12 @@ export function workspaceOfParams(params: unknown): string | undefined {
  * name the workspace of the call; anything else unexpected is a bug: `internal`, recorded in the
  * log file with the method and workspace (and on the console, for whoever runs `concord serve`).
  */
-export function toApiError(err: unknown, params?: unknown, nameWorkspace?: WorkspaceNamer, context?: ErrorContext): ApiError {
+export function toApiError(
+  err: unknown,
+  params?: unknown,
+  nameWorkspace?: WorkspaceNamer,
+  context?: ErrorContext,
+): ApiError {
   if (err instanceof ApiError) return err
   const wsId = workspaceOfParams(params)
   let subject = 'Concord’s storage'

@@ -10,7 +10,15 @@ import { getReport, listReports, submitReport } from '../harness/reports'
 import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
-import { deliveryArtifact, ensureTaskWorktree, openWorkspace, refreshHead, releaseTaskWorktree, resolveArtifact, updateWorkspace } from '../harness/task-branches'
+import {
+  deliveryArtifact,
+  ensureTaskWorktree,
+  openWorkspace,
+  refreshHead,
+  releaseTaskWorktree,
+  resolveArtifact,
+  updateWorkspace,
+} from '../harness/task-branches'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 import { revertDecision } from '../harness/revert'
@@ -93,7 +101,8 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
       return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
     },
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
-    'reports.list': (p) => (p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!))),
+    'reports.list': (p) =>
+      p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!)),
 
     'reports.getMany': (p) => getReports(h, p.ids),
     'reports.page': (p) => pageReports(h.ctx(p.workspaceId), p),
@@ -108,7 +117,9 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'autoTurns.list': (p) => listAutoTurns(h.ctx(p.workspaceId), p),
     'events.list': (p) => {
       const ctx = h.ctx(p.workspaceId)
-      return ctx.store.log.events(p.after ?? 0, p.limit ?? 200).map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))
+      return ctx.store.log
+        .events(p.after ?? 0, p.limit ?? 200)
+        .map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))
     },
   } satisfies Partial<Handlers>
 }

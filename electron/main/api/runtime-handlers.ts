@@ -1,7 +1,15 @@
 import type { Runtime } from '../runtime/runtime'
 import type { Handlers } from './handlers'
 
-type SessionMethods = 'sessions.send' | 'sessions.get' | 'sessions.list' | 'sessions.interrupt' | 'sessions.reset' | 'sessions.restart' | 'sessions.approve' | 'sessions.retry'
+type SessionMethods =
+  | 'sessions.send'
+  | 'sessions.get'
+  | 'sessions.list'
+  | 'sessions.interrupt'
+  | 'sessions.reset'
+  | 'sessions.restart'
+  | 'sessions.approve'
+  | 'sessions.retry'
 
 export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods> {
   return {

@@ -26,7 +26,11 @@ export function systemHandlers(deps: SystemDeps): Pick<Handlers, 'folders.browse
   return {
     'folders.browse': (p) => listFolders(p.path),
     'folders.pick': async (p) => {
-      if (!pickFolder) throw new ApiError('unsupported', 'There is no native folder dialog here (only in the desktop app): use folders.browse')
+      if (!pickFolder)
+        throw new ApiError(
+          'unsupported',
+          'There is no native folder dialog here (only in the desktop app): use folders.browse',
+        )
       return { path: await pickFolder(p.title) }
     },
     'system.info': () => systemInfo(deps),

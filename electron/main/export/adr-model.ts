@@ -68,7 +68,10 @@ function unique(names: string[], without: Set<string>): string[] {
  * those who gave input on it (proposals, reports that exercise it); informed are those it was
  * pushed to (notices about it, assignees of tasks that depend on it). Nobody is in two lists.
  */
-export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: string[]; consulted: string[]; informed: string[] } {
+export function involved(
+  ctx: AdrContext,
+  d: DecisionDoc,
+): { decisionMakers: string[]; consulted: string[]; informed: string[] } {
   const { doc, people } = ctx
   // A revision that leaves the decision proposed only proposes it: once someone decided, its author is
   // consulted, not a decision maker (until then the proposer is the only one who made it).
@@ -82,14 +85,22 @@ export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: str
     [
       ...proposing.map((r) => people(r.actorId)),
       ...doc.proposals.filter((p) => p.decisionId === d.id).map((p) => people(p.authorId)),
-      ...doc.reports.filter((r) => r.basis.some((b) => b.decisionId === d.id) || r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id))).map((r) => people(r.authorId)),
+      ...doc.reports
+        .filter(
+          (r) =>
+            r.basis.some((b) => b.decisionId === d.id) ||
+            r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id)),
+        )
+        .map((r) => people(r.authorId)),
     ],
     new Set(decisionMakers),
   )
   const informed = unique(
     [
       ...doc.notices.filter((n) => n.decisionId === d.id).map((n) => people(n.memberId)),
-      ...doc.tasks.filter((t) => t.assigneeId && t.links.some((l) => l.decisionId === d.id)).map((t) => people(t.assigneeId)),
+      ...doc.tasks
+        .filter((t) => t.assigneeId && t.links.some((l) => l.decisionId === d.id))
+        .map((t) => people(t.assigneeId)),
     ],
     new Set([...decisionMakers, ...consulted]),
   )
@@ -99,7 +110,9 @@ export function involved(ctx: AdrContext, d: DecisionDoc): { decisionMakers: str
 /** Who made a revision: its actor, and the author of the proposal it applied ("human, proposed by Tess (tester)"). */
 export function revisionAuthor(ctx: Pick<AdrContext, 'doc' | 'people'>, d: DecisionDoc, rev: RevisionDoc): string {
   // Accepting is a compare-and-set on the base version: the proposal accepted against v(n-1) made vn.
-  const proposal = ctx.doc.proposals.find((p) => p.decisionId === d.id && p.state === 'accepted' && p.baseVersion === rev.version - 1)
+  const proposal = ctx.doc.proposals.find(
+    (p) => p.decisionId === d.id && p.state === 'accepted' && p.baseVersion === rev.version - 1,
+  )
   const actor = ctx.people(rev.actorId)
   return proposal ? `${actor}, proposed by ${ctx.people(proposal.authorId)}` : actor
 }

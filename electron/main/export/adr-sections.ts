@@ -58,9 +58,16 @@ export function recordedIn(e: AdrEntry, adr: string, people: People): string {
 /** Revision history, earlier statements, pending proposals and linked reports, as `level` headings. */
 export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): string[] {
   const { people } = ctx
-  const out: string[] = [`${level} Revision history`, '', '| Version | Date | Changed by | Change | What changed | Reason |', '| --- | --- | --- | --- | --- | --- |']
+  const out: string[] = [
+    `${level} Revision history`,
+    '',
+    '| Version | Date | Changed by | Change | What changed | Reason |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ]
   for (const { rev, previous } of newestFirst(d)) {
-    out.push(`| v${rev.version} | ${minute(rev.createdAt)} | ${cell(revisionAuthor(ctx, d, rev))} | ${changeKind(rev, previous)} | ${cell(changedFields(rev, previous))} | ${cell(rev.reason)} |`)
+    out.push(
+      `| v${rev.version} | ${minute(rev.createdAt)} | ${cell(revisionAuthor(ctx, d, rev))} | ${changeKind(rev, previous)} | ${cell(changedFields(rev, previous))} | ${cell(rev.reason)} |`,
+    )
   }
   out.push('')
 
@@ -69,7 +76,12 @@ export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): s
     out.push(`${level} Earlier statements`, '', 'What the statement said before each change, newest change first.', '')
     for (const { rev, previous } of replaced) {
       const reason = rev.reason.trim() ? `: ${oneLine(rev.reason)}` : ''
-      out.push(`${level}# Until v${rev.version} (${changeKind(rev, previous)}, ${minute(rev.createdAt)}, ${people(rev.actorId)}${reason})`, '', ...quote(previous!.statement), '')
+      out.push(
+        `${level}# Until v${rev.version} (${changeKind(rev, previous)}, ${minute(rev.createdAt)}, ${people(rev.actorId)}${reason})`,
+        '',
+        ...quote(previous!.statement),
+        '',
+      )
     }
   }
 
@@ -83,16 +95,25 @@ export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): s
         p.rationale !== null ? 'rationale' : null,
         p.status !== null ? `status ${p.status}` : null,
       ].filter((x) => x !== null)
-      out.push(`* ${p.id} by ${people(p.authorId)} against v${p.baseVersion}, ${minute(p.createdAt)}: ${changes.join('; ')}${p.reason.trim() ? ` — ${oneLine(p.reason)}` : ''}`)
+      out.push(
+        `* ${p.id} by ${people(p.authorId)} against v${p.baseVersion}, ${minute(p.createdAt)}: ${changes.join('; ')}${p.reason.trim() ? ` — ${oneLine(p.reason)}` : ''}`,
+      )
     }
     out.push('')
   }
 
-  const reports = ctx.doc.reports.filter((r) => r.basis.some((b) => b.decisionId === d.id) || r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id)))
+  const reports = ctx.doc.reports.filter(
+    (r) =>
+      r.basis.some((b) => b.decisionId === d.id) ||
+      r.claims.some((c) => c.decisions.some((x) => x.decisionId === d.id)),
+  )
   out.push(`${level} Linked reports`, '')
   if (!reports.length) out.push('No report is based on this decision.', '')
   else {
-    out.push('| Report | Task | Kind | Verdict | Author | Based on | Claims on this decision | Report validity |', '| --- | --- | --- | --- | --- | --- | --- | --- |')
+    out.push(
+      '| Report | Task | Kind | Verdict | Author | Based on | Claims on this decision | Report validity |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    )
     for (const r of reports) out.push(reportRow(r, d, people))
     out.push('')
   }
@@ -103,7 +124,9 @@ function reportRow(r: ReportDoc, d: DecisionDoc, people: People): string {
   const b = r.basis.find((x) => x.decisionId === d.id)
   const based = b ? `v${b.version} (${b.state})` : 'not in basis'
   const onThis = r.claims.filter((c) => c.decisions.some((x) => x.decisionId === d.id))
-  const stale = onThis.filter((c) => c.decisions.some((x) => x.decisionId === d.id && x.pinnedFingerprint !== d.fingerprint)).length
+  const stale = onThis.filter((c) =>
+    c.decisions.some((x) => x.decisionId === d.id && x.pinnedFingerprint !== d.fingerprint),
+  ).length
   const claims = onThis.length ? `${onThis.length} (${stale} stale)` : 'none'
   return `| ${r.id} | ${r.taskId} | ${r.kind} | ${r.verdict} | ${cell(people(r.authorId))} | ${based} | ${claims} | ${r.validity} |`
 }

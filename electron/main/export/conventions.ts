@@ -21,7 +21,11 @@ export const SEQUENCE_LOCK = '.adr-sequence.lock'
 const MAX_CONFIG_BYTES = 64 * 1024
 
 /** Where each flavour's own tool looks when the repository says nothing. */
-const defaultFolder: Record<Flavour, string> = { madr: 'docs/decisions', 'adr-tools': 'doc/adr', log4brains: 'docs/adr' }
+const defaultFolder: Record<Flavour, string> = {
+  madr: 'docs/decisions',
+  'adr-tools': 'doc/adr',
+  log4brains: 'docs/adr',
+}
 
 /**
  * The text of a small regular file, or null when there is none. Never blocks on a FIFO or reads a device, and
@@ -33,7 +37,10 @@ function readSmallFile(path: string, shown: string): string | null {
   try {
     const st = lstatSync(path)
     if (st.isSymbolicLink())
-      throw new ApiError('invalid_params', `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`)
+      throw new ApiError(
+        'invalid_params',
+        `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`,
+      )
     if (!st.isFile()) throw new ApiError('invalid_params', `${shown} is not a regular file; remove it or pass outDir`)
     size = st.size
   } catch (err) {
@@ -41,19 +48,27 @@ function readSmallFile(path: string, shown: string): string | null {
     if (err instanceof ApiError) throw err
     throw ioError(`cannot read ${shown}`, err)
   }
-  if (size > MAX_CONFIG_BYTES) throw new ApiError('invalid_params', `${shown} is larger than ${MAX_CONFIG_BYTES / 1024} KiB; it cannot be an ADR configuration`)
+  if (size > MAX_CONFIG_BYTES)
+    throw new ApiError(
+      'invalid_params',
+      `${shown} is larger than ${MAX_CONFIG_BYTES / 1024} KiB; it cannot be an ADR configuration`,
+    )
   const buf = Buffer.alloc(size)
   let fd: number | undefined
   try {
     // O_NOFOLLOW: a link swapped in since the check above is refused (ELOOP), not read.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    if (!fstatSync(fd).isFile()) throw new ApiError('invalid_params', `${shown} is not a regular file; remove it or pass outDir`)
+    if (!fstatSync(fd).isFile())
+      throw new ApiError('invalid_params', `${shown} is not a regular file; remove it or pass outDir`)
     const n = readSync(fd, buf, 0, size, 0)
     return buf.subarray(0, n).toString('utf8')
   } catch (err) {
     if (err instanceof ApiError) throw err
     if ((err as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new ApiError('invalid_params', `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`)
+      throw new ApiError(
+        'invalid_params',
+        `${shown} is a symbolic link; Concord reads ADR settings only from a regular file in the repository — replace it with one, or pass outDir`,
+      )
     throw ioError(`cannot read ${shown}`, err)
   } finally {
     if (fd !== undefined) closeSync(fd)
@@ -80,11 +95,15 @@ function realish(path: string): string {
 
 /** `folder` from `source`, resolved in the repository; refused when it leaves the repository. */
 function folderIn(repo: string, folder: string, source: string): string {
-  if (!folder || /[\0-\x1f]/.test(folder)) throw new ApiError('invalid_params', `${source} does not name a folder; fix it or pass outDir`)
+  if (!folder || /[\0-\x1f]/.test(folder))
+    throw new ApiError('invalid_params', `${source} does not name a folder; fix it or pass outDir`)
   const root = realpathSync(repo)
   const target = resolve(root, folder)
   if (isAbsolute(folder) || !inside(root, target) || !inside(root, realish(target))) {
-    throw new ApiError('invalid_params', `${source} names ${JSON.stringify(folder)}, which is outside the repository; Concord writes ADRs only inside it — fix ${source} or pass outDir`)
+    throw new ApiError(
+      'invalid_params',
+      `${source} names ${JSON.stringify(folder)}, which is outside the repository; Concord writes ADRs only inside it — fix ${source} or pass outDir`,
+    )
   }
   return target
 }
@@ -103,10 +122,14 @@ function fromLog4brains(repo: string): string | null {
     config = parse(text, { maxAliasCount: 20 })
   } catch (err) {
     const line = (err as { linePos?: { line: number }[] }).linePos?.[0]?.line
-    throw new ApiError('invalid_params', `${LOG4BRAINS_FILE} is not valid YAML${line ? ` (line ${line})` : ''}; fix it or pass outDir`)
+    throw new ApiError(
+      'invalid_params',
+      `${LOG4BRAINS_FILE} is not valid YAML${line ? ` (line ${line})` : ''}; fix it or pass outDir`,
+    )
   }
   const folder = (config as { project?: { adrFolder?: unknown } } | null)?.project?.adrFolder
-  if (typeof folder !== 'string') throw new ApiError('invalid_params', `${LOG4BRAINS_FILE} has no project.adrFolder; add it or pass outDir`)
+  if (typeof folder !== 'string')
+    throw new ApiError('invalid_params', `${LOG4BRAINS_FILE} has no project.adrFolder; add it or pass outDir`)
   return folderIn(repo, folder, `${LOG4BRAINS_FILE} (project.adrFolder)`)
 }
 

@@ -46,7 +46,10 @@ export const formats: readonly ExportFormat[] = ['madr', 'markdown', 'json']
 function ownedFile(path: string, content: string, isOurs: (text: string) => boolean): PlannedFile {
   const current = readTextIfExists(path)
   if (current !== null && !isOurs(current)) {
-    throw new ApiError('invalid_params', `outDir: ${path} exists and was not written by Concord; move it away or export to another folder`)
+    throw new ApiError(
+      'invalid_params',
+      `outDir: ${path} exists and was not written by Concord; move it away or export to another folder`,
+    )
   }
   return { path, content }
 }
@@ -59,7 +62,10 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
     throw new ApiError('invalid_params', `flavour: '${p.flavour}' is not a MADR flavour; use ${flavours.join(', ')}`)
   }
   if (p.flavour !== undefined && p.format !== 'madr') {
-    throw new ApiError('invalid_params', `flavour: only the madr format has flavours; leave flavour out for ${p.format}`)
+    throw new ApiError(
+      'invalid_params',
+      `flavour: only the madr format has flavours; leave flavour out for ${p.format}`,
+    )
   }
   const workspace = harness.workspace(p.workspaceId)
   // No flavour given: the one the repository's conventions ask for (the CLI and the API alike).
@@ -82,7 +88,10 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
       files = [ownedFile(join(dir, LOG_FILE), renderLog(doc), isConcordLog)]
       break
     case 'json':
-      files = [ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson), ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)]
+      files = [
+        ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson),
+        ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema),
+      ]
       break
   }
   // Again just before writing: a folder swapped for a link while the export was planned is refused too.

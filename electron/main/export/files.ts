@@ -4,7 +4,21 @@
  * target either as it was or complete — never half-written.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 
@@ -99,7 +113,10 @@ export function isSymlink(path: string): boolean {
 }
 
 function linkRefused(path: string, field: string): ApiError {
-  return new ApiError('invalid_params', `${field}: ${path} is a symbolic link; Concord never writes through one — replace it with a real folder or file, or export to another folder`)
+  return new ApiError(
+    'invalid_params',
+    `${field}: ${path} is a symbolic link; Concord never writes through one — replace it with a real folder or file, or export to another folder`,
+  )
 }
 
 /**
@@ -150,7 +167,11 @@ export function readTextIfExists(path: string, field = 'outDir'): string | null 
   try {
     const st = fstatSync(fd)
     if (st.isDirectory()) throw ioError(`cannot read ${path}`, { code: 'EISDIR' })
-    if (!st.isFile()) throw new ApiError('invalid_params', `${field}: ${path} is not a regular file; move it away or export to another folder`)
+    if (!st.isFile())
+      throw new ApiError(
+        'invalid_params',
+        `${field}: ${path} is not a regular file; move it away or export to another folder`,
+      )
     return readFileSync(fd, 'utf8')
   } catch (err) {
     if (err instanceof ApiError) throw err
@@ -196,7 +217,10 @@ export function writeBatch(files: PlannedFile[], obsolete: string[] = []): Write
     }
   } catch (err) {
     for (const t of temps) if (!done.includes(t.path)) rmSync(t.tmp, { force: true })
-    throw ioError(`cannot replace ${temps[done.length]?.path ?? 'an export file'} (${done.length} of ${temps.length} files were updated)`, err)
+    throw ioError(
+      `cannot replace ${temps[done.length]?.path ?? 'an export file'} (${done.length} of ${temps.length} files were updated)`,
+      err,
+    )
   }
   for (const path of obsolete) {
     try {
@@ -206,5 +230,8 @@ export function writeBatch(files: PlannedFile[], obsolete: string[] = []): Write
     }
   }
   const written = new Set(done)
-  return { written: files.filter((f) => written.has(f.path)).map((f) => f.path), unchanged: files.filter((f) => !written.has(f.path)).map((f) => f.path) }
+  return {
+    written: files.filter((f) => written.has(f.path)).map((f) => f.path),
+    unchanged: files.filter((f) => !written.has(f.path)).map((f) => f.path),
+  }
 }

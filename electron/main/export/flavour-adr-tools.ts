@@ -14,7 +14,12 @@ import { day, oneLine } from './text'
 const title = (ref: AdrRef) => `${ref.number}. ${oneLine(ref.title)}`
 const link = (ref: AdrRef) => `[${title(ref)}](${ref.file})`
 
-const statusWord = { proposed: 'Proposed', accepted: 'Accepted', rejected: 'Rejected', deprecated: 'Deprecated' } as const
+const statusWord = {
+  proposed: 'Proposed',
+  accepted: 'Accepted',
+  rejected: 'Rejected',
+  deprecated: 'Deprecated',
+} as const
 
 export function renderAdrToolsFlavour(ctx: AdrContext, d: DecisionDoc): string {
   const e = adrEntry(ctx, d)
@@ -22,9 +27,28 @@ export function renderAdrToolsFlavour(ctx: AdrContext, d: DecisionDoc): string {
   const status = e.state === 'superseded' ? `Superseded by ${link(e.supersededBy!)}` : statusWord[e.state]
   const out = [`# ${title(e.ref)}`, '', `Date: ${day(d.createdAt)}`, '', '## Status', '', status, '']
   if (e.supersedes) out.push(`Supersedes ${link(e.supersedes)}`, '')
-  out.push('## Context', '', d.rationale.trim() || '_No rationale was recorded for this decision._', '', '## Decision', '', d.statement.trim(), '', '## Consequences', '')
+  out.push(
+    '## Context',
+    '',
+    d.rationale.trim() || '_No rationale was recorded for this decision._',
+    '',
+    '## Decision',
+    '',
+    d.statement.trim(),
+    '',
+    '## Consequences',
+    '',
+  )
   const consequences = consequenceBullets(ctx, d)
   out.push(...(consequences.length ? consequences : ['No task depends on this decision.']), '')
-  out.push('## Concord record', '', recordedIn(e, adr, ctx.people), '', ...concordRecord(ctx, d, '###'), generatedNotice(e, adr), '')
+  out.push(
+    '## Concord record',
+    '',
+    recordedIn(e, adr, ctx.people),
+    '',
+    ...concordRecord(ctx, d, '###'),
+    generatedNotice(e, adr),
+    '',
+  )
   return out.join('\n')
 }

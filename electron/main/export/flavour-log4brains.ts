@@ -21,8 +21,24 @@ export function renderLog4brainsFlavour(ctx: AdrContext, d: DecisionDoc): string
   const adr = adrLabel(e.ref.number)
   const status = e.state === 'superseded' ? `superseded by ${link(e.supersededBy!)}` : e.state
   const deciders = involved(ctx, d).decisionMakers.map(decider)
-  const out = [`# ${oneLine(d.title)}`, '', `- Status: ${status}`, ...(deciders.length ? [`- Deciders: ${deciders.join(', ')}`] : []), `- Date: ${day(d.createdAt)}`, '', ...madrBody(ctx, d, e)]
+  const out = [
+    `# ${oneLine(d.title)}`,
+    '',
+    `- Status: ${status}`,
+    ...(deciders.length ? [`- Deciders: ${deciders.join(', ')}`] : []),
+    `- Date: ${day(d.createdAt)}`,
+    '',
+    ...madrBody(ctx, d, e),
+  ]
   if (e.supersedes) out.push('## Links', '', `- Supersedes ${link(e.supersedes)}`, '')
-  out.push('## More Information', '', recordedIn(e, adr, ctx.people), '', ...concordRecord(ctx, d, '###'), generatedNotice(e, adr), '')
+  out.push(
+    '## More Information',
+    '',
+    recordedIn(e, adr, ctx.people),
+    '',
+    ...concordRecord(ctx, d, '###'),
+    generatedNotice(e, adr),
+    '',
+  )
   return out.join('\n')
 }

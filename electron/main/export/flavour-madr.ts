@@ -42,9 +42,17 @@ export function renderMadrFlavour(ctx: AdrContext, d: DecisionDoc): string {
   ]
 
   out.push('## More Information', '')
-  if (e.supersededBy) out.push(`Superseded by [${adrLabel(e.supersededBy.number)}](${e.supersededBy.file}) “${oneLine(e.supersededBy.title)}”.`, '')
+  if (e.supersededBy)
+    out.push(
+      `Superseded by [${adrLabel(e.supersededBy.number)}](${e.supersededBy.file}) “${oneLine(e.supersededBy.title)}”.`,
+      '',
+    )
   if (e.state === 'deprecated') out.push('Deprecated: no longer in force, and no decision replaces it.', '')
-  if (e.supersedes) out.push(`Supersedes [${adrLabel(e.supersedes.number)}](${e.supersedes.file}) “${oneLine(e.supersedes.title)}”.`, '')
+  if (e.supersedes)
+    out.push(
+      `Supersedes [${adrLabel(e.supersedes.number)}](${e.supersedes.file}) “${oneLine(e.supersedes.title)}”.`,
+      '',
+    )
   out.push(recordedIn(e, adr, ctx.people), '', ...concordRecord(ctx, d, '###'))
   return out.join('\n')
 }

@@ -40,7 +40,8 @@ const nOrNull = (id: string | null) => (id === null ? null : n(id))
 
 /** The API has no working directory a caller can see: a relative path would be resolved against the server's. */
 function absolute(path: string, field: string): string {
-  if (!isAbsolute(path)) throw new ApiError('invalid_params', `${field}: ${path} is not an absolute path; give the full path`)
+  if (!isAbsolute(path))
+    throw new ApiError('invalid_params', `${field}: ${path} is not an absolute path; give the full path`)
   return path
 }
 
@@ -49,13 +50,15 @@ async function readExportFile(path: string): Promise<{ file: string; bytes: Buff
   try {
     if ((await stat(file)).isDirectory()) file = join(file, JSON_FILE)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new ApiError('invalid_params', `path: ${file} does not exist`)
     throw ioError(`path: cannot read ${file}`, err)
   }
   try {
     return { file, bytes: await readFile(file) }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new ApiError('invalid_params', `path: ${file} does not exist`)
     throw ioError(`path: cannot read ${file}`, err)
   }
 }
@@ -265,14 +268,21 @@ async function restoreSliced(transfer: TransferRepo, steps: Iterator<void>, slic
   return transactions
 }
 
-export async function importWorkspace({ harness, openStore }: ImportDeps, p: ImportParams, slicer = new Slicer()): Promise<Workspace> {
+export async function importWorkspace(
+  { harness, openStore }: ImportDeps,
+  p: ImportParams,
+  slicer = new Slicer(),
+): Promise<Workspace> {
   absolute(p.repoPath, 'repoPath')
   const { file, bytes } = await readExportFile(p.path)
   const doc = await parseExport(bytes, file, slicer)
   const repoPath = repoFolder(p.repoPath)
   const existing = harness.registry.byPath(repoPath)
   if (existing) {
-    throw new ApiError('invalid_params', `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`)
+    throw new ApiError(
+      'invalid_params',
+      `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`,
+    )
   }
   let id = newWorkspaceId()
   while (harness.registry.byId(id) || existsSync(harness.registry.workspaceFile(id))) id = newWorkspaceId()
@@ -299,20 +309,39 @@ export async function importWorkspace({ harness, openStore }: ImportDeps, p: Imp
     for (const table of transfer.tablesWithForeignKeys()) {
       const dangling = transfer.danglingReferencesIn(table)
       if (dangling.length) {
-        throw new ApiError('invalid_params', `${file} is not a consistent Concord export: ${dangling[0].table} refers to a missing ${dangling[0].parent} row`)
+        throw new ApiError(
+          'invalid_params',
+          `${file} is not a consistent Concord export: ${dangling[0].table} refers to a missing ${dangling[0].parent} row`,
+        )
       }
       await slicer.tick()
     }
     transfer.endSlicedRestore()
-    transfer.restoreSlice(() => s.log.appendEvent('workspace.imported', { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt }, at))
+    transfer.restoreSlice(() =>
+      s.log.appendEvent(
+        'workspace.imported',
+        { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt },
+        at,
+      ),
+    )
     store.close()
     store = undefined
-    const row: WorkspaceRow = { id, name: p.name ?? doc.workspace.name, repo_path: repoPath, created_at: doc.workspace.createdAt, opened_at: at }
+    const row: WorkspaceRow = {
+      id,
+      name: p.name ?? doc.workspace.name,
+      repo_path: repoPath,
+      created_at: doc.workspace.createdAt,
+      opened_at: at,
+    }
     try {
       harness.registry.insert(row)
     } catch (err) {
       // The folder got a workspace meanwhile (workspaces.open while this import ran, or another process).
-      if (harness.registry.byPath(repoPath)) throw new ApiError('invalid_params', `repoPath: ${repoPath} got a Concord workspace while importing; nothing was changed`)
+      if (harness.registry.byPath(repoPath))
+        throw new ApiError(
+          'invalid_params',
+          `repoPath: ${repoPath} got a Concord workspace while importing; nothing was changed`,
+        )
       throw err
     }
   } catch (err) {

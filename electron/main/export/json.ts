@@ -36,7 +36,8 @@ function pathText(path: PropertyKey[]): string {
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const shown = issues.slice(0, 5).map((i) => {
-    if (i.code === 'unrecognized_keys') return `${pathText(i.path)}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
+    if (i.code === 'unrecognized_keys')
+      return `${pathText(i.path)}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
     return `${pathText(i.path)}: ${i.message}`
   })
   const more = issues.length - shown.length
@@ -58,7 +59,10 @@ const arrayFields = ['members', 'decisions', 'proposals', 'tasks', 'reports', 'n
  * ExportV1.safeParse, one array element at a time: the rest of the document first (its arrays left empty), then
  * every element against its array's schema. Same data and the same issues (paths included) as one safeParse.
  */
-async function checkShape(raw: Record<string, unknown>, slicer: Slicer): Promise<{ doc: ExportDoc } | { issues: z.core.$ZodIssue[] }> {
+async function checkShape(
+  raw: Record<string, unknown>,
+  slicer: Slicer,
+): Promise<{ doc: ExportDoc } | { issues: z.core.$ZodIssue[] }> {
   const skeleton: Record<string, unknown> = { ...raw }
   for (const k of arrayFields) if (Array.isArray(raw[k])) skeleton[k] = []
   const top = ExportV1.safeParse(skeleton)
@@ -92,26 +96,40 @@ export async function parseExport(bytes: Buffer, source: string, slicer = new Sl
     raw = await parseJsonSliced(bytes, slicer)
   } catch (err) {
     // V8's message quotes the input ("root:x:0:0"... is not valid JSON): keep only where it broke.
-    throw new ApiError('invalid_params', `${source} is not a Concord export: it is not valid JSON${jsonErrorPlace(bytes.toString('utf8'), err)}`)
+    throw new ApiError(
+      'invalid_params',
+      `${source} is not a Concord export: it is not valid JSON${jsonErrorPlace(bytes.toString('utf8'), err)}`,
+    )
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ApiError('invalid_params', `${source} is not a Concord export: expected a JSON object`)
   }
   const version = (raw as { schemaVersion?: unknown }).schemaVersion
-  if (version === undefined) throw new ApiError('invalid_params', `${source} is not a Concord export: it has no schemaVersion`)
+  if (version === undefined)
+    throw new ApiError('invalid_params', `${source} is not a Concord export: it has no schemaVersion`)
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw new ApiError('invalid_params', `${source} is not a Concord export: schemaVersion must be a whole number from 1`)
+    throw new ApiError(
+      'invalid_params',
+      `${source} is not a Concord export: schemaVersion must be a whole number from 1`,
+    )
   }
   if (version > SCHEMA_VERSION) {
-    throw new ApiError('schema_too_new', `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`)
+    throw new ApiError(
+      'schema_too_new',
+      `${source} was written by a newer Concord (export schema version ${version}; this Concord reads version ${SCHEMA_VERSION}); update Concord to import it`,
+    )
   }
   const shape = await checkShape(raw as Record<string, unknown>, slicer)
-  if ('issues' in shape) throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(shape.issues)}`)
+  if ('issues' in shape)
+    throw new ApiError('invalid_params', `${source} is not a valid Concord export: ${describeIssues(shape.issues)}`)
   const problems: string[] = []
   await drain(referenceChecks(shape.doc, problems), slicer)
   if (problems.length) {
     const more = problems.length > 5 ? `; and ${problems.length - 5} more problem${problems.length > 6 ? 's' : ''}` : ''
-    throw new ApiError('invalid_params', `${source} is not a consistent Concord export: ${problems.slice(0, 5).join('; ')}${more}`)
+    throw new ApiError(
+      'invalid_params',
+      `${source} is not a consistent Concord export: ${problems.slice(0, 5).join('; ')}${more}`,
+    )
   }
   return shape.doc
 }
@@ -158,7 +176,8 @@ export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<
     if (id === null) return
     const d = decisions.get(id)
     if (!d) problems.push(`${at}: decision ${id} is not in the export`)
-    else if (version !== undefined && version > d.version) problems.push(`${at}: ${id} has no v${version} (it is at v${d.version})`)
+    else if (version !== undefined && version > d.version)
+      problems.push(`${at}: ${id} has no v${version} (it is at v${d.version})`)
   }
   const task = (id: string, at: string) => {
     if (!tasks.has(id)) problems.push(`${at}: task ${id} is not in the export`)
@@ -171,16 +190,30 @@ export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<
     decision(d.supersededBy, `${at}.supersededBy`)
     if (d.supersedes === d.id || d.supersededBy === d.id) problems.push(`${at}: ${d.id} cannot supersede itself`)
     d.revisions.forEach((r, j) => {
-      if (r.version !== j + 1) problems.push(`${at}.revisions[${j}].version: expected v${j + 1}, found v${r.version} (history must be complete and in order)`)
+      if (r.version !== j + 1)
+        problems.push(
+          `${at}.revisions[${j}].version: expected v${j + 1}, found v${r.version} (history must be complete and in order)`,
+        )
       member(r.actorId, `${at}.revisions[${j}].actorId`)
       if (r.contentHash !== contentHash(r.statement, r.status)) {
-        problems.push(`${at}.revisions[${j}]: the statement or status does not match its contentHash (was the history edited?)`)
+        problems.push(
+          `${at}.revisions[${j}]: the statement or status does not match its contentHash (was the history edited?)`,
+        )
       }
     })
     const last = d.revisions[d.revisions.length - 1]
-    if (d.version !== d.revisions.length) problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
-    else if (last.title !== d.title || last.statement !== d.statement || last.rationale !== d.rationale || last.status !== d.status || last.fingerprint !== d.fingerprint) {
-      problems.push(`${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`)
+    if (d.version !== d.revisions.length)
+      problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
+    else if (
+      last.title !== d.title ||
+      last.statement !== d.statement ||
+      last.rationale !== d.rationale ||
+      last.status !== d.status ||
+      last.fingerprint !== d.fingerprint
+    ) {
+      problems.push(
+        `${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`,
+      )
     }
     yield
   }
@@ -223,7 +256,8 @@ export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<
       const exercised = new Set<string>()
       c.decisions.forEach((x, k) => {
         decision(x.decisionId, `${at}.claims[${j}].decisions[${k}].decisionId`)
-        if (exercised.has(x.decisionId)) problems.push(`${at}.claims[${j}].decisions[${k}]: ${x.decisionId} is listed twice`)
+        if (exercised.has(x.decisionId))
+          problems.push(`${at}.claims[${j}].decisions[${k}]: ${x.decisionId} is listed twice`)
         exercised.add(x.decisionId)
       })
     })

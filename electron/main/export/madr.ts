@@ -95,13 +95,19 @@ export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr')
     const name = placed.get(d.id)!.file
     const owner = [...mine].find(([id, e]) => e.name === name && id !== d.id)
     if (foreign.has(name) || owner) {
-      throw new ApiError('invalid_params', `outDir: ${join(dir, name)} exists and was not written by Concord for ${d.id}; move it away or export to another folder`)
+      throw new ApiError(
+        'invalid_params',
+        `outDir: ${join(dir, name)} exists and was not written by Concord for ${d.id}; move it away or export to another folder`,
+      )
     }
     const old = mine.get(d.id)
     if (old && old.name !== name) obsolete.push(join(dir, old.name))
   }
   const ctx = adrContext(doc, placed)
-  const files: PlannedFile[] = doc.decisions.map((d) => ({ path: join(dir, placed.get(d.id)!.file), content: render[flavour](ctx, d) }))
+  const files: PlannedFile[] = doc.decisions.map((d) => ({
+    path: join(dir, placed.get(d.id)!.file),
+    content: render[flavour](ctx, d),
+  }))
   // adr-tools numbers its next ADR from the lock when there is one: move it past Concord's numbers.
   const support = lock !== null && next > lock ? [{ path: join(dir, SEQUENCE_LOCK), content: String(next) }] : []
   return { files, obsolete, support }

@@ -21,9 +21,17 @@ function lastChange(d: DecisionDoc, people: People): string {
 
 function revisionSection(rev: RevisionDoc, previous: RevisionDoc | undefined, by: string): string[] {
   const out = [`#### v${rev.version} · ${minute(rev.createdAt)} · ${by} · ${changeKind(rev, previous)}`, '']
-  if (rev.reason.trim() && !(previous === undefined && rev.reason === 'created')) out.push(`Reason: ${oneLine(rev.reason)}`, '')
+  if (rev.reason.trim() && !(previous === undefined && rev.reason === 'created'))
+    out.push(`Reason: ${oneLine(rev.reason)}`, '')
   if (!previous) {
-    out.push(`Created with status ${rev.status}, title “${oneLine(rev.title)}”.`, '', 'Statement:', '', ...quote(rev.statement), '')
+    out.push(
+      `Created with status ${rev.status}, title “${oneLine(rev.title)}”.`,
+      '',
+      'Statement:',
+      '',
+      ...quote(rev.statement),
+      '',
+    )
     if (rev.rationale.trim()) out.push('Rationale:', '', ...quote(rev.rationale), '')
     return out
   }
@@ -53,13 +61,19 @@ export function renderLog(doc: ExportDoc): string {
     '| --- | --- | --- | --- | --- |',
   )
   for (const d of doc.decisions) {
-    out.push(`| [${d.id}](#${anchor(d.id)}) | ${cell(d.title)} | ${d.status} | v${d.version} | ${cell(lastChange(d, people))} |`)
+    out.push(
+      `| [${d.id}](#${anchor(d.id)}) | ${cell(d.title)} | ${d.status} | v${d.version} | ${cell(lastChange(d, people))} |`,
+    )
   }
   out.push('')
   for (const d of doc.decisions) {
     const status: string[] = [d.status]
     if (d.supersededBy) status.push(`by [${d.supersededBy}](#${anchor(d.supersededBy)})`)
-    const facts = [`**Status:** ${status.join(' ')}`, `**Version:** ${d.version}`, `**Fingerprint:** \`${d.fingerprint}\``]
+    const facts = [
+      `**Status:** ${status.join(' ')}`,
+      `**Version:** ${d.version}`,
+      `**Fingerprint:** \`${d.fingerprint}\``,
+    ]
     if (d.supersedes) facts.push(`**Supersedes:** [${d.supersedes}](#${anchor(d.supersedes)})`)
     facts.push(`**Created:** ${minute(d.createdAt)} by ${people(d.createdBy)}`)
     out.push(
@@ -82,7 +96,8 @@ export function renderLog(doc: ExportDoc): string {
       '### History (newest first)',
       '',
     )
-    for (const { rev, previous } of newestFirst(d)) out.push(...revisionSection(rev, previous, revisionAuthor({ doc, people }, d, rev)))
+    for (const { rev, previous } of newestFirst(d))
+      out.push(...revisionSection(rev, previous, revisionAuthor({ doc, people }, d, rev)))
   }
   return out.join('\n')
 }

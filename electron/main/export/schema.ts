@@ -9,7 +9,17 @@
  */
 import { z } from 'zod'
 import { keyPrefix } from '../../../shared/keys'
-import { Authority, ApprovalPolicy, DecisionStatus, ProposalState, ProviderKind, ReportKind, TaskFlag, TaskStatus, Verdict } from '../../../shared/schemas'
+import {
+  Authority,
+  ApprovalPolicy,
+  DecisionStatus,
+  ProposalState,
+  ProviderKind,
+  ReportKind,
+  TaskFlag,
+  TaskStatus,
+  Verdict,
+} from '../../../shared/schemas'
 
 export const SCHEMA_VERSION = 1
 export const GENERATOR = 'Concord'
@@ -19,7 +29,10 @@ export type LocalKind = keyof typeof localPrefix
 
 export const localId = (kind: LocalKind, n: number) => `${localPrefix[kind]}-${n}`
 
-const Ref = (kind: LocalKind) => z.string().regex(new RegExp(`^${localPrefix[kind]}-[1-9][0-9]{0,14}$`), `must be a ${kind} id like ${localPrefix[kind]}-1`)
+const Ref = (kind: LocalKind) =>
+  z
+    .string()
+    .regex(new RegExp(`^${localPrefix[kind]}-[1-9][0-9]{0,14}$`), `must be a ${kind} id like ${localPrefix[kind]}-1`)
 
 const Time = z.string().min(1).max(64)
 const Text = z.string().max(100_000)
@@ -33,7 +46,9 @@ export const MemberV1 = z.strictObject({
   role: z.string().min(1).max(100),
   authority: Authority,
   instructions: Text,
-  provider: z.strictObject({ kind: ProviderKind, model: z.string().max(200), baseURL: z.string().max(2000).nullable() }).nullable(),
+  provider: z
+    .strictObject({ kind: ProviderKind, model: z.string().max(200), baseURL: z.string().max(2000).nullable() })
+    .nullable(),
   approval: ApprovalPolicy,
   maxSteps: z.number().int().min(1),
   planningInterval: z.number().int().min(0),
@@ -123,7 +138,14 @@ export const TaskV1 = z.strictObject({
   archivedAt: Time.optional(),
   createdAt: Time,
   updatedAt: Time,
-  links: z.array(z.strictObject({ decisionId: Ref('decision'), pinnedVersion: Version, pinnedFingerprint: Fingerprint, state: z.enum(['current', 'suspect']) })),
+  links: z.array(
+    z.strictObject({
+      decisionId: Ref('decision'),
+      pinnedVersion: Version,
+      pinnedFingerprint: Fingerprint,
+      state: z.enum(['current', 'suspect']),
+    }),
+  ),
   blockedBy: z.array(Ref('task')),
 })
 
@@ -137,7 +159,14 @@ export const ReportV1 = z.strictObject({
   artifact: Artifact,
   validity: z.enum(['valid', 'stale']),
   createdAt: Time,
-  basis: z.array(z.strictObject({ decisionId: Ref('decision'), version: Version, fingerprint: Fingerprint, state: z.enum(['current', 'suspect']) })),
+  basis: z.array(
+    z.strictObject({
+      decisionId: Ref('decision'),
+      version: Version,
+      fingerprint: Fingerprint,
+      state: z.enum(['current', 'suspect']),
+    }),
+  ),
   claims: z.array(
     z.strictObject({
       id: Ref('claim'),

@@ -40,7 +40,9 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       role: m.role,
       authority: m.authority,
       instructions: m.instructions,
-      provider: m.provider_kind ? { kind: m.provider_kind, model: m.provider_model ?? '', baseURL: withoutCredentials(m.provider_base_url) } : null,
+      provider: m.provider_kind
+        ? { kind: m.provider_kind, model: m.provider_model ?? '', baseURL: withoutCredentials(m.provider_base_url) }
+        : null,
       approval: m.approval,
       maxSteps: m.max_steps,
       planningInterval: m.planning_interval,
@@ -106,7 +108,8 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       status: t.status,
       assigneeId: ref('member', t.assignee_id),
       flag: t.flag,
-      artifact: t.artifact_commit || t.artifact_digest ? { commit: t.artifact_commit, digest: t.artifact_digest } : null,
+      artifact:
+        t.artifact_commit || t.artifact_digest ? { commit: t.artifact_commit, digest: t.artifact_digest } : null,
       requiredReports: JSON.parse(t.required_reports) as ExportDoc['tasks'][number]['requiredReports'],
       version: t.version,
       ...(t.archived_at ? { archivedAt: t.archived_at } : {}),
@@ -134,8 +137,13 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
         return {
           id: localId('claim', c.id),
           text: c.text,
-          decisions: mine.map((l) => ({ decisionId: localId('decision', l.decision_id), pinnedFingerprint: l.pinned_fingerprint })),
-          state: mine.some((l) => l.pinned_fingerprint !== l.current_fingerprint) ? ('stale' as const) : ('valid' as const),
+          decisions: mine.map((l) => ({
+            decisionId: localId('decision', l.decision_id),
+            pinnedFingerprint: l.pinned_fingerprint,
+          })),
+          state: mine.some((l) => l.pinned_fingerprint !== l.current_fingerprint)
+            ? ('stale' as const)
+            : ('valid' as const),
         }
       })
       const stale = claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect')

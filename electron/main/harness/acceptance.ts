@@ -26,32 +26,61 @@ type Kind = NonNullable<AcceptanceReason['reportKind']>
 
 /** Who writes a report of this kind when none is in: the assignee implements; a tester tests, a reviewer reviews (not the assignee). */
 function memberFor(ctx: Ctx, task: TaskRow, kind: Kind): MemberRow | null {
-  if (kind === 'implementation') return task.assignee_id === null ? null : (ctx.store.members.get(task.assignee_id) ?? null)
+  if (kind === 'implementation')
+    return task.assignee_id === null ? null : (ctx.store.members.get(task.assignee_id) ?? null)
   const role = kind === 'test' ? /test|qa|verif/i : /review/i
   const fits = ctx.store.members.list().filter((m) => role.test(m.role) || role.test(m.name))
   return fits.find((m) => m.id !== task.assignee_id) ?? fits[0] ?? null
 }
 
-const kindWords: Record<Kind, string> = { implementation: 'an implementation report', test: 'a test report', review: 'a review' }
+const kindWords: Record<Kind, string> = {
+  implementation: 'an implementation report',
+  test: 'a test report',
+  review: 'a review',
+}
 
 /** The prefilled message that resolves one reason, to the member who can act on it. */
-function actionFor(ctx: Ctx, task: TaskRow, kind: Kind, report: ReportRow | null, why: 'missing' | 'failed' | 'stale', message: string): AcceptanceAction {
+function actionFor(
+  ctx: Ctx,
+  task: TaskRow,
+  kind: Kind,
+  report: ReportRow | null,
+  why: 'missing' | 'failed' | 'stale',
+  message: string,
+): AcceptanceAction {
   const tk = makeKey('task', task.id)
   const commit = task.artifact_commit
   const on = commit ? ` on ${commit.slice(0, 7)}` : ''
   const author = report?.author_id != null ? ctx.store.members.get(report.author_id) : undefined
   const assignee = task.assignee_id === null ? undefined : ctx.store.members.get(task.assignee_id)
   // A failed report is for the assignee to fix; a stale one for its author to redo; a missing one for whoever fits.
-  const who = why === 'failed' ? (assignee ?? author ?? null) : why === 'stale' ? (author ?? memberFor(ctx, task, kind)) : memberFor(ctx, task, kind)
+  const who =
+    why === 'failed'
+      ? (assignee ?? author ?? null)
+      : why === 'stale'
+        ? (author ?? memberFor(ctx, task, kind))
+        : memberFor(ctx, task, kind)
   const name = who?.name ?? 'a member'
-  const label = why === 'stale' ? `Ask ${name} to re-verify ${tk}${on}` : why === 'failed' ? `Ask ${name} to fix what ${makeKey('report', report!.id)} found` : `Ask ${name} for ${kindWords[kind]}`
+  const label =
+    why === 'stale'
+      ? `Ask ${name} to re-verify ${tk}${on}`
+      : why === 'failed'
+        ? `Ask ${name} to fix what ${makeKey('report', report!.id)} found`
+        : `Ask ${name} for ${kindWords[kind]}`
   const text =
     why === 'stale'
       ? `Please re-verify ${tk}${on} against the current decisions and submit a new ${kind} report. (${message})`
       : why === 'failed'
         ? `${message}. Please fix ${tk}, then deliver it again.`
         : `Please check ${tk}${on} and submit ${kindWords[kind]} on it.`
-  return { memberId: who ? makeId(ctx.wsId, 'member', who.id) : null, memberName: who?.name ?? null, taskId: makeId(ctx.wsId, 'task', task.id), commit, label, text }
+  return {
+    memberId: who ? makeId(ctx.wsId, 'member', who.id) : null,
+    memberName: who?.name ?? null,
+    taskId: makeId(ctx.wsId, 'task', task.id),
+    commit,
+    label,
+    text,
+  }
 }
 
 /** Every reason the task's current evidence cannot support acceptance, each with its action; empty when it can. */
@@ -64,16 +93,31 @@ export function acceptanceReasons(ctx: Ctx, task: TaskRow): AcceptanceReason[] {
     const row = ctx.store.reports.latestOfKind(task.id, kind)
     if (!row) {
       const message = `${tk} has no ${kind} report`
-      reasons.push({ code: 'evidence_missing', reportId: null, message, reportKind: kind, action: actionFor(ctx, task, kind, null, 'missing', message) })
+      reasons.push({
+        code: 'evidence_missing',
+        reportId: null,
+        message,
+        reportKind: kind,
+        action: actionFor(ctx, task, kind, null, 'missing', message),
+      })
       continue
     }
     const report = toReport(ws, ctx.store, row)
     const rk = report.key
     const add = (code: AcceptanceReason['code'], message: string) =>
-      reasons.push({ code, reportId: report.id, message, reportKind: kind, action: actionFor(ctx, task, kind, row, code === 'evidence_stale' ? 'stale' : 'failed', message) })
+      reasons.push({
+        code,
+        reportId: report.id,
+        message,
+        reportKind: kind,
+        action: actionFor(ctx, task, kind, row, code === 'evidence_stale' ? 'stale' : 'failed', message),
+      })
     if (report.verdict !== 'pass') add('evidence_missing', `${rk} (${kind}) has verdict ${report.verdict}, not pass`)
     if (!sameArtifact(task, report.artifact)) {
-      add('evidence_stale', `${rk} checked ${artifactText(report.artifact)}; ${tk} is delivered at ${artifactText({ commit: task.artifact_commit, digest: task.artifact_digest })}`)
+      add(
+        'evidence_stale',
+        `${rk} checked ${artifactText(report.artifact)}; ${tk} is delivered at ${artifactText({ commit: task.artifact_commit, digest: task.artifact_digest })}`,
+      )
     }
     for (const message of staleness(ctx, links, report)) add('evidence_stale', message)
   }
@@ -92,7 +136,8 @@ function staleness(ctx: Ctx, links: ReturnType<Ctx['store']['tasks']['links']>, 
     else if (b.state !== 'current') out.push(`${rk} is based on ${dk} v${b.version}; ${dk} is at v${l.current_version}`)
   }
   report.claims.forEach((c, i) => {
-    if (c.state === 'stale') out.push(`${rk} claim ${i + 1} ("${c.text.slice(0, 60)}") is stale: a decision it exercises has changed`)
+    if (c.state === 'stale')
+      out.push(`${rk} claim ${i + 1} ("${c.text.slice(0, 60)}") is stale: a decision it exercises has changed`)
   })
   return out
 }
@@ -109,10 +154,13 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
     const task = ctx.store.tasks.get(taskId)!
     const tk = makeKey('task', task.id)
     if (task.status === 'accepted') return { task, reasons: [] as AcceptanceReason[] }
-    if (task.status !== 'delivered') throw new ApiError('invalid_transition', `${tk} is ${task.status}; only a delivered task can be accepted`)
+    if (task.status !== 'delivered')
+      throw new ApiError('invalid_transition', `${tk} is ${task.status}; only a delivered task can be accepted`)
     const reasons = acceptanceReasons(ctx, task)
     if (reasons.length) {
-      ctx.store.log.bump(reasons.some((r) => r.code === 'evidence_stale') ? 'acceptances.refused_stale' : 'acceptances.refused_missing')
+      ctx.store.log.bump(
+        reasons.some((r) => r.code === 'evidence_stale') ? 'acceptances.refused_stale' : 'acceptances.refused_missing',
+      )
       return { task, reasons }
     }
     // Accepted on evidence based on the current decisions: the task is aligned with them now.
@@ -124,7 +172,11 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
   })
   if (outcome.reasons.length) {
     const code = outcome.reasons.some((r) => r.code === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing'
-    throw new ApiError(code, `${makeKey('task', outcome.task.id)} cannot be accepted: ${outcome.reasons.map((r) => r.message).join('; ')}`, { reasons: outcome.reasons })
+    throw new ApiError(
+      code,
+      `${makeKey('task', outcome.task.id)} cannot be accepted: ${outcome.reasons.map((r) => r.message).join('; ')}`,
+      { reasons: outcome.reasons },
+    )
   }
   const task = toTask(ctx.wsId, ctx.store, outcome.task)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
@@ -135,7 +187,12 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
 export function taskReadiness(ctx: Ctx, taskId: string): TaskReadiness {
   const task = ctx.store.tasks.get(taskRow(ctx, taskId).id)!
   const reasons = task.status === 'accepted' ? [] : acceptanceReasons(ctx, task)
-  return { taskId: makeId(ctx.wsId, 'task', task.id), ready: task.status === 'delivered' && reasons.length === 0, reasons, deliverOn: deliveryOffer(ctx, task) }
+  return {
+    taskId: makeId(ctx.wsId, 'task', task.id),
+    ready: task.status === 'delivered' && reasons.length === 0,
+    reasons,
+    deliverOn: deliveryOffer(ctx, task),
+  }
 }
 
 /**

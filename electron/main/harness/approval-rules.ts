@@ -26,15 +26,23 @@ export function toApprovalRule(ws: string, r: ApprovalRuleRow): ApprovalRule {
 /** The rules that apply to a member, as the policy reads them: its own first, then the team's. */
 export function rulesFor(ctx: Ctx, memberRowId: number): PolicyRule[] {
   const rows = ctx.store.approvalRules.forMember(memberRowId)
-  return [...rows.filter((r) => r.member_id !== null), ...rows.filter((r) => r.member_id === null)].map((r) => toApprovalRule(ctx.wsId, r))
+  return [...rows.filter((r) => r.member_id !== null), ...rows.filter((r) => r.member_id === null)].map((r) =>
+    toApprovalRule(ctx.wsId, r),
+  )
 }
 
 export function listRules(ctx: Ctx, memberId?: string): ApprovalRule[] {
-  const rows = memberId ? ctx.store.approvalRules.forMember(memberRowOf(ctx, memberId, 'memberId')) : ctx.store.approvalRules.list()
+  const rows = memberId
+    ? ctx.store.approvalRules.forMember(memberRowOf(ctx, memberId, 'memberId'))
+    : ctx.store.approvalRules.list()
   return rows.map((r) => toApprovalRule(ctx.wsId, r))
 }
 
-export function addRule(ctx: Ctx, memberId: string | null, rule: ParsedParams<'approvalRules.add'>['rule']): ApprovalRule {
+export function addRule(
+  ctx: Ctx,
+  memberId: string | null,
+  rule: ParsedParams<'approvalRules.add'>['rule'],
+): ApprovalRule {
   const memberRow = memberId === null ? null : memberRowOf(ctx, memberId, 'memberId')
   const row = ctx.store.approvalRules.add({
     member_id: memberRow,
@@ -44,7 +52,11 @@ export function addRule(ctx: Ctx, memberId: string | null, rule: ParsedParams<'a
     path_glob: rule.pathGlob ?? null,
     created_at: now(),
   })
-  ctx.store.log.appendEvent('approval_rule.added', { ruleId: row.id, memberId: memberRow, effect: row.effect }, row.created_at)
+  ctx.store.log.appendEvent(
+    'approval_rule.added',
+    { ruleId: row.id, memberId: memberRow, effect: row.effect },
+    row.created_at,
+  )
   return toApprovalRule(ctx.wsId, row)
 }
 

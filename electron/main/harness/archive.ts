@@ -30,10 +30,17 @@ function requireIdle(ctx: Ctx, rowId: number, activity?: MemberActivity): void {
   const reason = busyReason(ctx, rowId, activity)
   if (!reason) return
   const name = ctx.store.members.get(rowId)?.name ?? 'the member'
-  throw new ApiError('member_busy', `${name} cannot be archived while it works (${reason}): wait until it is idle, or stop its turn and clear its queue, then archive it`)
+  throw new ApiError(
+    'member_busy',
+    `${name} cannot be archived while it works (${reason}): wait until it is idle, or stop its turn and clear its queue, then archive it`,
+  )
 }
 
-export function archiveMember(h: Harness, p: { memberId: string; actorId?: string }, activity?: MemberActivity): Member {
+export function archiveMember(
+  h: Harness,
+  p: { memberId: string; actorId?: string },
+  activity?: MemberActivity,
+): Member {
   return setMemberArchived(h, p, true, activity)
 }
 
@@ -41,7 +48,12 @@ export function restoreMember(h: Harness, p: { memberId: string; actorId?: strin
   return setMemberArchived(h, p, false)
 }
 
-function setMemberArchived(h: Harness, p: { memberId: string; actorId?: string }, archive: boolean, activity?: MemberActivity): Member {
+function setMemberArchived(
+  h: Harness,
+  p: { memberId: string; actorId?: string },
+  archive: boolean,
+  activity?: MemberActivity,
+): Member {
   const ctx = h.ctxOf('member', p.memberId, 'memberId')
   requireDecider(actorOf(ctx, p.actorId), archive ? 'archive members' : 'restore members')
   const n = memberRowOf(ctx, p.memberId, 'memberId')
@@ -52,7 +64,11 @@ function setMemberArchived(h: Harness, p: { memberId: string; actorId?: string }
     // Archiving twice keeps the first date; restoring a member that is not archived changes nothing.
     if (Boolean(cur.archived_at) === archive) return cur
     ctx.store.archive.setMember(n, archive ? at : null, at)
-    ctx.store.log.appendEvent(archive ? 'member.archived' : 'member.restored', { memberId: n, actorId: p.actorId ?? null }, at)
+    ctx.store.log.appendEvent(
+      archive ? 'member.archived' : 'member.restored',
+      { memberId: n, actorId: p.actorId ?? null },
+      at,
+    )
     return ctx.store.members.get(n)!
   })
   const member = memberDto(ctx, h.secrets, row)
@@ -78,7 +94,11 @@ function setTaskArchived(h: Harness, p: { taskId: string; actorId?: string }, ar
     const cur = ctx.store.tasks.get(n)!
     if (Boolean(cur.archived_at) === archive) return cur
     ctx.store.archive.setTask(n, archive ? at : null, at)
-    ctx.store.log.appendEvent(archive ? 'task.archived' : 'task.restored', { taskId: n, actorId: p.actorId ?? null }, at)
+    ctx.store.log.appendEvent(
+      archive ? 'task.archived' : 'task.restored',
+      { taskId: n, actorId: p.actorId ?? null },
+      at,
+    )
     return ctx.store.tasks.get(n)!
   })
   const task = toTask(ctx.wsId, ctx.store, row)
@@ -91,7 +111,11 @@ export function archiveWorkspace(h: Harness, workspaceId: string, activity?: Mem
   const ctx = h.ctx(workspaceId)
   for (const m of ctx.store.members.list()) {
     const reason = busyReason(ctx, m.id, activity)
-    if (reason) throw new ApiError('member_busy', `The workspace cannot be archived while ${m.name} works (${reason}): wait until every member is idle`)
+    if (reason)
+      throw new ApiError(
+        'member_busy',
+        `The workspace cannot be archived while ${m.name} works (${reason}): wait until every member is idle`,
+      )
   }
   return setWorkspaceArchived(h, workspaceId, now())
 }
@@ -131,5 +155,9 @@ export function archivedItems(h: Harness, workspaceId: string): ArchivedItems {
 /** Messages to an archived member are refused: nobody would see its session. */
 export function requireActiveMember(ctx: Ctx, rowId: number): void {
   const row = ctx.store.members.get(rowId)
-  if (row?.archived_at) throw new ApiError('invalid_transition', `${row.name} is archived: restore it (Archived, in the sidebar) before sending it messages`)
+  if (row?.archived_at)
+    throw new ApiError(
+      'invalid_transition',
+      `${row.name} is archived: restore it (Archived, in the sidebar) before sending it messages`,
+    )
 }

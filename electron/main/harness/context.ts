@@ -48,7 +48,12 @@ export function memberRowOf(ctx: Ctx, memberId: string, field: string): number {
  * Moving, editing or acknowledging a task: its assignee or a decider (the human is always a decider).
  * Authority is over decisions; an observer can still work on the task assigned to it.
  */
-export function requireAssigneeOrDecider(actor: Actor, assigneeRowId: number | null, taskKey: string, what: string): void {
+export function requireAssigneeOrDecider(
+  actor: Actor,
+  assigneeRowId: number | null,
+  taskKey: string,
+  what: string,
+): void {
   if (actor.authority === 'decider') return
   if (actor.memberId !== null && actor.memberId === assigneeRowId) return
   const who = assigneeRowId === null ? 'a decider' : 'its assignee or a decider'
@@ -57,6 +62,9 @@ export function requireAssigneeOrDecider(actor: Actor, assigneeRowId: number | n
 
 export function requireDecider(actor: Actor, what: string): void {
   if (actor.authority !== 'decider') {
-    throw new ApiError('forbidden', `${actor.name} is a ${actor.authority} and may not ${what}; only a decider (or you) can`)
+    throw new ApiError(
+      'forbidden',
+      `${actor.name} is a ${actor.authority} and may not ${what}; only a decider (or you) can`,
+    )
   }
 }

@@ -45,14 +45,24 @@ export interface DecisionChange {
   notices: NoticeSummary[]
 }
 
-export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, fields: ChangeFields, meta: ChangeMeta): DecisionChange {
+export function changeDecisionTx(
+  ctx: Ctx,
+  id: number,
+  expectedVersion: number,
+  fields: ChangeFields,
+  meta: ChangeMeta,
+): DecisionChange {
   const { decisions } = ctx.store
   const row = decisions.get(id)
   if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
   if (row.version !== expectedVersion) {
-    throw new ApiError('version_conflict', `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`, {
-      currentVersion: row.version,
-    })
+    throw new ApiError(
+      'version_conflict',
+      `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`,
+      {
+        currentVersion: row.version,
+      },
+    )
   }
   const next = {
     title: fields.title ?? row.title,
@@ -60,7 +70,12 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
     rationale: fields.rationale ?? row.rationale,
     status: fields.status ?? row.status,
   }
-  if (next.title === row.title && next.statement === row.statement && next.rationale === row.rationale && next.status === row.status) {
+  if (
+    next.title === row.title &&
+    next.statement === row.statement &&
+    next.rationale === row.rationale &&
+    next.status === row.status
+  ) {
     throw new ApiError('invalid_params', 'the edit changes nothing: give a new title, statement, rationale or status')
   }
   const hash = contentHash(next.statement, next.status)
@@ -68,7 +83,10 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
   const fingerprint = meta.editorial ? row.fingerprint : (decisions.fingerprintOfContent(id, hash) ?? hash)
   const at = now()
   if (!decisions.updateHead(id, expectedVersion, { ...next, fingerprint, updated_at: at })) {
-    throw new ApiError('version_conflict', `${makeKey('decision', id)} changed while this edit was applied; reload it and try again`)
+    throw new ApiError(
+      'version_conflict',
+      `${makeKey('decision', id)} changed while this edit was applied; reload it and try again`,
+    )
   }
   const version = row.version + 1
   decisions.insertRevision({
@@ -86,7 +104,15 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
   const normative = fingerprint !== row.fingerprint
   ctx.store.log.bump(normative ? 'decision_edits.normative' : 'decision_edits.editorial')
   const propagated = normative
-    ? applyPropagation(ctx, { id, version, title: next.title, statement: next.statement, rationale: next.rationale }, row.fingerprint, fingerprint, meta.reason, meta.actorId, at)
+    ? applyPropagation(
+        ctx,
+        { id, version, title: next.title, statement: next.statement, rationale: next.rationale },
+        row.fingerprint,
+        fingerprint,
+        meta.reason,
+        meta.actorId,
+        at,
+      )
     : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [] }
   const impact = propagated.impact
   // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (impact_tasks and the pins).
@@ -110,7 +136,11 @@ export function changeDecisionTx(ctx: Ctx, id: number, expectedVersion: number, 
 }
 
 /** After the commit: one event with the whole impact, then each queued notice. */
-export function emitDecisionChange(ctx: Ctx, change: DecisionChange, meta: { editorial: boolean; reason: string; actorId: string | null }): void {
+export function emitDecisionChange(
+  ctx: Ctx,
+  change: DecisionChange,
+  meta: { editorial: boolean; reason: string; actorId: string | null },
+): void {
   ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: change.decision, impact: change.impact, ...meta })
   for (const id of change.impact.followUpTaskIds ?? []) {
     const row = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)

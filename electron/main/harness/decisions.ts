@@ -12,15 +12,24 @@ import { previewPropagation } from './propagation'
 import { createProposalTx } from './proposals'
 
 // The edit path lives in decision-change.ts (shared with proposals.ts); re-exported for the callers that name it here.
-export { changeDecisionTx, decisionRow, emitDecisionChange, type ChangeFields, type ChangeMeta, type DecisionChange } from './decision-change'
+export {
+  changeDecisionTx,
+  decisionRow,
+  emitDecisionChange,
+  type ChangeFields,
+  type ChangeMeta,
+  type DecisionChange,
+} from './decision-change'
 
 export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): Decision {
   const actor = actorOf(ctx, p.actorId)
-  if (actor.authority === 'observer') throw new ApiError('forbidden', `${actor.name} is an observer and may not record decisions`)
+  if (actor.authority === 'observer')
+    throw new ApiError('forbidden', `${actor.name} is an observer and may not record decisions`)
   // A proposer's decision starts as a proposal for a decider to accept.
   const status: DecisionStatusValue = actor.authority === 'proposer' ? 'proposed' : (p.status ?? 'accepted')
   const supersedes = p.supersedes === undefined ? null : decisionRow(ctx, p.supersedes, 'supersedes')
-  if (supersedes && actor.authority !== 'decider') throw new ApiError('forbidden', `${actor.name} may not supersede a decision`)
+  if (supersedes && actor.authority !== 'decider')
+    throw new ApiError('forbidden', `${actor.name} may not supersede a decision`)
   const at = now()
   const events: (() => void)[] = []
   const row = ctx.store.transaction(() => {
@@ -66,7 +75,13 @@ export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): D
           sourceMessageId: p.sourceMessageId ?? null,
         },
       )
-      events.push(() => emitDecisionChange(ctx, change, { editorial: false, reason: `superseded by ${makeKey('decision', id)}`, actorId: p.actorId ?? null }))
+      events.push(() =>
+        emitDecisionChange(ctx, change, {
+          editorial: false,
+          reason: `superseded by ${makeKey('decision', id)}`,
+          actorId: p.actorId ?? null,
+        }),
+      )
     }
     return ctx.store.decisions.get(id)!
   })
@@ -79,19 +94,37 @@ export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): D
 export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): Result<'decisions.update'> {
   const actor = actorOf(ctx, p.actorId)
   const row = decisionRow(ctx, p.decisionId)
-  if (actor.authority === 'observer') throw new ApiError('forbidden', `${actor.name} is an observer and may not change decisions`)
+  if (actor.authority === 'observer')
+    throw new ApiError('forbidden', `${actor.name} is an observer and may not change decisions`)
   if (actor.authority === 'proposer') {
     // A proposer's change is recorded as a proposal; nothing else moves until a decider accepts it.
     if (row.version !== p.expectedVersion) {
-      throw new ApiError('version_conflict', `${makeKey('decision', row.id)} is at v${row.version}, not v${p.expectedVersion}`, { currentVersion: row.version })
+      throw new ApiError(
+        'version_conflict',
+        `${makeKey('decision', row.id)} is at v${row.version}, not v${p.expectedVersion}`,
+        { currentVersion: row.version },
+      )
     }
     const proposal = ctx.store.transaction(() => createProposalTx(ctx, row, actor.memberId, p))
     const dto = toProposal(ctx.wsId, proposal)
     ctx.emit('proposal.changed', { workspaceId: ctx.wsId, proposal: dto })
     return { decision: toDecision(ctx.wsId, row), impact: emptyImpact(ctx.wsId, row.id, row.version), proposal: dto }
   }
-  const meta = { reason: p.reason ?? '', editorial: p.editorial ?? false, actorId: actor.memberId, sourceMessageId: p.sourceMessageId ?? null }
-  const change = ctx.store.transaction(() => changeDecisionTx(ctx, row.id, p.expectedVersion, { title: p.title, statement: p.statement, rationale: p.rationale, status: p.status }, meta))
+  const meta = {
+    reason: p.reason ?? '',
+    editorial: p.editorial ?? false,
+    actorId: actor.memberId,
+    sourceMessageId: p.sourceMessageId ?? null,
+  }
+  const change = ctx.store.transaction(() =>
+    changeDecisionTx(
+      ctx,
+      row.id,
+      p.expectedVersion,
+      { title: p.title, statement: p.statement, rationale: p.rationale, status: p.status },
+      meta,
+    ),
+  )
   emitDecisionChange(ctx, change, { editorial: meta.editorial, reason: meta.reason, actorId: p.actorId ?? null })
   return { decision: change.decision, impact: change.impact }
 }

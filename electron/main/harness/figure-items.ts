@@ -12,7 +12,10 @@ import { cursorOf, DEFAULT_PAGE } from './pages'
 
 export function sentNotices(ctx: Ctx, p: ParsedParams<'notices.sent'>): SentNoticePage {
   const limit = p.limit ?? DEFAULT_PAGE
-  const { rows, total } = ctx.store.log.sentPage(cursorOf(p.cursor, 'notices.sent') ?? Number.MAX_SAFE_INTEGER, limit + 1)
+  const { rows, total } = ctx.store.log.sentPage(
+    cursorOf(p.cursor, 'notices.sent') ?? Number.MAX_SAFE_INTEGER,
+    limit + 1,
+  )
   const items = rows.slice(0, limit).map((r): SentNotice => {
     const tasks = JSON.parse(r.first_task_ids) as number[]
     return {
@@ -45,7 +48,10 @@ function autoTurnsRepo(store: WorkspaceStore): AutoTurnsRepo {
 
 export function listAutoTurns(ctx: Ctx, p: ParsedParams<'autoTurns.list'>): AutoTurnPage {
   const limit = p.limit ?? DEFAULT_PAGE
-  const { rows, total } = autoTurnsRepo(ctx.store).started(cursorOf(p.cursor, 'autoTurns.list') ?? Number.MAX_SAFE_INTEGER, limit + 1)
+  const { rows, total } = autoTurnsRepo(ctx.store).started(
+    cursorOf(p.cursor, 'autoTurns.list') ?? Number.MAX_SAFE_INTEGER,
+    limit + 1,
+  )
   const items = rows.slice(0, limit).map((r): AutoTurn => ({
     memberId: makeId(ctx.wsId, 'member', r.member_id),
     taskId: r.task_id === null ? null : makeId(ctx.wsId, 'task', r.task_id),
@@ -57,7 +63,8 @@ export function listAutoTurns(ctx: Ctx, p: ParsedParams<'autoTurns.list'>): Auto
   return { items, nextCursor: rows.length > limit ? String(rows.at(limit - 1)!.id) : null, total }
 }
 
-const deliveredOn = (artifact: string) => (/^[0-9a-f]{40}$/.test(artifact) ? `delivered on ${artifact.slice(0, 7)}` : 'as delivered')
+const deliveredOn = (artifact: string) =>
+  /^[0-9a-f]{40}$/.test(artifact) ? `delivered on ${artifact.slice(0, 7)}` : 'as delivered'
 
 /**
  * A trigger as runtime/auto-turns.ts keys it, in words: `flag:<task>:<decision id>:v<version>` or
@@ -67,7 +74,10 @@ export function triggerWords(trigger: string): { cause: AutoTurnCause; trigger: 
   const flag = /^flag:(\d+):w[0-9a-f]{8}-d(\d+):v(\d+)$/.exec(trigger)
   if (flag) {
     const [, task, decision, version] = flag
-    return { cause: 'task_flagged', trigger: `${makeKey('task', Number(task))} was flagged when ${makeKey('decision', Number(decision))} changed to v${version}` }
+    return {
+      cause: 'task_flagged',
+      trigger: `${makeKey('task', Number(task))} was flagged when ${makeKey('decision', Number(decision))} changed to v${version}`,
+    }
   }
   const stale = /^stale:(\d+):(\d+):(.+):([^:]*)$/.exec(trigger)
   if (stale) {

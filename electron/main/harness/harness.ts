@@ -23,7 +23,13 @@ export const workspaceLabel = (r: Pick<WorkspaceRow, 'id' | 'name'>): string => 
 /** A workspace's file as a person finds it, relative to the data folder. */
 export const workspaceFileName = (id: string): string => `workspaces/${id}.sqlite in the data folder`
 
-export const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, repoPath: r.repo_path, createdAt: r.created_at, archivedAt: r.archived_at ?? null })
+export const toWorkspace = (r: WorkspaceRow): Workspace => ({
+  id: r.id,
+  name: r.name,
+  repoPath: r.repo_path,
+  createdAt: r.created_at,
+  archivedAt: r.archived_at ?? null,
+})
 
 /** The registry of workspaces and their open harness files; hands out a Ctx per workspace. */
 export class Harness {
@@ -55,10 +61,18 @@ export class Harness {
       this.ctx(existing.id)
       return toWorkspace(this.registry.byId(existing.id)!)
     }
-    const row: WorkspaceRow = { id: newWorkspaceId(), name: name ?? basename(real), repo_path: real, created_at: at, opened_at: at }
+    const row: WorkspaceRow = {
+      id: newWorkspaceId(),
+      name: name ?? basename(real),
+      repo_path: real,
+      created_at: at,
+      opened_at: at,
+    }
     const store = this.openWorkspaceStore(row)
     store.transaction(() => {
-      store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('workspaceId', row.id, 'repoPath', real)
+      store.db
+        .prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)')
+        .run('workspaceId', row.id, 'repoPath', real)
       store.log.appendEvent('workspace.created', { workspaceId: row.id, repoPath: real }, at)
     })
     this.registry.insert(row)

@@ -13,7 +13,12 @@ import { toRevision } from './mappers'
 export function decisionHistory(ctx: Ctx, decisionId: string): Revision[] {
   const row = decisionRow(ctx, decisionId)
   const byVersion = new Map(ctx.store.proposals.acceptedFor(row.id).map((p) => [p.base_version + 1, p]))
-  return ctx.store.decisions.history(row.id).map((r) => ({ ...toRevision(ctx.wsId, r, byVersion.get(r.version)), sourceMemberId: memberOfStep(ctx, r.source_message_id) }))
+  return ctx.store.decisions
+    .history(row.id)
+    .map((r) => ({
+      ...toRevision(ctx.wsId, r, byVersion.get(r.version)),
+      sourceMemberId: memberOfStep(ctx, r.source_message_id),
+    }))
 }
 
 function memberOfStep(ctx: Ctx, stepId: string | null): string | null {

@@ -34,7 +34,8 @@ export function makeId(workspaceId: string, kind: EntityKind, n: number | bigint
 
 export function parseId(id: string, kind: EntityKind, field: string): { workspaceId: string; n: number } {
   const [, workspaceId, letter, n] = idPattern.exec(id) ?? []
-  if (workspaceId === undefined || letter !== kinds[kind]) throw new ApiError('invalid_params', `${field}: '${id}' is not a ${kind} id`)
+  if (workspaceId === undefined || letter !== kinds[kind])
+    throw new ApiError('invalid_params', `${field}: '${id}' is not a ${kind} id`)
   return { workspaceId, n: Number(n) }
 }
 

@@ -4,7 +4,14 @@
  */
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import { IMPACT_SUMMARY_LIMIT, type Impact, type ImpactCounts, type ImpactPage, type ImpactReport, type ImpactTask } from '../../../shared/schemas'
+import {
+  IMPACT_SUMMARY_LIMIT,
+  type Impact,
+  type ImpactCounts,
+  type ImpactPage,
+  type ImpactReport,
+  type ImpactTask,
+} from '../../../shared/schemas'
 import { preserialize } from '../events/serialized'
 import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
@@ -21,10 +28,27 @@ export function reserveFor(d: { title: string; statement: string; rationale: str
   return Buffer.byteLength(JSON.stringify([d.title, d.statement, d.rationale, reason]))
 }
 
-export const zeroCounts = (): ImpactCounts => ({ tasks: 0, needsAdjustment: 0, needsReverification: 0, acceptanceRevoked: 0, reports: 0, staleClaims: 0, restoredClaims: 0 })
+export const zeroCounts = (): ImpactCounts => ({
+  tasks: 0,
+  needsAdjustment: 0,
+  needsReverification: 0,
+  acceptanceRevoked: 0,
+  reports: 0,
+  staleClaims: 0,
+  restoredClaims: 0,
+})
 
 export function emptyImpact(ws: string, decisionId: number, version: number): Impact {
-  return { decisionId: makeId(ws, 'decision', decisionId), version, normative: false, truncated: false, counts: zeroCounts(), tasks: [], reports: [], notifiedMemberIds: [] }
+  return {
+    decisionId: makeId(ws, 'decision', decisionId),
+    version,
+    normative: false,
+    truncated: false,
+    counts: zeroCounts(),
+    tasks: [],
+    reports: [],
+    notifiedMemberIds: [],
+  }
 }
 
 /** Builds each member's id once (thousands of rows share a few members). */
@@ -46,7 +70,13 @@ export interface TaskHit {
   assigneeId: number | null
 }
 
-export const hitOf = (r: ImpactTaskRow): TaskHit => ({ id: r.task_id, oldStatus: r.old_status, status: r.status, flag: r.flag, assigneeId: r.assignee_id })
+export const hitOf = (r: ImpactTaskRow): TaskHit => ({
+  id: r.task_id,
+  oldStatus: r.old_status,
+  status: r.status,
+  flag: r.flag,
+  assigneeId: r.assignee_id,
+})
 
 export function toImpactTasks(ws: string, hits: TaskHit[], member = memberIds(ws)): ImpactTask[] {
   return hits.map((t) => ({
@@ -60,7 +90,13 @@ export function toImpactTasks(ws: string, hits: TaskHit[], member = memberIds(ws
 }
 
 /** Impact entries for touched reports, with their stale and restored claim ids (read for exactly their range). */
-export function toImpactReports(ctx: Ctx, pins: EditPins, reports: TouchedReport[], after: number, member = memberIds(ctx.wsId)): ImpactReport[] {
+export function toImpactReports(
+  ctx: Ctx,
+  pins: EditPins,
+  reports: TouchedReport[],
+  after: number,
+  member = memberIds(ctx.wsId),
+): ImpactReport[] {
   const lastOne = reports[reports.length - 1]
   if (!lastOne) return []
   const ws = ctx.wsId
@@ -100,9 +136,11 @@ const cursorPattern = /^(-1|\d{1,15}):(-1|\d{1,15})$/
 export function impactPage(ctx: Ctx, p: ParsedParams<'decisions.impact'>): ImpactPage {
   const row = decisionRow(ctx, p.decisionId)
   const key = makeKey('decision', row.id)
-  if (p.version > row.version) throw new ApiError('not_found', `version: ${key} has no v${p.version} (it is at v${row.version})`)
+  if (p.version > row.version)
+    throw new ApiError('not_found', `version: ${key} has no v${p.version} (it is at v${row.version})`)
   const m = p.cursor === undefined ? ['', '0', '0'] : cursorPattern.exec(p.cursor)
-  if (!m) throw new ApiError('invalid_params', 'cursor: not a cursor of decisions.impact (pass back nextCursor as it came)')
+  if (!m)
+    throw new ApiError('invalid_params', 'cursor: not a cursor of decisions.impact (pass back nextCursor as it came)')
   const limit = p.limit ?? IMPACT_SUMMARY_LIMIT
   let taskAfter = Number(m[1])
   let reportAfter = Number(m[2])

@@ -10,7 +10,8 @@ import type { TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import { makeId, makeKey } from './ids'
 
-const idOrNull = (ws: string, kind: Parameters<typeof makeId>[1], n: number | null) => (n === null ? null : makeId(ws, kind, n))
+const idOrNull = (ws: string, kind: Parameters<typeof makeId>[1], n: number | null) =>
+  n === null ? null : makeId(ws, kind, n)
 
 export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
   return {
@@ -35,7 +36,13 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
           hasKey,
         }
       : r.provider_kind
-        ? { kind: r.provider_kind, model: r.provider_model ?? '', baseURL: r.provider_base_url, interruptOnAdjustment: r.agent_interrupt === 1, hasKey }
+        ? {
+            kind: r.provider_kind,
+            model: r.provider_model ?? '',
+            baseURL: r.provider_base_url,
+            interruptOnAdjustment: r.agent_interrupt === 1,
+            hasKey,
+          }
         : null,
     approval: r.approval,
     maxSteps: r.max_steps,
@@ -138,7 +145,11 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
   }
   for (const b of related.blockers) push(rel.blockers, b.task_id, makeId(ws, 'task', b.blocker_id))
   for (const b of related.branches) {
-    rel.branches.set(b.task_id, { branch: b.branch, head: b.head, merged: b.merged_commit && b.merged_at ? { commit: b.merged_commit, at: b.merged_at } : null })
+    rel.branches.set(b.task_id, {
+      branch: b.branch,
+      head: b.head,
+      merged: b.merged_commit && b.merged_at ? { commit: b.merged_commit, at: b.merged_at } : null,
+    })
   }
   return rows.map((r) => taskOf(ws, r, rel))
 }
@@ -183,11 +194,20 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
   const claims = new Map<number, s.Claim[]>()
   for (const c of related.claims) {
     const entry = byClaim.get(c.id)
-    push(claims, c.report_id, { id: makeId(ws, 'claim', c.id), text: c.text, decisionIds: entry?.decisionIds ?? [], state: entry?.stale ? 'stale' : 'valid' })
+    push(claims, c.report_id, {
+      id: makeId(ws, 'claim', c.id),
+      text: c.text,
+      decisionIds: entry?.decisionIds ?? [],
+      state: entry?.stale ? 'stale' : 'valid',
+    })
   }
   const basis = new Map<number, s.BasisEntry[]>()
   for (const b of related.basis) {
-    push(basis, b.report_id, { decisionId: makeId(ws, 'decision', b.decision_id), version: b.version, state: b.fingerprint === b.current_fingerprint ? 'current' : 'suspect' })
+    push(basis, b.report_id, {
+      decisionId: makeId(ws, 'decision', b.decision_id),
+      version: b.version,
+      state: b.fingerprint === b.current_fingerprint ? 'current' : 'suspect',
+    })
   }
   return rows.map((r) => {
     const c = claims.get(r.id) ?? []

@@ -47,7 +47,11 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
     // The agent's variables reach only its process inside the sandbox; none may make a program run other code or
     // carry a secret (the key goes in apiKey).
     for (const [name, value] of Object.entries(provider.env ?? {})) {
-      const why = envRefusal(name, value, "the agent's key goes in apiKey, kept in the secret store; other secrets never go in its variables")
+      const why = envRefusal(
+        name,
+        value,
+        "the agent's key goes in apiKey, kept in the secret store; other secrets never go in its variables",
+      )
       if (why) throw new ApiError('invalid_params', `provider.env: ${why}`)
     }
     return {
@@ -96,8 +100,14 @@ export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedPara
           network: p.network ? 1 : 0,
           updated_at: at,
         })
-        if (p.provider?.kind === 'acp') ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
-        else if (p.provider) ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
+        if (p.provider?.kind === 'acp')
+          ctx.store.members.setAgentSettings(
+            id,
+            !!p.provider.interruptOnAdjustment,
+            p.provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S,
+          )
+        else if (p.provider)
+          ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
         ref = secretRef(makeId(ctx.wsId, 'member', id))
         // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
@@ -147,8 +157,14 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
           network: p.network === undefined ? cur.network : p.network ? 1 : 0,
           updated_at: now(),
         })
-        if (provider?.kind === 'acp') ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S)
-        else if (provider) ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
+        if (provider?.kind === 'acp')
+          ctx.store.members.setAgentSettings(
+            n,
+            !!provider.interruptOnAdjustment,
+            provider.turnTimeoutSeconds ?? DEFAULT_TURN_TIMEOUT_S,
+          )
+        else if (provider)
+          ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         secrets.set(ref, key)
         return ctx.store.members.get(n)!
       }),

@@ -11,8 +11,22 @@ export interface TokenTotals {
 export function tokenTotals(ctx: Ctx): TokenTotals {
   const { usage } = ctx.store
   return {
-    perMember: usage.perMember().map((u) => ({ memberId: makeId(ctx.wsId, 'member', u.id), input: u.input, output: u.output, unreported: u.unreported })),
-    perTask: usage.perTask().map((u) => ({ taskId: makeId(ctx.wsId, 'task', u.id), input: u.input, output: u.output, unreported: u.unreported })),
+    perMember: usage
+      .perMember()
+      .map((u) => ({
+        memberId: makeId(ctx.wsId, 'member', u.id),
+        input: u.input,
+        output: u.output,
+        unreported: u.unreported,
+      })),
+    perTask: usage
+      .perTask()
+      .map((u) => ({
+        taskId: makeId(ctx.wsId, 'task', u.id),
+        input: u.input,
+        output: u.output,
+        unreported: u.unreported,
+      })),
   }
 }
 
@@ -35,16 +49,27 @@ export function getMetrics(ctx: Ctx): Metrics {
     },
     acceptancesRevoked: n('acceptances_revoked'),
     noticesSent: n('notices_sent'),
-    acceptances: { accepted: n('acceptances.accepted'), refusedStale: n('acceptances.refused_stale'), refusedMissing: n('acceptances.refused_missing') },
+    acceptances: {
+      accepted: n('acceptances.accepted'),
+      refusedStale: n('acceptances.refused_stale'),
+      refusedMissing: n('acceptances.refused_missing'),
+    },
     claims: { madeStale: n('claims.made_stale'), keptValid: n('claims.kept_valid') },
-    proposals: { created: n('proposals.created'), accepted: n('proposals.accepted'), rejected: n('proposals.rejected') },
+    proposals: {
+      created: n('proposals.created'),
+      accepted: n('proposals.accepted'),
+      rejected: n('proposals.rejected'),
+    },
     autoTurns: n('auto_turns'),
     tokens: {
-      total: perMember.reduce((t, m) => ({ input: t.input + m.input, output: t.output + m.output, unreported: t.unreported + m.unreported }), {
-        input: 0,
-        output: 0,
-        unreported: 0,
-      }),
+      total: perMember.reduce(
+        (t, m) => ({ input: t.input + m.input, output: t.output + m.output, unreported: t.unreported + m.unreported }),
+        {
+          input: 0,
+          output: 0,
+          unreported: 0,
+        },
+      ),
       perMember,
       perTask: tokens.perTask,
     },

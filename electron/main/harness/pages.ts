@@ -15,7 +15,11 @@ import { taskRow } from './tasks'
 export const DEFAULT_PAGE = 100
 
 /** The ids grouped by workspace (each must exist), in the order given, without repeats. */
-function byWorkspace(h: Harness, kind: EntityKind, ids: string[]): { order: string[]; groups: Map<string, { ctx: Ctx; rows: number[] }> } {
+function byWorkspace(
+  h: Harness,
+  kind: EntityKind,
+  ids: string[],
+): { order: string[]; groups: Map<string, { ctx: Ctx; rows: number[] }> } {
   const groups = new Map<string, { ctx: Ctx; rows: number[] }>()
   const order = [...new Set(ids)]
   order.forEach((id, i) => {
@@ -27,7 +31,12 @@ function byWorkspace(h: Harness, kind: EntityKind, ids: string[]): { order: stri
   return { order, groups }
 }
 
-function getMany<T extends { id: string }>(h: Harness, kind: 'task' | 'report', ids: string[], load: (ctx: Ctx, rows: number[]) => T[]): T[] {
+function getMany<T extends { id: string }>(
+  h: Harness,
+  kind: 'task' | 'report',
+  ids: string[],
+  load: (ctx: Ctx, rows: number[]) => T[],
+): T[] {
   const { order, groups } = byWorkspace(h, kind, ids)
   const found = new Map<string, T>()
   for (const g of groups.values()) for (const item of load(g.ctx, g.rows)) found.set(item.id, item)
@@ -45,7 +54,8 @@ export function getReports(h: Harness, ids: string[]): Report[] {
 /** A page cursor is the last row id of the page before, as text. */
 export function cursorOf(cursor: string | undefined, method: string): number | undefined {
   if (cursor === undefined) return undefined
-  if (!/^\d{1,15}$/.test(cursor)) throw new ApiError('invalid_params', `cursor: not a cursor of ${method} (pass back nextCursor as it came)`)
+  if (!/^\d{1,15}$/.test(cursor))
+    throw new ApiError('invalid_params', `cursor: not a cursor of ${method} (pass back nextCursor as it came)`)
   return Number(cursor)
 }
 
@@ -59,7 +69,11 @@ export function pageTasks(ctx: Ctx, p: ParsedParams<'tasks.page'>): TaskPage {
   }
   const { rows, total } = ctx.store.tasks.page(filter, cursorOf(p.cursor, 'tasks.page') ?? 0, limit + 1)
   const items = rows.slice(0, limit)
-  return { items: toTasks(ctx.wsId, ctx.store, items), nextCursor: rows.length > limit ? String(items.at(-1)?.id) : null, total }
+  return {
+    items: toTasks(ctx.wsId, ctx.store, items),
+    nextCursor: rows.length > limit ? String(items.at(-1)?.id) : null,
+    total,
+  }
 }
 
 export function pageReports(ctx: Ctx, p: ParsedParams<'reports.page'>): ReportPage {
@@ -70,7 +84,16 @@ export function pageReports(ctx: Ctx, p: ParsedParams<'reports.page'>): ReportPa
     kind: p.kind,
     stale: p.stale,
   }
-  const { rows, total, staleTotal } = ctx.store.reports.page(filter, cursorOf(p.cursor, 'reports.page') ?? Number.MAX_SAFE_INTEGER, limit + 1)
+  const { rows, total, staleTotal } = ctx.store.reports.page(
+    filter,
+    cursorOf(p.cursor, 'reports.page') ?? Number.MAX_SAFE_INTEGER,
+    limit + 1,
+  )
   const items = rows.slice(0, limit)
-  return { items: toReports(ctx.wsId, ctx.store, items), nextCursor: rows.length > limit ? String(items.at(-1)?.id) : null, total, staleTotal }
+  return {
+    items: toReports(ctx.wsId, ctx.store, items),
+    nextCursor: rows.length > limit ? String(items.at(-1)?.id) : null,
+    total,
+    staleTotal,
+  }
 }

@@ -7,13 +7,23 @@ import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
 import { taskFlagWords as flagWords } from '../../../shared/task-rules'
 import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
 import type { Ctx } from './context'
-import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks, type TaskHit } from './impact'
+import {
+  finishSummary,
+  hitOf,
+  memberIds,
+  reserveFor,
+  summaryTruncated,
+  toImpactReports,
+  toImpactTasks,
+  type TaskHit,
+} from './impact'
 import { makeId, makeKey } from './ids'
 import { touchedReports, type EditPins, type TouchedReport } from './touched-reports'
 
 /** The flag a task gets when a decision it depends on changes; a stronger flag it already has is kept. */
 export function flagFor(status: TaskStatusValue, current: TaskFlagValue | null): TaskFlagValue {
-  if (status === 'delivered' || status === 'accepted' || current === 'needs_reverification') return 'needs_reverification'
+  if (status === 'delivered' || status === 'accepted' || current === 'needs_reverification')
+    return 'needs_reverification'
   if (status === 'in_progress' || current === 'needs_adjustment') return 'needs_adjustment'
   return 'requirements_updated'
 }
@@ -31,7 +41,11 @@ const mergedText = (key: string) => `${key} is merged: the base branch has its c
 /** The merged tasks an edit to `to` leaves behind, for the preview. */
 function mergedSide(ctx: Ctx, decisionId: number, to: string): Pick<Impact, 'mergedTasks'> {
   const rows = ctx.store.tasks.mergedDependentsNotAt(decisionId, to)
-  const mergedTasks = rows.map((t) => ({ taskId: makeId(ctx.wsId, 'task', t.id), key: makeKey('task', t.id), text: mergedText(makeKey('task', t.id)) }))
+  const mergedTasks = rows.map((t) => ({
+    taskId: makeId(ctx.wsId, 'task', t.id),
+    key: makeKey('task', t.id),
+    text: mergedText(makeKey('task', t.id)),
+  }))
   return mergedTasks.length ? { mergedTasks } : {}
 }
 
@@ -40,7 +54,12 @@ function mergedSide(ctx: Ctx, decisionId: number, to: string): Pick<Impact, 'mer
  * base branch): a follow-up task linked to the new version, assigned like it, brings the code in line. Its link is
  * re-pinned so that the next edit does not make a second follow-up for the same change.
  */
-function createFollowUps(ctx: Ctx, decision: { id: number; version: number; statement: string }, to: string, at: string): number[] {
+function createFollowUps(
+  ctx: Ctx,
+  decision: { id: number; version: number; statement: string },
+  to: string,
+  at: string,
+): number[] {
   const { store } = ctx
   const dkey = makeKey('decision', decision.id)
   return store.tasks.mergedDependentsNotAt(decision.id, to).map((t) => {
@@ -55,7 +74,11 @@ function createFollowUps(ctx: Ctx, decision: { id: number; version: number; stat
     })
     store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
     store.tasks.repinLink(t.id, decision.id, decision.version, to)
-    store.log.appendEvent('task.created', { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version }, at)
+    store.log.appendEvent(
+      'task.created',
+      { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
+      at,
+    )
     return id
   })
 }
@@ -75,9 +98,14 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
   const r = ctx.store.reports
   const from = r.pinTotals(pins.decisionId, pins.from)
   const to = r.pinTotals(pins.decisionId, pins.to)
-  const overlap = r.pinOverlap(pins.decisionId, { fingerprint: pins.from, reports: from.reports }, { fingerprint: pins.to, reports: to.reports })
+  const overlap = r.pinOverlap(
+    pins.decisionId,
+    { fingerprint: pins.from, reports: from.reports },
+    { fingerprint: pins.to, reports: to.reports },
+  )
   // The reports pinned to `from` are the ones the edit leaves behind: their authors are told.
-  for (const a of r.pinAuthors(pins.decisionId, pins.from)) if (a.authorId !== 0 && a.authorId !== actorId) recipient(a.authorId).reports = a.reports
+  for (const a of r.pinAuthors(pins.decisionId, pins.from))
+    if (a.authorId !== 0 && a.authorId !== actorId) recipient(a.authorId).reports = a.reports
   return {
     first: touchedReports(ctx.store, pins, 0, IMPACT_SUMMARY_LIMIT),
     reports: from.reports + to.reports - overlap,
@@ -87,7 +115,16 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
   }
 }
 
-function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], counts: Impact['counts'], first: TouchedReport[], notified: number[], reserve: number): Impact {
+function summary(
+  ctx: Ctx,
+  pins: EditPins,
+  version: number,
+  hits: TaskHit[],
+  counts: Impact['counts'],
+  first: TouchedReport[],
+  notified: number[],
+  reserve: number,
+): Impact {
   const member = memberIds(ctx.wsId)
   return finishSummary(
     {
@@ -105,7 +142,13 @@ function summary(ctx: Ctx, pins: EditPins, version: number, hits: TaskHit[], cou
 }
 
 /** Preview: what `apply` would do for a change from the decision's current content to `to`. Writes nothing. */
-export function previewPropagation(ctx: Ctx, decision: { id: number; version: number; title: string; statement: string; rationale: string }, from: string, to: string, actorId: number | null): Impact {
+export function previewPropagation(
+  ctx: Ctx,
+  decision: { id: number; version: number; title: string; statement: string; rationale: string },
+  from: string,
+  to: string,
+  actorId: number | null,
+): Impact {
   const all: TaskHit[] = ctx.store.tasks.dependentsNotAt(decision.id, to).map((t) => ({
     id: t.id,
     oldStatus: t.status,
@@ -119,7 +162,8 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
     if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
-  for (const t of all) if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId)
+  for (const t of all)
+    if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId)
   const pins = { decisionId: decision.id, from, to, last: ctx.store.reports.lastId() }
   const side = reportSide(ctx, pins, actorId, recipient)
   const counts = {
@@ -131,7 +175,19 @@ export function previewPropagation(ctx: Ctx, decision: { id: number; version: nu
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
-  return { ...summary(ctx, pins, decision.version + 1, all.slice(0, IMPACT_SUMMARY_LIMIT), counts, side.first, [...recipients.keys()], reserveFor(decision, '')), ...mergedSide(ctx, decision.id, to) }
+  return {
+    ...summary(
+      ctx,
+      pins,
+      decision.version + 1,
+      all.slice(0, IMPACT_SUMMARY_LIMIT),
+      counts,
+      side.first,
+      [...recipients.keys()],
+      reserveFor(decision, ''),
+    ),
+    ...mergedSide(ctx, decision.id, to),
+  }
 }
 
 /**
@@ -150,7 +206,13 @@ export function applyPropagation(
 ): PropagationResult {
   const { store } = ctx
   const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
-  store.decisions.insertImpact({ decision_id: decision.id, version: decision.version, from_fingerprint: from, to_fingerprint: to, last_report_id: pins.last })
+  store.decisions.insertImpact({
+    decision_id: decision.id,
+    version: decision.version,
+    from_fingerprint: from,
+    to_fingerprint: to,
+    last_report_id: pins.last,
+  })
   store.tasks.flagDependents(decision.id, decision.version, to, at)
   const followUps = createFollowUps(ctx, decision, to, at)
   const tc = store.tasks.impactCounts(decision.id, decision.version)
@@ -161,7 +223,8 @@ export function applyPropagation(
     if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
-  for (const r of store.tasks.impactRecipients(decision.id, decision.version, actorId)) recipient(r.assigneeId).tasks = r.tasks.map(([id, flag]) => ({ id, flag }))
+  for (const r of store.tasks.impactRecipients(decision.id, decision.version, actorId))
+    recipient(r.assigneeId).tasks = r.tasks.map(([id, flag]) => ({ id, flag }))
   const side = reportSide(ctx, pins, actorId, recipient)
 
   const noticeIds: number[] = []
@@ -201,7 +264,16 @@ export function applyPropagation(
     restoredClaims: side.restoredClaims,
   }
   const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
-  const impact = summary(ctx, pins, decision.version, hits, counts, side.first, [...recipients.keys()], reserveFor(decision, reason))
+  const impact = summary(
+    ctx,
+    pins,
+    decision.version,
+    hits,
+    counts,
+    side.first,
+    [...recipients.keys()],
+    reserveFor(decision, reason),
+  )
   if (followUps.length) impact.followUpTaskIds = followUps.map((n) => makeId(ctx.wsId, 'task', n))
   return { impact, noticeIds }
 }
@@ -220,10 +292,20 @@ export function noticeHeadline(d: { id: number; version: number; title: string }
   return /[.!?…]$/.test(line) ? line : `${line}.`
 }
 
-function noticeText(ctx: Ctx, pins: EditPins, d: { id: number; version: number; title: string; statement: string }, reason: string, memberId: number, hit: Recipient): string {
+function noticeText(
+  ctx: Ctx,
+  pins: EditPins,
+  d: { id: number; version: number; title: string; statement: string },
+  reason: string,
+  memberId: number,
+  hit: Recipient,
+): string {
   const lines = [noticeHeadline(d, reason)]
   lines.push(`Current statement: ${d.statement}`)
-  if (hit.tasks.length) lines.push(`Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`)
+  if (hit.tasks.length)
+    lines.push(
+      `Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`,
+    )
   if (hit.reports) {
     const first = ctx.store.reports.authorPins(pins.decisionId, pins.from, memberId, 0, pins.last, NOTICE_LIST)
     const stale = ctx.store.reports.pinnedClaimCounts(pins.decisionId, pins.from, first)

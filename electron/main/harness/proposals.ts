@@ -8,9 +8,17 @@ import { changeDecisionTx, decisionRow, emitDecisionChange } from './decision-ch
 import { makeKey, now } from './ids'
 import { toProposal } from './mappers'
 
-type ProposalFields = Pick<ParsedParams<'proposals.create'>, 'title' | 'statement' | 'rationale' | 'status' | 'reason' | 'sourceMessageId'>
+type ProposalFields = Pick<
+  ParsedParams<'proposals.create'>,
+  'title' | 'statement' | 'rationale' | 'status' | 'reason' | 'sourceMessageId'
+>
 
-export function createProposalTx(ctx: Ctx, decision: DecisionRow, authorId: number | null, p: ProposalFields): ProposalRow {
+export function createProposalTx(
+  ctx: Ctx,
+  decision: DecisionRow,
+  authorId: number | null,
+  p: ProposalFields,
+): ProposalRow {
   if (p.title === undefined && p.statement === undefined && p.rationale === undefined && p.status === undefined) {
     throw new ApiError('invalid_params', 'a proposal must change the title, statement, rationale or status')
   }
@@ -33,7 +41,8 @@ export function createProposalTx(ctx: Ctx, decision: DecisionRow, authorId: numb
 
 export function createProposal(ctx: Ctx, p: ParsedParams<'proposals.create'>): Proposal {
   const actor = actorOf(ctx, p.actorId)
-  if (actor.authority === 'observer') throw new ApiError('forbidden', `${actor.name} is an observer and may not propose changes`)
+  if (actor.authority === 'observer')
+    throw new ApiError('forbidden', `${actor.name} is an observer and may not propose changes`)
   const decision = decisionRow(ctx, p.decisionId)
   const row = ctx.store.transaction(() => createProposalTx(ctx, decision, actor.memberId, p))
   const proposal = toProposal(ctx.wsId, row)
@@ -48,7 +57,8 @@ function proposalRow(ctx: Ctx, proposalId: string): ProposalRow {
 }
 
 function requirePending(row: ProposalRow): void {
-  if (row.state !== 'pending') throw new ApiError('invalid_transition', `${makeKey('proposal', row.id)} was already ${row.state}`)
+  if (row.state !== 'pending')
+    throw new ApiError('invalid_transition', `${makeKey('proposal', row.id)} was already ${row.state}`)
 }
 
 /** Applies the proposal as one decision change against the version it was written for (compare-and-set). */
@@ -62,10 +72,21 @@ export function acceptProposal(ctx: Ctx, p: ParsedParams<'proposals.accept'>): R
       ctx,
       row.decision_id,
       row.base_version,
-      { title: row.title ?? undefined, statement: row.statement ?? undefined, rationale: row.rationale ?? undefined, status: row.status ?? undefined },
-      { reason: row.reason || `accepted ${makeKey('proposal', row.id)}`, editorial: false, actorId: actor.memberId, sourceMessageId: row.source_message_id },
+      {
+        title: row.title ?? undefined,
+        statement: row.statement ?? undefined,
+        rationale: row.rationale ?? undefined,
+        status: row.status ?? undefined,
+      },
+      {
+        reason: row.reason || `accepted ${makeKey('proposal', row.id)}`,
+        editorial: false,
+        actorId: actor.memberId,
+        sourceMessageId: row.source_message_id,
+      },
     )
-    if (!ctx.store.proposals.decide(row.id, 'accepted', actor.memberId, now(), null)) requirePending(ctx.store.proposals.get(row.id)!)
+    if (!ctx.store.proposals.decide(row.id, 'accepted', actor.memberId, now(), null))
+      requirePending(ctx.store.proposals.get(row.id)!)
     ctx.store.log.bump('proposals.accepted')
     return { change, proposal: toProposal(ctx.wsId, ctx.store.proposals.get(row.id)!) }
   })
@@ -80,7 +101,8 @@ export function rejectProposal(ctx: Ctx, p: ParsedParams<'proposals.reject'>): P
   const row = proposalRow(ctx, p.proposalId)
   requirePending(row)
   const updated = ctx.store.transaction(() => {
-    if (!ctx.store.proposals.decide(row.id, 'rejected', actor.memberId, now(), p.reason ?? null)) requirePending(ctx.store.proposals.get(row.id)!)
+    if (!ctx.store.proposals.decide(row.id, 'rejected', actor.memberId, now(), p.reason ?? null))
+      requirePending(ctx.store.proposals.get(row.id)!)
     ctx.store.log.bump('proposals.rejected')
     return ctx.store.proposals.get(row.id)!
   })

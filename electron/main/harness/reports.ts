@@ -22,11 +22,16 @@ export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Repor
       p.basis.forEach((b, i) => {
         const d = decisionRow(ctx, b.decisionId, `basis[${i}].decisionId`)
         const rev = ctx.store.decisions.revision(d.id, b.version)
-        if (!rev) throw new ApiError('invalid_params', `basis[${i}].version: ${makeKey('decision', d.id)} has no v${b.version} (it is at v${d.version})`)
+        if (!rev)
+          throw new ApiError(
+            'invalid_params',
+            `basis[${i}].version: ${makeKey('decision', d.id)} has no v${b.version} (it is at v${d.version})`,
+          )
         basis.set(d.id, { version: rev.version, fingerprint: rev.fingerprint })
       })
     } else {
-      for (const l of ctx.store.tasks.links(task.id)) basis.set(l.decision_id, { version: l.current_version, fingerprint: l.current_fingerprint })
+      for (const l of ctx.store.tasks.links(task.id))
+        basis.set(l.decision_id, { version: l.current_version, fingerprint: l.current_fingerprint })
     }
     const claimDecisions = p.claims.map((c, i) =>
       [...new Set(c.decisionIds.map((id, j) => decisionRow(ctx, id, `claims[${i}].decisionIds[${j}]`)))].map((d) => ({
@@ -56,7 +61,11 @@ export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Repor
         ctx.store.reports.insertClaimLink(claimId, id, d.id, d.fingerprint)
       }
     })
-    ctx.store.log.appendEvent('report.submitted', { reportId: id, taskId: task.id, kind: p.kind, verdict: p.verdict }, at)
+    ctx.store.log.appendEvent(
+      'report.submitted',
+      { reportId: id, taskId: task.id, kind: p.kind, verdict: p.verdict },
+      at,
+    )
     return ctx.store.reports.get(id)!
   })
   const report = toReport(ctx.wsId, ctx.store, row)

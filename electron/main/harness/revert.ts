@@ -14,14 +14,20 @@ export function revertDecision(ctx: Ctx, p: ParsedParams<'decisions.revert'>): R
   const row = decisionRow(ctx, p.decisionId)
   const key = makeKey('decision', row.id)
   if (row.version !== p.expectedVersion) {
-    throw new ApiError('version_conflict', `${key} is at v${row.version}, but this revert was made against v${p.expectedVersion}; reload it and choose the version again`, {
-      currentVersion: row.version,
-    })
+    throw new ApiError(
+      'version_conflict',
+      `${key} is at v${row.version}, but this revert was made against v${p.expectedVersion}; reload it and choose the version again`,
+      {
+        currentVersion: row.version,
+      },
+    )
   }
   if (p.toVersion >= row.version) {
     throw new ApiError(
       'already_current',
-      p.toVersion === row.version ? `${key} is already at v${row.version}: choose an earlier version to revert to` : `${key} has no v${p.toVersion} yet (it is at v${row.version})`,
+      p.toVersion === row.version
+        ? `${key} is already at v${row.version}: choose an earlier version to revert to`
+        : `${key} has no v${p.toVersion} yet (it is at v${row.version})`,
       { currentVersion: row.version },
     )
   }
@@ -34,7 +40,11 @@ export function revertDecision(ctx: Ctx, p: ParsedParams<'decisions.revert'>): R
     ...(target.status !== row.status ? { status: target.status } : {}),
   }
   if (Object.keys(fields).length === 0) {
-    throw new ApiError('already_current', `${key} v${row.version} already says what v${p.toVersion} said: there is nothing to revert`, { currentVersion: row.version })
+    throw new ApiError(
+      'already_current',
+      `${key} v${row.version} already says what v${p.toVersion} said: there is nothing to revert`,
+      { currentVersion: row.version },
+    )
   }
   const reason = p.reason?.trim() ? `revert to v${p.toVersion}: ${p.reason.trim()}` : `revert to v${p.toVersion}`
   return updateDecision(ctx, {

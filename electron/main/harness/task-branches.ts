@@ -46,10 +46,24 @@ export function worktreesDir(h: Harness, wsId: string): string {
  * shared for a plain folder; a bare repository or a detached HEAD without a base branch are refused.
  */
 export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open'>): Promise<OpenedWorkspace> {
-  const info = await inspectRepo(p.repoPath).catch((): RepoInfo => ({ isRepo: false, bare: false, branch: null, head: null, submodules: false, lfs: false }))
-  if (info.bare) throw new ApiError('invalid_params', `repoPath: ${p.repoPath} is a bare repository; open a folder with a working tree (a clone) instead`)
+  const info = await inspectRepo(p.repoPath).catch((): RepoInfo => ({
+    isRepo: false,
+    bare: false,
+    branch: null,
+    head: null,
+    submodules: false,
+    lfs: false,
+  }))
+  if (info.bare)
+    throw new ApiError(
+      'invalid_params',
+      `repoPath: ${p.repoPath} is a bare repository; open a folder with a working tree (a clone) instead`,
+    )
   if (!info.isRepo && p.isolation === 'worktree') {
-    throw new ApiError('invalid_params', `isolation: ${p.repoPath} is not a git repository, so tasks cannot have branches; open it with isolation "shared" (or run git init first)`)
+    throw new ApiError(
+      'invalid_params',
+      `isolation: ${p.repoPath} is not a git repository, so tasks cannot have branches; open it with isolation "shared" (or run git init first)`,
+    )
   }
   if (p.baseBranch && info.isRepo && !(await resolveCommit(p.repoPath, `refs/heads/${p.baseBranch}`))) {
     throw new ApiError('invalid_params', `baseBranch: there is no branch ${p.baseBranch} in ${p.repoPath}`)
@@ -60,17 +74,35 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
   const stored = ctx.store.settings.get()
   // A workspace keeps what it had; one from before worktrees existed stays shared until the user switches it.
   const isolation: WorkspaceSettings['isolation'] =
-    p.isolation ?? (stored.isolation === 'worktree' || stored.isolation === 'shared' ? stored.isolation : known ? 'shared' : info.isRepo ? 'worktree' : 'shared')
+    p.isolation ??
+    (stored.isolation === 'worktree' || stored.isolation === 'shared'
+      ? stored.isolation
+      : known
+        ? 'shared'
+        : info.isRepo
+          ? 'worktree'
+          : 'shared')
   const baseBranch = p.baseBranch ?? (typeof stored.baseBranch === 'string' ? stored.baseBranch : info.branch)
   if (isolation === 'worktree' && !baseBranch) {
-    throw new ApiError('invalid_params', `baseBranch: HEAD of ${p.repoPath} is detached; name the branch tasks start from and merge into (baseBranch), or use isolation "shared"`)
+    throw new ApiError(
+      'invalid_params',
+      `baseBranch: HEAD of ${p.repoPath} is detached; name the branch tasks start from and merge into (baseBranch), or use isolation "shared"`,
+    )
   }
   ctx.store.transaction(() => ctx.store.settings.set({ ...ctx.store.settings.get(), isolation, baseBranch }))
   const notes: string[] = []
-  if (!info.isRepo) notes.push('Not a git repository: members share this folder (no branches, no diffs, no merge); commits given as evidence are recorded as typed.')
-  if (info.isRepo && isolation === 'shared') notes.push('Shared: every member writes your checkout directly (its .git stays read-only to their commands); tasks get no branches of their own.')
-  if (isolation === 'worktree' && info.submodules) notes.push('Submodules: task trees are created without initialising submodules; members see them as empty folders.')
-  if (isolation === 'worktree' && info.lfs) notes.push('Git LFS: task trees check out LFS files only when git-lfs is set up in your own git config.')
+  if (!info.isRepo)
+    notes.push(
+      'Not a git repository: members share this folder (no branches, no diffs, no merge); commits given as evidence are recorded as typed.',
+    )
+  if (info.isRepo && isolation === 'shared')
+    notes.push(
+      'Shared: every member writes your checkout directly (its .git stays read-only to their commands); tasks get no branches of their own.',
+    )
+  if (isolation === 'worktree' && info.submodules)
+    notes.push('Submodules: task trees are created without initialising submodules; members see them as empty folders.')
+  if (isolation === 'worktree' && info.lfs)
+    notes.push('Git LFS: task trees check out LFS files only when git-lfs is set up in your own git config.')
   if (info.isRepo) {
     // What a crash left: trees half made are finished, merges cut short are reported (task-merge.ts).
     await reconcileTrees(h, ctx)
@@ -115,13 +147,28 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
     }
     if (!row) {
       const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
-      if (!base) throw new ApiError('invalid_params', `the base branch ${settings.baseBranch} does not exist (any more) in the repository; set another one (workspaces.update baseBranch)`)
+      if (!base)
+        throw new ApiError(
+          'invalid_params',
+          `the base branch ${settings.baseBranch} does not exist (any more) in the repository; set another one (workspaces.update baseBranch)`,
+        )
       const task = ctx.store.tasks.get(taskRowId)!
       let branch = await freeBranchName(repo, makeKey('task', taskRowId), task.title)
       // A name another task reserved and has not created yet is not free either.
-      for (let n = 2; ctx.store.branches.byBranch(branch); n++) branch = await freeBranchName(repo, makeKey('task', taskRowId), `${task.title} ${n}`)
+      for (let n = 2; ctx.store.branches.byBranch(branch); n++)
+        branch = await freeBranchName(repo, makeKey('task', taskRowId), `${task.title} ${n}`)
       const dir = join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
-      ctx.store.transaction(() => ctx.store.branches.insert({ task_id: taskRowId, branch, worktree: dir, base_commit: base, head: base, created_at: now(), state: 'creating' }))
+      ctx.store.transaction(() =>
+        ctx.store.branches.insert({
+          task_id: taskRowId,
+          branch,
+          worktree: dir,
+          base_commit: base,
+          head: base,
+          created_at: now(),
+          state: 'creating',
+        }),
+      )
       row = ctx.store.branches.get(taskRowId)!
     }
     const dir = row.worktree ?? join(worktreesDir(h, ctx.wsId), makeKey('task', taskRowId))
@@ -133,7 +180,11 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
       ctx.store.branches.setWorktree(taskRowId, dir)
       if (wasCreating) {
         ctx.store.branches.setState(taskRowId, 'ready')
-        ctx.store.log.appendEvent('task.branch', { taskId: taskRowId, branch: row.branch, base: row.base_commit }, now())
+        ctx.store.log.appendEvent(
+          'task.branch',
+          { taskId: taskRowId, branch: row.branch, base: row.base_commit },
+          now(),
+        )
       }
     })
     return ctx.store.branches.get(taskRowId)!
@@ -187,17 +238,26 @@ export async function refreshHead(h: Harness, ctx: Ctx, taskRowId: number): Prom
  * An artifact as given (short SHA, branch, tag, HEAD) resolved to the full commit in the workspace's repository.
  * In a folder that is not a git repository there is nothing to resolve against: only a full SHA is accepted.
  */
-export async function resolveArtifact(h: Harness, ctx: Ctx, artifact: { commit?: string; digest?: string } | undefined, tree?: string) {
+export async function resolveArtifact(
+  h: Harness,
+  ctx: Ctx,
+  artifact: { commit?: string; digest?: string } | undefined,
+  tree?: string,
+) {
   if (!artifact?.commit) return artifact
   const repo = h.workspace(ctx.wsId).repoPath
   const info = await inspectRepo(repo).catch(() => null)
   if (!info?.isRepo) {
     if (FULL_SHA.test(artifact.commit)) return { ...artifact, commit: artifact.commit.toLowerCase() }
-    throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`)
+    throw new ApiError(
+      'invalid_artifact',
+      `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`,
+    )
   }
   const inTree = tree && isOwnTree(tree) ? await resolveTreeCommit(tree, artifact.commit) : null
   const sha = inTree ?? (await resolveCommit(repo, artifact.commit))
-  if (!sha) throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' is not a commit in this repository`)
+  if (!sha)
+    throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' is not a commit in this repository`)
   // What is recorded must resolve in the user's repository: Concord brings a tree's branch head there, nothing else.
   if (inTree && !(await resolveCommit(repo, sha))) {
     throw new ApiError(
@@ -212,7 +272,12 @@ export async function resolveArtifact(h: Harness, ctx: Ctx, artifact: { commit?:
  * What a delivery records: the given artifact resolved, or — in a worktree workspace — the worktree's head, refused
  * while the worktree has changes that are not committed (they would not be part of what was delivered).
  */
-export async function deliveryArtifact(h: Harness, ctx: Ctx, taskRowId: number, given: { commit?: string; digest?: string } | undefined) {
+export async function deliveryArtifact(
+  h: Harness,
+  ctx: Ctx,
+  taskRowId: number,
+  given: { commit?: string; digest?: string } | undefined,
+) {
   const branch = await refreshHead(h, ctx, taskRowId)
   if (given) return resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
   if (!branch?.worktree || !existsSync(branch.worktree)) return undefined
@@ -255,7 +320,12 @@ export interface TurnTree {
  * delivered commit (or the current head); a turn without a task reads the base branch. Shared workspaces and plain
  * folders use the user's checkout, as before.
  */
-export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, taskRowId: number | null): Promise<TurnTree> {
+export async function treeForTurn(
+  h: Harness,
+  ctx: Ctx,
+  memberRowId: number,
+  taskRowId: number | null,
+): Promise<TurnTree> {
   const repo = h.workspace(ctx.wsId).repoPath
   const settings = workspaceSettings(ctx)
   if (settings.isolation !== 'worktree' || !settings.baseBranch) {
@@ -278,7 +348,8 @@ export async function treeForTurn(h: Harness, ctx: Ctx, memberRowId: number, tas
   }
   if (task) {
     const branch = await refreshHead(h, ctx, task.id)
-    const commit = task.artifact_commit ?? branch?.head ?? (await resolveCommit(repo, `refs/heads/${settings.baseBranch}`))
+    const commit =
+      task.artifact_commit ?? branch?.head ?? (await resolveCommit(repo, `refs/heads/${settings.baseBranch}`))
     if (commit) {
       const what = task.artifact_commit
         ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}`
@@ -319,9 +390,14 @@ export async function updateWorkspace(h: Harness, p: ParsedParams<'workspaces.up
   if (p.isolation === 'worktree' || p.baseBranch) {
     const repo = h.workspace(ctx.wsId).repoPath
     const info = await inspectRepo(repo)
-    if (!info.isRepo) throw new ApiError('invalid_params', `isolation: ${repo} is not a git repository; only "shared" is possible`)
+    if (!info.isRepo)
+      throw new ApiError('invalid_params', `isolation: ${repo} is not a git repository; only "shared" is possible`)
     const base = p.baseBranch ?? workspaceSettings(ctx).baseBranch ?? info.branch
-    if (!base || !(await resolveCommit(repo, `refs/heads/${base}`))) throw new ApiError('invalid_params', `baseBranch: there is no branch ${base ?? '(none: HEAD is detached)'} in ${repo}`)
+    if (!base || !(await resolveCommit(repo, `refs/heads/${base}`)))
+      throw new ApiError(
+        'invalid_params',
+        `baseBranch: there is no branch ${base ?? '(none: HEAD is detached)'} in ${repo}`,
+      )
     return updateWorkspaceSettings(ctx, { ...p, baseBranch: base })
   }
   return updateWorkspaceSettings(ctx, p)

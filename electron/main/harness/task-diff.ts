@@ -16,7 +16,14 @@ import { workspaceSettings } from './workspace-settings'
 
 /** The patch is cut here; the file list and counts are always whole. */
 export const PATCH_CAP = 1024 * 1024
-const statusOf: Record<string, DiffFile['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' }
+const statusOf: Record<string, DiffFile['status']> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type_changed',
+}
 
 export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff'>): Promise<TaskDiff> {
   const task = taskRow(ctx, p.taskId)
@@ -24,7 +31,11 @@ export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff
   const repo = h.workspace(ctx.wsId).repoPath
   const branch = await refreshHead(h, ctx, task.id)
   const head = (task.status === 'accepted' && task.artifact_commit) || branch?.head || task.artifact_commit
-  if (!head) throw new ApiError('invalid_transition', `${tk} has no branch or delivered commit yet: start it in a worktree workspace, or deliver a commit`)
+  if (!head)
+    throw new ApiError(
+      'invalid_transition',
+      `${tk} has no branch or delivered commit yet: start it in a worktree workspace, or deliver a commit`,
+    )
   let base: string | null
   if (p.against) {
     base = await resolveCommit(repo, p.against)
@@ -52,17 +63,33 @@ export async function turnDiff(h: Harness, ctx: Ctx, stepId: string): Promise<Ta
   // The snapshot trees are in Concord's own store (snapshotTree), older ones in the repository; the task's tree, while
   // it is there, has the blobs of commits not brought over yet.
   const tree = row?.task_id != null ? ctx.store.branches.get(row.task_id)?.worktree : null
-  const env = withSnapshots(snapshotObjects(join(h.registry.dataDir, 'scratch', ctx.wsId, 'snapshots')), tree ? join(tree, '.git', 'objects') : null)
+  const env = withSnapshots(
+    snapshotObjects(join(h.registry.dataDir, 'scratch', ctx.wsId, 'snapshots')),
+    tree ? join(tree, '.git', 'objects') : null,
+  )
   const present = await runOwnGit(repo, ['cat-file', '-e', `${changes.to}^{tree}`], { env, allowFailure: true })
-  if (present.code !== 0) throw new ApiError('not_found', `the trees of this turn are no longer kept (git gc removed them); its file list is all that is left`)
+  if (present.code !== 0)
+    throw new ApiError(
+      'not_found',
+      `the trees of this turn are no longer kept (git gc removed them); its file list is all that is left`,
+    )
   const files = await diffFiles(repo, changes.from, changes.to, env)
   const { patch, truncated } = await diffPatch(repo, changes.from, changes.to, env)
   return { base: changes.from, head: changes.to, files, patch, truncated, uncommitted: [] }
 }
 
-export async function diffFiles(repo: string, base: string, head: string, env?: Record<string, string>): Promise<DiffFile[]> {
-  const names = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--name-status', base, head], { env })).stdout.split('\0')
-  const nums = (await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--numstat', base, head], { env })).stdout.split('\0')
+export async function diffFiles(
+  repo: string,
+  base: string,
+  head: string,
+  env?: Record<string, string>,
+): Promise<DiffFile[]> {
+  const names = (
+    await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--name-status', base, head], { env })
+  ).stdout.split('\0')
+  const nums = (
+    await runOwnGit(repo, ['diff', '--no-ext-diff', '--no-textconv', '-z', '-M', '--numstat', base, head], { env })
+  ).stdout.split('\0')
   const counts = new Map<string, { additions: number | null; deletions: number | null }>()
   // numstat -z: "add\tdel\tpath" or, for a rename, "add\tdel\t" then old and new paths as separate fields.
   for (let i = 0; i < nums.length; i++) {
@@ -70,7 +97,8 @@ export async function diffFiles(repo: string, base: string, head: string, env?: 
     if (!m) continue
     const [, add, del, named] = m
     const path = named === '' ? nums[(i += 2)] : named
-    if (path !== undefined) counts.set(path, { additions: add === '-' ? null : Number(add), deletions: del === '-' ? null : Number(del) })
+    if (path !== undefined)
+      counts.set(path, { additions: add === '-' ? null : Number(add), deletions: del === '-' ? null : Number(del) })
   }
   const out: DiffFile[] = []
   for (let i = 0; i < names.length;) {
@@ -85,11 +113,22 @@ export async function diffFiles(repo: string, base: string, head: string, env?: 
   return out
 }
 
-async function diffPatch(repo: string, base: string, head: string, env?: Record<string, string>): Promise<{ patch: string; truncated: boolean }> {
-  const r = await runOwnGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { env, maxBuffer: 256 * 1024 * 1024 })
+async function diffPatch(
+  repo: string,
+  base: string,
+  head: string,
+  env?: Record<string, string>,
+): Promise<{ patch: string; truncated: boolean }> {
+  const r = await runOwnGit(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], {
+    env,
+    maxBuffer: 256 * 1024 * 1024,
+  })
   if (r.stdout.length <= PATCH_CAP) return { patch: r.stdout, truncated: false }
   // Cut at a file boundary when one is near, so the viewer never gets half a hunk header.
   const cut = r.stdout.lastIndexOf('\ndiff --git ', PATCH_CAP)
   const at = cut > PATCH_CAP / 2 ? cut + 1 : PATCH_CAP
-  return { patch: `${r.stdout.slice(0, at)}\n[… diff truncated: ${r.stdout.length - at} more characters; the file list above is complete]\n`, truncated: true }
+  return {
+    patch: `${r.stdout.slice(0, at)}\n[… diff truncated: ${r.stdout.length - at} more characters; the file list above is complete]\n`,
+    truncated: true,
+  }
 }

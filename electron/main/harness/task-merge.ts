@@ -27,36 +27,56 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
   requireDecider(actorOf(ctx, p.actorId), 'merge tasks')
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
-  if (task.status !== 'accepted') throw new ApiError('invalid_transition', `${tk} is ${task.status}; only an accepted task can be merged`)
+  if (task.status !== 'accepted')
+    throw new ApiError('invalid_transition', `${tk} is ${task.status}; only an accepted task can be merged`)
   const branch = ctx.store.branches.get(task.id)
-  if (!branch) throw new ApiError('invalid_transition', `${tk} has no branch of its own (a shared workspace, or it was never started here): there is nothing to merge`)
-  if (branch.merged_commit) throw new ApiError('invalid_transition', `${tk} was already merged (${branch.merged_commit.slice(0, 10)})`)
+  if (!branch)
+    throw new ApiError(
+      'invalid_transition',
+      `${tk} has no branch of its own (a shared workspace, or it was never started here): there is nothing to merge`,
+    )
+  if (branch.merged_commit)
+    throw new ApiError('invalid_transition', `${tk} was already merged (${branch.merged_commit.slice(0, 10)})`)
   const commit = task.artifact_commit
-  if (!commit) throw new ApiError('invalid_transition', `${tk} was accepted without a commit; there is nothing to merge`)
+  if (!commit)
+    throw new ApiError('invalid_transition', `${tk} was accepted without a commit; there is nothing to merge`)
   const settings = workspaceSettings(ctx)
   const repo = h.workspace(ctx.wsId).repoPath
-  if (merging.has(repo)) throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
+  if (merging.has(repo))
+    throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
   merging.add(repo)
   try {
     await interruptedMerges(ctx, repo, true)
     // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
     await refreshHead(h, ctx, task.id).catch(() => undefined)
     if ((await runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true })).code !== 0) {
-      throw new ApiError('merge_blocked', `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`, {
-        reason: 'missing_commit',
-      })
+      throw new ApiError(
+        'merge_blocked',
+        `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`,
+        {
+          reason: 'missing_commit',
+        },
+      )
     }
     await checkCheckout(repo, settings.baseBranch!)
     const strategy = p.strategy ?? 'merge'
     await checkMergeable(repo, commit, strategy, tk)
     const message = `${strategy === 'squash' ? '' : 'Merge '}${tk}: ${task.title} (${branch.branch})`
     const before = (await resolveCommit(repo, 'HEAD'))!
-    ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now() })))
+    ctx.store.transaction(() =>
+      ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now() })),
+    )
     try {
       await land(repo, commit, strategy, message, before)
     } catch (err) {
       // Put back cleanly: nothing to report later. Else the record stays, and the next merge says what is left.
-      if (!(err instanceof ApiError && typeof err.details === 'object' && err.details !== null && 'found' in err.details)) ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, null))
+      if (!(
+        err instanceof ApiError &&
+        typeof err.details === 'object' &&
+        err.details !== null &&
+        'found' in err.details
+      ))
+        ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, null))
       throw err
     }
     const merged = (await resolveCommit(repo, 'HEAD'))!
@@ -64,7 +84,11 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
     ctx.store.transaction(() => {
       ctx.store.branches.setMerging(task.id, null)
       ctx.store.branches.setMerged(task.id, merged, now())
-      ctx.store.log.appendEvent('task.merged', { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches }, now())
+      ctx.store.log.appendEvent(
+        'task.merged',
+        { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches },
+        now(),
+      )
     })
   } finally {
     merging.delete(repo)
@@ -76,11 +100,17 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
 
 /** Your checkout must be on the base branch with nothing uncommitted in tracked files. */
 async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
-  const current = (await runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })).stdout.trim()
+  const current = (
+    await runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })
+  ).stdout.trim()
   if (current !== baseBranch) {
-    throw new ApiError('merge_blocked', `your checkout is on ${current || 'a detached HEAD'}, not on the base branch ${baseBranch}: switch to ${baseBranch} and merge again`, {
-      reason: 'wrong_branch',
-    })
+    throw new ApiError(
+      'merge_blocked',
+      `your checkout is on ${current || 'a detached HEAD'}, not on the base branch ${baseBranch}: switch to ${baseBranch} and merge again`,
+      {
+        reason: 'wrong_branch',
+      },
+    )
   }
   const lock = await gitPath(repo, 'index.lock')
   if (lock && existsSync(lock)) {
@@ -91,9 +121,17 @@ async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
     )
   }
   if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) {
-    throw new ApiError('merge_blocked', 'your checkout is in the middle of a merge: finish or abort it first', { reason: 'merge_in_progress' })
+    throw new ApiError('merge_blocked', 'your checkout is in the middle of a merge: finish or abort it first', {
+      reason: 'merge_in_progress',
+    })
   }
-  const status = await runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'])
+  const status = await runOwnGit(repo, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=no',
+    '--ignore-submodules=dirty',
+  ])
   const dirty = status.stdout
     .split('\0')
     .filter((e) => e.length > 3)
@@ -114,17 +152,32 @@ async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
 async function checkMergeable(repo: string, commit: string, strategy: string, tk: string): Promise<void> {
   if (strategy === 'ff-only') {
     const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
-    if (ff.code !== 0) throw new ApiError('merge_blocked', `${tk} cannot be fast-forwarded: the base branch has moved on; use strategy "merge" or "squash"`, { reason: 'not_fast_forward' })
+    if (ff.code !== 0)
+      throw new ApiError(
+        'merge_blocked',
+        `${tk} cannot be fast-forwarded: the base branch has moved on; use strategy "merge" or "squash"`,
+        { reason: 'not_fast_forward' },
+      )
     return checkUntracked(repo, `${commit}^{tree}`, tk)
   }
-  const r = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], { allowFailure: true })
+  const r = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
+    allowFailure: true,
+  })
   if (r.code === 0) return checkUntracked(repo, r.stdout.split('\n')[0]?.trim() ?? '', tk)
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
   if (r.code === 1 && lines.length > 1) {
     const paths = [...new Set(lines.slice(1))]
-    throw new ApiError('merge_conflict', `${tk} conflicts with the base branch in ${paths.join(', ')}; nothing was changed. Resolve on the task's branch (ask its assignee) and merge again`, { paths })
+    throw new ApiError(
+      'merge_conflict',
+      `${tk} conflicts with the base branch in ${paths.join(', ')}; nothing was changed. Resolve on the task's branch (ask its assignee) and merge again`,
+      { paths },
+    )
   }
-  throw new ApiError('merge_blocked', `git could not check the merge of ${tk}: ${r.stderr.trim() || `exit code ${r.code}`}`, { reason: 'git' })
+  throw new ApiError(
+    'merge_blocked',
+    `git could not check the merge of ${tk}: ${r.stderr.trim() || `exit code ${r.code}`}`,
+    { reason: 'git' },
+  )
 }
 
 /**
@@ -133,7 +186,9 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
  */
 async function checkUntracked(repo: string, tree: string, tk: string): Promise<void> {
   if (!tree) return
-  const r = await runOwnGit(repo, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', 'HEAD', tree], { allowFailure: true })
+  const r = await runOwnGit(repo, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', 'HEAD', tree], {
+    allowFailure: true,
+  })
   if (r.code !== 0) return
   const parts = r.stdout.split('\0')
   const blocked: string[] = []
@@ -151,7 +206,8 @@ async function checkUntracked(repo: string, tree: string, tk: string): Promise<v
         continue
       }
       if (n === segments.length || !st.isDirectory()) {
-        if ((await runOwnGit(repo, ['ls-files', '--error-unmatch', '--', rel], { allowFailure: true })).code !== 0) blocked.push(rel)
+        if ((await runOwnGit(repo, ['ls-files', '--error-unmatch', '--', rel], { allowFailure: true })).code !== 0)
+          blocked.push(rel)
       }
       break
     }
@@ -179,14 +235,22 @@ async function leftovers(repo: string, before: string): Promise<string[]> {
   if (lock && existsSync(lock)) found.push(`${lock} is left (git was killed mid-write)`)
   const head = await resolveCommit(repo, 'HEAD')
   if (head !== before) found.push(`HEAD moved from ${before.slice(0, 10)} to ${head?.slice(0, 10) ?? 'nothing'}`)
-  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) found.push('a merge is in progress (MERGE_HEAD)')
+  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0)
+    found.push('a merge is in progress (MERGE_HEAD)')
   if (!lock || !existsSync(lock)) {
-    const status = await runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'], { allowFailure: true })
+    const status = await runOwnGit(
+      repo,
+      ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'],
+      { allowFailure: true },
+    )
     const dirty = status.stdout
       .split('\0')
       .filter((e) => e.length > 3)
       .map((e) => e.slice(3))
-    if (dirty.length) found.push(`files changed: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}`)
+    if (dirty.length)
+      found.push(
+        `files changed: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}`,
+      )
   }
   return found
 }
@@ -207,20 +271,36 @@ export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean)
     // changed files are.
     const all = await leftovers(repo, rec.head)
     const found = all.filter((f) => !f.startsWith('HEAD moved'))
-    const landed = !found.length && head !== null && head !== rec.head && (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
+    const landed =
+      !found.length &&
+      head !== null &&
+      head !== rec.head &&
+      (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
     if (!found.length) {
       ctx.store.transaction(() => {
         ctx.store.branches.setMerging(row.task_id, null)
         if (landed) {
           ctx.store.branches.setMerged(row.task_id, head, now())
-          ctx.store.log.appendEvent('task.merged', { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true }, now())
+          ctx.store.log.appendEvent(
+            'task.merged',
+            { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true },
+            now(),
+          )
         }
       })
-      if (landed) notes.push(`The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`)
+      if (landed)
+        notes.push(
+          `The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`,
+        )
       continue
     }
     const text = `The merge of ${tk} started at ${rec.at} did not finish (Concord was stopped while git ran): ${all.join('; ')}. Check your checkout (git status), put it back (git merge --abort, or remove the lock if no git runs), then merge again`
-    if (refuse) throw new ApiError('merge_blocked', text, { reason: 'interrupted', taskId: makeKey('task', row.task_id), found: all })
+    if (refuse)
+      throw new ApiError('merge_blocked', text, {
+        reason: 'interrupted',
+        taskId: makeKey('task', row.task_id),
+        found: all,
+      })
     notes.push(`${text}.`)
   }
   return notes
@@ -235,7 +315,12 @@ async function land(repo: string, commit: string, strategy: string, message: str
       await runOwnGit(repo, ['reset', '--quiet', '--merge'], { allowFailure: true })
       const left = await leftovers(repo, before)
       const why = (r.stderr || r.stdout).trim() || `exit code ${r.code}`
-      if (left.length) throw new ApiError('merge_blocked', `git refused the merge: ${why}. Your checkout was changed and could not be put back: ${left.join('; ')}`, { reason: 'git', found: left })
+      if (left.length)
+        throw new ApiError(
+          'merge_blocked',
+          `git refused the merge: ${why}. Your checkout was changed and could not be put back: ${left.join('; ')}`,
+          { reason: 'git', found: left },
+        )
       throw new ApiError('merge_blocked', `git refused the merge: ${why}; nothing was changed`, { reason: 'git' })
     }
   }

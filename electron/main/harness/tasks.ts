@@ -32,7 +32,8 @@ function blockersFor(ctx: Ctx, taskId: number | null, blockedBy: string[]): numb
     const seen = new Set<number>()
     while (stack.length) {
       const t = stack.pop()!
-      if (t === taskId) throw new ApiError('invalid_params', `blockedBy: ${makeKey('task', taskId)} would end up blocking itself`)
+      if (t === taskId)
+        throw new ApiError('invalid_params', `blockedBy: ${makeKey('task', taskId)} would end up blocking itself`)
       if (seen.has(t)) continue
       seen.add(t)
       stack.push(...ctx.store.tasks.blockers(t))
@@ -74,7 +75,12 @@ export function createTask(ctx: Ctx, p: ParsedParams<'tasks.create'>): Task {
 export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
   const row = taskRow(ctx, p.taskId)
   requireAssigneeOrDecider(actorOf(ctx, p.actorId), row.assignee_id, makeKey('task', row.id), 'edit')
-  const assignee = p.assigneeId === undefined ? row.assignee_id : p.assigneeId === null ? null : memberRowOf(ctx, p.assigneeId, 'assigneeId')
+  const assignee =
+    p.assigneeId === undefined
+      ? row.assignee_id
+      : p.assigneeId === null
+        ? null
+        : memberRowOf(ctx, p.assigneeId, 'assigneeId')
   const links = p.decisionIds === undefined ? null : linksFor(ctx, p.decisionIds)
   const blockers = p.blockedBy === undefined ? null : blockersFor(ctx, row.id, p.blockedBy)
   const updated = ctx.store.transaction(() => {
@@ -85,7 +91,9 @@ export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
         row.id,
         links.map((l) => {
           const old = before.get(l.decisionId)
-          return old ? { decisionId: l.decisionId, version: old.pinned_version, fingerprint: old.pinned_fingerprint } : l
+          return old
+            ? { decisionId: l.decisionId, version: old.pinned_version, fingerprint: old.pinned_fingerprint }
+            : l
         }),
       )
     }
@@ -110,9 +118,14 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
   const key = makeKey('task', row.id)
   requireAssigneeOrDecider(actor, row.assignee_id, key, 'move')
   if (p.status === 'accepted') {
-    throw new ApiError('invalid_transition', moveRefusal(key, row.status, p.status) ?? `${key}: acceptance goes through tasks.accept, which checks the evidence`)
+    throw new ApiError(
+      'invalid_transition',
+      moveRefusal(key, row.status, p.status) ??
+        `${key}: acceptance goes through tasks.accept, which checks the evidence`,
+    )
   }
-  if (p.artifact && p.status !== 'delivered') throw new ApiError('invalid_params', 'artifact: only a delivery carries an artifact')
+  if (p.artifact && p.status !== 'delivered')
+    throw new ApiError('invalid_params', 'artifact: only a delivery carries an artifact')
   const updated = ctx.store.transaction(() => {
     const current = ctx.store.tasks.get(row.id)!
     // Read inside the transaction: an acceptance that landed meanwhile is seen here.
@@ -122,7 +135,10 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
     if (p.status === 'in_progress' || p.status === 'delivered') {
       const open = ctx.store.tasks.openBlockers(row.id)
       if (open.length) {
-        throw new ApiError('task_blocked', `${key} is blocked by ${open.map((b) => makeKey('task', b)).join(', ')}, not yet accepted`)
+        throw new ApiError(
+          'task_blocked',
+          `${key} is blocked by ${open.map((b) => makeKey('task', b)).join(', ')}, not yet accepted`,
+        )
       }
     }
     let commit = current.artifact_commit
@@ -135,8 +151,18 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
         throw new ApiError('invalid_params', 'artifact: a delivery needs the commit or digest that was delivered')
       }
     }
-    ctx.store.tasks.update({ ...current, status: p.status, artifact_commit: commit, artifact_digest: digest, updated_at: now() })
-    ctx.store.log.appendEvent('task.status', { taskId: row.id, from: current.status, to: p.status, commit, digest }, now())
+    ctx.store.tasks.update({
+      ...current,
+      status: p.status,
+      artifact_commit: commit,
+      artifact_digest: digest,
+      updated_at: now(),
+    })
+    ctx.store.log.appendEvent(
+      'task.status',
+      { taskId: row.id, from: current.status, to: p.status, commit, digest },
+      now(),
+    )
     return ctx.store.tasks.get(row.id)!
   })
   return emitTask(ctx, updated)
@@ -149,7 +175,8 @@ export function acknowledgeTask(ctx: Ctx, p: ParsedParams<'tasks.acknowledge'>):
   const updated = ctx.store.transaction(() => {
     const current = ctx.store.tasks.get(row.id)!
     ctx.store.tasks.repinLinks(row.id)
-    const owed = current.flag === 'needs_reverification' && (current.status === 'delivered' || current.status === 'accepted')
+    const owed =
+      current.flag === 'needs_reverification' && (current.status === 'delivered' || current.status === 'accepted')
     ctx.store.tasks.update({ ...current, flag: owed ? current.flag : null, updated_at: now() })
     ctx.store.log.appendEvent('task.acknowledged', { taskId: row.id }, now())
     return ctx.store.tasks.get(row.id)!

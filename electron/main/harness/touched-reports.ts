@@ -44,7 +44,12 @@ export function touchedReports(store: WorkspaceStore, e: EditPins, after: number
   let k = 0
   let m = 0
   while (limit < 0 || out.length < limit) {
-    const id = Math.min(stale.ids[i] ?? Infinity, restored.ids[j] ?? Infinity, leaving.ids[k] ?? Infinity, back.ids[m] ?? Infinity)
+    const id = Math.min(
+      stale.ids[i] ?? Infinity,
+      restored.ids[j] ?? Infinity,
+      leaving.ids[k] ?? Infinity,
+      back.ids[m] ?? Infinity,
+    )
     if (id === Infinity) break
     const t: TouchedReport = { id, taskId: 0, authorId: null, claimCount: 0, stale: 0, restored: 0, leaving: false }
     let head = false
@@ -79,6 +84,9 @@ function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reports']['pinn
 /** The claim ids the edit made stale and restored, for reports in (after, upTo]. */
 export function touchedClaims(store: WorkspaceStore, e: EditPins, after: number, upTo: number) {
   const r = store.reports
-  const ids = (fingerprint: string) => (r.pinTotals(e.decisionId, fingerprint).claims > 0 ? r.pinnedClaimIds(e.decisionId, fingerprint, after, upTo) : new Map<number, number[]>())
+  const ids = (fingerprint: string) =>
+    r.pinTotals(e.decisionId, fingerprint).claims > 0
+      ? r.pinnedClaimIds(e.decisionId, fingerprint, after, upTo)
+      : new Map<number, number[]>()
   return { stale: ids(e.from), restored: ids(e.to) }
 }

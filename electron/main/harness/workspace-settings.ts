@@ -11,7 +11,10 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
   const raw = ctx.store.settings.get()
   const env = raw.commandEnv
   return {
-    commandEnv: env && typeof env === 'object' && !Array.isArray(env) ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string')) : {},
+    commandEnv:
+      env && typeof env === 'object' && !Array.isArray(env)
+        ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'))
+        : {},
     gitHooks: raw.gitHooks === true,
     // Workspaces saved before isolation existed keep working in the user's checkout until they choose.
     isolation: raw.isolation === 'worktree' ? 'worktree' : 'shared',
@@ -44,10 +47,18 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     autoDeliver: p.autoDeliver ?? current.autoDeliver,
     startAgentOnTaskStart: p.startAgentOnTaskStart ?? current.startAgentOnTaskStart,
   }
-  if (next.isolation === 'worktree' && !next.baseBranch) throw new ApiError('invalid_params', 'baseBranch: worktree isolation needs the branch tasks start from and merge into')
+  if (next.isolation === 'worktree' && !next.baseBranch)
+    throw new ApiError(
+      'invalid_params',
+      'baseBranch: worktree isolation needs the branch tasks start from and merge into',
+    )
   ctx.store.transaction(() => {
     ctx.store.settings.set({ ...ctx.store.settings.get(), ...next })
-    ctx.store.log.appendEvent('workspace.settings', { commandEnv: Object.keys(next.commandEnv), gitHooks: next.gitHooks }, now())
+    ctx.store.log.appendEvent(
+      'workspace.settings',
+      { commandEnv: Object.keys(next.commandEnv), gitHooks: next.gitHooks },
+      now(),
+    )
   })
   return next
 }

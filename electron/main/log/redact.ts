@@ -18,7 +18,10 @@ const textPatterns: [RegExp, string][] = [
   [/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, REDACTED],
   [/(\/\/)[^\s/@:]+:[^\s/@]+@/g, `$1${REDACTED}@`],
   [/\b([A-Z][A-Z0-9]*_(API_KEY|TOKEN|SECRET|PASSWORD))=("[^"]*"|'[^']*'|\S+)/g, `$1=${REDACTED}`],
-  [/(["']?\b(api[-_]?key|apiKey|authorization|token|password|secret)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;}]+)/gi, `$1"${REDACTED}"`],
+  [
+    /(["']?\b(api[-_]?key|apiKey|authorization|token|password|secret)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;}]+)/gi,
+    `$1"${REDACTED}"`,
+  ],
 ]
 
 export function scrubText(text: string): string {
@@ -38,7 +41,11 @@ export function redact(value: unknown, depth = 0, seen = new WeakSet<object>()):
   seen.add(value)
   if (value instanceof Error) {
     const e = value as Error & { code?: unknown; cause?: unknown }
-    const out: Record<string, unknown> = { type: e.name, message: scrubText(e.message), stack: scrubText(e.stack ?? '') }
+    const out: Record<string, unknown> = {
+      type: e.name,
+      message: scrubText(e.message),
+      stack: scrubText(e.stack ?? ''),
+    }
     for (const [k, v] of Object.entries(e)) out[k] = isSecretKey(k) ? REDACTED : redact(v, depth + 1, seen)
     if (e.cause !== undefined) out.cause = redact(e.cause, depth + 1, seen)
     return out

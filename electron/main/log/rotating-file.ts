@@ -5,7 +5,18 @@
  * right before a crash is not lost, and a test can read the file at once. Another process that
  * rotated the file meanwhile is noticed (the path no longer names our file) and followed.
  */
-import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { dirname } from 'node:path'
 
 export interface RotationOptions {

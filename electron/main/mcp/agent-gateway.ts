@@ -25,7 +25,9 @@ const MAX_TOKEN_LINE = 256
  * built or installed, so it needs no file of its own. argv[1] is the socket; the token goes first, then the bytes.
  */
 const PROXY_SOURCE = [
-  "const s = require('node:net').connect(process.argv[1], () => { s.write(process.env." + TOKEN_VARIABLE + " + '\\n'); process.stdin.pipe(s) })",
+  "const s = require('node:net').connect(process.argv[1], () => { s.write(process.env." +
+    TOKEN_VARIABLE +
+    " + '\\n'); process.stdin.pipe(s) })",
   's.pipe(process.stdout)',
   "s.on('close', () => process.exit(0))",
   "s.on('error', (e) => { process.stderr.write('concord mcp proxy: ' + e.message + '\\n'); process.exit(1) })",
@@ -34,7 +36,8 @@ const PROXY_SOURCE = [
 /** The MCP SDK and the tools, loaded when the first agent connects (not with Concord: most workspaces have no agent). */
 type ServerModules = [typeof import('./server'), typeof import('@modelcontextprotocol/sdk/server/stdio.js')]
 let loading: Promise<ServerModules> | null = null
-const loadServer = () => (loading ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/stdio.js')]))
+const loadServer = () =>
+  (loading ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/stdio.js')]))
 
 export class McpGateway {
   /** The folder the socket is in: shown read-only inside the agent's sandbox. */
@@ -62,7 +65,10 @@ export class McpGateway {
   serverEntry(name: string): McpServerStdio {
     // Node from electron/main/paths.ts: this program, as plain Node inside Electron (ELECTRON_RUN_AS_NODE).
     const node = nodeCommand()
-    const env = [{ name: TOKEN_VARIABLE, value: this.token }, ...Object.entries(node.env).map(([name, value]) => ({ name, value }))]
+    const env = [
+      { name: TOKEN_VARIABLE, value: this.token },
+      ...Object.entries(node.env).map(([name, value]) => ({ name, value })),
+    ]
     return { name, command: node.command, args: ['-e', PROXY_SOURCE, this.address], env }
   }
 
@@ -106,7 +112,9 @@ export class McpGateway {
         socket.resume()
       })
       .catch((err: unknown) => {
-        console.error(`Concord's MCP server for an agent could not start: ${err instanceof Error ? err.message : String(err)}`)
+        console.error(
+          `Concord's MCP server for an agent could not start: ${err instanceof Error ? err.message : String(err)}`,
+        )
         socket.destroy()
       })
   }

@@ -78,7 +78,10 @@ export function appBinding(env: AppBindingEnv): McpBinding {
     approve: async (c) => {
       const allowed = await env.approve(c.name, c.argumentsText)
       if (allowed !== null) return allowed
-      throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask), and no turn of this member is running to ask in; ask in Concord`)
+      throw new ToolError(
+        'approval_required',
+        `${c.name} needs the human's approval under this member's policy (ask), and no turn of this member is running to ask in; ask in Concord`,
+      )
     },
     // The ACP turn records the delivered notices once the tool call's result reaches it (see takeNotices).
     afterCall: () => takeNotices(ctx(), rowId, null, false)?.text ?? '',

@@ -14,7 +14,15 @@ import type { EventBus } from '../events/event-bus'
 
 // session.step: the steps a `concord mcp` from the user's own terminal records in its member's session (its tool calls,
 // the notices it delivered); the rest of a session (state, resets, deltas) is the app's alone.
-const RELAYED = new Set<EventName>(['decision.created', 'decision.changed', 'proposal.changed', 'task.changed', 'report.submitted', 'notice.created', 'session.step'])
+const RELAYED = new Set<EventName>([
+  'decision.created',
+  'decision.changed',
+  'proposal.changed',
+  'task.changed',
+  'report.submitted',
+  'notice.created',
+  'session.step',
+])
 const MAX_LINE = 4 * 1024 * 1024
 
 const relayFile = (dataDir: string) => join(dataDir, 'run', 'relay.json')
@@ -30,7 +38,10 @@ export type ApproveInApp = (memberId: string, name: string, argumentsText: strin
 export function startRelay(dataDir: string, bus: EventBus, approve?: ApproveInApp): Relay {
   const secret = randomBytes(24).toString('base64url')
   const expected = Buffer.from(secret)
-  const address = process.platform === 'win32' ? `\\\\.\\pipe\\concord-${randomUUID()}` : join(tmpdir(), `concord-${randomUUID().slice(0, 12)}.sock`)
+  const address =
+    process.platform === 'win32'
+      ? `\\\\.\\pipe\\concord-${randomUUID()}`
+      : join(tmpdir(), `concord-${randomUUID().slice(0, 12)}.sock`)
   const server = net.createServer((socket) => {
     let buffered = ''
     socket.setEncoding('utf8')
@@ -41,7 +52,12 @@ export function startRelay(dataDir: string, bus: EventBus, approve?: ApproveInAp
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl)
         buffered = buffered.slice(nl + 1)
-        let msg: { secret?: unknown; event?: unknown; payload?: unknown; approve?: { memberId?: unknown; name?: unknown; argumentsText?: unknown } }
+        let msg: {
+          secret?: unknown
+          event?: unknown
+          payload?: unknown
+          approve?: { memberId?: unknown; name?: unknown; argumentsText?: unknown }
+        }
         try {
           msg = JSON.parse(line) as typeof msg
         } catch {
@@ -51,11 +67,18 @@ export function startRelay(dataDir: string, bus: EventBus, approve?: ApproveInAp
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy()
         const a = msg.approve
         if (a && typeof a.memberId === 'string' && typeof a.name === 'string' && typeof a.argumentsText === 'string') {
-          const answer = approve ? approve(a.memberId, a.name, a.argumentsText).catch(() => null) : Promise.resolve(null)
+          const answer = approve
+            ? approve(a.memberId, a.name, a.argumentsText).catch(() => null)
+            : Promise.resolve(null)
           void answer.then((allow) => socket.writable && socket.end(`${JSON.stringify({ allow })}\n`))
           continue
         }
-        if (typeof msg.event === 'string' && RELAYED.has(msg.event as EventName) && msg.payload && typeof msg.payload === 'object') {
+        if (
+          typeof msg.event === 'string' &&
+          RELAYED.has(msg.event as EventName) &&
+          msg.payload &&
+          typeof msg.payload === 'object'
+        ) {
           bus.emit(msg.event as EventName, msg.payload as never)
         }
       }
@@ -125,7 +148,12 @@ export function forwardToApp(dataDir: string, bus: EventBus): () => void {
 }
 
 /** The MCP process asks the running app to put a call to the human; null when there is no app or nobody to ask. */
-export function approveInApp(dataDir: string, memberId: string, name: string, argumentsText: string): Promise<boolean | null> {
+export function approveInApp(
+  dataDir: string,
+  memberId: string,
+  name: string,
+  argumentsText: string,
+): Promise<boolean | null> {
   let relay: { address: string; secret: string }
   try {
     relay = JSON.parse(readFileSync(relayFile(dataDir), 'utf8')) as typeof relay
@@ -134,7 +162,9 @@ export function approveInApp(dataDir: string, memberId: string, name: string, ar
   }
   return new Promise((resolve) => {
     let answer = ''
-    const socket = net.connect(relay.address, () => socket.write(`${JSON.stringify({ secret: relay.secret, approve: { memberId, name, argumentsText } })}\n`))
+    const socket = net.connect(relay.address, () =>
+      socket.write(`${JSON.stringify({ secret: relay.secret, approve: { memberId, name, argumentsText } })}\n`),
+    )
     socket.setEncoding('utf8')
     socket.on('data', (d: string) => (answer += d))
     socket.on('error', () => resolve(null))

@@ -6,7 +6,12 @@
 import type { Ctx } from '../harness/context'
 import { now } from '../harness/ids'
 
-export function takeNotices(ctx: Ctx, memberRowId: number, turnId: number | null, recordStep = true): { text: string; stepId: number | null } | null {
+export function takeNotices(
+  ctx: Ctx,
+  memberRowId: number,
+  turnId: number | null,
+  recordStep = true,
+): { text: string; stepId: number | null } | null {
   const pending = ctx.store.log.notices(memberRowId, true)
   if (!pending.length) return null
   const stepId = ctx.store.transaction(() => {
@@ -15,8 +20,19 @@ export function takeNotices(ctx: Ctx, memberRowId: number, turnId: number | null
     // land before the app has recorded the tool call itself.
     if (!recordStep) return null
     const text = pending.map((p) => p.text).join('\n\n')
-    return ctx.store.steps.insert({ member_id: memberRowId, turn_id: turnId, kind: 'notice', status: 'done', text, started_at: now(), ended_at: now() })
+    return ctx.store.steps.insert({
+      member_id: memberRowId,
+      turn_id: turnId,
+      kind: 'notice',
+      status: 'done',
+      text,
+      started_at: now(),
+      ended_at: now(),
+    })
   })
-  const text = ['## Notices from Concord since your last step (read these first)', ...pending.map((n) => `- ${n.text.replace(/\n/g, '\n  ')}`)].join('\n')
+  const text = [
+    '## Notices from Concord since your last step (read these first)',
+    ...pending.map((n) => `- ${n.text.replace(/\n/g, '\n  ')}`),
+  ].join('\n')
   return { text, stepId }
 }

@@ -34,17 +34,24 @@ export interface McpBinding {
   record?(call: McpCall, text: string, ok: boolean): void
 }
 
-const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) })
+const text = (t: string, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: t }],
+  ...(isError ? { isError: true } : {}),
+})
 
 export function mcpTools(authority: HarnessToolContext['authority']): ToolDefinition<unknown, HarnessToolContext>[] {
   const names = new Set<string>(MCP_TOOL_NAMES)
-  return (harnessTools() as ToolDefinition<unknown, HarnessToolContext>[]).filter((t) => names.has(t.name) && toolAllowed(t.name, authority))
+  return (harnessTools() as ToolDefinition<unknown, HarnessToolContext>[]).filter(
+    (t) => names.has(t.name) && toolAllowed(t.name, authority),
+  )
 }
 
 export function createMcpServer(binding: McpBinding, version = '0.1.0'): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version })
   for (const tool of mcpTools(binding.authority)) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.args as never }, (async (args: unknown) => {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.args as never }, (async (
+      args: unknown,
+    ) => {
       const call: McpCall = { name: tool.name, args, argumentsText: JSON.stringify(args ?? {}) }
       const finish = (t: string, ok: boolean) => {
         binding.record?.(call, t, ok)
@@ -54,14 +61,20 @@ export function createMcpServer(binding: McpBinding, version = '0.1.0'): McpServ
       const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
       try {
         // The one policy decision (approval-policy.ts); Concord's MCP tools never touch files, so the sandbox state does not matter.
-        const answer = needsHuman(binding.approval, binding.rules?.() ?? [], describeToolCall(tool.name, args, needsApproval), { available: true })
+        const answer = needsHuman(
+          binding.approval,
+          binding.rules?.() ?? [],
+          describeToolCall(tool.name, args, needsApproval),
+          { available: true },
+        )
         if (answer.deny) return finish(`error (denied_by_rule): this call was ${answer.why}; it did not run.`, false)
         if (answer.ask && !(await binding.approve(call))) {
           return finish('The human denied this call; do not retry it unchanged.', false)
         }
         return finish(await tool.run(args, binding.context(call)), true)
       } catch (err) {
-        if (err instanceof ToolError || err instanceof ApiError) return finish(`error (${err.code}): ${err.message}`, false)
+        if (err instanceof ToolError || err instanceof ApiError)
+          return finish(`error (${err.code}): ${err.message}`, false)
         const e = err as { code?: string; message?: string }
         return finish(`error${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`, false)
       }

@@ -31,7 +31,10 @@ export interface Standalone {
 
 export function standaloneBinding(dataDir: string, memberId: string): Standalone {
   if (!existsSync(join(dataDir, 'concord.sqlite')) && !existsSync(join(dataDir, 'workspaces'))) {
-    throw new ApiError('not_found', `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`)
+    throw new ApiError(
+      'not_found',
+      `there is no Concord data folder at ${dataDir}: pass --data-dir, or open the workspace in Concord first`,
+    )
   }
   const bus = new EventBus()
   const harness = new Harness({ dataDir, bus, secrets: new SecretStore(join(dataDir, 'mcp-has-no-secrets.json')) })
@@ -42,7 +45,8 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
     const rowId = memberRowOf(ctx(), memberId, 'memberId')
     const member = () => ctx().store.members.get(rowId)!
     const handlers = harnessHandlers({ harness }) as unknown as Handlers
-    const call = <M extends MethodName>(method: M, params: Params<M>) => dispatch(handlers, method, params) as Promise<Result<M>>
+    const call = <M extends MethodName>(method: M, params: Params<M>) =>
+      dispatch(handlers, method, params) as Promise<Result<M>>
     const repoPath = harness.workspace(workspaceId).repoPath
     const first = member()
     // What the agent did shows in the member's session in the running app (the relay forwards it).
@@ -65,7 +69,14 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
         stepText: () => null,
         message: async (to, text) => {
           const target = memberRowOf(ctx(), to, 'memberId')
-          ctx().store.steps.insert({ member_id: target, kind: 'message', status: 'queued', text, from_member_id: rowId, started_at: now() })
+          ctx().store.steps.insert({
+            member_id: target,
+            kind: 'message',
+            status: 'queued',
+            text,
+            from_member_id: rowId,
+            started_at: now(),
+          })
         },
         delegate: async () => {
           throw new ToolError('unsupported', 'delegate is not offered over MCP')
@@ -78,7 +89,10 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
       approve: async (c) => {
         const allowed = await approveInApp(dataDir, memberId, c.name, c.argumentsText)
         if (allowed !== null) return allowed
-        throw new ToolError('approval_required', `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`)
+        throw new ToolError(
+          'approval_required',
+          `${c.name} needs the human's approval under this member's policy (ask); do it in Concord, or set the member's approval to auto`,
+        )
       },
       afterCall: () => {
         const taken = takeNotices(ctx(), rowId, null)

@@ -5,7 +5,16 @@
  * Every call goes through runOwnGit (the user's repository) or runTreeGit (a tree, hostile): no program named by a
  * repository's config ever runs.
  */
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../runtime/tools/git'
@@ -25,12 +34,18 @@ export interface RepoInfo {
 }
 
 export async function inspectRepo(root: string): Promise<RepoInfo> {
-  const inside = await runOwnGit(root, ['rev-parse', '--is-inside-work-tree', '--is-bare-repository'], { allowFailure: true })
+  const inside = await runOwnGit(root, ['rev-parse', '--is-inside-work-tree', '--is-bare-repository'], {
+    allowFailure: true,
+  })
   if (inside.code !== 0) return { isRepo: false, bare: false, branch: null, head: null, submodules: false, lfs: false }
   const [work, bare] = inside.stdout.trim().split('\n')
-  const branch = (await runOwnGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })).stdout.trim() || null
+  const branch =
+    (await runOwnGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })).stdout.trim() ||
+    null
   const head = await resolveCommit(root, 'HEAD')
-  const attrs = existsSync(path.join(root, '.gitattributes')) ? (await runOwnGit(root, ['check-attr', 'filter', '--', '.gitattributes'], { allowFailure: true })).stdout : ''
+  const attrs = existsSync(path.join(root, '.gitattributes'))
+    ? (await runOwnGit(root, ['check-attr', 'filter', '--', '.gitattributes'], { allowFailure: true })).stdout
+    : ''
   return {
     isRepo: work === 'true' || bare === 'true',
     bare: bare === 'true',
@@ -44,13 +59,18 @@ export async function inspectRepo(root: string): Promise<RepoInfo> {
 /** The full commit SHA `ref` names in the repository (short SHAs, branches, tags, HEAD), or null. */
 export async function resolveCommit(root: string, ref: string): Promise<string | null> {
   if (!ref || ref.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(ref) || ref.length > 256) return null
-  const r = await runOwnGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { allowFailure: true })
+  const r = await runOwnGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+    allowFailure: true,
+  })
   const sha = r.stdout.trim()
   return r.code === 0 && SHA.test(sha) ? sha : null
 }
 
 export async function branchExists(root: string, branch: string): Promise<boolean> {
-  return (await runOwnGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { allowFailure: true })).code === 0
+  return (
+    (await runOwnGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { allowFailure: true }))
+      .code === 0
+  )
 }
 
 /** `concord/T-3-short-slug`, with a fresh suffix when the name is taken (never overwriting a branch). */
@@ -84,10 +104,24 @@ export async function makeTree(root: string, dir: string, branch: string | null,
   mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
   await removeTreeFolder(root, dir)
   // From the data folder, not from inside the user's repository: clone reads no repository's local config then.
-  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, dir], { allowFailure: true })
-  if (r.code !== 0) throw new ApiError('io_error', `could not create the tree for ${branch ?? commit.slice(0, 10)}: ${r.stderr.trim() || 'git clone failed'}`)
-  const co = await runTreeGit(dir, ['checkout', '--quiet', '--force', ...(branch ? ['-B', branch] : ['--detach']), commit], { write: true, readable: await objectsOf(root), allowFailure: true })
-  if (co.code !== 0) throw new ApiError('io_error', `could not check out ${commit.slice(0, 10)} in the tree for ${branch ?? 'a checkout'}: ${co.stderr.trim() || 'git checkout failed'}`)
+  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, dir], {
+    allowFailure: true,
+  })
+  if (r.code !== 0)
+    throw new ApiError(
+      'io_error',
+      `could not create the tree for ${branch ?? commit.slice(0, 10)}: ${r.stderr.trim() || 'git clone failed'}`,
+    )
+  const co = await runTreeGit(
+    dir,
+    ['checkout', '--quiet', '--force', ...(branch ? ['-B', branch] : ['--detach']), commit],
+    { write: true, readable: await objectsOf(root), allowFailure: true },
+  )
+  if (co.code !== 0)
+    throw new ApiError(
+      'io_error',
+      `could not check out ${commit.slice(0, 10)} in the tree for ${branch ?? 'a checkout'}: ${co.stderr.trim() || 'git checkout failed'}`,
+    )
 }
 
 const objectStores = new Map<string, string>()
@@ -99,7 +133,9 @@ const objectStores = new Map<string, string>()
 export async function objectsOf(root: string): Promise<string[]> {
   let dir = objectStores.get(root)
   if (!dir) {
-    const common = (await runOwnGit(root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { allowFailure: true })).stdout.trim()
+    const common = (
+      await runOwnGit(root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { allowFailure: true })
+    ).stdout.trim()
     if (!common) return []
     dir = path.join(common, 'objects')
     objectStores.set(root, dir)
@@ -150,11 +186,18 @@ export async function convertWorktree(root: string, dir: string, branch: string)
   // The branch as the user's repository has it (a worktree's refs are the repository's): nothing is read through the
   // tree's `.git` file, which an agent may have rewritten.
   const head = await resolveCommit(root, `refs/heads/${branch}`)
-  if (!head) throw new ApiError('io_error', `could not convert the old worktree ${dir}: the branch ${branch} is not in your repository`)
+  if (!head)
+    throw new ApiError(
+      'io_error',
+      `could not convert the old worktree ${dir}: the branch ${branch} is not in your repository`,
+    )
   const fresh = `${dir}.converting`
   rmSync(fresh, { recursive: true, force: true })
-  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, fresh], { allowFailure: true })
-  if (r.code !== 0) throw new ApiError('io_error', `could not convert the worktree ${dir}: ${r.stderr.trim() || 'git clone failed'}`)
+  const r = await runOwnGit(path.dirname(dir), ['clone', '--shared', '--no-checkout', '--quiet', '--', root, fresh], {
+    allowFailure: true,
+  })
+  if (r.code !== 0)
+    throw new ApiError('io_error', `could not convert the worktree ${dir}: ${r.stderr.trim() || 'git clone failed'}`)
   const readable = await objectsOf(root)
   await runTreeGit(fresh, ['update-ref', `refs/heads/${branch}`, head], { write: true, readable })
   await runTreeGit(fresh, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { write: true, readable })
@@ -187,7 +230,9 @@ export async function treeHead(dir: string): Promise<string | null> {
 
 export async function resolveTreeCommit(dir: string, ref: string): Promise<string | null> {
   if (!ref || ref.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(ref) || ref.length > 256) return null
-  const r = await runTreeGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { allowFailure: true })
+  const r = await runTreeGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+    allowFailure: true,
+  })
   const sha = r.stdout.trim()
   return r.code === 0 && SHA.test(sha) ? sha : null
 }
@@ -214,24 +259,56 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
   const present = (await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code === 0
   if (!present) {
     const readable = await objectsOf(root)
-    const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', '-', 'HEAD', `^${base}`], { sandboxed: true, readable, raw: true, allowFailure: true, maxBuffer: 1024 * 1024 * 1024 })
-    if (bundle.code !== 0 || !bundle.raw) throw new ApiError('io_error', `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`)
+    const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', '-', 'HEAD', `^${base}`], {
+      sandboxed: true,
+      readable,
+      raw: true,
+      allowFailure: true,
+      maxBuffer: 1024 * 1024 * 1024,
+    })
+    if (bundle.code !== 0 || !bundle.raw)
+      throw new ApiError(
+        'io_error',
+        `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`,
+      )
     const file = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.bundle`)
     writeFileSync(file, bundle.raw, { mode: 0o600 })
     try {
       const fetched = await runOwnGit(
         root,
-        ['-c', 'transfer.fsckObjects=true', '-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', file, 'HEAD'],
+        [
+          '-c',
+          'transfer.fsckObjects=true',
+          '-c',
+          'fetch.fsckObjects=true',
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--no-recurse-submodules',
+          file,
+          'HEAD',
+        ],
         { allowFailure: true },
       )
-      if (fetched.code !== 0) throw new ApiError('io_error', `could not bring ${branch} into your repository: ${fetched.stderr.trim() || `exit code ${fetched.code}`}`)
+      if (fetched.code !== 0)
+        throw new ApiError(
+          'io_error',
+          `could not bring ${branch} into your repository: ${fetched.stderr.trim() || `exit code ${fetched.code}`}`,
+        )
     } finally {
       rmSync(file, { force: true })
     }
-    if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0) return { head, landed: false }
+    if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0)
+      return { head, landed: false }
   }
-  if ((await runOwnGit(root, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code !== 0) return { head, landed: false }
-  const moved = await runOwnGit(root, ['update-ref', '-m', `concord: ${branch} at its tree's head`, `refs/heads/${branch}`, head, current ?? ''], { allowFailure: true })
+  if ((await runOwnGit(root, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code !== 0)
+    return { head, landed: false }
+  const moved = await runOwnGit(
+    root,
+    ['update-ref', '-m', `concord: ${branch} at its tree's head`, `refs/heads/${branch}`, head, current ?? ''],
+    { allowFailure: true },
+  )
   if (moved.code !== 0) return { head, landed: (await resolveCommit(root, `refs/heads/${branch}`)) === head }
   return { head, landed: true }
 }
@@ -239,8 +316,14 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
 /** The task's branch created in the user's repository at `base` unless it is there already (a retry). */
 export async function createBranchRef(root: string, branch: string, base: string): Promise<void> {
   if (await branchExists(root, branch)) return
-  const r = await runOwnGit(root, ['update-ref', '-m', 'concord: task branch', `refs/heads/${branch}`, base, ''], { allowFailure: true })
-  if (r.code !== 0 && !(await branchExists(root, branch))) throw new ApiError('io_error', `could not create the branch ${branch}: ${r.stderr.trim() || 'git update-ref failed'}`)
+  const r = await runOwnGit(root, ['update-ref', '-m', 'concord: task branch', `refs/heads/${branch}`, base, ''], {
+    allowFailure: true,
+  })
+  if (r.code !== 0 && !(await branchExists(root, branch)))
+    throw new ApiError(
+      'io_error',
+      `could not create the branch ${branch}: ${r.stderr.trim() || 'git update-ref failed'}`,
+    )
 }
 
 /**
@@ -252,7 +335,11 @@ export async function createBranchRef(root: string, branch: string, base: string
 export async function ensureCheckout(root: string, dir: string, commit: string): Promise<string> {
   if (isOwnTree(dir)) {
     const readable = await objectsOf(root)
-    const moved = await runTreeGit(dir, ['checkout', '--quiet', '--force', '--detach', commit], { write: true, readable, allowFailure: true })
+    const moved = await runTreeGit(dir, ['checkout', '--quiet', '--force', '--detach', commit], {
+      write: true,
+      readable,
+      allowFailure: true,
+    })
     if (moved.code === 0) {
       await runTreeGit(dir, ['clean', '-fdq'], { write: true, readable, allowFailure: true })
       return dir
@@ -267,11 +354,24 @@ export interface FileChange {
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed'
 }
 
-const statusWord: Record<string, FileChange['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' }
+const statusWord: Record<string, FileChange['status']> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type_changed',
+}
 
 /** Tracked and untracked changes in a work tree against its HEAD (what a delivery would leave out). */
 export async function uncommittedFiles(dir: string): Promise<string[]> {
-  const r = await runTreeGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty'])
+  const r = await runTreeGit(dir, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=all',
+    '--ignore-submodules=dirty',
+  ])
   return r.stdout
     .split('\0')
     .filter((e) => e.length > 3)
@@ -293,7 +393,13 @@ export async function snapshotTree(dir: string, scratch: string): Promise<string
   mkdirSync(store, { recursive: true, mode: 0o700 })
   const index = path.join(scratch, `snapshot-${process.pid}-${Math.random().toString(36).slice(2)}.index`)
   try {
-    const paths = (await runTreeGit(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index', '--git-path', 'objects'], { allowFailure: true })).stdout.trim().split('\n')
+    const paths = (
+      await runTreeGit(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index', '--git-path', 'objects'], {
+        allowFailure: true,
+      })
+    ).stdout
+      .trim()
+      .split('\n')
     const [real, objects] = paths
     if (!objects) return null
     const env = { GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects }
@@ -304,9 +410,16 @@ export async function snapshotTree(dir: string, scratch: string): Promise<string
       const head = await treeHead(dir)
       if (head) await runTreeGit(dir, ['read-tree', head], { env, writable: [scratch], readable, allowFailure: true })
     }
-    const add = await runTreeGit(dir, ['add', '-A', '--', '.'], { env, writable: [scratch], readable, allowFailure: true })
+    const add = await runTreeGit(dir, ['add', '-A', '--', '.'], {
+      env,
+      writable: [scratch],
+      readable,
+      allowFailure: true,
+    })
     if (add.code !== 0) return null
-    const tree = (await runTreeGit(dir, ['write-tree'], { env, writable: [scratch], readable, allowFailure: true })).stdout.trim()
+    const tree = (
+      await runTreeGit(dir, ['write-tree'], { env, writable: [scratch], readable, allowFailure: true })
+    ).stdout.trim()
     return /^[0-9a-f]{40}$/.test(tree) ? tree : null
   } finally {
     rmSync(index, { force: true })
@@ -323,7 +436,10 @@ export function withSnapshots(...stores: (string | null | undefined)[]): Record<
 export async function changedFiles(dir: string, from: string, to: string, scratch?: string): Promise<FileChange[]> {
   if (from === to) return []
   const env = scratch ? withSnapshots(snapshotObjects(scratch)) : {}
-  const r = await runTreeGit(dir, ['diff-tree', '-r', '-z', '--no-commit-id', '--name-status', '-M', from, to], { env, allowFailure: true })
+  const r = await runTreeGit(dir, ['diff-tree', '-r', '-z', '--no-commit-id', '--name-status', '-M', from, to], {
+    env,
+    allowFailure: true,
+  })
   if (r.code !== 0) return []
   const parts = r.stdout.split('\0').filter((p) => p.length > 0)
   const out: FileChange[] = []

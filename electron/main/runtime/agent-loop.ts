@@ -10,7 +10,15 @@ import type { MemberRow } from '../store/members-repo'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
 import { TEXT_FLUSH_MS } from './steps'
 import { buildBrief } from './brief'
-import { describeToolCall, needsHuman, stricterPolicy, suggestedRule, type CallSetting, type PolicyRule, type SandboxState } from './approval-policy'
+import {
+  describeToolCall,
+  needsHuman,
+  stricterPolicy,
+  suggestedRule,
+  type CallSetting,
+  type PolicyRule,
+  type SandboxState,
+} from './approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
@@ -56,7 +64,12 @@ export interface TurnEnv {
   member: MemberRow
   provider: ModelProvider
   tools: ToolDefinition<unknown, HarnessToolContext>[]
-  toolContext(host: MemberHost, signal: AbortSignal, endTurn: (reason: string) => void, sourceStepId: string): HarnessToolContext
+  toolContext(
+    host: MemberHost,
+    signal: AbortSignal,
+    endTurn: (reason: string) => void,
+    sourceStepId: string,
+  ): HarnessToolContext
   emitStep(row: StepRow): void
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string
@@ -77,7 +90,8 @@ export const stricterApproval = stricterPolicy
 
 export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
-    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` + (tree ? ` This turn you are in ${tree}.` : ''),
+    `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` +
+      (tree ? ` This turn you are in ${tree}.` : ''),
     member.instructions.trim(),
     'How to work: the brief below is rebuilt from the harness before every call and is the current truth — when it disagrees with anything said earlier in this conversation, the brief wins. ' +
       'When one of your tasks is flagged, adjust your work to the current decisions and call acknowledge_task. ' +
@@ -110,7 +124,13 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
   const taskId = turnTask(env.ctx, member, start)
   const ws = env.ctx.wsId
   const insert: Insert = (row) => {
-    const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: taskId, started_at: now(), ...row })
+    const id = store.steps.insert({
+      member_id: member.id,
+      turn_id: start.id,
+      task_id: taskId,
+      started_at: now(),
+      ...row,
+    })
     env.emitStep(store.steps.get(id)!)
     return id
   }
@@ -165,7 +185,11 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
       store.log.markDelivered(member.id, pending.at(-1)!.id, now())
       insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
     }
-    const messages = buildView(store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start), start.id, viewOptions(false))
+    const messages = buildView(
+      store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start),
+      start.id,
+      viewOptions(false),
+    )
     const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
 
     const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal: stepSignal })
@@ -209,7 +233,9 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
 
 /** Who stopped the turn: the human (Stop) or Concord shutting down; never blame the human for a restart. */
 function interruptText(host: MemberHost): string {
-  return host.stopReason === 'shutdown' ? 'The turn was interrupted by a restart of Concord.' : 'The turn was interrupted by the human.'
+  return host.stopReason === 'shutdown'
+    ? 'The turn was interrupted by a restart of Concord.'
+    : 'The turn was interrupted by the human.'
 }
 
 type Insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => number
@@ -220,7 +246,9 @@ async function streamModelStep(
   insert: Insert,
   finish: Finish,
   request: Parameters<ModelProvider['complete']>[0],
-): Promise<{ kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | { kind: 'error'; message: string }> {
+): Promise<
+  { kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | { kind: 'error'; message: string }
+> {
   const { store } = env.ctx
   const stepId = insert({ kind: 'model', status: 'streaming', text: '' })
   let text = ''
@@ -281,17 +309,26 @@ async function runToolCall(
   stoppedBy: () => string | null,
 ): Promise<string> {
   const tool = env.tools.find((t) => t.name === call.name)
-  const stepId: number = insert({ kind: 'tool', status: 'running', tool_call_id: call.id, tool_name: call.name, tool_args: call.argumentsText })
+  const stepId: number = insert({
+    kind: 'tool',
+    status: 'running',
+    tool_call_id: call.id,
+    tool_name: call.name,
+    tool_args: call.argumentsText,
+  })
   const fail = (message: string) => {
     finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
     return message
   }
-  if (!tool) return fail(`error: unknown tool '${call.name}'. Available tools: ${env.tools.map((t) => t.name).join(', ')}`)
+  if (!tool)
+    return fail(`error: unknown tool '${call.name}'. Available tools: ${env.tools.map((t) => t.name).join(', ')}`)
   let raw: unknown
   try {
     raw = call.argumentsText.trim() ? JSON.parse(call.argumentsText) : {}
   } catch (err) {
-    return fail(`error: the arguments are not valid JSON (${(err as Error).message}). Send the arguments of ${call.name} as one JSON object.`)
+    return fail(
+      `error: the arguments are not valid JSON (${(err as Error).message}). Send the arguments of ${call.name} as one JSON object.`,
+    )
   }
   let args: unknown
   try {
@@ -301,7 +338,12 @@ async function runToolCall(
   }
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
   const described = describeToolCall(call.name, args, needsApproval, { root: env.workspaceRoot, ...env.callSetting })
-  const answer = needsHuman(env.approval, env.rules ?? [], described, env.sandbox ?? { available: false, reason: 'the sandbox was not checked' })
+  const answer = needsHuman(
+    env.approval,
+    env.rules ?? [],
+    described,
+    env.sandbox ?? { available: false, reason: 'the sandbox was not checked' },
+  )
   if (answer.deny) {
     const text = `error (denied_by_rule): this call was ${answer.why}; it did not run. Do not retry it unchanged.`
     finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
@@ -311,7 +353,10 @@ async function runToolCall(
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
     const approvalId = makeId(env.ctx.wsId, 'step', stepId)
-    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, { why: answer.why, suggestion: suggestedRule(described) })
+    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, {
+      why: answer.why,
+      suggestion: suggestedRule(described),
+    })
     if (!allowed) {
       const stopped = stoppedBy()
       const text = !signal.aborted
@@ -328,7 +373,10 @@ async function runToolCall(
     env.emitStep(env.ctx.store.steps.get(stepId)!)
   }
   try {
-    const output = await tool.run(args, env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)))
+    const output = await tool.run(
+      args,
+      env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)),
+    )
     finish(stepId, { status: 'done', text: output, ended_at: now() })
     return output
   } catch (err) {
@@ -345,20 +393,44 @@ async function runToolCall(
 }
 
 /** A planning call with a view that leaves old plans out (replanning does not build on stale plans). */
-async function planStep(env: TurnEnv, start: StepRow, insert: Insert, finish: Finish, options: Parameters<typeof buildView>[2], signal: AbortSignal): Promise<string> {
+async function planStep(
+  env: TurnEnv,
+  start: StepRow,
+  insert: Insert,
+  finish: Finish,
+  options: Parameters<typeof buildView>[2],
+  signal: AbortSignal,
+): Promise<string> {
   const { store } = env.ctx
   const brief = buildBrief(env.ctx, env.member, [])
-  const messages = buildView(store.steps.recent(env.member.id, VIEW_LOOKBACK, env.member.session_start), start.id, options)
+  const messages = buildView(
+    store.steps.recent(env.member.id, VIEW_LOOKBACK, env.member.session_start),
+    start.id,
+    options,
+  )
   messages.push({
     role: 'user',
-    content: '[Planning step] Before you continue: list the facts you have established, what is left to do, and your next steps. Plain text, no tool calls.',
+    content:
+      '[Planning step] Before you continue: list the facts you have established, what is left to do, and your next steps. Plain text, no tool calls.',
   })
   const stepId = insert({ kind: 'plan', status: 'streaming', text: '' })
   try {
-    const result = await env.provider.complete({ system: `${systemPrompt(env.member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`, messages, tools: [], signal }, (d) =>
-      env.emitDelta(stepId, d),
+    const result = await env.provider.complete(
+      {
+        system: `${systemPrompt(env.member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`,
+        messages,
+        tools: [],
+        signal,
+      },
+      (d) => env.emitDelta(stepId, d),
     )
-    finish(stepId, { status: 'done', text: result.text, input_tokens: result.usage?.inputTokens, output_tokens: result.usage?.outputTokens, ended_at: now() })
+    finish(stepId, {
+      status: 'done',
+      text: result.text,
+      input_tokens: result.usage?.inputTokens,
+      output_tokens: result.usage?.outputTokens,
+      ended_at: now(),
+    })
     return 'ok'
   } catch (err) {
     if (err instanceof ProviderError && err.code === 'aborted') {

@@ -15,7 +15,10 @@ import { sandboxStatus } from './tools/sandbox'
 export type ApprovalPolicy = ApprovalPolicyName
 
 /** A rule as the policy reads it (stored rules and imported ones alike). */
-export type PolicyRule = Pick<ApprovalRule, 'effect' | 'tool' | 'commandPrefix' | 'pathGlob'> & { id?: string; memberId?: string | null }
+export type PolicyRule = Pick<ApprovalRule, 'effect' | 'tool' | 'commandPrefix' | 'pathGlob'> & {
+  id?: string
+  memberId?: string | null
+}
 
 /** What a call does, as far as the sandbox is concerned. */
 export type CallEffect =
@@ -131,7 +134,12 @@ function ruleMatches(rule: PolicyRule, call: PolicyCall): boolean {
   if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return false
   if (rule.commandPrefix) {
     if (call.command === undefined) return false
-    if (!(rule.effect === 'deny' ? denyPrefixMatches(call.command, rule.commandPrefix) : allowPrefixMatches(call.command, rule.commandPrefix))) return false
+    if (
+      !(rule.effect === 'deny'
+        ? denyPrefixMatches(call.command, rule.commandPrefix)
+        : allowPrefixMatches(call.command, rule.commandPrefix))
+    )
+      return false
   }
   if (rule.pathGlob) {
     if (!call.paths?.length) return false
@@ -172,22 +180,48 @@ function leavesSandbox(call: PolicyCall): string | null {
  * Whether a call waits for the human. Deny rules first (the member's, then the team's: any that matches refuses
  * the call), then allow rules (one that matches runs it), then the policy.
  */
-export function needsHuman(policy: ApprovalPolicy, rules: readonly PolicyRule[], call: PolicyCall, sandbox: SandboxState): PolicyAnswer {
+export function needsHuman(
+  policy: ApprovalPolicy,
+  rules: readonly PolicyRule[],
+  call: PolicyCall,
+  sandbox: SandboxState,
+): PolicyAnswer {
   const deny = rules.find((r) => r.effect === 'deny' && ruleMatches(r, call))
-  if (deny) return { ask: false, deny: true, why: `refused by the rule "${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`, rule: deny }
+  if (deny)
+    return {
+      ask: false,
+      deny: true,
+      why: `refused by the rule "${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`,
+      rule: deny,
+    }
   if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
   const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call))
-  if (allow) return { ask: false, deny: false, why: `allowed by the rule "${ruleWords(allow)}"${allow.memberId === null ? ' (for the team)' : ''}`, rule: allow }
+  if (allow)
+    return {
+      ask: false,
+      deny: false,
+      why: `allowed by the rule "${ruleWords(allow)}"${allow.memberId === null ? ' (for the team)' : ''}`,
+      rule: allow,
+    }
   if (policy === 'auto') return { ask: false, deny: false, why: 'the member runs every call without asking (auto)' }
-  if (policy === 'ask') return call.asksUnderAsk ? { ask: true, deny: false, why: 'the member asks before every write and command (ask)' } : { ask: false, deny: false, why: 'no approval needed' }
+  if (policy === 'ask')
+    return call.asksUnderAsk
+      ? { ask: true, deny: false, why: 'the member asks before every write and command (ask)' }
+      : { ask: false, deny: false, why: 'no approval needed' }
   // sandboxed
   if (!sandbox.available) {
     return call.asksUnderAsk || call.effect !== 'read'
-      ? { ask: true, deny: false, why: `there is no OS sandbox here (${sandbox.reason ?? 'unavailable'}), so sandboxed asks for every write and command` }
+      ? {
+          ask: true,
+          deny: false,
+          why: `there is no OS sandbox here (${sandbox.reason ?? 'unavailable'}), so sandboxed asks for every write and command`,
+        }
       : { ask: false, deny: false, why: 'no approval needed' }
   }
   const leaves = leavesSandbox(call)
-  return leaves ? { ask: true, deny: false, why: `it leaves the sandbox: ${leaves}` } : { ask: false, deny: false, why: 'it stays inside the sandbox' }
+  return leaves
+    ? { ask: true, deny: false, why: `it leaves the sandbox: ${leaves}` }
+    : { ask: false, deny: false, why: 'it stays inside the sandbox' }
 }
 
 // ── describing calls ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -222,7 +256,9 @@ export function describeToolCall(tool: string, args: unknown, asksUnderAsk: bool
     case 'git_commit':
       return { ...base, effect: 'commit', hooks: !!s.hooks }
     default:
-      return asksUnderAsk ? { ...base, effect: 'leaves', leaves: harnessLeaves[tool] ?? `${tool} changes the team's records` } : { ...base, effect: 'read' }
+      return asksUnderAsk
+        ? { ...base, effect: 'leaves', leaves: harnessLeaves[tool] ?? `${tool} changes the team's records` }
+        : { ...base, effect: 'read' }
   }
 }
 
@@ -246,13 +282,21 @@ function concordToolOf(call: AcpToolCallLike, names: readonly string[]): string 
  * request's locations or its input), a command is run_command with the network on (an agent's process has it, to
  * reach its model), a read is a read, a call of Concord's own MCP tools is that tool; the rest leaves the sandbox.
  */
-export function describeAcpCall(call: AcpToolCallLike, s: CallSetting & { concordTools: readonly string[] }): PolicyCall {
+export function describeAcpCall(
+  call: AcpToolCallLike,
+  s: CallSetting & { concordTools: readonly string[] },
+): PolicyCall {
   const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
   const base = { root: s.root, readOnlyTree: s.readOnlyTree }
   // Concord's own MCP tools apply this policy themselves when they run (mcp/server.ts): the agent's own ask is a read.
   const concord = concordToolOf(call, s.concordTools)
   if (concord) return { ...base, tool: concord, effect: 'read', asksUnderAsk: false }
-  const paths = [...(call.locations ?? []).map((l) => l.path), ...['file_path', 'path', 'abs_path', 'filePath', 'notebook_path'].map((k) => str(raw[k])).filter((p): p is string => !!p)]
+  const paths = [
+    ...(call.locations ?? []).map((l) => l.path),
+    ...['file_path', 'path', 'abs_path', 'filePath', 'notebook_path']
+      .map((k) => str(raw[k]))
+      .filter((p): p is string => !!p),
+  ]
   const command = Array.isArray(raw.command) ? raw.command.map(String).join(' ') : (str(raw.command) ?? str(raw.cmd))
   switch (call.kind) {
     case 'read':
@@ -265,11 +309,24 @@ export function describeAcpCall(call: AcpToolCallLike, s: CallSetting & { concor
     case 'move':
       return { ...base, tool: 'write_file', effect: 'write', asksUnderAsk: true, paths: [...new Set(paths)] }
     case 'execute':
-      return { ...base, tool: 'run_command', effect: 'command', asksUnderAsk: true, command: command ?? call.title ?? '', network: s.network ?? true }
+      return {
+        ...base,
+        tool: 'run_command',
+        effect: 'command',
+        asksUnderAsk: true,
+        command: command ?? call.title ?? '',
+        network: s.network ?? true,
+      }
     case 'fetch':
       return { ...base, tool: 'fetch', effect: 'leaves', asksUnderAsk: true, leaves: 'it reaches the network' }
     default:
-      return { ...base, tool: call.title?.trim() || 'tool', effect: 'leaves', asksUnderAsk: true, leaves: `Concord cannot tell what ${call.title?.trim() || 'this call'} does` }
+      return {
+        ...base,
+        tool: call.title?.trim() || 'tool',
+        effect: 'leaves',
+        asksUnderAsk: true,
+        leaves: `Concord cannot tell what ${call.title?.trim() || 'this call'} does`,
+      }
   }
 }
 

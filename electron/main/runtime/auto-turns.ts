@@ -68,7 +68,11 @@ export class AutoTurns {
    */
   onEvent(e: EventEnvelope): void {
     if (this.env.closing()) return
-    if (e.event === 'session.state' && e.payload.session.state === 'idle' && this.deferred.has(e.payload.session.memberId)) {
+    if (
+      e.event === 'session.state' &&
+      e.payload.session.state === 'idle' &&
+      this.deferred.has(e.payload.session.memberId)
+    ) {
       const memberId = e.payload.session.memberId
       this.schedule(() => this.flushDeferred(memberId), 'a deferred automatic turn')
       return
@@ -116,7 +120,8 @@ export class AutoTurns {
       } catch (err) {
         this.done()
         // A workspace closed meanwhile (its database with it) is not a failure: its pending notices resume later.
-        if (!(err instanceof TypeError && /database connection is not open/.test(err.message))) console.error(`automatic turn for ${job.what} failed:`, err instanceof Error ? err.message : err)
+        if (!(err instanceof TypeError && /database connection is not open/.test(err.message)))
+          console.error(`automatic turn for ${job.what} failed:`, err instanceof Error ? err.message : err)
       }
     }
     if (this.jobs.length) setImmediate(() => this.pump())
@@ -147,7 +152,9 @@ export class AutoTurns {
     // Closed again before this ran (a short-lived process, a test): nothing to resume.
     if (!ctx?.store.db.open) return
     try {
-      for (const m of ctx.store.members.list()) for (const row of ctx.store.log.notices(m.id, true)) this.schedule(() => this.onNotice(toNoticeSummary(ctx.wsId, ctx.store, row)), 'a pending notice')
+      for (const m of ctx.store.members.list())
+        for (const row of ctx.store.log.notices(m.id, true))
+          this.schedule(() => this.onNotice(toNoticeSummary(ctx.wsId, ctx.store, row)), 'a pending notice')
     } catch (err) {
       console.error('automatic turns after a restart failed:', err instanceof Error ? err.message : err)
     }
@@ -195,7 +202,10 @@ export class AutoTurns {
         if (task.assignee_id !== memberRow) continue
         const tk = makeKey('task', task.id)
         if (task.status === 'in_progress' && task.flag === 'needs_adjustment') {
-          flagTurn(task.id, [head, `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`])
+          flagTurn(task.id, [
+            head,
+            `${tk} is in progress and needs adjustment: read the notice in your brief, adjust your work to the current decisions, commit, then acknowledge ${tk}.`,
+          ])
         } else if (task.status === 'delivered' && task.flag === 'needs_reverification') {
           flagTurn(task.id, [
             head,
@@ -238,7 +248,8 @@ export class AutoTurns {
     this.deferred.delete(memberId)
     for (const d of list ?? []) {
       const ctx = this.ctx(d.wsId)
-      if (ctx && ctx.store.log.notice(d.noticeRowId)?.delivered_at === null) this.start(ctx, d.memberRowId, d.taskRowId, d.trigger, d.lines)
+      if (ctx && ctx.store.log.notice(d.noticeRowId)?.delivered_at === null)
+        this.start(ctx, d.memberRowId, d.taskRowId, d.trigger, d.lines)
       yield
     }
   }
@@ -247,7 +258,8 @@ export class AutoTurns {
     if (t.status !== 'delivered') return
     const ctx = this.ctx(t.workspaceId)
     const task = ctx?.store.tasks.get(parseId(t.id, 'task', 'taskId').n)
-    if (ctx && task) this.staleAuthors(ctx, task, `${makeKey('task', task.id)} was delivered on ${short(task.artifact_commit)}`)
+    if (ctx && task)
+      this.staleAuthors(ctx, task, `${makeKey('task', task.id)} was delivered on ${short(task.artifact_commit)}`)
   }
 
   /**
@@ -270,18 +282,26 @@ export class AutoTurns {
     for (const [n, messages] of byReport) {
       const report = ctx.store.reports.get(n)!
       // The human's own report is theirs to redo; the assignee's own is part of its re-alignment.
-      if (report.author_id === null || (report.author_id === task.assignee_id && report.kind === 'implementation')) continue
+      if (report.author_id === null || (report.author_id === task.assignee_id && report.kind === 'implementation'))
+        continue
       const rk = makeKey('report', n)
-      this.start(ctx, report.author_id, task.id, `stale:${task.id}:${n}:${task.artifact_commit ?? task.artifact_digest}:${versions}`, [
-        head,
-        `Your ${rk} (${report.kind}) no longer supports ${tk}: ${messages.join('; ')}. Re-verify ${tk} on ${short(task.artifact_commit)} against the current decisions and submit a new ${report.kind} report.`,
-      ])
+      this.start(
+        ctx,
+        report.author_id,
+        task.id,
+        `stale:${task.id}:${n}:${task.artifact_commit ?? task.artifact_digest}:${versions}`,
+        [
+          head,
+          `Your ${rk} (${report.kind}) no longer supports ${tk}: ${messages.join('; ')}. Re-verify ${tk} on ${short(task.artifact_commit)} against the current decisions and submit a new ${report.kind} report.`,
+        ],
+      )
     }
   }
 
   /** autoDeliver: the assignee's passing implementation report on a task in progress delivers it on its commit. */
   private async onReport(report: Report): Promise<void> {
-    if (report.kind !== 'implementation' || report.verdict !== 'pass' || !report.artifact.commit || !report.authorId) return
+    if (report.kind !== 'implementation' || report.verdict !== 'pass' || !report.artifact.commit || !report.authorId)
+      return
     let ctx: Ctx
     try {
       ctx = this.env.harness.ctx(report.workspaceId)
@@ -290,13 +310,22 @@ export class AutoTurns {
     }
     if (!workspaceSettings(ctx).autoDeliver) return
     const task = ctx.store.tasks.get(parseId(report.taskId, 'task', 'taskId').n)
-    if (!task || task.status !== 'in_progress' || task.assignee_id !== parseId(report.authorId, 'member', 'authorId').n) return
+    if (!task || task.status !== 'in_progress' || task.assignee_id !== parseId(report.authorId, 'member', 'authorId').n)
+      return
     try {
-      await this.env.call('tasks.setStatus', { taskId: report.taskId, status: 'delivered', artifact: { commit: report.artifact.commit }, actorId: report.authorId })
+      await this.env.call('tasks.setStatus', {
+        taskId: report.taskId,
+        status: 'delivered',
+        artifact: { commit: report.artifact.commit },
+        actorId: report.authorId,
+      })
       ctx.store.log.bump('auto_deliveries')
     } catch (err) {
       // A blocker or a move someone made meanwhile: the card still offers the delivery.
-      console.error(`automatic delivery of ${makeKey('task', task.id)} on ${report.key} failed:`, err instanceof Error ? err.message : err)
+      console.error(
+        `automatic delivery of ${makeKey('task', task.id)} on ${report.key} failed:`,
+        err instanceof Error ? err.message : err,
+      )
     }
   }
 
@@ -322,7 +351,15 @@ export class AutoTurns {
         else if (n === JOIN_SPELLED + 1) ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${JOIN_MORE}`)
         else changed = false
       } else {
-        id = ctx.store.steps.insert({ member_id: memberRowId, kind: 'message', status: 'queued', text, from_member_id: null, task_id: taskRowId, started_at: now() })
+        id = ctx.store.steps.insert({
+          member_id: memberRowId,
+          kind: 'message',
+          status: 'queued',
+          text,
+          from_member_id: null,
+          task_id: taskRowId,
+          started_at: now(),
+        })
       }
       repo.setStep(claim, id)
       ctx.store.log.bump('auto_turns')
@@ -340,7 +377,8 @@ const REPORT_PAGE = 50
 
 /** Triggers spelled out in one waiting auto turn; the rest are summed up by JOIN_MORE. */
 export const JOIN_SPELLED = 12
-export const JOIN_MORE = 'More changes concern you than fit here: the notices in your brief list every task and report; re-verify each that is stale.'
+export const JOIN_MORE =
+  'More changes concern you than fit here: the notices in your brief list every task and report; re-verify each that is stale.'
 
 /** A member Concord can start a turn for: it has a model or an agent, and is not archived. */
 function canWork(m: MemberRow): boolean {

@@ -35,27 +35,38 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
   }
 
   lines.push('# Brief (rebuilt from the Concord harness before every call: this is the current truth)')
-  lines.push(`You are ${member.name} (${member.role}), member id ${makeId(ws, 'member', member.id)}, authority: ${member.authority}.`)
+  lines.push(
+    `You are ${member.name} (${member.role}), member id ${makeId(ws, 'member', member.id)}, authority: ${member.authority}.`,
+  )
   const team = store.members.list().filter((m) => m.id !== member.id)
   if (team.length) {
-    lines.push('Team: ' + team.map((m) => `${m.name} (${m.role}, ${m.authority}, id ${makeId(ws, 'member', m.id)})`).join('; '))
+    lines.push(
+      'Team: ' + team.map((m) => `${m.name} (${m.role}, ${m.authority}, id ${makeId(ws, 'member', m.id)})`).join('; '),
+    )
   }
 
-  const tasks = store.tasks.list(member.id).filter((t) => t.status !== 'cancelled' && (t.status !== 'accepted' || t.flag))
+  const tasks = store.tasks
+    .list(member.id)
+    .filter((t) => t.status !== 'cancelled' && (t.status !== 'accepted' || t.flag))
   const depends = new Set<number>()
   lines.push('', '## Your tasks')
   if (!tasks.length) lines.push('(none assigned)')
   for (const t of tasks) {
     const links = store.tasks.links(t.id)
     links.forEach((l) => depends.add(l.decision_id))
-    lines.push(`- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`)
+    lines.push(
+      `- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`,
+    )
     if (t.spec) lines.push(`  spec: ${t.spec}`)
     if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
     if (links.length) {
       lines.push(
         '  depends on: ' +
           links
-            .map((l) => `${makeKey('decision', l.decision_id)} v${l.current_version}${l.pinned_fingerprint === l.current_fingerprint ? '' : ` (you last aligned with v${l.pinned_version})`}`)
+            .map(
+              (l) =>
+                `${makeKey('decision', l.decision_id)} v${l.current_version}${l.pinned_fingerprint === l.current_fingerprint ? '' : ` (you last aligned with v${l.pinned_version})`}`,
+            )
             .join(', '),
       )
     }
@@ -66,14 +77,18 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
     lines.push('', '## Decisions your tasks depend on (current text)')
     for (const d of dependent) lines.push(show(d))
   }
-  const others = [...decisions.values()].filter((d) => !depends.has(d.id) && (d.status === 'accepted' || d.status === 'proposed'))
+  const others = [...decisions.values()].filter(
+    (d) => !depends.has(d.id) && (d.status === 'accepted' || d.status === 'proposed'),
+  )
   if (others.length) {
     lines.push('', '## Other decisions in force')
     others.forEach((d, i) => {
       if (i < OTHER_DECISIONS_WITH_TEXT) lines.push(show(d))
       else {
         versions.set(makeId(ws, 'decision', d.id), d.version)
-        lines.push(`- ${makeKey('decision', d.id)} v${d.version} [${d.status}] "${d.title}" (get the text with list_decisions)`)
+        lines.push(
+          `- ${makeKey('decision', d.id)} v${d.version} [${d.status}] "${d.title}" (get the text with list_decisions)`,
+        )
       }
     })
   }

@@ -32,7 +32,10 @@ function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): Ch
       return step.status === 'queued' ? null : { role: 'user', content: step.text }
     case 'message':
       if (step.status === 'queued') return null
-      return { role: 'user', content: `[${step.from_member_id === null ? 'From Concord' : `Message from ${o.memberName(step.from_member_id)}`}] ${step.text}` }
+      return {
+        role: 'user',
+        content: `[${step.from_member_id === null ? 'From Concord' : `Message from ${o.memberName(step.from_member_id)}`}] ${step.text}`,
+      }
     case 'model': {
       const toolCalls = JSON.parse(step.tool_calls) as ToolCall[]
       const text = step.status === 'interrupted' && step.text ? `${step.text} [interrupted]` : step.text
@@ -63,7 +66,11 @@ function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): Ch
   }
 }
 
-const size = (m: ChatMessage) => m.content.length + (m.role === 'assistant' && m.toolCalls ? m.toolCalls.reduce((n, c) => n + c.argumentsText.length + c.name.length, 0) : 0)
+const size = (m: ChatMessage) =>
+  m.content.length +
+  (m.role === 'assistant' && m.toolCalls
+    ? m.toolCalls.reduce((n, c) => n + c.argumentsText.length + c.name.length, 0)
+    : 0)
 
 /**
  * steps: the session in ascending order. turnStart: the id of the step that began the current turn;
@@ -72,7 +79,9 @@ const size = (m: ChatMessage) => m.content.length + (m.role === 'assistant' && m
  */
 export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions): ChatMessage[] {
   const steps = inTurnOrder(stored)
-  const latestPlanId = o.omitPlans ? null : (steps.filter((s) => s.kind === 'plan' && s.status === 'done').at(-1)?.id ?? null)
+  const latestPlanId = o.omitPlans
+    ? null
+    : (steps.filter((s) => s.kind === 'plan' && s.status === 'done').at(-1)?.id ?? null)
   const turns: StepRow[][] = []
   for (const s of steps) {
     const starts = s.kind === 'user' || s.kind === 'message' || !turns.length
@@ -92,7 +101,9 @@ export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions):
     chosen.unshift(msgs)
   }
   // Keep the latest plan even when its turn fell out of the window.
-  const planInWindow = chosen.some((msgs) => msgs.some((m) => m.role === 'user' && m.content.startsWith('[Your current plan')))
+  const planInWindow = chosen.some((msgs) =>
+    msgs.some((m) => m.role === 'user' && m.content.startsWith('[Your current plan')),
+  )
   if (latestPlanId !== null && !planInWindow) {
     const plan = steps.find((s) => s.id === latestPlanId)!
     chosen.unshift([project(plan, o, latestPlanId)!])
@@ -134,7 +145,15 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
         results.set(t.toolCallId, t)
       }
       for (const call of m.toolCalls ?? []) {
-        out.push(results.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: '[no result: the turn ended before this call ran]', isError: true })
+        out.push(
+          results.get(call.id) ?? {
+            role: 'tool',
+            toolCallId: call.id,
+            name: call.name,
+            content: '[no result: the turn ended before this call ran]',
+            isError: true,
+          },
+        )
       }
       i = j - 1
       continue
@@ -143,6 +162,7 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
     if (prev && prev.role === 'user') prev.content = `${prev.content}\n\n${m.content}`
     else out.push({ ...m })
   }
-  if (out.length === 0 || out[0].role !== 'user') out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
+  if (out.length === 0 || out[0].role !== 'user')
+    out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
   return out
 }

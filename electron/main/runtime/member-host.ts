@@ -178,7 +178,13 @@ export class MemberHost {
     return reason ? `Denied by the human: ${reason}` : 'The human denied this call.'
   }
 
-  requestApproval(callId: string, stepId: number, name: string, argumentsText: string, extra: ApprovalExtra = {}): Promise<boolean> {
+  requestApproval(
+    callId: string,
+    stepId: number,
+    name: string,
+    argumentsText: string,
+    extra: ApprovalExtra = {},
+  ): Promise<boolean> {
     return new Promise((resolve) => {
       this.approvals.set(callId, {
         ...extra,

@@ -18,7 +18,10 @@ export function recoverLeftovers(ctx: Ctx): void {
     const members = new Map<number, StepRow>()
     for (const s of open) {
       // A call that was waiting for the human is not denied by the human: say what happened.
-      const text = s.status === 'waiting_approval' ? 'Interrupted by a restart of Concord while waiting for approval; it did not run.' : undefined
+      const text =
+        s.status === 'waiting_approval'
+          ? 'Interrupted by a restart of Concord while waiting for approval; it did not run.'
+          : undefined
       ctx.store.steps.finish(s.id, { status: 'interrupted', text, ended_at: now() })
       members.set(s.member_id, s)
     }

@@ -21,10 +21,18 @@ export function failedTurn(store: WorkspaceStore, memberRowId: number): StepRow 
  * Queues the failed turn's message again (same text, sender, task and approval), then what was queued after it,
  * in order. Returns the new step id and the ids the moved messages had and have now (for delegation waiters).
  */
-export function requeueFailedTurn(store: WorkspaceStore, memberRowId: number, name: string): { stepId: number; moved: (readonly [number, number])[] } {
+export function requeueFailedTurn(
+  store: WorkspaceStore,
+  memberRowId: number,
+  name: string,
+): { stepId: number; moved: (readonly [number, number])[] } {
   return store.transaction(() => {
     const start = failedTurn(store, memberRowId)
-    if (!start) throw new ApiError('invalid_transition', `${name}'s last turn did not fail: there is nothing to retry (send a message instead)`)
+    if (!start)
+      throw new ApiError(
+        'invalid_transition',
+        `${name}'s last turn did not fail: there is nothing to retry (send a message instead)`,
+      )
     const queued: StepRow[] = []
     for (let q = store.steps.nextQueued(memberRowId); q; q = store.steps.nextQueued(memberRowId)) {
       queued.push(q)

@@ -58,7 +58,10 @@ export class Runtime {
   private readonly recovered = new Set<string>()
   /** member id → the member it is waiting on through `delegate` (to refuse cycles). */
   private readonly waitingOn = new Map<string, string>()
-  private readonly tools: ToolDefinition<unknown, HarnessToolContext>[] = [...repoTools(), ...harnessTools()] as ToolDefinition<unknown, HarnessToolContext>[]
+  private readonly tools: ToolDefinition<unknown, HarnessToolContext>[] = [
+    ...repoTools(),
+    ...harnessTools(),
+  ] as ToolDefinition<unknown, HarnessToolContext>[]
   private closed = false
   /** Turns Concord starts itself for flagged members and stale evidence (auto-turns.ts). */
   private readonly autoTurns: AutoTurns
@@ -103,9 +106,13 @@ export class Runtime {
     this.autoTurns.resume(wsId)
     try {
       const ctx = this.o.harness.ctx(wsId)
-      for (const m of ctx.store.members.list()) if (ctx.store.steps.queuedCount(m.id) > 0) this.host(makeId(wsId, 'member', m.id))
+      for (const m of ctx.store.members.list())
+        if (ctx.store.steps.queuedCount(m.id) > 0) this.host(makeId(wsId, 'member', m.id))
     } catch (err) {
-      console.error(`could not resume the queued messages of workspace ${wsId}:`, err instanceof Error ? err.message : err)
+      console.error(
+        `could not resume the queued messages of workspace ${wsId}:`,
+        err instanceof Error ? err.message : err,
+      )
     }
   }
 
@@ -139,7 +146,16 @@ export class Runtime {
     const member = ctx.store.members.get(host.memberRowId)!
     if (!member.agent && (!member.provider_kind || !member.provider_model)) {
       const text = `${member.name} has no model provider set: choose one in the member's settings.`
-      ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
+      ctx.store.steps.insert({
+        member_id: member.id,
+        turn_id: start.id,
+        kind: 'error',
+        status: 'error',
+        text,
+        is_error: 1,
+        started_at: now(),
+        ended_at: now(),
+      })
       return { status: 'error' as const, answer: '', error: text }
     }
     const provider = member.agent
@@ -159,18 +175,31 @@ export class Runtime {
       // A message that names exactly one of the member's tasks in progress works on it (turn-task.ts).
       bindTurnTask(ctx, member, start)
       tree = await treeForTurn(this.o.harness, ctx, member.id, turnTask(ctx, member, start))
-      const unbound = tree.readOnly && tree.taskRowId === null && start.task_id === null ? unboundTreeText(ctx, member, tree.description) : null
+      const unbound =
+        tree.readOnly && tree.taskRowId === null && start.task_id === null
+          ? unboundTreeText(ctx, member, tree.description)
+          : null
       if (unbound) tree = { ...tree, readOnly: unbound }
     } catch (err) {
       const text = `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`
-      ctx.store.steps.insert({ member_id: member.id, turn_id: start.id, kind: 'error', status: 'error', text, is_error: 1, started_at: now(), ended_at: now() })
+      ctx.store.steps.insert({
+        member_id: member.id,
+        turn_id: start.id,
+        kind: 'error',
+        status: 'error',
+        text,
+        is_error: 1,
+        started_at: now(),
+        ended_at: now(),
+      })
       return { status: 'error' as const, answer: '', error: text }
     }
     const workspaceRoot = tree.root
     const before = tree.readOnly ? null : await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
     // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
     const approval = stricterApproval(member.approval, start.approval)
-    const emitStep = (row: StepRow) => this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
+    const emitStep = (row: StepRow) =>
+      this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
     if (!provider) {
       const outcome = await runAcpTurn(
         {
@@ -191,14 +220,21 @@ export class Runtime {
           dataDir: this.o.harness.registry.dataDir,
           sandbox: this.sandboxPolicy(ctx, host, tree),
           apiKey: this.o.harness.secrets.get(secretRef(host.memberId)),
-          emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
+          emitDelta: (stepId, text) =>
+            this.o.bus.emit('session.delta', {
+              workspaceId: host.wsId,
+              memberId: host.memberId,
+              stepId: makeId(host.wsId, 'step', stepId),
+              text,
+            }),
         },
         host,
         start,
       )
       await this.recordChanges(ctx, host, start, tree, before)
       // A notice that came mid-turn and did not go out with a tool result is the agent's next prompt.
-      if ((outcome.status === 'done' || host.stopReason === 'notice') && ctx.store.log.pendingCount(member.id) > 0) this.promptWithNotices(host)
+      if ((outcome.status === 'done' || host.stopReason === 'notice') && ctx.store.log.pendingCount(member.id) > 0)
+        this.promptWithNotices(host)
       return outcome
     }
     const outcome = await runTurn(
@@ -212,10 +248,21 @@ export class Runtime {
         approval,
         rules: rulesFor(ctx, member.id),
         sandbox: await sandboxStatus(),
-        callSetting: { readOnlyTree: !!tree.readOnly, network: member.network === 1, hooks: workspaceSettings(ctx).gitHooks },
+        callSetting: {
+          readOnlyTree: !!tree.readOnly,
+          network: member.network === 1,
+          hooks: workspaceSettings(ctx).gitHooks,
+        },
         emitStep,
-        emitDelta: (stepId, text) => this.o.bus.emit('session.delta', { workspaceId: host.wsId, memberId: host.memberId, stepId: makeId(host.wsId, 'step', stepId), text }),
-        toolContext: (h, signal, endTurn, sourceStepId) => this.toolContext(h, tree, member.authority, approval, signal, endTurn, sourceStepId),
+        emitDelta: (stepId, text) =>
+          this.o.bus.emit('session.delta', {
+            workspaceId: host.wsId,
+            memberId: host.memberId,
+            stepId: makeId(host.wsId, 'step', stepId),
+            text,
+          }),
+        toolContext: (h, signal, endTurn, sourceStepId) =>
+          this.toolContext(h, tree, member.authority, approval, signal, endTurn, sourceStepId),
       },
       host,
       start,
@@ -237,21 +284,38 @@ export class Runtime {
     const member = ctx.store.members.get(host.memberRowId)
     if (!member?.agent_interrupt) return
     // The event names the first tasks only; the stored notice has them all.
-    const all = notice.taskCount > notice.taskIds.length ? ctx.store.log.notice(parseId(notice.id, 'notice', 'noticeId').n) : undefined
-    const taskRows = all ? (JSON.parse(all.task_ids) as number[]) : notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)
+    const all =
+      notice.taskCount > notice.taskIds.length
+        ? ctx.store.log.notice(parseId(notice.id, 'notice', 'noticeId').n)
+        : undefined
+    const taskRows = all
+      ? (JSON.parse(all.task_ids) as number[])
+      : notice.taskIds.map((id) => parseId(id, 'task', 'taskId').n)
     const flagged = taskRows.map((n) => ctx.store.tasks.get(n)).filter((t) => t?.flag === 'needs_adjustment')
     if (member.agent) {
       if (flagged.length) host.interrupt('notice')
-    } else if (flagged.some((t) => t?.status === 'in_progress')) interruptForNotice(host, parseId(notice.decisionId, 'decision', 'decisionId').n)
+    } else if (flagged.some((t) => t?.status === 'in_progress'))
+      interruptForNotice(host, parseId(notice.decisionId, 'decision', 'decisionId').n)
   }
 
   /** Queues a turn that carries the member's pending notices (in the brief every prompt starts with). */
   private promptWithNotices(host: MemberHost): void {
     const { store } = this.o.harness.ctx(host.wsId)
     if (store.steps.queuedCount(host.memberRowId) > 0) return // the next queued message carries them anyway
-    const text = 'A decision your work depends on changed while you were working: read the notices in the brief above, adjust your work, then acknowledge the task.'
-    const stepId = store.steps.insert({ member_id: host.memberRowId, kind: 'notice', status: 'queued', text, started_at: now() })
-    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, store.steps.get(stepId)!) })
+    const text =
+      'A decision your work depends on changed while you were working: read the notices in the brief above, adjust your work, then acknowledge the task.'
+    const stepId = store.steps.insert({
+      member_id: host.memberRowId,
+      kind: 'notice',
+      status: 'queued',
+      text,
+      started_at: now(),
+    })
+    this.o.bus.emit('session.step', {
+      workspaceId: host.wsId,
+      memberId: host.memberId,
+      step: toStep(host.wsId, store.steps.get(stepId)!),
+    })
   }
 
   private snapshotDir(host: MemberHost): string {
@@ -259,7 +323,13 @@ export class Runtime {
   }
 
   /** The files this turn changed in its tree, on the turn's last step (and the task's head as it is now). */
-  private async recordChanges(ctx: Ctx, host: MemberHost, start: StepRow, tree: TurnTree, before: string | null): Promise<void> {
+  private async recordChanges(
+    ctx: Ctx,
+    host: MemberHost,
+    start: StepRow,
+    tree: TurnTree,
+    before: string | null,
+  ): Promise<void> {
     if (tree.taskRowId !== null) await refreshHead(this.o.harness, ctx, tree.taskRowId).catch(() => undefined)
     if (!before) return
     const after = await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
@@ -270,7 +340,11 @@ export class Runtime {
     if (!last) return
     // The two trees are kept so the turn's own diff can be shown later (sessions.changes).
     ctx.store.steps.setChanges(last.id, JSON.stringify({ from: before, to: after, files: changes }))
-    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, ctx.store.steps.get(last.id)!) })
+    this.o.bus.emit('session.step', {
+      workspaceId: host.wsId,
+      memberId: host.memberId,
+      step: toStep(host.wsId, ctx.store.steps.get(last.id)!),
+    })
     if (tree.taskRowId !== null) {
       // The task card's head moved with the turn's commits.
       const task = ctx.store.tasks.get(tree.taskRowId)
@@ -333,12 +407,19 @@ export class Runtime {
     }
   }
 
-  private enqueue(memberId: string, text: string, fromMemberRowId: number | null, taskId: string | null | undefined, approval: ApprovalPolicy | null = null): { host: MemberHost; stepId: number } {
+  private enqueue(
+    memberId: string,
+    text: string,
+    fromMemberRowId: number | null,
+    taskId: string | null | undefined,
+    approval: ApprovalPolicy | null = null,
+  ): { host: MemberHost; stepId: number } {
     const host = this.host(memberId)
     const ctx = this.o.harness.ctx(host.wsId)
     requireActiveMember(ctx, host.memberRowId)
     const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
-    if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId)) throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
+    if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId))
+      throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
     const stepId = ctx.store.steps.insert({
       member_id: host.memberRowId,
       kind: fromMemberRowId === null ? 'user' : 'message',
@@ -349,7 +430,11 @@ export class Runtime {
       approval,
       started_at: now(),
     })
-    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, ctx.store.steps.get(stepId)!) })
+    this.o.bus.emit('session.step', {
+      workspaceId: host.wsId,
+      memberId,
+      step: toStep(host.wsId, ctx.store.steps.get(stepId)!),
+    })
     host.resume()
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
     return { host, stepId }
@@ -374,11 +459,22 @@ export class Runtime {
       const parts = [`Start ${makeKey('task', task.id)}: ${task.title}`]
       if (task.spec.trim()) parts.push(task.spec.trim())
       if (task.acceptance_criteria.trim()) parts.push(`Acceptance criteria:\n${task.acceptance_criteria.trim()}`)
-      const stepId = ctx.store.steps.insert({ member_id: member.id, kind: 'message', status: 'queued', text: parts.join('\n\n'), from_member_id: null, task_id: task.id, started_at: now() })
+      const stepId = ctx.store.steps.insert({
+        member_id: member.id,
+        kind: 'message',
+        status: 'queued',
+        text: parts.join('\n\n'),
+        from_member_id: null,
+        task_id: task.id,
+        started_at: now(),
+      })
       this.queuedByConcord(memberId, ctx.store.steps.get(stepId)!)
     } catch (err) {
       // The move stands; the card still lets the human start the conversation.
-      console.error(`could not start the turn for task ${taskRowId} of workspace ${wsId}:`, err instanceof Error ? err.message : err)
+      console.error(
+        `could not start the turn for task ${taskRowId} of workspace ${wsId}:`,
+        err instanceof Error ? err.message : err,
+      )
     }
   }
 
@@ -391,10 +487,17 @@ export class Runtime {
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
   }
 
-  private async delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: ApprovalPolicy): Promise<string> {
+  private async delegate(
+    from: MemberHost,
+    to: string,
+    task: string,
+    signal: AbortSignal,
+    approval: ApprovalPolicy,
+  ): Promise<string> {
     // Refuse a wait cycle: following who waits on whom from the target must not lead back here.
     for (let m: string | undefined = to; m; m = this.waitingOn.get(m)) {
-      if (m === from.memberId) throw new ToolError('delegation_cycle', `${to} is (indirectly) waiting on you; delegating to it would deadlock`)
+      if (m === from.memberId)
+        throw new ToolError('delegation_cycle', `${to} is (indirectly) waiting on you; delegating to it would deadlock`)
     }
     const { host, stepId } = this.enqueue(to, task, from.memberRowId, null, approval)
     this.waitingOn.set(from.memberId, to)
@@ -419,7 +522,10 @@ export class Runtime {
   send(p: ParsedParams<'sessions.send'>): Result<'sessions.send'> {
     if (this.closed) throw new ApiError('busy', 'Concord is shutting down')
     const { host, stepId } = this.enqueue(p.memberId, p.text, null, p.taskId)
-    return { stepId: makeId(host.wsId, 'step', stepId), queued: this.o.harness.ctx(host.wsId).store.steps.queuedCount(host.memberRowId) }
+    return {
+      stepId: makeId(host.wsId, 'step', stepId),
+      queued: this.o.harness.ctx(host.wsId).store.steps.queuedCount(host.memberRowId),
+    }
   }
 
   get(p: ParsedParams<'sessions.get'>): SessionPage {
@@ -444,7 +550,11 @@ export class Runtime {
    */
   reset(memberId: string): SessionInfo {
     const host = this.host(memberId)
-    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; interrupt it before starting a new conversation`)
+    if (host.abort)
+      throw new ApiError(
+        'invalid_transition',
+        `${memberId} is working; interrupt it before starting a new conversation`,
+      )
     const { store } = this.o.harness.ctx(host.wsId)
     const moved = store.transaction(() => {
       const queued: StepRow[] = []
@@ -468,7 +578,8 @@ export class Runtime {
   /** The Restart of a member in error: a fresh agent process (the next turn loads the session where it can), the queue resumed. */
   restart(memberId: string): SessionInfo {
     const host = this.host(memberId)
-    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; interrupt it before restarting it`)
+    if (host.abort)
+      throw new ApiError('invalid_transition', `${memberId} is working; interrupt it before restarting it`)
     this.agents.stop(memberId)
     host.resume()
     return host.info()
@@ -488,7 +599,8 @@ export class Runtime {
 
   approve(p: ParsedParams<'sessions.approve'>): SessionInfo {
     const host = this.host(p.memberId)
-    if (!host.approve(p.callId, p.allow, p.reason)) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
+    if (!host.approve(p.callId, p.allow, p.reason))
+      throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
     return host.info()
   }
 
@@ -499,7 +611,11 @@ export class Runtime {
     if (!pending) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
     const suggestion = pending.suggestion ?? { tool: pending.name }
     const ctx = this.o.harness.ctx(host.wsId)
-    const rule = addRule(ctx, p.scope === 'team' ? null : p.memberId, p.rule ?? { effect: 'allow', tool: suggestion.tool, commandPrefix: suggestion.commandPrefix ?? null })
+    const rule = addRule(
+      ctx,
+      p.scope === 'team' ? null : p.memberId,
+      p.rule ?? { effect: 'allow', tool: suggestion.tool, commandPrefix: suggestion.commandPrefix ?? null },
+    )
     host.approve(p.callId, true)
     return { session: host.info(), rule }
   }
@@ -507,8 +623,22 @@ export class Runtime {
   tokens(workspaceId: string): TokenTotals {
     const ctx = this.ctx(workspaceId)
     return {
-      perMember: ctx.store.steps.usageByMember().map((u) => ({ memberId: makeId(workspaceId, 'member', u.member_id), input: u.input, output: u.output, unreported: u.unreported })),
-      perTask: ctx.store.steps.usageByTask().map((u) => ({ taskId: makeId(workspaceId, 'task', u.task_id), input: u.input, output: u.output, unreported: u.unreported })),
+      perMember: ctx.store.steps
+        .usageByMember()
+        .map((u) => ({
+          memberId: makeId(workspaceId, 'member', u.member_id),
+          input: u.input,
+          output: u.output,
+          unreported: u.unreported,
+        })),
+      perTask: ctx.store.steps
+        .usageByTask()
+        .map((u) => ({
+          taskId: makeId(workspaceId, 'task', u.task_id),
+          input: u.input,
+          output: u.output,
+          unreported: u.unreported,
+        })),
     }
   }
 
@@ -523,14 +653,24 @@ export class Runtime {
   /** Runs a failed turn again from its message (see retry.ts); an agent gets a fresh process, as with Restart. */
   retry(memberId: string): SessionInfo {
     const host = this.host(memberId)
-    if (host.abort) throw new ApiError('invalid_transition', `${memberId} is working; wait for its turn to end before retrying`)
+    if (host.abort)
+      throw new ApiError('invalid_transition', `${memberId} is working; wait for its turn to end before retrying`)
     const { store } = this.o.harness.ctx(host.wsId)
-    const { stepId, moved } = requeueFailedTurn(store, host.memberRowId, store.members.get(host.memberRowId)?.name ?? memberId)
+    const { stepId, moved } = requeueFailedTurn(
+      store,
+      host.memberRowId,
+      store.members.get(host.memberRowId)?.name ?? memberId,
+    )
     for (const [from, to] of moved) host.renameTurn(from, to)
     this.agents.stop(memberId)
     // Moved messages have new ids: the view reloads; otherwise the one new step is enough.
     if (moved.length) this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
-    else this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, store.steps.get(stepId)!) })
+    else
+      this.o.bus.emit('session.step', {
+        workspaceId: host.wsId,
+        memberId,
+        step: toStep(host.wsId, store.steps.get(stepId)!),
+      })
     host.resume()
     return host.info()
   }
@@ -541,7 +681,8 @@ export class Runtime {
     this.closed = true
     for (const h of this.hosts.values()) h.stop()
     const deadline = Date.now() + 2000
-    while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    while ([...this.hosts.values()].some((h) => h.abort) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10))
     await this.agents.close()
   }
 }

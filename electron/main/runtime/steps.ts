@@ -20,7 +20,16 @@ export function toStep(ws: string, r: StepRow): Step {
     status: r.status,
     text: r.text,
     toolCalls: JSON.parse(r.tool_calls) as Step['toolCalls'],
-    tool: r.kind === 'tool' ? { callId: makeId(ws, 'step', r.id), toolCallId: r.tool_call_id ?? '', name: r.tool_name ?? '', argumentsText: r.tool_args ?? '', isError: r.is_error === 1 } : null,
+    tool:
+      r.kind === 'tool'
+        ? {
+            callId: makeId(ws, 'step', r.id),
+            toolCallId: r.tool_call_id ?? '',
+            name: r.tool_name ?? '',
+            argumentsText: r.tool_args ?? '',
+            isError: r.is_error === 1,
+          }
+        : null,
     fromMemberId: id('member', r.from_member_id),
     taskId: id('task', r.task_id),
     usage: r.input_tokens === null ? null : { input: r.input_tokens, output: r.output_tokens ?? 0 },
@@ -47,7 +56,11 @@ export function stepRefs(ws: string, json: string | null): StepRef[] {
   for (const p of JSON.parse(json) as PinnedRef[]) {
     const k = parseKey(p.key)
     if (!k || k.kind === 'proposal') continue
-    out.push(p.version === undefined ? { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n) } : { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n), version: p.version })
+    out.push(
+      p.version === undefined
+        ? { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n) }
+        : { key: p.key, kind: k.kind, id: makeId(ws, k.kind, k.n), version: p.version },
+    )
   }
   return out
 }

@@ -9,7 +9,8 @@ import type { MemberRow } from '../store/members-repo'
 import type { StepRow } from '../store/steps-repo'
 import type { TaskRow } from '../store/tasks-repo'
 
-export const tasksInProgress = (ctx: Ctx, member: MemberRow): TaskRow[] => ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
+export const tasksInProgress = (ctx: Ctx, member: MemberRow): TaskRow[] =>
+  ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
 
 /** The task the text names among `tasks`, when it names exactly one of them. */
 export function namedTask(text: string, tasks: TaskRow[]): TaskRow | null {

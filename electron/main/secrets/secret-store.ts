@@ -1,4 +1,15 @@
-import { closeSync, constants, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { tightenFile } from '../data-dir'
@@ -39,7 +50,10 @@ export class SecretStore {
     if (!existsSync(file)) return
     tightenFile(file)
     const broken = (why: string) =>
-      new ApiError('storage_corrupt', `The secrets file ${file} ${why}. Move it aside (the members' API keys in it must then be entered again) or restore it from a backup, and start Concord again.`)
+      new ApiError(
+        'storage_corrupt',
+        `The secrets file ${file} ${why}. Move it aside (the members' API keys in it must then be entered again) or restore it from a backup, and start Concord again.`,
+      )
     let raw: unknown
     try {
       raw = JSON.parse(readFileSync(file, 'utf8'))
@@ -101,7 +115,10 @@ export class SecretStore {
     } catch (err) {
       const name = basename(this.file)
       const subject = `Cannot save the API key in ${name} (data folder)`
-      throw storageFault(err, subject, `${name} and ${basename(tmp)} beside it`) ?? new ApiError('io_error', `${subject}: ${(err as Error | undefined)?.name ?? String(err)}`)
+      throw (
+        storageFault(err, subject, `${name} and ${basename(tmp)} beside it`) ??
+        new ApiError('io_error', `${subject}: ${(err as Error | undefined)?.name ?? String(err)}`)
+      )
     }
   }
 }

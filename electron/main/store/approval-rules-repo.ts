@@ -20,7 +20,9 @@ export class ApprovalRulesRepo {
   constructor(db: Db) {
     this.s = {
       all: db.prepare<[], ApprovalRuleRow>('SELECT * FROM approval_rules ORDER BY id'),
-      forMember: db.prepare<[number], ApprovalRuleRow>('SELECT * FROM approval_rules WHERE member_id = ? OR member_id IS NULL ORDER BY id'),
+      forMember: db.prepare<[number], ApprovalRuleRow>(
+        'SELECT * FROM approval_rules WHERE member_id = ? OR member_id IS NULL ORDER BY id',
+      ),
       get: db.prepare<[number], ApprovalRuleRow>('SELECT * FROM approval_rules WHERE id = ?'),
       same: db.prepare<[number | null, string, string | null, string | null, string | null], ApprovalRuleRow>(
         'SELECT * FROM approval_rules WHERE member_id IS ? AND effect = ? AND tool IS ? AND command_prefix IS ? AND path_glob IS ?',

@@ -9,9 +9,15 @@ export class ArchiveRepo {
 
   constructor(db: Db) {
     this.s = {
-      setMember: db.prepare<[string | null, string, number]>('UPDATE members SET archived_at = ?, updated_at = ? WHERE id = ?'),
-      setTask: db.prepare<[string | null, string, number]>('UPDATE tasks SET archived_at = ?, version = version + 1, updated_at = ? WHERE id = ?'),
-      members: db.prepare<[], MemberRow>('SELECT * FROM members WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id'),
+      setMember: db.prepare<[string | null, string, number]>(
+        'UPDATE members SET archived_at = ?, updated_at = ? WHERE id = ?',
+      ),
+      setTask: db.prepare<[string | null, string, number]>(
+        'UPDATE tasks SET archived_at = ?, version = version + 1, updated_at = ? WHERE id = ?',
+      ),
+      members: db.prepare<[], MemberRow>(
+        'SELECT * FROM members WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id',
+      ),
       tasks: db.prepare<[], TaskRow>('SELECT * FROM tasks WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id'),
       // What keeps a member from being archived, as the store sees it: messages waiting, steps in flight.
       memberWork: db.prepare<[number], { queued: number; open: number }>(
@@ -51,7 +57,9 @@ export class WorkspaceArchiveRepo {
   constructor(db: Db) {
     this.s = {
       set: db.prepare<[string | null, string]>('UPDATE workspaces SET archived_at = ? WHERE id = ?'),
-      archived: db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE archived_at IS NOT NULL ORDER BY archived_at DESC'),
+      archived: db.prepare<[], WorkspaceRow>(
+        'SELECT * FROM workspaces WHERE archived_at IS NOT NULL ORDER BY archived_at DESC',
+      ),
     }
   }
 

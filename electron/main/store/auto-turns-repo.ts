@@ -15,11 +15,19 @@ export class AutoTurnsRepo {
 
   constructor(db: Db) {
     this.s = {
-      claim: db.prepare('INSERT OR IGNORE INTO auto_turns (member_id, task_id, trigger, created_at) VALUES (?, ?, ?, ?)'),
+      claim: db.prepare(
+        'INSERT OR IGNORE INTO auto_turns (member_id, task_id, trigger, created_at) VALUES (?, ?, ?, ?)',
+      ),
       setStep: db.prepare('UPDATE auto_turns SET step_id = ? WHERE id = ?'),
       count: db.prepare<[], number>('SELECT count(*) FROM auto_turns WHERE step_id IS NOT NULL').pluck(),
-      started: db.prepare<[number, number], AutoTurnRow & { step_id: number }>('SELECT * FROM auto_turns WHERE step_id IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?'),
-      queued: db.prepare<[number], number>("SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1").pluck(),
+      started: db.prepare<[number, number], AutoTurnRow & { step_id: number }>(
+        'SELECT * FROM auto_turns WHERE step_id IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?',
+      ),
+      queued: db
+        .prepare<[number], number>(
+          "SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1",
+        )
+        .pluck(),
     }
   }
 

@@ -22,7 +22,9 @@ export class BranchesRepo {
 
   constructor(db: Db) {
     this.s = {
-      insert: db.prepare('INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at, state) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at, @state)'),
+      insert: db.prepare(
+        'INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at, state) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at, @state)',
+      ),
       setState: db.prepare('UPDATE task_branches SET state = ? WHERE task_id = ?'),
       setMerging: db.prepare('UPDATE task_branches SET merging = ? WHERE task_id = ?'),
       get: db.prepare<[number], TaskBranchRow>('SELECT * FROM task_branches WHERE task_id = ?'),
@@ -30,11 +32,15 @@ export class BranchesRepo {
       byBranch: db.prepare<[string], TaskBranchRow>('SELECT * FROM task_branches WHERE branch = ?'),
       setHead: db.prepare('UPDATE task_branches SET head = ? WHERE task_id = ?'),
       setWorktree: db.prepare('UPDATE task_branches SET worktree = ? WHERE task_id = ?'),
-      setMerged: db.prepare('UPDATE task_branches SET merged_commit = ?, merged_at = ?, worktree = NULL WHERE task_id = ?'),
+      setMerged: db.prepare(
+        'UPDATE task_branches SET merged_commit = ?, merged_at = ?, worktree = NULL WHERE task_id = ?',
+      ),
     }
   }
 
-  insert(row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'state' | 'merging'> & { state?: TaskBranchRow['state'] }): void {
+  insert(
+    row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'state' | 'merging'> & { state?: TaskBranchRow['state'] },
+  ): void {
     this.s.insert.run({ state: 'ready', ...row })
   }
 

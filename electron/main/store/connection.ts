@@ -48,7 +48,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 export function migrate(db: Db, migrations: { name: string; up: string }[], label = 'the database'): void {
   const current = db.pragma('user_version', { simple: true }) as number
   if (current > migrations.length) {
-    throw new ApiError('schema_too_new', `${label} has schema version ${current}, newer than this Concord understands (${migrations.length}); update Concord to open it`)
+    throw new ApiError(
+      'schema_too_new',
+      `${label} has schema version ${current}, newer than this Concord understands (${migrations.length}); update Concord to open it`,
+    )
   }
   if (current === migrations.length) return
   db.transaction(() => {

@@ -64,13 +64,23 @@ export class DecisionsRepo {
       setSupersededBy: db.prepare('UPDATE decisions SET superseded_by = ? WHERE id = ?'),
       get: db.prepare<[number], DecisionRow>('SELECT * FROM decisions WHERE id = ?'),
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
-      history: db.prepare<[number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version'),
-      revision: db.prepare<[number, number], RevisionRow>('SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?'),
+      history: db.prepare<[number], RevisionRow>(
+        'SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version',
+      ),
+      revision: db.prepare<[number, number], RevisionRow>(
+        'SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?',
+      ),
       insertImpact: db.prepare(
         'INSERT INTO decision_impacts (decision_id, version, from_fingerprint, to_fingerprint, last_report_id) VALUES (@decision_id, @version, @from_fingerprint, @to_fingerprint, @last_report_id)',
       ),
-      impact: db.prepare<[number, number], DecisionImpactRow>('SELECT * FROM decision_impacts WHERE decision_id = ? AND version = ?'),
-      fingerprintOfContent: db.prepare<[number, string], string>('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1').pluck(),
+      impact: db.prepare<[number, number], DecisionImpactRow>(
+        'SELECT * FROM decision_impacts WHERE decision_id = ? AND version = ?',
+      ),
+      fingerprintOfContent: db
+        .prepare<[number, string], string>(
+          'SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1',
+        )
+        .pluck(),
     }
   }
 
@@ -83,7 +93,11 @@ export class DecisionsRepo {
   }
 
   /** Returns false when the decision is no longer at expectedVersion. */
-  updateHead(id: number, expectedVersion: number, head: Pick<DecisionRow, 'title' | 'statement' | 'rationale' | 'status' | 'fingerprint' | 'updated_at'>): boolean {
+  updateHead(
+    id: number,
+    expectedVersion: number,
+    head: Pick<DecisionRow, 'title' | 'statement' | 'rationale' | 'status' | 'fingerprint' | 'updated_at'>,
+  ): boolean {
     return this.s.updateHead.run({ ...head, id, expected_version: expectedVersion }).changes === 1
   }
 

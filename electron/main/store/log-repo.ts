@@ -55,9 +55,15 @@ export class LogRepo {
         .pluck(),
       notice: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE id = ?'),
       notices: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? ORDER BY id'),
-      pending: db.prepare<[number], NoticeRow>('SELECT * FROM notices WHERE member_id = ? AND delivered_at IS NULL ORDER BY id'),
-      pendingCount: db.prepare<[number], number>('SELECT count(*) FROM notices WHERE member_id = ? AND delivered_at IS NULL').pluck(),
-      markDelivered: db.prepare('UPDATE notices SET delivered_at = ? WHERE member_id = ? AND delivered_at IS NULL AND id <= ?'),
+      pending: db.prepare<[number], NoticeRow>(
+        'SELECT * FROM notices WHERE member_id = ? AND delivered_at IS NULL ORDER BY id',
+      ),
+      pendingCount: db
+        .prepare<[number], number>('SELECT count(*) FROM notices WHERE member_id = ? AND delivered_at IS NULL')
+        .pluck(),
+      markDelivered: db.prepare(
+        'UPDATE notices SET delivered_at = ? WHERE member_id = ? AND delivered_at IS NULL AND id <= ?',
+      ),
       sentPage: db.prepare<[number, number], Omit<SentNoticeRow, 'step_id'>>(
         `SELECT n.id, n.member_id, n.kind, n.decision_id, n.decision_version, n.text, n.created_at, n.delivered_at,
            (SELECT json_group_array(value) FROM (SELECT value FROM json_each(n.task_ids) LIMIT ${SENT_TASKS})) AS first_task_ids,
@@ -65,17 +71,27 @@ export class LogRepo {
          FROM notices n WHERE n.id < ? ORDER BY n.id DESC LIMIT ?`,
       ),
       lastStep: db.prepare<[], number | null>('SELECT max(id) FROM steps').pluck(),
-      stepFrom: db.prepare<[number], { id: number; started_at: string }>('SELECT id, started_at FROM steps WHERE id >= ? ORDER BY id LIMIT 1'),
-      noticeStep: db.prepare<[number, number, string], number>("SELECT id FROM steps WHERE member_id = ? AND id >= ? AND kind = 'notice' AND started_at >= ? ORDER BY id LIMIT 1").pluck(),
+      stepFrom: db.prepare<[number], { id: number; started_at: string }>(
+        'SELECT id, started_at FROM steps WHERE id >= ? ORDER BY id LIMIT 1',
+      ),
+      noticeStep: db
+        .prepare<[number, number, string], number>(
+          "SELECT id FROM steps WHERE member_id = ? AND id >= ? AND kind = 'notice' AND started_at >= ? ORDER BY id LIMIT 1",
+        )
+        .pluck(),
       noticeCount: db.prepare<[], number>('SELECT count(*) FROM notices').pluck(),
       insertEvent: db.prepare('INSERT INTO events (type, payload, created_at) VALUES (?, ?, ?)'),
       events: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
-      bump: db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value'),
+      bump: db.prepare(
+        'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
+      ),
       counters: db.prepare<[], { name: string; value: number }>('SELECT name, value FROM counters'),
     }
   }
 
-  insertNotice(row: Omit<NoticeRow, 'id' | 'delivered_at' | 'report_count'> & { report_count?: number | null }): number {
+  insertNotice(
+    row: Omit<NoticeRow, 'id' | 'delivered_at' | 'report_count'> & { report_count?: number | null },
+  ): number {
     return Number(this.s.insertNotice.run({ ...row, report_count: row.report_count ?? null }).lastInsertRowid)
   }
 
@@ -86,7 +102,13 @@ export class LogRepo {
       return limit < 0 ? all : all.slice(0, limit)
     }
     if (row.report_count === 0) return []
-    return this.s.noticeReports.all({ d: row.decision_id, v: row.decision_version, author: row.member_id, after, limit })
+    return this.s.noticeReports.all({
+      d: row.decision_id,
+      v: row.decision_version,
+      author: row.member_id,
+      after,
+      limit,
+    })
   }
 
   reportCount(row: NoticeRow): number {

@@ -36,7 +36,10 @@ export interface MemberRow {
   updated_at: string
 }
 
-export type MemberFields = Omit<MemberRow, 'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s' | 'archived_at'>
+export type MemberFields = Omit<
+  MemberRow,
+  'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s' | 'archived_at'
+>
 
 export class MembersRepo {
   private readonly s

@@ -34,7 +34,9 @@ export class ProposalsRepo {
       get: db.prepare<[number], ProposalRow>('SELECT * FROM proposals WHERE id = ?'),
       list: db.prepare<[], ProposalRow>('SELECT * FROM proposals ORDER BY id'),
       listByState: db.prepare<[string], ProposalRow>('SELECT * FROM proposals WHERE state = ? ORDER BY id'),
-      acceptedFor: db.prepare<[number], ProposalRow>("SELECT * FROM proposals WHERE decision_id = ? AND state = 'accepted' ORDER BY base_version"),
+      acceptedFor: db.prepare<[number], ProposalRow>(
+        "SELECT * FROM proposals WHERE decision_id = ? AND state = 'accepted' ORDER BY base_version",
+      ),
     }
   }
 
@@ -43,8 +45,16 @@ export class ProposalsRepo {
   }
 
   /** Compare-and-set on state: false when the proposal was already decided. */
-  decide(id: number, state: 'accepted' | 'rejected', decidedBy: number | null, at: string, reason: string | null): boolean {
-    return this.s.decide.run({ id, state, decided_by: decidedBy, decided_at: at, decision_reason: reason }).changes === 1
+  decide(
+    id: number,
+    state: 'accepted' | 'rejected',
+    decidedBy: number | null,
+    at: string,
+    reason: string | null,
+  ): boolean {
+    return (
+      this.s.decide.run({ id, state, decided_by: decidedBy, decided_at: at, decision_reason: reason }).changes === 1
+    )
   }
 
   get(id: number): ProposalRow | undefined {

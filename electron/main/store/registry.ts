@@ -44,8 +44,12 @@ export class Registry {
     this.stmts = {
       byPath: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE repo_path = ?'),
       byId: this.db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?'),
-      list: this.db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE archived_at IS NULL ORDER BY opened_at DESC'),
-      insert: this.db.prepare('INSERT INTO workspaces (id, name, repo_path, created_at, opened_at) VALUES (?, ?, ?, ?, ?)'),
+      list: this.db.prepare<[], WorkspaceRow>(
+        'SELECT * FROM workspaces WHERE archived_at IS NULL ORDER BY opened_at DESC',
+      ),
+      insert: this.db.prepare(
+        'INSERT INTO workspaces (id, name, repo_path, created_at, opened_at) VALUES (?, ?, ?, ?, ?)',
+      ),
       touch: this.db.prepare('UPDATE workspaces SET opened_at = ?, name = coalesce(?, name) WHERE id = ?'),
     }
   }

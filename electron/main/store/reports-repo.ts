@@ -54,11 +54,15 @@ export class ReportsRepo {
          SELECT ?, id, ?, ?, task_id, author_id, claim_count FROM reports WHERE id = ?`,
       ),
       insertClaim: db.prepare('INSERT INTO claims (report_id, ordinal, text) VALUES (?, ?, ?)'),
-      insertClaimLink: db.prepare('INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
+      insertClaimLink: db.prepare(
+        'INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)',
+      ),
       get: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
       byTask: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE task_id = ? ORDER BY id'),
       all: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
-      latestOfKind: db.prepare<[number, string], ReportRow>('SELECT * FROM reports WHERE task_id = ? AND kind = ? ORDER BY id DESC LIMIT 1'),
+      latestOfKind: db.prepare<[number, string], ReportRow>(
+        'SELECT * FROM reports WHERE task_id = ? AND kind = ? ORDER BY id DESC LIMIT 1',
+      ),
       basis: db.prepare<[number], BasisRow>(
         `SELECT b.report_id, b.decision_id, b.version, b.fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
          FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = ? ORDER BY b.decision_id`,
@@ -79,14 +83,20 @@ export class ReportsRepo {
         )
         .raw(),
       pinnedBasis: db
-        .prepare<{ d: number; fp: string; after: number; last: number; limit: number }, [string, string, string, string]>(
+        .prepare<
+          { d: number; fp: string; after: number; last: number; limit: number },
+          [string, string, string, string]
+        >(
           `SELECT coalesce(json_group_array(report_id), '[]'), coalesce(json_group_array(task_id), '[]'), coalesce(json_group_array(author_id), '[]'),
              coalesce(json_group_array(claim_count), '[]') FROM
              (SELECT report_id, task_id, author_id, claim_count FROM report_basis WHERE decision_id = @d AND fingerprint = @fp AND report_id > @after AND report_id <= @last
               ORDER BY report_id LIMIT @limit)`,
         )
         .raw(),
-      pinnedClaimIds: db.prepare<{ d: number; fp: string; after: number; upTo: number }, { report_id: number; claim_id: number }>(
+      pinnedClaimIds: db.prepare<
+        { d: number; fp: string; after: number; upTo: number },
+        { report_id: number; claim_id: number }
+      >(
         `SELECT report_id, claim_id FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @fp AND report_id > @after AND report_id <= @upTo
          ORDER BY report_id, claim_id`,
       ),
@@ -94,8 +104,14 @@ export class ReportsRepo {
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
       lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
-      sigReports: db.prepare<[number, number, number], number>('SELECT report_id FROM report_sig WHERE sig_id = ? AND report_id < ? ORDER BY report_id DESC LIMIT ?').pluck(),
-      counts: db.prepare<[string], { reports: number; stale: number }>('SELECT reports, stale FROM report_counts WHERE scope = ?'),
+      sigReports: db
+        .prepare<[number, number, number], number>(
+          'SELECT report_id FROM report_sig WHERE sig_id = ? AND report_id < ? ORDER BY report_id DESC LIMIT ?',
+        )
+        .pluck(),
+      counts: db.prepare<[string], { reports: number; stale: number }>(
+        'SELECT reports, stale FROM report_counts WHERE scope = ?',
+      ),
       // The figures kept with the pins (migration 012): an edit's report side without reading its reports.
       pinTotals: db.prepare<[number, string], { reports: number; claims: number; report_claims: number }>(
         'SELECT reports, claims, report_claims FROM pin_totals WHERE decision_id = ? AND fingerprint = ?',
@@ -126,12 +142,16 @@ export class ReportsRepo {
          GROUP BY report_id`,
       ),
       // Set-wise reads: one statement per related table for a whole page of reports (ids as a JSON array).
-      getMany: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
+      getMany: db.prepare<[string], ReportRow>(
+        'SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+      ),
       basisOf: db.prepare<[string], BasisRow>(
         `SELECT b.report_id, b.decision_id, b.version, b.fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
          FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id IN (SELECT value FROM json_each(?)) ORDER BY b.report_id, b.decision_id`,
       ),
-      claimsOf: db.prepare<[string], ClaimRow>('SELECT * FROM claims WHERE report_id IN (SELECT value FROM json_each(?)) ORDER BY report_id, ordinal'),
+      claimsOf: db.prepare<[string], ClaimRow>(
+        'SELECT * FROM claims WHERE report_id IN (SELECT value FROM json_each(?)) ORDER BY report_id, ordinal',
+      ),
       claimLinksOf: db.prepare<[string], ClaimLinkRow & { report_id: number }>(
         `SELECT cl.report_id, cl.claim_id, cl.decision_id, cl.pinned_fingerprint, d.fingerprint AS current_fingerprint
          FROM claim_links cl JOIN decisions d ON d.id = cl.decision_id WHERE cl.report_id IN (SELECT value FROM json_each(?)) ORDER BY cl.claim_id, cl.decision_id`,
@@ -196,14 +216,25 @@ export class ReportsRepo {
   }
 
   /** How many reports are pinned to both contents; reads the side with fewer reports. */
-  pinOverlap(decisionId: number, a: { fingerprint: string; reports: number }, b: { fingerprint: string; reports: number }): number {
+  pinOverlap(
+    decisionId: number,
+    a: { fingerprint: string; reports: number },
+    b: { fingerprint: string; reports: number },
+  ): number {
     if (!a.reports || !b.reports) return 0
     const [small, large] = a.reports <= b.reports ? [a, b] : [b, a]
     return this.s.pinOverlap.get(decisionId, small.fingerprint, decisionId, large.fingerprint) ?? 0
   }
 
   /** One author's reports pinned to one content, in (after, last], ascending; at most `limit` (-1: all). */
-  authorPins(decisionId: number, fingerprint: string, authorId: number, after: number, last: number, limit = -1): number[] {
+  authorPins(
+    decisionId: number,
+    fingerprint: string,
+    authorId: number,
+    after: number,
+    last: number,
+    limit = -1,
+  ): number[] {
     return this.s.authorPins.all({ d: decisionId, fp: fingerprint, author: authorId, after, last, limit })
   }
 
@@ -214,19 +245,38 @@ export class ReportsRepo {
   /** Claim links pinned to `fingerprint`, counted per report, for the reports given. */
   pinnedClaimCounts(decisionId: number, fingerprint: string, ids: number[]): Map<number, number> {
     if (!ids.length) return new Map()
-    return new Map(this.s.pinnedClaimCounts.all(decisionId, fingerprint, JSON.stringify(ids)).map((r) => [r.report_id, r.n]))
+    return new Map(
+      this.s.pinnedClaimCounts.all(decisionId, fingerprint, JSON.stringify(ids)).map((r) => [r.report_id, r.n]),
+    )
   }
 
   /** Reports with claims on the decision pinned to `fingerprint`, in (after, last], ascending: ids and claim counts. */
-  pinnedClaims(decisionId: number, fingerprint: string, after: number, last: number, limit = -1): { ids: number[]; counts: number[] } {
+  pinnedClaims(
+    decisionId: number,
+    fingerprint: string,
+    after: number,
+    last: number,
+    limit = -1,
+  ): { ids: number[]; counts: number[] } {
     const [ids, counts] = this.s.pinnedClaims.get({ d: decisionId, fp: fingerprint, after, last, limit })!
     return { ids: JSON.parse(ids) as number[], counts: JSON.parse(counts) as number[] }
   }
 
   /** Basis entries on the decision at `fingerprint`, in (after, last], ascending, with their report's head. */
   pinnedBasis(decisionId: number, fingerprint: string, after: number, last: number, limit = -1): PinnedBasis {
-    const [ids, tasks, authors, claimCounts] = this.s.pinnedBasis.get({ d: decisionId, fp: fingerprint, after, last, limit })!
-    return { ids: JSON.parse(ids) as number[], tasks: JSON.parse(tasks) as number[], authors: JSON.parse(authors) as (number | null)[], claimCounts: JSON.parse(claimCounts) as number[] }
+    const [ids, tasks, authors, claimCounts] = this.s.pinnedBasis.get({
+      d: decisionId,
+      fp: fingerprint,
+      after,
+      last,
+      limit,
+    })!
+    return {
+      ids: JSON.parse(ids) as number[],
+      tasks: JSON.parse(tasks) as number[],
+      authors: JSON.parse(authors) as (number | null)[],
+      claimCounts: JSON.parse(claimCounts) as number[],
+    }
   }
 
   /** Claim ids on the decision pinned to `fingerprint` for reports in (after, upTo], by report. */
@@ -262,7 +312,12 @@ export class ReportsRepo {
    * newest first and looks each one's signature up: the page costs what it shows, plus the valid ones it skips.
    */
   page(f: ReportFilter, before: number, limit: number): { rows: ReportRow[]; total: number; staleTotal: number } {
-    const key = [f.taskId !== undefined ? 't' : '', f.authorId !== undefined ? 'a' : '', f.kind ? 'k' : '', f.stale === undefined ? '' : f.stale ? 's' : 'v'].join('')
+    const key = [
+      f.taskId !== undefined ? 't' : '',
+      f.authorId !== undefined ? 'a' : '',
+      f.kind ? 'k' : '',
+      f.stale === undefined ? '' : f.stale ? 's' : 'v',
+    ].join('')
     let q = this.pages.get(key)
     if (!q) {
       const where: string[] = []
@@ -272,7 +327,9 @@ export class ReportsRepo {
       const base = where.length ? where.join(' AND ') : '1'
       const cond = f.stale === undefined ? base : `${base} AND ${f.stale ? staleReport : `NOT ${staleReport}`}`
       q = {
-        rows: this.db.prepare(`SELECT r.* FROM reports r WHERE ${cond} AND r.id < @before ORDER BY r.id DESC LIMIT @limit`),
+        rows: this.db.prepare(
+          `SELECT r.* FROM reports r WHERE ${cond} AND r.id < @before ORDER BY r.id DESC LIMIT @limit`,
+        ),
         // Only with a task: the other filters' totals are kept (see counts).
         total: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${cond}`).pluck(),
         staleTotal: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}`).pluck(),
@@ -283,10 +340,17 @@ export class ReportsRepo {
     if (f.taskId !== undefined) args.task = f.taskId
     if (f.authorId !== undefined) args.author = f.authorId
     if (f.kind) args.kind = f.kind
-    const rows = (f.taskId === undefined && f.stale !== undefined && this.bySignature(f, args, before, limit)) || (q.rows.all({ ...args, before, limit }) as ReportRow[])
-    if (f.taskId !== undefined) return { rows, total: q.total.get(args) as number, staleTotal: q.staleTotal.get(args) as number }
+    const rows =
+      (f.taskId === undefined && f.stale !== undefined && this.bySignature(f, args, before, limit)) ||
+      (q.rows.all({ ...args, before, limit }) as ReportRow[])
+    if (f.taskId !== undefined)
+      return { rows, total: q.total.get(args) as number, staleTotal: q.staleTotal.get(args) as number }
     const c = this.counts(f.authorId, f.kind)
-    return { rows, total: f.stale === undefined ? c.reports : f.stale ? c.stale : c.reports - c.stale, staleTotal: c.stale }
+    return {
+      rows,
+      total: f.stale === undefined ? c.reports : f.stale ? c.stale : c.reports - c.stale,
+      staleTotal: c.stale,
+    }
   }
 
   /**
@@ -294,14 +358,23 @@ export class ReportsRepo {
    * of the filter's author and kind that are stale (valid), then each one's newest reports, merged. Null when there
    * are more signatures than MAX_SIGS (the caller walks the reports instead).
    */
-  private bySignature(f: ReportFilter, args: Record<string, unknown>, before: number, limit: number): ReportRow[] | null {
+  private bySignature(
+    f: ReportFilter,
+    args: Record<string, unknown>,
+    before: number,
+    limit: number,
+  ): ReportRow[] | null {
     const key = `${f.authorId !== undefined ? 'a' : ''}${f.kind ? 'k' : ''}${f.stale ? 's' : 'v'}`
     let q = this.sigQueries.get(key)
     if (!q) {
       const where = ['reports > 0', f.stale ? 'stale_pins > 0' : 'stale_pins = 0']
       if (f.authorId !== undefined) where.push('author_id = @author')
       if (f.kind) where.push('kind = @kind')
-      q = this.db.prepare<Record<string, unknown>, number>(`SELECT id FROM sigs WHERE ${where.join(' AND ')} LIMIT ${MAX_SIGS + 1}`).pluck()
+      q = this.db
+        .prepare<Record<string, unknown>, number>(
+          `SELECT id FROM sigs WHERE ${where.join(' AND ')} LIMIT ${MAX_SIGS + 1}`,
+        )
+        .pluck()
       this.sigQueries.set(key, q)
     }
     const sigs = q.all(args)
@@ -325,7 +398,8 @@ export class ReportsRepo {
  */
 /** Past this many signatures in a filter, its stale (valid) reports are found by walking the reports. */
 const MAX_SIGS = 64
-const staleReport = 'EXISTS (SELECT 1 FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = r.id AND g.stale_pins > 0)'
+const staleReport =
+  'EXISTS (SELECT 1 FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = r.id AND g.stale_pins > 0)'
 
 export interface PinnedBasis {
   ids: number[]

@@ -7,7 +7,9 @@ export class RetryRepo {
 
   constructor(db: Db) {
     this.s = {
-      lastTurnStart: db.prepare<[number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id > ? AND turn_id = id ORDER BY id DESC LIMIT 1'),
+      lastTurnStart: db.prepare<[number, number], StepRow>(
+        'SELECT * FROM steps WHERE member_id = ? AND id > ? AND turn_id = id ORDER BY id DESC LIMIT 1',
+      ),
     }
   }
 

@@ -7,7 +7,9 @@ export class SettingsRepo {
   constructor(db: Db) {
     this.s = {
       get: db.prepare<[], string>("SELECT value FROM meta WHERE key = 'settings'").pluck(),
-      set: db.prepare("INSERT INTO meta (key, value) VALUES ('settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
+      set: db.prepare(
+        "INSERT INTO meta (key, value) VALUES ('settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ),
     }
   }
 

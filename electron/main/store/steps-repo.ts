@@ -2,7 +2,8 @@ import { announcedVersions, mentionedKeys, parseKey } from '../../../shared/keys
 import type { Db } from './connection'
 
 export type StepKindValue = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
-export type StepStatusValue = 'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+export type StepStatusValue =
+  'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
 
 export interface StepRow {
   id: number
@@ -45,7 +46,8 @@ export interface CommandProcessRow {
   started_at: string
 }
 
-export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'status' | 'started_at'>> & Pick<StepRow, 'member_id' | 'kind' | 'status' | 'started_at'>
+export type NewStep = Partial<Omit<StepRow, 'id' | 'member_id' | 'kind' | 'status' | 'started_at'>> &
+  Pick<StepRow, 'member_id' | 'kind' | 'status' | 'started_at'>
 
 const columns = [
   'member_id',
@@ -74,14 +76,20 @@ export class StepsRepo {
 
   constructor(db: Db) {
     this.s = {
-      insert: db.prepare(`INSERT INTO steps (${columns.join(', ')}) VALUES (${columns.map((c) => '@' + c).join(', ')})`),
+      insert: db.prepare(
+        `INSERT INTO steps (${columns.join(', ')}) VALUES (${columns.map((c) => '@' + c).join(', ')})`,
+      ),
       get: db.prepare<[number], StepRow>('SELECT * FROM steps WHERE id = ?'),
       // A streaming step's text is saved as it grows; its pins wait for the final text (finish).
-      setText: db.prepare<[string, number], { kind: StepKindValue; status: StepStatusValue }>('UPDATE steps SET text = ? WHERE id = ? RETURNING kind, status'),
+      setText: db.prepare<[string, number], { kind: StepKindValue; status: StepStatusValue }>(
+        'UPDATE steps SET text = ? WHERE id = ? RETURNING kind, status',
+      ),
       setRefs: db.prepare('UPDATE steps SET refs = ? WHERE id = ?'),
       textOf: db.prepare<[number], { kind: StepKindValue; text: string }>('SELECT kind, text FROM steps WHERE id = ?'),
       decisionVersion: db.prepare<[number], number>('SELECT version FROM decisions WHERE id = ?').pluck(),
-      revisionExists: db.prepare<[number, number], number>('SELECT 1 FROM decision_revisions WHERE decision_id = ? AND version = ?').pluck(),
+      revisionExists: db
+        .prepare<[number, number], number>('SELECT 1 FROM decision_revisions WHERE decision_id = ? AND version = ?')
+        .pluck(),
       taskExists: db.prepare<[number], number>('SELECT 1 FROM tasks WHERE id = ?').pluck(),
       reportExists: db.prepare<[number], number>('SELECT 1 FROM reports WHERE id = ?').pluck(),
       finish: db.prepare(
@@ -96,17 +104,29 @@ export class StepsRepo {
       setChanges: db.prepare('UPDATE steps SET changes = ? WHERE id = ?'),
       lastOfTurn: db.prepare<[number], StepRow>('SELECT * FROM steps WHERE turn_id = ? ORDER BY id DESC LIMIT 1'),
       startTurn: db.prepare("UPDATE steps SET status = 'done', turn_id = id WHERE id = ? AND status = 'queued'"),
-      page: db.prepare<[number, number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?'),
-      recent: db.prepare<[number, number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id > ? ORDER BY id DESC LIMIT ?'),
+      page: db.prepare<[number, number, number, number], StepRow>(
+        'SELECT * FROM steps WHERE member_id = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?',
+      ),
+      recent: db.prepare<[number, number, number], StepRow>(
+        'SELECT * FROM steps WHERE member_id = ? AND id > ? ORDER BY id DESC LIMIT ?',
+      ),
       lastId: db.prepare<[number], number>('SELECT coalesce(max(id), 0) FROM steps WHERE member_id = ?').pluck(),
-      addProcess: db.prepare('INSERT INTO command_processes (step_id, pid, pgid, start_time, started_at) VALUES (?, ?, ?, ?, ?)'),
+      addProcess: db.prepare(
+        'INSERT INTO command_processes (step_id, pid, pgid, start_time, started_at) VALUES (?, ?, ?, ?, ?)',
+      ),
       removeProcess: db.prepare('DELETE FROM command_processes WHERE id = ?'),
       processes: db.prepare<[], CommandProcessRow>('SELECT * FROM command_processes ORDER BY id'),
       clearProcesses: db.prepare('DELETE FROM command_processes'),
       since: db.prepare<[number, number], StepRow>('SELECT * FROM steps WHERE member_id = ? AND id >= ? ORDER BY id'),
-      nextQueued: db.prepare<[number], StepRow>("SELECT * FROM steps WHERE member_id = ? AND status = 'queued' ORDER BY id LIMIT 1"),
-      queuedCount: db.prepare<[number], number>("SELECT count(*) FROM steps WHERE member_id = ? AND status = 'queued'").pluck(),
-      open: db.prepare<[], StepRow>("SELECT * FROM steps WHERE status IN ('streaming','running','waiting_approval') ORDER BY id"),
+      nextQueued: db.prepare<[number], StepRow>(
+        "SELECT * FROM steps WHERE member_id = ? AND status = 'queued' ORDER BY id LIMIT 1",
+      ),
+      queuedCount: db
+        .prepare<[number], number>("SELECT count(*) FROM steps WHERE member_id = ? AND status = 'queued'")
+        .pluck(),
+      open: db.prepare<[], StepRow>(
+        "SELECT * FROM steps WHERE status IN ('streaming','running','waiting_approval') ORDER BY id",
+      ),
       // `unreported`: finished model replies whose provider reported no usage (counted, never taken as 0 tokens).
       usageByMember: db.prepare<[], { member_id: number; input: number; output: number; unreported: number }>(
         `SELECT member_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
@@ -116,10 +136,16 @@ export class StepsRepo {
         `SELECT task_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
          FROM steps WHERE task_id IS NOT NULL AND (input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status = 'done')) GROUP BY task_id ORDER BY task_id`,
       ),
-      latestPlan: db.prepare<[number], StepRow>("SELECT * FROM steps WHERE member_id = ? AND kind = 'plan' AND status = 'done' ORDER BY id DESC LIMIT 1"),
+      latestPlan: db.prepare<[number], StepRow>(
+        "SELECT * FROM steps WHERE member_id = ? AND kind = 'plan' AND status = 'done' ORDER BY id DESC LIMIT 1",
+      ),
       // Both walk the member's index backwards from its newest step: the question search only as far
       // back as the human's last message.
-      lastUserStep: db.prepare<[number], number>("SELECT id FROM steps WHERE member_id = ? AND kind = 'user' ORDER BY id DESC LIMIT 1").pluck(),
+      lastUserStep: db
+        .prepare<[number], number>(
+          "SELECT id FROM steps WHERE member_id = ? AND kind = 'user' ORDER BY id DESC LIMIT 1",
+        )
+        .pluck(),
       questionSince: db.prepare<[number, number], { id: number; tool_args: string | null }>(
         "SELECT id, tool_args FROM steps WHERE member_id = ? AND id > ? AND kind = 'tool' AND tool_name = 'ask_human' AND status = 'done' AND is_error = 0 ORDER BY id DESC LIMIT 1",
       ),
@@ -133,7 +159,8 @@ export class StepsRepo {
     row.tool_calls = step.tool_calls ?? '[]'
     row.is_error = step.is_error ?? 0
     // A step moved as it is (a session reset re-queues messages) keeps the pins it was stored with.
-    if (step.refs === undefined) row.refs = step.status === 'streaming' ? null : this.pinsJson(step.kind, row.text as string)
+    if (step.refs === undefined)
+      row.refs = step.status === 'streaming' ? null : this.pinsJson(step.kind, row.text as string)
     return Number(this.s.insert.run(row).lastInsertRowid)
   }
 
@@ -172,10 +199,30 @@ export class StepsRepo {
   }
 
   /** Stores a step's final state; its pins are taken from its final text, now. */
-  finish(id: number, f: { status: StepStatusValue; text?: string; tool_calls?: string; is_error?: number; input_tokens?: number; output_tokens?: number; ended_at: string }): void {
+  finish(
+    id: number,
+    f: {
+      status: StepStatusValue
+      text?: string
+      tool_calls?: string
+      is_error?: number
+      input_tokens?: number
+      output_tokens?: number
+      ended_at: string
+    },
+  ): void {
     const row = this.s.textOf.get(id)
     const refs = row ? this.pinsJson(row.kind, f.text ?? row.text) : null
-    this.s.finish.run({ id, text: null, tool_calls: null, is_error: null, input_tokens: null, output_tokens: null, ...f, refs })
+    this.s.finish.run({
+      id,
+      text: null,
+      tool_calls: null,
+      is_error: null,
+      input_tokens: null,
+      output_tokens: null,
+      ...f,
+      refs,
+    })
   }
 
   setStatus(id: number, status: StepStatusValue): void {

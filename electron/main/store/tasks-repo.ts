@@ -83,8 +83,12 @@ export class TasksRepo {
       get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
       list: db.prepare<[], TaskRow>('SELECT * FROM tasks WHERE archived_at IS NULL ORDER BY id'),
       listAll: db.prepare<[], TaskRow>('SELECT * FROM tasks ORDER BY id'),
-      listByAssignee: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE assignee_id = ? AND archived_at IS NULL ORDER BY id'),
-      insertLink: db.prepare('INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES (?, ?, ?, ?)'),
+      listByAssignee: db.prepare<[number], TaskRow>(
+        'SELECT * FROM tasks WHERE assignee_id = ? AND archived_at IS NULL ORDER BY id',
+      ),
+      insertLink: db.prepare(
+        'INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES (?, ?, ?, ?)',
+      ),
       deleteLinks: db.prepare('DELETE FROM task_links WHERE task_id = ?'),
       links: db.prepare<[number], TaskLinkRow>(
         `SELECT l.task_id, l.decision_id, l.pinned_version, l.pinned_fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
@@ -96,19 +100,26 @@ export class TasksRepo {
       ),
       insertBlocker: db.prepare('INSERT INTO task_blockers (task_id, blocker_id) VALUES (?, ?)'),
       deleteBlockers: db.prepare('DELETE FROM task_blockers WHERE task_id = ?'),
-      blockers: db.prepare<[number], number>('SELECT blocker_id FROM task_blockers WHERE task_id = ? ORDER BY blocker_id').pluck(),
+      blockers: db
+        .prepare<[number], number>('SELECT blocker_id FROM task_blockers WHERE task_id = ? ORDER BY blocker_id')
+        .pluck(),
       openBlockers: db
         .prepare<[number], number>(
           `SELECT b.blocker_id FROM task_blockers b JOIN tasks t ON t.id = b.blocker_id
            WHERE b.task_id = ? AND t.status NOT IN ('accepted', 'cancelled') ORDER BY b.blocker_id`,
         )
         .pluck(),
-      dependents: db.prepare<[number, string], { id: number; status: TaskStatusValue; flag: TaskFlagValue | null; assignee_id: number | null }>(
+      dependents: db.prepare<
+        [number, string],
+        { id: number; status: TaskStatusValue; flag: TaskFlagValue | null; assignee_id: number | null }
+      >(
         `SELECT t.id, t.status, t.flag, t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
          WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
       ),
       // A merged task stays merged when a decision it implemented changes: a follow-up task carries the change.
-      repinLink: db.prepare('UPDATE task_links SET pinned_version = ?, pinned_fingerprint = ? WHERE task_id = ? AND decision_id = ?'),
+      repinLink: db.prepare(
+        'UPDATE task_links SET pinned_version = ?, pinned_fingerprint = ? WHERE task_id = ? AND decision_id = ?',
+      ),
       mergedDependents: db.prepare<[number, string], TaskRow>(
         `SELECT t.* FROM task_links l JOIN tasks t ON t.id = l.task_id
          WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
@@ -142,7 +153,10 @@ export class TasksRepo {
          WHERE decision_id = @d AND version = @v AND task_id > @after ORDER BY task_id LIMIT @limit`,
       ),
       // Assignees told at once (in progress or delivered/accepted before the edit), each with [[task, flag], …].
-      impactRecipients: db.prepare<{ d: number; v: number; actor: number | null }, { assignee_id: number; tasks: string }>(
+      impactRecipients: db.prepare<
+        { d: number; v: number; actor: number | null },
+        { assignee_id: number; tasks: string }
+      >(
         `SELECT assignee_id, json_group_array(json_array(task_id, flag)) AS tasks FROM
            (SELECT assignee_id, task_id, flag FROM impact_tasks
             WHERE decision_id = @d AND version = @v AND assignee_id IS NOT NULL AND assignee_id IS NOT @actor
@@ -150,7 +164,9 @@ export class TasksRepo {
          GROUP BY assignee_id ORDER BY assignee_id`,
       ),
       // Set-wise reads: one statement per related table for a whole page of tasks (ids as a JSON array).
-      getMany: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
+      getMany: db.prepare<[string], TaskRow>(
+        'SELECT * FROM tasks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+      ),
       linksOf: db.prepare<[string], TaskLinkRow>(
         `SELECT l.task_id, l.decision_id, l.pinned_version, l.pinned_fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
          FROM task_links l JOIN decisions d ON d.id = l.decision_id WHERE l.task_id IN (SELECT value FROM json_each(?)) ORDER BY l.task_id, l.decision_id`,
@@ -158,11 +174,15 @@ export class TasksRepo {
       blockersOf: db.prepare<[string], { task_id: number; blocker_id: number }>(
         'SELECT task_id, blocker_id FROM task_blockers WHERE task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, blocker_id',
       ),
-      branchesOf: db.prepare<[string], TaskBranchInfo>('SELECT task_id, branch, head, merged_commit, merged_at FROM task_branches WHERE task_id IN (SELECT value FROM json_each(?))'),
+      branchesOf: db.prepare<[string], TaskBranchInfo>(
+        'SELECT task_id, branch, head, merged_commit, merged_at FROM task_branches WHERE task_id IN (SELECT value FROM json_each(?))',
+      ),
     }
   }
 
-  insert(row: Pick<TaskRow, 'title' | 'spec' | 'acceptance_criteria' | 'assignee_id' | 'required_reports' | 'created_at'>): number {
+  insert(
+    row: Pick<TaskRow, 'title' | 'spec' | 'acceptance_criteria' | 'assignee_id' | 'required_reports' | 'created_at'>,
+  ): number {
     return Number(this.s.insert.run(row).lastInsertRowid)
   }
 
@@ -236,8 +256,14 @@ export class TasksRepo {
     return this.s.impactPage.all({ d: decisionId, v: version, after, limit })
   }
 
-  impactRecipients(decisionId: number, version: number, actorId: number | null): { assigneeId: number; tasks: [number, TaskFlagValue][] }[] {
-    return this.s.impactRecipients.all({ d: decisionId, v: version, actor: actorId }).map((r) => ({ assigneeId: r.assignee_id, tasks: JSON.parse(r.tasks) as [number, TaskFlagValue][] }))
+  impactRecipients(
+    decisionId: number,
+    version: number,
+    actorId: number | null,
+  ): { assigneeId: number; tasks: [number, TaskFlagValue][] }[] {
+    return this.s.impactRecipients
+      .all({ d: decisionId, v: version, actor: actorId })
+      .map((r) => ({ assigneeId: r.assignee_id, tasks: JSON.parse(r.tasks) as [number, TaskFlagValue][] }))
   }
 
   getMany(ids: number[]): TaskRow[] {
@@ -245,15 +271,28 @@ export class TasksRepo {
   }
 
   /** Links, blockers and branches of a set of tasks, one statement each. */
-  related(ids: number[]): { links: TaskLinkRow[]; blockers: { task_id: number; blocker_id: number }[]; branches: TaskBranchInfo[] } {
+  related(ids: number[]): {
+    links: TaskLinkRow[]
+    blockers: { task_id: number; blocker_id: number }[]
+    branches: TaskBranchInfo[]
+  } {
     if (!ids.length) return { links: [], blockers: [], branches: [] }
     const json = JSON.stringify(ids)
-    return { links: this.s.linksOf.all(json), blockers: this.s.blockersOf.all(json), branches: this.s.branchesOf.all(json) }
+    return {
+      links: this.s.linksOf.all(json),
+      blockers: this.s.blockersOf.all(json),
+      branches: this.s.branchesOf.all(json),
+    }
   }
 
   /** One page of tasks in key order after `after`, filtered, with the number of tasks matching the filters. */
   page(f: TaskFilter, after: number, limit: number): { rows: TaskRow[]; total: number } {
-    const key = [f.statuses ? 's' : '', f.assigneeId !== undefined ? 'a' : '', f.flagged === undefined ? '' : f.flagged ? 'f' : 'u', f.decisionId !== undefined ? 'd' : ''].join('')
+    const key = [
+      f.statuses ? 's' : '',
+      f.assigneeId !== undefined ? 'a' : '',
+      f.flagged === undefined ? '' : f.flagged ? 'f' : 'u',
+      f.decisionId !== undefined ? 'd' : '',
+    ].join('')
     let q = this.pages.get(key)
     if (!q) {
       // Archived tasks are in no page (archive.list shows them).
@@ -265,7 +304,8 @@ export class TasksRepo {
           WHERE l.task_id = t.id AND l.pinned_fingerprint <> d.fingerprint))`
         where.push(f.flagged ? flagged : `NOT ${flagged}`)
       }
-      if (f.decisionId !== undefined) where.push('EXISTS (SELECT 1 FROM task_links l WHERE l.decision_id = @decision AND l.task_id = t.id)')
+      if (f.decisionId !== undefined)
+        where.push('EXISTS (SELECT 1 FROM task_links l WHERE l.decision_id = @decision AND l.task_id = t.id)')
       const cond = where.length ? where.join(' AND ') : '1'
       q = {
         rows: this.db.prepare(`SELECT t.* FROM tasks t WHERE ${cond} AND t.id > @after ORDER BY t.id LIMIT @limit`),

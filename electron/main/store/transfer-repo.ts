@@ -17,7 +17,9 @@ export class TransferRepo {
   constructor(private readonly db: Db) {
     this.s = {
       notices: db.prepare<[], NoticeRow>('SELECT * FROM notices ORDER BY id'),
-      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      setMeta: db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
       member: db.prepare(
         `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, archived_at, created_at, updated_at)
          VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @archived_at, @created_at, @updated_at)`,
@@ -43,8 +45,12 @@ export class TransferRepo {
         `INSERT INTO notices (id, member_id, kind, decision_id, decision_version, task_ids, report_ids, text, created_at, delivered_at)
          VALUES (@id, @member_id, @kind, @decision_id, @decision_version, @task_ids, @report_ids, @text, @created_at, @delivered_at)`,
       ),
-      counter: db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
-      foreignKeyCheck: db.prepare<[], { table: string; rowid: number | null; parent: string; fkid: number }>('PRAGMA foreign_key_check'),
+      counter: db.prepare(
+        'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+      ),
+      foreignKeyCheck: db.prepare<[], { table: string; rowid: number | null; parent: string; fkid: number }>(
+        'PRAGMA foreign_key_check',
+      ),
     }
   }
 
@@ -88,7 +94,9 @@ export class TransferRepo {
   /** The user tables with foreign keys, for danglingReferencesIn. */
   tablesWithForeignKeys(): string[] {
     return this.db
-      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%' ORDER BY name")
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%' ORDER BY name",
+      )
       .all()
       .map((r) => r.name)
   }

@@ -16,8 +16,12 @@ export class UsageRepo {
 
   constructor(db: Db) {
     this.s = {
-      members: db.prepare<[], UsageRow>('SELECT member_id AS id, input, output, unreported FROM member_usage WHERE steps > 0 ORDER BY member_id'),
-      tasks: db.prepare<[], UsageRow>('SELECT task_id AS id, input, output, unreported FROM task_usage WHERE steps > 0 ORDER BY task_id'),
+      members: db.prepare<[], UsageRow>(
+        'SELECT member_id AS id, input, output, unreported FROM member_usage WHERE steps > 0 ORDER BY member_id',
+      ),
+      tasks: db.prepare<[], UsageRow>(
+        'SELECT task_id AS id, input, output, unreported FROM task_usage WHERE steps > 0 ORDER BY task_id',
+      ),
     }
   }
 

@@ -66,5 +66,12 @@ export function listFolders(path?: string): FolderListing {
     if (entry) folders.push(entry)
   }
   const parent = dirname(dir)
-  return { path: dir, parent: parent === dir ? null : parent, home, isRepo: isRepo(dir), folders, truncated: folders.length < names.length && folders.length === MAX_FOLDERS }
+  return {
+    path: dir,
+    parent: parent === dir ? null : parent,
+    home,
+    isRepo: isRepo(dir),
+    folders,
+    truncated: folders.length < names.length && folders.length === MAX_FOLDERS,
+  }
 }

@@ -74,7 +74,12 @@ export function contentSecurityPolicy(port: number): string {
  * stringifyReusing: an edit's impact was serialized once where it was made, and both the edit's answer
  * and its decision.changed frame splice in that same text instead of serializing it again.
  */
-function send(res: ServerResponse, status: number, body: ApiResponse<unknown>, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: ApiResponse<unknown>,
+  headers: Record<string, string> = {},
+): void {
   const text = stringifyReusing(body)
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
   res.end(text)
@@ -94,7 +99,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       if (size <= limit) chunks.push(c)
     })
     req.on('end', () => {
-      if (size > limit) reject(new ApiError('payload_too_large', `the request body is larger than ${limit} bytes; send less (split the call)`))
+      if (size > limit)
+        reject(
+          new ApiError(
+            'payload_too_large',
+            `the request body is larger than ${limit} bytes; send less (split the call)`,
+          ),
+        )
       else resolveBody(Buffer.concat(chunks).toString('utf8'))
     })
     req.on('error', reject)
@@ -183,7 +194,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   }
 
   function serveStatic(res: ServerResponse, pathname: string) {
-    const root = options.staticDir && existsSync(join(options.staticDir, 'index.html')) ? resolve(options.staticDir) : null
+    const root =
+      options.staticDir && existsSync(join(options.staticDir, 'index.html')) ? resolve(options.staticDir) : null
     const securityHeaders = {
       'content-security-policy': contentSecurityPolicy(port),
       'x-content-type-options': 'nosniff',
@@ -192,7 +204,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }
     if (!root) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders })
-      res.end('<!doctype html><title>Concord</title><p>Concord core is running. The UI is not built: run <code>npm run build</code>. The API is at <code>POST /api/&lt;method&gt;</code>.</p>')
+      res.end(
+        '<!doctype html><title>Concord</title><p>Concord core is running. The UI is not built: run <code>npm run build</code>. The API is at <code>POST /api/&lt;method&gt;</code>.</p>',
+      )
       return
     }
     const rel = decodePath(pathname === '/' ? '/index.html' : pathname)

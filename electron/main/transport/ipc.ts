@@ -7,7 +7,12 @@ import { refuse, respond } from '../../../shared/wire'
  * Binds the contract to Electron IPC. Only our own window's top frame, showing our own renderer,
  * may call; every payload is validated by the same dispatch the bridge uses.
  */
-export function bindIpc(ipcMain: IpcMain, core: Core, isTrusted: (event: IpcMainInvokeEvent) => boolean, target: () => WebContents | null): () => void {
+export function bindIpc(
+  ipcMain: IpcMain,
+  core: Core,
+  isTrusted: (event: IpcMainInvokeEvent) => boolean,
+  target: () => WebContents | null,
+): () => void {
   ipcMain.handle('concord:call', async (event, method: unknown, params: unknown) => {
     if (!isTrusted(event)) return refuse({ code: 'forbidden', message: 'untrusted sender' })
     if (typeof method !== 'string') return refuse({ code: 'invalid_params', message: 'method must be a string' })

@@ -14,7 +14,11 @@ declare global {
 const TOKEN_KEY = 'concord.token'
 
 /** Reads `?token=` once, remembers it for this tab and strips it from the URL. */
-export function takeToken(loc: Location = location, storage: Storage = sessionStorage, hist: History = history): string | null {
+export function takeToken(
+  loc: Location = location,
+  storage: Storage = sessionStorage,
+  hist: History = history,
+): string | null {
   const url = new URL(loc.href)
   const fromUrl = url.searchParams.get('token')
   if (fromUrl) {
@@ -30,7 +34,8 @@ export function forgetToken(storage: Storage = sessionStorage): void {
   storage.removeItem(TOKEN_KEY)
 }
 
-export type ApiChoice = { kind: 'electron'; api: ClientApi } | { kind: 'browser'; api: ClientApi } | { kind: 'no-token' }
+export type ApiChoice =
+  { kind: 'electron'; api: ClientApi } | { kind: 'browser'; api: ClientApi } | { kind: 'no-token' }
 
 /** Wraps the preload api so both transports offer the same connection hooks. */
 function fromPreload(api: ConcordApi): ClientApi {

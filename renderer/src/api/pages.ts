@@ -18,22 +18,36 @@ export const MANY_LIMIT = 500
 
 const rest = (cursor: string | null, limit?: number) => ({ ...(cursor ? { cursor } : {}), ...(limit ? { limit } : {}) })
 
-export function pageTasks(api: ClientApi, workspaceId: string, filter: TaskFilter, cursor: string | null, limit?: number): Promise<TaskPage> {
+export function pageTasks(
+  api: ClientApi,
+  workspaceId: string,
+  filter: TaskFilter,
+  cursor: string | null,
+  limit?: number,
+): Promise<TaskPage> {
   return api.call('tasks.page', { workspaceId, ...filter, ...rest(cursor, limit) })
 }
 
-export function pageReports(api: ClientApi, workspaceId: string, filter: ReportFilter, cursor: string | null, limit?: number): Promise<ReportPage> {
+export function pageReports(
+  api: ClientApi,
+  workspaceId: string,
+  filter: ReportFilter,
+  cursor: string | null,
+  limit?: number,
+): Promise<ReportPage> {
   return api.call('reports.page', { workspaceId, ...filter, ...rest(cursor, limit) })
 }
 
 /** Rows by id, in calls of at most MANY_LIMIT ids (one call for any edit the UI has on screen). */
 export async function getTasks(api: ClientApi, ids: string[]): Promise<Task[]> {
   const out: Task[] = []
-  for (let i = 0; i < ids.length; i += MANY_LIMIT) out.push(...(await api.call('tasks.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
+  for (let i = 0; i < ids.length; i += MANY_LIMIT)
+    out.push(...(await api.call('tasks.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
   return out
 }
 export async function getReports(api: ClientApi, ids: string[]): Promise<Report[]> {
   const out: Report[] = []
-  for (let i = 0; i < ids.length; i += MANY_LIMIT) out.push(...(await api.call('reports.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
+  for (let i = 0; i < ids.length; i += MANY_LIMIT)
+    out.push(...(await api.call('reports.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
   return out
 }

@@ -23,8 +23,16 @@ function useShortcuts() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null
-      const inField = !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)
-      const action = matchShortcut({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, inField })
+      const inField =
+        !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)
+      const action = matchShortcut({
+        key: e.key,
+        ctrlKey: e.ctrlKey,
+        metaKey: e.metaKey,
+        altKey: e.altKey,
+        shiftKey: e.shiftKey,
+        inField,
+      })
       if (!action) return
       const s = store.getState()
       const order = s.memberOrder
@@ -79,6 +87,13 @@ export function App() {
 
   if (!loaded) return <div className="splash">{error ? 'Cannot reach Concord.' : 'Loading…'}</div>
   if (!workspaceId) return <Welcome />
-  if (!screen) return <div className="splash">{failure ? `Concord could not load the workspace screen (${failure.message}); it tries again when the server is back.` : 'Loading…'}</div>
+  if (!screen)
+    return (
+      <div className="splash">
+        {failure
+          ? `Concord could not load the workspace screen (${failure.message}); it tries again when the server is back.`
+          : 'Loading…'}
+      </div>
+    )
   return <screen.default />
 }

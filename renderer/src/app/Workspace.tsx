@@ -40,8 +40,9 @@ function ServerDownBanner() {
   if (connection === 'open') return null
   return (
     <div className="server-down" role="alert" data-testid="server-down" data-connection={connection}>
-      <strong>{connection === 'connecting' ? 'Reconnecting to Concord…' : 'Concord’s server is not reachable.'}</strong> Nothing you do now is saved, and members’ replies do not arrive. It reconnects
-      by itself when the server is back (<code>concord serve</code> or the app).
+      <strong>{connection === 'connecting' ? 'Reconnecting to Concord…' : 'Concord’s server is not reachable.'}</strong>{' '}
+      Nothing you do now is saved, and members’ replies do not arrive. It reconnects by itself when the server is back (
+      <code>concord serve</code> or the app).
     </div>
   )
 }
@@ -65,11 +66,24 @@ export default function WorkspaceScreen() {
   return (
     <div className={`app${panelOpen ? '' : ' panel-closed'}`} data-testid="app">
       <Sidebar />
-      <main className="centre">{loading && memberCount === 0 ? <div className="splash">Loading…</div> : memberCount === 0 ? <SetupWizard /> : <Centre />}</main>
+      <main className="centre">
+        {loading && memberCount === 0 ? (
+          <div className="splash">Loading…</div>
+        ) : memberCount === 0 ? (
+          <SetupWizard />
+        ) : (
+          <Centre />
+        )}
+      </main>
       {panelOpen ? (
         <RightPanel />
       ) : (
-        <button className="panel-open" onClick={() => setPanelOpen(true)} title="Show panel (Alt P)" aria-label="Show panel">
+        <button
+          className="panel-open"
+          onClick={() => setPanelOpen(true)}
+          title="Show panel (Alt P)"
+          aria-label="Show panel"
+        >
           ‹
         </button>
       )}

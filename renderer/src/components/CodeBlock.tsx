@@ -22,7 +22,13 @@ export function CodeBlock({ node, children }: { node?: Element; children?: React
   return (
     <div className="md-code">
       <pre>{children}</pre>
-      <button type="button" className={`md-copy${copied ? ' copied' : ''}`} onClick={copy} aria-label={copied ? 'Copied' : 'Copy code'} data-testid="code-copy">
+      <button
+        type="button"
+        className={`md-copy${copied ? ' copied' : ''}`}
+        onClick={copy}
+        aria-label={copied ? 'Copied' : 'Copy code'}
+        data-testid="code-copy"
+      >
         {copied ? 'Copied' : 'Copy'}
       </button>
     </div>

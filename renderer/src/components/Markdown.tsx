@@ -31,13 +31,22 @@ const components = {
     const url = typeof src === 'string' ? src : ''
     if (url.startsWith('data:image/')) return <img src={url} alt={alt ?? ''} />
     return (
-      <a className="md-image-blocked" href={isExternal(url) ? url : undefined} target="_blank" rel="noopener noreferrer" title="Remote images are not loaded">
+      <a
+        className="md-image-blocked"
+        href={isExternal(url) ? url : undefined}
+        target="_blank"
+        rel="noopener noreferrer"
+        title="Remote images are not loaded"
+      >
         🖼 {alt || 'image'}
       </a>
     )
   },
   'concord-ref': ({ node }: { node?: { properties?: { dataRef?: string; dataVersion?: string } } }) => (
-    <RefChip refKey={node?.properties?.dataRef ?? ''} writtenVersion={node?.properties?.dataVersion ? Number(node.properties.dataVersion) : undefined} />
+    <RefChip
+      refKey={node?.properties?.dataRef ?? ''}
+      writtenVersion={node?.properties?.dataVersion ? Number(node.properties.dataVersion) : undefined}
+    />
   ),
 } as unknown as Partial<Components>
 
@@ -66,7 +75,13 @@ const GrowingBlock = memo(function GrowingBlock({ text }: { text: string }) {
   }
   // A very long block (a big table, say) lags by at most a tenth instead of being parsed every frame.
   const prev = last.current
-  if (prev && text.length > PARSE_EVERY_UPDATE && text.length - prev.text.length < prev.text.length / 10 && text.startsWith(prev.text)) return <>{prev.node}</>
+  if (
+    prev &&
+    text.length > PARSE_EVERY_UPDATE &&
+    text.length - prev.text.length < prev.text.length / 10 &&
+    text.startsWith(prev.text)
+  )
+    return <>{prev.node}</>
   const node = renderMarkdown(text, components, false)
   last.current = { text, node }
   return <>{node}</>
@@ -77,7 +92,15 @@ const GrowingBlock = memo(function GrowingBlock({ text }: { text: string }) {
  * once and cached. While a reply streams, only its last, growing block is parsed again (and not kept in
  * the cache); an open code fence in it is shown as plain code until it closes.
  */
-export const Markdown = memo(function Markdown({ text, streaming, refs }: { text: string; streaming?: boolean; refs?: readonly StepRef[] }) {
+export const Markdown = memo(function Markdown({
+  text,
+  streaming,
+  refs,
+}: {
+  text: string
+  streaming?: boolean
+  refs?: readonly StepRef[]
+}) {
   const blocks = splitBlocks(text)
   const growing = streaming ? blocks.pop() : undefined
   // The step's pins reach its chips through context: the cached trees stay keyed by text alone.

@@ -88,7 +88,15 @@ export function renderMarkdown(text: string, components: Partial<Components>, ke
   const tree = processor.runSync(processor.parse(text))
   // The renderer's JSX types reach hast-util-to-jsx-runtime only through its jsx option: say what it returns.
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- tsc types this ReactNode; the lint's type service cannot resolve the package's JSX types
-  const node: ReactNode = toJsxRuntime(tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true })
+  const node: ReactNode = toJsxRuntime(tree, {
+    Fragment,
+    jsx,
+    jsxs,
+    components,
+    ignoreInvalidStyle: true,
+    passKeys: true,
+    passNode: true,
+  })
   if (!keep) return node
   cache.set(text, node)
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
@@ -147,7 +155,11 @@ export function openFence(block: string): OpenFence | null {
   }
   if (opener < 0) return null
   const info = lines[opener].trim().slice(fence.length).trim()
-  return { before: lines.slice(0, opener).join('\n'), lang: info.split(/\s+/)[0] ?? '', code: lines.slice(opener + 1).join('\n') }
+  return {
+    before: lines.slice(0, opener).join('\n'),
+    lang: info.split(/\s+/)[0] ?? '',
+    code: lines.slice(opener + 1).join('\n'),
+  }
 }
 
 /**
@@ -155,6 +167,12 @@ export function openFence(block: string): OpenFence | null {
  * pay for it (creating the highlighter alone takes tens of milliseconds).
  */
 export function prewarmMarkdown(): void {
-  processor.runSync(processor.parse('Warm **up** `D-1`, [link](https://example.com)\n\n- a\n- b\n\n```ts\nconst a: number = 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |'))
-  void loadHighlighter().then(() => lowlight?.highlight('typescript', 'export function f(a: string): number { return a.length }'))
+  processor.runSync(
+    processor.parse(
+      'Warm **up** `D-1`, [link](https://example.com)\n\n- a\n- b\n\n```ts\nconst a: number = 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |',
+    ),
+  )
+  void loadHighlighter().then(() =>
+    lowlight?.highlight('typescript', 'export function f(a: string): number { return a.length }'),
+  )
 }

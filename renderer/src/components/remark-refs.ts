@@ -25,11 +25,19 @@ function split(value: string): MdNode[] {
       props.dataVersion = written[1]
       last += written[0].length
     }
-    const ref: MdNode = { type: 'concordRef', data: { hName: 'concord-ref', hProperties: props }, children: [{ type: 'text', value: m[0] }] }
+    const ref: MdNode = {
+      type: 'concordRef',
+      data: { hName: 'concord-ref', hProperties: props },
+      children: [{ type: 'text', value: m[0] }],
+    }
     // Punctuation right after a chip stays on its line ("… against D-1, and" never starts a line with ",").
     const trail = /^[,.;:!?)\]'"’”…]+/.exec(value.slice(last))?.[0]
     if (trail) {
-      out.push({ type: 'concordRefGroup', data: { hName: 'span', hProperties: { className: ['ref-nowrap'] } }, children: [ref, { type: 'text', value: trail }] })
+      out.push({
+        type: 'concordRefGroup',
+        data: { hName: 'span', hProperties: { className: ['ref-nowrap'] } },
+        children: [ref, { type: 'text', value: trail }],
+      })
       last += trail.length
     } else out.push(ref)
   }

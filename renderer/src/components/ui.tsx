@@ -5,7 +5,15 @@ import type { SessionInfo } from '../../../shared/schemas'
 type MemberState = SessionInfo['state']
 import { hueOf, initials } from '../lib/format'
 
-export function Badge({ tone = 'neutral', children, title }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'accent'; children: ReactNode; title?: string }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+  title,
+}: {
+  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'accent'
+  children: ReactNode
+  title?: string
+}) {
   return (
     <span className={`badge badge-${tone}`} title={title}>
       {children}
@@ -16,7 +24,11 @@ export function Badge({ tone = 'neutral', children, title }: { tone?: 'neutral' 
 export function Avatar({ id, name, size = 28 }: { id: string; name: string; size?: number }) {
   const hue = hueOf(id)
   return (
-    <span className="avatar" style={{ width: size, height: size, fontSize: size * 0.4, background: `hsl(${hue} 55% 45%)` }} aria-hidden>
+    <span
+      className="avatar"
+      style={{ width: size, height: size, fontSize: size * 0.4, background: `hsl(${hue} 55% 45%)` }}
+      aria-hidden
+    >
       {initials(name)}
     </span>
   )
@@ -52,7 +64,8 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   )
 }
 
-const focusable = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
+const focusable =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
 
 /** Tab and Shift+Tab cycle within an open dialog instead of walking into the page behind it. */
 function keepFocusInside(e: KeyboardEvent, dialog: HTMLElement | null): void {
@@ -77,7 +90,19 @@ const ModalDepth = createContext(0)
  * A dialog over the whole window. Rendered into <body>: inside a session panel (CSS containment makes
  * it the containing block of fixed elements) it would otherwise cover only that panel.
  */
-export function Modal({ title, onClose, children, footer, wide }: { title: string; onClose(): void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  footer,
+  wide,
+}: {
+  title: string
+  onClose(): void
+  children: ReactNode
+  footer?: ReactNode
+  wide?: boolean
+}) {
   const depth = useContext(ModalDepth) + 1
   const ref = useRef<HTMLDivElement>(null)
   const close = useRef(onClose)
@@ -92,7 +117,9 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' && e.key !== 'Tab') return
       // Only the innermost open modal answers.
-      const deepest = Math.max(...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)))
+      const deepest = Math.max(
+        ...[...document.querySelectorAll<HTMLElement>('.modal')].map((m) => Number(m.dataset.depth)),
+      )
       if (depth !== deepest) return
       if (e.key === 'Tab') {
         keepFocusInside(e, ref.current)
@@ -110,7 +137,14 @@ export function Modal({ title, onClose, children, footer, wide }: { title: strin
   return createPortal(
     <ModalDepth.Provider value={depth}>
       <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-        <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref} data-depth={depth}>
+        <div
+          className={`modal${wide ? ' modal-wide' : ''}`}
+          role="dialog"
+          aria-modal="true"
+          aria-label={title}
+          ref={ref}
+          data-depth={depth}
+        >
           <div className="modal-head">
             <h2>{title}</h2>
             <button className="icon-btn" onClick={onClose} aria-label="Close">

@@ -1,5 +1,11 @@
 import { useApp } from '../stores/app-store'
-import { flaggedTaskCount, openQuestionCount, pendingApprovalCount, pendingProposalCount, staleReportCount } from '../stores/selectors'
+import {
+  flaggedTaskCount,
+  openQuestionCount,
+  pendingApprovalCount,
+  pendingProposalCount,
+  staleReportCount,
+} from '../stores/selectors'
 import type { RightTab } from '../stores/types'
 import { DecisionsPanel } from './decisions/DecisionsPanel'
 import { Inbox } from './inbox/Inbox'
@@ -33,7 +39,16 @@ export function RightPanel() {
     <aside className="right-panel" data-testid="right-panel">
       <nav className="tabs" role="tablist">
         {tabs.map((t) => (
-          <button key={t.id} role="tab" title={t.label} aria-label={t.label} aria-selected={tab === t.id} className={tab === t.id ? 'on' : ''} onClick={() => setTab(t.id)} data-testid={`tab-${t.id}`}>
+          <button
+            key={t.id}
+            role="tab"
+            title={t.label}
+            aria-label={t.label}
+            aria-selected={tab === t.id}
+            className={tab === t.id ? 'on' : ''}
+            onClick={() => setTab(t.id)}
+            data-testid={`tab-${t.id}`}
+          >
             <span className="tab-icon" aria-hidden="true">
               {t.icon}
             </span>
@@ -41,7 +56,12 @@ export function RightPanel() {
             {count[t.id]?.n ? <span className={`count ${count[t.id]!.tone}`}>{count[t.id]!.n}</span> : null}
           </button>
         ))}
-        <button className="icon-btn tabs-close" onClick={() => setPanelOpen(false)} title="Hide panel (Alt P)" aria-label="Hide panel">
+        <button
+          className="icon-btn tabs-close"
+          onClick={() => setPanelOpen(false)}
+          title="Hide panel (Alt P)"
+          aria-label="Hide panel"
+        >
           ›
         </button>
       </nav>

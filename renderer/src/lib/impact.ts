@@ -15,7 +15,9 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
     const who = t.assigneeId && members[t.assigneeId] ? ` by ${members[t.assigneeId].name}` : ''
     return `${t.key} ${statusWords[t.status]}${who}${t.acceptanceRevoked ? ' (acceptance revoked)' : ''}`
   })
-  const reports = impact.reports.filter((r) => r.staleClaimIds.length).map((r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`)
+  const reports = impact.reports
+    .filter((r) => r.staleClaimIds.length)
+    .map((r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`)
   const parts: string[] = []
   if (tasks.length) parts.push(`flags ${tasks.join(', ')}`)
   if (reports.length) parts.push(`stales ${reports.join(', ')}`)
@@ -24,5 +26,10 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
   if (!parts.length) return merged || 'No task or report depends on this decision yet.'
   const text = parts.join('; ')
   const notified = impact.notifiedMemberIds.map((id) => members[id]?.name).filter(Boolean)
-  return text[0].toUpperCase() + text.slice(1) + (notified.length ? `. Notifies ${notified.join(', ')}.` : '.') + (merged ? ` ${merged}` : '')
+  return (
+    text[0].toUpperCase() +
+    text.slice(1) +
+    (notified.length ? `. Notifies ${notified.join(', ')}.` : '.') +
+    (merged ? ` ${merged}` : '')
+  )
 }

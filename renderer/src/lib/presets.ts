@@ -9,9 +9,24 @@ export interface ProviderDraft {
   apiKey: string
 }
 
-export const providerPresets: Record<ProviderKind, { label: string; model: string; baseURL: string; needsKey: boolean; hint: string }> = {
-  openai: { label: 'OpenAI', model: 'gpt-4.1', baseURL: '', needsKey: true, hint: 'Chat Completions with tools. Needs an API key.' },
-  anthropic: { label: 'Anthropic', model: 'claude-sonnet-4-5', baseURL: '', needsKey: true, hint: 'Messages with tool use. Needs an API key.' },
+export const providerPresets: Record<
+  ProviderKind,
+  { label: string; model: string; baseURL: string; needsKey: boolean; hint: string }
+> = {
+  openai: {
+    label: 'OpenAI',
+    model: 'gpt-4.1',
+    baseURL: '',
+    needsKey: true,
+    hint: 'Chat Completions with tools. Needs an API key.',
+  },
+  anthropic: {
+    label: 'Anthropic',
+    model: 'claude-sonnet-4-5',
+    baseURL: '',
+    needsKey: true,
+    hint: 'Messages with tool use. Needs an API key.',
+  },
   'openai-compatible': {
     label: 'Local / OpenAI-compatible',
     model: 'llama3.1',
@@ -26,7 +41,12 @@ export function draftFor(kind: ProviderKind): ProviderDraft {
 }
 
 /** The `provider` param for members.create/update: the key only when typed (it is write-only). */
-export function providerParam(d: ProviderDraft): { kind: ProviderKind; model: string; baseURL?: string; apiKey?: string } {
+export function providerParam(d: ProviderDraft): {
+  kind: ProviderKind
+  model: string
+  baseURL?: string
+  apiKey?: string
+} {
   return {
     kind: d.kind,
     model: d.model.trim(),
@@ -40,17 +60,40 @@ export type AgentKind = 'claude-code' | 'codex' | 'gemini' | 'custom'
 export type AgentChoice = 'concord' | AgentKind
 
 /** Keep in step with electron/main/runtime/acp/presets.ts (a unit test compares the install lines). */
-export const agentChoices: Record<AgentChoice, { label: string; install: string; hint: string; keyVariable: string | null }> = {
-  concord: { label: 'Concord’s agent', install: '', hint: 'Concord runs the agent loop itself against a model provider (API key or a local model).', keyVariable: null },
+export const agentChoices: Record<
+  AgentChoice,
+  { label: string; install: string; hint: string; keyVariable: string | null }
+> = {
+  concord: {
+    label: 'Concord’s agent',
+    install: '',
+    hint: 'Concord runs the agent loop itself against a model provider (API key or a local model).',
+    keyVariable: null,
+  },
   'claude-code': {
     label: 'Claude Code',
     install: 'npm i -g @zed-industries/claude-agent-acp',
     hint: 'Your Claude Code, through its ACP adapter: its own login or an Anthropic key.',
     keyVariable: 'ANTHROPIC_API_KEY',
   },
-  codex: { label: 'Codex', install: 'npm i -g @zed-industries/codex-acp', hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.', keyVariable: 'OPENAI_API_KEY' },
-  gemini: { label: 'Gemini CLI', install: 'npm i -g @google/gemini-cli', hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.', keyVariable: 'GEMINI_API_KEY' },
-  custom: { label: 'Custom command', install: '', hint: 'Any program that speaks ACP on its standard input and output.', keyVariable: null },
+  codex: {
+    label: 'Codex',
+    install: 'npm i -g @zed-industries/codex-acp',
+    hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.',
+    keyVariable: 'OPENAI_API_KEY',
+  },
+  gemini: {
+    label: 'Gemini CLI',
+    install: 'npm i -g @google/gemini-cli',
+    hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.',
+    keyVariable: 'GEMINI_API_KEY',
+  },
+  custom: {
+    label: 'Custom command',
+    install: '',
+    hint: 'Any program that speaks ACP on its standard input and output.',
+    keyVariable: null,
+  },
 }
 
 export interface AgentDraft {
@@ -66,7 +109,10 @@ export interface AgentDraft {
   turnTimeoutMinutes: number
 }
 
-export function agentDraftFor(agent: AgentKind, from?: Extract<NonNullable<Member['provider']>, { kind: 'acp' }>): AgentDraft {
+export function agentDraftFor(
+  agent: AgentKind,
+  from?: Extract<NonNullable<Member['provider']>, { kind: 'acp' }>,
+): AgentDraft {
   return {
     agent,
     command: from?.command ?? '',

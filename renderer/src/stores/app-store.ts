@@ -44,7 +44,10 @@ const tabs: RightTab[] = ['decisions', 'tasks', 'reports', 'inbox', 'figures']
 /** Reads the saved preferences, keeping only well-formed fields (the format zustand's persist wrote). */
 export function loadPrefs(storage: Storage): Partial<Prefs> {
   try {
-    const saved = JSON.parse(storage.getItem(PREFS_KEY) ?? 'null') as { state?: Record<string, unknown>; version?: number } | null
+    const saved = JSON.parse(storage.getItem(PREFS_KEY) ?? 'null') as {
+      state?: Record<string, unknown>
+      version?: number
+    } | null
     const p = saved?.version === 1 ? (saved.state ?? {}) : {}
     const out: Partial<Prefs> = {}
     if (themes.includes(p.theme as Theme)) out.theme = p.theme as Theme
@@ -63,10 +66,23 @@ export function loadPrefs(storage: Storage): Partial<Prefs> {
  * them on every state change, streamed text included: dozens of localStorage writes a second.)
  */
 export function keepPrefs(store: AppStore, storage: Storage): () => void {
-  const pick = (s: AppState): Prefs => ({ theme: s.theme, lastWorkspaceId: s.lastWorkspaceId, lastMemberId: s.lastMemberId, rightTab: s.rightTab, panelOpen: s.panelOpen })
+  const pick = (s: AppState): Prefs => ({
+    theme: s.theme,
+    lastWorkspaceId: s.lastWorkspaceId,
+    lastMemberId: s.lastMemberId,
+    rightTab: s.rightTab,
+    panelOpen: s.panelOpen,
+  })
   let last = pick(store.getState())
   return store.subscribe((s) => {
-    if (s.theme === last.theme && s.lastWorkspaceId === last.lastWorkspaceId && s.lastMemberId === last.lastMemberId && s.rightTab === last.rightTab && s.panelOpen === last.panelOpen) return
+    if (
+      s.theme === last.theme &&
+      s.lastWorkspaceId === last.lastWorkspaceId &&
+      s.lastMemberId === last.lastMemberId &&
+      s.rightTab === last.rightTab &&
+      s.panelOpen === last.panelOpen
+    )
+      return
     last = pick(s)
     try {
       storage.setItem(PREFS_KEY, JSON.stringify({ state: last, version: 1 }))

@@ -21,17 +21,32 @@ export interface Notifier {
 }
 
 /** What a change of session state is worth telling the user about, if anything. */
-export function notificationFor(prev: SessionInfo | undefined, next: SessionInfo, name: string): { kind: 'approval' | 'question' | 'finished' | 'error'; title: string; body: string } | null {
+export function notificationFor(
+  prev: SessionInfo | undefined,
+  next: SessionInfo,
+  name: string,
+): { kind: 'approval' | 'question' | 'finished' | 'error'; title: string; body: string } | null {
   // A turn that ends with a question to the human: the question is the news, not "finished".
-  if (next.question && next.question.stepId !== prev?.question?.stepId) return { kind: 'question', title: `${name} asks you`, body: next.question.text }
+  if (next.question && next.question.stepId !== prev?.question?.stepId)
+    return { kind: 'question', title: `${name} asks you`, body: next.question.text }
   if (next.state === 'waiting_approval' && prev?.state !== 'waiting_approval') {
     const call = next.pendingApprovals[0]
-    return { kind: 'approval', title: `${name} needs your approval`, body: call ? `to run ${call.name}` : 'a tool call is waiting' }
+    return {
+      kind: 'approval',
+      title: `${name} needs your approval`,
+      body: call ? `to run ${call.name}` : 'a tool call is waiting',
+    }
   }
-  if (prev && (prev.state === 'running' || prev.state === 'waiting_approval') && next.state === 'idle' && next.queued === 0) {
+  if (
+    prev &&
+    (prev.state === 'running' || prev.state === 'waiting_approval') &&
+    next.state === 'idle' &&
+    next.queued === 0
+  ) {
     return { kind: 'finished', title: `${name} finished`, body: 'The reply is ready.' }
   }
-  if (next.state === 'error' && prev?.state !== 'error') return { kind: 'error', title: `${name} stopped with an error`, body: next.error ?? '' }
+  if (next.state === 'error' && prev?.state !== 'error')
+    return { kind: 'error', title: `${name} stopped with an error`, body: next.error ?? '' }
   return null
 }
 
@@ -61,7 +76,11 @@ export interface EventWiring {
   flush(): void
 }
 
-export function connectEvents(store: AppStore, scheduler: Scheduler = frameScheduler, notify: Notifier = desktopNotifier()): EventWiring {
+export function connectEvents(
+  store: AppStore,
+  scheduler: Scheduler = frameScheduler,
+  notify: Notifier = desktopNotifier(),
+): EventWiring {
   const { api } = store.getState()
   let deltas = new Map<string, Map<string, string>>()
   let frame: number | null = null
@@ -99,7 +118,8 @@ export function connectEvents(store: AppStore, scheduler: Scheduler = frameSched
     switch (envelope.event) {
       case 'workspace.opened': {
         const { workspace } = envelope.payload
-        if (!s.workspaces.some((w) => w.id === workspace.id)) store.setState({ workspaces: [...s.workspaces, workspace] })
+        if (!s.workspaces.some((w) => w.id === workspace.id))
+          store.setState({ workspaces: [...s.workspaces, workspace] })
         return
       }
       case 'member.changed':

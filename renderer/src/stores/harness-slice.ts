@@ -9,11 +9,20 @@ export const createHarnessSlice: SliceCreator<HarnessSlice> = (set, get, api) =>
   reports: {},
   metrics: null,
   applyDecision(d) {
-    set((s) => (d.workspaceId !== s.workspaceId || (s.decisions[d.id]?.version ?? 0) > d.version ? {} : { decisions: { ...s.decisions, [d.id]: d } }))
+    set((s) =>
+      d.workspaceId !== s.workspaceId || (s.decisions[d.id]?.version ?? 0) > d.version
+        ? {}
+        : { decisions: { ...s.decisions, [d.id]: d } },
+    )
   },
   applyProposal(p) {
     // A decided proposal never goes back to pending (a late reply must not undo a newer event).
-    set((s) => (p.workspaceId !== s.workspaceId || (p.state === 'pending' && s.proposals[p.id] && s.proposals[p.id].state !== 'pending') ? {} : { proposals: { ...s.proposals, [p.id]: p } }))
+    set((s) =>
+      p.workspaceId !== s.workspaceId ||
+      (p.state === 'pending' && s.proposals[p.id] && s.proposals[p.id].state !== 'pending')
+        ? {}
+        : { proposals: { ...s.proposals, [p.id]: p } },
+    )
   },
   applyTask(t) {
     let uncertain = false
@@ -26,7 +35,11 @@ export const createHarnessSlice: SliceCreator<HarnessSlice> = (set, get, api) =>
       const { flaggedTasks } = s.counts
       uncertain = moved.uncertain || (wasFlagged === null && flaggedTasks !== null)
       const delta = wasFlagged === null ? 0 : Number(isFlagged(t)) - Number(wasFlagged)
-      return { tasks: { ...s.tasks, [t.id]: t }, taskLists: moved.taskLists, counts: flaggedTasks === null || !delta ? s.counts : { ...s.counts, flaggedTasks: flaggedTasks + delta } }
+      return {
+        tasks: { ...s.tasks, [t.id]: t },
+        taskLists: moved.taskLists,
+        counts: flaggedTasks === null || !delta ? s.counts : { ...s.counts, flaggedTasks: flaggedTasks + delta },
+      }
     })
     return uncertain
   },
@@ -40,7 +53,11 @@ export const createHarnessSlice: SliceCreator<HarnessSlice> = (set, get, api) =>
       const { staleReports } = s.counts
       uncertain = moved.uncertain || (wasStale === null && staleReports !== null)
       const delta = wasStale === null ? 0 : Number(r.validity === 'stale') - Number(wasStale)
-      return { reports: { ...s.reports, [r.id]: r }, reportLists: moved.reportLists, counts: staleReports === null || !delta ? s.counts : { ...s.counts, staleReports: staleReports + delta } }
+      return {
+        reports: { ...s.reports, [r.id]: r },
+        reportLists: moved.reportLists,
+        counts: staleReports === null || !delta ? s.counts : { ...s.counts, staleReports: staleReports + delta },
+      }
     })
     return uncertain
   },

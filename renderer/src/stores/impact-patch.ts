@@ -6,16 +6,27 @@ import type { Decision, ImpactTask, Report, Task } from '../../../shared/schemas
 import type { CompactImpact } from '../api/pages'
 
 export function patchTask(t: Task, it: ImpactTask, decision: Decision, normative: boolean): Task {
-  const links = t.links.map((l) => (l.decisionId !== decision.id ? l : { ...l, currentVersion: decision.version, state: normative ? ('suspect' as const) : l.state }))
+  const links = t.links.map((l) =>
+    l.decisionId !== decision.id
+      ? l
+      : { ...l, currentVersion: decision.version, state: normative ? ('suspect' as const) : l.state },
+  )
   return { ...t, status: it.status, flag: it.flag, assigneeId: it.assigneeId, links }
 }
 
 export function patchReport(r: Report, ir: CompactImpact['reports'][number], decision: Decision): Report {
   const stale = new Set(ir.staleClaimIds)
   const restored = new Set(ir.restoredClaimIds ?? [])
-  const claims = r.claims.map((c) => (stale.has(c.id) ? { ...c, state: 'stale' as const } : restored.has(c.id) ? { ...c, state: 'valid' as const } : c))
+  const claims = r.claims.map((c) =>
+    stale.has(c.id) ? { ...c, state: 'stale' as const } : restored.has(c.id) ? { ...c, state: 'valid' as const } : c,
+  )
   // A restoring edit brings the decision's fingerprint back: what was pinned to it is current again.
-  const basis = r.basis.map((b) => (b.decisionId !== decision.id ? b : { ...b, state: stale.size ? ('suspect' as const) : restored.size ? ('current' as const) : b.state }))
-  const validity = claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect') ? 'stale' : 'valid'
+  const basis = r.basis.map((b) =>
+    b.decisionId !== decision.id
+      ? b
+      : { ...b, state: stale.size ? ('suspect' as const) : restored.size ? ('current' as const) : b.state },
+  )
+  const validity =
+    claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect') ? 'stale' : 'valid'
   return { ...r, claims, basis, validity }
 }

@@ -74,7 +74,13 @@ export function placeRow<L extends ListState<unknown>>(
   const same = { list, uncertain: false }
   if (!list.loaded) return same
   const at = list.ids.indexOf(row.id)
-  if (at >= 0) return nowMatches ? same : { list: { ...list, ids: list.ids.filter((id) => id !== row.id), total: Math.max(0, list.total - 1) }, uncertain: false }
+  if (at >= 0)
+    return nowMatches
+      ? same
+      : {
+          list: { ...list, ids: list.ids.filter((id) => id !== row.id), total: Math.max(0, list.total - 1) },
+          uncertain: false,
+        }
   const last = list.ids.length ? keyOf(list.ids[list.ids.length - 1]) : undefined
   const withinLoaded = list.nextCursor === null || (last !== undefined && order(row.key, last) < 0)
   if (withinLoaded) {

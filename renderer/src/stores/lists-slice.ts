@@ -5,9 +5,26 @@
  */
 import type { Decision, Report, Task } from '../../../shared/schemas'
 import { asClientError } from '../api/errors'
-import { getReports, getTasks, pageReports, pageTasks, type CompactImpact, type ReportFilter, type TaskFilter } from '../api/pages'
+import {
+  getReports,
+  getTasks,
+  pageReports,
+  pageTasks,
+  type CompactImpact,
+  type ReportFilter,
+  type TaskFilter,
+} from '../api/pages'
 import { patchReport, patchTask } from './impact-patch'
-import { filterKey, placeRow, reportMatches, reportOrder, taskMatches, taskOrder, type ListState, type ReportListState } from './list-logic'
+import {
+  filterKey,
+  placeRow,
+  reportMatches,
+  reportOrder,
+  taskMatches,
+  taskOrder,
+  type ListState,
+  type ReportListState,
+} from './list-logic'
 import type { AppState, ListsSlice, SliceCreator } from './types'
 
 export const TASK_PAGE = 100
@@ -15,9 +32,21 @@ export const REPORT_PAGE = 100
 /** How many applied edits are remembered for dedupe (an answer and its event arrive within moments). */
 const REMEMBERED = 200
 
-export const emptyListsData = { taskLists: {}, reportLists: {}, counts: { flaggedTasks: null, staleReports: null } } satisfies Partial<AppState>
+export const emptyListsData = {
+  taskLists: {},
+  reportLists: {},
+  counts: { flaggedTasks: null, staleReports: null },
+} satisfies Partial<AppState>
 
-const emptyList = <F>(filter: F): ListState<F> => ({ filter, ids: [], total: 0, nextCursor: null, loaded: false, loading: true, error: null })
+const emptyList = <F>(filter: F): ListState<F> => ({
+  filter,
+  ids: [],
+  total: 0,
+  nextCursor: null,
+  loaded: false,
+  loading: true,
+  error: null,
+})
 
 /** Merges fetched rows into a cache, keeping a row an event already replaced with a later version. */
 function mergeTasks(cache: Record<string, Task>, rows: Task[]): Record<string, Task> {
@@ -32,19 +61,35 @@ function mergeReports(cache: Record<string, Report>, rows: Report[]): Record<str
 }
 
 /** The store's part of moving one changed task between loaded lists. */
-export function moveTask(s: AppState, prev: Task | undefined, t: Task): { taskLists: AppState['taskLists']; uncertain: boolean } {
+export function moveTask(
+  s: AppState,
+  prev: Task | undefined,
+  t: Task,
+): { taskLists: AppState['taskLists']; uncertain: boolean } {
   let uncertain = false
   const taskLists = { ...s.taskLists }
   const keyOf = (id: string) => (id === t.id ? t.key : s.tasks[id]?.key)
   for (const [k, list] of Object.entries(s.taskLists)) {
-    const r = placeRow(list, t, taskMatches(list.filter, t), prev ? taskMatches(list.filter, prev) : null, keyOf, taskOrder)
+    const r = placeRow(
+      list,
+      t,
+      taskMatches(list.filter, t),
+      prev ? taskMatches(list.filter, prev) : null,
+      keyOf,
+      taskOrder,
+    )
     taskLists[k] = r.list
     uncertain ||= r.uncertain
   }
   return { taskLists, uncertain }
 }
 
-export function moveReport(s: AppState, prev: Report | undefined, r: Report, isNew: boolean): { reportLists: AppState['reportLists']; uncertain: boolean } {
+export function moveReport(
+  s: AppState,
+  prev: Report | undefined,
+  r: Report,
+  isNew: boolean,
+): { reportLists: AppState['reportLists']; uncertain: boolean } {
   let uncertain = false
   const reportLists = { ...s.reportLists }
   const keyOf = (id: string) => (id === r.id ? r.key : s.reports[id]?.key)
@@ -55,7 +100,8 @@ export function moveReport(s: AppState, prev: Report | undefined, r: Report, isN
     const wasStale = prev ? prevMatches && prev.validity === 'stale' : isNew ? false : null
     const isStale = reportMatches(list.filter, r) && r.validity === 'stale'
     if (wasStale === null) uncertain = true
-    else if (wasStale !== isStale && list.loaded) next = { ...next, staleTotal: Math.max(0, next.staleTotal + (isStale ? 1 : -1)) }
+    else if (wasStale !== isStale && list.loaded)
+      next = { ...next, staleTotal: Math.max(0, next.staleTotal + (isStale ? 1 : -1)) }
     reportLists[k] = next
     uncertain ||= placed.uncertain
   }
@@ -88,7 +134,11 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
         const taskLists = { ...st.taskLists }
         tl.forEach(([k], i) => taskLists[k] && (taskLists[k] = { ...taskLists[k], total: tt[i].total }))
         const reportLists = { ...st.reportLists }
-        rl.forEach(([k], i) => reportLists[k] && (reportLists[k] = { ...reportLists[k], total: rr[i].total, staleTotal: rr[i].staleTotal }))
+        rl.forEach(
+          ([k], i) =>
+            reportLists[k] &&
+            (reportLists[k] = { ...reportLists[k], total: rr[i].total, staleTotal: rr[i].staleTotal }),
+        )
         return { taskLists, reportLists, counts: { flaggedTasks: flagged.total, staleReports: all.staleTotal } }
       })
     }
@@ -124,15 +174,33 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       if (get().workspaceId !== workspaceId) return
       set((s) => {
         const base = s.taskLists[key] ?? emptyList(filter)
-        const ids = more ? [...base.ids, ...page.items.map((t) => t.id).filter((id) => !base.ids.includes(id))] : page.items.map((t) => t.id)
+        const ids = more
+          ? [...base.ids, ...page.items.map((t) => t.id).filter((id) => !base.ids.includes(id))]
+          : page.items.map((t) => t.id)
         return {
           tasks: mergeTasks(s.tasks, page.items),
-          taskLists: { ...s.taskLists, [key]: { ...base, ids, total: page.total, nextCursor: page.nextCursor, loaded: true, loading: false, error: null } },
+          taskLists: {
+            ...s.taskLists,
+            [key]: {
+              ...base,
+              ids,
+              total: page.total,
+              nextCursor: page.nextCursor,
+              loaded: true,
+              loading: false,
+              error: null,
+            },
+          },
         }
       })
     } catch (err) {
       if (get().workspaceId !== workspaceId) return
-      set((s) => ({ taskLists: { ...s.taskLists, [key]: { ...(s.taskLists[key] ?? emptyList(filter)), loading: false, error: asClientError(err).message } } }))
+      set((s) => ({
+        taskLists: {
+          ...s.taskLists,
+          [key]: { ...(s.taskLists[key] ?? emptyList(filter)), loading: false, error: asClientError(err).message },
+        },
+      }))
     }
   }
 
@@ -142,21 +210,46 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
     const key = filterKey(filter)
     const held = get().reportLists[key]
     if (more ? !held?.loaded || held.loading || !held.nextCursor : held) return
-    set((s) => ({ reportLists: { ...s.reportLists, [key]: held ? { ...held, loading: true } : { ...emptyList(filter), staleTotal: 0 } } }))
+    set((s) => ({
+      reportLists: {
+        ...s.reportLists,
+        [key]: held ? { ...held, loading: true } : { ...emptyList(filter), staleTotal: 0 },
+      },
+    }))
     try {
       const page = await pageReports(api, workspaceId, filter, more ? (held?.nextCursor ?? null) : null, REPORT_PAGE)
       if (get().workspaceId !== workspaceId) return
       set((s) => {
         const base = s.reportLists[key] ?? { ...emptyList(filter), staleTotal: 0 }
-        const ids = more ? [...base.ids, ...page.items.map((r) => r.id).filter((id) => !base.ids.includes(id))] : page.items.map((r) => r.id)
-        const list: ReportListState = { ...base, ids, total: page.total, staleTotal: page.staleTotal, nextCursor: page.nextCursor, loaded: true, loading: false, error: null }
+        const ids = more
+          ? [...base.ids, ...page.items.map((r) => r.id).filter((id) => !base.ids.includes(id))]
+          : page.items.map((r) => r.id)
+        const list: ReportListState = {
+          ...base,
+          ids,
+          total: page.total,
+          staleTotal: page.staleTotal,
+          nextCursor: page.nextCursor,
+          loaded: true,
+          loading: false,
+          error: null,
+        }
         return { reports: mergeReports(s.reports, page.items), reportLists: { ...s.reportLists, [key]: list } }
       })
       // The cards show their task's key.
       await needTasks(page.items.map((r) => r.taskId))
     } catch (err) {
       if (get().workspaceId !== workspaceId) return
-      set((s) => ({ reportLists: { ...s.reportLists, [key]: { ...(s.reportLists[key] ?? { ...emptyList(filter), staleTotal: 0 }), loading: false, error: asClientError(err).message } } }))
+      set((s) => ({
+        reportLists: {
+          ...s.reportLists,
+          [key]: {
+            ...(s.reportLists[key] ?? { ...emptyList(filter), staleTotal: 0 }),
+            loading: false,
+            error: asClientError(err).message,
+          },
+        },
+      }))
     }
   }
 
@@ -174,9 +267,13 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       if (countsAsked) return countsAsked
       const workspaceId = get().workspaceId
       if (!workspaceId) return Promise.resolve()
-      countsAsked = Promise.all([pageTasks(api, workspaceId, { flagged: true }, null, 1), pageReports(api, workspaceId, {}, null, 1)])
+      countsAsked = Promise.all([
+        pageTasks(api, workspaceId, { flagged: true }, null, 1),
+        pageReports(api, workspaceId, {}, null, 1),
+      ])
         .then(([flagged, reports]) => {
-          if (get().workspaceId === workspaceId) set({ counts: { flaggedTasks: flagged.total, staleReports: reports.staleTotal } })
+          if (get().workspaceId === workspaceId)
+            set({ counts: { flaggedTasks: flagged.total, staleReports: reports.staleTotal } })
         })
         .catch(() => undefined)
         .finally(() => (countsAsked = null))
@@ -207,15 +304,27 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       const taskIds = new Set(impact.tasks.map((t) => t.taskId).filter((id) => st.tasks[id]))
       const reportIds = new Set(impact.reports.map((r) => r.reportId).filter((id) => st.reports[id]))
       if (impact.truncated) {
-        for (const t of Object.values(st.tasks)) if (t.links.some((l) => l.decisionId === decision.id)) taskIds.add(t.id)
-        for (const r of Object.values(st.reports)) if (r.basis.some((b) => b.decisionId === decision.id) || r.claims.some((c) => c.decisionIds.includes(decision.id))) reportIds.add(r.id)
+        for (const t of Object.values(st.tasks))
+          if (t.links.some((l) => l.decisionId === decision.id)) taskIds.add(t.id)
+        for (const r of Object.values(st.reports))
+          if (
+            r.basis.some((b) => b.decisionId === decision.id) ||
+            r.claims.some((c) => c.decisionIds.includes(decision.id))
+          )
+            reportIds.add(r.id)
       }
       const workspaceId = st.workspaceId
       // Rows beyond what is loaded changed too: their lists' totals (and the tab counts) are recounted, at the same
       // time as the loaded rows are fetched (the counts do not wait for the rows).
-      const beyond = impact.truncated || impact.tasks.some((t) => !st.tasks[t.taskId]) || impact.reports.some((r) => !st.reports[r.reportId])
+      const beyond =
+        impact.truncated ||
+        impact.tasks.some((t) => !st.tasks[t.taskId]) ||
+        impact.reports.some((r) => !st.reports[r.reportId])
       const counting = beyond ? countTotals() : null
-      const [tasks, reports] = await Promise.all([taskIds.size ? getTasks(api, [...taskIds]) : [], reportIds.size ? getReports(api, [...reportIds]) : []])
+      const [tasks, reports] = await Promise.all([
+        taskIds.size ? getTasks(api, [...taskIds]) : [],
+        reportIds.size ? getReports(api, [...reportIds]) : [],
+      ])
       if (get().workspaceId !== workspaceId) return
       let uncertain = false
       for (const t of tasks) uncertain = get().applyTask(t) || uncertain
@@ -245,7 +354,19 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
           cursor = page.nextCursor
           total = page.total
         } while (cursor && items.length < list.ids.length)
-        return { key, list: { ...list, ids: items.map((t) => t.id), total, nextCursor: cursor, loaded: true, loading: false, error: null }, items }
+        return {
+          key,
+          list: {
+            ...list,
+            ids: items.map((t) => t.id),
+            total,
+            nextCursor: cursor,
+            loaded: true,
+            loading: false,
+            error: null,
+          },
+          items,
+        }
       })
       const reloadReports = Object.entries(s.reportLists).map(async ([key, list]) => {
         const items: Report[] = []
@@ -259,9 +380,26 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
           total = page.total
           staleTotal = page.staleTotal
         } while (cursor && items.length < list.ids.length)
-        return { key, list: { ...list, ids: items.map((r) => r.id), total, staleTotal, nextCursor: cursor, loaded: true, loading: false, error: null }, items }
+        return {
+          key,
+          list: {
+            ...list,
+            ids: items.map((r) => r.id),
+            total,
+            staleTotal,
+            nextCursor: cursor,
+            loaded: true,
+            loading: false,
+            error: null,
+          },
+          items,
+        }
       })
-      const [tasks, reports] = await Promise.all([Promise.all(reloadTasks), Promise.all(reloadReports), get().refreshCounts()])
+      const [tasks, reports] = await Promise.all([
+        Promise.all(reloadTasks),
+        Promise.all(reloadReports),
+        get().refreshCounts(),
+      ])
       if (get().workspaceId !== workspaceId) return
       set((st) => ({
         tasks: mergeTasks(

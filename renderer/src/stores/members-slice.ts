@@ -10,7 +10,11 @@ export const createMembersSlice: SliceCreator<MembersSlice> = (set) => ({
       // Archived: out of the team (its row stays for names in history); restored: back in.
       if (member.archivedAt) {
         const order = s.memberOrder.filter((id) => id !== member.id)
-        return { members: { ...s.members, [member.id]: member }, memberOrder: order, selectedMemberId: s.selectedMemberId === member.id ? (order[0] ?? null) : s.selectedMemberId }
+        return {
+          members: { ...s.members, [member.id]: member },
+          memberOrder: order,
+          selectedMemberId: s.selectedMemberId === member.id ? (order[0] ?? null) : s.selectedMemberId,
+        }
       }
       const isNew = !s.memberOrder.includes(member.id)
       return {

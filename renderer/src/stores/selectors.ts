@@ -2,7 +2,11 @@
 import type { Decision, Member, Proposal, Step, Task } from '../../../shared/schemas'
 import type { AppState, SessionState } from './types'
 
-function indexBy<T>(cache: WeakMap<object, Map<string, T>>, record: Record<string, T>, key: (t: T) => string): Map<string, T> {
+function indexBy<T>(
+  cache: WeakMap<object, Map<string, T>>,
+  record: Record<string, T>,
+  key: (t: T) => string,
+): Map<string, T> {
   let index = cache.get(record)
   if (!index) {
     index = new Map(Object.values(record).map((v) => [key(v), v]))
@@ -20,7 +24,10 @@ export const proposalByKey = (key: string) => (s: AppState) => indexBy(proposalK
 export const taskByKey = (key: string) => (s: AppState) => indexBy(taskKeys, s.tasks, (t) => t.key).get(key)
 
 /** The key of the decision a proposal (by key) would change. */
-export function decisionKeyProposedBy(s: Pick<AppState, 'proposals' | 'decisions'>, proposalKey: string): string | undefined {
+export function decisionKeyProposedBy(
+  s: Pick<AppState, 'proposals' | 'decisions'>,
+  proposalKey: string,
+): string | undefined {
   const p = indexBy(proposalKeys, s.proposals, (x) => x.key).get(proposalKey)
   return p && s.decisions[p.decisionId]?.key
 }
@@ -54,19 +61,25 @@ export const selectMembers = (s: AppState): Member[] => {
 }
 
 export const pendingProposalCount = (s: AppState) => selectProposals(s).filter((p) => p.state === 'pending').length
-export const openQuestionCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.question ? 1 : 0), 0)
-export const pendingApprovalCount = (s: AppState) => s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.pendingApprovals.length ?? 0), 0)
+export const openQuestionCount = (s: AppState) =>
+  s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.question ? 1 : 0), 0)
+export const pendingApprovalCount = (s: AppState) =>
+  s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.pendingApprovals.length ?? 0), 0)
 
 /** The workspace's flagged tasks and stale reports, counted by the server (the loaded rows until it answers). */
-export const flaggedTaskCount = (s: AppState) => s.counts.flaggedTasks ?? selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
-export const staleReportCount = (s: AppState) => s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale').length
+export const flaggedTaskCount = (s: AppState) =>
+  s.counts.flaggedTasks ?? selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
+export const staleReportCount = (s: AppState) =>
+  s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale').length
 
-export const memberName = (id: string | null | undefined) => (s: AppState) => (id ? (s.members[id]?.name ?? 'a former member') : 'you')
+export const memberName = (id: string | null | undefined) => (s: AppState) =>
+  id ? (s.members[id]?.name ?? 'a former member') : 'you'
 
 /** Where a step lives, if some loaded session holds it (for "made in" links). */
 export function findStep(s: AppState, stepId: string): { memberId: string; step: Step } | null {
   for (const [memberId, session] of Object.entries<SessionState>(s.sessions)) {
-    for (let i = session.steps.length - 1; i >= 0; i--) if (session.steps[i].id === stepId) return { memberId, step: session.steps[i] }
+    for (let i = session.steps.length - 1; i >= 0; i--)
+      if (session.steps[i].id === stepId) return { memberId, step: session.steps[i] }
   }
   return null
 }

@@ -46,7 +46,13 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
     set((s) => patch(s, memberId, () => ({ loadingOlder: true })))
     try {
       const page = await api.call('sessions.get', { memberId, before, limit: OLDER_PAGE })
-      set((s) => patch(s, memberId, (x) => ({ steps: mergeSteps(page.steps, x.steps), hasMore: page.hasMore, loadingOlder: false })))
+      set((s) =>
+        patch(s, memberId, (x) => ({
+          steps: mergeSteps(page.steps, x.steps),
+          hasMore: page.hasMore,
+          loadingOlder: false,
+        })),
+      )
     } catch (err) {
       set((s) => patch(s, memberId, () => ({ loadingOlder: false, error: asClientError(err).message })))
     }
@@ -60,10 +66,14 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
   applyStep(memberId, step) {
     set((s) =>
       patch(s, memberId, (x) => {
-        const finished = step.kind === 'model' && step.status === 'done' && step.toolCalls.length === 0 && step.text.length > 0
+        const finished =
+          step.kind === 'model' && step.status === 'done' && step.toolCalls.length === 0 && step.text.length > 0
         const was = x.steps.find((st) => st.id === step.id)
         const newlyFinished = finished && (!was || was.status !== 'done')
-        return { steps: upsertStep(x.steps, step), unread: x.unread + (newlyFinished && !isOnScreen(s, memberId) ? 1 : 0) }
+        return {
+          steps: upsertStep(x.steps, step),
+          unread: x.unread + (newlyFinished && !isOnScreen(s, memberId) ? 1 : 0),
+        }
       }),
     )
   },

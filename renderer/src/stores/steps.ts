@@ -10,7 +10,8 @@ export function idleInfo(memberId: string): SessionInfo {
 export function pickNewer(held: Step, incoming: Step): Step {
   if (held.endedAt && !incoming.endedAt) return held
   if (incoming.endedAt && !held.endedAt) return incoming
-  if (held.status === 'streaming' && incoming.status === 'streaming' && held.text.length > incoming.text.length) return held
+  if (held.status === 'streaming' && incoming.status === 'streaming' && held.text.length > incoming.text.length)
+    return held
   return incoming
 }
 

@@ -50,8 +50,10 @@ const taskRows = new WeakMap<object, Held<Task>>()
 const reportRows = new WeakMap<object, Held<Report>>()
 const noIds: string[] = []
 
-export const selectTaskList = (key: string) => (s: AppState) => rowsOf(taskRows, s.taskLists[key]?.ids ?? noIds, s.tasks)
-export const selectReportList = (key: string) => (s: AppState) => rowsOf(reportRows, s.reportLists[key]?.ids ?? noIds, s.reports)
+export const selectTaskList = (key: string) => (s: AppState) =>
+  rowsOf(taskRows, s.taskLists[key]?.ids ?? noIds, s.tasks)
+export const selectReportList = (key: string) => (s: AppState) =>
+  rowsOf(reportRows, s.reportLists[key]?.ids ?? noIds, s.reports)
 
 export function useTaskList(filter: TaskFilter): TaskList {
   const key = filterKey(filter)

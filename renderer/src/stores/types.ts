@@ -1,5 +1,17 @@
 import type { StoreApi } from 'zustand'
-import type { Decision, Member, Metrics, Proposal, Report, SessionInfo, Step, SystemInfo, Task, Workspace, WorkspaceSettings } from '../../../shared/schemas'
+import type {
+  Decision,
+  Member,
+  Metrics,
+  Proposal,
+  Report,
+  SessionInfo,
+  Step,
+  SystemInfo,
+  Task,
+  Workspace,
+  WorkspaceSettings,
+} from '../../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../api/bridge-client'
 import type { CompactImpact, ReportFilter, TaskFilter } from '../api/pages'
 import type { ListState, ReportListState } from './list-logic'

@@ -23,7 +23,8 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   setView: (view) => set({ view }),
   setRightTab: (rightTab) => set({ rightTab, panelOpen: true }),
   setPanelOpen: (panelOpen) => set({ panelOpen }),
-  openDecision: (focusDecisionId) => set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
+  openDecision: (focusDecisionId) =>
+    set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
   focusStep(memberId, stepId) {
     set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId, lastMemberId: memberId })
     get().markRead(memberId)

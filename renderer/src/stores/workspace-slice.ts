@@ -4,7 +4,8 @@ import { emptyListsData } from './lists-slice'
 import { idleInfo } from './steps'
 import type { AppState, SessionState, SliceCreator, WorkspaceSlice } from './types'
 
-const byId = <T extends { id: string }>(items: T[]) => Object.fromEntries(items.map((i) => [i.id, i])) as Record<string, T>
+const byId = <T extends { id: string }>(items: T[]) =>
+  Object.fromEntries(items.map((i) => [i.id, i])) as Record<string, T>
 
 export const emptyWorkspaceData = {
   members: {},
@@ -22,7 +23,16 @@ export const emptyWorkspaceData = {
 } satisfies Partial<AppState>
 
 function sessionOf(memberId: string): SessionState {
-  return { info: idleInfo(memberId), steps: [], hasMore: false, loaded: false, loading: false, loadingOlder: false, error: null, unread: 0 }
+  return {
+    info: idleInfo(memberId),
+    steps: [],
+    hasMore: false,
+    loaded: false,
+    loading: false,
+    loadingOlder: false,
+    error: null,
+    unread: 0,
+  }
 }
 
 export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api) => ({
@@ -62,7 +72,12 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       return
     }
     const keepSelection = get().workspaceId === id ? get().selectedMemberId : null
-    set({ workspaceId: id, lastWorkspaceId: id, workspaceLoading: true, ...(get().workspaceId === id ? {} : { ...emptyWorkspaceData, workspaceNotes: [], workspaceSettings: null }) })
+    set({
+      workspaceId: id,
+      lastWorkspaceId: id,
+      workspaceLoading: true,
+      ...(get().workspaceId === id ? {} : { ...emptyWorkspaceData, workspaceNotes: [], workspaceSettings: null }),
+    })
     void api.call('workspaces.settings', { workspaceId: id }).then(
       (workspaceSettings) => get().workspaceId === id && set({ workspaceSettings }),
       () => undefined,
@@ -93,7 +108,9 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       const isMember = (id: string | null) => Boolean(id && members.some((m: Member) => m.id === id))
       // A member the user chose while the workspace loaded wins over both.
       const chosen = s.selectedMemberId !== keepSelection && isMember(s.selectedMemberId) ? s.selectedMemberId : null
-      const selected = chosen ?? (isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null))
+      const selected =
+        chosen ??
+        (isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null))
       return {
         workspaceLoading: false,
         members: { ...byId(archived.members), ...byId(members) },

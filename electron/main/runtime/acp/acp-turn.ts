@@ -8,7 +8,14 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
-import type { ContentBlock, McpServer, PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
+import type {
+  ContentBlock,
+  McpServer,
+  PermissionOption,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from '@agentclientprotocol/sdk'
 import type { McpGateway } from '../../mcp/agent-gateway'
 import { appBinding, type AppBindingEnv } from '../../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
@@ -57,7 +64,20 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
   const m = env.member
   const preset = agentPresets[m.agent!]
   const out: Record<string, string> = {}
-  for (const k of ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'SYSTEMROOT', 'APPDATA', 'LOCALAPPDATA']) {
+  for (const k of [
+    'PATH',
+    'HOME',
+    'USER',
+    'LOGNAME',
+    'LANG',
+    'LC_ALL',
+    'TERM',
+    'TMPDIR',
+    'SHELL',
+    'SYSTEMROOT',
+    'APPDATA',
+    'LOCALAPPDATA',
+  ]) {
     const v = process.env[k]
     if (v !== undefined) out[k] = v
   }
@@ -81,7 +101,9 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
   // The member's own variables were checked when saved (members.create/update: envRefusal); one saved before a rule
   // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME) is left out. They reach only the agent inside its
   // sandbox: bwrap and the agent's program are found on Concord's own path, not on this PATH (sandboxedAgentSpawn).
-  const own = Object.entries(JSON.parse(m.agent_env) as Record<string, string>).filter(([k, v]) => envRefusal(k, v) === null)
+  const own = Object.entries(JSON.parse(m.agent_env) as Record<string, string>).filter(
+    ([k, v]) => envRefusal(k, v) === null,
+  )
   Object.assign(out, preset.env, Object.fromEntries(own))
   if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
   return { vars: out, stateDirs }
@@ -101,7 +123,8 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
   return (pathVar ?? '').split(delimiter).some((d) => d && runnable(join(d, command)))
 }
 
-const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
+const contentText = (c: ContentBlock): string =>
+  c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`
 
 /**
  * The option that answers this one call. Allow is allow_once (an "Always allow" is Concord's own rule, so removing it
@@ -112,7 +135,9 @@ export function pickOption(options: PermissionOption[], allow: boolean): Request
   const aborts = (o: PermissionOption) => /abort|cancel/i.test(`${o.optionId} ${o.name}`)
   const kinds = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always']
   const byKind = (k: string) => options.filter((x) => x.kind === k)
-  const o = allow ? kinds.map((k) => byKind(k)[0]).find(Boolean) : (kinds.flatMap(byKind).find((x) => !aborts(x)) ?? kinds.map((k) => byKind(k)[0]).find(Boolean))
+  const o = allow
+    ? kinds.map((k) => byKind(k)[0]).find(Boolean)
+    : (kinds.flatMap(byKind).find((x) => !aborts(x)) ?? kinds.map((k) => byKind(k)[0]).find(Boolean))
   return o ? { outcome: { outcome: 'selected', optionId: o.optionId } } : { outcome: { outcome: 'cancelled' } }
 }
 
@@ -124,7 +149,13 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   // What the agent's calls to Concord's tools act in from now on: this turn's tree, under this turn's policy.
   env.agents.setTurn(host.memberId, { root: env.workspaceRoot, approval: env.approval, sandbox: env.sandbox, signal })
   const insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => {
-    const id = store.steps.insert({ member_id: member.id, turn_id: start.id, task_id: start.task_id, started_at: now(), ...row })
+    const id = store.steps.insert({
+      member_id: member.id,
+      turn_id: start.id,
+      task_id: start.task_id,
+      started_at: now(),
+      ...row,
+    })
     env.emitStep(store.steps.get(id)!)
     return id
   }
@@ -139,12 +170,19 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
 
   // The agent process: one per member, kept alive, in the OS sandbox; a changed configuration restarts it.
   const concordSandbox = (await sandboxStatus()).available
-  const { command, args } = agentCommand(member, preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }))
+  const { command, args } = agentCommand(
+    member,
+    preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }),
+  )
   let gateway: McpGateway
   try {
-    gateway = await env.agents.gateway(host.memberId, () => appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }))
+    gateway = await env.agents.gateway(host.memberId, () =>
+      appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }),
+    )
   } catch (err) {
-    return fail(`Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`)
+    return fail(
+      `Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`,
+    )
   }
   const concordMcp = gateway.serverEntry('concord')
   const viaConfig = preset.mcpArgs?.(concordMcp)
@@ -153,7 +191,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const sessionMeta = preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {}
   const { vars, stateDirs } = agentEnv(env)
   if (viaConfig) Object.assign(vars, viaConfig.env)
-  const workspaceConfig = (preset.workspaceConfig ?? []).map((f) => join(env.workspaceRoot, f)).filter((p) => existsSync(p))
+  const workspaceConfig = (preset.workspaceConfig ?? [])
+    .map((f) => join(env.workspaceRoot, f))
+    .filter((p) => existsSync(p))
   // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
   if (!findProgram(command, vars.PATH)) return fail(notInstalledText(member.agent!, command))
   const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
@@ -188,10 +228,19 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         }
       }
     }
-    const spec = { command: spawn.file, args: spawn.args, env: spawn.env, cwd: spawn.cwd, fingerprint, notSandboxed: spawn.reason, onProcess }
+    const spec = {
+      command: spawn.file,
+      args: spawn.args,
+      env: spawn.env,
+      cwd: spawn.cwd,
+      fingerprint,
+      notSandboxed: spawn.reason,
+      onProcess,
+    }
     agent = await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
   } catch (err) {
-    if (err instanceof AgentStartError && err.code === 'agent_missing') return fail(notInstalledText(member.agent!, command))
+    if (err instanceof AgentStartError && err.code === 'agent_missing')
+      return fail(notInstalledText(member.agent!, command))
     return fail(err instanceof Error ? err.message : String(err))
   }
   if (agent !== before && !spawn.sandboxed) {
@@ -209,7 +258,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     try {
       if (member.acp_session && agent.init?.agentCapabilities?.loadSession) {
         // History replayed by session/load is not new work: nobody is attached to hear it.
-        await agent.conn.agent.request('session/load', { sessionId: member.acp_session, cwd: env.workspaceRoot, mcpServers: sessionMcp, ...sessionMeta })
+        await agent.conn.agent.request('session/load', {
+          sessionId: member.acp_session,
+          cwd: env.workspaceRoot,
+          mcpServers: sessionMcp,
+          ...sessionMeta,
+        })
         agent.sessionId = member.acp_session
       }
     } catch {
@@ -228,7 +282,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         store.members.setAcpSession(member.id, s.sessionId)
       } catch (err) {
         agent.kill()
-        return fail(`${preset.label} could not open a session (${err instanceof Error ? err.message : String(err)})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}`)
+        return fail(
+          `${preset.label} could not open a session (${err instanceof Error ? err.message : String(err)})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}`,
+        )
       }
     }
   }
@@ -273,7 +329,13 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if (timer) clearTimeout(timer)
     timer = null
     if (!model) return
-    finish(model.id, { status: 'done', text: model.text, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, ended_at: now() })
+    finish(model.id, {
+      status: 'done',
+      text: model.text,
+      input_tokens: usage?.inputTokens,
+      output_tokens: usage?.outputTokens,
+      ended_at: now(),
+    })
     answer = model.text
     model = null
   }
@@ -295,14 +357,25 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     }
     // A Concord tool call can ask for approval (approveExternal) before the agent's report of it arrives: that step
     // is this call's.
-    const early = [...tools].find(([key, id]) => key.startsWith('mcp-') && !store.steps.get(id)?.ended_at && title.includes(store.steps.get(id)?.tool_name ?? '\0'))
+    const early = [...tools].find(
+      ([key, id]) =>
+        key.startsWith('mcp-') &&
+        !store.steps.get(id)?.ended_at &&
+        title.includes(store.steps.get(id)?.tool_name ?? '\0'),
+    )
     if (early) {
       tools.delete(early[0])
       tools.set(toolCallId, early[1])
       return toolStep(toolCallId, title, call)
     }
     closeModel()
-    const id = insert({ kind: 'tool', status: 'running', tool_call_id: toolCallId, tool_name: title, tool_args: JSON.stringify(toolArgs(call) ?? {}) })
+    const id = insert({
+      kind: 'tool',
+      status: 'running',
+      tool_call_id: toolCallId,
+      tool_name: title,
+      tool_args: JSON.stringify(toolArgs(call) ?? {}),
+    })
     tools.set(toolCallId, id)
     return id
   }
@@ -345,19 +418,36 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if (id === undefined) return
     const row = store.steps.get(id)
     if (row && row.ended_at) return
-    finish(id, { status: status === 'completed' ? 'done' : 'error', text, is_error: status === 'failed' ? 1 : 0, ended_at: now() })
+    finish(id, {
+      status: status === 'completed' ? 'done' : 'error',
+      text,
+      is_error: status === 'failed' ? 1 : 0,
+      ended_at: now(),
+    })
     recordDeliveredNotices()
   }
   // Denials of this turn: the agent hears them (with the human's reason) in its next prompt, since ACP's answer
   // to a permission request carries no reason, and Codex ends its turn on a reject.
   const denials: string[] = []
-  const onPermission = async (r: RequestPermissionRequest, reqSignal: AbortSignal): Promise<RequestPermissionResponse> => {
+  const onPermission = async (
+    r: RequestPermissionRequest,
+    reqSignal: AbortSignal,
+  ): Promise<RequestPermissionResponse> => {
     const call = r.toolCall
     const stepId = toolStep(call.toolCallId, call.title ?? 'tool', call)
     const callId = makeId(env.ctx.wsId, 'step', stepId)
     // The same decision as for Concord's own loop (approval-policy.ts): the member's policy, its rules and the team's.
-    const described = describeAcpCall(call, { root: env.workspaceRoot, readOnlyTree: !!env.sandbox?.readOnlyTree, concordTools: MCP_TOOL_NAMES })
-    const answer = needsHuman(env.approval, rulesFor(env.ctx, member.id), described, spawn.sandboxed ? { available: true } : { available: false, reason: spawn.reason })
+    const described = describeAcpCall(call, {
+      root: env.workspaceRoot,
+      readOnlyTree: !!env.sandbox?.readOnlyTree,
+      concordTools: MCP_TOOL_NAMES,
+    })
+    const answer = needsHuman(
+      env.approval,
+      rulesFor(env.ctx, member.id),
+      described,
+      spawn.sandboxed ? { available: true } : { available: false, reason: spawn.reason },
+    )
     if (answer.deny) {
       const text = `Refused without asking: this call was ${answer.why}.`
       finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
@@ -370,7 +460,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     // The card shows what the call will do in the shapes built-in members' calls have (a command, a path with its
     // old and new text, a path with its content): Gemini's request carries its edit only as a diff, not in rawInput.
     const argsText = JSON.stringify(toolArgs(call) ?? call.rawInput ?? {})
-    const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', argsText, { why: answer.why, suggestion: suggestedRule(described) })
+    const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', argsText, {
+      why: answer.why,
+      suggestion: suggestedRule(described),
+    })
     if (signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
     if (!allowed) {
       const text = host.denialText(callId)
@@ -415,7 +508,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const onAbort = () => cancel()
   signal.addEventListener('abort', onAbort, { once: true })
   try {
-    const prompt = agent.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: promptText }] })
+    const prompt = agent.conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: promptText }],
+    })
     const res = await Promise.race([
       prompt,
       agent.exited.then((why) => ({ crashed: why })),
@@ -430,7 +526,9 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     if ('crashed' in res) {
       closeModel()
       agent.sessionId = null
-      return fail(`${preset.label} stopped during the turn (${res.crashed})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`)
+      return fail(
+        `${preset.label} stopped during the turn (${res.crashed})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`,
+      )
     }
     if ('timedOut' in res) {
       closeModel()
@@ -447,7 +545,18 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     // The human's Deny (with its reason) reaches the agent as Concord's next prompt: ACP carries no reason.
     if (denials.length && !signal.aborted) {
       const text = `The human denied ${denials.length === 1 ? 'a call' : `${denials.length} calls`} of your last turn; it did not run:\n${denials.map((d) => `- ${d}`).join('\n')}\nContinue without it; do not retry it unchanged.`
-      env.emitStep(store.steps.get(store.steps.insert({ member_id: member.id, kind: 'notice', status: 'queued', text, task_id: start.task_id, started_at: now() }))!)
+      env.emitStep(
+        store.steps.get(
+          store.steps.insert({
+            member_id: member.id,
+            kind: 'notice',
+            status: 'queued',
+            text,
+            task_id: start.task_id,
+            started_at: now(),
+          }),
+        )!,
+      )
       // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
       if (res.stopReason === 'cancelled') {
         if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
@@ -469,9 +578,13 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     const why = await agent.exitReason(2000)
     if (why) {
       agent.sessionId = null
-      return fail(`${preset.label} stopped during the turn (${why})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`)
+      return fail(
+        `${preset.label} stopped during the turn (${why})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`,
+      )
     }
-    return fail(`${preset.label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`)
+    return fail(
+      `${preset.label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`,
+    )
   } finally {
     clearTimeout(turnTimer)
     host.approveExternal = null
@@ -479,7 +592,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     detach()
     for (const [, id] of tools) {
       const row = store.steps.get(id)
-      if (row && !row.ended_at) finish(id, { status: signal.aborted || timedOut ? 'interrupted' : 'done', ended_at: now() })
+      if (row && !row.ended_at)
+        finish(id, { status: signal.aborted || timedOut ? 'interrupted' : 'done', ended_at: now() })
     }
   }
 }

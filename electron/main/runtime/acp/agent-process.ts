@@ -4,7 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
-import type { ClientConnection, InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk'
+import type {
+  ClientConnection,
+  InitializeResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from '@agentclientprotocol/sdk'
 import { McpGateway } from '../../mcp/agent-gateway'
 import { recordProcess } from '../tools/sandbox'
 import type { ProcessInfo } from '../tools/types'
@@ -64,7 +70,12 @@ export class AgentProcess {
     private readonly sdk: AcpSdk,
   ) {
     // Its own process group: the CLI it starts (and their children) are stopped with it.
-    this.proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    this.proc = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    })
     const recorded = recordProcess(this.proc.pid, spec.onProcess)
     this.proc.stderr!.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_TAIL)
@@ -89,7 +100,12 @@ export class AgentProcess {
         const s = this.sessions.get(params.sessionId)
         return s ? s.permission(params, signal) : { outcome: { outcome: 'cancelled' } }
       })
-    this.conn = app.connect(this.sdk.ndJsonStream(Writable.toWeb(this.proc.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(this.proc.stdout!) as ReadableStream<Uint8Array>))
+    this.conn = app.connect(
+      this.sdk.ndJsonStream(
+        Writable.toWeb(this.proc.stdin!) as WritableStream<Uint8Array>,
+        Readable.toWeb(this.proc.stdout!) as ReadableStream<Uint8Array>,
+      ),
+    )
   }
 
   /** Why the process ended, if it does within `ms` (null: still running). */
@@ -107,7 +123,11 @@ export class AgentProcess {
   /** `initialize`, failing with the agent's own words when it dies, hangs or answers garbage. */
   async initialize(timeoutMs: number, label: string): Promise<InitializeResponse> {
     let timer: NodeJS.Timeout | undefined
-    const failed = (why: string) => new AgentStartError('agent_failed', `${label} did not start (${why})${this.stderrTail ? `: ${this.stderrTail.slice(-1500)}` : ''}`)
+    const failed = (why: string) =>
+      new AgentStartError(
+        'agent_failed',
+        `${label} did not start (${why})${this.stderrTail ? `: ${this.stderrTail.slice(-1500)}` : ''}`,
+      )
     try {
       this.init = await Promise.race([
         this.conn.agent.request('initialize', {
@@ -117,9 +137,14 @@ export class AgentProcess {
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
           clientInfo: { name: 'concord', version: '0.1.0' },
         }),
-        this.exited.then((why) => Promise.reject(why === 'ENOENT' ? new AgentStartError('agent_missing', 'ENOENT') : failed(why))),
+        this.exited.then((why) =>
+          Promise.reject(why === 'ENOENT' ? new AgentStartError('agent_missing', 'ENOENT') : failed(why)),
+        ),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(failed(`no answer to initialize within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+          timer = setTimeout(
+            () => reject(failed(`no answer to initialize within ${Math.round(timeoutMs / 1000)} s`)),
+            timeoutMs,
+          )
         }),
       ])
       return this.init

@@ -77,7 +77,9 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     stateFiles: ['.claude', '.claude.json'],
     // claude-agent-acp 0.23.1 passes _meta.claudeCode.options to the Claude Agent SDK: allowedTools are permission
     // rules, so Concord's own tools run without a permission request (Concord applies the member's policy to them).
-    sessionMeta: (server) => ({ claudeCode: { options: { allowedTools: MCP_TOOL_NAMES.map((t) => `mcp__${server}__${t}`) } } }),
+    sessionMeta: (server) => ({
+      claudeCode: { options: { allowedTools: MCP_TOOL_NAMES.map((t) => `mcp__${server}__${t}`) } },
+    }),
   },
   codex: {
     label: 'Codex',
@@ -157,7 +159,10 @@ function localBin(pkg: { name: string; bin: string }): string | null {
 }
 
 /** The program and arguments to start a member's agent with (`fixed`: Concord's, before the member's own). */
-export function agentCommand(member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>, fixed: string[] = []): { command: string; args: string[] } {
+export function agentCommand(
+  member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>,
+  fixed: string[] = [],
+): { command: string; args: string[] } {
   const preset = agentPresets[member.agent!]
   const extra = JSON.parse(member.agent_args) as string[]
   if (member.agent_command) return { command: member.agent_command, args: [...fixed, ...extra] }
@@ -169,5 +174,7 @@ export function agentCommand(member: Pick<MemberRow, 'agent' | 'agent_command' |
 /** What a person reads when the agent's program is not there. */
 export function notInstalledText(agent: AgentKind, command: string): string {
   const preset = agentPresets[agent]
-  return preset.install ? `${preset.label} is not installed: ${preset.install}` : `The ACP agent's command '${command}' was not found: check the command in the member's settings`
+  return preset.install
+    ? `${preset.label} is not installed: ${preset.install}`
+    : `The ACP agent's command '${command}' was not found: check the command in the member's settings`
 }

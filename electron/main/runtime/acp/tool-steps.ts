@@ -18,14 +18,16 @@ export interface AcpToolCall {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
-const firstStr = (o: Record<string, unknown>, keys: string[]): string | undefined => keys.map((k) => str(o[k])).find((v) => v !== undefined)
+const firstStr = (o: Record<string, unknown>, keys: string[]): string | undefined =>
+  keys.map((k) => str(o[k])).find((v) => v !== undefined)
 
 /** `bash -lc 'script'` (how Codex runs every command) is its script; any other argv stays an argv. */
 function commandOf(v: unknown): string | string[] | undefined {
   if (typeof v === 'string') return v
   if (!Array.isArray(v) || !v.every((a) => typeof a === 'string')) return undefined
   const argv = v
-  if (argv.length === 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]) && (argv[1] === '-c' || argv[1] === '-lc')) return argv[2]
+  if (argv.length === 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]) && (argv[1] === '-c' || argv[1] === '-lc'))
+    return argv[2]
   return argv
 }
 
@@ -35,7 +37,10 @@ function commandOf(v: unknown): string | string[] | undefined {
  */
 export function toolArgs(call: AcpToolCall): Record<string, unknown> | null {
   const diff = (call.content ?? []).find((c) => c.type === 'diff')
-  if (diff && diff.type === 'diff') return typeof diff.oldText === 'string' ? { path: diff.path, old: diff.oldText, new: diff.newText } : { path: diff.path, content: diff.newText }
+  if (diff && diff.type === 'diff')
+    return typeof diff.oldText === 'string'
+      ? { path: diff.path, old: diff.oldText, new: diff.newText }
+      : { path: diff.path, content: diff.newText }
   const input = call.rawInput
   if (isObject(input)) {
     const command = commandOf(input.command) ?? commandOf(input.cmd)
@@ -58,7 +63,8 @@ export function toolArgs(call: AcpToolCall): Record<string, unknown> | null {
   return null
 }
 
-const contentText = (c: ContentBlock): string => (c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`)
+const contentText = (c: ContentBlock): string =>
+  c.type === 'text' ? c.text : c.type === 'resource_link' ? c.uri : `[${c.type}]`
 const textLines = (t: string) => (t === '' ? [] : t.replace(/\n$/, '').split('\n'))
 
 /** The changed lines of an edit, with `-` and `+` (the common head and tail left out). */
@@ -70,7 +76,10 @@ function diffText(path: string, before: string | null | undefined, after: string
   const a = textLines(before)
   const b = textLines(after)
   const { head, tail } = commonEnds(a, b)
-  const rows = [...a.slice(head, a.length - tail).map((l) => `-${l}`), ...b.slice(head, b.length - tail).map((l) => `+${l}`)]
+  const rows = [
+    ...a.slice(head, a.length - tail).map((l) => `-${l}`),
+    ...b.slice(head, b.length - tail).map((l) => `+${l}`),
+  ]
   return `edited ${path}\n${rows.join('\n')}`
 }
 
@@ -86,13 +95,22 @@ function outputOf(raw: unknown): string | null {
     return JSON.stringify(raw)
   }
   const stderr = out === raw.stdout ? str(raw.stderr) : undefined
-  const code = typeof raw.exit_code === 'number' ? raw.exit_code : typeof raw.exitCode === 'number' ? raw.exitCode : null
-  return [out.replace(/\n$/, ''), stderr?.replace(/\n$/, ''), code ? `(exit code ${code})` : ''].filter(Boolean).join('\n')
+  const code =
+    typeof raw.exit_code === 'number' ? raw.exit_code : typeof raw.exitCode === 'number' ? raw.exitCode : null
+  return [out.replace(/\n$/, ''), stderr?.replace(/\n$/, ''), code ? `(exit code ${code})` : '']
+    .filter(Boolean)
+    .join('\n')
 }
 
 /** The call's result as text: its content (text, diffs), else what its raw output says. */
 export function toolResultText(call: AcpToolCall): string {
-  const parts = (call.content ?? []).map((c) => (c.type === 'content' ? contentText(c.content) : c.type === 'diff' ? diffText(c.path, c.oldText, c.newText) : `[terminal ${c.terminalId}]`))
+  const parts = (call.content ?? []).map((c) =>
+    c.type === 'content'
+      ? contentText(c.content)
+      : c.type === 'diff'
+        ? diffText(c.path, c.oldText, c.newText)
+        : `[terminal ${c.terminalId}]`,
+  )
   const text = parts.filter(Boolean).join('\n')
   return text || (outputOf(call.rawOutput) ?? '')
 }

@@ -7,7 +7,16 @@
  * Retries (429 / 5xx / connection failures, honouring retry-after-ms / retry-after) are left to the SDK.
  */
 import Anthropic from '@anthropic-ai/sdk'
-import type { ChatMessage, ModelProvider, Usage, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import type {
+  ChatMessage,
+  ModelProvider,
+  Usage,
+  ModelRequest,
+  ModelResult,
+  ProviderConfig,
+  ToolCall,
+  ToolSpec,
+} from './types'
 import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
 import { ProviderError } from './types'
 
@@ -27,7 +36,11 @@ export class AnthropicProvider implements ModelProvider {
   readonly #label = 'Anthropic'
 
   constructor(config: ProviderConfig, options: AnthropicProviderOptions) {
-    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    this.config = Object.freeze({
+      kind: config.kind,
+      model: config.model,
+      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+    })
     this.#apiKey = options.apiKey
     this.#client = options.apiKey
       ? new Anthropic({
@@ -41,7 +54,10 @@ export class AnthropicProvider implements ModelProvider {
 
   async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {
     if (!this.#client) {
-      throw new ProviderError('provider_auth', 'No Anthropic API key configured (set one for this member or the ANTHROPIC_API_KEY environment variable).')
+      throw new ProviderError(
+        'provider_auth',
+        'No Anthropic API key configured (set one for this member or the ANTHROPIC_API_KEY environment variable).',
+      )
     }
     const client = this.#client
     const signal = request.signal
@@ -54,7 +70,10 @@ export class AnthropicProvider implements ModelProvider {
     // Filled by message_start / message_delta; stays null when the server reports none.
     let usage: Usage | null = null
     let sawEvent = false
-    const blocks = new Map<number, { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }>()
+    const blocks = new Map<
+      number,
+      { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }
+    >()
 
     const emit = (delta: string) => {
       if (!delta) return
@@ -84,7 +103,13 @@ export class AnthropicProvider implements ModelProvider {
           case 'content_block_start': {
             const block = event.content_block
             if (block.type === 'tool_use') {
-              blocks.set(event.index, { kind: 'tool', id: block.id, name: block.name, json: '', startInput: block.input })
+              blocks.set(event.index, {
+                kind: 'tool',
+                id: block.id,
+                name: block.name,
+                json: '',
+                startInput: block.input,
+              })
             } else {
               blocks.set(event.index, { kind: 'other' })
               if (block.type === 'text') emit(block.text)
@@ -108,7 +133,8 @@ export class AnthropicProvider implements ModelProvider {
               const next: Usage = usage ?? { inputTokens: 0, outputTokens: 0 }
               if (typeof u.output_tokens === 'number') next.outputTokens = u.output_tokens
               if (typeof u.input_tokens === 'number') {
-                next.inputTokens = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
+                next.inputTokens =
+                  u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
               }
               if (typeof u.output_tokens === 'number' || typeof u.input_tokens === 'number') usage = next
             }
@@ -135,7 +161,13 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
-    return toProviderError(err, sdkErrors, { signal, streaming, label: this.#label, where: this.config.baseURL ?? 'https://api.anthropic.com', key: this.#apiKey })
+    return toProviderError(err, sdkErrors, {
+      signal,
+      streaming,
+      label: this.#label,
+      where: this.config.baseURL ?? 'https://api.anthropic.com',
+      key: this.#apiKey,
+    })
   }
 }
 
@@ -204,10 +236,16 @@ export function systemBlocks(system: string): Anthropic.TextBlockParam[] {
 function withLastBreakpoint(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
   const last = messages.at(-1)
   if (!last) return messages
-  const content: Anthropic.ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content]
+  const content: Anthropic.ContentBlockParam[] =
+    typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content]
   const end = content.at(-1)
   // Blocks that cannot carry one (thinking) or empty text (refused anyway) are left as they are.
-  if (!end || (end.type !== 'text' && end.type !== 'tool_result' && end.type !== 'tool_use' && end.type !== 'image') || (end.type === 'text' && !end.text)) return messages
+  if (
+    !end ||
+    (end.type !== 'text' && end.type !== 'tool_result' && end.type !== 'tool_use' && end.type !== 'image') ||
+    (end.type === 'text' && !end.text)
+  )
+    return messages
   content[content.length - 1] = { ...end, cache_control: EPHEMERAL }
   return [...messages.slice(0, -1), { ...last, content } as Anthropic.MessageParam]
 }
@@ -239,7 +277,9 @@ export function toAnthropicTools(tools: ToolSpec[]): Anthropic.Tool[] {
 function parseToolInput(argumentsText: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(argumentsText)
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
   } catch {
     return {}
   }
@@ -291,5 +331,9 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
     }
   }
   // Plain single-text user turns are sent as strings.
-  return out.map((msg) => (msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text' ? { role: 'user', content: msg.content[0].text } : msg))
+  return out.map((msg) =>
+    msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text'
+      ? { role: 'user', content: msg.content[0].text }
+      : msg,
+  )
 }

@@ -30,7 +30,11 @@ export function isNetworkError(err: unknown): boolean {
   if (err instanceof TypeError && /^(terminated|fetch failed)$/.test(err.message)) return true
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)))
+    if (
+      typeof code === 'string' &&
+      (/^UND_ERR_(SOCKET|CLOSED|CONNECT)/.test(code) ||
+        /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))
+    )
       return true
   }
   return false
@@ -66,21 +70,42 @@ export function toProviderError(err: unknown, sdk: SdkErrors, f: FailureContext)
   if (f.signal?.aborted || sdk.isAbort(err)) return abortedError()
   if (sdk.isConnection(err) || isNetworkError(err)) {
     const where = `${f.label} (${f.where})`
-    if (f.streaming) return new ProviderError('provider_unreachable', redact(`Connection to ${where} was lost mid-reply${errorDetail(err)}`, f.key))
+    if (f.streaming)
+      return new ProviderError(
+        'provider_unreachable',
+        redact(`Connection to ${where} was lost mid-reply${errorDetail(err)}`, f.key),
+      )
     const what = sdk.isTimeout(err) ? 'timed out' : 'failed'
-    return new ProviderError('provider_unreachable', redact(`Could not reach ${where}: connection ${what}${errorDetail(err)}`, f.key))
+    return new ProviderError(
+      'provider_unreachable',
+      redact(`Could not reach ${where}: connection ${what}${errorDetail(err)}`, f.key),
+    )
   }
   const api = sdk.apiError(err)
   if (api) {
     const { status } = api
     const serverMessage = redact(api.message, f.key)
     if (status === 401 || status === 403) {
-      return new ProviderError('provider_auth', `${f.label} rejected the credentials (${status}): ${serverMessage}`, status)
+      return new ProviderError(
+        'provider_auth',
+        `${f.label} rejected the credentials (${status}): ${serverMessage}`,
+        status,
+      )
     }
     if (status === 429) {
-      return new ProviderError('provider_rate_limited', `${f.label} is rate limiting requests (429) and retries ran out: ${serverMessage}`, status)
+      return new ProviderError(
+        'provider_rate_limited',
+        `${f.label} is rate limiting requests (429) and retries ran out: ${serverMessage}`,
+        status,
+      )
     }
-    return new ProviderError('provider_error', status ? `${f.label} returned an error (${status}): ${serverMessage}` : `${f.label} reported an error mid-stream: ${serverMessage}`, status)
+    return new ProviderError(
+      'provider_error',
+      status
+        ? `${f.label} returned an error (${status}): ${serverMessage}`
+        : `${f.label} reported an error mid-stream: ${serverMessage}`,
+      status,
+    )
   }
   const message = err instanceof Error ? err.message : String(err)
   return new ProviderError('provider_error', redact(`${f.label} call failed: ${message}${errorDetail(err)}`, f.key))

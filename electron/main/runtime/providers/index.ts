@@ -34,16 +34,25 @@ export function createProvider(config: ProviderConfig, options: CreateProviderOp
   switch (config.kind) {
     case 'openai': {
       const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY)
-      return new LazyProvider(config, async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }))
+      return new LazyProvider(
+        config,
+        async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }),
+      )
     }
     case 'openai-compatible': {
       // No env fallback: a real OpenAI key must never be sent to whatever base URL a member points at.
       const apiKey = nonEmpty(config.apiKey)
-      return new LazyProvider(config, async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }))
+      return new LazyProvider(
+        config,
+        async () => new (await import('./openai')).OpenAIProvider(config, { apiKey, maxRetries, timeoutMs }),
+      )
     }
     case 'anthropic': {
       const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.ANTHROPIC_API_KEY)
-      return new LazyProvider(config, async () => new (await import('./anthropic')).AnthropicProvider(config, { apiKey, maxRetries, timeoutMs }))
+      return new LazyProvider(
+        config,
+        async () => new (await import('./anthropic')).AnthropicProvider(config, { apiKey, maxRetries, timeoutMs }),
+      )
     }
     default: {
       const kind: never = config.kind
@@ -76,7 +85,11 @@ class LazyProvider implements ModelProvider {
     config: ProviderConfig,
     private readonly load: () => Promise<ModelProvider>,
   ) {
-    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    this.config = Object.freeze({
+      kind: config.kind,
+      model: config.model,
+      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+    })
   }
 
   async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {

@@ -6,7 +6,16 @@
  * Retry-After and retry-after-ms) are left to the SDK; whatever is still failing afterwards becomes a ProviderError.
  */
 import OpenAI from 'openai'
-import type { Usage, ChatMessage, ModelProvider, ModelRequest, ModelResult, ProviderConfig, ToolCall, ToolSpec } from './types'
+import type {
+  Usage,
+  ChatMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelResult,
+  ProviderConfig,
+  ToolCall,
+  ToolSpec,
+} from './types'
 import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
 import { ProviderError } from './types'
 
@@ -27,14 +36,24 @@ export class OpenAIProvider implements ModelProvider {
   readonly #label: string
 
   constructor(config: ProviderConfig, options: OpenAIProviderOptions) {
-    this.config = Object.freeze({ kind: config.kind, model: config.model, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    this.config = Object.freeze({
+      kind: config.kind,
+      model: config.model,
+      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+    })
     this.#label = config.kind === 'openai' ? 'OpenAI' : 'OpenAI-compatible server'
     this.#apiKey = options.apiKey
     let configError: ProviderError | null = null
     if (config.kind === 'openai' && !options.apiKey) {
-      configError = new ProviderError('provider_auth', 'No OpenAI API key configured (set one for this member or the OPENAI_API_KEY environment variable).')
+      configError = new ProviderError(
+        'provider_auth',
+        'No OpenAI API key configured (set one for this member or the OPENAI_API_KEY environment variable).',
+      )
     } else if (config.kind === 'openai-compatible' && !config.baseURL) {
-      configError = new ProviderError('provider_error', 'An openai-compatible provider needs a baseURL (e.g. http://localhost:11434/v1).')
+      configError = new ProviderError(
+        'provider_error',
+        'An openai-compatible provider needs a baseURL (e.g. http://localhost:11434/v1).',
+      )
     }
     this.#configError = configError
     this.#client = configError
@@ -61,7 +80,11 @@ export class OpenAIProvider implements ModelProvider {
       stream: true,
       stream_options: { include_usage: true },
       ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
-      ...(request.maxTokens !== undefined ? (this.config.kind === 'openai' ? { max_completion_tokens: request.maxTokens } : { max_tokens: request.maxTokens }) : {}),
+      ...(request.maxTokens !== undefined
+        ? this.config.kind === 'openai'
+          ? { max_completion_tokens: request.maxTokens }
+          : { max_tokens: request.maxTokens }
+        : {}),
     }
 
     let text = ''
@@ -103,7 +126,13 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
-    return toProviderError(err, sdkErrors, { signal, streaming, label: this.#label, where: this.config.baseURL ?? 'https://api.openai.com/v1', key: this.#apiKey })
+    return toProviderError(err, sdkErrors, {
+      signal,
+      streaming,
+      label: this.#label,
+      where: this.config.baseURL ?? 'https://api.openai.com/v1',
+      key: this.#apiKey,
+    })
   }
 }
 
@@ -152,7 +181,10 @@ class ToolCallAccumulator {
   readonly #byIndex = new Map<number, { id: string; name: string; args: string }>()
 
   add(delta: ToolCallDelta): void {
-    let call = delta.index !== undefined && delta.index !== null ? this.#byIndex.get(delta.index) : this.#calls[this.#calls.length - 1]
+    let call =
+      delta.index !== undefined && delta.index !== null
+        ? this.#byIndex.get(delta.index)
+        : this.#calls[this.#calls.length - 1]
     // A different id at an index already in use means the server reused indexes for a new call.
     if (!call || (delta.id && call.id && delta.id !== call.id)) {
       call = { id: delta.id ?? '', name: '', args: '' }

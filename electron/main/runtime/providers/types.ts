@@ -17,7 +17,9 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  { role: 'user'; content: string } | { role: 'assistant'; content: string; toolCalls?: ToolCall[] } | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean }
 
 export interface ToolSpec {
   name: string
@@ -54,7 +56,8 @@ export interface ModelProvider {
   complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult>
 }
 
-export type ProviderErrorCode = 'provider_auth' | 'provider_unreachable' | 'provider_rate_limited' | 'provider_error' | 'aborted'
+export type ProviderErrorCode =
+  'provider_auth' | 'provider_unreachable' | 'provider_rate_limited' | 'provider_error' | 'aborted'
 
 export class ProviderError extends Error {
   constructor(

@@ -106,7 +106,8 @@ const CREDENTIAL_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i
  * GIT_* that name programs or config), or one the sandbox sets itself (HOME, TMPDIR) or that redirects git.
  */
 export function envRefusal(name: string, value: unknown, secretHint = 'commands never get secrets'): string | null {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `Environment variable name ${JSON.stringify(name)} is not valid (letters, digits and _ only).`
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    return `Environment variable name ${JSON.stringify(name)} is not valid (letters, digits and _ only).`
   if (isSecretEnvName(name)) {
     return `${name} looks like a secret; ${secretHint} (names like *_API_KEY, *_TOKEN, *_KEY, *_SECRET, *PASSWORD*, *_PAT, DATABASE_URL, SSH_AUTH_SOCK, CONCORD_*). Remove it.`
   }
@@ -114,8 +115,10 @@ export function envRefusal(name: string, value: unknown, secretHint = 'commands 
     return `${name} would make programs load or run other code (like LD_*, DYLD_*, NODE_OPTIONS, BASH_ENV, PYTHONSTARTUP, GIT_SSH_COMMAND, GIT_CONFIG_*); it cannot be set. Remove it.`
   }
   if (RESERVED_NAMES.has(name.toUpperCase())) return `${name} is set by Concord and cannot be changed here.`
-  if (typeof value !== 'string' || value.includes('\0')) return `The value of ${name} must be a string without NUL characters.`
-  if (CREDENTIAL_URL.test(value)) return `The value of ${name} is a URL with a password in it; ${secretHint}. Remove the password.`
+  if (typeof value !== 'string' || value.includes('\0'))
+    return `The value of ${name} must be a string without NUL characters.`
+  if (CREDENTIAL_URL.test(value))
+    return `The value of ${name} is a URL with a password in it; ${secretHint}. Remove the password.`
   return null
 }
 
@@ -155,7 +158,10 @@ export function scratchPaths(policy: SandboxPolicy | undefined): ScratchPaths {
     mkdirSync(paths.home, { recursive: true, mode: 0o700 })
     mkdirSync(paths.tmp, { recursive: true, mode: 0o700 })
   } catch (err) {
-    throw new ToolError('scratch_unavailable', `Could not create the member's scratch folder (HOME and TMPDIR of commands): ${(err as NodeJS.ErrnoException).code ?? String(err)}.`)
+    throw new ToolError(
+      'scratch_unavailable',
+      `Could not create the member's scratch folder (HOME and TMPDIR of commands): ${(err as NodeJS.ErrnoException).code ?? String(err)}.`,
+    )
   }
   return paths
 }
@@ -171,7 +177,10 @@ function userGitConfig(): string | undefined {
  * The allow-listed environment: PATH, LANG, LC_ALL, TERM from the server (when set), HOME and TMPDIR in the member's
  * scratch folder, git's prompts and pagers off, then the workspace's own variables (checked by assertAllowedEnv).
  */
-export function commandEnv(policy: SandboxPolicy | undefined, scratch: ScratchPaths = scratchPaths(policy)): Record<string, string> {
+export function commandEnv(
+  policy: SandboxPolicy | undefined,
+  scratch: ScratchPaths = scratchPaths(policy),
+): Record<string, string> {
   const extra = policy?.env ?? {}
   assertAllowedEnv(extra)
   const inherited: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', TERM: 'dumb' }

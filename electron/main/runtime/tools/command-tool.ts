@@ -6,7 +6,13 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { processStartTime, recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
-import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, KILL_GRACE_MS, checkAborted } from './tool-helpers'
+import {
+  COMMAND_OUTPUT_CAP,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  MAX_COMMAND_TIMEOUT_MS,
+  KILL_GRACE_MS,
+  checkAborted,
+} from './tool-helpers'
 import { defineTool } from './tool-schema'
 import { ToolError, type ToolContext, type ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
@@ -16,7 +22,13 @@ import { workspaceRealRoot } from './workspace-path'
 
 const runCommandArgs = z.object({
   command: z.string().min(1).describe('Shell command line.'),
-  timeoutMs: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COMMAND_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`),
 })
 type RunCommandArgs = z.infer<typeof runCommandArgs>
 
@@ -214,7 +226,8 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = defineTool({
     if (r.timedOut) status = `[timed out after ${timeoutMs} ms; process group killed]`
     else if (r.exitCode !== null) status = `[exit code: ${r.exitCode}]`
     else status = `[killed by signal ${r.signal ?? 'unknown'}]`
-    if (!plan.sandboxed) status += `\n[not sandboxed: ${plan.reason ?? 'no sandbox available'}; the command ran with the allow-listed environment only]`
+    if (!plan.sandboxed)
+      status += `\n[not sandboxed: ${plan.reason ?? 'no sandbox available'}; the command ran with the allow-listed environment only]`
     return `${body}${status}`
   },
 })

@@ -3,7 +3,19 @@ import type { Dirent } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { MAX_READ_BYTES, DEFAULT_READ_LINES, MAX_LINE_CHARS, LIST_CAP, SEARCH_CAP, SEARCH_LINE_CHARS, SKIP_DIRS, checkAborted, isBinary, readTextFile, atomicWrite } from './tool-helpers'
+import {
+  MAX_READ_BYTES,
+  DEFAULT_READ_LINES,
+  MAX_LINE_CHARS,
+  LIST_CAP,
+  SEARCH_CAP,
+  SEARCH_LINE_CHARS,
+  SKIP_DIRS,
+  checkAborted,
+  isBinary,
+  readTextFile,
+  atomicWrite,
+} from './tool-helpers'
 import { defineTool } from './tool-schema'
 import { assertWritableTree, ToolError, type ToolDefinition } from './types'
 import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './workspace-path'
@@ -41,7 +53,8 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = defineTool({
     const out: string[] = []
     for (let n = start; n <= end; n++) {
       let line = lines[n - 1].replace(/\r$/, '')
-      if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… [line truncated, ${line.length} chars]`
+      if (line.length > MAX_LINE_CHARS)
+        line = `${line.slice(0, MAX_LINE_CHARS)}… [line truncated, ${line.length} chars]`
       out.push(`${String(n).padStart(width)}\t${line}`)
     }
     if (start > 1 || end < total) {
@@ -55,7 +68,9 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = defineTool({
 // ---------------------------------------------------------------------------------------------------------------------
 // list_files
 
-const listFilesArgs = z.object({ path: z.string().optional().describe('Directory relative to the workspace root (default ".").') })
+const listFilesArgs = z.object({
+  path: z.string().optional().describe('Directory relative to the workspace root (default ".").'),
+})
 type ListFilesArgs = z.infer<typeof listFilesArgs>
 
 async function readDirSorted(abs: string): Promise<Dirent[]> {
@@ -197,7 +212,9 @@ type WriteFileArgs = z.infer<typeof writeFileArgs>
 
 export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
   name: 'write_file',
-  description: 'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' + 'atomic). Writing inside .git is not allowed.',
+  description:
+    'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' +
+    'atomic). Writing inside .git is not allowed.',
   args: writeFileArgs,
   needsApproval: true,
   async run(args, ctx) {
@@ -235,7 +252,10 @@ export const editFileTool: ToolDefinition<EditFileArgs> = defineTool({
     if (second >= 0) {
       let count = 0
       for (let i = text.indexOf(args.old); i >= 0; i = text.indexOf(args.old, i + 1)) count++
-      throw new ToolError('edit_ambiguous', `The text to replace occurs ${count} times in ${args.path}; include more surrounding context so it is unique.`)
+      throw new ToolError(
+        'edit_ambiguous',
+        `The text to replace occurs ${count} times in ${args.path}; include more surrounding context so it is unique.`,
+      )
     }
     const updated = text.slice(0, first) + args.new + text.slice(first + args.old.length)
     await atomicWrite(abs, updated)

@@ -1,6 +1,15 @@
 /** git_status, git_diff, git_commit (argument arrays only, never a shell string). */
 import { z } from 'zod'
-import { assertSafeRef, gitBranch, gitCommitAll, gitHead, gitStatusPorcelain, IGNORE_DIRTY_SUBMODULES, runGit, type GitContext } from './git'
+import {
+  assertSafeRef,
+  gitBranch,
+  gitCommitAll,
+  gitHead,
+  gitStatusPorcelain,
+  IGNORE_DIRTY_SUBMODULES,
+  runGit,
+  type GitContext,
+} from './git'
 import { GIT_OUTPUT_CAP, checkAborted, capText } from './tool-helpers'
 import { defineTool } from './tool-schema'
 import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'
@@ -36,7 +45,9 @@ export const gitStatusTool: ToolDefinition<NoArgs> = defineTool({
   },
 })
 
-const gitDiffArgs = z.object({ ref: z.string().optional().describe('Optional revision to diff against, e.g. "HEAD~1" or "main".') })
+const gitDiffArgs = z.object({
+  ref: z.string().optional().describe('Optional revision to diff against, e.g. "HEAD~1" or "main".'),
+})
 type GitDiffArgs = z.infer<typeof gitDiffArgs>
 
 export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
@@ -57,7 +68,9 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
     else if (await gitHead(root, g)) diffArgs = [...base, 'HEAD', '--']
     else diffArgs = [...base, '--']
     const diff = (await runGit(root, diffArgs, g)).stdout
-    const untracked = (await runGit(root, ['ls-files', '--others', '--exclude-standard'], g)).stdout.split('\n').filter((l) => l.length > 0)
+    const untracked = (await runGit(root, ['ls-files', '--others', '--exclude-standard'], g)).stdout
+      .split('\n')
+      .filter((l) => l.length > 0)
     let out = diff.length > 0 ? diff.trimEnd() : '(no differences)'
     if (untracked.length > 0) {
       const shown = untracked.slice(0, 200)
@@ -80,7 +93,9 @@ type GitCommitArgs = z.infer<typeof gitCommitArgs>
 
 export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
   name: 'git_commit',
-  description: 'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' + "The repository's hooks run only if the member's settings allow them.",
+  description:
+    'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' +
+    "The repository's hooks run only if the member's settings allow them.",
   args: gitCommitArgs,
   needsApproval: true,
   async run(args, ctx) {
@@ -90,7 +105,12 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
     const g = gitContext(ctx)
     const sha = await gitCommitAll(root, args.message, g)
     const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
-    const stat = (await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], { ...g, allowFailure: true })).stdout.trimEnd()
+    const stat = (
+      await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], {
+        ...g,
+        allowFailure: true,
+      })
+    ).stdout.trimEnd()
     const subject = args.message.trim().split('\n')[0]
     return `Committed ${sha} on ${branch}: ${subject}${stat ? `\n${capText(stat, 16 * 1024)}` : ''}`
   },

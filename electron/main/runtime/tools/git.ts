@@ -94,8 +94,20 @@ function configEntries(stdout: string): [string, string][] {
  * marked not required (a required driver without a program is a fatal error). Passed as GIT_CONFIG_KEY_<n> /
  * GIT_CONFIG_VALUE_<n> (above every config file) because a driver name may contain '=', which `-c` cannot carry.
  */
-async function repositoryFilters(root: string, env: Record<string, string>, signal?: AbortSignal, entries?: [string, string][]): Promise<RepositoryFilters> {
-  entries ??= configEntries((await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, { signal, allowFailure: true })).stdout)
+async function repositoryFilters(
+  root: string,
+  env: Record<string, string>,
+  signal?: AbortSignal,
+  entries?: [string, string][],
+): Promise<RepositoryFilters> {
+  entries ??= configEntries(
+    (
+      await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^filter\\.'], root, env, {
+        signal,
+        allowFailure: true,
+      })
+    ).stdout,
+  )
   const trusted = new Map<string, string>()
   const tainted = new Map<string, Set<string>>() // driver -> the program keys the repository sets
   for (const [scope, entry] of entries) {
@@ -137,7 +149,8 @@ function realOrResolved(p: string): string {
   }
 }
 
-const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
+const within = (p: string, dir: string): boolean =>
+  p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
 
 /**
  * A task's tree (or a read-only checkout) is a repository of its own, so a git write there can reach nothing else —
@@ -160,8 +173,11 @@ export function assertOwnRepository(tree: string, deep: boolean): void {
   } catch {
     return refuse('it has no .git folder')
   }
-  if (st.isSymbolicLink() || !st.isDirectory()) refuse('its .git is not a folder (a .git file or link points git at another repository)')
-  for (const name of ['commondir', 'gitdir']) if (existsSync(path.join(gitDir, name))) refuse(`its .git folder has a ${name} file, which points git at another repository`)
+  if (st.isSymbolicLink() || !st.isDirectory())
+    refuse('its .git is not a folder (a .git file or link points git at another repository)')
+  for (const name of ['commondir', 'gitdir'])
+    if (existsSync(path.join(gitDir, name)))
+      refuse(`its .git folder has a ${name} file, which points git at another repository`)
   if (!deep) return
   const walk = (dir: string, depth: number): void => {
     let entries
@@ -202,7 +218,11 @@ export interface TreeGitOptions extends Pick<RunGitOptions, 'allowFailure' | 'ma
  * only the tree (and `writable`) writable — so a symlink in the git folder that points outside cannot carry them out.
  * Without a sandbox a write is refused unless the git folder passes assertOwnRepository's deep check.
  */
-export async function runTreeGit(tree: string, args: string[], opts: TreeGitOptions = {}): Promise<GitResult & { raw?: Buffer }> {
+export async function runTreeGit(
+  tree: string,
+  args: string[],
+  opts: TreeGitOptions = {},
+): Promise<GitResult & { raw?: Buffer }> {
   const gitDir = path.join(tree, '.git')
   const st = await sandboxStatus()
   if (opts.write) assertOwnRepository(tree, !st.available)
@@ -210,20 +230,40 @@ export async function runTreeGit(tree: string, args: string[], opts: TreeGitOpti
   // Named explicitly when the tree has its own .git (task trees, checkouts, a checkout opened at its top); a shared
   // workspace opened at a folder inside a repository is found as git finds it (reads only: writes are checked above).
   const explicit = existsSync(gitDir) ? ['--git-dir', gitDir, '--work-tree', tree] : []
-  const programs = await spawnGit('git', [...explicit, 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'], tree, env, { signal: opts.signal, allowFailure: true })
+  const programs = await spawnGit(
+    'git',
+    [...explicit, 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
+    tree,
+    env,
+    { signal: opts.signal, allowFailure: true },
+  )
   const entries = configEntries(programs.stdout)
   const filters = await repositoryFilters(tree, env, opts.signal, entries)
   const merges = repositoryMergeDrivers(entries, Number(filters.env.GIT_CONFIG_COUNT ?? 0))
-  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap((kv) => ['-c', kv])
-  const argv: [string, ...string[]] = ['git', ...explicit, ...config, ...(opts.write ? [] : ['--no-optional-locks']), ...args]
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap(
+    (kv) => ['-c', kv],
+  )
+  const argv: [string, ...string[]] = [
+    'git',
+    ...explicit,
+    ...config,
+    ...(opts.write ? [] : ['--no-optional-locks']),
+    ...args,
+  ]
   const vars = { ...env, ...filters.env, ...merges }
   const inSandbox = opts.write || opts.sandboxed || (opts.writable?.length ?? 0) > 0
-  if (!inSandbox || !st.available) return spawnGit(argv[0], argv.slice(1), tree, vars, { ...opts, write: false }, args[0])
+  if (!inSandbox || !st.available)
+    return spawnGit(argv[0], argv.slice(1), tree, vars, { ...opts, write: false }, args[0])
   const readable = opts.readable ?? []
   const plan = opts.write
     ? await sandboxedSpawn(argv, { root: tree, policy: { readable }, writable: opts.writable, env: vars })
     : opts.writable?.length
-      ? await sandboxedSpawn(argv, { root: tree, policy: { readable, readOnlyTree: 'a tree Concord reads' }, writable: opts.writable, env: vars })
+      ? await sandboxedSpawn(argv, {
+          root: tree,
+          policy: { readable, readOnlyTree: 'a tree Concord reads' },
+          writable: opts.writable,
+          env: vars,
+        })
       : await sandboxedSpawn(argv, { root: tree, policy: { readable }, readOnly: true, env: vars })
   return spawnGit(plan.file, plan.args, tree, plan.env, { ...opts, write: false }, args[0])
 }
@@ -251,7 +291,8 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
     config.push('-c', 'commit.gpgSign=false')
     // The writable set comes from Concord's records, never from files in the tree (a `.git` file or `commondir` an
     // agent wrote would otherwise widen it): a task's tree is its own repository, so the tree is all that is written.
-    if (opts.sandbox?.dataDir && within(root, realOrResolved(opts.sandbox.dataDir))) assertOwnRepository(root, !(await sandboxStatus()).available)
+    if (opts.sandbox?.dataDir && within(root, realOrResolved(opts.sandbox.dataDir)))
+      assertOwnRepository(root, !(await sandboxStatus()).available)
     gitArgs = [...config, ...args]
   } else {
     config.push('-c', 'core.hooksPath=/dev/null') // post-index-change
@@ -260,7 +301,13 @@ export async function runGit(root: string, args: string[], opts: RunGitOptions =
   }
   // writableGitDir: git_commit's add and commit (hooks and programs off) write a shared checkout's `.git`, which the
   // sandbox keeps read-only for commands (SandboxPolicy.userCheckout).
-  const plan = await sandboxedSpawn(['git', ...gitArgs], { root, policy: opts.sandbox, readOnly: !opts.write, env: { ...env, ...extraEnv }, writableGitDir: opts.write === true })
+  const plan = await sandboxedSpawn(['git', ...gitArgs], {
+    root,
+    policy: opts.sandbox,
+    readOnly: !opts.write,
+    env: { ...env, ...extraEnv },
+    writableGitDir: opts.write === true,
+  })
   return spawnGit(plan.file, plan.args, root, plan.env, opts, args[0])
 }
 
@@ -295,27 +342,52 @@ function repositoryMergeDrivers(entries: [string, string][], start: number): Rec
  * no program named by the repository's config runs: the overrides of the calls that need no approval, hooks off, and
  * the repository's filter and merge drivers set back to the user's own (git-lfs keeps working) or to nothing.
  */
-export async function runOwnGit(root: string, args: string[], opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & { env?: Record<string, string> } = {}): Promise<GitResult> {
+export async function runOwnGit(
+  root: string,
+  args: string[],
+  opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & { env?: Record<string, string> } = {},
+): Promise<GitResult> {
   const env = { ...commandEnv(undefined), ...opts.env }
   // The filter and merge-driver settings in one read (git is spawned once less per call; a turn's snapshot makes 3 calls).
-  const programs = await spawnGit('git', ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'], root, env, { signal: opts.signal, allowFailure: true })
+  const programs = await spawnGit(
+    'git',
+    ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
+    root,
+    env,
+    { signal: opts.signal, allowFailure: true },
+  )
   const entries = configEntries(programs.stdout)
   const filters = await repositoryFilters(root, env, opts.signal, entries)
   const count = Number(filters.env.GIT_CONFIG_COUNT ?? 0)
   const merges = repositoryMergeDrivers(entries, count)
-  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap((kv) => ['-c', kv])
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap(
+    (kv) => ['-c', kv],
+  )
   return spawnGit('git', [...config, ...args], root, { ...env, ...filters.env, ...merges }, opts, args[0])
 }
 
 /** Spawns git (or the sandbox around it) in its own process group and collects its output. */
-function spawnGit(file: string, args: string[], cwd: string, env: Record<string, string>, opts: RunGitOptions & { raw?: boolean }, what = args[0]): Promise<GitResult & { raw?: Buffer }> {
+function spawnGit(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  opts: RunGitOptions & { raw?: boolean },
+  what = args[0],
+): Promise<GitResult & { raw?: Buffer }> {
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new ToolError('aborted', 'git was interrupted.'))
     // Concord's own git run directly: found on the trusted path, with a fixed environment (ownProgramEnv), so a
     // workspace's PATH (node_modules/.bin) cannot name the git Concord runs as the user.
     const own = file === 'git'
-    const child = spawn(own ? (trustedProgram('git') ?? 'git') : file, args, { cwd, env: own ? ownProgramEnv(env) : env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    const child = spawn(own ? (trustedProgram('git') ?? 'git') : file, args, {
+      cwd,
+      env: own ? ownProgramEnv(env) : env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    })
     const ended = opts.write ? recordProcess(child.pid, opts.onProcess) : () => {}
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -343,7 +415,10 @@ function spawnGit(file: string, args: string[], cwd: string, env: Record<string,
     child.stdout.on('data', collect(out))
     child.stderr.on('data', collect(err))
     child.on('error', (e: NodeJS.ErrnoException) => {
-      failure ??= e.code === 'ENOENT' ? new ToolError('git_missing', 'git is not installed or not on PATH.') : new ToolError('git_error', `git ${what ?? ''} failed: ${e.message}`)
+      failure ??=
+        e.code === 'ENOENT'
+          ? new ToolError('git_missing', 'git is not installed or not on PATH.')
+          : new ToolError('git_error', `git ${what ?? ''} failed: ${e.message}`)
     })
     child.on('close', (code) => {
       opts.signal?.removeEventListener('abort', onAbort)
@@ -353,7 +428,8 @@ function spawnGit(file: string, args: string[], cwd: string, env: Record<string,
       const stdout = opts.raw ? '' : bytes.toString('utf8')
       const stderr = Buffer.concat(err).toString('utf8')
       if (code === 0) return resolve(opts.raw ? { stdout, stderr, code, raw: bytes } : { stdout, stderr, code })
-      if (/^bwrap: execvp git/m.test(stderr)) return reject(new ToolError('git_missing', 'git is not installed or not on PATH.'))
+      if (/^bwrap: execvp git/m.test(stderr))
+        return reject(new ToolError('git_missing', 'git is not installed or not on PATH.'))
       if (opts.allowFailure && code !== null) return resolve({ stdout, stderr, code })
       const detail = (stderr || stdout || '').trim() || (code === null ? 'killed' : `exit code ${code}`)
       reject(new ToolError('git_error', `git ${what ?? ''} failed: ${detail}`))
@@ -398,8 +474,10 @@ export async function gitStatusPorcelain(root: string, ctx: GitContext = {}): Pr
  * characters. Throws ToolError 'invalid_arguments'.
  */
 export function assertSafeRef(ref: string): void {
-  if (typeof ref !== 'string' || ref.length === 0) throw new ToolError('invalid_arguments', 'ref must be a non-empty string.')
-  if (ref.startsWith('-')) throw new ToolError('invalid_arguments', `ref must not start with '-' (got ${JSON.stringify(ref)}).`)
+  if (typeof ref !== 'string' || ref.length === 0)
+    throw new ToolError('invalid_arguments', 'ref must be a non-empty string.')
+  if (ref.startsWith('-'))
+    throw new ToolError('invalid_arguments', `ref must not start with '-' (got ${JSON.stringify(ref)}).`)
   if (ref.length > 256 || /[\s\x00-\x1f\x7f]/.test(ref)) {
     throw new ToolError('invalid_arguments', `ref contains forbidden characters: ${JSON.stringify(ref)}.`)
   }

@@ -34,7 +34,12 @@ const keyOrId = z.string().trim().min(1).max(80)
 const decisionRef = keyOrId.describe('D-n or decision id')
 const memberRef = keyOrId.describe('member id or name')
 
-function tool<A>(name: string, description: string, args: z.ZodType<A>, needsApproval: HTool<A>['needsApproval'] = false): HTool<A> {
+function tool<A>(
+  name: string,
+  description: string,
+  args: z.ZodType<A>,
+  needsApproval: HTool<A>['needsApproval'] = false,
+): HTool<A> {
   return defineTool<A, HarnessToolContext>({ name, description, args, needsApproval, run: async () => '' })
 }
 
@@ -50,11 +55,13 @@ export function resolveRef(ctx: Pick<HarnessToolContext, 'workspaceId'>, ref: st
   const [keyLetter, idLetter] = refLetters[kind]
   const key = parseKey(text, { ignoreCase: true })
   if (key) {
-    if (key.kind !== kind) throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
+    if (key.kind !== kind)
+      throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
     return `${ctx.workspaceId}-${idLetter}${key.n}`
   }
   const id = /^(w[0-9a-f]{8})-([a-z])(\d{1,15})$/.exec(text)
-  if (!id || id[2] !== idLetter) throw new ToolError('invalid_arguments', `'${ref}' is neither a ${kind} key (${keyLetter}-n) nor a ${kind} id`)
+  if (!id || id[2] !== idLetter)
+    throw new ToolError('invalid_arguments', `'${ref}' is neither a ${kind} key (${keyLetter}-n) nor a ${kind} id`)
   if (id[1] !== ctx.workspaceId) throw new ToolError('not_found', `there is no ${kind} ${ref} in this workspace`)
   return text
 }
@@ -62,7 +69,11 @@ export function resolveRef(ctx: Pick<HarnessToolContext, 'workspaceId'>, ref: st
 async function resolveMember(ctx: HarnessToolContext, ref: string, allowSelf = false): Promise<string> {
   const members = await ctx.call('members.list', { workspaceId: ctx.workspaceId })
   const found = members.find((m) => m.id === ref || m.name.toLowerCase() === ref.trim().toLowerCase())
-  if (!found) throw new ToolError('not_found', `no member '${ref}'; members: ${members.map((m) => `${m.name} (${m.id})`).join(', ')}`)
+  if (!found)
+    throw new ToolError(
+      'not_found',
+      `no member '${ref}'; members: ${members.map((m) => `${m.name} (${m.id})`).join(', ')}`,
+    )
   if (found.id === ctx.memberId && !allowSelf) throw new ToolError('invalid_arguments', 'that is you')
   return found.id
 }
@@ -73,26 +84,51 @@ const taskLine = (t: Task) => `${t.key} [${t.status}${t.flag ? `, ${t.flag}` : '
 /* eslint-disable @typescript-eslint/no-explicit-any -- tools with different argument types in one list; each `run` only ever gets what its own `args` parsed */
 export function harnessTools(): HTool<any>[] {
   const list: HTool<any>[] = []
-  const add = <A>(t: HTool<A>, run: (a: A, ctx: HarnessToolContext) => Promise<string>) => list.push({ ...t, run } as HTool<any>)
+  const add = <A>(t: HTool<A>, run: (a: A, ctx: HarnessToolContext) => Promise<string>) =>
+    list.push({ ...t, run } as HTool<any>)
   /* eslint-enable @typescript-eslint/no-explicit-any */
 
-  add(tool('get_brief', 'Your brief: your tasks with their flags and the current text of the decisions they depend on.', z.object({})), async (_a, ctx) => ctx.brief().text)
-
   add(
-    tool('list_decisions', 'All decisions of this workspace with their current version, status and statement.', z.object({})),
-    async (_a, ctx) => (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') || '(no decisions yet)',
+    tool(
+      'get_brief',
+      'Your brief: your tasks with their flags and the current text of the decisions they depend on.',
+      z.object({}),
+    ),
+    async (_a, ctx) => ctx.brief().text,
   )
 
-  add(tool('get_decision', 'One decision: its current version, status, statement and rationale.', z.object({ decisionId: decisionRef })), async (a, ctx) => {
-    const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
-    return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
-  })
+  add(
+    tool(
+      'list_decisions',
+      'All decisions of this workspace with their current version, status and statement.',
+      z.object({}),
+    ),
+    async (_a, ctx) =>
+      (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') ||
+      '(no decisions yet)',
+  )
+
+  add(
+    tool(
+      'get_decision',
+      'One decision: its current version, status, statement and rationale.',
+      z.object({ decisionId: decisionRef }),
+    ),
+    async (a, ctx) => {
+      const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
+      return `${decisionLine(d)}${d.rationale ? `\nRationale: ${d.rationale}` : ''}`
+    },
+  )
 
   add(
     tool(
       'propose_decision_change',
       'Propose a new statement for a decision. Nothing changes until a decider accepts the proposal.',
-      z.object({ decisionId: decisionRef, statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
+      z.object({
+        decisionId: decisionRef,
+        statement: z.string().trim().min(1).max(20_000),
+        reason: z.string().max(5_000),
+      }),
     ),
     async (a, ctx) => {
       const p = await ctx.call('proposals.create', {
@@ -110,7 +146,12 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'update_decision',
       'Change a decision (deciders only). expectedVersion must be the version you read; a concurrent change is refused.',
-      z.object({ decisionId: keyOrId, expectedVersion: z.number().int().min(1), statement: z.string().trim().min(1).max(20_000), reason: z.string().max(5_000) }),
+      z.object({
+        decisionId: keyOrId,
+        expectedVersion: z.number().int().min(1),
+        statement: z.string().trim().min(1).max(20_000),
+        reason: z.string().max(5_000),
+      }),
       true,
     ),
     async (a, ctx) => {
@@ -155,7 +196,11 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'update_task_status',
       'Move a task: todo, in_progress, delivered (records the repository HEAD as the delivered artifact), blocked or cancelled.',
-      z.object({ taskId: keyOrId, status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']), commit: z.string().optional() }),
+      z.object({
+        taskId: keyOrId,
+        status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']),
+        commit: z.string().optional(),
+      }),
       // Cancelling ends work others may depend on: under `ask` the human sees it first.
       (a) => a.status === 'cancelled',
     ),
@@ -165,7 +210,8 @@ export function harnessTools(): HTool<any>[] {
       // A task with its own branch delivers its worktree's head (the core refuses uncommitted changes); elsewhere HEAD.
       if (a.status === 'delivered' && (a.commit || !(await ctx.call('tasks.get', { taskId })).branch)) {
         const commit = a.commit ?? (await gitHead(ctx.workspaceRoot, ctx))
-        if (!commit) throw new ToolError('invalid_arguments', 'no commit to deliver: commit your work first (git_commit)')
+        if (!commit)
+          throw new ToolError('invalid_arguments', 'no commit to deliver: commit your work first (git_commit)')
         artifact = { commit }
       }
       const t = await ctx.call('tasks.setStatus', { taskId, status: a.status, artifact, actorId: ctx.memberId })
@@ -175,8 +221,13 @@ export function harnessTools(): HTool<any>[] {
   )
 
   add(
-    tool('acknowledge_task', 'Confirm you have re-aligned a flagged task with the current decisions.', z.object({ taskId: keyOrId })),
-    async (a, ctx) => `${taskLine(await ctx.call('tasks.acknowledge', { taskId: resolveRef(ctx, a.taskId, 'task'), actorId: ctx.memberId }))} acknowledged.`,
+    tool(
+      'acknowledge_task',
+      'Confirm you have re-aligned a flagged task with the current decisions.',
+      z.object({ taskId: keyOrId }),
+    ),
+    async (a, ctx) =>
+      `${taskLine(await ctx.call('tasks.acknowledge', { taskId: resolveRef(ctx, a.taskId, 'task'), actorId: ctx.memberId }))} acknowledged.`,
   )
 
   add(
@@ -188,7 +239,9 @@ export function harnessTools(): HTool<any>[] {
         kind: z.enum(['implementation', 'test', 'review']),
         verdict: z.enum(['pass', 'fail', 'partial']),
         summary: z.string().max(50_000),
-        claims: z.array(z.object({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(keyOrId).max(50) })).max(200),
+        claims: z
+          .array(z.object({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(keyOrId).max(50) }))
+          .max(200),
         commit: z.string().optional(),
       }),
     ),
@@ -199,7 +252,10 @@ export function harnessTools(): HTool<any>[] {
       const commit = a.commit ?? (await gitHead(ctx.workspaceRoot, ctx))
       if (!commit) throw new ToolError('invalid_arguments', 'no commit to report on: the repository has no commits')
       const versions = ctx.brief().decisionVersions
-      const basis = task.links.map((l) => ({ decisionId: l.decisionId, version: versions.get(l.decisionId) ?? l.currentVersion }))
+      const basis = task.links.map((l) => ({
+        decisionId: l.decisionId,
+        version: versions.get(l.decisionId) ?? l.currentVersion,
+      }))
       const report = await ctx.call('reports.submit', {
         taskId,
         authorId: ctx.memberId,
@@ -208,17 +264,25 @@ export function harnessTools(): HTool<any>[] {
         summary: a.summary,
         artifact: { commit },
         basis,
-        claims: a.claims.map((c) => ({ text: c.text, decisionIds: c.decisionIds.map((d) => resolveRef(ctx, d, 'decision')) })),
+        claims: a.claims.map((c) => ({
+          text: c.text,
+          decisionIds: c.decisionIds.map((d) => resolveRef(ctx, d, 'decision')),
+        })),
       })
       ctx.endTurn('report submitted')
       const keyOf = new Map(task.links.map((l) => [l.decisionId, l.decisionKey]))
-      const basisText = report.basis.map((b) => `${keyOf.get(b.decisionId) ?? b.decisionId} v${b.version}`).join(', ') || 'none'
+      const basisText =
+        report.basis.map((b) => `${keyOf.get(b.decisionId) ?? b.decisionId} v${b.version}`).join(', ') || 'none'
       return `Report ${report.key} submitted on ${task.key} (${report.verdict}, commit ${commit.slice(0, 10)}, basis ${basisText}; validity ${report.validity}).`
     },
   )
 
   add(
-    tool('message_member', 'Send a message to another member (it is queued in their inbox; you do not wait).', z.object({ memberId: memberRef, text: z.string().trim().min(1).max(50_000) })),
+    tool(
+      'message_member',
+      'Send a message to another member (it is queued in their inbox; you do not wait).',
+      z.object({ memberId: memberRef, text: z.string().trim().min(1).max(50_000) }),
+    ),
     async (a, ctx) => {
       const to = await resolveMember(ctx, a.memberId)
       await ctx.message(to, a.text)
@@ -235,16 +299,27 @@ export function harnessTools(): HTool<any>[] {
     async (a, ctx) => ctx.delegate(await resolveMember(ctx, a.memberId), a.task, ctx.signal),
   )
 
-  add(tool('ask_human', 'Ask the human a question. Ends your turn; their answer arrives as the next message.', z.object({ question: z.string().trim().min(1).max(20_000) })), async (a, ctx) => {
-    ctx.endTurn('asked the human')
-    return `Question for the human: ${a.question}`
-  })
+  add(
+    tool(
+      'ask_human',
+      'Ask the human a question. Ends your turn; their answer arrives as the next message.',
+      z.object({ question: z.string().trim().min(1).max(20_000) }),
+    ),
+    async (a, ctx) => {
+      ctx.endTurn('asked the human')
+      return `Question for the human: ${a.question}`
+    },
+  )
 
   add(
     tool(
       'read_tool_output',
       'Read the full output of an earlier tool call whose output was cut in your view.',
-      z.object({ stepId: z.string().min(1).max(80), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(100_000).optional() }),
+      z.object({
+        stepId: z.string().min(1).max(80),
+        offset: z.number().int().min(0).optional(),
+        limit: z.number().int().min(1).max(100_000).optional(),
+      }),
     ),
     async (a, ctx) => {
       const text = ctx.stepText(a.stepId)
@@ -252,7 +327,9 @@ export function harnessTools(): HTool<any>[] {
       const offset = a.offset ?? 0
       const limit = a.limit ?? 20_000
       const part = text.slice(offset, offset + limit)
-      return offset + limit < text.length ? `${part}\n[${text.length - offset - limit} more characters; offset ${offset + limit}]` : part
+      return offset + limit < text.length
+        ? `${part}\n[${text.length - offset - limit} more characters; offset ${offset + limit}]`
+        : part
     },
   )
 

@@ -17,11 +17,29 @@ import { editFileTool, listFilesTool, readFileTool, searchTextTool, writeFileToo
 import { gitCommitTool, gitDiffTool, gitStatusTool } from './git-tools'
 import type { ToolContext, ToolDefinition } from './types'
 
-export { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_READ_LINES, LIST_CAP, MAX_COMMAND_TIMEOUT_MS, MAX_READ_BYTES, SEARCH_CAP } from './tool-helpers'
+export {
+  COMMAND_OUTPUT_CAP,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_READ_LINES,
+  LIST_CAP,
+  MAX_COMMAND_TIMEOUT_MS,
+  MAX_READ_BYTES,
+  SEARCH_CAP,
+} from './tool-helpers'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools with different argument types in one list; each `run` only ever gets what its own `args` parsed
 export function repoTools(): ToolDefinition<any>[] {
-  return [readFileTool, listFilesTool, searchTextTool, writeFileTool, editFileTool, runCommandTool, gitStatusTool, gitDiffTool, gitCommitTool]
+  return [
+    readFileTool,
+    listFilesTool,
+    searchTextTool,
+    writeFileTool,
+    editFileTool,
+    runCommandTool,
+    gitStatusTool,
+    gitDiffTool,
+    gitCommitTool,
+  ]
 }
 
 /** Context helper for callers that only have a root and a signal. */

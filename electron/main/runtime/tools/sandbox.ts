@@ -20,7 +20,15 @@ import { execFileSync, spawn } from 'node:child_process'
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { commandEnv, isSecretEnvName, scratchPaths, TRUSTED_DIRS, TRUSTED_PATH, treePath, trustedProgram } from './command-env'
+import {
+  commandEnv,
+  isSecretEnvName,
+  scratchPaths,
+  TRUSTED_DIRS,
+  TRUSTED_PATH,
+  treePath,
+  trustedProgram,
+} from './command-env'
 import type { ProcessInfo, SandboxPolicy } from './types'
 
 export type SandboxKind = 'bwrap' | 'sandbox-exec'
@@ -87,15 +95,28 @@ async function detect(): Promise<SandboxStatus> {
   }
   if (process.platform === 'linux') {
     const bwrap = trustedProgram('bwrap')
-    const r = bwrap ? await probe(bwrap, [...BWRAP_BASE, '--unshare-net', 'true']) : { missing: true, code: -1, stderr: '' }
-    if (r.missing) return { available: false, kind: null, reason: `bubblewrap is not installed (looked in ${TRUSTED_DIRS.join(', ')}): install it (e.g. apt install bubblewrap)` }
-    if (r.code !== 0) return { available: false, kind: null, reason: `bubblewrap cannot create a sandbox here: ${r.stderr || `exit code ${r.code}`}` }
+    const r = bwrap
+      ? await probe(bwrap, [...BWRAP_BASE, '--unshare-net', 'true'])
+      : { missing: true, code: -1, stderr: '' }
+    if (r.missing)
+      return {
+        available: false,
+        kind: null,
+        reason: `bubblewrap is not installed (looked in ${TRUSTED_DIRS.join(', ')}): install it (e.g. apt install bubblewrap)`,
+      }
+    if (r.code !== 0)
+      return {
+        available: false,
+        kind: null,
+        reason: `bubblewrap cannot create a sandbox here: ${r.stderr || `exit code ${r.code}`}`,
+      }
     return { available: true, kind: 'bwrap' }
   }
   if (process.platform === 'darwin') {
     const r = await probe('/usr/bin/sandbox-exec', ['-p', '(version 1)(allow default)', '/usr/bin/true'])
     if (r.missing) return { available: false, kind: null, reason: 'sandbox-exec is not available on this Mac' }
-    if (r.code !== 0) return { available: false, kind: null, reason: `sandbox-exec fails here: ${r.stderr || `exit code ${r.code}`}` }
+    if (r.code !== 0)
+      return { available: false, kind: null, reason: `sandbox-exec fails here: ${r.stderr || `exit code ${r.code}`}` }
     return { available: true, kind: 'sandbox-exec' }
   }
   return { available: false, kind: null, reason: `no sandbox is supported on ${process.platform}` }
@@ -106,7 +127,9 @@ function probe(file: string, args: string[]): Promise<{ code: number; stderr: st
     const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: TRUSTED_PATH } })
     let stderr = ''
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
-    child.on('error', (err: NodeJS.ErrnoException) => resolve({ code: -1, stderr: err.message, missing: err.code === 'ENOENT' }))
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ code: -1, stderr: err.message, missing: err.code === 'ENOENT' }),
+    )
     child.on('close', (code) => resolve({ code: code ?? -1, stderr: stderr.trim(), missing: false }))
   })
 }
@@ -144,19 +167,30 @@ export interface SandboxedSpawn {
 }
 
 /** How to spawn `argv` under the request's policy: inside the sandbox when there is one, else directly. */
-export async function sandboxedSpawn(argv: [program: string, ...args: string[]], req: SandboxRequest): Promise<SandboxedSpawn> {
+export async function sandboxedSpawn(
+  argv: [program: string, ...args: string[]],
+  req: SandboxRequest,
+): Promise<SandboxedSpawn> {
   const scratch = scratchPaths(req.policy)
   const env = insideEnv(req.env ?? commandEnv(req.policy, scratch), req.root)
   const program = ownProgram(argv[0])
   const st = await sandboxStatus()
-  if (!st.available) return { file: program, args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
+  if (!st.available)
+    return { file: program, args: argv.slice(1), env, cwd: req.root, sandboxed: false, reason: st.reason }
   // A read-only checkout keeps the command's scratch writable: tests can still run, only the tree cannot change.
   const rootWritable = !req.readOnly && !req.policy?.readOnlyTree
   const gitDir = rootWritable && req.policy?.userCheckout && !req.writableGitDir ? treeGitDir(req.root) : null
   const plan: Plan = {
     cwd: req.root,
-    writable: req.readOnly ? [] : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
-    readOnly: uniqueReal([...(rootWritable ? [] : [req.root]), ...(gitDir ? [gitDir] : []), ...(req.policy?.readable ?? []), ...homeExposed(env, [program], rootWritable ? [req.root] : [])]),
+    writable: req.readOnly
+      ? []
+      : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
+    readOnly: uniqueReal([
+      ...(rootWritable ? [] : [req.root]),
+      ...(gitDir ? [gitDir] : []),
+      ...(req.policy?.readable ?? []),
+      ...homeExposed(env, [program], rootWritable ? [req.root] : []),
+    ]),
     hide: hiddenPaths(req.policy),
     network: !req.readOnly && req.policy?.network === true,
     privateTmp: !req.readOnly,
@@ -177,7 +211,13 @@ function wrap(kind: SandboxKind, plan: Plan, argv: string[], env: Record<string,
     return { file: bwrap, args: bwrapArgs(plan, argv, setenv), env: fixed, cwd: plan.cwd, sandboxed: true }
   }
   const vars = plain.map(([k, v]) => `${k}=${v}`)
-  return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(plan), '/usr/bin/env', ...vars, ...argv], env: fixed, cwd: plan.cwd, sandboxed: true }
+  return {
+    file: '/usr/bin/sandbox-exec',
+    args: ['-p', seatbeltProfile(plan), '/usr/bin/env', ...vars, ...argv],
+    env: fixed,
+    cwd: plan.cwd,
+    sandboxed: true,
+  }
 }
 
 /**
@@ -236,12 +276,17 @@ export interface AgentSandboxRequest {
  * namespace), but with the network on, since the agent must reach its model endpoint. Without a sandbox it runs
  * directly and `reason` says why.
  */
-export async function sandboxedAgentSpawn(argv: [program: string, ...args: string[]], env: Record<string, string>, req: AgentSandboxRequest): Promise<SandboxedSpawn> {
+export async function sandboxedAgentSpawn(
+  argv: [program: string, ...args: string[]],
+  env: Record<string, string>,
+  req: AgentSandboxRequest,
+): Promise<SandboxedSpawn> {
   // The agent's program is found on Concord's own PATH, never on the member's: env.PATH reaches only the inside.
   const program = agentProgram(argv[0])
   const st = await sandboxStatus()
   const inside = insideEnv(env, req.root)
-  if (!st.available) return { file: program, args: argv.slice(1), env: inside, cwd: req.root, sandboxed: false, reason: st.reason }
+  if (!st.available)
+    return { file: program, args: argv.slice(1), env: inside, cwd: req.root, sandboxed: false, reason: st.reason }
   // A fresh /tmp per process: measured with Gemini CLI 0.61, a temporary folder kept from a killed process makes the
   // next one wait at start.
   const tmp = st.kind === 'bwrap' ? '/tmp' : req.tmp
@@ -335,7 +380,12 @@ function userHome(): string | null {
 function hiddenPaths(policy: SandboxPolicy | undefined): string[] {
   const home = userHome()
   const secrets = HOME_SECRETS.map((p) => path.join(os.homedir(), p))
-  return uniqueReal([...(home ? [home] : []), ...(policy?.dataDir ? [policy.dataDir] : []), ...(policy?.hide ?? []), ...secrets])
+  return uniqueReal([
+    ...(home ? [home] : []),
+    ...(policy?.dataDir ? [policy.dataDir] : []),
+    ...(policy?.hide ?? []),
+    ...secrets,
+  ])
 }
 
 /**
@@ -363,7 +413,10 @@ function homeExposed(env: Record<string, string>, programs: string[], shown: str
     else add(d)
   }
   const entries = (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))
-  const bins = [...entries, ...[...programs, process.execPath].filter((p) => path.isAbsolute(p)).map((p) => path.dirname(p))]
+  const bins = [
+    ...entries,
+    ...[...programs, process.execPath].filter((p) => path.isAbsolute(p)).map((p) => path.dirname(p)),
+  ]
   for (const dir of bins) {
     const d = real(dir)
     if (!d || d === home || !within(d, home)) continue
@@ -371,11 +424,13 @@ function homeExposed(env: Record<string, string>, programs: string[], shown: str
     // A program on PATH may be a link into another root (npm's bin links, pipx's venvs, a version manager's current).
     for (const name of safeReaddir(d)) {
       const target = real(path.join(d, name))
-      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d)) installRoot(path.dirname(target))
+      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d))
+        installRoot(path.dirname(target))
     }
   }
   // The user's git identity: for commands through GIT_CONFIG_GLOBAL, for an agent with the real home in its place.
-  for (const f of [env.GIT_CONFIG_GLOBAL, path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')]) if (f && path.isAbsolute(f)) add(real(f))
+  for (const f of [env.GIT_CONFIG_GLOBAL, path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')])
+    if (f && path.isAbsolute(f)) add(real(f))
   // Nested roots collapse into the outermost one.
   const unique = [...new Set(out)]
   return unique.filter((p) => !unique.some((q) => q !== p && within(p, q)))
@@ -389,7 +444,8 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
-const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
+const within = (p: string, dir: string): boolean =>
+  p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
 
 /**
  * Mount order matters: a hidden path that contains the workspace (worktrees kept in the data folder) is hidden first
@@ -406,7 +462,10 @@ function orderedHides(plan: Plan): { before: string[]; after: string[] } {
 
 /** The folders shown, outer ones first, so that a folder shown inside another (the read-only `.git`) lands on top. */
 function orderedBinds(plan: Plan): { path: string; writable: boolean }[] {
-  const binds = [...plan.writable.map((p) => ({ path: p, writable: true })), ...plan.readOnly.map((p) => ({ path: p, writable: false }))]
+  const binds = [
+    ...plan.writable.map((p) => ({ path: p, writable: true })),
+    ...plan.readOnly.map((p) => ({ path: p, writable: false })),
+  ]
   const depth = (p: string): number => p.split(path.sep).length
   return binds.sort((x, y) => depth(x.path) - depth(y.path))
 }
@@ -439,14 +498,23 @@ function seatbeltProfile(plan: Plan): string {
   const sub = (ps: string[]): string => ps.map((p) => `(subpath ${sb(p)})`).join(' ')
   const { before, after } = orderedHides(plan)
   const rules = ['(version 1)', '(allow default)', '(deny file-write*)']
-  rules.push('(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))')
+  rules.push(
+    '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))',
+  )
   if (plan.privateTmp) rules.push('(deny file-read* (subpath "/private/tmp"))')
   if (before.length) rules.push(`(deny file-read* file-write* ${sub(before)})`)
   // The folders above a shown one are looked up (getcwd, realpath) but not listed or read.
   const ancestors = new Set<string>()
-  for (const p of [...plan.writable, ...plan.readOnly]) for (let d = path.dirname(p); d !== path.dirname(d); d = path.dirname(d)) ancestors.add(d)
-  if (before.length && ancestors.size) rules.push(`(allow file-read-metadata ${[...ancestors].map((d) => `(literal ${sb(d)})`).join(' ')})`)
-  for (const b of orderedBinds(plan)) rules.push(b.writable ? `(allow file-read* file-write* ${sub([b.path])})` : `(allow file-read* ${sub([b.path])}) (deny file-write* ${sub([b.path])})`)
+  for (const p of [...plan.writable, ...plan.readOnly])
+    for (let d = path.dirname(p); d !== path.dirname(d); d = path.dirname(d)) ancestors.add(d)
+  if (before.length && ancestors.size)
+    rules.push(`(allow file-read-metadata ${[...ancestors].map((d) => `(literal ${sb(d)})`).join(' ')})`)
+  for (const b of orderedBinds(plan))
+    rules.push(
+      b.writable
+        ? `(allow file-read* file-write* ${sub([b.path])})`
+        : `(allow file-read* ${sub([b.path])}) (deny file-write* ${sub([b.path])})`,
+    )
   if (after.length) rules.push(`(deny file-read* file-write* ${sub(after)})`)
   if (!plan.network) rules.push('(deny network*)')
   return rules.join('\n')
@@ -513,7 +581,10 @@ export function killRecordedGroup(pid: number, pgid: number, startTime?: string)
  * Tells the runtime about a command process that just started in its own process group (pgid = pid), with its start
  * time; returns the function to call when it has ended. A no-op without onProcess.
  */
-export function recordProcess(pid: number | undefined, onProcess: ((info: ProcessInfo) => () => void) | undefined): () => void {
+export function recordProcess(
+  pid: number | undefined,
+  onProcess: ((info: ProcessInfo) => () => void) | undefined,
+): () => void {
   if (!onProcess || !pid) return () => {}
   let ended = false
   const end = onProcess({ pid, pgid: pid, startTime: processStartTime(pid) })

@@ -29,7 +29,9 @@ export const SKIP_DIRS = new Set(['node_modules'])
 export function parseArgs<T>(schema: z.ZodType<T>, raw: unknown, tool: string): T {
   const r = schema.safeParse(raw ?? {})
   if (r.success) return r.data
-  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+  const detail = r.error.issues
+    .map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`)
+    .join('; ')
   throw new ToolError('invalid_arguments', `Invalid arguments for ${tool}: ${detail}`)
 }
 
@@ -58,7 +60,10 @@ export async function readTextFile(abs: string, rel: string): Promise<string> {
   if (st.isDirectory()) throw new ToolError('not_a_file', `${rel} is a directory (use list_files).`)
   if (!st.isFile()) throw new ToolError('not_a_file', `${rel} is not a regular file.`)
   if (st.size > MAX_READ_BYTES) {
-    throw new ToolError('file_too_large', `${rel} is ${st.size} bytes, over the ${MAX_READ_BYTES}-byte limit; inspect it with run_command (e.g. head, grep).`)
+    throw new ToolError(
+      'file_too_large',
+      `${rel} is ${st.size} bytes, over the ${MAX_READ_BYTES}-byte limit; inspect it with run_command (e.g. head, grep).`,
+    )
   }
   const buf = await readFile(abs)
   if (isBinary(buf)) throw new ToolError('binary_file', `${rel} looks like a binary file; refusing to read it as text.`)
@@ -76,7 +81,10 @@ export async function atomicWrite(abs: string, content: string): Promise<boolean
     if (err instanceof ToolError) throw err
   }
   await mkdir(path.dirname(abs), { recursive: true })
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  const tmp = path.join(
+    path.dirname(abs),
+    `.${path.basename(abs)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  )
   try {
     await writeFile(tmp, content, { encoding: 'utf8', flag: 'wx' })
     if (existedMode !== null) await chmod(tmp, existedMode)

@@ -30,7 +30,9 @@ export function jsonSchemaOf(args: z.ZodType): Record<string, unknown> {
  * A tool whose `parameters` come from its `args`, derived when first read (deriving every tool's schema when
  * its module loads was about 30 ms of `concord serve`'s start, before the first request), then kept.
  */
-export function defineTool<Args, Ctx extends ToolContext = ToolContext>(tool: Omit<ToolDefinition<Args, Ctx>, 'parameters'>): ToolDefinition<Args, Ctx> {
+export function defineTool<Args, Ctx extends ToolContext = ToolContext>(
+  tool: Omit<ToolDefinition<Args, Ctx>, 'parameters'>,
+): ToolDefinition<Args, Ctx> {
   let parameters: Record<string, unknown> | undefined
   return {
     ...tool,

@@ -81,5 +81,9 @@ export interface ToolDefinition<Args = unknown, Ctx extends ToolContext = ToolCo
 /** Refuses a write in a read-only checkout, saying which checkout it is and where writing is possible. */
 export function assertWritableTree(ctx: ToolContext, what: string): void {
   const tree = ctx.sandbox?.readOnlyTree
-  if (tree) throw new ToolError('read_only', `${what} refused: you are in ${tree}, which is read-only. Report what you found instead (submit_report), or work on a task assigned to you.`)
+  if (tree)
+    throw new ToolError(
+      'read_only',
+      `${what} refused: you are in ${tree}, which is read-only. Report what you found instead (submit_report), or work on a task assigned to you.`,
+    )
 }

@@ -88,7 +88,10 @@ export async function resolveInWorkspace(root: string, relPath: string, opts: Re
   if (typeof relPath !== 'string') throw new ToolError('invalid_arguments', 'path must be a string.')
   if (relPath.includes('\0')) throw new ToolError('path_outside_workspace', 'Path contains a NUL byte.')
   if (path.isAbsolute(relPath) || /^[A-Za-z]:[\\/]/.test(relPath) || relPath.startsWith('\\')) {
-    throw new ToolError('path_outside_workspace', `Absolute paths are not allowed (${JSON.stringify(relPath)}); use a path relative to the workspace root.`)
+    throw new ToolError(
+      'path_outside_workspace',
+      `Absolute paths are not allowed (${JSON.stringify(relPath)}); use a path relative to the workspace root.`,
+    )
   }
   const rootReal = await realRoot(root)
   const lexical = path.resolve(rootReal, relPath === '' ? '.' : relPath)
@@ -106,7 +109,10 @@ export async function resolveInWorkspace(root: string, relPath: string, opts: Re
     throw new ToolError('path_error', `Cannot resolve ${JSON.stringify(relPath)}: ${(err as Error).message}`)
   }
   if (!isInside(rootReal, real)) {
-    throw new ToolError('path_outside_workspace', `Path ${JSON.stringify(relPath)} resolves (through a symbolic link) outside the workspace.`)
+    throw new ToolError(
+      'path_outside_workspace',
+      `Path ${JSON.stringify(relPath)} resolves (through a symbolic link) outside the workspace.`,
+    )
   }
   if (opts.write && touchesGitInternals(path.relative(rootReal, real))) {
     throw new ToolError('path_forbidden', `Writing inside .git is not allowed (${JSON.stringify(relPath)}).`)

@@ -16,7 +16,8 @@ const counts = `input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status
 function contribution(row: 'NEW' | 'OLD', sign: 1 | -1): string {
   const c = `${row}.input_tokens IS NOT NULL OR (${row}.kind IN ('model','plan') AND ${row}.status = 'done')`
   const values = `${sign} * coalesce(${row}.input_tokens, 0), ${sign} * coalesce(${row}.output_tokens, 0), ${sign} * (${row}.input_tokens IS NULL), ${sign}`
-  const set = 'input = input + excluded.input, output = output + excluded.output, unreported = unreported + excluded.unreported, steps = steps + excluded.steps'
+  const set =
+    'input = input + excluded.input, output = output + excluded.output, unreported = unreported + excluded.unreported, steps = steps + excluded.steps'
   return `
   INSERT INTO member_usage (member_id, input, output, unreported, steps) SELECT ${row}.member_id, ${values} WHERE ${c}
     ON CONFLICT (member_id) DO UPDATE SET ${set};

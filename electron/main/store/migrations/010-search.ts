@@ -10,7 +10,8 @@
  * The update trigger removes the old entry before adding the new one in one body: with external content
  * the 'delete' must see exactly the indexed text, and two triggers would fire in an unspecified order.
  */
-const indexed = (r: 'new' | 'old') => `${r}.kind IN ('user','message','model','notice','plan','error') AND ${r}.status <> 'streaming' AND ${r}.text <> ''`
+const indexed = (r: 'new' | 'old') =>
+  `${r}.kind IN ('user','message','model','notice','plan','error') AND ${r}.status <> 'streaming' AND ${r}.text <> ''`
 
 export const up = `
 CREATE VIEW steps_searchable AS SELECT id, text FROM steps WHERE ${indexed('new').replaceAll('new.', '')};

@@ -10,7 +10,17 @@ type Target = { kind: 'member'; id: string } | { kind: 'task'; id: string } | { 
  * Undo at the bottom of the window for a few seconds).
  * The core refuses a member that is working (member_busy): its message says what to wait for.
  */
-export function ArchiveButton({ target, label = 'Archive', className = 'btn small', onDone }: { target: Target; label?: string; className?: string; onDone?(): void }) {
+export function ArchiveButton({
+  target,
+  label = 'Archive',
+  className = 'btn small',
+  onDone,
+}: {
+  target: Target
+  label?: string
+  className?: string
+  onDone?(): void
+}) {
   const api = useApp((s) => s.api)
   const loadWorkspaces = useApp((s) => s.loadWorkspaces)
   const selectWorkspace = useApp((s) => s.selectWorkspace)

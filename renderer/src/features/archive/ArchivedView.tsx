@@ -12,7 +12,12 @@ export function ArchivedLink({ testId = 'archived-open' }: { testId?: string }) 
   const [open, setOpen] = useState(false)
   return (
     <>
-      <button className="link-btn small archived-open" onClick={() => setOpen(true)} title="Archived members, tasks and workspaces: restore them from here" data-testid={testId}>
+      <button
+        className="link-btn small archived-open"
+        onClick={() => setOpen(true)}
+        title="Archived members, tasks and workspaces: restore them from here"
+        data-testid={testId}
+      >
         Archived…
       </button>
       {open && <ArchivedDialog onClose={() => setOpen(false)} />}
@@ -28,7 +33,10 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
   const [items, setItems] = useState<ArchivedItems | null>(null)
   const [workspaces, setWorkspaces] = useState<Workspace[]>([])
   const load = useAction(async () => {
-    const [archived, ws] = await Promise.all([workspaceId ? api.call('archive.list', { workspaceId }) : Promise.resolve({ members: [], tasks: [] }), api.call('workspaces.archived', {})])
+    const [archived, ws] = await Promise.all([
+      workspaceId ? api.call('archive.list', { workspaceId }) : Promise.resolve({ members: [], tasks: [] }),
+      api.call('workspaces.archived', {}),
+    ])
     setItems(archived)
     setWorkspaces(ws)
     return true
@@ -48,12 +56,23 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
     return true
   })
   const empty = items && !items.members.length && !items.tasks.length && !workspaces.length
-  const row = (kind: 'member' | 'task' | 'workspace', id: string, title: string, sub: string, at: string | null | undefined) => (
+  const row = (
+    kind: 'member' | 'task' | 'workspace',
+    id: string,
+    title: string,
+    sub: string,
+    at: string | null | undefined,
+  ) => (
     <li key={id} className="archived-row" data-testid={`archived-${kind}`} data-id={id}>
       <span className="archived-title">{title}</span>
       <span className="muted small">{sub}</span>
       <span className="muted small archived-when">archived {at ? shortTime(at) : ''}</span>
-      <button className="btn small" disabled={restore.pending} onClick={() => void restore.run(kind, id)} data-testid={`restore-${kind}`}>
+      <button
+        className="btn small"
+        disabled={restore.pending}
+        onClick={() => void restore.run(kind, id)}
+        data-testid={`restore-${kind}`}
+      >
         Restore
       </button>
     </li>
@@ -61,7 +80,10 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
   return (
     <Modal title="Archived" onClose={onClose}>
       <div className="archived-view" data-testid="archived-view">
-        <p className="muted small">Archived items are hidden from lists; they stay in the store and the export. Restore brings one back as it was.</p>
+        <p className="muted small">
+          Archived items are hidden from lists; they stay in the store and the export. Restore brings one back as it
+          was.
+        </p>
         {(load.error ?? restore.error) && (
           <div className="error-text" role="alert">
             {(load.error ?? restore.error)?.message}
@@ -78,7 +100,11 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
         {!!items?.tasks.length && (
           <section>
             <h4>Tasks</h4>
-            <ul>{items.tasks.map((t) => row('task', t.id, `${t.key} ${t.title}`, t.status.replace('_', ' '), t.archivedAt))}</ul>
+            <ul>
+              {items.tasks.map((t) =>
+                row('task', t.id, `${t.key} ${t.title}`, t.status.replace('_', ' '), t.archivedAt),
+              )}
+            </ul>
           </section>
         )}
         {workspaces.length > 0 && (
@@ -89,7 +115,11 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
         )}
         {workspace && (
           <div className="archived-foot">
-            <ArchiveButton target={{ kind: 'workspace', id: workspace.id }} label={`Archive workspace “${workspace.name}”`} onDone={onClose} />
+            <ArchiveButton
+              target={{ kind: 'workspace', id: workspace.id }}
+              label={`Archive workspace “${workspace.name}”`}
+              onDone={onClose}
+            />
           </div>
         )}
       </div>
@@ -125,7 +155,12 @@ export function ArchivedWorkspaces() {
             <span className="archived-title">{w.name}</span>
             <span className="muted small">{w.repoPath}</span>
             <span className="muted small archived-when">archived {shortTime(w.archivedAt)}</span>
-            <button className="btn small" disabled={restore.pending} onClick={() => void restore.run(w.id)} data-testid="restore-workspace">
+            <button
+              className="btn small"
+              disabled={restore.pending}
+              onClick={() => void restore.run(w.id)}
+              data-testid="restore-workspace"
+            >
               Restore
             </button>
           </li>

@@ -59,7 +59,12 @@ export function ArchiveUndo() {
   return (
     <div className="archive-undo" role="status" data-testid="archive-undo">
       <span>{current.what} archived.</span>
-      <button className="link-btn" disabled={undo.pending} onClick={() => void undo.run()} data-testid="archive-undo-button">
+      <button
+        className="link-btn"
+        disabled={undo.pending}
+        onClick={() => void undo.run()}
+        data-testid="archive-undo-button"
+      >
         Undo
       </button>
       <button className="link-btn muted" onClick={() => dismissUndo(current.id)} aria-label="Dismiss">

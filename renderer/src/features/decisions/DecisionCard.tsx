@@ -16,7 +16,15 @@ export const statusTone = { proposed: 'info', accepted: 'good', rejected: 'bad',
  * the decision changed since, and offers the word diff to the current text. Edit always starts from the
  * current version.
  */
-export function DecisionCard({ decisionKey, sourceMessageId, pinnedVersion }: { decisionKey: string; sourceMessageId?: string; pinnedVersion?: number }) {
+export function DecisionCard({
+  decisionKey,
+  sourceMessageId,
+  pinnedVersion,
+}: {
+  decisionKey: string
+  sourceMessageId?: string
+  pinnedVersion?: number
+}) {
   const decision = useApp(decisionByKey(decisionKey))
   const members = useApp((s) => s.members)
   const openDecision = useApp((s) => s.openDecision)
@@ -65,13 +73,23 @@ export function DecisionCard({ decisionKey, sourceMessageId, pinnedVersion }: { 
           <span className="pin-label">
             Written against v{pinnedVersion} · {changedSince(decision.version)}
           </span>
-          <button className="link-btn" onClick={() => setShowDiff((v) => !v)} aria-pressed={showDiff} data-testid="pinned-diff-toggle" disabled={!pinned}>
+          <button
+            className="link-btn"
+            onClick={() => setShowDiff((v) => !v)}
+            aria-pressed={showDiff}
+            data-testid="pinned-diff-toggle"
+            disabled={!pinned}
+          >
             {showDiff ? 'Hide change' : `Show change v${pinnedVersion} → v${decision.version}`}
           </button>
         </div>
       )}
       {!editing && (
-        <div className={`dcard-statement${showDiff ? ' dcard-diff' : ''}`} title={stale ? pinned?.statement : decision.statement} data-testid="dcard-statement">
+        <div
+          className={`dcard-statement${showDiff ? ' dcard-diff' : ''}`}
+          title={stale ? pinned?.statement : decision.statement}
+          data-testid="dcard-statement"
+        >
           {!stale ? (
             decision.statement
           ) : !pinned ? (

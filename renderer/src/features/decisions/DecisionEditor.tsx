@@ -53,7 +53,10 @@ export function DecisionEditor({
   const rationaleChanged = rationale.trim() !== base.rationale
   const changed = title.trim() !== base.title || statementChanged || rationaleChanged || status !== base.status
   // The one rule (shared/normative.ts): statement text, or a move between in force and withdrawn.
-  const normativeChange = isNormativeChange({ statement: base.statement, status: base.status }, { statement: statement.trim(), status })
+  const normativeChange = isNormativeChange(
+    { statement: base.statement, status: base.status },
+    { statement: statement.trim(), status },
+  )
   // Only a rationale that exists can argue against the new statement (none: nothing to confirm).
   const rationaleAsked = statementChanged && !revertTo && base.rationale.trim() !== ''
   const rationaleOpen = rationaleAsked && !rationaleChanged && !rationaleKept
@@ -92,7 +95,12 @@ export function DecisionEditor({
 
   const save = useAction(async () => {
     const result = revertTo
-      ? await api.call('decisions.revert', { decisionId: base.id, toVersion: revertTo.version, expectedVersion: base.version, ...(reason.trim() ? { reason: reason.trim() } : {}) })
+      ? await api.call('decisions.revert', {
+          decisionId: base.id,
+          toVersion: revertTo.version,
+          expectedVersion: base.version,
+          ...(reason.trim() ? { reason: reason.trim() } : {}),
+        })
       : await api.call('decisions.update', {
           decisionId: base.id,
           expectedVersion: base.version,
@@ -127,16 +135,28 @@ export function DecisionEditor({
     <div className={`deditor${revertTo ? ' reverting' : ''}`} data-testid="decision-editor" ref={root}>
       {revertTo && (
         <div className="deditor-revert" data-testid="revert-banner">
-          Revert to v{revertTo.version}: a new version v{base.version + 1} with the content v{revertTo.version} had. Check the impact below before you confirm.
+          Revert to v{revertTo.version}: a new version v{base.version + 1} with the content v{revertTo.version} had.
+          Check the impact below before you confirm.
         </div>
       )}
       <div className={`deditor-texts${rationaleAsked ? ' asking' : ''}`}>
         <label className="field">
           <span className="field-label">Statement</span>
-          <textarea value={statement} readOnly={ro} onChange={(e) => setStatement(e.target.value)} rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))} aria-label="Statement" />
+          <textarea
+            value={statement}
+            readOnly={ro}
+            onChange={(e) => setStatement(e.target.value)}
+            rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))}
+            aria-label="Statement"
+          />
         </label>
-        <div className={`field deditor-rationale${rationaleOpen ? ' open-question' : ''}`} data-testid="rationale-field">
-          <span className="field-label">{rationaleAsked ? 'Rationale: does it still hold for the new statement?' : 'Rationale'}</span>
+        <div
+          className={`field deditor-rationale${rationaleOpen ? ' open-question' : ''}`}
+          data-testid="rationale-field"
+        >
+          <span className="field-label">
+            {rationaleAsked ? 'Rationale: does it still hold for the new statement?' : 'Rationale'}
+          </span>
           <textarea
             value={rationale}
             readOnly={ro}
@@ -147,10 +167,13 @@ export function DecisionEditor({
           />
           {rationaleAsked && !rationaleChanged && (
             <label className="check" data-testid="rationale-keep">
-              <input type="checkbox" checked={rationaleKept} onChange={(e) => setRationaleKept(e.target.checked)} /> It still holds as written
+              <input type="checkbox" checked={rationaleKept} onChange={(e) => setRationaleKept(e.target.checked)} /> It
+              still holds as written
             </label>
           )}
-          {rationaleAsked && rationaleChanged && <span className="muted small">Rationale edited: it changes with the statement.</span>}
+          {rationaleAsked && rationaleChanged && (
+            <span className="muted small">Rationale edited: it changes with the statement.</span>
+          )}
         </div>
       </div>
       <div className="deditor-row">
@@ -160,7 +183,12 @@ export function DecisionEditor({
         </label>
         <label className="field">
           <span className="field-label">Status</span>
-          <select value={status} disabled={ro} onChange={(e) => setStatus(e.target.value as Decision['status'])} aria-label="Status">
+          <select
+            value={status}
+            disabled={ro}
+            onChange={(e) => setStatus(e.target.value as Decision['status'])}
+            aria-label="Status"
+          >
             {statuses.map((s) => (
               <option key={s}>{s}</option>
             ))}
@@ -172,13 +200,16 @@ export function DecisionEditor({
         <input
           value={reason}
           onChange={(e) => setReason(e.target.value)}
-          placeholder={revertTo ? `Why back to v${revertTo.version} (kept in the history)` : 'Why it changes (kept in the history)'}
+          placeholder={
+            revertTo ? `Why back to v${revertTo.version} (kept in the history)` : 'Why it changes (kept in the history)'
+          }
           aria-label="Reason"
         />
       </label>
       {!revertTo && (
         <label className="check">
-          <input type="checkbox" checked={editorial} onChange={(e) => setEditorial(e.target.checked)} /> Editorial fix only (wording; flags nothing)
+          <input type="checkbox" checked={editorial} onChange={(e) => setEditorial(e.target.checked)} /> Editorial fix
+          only (wording; flags nothing)
         </label>
       )}
       {changed && (
@@ -222,7 +253,11 @@ export function DecisionEditor({
         <button className="btn" onClick={onCancel}>
           Cancel
         </button>
-        <button className="btn primary" disabled={!changed || !previewReady || save.pending || conflict || rationaleOpen} onClick={() => void save.run()}>
+        <button
+          className="btn primary"
+          disabled={!changed || !previewReady || save.pending || conflict || rationaleOpen}
+          onClick={() => void save.run()}
+        >
           {save.pending ? 'Saving…' : revertTo ? `Revert → v${base.version + 1}` : `Confirm → v${base.version + 1}`}
         </button>
       </div>

@@ -23,7 +23,9 @@ export function DecisionsPanel() {
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase()
     if (!q) return decisions
-    return decisions.filter((d) => `${d.key} ${d.title} ${d.statement} ${d.rationale} ${d.status}`.toLowerCase().includes(q))
+    return decisions.filter((d) =>
+      `${d.key} ${d.title} ${d.statement} ${d.rationale} ${d.status}`.toLowerCase().includes(q),
+    )
   }, [decisions, query])
 
   if (focused) return <DecisionDetail decision={focused} onBack={() => openDecision(null)} />
@@ -31,7 +33,14 @@ export function DecisionsPanel() {
   return (
     <div className="panel-section">
       <div className="panel-toolbar">
-        <input className="search grow" type="search" placeholder="Search decisions" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search decisions" />
+        <input
+          className="search grow"
+          type="search"
+          placeholder="Search decisions"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          aria-label="Search decisions"
+        />
         <button className="btn small primary" onClick={() => setCreating(true)}>
           New
         </button>
@@ -39,8 +48,8 @@ export function DecisionsPanel() {
       {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
       {decisions.length === 0 && !creating ? (
         <EmptyState title="No decisions yet">
-          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or create one here. Mention it as <code>D-1</code> in any chat and it shows as a
-          live card.
+          Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or
+          create one here. Mention it as <code>D-1</code> in any chat and it shows as a live card.
         </EmptyState>
       ) : shown.length === 0 && query ? (
         <div className="muted pad">No decision matches “{query}”.</div>
@@ -48,7 +57,12 @@ export function DecisionsPanel() {
         <ul className="dlist">
           {shown.map((d) => (
             <li key={d.id}>
-              <button className="dlist-item" onClick={() => openDecision(d.id)} data-testid="decision-row" data-key={d.key}>
+              <button
+                className="dlist-item"
+                onClick={() => openDecision(d.id)}
+                data-testid="decision-row"
+                data-key={d.key}
+              >
                 <span className="dkey">{d.key}</span>
                 <span className="dlist-main">
                   <span className="dlist-title">{d.title}</span>
@@ -68,7 +82,13 @@ export function DecisionsPanel() {
   )
 }
 
-function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { statement?: string; sourceMessageId?: string } }) {
+function NewDecisionForm({
+  onClose,
+  initial,
+}: {
+  onClose(): void
+  initial?: { statement?: string; sourceMessageId?: string }
+}) {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
   const applyDecision = useApp((s) => s.applyDecision)
@@ -76,12 +96,23 @@ function NewDecisionForm({ onClose, initial }: { onClose(): void; initial?: { st
   const [statement, setStatement] = useState(initial?.statement ?? '')
   const [rationale, setRationale] = useState('')
   const create = useAction(async () => {
-    const d = await api.call('decisions.create', { workspaceId, title: title.trim(), statement: statement.trim(), ...(rationale.trim() ? { rationale: rationale.trim() } : {}) })
+    const d = await api.call('decisions.create', {
+      workspaceId,
+      title: title.trim(),
+      statement: statement.trim(),
+      ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+    })
     applyDecision(d)
     onClose()
   })
   return (
-    <CardForm onSubmit={() => void create.run()} onCancel={onClose} submitLabel="Record decision" canSubmit={!create.pending && !!title.trim() && !!statement.trim()} error={create.error?.message}>
+    <CardForm
+      onSubmit={() => void create.run()}
+      onCancel={onClose}
+      submitLabel="Record decision"
+      canSubmit={!create.pending && !!title.trim() && !!statement.trim()}
+      error={create.error?.message}
+    >
       <Field label="Title">
         <input value={title} onChange={(e) => setTitle(e.target.value)} placeholder="e.g. API style" required />
       </Field>
@@ -126,7 +157,8 @@ export function MadeIn({ stepId, memberId: knownMemberId }: { stepId: string | n
   }
   return (
     <button className="link-btn made-in" onClick={() => focusStep(where.memberId, stepId)} data-testid="made-in">
-      from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “{excerpt(markdownToPlain(where.step.text), 60)}”
+      from {where.step.kind === 'user' ? 'your message to' : 'a message in'} {name ?? 'a member'}’s session: “
+      {excerpt(markdownToPlain(where.step.text), 60)}”
     </button>
   )
 }
@@ -140,7 +172,10 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
   const [reverting, setReverting] = useState<Revision | null>(null)
   const [outcome, setOutcome] = useState<EditOutcome | null>(null)
   const tasks = useApp((s) => s.tasks)
-  const dependents = useMemo(() => Object.values(tasks).filter((t) => t.links.some((l) => l.decisionId === decision.id)), [tasks, decision.id])
+  const dependents = useMemo(
+    () => Object.values(tasks).filter((t) => t.links.some((l) => l.decisionId === decision.id)),
+    [tasks, decision.id],
+  )
 
   useEffect(() => {
     let live = true
@@ -187,7 +222,8 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           <div className="ddetail-statement">{decision.statement}</div>
           {decision.rationale && <div className="ddetail-rationale">{decision.rationale}</div>}
           <div className="ddetail-meta">
-            Recorded by {who(decision.createdBy)} {shortTime(decision.createdAt)} <MadeIn stepId={decision.sourceMessageId} />
+            Recorded by {who(decision.createdBy)} {shortTime(decision.createdAt)}{' '}
+            <MadeIn stepId={decision.sourceMessageId} />
           </div>
           {outcome && (
             <div className="dcard-outcome">
@@ -215,7 +251,11 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             return (
               <div key={t.id} className="dep-row">
                 <span className="dkey">{t.key}</span> {t.title}{' '}
-                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>{link.state === 'suspect' ? `suspect: pinned v${link.pinnedVersion}` : `pinned v${link.pinnedVersion}`}</span>
+                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>
+                  {link.state === 'suspect'
+                    ? `suspect: pinned v${link.pinnedVersion}`
+                    : `pinned v${link.pinnedVersion}`}
+                </span>
               </div>
             )
           })}
@@ -228,14 +268,21 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           {[...history].reverse().map((r) => {
             const prev = history.find((h) => h.version === r.version - 1)
             return (
-              <li key={r.version} className={`revision${reverting?.version === r.version ? ' reverting' : ''}`} data-testid="revision" data-version={r.version}>
+              <li
+                key={r.version}
+                className={`revision${reverting?.version === r.version ? ' reverting' : ''}`}
+                data-testid="revision"
+                data-version={r.version}
+              >
                 <div className="revision-head">
                   <span className="dver">v{r.version}</span>
                   <span className="revision-who" data-testid="revision-who">
                     {authorship(r, prev, who)} · {shortTime(r.createdAt)}
                   </span>
                   {r.editorial && <Badge>editorial</Badge>}
-                  {prev && prev.status !== r.status && <Badge tone={statusTone[r.status]}>{`${prev.status} → ${r.status}`}</Badge>}
+                  {prev && prev.status !== r.status && (
+                    <Badge tone={statusTone[r.status]}>{`${prev.status} → ${r.status}`}</Badge>
+                  )}
                 </div>
                 {r.reason && r.version > 1 && <div className="revision-reason">“{r.reason}”</div>}
                 {prev && prev.title !== r.title && (
@@ -243,7 +290,9 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
                     Title: <Diff before={prev.title} after={r.title} />
                   </div>
                 )}
-                <div className="revision-diff">{prev ? <Diff before={prev.statement} after={r.statement} /> : r.statement}</div>
+                <div className="revision-diff">
+                  {prev ? <Diff before={prev.statement} after={r.statement} /> : r.statement}
+                </div>
                 {prev && prev.rationale !== r.rationale && (
                   <div className="revision-diff muted">
                     Rationale: <Diff before={prev.rationale} after={r.rationale} />
@@ -260,7 +309,11 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
                       className="btn small"
                       data-testid="revert"
                       disabled={sameContent(r, decision)}
-                      title={sameContent(r, decision) ? `v${decision.version} already says what v${r.version} said` : `A new version with v${r.version}'s content, after its impact preview`}
+                      title={
+                        sameContent(r, decision)
+                          ? `v${decision.version} already says what v${r.version} said`
+                          : `A new version with v${r.version}'s content, after its impact preview`
+                      }
                       onClick={() => {
                         setOutcome(null)
                         setEditing(false)
@@ -288,7 +341,8 @@ export function authorship(r: Revision, prev: Revision | undefined, who: (id: st
   return `changed by ${who(r.actorId)}`
 }
 
-const sameContent = (r: Revision, d: Decision) => r.title === d.title && r.statement === d.statement && r.rationale === d.rationale && r.status === d.status
+const sameContent = (r: Revision, d: Decision) =>
+  r.title === d.title && r.statement === d.statement && r.rationale === d.rationale && r.status === d.status
 
 function ExportBox() {
   const api = useApp((s) => s.api)
@@ -299,20 +353,35 @@ function ExportBox() {
   const [result, setResult] = useState<ExportResult | null>(null)
   const exp = useAction(async () => {
     setResult(null)
-    setResult(await api.call('export.decisionLog', { workspaceId, format, ...(format === 'madr' && flavour ? { flavour } : {}) }))
+    setResult(
+      await api.call('export.decisionLog', {
+        workspaceId,
+        format,
+        ...(format === 'madr' && flavour ? { flavour } : {}),
+      }),
+    )
   })
   return (
     <div className="export-box">
       <div className="export-row">
         <span className="muted">Export the decision log</span>
         <span className="spacer" />
-        <select value={format} onChange={(e) => setFormat(e.target.value as ExportResult['format'])} aria-label="Export format">
+        <select
+          value={format}
+          onChange={(e) => setFormat(e.target.value as ExportResult['format'])}
+          aria-label="Export format"
+        >
           <option value="madr">MADR files</option>
           <option value="markdown">One Markdown log</option>
           <option value="json">JSON (full fidelity)</option>
         </select>
         {format === 'madr' && (
-          <select value={flavour} onChange={(e) => setFlavour(e.target.value as typeof flavour)} aria-label="MADR flavour" data-testid="export-flavour">
+          <select
+            value={flavour}
+            onChange={(e) => setFlavour(e.target.value as typeof flavour)}
+            aria-label="MADR flavour"
+            data-testid="export-flavour"
+          >
             <option value="">As the repository says</option>
             <option value="madr">MADR 4</option>
             <option value="adr-tools">adr-tools</option>

@@ -43,7 +43,10 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
     applyDecision(r.decision)
   })
   const reject = useAction(async () => {
-    const p = await api.call('proposals.reject', { proposalId: proposal.id, ...(rejectReason?.trim() ? { reason: rejectReason.trim() } : {}) })
+    const p = await api.call('proposals.reject', {
+      proposalId: proposal.id,
+      ...(rejectReason?.trim() ? { reason: rejectReason.trim() } : {}),
+    })
     applyProposal(p)
     setRejectReason(null)
   })
@@ -63,7 +66,11 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
           Title: <Diff before={decision.title} after={proposal.title} />
         </div>
       )}
-      {proposal.statement && <div className="pcard-diff">{decision && pending ? <Diff before={decision.statement} after={proposal.statement} /> : proposal.statement}</div>}
+      {proposal.statement && (
+        <div className="pcard-diff">
+          {decision && pending ? <Diff before={decision.statement} after={proposal.statement} /> : proposal.statement}
+        </div>
+      )}
       {proposal.status && <div className="pcard-line">Status → {proposal.status}</div>}
       {proposal.reason && <div className="pcard-reason">“{proposal.reason}”</div>}
       {pending && impact && <div className="impact-preview">Impact if accepted: {describeImpact(impact, members)}</div>}
@@ -81,7 +88,13 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
           </div>
         ) : (
           <div className="dcard-actions">
-            <input className="grow" value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} placeholder="Why not (optional)" aria-label="Reject reason" />
+            <input
+              className="grow"
+              value={rejectReason}
+              onChange={(e) => setRejectReason(e.target.value)}
+              placeholder="Why not (optional)"
+              aria-label="Reject reason"
+            />
             <button className="btn small danger" disabled={reject.pending} onClick={() => void reject.run()}>
               Reject
             </button>

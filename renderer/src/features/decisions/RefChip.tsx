@@ -27,7 +27,11 @@ export function RefChip({ refKey, writtenVersion }: { refKey: string; writtenVer
       <button
         className={`ref-chip ref-decision st-${decision.status}${changed ? ' ref-changed' : ''}`}
         onClick={() => openDecision(decision.id)}
-        title={changed ? `${refKey} v${view.version} — ${changedSince(view.nowVersion!)}: ${decision.title} — ${decision.statement}` : `${decision.title} — ${decision.statement}`}
+        title={
+          changed
+            ? `${refKey} v${view.version} — ${changedSince(view.nowVersion!)}: ${decision.title} — ${decision.statement}`
+            : `${decision.title} — ${decision.statement}`
+        }
         data-ref={refKey}
         data-version={view.version}
         data-changed={changed ? view.nowVersion! : undefined}
@@ -40,7 +44,12 @@ export function RefChip({ refKey, writtenVersion }: { refKey: string; writtenVer
   }
   if (kind === 'proposal' && proposal) {
     return (
-      <button className={`ref-chip ref-proposal ps-${proposal.state}`} onClick={() => setRightTab('inbox')} title={`proposal ${proposal.state}`} data-ref={refKey}>
+      <button
+        className={`ref-chip ref-proposal ps-${proposal.state}`}
+        onClick={() => setRightTab('inbox')}
+        title={`proposal ${proposal.state}`}
+        data-ref={refKey}
+      >
         {refKey}
         <span className="ref-ver">{proposal.state}</span>
       </button>

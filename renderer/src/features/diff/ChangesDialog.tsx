@@ -11,7 +11,14 @@ import type { DiffFile, TaskDiff } from '../../../../shared/schemas'
 import { ErrorText, Modal } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
 
-const statusLetter: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', type_changed: 'T' }
+const statusLetter: Record<DiffFile['status'], string> = {
+  added: 'A',
+  modified: 'M',
+  deleted: 'D',
+  renamed: 'R',
+  copied: 'C',
+  type_changed: 'T',
+}
 
 /** git's patch cut into one chunk per file, keyed by the new path (the old one for a deletion). */
 export function splitPatch(patch: string): Map<string, string> {
@@ -33,7 +40,15 @@ function useDark(): boolean {
   return typeof window !== 'undefined' && window.matchMedia('(prefers-color-scheme: dark)').matches
 }
 
-export function ChangesDialog({ title, load, onClose }: { title: string; load: () => Promise<TaskDiff>; onClose(): void }) {
+export function ChangesDialog({
+  title,
+  load,
+  onClose,
+}: {
+  title: string
+  load: () => Promise<TaskDiff>
+  onClose(): void
+}) {
   const [diff, setDiff] = useState<TaskDiff | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [split, setSplit] = useState(false)
@@ -62,7 +77,8 @@ export function ChangesDialog({ title, load, onClose }: { title: string; load: (
           <>
             <div className="changes-summary">
               <span>
-                {diff.files.length} file{diff.files.length === 1 ? '' : 's'} changed, <span className="add">+{adds}</span> <span className="del">−{dels}</span>
+                {diff.files.length} file{diff.files.length === 1 ? '' : 's'} changed,{' '}
+                <span className="add">+{adds}</span> <span className="del">−{dels}</span>
               </span>
               <span className="muted small">
                 {diff.base.slice(0, 8)} → {diff.head.slice(0, 8)}
@@ -77,11 +93,17 @@ export function ChangesDialog({ title, load, onClose }: { title: string; load: (
                 Not committed yet, so not in this diff: {diff.uncommitted.join(', ')}
               </div>
             )}
-            {diff.truncated && <div className="warn-inline small">The patch is too large to show whole; the file list is complete.</div>}
+            {diff.truncated && (
+              <div className="warn-inline small">The patch is too large to show whole; the file list is complete.</div>
+            )}
             <ul className="changes-files">
               {diff.files.map((f) => (
                 <li key={f.path}>
-                  <a href={`#diff-${encodeURIComponent(f.path)}`} className={`status status-${f.status}`} title={f.status}>
+                  <a
+                    href={`#diff-${encodeURIComponent(f.path)}`}
+                    className={`status status-${f.status}`}
+                    title={f.status}
+                  >
                     {statusLetter[f.status]}
                   </a>{' '}
                   <span className="path">{f.oldPath ? `${f.oldPath} → ${f.path}` : f.path}</span>{' '}
@@ -102,14 +124,20 @@ export function ChangesDialog({ title, load, onClose }: { title: string; load: (
                   <div className="changes-file-head">{f.path}</div>
                   {hunk && f.additions !== null ? (
                     <DiffView
-                      data={{ oldFile: { fileName: f.oldPath ?? f.path }, newFile: { fileName: f.path }, hunks: [hunk] }}
+                      data={{
+                        oldFile: { fileName: f.oldPath ?? f.path },
+                        newFile: { fileName: f.path },
+                        hunks: [hunk],
+                      }}
                       diffViewMode={split ? DiffModeEnum.Split : DiffModeEnum.Unified}
                       diffViewTheme={dark ? 'dark' : 'light'}
                       diffViewHighlight
                       diffViewWrap
                     />
                   ) : (
-                    <div className="muted small">{f.additions === null ? 'Binary file' : 'Not shown (cut from a large patch)'}</div>
+                    <div className="muted small">
+                      {f.additions === null ? 'Binary file' : 'Not shown (cut from a large patch)'}
+                    </div>
                   )}
                 </section>
               )

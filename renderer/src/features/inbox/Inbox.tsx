@@ -15,7 +15,11 @@ function MemberApprovals({ memberId }: { memberId: string }) {
     <>
       {approvals.map((a) => (
         <div key={a.callId} className="inbox-approval" data-testid="inbox-approval" data-member-id={memberId}>
-          <button className="link-btn inbox-who" onClick={() => selectMember(memberId)} title={`Open ${member.name}’s session`}>
+          <button
+            className="link-btn inbox-who"
+            onClick={() => selectMember(memberId)}
+            title={`Open ${member.name}’s session`}
+          >
             <Avatar id={member.id} name={member.name} size={20} /> {member.name}
           </button>
           <div className="inbox-what">
@@ -48,7 +52,8 @@ export function Inbox() {
     return (
       <div className="panel-section">
         <EmptyState title="Nothing waits for you">
-          Questions members ask you, tool calls that need your approval and proposals to change a decision wait here (and in the member’s chat) until you answer them.
+          Questions members ask you, tool calls that need your approval and proposals to change a decision wait here
+          (and in the member’s chat) until you answer them.
         </EmptyState>
       </div>
     )

@@ -18,7 +18,13 @@ interface Page<T> {
 
 /** Pages of one list, newest first; "Show more" asks for the next page only. */
 function usePages<T>(load: (cursor: string | undefined) => Promise<Page<T>>) {
-  const [state, setState] = useState<{ items: T[]; nextCursor: string | null; total: number; loading: boolean; error: string | null }>({
+  const [state, setState] = useState<{
+    items: T[]
+    nextCursor: string | null
+    total: number
+    loading: boolean
+    error: string | null
+  }>({
     items: [],
     nextCursor: null,
     total: 0,
@@ -31,8 +37,18 @@ function usePages<T>(load: (cursor: string | undefined) => Promise<Page<T>>) {
     (cursor: string | undefined) => {
       const n = ++asked.current
       load(cursor).then(
-        (page) => n === asked.current && setState((s) => ({ items: cursor ? [...s.items, ...page.items] : page.items, nextCursor: page.nextCursor, total: page.total, loading: false, error: null })),
-        (err: unknown) => n === asked.current && setState((s) => ({ ...s, loading: false, error: err instanceof Error ? err.message : String(err) })),
+        (page) =>
+          n === asked.current &&
+          setState((s) => ({
+            items: cursor ? [...s.items, ...page.items] : page.items,
+            nextCursor: page.nextCursor,
+            total: page.total,
+            loading: false,
+            error: null,
+          })),
+        (err: unknown) =>
+          n === asked.current &&
+          setState((s) => ({ ...s, loading: false, error: err instanceof Error ? err.message : String(err) })),
       )
     },
     [load],
@@ -46,13 +62,29 @@ function usePages<T>(load: (cursor: string | undefined) => Promise<Page<T>>) {
 }
 
 /** The modal a Figures tile opens: who, about what, when, and a click that opens the step in the member's chat. */
-export function FigureItemsDialog({ list, workspaceId, onClose }: { list: FigureList; workspaceId: string; onClose(): void }) {
-  return list === 'notices' ? <SentNotices workspaceId={workspaceId} onClose={onClose} /> : <AutoTurns workspaceId={workspaceId} onClose={onClose} />
+export function FigureItemsDialog({
+  list,
+  workspaceId,
+  onClose,
+}: {
+  list: FigureList
+  workspaceId: string
+  onClose(): void
+}) {
+  return list === 'notices' ? (
+    <SentNotices workspaceId={workspaceId} onClose={onClose} />
+  ) : (
+    <AutoTurns workspaceId={workspaceId} onClose={onClose} />
+  )
 }
 
 function SentNotices({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
   const api = useApp((s) => s.api)
-  const load = useCallback((cursor: string | undefined) => api.call('notices.sent', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }), [api, workspaceId])
+  const load = useCallback(
+    (cursor: string | undefined) =>
+      api.call('notices.sent', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
+    [api, workspaceId],
+  )
   const pages = usePages<SentNotice>(load)
   return (
     <ItemsFrame
@@ -61,7 +93,8 @@ function SentNotices({ workspaceId, onClose }: { workspaceId: string; onClose():
       intro="Each notice went to a member whose tasks or reports depend on a decision that changed; it reaches them at their next step."
       empty={
         <EmptyState title="No notices yet">
-          When a decision changes in substance, every member whose tasks or reports depend on it gets a notice in its next step. Editorial fixes send none.
+          When a decision changes in substance, every member whose tasks or reports depend on it gets a notice in its
+          next step. Editorial fixes send none.
         </EmptyState>
       }
       pages={pages}
@@ -73,7 +106,11 @@ function SentNotices({ workspaceId, onClose }: { workspaceId: string; onClose():
 
 function AutoTurns({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
   const api = useApp((s) => s.api)
-  const load = useCallback((cursor: string | undefined) => api.call('autoTurns.list', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }), [api, workspaceId])
+  const load = useCallback(
+    (cursor: string | undefined) =>
+      api.call('autoTurns.list', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
+    [api, workspaceId],
+  )
   const pages = usePages<AutoTurn>(load)
   return (
     <ItemsFrame
@@ -82,7 +119,8 @@ function AutoTurns({ workspaceId, onClose }: { workspaceId: string; onClose(): v
       intro="Turns Concord started itself, so you did not have to tell the member what changed."
       empty={
         <EmptyState title="No turn started by Concord yet">
-          With automatic turns on (workspace settings), a member whose task is flagged by a change, or whose report a delivery made stale, gets a turn without you relaying it.
+          With automatic turns on (workspace settings), a member whose task is flagged by a change, or whose report a
+          delivery made stale, gets a turn without you relaying it.
         </EmptyState>
       }
       pages={pages}
@@ -116,7 +154,10 @@ function ItemsFrame<T>({
       <div className="figure-items" data-testid="figure-items" data-list={kind}>
         {done && items.length > 0 && (
           <div className="muted small figure-items-intro">
-            {intro} {items.length < total ? `Showing ${items.length} of ${total}, newest first.` : `${total} in all, newest first.`}
+            {intro}{' '}
+            {items.length < total
+              ? `Showing ${items.length} of ${total}, newest first.`
+              : `${total} in all, newest first.`}
           </div>
         )}
         {error && (
@@ -128,7 +169,12 @@ function ItemsFrame<T>({
         {items.length > 0 && <ul className="figure-items-list">{items.map(row)}</ul>}
         {loading && items.length === 0 && <div className="muted small">Loading…</div>}
         {nextCursor && (
-          <button className="btn small figure-items-more" onClick={() => more(nextCursor)} disabled={loading} data-testid="figure-items-more">
+          <button
+            className="btn small figure-items-more"
+            onClick={() => more(nextCursor)}
+            disabled={loading}
+            data-testid="figure-items-more"
+          >
             {loading ? 'Loading…' : `Show more (${total - items.length} left)`}
           </button>
         )}
@@ -138,7 +184,19 @@ function ItemsFrame<T>({
 }
 
 /** A row that opens the member's chat at the step (or at its end when there is no step yet). */
-function ItemRow({ memberId, stepId, title, onClose, children }: { memberId: string; stepId: string | null; title: string; onClose(): void; children: ReactNode }) {
+function ItemRow({
+  memberId,
+  stepId,
+  title,
+  onClose,
+  children,
+}: {
+  memberId: string
+  stepId: string | null
+  title: string
+  onClose(): void
+  children: ReactNode
+}) {
   const focusStep = useApp((s) => s.focusStep)
   const member = useApp((s) => s.members[memberId])
   return (
@@ -170,14 +228,19 @@ function taskList(keys: string[], count: number): string {
 
 function NoticeRow({ notice: n, onClose }: { notice: SentNotice; onClose(): void }) {
   const tasks = taskList(n.taskKeys, n.taskCount)
-  const reports = n.reportCount > 0 ? `${n.reportCount} ${n.reportCount === 1 ? 'report' : 'reports'} with stale evidence` : ''
+  const reports =
+    n.reportCount > 0 ? `${n.reportCount} ${n.reportCount === 1 ? 'report' : 'reports'} with stale evidence` : ''
   const about = [tasks && `tasks ${tasks}`, reports].filter(Boolean).join(' · ')
   return (
     <ItemRow
       memberId={n.memberId}
       stepId={n.stepId}
       onClose={onClose}
-      title={n.stepId ? 'Open the step that delivered it, in the member’s chat' : 'Not delivered yet: opens the member’s chat, where it arrives with the next step'}
+      title={
+        n.stepId
+          ? 'Open the step that delivered it, in the member’s chat'
+          : 'Not delivered yet: opens the member’s chat, where it arrives with the next step'
+      }
     >
       <span className="figure-item-what">
         <span className="figure-item-key">
@@ -186,18 +249,31 @@ function NoticeRow({ notice: n, onClose }: { notice: SentNotice; onClose(): void
         changed{about && <span className="muted"> · {about}</span>}
       </span>
       <span className="figure-item-meta">
-        {n.deliveredAt ? <span className="badge badge-good">delivered {shortTime(n.deliveredAt)}</span> : <span className="badge badge-warn">pending</span>}
+        {n.deliveredAt ? (
+          <span className="badge badge-good">delivered {shortTime(n.deliveredAt)}</span>
+        ) : (
+          <span className="badge badge-warn">pending</span>
+        )}
         <span className="muted small">sent {shortTime(n.createdAt)}</span>
       </span>
     </ItemRow>
   )
 }
 
-const causeWords: Record<AutoTurn['cause'], string> = { task_flagged: 'flagged task', evidence_stale: 'stale evidence', other: 'started by Concord' }
+const causeWords: Record<AutoTurn['cause'], string> = {
+  task_flagged: 'flagged task',
+  evidence_stale: 'stale evidence',
+  other: 'started by Concord',
+}
 
 function AutoTurnRow({ turn: a, onClose }: { turn: AutoTurn; onClose(): void }) {
   return (
-    <ItemRow memberId={a.memberId} stepId={a.stepId} onClose={onClose} title="Open the message Concord put into the member’s chat">
+    <ItemRow
+      memberId={a.memberId}
+      stepId={a.stepId}
+      onClose={onClose}
+      title="Open the message Concord put into the member’s chat"
+    >
       <span className="figure-item-what">{a.trigger}</span>
       <span className="figure-item-meta">
         <span className="badge badge-info">{causeWords[a.cause]}</span>

@@ -49,7 +49,10 @@ function Figure({ label, value, explain, opens }: { label: string; value: number
         title={`Open ${opens.what}`}
         onClick={() => {
           if ('list' in opens) return setListOpen(true)
-          openFiltered({ ...(opens.board ? { board: opens.board } : {}), ...(opens.staleReports !== undefined ? { staleReports: opens.staleReports } : {}) })
+          openFiltered({
+            ...(opens.board ? { board: opens.board } : {}),
+            ...(opens.staleReports !== undefined ? { staleReports: opens.staleReports } : {}),
+          })
           setRightTab(opens.tab)
         }}
       >
@@ -58,7 +61,9 @@ function Figure({ label, value, explain, opens }: { label: string; value: number
           →
         </span>
       </button>
-      {listOpen && 'list' in opens && workspaceId && <FigureItemsDialog list={opens.list} workspaceId={workspaceId} onClose={() => setListOpen(false)} />}
+      {listOpen && 'list' in opens && workspaceId && (
+        <FigureItemsDialog list={opens.list} workspaceId={workspaceId} onClose={() => setListOpen(false)} />
+      )}
     </>
   )
 }
@@ -69,7 +74,8 @@ export function Figures() {
   const members = useApp((s) => s.members)
   const tasks = useApp((s) => s.tasks)
   if (!m) return <EmptyState title="No figures yet">They appear as soon as the workspace has activity.</EmptyState>
-  const flagged = m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
+  const flagged =
+    m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
   const flaggedTasks: Opens = { tab: 'tasks', board: { flagged: true }, what: 'the board, flagged tasks only' }
   const staleReports: Opens = { tab: 'reports', staleReports: true, what: 'the stale reports' }
   return (
@@ -82,7 +88,12 @@ export function Figures() {
           explain={`Normative changes, each propagated to its dependents; ${m.decisionEdits.editorial} editorial fixes flagged nothing.`}
           opens={{ tab: 'decisions', what: 'the decisions' }}
         />
-        <Figure label="tasks flagged" value={flagged} explain="Times a task was told that a decision it depends on changed." opens={flaggedTasks} />
+        <Figure
+          label="tasks flagged"
+          value={flagged}
+          explain="Times a task was told that a decision it depends on changed."
+          opens={flaggedTasks}
+        />
         <Figure
           label="notices sent"
           value={m.noticesSent}
@@ -95,16 +106,36 @@ export function Figures() {
           explain="Turns Concord started itself for a flagged member or the author of stale evidence."
           opens={{ list: 'autoTurns', what: 'the turns Concord started, each in the chat' }}
         />
-        <Figure label="acceptances revoked" value={m.acceptancesRevoked} explain="Accepted tasks sent back to re-verification by a change." opens={flaggedTasks} />
-        <Figure label="claims made stale" value={m.claims.madeStale} explain="Verified behaviours whose decision changed: no longer evidence until re-checked." opens={staleReports} />
+        <Figure
+          label="acceptances revoked"
+          value={m.acceptancesRevoked}
+          explain="Accepted tasks sent back to re-verification by a change."
+          opens={flaggedTasks}
+        />
+        <Figure
+          label="claims made stale"
+          value={m.claims.madeStale}
+          explain="Verified behaviours whose decision changed: no longer evidence until re-checked."
+          opens={staleReports}
+        />
         <Figure
           label="claims kept valid"
           value={m.claims.keptValid}
           explain="Claims of an affected report that stayed valid: evidence not thrown away."
           opens={{ tab: 'reports', staleReports: false, what: 'all reports' }}
         />
-        <Figure label="stale evidence blocked" value={m.acceptances.refusedStale} explain="Acceptances refused because a report was stale or based on old versions." opens={staleReports} />
-        <Figure label="accepted" value={m.acceptances.accepted} explain="Tasks accepted on current evidence." opens={{ tab: 'tasks', what: 'the board' }} />
+        <Figure
+          label="stale evidence blocked"
+          value={m.acceptances.refusedStale}
+          explain="Acceptances refused because a report was stale or based on old versions."
+          opens={staleReports}
+        />
+        <Figure
+          label="accepted"
+          value={m.acceptances.accepted}
+          explain="Tasks accepted on current evidence."
+          opens={{ tab: 'tasks', what: 'the board' }}
+        />
         <Figure
           label="proposals"
           value={m.proposals.created}
@@ -113,8 +144,9 @@ export function Figures() {
         />
       </div>
       <div className="flag-split muted small">
-        {taskFlagWords.requirements_updated} {m.tasksFlagged.requirements_updated} · {taskFlagWords.needs_adjustment} {m.tasksFlagged.needs_adjustment} · {taskFlagWords.needs_reverification}{' '}
-        {m.tasksFlagged.needs_reverification} · refused for missing evidence {m.acceptances.refusedMissing}
+        {taskFlagWords.requirements_updated} {m.tasksFlagged.requirements_updated} · {taskFlagWords.needs_adjustment}{' '}
+        {m.tasksFlagged.needs_adjustment} · {taskFlagWords.needs_reverification} {m.tasksFlagged.needs_reverification} ·
+        refused for missing evidence {m.acceptances.refusedMissing}
       </div>
       <h4>Tokens</h4>
       <div className="muted small">
@@ -122,7 +154,8 @@ export function Figures() {
         {m.tokens.total.unreported > 0 && (
           <>
             {' '}
-            · {m.tokens.total.unreported} {m.tokens.total.unreported === 1 ? 'reply' : 'replies'} not reported by the provider
+            · {m.tokens.total.unreported} {m.tokens.total.unreported === 1 ? 'reply' : 'replies'} not reported by the
+            provider
           </>
         )}
       </div>

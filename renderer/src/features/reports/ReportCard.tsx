@@ -15,7 +15,12 @@ export function ReportCard({ report, open, onToggle }: { report: Report; open: b
   const key = (id: string) => decisions[id]?.key ?? id
   const validityText = report.validity === 'valid' ? 'valid' : staleCount ? `${staleCount} stale` : 'stale basis'
   return (
-    <div className={`rcard validity-${report.validity}`} data-testid="report-card" data-key={report.key} data-validity={report.validity}>
+    <div
+      className={`rcard validity-${report.validity}`}
+      data-testid="report-card"
+      data-key={report.key}
+      data-validity={report.validity}
+    >
       <button className="rcard-head" onClick={onToggle} aria-expanded={open}>
         <span className="dkey">{report.key}</span>
         <span className="rcard-title">
@@ -25,7 +30,13 @@ export function ReportCard({ report, open, onToggle }: { report: Report; open: b
         <Badge tone={verdictTone[report.verdict]}>{report.verdict}</Badge>
         <Badge
           tone={report.validity === 'valid' ? 'good' : 'bad'}
-          title={staleCount ? `${staleCount} stale claim(s)` : report.validity === 'valid' ? 'every claim still valid' : 'a decision it relied on changed'}
+          title={
+            staleCount
+              ? `${staleCount} stale claim(s)`
+              : report.validity === 'valid'
+                ? 'every claim still valid'
+                : 'a decision it relied on changed'
+          }
         >
           {validityText}
         </Badge>
@@ -34,7 +45,8 @@ export function ReportCard({ report, open, onToggle }: { report: Report; open: b
         <div className="rcard-body">
           {report.summary && <div className="rcard-summary">{report.summary}</div>}
           <div className="rcard-line">
-            <span className="muted">Checked</span> <code>{report.artifact.commit ? report.artifact.commit.slice(0, 10) : report.artifact.digest}</code>
+            <span className="muted">Checked</span>{' '}
+            <code>{report.artifact.commit ? report.artifact.commit.slice(0, 10) : report.artifact.digest}</code>
             <span className="muted"> · {shortTime(report.createdAt)}</span>
           </div>
           <div className="rcard-line">
@@ -42,7 +54,11 @@ export function ReportCard({ report, open, onToggle }: { report: Report; open: b
             {report.basis.length === 0
               ? 'no decisions'
               : report.basis.map((b) => (
-                  <span key={b.decisionId} className={`basis ${b.state}`} title={b.state === 'suspect' ? 'this decision changed since' : 'current'}>
+                  <span
+                    key={b.decisionId}
+                    className={`basis ${b.state}`}
+                    title={b.state === 'suspect' ? 'this decision changed since' : 'current'}
+                  >
                     {key(b.decisionId)} v{b.version}
                     {b.state === 'suspect' ? ' ⚠' : ''}
                   </span>

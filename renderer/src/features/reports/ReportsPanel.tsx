@@ -40,8 +40,9 @@ export function ReportsPanel() {
     return (
       <div className="panel-section">
         <EmptyState title="No reports yet">
-          Members submit reports when they deliver, test or review a task: what they checked (a commit), what they relied on (decision versions) and what they proved (claims). Acceptance uses only
-          evidence that is still current.
+          Members submit reports when they deliver, test or review a task: what they checked (a commit), what they
+          relied on (decision versions) and what they proved (claims). Acceptance uses only evidence that is still
+          current.
         </EmptyState>
       </div>
     )
@@ -57,18 +58,32 @@ export function ReportsPanel() {
         </span>
         <span className="spacer" />
         <label className="reports-filter">
-          <input type="checkbox" checked={staleOnly} onChange={(e) => setStaleOnly(e.target.checked)} data-testid="reports-stale-only" /> Stale only
+          <input
+            type="checkbox"
+            checked={staleOnly}
+            onChange={(e) => setStaleOnly(e.target.checked)}
+            data-testid="reports-stale-only"
+          />{' '}
+          Stale only
         </label>
       </div>
       <div className="reports-scroll" ref={scrollRef} data-testid="reports-scroll">
-        {staleOnly && list.total === 0 && !loading && <div className="muted reports-none">No stale reports: every claim is still valid.</div>}
+        {staleOnly && list.total === 0 && !loading && (
+          <div className="muted reports-none">No stale reports: every claim is still valid.</div>
+        )}
         <div className="reports-space" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const r = reports[item.index]
             if (!r) return null
             const open = toggled[r.id] ?? r.validity === 'stale'
             return (
-              <div key={item.key} className="reports-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+              <div
+                key={item.key}
+                className="reports-row"
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
                 <ReportCard report={r} open={open} onToggle={() => toggle(r.id, open)} />
               </div>
             )

@@ -7,7 +7,14 @@ import { Snippet } from './snippet'
 import './search.css'
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent)
-const kindWords: Partial<Record<SearchHit['kind'], string>> = { user: 'you', message: 'message', model: 'reply', notice: 'notice', plan: 'plan', error: 'error' }
+const kindWords: Partial<Record<SearchHit['kind'], string>> = {
+  user: 'you',
+  message: 'message',
+  model: 'reply',
+  notice: 'notice',
+  plan: 'plan',
+  error: 'error',
+}
 
 /** The sidebar's search button and Ctrl/⌘+Shift+F: find what was said in any member's session and jump to it. */
 export function SearchButton() {
@@ -26,7 +33,12 @@ export function SearchButton() {
   if (!workspaceId) return null
   return (
     <>
-      <button className="search-open" onClick={() => setOpen(true)} data-testid="search-open" title="Search every session (Ctrl/⌘ Shift F)">
+      <button
+        className="search-open"
+        onClick={() => setOpen(true)}
+        data-testid="search-open"
+        title="Search every session (Ctrl/⌘ Shift F)"
+      >
         <span aria-hidden>⌕</span>
         <span className="search-open-label">Search</span>
         <kbd>{isMac ? '⇧⌘F' : 'Ctrl⇧F'}</kbd>
@@ -108,7 +120,13 @@ function SearchDialog({ workspaceId, onClose }: { workspaceId: string; onClose()
               const m = members[h.memberId]
               return (
                 <li key={h.stepId} role="option" aria-selected={i === active}>
-                  <button className={`search-hit${i === active ? ' active' : ''}`} onClick={() => jump(h)} onMouseEnter={() => setActive(i)} data-testid="search-hit" data-step-id={h.stepId}>
+                  <button
+                    className={`search-hit${i === active ? ' active' : ''}`}
+                    onClick={() => jump(h)}
+                    onMouseEnter={() => setActive(i)}
+                    data-testid="search-hit"
+                    data-step-id={h.stepId}
+                  >
                     <span className="search-hit-head">
                       <Avatar id={h.memberId} name={m?.name ?? '?'} size={18} />
                       <span className="strong">{m?.name ?? 'a member'}</span>
@@ -124,7 +142,10 @@ function SearchDialog({ workspaceId, onClose }: { workspaceId: string; onClose()
           </ul>
         )}
         {!hits && !error && (
-          <div className="muted small search-hint">Finds words in what you, the members and their models said; the last word also matches as a prefix. ↑↓ to choose, Enter to open.</div>
+          <div className="muted small search-hint">
+            Finds words in what you, the members and their models said; the last word also matches as a prefix. ↑↓ to
+            choose, Enter to open.
+          </div>
         )}
       </div>
     </Modal>

@@ -14,5 +14,9 @@ export function Snippet({ text }: { text: string }) {
     rest = rest.slice(end + 1)
   }
   if (rest) parts.push({ text: rest, match: false })
-  return <span className="search-snippet">{parts.map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}</span>
+  return (
+    <span className="search-snippet">
+      {parts.map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+    </span>
+  )
 }

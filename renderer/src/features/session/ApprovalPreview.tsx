@@ -14,7 +14,8 @@ export type ApprovalView =
   | { kind: 'json'; text: string }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-const first = (o: Record<string, unknown>, keys: string[]): string | null => keys.map((k) => str(o[k])).find((v) => v !== null) ?? null
+const first = (o: Record<string, unknown>, keys: string[]): string | null =>
+  keys.map((k) => str(o[k])).find((v) => v !== null) ?? null
 
 /** A shell-readable line for an argv (quotes only where needed). */
 function shellLine(argv: string[]): string {
@@ -28,7 +29,8 @@ export function approvalView(argumentsText: string): ApprovalView {
   } catch {
     return { kind: 'json', text: argumentsText }
   }
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return { kind: 'json', text: JSON.stringify(args, null, 2) }
+  if (!args || typeof args !== 'object' || Array.isArray(args))
+    return { kind: 'json', text: JSON.stringify(args, null, 2) }
   const o = args as Record<string, unknown>
   const path = first(o, ['path', 'file_path', 'filePath', 'file'])
   const before = first(o, ['old', 'old_string', 'oldText', 'old_str'])
@@ -36,7 +38,8 @@ export function approvalView(argumentsText: string): ApprovalView {
   if (path !== null && before !== null && after !== null) return { kind: 'edit', path, before, after }
   const content = first(o, ['content', 'contents', 'text'])
   if (path !== null && content !== null) return { kind: 'write', path, content }
-  const command = Array.isArray(o.command) && o.command.every((a) => typeof a === 'string') ? shellLine(o.command) : str(o.command)
+  const command =
+    Array.isArray(o.command) && o.command.every((a) => typeof a === 'string') ? shellLine(o.command) : str(o.command)
   if (command !== null) return { kind: 'command', command, cwd: first(o, ['cwd', 'workdir']) }
   return { kind: 'json', text: JSON.stringify(args, null, 2) }
 }
@@ -112,6 +115,13 @@ export function ApprovalPreview({ argumentsText }: { argumentsText: string }) {
 /** One line for a bar or a list: "edit src/a.ts", "$ npm test". */
 export function approvalSummary(argumentsText: string): string {
   const v = approvalView(argumentsText)
-  const line = v.kind === 'edit' ? `edit ${v.path}` : v.kind === 'write' ? `write ${v.path}` : v.kind === 'command' ? `$ ${v.command}` : v.text.replace(/\s+/g, ' ')
+  const line =
+    v.kind === 'edit'
+      ? `edit ${v.path}`
+      : v.kind === 'write'
+        ? `write ${v.path}`
+        : v.kind === 'command'
+          ? `$ ${v.command}`
+          : v.text.replace(/\s+/g, ' ')
   return line.length > 120 ? `${line.slice(0, 119)}…` : line
 }

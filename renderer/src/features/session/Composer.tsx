@@ -12,7 +12,15 @@ function askForNotifications() {
   void Notification.requestPermission().catch(() => {})
 }
 
-export function Composer({ memberId, compact, autoFocus }: { memberId: string; compact?: boolean; autoFocus?: boolean }) {
+export function Composer({
+  memberId,
+  compact,
+  autoFocus,
+}: {
+  memberId: string
+  compact?: boolean
+  autoFocus?: boolean
+}) {
   const api = useApp((s) => s.api)
   const member = useApp((s) => s.members[memberId])
   const focusTick = useApp((s) => s.composerFocusTick)
@@ -64,7 +72,11 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
   const noProvider = !member.provider
   return (
     <div className={`composer${compact ? ' compact' : ''}`}>
-      {noProvider && <div className="composer-hint">{member.name} has no model provider yet. Open its settings (⚙) to choose one.</div>}
+      {noProvider && (
+        <div className="composer-hint">
+          {member.name} has no model provider yet. Open its settings (⚙) to choose one.
+        </div>
+      )}
       {send.error && (
         <div className="error-text" role="alert">
           {send.error.message}
@@ -87,7 +99,12 @@ export function Composer({ memberId, compact, autoFocus }: { memberId: string; c
             }
           }}
         />
-        <button className="btn primary" disabled={!text.trim() || send.pending || noProvider} onClick={() => void submit()} data-testid="send">
+        <button
+          className="btn primary"
+          disabled={!text.trim() || send.pending || noProvider}
+          onClick={() => void submit()}
+          data-testid="send"
+        >
           Send
         </button>
       </div>

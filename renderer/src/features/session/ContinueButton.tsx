@@ -12,12 +12,20 @@ export function ContinueButton({ memberId }: { memberId: string }) {
   const api = useApp((s) => s.api)
   const last = useApp((s) => s.sessions[memberId]?.steps.at(-1))
   const info = useApp((s) => s.sessions[memberId]?.info)
-  const go = useAction(async () => api.call('sessions.send', { memberId, text: CONTINUE_TEXT, ...(last?.taskId ? { taskId: last.taskId } : {}) }))
+  const go = useAction(async () =>
+    api.call('sessions.send', { memberId, text: CONTINUE_TEXT, ...(last?.taskId ? { taskId: last.taskId } : {}) }),
+  )
   if (!last || last.kind !== 'interrupted' || !info || info.state !== 'idle' || info.queued > 0) return null
   return (
     <div className="continue-turn small" data-testid="continue-turn">
       <span className="muted">The last turn was interrupted. </span>
-      <button className="btn small primary" onClick={() => void go.run()} disabled={go.pending} data-testid="continue-button" title={`Sends “${CONTINUE_TEXT}”`}>
+      <button
+        className="btn small primary"
+        onClick={() => void go.run()}
+        disabled={go.pending}
+        data-testid="continue-button"
+        title={`Sends “${CONTINUE_TEXT}”`}
+      >
         Continue
       </button>
       {go.error && <span className="error-inline"> {go.error.message}</span>}

@@ -17,7 +17,9 @@ export function RecordDecisionDialog({ step, text, onClose }: { step: Step; text
   const [title, setTitle] = useState(excerpt(text.split('\n')[0] ?? '', 70))
   const [statement, setStatement] = useState(text.trim())
   const [rationale, setRationale] = useState('')
-  const [decisionId, setDecisionId] = useState(decisions.find((d) => d.status === 'accepted')?.id ?? decisions[0]?.id ?? '')
+  const [decisionId, setDecisionId] = useState(
+    decisions.find((d) => d.status === 'accepted')?.id ?? decisions[0]?.id ?? '',
+  )
   const [reason, setReason] = useState('')
 
   const submit = useAction(async () => {
@@ -59,10 +61,21 @@ export function RecordDecisionDialog({ step, text, onClose }: { step: Step; text
       }
     >
       <div className="segmented" role="tablist">
-        <button role="tab" aria-selected={mode === 'new'} className={mode === 'new' ? 'on' : ''} onClick={() => setMode('new')}>
+        <button
+          role="tab"
+          aria-selected={mode === 'new'}
+          className={mode === 'new' ? 'on' : ''}
+          onClick={() => setMode('new')}
+        >
           New decision
         </button>
-        <button role="tab" aria-selected={mode === 'change'} className={mode === 'change' ? 'on' : ''} onClick={() => setMode('change')} disabled={decisions.length === 0}>
+        <button
+          role="tab"
+          aria-selected={mode === 'change'}
+          className={mode === 'change' ? 'on' : ''}
+          onClick={() => setMode('change')}
+          disabled={decisions.length === 0}
+        >
           Change an existing one
         </button>
       </div>

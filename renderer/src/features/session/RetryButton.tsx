@@ -7,7 +7,13 @@ export function RetryButton({ memberId }: { memberId: string }) {
   const retry = useAction(async () => api.call('sessions.retry', { memberId }))
   return (
     <>
-      <button className="btn small primary" onClick={() => void retry.run()} disabled={retry.pending} data-testid="retry-turn" title="Run the failed turn again with the same message">
+      <button
+        className="btn small primary"
+        onClick={() => void retry.run()}
+        disabled={retry.pending}
+        data-testid="retry-turn"
+        title="Run the failed turn again with the same message"
+      >
         Retry
       </button>
       {retry.error && <span className="error-inline"> {retry.error.message}</span>}{' '}

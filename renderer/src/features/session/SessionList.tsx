@@ -48,7 +48,13 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   useLayoutEffect(() => {
     const el = scrollRef.current
     const firstKey = rows[0]?.key
-    if (el && prev.current.firstKey && firstKey !== prev.current.firstKey && rows.some((r) => r.key === prev.current.firstKey) && !stick.current) {
+    if (
+      el &&
+      prev.current.firstKey &&
+      firstKey !== prev.current.firstKey &&
+      rows.some((r) => r.key === prev.current.firstKey) &&
+      !stick.current
+    ) {
       el.scrollTop += total - prev.current.total
     }
     prev.current = { firstKey, total }
@@ -119,7 +125,8 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   // Short sessions that do not fill the view yet still page in history.
   useEffect(() => {
     const el = scrollRef.current
-    if (el && session?.loaded && session.hasMore && el.scrollHeight <= el.clientHeight + LOAD_OLDER_PX) void loadOlder(memberId)
+    if (el && session?.loaded && session.hasMore && el.scrollHeight <= el.clientHeight + LOAD_OLDER_PX)
+      void loadOlder(memberId)
   }, [session?.loaded, session?.hasMore, total, loadOlder, memberId])
 
   const items = virtualizer.getVirtualItems()
@@ -144,11 +151,22 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
               {items.map((item) =>
                 item.index === 0 ? (
                   <div key={item.key} data-index={0} ref={virtualizer.measureElement} className="session-top">
-                    {!session?.loaded ? 'Loading…' : session.loadingOlder ? 'Loading older steps…' : session.hasMore ? '' : 'Beginning of the session'}
+                    {!session?.loaded
+                      ? 'Loading…'
+                      : session.loadingOlder
+                        ? 'Loading older steps…'
+                        : session.hasMore
+                          ? ''
+                          : 'Beginning of the session'}
                   </div>
                 ) : (
                   <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
-                    <StepRow row={rows[item.index - 1]} memberId={memberId} actions={actions} highlighted={rows[item.index - 1].key === focusStepId} />
+                    <StepRow
+                      row={rows[item.index - 1]}
+                      memberId={memberId}
+                      actions={actions}
+                      highlighted={rows[item.index - 1].key === focusStepId}
+                    />
                   </div>
                 ),
               )}
@@ -156,7 +174,9 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
           </div>
         )}
         {session?.error && <div className="session-error">Could not load this session: {session.error}</div>}
-        {recording && <RecordDecisionDialog step={recording.step} text={recording.text} onClose={() => setRecording(null)} />}
+        {recording && (
+          <RecordDecisionDialog step={recording.step} text={recording.text} onClose={() => setRecording(null)} />
+        )}
       </div>
       {away !== null && (
         <button className="to-latest" onClick={toLatest} data-testid="to-latest">

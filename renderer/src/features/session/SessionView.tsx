@@ -12,7 +12,8 @@ import { ContinueButton } from './ContinueButton'
 import { ArchiveButton } from '../archive/ArchiveButton'
 
 /** Whether a key press belongs to a field (typing), not to the approval bar's shortcuts. */
-const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))
+const typing = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))
 
 /**
  * The calls a member waits on, each with why it asks and its buttons. Keys (outside a text field): A allows the
@@ -23,7 +24,8 @@ function ApprovalBar({ memberId, keys }: { memberId: string; keys: boolean }) {
   const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
   const bar = useRef<HTMLDivElement>(null)
   const all = useAction(async (allow: boolean) => {
-    for (const a of approvals ?? []) await api.call('sessions.approve', { memberId, callId: a.callId, allow }).catch(() => undefined)
+    for (const a of approvals ?? [])
+      await api.call('sessions.approve', { memberId, callId: a.callId, allow }).catch(() => undefined)
   })
   const count = approvals?.length ?? 0
   useEffect(() => {
@@ -31,7 +33,9 @@ function ApprovalBar({ memberId, keys }: { memberId: string; keys: boolean }) {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return
       const press = (action: string) => {
-        const button = bar.current?.querySelector<HTMLButtonElement>(`[data-testid=approval-item] [data-action=${action}]`)
+        const button = bar.current?.querySelector<HTMLButtonElement>(
+          `[data-testid=approval-item] [data-action=${action}]`,
+        )
         if (!button) return
         e.preventDefault()
         button.click()
@@ -65,10 +69,20 @@ function ApprovalBar({ memberId, keys }: { memberId: string; keys: boolean }) {
       <div className="approval-keys muted small">
         {count > 1 && (
           <>
-            <button className="btn small primary" disabled={all.pending} onClick={() => void all.run(true)} data-testid="allow-all">
+            <button
+              className="btn small primary"
+              disabled={all.pending}
+              onClick={() => void all.run(true)}
+              data-testid="allow-all"
+            >
               Allow all {count}
             </button>
-            <button className="btn small danger" disabled={all.pending} onClick={() => void all.run(false)} data-testid="deny-all">
+            <button
+              className="btn small danger"
+              disabled={all.pending}
+              onClick={() => void all.run(false)}
+              data-testid="deny-all"
+            >
               Deny all
             </button>
           </>
@@ -120,7 +134,9 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
         <div className="session-head-sub">
           <StatusDot state={state} /> {stateWords[state]}
           {info?.queued ? ` · ${info.queued} queued` : ''}
-          {info?.pendingNotices ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending` : ''}
+          {info?.pendingNotices
+            ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending`
+            : ''}
           {!compact && (
             <span className="muted">
               {' '}
@@ -136,7 +152,9 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
               onClick={() => void restart.run()}
               disabled={restart.pending}
               data-testid="restart-member"
-              title={member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'}
+              title={
+                member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'
+              }
             >
               Restart
             </button>
@@ -156,7 +174,11 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
         {confirmReset && (
           <div className="reset-confirm" role="group" aria-label="Start a new conversation">
             {member.name} starts again without the earlier messages; they stay in the store and the export.{' '}
-            <button className="btn small primary" disabled={reset.pending} onClick={() => void reset.run().then((r) => r && setConfirmReset(false))}>
+            <button
+              className="btn small primary"
+              disabled={reset.pending}
+              onClick={() => void reset.run().then((r) => r && setConfirmReset(false))}
+            >
               Start over
             </button>{' '}
             <button className="btn small" onClick={() => setConfirmReset(false)}>
@@ -167,17 +189,32 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
         )}
       </div>
       {busy && (
-        <button className="btn small" onClick={() => void interrupt.run()} disabled={interrupt.pending} title="Stop at the next step boundary">
+        <button
+          className="btn small"
+          onClick={() => void interrupt.run()}
+          disabled={interrupt.pending}
+          title="Stop at the next step boundary"
+        >
           Interrupt
         </button>
       )}
       {!compact && !busy && hasSteps && !confirmReset && (
-        <button className="icon-btn" onClick={() => setConfirmReset(true)} title="New conversation" aria-label={`New conversation with ${member.name}`}>
+        <button
+          className="icon-btn"
+          onClick={() => setConfirmReset(true)}
+          title="New conversation"
+          aria-label={`New conversation with ${member.name}`}
+        >
           ⟲
         </button>
       )}
       {!compact && !busy && <ArchiveButton target={{ kind: 'member', id: memberId }} className="btn small ghost" />}
-      <button className="icon-btn" onClick={() => setEditing(true)} title={`${member.name}’s settings`} aria-label={`${member.name}’s settings`}>
+      <button
+        className="icon-btn"
+        onClick={() => setEditing(true)}
+        title={`${member.name}’s settings`}
+        aria-label={`${member.name}’s settings`}
+      >
         ⚙
       </button>
       {editing && <MemberEditor member={member} onClose={() => setEditing(false)} />}
@@ -193,10 +230,12 @@ function SessionEmpty({ memberId, compact }: { memberId: string; compact?: boole
   return (
     <EmptyState title={`Start a conversation with ${member.name}`}>
       <p>
-        {member.name} is your {member.role}. Tell it what you want built, or ask it to read the repository and suggest a plan.
+        {member.name} is your {member.role}. Tell it what you want built, or ask it to read the repository and suggest a
+        plan.
       </p>
       <p>
-        Confirmed trade-offs become decisions: hover a message and choose <b>Record decision</b>. Mention one as <code>D-1</code> anywhere and it shows as a live card everyone sees.
+        Confirmed trade-offs become decisions: hover a message and choose <b>Record decision</b>. Mention one as{' '}
+        <code>D-1</code> anywhere and it shows as a live card everyone sees.
       </p>
     </EmptyState>
   )
@@ -208,7 +247,11 @@ export function MemberSession({ memberId, compact }: { memberId: string; compact
     void loadSession(memberId)
   }, [loadSession, memberId])
   return (
-    <div className={`member-session${compact ? ' compact' : ''}`} data-testid="member-session" data-member-id={memberId}>
+    <div
+      className={`member-session${compact ? ' compact' : ''}`}
+      data-testid="member-session"
+      data-member-id={memberId}
+    >
       <SessionHeader memberId={memberId} compact={compact} />
       <SessionList key={memberId} memberId={memberId} empty={<SessionEmpty memberId={memberId} compact={compact} />} />
       <ApprovalBar memberId={memberId} keys={!compact} />

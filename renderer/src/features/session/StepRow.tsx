@@ -35,7 +35,8 @@ function firstMentionSeq(steps: Step[]): Map<string, number> {
 /** The version each decision key was pinned to in these steps (the message's own pin first). */
 function pinnedVersions(steps: Step[]): Map<string, number> {
   const out = new Map<string, number>()
-  for (const s of steps) for (const r of s.refs) if (r.version !== undefined && !out.has(r.key)) out.set(r.key, r.version)
+  for (const s of steps)
+    for (const r of s.refs) if (r.version !== undefined && !out.has(r.key)) out.set(r.key, r.version)
   return out
 }
 
@@ -60,12 +61,17 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   const keys = useMemo(() => {
     // Cards appear once the reply is complete; while it streams, its references show as inline chips.
     if (streaming) return []
-    const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter((k) => keyKind(k) === 'decision' || keyKind(k) === 'proposal')
+    const all = [...new Set([...references(step.text), ...references(toolText), ...recorded])].filter(
+      (k) => keyKind(k) === 'decision' || keyKind(k) === 'proposal',
+    )
     // A proposal's card already shows its decision (and the change against it): no second card for that decision.
-    const proposed = new Set(all.map((k) => (keyKind(k) === 'proposal' ? decisionKeyProposedBy({ proposals, decisions }, k) : undefined)))
+    const proposed = new Set(
+      all.map((k) => (keyKind(k) === 'proposal' ? decisionKeyProposedBy({ proposals, decisions }, k) : undefined)),
+    )
     // A decision's card shows once, under the session's first mention of it; later mentions are its inline chips.
     const first = firstMentionSeq(store.getState().sessions[step.memberId]?.steps ?? [])
-    const shownAbove = (k: string) => keyKind(k) === 'decision' && !recorded.includes(k) && (first.get(k) ?? step.seq) < step.seq
+    const shownAbove = (k: string) =>
+      keyKind(k) === 'decision' && !recorded.includes(k) && (first.get(k) ?? step.seq) < step.seq
     return all.filter((k) => !proposed.has(k) && !shownAbove(k)).slice(0, MAX_CARDS)
     // firstLoaded is read through the store (not every streaming frame): it only says when to look again.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -74,7 +80,13 @@ function Cards({ step, tools }: { step: Step; tools?: Step[] }) {
   const pins = pinnedVersions([step, ...(tools ?? []).filter(isDecisionTool)])
   return (
     <div className="cards">
-      {keys.map((k) => (keyKind(k) === 'decision' ? <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} pinnedVersion={pins.get(k)} /> : <ProposalByKey key={k} refKey={k} />))}
+      {keys.map((k) =>
+        keyKind(k) === 'decision' ? (
+          <DecisionCard key={k} decisionKey={k} sourceMessageId={step.id} pinnedVersion={pins.get(k)} />
+        ) : (
+          <ProposalByKey key={k} refKey={k} />
+        ),
+      )}
     </div>
   )
 }
@@ -92,7 +104,12 @@ function TurnChanges({ step }: { step: Step }) {
     .join(', ')
   return (
     <div className="turn-changes">
-      <button className="link-btn small" onClick={() => setOpen(true)} data-testid="turn-changes" title={files.map((f) => `${f.status} ${f.path}`).join('\n')}>
+      <button
+        className="link-btn small"
+        onClick={() => setOpen(true)}
+        data-testid="turn-changes"
+        title={files.map((f) => `${f.status} ${f.path}`).join('\n')}
+      >
         {files.length} file{files.length === 1 ? '' : 's'} changed
       </button>
       <span className="muted small">
@@ -100,7 +117,13 @@ function TurnChanges({ step }: { step: Step }) {
         · {names}
         {files.length > 3 ? ', …' : ''}
       </span>
-      {open && <ChangesDialog title="What this turn changed" load={() => api.call('sessions.changes', { stepId: step.id })} onClose={() => setOpen(false)} />}
+      {open && (
+        <ChangesDialog
+          title="What this turn changed"
+          load={() => api.call('sessions.changes', { stepId: step.id })}
+          onClose={() => setOpen(false)}
+        />
+      )}
     </div>
   )
 }
@@ -136,7 +159,15 @@ function selectedTextWithin(el: HTMLElement | null): string {
   return el.contains(range.commonAncestorContainer) ? sel.toString().trim() : ''
 }
 
-function Actions({ step, bodyRef, actions }: { step: Step; bodyRef: React.RefObject<HTMLDivElement | null>; actions: StepActions }) {
+function Actions({
+  step,
+  bodyRef,
+  actions,
+}: {
+  step: Step
+  bodyRef: React.RefObject<HTMLDivElement | null>
+  actions: StepActions
+}) {
   // An empty box still takes the spacer's place in the meta line.
   if (!step.text.trim() || step.status === 'streaming') return <div className="step-actions" />
   return (
@@ -150,7 +181,11 @@ function Actions({ step, bodyRef, actions }: { step: Step; bodyRef: React.RefObj
       >
         Record decision
       </button>
-      <button className="link-btn" onMouseDown={(e) => e.preventDefault()} onClick={() => void navigator.clipboard?.writeText(step.text)}>
+      <button
+        className="link-btn"
+        onMouseDown={(e) => e.preventDefault()}
+        onClick={() => void navigator.clipboard?.writeText(step.text)}
+      >
         Copy
       </button>
     </div>
@@ -158,14 +193,30 @@ function Actions({ step, bodyRef, actions }: { step: Step; bodyRef: React.RefObj
 }
 
 export const StepRow = memo(
-  function StepRow({ row, memberId, actions, highlighted }: { row: Row; memberId: string; actions: StepActions; highlighted: boolean }) {
+  function StepRow({
+    row,
+    memberId,
+    actions,
+    highlighted,
+  }: {
+    row: Row
+    memberId: string
+    actions: StepActions
+    highlighted: boolean
+  }) {
     const { step } = row
     const bodyRef = useRef<HTMLDivElement>(null)
     const member = useApp((s) => s.members[memberId])
     const from = useApp((s) => (step.fromMemberId ? s.members[step.fromMemberId] : undefined))
     const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
     const cls = `step step-${step.kind}${step.status === 'streaming' ? ' streaming' : ''}${highlighted ? ' highlighted' : ''}`
-    const common = { className: cls, 'data-step-id': step.id, 'data-kind': step.kind, 'data-status': step.status, 'data-testid': 'step' }
+    const common = {
+      className: cls,
+      'data-step-id': step.id,
+      'data-kind': step.kind,
+      'data-status': step.status,
+      'data-testid': 'step',
+    }
 
     switch (step.kind) {
       case 'user':
@@ -188,7 +239,9 @@ export const StepRow = memo(
             <div className="step-meta">
               {from && <Avatar id={from.id} name={from.name} size={20} />}
               <span className="who" data-origin={step.origin ?? undefined}>
-                {step.origin === 'concord' ? `Started by Concord: ${step.text.split('\n')[0]}` : `From ${from?.name ?? 'another member'}`}
+                {step.origin === 'concord'
+                  ? `Started by Concord: ${step.text.split('\n')[0]}`
+                  : `From ${from?.name ?? 'another member'}`}
               </span>
               <span className="when">{shortTime(step.startedAt)}</span>
               <Actions step={step} bodyRef={bodyRef} actions={actions} />
@@ -203,7 +256,8 @@ export const StepRow = memo(
       case 'plan': {
         // A model call that failed or was stopped before its first word: the error or interrupted
         // step after it says what happened.
-        if (!step.text && !step.toolCalls.length && (step.status === 'error' || step.status === 'interrupted')) return null
+        if (!step.text && !step.toolCalls.length && (step.status === 'error' || step.status === 'interrupted'))
+          return null
         return (
           <div {...common}>
             <div className="step-meta">
@@ -226,7 +280,11 @@ export const StepRow = memo(
             </div>
             {(step.text || step.status === 'streaming') && (
               <div className={`bubble model-bubble${step.status === 'streaming' ? ' is-streaming' : ''}`} ref={bodyRef}>
-                {step.text ? <Markdown text={step.text} streaming={step.status === 'streaming'} refs={step.refs} /> : <span className="cursor" aria-label="waiting for the first words" />}
+                {step.text ? (
+                  <Markdown text={step.text} streaming={step.status === 'streaming'} refs={step.refs} />
+                ) : (
+                  <span className="cursor" aria-label="waiting for the first words" />
+                )}
               </div>
             )}
             {step.toolCalls.length > 0 && (
@@ -234,7 +292,8 @@ export const StepRow = memo(
                 {step.toolCalls.map((c) => {
                   const result = row.results.get(c.id)
                   const approvalId = result?.tool?.callId ?? c.id
-                  const awaiting = result?.status === 'waiting_approval' || approvals.some((a) => a.callId === approvalId)
+                  const awaiting =
+                    result?.status === 'waiting_approval' || approvals.some((a) => a.callId === approvalId)
                   return <ToolCall key={c.id} memberId={memberId} call={c} result={result} awaiting={awaiting} />
                 })}
               </div>
@@ -252,7 +311,12 @@ export const StepRow = memo(
         return (
           <div {...common}>
             {step.tool && (
-              <ToolCall memberId={memberId} call={{ id: step.tool.callId, name: step.tool.name, argumentsText: step.tool.argumentsText }} result={step} awaiting={step.status === 'waiting_approval'} />
+              <ToolCall
+                memberId={memberId}
+                call={{ id: step.tool.callId, name: step.tool.name, argumentsText: step.tool.argumentsText }}
+                result={step}
+                awaiting={step.status === 'waiting_approval'}
+              />
             )}
             <TurnChanges step={step} />
           </div>

@@ -57,7 +57,10 @@ export function SandboxBadge({ tool }: { tool: string }) {
   const sandbox = useApp((s) => s.system?.sandbox)
   if (!sandbox || !runsPrograms.has(tool)) return null
   return sandbox.available ? (
-    <Badge tone="good" title={`Runs in the OS sandbox (${sandbox.kind}): the repository writable, the rest read-only, secrets invisible`}>
+    <Badge
+      tone="good"
+      title={`Runs in the OS sandbox (${sandbox.kind}): the repository writable, the rest read-only, secrets invisible`}
+    >
       sandboxed
     </Badge>
   ) : (
@@ -80,13 +83,24 @@ type Suggestion = { tool: string; commandPrefix?: string }
  */
 export function ApproveButtons({ memberId, callId, tool }: { memberId: string; callId: string; tool?: string }) {
   const api = useApp((s) => s.api)
-  const suggestion = useApp((s) => s.sessions[memberId]?.info.pendingApprovals.find((a) => a.callId === callId)?.suggestion)
+  const suggestion = useApp(
+    (s) => s.sessions[memberId]?.info.pendingApprovals.find((a) => a.callId === callId)?.suggestion,
+  )
   const memberName = useApp((s) => s.members[memberId]?.name ?? 'this member')
   const [mode, setMode] = useState<'buttons' | 'deny' | 'always'>('buttons')
   const [reason, setReason] = useState('')
   // The state that follows comes through session.state events; the reply may arrive after newer ones.
-  const act = useAction(async (allow: boolean) => api.call('sessions.approve', { memberId, callId, allow, ...(!allow && reason.trim() ? { reason: reason.trim() } : {}) }))
-  const always = useAction(async (scope: 'member' | 'team') => api.call('sessions.allowAlways', { memberId, callId, scope }))
+  const act = useAction(async (allow: boolean) =>
+    api.call('sessions.approve', {
+      memberId,
+      callId,
+      allow,
+      ...(!allow && reason.trim() ? { reason: reason.trim() } : {}),
+    }),
+  )
+  const always = useAction(async (scope: 'member' | 'team') =>
+    api.call('sessions.allowAlways', { memberId, callId, scope }),
+  )
   const error = act.error ?? always.error
   // Opened from the keyboard (L): Enter then makes the rule for this member.
   const forMember = useRef<HTMLButtonElement>(null)
@@ -123,14 +137,30 @@ export function ApproveButtons({ memberId, callId, tool }: { memberId: string; c
   if (mode === 'always') {
     const words = suggestionWords(tool ?? 'this tool', suggestion)
     return (
-      <span className="approve always-allow" role="group" aria-label="Always allow" onKeyDown={(e) => e.key === 'Escape' && setMode('buttons')}>
+      <span
+        className="approve always-allow"
+        role="group"
+        aria-label="Always allow"
+        onKeyDown={(e) => e.key === 'Escape' && setMode('buttons')}
+      >
         <span className="small">
           Always allow <code>{words}</code>
         </span>
-        <button ref={forMember} className="btn small primary" disabled={always.pending} onClick={() => void always.run('member')} data-action="always-member">
+        <button
+          ref={forMember}
+          className="btn small primary"
+          disabled={always.pending}
+          onClick={() => void always.run('member')}
+          data-action="always-member"
+        >
           for {memberName}
         </button>
-        <button className="btn small" disabled={always.pending} onClick={() => void always.run('team')} data-action="always-team">
+        <button
+          className="btn small"
+          disabled={always.pending}
+          onClick={() => void always.run('team')}
+          data-action="always-team"
+        >
           for the team
         </button>
         <button type="button" className="btn small ghost" onClick={() => setMode('buttons')}>
@@ -143,13 +173,31 @@ export function ApproveButtons({ memberId, callId, tool }: { memberId: string; c
   return (
     <span className="approve">
       {tool && <SandboxBadge tool={tool} />}
-      <button className="btn small primary" disabled={act.pending} onClick={() => void act.run(true)} data-action="allow" title="Allow this call (A)">
+      <button
+        className="btn small primary"
+        disabled={act.pending}
+        onClick={() => void act.run(true)}
+        data-action="allow"
+        title="Allow this call (A)"
+      >
         Allow
       </button>
-      <button className="btn small" disabled={act.pending} onClick={() => setMode('always')} data-action="always" title="Allow it and every call like it, for this member or the team (L)">
+      <button
+        className="btn small"
+        disabled={act.pending}
+        onClick={() => setMode('always')}
+        data-action="always"
+        title="Allow it and every call like it, for this member or the team (L)"
+      >
         Always…
       </button>
-      <button className="btn small danger" disabled={act.pending} onClick={() => setMode('deny')} data-action="deny" title="Deny this call, with a reason the agent receives (D)">
+      <button
+        className="btn small danger"
+        disabled={act.pending}
+        onClick={() => setMode('deny')}
+        data-action="deny"
+        title="Deny this call, with a reason the agent receives (D)"
+      >
         Deny…
       </button>
       {error && <span className="error-inline">{error.message}</span>}
@@ -163,7 +211,11 @@ export function Question({ memberId, question, answered }: { memberId: string; q
   const focusComposer = useApp((s) => s.focusComposer)
   const selectMember = useApp((s) => s.selectMember)
   return (
-    <div className={`question-box${answered ? ' answered' : ''}`} data-testid="question" data-answered={answered ? 'true' : 'false'}>
+    <div
+      className={`question-box${answered ? ' answered' : ''}`}
+      data-testid="question"
+      data-answered={answered ? 'true' : 'false'}
+    >
       <div className="question-title">
         {member?.name ?? 'The member'} {answered ? 'asked you' : 'asks you'}
       </div>
@@ -184,14 +236,35 @@ export function Question({ memberId, question, answered }: { memberId: string; q
 }
 
 /** One tool call folded with its result: a line when closed, arguments and observation when open. */
-export function ToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
+export function ToolCall({
+  memberId,
+  call,
+  result,
+  awaiting,
+}: {
+  memberId: string
+  call: StepToolCall
+  result: Step | undefined
+  awaiting: boolean
+}) {
   const question = call.name === 'ask_human' ? questionText(call.argumentsText) : null
   const open = useApp((s) => s.sessions[memberId]?.info.question?.stepId)
-  if (question && result?.status === 'done' && !result.tool?.isError) return <Question memberId={memberId} question={question} answered={open !== result.id} />
+  if (question && result?.status === 'done' && !result.tool?.isError)
+    return <Question memberId={memberId} question={question} answered={open !== result.id} />
   return <FoldedToolCall memberId={memberId} call={call} result={result} awaiting={awaiting} />
 }
 
-function FoldedToolCall({ memberId, call, result, awaiting }: { memberId: string; call: StepToolCall; result: Step | undefined; awaiting: boolean }) {
+function FoldedToolCall({
+  memberId,
+  call,
+  result,
+  awaiting,
+}: {
+  memberId: string
+  call: StepToolCall
+  result: Step | undefined
+  awaiting: boolean
+}) {
   const [open, setOpen] = useState(false)
   const [all, setAll] = useState(false)
   const status = awaiting ? 'waiting_approval' : (result?.status ?? 'running')
@@ -203,22 +276,31 @@ function FoldedToolCall({ memberId, call, result, awaiting }: { memberId: string
         <span className="chev">{open ? '▾' : '▸'}</span>
         <span className="toolcall-name">{call.name}</span>
         <span className="toolcall-args">{summarize(call.argumentsText)}</span>
-        <Badge tone={isError ? 'bad' : statusTone[status]}>{isError && status === 'done' ? 'error' : statusWord[status]}</Badge>
+        <Badge tone={isError ? 'bad' : statusTone[status]}>
+          {isError && status === 'done' ? 'error' : statusWord[status]}
+        </Badge>
       </button>
       {awaiting && (
         <div className="toolcall-approval">
           <ApprovalPreview argumentsText={call.argumentsText} />
-          Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} tool={call.name} />
+          Run <code>{call.name}</code>?{' '}
+          <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} tool={call.name} />
         </div>
       )}
       {open && (
         <div className="toolcall-body">
           <div className="toolcall-label">Arguments</div>
-          {awaiting || approvalView(call.argumentsText).kind === 'json' ? <pre className="code">{pretty(call.argumentsText)}</pre> : <ApprovalPreview argumentsText={call.argumentsText} />}
+          {awaiting || approvalView(call.argumentsText).kind === 'json' ? (
+            <pre className="code">{pretty(call.argumentsText)}</pre>
+          ) : (
+            <ApprovalPreview argumentsText={call.argumentsText} />
+          )}
           {result && (
             <>
               <div className="toolcall-label">Result</div>
-              <pre className="code">{all || output.length <= VIEW_LIMIT ? output || '(no output)' : output.slice(0, VIEW_LIMIT)}</pre>
+              <pre className="code">
+                {all || output.length <= VIEW_LIMIT ? output || '(no output)' : output.slice(0, VIEW_LIMIT)}
+              </pre>
               {!all && output.length > VIEW_LIMIT && (
                 <button className="link-btn" onClick={() => setAll(true)}>
                   Show all {output.length.toLocaleString()} characters

@@ -48,11 +48,18 @@ export function useTurnTree(memberId: string, workspaceId: string, text: string)
     const byId = new Map<string, Task>()
     for (const t of fetched) byId.set(t.id, cached[t.id] ?? t)
     for (const t of Object.values(cached)) if (t.assigneeId === memberId) byId.set(t.id, t)
-    return [...byId.values()].filter((t) => t.status === 'in_progress' && t.workspaceId === workspaceId).sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }))
+    return [...byId.values()]
+      .filter((t) => t.status === 'in_progress' && t.workspaceId === workspaceId)
+      .sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }))
   }, [fetched, cached, memberId, workspaceId])
   const value = choice.memberId === memberId ? choice.value : 'auto'
   const chosen = value === 'none' ? null : value === 'auto' ? null : (tasks.find((t) => t.id === value) ?? null)
-  const task = value === 'auto' || (value !== 'none' && !chosen) ? (tasks.length === 1 ? tasks[0] : namedTask(text, tasks)) : chosen
+  const task =
+    value === 'auto' || (value !== 'none' && !chosen)
+      ? tasks.length === 1
+        ? tasks[0]
+        : namedTask(text, tasks)
+      : chosen
   return { tasks, task, choice: value, choose: (v) => setChoice({ memberId, value: v }) }
 }
 
@@ -70,7 +77,11 @@ export function TreePicker({ tree }: { tree: TurnTree }) {
         value={value}
         onChange={(e) => tree.choose(e.target.value)}
         aria-label="Tree the next turn runs in"
-        title={auto ? 'Follows the message: the task it names, or your only task in progress. Choose to fix it.' : 'Chosen by you'}
+        title={
+          auto
+            ? 'Follows the message: the task it names, or your only task in progress. Choose to fix it.'
+            : 'Chosen by you'
+        }
         data-testid="tree-picker-select"
       >
         {tree.tasks.map((t) => (
@@ -81,11 +92,18 @@ export function TreePicker({ tree }: { tree: TurnTree }) {
         <option value="none">No task · read-only base branch</option>
       </select>
       {!auto && (
-        <button className="link-btn" onClick={() => tree.choose('auto')} data-testid="tree-picker-auto" title="Follow the task the message names again">
+        <button
+          className="link-btn"
+          onClick={() => tree.choose('auto')}
+          data-testid="tree-picker-auto"
+          title="Follow the task the message names again"
+        >
           auto
         </button>
       )}
-      {tree.task === null && tree.tasks.length > 1 && <span className="muted">name a task (e.g. {tree.tasks[0].key}) or choose one, to edit its tree</span>}
+      {tree.task === null && tree.tasks.length > 1 && (
+        <span className="muted">name a task (e.g. {tree.tasks[0].key}) or choose one, to edit its tree</span>
+      )}
     </div>
   )
 }

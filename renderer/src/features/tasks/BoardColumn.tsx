@@ -10,14 +10,25 @@ import { TASK_MIME, TaskCard } from './TaskCard'
  * One status of the board: a drop target and its cards. A folded column (blocked, cancelled) shows only its
  * name and count until opened, and still takes drops.
  */
-export function BoardColumn({ status, filter, folded, onToggle }: { status: Task['status']; filter: BoardFilter; folded?: boolean; onToggle?(): void }) {
+export function BoardColumn({
+  status,
+  filter,
+  folded,
+  onToggle,
+}: {
+  status: Task['status']
+  filter: BoardFilter
+  folded?: boolean
+  onToggle?(): void
+}) {
   const { tasks, total, hasMore, loading, loadMore } = useColumnTasks(status, filter)
   const moves = useBoardMoves()
   const byId = useApp((s) => s.tasks)
   const [over, setOver] = useState(false)
   const dragging = moves.dragging
   // While a card is dragged, each column says whether the table lets it go there (the core still decides).
-  const hint = dragging && dragging.status !== status ? (canMove(dragging.status, status) ? ' can-drop' : ' no-drop') : ''
+  const hint =
+    dragging && dragging.status !== status ? (canMove(dragging.status, status) ? ' can-drop' : ' no-drop') : ''
 
   const accepts = (e: DragEvent) => e.dataTransfer.types.includes(TASK_MIME)
   return (
@@ -45,7 +56,12 @@ export function BoardColumn({ status, filter, folded, onToggle }: { status: Task
     >
       <h4 className="board-col-head">
         {onToggle ? (
-          <button className="link-btn board-fold" onClick={onToggle} aria-expanded={!folded} data-testid={`fold-${status}`}>
+          <button
+            className="link-btn board-fold"
+            onClick={onToggle}
+            aria-expanded={!folded}
+            data-testid={`fold-${status}`}
+          >
             {folded ? '▸' : '▾'} {taskStatusWords[status]}
           </button>
         ) : (
@@ -58,7 +74,9 @@ export function BoardColumn({ status, filter, folded, onToggle }: { status: Task
           {tasks.map((t) => (
             <TaskCard key={t.id} task={t} />
           ))}
-          {tasks.length === 0 && <div className="board-col-empty muted small">{loading ? 'Loading…' : dragging ? 'Drop here' : 'None'}</div>}
+          {tasks.length === 0 && (
+            <div className="board-col-empty muted small">{loading ? 'Loading…' : dragging ? 'Drop here' : 'None'}</div>
+          )}
           {hasMore && (
             <button className="btn small board-more" disabled={loading} onClick={loadMore}>
               {total - tasks.length} more

@@ -29,7 +29,13 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
     onClose()
   })
   return (
-    <CardForm onSubmit={() => void create.run()} onCancel={onClose} submitLabel="Create task" canSubmit={!create.pending && !!title.trim()} error={create.error?.message}>
+    <CardForm
+      onSubmit={() => void create.run()}
+      onCancel={onClose}
+      submitLabel="Create task"
+      canSubmit={!create.pending && !!title.trim()}
+      error={create.error?.message}
+    >
       <Field label="Title">
         <input value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="Task title" />
       </Field>
@@ -37,7 +43,13 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
         <textarea value={spec} onChange={(e) => setSpec(e.target.value)} rows={2} />
       </Field>
       <Field label="Acceptance criteria">
-        <textarea value={criteria} onChange={(e) => setCriteria(e.target.value)} rows={2} aria-label="Acceptance criteria" placeholder="What must hold for you to accept it" />
+        <textarea
+          value={criteria}
+          onChange={(e) => setCriteria(e.target.value)}
+          rows={2}
+          aria-label="Acceptance criteria"
+          placeholder="What must hold for you to accept it"
+        />
       </Field>
       <RequiredReports picked={required} onChange={setRequired} />
       <Field label="Assignee">

@@ -25,7 +25,8 @@ export function NoTasks() {
     return (
       <EmptyState title="Every task is archived">
         <span data-testid="all-archived">
-          {kept === 1 ? 'One archived task is kept with its' : `${kept} archived tasks are kept with their`} reports and history. Restore from the archive, or add a new task.
+          {kept === 1 ? 'One archived task is kept with its' : `${kept} archived tasks are kept with their`} reports and
+          history. Restore from the archive, or add a new task.
         </span>
         <span className="no-tasks-archived">
           <ArchivedLink testId="board-archived-open" />
@@ -33,5 +34,10 @@ export function NoTasks() {
       </EmptyState>
     )
   }
-  return <EmptyState title="No tasks yet">Tasks turn decisions into checkable work. Ask your lead to break the goal into tasks linked to the decisions they depend on, or add one here.</EmptyState>
+  return (
+    <EmptyState title="No tasks yet">
+      Tasks turn decisions into checkable work. Ask your lead to break the goal into tasks linked to the decisions they
+      depend on, or add one here.
+    </EmptyState>
+  )
 }

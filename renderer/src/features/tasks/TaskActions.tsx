@@ -67,7 +67,9 @@ export function TaskActions({ task }: { task: Task }) {
     }
   })
   const ack = useAction(async () => applyTask(await api.call('tasks.acknowledge', { taskId: task.id })))
-  const deliver = useAction(async (commit: string) => applyTask(await api.call('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit } })))
+  const deliver = useAction(async (commit: string) =>
+    applyTask(await api.call('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit } })),
+  )
   const tell = useAction(async (n: Notice) => {
     await api.call('sessions.send', { memberId: n.memberId, text: n.text, taskId: task.id })
   })
@@ -75,15 +77,21 @@ export function TaskActions({ task }: { task: Task }) {
   // Read only while it applies (an older answer for another status is ignored, not cleared in an effect).
   const ready = task.status === 'delivered' && readiness?.ready === true
   const offer = task.status === 'in_progress' ? readiness?.deliverOn : null
-  const reasons: RefusalReason[] | null = task.status === 'delivered' && readiness && !readiness.ready && readiness.reasons.length ? readiness.reasons : null
+  const reasons: RefusalReason[] | null =
+    task.status === 'delivered' && readiness && !readiness.ready && readiness.reasons.length ? readiness.reasons : null
   // One button per distinct action: several reasons about one report share it.
-  const actions = reasons ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()] : []
+  const actions = reasons
+    ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()]
+    : []
 
   return (
     <>
       {ready && (
         <div className="task-ready" data-testid="ready-to-accept">
-          <Badge tone="good" title="Every required report is in, passing and based on the current decisions and the delivered commit">
+          <Badge
+            tone="good"
+            title="Every required report is in, passing and based on the current decisions and the delivered commit"
+          >
             Ready to accept
           </Badge>
         </div>
@@ -94,7 +102,9 @@ export function TaskActions({ task }: { task: Task }) {
           <ul>
             {reasons.map((r, i) => (
               <li key={i}>
-                <span className={`badge badge-${r.code === 'evidence_stale' ? 'bad' : 'warn'}`}>{r.code === 'evidence_stale' ? 'stale' : 'missing'}</span>
+                <span className={`badge badge-${r.code === 'evidence_stale' ? 'bad' : 'warn'}`}>
+                  {r.code === 'evidence_stale' ? 'stale' : 'missing'}
+                </span>
                 <span>{r.message}</span>
               </li>
             ))}
@@ -134,17 +144,33 @@ export function TaskActions({ task }: { task: Task }) {
             </button>
           )}
           {task.status === 'delivered' && (
-            <button className={`btn small${ready ? ' primary' : ''}`} disabled={accept.pending} onClick={() => void accept.run()} data-testid="accept-task">
+            <button
+              className={`btn small${ready ? ' primary' : ''}`}
+              disabled={accept.pending}
+              onClick={() => void accept.run()}
+              data-testid="accept-task"
+            >
               Accept
             </button>
           )}
           {task.flag && (
-            <button className="btn small" disabled={ack.pending} onClick={() => void ack.run()} title="Re-pin its decisions to the current versions">
+            <button
+              className="btn small"
+              disabled={ack.pending}
+              onClick={() => void ack.run()}
+              title="Re-pin its decisions to the current versions"
+            >
               Acknowledge
             </button>
           )}
           {notice && assignee && task.flag && !notice.deliveredAt && (
-            <button className="btn small" disabled={tell.pending} onClick={() => void tell.run(notice)} data-testid="tell-assignee" title="Send the notice to its session now, linked to this task">
+            <button
+              className="btn small"
+              disabled={tell.pending}
+              onClick={() => void tell.run(notice)}
+              data-testid="tell-assignee"
+              title="Send the notice to its session now, linked to this task"
+            >
               Tell {assignee.name}
             </button>
           )}
@@ -193,7 +219,12 @@ function AskMember({ action }: { action: AcceptanceAction }) {
       )}
       <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} aria-label="Message" />
       <div className="tcard-actions">
-        <button className="btn small primary" disabled={send.pending || !memberId || !text.trim()} onClick={() => void send.run()} data-testid="ask-send">
+        <button
+          className="btn small primary"
+          disabled={send.pending || !memberId || !text.trim()}
+          onClick={() => void send.run()}
+          data-testid="ask-send"
+        >
           Send to {members.find((m) => m.id === memberId)?.name ?? '…'}
         </button>
         <button className="btn small" onClick={() => setOpen(false)}>
@@ -206,7 +237,10 @@ function AskMember({ action }: { action: AcceptanceAction }) {
 }
 
 /** The ids and validity of the task's reports the store holds, as one string (a stable selector value). */
-function reportIdsOf(reports: Record<string, { id: string; taskId: string; validity?: string }>, taskId: string): string {
+function reportIdsOf(
+  reports: Record<string, { id: string; taskId: string; validity?: string }>,
+  taskId: string,
+): string {
   let key = ''
   for (const r of Object.values(reports)) if (r.taskId === taskId) key += `${r.id}:${r.validity ?? ''},`
   return key

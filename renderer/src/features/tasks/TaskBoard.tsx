@@ -19,7 +19,12 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
   const decisions = useApp(selectDecisions)
   return (
     <div className="board-filters" data-testid="board-filters">
-      <select value={filter.assigneeId ?? ''} onChange={(e) => onChange({ ...filter, assigneeId: e.target.value || undefined })} aria-label="Filter by member" className="small">
+      <select
+        value={filter.assigneeId ?? ''}
+        onChange={(e) => onChange({ ...filter, assigneeId: e.target.value || undefined })}
+        aria-label="Filter by member"
+        className="small"
+      >
         <option value="">Everyone</option>
         {members.map((m) => (
           <option key={m.id} value={m.id}>
@@ -27,7 +32,12 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
           </option>
         ))}
       </select>
-      <select value={filter.decisionId ?? ''} onChange={(e) => onChange({ ...filter, decisionId: e.target.value || undefined })} aria-label="Filter by decision" className="small">
+      <select
+        value={filter.decisionId ?? ''}
+        onChange={(e) => onChange({ ...filter, decisionId: e.target.value || undefined })}
+        aria-label="Filter by decision"
+        className="small"
+      >
         <option value="">Any decision</option>
         {decisions.map((d) => (
           <option key={d.id} value={d.id}>
@@ -36,7 +46,12 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
         ))}
       </select>
       <label className="check small">
-        <input type="checkbox" checked={!!filter.flagged} onChange={(e) => onChange({ ...filter, flagged: e.target.checked ? true : undefined })} /> Flagged only
+        <input
+          type="checkbox"
+          checked={!!filter.flagged}
+          onChange={(e) => onChange({ ...filter, flagged: e.target.checked ? true : undefined })}
+        />{' '}
+        Flagged only
       </label>
     </div>
   )

@@ -137,7 +137,9 @@ export function TaskCard({ task }: { task: Task }) {
         {task.links.map((l) => (
           <RefChip key={l.decisionId} refKey={l.decisionKey} />
         ))}
-        {task.blockedBy.length > 0 && <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>}
+        {task.blockedBy.length > 0 && (
+          <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
+        )}
         {task.artifact && (task.artifact.commit || task.artifact.digest) && (
           <code className="small" title="delivered artifact">
             {task.artifact.commit ? task.artifact.commit.slice(0, 8) : task.artifact.digest}
@@ -189,7 +191,11 @@ export function TaskCard({ task }: { task: Task }) {
       <TaskActions task={task} />
       <ErrorText error={merge.error?.message} />
       {showChanges && (
-        <ChangesDialog title={`${task.key} · changes on ${task.branch ?? 'its commit'}`} load={() => api.call('tasks.diff', { taskId: task.id })} onClose={() => setShowChanges(false)} />
+        <ChangesDialog
+          title={`${task.key} · changes on ${task.branch ?? 'its commit'}`}
+          load={() => api.call('tasks.diff', { taskId: task.id })}
+          onClose={() => setShowChanges(false)}
+        />
       )}
       {delivering ? (
         <Delivery task={task} />
@@ -212,7 +218,12 @@ export function TaskCard({ task }: { task: Task }) {
               >
                 Merge
               </button>
-              <select className="small" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)} aria-label={`How to merge ${task.key}`}>
+              <select
+                className="small"
+                value={strategy}
+                onChange={(e) => setStrategy(e.target.value as typeof strategy)}
+                aria-label={`How to merge ${task.key}`}
+              >
                 <option value="merge">merge commit</option>
                 <option value="squash">squash</option>
                 <option value="ff-only">fast-forward only</option>

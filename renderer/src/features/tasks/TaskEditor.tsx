@@ -38,7 +38,13 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
   })
   return (
     <div className="tcard-editor" data-testid="task-editor">
-      <CardForm onSubmit={() => void save.run()} onCancel={onClose} submitLabel="Save" canSubmit={!save.pending && changed && !!title.trim()} error={save.error?.message}>
+      <CardForm
+        onSubmit={() => void save.run()}
+        onCancel={onClose}
+        submitLabel="Save"
+        canSubmit={!save.pending && changed && !!title.trim()}
+        error={save.error?.message}
+      >
         <Field label="Title">
           <input value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="Title" autoFocus />
         </Field>
@@ -46,7 +52,12 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
           <textarea value={spec} onChange={(e) => setSpec(e.target.value)} rows={3} aria-label="Spec" />
         </Field>
         <Field label="Acceptance criteria">
-          <textarea value={criteria} onChange={(e) => setCriteria(e.target.value)} rows={2} aria-label="Acceptance criteria" />
+          <textarea
+            value={criteria}
+            onChange={(e) => setCriteria(e.target.value)}
+            rows={2}
+            aria-label="Acceptance criteria"
+          />
         </Field>
         <Field label="Assignee">
           <AssigneeSelect value={assigneeId} onChange={setAssigneeId} label="Assignee" />

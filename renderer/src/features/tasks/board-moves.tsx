@@ -60,10 +60,13 @@ export function BoardMovesProvider({ children }: { children: ReactNode }) {
       setPending(task.id)
       try {
         // Acceptance checks the evidence, so a drop on "accepted" is tasks.accept once delivered.
-        if (to === 'accepted' && task.status === 'delivered') applyTask(await api.call('tasks.accept', { taskId: task.id }))
+        if (to === 'accepted' && task.status === 'delivered')
+          applyTask(await api.call('tasks.accept', { taskId: task.id }))
         else {
           const art = to === 'delivered' ? artifactParam(artifact) : undefined
-          applyTask(await api.call('tasks.setStatus', { taskId: task.id, status: to, ...(art ? { artifact: art } : {}) }))
+          applyTask(
+            await api.call('tasks.setStatus', { taskId: task.id, status: to, ...(art ? { artifact: art } : {}) }),
+          )
         }
         setDelivering((d) => (d === task.id ? null : d))
       } catch (err) {
@@ -91,7 +94,19 @@ export function BoardMovesProvider({ children }: { children: ReactNode }) {
   )
 
   const value = useMemo(
-    () => ({ request, perform, refusals, dismiss, delivering, setDelivering, pending, dragging, setDragging, focusAfter, setFocusAfter }),
+    () => ({
+      request,
+      perform,
+      refusals,
+      dismiss,
+      delivering,
+      setDelivering,
+      pending,
+      dragging,
+      setDragging,
+      focusAfter,
+      setFocusAfter,
+    }),
     [request, perform, refusals, dismiss, delivering, pending, dragging, focusAfter],
   )
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>

@@ -6,7 +6,17 @@ export type ReportKind = Task['requiredReports'][number]
 export const reportKinds: ReportKind[] = ['implementation', 'test', 'review']
 
 /** Toggle chips for a set of values (the reports acceptance needs, the decisions a task depends on). */
-export function Chips<T extends string>({ label, options, picked, onChange }: { label: string; options: { value: T; text: string; title?: string }[]; picked: T[]; onChange(next: T[]): void }) {
+export function Chips<T extends string>({
+  label,
+  options,
+  picked,
+  onChange,
+}: {
+  label: string
+  options: { value: T; text: string; title?: string }[]
+  picked: T[]
+  onChange(next: T[]): void
+}) {
   return (
     <div className="field">
       <span className="field-label">{label}</span>
@@ -17,7 +27,9 @@ export function Chips<T extends string>({ label, options, picked, onChange }: { 
             key={o.value}
             className={`chip${picked.includes(o.value) ? ' on' : ''}`}
             aria-pressed={picked.includes(o.value)}
-            onClick={() => onChange(picked.includes(o.value) ? picked.filter((x) => x !== o.value) : [...picked, o.value])}
+            onClick={() =>
+              onChange(picked.includes(o.value) ? picked.filter((x) => x !== o.value) : [...picked, o.value])
+            }
             title={o.title}
           >
             {o.text}
@@ -29,16 +41,38 @@ export function Chips<T extends string>({ label, options, picked, onChange }: { 
 }
 
 export function RequiredReports({ picked, onChange }: { picked: ReportKind[]; onChange(next: ReportKind[]): void }) {
-  return <Chips label="Reports required to accept" options={reportKinds.map((k) => ({ value: k, text: k }))} picked={picked} onChange={onChange} />
+  return (
+    <Chips
+      label="Reports required to accept"
+      options={reportKinds.map((k) => ({ value: k, text: k }))}
+      picked={picked}
+      onChange={onChange}
+    />
+  )
 }
 
 export function DependsOn({ picked, onChange }: { picked: string[]; onChange(next: string[]): void }) {
   const decisions = useApp(selectDecisions)
   if (decisions.length === 0) return null
-  return <Chips label="Depends on" options={decisions.map((d) => ({ value: d.id, text: d.key, title: d.title }))} picked={picked} onChange={onChange} />
+  return (
+    <Chips
+      label="Depends on"
+      options={decisions.map((d) => ({ value: d.id, text: d.key, title: d.title }))}
+      picked={picked}
+      onChange={onChange}
+    />
+  )
 }
 
-export function AssigneeSelect({ value, onChange, label }: { value: string; onChange(id: string): void; label?: string }) {
+export function AssigneeSelect({
+  value,
+  onChange,
+  label,
+}: {
+  value: string
+  onChange(id: string): void
+  label?: string
+}) {
   const members = useApp(selectMembers)
   return (
     <select value={value} onChange={(e) => onChange(e.target.value)} aria-label={label}>

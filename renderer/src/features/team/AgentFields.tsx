@@ -2,7 +2,15 @@ import { Field } from '../../components/ui'
 import { agentChoices, type AgentDraft } from '../../lib/presets'
 
 /** An external agent's settings: its install line, command override, arguments, environment, key, home and turn rules. */
-export function AgentFields({ draft, onChange, hasKey }: { draft: AgentDraft; onChange(d: AgentDraft): void; hasKey?: boolean }) {
+export function AgentFields({
+  draft,
+  onChange,
+  hasKey,
+}: {
+  draft: AgentDraft
+  onChange(d: AgentDraft): void
+  hasKey?: boolean
+}) {
   const choice = agentChoices[draft.agent]
   const custom = draft.agent === 'custom'
   return (
@@ -13,26 +21,49 @@ export function AgentFields({ draft, onChange, hasKey }: { draft: AgentDraft; on
         </div>
       )}
       <div className="form-grid">
-        <Field label={custom ? 'Command' : 'Command (optional)'} hint={custom ? undefined : 'Leave empty for the installed adapter.'}>
-          <input value={draft.command} placeholder={custom ? '/path/to/acp-agent' : ''} onChange={(e) => onChange({ ...draft, command: e.target.value })} aria-label="Agent command" />
+        <Field
+          label={custom ? 'Command' : 'Command (optional)'}
+          hint={custom ? undefined : 'Leave empty for the installed adapter.'}
+        >
+          <input
+            value={draft.command}
+            placeholder={custom ? '/path/to/acp-agent' : ''}
+            onChange={(e) => onChange({ ...draft, command: e.target.value })}
+            aria-label="Agent command"
+          />
         </Field>
-        <Field label="Turn timeout (minutes)" hint="Concord stops a turn that runs longer (some agents retry a dead model endpoint forever).">
+        <Field
+          label="Turn timeout (minutes)"
+          hint="Concord stops a turn that runs longer (some agents retry a dead model endpoint forever)."
+        >
           <input
             type="number"
             min={1}
             max={1440}
             value={draft.turnTimeoutMinutes}
-            onChange={(e) => onChange({ ...draft, turnTimeoutMinutes: Math.min(1440, Math.max(1, Number(e.target.value) || 1)) })}
+            onChange={(e) =>
+              onChange({ ...draft, turnTimeoutMinutes: Math.min(1440, Math.max(1, Number(e.target.value) || 1)) })
+            }
             aria-label="Turn timeout"
           />
         </Field>
       </div>
       <div className="form-grid">
         <Field label="Arguments" hint="One per line.">
-          <textarea rows={2} value={draft.args} onChange={(e) => onChange({ ...draft, args: e.target.value })} aria-label="Agent arguments" />
+          <textarea
+            rows={2}
+            value={draft.args}
+            onChange={(e) => onChange({ ...draft, args: e.target.value })}
+            aria-label="Agent arguments"
+          />
         </Field>
         <Field label="Environment" hint="NAME=value, one per line; plain values only (the key goes below).">
-          <textarea rows={2} value={draft.env} onChange={(e) => onChange({ ...draft, env: e.target.value })} aria-label="Agent environment" />
+          <textarea
+            rows={2}
+            value={draft.env}
+            onChange={(e) => onChange({ ...draft, env: e.target.value })}
+            aria-label="Agent environment"
+          />
         </Field>
       </div>
       <Field
@@ -49,15 +80,30 @@ export function AgentFields({ draft, onChange, hasKey }: { draft: AgentDraft; on
         />
       </Field>
       <label className="check">
-        <input type="checkbox" checked={draft.isolatedHome} onChange={(e) => onChange({ ...draft, isolatedHome: e.target.checked })} aria-label="Isolated home" /> Isolated home
-        <span className="muted small"> (HOME and the agent’s config folder under Concord’s data folder, for this member only)</span>
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={draft.interruptOnAdjustment} onChange={(e) => onChange({ ...draft, interruptOnAdjustment: e.target.checked })} aria-label="Interrupt and re-prompt" /> Interrupt
-        and re-prompt
+        <input
+          type="checkbox"
+          checked={draft.isolatedHome}
+          onChange={(e) => onChange({ ...draft, isolatedHome: e.target.checked })}
+          aria-label="Isolated home"
+        />{' '}
+        Isolated home
         <span className="muted small">
           {' '}
-          (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it hears at its next Concord tool call or turn end)
+          (HOME and the agent’s config folder under Concord’s data folder, for this member only)
+        </span>
+      </label>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={draft.interruptOnAdjustment}
+          onChange={(e) => onChange({ ...draft, interruptOnAdjustment: e.target.checked })}
+          aria-label="Interrupt and re-prompt"
+        />{' '}
+        Interrupt and re-prompt
+        <span className="muted small">
+          {' '}
+          (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it
+          hears at its next Concord tool call or turn end)
         </span>
       </label>
     </div>

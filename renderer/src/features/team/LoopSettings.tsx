@@ -11,17 +11,20 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
   {
     key: 'startAgentOnTaskStart',
     label: 'Starting a task starts its agent',
-    explain: "Moving a task to in progress starts its assignee's turn on it: a message from Concord naming the task, with its spec and acceptance criteria.",
+    explain:
+      "Moving a task to in progress starts its assignee's turn on it: a message from Concord naming the task, with its spec and acceptance criteria.",
   },
   {
     key: 'autoTurns',
     label: 'Flagged members act on their own',
-    explain: 'When a decision change flags a task, Concord starts a turn for its idle assignee (and for the authors of evidence made stale) with the notice.',
+    explain:
+      'When a decision change flags a task, Concord starts a turn for its idle assignee (and for the authors of evidence made stale) with the notice.',
   },
   {
     key: 'autoDeliver',
     label: 'Deliver on a passing implementation report',
-    explain: "The assignee's passing implementation report on a task in progress delivers it on the report's commit (otherwise the card offers it).",
+    explain:
+      "The assignee's passing implementation report on a task in progress delivers it on the report's commit (otherwise the card offers it).",
   },
 ]
 
@@ -48,7 +51,13 @@ export function LoopSettings() {
     <div className="loop-settings small" data-testid="loop-settings">
       {toggles.map((t) => (
         <label key={t.key} className="check" title={t.explain}>
-          <input type="checkbox" checked={shown[t.key] ?? settings[t.key]} onChange={(e) => void save.run(t.key, e.target.checked)} data-testid={`setting-${t.key}`} /> {t.label}
+          <input
+            type="checkbox"
+            checked={shown[t.key] ?? settings[t.key]}
+            onChange={(e) => void save.run(t.key, e.target.checked)}
+            data-testid={`setting-${t.key}`}
+          />{' '}
+          {t.label}
         </label>
       ))}
       <ErrorText error={save.error?.message} />

@@ -3,7 +3,17 @@ import '../session/approvals.css'
 import { policyLabel, policyLine, ruleTarget, ruleWords } from '../../../../shared/approval-words'
 import type { ApprovalRule, Member } from '../../../../shared/schemas'
 import { ErrorText, Field, Modal } from '../../components/ui'
-import { agentChoices, agentDraftFor, agentParam, draftFor, providerParam, rolePresets, type AgentChoice, type AgentDraft, type ProviderDraft } from '../../lib/presets'
+import {
+  agentChoices,
+  agentDraftFor,
+  agentParam,
+  draftFor,
+  providerParam,
+  rolePresets,
+  type AgentChoice,
+  type AgentDraft,
+  type ProviderDraft,
+} from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { AgentFields } from './AgentFields'
@@ -14,7 +24,10 @@ export function workspaceProvider(members: Member[]): NonNullable<Member['provid
   const counts = new Map<string, { n: number; provider: NonNullable<Member['provider']> }>()
   for (const m of members) {
     if (!m.provider) continue
-    const key = m.provider.kind === 'acp' ? `acp:${m.provider.agent}:${m.provider.command ?? ''}` : `${m.provider.kind}:${m.provider.model}:${m.provider.baseURL ?? ''}`
+    const key =
+      m.provider.kind === 'acp'
+        ? `acp:${m.provider.agent}:${m.provider.command ?? ''}`
+        : `${m.provider.kind}:${m.provider.model}:${m.provider.baseURL ?? ''}`
     const c = counts.get(key)
     counts.set(key, { n: (c?.n ?? 0) + 1, provider: c?.provider ?? m.provider })
   }
@@ -39,21 +52,31 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   const [authority, setAuthority] = useState<Member['authority']>(member?.authority ?? 'proposer')
   const sandbox = useApp((s) => s.system?.sandbox)
   // A new member starts where Concord would put it: sandboxed where the OS sandbox works, else ask.
-  const [approval, setApproval] = useState<Member['approval']>(member?.approval ?? (sandbox?.available === false ? 'ask' : 'sandboxed'))
+  const [approval, setApproval] = useState<Member['approval']>(
+    member?.approval ?? (sandbox?.available === false ? 'ask' : 'sandboxed'),
+  )
   const [maxSteps, setMaxSteps] = useState(member?.maxSteps ?? 30)
   const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
   const [network, setNetwork] = useState(member?.network ?? false)
   const [useProvider, setUseProvider] = useState(member ? !!member.provider : true)
-  const [draft, setDraft] = useState<ProviderDraft>(start && start.kind !== 'acp' ? { kind: start.kind, model: start.model, baseURL: start.baseURL ?? '', apiKey: '' } : draftFor('openai'))
+  const [draft, setDraft] = useState<ProviderDraft>(
+    start && start.kind !== 'acp'
+      ? { kind: start.kind, model: start.model, baseURL: start.baseURL ?? '', apiKey: '' }
+      : draftFor('openai'),
+  )
   const acp = start?.kind === 'acp' ? start : undefined
   const [choice, setChoice] = useState<AgentChoice>(acp?.agent ?? 'concord')
   const [agentDraft, setAgentDraft] = useState<AgentDraft>(agentDraftFor(acp?.agent ?? 'claude-code', acp))
   const chooseAgent = (c: AgentChoice) => {
     setChoice(c)
-    if (c !== 'concord') setAgentDraft({ ...(acp?.agent === c ? agentDraftFor(c, acp) : agentDraftFor(c)), apiKey: agentDraft.apiKey })
+    if (c !== 'concord')
+      setAgentDraft({ ...(acp?.agent === c ? agentDraftFor(c, acp) : agentDraftFor(c)), apiKey: agentDraft.apiKey })
   }
-  const [interrupt, setInterrupt] = useState(member?.provider && member.provider.kind !== 'acp' ? member.provider.interruptOnAdjustment : false)
-  const providerInput = () => (choice === 'concord' ? { ...providerParam(draft), interruptOnAdjustment: interrupt } : agentParam(agentDraft))
+  const [interrupt, setInterrupt] = useState(
+    member?.provider && member.provider.kind !== 'acp' ? member.provider.interruptOnAdjustment : false,
+  )
+  const providerInput = () =>
+    choice === 'concord' ? { ...providerParam(draft), interruptOnAdjustment: interrupt } : agentParam(agentDraft)
 
   const applyPreset = (role: string) => {
     const p = rolePresets.find((r) => r.role === role)
@@ -65,10 +88,27 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
   }
 
   const save = useAction(async () => {
-    const common = { name: name.trim(), role: role.trim(), instructions, authority, approval, maxSteps, planningInterval, network }
+    const common = {
+      name: name.trim(),
+      role: role.trim(),
+      instructions,
+      authority,
+      approval,
+      maxSteps,
+      planningInterval,
+      network,
+    }
     const saved = member
-      ? await api.call('members.update', { memberId: member.id, ...common, provider: useProvider ? providerInput() : null })
-      : await api.call('members.create', { workspaceId, ...common, ...(useProvider ? { provider: providerInput() } : {}) })
+      ? await api.call('members.update', {
+          memberId: member.id,
+          ...common,
+          provider: useProvider ? providerInput() : null,
+        })
+      : await api.call('members.create', {
+          workspaceId,
+          ...common,
+          ...(useProvider ? { provider: providerInput() } : {}),
+        })
     applyMember(saved)
     if (!member) selectMember(saved.id)
     onClose()
@@ -84,7 +124,12 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
           <button className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button className="btn primary" disabled={!name.trim() || !role.trim() || save.pending} onClick={() => void save.run()} data-testid="save-member">
+          <button
+            className="btn primary"
+            disabled={!name.trim() || !role.trim() || save.pending}
+            onClick={() => void save.run()}
+            data-testid="save-member"
+          >
             {member ? 'Save' : 'Add member'}
           </button>
         </>
@@ -105,36 +150,83 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
           <input value={name} onChange={(e) => setName(e.target.value)} aria-label="Name" />
         </Field>
         <Field label="Role">
-          <input value={role} onChange={(e) => setRole(e.target.value)} aria-label="Role" placeholder="implementer, tester, …" />
+          <input
+            value={role}
+            onChange={(e) => setRole(e.target.value)}
+            aria-label="Role"
+            placeholder="implementer, tester, …"
+          />
         </Field>
       </div>
       <Field label="Instructions">
-        <textarea value={instructions} onChange={(e) => setInstructions(e.target.value)} rows={4} aria-label="Instructions" />
+        <textarea
+          value={instructions}
+          onChange={(e) => setInstructions(e.target.value)}
+          rows={4}
+          aria-label="Instructions"
+        />
       </Field>
       <div className="form-grid three">
-        <Field label="Authority over decisions" hint="Observer reads; proposer proposes; decider may change accepted decisions.">
-          <select value={authority} onChange={(e) => setAuthority(e.target.value as Member['authority'])} aria-label="Authority">
+        <Field
+          label="Authority over decisions"
+          hint="Observer reads; proposer proposes; decider may change accepted decisions."
+        >
+          <select
+            value={authority}
+            onChange={(e) => setAuthority(e.target.value as Member['authority'])}
+            aria-label="Authority"
+          >
             <option value="observer">observer</option>
             <option value="proposer">proposer</option>
             <option value="decider">decider</option>
           </select>
         </Field>
-        <Field label="Approval" hint="When this member waits for you before a tool call. Rules below (made with “Always…” on a call) allow or deny one kind of call.">
-          <select value={approval} onChange={(e) => setApproval(e.target.value as Member['approval'])} aria-label="Approval policy">
+        <Field
+          label="Approval"
+          hint="When this member waits for you before a tool call. Rules below (made with “Always…” on a call) allow or deny one kind of call."
+        >
+          <select
+            value={approval}
+            onChange={(e) => setApproval(e.target.value as Member['approval'])}
+            aria-label="Approval policy"
+          >
             <option value="sandboxed">{policyLabel.sandboxed}</option>
             <option value="ask">{policyLabel.ask}</option>
             <option value="auto">{policyLabel.auto}</option>
           </select>
         </Field>
         <Field label="Max steps per turn">
-          <input type="number" min={1} max={1000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.target.value) || 1))} aria-label="Max steps" />
+          <input
+            type="number"
+            min={1}
+            max={1000}
+            value={maxSteps}
+            onChange={(e) => setMaxSteps(Math.max(1, Number(e.target.value) || 1))}
+            aria-label="Max steps"
+          />
         </Field>
       </div>
-      <Field label="Plan every N steps" hint="A planning step (facts, what is left, next steps) every N steps of a turn; 0 never plans.">
-        <input type="number" min={0} max={100} value={planningInterval} onChange={(e) => setPlanningInterval(Math.min(100, Math.max(0, Number(e.target.value) || 0)))} aria-label="Planning interval" />
+      <Field
+        label="Plan every N steps"
+        hint="A planning step (facts, what is left, next steps) every N steps of a turn; 0 never plans."
+      >
+        <input
+          type="number"
+          min={0}
+          max={100}
+          value={planningInterval}
+          onChange={(e) => setPlanningInterval(Math.min(100, Math.max(0, Number(e.target.value) || 0)))}
+          aria-label="Planning interval"
+        />
       </Field>
       <label className="check">
-        <input type="checkbox" checked={network} onChange={(e) => setNetwork(e.target.checked)} aria-label="Network for commands" /> Commands may use the network
+        <input
+          type="checkbox"
+          checked={network}
+          onChange={(e) => setNetwork(e.target.checked)}
+          aria-label="Network for commands"
+        />{' '}
+        Commands may use the network
         <span className="muted small"> (off: commands run with no network)</span>
       </label>
       <div className="small policy-line" data-testid="policy-line">
@@ -143,13 +235,21 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
       {member && <MemberRules member={member} />}
       <SandboxNote />
       <label className="check">
-        <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Agent and model
+        <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Agent and
+        model
       </label>
       {useProvider && (
         <>
           <div className="segmented" role="radiogroup" aria-label="Agent">
             {(Object.keys(agentChoices) as AgentChoice[]).map((c) => (
-              <button key={c} type="button" role="radio" aria-checked={choice === c} className={choice === c ? 'on' : ''} onClick={() => chooseAgent(c)}>
+              <button
+                key={c}
+                type="button"
+                role="radio"
+                aria-checked={choice === c}
+                className={choice === c ? 'on' : ''}
+                onClick={() => chooseAgent(c)}
+              >
                 {agentChoices[c].label}
               </button>
             ))}
@@ -157,15 +257,28 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
           <div className="muted small">{agentChoices[choice].hint}</div>
           {teamProvider && (
             <div className="muted small" data-testid="team-provider-note">
-              Starts from what most of your team uses ({teamProvider.kind === 'acp' ? agentChoices[teamProvider.agent].label : `${teamProvider.kind} · ${teamProvider.model}`}). Keys are not copied
-              between members: enter this member’s key if it needs one.
+              Starts from what most of your team uses (
+              {teamProvider.kind === 'acp'
+                ? agentChoices[teamProvider.agent].label
+                : `${teamProvider.kind} · ${teamProvider.model}`}
+              ). Keys are not copied between members: enter this member’s key if it needs one.
             </div>
           )}
           {choice === 'concord' ? (
             <>
-              <ProviderFields draft={draft} onChange={setDraft} hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false} />
+              <ProviderFields
+                draft={draft}
+                onChange={setDraft}
+                hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false}
+              />
               <label className="check">
-                <input type="checkbox" checked={interrupt} onChange={(e) => setInterrupt(e.target.checked)} aria-label="Interrupt and re-prompt" /> Interrupt and re-prompt
+                <input
+                  type="checkbox"
+                  checked={interrupt}
+                  onChange={(e) => setInterrupt(e.target.checked)}
+                  aria-label="Interrupt and re-prompt"
+                />{' '}
+                Interrupt and re-prompt
                 <span className="muted small" data-testid="interrupt-hint">
                   {interrupt
                     ? ' (when a task it works on needs adjustment, its running command or model call is stopped and it re-plans with the notice at once)'
@@ -174,7 +287,11 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
               </label>
             </>
           ) : (
-            <AgentFields draft={agentDraft} onChange={setAgentDraft} hasKey={member && acp?.agent === choice ? acp.hasKey : false} />
+            <AgentFields
+              draft={agentDraft}
+              onChange={setAgentDraft}
+              hasKey={member && acp?.agent === choice ? acp.hasKey : false}
+            />
           )}
         </>
       )}
@@ -187,7 +304,9 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
 function MemberRules({ member }: { member: Member }) {
   const api = useApp((s) => s.api)
   const [rules, setRules] = useState<ApprovalRule[] | null>(null)
-  const load = useAction(async () => setRules(await api.call('approvalRules.list', { workspaceId: member.workspaceId, memberId: member.id })))
+  const load = useAction(async () =>
+    setRules(await api.call('approvalRules.list', { workspaceId: member.workspaceId, memberId: member.id })),
+  )
   const remove = useAction(async (ruleId: string) => {
     await api.call('approvalRules.remove', { ruleId })
     setRules((r) => r?.filter((x) => x.id !== ruleId) ?? null)
@@ -200,14 +319,25 @@ function MemberRules({ member }: { member: Member }) {
   return (
     <div className="member-rules" data-testid="member-rules">
       <div className="small">
-        <b>Rules</b> <span className="muted">{rules && rules.length === 0 ? 'none yet: “Always…” on a waiting call makes one.' : 'checked before the policy; a deny rule wins.'}</span>
+        <b>Rules</b>{' '}
+        <span className="muted">
+          {rules && rules.length === 0
+            ? 'none yet: “Always…” on a waiting call makes one.'
+            : 'checked before the policy; a deny rule wins.'}
+        </span>
       </div>
       {rules && rules.length > 0 && (
         <ul className="rule-list">
           {rules.map((r) => (
             <li key={r.id} data-testid="member-rule" data-rule-id={r.id}>
-              <span className={`rule-effect ${r.effect}`}>{r.effect}</span> <code>{ruleTarget(r)}</code> <span className="muted small">{r.memberId ? `for ${member.name}` : 'for the team'}</span>
-              <button className="link-btn small" disabled={remove.pending} onClick={() => void remove.run(r.id)} aria-label={`Remove the rule ${ruleWords(r)}`}>
+              <span className={`rule-effect ${r.effect}`}>{r.effect}</span> <code>{ruleTarget(r)}</code>{' '}
+              <span className="muted small">{r.memberId ? `for ${member.name}` : 'for the team'}</span>
+              <button
+                className="link-btn small"
+                disabled={remove.pending}
+                onClick={() => void remove.run(r.id)}
+                aria-label={`Remove the rule ${ruleWords(r)}`}
+              >
                 Remove
               </button>
             </li>
@@ -225,13 +355,14 @@ function SandboxNote() {
   if (!sandbox) return null
   return sandbox.available ? (
     <div className="muted small" data-testid="sandbox-note">
-      Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only, Concord’s data folder and your secrets invisible. An external agent (Claude Code,
-      Codex, Gemini CLI) runs in the same sandbox, with the network on to reach its model.
+      Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only,
+      Concord’s data folder and your secrets invisible. An external agent (Claude Code, Codex, Gemini CLI) runs in the
+      same sandbox, with the network on to reach its model.
     </div>
   ) : (
     <div className="warn-inline small" data-testid="sandbox-note">
-      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean environment in their own process group, but can read and write anything your user can;
-      so can an external agent.
+      Not sandboxed: {sandbox.reason ?? 'no OS sandbox is available on this machine'}. Commands run with a clean
+      environment in their own process group, but can read and write anything your user can; so can an external agent.
     </div>
   )
 }

@@ -22,14 +22,29 @@ function useKeyStorage(): SystemInfo['secrets'] | null {
 }
 
 /** Provider kind, model, base URL and a write-only key. The key field is never pre-filled. */
-export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDraft; onChange(d: ProviderDraft): void; hasKey?: boolean }) {
+export function ProviderFields({
+  draft,
+  onChange,
+  hasKey,
+}: {
+  draft: ProviderDraft
+  onChange(d: ProviderDraft): void
+  hasKey?: boolean
+}) {
   const preset = providerPresets[draft.kind]
   const keyStorage = useKeyStorage()
   return (
     <div className="provider-fields">
       <div className="segmented" role="radiogroup" aria-label="Provider">
         {(Object.keys(providerPresets) as ProviderKind[]).map((k) => (
-          <button key={k} type="button" role="radio" aria-checked={draft.kind === k} className={draft.kind === k ? 'on' : ''} onClick={() => onChange({ ...draftFor(k), apiKey: draft.apiKey })}>
+          <button
+            key={k}
+            type="button"
+            role="radio"
+            aria-checked={draft.kind === k}
+            className={draft.kind === k ? 'on' : ''}
+            onClick={() => onChange({ ...draftFor(k), apiKey: draft.apiKey })}
+          >
             {providerPresets[k].label}
           </button>
         ))}
@@ -37,7 +52,11 @@ export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDra
       <div className="muted small">{preset.hint}</div>
       <div className="form-grid">
         <Field label="Model">
-          <input value={draft.model} onChange={(e) => onChange({ ...draft, model: e.target.value })} aria-label="Model" />
+          <input
+            value={draft.model}
+            onChange={(e) => onChange({ ...draft, model: e.target.value })}
+            aria-label="Model"
+          />
         </Field>
         <Field label={draft.kind === 'openai-compatible' ? 'Base URL' : 'Base URL (optional)'}>
           <input
@@ -53,7 +72,12 @@ export function ProviderFields({ draft, onChange, hasKey }: { draft: ProviderDra
         hint={
           <>
             {hasKey ? 'A key is stored. Leave empty to keep it; type a new one to replace it.' : 'Never shown again.'}
-            {keyStorage && <span className={keyStorage.encrypted ? undefined : 'warn-text'}> Keys are kept {keyStorage.description}.</span>}
+            {keyStorage && (
+              <span className={keyStorage.encrypted ? undefined : 'warn-text'}>
+                {' '}
+                Keys are kept {keyStorage.description}.
+              </span>
+            )}
           </>
         }
       >

@@ -18,7 +18,9 @@ export function SetupWizard() {
   const [stage, setStage] = useState<'provider' | 'team'>('provider')
   const [draft, setDraft] = useState<ProviderDraft>(draftFor('openai'))
   const [skipProvider, setSkipProvider] = useState(false)
-  const [picked, setPicked] = useState<Record<string, string>>(Object.fromEntries(rolePresets.map((p) => [p.role, p.name])))
+  const [picked, setPicked] = useState<Record<string, string>>(
+    Object.fromEntries(rolePresets.map((p) => [p.role, p.name])),
+  )
   const [custom, setCustom] = useState(false)
 
   const create = useAction(async () => {
@@ -41,7 +43,10 @@ export function SetupWizard() {
     if (first) selectMember(first)
   })
 
-  const providerOk = skipProvider || (draft.model.trim() && (providerPresets[draft.kind].needsKey ? draft.apiKey.trim() || draft.baseURL.trim() : draft.baseURL.trim()))
+  const providerOk =
+    skipProvider ||
+    (draft.model.trim() &&
+      (providerPresets[draft.kind].needsKey ? draft.apiKey.trim() || draft.baseURL.trim() : draft.baseURL.trim()))
   const count = Object.values(picked).filter((n) => n?.trim()).length
 
   return (
@@ -55,15 +60,25 @@ export function SetupWizard() {
           <>
             <h1>How should your team think?</h1>
             <p className="muted">
-              Pick the model provider for the members you are about to create in <b>{workspace?.name}</b>. You can give each member its own provider later. Keys stay in the{' '}
-              {typeof window.api === 'undefined' ? 'Concord server process' : 'app (encrypted with the system keychain)'} and are never shown again.
+              Pick the model provider for the members you are about to create in <b>{workspace?.name}</b>. You can give
+              each member its own provider later. Keys stay in the{' '}
+              {typeof window.api === 'undefined'
+                ? 'Concord server process'
+                : 'app (encrypted with the system keychain)'}{' '}
+              and are never shown again.
             </p>
             {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} />}
             <label className="check">
-              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip for now (members cannot talk until they have a provider)
+              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip
+              for now (members cannot talk until they have a provider)
             </label>
             <div className="form-actions">
-              <button className="btn primary" disabled={!providerOk} onClick={() => setStage('team')} data-testid="provider-next">
+              <button
+                className="btn primary"
+                disabled={!providerOk}
+                onClick={() => setStage('team')}
+                data-testid="provider-next"
+              >
                 Next: the team
               </button>
             </div>
@@ -71,9 +86,13 @@ export function SetupWizard() {
         ) : (
           <>
             <h1>Who is on the team?</h1>
-            <p className="muted">Each member is an agent with its own session, tools and authority over decisions. Rename or untick as you like.</p>
+            <p className="muted">
+              Each member is an agent with its own session, tools and authority over decisions. Rename or untick as you
+              like.
+            </p>
             <p className="small policy-line" data-testid="wizard-policy-line">
-              <b>Without asking:</b> {policyLine(sandbox?.available === false ? 'ask' : 'sandboxed', sandbox)} You can change this per member in its settings.
+              <b>Without asking:</b> {policyLine(sandbox?.available === false ? 'ask' : 'sandboxed', sandbox)} You can
+              change this per member in its settings.
             </p>
             <div className="preset-list">
               {rolePresets.map((p) => {
@@ -84,7 +103,12 @@ export function SetupWizard() {
                       type="checkbox"
                       checked={on}
                       aria-label={`Include ${p.name}`}
-                      onChange={(e) => setPicked((x) => ({ ...x, [p.role]: e.target.checked ? p.name : (undefined as unknown as string) }))}
+                      onChange={(e) =>
+                        setPicked((x) => ({
+                          ...x,
+                          [p.role]: e.target.checked ? p.name : (undefined as unknown as string),
+                        }))
+                      }
                     />
                     <div className="preset-main">
                       <input
@@ -111,7 +135,12 @@ export function SetupWizard() {
                 Add a custom member…
               </button>
               <span className="spacer" />
-              <button className="btn primary" disabled={count === 0 || create.pending} onClick={() => void create.run()} data-testid="create-team">
+              <button
+                className="btn primary"
+                disabled={count === 0 || create.pending}
+                onClick={() => void create.run()}
+                data-testid="create-team"
+              >
                 Create {count} member{count === 1 ? '' : 's'}
               </button>
             </div>

@@ -35,7 +35,11 @@ function MemberItem({ id, index }: { id: string; index: number }) {
     >
       <span className="member-avatar">
         <Avatar id={member.id} name={member.name} />
-        {noModel ? <span className="status-dot status-nomodel" title="no model" aria-label="no model" /> : <StatusDot state={state} />}
+        {noModel ? (
+          <span className="status-dot status-nomodel" title="no model" aria-label="no model" />
+        ) : (
+          <StatusDot state={state} />
+        )}
       </span>
       <span className="member-text">
         <span className="member-name">{member.name}</span>
@@ -44,12 +48,18 @@ function MemberItem({ id, index }: { id: string; index: number }) {
             no model
           </span>
         ) : (
-          <span className={`member-state state-${state}`}>{state === 'idle' ? (info?.question ? 'has a question for you' : member.role) : stateWords[state]}</span>
+          <span className={`member-state state-${state}`}>
+            {state === 'idle' ? (info?.question ? 'has a question for you' : member.role) : stateWords[state]}
+          </span>
         )}
       </span>
       <span className="member-badges">
         {info?.question && (
-          <span className="count accent" title={`${member.name} asks you: ${info.question.text}`} data-testid="question-badge">
+          <span
+            className="count accent"
+            title={`${member.name} asks you: ${info.question.text}`}
+            data-testid="question-badge"
+          >
             ?
           </span>
         )}
@@ -161,13 +171,21 @@ export function Sidebar() {
         <ArchivedLink />
       </div>
       <div className="side-foot">
-        <button className="link-btn small" onClick={() => setTheme(nextTheme[theme])} title="Theme" data-testid="theme-toggle">
+        <button
+          className="link-btn small"
+          onClick={() => setTheme(nextTheme[theme])}
+          title="Theme"
+          data-testid="theme-toggle"
+        >
           {themeLabel[theme]}
         </button>
         <button className="link-btn small" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
           ⌨ Shortcuts
         </button>
-        <span className={`conn conn-${connection}`} title={connection === 'open' ? 'connected' : connection === 'connecting' ? 'reconnecting…' : 'disconnected'} />
+        <span
+          className={`conn conn-${connection}`}
+          title={connection === 'open' ? 'connected' : connection === 'connecting' ? 'reconnecting…' : 'disconnected'}
+        />
       </div>
       {adding && <MemberEditor onClose={() => setAdding(false)} />}
       {opening && (
@@ -187,10 +205,14 @@ function IsolationLine() {
   return (
     <div className="ws-isolation small muted" data-testid="ws-isolation">
       {settings.isolation === 'worktree' ? (
-        <span title="Each started task gets its own branch and worktree; your checkout is never written">⎇ a branch per task, from {settings.baseBranch}</span>
+        <span title="Each started task gets its own branch and worktree; your checkout is never written">
+          ⎇ a branch per task, from {settings.baseBranch}
+        </span>
       ) : (
         // The note from opening a plain folder already says it, at more length.
-        notes.length === 0 && <span title="Every member writes this folder directly">shared folder: members write it directly</span>
+        notes.length === 0 && (
+          <span title="Every member writes this folder directly">shared folder: members write it directly</span>
+        )
       )}
       {notes.map((n) => (
         <div key={n} className="ws-note">
@@ -198,7 +220,8 @@ function IsolationLine() {
           {n.startsWith('Shared:') && settings.isolation === 'shared' && <SwitchToWorktrees />}
           {n.startsWith('Not a git repository') && (
             <div className="ws-note-fix" data-testid="not-git-fix">
-              To get branches per task, diffs and checked commits: <code>git init</code> and a first commit in the folder, then open it again.
+              To get branches per task, diffs and checked commits: <code>git init</code> and a first commit in the
+              folder, then open it again.
             </div>
           )}
         </div>
@@ -215,11 +238,21 @@ function SwitchToWorktrees() {
   const save = useAction(async () => {
     if (!workspaceId) return
     const next = await api.call('workspaces.update', { workspaceId, isolation: 'worktree' })
-    if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next, workspaceNotes: store.getState().workspaceNotes.filter((n) => !n.startsWith('Shared:')) })
+    if (store.getState().workspaceId === workspaceId)
+      store.setState({
+        workspaceSettings: next,
+        workspaceNotes: store.getState().workspaceNotes.filter((n) => !n.startsWith('Shared:')),
+      })
   })
   return (
     <div className="ws-note-fix">
-      <button type="button" className="btn small" onClick={() => void save.run()} disabled={save.pending} data-testid="switch-to-worktrees">
+      <button
+        type="button"
+        className="btn small"
+        onClick={() => void save.run()}
+        disabled={save.pending}
+        data-testid="switch-to-worktrees"
+      >
         Use a branch per task
       </button>
       <ErrorText error={save.error?.message} />

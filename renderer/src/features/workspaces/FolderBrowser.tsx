@@ -8,7 +8,15 @@ import { useApp } from '../../stores/app-store'
  * Concord's own folder chooser for the browser (the desktop app uses the system dialog): walks the
  * folders of the machine running Concord, marks git repositories, and hands back the chosen path.
  */
-export function FolderBrowser({ start, onChoose, onClose }: { start?: string; onChoose(path: string): void; onClose(): void }) {
+export function FolderBrowser({
+  start,
+  onChoose,
+  onClose,
+}: {
+  start?: string
+  onChoose(path: string): void
+  onClose(): void
+}) {
   const api = useApp((s) => s.api)
   const [listing, setListing] = useState<FolderListing | null>(null)
   const [typed, setTyped] = useState('')
@@ -57,11 +65,18 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
       wide
       footer={
         <>
-          <span className="muted small folder-foot-note">{listing && (listing.isRepo ? 'This folder is a git repository.' : 'Not a git repository (see above).')}</span>
+          <span className="muted small folder-foot-note">
+            {listing && (listing.isRepo ? 'This folder is a git repository.' : 'Not a git repository (see above).')}
+          </span>
           <button className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button className="btn primary" disabled={!listing || loading} onClick={() => listing && onChoose(listing.path)} data-testid="choose-folder">
+          <button
+            className="btn primary"
+            disabled={!listing || loading}
+            onClick={() => listing && onChoose(listing.path)}
+            data-testid="choose-folder"
+          >
             Choose this folder
           </button>
         </>
@@ -76,13 +91,32 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
           if (typed.trim()) void go(typed.trim())
         }}
       >
-        <button type="button" className="btn" disabled={!listing?.parent || loading} onClick={() => listing?.parent && void go(listing.parent)} title="Parent folder" data-testid="folder-up">
+        <button
+          type="button"
+          className="btn"
+          disabled={!listing?.parent || loading}
+          onClick={() => listing?.parent && void go(listing.parent)}
+          title="Parent folder"
+          data-testid="folder-up"
+        >
           ↑ Up
         </button>
-        <button type="button" className="btn" disabled={loading} onClick={() => void go(listing?.home)} title="Your home folder">
+        <button
+          type="button"
+          className="btn"
+          disabled={loading}
+          onClick={() => void go(listing?.home)}
+          title="Your home folder"
+        >
           Home
         </button>
-        <input value={typed} onChange={(e) => setTyped(e.target.value)} aria-label="Folder path" spellCheck={false} data-testid="folder-path" />
+        <input
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          aria-label="Folder path"
+          spellCheck={false}
+          data-testid="folder-path"
+        />
         <button className="btn" disabled={!typed.trim() || loading}>
           Go
         </button>
@@ -92,7 +126,15 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
       <div className="folder-list" role="list" aria-busy={loading} data-testid="folder-list">
         {listing && listing.folders.length === 0 && <div className="muted small folder-empty">No folders in here.</div>}
         {listing?.folders.map((f) => (
-          <button key={f.path} role="listitem" className="folder-item" onClick={() => void go(f.path)} onDoubleClick={() => f.isRepo && onChoose(f.path)} title={f.path} data-testid="folder-item">
+          <button
+            key={f.path}
+            role="listitem"
+            className="folder-item"
+            onClick={() => void go(f.path)}
+            onDoubleClick={() => f.isRepo && onChoose(f.path)}
+            title={f.path}
+            data-testid="folder-item"
+          >
             <span className="folder-icon" aria-hidden>
               {f.isRepo ? '◆' : '▸'}
             </span>
@@ -100,7 +142,12 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
             {f.isRepo && <Badge tone="accent">git</Badge>}
           </button>
         ))}
-        {listing?.truncated && <div className="muted small folder-empty">Only the first {listing.folders.length.toLocaleString()} folders are listed: type a path above to go further.</div>}
+        {listing?.truncated && (
+          <div className="muted small folder-empty">
+            Only the first {listing.folders.length.toLocaleString()} folders are listed: type a path above to go
+            further.
+          </div>
+        )}
       </div>
     </Modal>
   )
@@ -110,9 +157,10 @@ export function FolderBrowser({ start, onChoose, onClose }: { start?: string; on
 export function NotGitNote() {
   return (
     <div className="not-git warn-inline small" data-testid="not-git">
-      <strong>This folder is not a git repository.</strong> Members can still work in it, but they all write the folder itself: tasks get no branch or worktree of their own, there are no diffs or
-      merges, and a commit given as evidence is recorded as typed, never checked against the repository. To have all of that, make it a repository first, in a terminal in this folder:{' '}
-      <code>git init &amp;&amp; git add -A &amp;&amp; git commit -m "initial"</code>
+      <strong>This folder is not a git repository.</strong> Members can still work in it, but they all write the folder
+      itself: tasks get no branch or worktree of their own, there are no diffs or merges, and a commit given as evidence
+      is recorded as typed, never checked against the repository. To have all of that, make it a repository first, in a
+      terminal in this folder: <code>git init &amp;&amp; git add -A &amp;&amp; git commit -m "initial"</code>
     </div>
   )
 }

@@ -35,16 +35,36 @@ export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
           void open.run()
         }}
       >
-        <Field label="Repository folder" hint="Browse for it or type its absolute path, on the machine running Concord. Its harness lives in Concord's data folder, not in the repo.">
+        <Field
+          label="Repository folder"
+          hint="Browse for it or type its absolute path, on the machine running Concord. Its harness lives in Concord's data folder, not in the repo."
+        >
           <div className="input-with-button">
-            <input value={path} onChange={(e) => setPath(e.target.value)} placeholder="/home/you/projects/my-app" aria-label="Repository folder" data-testid="repo-path" />
-            <button type="button" className="btn" onClick={() => void pick.run()} disabled={pick.pending} data-testid="browse-folders">
+            <input
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              placeholder="/home/you/projects/my-app"
+              aria-label="Repository folder"
+              data-testid="repo-path"
+            />
+            <button
+              type="button"
+              className="btn"
+              onClick={() => void pick.run()}
+              disabled={pick.pending}
+              data-testid="browse-folders"
+            >
               Browse…
             </button>
           </div>
         </Field>
         <Field label="Name (optional)">
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="defaults to the folder name" aria-label="Workspace name" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="defaults to the folder name"
+            aria-label="Workspace name"
+          />
         </Field>
         <ErrorText error={open.error?.message ?? pick.error?.message} />
         <div className="form-actions">
@@ -79,7 +99,8 @@ export function Welcome() {
         </div>
         <h1>Keep your AI team agreeing on what is being built</h1>
         <p className="muted">
-          Open one of your repositories. Concord keeps its <b>decisions</b>, <b>tasks</b> and <b>reports</b> apart from the chat, and tells exactly the affected members when a decision changes.
+          Open one of your repositories. Concord keeps its <b>decisions</b>, <b>tasks</b> and <b>reports</b> apart from
+          the chat, and tells exactly the affected members when a decision changes.
         </p>
         <OpenRepositoryForm />
         <ArchivedWorkspaces />
