@@ -16,7 +16,7 @@ import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
-import { sandboxStatus } from './runtime/tools/sandbox'
+import { sandboxStatus } from './platform/sandbox'
 import { plainCipher, SecretStore, type SecretCipher } from './secrets/secret-store'
 
 export interface CoreOptions {

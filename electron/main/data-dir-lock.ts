@@ -12,7 +12,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmS
 import { join } from 'node:path'
 import { ApiError } from '../../shared/errors'
 import { storageFault } from './faults'
-import { processStartTime } from './runtime/tools/sandbox'
+import { processStartTime } from './platform/sandbox'
 
 export const LOCK_FILE = 'concord.lock'
 

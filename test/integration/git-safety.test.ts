@@ -8,10 +8,11 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, utimes
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { runOwnGit } from '../../electron/main/runtime/tools/git'
+import { runOwnGit } from '../../electron/main/platform/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
-import type { SandboxPolicy, ToolContext } from '../../electron/main/runtime/tools/types'
+import type { SandboxPolicy } from '../../electron/main/platform/sandbox-policy'
+import type { ToolContext } from '../../electron/main/runtime/tools/types'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 const tools = new Map(repoTools().map((t) => [t.name, t]))

@@ -13,7 +13,7 @@ import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { McpGateway } from '../../electron/main/mcp/agent-gateway'
 import { appBinding, type AgentTurnState } from '../../electron/main/mcp/app-binding'
-import type { ApprovalPolicy } from '../../electron/main/runtime/approval-policy'
+import type { ApprovalPolicy } from '../../electron/main/harness/approval-policy'
 
 const bin = resolve(__dirname, '../../bin/concord.js')
 

@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { assertSafeRef, gitBranch, gitHead, isGitRepo } from '../../electron/main/runtime/tools/git'
+import { assertSafeRef, gitBranch, gitHead, isGitRepo } from '../../electron/main/platform/git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
-import { ToolError, type ToolContext, type ToolDefinition } from '../../electron/main/runtime/tools/types'
+import { ToolError } from '../../electron/main/platform/tool-error'
+import type { ToolContext, ToolDefinition } from '../../electron/main/runtime/tools/types'
 import { resolveInWorkspace } from '../../electron/main/runtime/tools/workspace-path'
 
 const tools = new Map(repoTools().map((t) => [t.name, t]))

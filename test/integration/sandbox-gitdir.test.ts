@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxedAgentSpawn, sandboxedSpawn, type SandboxedSpawn } from '../../electron/main/runtime/tools/sandbox'
+import { sandboxedAgentSpawn, sandboxedSpawn, type SandboxedSpawn } from '../../electron/main/platform/sandbox'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 let base: string

@@ -12,14 +12,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
-import { assertAllowedEnv } from '../../electron/main/runtime/tools/command-env'
-import { killRecordedGroup, processStartTime, sandboxStatus } from '../../electron/main/runtime/tools/sandbox'
-import {
-  ToolError,
-  type ProcessInfo,
-  type SandboxPolicy,
-  type ToolContext,
-} from '../../electron/main/runtime/tools/types'
+import { assertAllowedEnv } from '../../electron/main/platform/command-env'
+import { killRecordedGroup, processStartTime, sandboxStatus } from '../../electron/main/platform/sandbox'
+import { ToolError } from '../../electron/main/platform/tool-error'
+import type { ProcessInfo, SandboxPolicy } from '../../electron/main/platform/sandbox-policy'
+import type { ToolContext } from '../../electron/main/runtime/tools/types'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 let base: string // under /tmp: workspace and scratch

@@ -6,7 +6,7 @@ import type { Handlers } from './handlers'
 
 type ApprovalMethods = 'approvalRules.list' | 'approvalRules.add' | 'approvalRules.remove' | 'sessions.allowAlways'
 
-/** Approval rules per member and per team (the policy reads them: runtime/approval-policy.ts), and "Always allow". */
+/** Approval rules per member and per team (the policy reads them: harness/approval-policy.ts), and "Always allow". */
 export function approvalHandlers({
   harness: h,
   runtime,

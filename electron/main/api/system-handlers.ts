@@ -1,7 +1,7 @@
 import { ApiError } from '../../../shared/errors'
 import type { SystemInfo } from '../../../shared/schemas'
 import type { SecretStore } from '../secrets/secret-store'
-import { sandboxStatus } from '../runtime/tools/sandbox'
+import { sandboxStatus } from '../platform/sandbox'
 import { listFolders } from '../system/folders'
 import type { Handlers } from './handlers'
 

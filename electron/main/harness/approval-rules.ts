@@ -1,12 +1,12 @@
 /**
  * Approval rules (allow or deny a tool, a command prefix, a path glob) for one member or the whole team of a
- * workspace: the API's view of them and the list the policy reads (runtime/approval-policy.ts).
+ * workspace: the API's view of them and the list the policy reads (harness/approval-policy.ts).
  */
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { ApprovalRule } from '../../../shared/schemas'
 import type { ApprovalRuleRow } from '../store/approval-rules-repo'
-import type { PolicyRule } from '../runtime/approval-policy'
+import type { PolicyRule } from './approval-policy'
 import { memberRowOf, type Ctx } from './context'
 import { makeId, now, parseId } from './ids'
 

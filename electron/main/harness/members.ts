@@ -1,13 +1,13 @@
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import { envRefusal } from '../runtime/tools/command-env'
+import { envRefusal } from '../platform/command-env'
 import type { Member } from '../../../shared/schemas'
 import type { MemberRow } from '../store/members-repo'
 import type { SecretStore } from '../secrets/secret-store'
 import { memberRowOf, type Ctx } from './context'
 import { makeId, now } from './ids'
 import { toMember } from './mappers'
-import { defaultApproval } from '../runtime/approval-policy'
+import { defaultApproval } from './approval-policy'
 
 export const secretRef = (memberId: string) => `member:${memberId}:apiKey`
 

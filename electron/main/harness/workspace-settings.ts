@@ -1,8 +1,8 @@
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { WorkspaceSettings } from '../../../shared/schemas'
-import { assertAllowedEnv } from '../runtime/tools/command-env'
-import { ToolError } from '../runtime/tools/types'
+import { assertAllowedEnv } from '../platform/command-env'
+import { ToolError } from '../platform/tool-error'
 import type { Ctx } from './context'
 import { now } from './ids'
 

@@ -9,10 +9,11 @@ import { memberRowOf } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { buildBrief } from '../runtime/brief'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
-import { ToolError, type SandboxPolicy } from '../runtime/tools/types'
+import { ToolError } from '../platform/tool-error'
+import type { SandboxPolicy } from '../platform/sandbox-policy'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
-import { stricterPolicy, type ApprovalPolicy } from '../runtime/approval-policy'
+import { stricterPolicy, type ApprovalPolicy } from '../harness/approval-policy'
 import { rulesFor } from '../harness/approval-rules'
 
 /** The turn an ACP agent is in (or was last in): the tree it works in and the policy that applies. */

@@ -7,9 +7,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ApiError } from '../../../shared/errors'
 import { harnessTools, toolAllowed, type HarnessToolContext } from '../runtime/tools/harness-tools'
-import { ToolError, type ToolDefinition } from '../runtime/tools/types'
+import { ToolError } from '../platform/tool-error'
+import type { ToolDefinition } from '../runtime/tools/types'
 import { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
-import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../runtime/approval-policy'
+import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../harness/approval-policy'
 
 export { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 

@@ -17,7 +17,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import { runOwnGit, runTreeGit } from '../runtime/tools/git'
+import { runOwnGit, runTreeGit } from '../platform/git'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 

@@ -8,7 +8,7 @@ import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
-import { TEXT_FLUSH_MS } from './steps'
+import { TEXT_FLUSH_MS } from '../harness/steps'
 import { buildBrief } from './brief'
 import {
   describeToolCall,
@@ -18,13 +18,14 @@ import {
   type CallSetting,
   type PolicyRule,
   type SandboxState,
-} from './approval-policy'
+} from '../harness/approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
 import type { HarnessToolContext } from './tools/harness-tools'
 import { parseArgs } from './tools/tool-helpers'
-import { ToolError, type ToolDefinition } from './tools/types'
+import { ToolError } from '../platform/tool-error'
+import type { ToolDefinition } from './tools/types'
 
 /** Steps read from the store to build one view (the budget then trims it). */
 const VIEW_LOOKBACK = 400

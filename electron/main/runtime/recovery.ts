@@ -2,7 +2,7 @@
 import type { Ctx } from '../harness/context'
 import { now } from '../harness/ids'
 import type { StepRow } from '../store/steps-repo'
-import { killRecordedGroup } from './tools/sandbox'
+import { killRecordedGroup } from '../platform/sandbox'
 
 /**
  * After a crash: kills the process groups a previous process left running, its commands' and its ACP agents' (only

@@ -15,9 +15,9 @@ import { secretRef } from '../harness/members'
 import type { TokenTotals } from '../harness/metrics'
 import type { StepRow } from '../store/steps-repo'
 import { interruptForNotice, runTurn, stricterApproval, turnTask } from './agent-loop'
-import type { ApprovalPolicy } from './approval-policy'
+import type { ApprovalPolicy } from '../harness/approval-policy'
 import { addRule, rulesFor } from '../harness/approval-rules'
-import { sandboxStatus } from './tools/sandbox'
+import { sandboxStatus } from '../platform/sandbox'
 import { refreshHead, treeForTurn, type TurnTree } from '../harness/task-branches'
 import { changedFiles, snapshotTree } from '../repo/git-repo'
 import { toTask } from '../harness/mappers'
@@ -25,11 +25,13 @@ import { MemberHost } from './member-host'
 import { runAcpTurn } from './acp/acp-turn'
 import { AgentPool } from './acp/agent-process'
 import { createProvider, warmProvider, type CreateProviderOptions, type ProviderKind } from './providers'
-import { toStep } from './steps'
+import { toStep } from '../harness/steps'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
 import { recoverLeftovers } from './recovery'
-import { ToolError, type SandboxPolicy, type ToolDefinition } from './tools/types'
+import { ToolError } from '../platform/tool-error'
+import type { SandboxPolicy } from '../platform/sandbox-policy'
+import type { ToolDefinition } from './tools/types'
 import { workspaceSettings } from '../harness/workspace-settings'
 import { requireActiveMember } from '../harness/archive'
 import { requeueFailedTurn } from './retry'
@@ -623,22 +625,18 @@ export class Runtime {
   tokens(workspaceId: string): TokenTotals {
     const ctx = this.ctx(workspaceId)
     return {
-      perMember: ctx.store.steps
-        .usageByMember()
-        .map((u) => ({
-          memberId: makeId(workspaceId, 'member', u.member_id),
-          input: u.input,
-          output: u.output,
-          unreported: u.unreported,
-        })),
-      perTask: ctx.store.steps
-        .usageByTask()
-        .map((u) => ({
-          taskId: makeId(workspaceId, 'task', u.task_id),
-          input: u.input,
-          output: u.output,
-          unreported: u.unreported,
-        })),
+      perMember: ctx.store.steps.usageByMember().map((u) => ({
+        memberId: makeId(workspaceId, 'member', u.member_id),
+        input: u.input,
+        output: u.output,
+        unreported: u.unreported,
+      })),
+      perTask: ctx.store.steps.usageByTask().map((u) => ({
+        taskId: makeId(workspaceId, 'task', u.task_id),
+        input: u.input,
+        output: u.output,
+        unreported: u.unreported,
+      })),
     }
   }
 

@@ -12,8 +12,8 @@ import type {
   SessionNotification,
 } from '@agentclientprotocol/sdk'
 import { McpGateway } from '../../mcp/agent-gateway'
-import { recordProcess } from '../tools/sandbox'
-import type { ProcessInfo } from '../tools/types'
+import { recordProcess } from '../../platform/sandbox'
+import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { AgentTurnState } from '../../mcp/app-binding'
 import type { McpBinding } from '../../mcp/server'
 

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { processStartTime, recordProcess, sandboxedSpawn, type SandboxedSpawn } from './sandbox'
+import { processStartTime, recordProcess, sandboxedSpawn, type SandboxedSpawn } from '../../platform/sandbox'
 import {
   COMMAND_OUTPUT_CAP,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -14,7 +14,8 @@ import {
   checkAborted,
 } from './tool-helpers'
 import { defineTool } from './tool-schema'
-import { ToolError, type ToolContext, type ToolDefinition } from './types'
+import { ToolError } from '../../platform/tool-error'
+import type { ToolContext, ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ import {
   atomicWrite,
 } from './tool-helpers'
 import { defineTool } from './tool-schema'
-import { assertWritableTree, ToolError, type ToolDefinition } from './types'
+import { assertWritableTree, type ToolDefinition } from './types'
+import { ToolError } from '../../platform/tool-error'
 import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------

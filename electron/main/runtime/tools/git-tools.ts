@@ -9,7 +9,7 @@ import {
   IGNORE_DIRTY_SUBMODULES,
   runGit,
   type GitContext,
-} from './git'
+} from '../../platform/git'
 import { GIT_OUTPUT_CAP, checkAborted, capText } from './tool-helpers'
 import { defineTool } from './tool-schema'
 import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'

@@ -7,9 +7,10 @@ import { z } from 'zod'
 import type { MethodName, Params, Result } from '../../../../shared/contract'
 import { parseKey } from '../../../../shared/keys'
 import type { Decision, Task } from '../../../../shared/schemas'
-import { gitHead } from './git'
+import { gitHead } from '../../platform/git'
 import { defineTool } from './tool-schema'
-import { ToolError, type ToolContext, type ToolDefinition } from './types'
+import { ToolError } from '../../platform/tool-error'
+import type { ToolContext, ToolDefinition } from './types'
 
 export interface HarnessToolContext extends ToolContext {
   workspaceId: string

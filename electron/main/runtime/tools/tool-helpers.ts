@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { z } from 'zod'
 import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
-import { ToolError } from './types'
+import { ToolError } from '../../platform/tool-error'
 
 export const MAX_READ_BYTES = 2 * 1024 * 1024
 export const DEFAULT_READ_LINES = 2000

@@ -11,7 +11,7 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
-import { ToolError } from './types'
+import { ToolError } from '../../platform/tool-error'
 
 export interface ResolveOptions {
   /** Throw `not_found` when the path does not exist. */

@@ -10,7 +10,7 @@
 import path from 'node:path'
 import type { ApprovalPolicyName, ApprovalRule } from '../../../shared/schemas'
 import { ruleWords } from '../../../shared/approval-words'
-import { sandboxStatus } from './tools/sandbox'
+import { sandboxStatus } from '../platform/sandbox'
 
 export type ApprovalPolicy = ApprovalPolicyName
 

@@ -1,6 +1,6 @@
 import { parseKey } from '../../../shared/keys'
 import type { Step, StepRef } from '../../../shared/schemas'
-import { makeId } from '../harness/ids'
+import { makeId } from './ids'
 import type { PinnedRef, StepRow } from '../store/steps-repo'
 
 /**

@@ -14,7 +14,8 @@ import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { recordProcess, sandboxedSpawn, sandboxStatus } from './sandbox'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
-import { ToolError, type SandboxPolicy, type ToolContext } from './types'
+import { ToolError } from './tool-error'
+import type { ProcessHook, SandboxPolicy } from './sandbox-policy'
 
 export interface GitResult {
   stdout: string
@@ -32,10 +33,10 @@ export interface RunGitOptions {
   sandbox?: SandboxPolicy
   /** The call writes the repository (add, commit): a writable sandbox; hooks run only when sandbox.gitHooks. */
   write?: boolean
-  onProcess?: ToolContext['onProcess']
+  onProcess?: ProcessHook
 }
 
-/** The subset of a ToolContext the git helpers need. */
+/** The subset of a tool's context (runtime/tools/types.ts ToolContext) the git helpers need. */
 export type GitContext = Pick<RunGitOptions, 'signal' | 'sandbox' | 'onProcess'>
 
 /**

@@ -29,7 +29,7 @@ import {
   treePath,
   trustedProgram,
 } from './command-env'
-import type { ProcessInfo, SandboxPolicy } from './types'
+import type { ProcessInfo, SandboxPolicy } from './sandbox-policy'
 
 export type SandboxKind = 'bwrap' | 'sandbox-exec'
 

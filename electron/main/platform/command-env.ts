@@ -5,7 +5,8 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { ToolError, type SandboxPolicy } from './types'
+import { ToolError } from './tool-error'
+import type { SandboxPolicy } from './sandbox-policy'
 
 /** Variables taken from the server's environment when set; nothing else is. */
 const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TERM'] as const
