@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { Step } from '../../../../shared/schemas'
+import { loadAnchor, saveAnchor, type ScrollAnchor } from '../../lib/scroll-anchors'
 import { useApp } from '../../stores/app-store'
 import { buildRows } from '../../stores/steps'
 import { RecordDecisionDialog } from './RecordDecisionDialog'
@@ -8,6 +9,9 @@ import { StepRow, type StepActions } from './StepRow'
 
 const STICK_PX = 64
 const LOAD_OLDER_PX = 400
+/** Frames the restored row's position must hold still (rows around it measured) before the offset is added. */
+const SETTLE_FRAMES = 3
+const SETTLE_MAX_FRAMES = 120
 
 /**
  * A member's session as a virtualized list: only the rows on screen are in the DOM; older steps page in
@@ -17,6 +21,7 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   const session = useApp((s) => s.sessions[memberId])
   const loadOlder = useApp((s) => s.loadOlder)
   const focusStepId = useApp((s) => s.focusStepId)
+  const workspaceId = useApp((s) => s.workspaceId)
   const steps = session?.steps
   // Rows before the first changed step are kept from the last build (streaming changes only the last).
   const built = useRef<{ steps: Step[]; rows: ReturnType<typeof buildRows> } | undefined>(undefined)
@@ -27,7 +32,11 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     return rows
   }, [steps])
   const scrollRef = useRef<HTMLDivElement>(null)
-  const stick = useRef(true)
+  // Where the user left this session (before a reload or a switch to another member): restored once its row is
+  // loaded. Until then the view neither follows the newest steps nor records a position of its own.
+  const [leftAt] = useState(() => (workspaceId ? loadAnchor(workspaceId, memberId) : null))
+  const restoring = useRef<ScrollAnchor | null>(leftAt)
+  const stick = useRef(leftAt === null)
   const prev = useRef<{ firstKey: string | undefined; total: number }>({ firstKey: undefined, total: 0 })
   const [recording, setRecording] = useState<{ step: Step; text: string } | null>(null)
   const actions = useMemo<StepActions>(() => ({ onRecord: (step, text) => setRecording({ step, text }) }), [])
@@ -86,15 +95,36 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   const [away, setAway] = useState<string | null>(null)
   const lastKey = useRef('')
   lastKey.current = rows[rows.length - 1]?.key ?? ''
+  // The row at the top of the view and the offset into it, kept (a little after scrolling stops) for the next load.
+  const keepTimer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  const keepPosition = useCallback(() => {
+    keepTimer.current = null
+    const el = scrollRef.current
+    if (!el || !workspaceId || restoring.current) return
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
+    const top = el.scrollTop
+    const item = atBottom ? undefined : virtualizer.getVirtualItems().find((v) => v.index > 0 && v.end > top)
+    saveAnchor(workspaceId, memberId, item ? { key: String(item.key), offset: Math.round(top - item.start) } : null)
+  }, [workspaceId, memberId, virtualizer])
+  useEffect(
+    () => () => {
+      if (keepTimer.current !== null) {
+        clearTimeout(keepTimer.current)
+        keepPosition()
+      }
+    },
+    [keepPosition],
+  )
   const onScroll = useCallback(() => {
     const el = scrollRef.current
-    if (!el) return
+    if (!el || restoring.current) return
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
     if (atBottom) stick.current = true
     else if (dragging.current) stick.current = false
     setAway((a) => (atBottom ? null : (a ?? lastKey.current)))
     if (el.scrollTop < LOAD_OLDER_PX) void loadOlder(memberId)
-  }, [loadOlder, memberId])
+    if (keepTimer.current === null) keepTimer.current = setTimeout(keepPosition, 200)
+  }, [loadOlder, memberId, keepPosition])
   const toLatest = useCallback(() => {
     const el = scrollRef.current
     stick.current = true
@@ -121,6 +151,41 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
       virtualizer.scrollToIndex(index + 1, { align: 'center' })
     } else if (session.hasMore && !session.loadingOlder) void loadOlder(memberId)
   }, [focusStepId, rows, session?.loaded, session?.hasMore, session?.loadingOlder, loadOlder, memberId, virtualizer])
+
+  // The position left before: page back until its row is loaded, put the row at the top, then (once the rows
+  // around it are measured and it holds still) scroll into it by the offset it had. A row that is gone: the newest.
+  useEffect(() => {
+    const anchor = restoring.current
+    if (!anchor || !session?.loaded) return
+    const index = rows.findIndex((r) => r.key === anchor.key)
+    if (index < 0) {
+      if (session.hasMore) {
+        if (!session.loadingOlder) void loadOlder(memberId)
+        return
+      }
+      restoring.current = null
+      stick.current = true
+      return
+    }
+    virtualizer.scrollToIndex(index + 1, { align: 'start' })
+    let frame = 0
+    let still = 0
+    let last = Number.NaN
+    let handle = requestAnimationFrame(function settle() {
+      const start = virtualizer.measurementsCache[index + 1]?.start ?? 0
+      still = start === last ? still + 1 : 0
+      last = start
+      if (still < SETTLE_FRAMES && ++frame < SETTLE_MAX_FRAMES) {
+        handle = requestAnimationFrame(settle)
+        return
+      }
+      const el = scrollRef.current
+      if (el) el.scrollTop = start + anchor.offset
+      restoring.current = null
+      setAway(lastKey.current)
+    })
+    return () => cancelAnimationFrame(handle)
+  }, [rows, session?.loaded, session?.hasMore, session?.loadingOlder, loadOlder, memberId, virtualizer])
 
   // Short sessions that do not fill the view yet still page in history.
   useEffect(() => {
