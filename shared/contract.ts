@@ -53,6 +53,18 @@ export const methods = {
     }),
     r<s.WorkspaceSettings>(),
   ),
+  /**
+   * The first commit of a repository that has none (git init and nothing else), so tasks have a base to branch from:
+   * an empty commit, or one of the folder's files (what .gitignore leaves). Refused once the repository has a commit.
+   */
+  'workspaces.firstCommit': method(
+    z.strictObject({
+      ...ws,
+      contents: z.enum(['empty', 'files']),
+      message: z.string().trim().min(1).max(1000).optional(),
+    }),
+    r<s.FirstCommit>(),
+  ),
   /** The sub-folders of an absolute path (default: the home folder), to choose a repository. */
   'folders.browse': method(z.strictObject({ path: pathText.optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */

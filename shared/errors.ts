@@ -31,6 +31,8 @@ export const errorCodes = [
   'already_current',
   /** Another Concord (the app or `concord serve`) runs on this data folder; one at a time. */
   'data_dir_locked',
+  /** The repository has no commit yet (git init and nothing else): tasks have nothing to branch from. */
+  'no_commit',
   'internal',
 ] as const
 
@@ -89,5 +91,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   merge_conflict: 409,
   already_current: 409,
   data_dir_locked: 409,
+  no_commit: 409,
   internal: 500,
 }

@@ -167,6 +167,17 @@ export interface TurnChange {
   status: DiffFile['status']
 }
 
+/** workspaces.firstCommit: the commit made, the branch it started, and the settings now (the base branch is set). */
+export interface FirstCommit {
+  commit: string
+  branch: string
+  /** How many files it holds (0 for an empty commit). */
+  files: number
+  /** Who the commit is by: the user's git identity, or Concord when git has none. */
+  author: string
+  settings: WorkspaceSettings
+}
+
 /** workspaces.open: the workspace and what its folder means for isolation. */
 export interface OpenedWorkspace extends Workspace {
   settings: WorkspaceSettings

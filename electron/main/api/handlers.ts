@@ -12,6 +12,7 @@ import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
 import {
   deliveryArtifact,
+  assertBranchable,
   ensureTaskWorktree,
   openWorkspace,
   refreshHead,
@@ -19,6 +20,7 @@ import {
   resolveArtifact,
   updateWorkspace,
 } from '../harness/task-branches'
+import { makeFirstCommit } from '../harness/first-commit'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 import { revertDecision } from '../harness/revert'
@@ -44,6 +46,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'workspaces.list': () => h.listWorkspaces(),
     'workspaces.settings': (p) => workspaceSettings(h.ctx(p.workspaceId)),
     'workspaces.update': (p) => updateWorkspace(h, p),
+    'workspaces.firstCommit': (p) => makeFirstCommit(h, p),
 
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),
@@ -74,6 +77,8 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
       const { id: n, status: before } = taskRow(ctx, p.taskId)
       // The delivered commit is what git says, never what was typed; then the core checks authority and blockers.
       const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
+      // A repository without a commit is refused before the task moves: it would be in progress with no tree.
+      if (p.status === 'in_progress') await assertBranchable(h, ctx, n)
       const task = setTaskStatus(ctx, { ...p, artifact })
       // A cancelled task's worktree goes (its branch stays, so nothing committed is lost).
       if (task.status === 'cancelled') return (await releaseTaskWorktree(h, ctx, n)) ? getTask(ctx, p.taskId) : task

@@ -29,6 +29,7 @@ import type { TaskBranchRow } from '../store/branches-repo'
 import type { Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey, now } from './ids'
+import { hasNoCommit, noCommitWords } from './first-commit'
 import { interruptedMerges } from './task-merge'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
@@ -99,6 +100,10 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
     notes.push(
       'Shared: every member writes your checkout directly (its .git stays read-only to their commands); tasks get no branches of their own.',
     )
+  if (info.isRepo && !info.head && isolation === 'worktree' && (await hasNoCommit(p.repoPath)))
+    notes.push(
+      `No commit yet: tasks branch from a commit and ${baseBranch ?? 'HEAD'} has none; make the first one (empty, or of the folder's files) to start tasks.`,
+    )
   if (isolation === 'worktree' && info.submodules)
     notes.push('Submodules: task trees are created without initialising submodules; members see them as empty folders.')
   if (isolation === 'worktree' && info.lfs)
@@ -147,6 +152,7 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
     }
     if (!row) {
       const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
+      if (!base) await assertBranchable(h, ctx, taskRowId)
       if (!base)
         throw new ApiError(
           'invalid_params',
@@ -195,6 +201,21 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
   } finally {
     creating.delete(key)
   }
+}
+
+/** Refuses (no_commit) to start a task that would get a tree in a repository with no commit to branch from. */
+export async function assertBranchable(h: Harness, ctx: Ctx, taskRowId: number): Promise<void> {
+  const settings = workspaceSettings(ctx)
+  if (settings.isolation !== 'worktree' || ctx.store.branches.get(taskRowId)) return
+  const repo = h.workspace(ctx.wsId).repoPath
+  if (await hasNoCommit(repo))
+    throw new ApiError(
+      'no_commit',
+      `${makeKey('task', taskRowId)} cannot start: ${noCommitWords(settings.baseBranch)}`,
+      {
+        branch: settings.baseBranch,
+      },
+    )
 }
 
 /** A task's folder that is there but not a tree of its own: an old linked worktree, or one whose .git is gone. */

@@ -10,6 +10,7 @@ import { useBoardMoves } from './board-moves'
 import { TaskActions } from './TaskActions'
 import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
+import { FirstCommitOffer } from '../workspaces/FirstCommit'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -173,9 +174,17 @@ export function TaskCard({ task }: { task: Task }) {
       {editing && <TaskEditor task={task} onClose={() => setEditing(false)} />}
       {refusal && (
         <div className="move-refusal" role="alert" data-testid="move-refusal">
-          <span>
-            <b>Not moved to “{taskStatusWords[refusal.to]}”:</b> {refusal.message}
-          </span>
+          {refusal.code === 'no_commit' ? (
+            <span>
+              <b>Not started:</b> the repository has no commit yet, so {task.key} has nothing to branch from. Make the
+              first commit, and {task.key} starts.
+              <FirstCommitOffer onDone={() => void moves.perform(task, refusal.to)} />
+            </span>
+          ) : (
+            <span>
+              <b>Not moved to “{taskStatusWords[refusal.to]}”:</b> {refusal.message}
+            </span>
+          )}
           {refusal.reasons.length > 0 && (
             <ul>
               {refusal.reasons.map((r, i) => (

@@ -7,6 +7,8 @@ import { useApp } from '../../stores/app-store'
 /** A move the core refused, shown on the card (which stays where it was). */
 export interface MoveRefusal {
   to: Task['status']
+  /** The core's error code (no_commit: the card offers the first commit). */
+  code: string
   message: string
   reasons: RefusalReason[]
 }
@@ -71,7 +73,7 @@ export function BoardMovesProvider({ children }: { children: ReactNode }) {
         setDelivering((d) => (d === task.id ? null : d))
       } catch (err) {
         const e = asClientError(err)
-        setRefusals((r) => ({ ...r, [task.id]: { to, message: e.message, reasons: refusalReasons(e) } }))
+        setRefusals((r) => ({ ...r, [task.id]: { to, code: e.code, message: e.message, reasons: refusalReasons(e) } }))
       } finally {
         setPending((p) => (p === task.id ? null : p))
       }

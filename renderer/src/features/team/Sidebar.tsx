@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { FirstCommitOffer, NO_COMMIT_NOTE } from '../workspaces/FirstCommit'
 import { LoopSettings } from './LoopSettings'
 import { Avatar, ErrorText, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
@@ -218,6 +219,7 @@ function IsolationLine() {
         <div key={n} className="ws-note">
           {n}
           {n.startsWith('Shared:') && settings.isolation === 'shared' && <SwitchToWorktrees />}
+          {n.startsWith(NO_COMMIT_NOTE) && <FirstCommitOffer />}
           {n.startsWith('Not a git repository') && (
             <div className="ws-note-fix" data-testid="not-git-fix">
               To get branches per task, diffs and checked commits: <code>git init</code> and a first commit in the
