@@ -67,20 +67,20 @@ async function main(argv: string[]): Promise<number | 'running'> {
         `unexpected argument '${extra ?? topic}' after ${first}; the commands are ${Object.keys(commands).join(', ')}`,
       )
     }
-    process.stdout.write(topic === undefined ? usage : commandHelp[topic])
+    process.stdout.write(topic === undefined ? usage : (commandHelp[topic] ?? usage))
     return 0
   }
-  if (!Object.hasOwn(commands, first)) {
+  const command = Object.hasOwn(commands, first) ? commands[first] : undefined
+  if (!command) {
     throw new UsageError(
       first.startsWith('-')
         ? `unknown option ${first}; see concord --help`
         : `unknown command '${first}'; the commands are ${Object.keys(commands).join(', ')}`,
     )
   }
-  const command = commands[first]
   const args = parseCommand(first, rest, command)
   if (args.values.help) {
-    process.stdout.write(commandHelp[first])
+    process.stdout.write(commandHelp[first] ?? usage)
     return 0
   }
   return command.run(args)

@@ -69,7 +69,9 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
       )
       for (const f of result.files) console.log(`  ${shown(f)}`)
     } else {
-      console.log(`Exported the decision log of "${workspace.name}" as ${format}: ${shown(result.files[0])}`)
+      console.log(
+        `Exported the decision log of "${workspace.name}" as ${format}: ${result.files.map(shown).join(', ')}`,
+      )
     }
     return 0
   } finally {

@@ -111,7 +111,7 @@ function folderIn(repo: string, folder: string, source: string): string {
 function fromAdrDir(repo: string): string | null {
   const text = readSmallFile(join(repo, ADR_DIR_FILE), ADR_DIR_FILE)
   if (text === null) return null
-  return folderIn(repo, text.split(/\r?\n/)[0].trim(), ADR_DIR_FILE)
+  return folderIn(repo, (text.split(/\r?\n/)[0] ?? '').trim(), ADR_DIR_FILE)
 }
 
 function fromLog4brains(repo: string): string | null {

@@ -12,9 +12,9 @@ export function frontMatter(text: string): Map<string, string> | null {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text)
   if (!m) return null
   const fields = new Map<string, string>()
-  for (const line of m[1].split(/\r?\n/)) {
+  for (const line of m[1]!.split(/\r?\n/)) {
     const kv = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line)
-    if (kv) fields.set(kv[1], kv[2].trim())
+    if (kv) fields.set(kv[1]!, kv[2]!.trim()) // both groups always take part in a match
   }
   return fields
 }

@@ -308,10 +308,11 @@ export async function importWorkspace(
     )
     for (const table of transfer.tablesWithForeignKeys()) {
       const dangling = transfer.danglingReferencesIn(table)
-      if (dangling.length) {
+      const [first] = dangling
+      if (first) {
         throw new ApiError(
           'invalid_params',
-          `${file} is not a consistent Concord export: ${dangling[0].table} refers to a missing ${dangling[0].parent} row`,
+          `${file} is not a consistent Concord export: ${first.table} refers to a missing ${first.parent} row`,
         )
       }
       await slicer.tick()

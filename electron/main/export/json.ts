@@ -201,8 +201,9 @@ export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<
         )
       }
     })
-    const last = d.revisions[d.revisions.length - 1]
-    if (d.version !== d.revisions.length)
+    const last = d.revisions.at(-1)
+    if (!last) problems.push(`${at}.revisions: ${d.id} has no revisions`)
+    else if (d.version !== d.revisions.length)
       problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
     else if (
       last.title !== d.title ||

@@ -15,7 +15,9 @@ export const isConcordLog = (text: string) => text.startsWith(MARK)
 const anchor = (id: string) => id.toLowerCase()
 
 function lastChange(d: DecisionDoc, people: People): string {
-  const [{ rev, previous }] = newestFirst(d)
+  const [newest] = newestFirst(d)
+  if (!newest) throw new Error(`${d.id} has no revisions`)
+  const { rev, previous } = newest
   return `${minute(rev.createdAt)} · ${changeKind(rev, previous)} · ${people(rev.actorId)}`
 }
 

@@ -50,7 +50,7 @@ const CLOSE_OBJECT = 0x7d
 const OPEN_ARRAY = 0x5b
 const CLOSE_ARRAY = 0x5d
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 /** Something the element-wise reading does not handle: parse the whole text the ordinary way instead. */
 class Unsliceable extends Error {}

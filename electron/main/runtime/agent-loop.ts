@@ -107,7 +107,8 @@ export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: st
 export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | null {
   if (start.task_id !== null) return start.task_id
   const active = ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
-  return active.length === 1 ? active[0].id : null
+  const [only, ...others] = active
+  return only && !others.length ? only.id : null
 }
 
 export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {

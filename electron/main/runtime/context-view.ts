@@ -84,16 +84,17 @@ export function buildView(stored: StepRow[], turnStart: number, o: ViewOptions):
     : (steps.filter((s) => s.kind === 'plan' && s.status === 'done').at(-1)?.id ?? null)
   const turns: StepRow[][] = []
   for (const s of steps) {
-    const starts = s.kind === 'user' || s.kind === 'message' || !turns.length
-    if (starts && s.id <= turnStart) turns.push([s])
-    else turns[turns.length - 1].push(s)
+    const last = turns.at(-1)
+    const starts = s.kind === 'user' || s.kind === 'message' || !last
+    if ((starts && s.id <= turnStart) || !last) turns.push([s])
+    else last.push(s)
   }
   const chosen: ChatMessage[][] = []
   let budget = o.maxChars
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const msgs = turns[i].map((s) => project(s, o, latestPlanId)).filter((m): m is ChatMessage => m !== null)
+  for (const turn of turns.toReversed()) {
+    const msgs = turn.map((s) => project(s, o, latestPlanId)).filter((m): m is ChatMessage => m !== null)
     const cost = msgs.reduce((n, m) => n + size(m), 0)
-    const current = turns[i][0].id >= turnStart
+    const current = turn[0]!.id >= turnStart // a turn is opened with its first step
     if (!current && cost > budget) break
     // The current turn's growth (its tool steps) does not push older turns out: they are chosen from what the turn
     // began with, so every call of a turn repeats the same history and the provider's prompt cache serves it.
@@ -128,7 +129,7 @@ export function inTurnOrder(steps: StepRow[]): StepRow[] {
 export function normalize(messages: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = []
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]
+    const m = messages[i]!
     if (m.role === 'tool') continue // emitted right after their assistant message below
     if (m.role === 'assistant') {
       const prev = out.at(-1)
@@ -140,7 +141,7 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
       out.push(m)
       const results = new Map<string, ChatMessage>()
       let j = i + 1
-      for (; j < messages.length && messages[j].role === 'tool'; j++) {
+      for (; messages[j]?.role === 'tool'; j++) {
         const t = messages[j] as Extract<ChatMessage, { role: 'tool' }>
         results.set(t.toolCallId, t)
       }
@@ -162,7 +163,6 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
     if (prev && prev.role === 'user') prev.content = `${prev.content}\n\n${m.content}`
     else out.push({ ...m })
   }
-  if (out.length === 0 || out[0].role !== 'user')
-    out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
+  if (out[0]?.role !== 'user') out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
   return out
 }

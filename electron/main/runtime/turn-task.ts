@@ -43,5 +43,5 @@ export function unboundTreeText(ctx: Ctx, member: MemberRow, treeDescription: st
   if (active.length < 2) return null
   const list = active.map((t) => `${makeKey('task', t.id)} "${t.title}"`)
   const names = `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`
-  return `${treeDescription}: this turn is bound to none of your ${active.length} tasks in progress (${names}); a turn works in a task's tree when its message names exactly one of them (e.g. "${makeKey('task', active[0].id)}: …"), or when the human chooses the task under the message box`
+  return `${treeDescription}: this turn is bound to none of your ${active.length} tasks in progress (${names}); a turn works in a task's tree when its message names exactly one of them (e.g. "${makeKey('task', active[0]!.id)}: …"), or when the human chooses the task under the message box`
 }

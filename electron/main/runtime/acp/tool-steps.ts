@@ -25,10 +25,16 @@ const firstStr = (o: Record<string, unknown>, keys: string[]): string | undefine
 function commandOf(v: unknown): string | string[] | undefined {
   if (typeof v === 'string') return v
   if (!Array.isArray(v) || !v.every((a) => typeof a === 'string')) return undefined
-  const argv = v
-  if (argv.length === 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]) && (argv[1] === '-c' || argv[1] === '-lc'))
-    return argv[2]
-  return argv
+  const [shell, flag, script, ...more] = v
+  if (
+    shell &&
+    script !== undefined &&
+    !more.length &&
+    /(^|\/)(ba|z|da)?sh$/.test(shell) &&
+    (flag === '-c' || flag === '-lc')
+  )
+    return script
+  return v
 }
 
 /**

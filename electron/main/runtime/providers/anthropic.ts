@@ -332,7 +332,7 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
   }
   // Plain single-text user turns are sent as strings.
   return out.map((msg) =>
-    msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0].type === 'text'
+    msg.role === 'user' && Array.isArray(msg.content) && msg.content.length === 1 && msg.content[0]?.type === 'text'
       ? { role: 'user', content: msg.content[0].text }
       : msg,
   )

@@ -56,6 +56,7 @@ class HeadTailBuffer {
     while (this.tailBytes > this.half) {
       const excess = this.tailBytes - this.half
       const first = this.tail[0]
+      if (!first) break // tailBytes counts the bytes in tail: not reached
       if (first.length <= excess) {
         this.tail.shift()
         this.tailBytes -= first.length

@@ -53,7 +53,7 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = defineTool({
     const width = Math.max(6, String(end).length)
     const out: string[] = []
     for (let n = start; n <= end; n++) {
-      let line = lines[n - 1].replace(/\r$/, '')
+      let line = lines[n - 1]!.replace(/\r$/, '') // n - 1 < total, the number of lines
       if (line.length > MAX_LINE_CHARS)
         line = `${line.slice(0, MAX_LINE_CHARS)}… [line truncated, ${line.length} chars]`
       out.push(`${String(n).padStart(width)}\t${line}`)
@@ -163,13 +163,13 @@ export const searchTextTool: ToolDefinition<SearchTextArgs> = defineTool({
       if (!text.includes(args.query)) return
       const shown = toWorkspaceRelative(root, file)
       const lines = text.split('\n')
-      for (let i = 0; i < lines.length; i++) {
-        if (!lines[i].includes(args.query)) continue
+      for (const [i, raw] of lines.entries()) {
+        if (!raw.includes(args.query)) continue
         if (matches.length >= SEARCH_CAP) {
           truncated = true
           return
         }
-        let line = lines[i].replace(/\r$/, '')
+        let line = raw.replace(/\r$/, '')
         if (line.length > SEARCH_LINE_CHARS) line = `${line.slice(0, SEARCH_LINE_CHARS)}…`
         matches.push(`${shown}:${i + 1}: ${line}`)
       }
