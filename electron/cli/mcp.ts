@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { resolveDataDir } from '../main/data-dir'
-import { createMcpServer } from '../main/mcp/server'
+import { createMcpServer } from '../main/runtime/mcp/server'
 import { standaloneBinding } from '../main/mcp/standalone'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'

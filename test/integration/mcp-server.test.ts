@@ -11,8 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { McpGateway } from '../../electron/main/mcp/agent-gateway'
-import { appBinding, type AgentTurnState } from '../../electron/main/mcp/app-binding'
+import { McpGateway } from '../../electron/main/runtime/mcp/agent-gateway'
+import { appBinding, type AgentTurnState } from '../../electron/main/runtime/mcp/app-binding'
 import type { ApprovalPolicy } from '../../electron/main/harness/approval-policy'
 
 const bin = resolve(__dirname, '../../bin/concord.js')

@@ -288,7 +288,7 @@ export function describeAcpCall(
 ): PolicyCall {
   const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
   const base = { root: s.root, readOnlyTree: s.readOnlyTree }
-  // Concord's own MCP tools apply this policy themselves when they run (mcp/server.ts): the agent's own ask is a read.
+  // Concord's own MCP tools apply this policy themselves when they run (runtime/mcp/server.ts): the agent's own ask is a read.
   const concord = concordToolOf(call, s.concordTools)
   if (concord) return { ...base, tool: concord, effect: 'read', asksUnderAsk: false }
   const paths = [

@@ -21,8 +21,8 @@ import { SecretStore } from '../secrets/secret-store'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError } from '../platform/tool-error'
 import { approveInApp, forwardToApp } from './app-relay'
-import { takeNotices } from './member-binding'
-import type { McpBinding } from './server'
+import { takeNotices } from '../runtime/mcp/member-binding'
+import type { McpBinding } from '../runtime/mcp/server'
 
 export interface Standalone {
   binding: McpBinding

@@ -16,8 +16,8 @@ import type {
   RequestPermissionResponse,
   SessionUpdate,
 } from '@agentclientprotocol/sdk'
-import type { McpGateway } from '../../mcp/agent-gateway'
-import { appBinding, type AppBindingEnv } from '../../mcp/app-binding'
+import type { McpGateway } from '../mcp/agent-gateway'
+import { appBinding, type AppBindingEnv } from '../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
@@ -33,7 +33,7 @@ import { toolArgs, toolResultText, type AcpToolCall } from './tool-steps'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 import { describeAcpCall, needsHuman, suggestedRule } from '../../harness/approval-policy'
 import { rulesFor } from '../../harness/approval-rules'
-import { MCP_TOOL_NAMES } from '../../mcp/tool-names'
+import { MCP_TOOL_NAMES } from '../mcp/tool-names'
 
 const START_TIMEOUT_MS = 60_000
 /** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */

@@ -11,11 +11,11 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk'
-import { McpGateway } from '../../mcp/agent-gateway'
+import { McpGateway } from '../mcp/agent-gateway'
 import { recordProcess } from '../../platform/sandbox'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
-import type { AgentTurnState } from '../../mcp/app-binding'
-import type { McpBinding } from '../../mcp/server'
+import type { AgentTurnState } from '../mcp/app-binding'
+import type { McpBinding } from '../mcp/server'
 
 const STDERR_TAIL = 4000
 

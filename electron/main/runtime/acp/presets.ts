@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
 import type { MemberRow } from '../../store/members-repo'
-import { MCP_TOOL_NAMES } from '../../mcp/tool-names'
+import { MCP_TOOL_NAMES } from '../mcp/tool-names'
 
 export type AgentKind = NonNullable<MemberRow['agent']>
 

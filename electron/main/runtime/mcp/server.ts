@@ -5,12 +5,12 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { ApiError } from '../../../shared/errors'
-import { harnessTools, toolAllowed, type HarnessToolContext } from '../runtime/tools/harness-tools'
-import { ToolError } from '../platform/tool-error'
-import type { ToolDefinition } from '../runtime/tools/types'
+import { ApiError } from '../../../../shared/errors'
+import { harnessTools, toolAllowed, type HarnessToolContext } from '../tools/harness-tools'
+import { ToolError } from '../../platform/tool-error'
+import type { ToolDefinition } from '../tools/types'
 import { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
-import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../harness/approval-policy'
+import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../../harness/approval-policy'
 
 export { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 

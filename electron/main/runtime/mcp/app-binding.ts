@@ -5,16 +5,16 @@
  * default artifact is the head of the tree the agent works in. The agent's tool calls are recorded by the ACP turn
  * (the agent reports them), so nothing is recorded here; notices go out with the next tool result (member-binding.ts).
  */
-import { memberRowOf } from '../harness/context'
-import type { Harness } from '../harness/harness'
-import { buildBrief } from '../runtime/brief'
-import type { HarnessToolContext } from '../runtime/tools/harness-tools'
-import { ToolError } from '../platform/tool-error'
-import type { SandboxPolicy } from '../platform/sandbox-policy'
+import { memberRowOf } from '../../harness/context'
+import type { Harness } from '../../harness/harness'
+import { buildBrief } from '../brief'
+import type { HarnessToolContext } from '../tools/harness-tools'
+import { ToolError } from '../../platform/tool-error'
+import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
-import { stricterPolicy, type ApprovalPolicy } from '../harness/approval-policy'
-import { rulesFor } from '../harness/approval-rules'
+import { stricterPolicy, type ApprovalPolicy } from '../../harness/approval-policy'
+import { rulesFor } from '../../harness/approval-rules'
 
 /** The turn an ACP agent is in (or was last in): the tree it works in and the policy that applies. */
 export interface AgentTurnState {

@@ -3,8 +3,8 @@
  * result (the agent sees a decision change at its next step, not only at its next prompt), and recorded as
  * a notice step in its session like the built-in loop does.
  */
-import type { Ctx } from '../harness/context'
-import { now } from '../harness/ids'
+import type { Ctx } from '../../harness/context'
+import { now } from '../../harness/ids'
 
 export function takeNotices(
   ctx: Ctx,
