@@ -38,18 +38,21 @@ function useShortcuts() {
       const order = s.memberOrder
       const at = s.selectedMemberId ? order.indexOf(s.selectedMemberId) : -1
       switch (action.type) {
-        case 'member':
-          if (!order[action.index]) return
-          s.selectMember(order[action.index])
+        case 'member': {
+          const id = order[action.index]
+          if (id) s.selectMember(id)
           break
-        case 'prevMember':
-          if (!order.length) return
-          s.selectMember(order[(at - 1 + order.length) % order.length])
+        }
+        case 'prevMember': {
+          const id = order[(at - 1 + order.length) % order.length]
+          if (id) s.selectMember(id)
           break
-        case 'nextMember':
-          if (!order.length) return
-          s.selectMember(order[(at + 1) % order.length])
+        }
+        case 'nextMember': {
+          const id = order[(at + 1) % order.length]
+          if (id) s.selectMember(id)
           break
+        }
         case 'focusComposer':
           if (s.view === 'team') s.setView('member')
           s.focusComposer()

@@ -113,7 +113,8 @@ export function splitBlocks(text: string): string[] {
   let fence: string | null = null
   for (const line of text.split('\n')) {
     const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line)
-    if (m) fence = fence === null ? m[1][0] : m[1][0] === fence ? null : fence
+    const mark = m?.[1]?.[0]
+    if (mark) fence = fence === null ? mark : mark === fence ? null : fence
     if (fence === null && line.trim() === '' && current.length) {
       blocks.push(current.join('\n'))
       current = []
@@ -141,20 +142,22 @@ export function openFence(block: string): OpenFence | null {
   const lines = block.split('\n')
   let opener = -1
   let fence = ''
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^\s{0,3}(`{3,}|~{3,})(.*)$/.exec(lines[i])
+  for (const [i, line] of lines.entries()) {
+    const m = /^\s{0,3}(`{3,}|~{3,})(.*)$/.exec(line)
     if (!m) continue
+    const [, marks = '', rest = ''] = m // both groups always take part in a match
     if (opener < 0) {
       // A backtick fence's info string may not contain backticks; otherwise it is inline code.
-      if (m[1][0] === '`' && m[2].includes('`')) continue
+      if (marks[0] === '`' && rest.includes('`')) continue
       opener = i
-      fence = m[1]
-    } else if (m[1][0] === fence[0] && m[1].length >= fence.length && m[2].trim() === '') {
+      fence = marks
+    } else if (marks[0] === fence[0] && marks.length >= fence.length && rest.trim() === '') {
       opener = -1
     }
   }
-  if (opener < 0) return null
-  const info = lines[opener].trim().slice(fence.length).trim()
+  const openerLine = lines[opener]
+  if (openerLine === undefined) return null
+  const info = openerLine.trim().slice(fence.length).trim()
   return {
     before: lines.slice(0, opener).join('\n'),
     lang: info.split(/\s+/)[0] ?? '',

@@ -22,7 +22,7 @@ function split(value: string): MdNode[] {
     const written = m[0].startsWith('D-') ? /^ v(\d+)\b/.exec(value.slice(last)) : null
     const props: Record<string, string> = { dataRef: m[0] }
     if (written) {
-      props.dataVersion = written[1]
+      props.dataVersion = written[1]!
       last += written[0].length
     }
     const ref: MdNode = {

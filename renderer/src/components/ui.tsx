@@ -70,10 +70,10 @@ const focusable =
 /** Tab and Shift+Tab cycle within an open dialog instead of walking into the page behind it. */
 function keepFocusInside(e: KeyboardEvent, dialog: HTMLElement | null): void {
   const items = dialog ? [...dialog.querySelectorAll<HTMLElement>(focusable)] : []
-  if (!items.length) return
   const first = items[0]
-  const last = items[items.length - 1]
-  const inside = dialog!.contains(document.activeElement)
+  const last = items.at(-1)
+  if (!dialog || !first || !last) return
+  const inside = dialog.contains(document.activeElement)
   if (e.shiftKey && (document.activeElement === first || !inside)) {
     e.preventDefault()
     last.focus()

@@ -17,7 +17,7 @@ export function diffWords(before: string, after: string): DiffPart[] {
   const parts: DiffPart[] = []
   const push = (kind: DiffPart['kind'], text: string) => {
     if (!text) return
-    const last = parts[parts.length - 1]
+    const last = parts.at(-1)
     if (last && last.kind === kind) last.text += text
     else parts.push({ kind, text })
   }
@@ -29,22 +29,33 @@ export function diffWords(before: string, after: string): DiffPart[] {
   } else {
     const n = am.length
     const m = bm.length
+    // (n + 1) × (m + 1) cells: every index below is in range, which the loop bounds prove (hence the `!`s).
     const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1))
-    for (let i = n - 1; i >= 0; i--)
+    const at = (i: number, j: number) => lcs[i]![j]!
+    for (let i = n - 1; i >= 0; i--) {
+      const row = lcs[i]!
       for (let j = m - 1; j >= 0; j--)
-        lcs[i][j] = am[i] === bm[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+        row[j] = am[i] === bm[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1))
+    }
     let i = 0
     let j = 0
     while (i < n && j < m) {
-      if (am[i] === bm[j]) {
-        push('same', am[i])
+      const x = am[i]!
+      const y = bm[j]!
+      if (x === y) {
+        push('same', x)
         i++
         j++
-      } else if (lcs[i + 1][j] >= lcs[i][j + 1]) push('removed', am[i++])
-      else push('added', bm[j++])
+      } else if (at(i + 1, j) >= at(i, j + 1)) {
+        push('removed', x)
+        i++
+      } else {
+        push('added', y)
+        j++
+      }
     }
-    while (i < n) push('removed', am[i++])
-    while (j < m) push('added', bm[j++])
+    push('removed', am.slice(i).join(''))
+    push('added', bm.slice(j).join(''))
   }
   push('same', a.slice(a.length - tail).join(''))
   return groupChanges(parts)

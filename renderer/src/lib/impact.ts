@@ -12,7 +12,8 @@ const statusWords = taskStatusWords
 export function describeImpact(impact: Impact, members: Record<string, Member>): string {
   if (!impact.normative) return 'Editorial: no task or report is affected.'
   const tasks = impact.tasks.map((t) => {
-    const who = t.assigneeId && members[t.assigneeId] ? ` by ${members[t.assigneeId].name}` : ''
+    const assignee = t.assigneeId ? members[t.assigneeId] : undefined
+    const who = assignee ? ` by ${assignee.name}` : ''
     return `${t.key} ${statusWords[t.status]}${who}${t.acceptanceRevoked ? ' (acceptance revoked)' : ''}`
   })
   const reports = impact.reports
@@ -27,7 +28,7 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
   const text = parts.join('; ')
   const notified = impact.notifiedMemberIds.map((id) => members[id]?.name).filter(Boolean)
   return (
-    text[0].toUpperCase() +
+    text.charAt(0).toUpperCase() +
     text.slice(1) +
     (notified.length ? `. Notifies ${notified.join(', ')}.` : '.') +
     (merged ? ` ${merged}` : '')

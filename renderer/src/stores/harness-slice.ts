@@ -19,7 +19,7 @@ export const createHarnessSlice: SliceCreator<HarnessSlice> = (set, get, api) =>
     // A decided proposal never goes back to pending (a late reply must not undo a newer event).
     set((s) =>
       p.workspaceId !== s.workspaceId ||
-      (p.state === 'pending' && s.proposals[p.id] && s.proposals[p.id].state !== 'pending')
+      (p.state === 'pending' && (s.proposals[p.id]?.state ?? 'pending') !== 'pending')
         ? {}
         : { proposals: { ...s.proposals, [p.id]: p } },
     )

@@ -81,7 +81,8 @@ export function placeRow<L extends ListState<unknown>>(
           list: { ...list, ids: list.ids.filter((id) => id !== row.id), total: Math.max(0, list.total - 1) },
           uncertain: false,
         }
-  const last = list.ids.length ? keyOf(list.ids[list.ids.length - 1]) : undefined
+  const lastId = list.ids.at(-1)
+  const last = lastId === undefined ? undefined : keyOf(lastId)
   const withinLoaded = list.nextCursor === null || (last !== undefined && order(row.key, last) < 0)
   if (withinLoaded) {
     // The loaded range is complete: a row not in it did not match before.
@@ -89,7 +90,7 @@ export function placeRow<L extends ListState<unknown>>(
     const ids = [...list.ids]
     let i = ids.length
     while (i > 0) {
-      const k = keyOf(ids[i - 1])
+      const k = keyOf(ids[i - 1]!) // i > 0
       if (k === undefined || order(k, row.key) <= 0) break
       i--
     }

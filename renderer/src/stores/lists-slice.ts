@@ -132,13 +132,18 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       if (get().workspaceId !== workspaceId) return
       set((st) => {
         const taskLists = { ...st.taskLists }
-        tl.forEach(([k], i) => taskLists[k] && (taskLists[k] = { ...taskLists[k], total: tt[i].total }))
+        // tt and rr hold one page per entry of tl and rl, in their order.
+        tl.forEach(([k], i) => {
+          const list = taskLists[k]
+          const page = tt[i]
+          if (list && page) taskLists[k] = { ...list, total: page.total }
+        })
         const reportLists = { ...st.reportLists }
-        rl.forEach(
-          ([k], i) =>
-            reportLists[k] &&
-            (reportLists[k] = { ...reportLists[k], total: rr[i].total, staleTotal: rr[i].staleTotal }),
-        )
+        rl.forEach(([k], i) => {
+          const list = reportLists[k]
+          const page = rr[i]
+          if (list && page) reportLists[k] = { ...list, total: page.total, staleTotal: page.staleTotal }
+        })
         return { taskLists, reportLists, counts: { flaggedTasks: flagged.total, staleReports: all.staleTotal } }
       })
     }

@@ -53,8 +53,14 @@ export const selectReports = (s: AppState) => sortedOnce(s.reports, byKey)
 const memberLists = new WeakMap<object, Member[]>()
 export const selectMembers = (s: AppState): Member[] => {
   let list = memberLists.get(s.memberOrder)
-  if (!list || list.some((m, i) => m !== s.members[s.memberOrder[i]])) {
-    list = s.memberOrder.map((id) => s.members[id]).filter(Boolean)
+  if (
+    !list ||
+    list.some((m, i) => {
+      const id = s.memberOrder[i]
+      return id === undefined || m !== s.members[id]
+    })
+  ) {
+    list = s.memberOrder.map((id) => s.members[id]).filter((m) => m !== undefined)
     memberLists.set(s.memberOrder, list)
   }
   return list
@@ -78,8 +84,8 @@ export const memberName = (id: string | null | undefined) => (s: AppState) =>
 /** Where a step lives, if some loaded session holds it (for "made in" links). */
 export function findStep(s: AppState, stepId: string): { memberId: string; step: Step } | null {
   for (const [memberId, session] of Object.entries<SessionState>(s.sessions)) {
-    for (let i = session.steps.length - 1; i >= 0; i--)
-      if (session.steps[i].id === stepId) return { memberId, step: session.steps[i] }
+    const step = session.steps.findLast((x) => x.id === stepId)
+    if (step) return { memberId, step }
   }
   return null
 }

@@ -29,7 +29,8 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
           // Keep older pages already loaded when re-fetching the newest one.
           const merged = mergeSteps(x.steps, steps)
           const first = steps[0]
-          const keepsOlder = x.loaded && first && x.steps.length > 0 && x.steps[0].seq < first.seq
+          const oldest = x.steps[0]
+          const keepsOlder = x.loaded && first && oldest && oldest.seq < first.seq
           return { steps: merged, hasMore: keepsOlder ? x.hasMore : hasMore, info, loaded: true, loading: false }
         }),
       )

@@ -18,21 +18,21 @@ export function pickNewer(held: Step, incoming: Step): Step {
 function insertSorted(steps: Step[], step: Step): Step[] {
   const out = steps.slice()
   let i = out.length
-  while (i > 0 && out[i - 1].seq > step.seq) i--
+  while (i > 0 && out[i - 1]!.seq > step.seq) i--
   out.splice(i, 0, step)
   return out
 }
 
 function indexFromEnd(steps: Step[], id: string): number {
-  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].id === id) return i
-  return -1
+  return steps.findLastIndex((s) => s.id === id)
 }
 
 /** Inserts or replaces one step by id (the event copy is authoritative for its moment). */
 export function upsertStep(steps: Step[], step: Step): Step[] {
   const i = indexFromEnd(steps, step.id)
-  if (i < 0) return insertSorted(steps, step)
-  if (steps[i].seq === step.seq) {
+  const held = steps[i]
+  if (!held) return insertSorted(steps, step)
+  if (held.seq === step.seq) {
     const out = steps.slice()
     out[i] = step
     return out
@@ -57,12 +57,13 @@ export function mergeSteps(a: Step[], b: Step[]): Step[] {
 /** Appends streamed text to a step; a step not seen yet gets a streaming placeholder at the end. */
 export function appendText(steps: Step[], memberId: string, stepId: string, text: string): Step[] {
   const i = indexFromEnd(steps, stepId)
-  if (i >= 0) {
+  const held = steps[i]
+  if (held) {
     const out = steps.slice()
-    out[i] = { ...steps[i], text: steps[i].text + text }
+    out[i] = { ...held, text: held.text + text }
     return out
   }
-  const last = steps[steps.length - 1]
+  const last = steps.at(-1)
   const placeholder: Step = {
     id: stepId,
     seq: (last?.seq ?? 0) + 0.5,
@@ -105,10 +106,11 @@ function reusable(prev: { steps: Step[]; rows: Row[] }, steps: Step[]): { rows: 
   let changed = 0
   while (changed < n && prev.steps[changed] === steps[changed]) changed++
   if (changed === steps.length && changed === prev.steps.length) return { rows: prev.rows, from: steps.length }
+  // r stays within the rows: it starts at the last and stops at 0 (hence the `!`s).
   let r = prev.rows.length - 1
-  while (r > 0 && prev.rows[r].index >= changed) r--
-  while (r > 0 && prev.rows[r].step.kind === 'tool') r--
-  return r > 0 ? { rows: prev.rows.slice(0, r), from: prev.rows[r].index } : null
+  while (r > 0 && prev.rows[r]!.index >= changed) r--
+  while (r > 0 && prev.rows[r]!.step.kind === 'tool') r--
+  return r > 0 ? { rows: prev.rows.slice(0, r), from: prev.rows[r]!.index } : null
 }
 
 /**
@@ -125,7 +127,7 @@ export function buildRows(steps: Step[], prev?: { steps: Step[]; rows: Row[] }):
   const rows: Row[] = reuse ? reuse.rows : []
   let open: { row: Row; unmatched: Step['toolCalls'] } | null = null
   for (let index = reuse?.from ?? 0; index < steps.length; index++) {
-    const step = steps[index]
+    const step = steps[index]!
     const tool = step.tool
     if (step.kind === 'tool' && tool && open && open.row.step.turnId === step.turnId) {
       const calls = open.unmatched
@@ -134,7 +136,7 @@ export function buildRows(steps: Step[], prev?: { steps: Step[]; rows: Row[] }):
       if (i < 0) i = calls.findIndex((c) => c.name === tool.name)
       if (i >= 0) {
         open.row.tools.push(step)
-        open.row.results.set(calls[i].id, step)
+        open.row.results.set(calls[i]!.id, step)
         calls.splice(i, 1)
         continue
       }

@@ -37,7 +37,14 @@ interface Held<T> {
 }
 function rowsOf<T>(cache: WeakMap<object, Held<T>>, ids: string[], record: Record<string, T>): T[] {
   const held = cache.get(ids)
-  if (held && (held.record === record || held.all.every((r, i) => r === record[ids[i]]))) {
+  if (
+    held &&
+    (held.record === record ||
+      held.all.every((r, i) => {
+        const id = ids[i]
+        return id !== undefined && r === record[id]
+      }))
+  ) {
     held.record = record
     return held.rows
   }

@@ -46,7 +46,7 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => (i === 0 ? 40 : 110),
     overscan: 6,
-    getItemKey: (i) => (i === 0 ? '__top' : rows[i - 1].key),
+    getItemKey: (i) => (i === 0 ? '__top' : (rows[i - 1]?.key ?? i)),
     // Measurements re-render in React's own batch, not in a synchronous flush per measured row.
     useFlushSync: false,
   })
@@ -213,8 +213,9 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
         ) : (
           <div className="session-inner" style={{ height: total }}>
             <div className="session-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
-              {items.map((item) =>
-                item.index === 0 ? (
+              {items.map((item) => {
+                const row = rows[item.index - 1]
+                return item.index === 0 ? (
                   <div key={item.key} data-index={0} ref={virtualizer.measureElement} className="session-top">
                     {!session?.loaded
                       ? 'Loading…'
@@ -224,17 +225,12 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
                           ? ''
                           : 'Beginning of the session'}
                   </div>
-                ) : (
+                ) : row ? (
                   <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
-                    <StepRow
-                      row={rows[item.index - 1]}
-                      memberId={memberId}
-                      actions={actions}
-                      highlighted={rows[item.index - 1].key === focusStepId}
-                    />
+                    <StepRow row={row} memberId={memberId} actions={actions} highlighted={row.key === focusStepId} />
                   </div>
-                ),
-              )}
+                ) : null
+              })}
             </div>
           </div>
         )}

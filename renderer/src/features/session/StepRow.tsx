@@ -293,7 +293,7 @@ export const StepRow = memo(
                   const result = row.results.get(c.id)
                   const approvalId = result?.tool?.callId ?? c.id
                   const awaiting =
-                    result?.status === 'waiting_approval' || approvals.some((a) => a.callId === approvalId)
+                    result?.status === 'waiting_approval' || approvals?.some((a) => a.callId === approvalId) === true
                   return <ToolCall key={c.id} memberId={memberId} call={c} result={result} awaiting={awaiting} />
                 })}
               </div>

@@ -23,7 +23,8 @@ export interface TurnTree {
 export function namedTask(text: string, tasks: Task[]): Task | null {
   const keys = new Set(mentionedKeys(text, 'T'))
   const named = tasks.filter((t) => keys.has(t.key))
-  return named.length === 1 ? named[0] : null
+  const [only, ...others] = named
+  return only && !others.length ? only : null
 }
 
 export function useTurnTree(memberId: string, workspaceId: string, text: string): TurnTree {
@@ -57,7 +58,7 @@ export function useTurnTree(memberId: string, workspaceId: string, text: string)
   const task =
     value === 'auto' || (value !== 'none' && !chosen)
       ? tasks.length === 1
-        ? tasks[0]
+        ? tasks[0]!
         : namedTask(text, tasks)
       : chosen
   return { tasks, task, choice: value, choose: (v) => setChoice({ memberId, value: v }) }
@@ -101,7 +102,7 @@ export function TreePicker({ tree }: { tree: TurnTree }) {
           auto
         </button>
       )}
-      {tree.task === null && tree.tasks.length > 1 && (
+      {tree.task === null && tree.tasks[0] && tree.tasks.length > 1 && (
         <span className="muted">name a task (e.g. {tree.tasks[0].key}) or choose one, to edit its tree</span>
       )}
     </div>

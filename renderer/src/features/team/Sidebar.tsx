@@ -69,7 +69,7 @@ function MemberItem({ id, index }: { id: string; index: number }) {
             !
           </span>
         )}
-        {(info?.pendingNotices ?? 0) > 0 && (
+        {info && info.pendingNotices > 0 && (
           <span className="count info" title={`${info.pendingNotices} notice(s) not yet seen by ${member.name}`}>
             {info.pendingNotices}
           </span>
