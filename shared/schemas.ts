@@ -159,6 +159,21 @@ export interface TaskDiff {
   truncated: boolean
   /** Files changed in the task's worktree but not committed: not part of head, so not in this diff. */
   uncommitted: string[]
+  /** sessions.changes only: the commits the turn's tree was at, by which the diff is named (base and head are trees). */
+  turn?: TurnCommits
+}
+
+/** The commits around one turn: where its tree was before and after, and the commits it made. */
+export interface TurnCommits {
+  /** null: the tree had no commit, or the turn was recorded before commits were kept. */
+  fromCommit: string | null
+  toCommit: string | null
+  /** The tree had changes not committed at fromCommit when the turn began (they are in the diff's base). */
+  uncommittedBefore: boolean
+  /** Some of the turn's changes are not committed at toCommit (they are in the diff's head). */
+  uncommittedAfter: boolean
+  /** The commits the turn made, oldest first (up to 50). */
+  commits: { sha: string; subject: string }[]
 }
 
 /** The files one turn changed in its tree (on the turn's last step). */

@@ -71,6 +71,21 @@ describe('browser UI: branches, changes and merge', () => {
       'A src/search.ts +3 −0',
     ])
     expect(await turnDialog.textContent()).toContain('export const timeoutMs = 30_000')
+    // Named by the commits the tree was at (the base, then the turn's commit), never by the snapshot trees' hashes.
+    const head = (await ui.stack.core.invoke('tasks.get', { taskId: task.id })).head!
+    const base = execFileSync('git', ['rev-parse', 'main'], { cwd: ui.stack.repoDir, encoding: 'utf8' }).trim()
+    const range = turnDialog.getByTestId('turn-range')
+    expect(await range.textContent()).toBe(`${base.slice(0, 8)} → ${head.slice(0, 8)}`)
+    expect(await turnDialog.getByTestId('turn-commits').textContent()).toBe(
+      `${head.slice(0, 8)} Search with a 30 s timeout`,
+    )
+    const trees = execFileSync('git', ['rev-parse', `${base}^{tree}`], { cwd: ui.stack.repoDir, encoding: 'utf8' })
+    expect(await turnDialog.textContent()).not.toContain(trees.slice(0, 8))
+    for (const w of [1024, 760]) {
+      await ui.page.setViewportSize({ width: w, height: 900 })
+      await screenshot(ui.page, `w2-turn-diff-${w}`)
+    }
+    await ui.page.setViewportSize({ width: 1440, height: 900 })
     await screenshot(ui.page, 'w2-turn-diff')
     await ui.page.keyboard.press('Escape')
 

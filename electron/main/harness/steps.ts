@@ -42,10 +42,20 @@ export function toStep(ws: string, r: StepRow): Step {
   }
 }
 
-/** What a turn changed, as stored on its last step: the files, and the trees before and after it. */
-export function turnChanges(r: StepRow): { from: string; to: string; files: NonNullable<Step['changes']> } | null {
+/** What a turn changed, as stored on its last step. */
+export interface StoredTurnChanges {
+  /** The trees before and after it (what was in the tree, committed or not). */
+  from: string
+  to: string
+  /** The commits the tree was at before and after (absent on turns recorded before they were kept). */
+  fromCommit?: string | null
+  toCommit?: string | null
+  files: NonNullable<Step['changes']>
+}
+
+export function turnChanges(r: StepRow): StoredTurnChanges | null {
   if (!r.changes) return null
-  const v = JSON.parse(r.changes) as { from: string; to: string; files: NonNullable<Step['changes']> }
+  const v = JSON.parse(r.changes) as StoredTurnChanges
   return Array.isArray(v.files) ? v : null
 }
 

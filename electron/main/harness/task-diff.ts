@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { DiffFile, TaskDiff } from '../../../shared/schemas'
+import type { DiffFile, TaskDiff, TurnCommits } from '../../../shared/schemas'
 import { resolveCommit, snapshotObjects, uncommittedFiles, withSnapshots } from '../repo/git-repo'
 import { runOwnGit } from '../platform/git'
 import { turnChanges } from './steps'
@@ -75,7 +75,52 @@ export async function turnDiff(h: Harness, ctx: Ctx, stepId: string): Promise<Ta
     )
   const files = await diffFiles(repo, changes.from, changes.to, env)
   const { patch, truncated } = await diffPatch(repo, changes.from, changes.to, env)
-  return { base: changes.from, head: changes.to, files, patch, truncated, uncommitted: [] }
+  const turn = await turnCommits(repo, changes, env)
+  return { base: changes.from, head: changes.to, files, patch, truncated, uncommitted: [], turn }
+}
+
+/** The commits a turn's trees were at, whether the trees held more than those commits, and the commits between. */
+async function turnCommits(
+  repo: string,
+  changes: { from: string; to: string; fromCommit?: string | null; toCommit?: string | null },
+  env: Record<string, string>,
+): Promise<TurnCommits> {
+  const fromCommit = changes.fromCommit ?? null
+  const toCommit = changes.toCommit ?? null
+  const treeOf = async (commit: string | null) =>
+    commit
+      ? (
+          await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], { env, allowFailure: true })
+        ).stdout.trim() || null
+      : null
+  const [fromTree, toTree] = await Promise.all([treeOf(fromCommit), treeOf(toCommit)])
+  let commits: TurnCommits['commits'] = []
+  if (toCommit && toTree && toCommit !== fromCommit) {
+    const range = fromCommit && fromTree ? [`${fromCommit}..${toCommit}`] : [toCommit]
+    const log = await runOwnGit(
+      repo,
+      ['log', '--reverse', '-z', '--max-count=50', '--format=%H%x1f%s', ...range, '--'],
+      {
+        env,
+        allowFailure: true,
+      },
+    )
+    commits = log.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha = '', subject = ''] = l.replace(/^\n/, '').split('\x1f')
+        return { sha, subject }
+      })
+  }
+  return {
+    fromCommit,
+    toCommit,
+    // Without a commit every file of the tree is not committed; without the record nothing is known (false).
+    uncommittedBefore: fromCommit ? fromTree !== changes.from : changes.fromCommit === null,
+    uncommittedAfter: toCommit ? toTree !== changes.to : changes.toCommit === null,
+    commits,
+  }
 }
 
 export async function diffFiles(

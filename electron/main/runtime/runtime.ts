@@ -19,7 +19,7 @@ import type { ApprovalPolicy } from '../harness/approval-policy'
 import { addRule, rulesFor } from '../harness/approval-rules'
 import { sandboxStatus } from '../platform/sandbox'
 import { refreshHead, treeForTurn, type TurnTree } from '../harness/task-branches'
-import { changedFiles, snapshotTree } from '../repo/git-repo'
+import { changedFiles, snapshotTree, treeHead } from '../repo/git-repo'
 import { toTask } from '../harness/mappers'
 import { MemberHost } from './member-host'
 import { runAcpTurn } from './acp/acp-turn'
@@ -197,7 +197,7 @@ export class Runtime {
       return { status: 'error' as const, answer: '', error: text }
     }
     const workspaceRoot = tree.root
-    const before = tree.readOnly ? null : await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
+    const before = tree.readOnly ? null : await this.snapshot(tree, host)
     // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
     const approval = stricterApproval(member.approval, start.approval)
     const emitStep = (row: StepRow) =>
@@ -324,24 +324,40 @@ export class Runtime {
     return join(this.o.harness.registry.dataDir, 'scratch', host.wsId, 'snapshots')
   }
 
+  /** The tree as it is (committed or not) and the commit it is at. */
+  private async snapshot(tree: TurnTree, host: MemberHost): Promise<{ tree: string; commit: string | null } | null> {
+    const snap = await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
+    return snap ? { tree: snap, commit: await treeHead(tree.root).catch(() => null) } : null
+  }
+
   /** The files this turn changed in its tree, on the turn's last step (and the task's head as it is now). */
   private async recordChanges(
     ctx: Ctx,
     host: MemberHost,
     start: StepRow,
     tree: TurnTree,
-    before: string | null,
+    before: { tree: string; commit: string | null } | null,
   ): Promise<void> {
     if (tree.taskRowId !== null) await refreshHead(this.o.harness, ctx, tree.taskRowId).catch(() => undefined)
     if (!before) return
-    const after = await snapshotTree(tree.root, this.snapshotDir(host)).catch(() => null)
+    const after = await this.snapshot(tree, host)
     if (!after) return
-    const changes = await changedFiles(tree.root, before, after, this.snapshotDir(host)).catch(() => [])
+    const changes = await changedFiles(tree.root, before.tree, after.tree, this.snapshotDir(host)).catch(() => [])
     if (!changes.length) return
     const last = ctx.store.steps.lastOfTurn(start.id)
     if (!last) return
-    // The two trees are kept so the turn's own diff can be shown later (sessions.changes).
-    ctx.store.steps.setChanges(last.id, JSON.stringify({ from: before, to: after, files: changes }))
+    // The two trees are kept so the turn's own diff can be shown later (sessions.changes), with the commits the tree
+    // was at before and after, which are what the diff is named by.
+    ctx.store.steps.setChanges(
+      last.id,
+      JSON.stringify({
+        from: before.tree,
+        to: after.tree,
+        fromCommit: before.commit,
+        toCommit: after.commit,
+        files: changes,
+      }),
+    )
     this.o.bus.emit('session.step', {
       workspaceId: host.wsId,
       memberId: host.memberId,

@@ -7,7 +7,7 @@ import { DiffModeEnum, DiffView } from '@git-diff-view/react'
 import '@git-diff-view/react/styles/diff-view.css'
 import { useEffect, useMemo, useState } from 'react'
 import { asClientError } from '../../api/errors'
-import type { DiffFile, TaskDiff } from '../../../../shared/schemas'
+import type { DiffFile, TaskDiff, TurnCommits } from '../../../../shared/schemas'
 import { ErrorText, Modal } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
 
@@ -32,6 +32,34 @@ export function splitPatch(patch: string): Map<string, string> {
     if (path) out.set(path, part)
   }
   return out
+}
+
+/** A turn's diff is between two snapshots of its tree: named by the commits the tree was at, never by tree hashes. */
+function TurnCommitsLine({ turn }: { turn: TurnCommits }) {
+  const short = (c: string) => <code title={c}>{c.slice(0, 8)}</code>
+  const plus = (more: boolean) => (more ? ' with changes not committed' : '')
+  let words
+  if (!turn.fromCommit && !turn.toCommit) words = <>the tree before and after this turn</>
+  else if (turn.fromCommit === turn.toCommit)
+    words = (
+      <>
+        on {short(turn.toCommit!)}
+        {turn.uncommittedAfter ? ', not committed' : ''}
+      </>
+    )
+  else
+    words = (
+      <>
+        {turn.fromCommit ? short(turn.fromCommit) : 'no commit'}
+        {plus(turn.uncommittedBefore)} → {turn.toCommit ? short(turn.toCommit) : 'no commit'}
+        {plus(turn.uncommittedAfter)}
+      </>
+    )
+  return (
+    <span className="muted small" data-testid="turn-range">
+      {words}
+    </span>
+  )
 }
 
 function useDark(): boolean {
@@ -80,14 +108,27 @@ export function ChangesDialog({
                 {diff.files.length} file{diff.files.length === 1 ? '' : 's'} changed,{' '}
                 <span className="add">+{adds}</span> <span className="del">−{dels}</span>
               </span>
-              <span className="muted small">
-                {diff.base.slice(0, 8)} → {diff.head.slice(0, 8)}
-              </span>
+              {diff.turn ? (
+                <TurnCommitsLine turn={diff.turn} />
+              ) : (
+                <span className="muted small">
+                  {diff.base.slice(0, 8)} → {diff.head.slice(0, 8)}
+                </span>
+              )}
               <span className="spacer" />
               <label className="check small">
                 <input type="checkbox" checked={split} onChange={(e) => setSplit(e.target.checked)} /> Side by side
               </label>
             </div>
+            {diff.turn && diff.turn.commits.length > 0 && (
+              <ul className="turn-commits small" data-testid="turn-commits">
+                {diff.turn.commits.map((c) => (
+                  <li key={c.sha}>
+                    <code title={c.sha}>{c.sha.slice(0, 8)}</code> {c.subject}
+                  </li>
+                ))}
+              </ul>
+            )}
             {diff.uncommitted.length > 0 && (
               <div className="warn-inline small" data-testid="uncommitted">
                 Not committed yet, so not in this diff: {diff.uncommitted.join(', ')}
