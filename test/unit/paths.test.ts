@@ -140,14 +140,14 @@ describe('npm run dist checks the package (scripts/check-package.mjs)', () => {
     const dist = await packagedApp('complete')
     const found = packagedResources(dist)
     expect(found).toEqual([join(dist, 'linux-unpacked', 'resources')])
-    expect(checkPackagedApp(found[0], packagedFiles(found[0]))).toEqual([])
+    expect(checkPackagedApp(found[0]!, packagedFiles(found[0]!))).toEqual([])
   })
 
   it('a package without the preload or the unpacked SQLite says what is missing', async () => {
     const dist = await packagedApp('broken', ['out/preload/index.cjs', 'native/electron/better_sqlite3.node'])
     const [resources] = packagedResources(dist)
-    const archive = join(resources, 'app.asar')
-    expect(checkPackagedApp(resources, packagedFiles(resources))).toEqual([
+    const archive = join(resources!, 'app.asar')
+    expect(checkPackagedApp(resources!, packagedFiles(resources!))).toEqual([
       `${join('out', 'preload', 'index.cjs')} is not in ${archive}`,
       `${join('native', 'electron', 'better_sqlite3.node')} is not in ${archive}.unpacked`,
     ])

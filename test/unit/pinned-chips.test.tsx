@@ -21,7 +21,7 @@ const decision = (version: number): Decision => ({
   workspaceId: WS,
   key: 'D-1',
   title: 'Search timeout',
-  statement: statements[version - 1],
+  statement: statements[version - 1]!,
   rationale: '',
   status: 'accepted',
   version,

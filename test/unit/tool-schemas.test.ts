@@ -57,8 +57,8 @@ describe('tool JSON Schemas derived from zod args', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(handwritten).sort())
     for (const t of tools) {
       const before = handwritten[t.name]
-      expect(t.description, t.name).toBe(before.description)
-      expect(differences(before.parameters, t.parameters as Schema, t.name), t.name).toEqual([])
+      expect(t.description, t.name).toBe(before!.description)
+      expect(differences(before!.parameters, t.parameters as Schema, t.name), t.name).toEqual([])
     }
   })
 

@@ -64,7 +64,7 @@ describe('the turn changes line', () => {
     store.setState({ workspaceId: WS, sessions: { [M]: { info: { pendingApprovals: [] } } } } as never)
     render(
       <StoreContext.Provider value={store}>
-        <StepRow row={rows[0]} memberId={M} actions={{ onRecord: () => {} }} highlighted={false} />
+        <StepRow row={rows[0]!} memberId={M} actions={{ onRecord: () => {} }} highlighted={false} />
       </StoreContext.Provider>,
     )
     expect(screen.getByTestId('turn-changes').textContent).toBe('2 files changed')

@@ -298,7 +298,7 @@ describe('decision cards', () => {
     act(() => store.getState().applyDecision(decision(2, 'GraphQL at /graphql')))
     const cards = screen.getAllByTestId('decision-card')
     expect(cards.map((c) => c.getAttribute('data-version'))).toEqual(['2', '2'])
-    expect(cards[1].textContent).toContain('GraphQL at /graphql')
+    expect(cards[1]!.textContent).toContain('GraphQL at /graphql')
   })
 
   it('edits in place: impact preview first, then one compare-and-set update', async () => {

@@ -95,7 +95,7 @@ function rowServer(tasks: Task[], reports: Report[]) {
     const limit = (p.limit as number | undefined) ?? 100
     const items = from < 0 ? [] : sorted.slice(from, from + limit)
     const more = from >= 0 && from + limit < sorted.length
-    return { items, nextCursor: more ? String(num(items[items.length - 1].key)) : null, total: rows.length }
+    return { items, nextCursor: more ? String(num(items[items.length - 1]!.key)) : null, total: rows.length }
   }
   const answers: Record<string, (p: Record<string, unknown>) => unknown> = {
     'workspaces.list': () => [{ id: WS, name: 'r', repoPath: '/r', createdAt: '' }],
@@ -244,14 +244,14 @@ describe('paged lists in the store', () => {
     await store.getState().loadMoreTasks({})
     await store.getState().loadMoreTasks({})
     const list = store.getState().taskLists[key]
-    expect(list.ids).toHaveLength(250)
-    expect(list.ids.map((id) => store.getState().tasks[id].key).slice(98, 102)).toEqual([
+    expect(list!.ids).toHaveLength(250)
+    expect(list!.ids.map((id) => store.getState().tasks[id]!.key).slice(98, 102)).toEqual([
       'T-99',
       'T-100',
       'T-101',
       'T-102',
     ])
-    expect(list.nextCursor).toBeNull()
+    expect(list!.nextCursor).toBeNull()
     expect(
       calls.filter((c) => c.method === 'tasks.page' && c.params.limit !== 1).map((c) => c.params.cursor ?? null),
     ).toEqual([null, '100', '200'])
@@ -266,13 +266,13 @@ describe('paged lists in the store', () => {
       store.getState().ensureTaskList({ flagged: true }),
     ])
     const keys = (f: TaskFilter) =>
-      store.getState().taskLists[filterKey(f)].ids.map((id) => store.getState().tasks[id].key)
+      store.getState().taskLists[filterKey(f)]!.ids.map((id) => store.getState().tasks[id]!.key)
     emit('task.changed', { workspaceId: WS, task: task(3, { status: 'in_progress', version: 2 }) })
     emit('task.changed', { workspaceId: WS, task: task(1, { flag: 'needs_adjustment', version: 2 }) })
     expect(keys({ status: ['todo'] })).toEqual(['T-1'])
     expect(keys({ status: ['in_progress'] })).toEqual(['T-2', 'T-3'])
     expect(keys({ flagged: true })).toEqual(['T-1'])
-    expect(store.getState().taskLists[filterKey({ status: ['in_progress'] })].total).toBe(2)
+    expect(store.getState().taskLists[filterKey({ status: ['in_progress'] })]!.total).toBe(2)
     // An older version arriving late moves nothing back.
     emit('task.changed', { workspaceId: WS, task: task(3, { status: 'todo', version: 1 }) })
     expect(keys({ status: ['todo'] })).toEqual(['T-1'])
@@ -288,13 +288,13 @@ describe('paged lists in the store', () => {
     tasks[0] = task(1, {
       flag: 'needs_adjustment',
       version: 2,
-      links: [{ ...task(1).links[0], currentVersion: 2, state: 'suspect' }],
+      links: [{ ...task(1).links[0]!, currentVersion: 2, state: 'suspect' }],
     })
     for (let i = 0; i < reports.length; i++)
       reports[i] = report(i + 1, {
         validity: 'stale',
         basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
-        claims: [{ ...report(i + 1).claims[0], state: 'stale' }],
+        claims: [{ ...report(i + 1).claims[0]!, state: 'stale' }],
       })
     const impact = impactOf({
       truncated: true,
@@ -346,11 +346,11 @@ describe('paged lists in the store', () => {
       actorId: null,
     })
     // At once, from the event alone.
-    expect(store.getState().tasks[`${WS}-t1`].flag).toBe('needs_adjustment')
-    expect(store.getState().reports[`${WS}-r150`].validity).toBe('stale')
+    expect(store.getState().tasks[`${WS}-t1`]!.flag).toBe('needs_adjustment')
+    expect(store.getState().reports[`${WS}-r150`]!.validity).toBe('stale')
     expect(store.getState().reports[`${WS}-r1`]).toBeUndefined()
-    await expect.poll(() => store.getState().reportLists[filterKey({})].staleTotal).toBe(150)
-    await expect.poll(() => store.getState().reports[`${WS}-r51`].validity).toBe('stale')
+    await expect.poll(() => store.getState().reportLists[filterKey({})]!.staleTotal).toBe(150)
+    await expect.poll(() => store.getState().reports[`${WS}-r51`]!.validity).toBe('stale')
     await expect.poll(() => store.getState().counts.staleReports).toBe(150)
     const after = calls.slice(before)
     expect(after.filter(whole)).toEqual([])
@@ -410,11 +410,11 @@ describe('paged lists in the store', () => {
     const staleReport = report(1, {
       validity: 'stale',
       basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
-      claims: [{ ...report(1).claims[0], state: 'stale' }],
+      claims: [{ ...report(1).claims[0]!, state: 'stale' }],
     })
     const { store } = await opened([task(1)], [staleReport])
     await store.getState().ensureReportList({})
-    expect(store.getState().reportLists[filterKey({})].staleTotal).toBe(1)
+    expect(store.getState().reportLists[filterKey({})]!.staleTotal).toBe(1)
     const impact = impactOf({
       version: 3,
       normative: true,
@@ -432,7 +432,7 @@ describe('paged lists in the store', () => {
     void store.getState().applyDecisionChange(decision(3), impact)
     // Before any refetch answers: valid, and the list's stale count follows.
     expect(store.getState().reports[`${WS}-r1`]).toMatchObject({ validity: 'valid', claims: [{ state: 'valid' }] })
-    expect(store.getState().reportLists[filterKey({})].staleTotal).toBe(0)
+    expect(store.getState().reportLists[filterKey({})]!.staleTotal).toBe(0)
   })
 
   it('fetches tasks asked for by id in one call per tick, only those not cached', async () => {
@@ -459,6 +459,6 @@ describe('paged lists in the store', () => {
     await store.getState().resync()
     const pages = calls.slice(before).filter((c) => c.method === 'tasks.page' && c.params.limit !== 1)
     expect(pages.map((c) => c.params.cursor ?? null)).toEqual([null, '100'])
-    expect(store.getState().taskLists[filterKey({})].ids).toHaveLength(150)
+    expect(store.getState().taskLists[filterKey({})]!.ids).toHaveLength(150)
   })
 })

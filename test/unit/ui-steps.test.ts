@@ -34,13 +34,13 @@ describe('session steps', () => {
     expect(steps.map((s) => s.seq)).toEqual([1, 2, 3])
     steps = upsertStep(steps, step(2, { text: 'b2' }))
     expect(steps).toHaveLength(3)
-    expect(steps[1].text).toBe('b2')
+    expect(steps[1]!.text).toBe('b2')
   })
 
   it('appends streamed text, and starts a placeholder for a step not seen yet', () => {
     let steps = [step(1, { status: 'streaming', endedAt: null, text: 'Hel' })]
     steps = appendText(steps, 'w1-m1', 'w1-s1', 'lo')
-    expect(steps[0].text).toBe('Hello')
+    expect(steps[0]!.text).toBe('Hello')
     steps = appendText(steps, 'w1-m1', 'w1-s9', 'Hi')
     expect(steps[1]).toMatchObject({ id: 'w1-s9', status: 'streaming', text: 'Hi' })
     // The real step replaces the placeholder and moves to its seq.
@@ -98,8 +98,8 @@ describe('session steps', () => {
     })
     const rows = buildRows([step(1, { kind: 'user' }), model, toolB, toolA, other, step(6, { text: 'done' })])
     expect(rows.map((r) => r.key)).toEqual(['w1-s1', 'w1-s2', 'w1-s5', 'w1-s6'])
-    expect(rows[1].results.get('call_a')?.text).toBe('A')
-    expect(rows[1].results.get('call_b')?.text).toBe('B')
+    expect(rows[1]!.results.get('call_a')?.text).toBe('A')
+    expect(rows[1]!.results.get('call_b')?.text).toBe('B')
   })
 
   it('rebuilds only the rows from the first changed step, with the same result as a full build (property)', () => {

@@ -232,9 +232,9 @@ describe('renderer store', () => {
     frames.run()
     expect(renders).toHaveBeenCalledTimes(1)
     const s = store.getState()
-    expect(s.sessions[`${WS}-m1`].steps.at(-1)!.text).toBe('Use REST with JSON')
+    expect(s.sessions[`${WS}-m1`]!.steps.at(-1)!.text).toBe('Use REST with JSON')
     // Keyed by session: the other member's text never lands in this one.
-    expect(s.sessions[`${WS}-m2`].steps.map((x) => x.text)).toEqual(['other session'])
+    expect(s.sessions[`${WS}-m2`]!.steps.map((x) => x.text)).toEqual(['other session'])
     off()
     wiring.stop()
   })
@@ -252,7 +252,7 @@ describe('renderer store', () => {
       step: step(2, { status: 'done', text: 'Hello', endedAt: 'x' }),
     })
     frames.run()
-    expect(store.getState().sessions[`${WS}-m1`].steps.at(-1)!.text).toBe('Hello')
+    expect(store.getState().sessions[`${WS}-m1`]!.steps.at(-1)!.text).toBe('Hello')
   })
 
   it('ignores events of another workspace and older versions of a decision', async () => {
@@ -265,7 +265,7 @@ describe('renderer store', () => {
     expect(Object.keys(store.getState().decisions)).toEqual([`${WS}-d1`])
     store.getState().applyDecision(decision(3, 'v3'))
     store.getState().applyDecision(decision(2, 'late v2'))
-    expect(store.getState().decisions[`${WS}-d1`].statement).toBe('v3')
+    expect(store.getState().decisions[`${WS}-d1`]!.statement).toBe('v3')
   })
 
   it('patches and refetches by id the loaded tasks a decision edit flagged, never the whole list', async () => {
@@ -311,11 +311,11 @@ describe('renderer store', () => {
         reason: '',
         actorId: null,
       })
-      expect(store.getState().decisions[`${WS}-d1`].version).toBe(2)
+      expect(store.getState().decisions[`${WS}-d1`]!.version).toBe(2)
       // Patched from the event at once, before any answer.
-      expect(store.getState().tasks[`${WS}-t1`].flag).toBe('needs_adjustment')
+      expect(store.getState().tasks[`${WS}-t1`]!.flag).toBe('needs_adjustment')
       await vi.advanceTimersByTimeAsync(500)
-      expect(store.getState().tasks[`${WS}-t1`].version).toBe(2)
+      expect(store.getState().tasks[`${WS}-t1`]!.version).toBe(2)
       const after = calls.slice(before).map(([m]) => m)
       expect(after).toContain('tasks.getMany')
       expect(after.filter((m) => m === 'tasks.list' || m === 'reports.list')).toEqual([])
@@ -399,9 +399,9 @@ describe('renderer store', () => {
       memberId: `${WS}-m2`,
       step: step(5, { memberId: `${WS}-m2`, status: 'done', text: 'done', endedAt: 'x' }),
     })
-    expect(store.getState().sessions[`${WS}-m2`].unread).toBe(1)
+    expect(store.getState().sessions[`${WS}-m2`]!.unread).toBe(1)
     store.getState().selectMember(`${WS}-m2`)
-    expect(store.getState().sessions[`${WS}-m2`].unread).toBe(0)
+    expect(store.getState().sessions[`${WS}-m2`]!.unread).toBe(0)
   })
 
   it('pages older steps in before the first one held', async () => {
@@ -418,8 +418,8 @@ describe('renderer store', () => {
     await store.getState().loadSession(`${WS}-m1`)
     await store.getState().loadOlder(`${WS}-m1`)
     const held = store.getState().sessions[`${WS}-m1`]
-    expect(held.steps.map((x) => x.seq)).toEqual([0, 5])
-    expect(held.hasMore).toBe(false)
+    expect(held!.steps.map((x) => x.seq)).toEqual([0, 5])
+    expect(held!.hasMore).toBe(false)
     expect(calls.filter(([m]) => m === 'sessions.get').at(-1)![1]).toMatchObject({ before: 5 })
   })
 })
@@ -531,11 +531,11 @@ describe('browser client for the bridge', () => {
       WebSocket: FakeSocket as never,
     })
     expect(await client.call('workspaces.list', {})).toEqual({ echoed: {} })
-    expect(fetch.mock.calls[0][0]).toBe('http://127.0.0.1:5183/api/workspaces.list')
-    expect((fetch.mock.calls[0][1].headers as Record<string, string>).authorization).toBe('Bearer tok')
+    expect(fetch.mock.calls[0]![0]).toBe('http://127.0.0.1:5183/api/workspaces.list')
+    expect((fetch.mock.calls[0]![1].headers as Record<string, string>).authorization).toBe('Bearer tok')
     const err = (await client.call('tasks.accept', { taskId: 'w00000001-t1' }).catch((e: unknown) => e)) as ClientError
     expect(err).toMatchObject({ code: 'evidence_stale', message: 'T-1 cannot be accepted' })
-    expect(refusalReasons(err)[0].message).toBe('R-1 is based on D-1 v1')
+    expect(refusalReasons(err)[0]!.message).toBe('R-1 is based on D-1 v1')
     const down = createBridgeClient({
       origin: 'http://127.0.0.1:1',
       token: 't',
@@ -560,11 +560,11 @@ describe('browser client for the bridge', () => {
       client.onConnection((s) => states.push(s))
       const events: unknown[] = []
       client.onEvent((e) => events.push(e))
-      expect(FakeSocket.all[0].url).toBe('ws://127.0.0.1:5183/events?token=a+b')
-      FakeSocket.all[0].onopen!()
-      FakeSocket.all[0].onmessage!({ data: JSON.stringify({ event: 'task.changed', payload: { workspaceId: WS } }) })
+      expect(FakeSocket.all[0]!.url).toBe('ws://127.0.0.1:5183/events?token=a+b')
+      FakeSocket.all[0]!.onopen!()
+      FakeSocket.all[0]!.onmessage!({ data: JSON.stringify({ event: 'task.changed', payload: { workspaceId: WS } }) })
       expect(events).toHaveLength(1)
-      FakeSocket.all[0].close()
+      FakeSocket.all[0]!.close()
       expect(states).toEqual(['closed', 'connecting', 'open', 'connecting'])
       await vi.advanceTimersByTimeAsync(200)
       expect(FakeSocket.all).toHaveLength(2)
