@@ -71,6 +71,14 @@ export const methods = {
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
   /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
   'system.info': method(z.strictObject({}), r<s.SystemInfo>()),
+  /**
+   * The desktop app shows a system notification (Electron's, from the main process); `unsupported` in the browser,
+   * whose page uses the Notification API itself. The renderer asks only when the user turned notifications on.
+   */
+  'system.notify': method(
+    z.strictObject({ title: z.string().trim().min(1).max(200), body: z.string().max(1000) }),
+    r<{ shown: boolean }>(),
+  ),
 
   'members.create': method(
     z.strictObject({

@@ -11,7 +11,7 @@ import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { archiveHandlers } from './api/archive-handlers'
-import { systemHandlers, type PickFolder } from './api/system-handlers'
+import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
 import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
@@ -28,6 +28,8 @@ export interface CoreOptions {
   provider?: CreateProviderOptions
   /** The desktop app's native folder dialog (absent in `concord serve`: folders.pick is unsupported there). */
   pickFolder?: PickFolder
+  /** The desktop app's system notifications (absent in `concord serve`: system.notify is unsupported there). */
+  notify?: Notify
   /** Size and count of the log files in `<dataDir>/logs` (tests make them small). */
   log?: LogOptions
   /**
@@ -108,7 +110,7 @@ function openCore(options: CoreOptions): Core {
     }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
-    ...systemHandlers({ pickFolder: options.pickFolder, secrets }),
+    ...systemHandlers({ pickFolder: options.pickFolder, notify: options.notify, secrets }),
     ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
     ...approvalHandlers({ harness, runtime }),
   }

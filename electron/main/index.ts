@@ -1,7 +1,7 @@
 /** Electron entry: hosts the core, opens one locked-down window, binds IPC. Thin on purpose. */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, session, shell } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell } from 'electron'
 import { createCore, type Core } from './core'
 import { plainCipher, type SecretCipher } from './secrets/secret-store'
 import { resolveDataDir } from './data-dir'
@@ -116,6 +116,19 @@ if (!app.requestSingleInstanceLock()) {
           }
           const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options)
           return r.canceled ? null : (r.filePaths[0] ?? null)
+        },
+        notify: (title, body) => {
+          if (!Notification.isSupported()) return false
+          const note = new Notification({ title, body })
+          // A click brings the window back to the member waiting.
+          note.on('click', () => {
+            if (!win) return
+            if (win.isMinimized()) win.restore()
+            win.show()
+            win.focus()
+          })
+          note.show()
+          return true
         },
       })
     } catch (err) {

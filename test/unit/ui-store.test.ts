@@ -188,8 +188,15 @@ describe('UI preferences', () => {
     expect(storage.writes).toBe(0)
     store.getState().setTheme('dark')
     store.getState().setRightTab('tasks')
-    expect(storage.writes).toBe(2)
-    expect(loadPrefs(storage)).toEqual({ theme: 'dark', rightTab: 'tasks', panelOpen: true, lastWorkspaceId: WS })
+    store.getState().setNotifyDesktop(true)
+    expect(storage.writes).toBe(3)
+    expect(loadPrefs(storage)).toEqual({
+      theme: 'dark',
+      rightTab: 'tasks',
+      panelOpen: true,
+      lastWorkspaceId: WS,
+      notifyDesktop: true,
+    })
   })
 
   it('are read back only when well formed', () => {
@@ -201,7 +208,10 @@ describe('UI preferences', () => {
     }
     storage.setItem(
       'concord.ui',
-      JSON.stringify({ state: { theme: 'neon', rightTab: 'inbox', panelOpen: 'yes', lastWorkspaceId: 7 }, version: 1 }),
+      JSON.stringify({
+        state: { theme: 'neon', rightTab: 'inbox', panelOpen: 'yes', lastWorkspaceId: 7, notifyDesktop: 'on' },
+        version: 1,
+      }),
     )
     expect(loadPrefs(storage)).toEqual({ rightTab: 'inbox' })
   })
@@ -325,20 +335,28 @@ describe('renderer store', () => {
     }
   })
 
-  it('notifies when a member needs approval or finishes, not while you watch it', async () => {
+  it('notifies when a member needs approval or finishes, once the user turned notifications on', async () => {
     const { store, emit } = await loadedStore()
     const notify = vi.fn()
     connectEvents(store, manualFrames(), notify)
     store.getState().selectMember(`${WS}-m2`)
-    emit('session.state', { workspaceId: WS, session: info('running') })
-    emit('session.state', {
-      workspaceId: WS,
-      session: info('waiting_approval', {
-        pendingApprovals: [{ callId: 'c', name: 'run_command', argumentsText: '{}' }],
-      }),
-    })
-    emit('session.state', { workspaceId: WS, session: info('running') })
-    emit('session.state', { workspaceId: WS, session: info('idle') })
+    const turn = () => {
+      emit('session.state', { workspaceId: WS, session: info('running') })
+      emit('session.state', {
+        workspaceId: WS,
+        session: info('waiting_approval', {
+          pendingApprovals: [{ callId: 'c', name: 'run_command', argumentsText: '{}' }],
+        }),
+      })
+      emit('session.state', { workspaceId: WS, session: info('running') })
+      emit('session.state', { workspaceId: WS, session: info('idle') })
+    }
+    // Off by default: opt-in.
+    expect(store.getState().notifyDesktop).toBe(false)
+    turn()
+    expect(notify).not.toHaveBeenCalled()
+    store.getState().setNotifyDesktop(true)
+    turn()
     expect(notify.mock.calls.map((c) => c[0])).toEqual(['Impl needs your approval', 'Impl finished'])
     expect(notificationFor(info('idle'), info('idle'), 'X')).toBeNull()
     expect(notificationFor(info('running'), info('idle', { queued: 1 }), 'X')).toBeNull()
@@ -348,6 +366,7 @@ describe('renderer store', () => {
     const { store, emit } = await loadedStore()
     const notify = vi.fn()
     connectEvents(store, manualFrames(), notify)
+    store.getState().setNotifyDesktop(true)
     store.getState().selectMember(`${WS}-m2`)
     const ask = (q: string, seq: number) =>
       step(seq, {

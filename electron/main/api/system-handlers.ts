@@ -8,8 +8,12 @@ import type { Handlers } from './handlers'
 /** Opens the host's folder dialog; resolves null when the user cancels. */
 export type PickFolder = (title?: string) => Promise<string | null>
 
+/** Shows a system notification; false when the system has none. */
+export type Notify = (title: string, body: string) => boolean
+
 export interface SystemDeps {
   pickFolder?: PickFolder
+  notify?: Notify
   secrets: Pick<SecretStore, 'protection'>
 }
 
@@ -21,8 +25,10 @@ async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
   }
 }
 
-export function systemHandlers(deps: SystemDeps): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info'> {
-  const { pickFolder } = deps
+export function systemHandlers(
+  deps: SystemDeps,
+): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info' | 'system.notify'> {
+  const { pickFolder, notify } = deps
   return {
     'folders.browse': (p) => listFolders(p.path),
     'folders.pick': async (p) => {
@@ -34,5 +40,13 @@ export function systemHandlers(deps: SystemDeps): Pick<Handlers, 'folders.browse
       return { path: await pickFolder(p.title) }
     },
     'system.info': () => systemInfo(deps),
+    'system.notify': (p) => {
+      if (!notify)
+        throw new ApiError(
+          'unsupported',
+          'There are no system notifications here (only in the desktop app): the page uses the Notification API',
+        )
+      return { shown: notify(p.title, p.body) }
+    },
   }
 }

@@ -36,7 +36,7 @@ export function createAppStore(api: ClientApi, options: StoreOptions = {}): AppS
 }
 
 /** The UI preferences kept across reloads (never any workspace data). */
-type Prefs = Pick<AppState, 'theme' | 'lastWorkspaceId' | 'lastMemberId' | 'rightTab' | 'panelOpen'>
+type Prefs = Pick<AppState, 'theme' | 'lastWorkspaceId' | 'lastMemberId' | 'rightTab' | 'panelOpen' | 'notifyDesktop'>
 const PREFS_KEY = 'concord.ui'
 const themes: Theme[] = ['system', 'light', 'dark']
 const tabs: RightTab[] = ['decisions', 'tasks', 'reports', 'inbox', 'figures']
@@ -55,6 +55,7 @@ export function loadPrefs(storage: Storage): Partial<Prefs> {
     if (typeof p.panelOpen === 'boolean') out.panelOpen = p.panelOpen
     if (typeof p.lastWorkspaceId === 'string') out.lastWorkspaceId = p.lastWorkspaceId
     if (typeof p.lastMemberId === 'string') out.lastMemberId = p.lastMemberId
+    if (typeof p.notifyDesktop === 'boolean') out.notifyDesktop = p.notifyDesktop
     return out
   } catch {
     return {}
@@ -72,6 +73,7 @@ export function keepPrefs(store: AppStore, storage: Storage): () => void {
     lastMemberId: s.lastMemberId,
     rightTab: s.rightTab,
     panelOpen: s.panelOpen,
+    notifyDesktop: s.notifyDesktop,
   })
   let last = pick(store.getState())
   return store.subscribe((s) => {
@@ -80,7 +82,8 @@ export function keepPrefs(store: AppStore, storage: Storage): () => void {
       s.lastWorkspaceId === last.lastWorkspaceId &&
       s.lastMemberId === last.lastMemberId &&
       s.rightTab === last.rightTab &&
-      s.panelOpen === last.panelOpen
+      s.panelOpen === last.panelOpen &&
+      s.notifyDesktop === last.notifyDesktop
     )
       return
     last = pick(s)

@@ -50,9 +50,20 @@ export function notificationFor(
   return null
 }
 
-export function desktopNotifier(): Notifier {
+/**
+ * Shows a desktop notification: in the desktop app Electron's, from the main process (`system.notify`, over the
+ * checked IPC channel); in the browser the page's Notification API, once the user allowed it.
+ */
+export function desktopNotifier(store: AppStore): Notifier {
   return (title, body) => {
-    if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
+    const s = store.getState()
+    if (s.nativeDialogs) {
+      s.api.call('system.notify', { title, body }).catch(() => {})
+      return
+    }
+    // Turned on only once the browser granted it (NotifyToggle). Not `Notification.permission`: some Chromium builds
+    // (the headless shell) answer "denied" there while granting requestPermission and showing notifications.
+    if (typeof Notification === 'undefined') return
     try {
       new Notification(title, { body, silent: false })
     } catch {
@@ -61,9 +72,12 @@ export function desktopNotifier(): Notifier {
   }
 }
 
-/** The user has this member's session in front of them (no notification needed). */
-function watching(s: { selectedMemberId: string | null; view: string }, memberId: string): boolean {
-  return typeof document !== 'undefined' && !document.hidden && s.selectedMemberId === memberId && s.view === 'member'
+/**
+ * The window has the user's attention (a notification would only repeat the sidebar). Focus, not visibility: a
+ * visible window behind another one, or on another screen, is not being looked at.
+ */
+function windowFocused(): boolean {
+  return typeof document !== 'undefined' && document.hasFocus()
 }
 
 /** What events ask to refetch, coalesced. Never a whole list: rows come patched or by id, `counts` recounts totals. */
@@ -79,7 +93,7 @@ export interface EventWiring {
 export function connectEvents(
   store: AppStore,
   scheduler: Scheduler = frameScheduler,
-  notify: Notifier = desktopNotifier(),
+  notify: Notifier = desktopNotifier(store),
 ): EventWiring {
   const { api } = store.getState()
   let deltas = new Map<string, Map<string, string>>()
@@ -163,7 +177,8 @@ export function connectEvents(
         s.applySessionInfo(session)
         const name = s.members[session.memberId]?.name
         const note = name ? notificationFor(prev, session, name) : null
-        if (note && !watching(s, session.memberId)) notify(note.title, note.body)
+        // Opt-in (the user turned notifications on), and only while the window is not focused.
+        if (note && s.notifyDesktop && !windowFocused()) notify(note.title, note.body)
         return
       }
       case 'session.step': {

@@ -126,7 +126,13 @@ export interface UiSlice {
   focusStepId: string | null
   composerFocusTick: number
   showShortcuts: boolean
+  /**
+   * Desktop notifications when a member waits for approval or finishes while the window is not focused. Opt-in
+   * (off by default), a UI preference of this browser or desktop app.
+   */
+  notifyDesktop: boolean
   setTheme(t: Theme): void
+  setNotifyDesktop(on: boolean): void
   selectMember(id: string | null): void
   setView(v: 'member' | 'team'): void
   setRightTab(t: RightTab): void

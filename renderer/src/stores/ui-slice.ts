@@ -12,7 +12,9 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   focusStepId: null,
   composerFocusTick: 0,
   showShortcuts: false,
+  notifyDesktop: false,
   setTheme: (theme) => set({ theme }),
+  setNotifyDesktop: (notifyDesktop) => set({ notifyDesktop }),
   selectMember(id) {
     set({ selectedMemberId: id, view: 'member', focusStepId: null, ...(id ? { lastMemberId: id } : {}) })
     if (!id) return

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { FirstCommitOffer, NO_COMMIT_NOTE } from '../workspaces/FirstCommit'
 import { LoopSettings } from './LoopSettings'
+import { NotifyButton, useNotifyToggle } from './NotifyToggle'
 import { Avatar, ErrorText, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -98,6 +99,7 @@ export function Sidebar() {
   const setTheme = useApp((s) => s.setTheme)
   const connection = useApp((s) => s.connection)
   const setShowShortcuts = useApp((s) => s.setShowShortcuts)
+  const notify = useNotifyToggle()
   const [adding, setAdding] = useState(false)
   const [opening, setOpening] = useState(false)
   // Below 960 px the sidebar is a rail of avatars; this opens it whole over the session.
@@ -183,10 +185,16 @@ export function Sidebar() {
         <button className="link-btn small" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
           ⌨ Shortcuts
         </button>
+        <NotifyButton on={notify.on} toggle={notify.toggle} />
         <span
           className={`conn conn-${connection}`}
           title={connection === 'open' ? 'connected' : connection === 'connecting' ? 'reconnecting…' : 'disconnected'}
         />
+        {notify.refused && (
+          <div className="side-foot-note small" role="alert" data-testid="notify-refused">
+            {notify.refused}
+          </div>
+        )}
       </div>
       {adding && <MemberEditor onClose={() => setAdding(false)} />}
       {opening && (
