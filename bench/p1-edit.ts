@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore, type Core } from '../electron/main/core'
+import { flagOnChangeSql, statusOnChangeSql, touchedByChangeSql } from '../electron/main/store/task-rules-sql'
 import type { Decision } from '../shared/schemas'
 import { counts, openBare, replayTimed, traceStatements, writeSet, type TracedCall } from './sql-trace'
 import { median, ms, verdict } from './util'
@@ -93,16 +94,11 @@ export function minimalWriteSet(calls: TracedCall[]): TracedCall[] {
   if (!decision || !revision) throw new Error('P1: the traced edit wrote no decision row or revision')
   const row = decision.args[0] as { id: number; fingerprint: string; updated_at: string }
   const flagTasks: TracedCall = {
-    sql: `UPDATE tasks SET
-            status = CASE status WHEN 'accepted' THEN 'delivered' ELSE status END,
-            flag = CASE
-              WHEN status IN ('delivered', 'accepted') OR flag = 'needs_reverification' THEN 'needs_reverification'
-              WHEN status = 'in_progress' OR flag = 'needs_adjustment' THEN 'needs_adjustment'
-              ELSE 'requirements_updated' END,
-            version = version + 1, updated_at = @at
-          WHERE id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to)
-            AND status <> 'cancelled'
-            AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = tasks.id AND b.merged_at IS NOT NULL)`,
+    // The flag rule and the untouched tasks as the store writes them (store/task-rules-sql.ts: one home).
+    sql: `UPDATE tasks AS t SET status = ${statusOnChangeSql('t')}, flag = ${flagOnChangeSql('t')},
+            version = t.version + 1, updated_at = @at
+          WHERE t.id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to)
+            AND ${touchedByChangeSql('t')}`,
     method: 'run',
     args: [{ d: row.id, to: row.fingerprint, at: row.updated_at }],
     reader: false,

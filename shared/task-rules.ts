@@ -65,3 +65,26 @@ export function moveRefusal(key: string, from: TaskStatusValue, to: TaskStatusVa
   if (canMove(from, to)) return null
   return `${key} is ${quoted(from)}: it can move to ${listWords(taskMoves[from])}, not to ${quoted(to)}`
 }
+
+/**
+ * What a change to a decision's normative content does to a task that depends on it (DESIGN §2), as data: the
+ * store builds its SQL from these (store/task-rules-sql.ts), so the edit, its preview (a dry run of the edit) and
+ * the bench's minimal write set apply one rule.
+ * - Untouched: `cancelled` tasks, and merged ones (a follow-up task carries the change).
+ * - The flag: the first row whose status or current flag matches; a stronger flag the task has is kept.
+ * - The status: an accepted task's acceptance is revoked (it is delivered again); others keep theirs.
+ * - Told at once: the assignee of a task in one of `notifiedOnChange` before the edit (a todo task's assignee
+ *   reads the new requirement when it starts), unless that member made the edit.
+ */
+export const untouchedOnChange: readonly TaskStatusValue[] = ['cancelled']
+export const flagOnChange: readonly { flag: TaskFlagValue; statuses: readonly TaskStatusValue[] }[] = [
+  { flag: 'needs_reverification', statuses: ['delivered', 'accepted'] },
+  { flag: 'needs_adjustment', statuses: ['in_progress'] },
+]
+export const defaultFlagOnChange: TaskFlagValue = 'requirements_updated'
+export const statusOnChange: Partial<Record<TaskStatusValue, TaskStatusValue>> = { accepted: 'delivered' }
+export const notifiedOnChange: readonly TaskStatusValue[] = ['in_progress', 'delivered', 'accepted']
+
+/** A task is flagged while it has a flag or a link pinned to content its decision no longer has (tasks.page `flagged`). */
+export const isTaskFlagged = (t: { flag: TaskFlagValue | null; suspectLinks: boolean }) =>
+  t.flag !== null || t.suspectLinks

@@ -100,6 +100,36 @@ describe('migrations', () => {
     db.close()
   })
 
+  it('brings a v16 database with recorded edits up to date (017): each edit keeps its flagged tasks, in key order', () => {
+    const file = join(dir, 'v16.sqlite')
+    const v16 = openDatabase(file, { migrations: migrations.slice(0, 16) })
+    v16.pragma('foreign_keys = OFF')
+    v16.prepare("INSERT INTO decision_impacts VALUES (1, 2, 'f1', 'f2', 7), (1, 3, 'f2', 'f3', 9)").run()
+    v16
+      .prepare(
+        `INSERT INTO impact_tasks (decision_id, version, task_id, old_status, status, flag, assignee_id) VALUES
+         (1, 2, 5, 'accepted', 'delivered', 'needs_reverification', 2), (1, 2, 3, 'todo', 'todo', 'requirements_updated', NULL)`,
+      )
+      .run()
+    v16.close()
+    const db = openDatabase(file)
+    expect(db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(17)
+    const rows = db.prepare('SELECT version, last_report_id, tasks FROM decision_impacts ORDER BY version').all()
+    expect(rows).toEqual([
+      {
+        version: 2,
+        last_report_id: 7,
+        tasks: JSON.stringify([
+          [3, 'todo', 'todo', 'requirements_updated', null],
+          [5, 'accepted', 'delivered', 'needs_reverification', 2],
+        ]),
+      },
+      { version: 3, last_report_id: 9, tasks: '[]' },
+    ])
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'impact_tasks'").pluck().get()).toBe(0)
+    db.close()
+  })
+
   it('refuses a database written by a newer Concord and leaves it untouched', () => {
     const file = join(dir, 'new.sqlite')
     const raw = new Database(file)

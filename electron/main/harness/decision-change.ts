@@ -43,6 +43,8 @@ export interface DecisionChange {
   impact: Impact
   /** The notices this change queued (emitted after the commit). */
   notices: NoticeSummary[]
+  /** The merged tasks the change left alone (each got a follow-up task). */
+  merged: number[]
 }
 
 export function changeDecisionTx(
@@ -113,9 +115,9 @@ export function changeDecisionTx(
         meta.actorId,
         at,
       )
-    : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [] }
+    : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [], merged: [] }
   const impact = propagated.impact
-  // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (impact_tasks and the pins).
+  // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (the edit's record and the pins).
   ctx.store.log.appendEvent(
     'decision.changed',
     {
@@ -132,7 +134,7 @@ export function changeDecisionTx(
     at,
   )
   const notices = propagated.noticeIds.map((n) => toNoticeSummary(ctx.wsId, ctx.store, ctx.store.log.notice(n)!))
-  return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices }
+  return { decision: toDecision(ctx.wsId, decisions.get(id)!), impact, notices, merged: propagated.merged }
 }
 
 /** After the commit: one event with the whole impact, then each queued notice. */

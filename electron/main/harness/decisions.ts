@@ -3,12 +3,12 @@ import { ApiError } from '../../../shared/errors'
 import type { Decision, Impact } from '../../../shared/schemas'
 import type { DecisionStatusValue } from '../store/decisions-repo'
 import { actorOf, type Ctx } from './context'
-import { changeDecisionTx, decisionRow, emitDecisionChange } from './decision-change'
+import { changeDecisionTx, decisionRow, emitDecisionChange, type DecisionChange } from './decision-change'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
 import { toDecision, toProposal, toRevision } from './mappers'
-import { previewPropagation } from './propagation'
+import { mergedTasksOf } from './propagation'
 import { createProposalTx } from './proposals'
 
 // The edit path lives in decision-change.ts (shared with proposals.ts); re-exported for the callers that name it here.
@@ -129,17 +129,37 @@ export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): R
   return { decision: change.decision, impact: change.impact }
 }
 
-/** What an edit would do, in the edit's own shape (for a revert: the claims it would restore). Writes nothing. */
+/** Thrown to roll a dry run back. */
+class DryRun extends Error {}
+
+/**
+ * What an edit would do, in the edit's own shape (for a revert: the claims it would restore): the edit itself
+ * (changeDecisionTx), run in a transaction that is rolled back, so the preview and the edit cannot disagree.
+ * Without a statement or status it shows what any normative change would do (a content nothing is pinned to).
+ */
 export function previewImpact(ctx: Ctx, p: ParsedParams<'decisions.previewImpact'>): Impact {
   const row = decisionRow(ctx, p.decisionId)
   if (p.editorial) return emptyImpact(ctx.wsId, row.id, row.version + 1)
-  let to = '\u0000any-new-content'
-  if (p.statement !== undefined || p.status !== undefined) {
-    const hash = contentHash(p.statement ?? row.statement, p.status ?? row.status)
-    to = ctx.store.decisions.fingerprintOfContent(row.id, hash) ?? hash
-    if (to === row.fingerprint) return emptyImpact(ctx.wsId, row.id, row.version + 1)
+  const any = p.statement === undefined && p.status === undefined
+  const fields = any ? { statement: `${row.statement}\u0000preview` } : { statement: p.statement, status: p.status }
+  if ((fields.statement ?? row.statement) === row.statement && (p.status ?? row.status) === row.status)
+    return emptyImpact(ctx.wsId, row.id, row.version + 1)
+  let change: DecisionChange | undefined
+  try {
+    ctx.store.transaction(() => {
+      change = changeDecisionTx(ctx, row.id, row.version, fields, {
+        reason: '',
+        editorial: false,
+        actorId: null,
+        sourceMessageId: null,
+      })
+      throw new DryRun('rolled back')
+    })
+  } catch (err) {
+    if (!(err instanceof DryRun)) throw err
   }
-  return previewPropagation(ctx, row, row.fingerprint, to, null)
+  const { followUpTaskIds: _, ...impact } = change!.impact
+  return { ...impact, ...mergedTasksOf(ctx.wsId, change!.merged) }
 }
 
 export function getDecision(ctx: Ctx, decisionId: string): Decision {

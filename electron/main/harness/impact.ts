@@ -150,7 +150,11 @@ export function impactPage(ctx: Ctx, p: ParsedParams<'decisions.impact'>): Impac
   const member = memberIds(ctx.wsId)
   let tasks: ImpactTask[] = []
   if (taskAfter >= 0) {
-    const rows = ctx.store.tasks.impactPage(row.id, p.version, taskAfter, limit + 1)
+    const after = taskAfter
+    const rows = ctx.store.decisions
+      .impactTasks(row.id, p.version)
+      .filter((t) => t.task_id > after)
+      .slice(0, limit + 1)
     const page = rows.slice(0, limit)
     tasks = toImpactTasks(ctx.wsId, page.map(hitOf), member)
     taskAfter = rows.length > limit ? (page[page.length - 1]?.task_id ?? -1) : -1

@@ -1,52 +1,36 @@
 /**
  * What a change to a decision's normative content does to the work that depends on it (DESIGN §2).
  * Runs inside the caller's transaction; reads and writes only the rows linked to the decision's old and new
- * content (the tasks linked to it, the claims and basis entries pinned to either content).
+ * content (the tasks linked to it, the claims and basis entries pinned to either content). Its preview is this
+ * same code run in a transaction that is rolled back (decisions.ts previewImpact).
  */
 import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
-import { taskFlagWords as flagWords } from '../../../shared/task-rules'
-import type { TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
+import { taskFlagWords as flagWords, notifiedOnChange } from '../../../shared/task-rules'
+import type { TaskFlagValue, TaskRow } from '../store/tasks-repo'
 import type { Ctx } from './context'
-import {
-  finishSummary,
-  hitOf,
-  memberIds,
-  reserveFor,
-  summaryTruncated,
-  toImpactReports,
-  toImpactTasks,
-  type TaskHit,
-} from './impact'
+import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
 import { makeId, makeKey } from './ids'
-import { touchedReports, type EditPins, type TouchedReport } from './touched-reports'
-
-/** The flag a task gets when a decision it depends on changes; a stronger flag it already has is kept. */
-export function flagFor(status: TaskStatusValue, current: TaskFlagValue | null): TaskFlagValue {
-  if (status === 'delivered' || status === 'accepted' || current === 'needs_reverification')
-    return 'needs_reverification'
-  if (status === 'in_progress' || current === 'needs_adjustment') return 'needs_adjustment'
-  return 'requirements_updated'
-}
-
-/** Statuses whose assignee is told at once; a todo task's assignee reads the new requirement when it starts. */
-const notifiedStatuses: ReadonlySet<TaskStatusValue> = new Set(['in_progress', 'delivered', 'accepted'])
+import { touchedReports, type EditPins } from './touched-reports'
 
 export interface PropagationResult {
   impact: Impact
   noticeIds: number[]
+  /** The merged tasks the change left alone; each got a follow-up (impact.followUpTaskIds, in the same order). */
+  merged: number[]
 }
 
 const mergedText = (key: string) => `${key} is merged: the base branch has its code; a follow-up task will be created`
 
-/** The merged tasks an edit to `to` leaves behind, for the preview. */
-function mergedSide(ctx: Ctx, decisionId: number, to: string): Pick<Impact, 'mergedTasks'> {
-  const rows = ctx.store.tasks.mergedDependentsNotAt(decisionId, to)
-  const mergedTasks = rows.map((t) => ({
-    taskId: makeId(ctx.wsId, 'task', t.id),
-    key: makeKey('task', t.id),
-    text: mergedText(makeKey('task', t.id)),
-  }))
-  return mergedTasks.length ? { mergedTasks } : {}
+/** What a preview says of the merged tasks an edit leaves behind (the follow-ups the edit would create). */
+export function mergedTasksOf(ws: string, merged: number[]): Pick<Impact, 'mergedTasks'> {
+  if (!merged.length) return {}
+  return {
+    mergedTasks: merged.map((n) => ({
+      taskId: makeId(ws, 'task', n),
+      key: makeKey('task', n),
+      text: mergedText(makeKey('task', n)),
+    })),
+  }
 }
 
 /**
@@ -57,12 +41,13 @@ function mergedSide(ctx: Ctx, decisionId: number, to: string): Pick<Impact, 'mer
 function createFollowUps(
   ctx: Ctx,
   decision: { id: number; version: number; statement: string },
+  merged: TaskRow[],
   to: string,
   at: string,
 ): number[] {
   const { store } = ctx
   const dkey = makeKey('decision', decision.id)
-  return store.tasks.mergedDependentsNotAt(decision.id, to).map((t) => {
+  return merged.map((t) => {
     const key = makeKey('task', t.id)
     const id = store.tasks.insert({
       title: `Follow up ${key} for ${dkey} v${decision.version}: ${t.title}`,
@@ -104,10 +89,11 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
     { fingerprint: pins.to, reports: to.reports },
   )
   // The reports pinned to `from` are the ones the edit leaves behind: their authors are told.
-  for (const a of r.pinAuthors(pins.decisionId, pins.from))
-    if (a.authorId !== 0 && a.authorId !== actorId) recipient(a.authorId).reports = a.reports
+  if (from.reports)
+    for (const a of r.pinAuthors(pins.decisionId, pins.from))
+      if (a.authorId !== 0 && a.authorId !== actorId) recipient(a.authorId).reports = a.reports
   return {
-    first: touchedReports(ctx.store, pins, 0, IMPACT_SUMMARY_LIMIT),
+    first: touchedReports(ctx.store, pins, 0, IMPACT_SUMMARY_LIMIT, { from: from.reports > 0, to: to.reports > 0 }),
     reports: from.reports + to.reports - overlap,
     staleClaims: from.claims,
     restoredClaims: to.claims,
@@ -115,85 +101,11 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
   }
 }
 
-function summary(
-  ctx: Ctx,
-  pins: EditPins,
-  version: number,
-  hits: TaskHit[],
-  counts: Impact['counts'],
-  first: TouchedReport[],
-  notified: number[],
-  reserve: number,
-): Impact {
-  const member = memberIds(ctx.wsId)
-  return finishSummary(
-    {
-      decisionId: makeId(ctx.wsId, 'decision', pins.decisionId),
-      version,
-      normative: true,
-      truncated: summaryTruncated(counts),
-      counts,
-      tasks: toImpactTasks(ctx.wsId, hits, member),
-      reports: toImpactReports(ctx, pins, first, 0, member),
-      notifiedMemberIds: notified.sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
-    },
-    reserve,
-  )
-}
-
-/** Preview: what `apply` would do for a change from the decision's current content to `to`. Writes nothing. */
-export function previewPropagation(
-  ctx: Ctx,
-  decision: { id: number; version: number; title: string; statement: string; rationale: string },
-  from: string,
-  to: string,
-  actorId: number | null,
-): Impact {
-  const all: TaskHit[] = ctx.store.tasks.dependentsNotAt(decision.id, to).map((t) => ({
-    id: t.id,
-    oldStatus: t.status,
-    status: t.status === 'accepted' ? 'delivered' : t.status,
-    flag: flagFor(t.status, t.flag),
-    assigneeId: t.assignee_id,
-  }))
-  const recipients = new Map<number, Recipient>()
-  const recipient = (m: number) => {
-    let r = recipients.get(m)
-    if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
-    return r
-  }
-  for (const t of all)
-    if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedStatuses.has(t.oldStatus)) recipient(t.assigneeId)
-  const pins = { decisionId: decision.id, from, to, last: ctx.store.reports.lastId() }
-  const side = reportSide(ctx, pins, actorId, recipient)
-  const counts = {
-    tasks: all.length,
-    needsAdjustment: all.filter((t) => t.flag === 'needs_adjustment').length,
-    needsReverification: all.filter((t) => t.flag === 'needs_reverification').length,
-    acceptanceRevoked: all.filter((t) => t.oldStatus === 'accepted').length,
-    reports: side.reports,
-    staleClaims: side.staleClaims,
-    restoredClaims: side.restoredClaims,
-  }
-  return {
-    ...summary(
-      ctx,
-      pins,
-      decision.version + 1,
-      all.slice(0, IMPACT_SUMMARY_LIMIT),
-      counts,
-      side.first,
-      [...recipients.keys()],
-      reserveFor(decision, ''),
-    ),
-    ...mergedSide(ctx, decision.id, to),
-  }
-}
-
 /**
- * Applies a normative change whose fingerprint went from → to (producing `decision.version`): records the
- * edit, flags tasks, queues notices, counts. Claims are not written: their staleness is their pin against
- * the decision's fingerprint.
+ * Applies a normative change whose fingerprint went from → to (producing `decision.version`): flags the
+ * dependent tasks in one set-based update, records the edit (with the tasks it flagged), creates the merged
+ * tasks' follow-ups, queues notices, counts. Claims are not written: their staleness is their pin against the
+ * decision's fingerprint.
  */
 export function applyPropagation(
   ctx: Ctx,
@@ -206,25 +118,45 @@ export function applyPropagation(
 ): PropagationResult {
   const { store } = ctx
   const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
-  store.decisions.insertImpact({
-    decision_id: decision.id,
-    version: decision.version,
-    from_fingerprint: from,
-    to_fingerprint: to,
-    last_report_id: pins.last,
-  })
-  store.tasks.flagDependents(decision.id, decision.version, to, at)
-  const followUps = createFollowUps(ctx, decision, to, at)
-  const tc = store.tasks.impactCounts(decision.id, decision.version)
+  const flagged = store.tasks.flagDependents(decision.id, to, at)
+  store.decisions.insertImpact(
+    {
+      decision_id: decision.id,
+      version: decision.version,
+      from_fingerprint: from,
+      to_fingerprint: to,
+      last_report_id: pins.last,
+    },
+    flagged,
+  )
+  const merged = store.tasks.mergedDependentsNotAt(decision.id, to)
+  const followUps = createFollowUps(ctx, decision, merged, to, at)
 
+  const hits = flagged.map(hitOf)
   const recipients = new Map<number, Recipient>()
   const recipient = (m: number) => {
     let r = recipients.get(m)
     if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
-  for (const r of store.tasks.impactRecipients(decision.id, decision.version, actorId))
-    recipient(r.assigneeId).tasks = r.tasks.map(([id, flag]) => ({ id, flag }))
+  const byFlag: Record<TaskFlagValue, number> = {
+    requirements_updated: 0,
+    needs_adjustment: 0,
+    needs_reverification: 0,
+  }
+  let acceptanceRevoked = 0
+  const told = new Map<number, Recipient['tasks']>()
+  for (const t of hits) {
+    byFlag[t.flag]++
+    if (t.oldStatus === 'accepted') acceptanceRevoked++
+    if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedOnChange.includes(t.oldStatus)) {
+      const tasks = told.get(t.assigneeId)
+      if (tasks) tasks.push({ id: t.id, flag: t.flag })
+      else told.set(t.assigneeId, [{ id: t.id, flag: t.flag }])
+    }
+  }
+  // Notices go out to the assignees in member order, then to the authors of reports left behind.
+  for (const m of [...told.keys()].sort((a, b) => a - b)) recipient(m).tasks = told.get(m)!
   const side = reportSide(ctx, pins, actorId, recipient)
 
   const noticeIds: number[] = []
@@ -245,37 +177,41 @@ export function applyPropagation(
     )
   }
 
-  const log = store.log
-  log.bump('tasks_flagged.requirements_updated', tc.requirementsUpdated)
-  log.bump('tasks_flagged.needs_adjustment', tc.needsAdjustment)
-  log.bump('tasks_flagged.needs_reverification', tc.needsReverification)
-  log.bump('acceptances_revoked', tc.acceptanceRevoked)
-  log.bump('notices_sent', noticeIds.length)
-  log.bump('claims.made_stale', side.staleClaims)
-  log.bump('claims.kept_valid', Math.max(0, side.claimsOfLeaving - side.staleClaims))
+  store.log.bumpMany({
+    'tasks_flagged.requirements_updated': byFlag.requirements_updated,
+    'tasks_flagged.needs_adjustment': byFlag.needs_adjustment,
+    'tasks_flagged.needs_reverification': byFlag.needs_reverification,
+    acceptances_revoked: acceptanceRevoked,
+    notices_sent: noticeIds.length,
+    'claims.made_stale': side.staleClaims,
+    'claims.kept_valid': Math.max(0, side.claimsOfLeaving - side.staleClaims),
+  })
 
   const counts = {
-    tasks: tc.tasks,
-    needsAdjustment: tc.needsAdjustment,
-    needsReverification: tc.needsReverification,
-    acceptanceRevoked: tc.acceptanceRevoked,
+    tasks: hits.length,
+    needsAdjustment: byFlag.needs_adjustment,
+    needsReverification: byFlag.needs_reverification,
+    acceptanceRevoked,
     reports: side.reports,
     staleClaims: side.staleClaims,
     restoredClaims: side.restoredClaims,
   }
-  const hits = store.tasks.impactPage(decision.id, decision.version, 0, IMPACT_SUMMARY_LIMIT).map(hitOf)
-  const impact = summary(
-    ctx,
-    pins,
-    decision.version,
-    hits,
-    counts,
-    side.first,
-    [...recipients.keys()],
+  const member = memberIds(ctx.wsId)
+  const impact = finishSummary(
+    {
+      decisionId: makeId(ctx.wsId, 'decision', decision.id),
+      version: decision.version,
+      normative: true,
+      truncated: summaryTruncated(counts),
+      counts,
+      tasks: toImpactTasks(ctx.wsId, hits.slice(0, IMPACT_SUMMARY_LIMIT), member),
+      reports: toImpactReports(ctx, pins, side.first, 0, member),
+      notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
+      ...(followUps.length ? { followUpTaskIds: followUps.map((n) => makeId(ctx.wsId, 'task', n)) } : {}),
+    },
     reserveFor(decision, reason),
   )
-  if (followUps.length) impact.followUpTaskIds = followUps.map((n) => makeId(ctx.wsId, 'task', n))
-  return { impact, noticeIds }
+  return { impact, noticeIds, merged: merged.map((t) => t.id) }
 }
 
 const NOTICE_LIST = 8

@@ -26,12 +26,18 @@ export interface EditPins {
 }
 
 /** Touched reports with id in (after, last], ascending; at most `limit` (-1: all). */
-export function touchedReports(store: WorkspaceStore, e: EditPins, after: number, limit = -1): TouchedReport[] {
+export function touchedReports(
+  store: WorkspaceStore,
+  e: EditPins,
+  after: number,
+  limit = -1,
+  pinned?: { from: boolean; to: boolean },
+): TouchedReport[] {
   const r = store.reports
   // A content no report is pinned to (the new one, mostly) needs no reading: the kept pin figures say so.
   const none = { ids: [], counts: [], tasks: [], authors: [], claimCounts: [] }
-  const fromPinned = r.pinTotals(e.decisionId, e.from).reports > 0
-  const toPinned = r.pinTotals(e.decisionId, e.to).reports > 0
+  const fromPinned = pinned?.from ?? r.pinTotals(e.decisionId, e.from).reports > 0
+  const toPinned = pinned?.to ?? r.pinTotals(e.decisionId, e.to).reports > 0
   const stale = fromPinned ? r.pinnedClaims(e.decisionId, e.from, after, e.last, limit) : none
   const restored = toPinned ? r.pinnedClaims(e.decisionId, e.to, after, e.last, limit) : none
   const leaving = fromPinned ? r.pinnedBasis(e.decisionId, e.from, after, e.last, limit) : none

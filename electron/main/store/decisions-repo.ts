@@ -1,4 +1,5 @@
 import type { Db } from './connection'
+import type { ImpactTaskRow } from './tasks-repo'
 
 export type DecisionStatusValue = 'proposed' | 'accepted' | 'rejected' | 'superseded'
 
@@ -35,6 +36,14 @@ export interface RevisionRow {
 }
 
 /** One normative edit: the content it left (from) and reached (to), and the newest report at that moment. */
+type ImpactTaskTuple = [
+  number,
+  ImpactTaskRow['old_status'],
+  ImpactTaskRow['status'],
+  ImpactTaskRow['flag'],
+  number | null,
+]
+
 export interface DecisionImpactRow {
   decision_id: number
   version: number
@@ -71,11 +80,14 @@ export class DecisionsRepo {
         'SELECT * FROM decision_revisions WHERE decision_id = ? AND version = ?',
       ),
       insertImpact: db.prepare(
-        'INSERT INTO decision_impacts (decision_id, version, from_fingerprint, to_fingerprint, last_report_id) VALUES (@decision_id, @version, @from_fingerprint, @to_fingerprint, @last_report_id)',
+        'INSERT INTO decision_impacts (decision_id, version, from_fingerprint, to_fingerprint, last_report_id, tasks) VALUES (@decision_id, @version, @from_fingerprint, @to_fingerprint, @last_report_id, @tasks)',
       ),
       impact: db.prepare<[number, number], DecisionImpactRow>(
-        'SELECT * FROM decision_impacts WHERE decision_id = ? AND version = ?',
+        'SELECT decision_id, version, from_fingerprint, to_fingerprint, last_report_id FROM decision_impacts WHERE decision_id = ? AND version = ?',
       ),
+      impactTasks: db
+        .prepare<[number, number], string>('SELECT tasks FROM decision_impacts WHERE decision_id = ? AND version = ?')
+        .pluck(),
       fingerprintOfContent: db
         .prepare<[number, string], string>(
           'SELECT fingerprint FROM decision_revisions WHERE decision_id = ? AND content_hash = ? ORDER BY version DESC LIMIT 1',
@@ -122,8 +134,23 @@ export class DecisionsRepo {
   }
 
   /** Records a normative edit: enough to derive its reports part later from the immutable pins. */
-  insertImpact(row: DecisionImpactRow): void {
-    this.s.insertImpact.run(row)
+  /** The record of a normative edit, with the tasks it flagged (in key order). */
+  insertImpact(row: DecisionImpactRow, tasks: ImpactTaskRow[]): void {
+    const packed = tasks.map((t) => [t.task_id, t.old_status, t.status, t.flag, t.assignee_id])
+    this.s.insertImpact.run({ ...row, tasks: JSON.stringify(packed) })
+  }
+
+  /** The tasks the edit that produced `version` flagged, in key order (empty for an edit that flagged none). */
+  impactTasks(id: number, version: number): ImpactTaskRow[] {
+    const text = this.s.impactTasks.get(id, version)
+    if (!text) return []
+    return (JSON.parse(text) as ImpactTaskTuple[]).map(([task_id, old_status, status, flag, assignee_id]) => ({
+      task_id,
+      old_status,
+      status,
+      flag,
+      assignee_id,
+    }))
   }
 
   impact(id: number, version: number): DecisionImpactRow | undefined {

@@ -85,6 +85,11 @@ export class LogRepo {
       bump: db.prepare(
         'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
       ),
+      // SQLite needs the WHERE to read ON CONFLICT as the upsert of INSERT … SELECT.
+      bumpMany: db.prepare<[string]>(
+        `INSERT INTO counters (name, value) SELECT key, value FROM json_each(?) WHERE value <> 0
+         ON CONFLICT(name) DO UPDATE SET value = value + excluded.value`,
+      ),
       counters: db.prepare<[], { name: string; value: number }>('SELECT name, value FROM counters'),
     }
   }
@@ -171,6 +176,11 @@ export class LogRepo {
 
   bump(name: string, by = 1): void {
     if (by !== 0) this.s.bump.run(name, by)
+  }
+
+  /** Several counters in one statement (zeros are skipped, as bump does). */
+  bumpMany(by: Record<string, number>): void {
+    if (Object.values(by).some((n) => n !== 0)) this.s.bumpMany.run(JSON.stringify(by))
   }
 
   counters(): Map<string, number> {

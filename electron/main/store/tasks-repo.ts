@@ -1,8 +1,12 @@
 import type { Statement } from 'better-sqlite3'
 import type { Db } from './connection'
 
-export type TaskStatusValue = 'todo' | 'in_progress' | 'delivered' | 'accepted' | 'blocked' | 'cancelled'
-export type TaskFlagValue = 'requirements_updated' | 'needs_adjustment' | 'needs_reverification'
+import { untouchedOnChange, type TaskFlagValue, type TaskStatusValue } from '../../../shared/task-rules'
+import { flagOnChangeSql, statusOnChangeSql, taskFlaggedSql, touchedByChangeSql } from './task-rules-sql'
+
+export type { TaskFlagValue, TaskStatusValue }
+
+const untouched = untouchedOnChange.map((s) => `'${s}'`).join(', ')
 
 export interface TaskRow {
   id: number
@@ -31,21 +35,13 @@ export interface TaskLinkRow {
   current_fingerprint: string
 }
 
-/** One task an edit flagged, as impact_tasks recorded it. */
+/** One task an edit flagged, as the edit's record (decision_impacts.tasks) keeps it. */
 export interface ImpactTaskRow {
   task_id: number
   old_status: TaskStatusValue
   status: TaskStatusValue
   flag: TaskFlagValue
   assignee_id: number | null
-}
-
-export interface ImpactTaskCounts {
-  tasks: number
-  requirementsUpdated: number
-  needsAdjustment: number
-  needsReverification: number
-  acceptanceRevoked: number
 }
 
 export interface TaskBranchInfo {
@@ -109,59 +105,25 @@ export class TasksRepo {
            WHERE b.task_id = ? AND t.status NOT IN ('accepted', 'cancelled') ORDER BY b.blocker_id`,
         )
         .pluck(),
-      dependents: db.prepare<
-        [number, string],
-        { id: number; status: TaskStatusValue; flag: TaskFlagValue | null; assignee_id: number | null }
-      >(
-        `SELECT t.id, t.status, t.flag, t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
-      ),
       // A merged task stays merged when a decision it implemented changes: a follow-up task carries the change.
       repinLink: db.prepare(
         'UPDATE task_links SET pinned_version = ?, pinned_fingerprint = ? WHERE task_id = ? AND decision_id = ?',
       ),
       mergedDependents: db.prepare<[number, string], TaskRow>(
         `SELECT t.* FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status <> 'cancelled' AND EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
+         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status NOT IN (${untouched})
+           AND EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
       ),
-      // An edit's task impact is written once, with each task's new flag and status (a stronger flag it
-      // already has is kept; acceptance is revoked: accepted → delivered), then applied from that record.
-      // Links already at the new content are left alone; cancelled tasks are untouched.
-      recordImpact: db.prepare<{ d: number; v: number; to: string }>(
-        `INSERT INTO impact_tasks (decision_id, version, task_id, old_status, status, flag, assignee_id)
-         SELECT @d, @v, t.id, t.status, CASE t.status WHEN 'accepted' THEN 'delivered' ELSE t.status END,
-           CASE
-             WHEN t.status IN ('delivered', 'accepted') OR t.flag = 'needs_reverification' THEN 'needs_reverification'
-             WHEN t.status = 'in_progress' OR t.flag = 'needs_adjustment' THEN 'needs_adjustment'
-             ELSE 'requirements_updated' END,
-           t.assignee_id
-         FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND t.status <> 'cancelled' AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL)`,
+      // The tasks an edit from another content to @to flags, each with its status and flag before and after
+      // (shared/task-rules: the flag rule, revoked acceptance, untouched tasks), then the same set updated.
+      changeImpact: db.prepare<{ d: number; to: string }, ImpactTaskRow>(
+        `SELECT t.id AS task_id, t.status AS old_status, ${statusOnChangeSql('t')} AS status, ${flagOnChangeSql('t')} AS flag,
+           t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
+         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND ${touchedByChangeSql('t')} ORDER BY t.id`,
       ),
-      applyImpact: db.prepare<{ d: number; v: number; at: string }>(
-        `UPDATE tasks SET flag = i.flag, status = i.status, version = tasks.version + 1, updated_at = @at
-         FROM impact_tasks i WHERE i.decision_id = @d AND i.version = @v AND tasks.id = i.task_id`,
-      ),
-      impactCounts: db.prepare<{ d: number; v: number }, ImpactTaskCounts>(
-        `SELECT count(*) AS tasks, coalesce(sum(flag = 'requirements_updated'), 0) AS requirementsUpdated,
-           coalesce(sum(flag = 'needs_adjustment'), 0) AS needsAdjustment, coalesce(sum(flag = 'needs_reverification'), 0) AS needsReverification,
-           coalesce(sum(old_status = 'accepted'), 0) AS acceptanceRevoked
-         FROM impact_tasks WHERE decision_id = @d AND version = @v`,
-      ),
-      impactPage: db.prepare<{ d: number; v: number; after: number; limit: number }, ImpactTaskRow>(
-        `SELECT task_id, old_status, status, flag, assignee_id FROM impact_tasks
-         WHERE decision_id = @d AND version = @v AND task_id > @after ORDER BY task_id LIMIT @limit`,
-      ),
-      // Assignees told at once (in progress or delivered/accepted before the edit), each with [[task, flag], …].
-      impactRecipients: db.prepare<
-        { d: number; v: number; actor: number | null },
-        { assignee_id: number; tasks: string }
-      >(
-        `SELECT assignee_id, json_group_array(json_array(task_id, flag)) AS tasks FROM
-           (SELECT assignee_id, task_id, flag FROM impact_tasks
-            WHERE decision_id = @d AND version = @v AND assignee_id IS NOT NULL AND assignee_id IS NOT @actor
-              AND old_status IN ('in_progress', 'delivered', 'accepted') ORDER BY task_id)
-         GROUP BY assignee_id ORDER BY assignee_id`,
+      applyChange: db.prepare<{ d: number; to: string; at: string }>(
+        `UPDATE tasks AS t SET status = ${statusOnChangeSql('t')}, flag = ${flagOnChangeSql('t')}, version = t.version + 1, updated_at = @at
+         WHERE t.id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to) AND ${touchedByChangeSql('t')}`,
       ),
       // Set-wise reads: one statement per related table for a whole page of tasks (ids as a JSON array).
       getMany: db.prepare<[string], TaskRow>(
@@ -226,11 +188,6 @@ export class TasksRepo {
     for (const b of blockerIds) this.s.insertBlocker.run(taskId, b)
   }
 
-  /** Tasks whose link to the decision does not match `fingerprint` (what a change to it would flag). */
-  dependentsNotAt(decisionId: number, fingerprint: string) {
-    return this.s.dependents.all(decisionId, fingerprint)
-  }
-
   /** Merged tasks linked to the decision at another content than `fingerprint` (outside the impact: see mergedDependents). */
   mergedDependentsNotAt(decisionId: number, fingerprint: string): TaskRow[] {
     return this.s.mergedDependents.all(decisionId, fingerprint)
@@ -241,29 +198,14 @@ export class TasksRepo {
     this.s.repinLink.run(version, fingerprint, taskId, decisionId)
   }
 
-  /** Records and applies the task impact of the edit that produced (decisionId, version): see recordImpact. */
-  flagDependents(decisionId: number, version: number, newFingerprint: string, at: string): void {
-    this.s.recordImpact.run({ d: decisionId, v: version, to: newFingerprint })
-    this.s.applyImpact.run({ d: decisionId, v: version, at })
-  }
-
-  impactCounts(decisionId: number, version: number): ImpactTaskCounts {
-    return this.s.impactCounts.get({ d: decisionId, v: version })!
-  }
-
-  /** The tasks the edit flagged, in key order, after task `after`. */
-  impactPage(decisionId: number, version: number, after: number, limit: number): ImpactTaskRow[] {
-    return this.s.impactPage.all({ d: decisionId, v: version, after, limit })
-  }
-
-  impactRecipients(
-    decisionId: number,
-    version: number,
-    actorId: number | null,
-  ): { assigneeId: number; tasks: [number, TaskFlagValue][] }[] {
-    return this.s.impactRecipients
-      .all({ d: decisionId, v: version, actor: actorId })
-      .map((r) => ({ assigneeId: r.assignee_id, tasks: JSON.parse(r.tasks) as [number, TaskFlagValue][] }))
+  /**
+   * Flags the tasks a change of the decision to `newFingerprint` affects, in one set-based update, and returns
+   * them as the edit's record keeps them (key order): see changeImpact.
+   */
+  flagDependents(decisionId: number, newFingerprint: string, at: string): ImpactTaskRow[] {
+    const rows = this.s.changeImpact.all({ d: decisionId, to: newFingerprint })
+    if (rows.length) this.s.applyChange.run({ d: decisionId, to: newFingerprint, at })
+    return rows
   }
 
   getMany(ids: number[]): TaskRow[] {
@@ -300,8 +242,7 @@ export class TasksRepo {
       if (f.statuses) where.push('t.status IN (SELECT value FROM json_each(@statuses))')
       if (f.assigneeId !== undefined) where.push('t.assignee_id = @assignee')
       if (f.flagged !== undefined) {
-        const flagged = `(t.flag IS NOT NULL OR EXISTS (SELECT 1 FROM task_links l JOIN decisions d ON d.id = l.decision_id
-          WHERE l.task_id = t.id AND l.pinned_fingerprint <> d.fingerprint))`
+        const flagged = taskFlaggedSql('t')
         where.push(f.flagged ? flagged : `NOT ${flagged}`)
       }
       if (f.decisionId !== undefined)

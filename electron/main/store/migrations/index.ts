@@ -14,6 +14,7 @@ import * as m013 from './013-approval-policy'
 import * as m014 from './014-tree-state'
 import * as m015 from './015-report-counts'
 import * as m016 from './016-search-prefix'
+import * as m017 from './017-impact-record'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -33,4 +34,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '014-tree-state', up: m014.up },
   { name: '015-report-counts', up: m015.up },
   { name: '016-search-prefix', up: m016.up },
+  { name: '017-impact-record', up: m017.up },
 ]
