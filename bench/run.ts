@@ -12,6 +12,7 @@ import { p1 } from './p1-edit'
 import { p4 } from './p4-context'
 import { p7 } from './p7-worktrees'
 import { reportsPage } from './reports-page'
+import { reportsSubmit } from './reports-submit'
 import { searchPrefix } from './search-prefix'
 
 const onlyAt = process.argv.indexOf('--only')
@@ -24,6 +25,7 @@ if (wanted('p4')) await p4()
 if (wanted('p7')) await p7()
 if (wanted('auto-turns')) await autoTurnsHttp()
 if (wanted('reports')) await reportsPage()
+if (wanted('reports.submit')) await reportsSubmit()
 if (wanted('search')) await searchPrefix()
 if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()

@@ -9,13 +9,13 @@
  * (git_commit's add and commit, approved like a command) run in the command sandbox; the repository's hooks and filter
  * drivers only when the policy allows them (sandbox.gitHooks), else hooks are off and filter drivers refused.
  */
-import { spawn } from 'node:child_process'
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { recordProcess, sandboxedSpawn, sandboxStatus } from './sandbox'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError } from './tool-error'
 import type { ProcessHook, SandboxPolicy } from './sandbox-policy'
+import { spawnOffLoop } from './spawner'
 
 export interface GitResult {
   stdout: string
@@ -210,6 +210,31 @@ export interface TreeGitOptions extends Pick<RunGitOptions, 'allowFailure' | 'ma
   raw?: boolean
   /** Shown read-only in the sandbox: the user's object store the tree reads through alternates. */
   readable?: string[]
+  /** The tree's filter and merge-driver config as treeConfig read it: several calls in a row read it once. */
+  config?: TreeConfig
+}
+
+/** A tree's filter and merge-driver settings, read once for several calls (a turn's snapshot). */
+export interface TreeConfig {
+  entries: [string, string][]
+}
+
+/** The git folder and work tree named explicitly when the tree has its own .git (see runTreeGit). */
+function treeExplicit(tree: string): string[] {
+  const gitDir = path.join(tree, '.git')
+  return existsSync(gitDir) ? ['--git-dir', gitDir, '--work-tree', tree] : []
+}
+
+/** Reads the config runTreeGit needs before a call; pass it as `config` to calls made right after one another. */
+export async function treeConfig(tree: string, signal?: AbortSignal): Promise<TreeConfig> {
+  const programs = await spawnGit(
+    'git',
+    [...treeExplicit(tree), 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
+    tree,
+    commandEnv(undefined),
+    { signal, allowFailure: true },
+  )
+  return { entries: configEntries(programs.stdout) }
 }
 
 /**
@@ -224,21 +249,13 @@ export async function runTreeGit(
   args: string[],
   opts: TreeGitOptions = {},
 ): Promise<GitResult & { raw?: Buffer }> {
-  const gitDir = path.join(tree, '.git')
   const st = await sandboxStatus()
   if (opts.write) assertOwnRepository(tree, !st.available)
   const env = { ...commandEnv(undefined), ...opts.env }
   // Named explicitly when the tree has its own .git (task trees, checkouts, a checkout opened at its top); a shared
   // workspace opened at a folder inside a repository is found as git finds it (reads only: writes are checked above).
-  const explicit = existsSync(gitDir) ? ['--git-dir', gitDir, '--work-tree', tree] : []
-  const programs = await spawnGit(
-    'git',
-    [...explicit, 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
-    tree,
-    env,
-    { signal: opts.signal, allowFailure: true },
-  )
-  const entries = configEntries(programs.stdout)
+  const explicit = treeExplicit(tree)
+  const { entries } = opts.config ?? (await treeConfig(tree, opts.signal))
   const filters = await repositoryFilters(tree, env, opts.signal, entries)
   const merges = repositoryMergeDrivers(entries, Number(filters.env.GIT_CONFIG_COUNT ?? 0))
   const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap(
@@ -382,14 +399,13 @@ function spawnGit(
     // Concord's own git run directly: found on the trusted path, with a fixed environment (ownProgramEnv), so a
     // workspace's PATH (node_modules/.bin) cannot name the git Concord runs as the user.
     const own = file === 'git'
-    const child = spawn(own ? (trustedProgram('git') ?? 'git') : file, args, {
+    // Off the event loop (platform/spawner.ts): a fork of this process would stall every stream and request.
+    const child = spawnOffLoop(own ? (trustedProgram('git') ?? 'git') : file, args, {
       cwd,
       env: own ? ownProgramEnv(env) : env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
     })
-    const ended = opts.write ? recordProcess(child.pid, opts.onProcess) : () => {}
+    let ended = (): void => {}
     const out: Buffer[] = []
     const err: Buffer[] = []
     let size = 0
@@ -406,6 +422,10 @@ function spawnGit(
       kill()
     }
     opts.signal?.addEventListener('abort', onAbort, { once: true })
+    child.on('spawn', () => {
+      if (opts.write) ended = recordProcess(child.pid, opts.onProcess)
+      if (opts.signal?.aborted) kill()
+    })
     const collect = (into: Buffer[]) => (c: Buffer) => {
       size += c.length
       if (size > maxBuffer) {

@@ -16,7 +16,7 @@
  * When no sandbox is available a command still runs (own process group, allow-listed environment) and its result says
  * "not sandboxed". CONCORD_SANDBOX=off, read once at the first check, forces that.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -30,6 +30,7 @@ import {
   trustedProgram,
 } from './command-env'
 import type { ProcessInfo, SandboxPolicy } from './sandbox-policy'
+import { spawnOffLoop } from './spawner'
 
 export type SandboxKind = 'bwrap' | 'sandbox-exec'
 
@@ -124,7 +125,7 @@ async function detect(): Promise<SandboxStatus> {
 
 function probe(file: string, args: string[]): Promise<{ code: number; stderr: string; missing: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: TRUSTED_PATH } })
+    const child = spawnOffLoop(file, args, { env: { PATH: TRUSTED_PATH } })
     let stderr = ''
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
     child.on('error', (err: NodeJS.ErrnoException) =>
@@ -525,7 +526,9 @@ function seatbeltProfile(plan: Plan): string {
 
 /**
  * When the process started, as recorded in onProcess: /proc/<pid>/stat field 22 (clock ticks since boot) on Linux,
- * `ps -o lstart=` elsewhere. Undefined when the process is gone. A reused pid has another start time.
+ * `ps -o lstart=` elsewhere. Undefined when the process is gone. A reused pid has another start time. Outside Linux
+ * this runs `ps` synchronously: only for start-up work (the data folder's lock, crash recovery); a turn records its
+ * processes with recordProcess, which asks `ps` off the loop.
  */
 export function processStartTime(pid: number): string | undefined {
   if (process.platform === 'linux') return procStat(pid)?.startTime
@@ -587,10 +590,26 @@ export function recordProcess(
 ): () => void {
   if (!onProcess || !pid) return () => {}
   let ended = false
-  const end = onProcess({ pid, pgid: pid, startTime: processStartTime(pid) })
+  let end: (() => void) | undefined
+  const record = (startTime: string | undefined): void => {
+    if (!ended) end = onProcess({ pid, pgid: pid, startTime })
+  }
+  if (process.platform === 'linux') record(procStat(pid)?.startTime)
+  else void psStartTime(pid).then(record)
   return () => {
     if (ended) return
     ended = true
-    end()
+    end?.()
   }
+}
+
+/** `ps -o lstart=` off the event loop (a process that ended meanwhile needs no record). */
+function psStartTime(pid: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawnOffLoop('/bin/ps', ['-o', 'lstart=', '-p', String(pid)], { env: { PATH: TRUSTED_PATH } })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
+    child.on('error', () => resolve(undefined))
+    child.on('close', (code) => resolve(code === 0 ? out.trim() || undefined : undefined))
+  })
 }

@@ -17,7 +17,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import { runOwnGit, runTreeGit } from '../platform/git'
+import { runOwnGit, runTreeGit, treeConfig } from '../platform/git'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -393,33 +393,36 @@ export async function snapshotTree(dir: string, scratch: string): Promise<string
   mkdirSync(store, { recursive: true, mode: 0o700 })
   const index = path.join(scratch, `snapshot-${process.pid}-${Math.random().toString(36).slice(2)}.index`)
   try {
-    const paths = (
-      await runTreeGit(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index', '--git-path', 'objects'], {
-        allowFailure: true,
-      })
-    ).stdout
-      .trim()
-      .split('\n')
+    // The config is read once for the calls below, and a tree's own git folder is where runTreeGit names it: a
+    // snapshot spawns git three times (config, add, write-tree), not six.
+    const config = await treeConfig(dir)
+    const own = path.join(dir, '.git')
+    const paths =
+      isOwnTree(dir) && !existsSync(path.join(own, 'commondir'))
+        ? [path.join(own, 'index'), path.join(own, 'objects')]
+        : (
+            await runTreeGit(
+              dir,
+              ['rev-parse', '--path-format=absolute', '--git-path', 'index', '--git-path', 'objects'],
+              { allowFailure: true, config },
+            )
+          ).stdout
+            .trim()
+            .split('\n')
     const [real, objects] = paths
     if (!objects) return null
     const env = { GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects }
     const readable = [objects, ...treeAlternates(dir)]
+    const calls = { env, writable: [scratch], readable, allowFailure: true, config }
     // Start from a copy of the real index: its stat data spares hashing every unchanged file.
     if (real && existsSync(real) && lstatSync(real).isFile()) copyFileSync(real, index)
     else {
       const head = await treeHead(dir)
-      if (head) await runTreeGit(dir, ['read-tree', head], { env, writable: [scratch], readable, allowFailure: true })
+      if (head) await runTreeGit(dir, ['read-tree', head], calls)
     }
-    const add = await runTreeGit(dir, ['add', '-A', '--', '.'], {
-      env,
-      writable: [scratch],
-      readable,
-      allowFailure: true,
-    })
+    const add = await runTreeGit(dir, ['add', '-A', '--', '.'], calls)
     if (add.code !== 0) return null
-    const tree = (
-      await runTreeGit(dir, ['write-tree'], { env, writable: [scratch], readable, allowFailure: true })
-    ).stdout.trim()
+    const tree = (await runTreeGit(dir, ['write-tree'], calls)).stdout.trim()
     return /^[0-9a-f]{40}$/.test(tree) ? tree : null
   } finally {
     rmSync(index, { force: true })

@@ -2,7 +2,6 @@
  * run_command: a shell command in the workspace, inside the OS sandbox (sandbox.ts) with the allow-listed environment
  * (command-env.ts), with a timeout, an output cap and its whole process group killed on stop.
  */
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { processStartTime, recordProcess, sandboxedSpawn, type SandboxedSpawn } from '../../platform/sandbox'
@@ -17,6 +16,7 @@ import { defineTool } from './tool-schema'
 import { ToolError } from '../../platform/tool-error'
 import type { ToolContext, ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
+import { spawnOffLoop } from '../../platform/spawner'
 
 // ---------------------------------------------------------------------------------------------------------------------
 // run_command
@@ -126,14 +126,9 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
   const signal = ctx.signal
   return new Promise((resolve, reject) => {
     const buf = new HeadTailBuffer(COMMAND_OUTPUT_CAP / 2)
-    const child = spawn(plan.file, plan.args, {
-      cwd: plan.cwd,
-      detached: true, // own process group, so the whole tree can be killed
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: plan.env,
-      windowsHide: true,
-    })
-    const ended = recordProcess(child.pid, ctx.onProcess)
+    // Off the event loop (platform/spawner.ts); own process group, so the whole tree can be killed.
+    const child = spawnOffLoop(plan.file, plan.args, { cwd: plan.cwd, detached: true, env: plan.env })
+    let ended = (): void => {}
     let timedOut = false
     let aborted = false
     let exitCode: number | null = null
@@ -165,6 +160,11 @@ function runShell(plan: SandboxedSpawn, timeoutMs: number, ctx: ToolContext): Pr
       terminate()
     }
     signal.addEventListener('abort', onAbort, { once: true })
+    child.on('spawn', () => {
+      ended = recordProcess(child.pid, ctx.onProcess)
+      // Stopped before its pid was known: nothing of it has to be spared.
+      if (aborted || timedOut) killAll('SIGKILL')
+    })
 
     const finish = (): void => {
       if (settled) return
