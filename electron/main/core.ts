@@ -18,6 +18,7 @@ import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
 import { sandboxStatus } from './platform/sandbox'
 import { plainCipher, SecretStore, type SecretCipher } from './secrets/secret-store'
+import { closeBatches } from './platform/git-batch'
 
 export interface CoreOptions {
   dataDir: string
@@ -127,6 +128,7 @@ function openCore(options: CoreOptions): Core {
         relay?.close()
         await runtime.close()
         harness.close()
+        closeBatches()
       } finally {
         log.close()
       }

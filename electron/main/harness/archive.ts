@@ -12,6 +12,7 @@ import { toWorkspace, type Harness } from './harness'
 import { makeId, makeKey, now } from './ids'
 import { toTask } from './mappers'
 import { memberDto } from './members'
+import { closeBatches } from '../platform/git-batch'
 
 /** The runtime's view of a member's work the store cannot see (a turn between steps): why it is busy, or null. */
 export type MemberActivity = (memberId: string) => string | null
@@ -117,7 +118,10 @@ export function archiveWorkspace(h: Harness, workspaceId: string, activity?: Mem
         `The workspace cannot be archived while ${m.name} works (${reason}): wait until every member is idle`,
       )
   }
-  return setWorkspaceArchived(h, workspaceId, now())
+  const archived = setWorkspaceArchived(h, workspaceId, now())
+  // Its repository's long-lived git (platform/git-batch.ts) is not kept for a workspace nobody works in.
+  closeBatches(archived.repoPath)
+  return archived
 }
 
 export function restoreWorkspace(h: Harness, workspaceId: string): Workspace {

@@ -267,18 +267,20 @@ export async function resolveArtifact(
 ) {
   if (!artifact?.commit) return artifact
   const repo = h.workspace(ctx.wsId).repoPath
-  const info = await inspectRepo(repo).catch(() => null)
-  if (!info?.isRepo) {
-    if (FULL_SHA.test(artifact.commit)) return { ...artifact, commit: artifact.commit.toLowerCase() }
-    throw new ApiError(
-      'invalid_artifact',
-      `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`,
-    )
-  }
   const inTree = tree && isOwnTree(tree) ? await resolveTreeCommit(tree, artifact.commit) : null
   const sha = inTree ?? (await resolveCommit(repo, artifact.commit))
-  if (!sha)
+  if (!sha) {
+    // Whether the folder is a repository at all is asked only when the name did not resolve (a resolved name says it).
+    const info = await inspectRepo(repo).catch(() => null)
+    if (!info?.isRepo) {
+      if (FULL_SHA.test(artifact.commit)) return { ...artifact, commit: artifact.commit.toLowerCase() }
+      throw new ApiError(
+        'invalid_artifact',
+        `artifact.commit: '${artifact.commit}' cannot be resolved: this workspace is not a git repository (give a full SHA or a digest)`,
+      )
+    }
     throw new ApiError('invalid_artifact', `artifact.commit: '${artifact.commit}' is not a commit in this repository`)
+  }
   // What is recorded must resolve in the user's repository: Concord brings a tree's branch head there, nothing else.
   if (inTree && !(await resolveCommit(repo, sha))) {
     throw new ApiError(

@@ -68,6 +68,16 @@ const NO_PROGRAMS = [
   'fetch.recurseSubmodules=false',
 ]
 
+/**
+ * The arguments (after `git`) of Concord's own long-lived git in a repository or tree (git-batch.ts): every program
+ * override of runOwnGit; `gitDir` names a tree's git folder explicitly, as runTreeGit does.
+ */
+export function ownBatchArgs(args: string[], tree?: string): string[] {
+  const explicit = tree ? treeExplicit(tree) : []
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null'].flatMap((kv) => ['-c', kv])
+  return [...explicit, ...config, '--no-optional-locks', ...args]
+}
+
 /** Subcommands that hash work-tree files through the clean filter when the index is stale. */
 const FILTERING = new Set(['status', 'diff'])
 

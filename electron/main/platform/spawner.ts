@@ -25,6 +25,10 @@ export interface OffLoopOptions {
   env: Record<string, string>
   /** Own process group (setsid): the whole tree can be signalled with -pid. */
   detached?: boolean
+  /** stdin is a pipe (write, endInput); else it is closed. */
+  input?: boolean
+  /** A long-lived child (a batch process) that must not keep this process running. */
+  background?: boolean
 }
 
 /** The part of a ChildProcess the callers use. */
@@ -33,6 +37,9 @@ export interface OffLoopChild {
   pid: number | undefined
   stdout: OffLoopStream
   stderr: OffLoopStream
+  /** To stdin, with `input`. */
+  write(data: string): void
+  endInput(): void
   on(event: 'spawn', listener: () => void): this
   on(event: 'error', listener: (err: NodeJS.ErrnoException) => void): this
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this
@@ -52,8 +59,10 @@ type ToHelper =
       cwd?: string
       env: Record<string, string>
       detached: boolean
+      input: boolean
     }
-  | { t: 'destroy'; id: number }
+  | { t: 'destroy' | 'end'; id: number }
+  | { t: 'write'; id: number; data: string }
 
 type FromHelper =
   | { t: 'spawn'; id: number; pid: number }
@@ -68,14 +77,18 @@ const children = new Map()
 const send = (m) => { try { process.send(m) } catch {} }
 process.on('disconnect', () => process.exit(0))
 process.on('message', (m) => {
-  if (m.t === 'destroy') {
+  if (m.t !== 'spawn') {
     const c = children.get(m.id)
-    if (c) { c.stdout.destroy(); c.stderr.destroy() }
+    if (!c) return
+    if (m.t === 'destroy') { c.stdout.destroy(); c.stderr.destroy() }
+    else if (m.t === 'write') c.stdin && c.stdin.write(m.data)
+    else if (m.t === 'end') c.stdin && c.stdin.end()
     return
   }
   let c
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: m.detached, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: m.detached, stdio: [m.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true })
+    if (c.stdin) c.stdin.on('error', () => {})
   } catch (e) {
     send({ t: 'error', id: m.id, code: e.code, message: e.message })
     send({ t: 'close', id: m.id, code: null, signal: null })
@@ -99,9 +112,11 @@ class HelperChild extends EventEmitter implements OffLoopChild {
 
   constructor(
     readonly id: number,
-    destroy: () => void,
+    readonly background: boolean,
+    private readonly post: (m: ToHelper) => void,
   ) {
     super()
+    const destroy = () => post({ t: 'destroy', id })
     const stream = (): OffLoopStream & EventEmitter =>
       Object.assign(new EventEmitter(), {
         destroy: () => {
@@ -111,6 +126,14 @@ class HelperChild extends EventEmitter implements OffLoopChild {
       })
     this.stdout = stream()
     this.stderr = stream()
+  }
+
+  write(data: string): void {
+    this.post({ t: 'write', id: this.id, data })
+  }
+
+  endInput(): void {
+    this.post({ t: 'end', id: this.id })
   }
 }
 
@@ -125,10 +148,19 @@ class Spawner {
     const helper = this.broken ? null : this.ensureHelper()
     if (!helper) return directSpawn(file, args, opts)
     const id = this.next++
-    const child = new HelperChild(id, () => this.post({ t: 'destroy', id }))
+    const child = new HelperChild(id, opts.background ?? false, (m) => this.post(m))
     this.children.set(id, child)
     this.reference()
-    this.post({ t: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, detached: opts.detached ?? false })
+    this.post({
+      t: 'spawn',
+      id,
+      file,
+      args,
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: opts.detached ?? false,
+      input: opts.input ?? false,
+    })
     return child
   }
 
@@ -162,7 +194,10 @@ class Spawner {
     channel?.unref?.()
     h.on('message', (m: FromHelper) => this.receive(m))
     h.on('error', () => {
-      if (!h.pid) this.broken = true
+      if (h.pid) return
+      this.broken = true
+      if (this.helper === h) this.helper = null
+      this.orphaned()
     })
     h.on('exit', () => {
       if (this.helper === h) this.helper = null
@@ -197,7 +232,7 @@ class Spawner {
   /** While a child runs, the helper's channel keeps this process alive, as a direct child's pipes would. */
   private reference(): void {
     const channel = this.helper?.channel as { ref?: () => void; unref?: () => void } | undefined
-    if (this.children.size > 0) channel?.ref?.()
+    if ([...this.children.values()].some((c) => !c.background)) channel?.ref?.()
     else channel?.unref?.()
   }
 
@@ -228,15 +263,23 @@ function directSpawn(file: string, args: string[], opts: OffLoopOptions): OffLoo
     cwd: opts.cwd,
     env: opts.env,
     detached: opts.detached ?? false,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     windowsHide: true,
   })
-  return child as unknown as OffLoopChild
+  child.stdin?.on('error', () => {})
+  if (opts.background) {
+    child.unref()
+    for (const s of [child.stdin, child.stdout, child.stderr]) (s as { unref?: () => void } | null)?.unref?.()
+  }
+  return Object.assign(child, {
+    write: (data: string) => void child.stdin?.write(data),
+    endInput: () => void child.stdin?.end(),
+  }) as unknown as OffLoopChild
 }
 
 const spawner = new Spawner()
 
-/** Starts `file` with `args` off the event loop (see above); stdin is closed, stdout and stderr are pipes. */
+/** Starts `file` with `args` off the event loop (see above); stdout and stderr are pipes, stdin one with `input`. */
 export function spawnOffLoop(file: string, args: string[], opts: OffLoopOptions): OffLoopChild {
   return spawner.spawn(file, args, opts)
 }

@@ -18,6 +18,7 @@ import {
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit, treeConfig } from '../platform/git'
+import { batchCommit, closeBatches, restartBatch } from '../platform/git-batch'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -58,7 +59,19 @@ export async function inspectRepo(root: string): Promise<RepoInfo> {
 
 /** The full commit SHA `ref` names in the repository (short SHAs, branches, tags, HEAD), or null. */
 export async function resolveCommit(root: string, ref: string): Promise<string | null> {
-  if (!ref || ref.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(ref) || ref.length > 256) return null
+  if (!validRef(ref)) return null
+  // The repository's long-lived cat-file answers a name it knows without a process; rev-parse has the last word.
+  const known = await batchCommit(root, ref)
+  if (known) return known
+  const sha = await revParseCommit(root, ref)
+  if (sha) restartBatch(root)
+  return sha
+}
+
+const validRef = (ref: string): boolean =>
+  !!ref && !ref.startsWith('-') && !/[\s\x00-\x1f\x7f]/.test(ref) && ref.length <= 256
+
+async function revParseCommit(root: string, ref: string): Promise<string | null> {
   const r = await runOwnGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
     allowFailure: true,
   })
@@ -183,6 +196,7 @@ export function isLinkedWorktree(dir: string): boolean {
  * forgets the worktree. Its commits are already in the user's repository (a worktree shares its objects and refs).
  */
 export async function convertWorktree(root: string, dir: string, branch: string): Promise<void> {
+  closeBatches(dir)
   // The branch as the user's repository has it (a worktree's refs are the repository's): nothing is read through the
   // tree's `.git` file, which an agent may have rewritten.
   const head = await resolveCommit(root, `refs/heads/${branch}`)
@@ -212,6 +226,7 @@ export async function convertWorktree(root: string, dir: string, branch: string)
 
 /** Removes a tree folder; for an old linked worktree also what the user's repository remembers of it. */
 async function removeTreeFolder(root: string, dir: string): Promise<void> {
+  closeBatches(dir)
   const linked = isLinkedWorktree(dir)
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
   if (linked) await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
@@ -229,7 +244,17 @@ export async function treeHead(dir: string): Promise<string | null> {
 }
 
 export async function resolveTreeCommit(dir: string, ref: string): Promise<string | null> {
-  if (!ref || ref.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(ref) || ref.length > 256) return null
+  if (!validRef(ref)) return null
+  // A tree of its own: its git folder named explicitly, in the tree's long-lived cat-file (see resolveCommit).
+  const own = isOwnTree(dir)
+  const known = own ? await batchCommit(dir, ref, true) : null
+  if (known) return known
+  const sha = await revParseTreeCommit(dir, ref)
+  if (sha && own) restartBatch(dir, true)
+  return sha
+}
+
+async function revParseTreeCommit(dir: string, ref: string): Promise<string | null> {
   const r = await runTreeGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
     allowFailure: true,
   })
