@@ -1,6 +1,7 @@
 import { ApiError } from '../../../shared/errors'
 import type { EventName, Events } from '../../../shared/contract'
 import type { WorkspaceStore } from '../store/workspace-store'
+import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
 import { parseId, type EntityKind } from './ids'
 
@@ -42,6 +43,14 @@ export function memberRowOf(ctx: Ctx, memberId: string, field: string): number {
   const n = rowOf(ctx, 'member', memberId, field)
   if (!ctx.store.members.get(n)) throw new ApiError('not_found', `${field}: member ${memberId} does not exist`)
   return n
+}
+
+/** The decision of an id in this workspace, or not_found. */
+export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
+  const n = rowOf(ctx, 'decision', decisionId, field)
+  const row = ctx.store.decisions.get(n)
+  if (!row) throw new ApiError('not_found', `${field}: decision ${decisionId} does not exist`)
+  return row
 }
 
 /**

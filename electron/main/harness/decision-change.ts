@@ -4,21 +4,14 @@
  */
 import { ApiError } from '../../../shared/errors'
 import type { Decision, Impact, NoticeSummary } from '../../../shared/schemas'
-import type { DecisionRow, DecisionStatusValue } from '../store/decisions-repo'
-import { rowOf, type Ctx } from './context'
+import type { DecisionStatusValue } from '../store/decisions-repo'
+import type { Ctx } from './context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
 import { toDecision, toNoticeSummary, toTask } from './mappers'
 import { parseId } from './ids'
 import { applyPropagation } from './propagation'
-
-export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
-  const n = rowOf(ctx, 'decision', decisionId, field)
-  const row = ctx.store.decisions.get(n)
-  if (!row) throw new ApiError('not_found', `${field}: decision ${decisionId} does not exist`)
-  return row
-}
 
 export interface ChangeMeta {
   reason: string

@@ -2,8 +2,8 @@ import type { ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Decision, Impact } from '../../../shared/schemas'
 import type { DecisionStatusValue } from '../store/decisions-repo'
-import { actorOf, type Ctx } from './context'
-import { changeDecisionTx, decisionRow, emitDecisionChange, type DecisionChange } from './decision-change'
+import { actorOf, decisionRow, type Ctx } from './context'
+import { changeDecisionTx, emitDecisionChange, type DecisionChange } from './decision-change'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
@@ -14,7 +14,6 @@ import { createProposalTx } from './proposals'
 // The edit path lives in decision-change.ts (shared with proposals.ts); re-exported for the callers that name it here.
 export {
   changeDecisionTx,
-  decisionRow,
   emitDecisionChange,
   type ChangeFields,
   type ChangeMeta,

@@ -1,6 +1,5 @@
 import type { Revision } from '../../../shared/schemas'
-import type { Ctx } from './context'
-import { decisionRow } from './decisions'
+import { decisionRow, type Ctx } from './context'
 import { makeId, parseId } from './ids'
 import { toRevision } from './mappers'
 
@@ -13,12 +12,10 @@ import { toRevision } from './mappers'
 export function decisionHistory(ctx: Ctx, decisionId: string): Revision[] {
   const row = decisionRow(ctx, decisionId)
   const byVersion = new Map(ctx.store.proposals.acceptedFor(row.id).map((p) => [p.base_version + 1, p]))
-  return ctx.store.decisions
-    .history(row.id)
-    .map((r) => ({
-      ...toRevision(ctx.wsId, r, byVersion.get(r.version)),
-      sourceMemberId: memberOfStep(ctx, r.source_message_id),
-    }))
+  return ctx.store.decisions.history(row.id).map((r) => ({
+    ...toRevision(ctx.wsId, r, byVersion.get(r.version)),
+    sourceMemberId: memberOfStep(ctx, r.source_message_id),
+  }))
 }
 
 function memberOfStep(ctx: Ctx, stepId: string | null): string | null {

@@ -14,8 +14,7 @@ import {
 } from '../../../shared/schemas'
 import { preserialize } from '../events/serialized'
 import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
-import type { Ctx } from './context'
-import { decisionRow } from './decision-change'
+import { decisionRow, type Ctx } from './context'
 import { makeId, makeKey } from './ids'
 import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from './touched-reports'
 

@@ -1,7 +1,8 @@
 import type { ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Ctx } from './context'
-import { decisionRow, updateDecision } from './decisions'
+import { decisionRow } from './context'
+import { updateDecision } from './decisions'
 import { makeKey } from './ids'
 
 /**

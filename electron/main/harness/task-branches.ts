@@ -30,7 +30,7 @@ import type { Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey, now } from './ids'
 import { hasNoCommit, noCommitWords } from './first-commit'
-import { interruptedMerges } from './task-merge'
+import { interruptedMerges } from './merge-recovery'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i
@@ -109,7 +109,7 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
   if (isolation === 'worktree' && info.lfs)
     notes.push('Git LFS: task trees check out LFS files only when git-lfs is set up in your own git config.')
   if (info.isRepo) {
-    // What a crash left: trees half made are finished, merges cut short are reported (task-merge.ts).
+    // What a crash left: trees half made are finished, merges cut short are reported (merge-recovery.ts).
     await reconcileTrees(h, ctx)
     notes.push(...(await interruptedMerges(ctx, p.repoPath, false).catch(() => [])))
   }

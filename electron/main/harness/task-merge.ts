@@ -16,6 +16,7 @@ import { actorOf, requireDecider, type Ctx } from './context'
 import type { Harness } from './harness'
 import { makeKey, now } from './ids'
 import { toTask } from './mappers'
+import { gitPath, interruptedMerges, leftovers } from './merge-recovery'
 import { refreshHead } from './task-branches'
 import { taskRow } from './tasks'
 import { workspaceSettings } from './workspace-settings'
@@ -220,90 +221,6 @@ async function checkUntracked(repo: string, tree: string, tk: string): Promise<v
       { reason: 'untracked_overwritten', paths: shown },
     )
   }
-}
-
-/** An absolute path in the checkout's git folder. */
-async function gitPath(repo: string, name: string): Promise<string | null> {
-  const r = await runOwnGit(repo, ['rev-parse', '--path-format=absolute', '--git-path', name], { allowFailure: true })
-  return r.code === 0 ? r.stdout.trim() || null : null
-}
-
-/** What differs in the checkout from how it was before a merge (HEAD, tracked files, a lock, MERGE_HEAD); empty when nothing. */
-async function leftovers(repo: string, before: string): Promise<string[]> {
-  const found: string[] = []
-  const lock = await gitPath(repo, 'index.lock')
-  if (lock && existsSync(lock)) found.push(`${lock} is left (git was killed mid-write)`)
-  const head = await resolveCommit(repo, 'HEAD')
-  if (head !== before) found.push(`HEAD moved from ${before.slice(0, 10)} to ${head?.slice(0, 10) ?? 'nothing'}`)
-  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0)
-    found.push('a merge is in progress (MERGE_HEAD)')
-  if (!lock || !existsSync(lock)) {
-    const status = await runOwnGit(
-      repo,
-      ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty'],
-      { allowFailure: true },
-    )
-    const dirty = status.stdout
-      .split('\0')
-      .filter((e) => e.length > 3)
-      .map((e) => e.slice(3))
-    if (dirty.length)
-      found.push(
-        `files changed: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}`,
-      )
-  }
-  return found
-}
-
-/**
- * A merge Concord recorded as running and never finished (it was killed, perhaps with git): `refuse` (before a new
- * merge) throws merge_blocked saying what is left in the checkout; a checkout found as it was is cleared silently,
- * and one where the merge landed is recorded as merged. Returns the notes for the workspace at start.
- */
-export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean): Promise<string[]> {
-  const notes: string[] = []
-  for (const row of ctx.store.branches.list()) {
-    if (!row.merging) continue
-    const tk = makeKey('task', row.task_id)
-    const rec = JSON.parse(row.merging) as { head: string; commit: string; at: string }
-    const head = await resolveCommit(repo, 'HEAD')
-    // A moved HEAD alone is no leftover (the merge landed, or you have committed since); a lock, MERGE_HEAD or
-    // changed files are.
-    const all = await leftovers(repo, rec.head)
-    const found = all.filter((f) => !f.startsWith('HEAD moved'))
-    const landed =
-      !found.length &&
-      head !== null &&
-      head !== rec.head &&
-      (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
-    if (!found.length) {
-      ctx.store.transaction(() => {
-        ctx.store.branches.setMerging(row.task_id, null)
-        if (landed) {
-          ctx.store.branches.setMerged(row.task_id, head, now())
-          ctx.store.log.appendEvent(
-            'task.merged',
-            { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true },
-            now(),
-          )
-        }
-      })
-      if (landed)
-        notes.push(
-          `The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`,
-        )
-      continue
-    }
-    const text = `The merge of ${tk} started at ${rec.at} did not finish (Concord was stopped while git ran): ${all.join('; ')}. Check your checkout (git status), put it back (git merge --abort, or remove the lock if no git runs), then merge again`
-    if (refuse)
-      throw new ApiError('merge_blocked', text, {
-        reason: 'interrupted',
-        taskId: makeKey('task', row.task_id),
-        found: all,
-      })
-    notes.push(`${text}.`)
-  }
-  return notes
 }
 
 async function land(repo: string, commit: string, strategy: string, message: string, before: string): Promise<void> {
