@@ -394,10 +394,30 @@ export const methods = {
       ...ws,
       format: z.enum(['madr', 'markdown', 'json']),
       outDir: pathText.optional(),
+      /**
+       * A folder of the repository, relative to it (the app's folder field); refused with folder_outside_repo when
+       * absolute, with a `..` part, or leading outside the repository. Not with outDir.
+       */
+      folder: pathText.optional(),
       /** The layout of MADR files: strict MADR 4 (default), or what adr-tools or log4brains read. */
       flavour: z.enum(['madr', 'adr-tools', 'log4brains']).optional(),
+      /** Plan the export and list its files, writing nothing (the same code path as the real export). */
+      dryRun: z.boolean().optional(),
     }),
     r<s.ExportResult>(),
+  ),
+  /**
+   * The export as a zip to download (for `concord serve`, whose browser user may not see the server's checkout):
+   * the same files the export would write, at their paths relative to the repository; nothing is written.
+   */
+  'export.download': method(
+    z.strictObject({
+      ...ws,
+      format: z.enum(['madr', 'markdown', 'json']),
+      folder: pathText.optional(),
+      flavour: z.enum(['madr', 'adr-tools', 'log4brains']).optional(),
+    }),
+    r<s.ExportDownload>(),
   ),
   'import.workspace': method(
     z.strictObject({ path: pathText, repoPath: pathText, name: z.string().trim().min(1).max(200).optional() }),

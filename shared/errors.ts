@@ -33,6 +33,8 @@ export const errorCodes = [
   'data_dir_locked',
   /** The repository has no commit yet (git init and nothing else): tasks have nothing to branch from. */
   'no_commit',
+  /** A folder given relative to the repository that is absolute, has a `..` part or leads outside it. */
+  'folder_outside_repo',
   'internal',
 ] as const
 
@@ -92,5 +94,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   already_current: 409,
   data_dir_locked: 409,
   no_commit: 409,
+  folder_outside_repo: 400,
   internal: 500,
 }

@@ -636,7 +636,24 @@ export interface FolderListing {
 export interface ExportResult {
   format: 'madr' | 'markdown' | 'json'
   outDir: string
+  /** outDir relative to the repository ('' for its root), or null when outDir lies outside it. */
+  folder: string | null
+  /** Every file of the export (absolute paths), whether its content changed or not. */
   files: string[]
+  /** The files whose content is new or changed (written, or to be written by a dry run). */
+  changed: string[]
+  /** Concord's earlier files of renamed decisions, removed (or to be removed by a dry run). */
+  removed: string[]
+  /** True when nothing was written. */
+  dryRun: boolean
+}
+
+/** The export as a store-only zip: entries are the files' paths relative to the repository. */
+export interface ExportDownload {
+  name: string
+  /** The zip file, base64. */
+  zipBase64: string
+  entries: string[]
 }
 
 /** What the core can promise about the machine it runs on. Never holds a path of the data folder. */

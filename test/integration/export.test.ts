@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -176,6 +177,12 @@ function tableRows(text: string): string[][] {
   )
 }
 
+/** The files name the human as git does in the repository (made one after the set-up: the workspace stays shared). */
+function nameTheHuman(name: string): void {
+  execFileSync('git', ['init', '-q'], { cwd: t.repoDir })
+  execFileSync('git', ['config', 'user.name', name], { cwd: t.repoDir })
+}
+
 function allFiles(dir: string): string[] {
   if (!existsSync(dir)) return []
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -185,14 +192,20 @@ function allFiles(dir: string): string[] {
 
 describe('madr export', () => {
   it('writes one MADR 4 file per decision into docs/decisions, checked field by field', async () => {
+    nameTheHuman('Concord Test')
     const result = await exportAs('madr')
     const dir = join(ws.repoPath, 'docs', 'decisions')
+    const files = ['0001-session-auth.md', '0002-storage.md', '0003-token-auth-jwt.md', '0004-cache.md'].map((f) =>
+      join(dir, f),
+    )
     expect(result).toEqual({
       format: 'madr',
       outDir: dir,
-      files: ['0001-session-auth.md', '0002-storage.md', '0003-token-auth-jwt.md', '0004-cache.md'].map((f) =>
-        join(dir, f),
-      ),
+      folder: 'docs/decisions',
+      files,
+      changed: files,
+      removed: [],
+      dryRun: false,
     })
     const [d1, d2, d3, d4] = result.files.map((f) => readFileSync(f, 'utf8'))
 
@@ -213,10 +226,11 @@ describe('madr export', () => {
     )
     expect(d1).toContain('\n---\n# Session auth\n')
     expect(section(d1, '## Context and Problem Statement')).toBe('One server, simple.')
-    expect(section(d1, '## Considered Options')).toBe('* Session auth')
+    // No other statement was ever proposed: no "Considered Options" that would only repeat the title.
+    expect(d1).not.toContain('## Considered Options')
     expect(section(d1, '## Decision Outcome')).toBe(
-      'Chosen option: "Session auth".\n\nUse server sessions with cookies.\n\n### Consequences\n\n' +
-        '* T-1 “Login form” depends on this decision: delivered, needs re-verification; assigned to Impl (implementer); aligned with v1 (suspect).',
+      'Superseded by ADR-0003: no longer in force.\n\nUse server sessions with cookies.\n\n### Consequences\n\n' +
+        '* T-1 “Login form” depends on this decision: delivered, needs re-verification; assigned to Impl (implementer); built on v1, changed since.',
     )
     expect(section(d1, '## More Information')).toMatch(
       /^Superseded by \[ADR-0003\]\(0003-token-auth-jwt\.md\) “Token auth \(JWT\)”\.\n\nRecorded in Concord as D-1 \(ADR-0001\), /,
@@ -234,15 +248,15 @@ describe('madr export', () => {
     ])
     expect(d1).not.toContain('### Earlier statements')
     expect(tableRows(section(d1, '### Linked reports'))).toEqual([
-      ['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale'],
+      ['R-1', 'T-1', 'test', 'passed', 'Tess (tester)', 'v1, changed since', '1 (1 stale)', 'stale'],
     ])
 
-    // D-2: a normative revision, then an editorial fix by the human.
+    // D-2: a normative revision, then an editorial fix by the human, named as git names them (user.name).
     const fm2 = frontMatter(d2)
     expect(fm2).toEqual({
       status: 'accepted',
       date: storage.updatedAt.slice(0, 10),
-      'decision-makers': ['human', 'Lead (lead)'],
+      'decision-makers': ['Concord Test', 'Lead (lead)'],
       consulted: ['Tess (tester)'],
       informed: ['Impl (implementer)'],
       id: 'D-2',
@@ -252,19 +266,19 @@ describe('madr export', () => {
     })
     expect(section(d2, '## Context and Problem Statement')).toBe('_No rationale was recorded for this decision._')
     expect(section(d2, '## Decision Outcome')).toMatch(
-      /^Chosen option: "Storage"\.\n\nStore orders in SQLite, in WAL mode\.\n\n### Consequences\n/,
+      /^Accepted\.\n\nStore orders in SQLite, in WAL mode\.\n\n### Consequences\n/,
     )
     expect(tableRows(section(d2, '### Revision history')).map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual([
-      ['v3', 'human', 'editorial', 'statement', 'typo'],
+      ['v3', 'Concord Test', 'editorial', 'statement', 'typo'],
       ['v2', 'Lead (lead)', 'normative', 'statement', 'concurrent readers'],
-      ['v1', 'human', 'created', 'initial version', 'created'],
+      ['v1', 'Concord Test', 'created', 'initial version', 'created'],
     ])
     // Each change of the statement keeps the statement it replaced.
     expect(section(d2, '### Earlier statements')).toMatch(
-      /^What the statement said before each change, newest change first\.\n\n#### Until v3 \(editorial, .* UTC, human: typo\)\n\n> Store orders in SQLite in WAL mode\.\n\n#### Until v2 \(normative, .* UTC, Lead \(lead\): concurrent readers\)\n\n> Store orders in SQLite\.$/,
+      /^What the statement said before each change, newest change first\.\n\n#### Until v3 \(editorial, .* UTC, Concord Test: typo\)\n\n> Store orders in SQLite in WAL mode\.\n\n#### Until v2 \(normative, .* UTC, Lead \(lead\): concurrent readers\)\n\n> Store orders in SQLite\.$/,
     )
     expect(tableRows(section(d2, '### Linked reports'))).toEqual([
-      ['R-1', 'T-1', 'test', 'pass', 'Tess (tester)', 'v1 (suspect)', '1 (1 stale)', 'stale'],
+      ['R-1', 'T-1', 'test', 'passed', 'Tess (tester)', 'v1, changed since', '1 (1 stale)', 'stale'],
     ])
 
     // D-3: supersedes D-1; a pending proposal; a todo task.
@@ -282,14 +296,14 @@ describe('madr export', () => {
     expect(section(d3, '## Context and Problem Statement')).toBe('Mobile clients.\n\nNo sticky sessions.')
     // A pending proposal with another statement is an option under consideration.
     expect(section(d3, '## Considered Options')).toBe(
-      '* Token auth (JWT)\n* “Use JWT bearer tokens signed with ES256.” (P-2, pending, by Impl (implementer))',
+      '* “Use JWT bearer tokens.” (this decision)\n* “Use JWT bearer tokens signed with ES256.” (proposed by Impl (implementer), pending)',
     )
     expect(section(d3, '## More Information')).toContain('Supersedes [ADR-0001](0001-session-auth.md) “Session auth”.')
     expect(section(d3, '### Pending proposals')).toMatch(
       /^\* P-2 by Impl \(implementer\) against v1, .*: statement “Use JWT bearer tokens signed with ES256\.” — smaller keys$/,
     )
     expect(section(d3, '## Decision Outcome')).toMatch(
-      /\n### Consequences\n\n\* T-2 “Issue tokens” depends on this decision: todo; assigned to Impl \(implementer\); aligned with v1 \(current\)\.$/,
+      /\n### Consequences\n\n\* T-2 “Issue tokens” depends on this decision: to do; assigned to Impl \(implementer\); built on v1, the current version\.$/,
     )
     expect(section(d3, '### Linked reports')).toBe('No report is based on this decision.')
 
@@ -396,8 +410,17 @@ describe('madr export', () => {
 
 describe('markdown export', () => {
   it('writes DECISIONS.md: an index table and every revision, newest change first', async () => {
+    nameTheHuman('Concord Test')
     const result = await exportAs('markdown')
-    expect(result).toEqual({ format: 'markdown', outDir: ws.repoPath, files: [join(ws.repoPath, 'DECISIONS.md')] })
+    expect(result).toEqual({
+      format: 'markdown',
+      outDir: ws.repoPath,
+      folder: '',
+      files: [join(ws.repoPath, 'DECISIONS.md')],
+      changed: [join(ws.repoPath, 'DECISIONS.md')],
+      removed: [],
+      dryRun: false,
+    })
     const text = readFileSync(result.files[0], 'utf8')
     expect(text.startsWith('<!-- Generated by Concord')).toBe(true)
     expect(text).toContain('\n# Decision log: Shop\n')
@@ -408,13 +431,13 @@ describe('markdown export', () => {
       ['[D-3](#d-3)', 'Token auth (JWT)', 'accepted', 'v1'],
       ['[D-4](#d-4)', 'Cache', 'accepted', 'v2'],
     ])
-    expect(index[1][4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC · editorial · human$/)
+    expect(index[1][4]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC · editorial · Concord Test$/)
     const d2 = section(text, '## D-2: Storage')
     const headings = d2.split('\n').filter((l) => l.startsWith('#### '))
     expect(headings.map((h) => h.replace(/ · \d{4}-.* UTC/, ''))).toEqual([
-      '#### v3 · human · editorial',
+      '#### v3 · Concord Test · editorial',
       '#### v2 · Lead (lead) · normative',
-      '#### v1 · human · created',
+      '#### v1 · Concord Test · created',
     ])
     expect(section(d2, '#### v2 · ' + headings[1].slice('#### v2 · '.length))).toBe(
       'Reason: concurrent readers\n\nChanged: statement.\n\nStatement:\n\n> Store orders in SQLite in WAL mode.',

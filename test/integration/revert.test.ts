@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
@@ -10,6 +11,16 @@ let t: TestCore
 let core: Core
 let ws: Workspace
 let impl: Member, tester: Member, reviewer: Member, proposer: Member
+
+/** How the export names the human: as git does here (the folder is no repository: the user's own git config). */
+function gitName(dir: string): string {
+  try {
+    return execFileSync('git', ['config', '--get', 'user.name'], { cwd: dir, encoding: 'utf8' }).trim()
+  } catch {
+    return 'the Concord user'
+  }
+}
+const rx = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 beforeEach(async () => {
   t = makeCore()
@@ -153,13 +164,14 @@ describe('decisions.revert', () => {
 
     const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
     const madr = readFileSync(result.files[0], 'utf8')
-    expect(madr).toMatch(/\ndecision-makers:\n {2}- "human"\nconsulted:\n {2}- "Prop \(lead\)"\n/)
-    expect(madr).toMatch(/\| v3 \| [^|]+ \| human, proposed by Prop \(lead\) \|/)
+    const human = rx(gitName(t.repoDir))
+    expect(madr).toMatch(new RegExp(`\\ndecision-makers:\\n {2}- "${human}"\\nconsulted:\\n {2}- "Prop \\(lead\\)"\\n`))
+    expect(madr).toMatch(new RegExp(`\\| v3 \\| [^|]+ \\| ${human}, proposed by Prop \\(lead\\) \\|`))
     const log = readFileSync(
       (await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0],
       'utf8',
     )
-    expect(log).toMatch(/\n#### v3 · [^·]+ · human, proposed by Prop \(lead\) · normative\n/)
+    expect(log).toMatch(new RegExp(`\\n#### v3 · [^·]+ · ${human}, proposed by Prop \\(lead\\) · normative\\n`))
   })
 
   it('a decision a proposer created is proposed by it and decided by whoever accepted it', async () => {
@@ -178,6 +190,7 @@ describe('decisions.revert', () => {
     })
     const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
     const madr = readFileSync(result.files[0], 'utf8')
-    expect(madr).toMatch(/\ndecision-makers:\n {2}- "human"\nconsulted:\n {2}- "Prop \(lead\)"\n/)
+    const human = rx(gitName(t.repoDir))
+    expect(madr).toMatch(new RegExp(`\\ndecision-makers:\\n {2}- "${human}"\\nconsulted:\\n {2}- "Prop \\(lead\\)"\\n`))
   })
 })

@@ -43,13 +43,17 @@ export const adrLabel = (n: number) => `ADR-${String(n).padStart(4, '0')}`
 /** The file name without `.md`: log4brains calls this the slug and links by it. */
 export const adrSlug = (ref: AdrRef) => ref.file.replace(/\.md$/, '')
 
-export function adrContext(doc: ExportDoc, files: Map<string, { number: number; file: string }>): AdrContext {
+export function adrContext(
+  doc: ExportDoc,
+  files: Map<string, { number: number; file: string }>,
+  human?: string,
+): AdrContext {
   const refs = new Map<string, AdrRef>()
   for (const d of doc.decisions) {
     const f = files.get(d.id)!
     refs.set(d.id, { id: d.id, number: f.number, file: f.file, title: d.title })
   }
-  return { doc, people: peopleOf(doc), refs }
+  return { doc, people: peopleOf(doc, human), refs }
 }
 
 export function adrEntry(ctx: AdrContext, d: DecisionDoc): AdrEntry {
@@ -107,7 +111,7 @@ export function involved(
   return { decisionMakers, consulted, informed }
 }
 
-/** Who made a revision: its actor, and the author of the proposal it applied ("human, proposed by Tess (tester)"). */
+/** Who made a revision: its actor, and the author of the proposal it applied ("Ada Lovelace, proposed by Tess (tester)"). */
 export function revisionAuthor(ctx: Pick<AdrContext, 'doc' | 'people'>, d: DecisionDoc, rev: RevisionDoc): string {
   // Accepting is a compare-and-set on the base version: the proposal accepted against v(n-1) made vn.
   const proposal = ctx.doc.proposals.find(

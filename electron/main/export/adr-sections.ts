@@ -3,12 +3,17 @@
  * revision replaced, pending proposals, linked reports), the consequences Concord knows (the tasks
  * that depend on the decision) and the options it considered (proposals with another statement).
  */
-import { taskFlagWords } from '../../../shared/task-rules'
-import { revisionAuthor, type AdrContext, type AdrEntry } from './adr-model'
+import { taskFlagWords, taskStatusWords } from '../../../shared/task-rules'
+import { adrLabel, revisionAuthor, type AdrContext, type AdrEntry } from './adr-model'
 import type { DecisionDoc, ReportDoc } from './schema'
 import { cell, changedFields, changeKind, minute, newestFirst, oneLine, quote, type People } from './text'
 
 const flagWords: Record<string, string> = taskFlagWords
+const statusWords: Record<string, string> = taskStatusWords
+
+/** A pin in words: `built on v2, the current version` or `built on v1, changed since`. */
+const pinWords = (version: number, state: string) =>
+  `built on v${version}, ${state === 'current' ? 'the current version' : 'changed since'}`
 
 /** The text that marks a file as Concord's where the flavour has no front matter: the file's last line. */
 export function generatedNotice(e: AdrEntry, adr: string): string {
@@ -29,25 +34,32 @@ export function consequenceBullets(ctx: AdrContext, d: DecisionDoc): string[] {
       .map((l) => {
         const flag = t.flag ? `, ${flagWords[t.flag]}` : ''
         const assignee = t.assigneeId ? `assigned to ${ctx.people(t.assigneeId)}` : 'unassigned'
-        return `* ${t.id} “${oneLine(t.title)}” depends on this decision: ${t.status}${flag}; ${assignee}; aligned with v${l.pinnedVersion} (${l.state}).`
+        return `* ${t.id} “${oneLine(t.title)}” depends on this decision: ${statusWords[t.status] ?? t.status}${flag}; ${assignee}; ${pinWords(l.pinnedVersion, l.state)}.`
       }),
   )
 }
 
-/** The decision itself, then every proposal that offered another statement for it. */
+const proposalWords: Record<string, string> = { pending: 'pending', accepted: 'accepted', rejected: 'turned down' }
+
+/**
+ * The options considered: the decision's statement, then every proposal that offered another statement for it.
+ * Empty when no other statement was ever proposed: a list of one option would only repeat the title.
+ */
 export function consideredOptions(ctx: AdrContext, d: DecisionDoc): string[] {
   const others = ctx.doc.proposals
     .filter((p) => p.decisionId === d.id && p.statement !== null && p.statement !== d.statement)
-    .map((p) => `* “${oneLine(p.statement!)}” (${p.id}, ${p.state}, by ${ctx.people(p.authorId)})`)
-  return [`* ${oneLine(d.title)}`, ...others]
+    .map((p) => `* “${oneLine(p.statement!)}” (proposed by ${ctx.people(p.authorId)}, ${proposalWords[p.state]})`)
+  return others.length ? [`* “${oneLine(d.statement)}” (this decision)`, ...others] : []
 }
 
-/** The sentence MADR calls the decision outcome, worded for the decision's status. */
-export function outcomeSentence(e: AdrEntry): string {
-  const title = JSON.stringify(oneLine(e.d.title))
-  if (e.state === 'proposed') return `Proposed option: ${title}, not accepted yet.`
-  if (e.state === 'rejected') return `Rejected option: ${title}; this decision is not in force.`
-  return `Chosen option: ${title}.`
+/** The sentence MADR calls the decision outcome, worded for the decision's status; `options`: options were listed. */
+export function outcomeSentence(e: AdrEntry, options: boolean): string {
+  const option = options ? ', out of the options above' : ''
+  if (e.state === 'proposed') return `Proposed${option}, not accepted yet.`
+  if (e.state === 'rejected') return `Rejected${option}: this decision is not in force.`
+  if (e.state === 'deprecated') return 'Deprecated: no longer in force, and no decision replaces it.'
+  if (e.state === 'superseded') return `Superseded by ${adrLabel(e.supersededBy!.number)}: no longer in force.`
+  return options ? 'Chosen option: the statement of this decision, below.' : 'Accepted.'
 }
 
 export function recordedIn(e: AdrEntry, adr: string, people: People): string {
@@ -122,29 +134,28 @@ export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): s
 
 function reportRow(r: ReportDoc, d: DecisionDoc, people: People): string {
   const b = r.basis.find((x) => x.decisionId === d.id)
-  const based = b ? `v${b.version} (${b.state})` : 'not in basis'
+  const based = b ? `v${b.version}, ${b.state === 'current' ? 'current' : 'changed since'}` : 'not in basis'
   const onThis = r.claims.filter((c) => c.decisions.some((x) => x.decisionId === d.id))
   const stale = onThis.filter((c) =>
     c.decisions.some((x) => x.decisionId === d.id && x.pinnedFingerprint !== d.fingerprint),
   ).length
   const claims = onThis.length ? `${onThis.length} (${stale} stale)` : 'none'
-  return `| ${r.id} | ${r.taskId} | ${r.kind} | ${r.verdict} | ${cell(people(r.authorId))} | ${based} | ${claims} | ${r.validity} |`
+  const verdict = r.verdict === 'pass' ? 'passed' : r.verdict === 'fail' ? 'failed' : 'partly passed'
+  return `| ${r.id} | ${r.taskId} | ${r.kind} | ${verdict} | ${cell(people(r.authorId))} | ${based} | ${claims} | ${r.validity} |`
 }
 
 /** The MADR sections the madr and log4brains flavours share: context, considered options, outcome, consequences. */
 export function madrBody(ctx: AdrContext, d: DecisionDoc, e: AdrEntry): string[] {
+  const options = consideredOptions(ctx, d)
   const out = [
     '## Context and Problem Statement',
     '',
     d.rationale.trim() || '_No rationale was recorded for this decision._',
     '',
-    '## Considered Options',
-    '',
-    ...consideredOptions(ctx, d),
-    '',
+    ...(options.length ? ['## Considered Options', '', ...options, ''] : []),
     '## Decision Outcome',
     '',
-    outcomeSentence(e),
+    outcomeSentence(e, options.length > 0),
     '',
     d.statement.trim(),
     '',

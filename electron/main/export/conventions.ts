@@ -108,6 +108,25 @@ function folderIn(repo: string, folder: string, source: string): string {
   return target
 }
 
+/**
+ * The folder `folder` names in the repository (the export box's folder field: relative to the repository). Refused
+ * with folder_outside_repo when it is absolute, has a `..` part, or leads outside the repository (through a link).
+ */
+export function repoFolder(repo: string, folder: string, field = 'folder'): string {
+  const refuse = (why: string) =>
+    new ApiError(
+      'folder_outside_repo',
+      `${field}: ${JSON.stringify(folder)} ${why}; give a folder inside the repository, relative to it (like docs/decisions)`,
+    )
+  if (/[\0-\x1f]/.test(folder)) throw new ApiError('invalid_params', `${field}: must not contain control characters`)
+  if (isAbsolute(folder) || /^[A-Za-z]:/.test(folder) || folder.startsWith('\\')) throw refuse('is an absolute path')
+  if (folder.split(/[\\/]/).includes('..')) throw refuse('has a .. part')
+  const root = realpathSync(repo)
+  const target = resolve(root, folder)
+  if (!inside(root, target) || !inside(root, realish(target))) throw refuse('leads outside the repository')
+  return target
+}
+
 function fromAdrDir(repo: string): string | null {
   const text = readSmallFile(join(repo, ADR_DIR_FILE), ADR_DIR_FILE)
   if (text === null) return null

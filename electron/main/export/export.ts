@@ -11,24 +11,38 @@
  * - markdown: `<outDir>/DECISIONS.md`.
  * - json:     `<outDir>/concord-export.json` and its JSON Schema, `concord-export.schema.json`.
  *
+ * `folder` (the app's folder field) is a folder of the repository, relative to it, validated strictly
+ * (folder_outside_repo); `outDir` (the CLI's --out) may be any folder. `dryRun` plans the export on the same
+ * code path and writes nothing; `export.download` packs the same files into a zip instead of writing them.
+ *
  * The result's `outDir` is the folder the files were written into; `files` lists every file of the
- * export (absolute paths), whether its content changed or not. Files whose content is unchanged are
+ * export (absolute paths), whether its content changed or not, and `changed` those whose content is new. Files whose content is unchanged are
  * not rewritten, and files Concord did not write are never overwritten. Nothing is written through a
  * symbolic link: not a folder of the repository on the way to the files, nor an existing export file.
  */
-import { join, resolve } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import type { ExportResult } from '../../../shared/schemas'
+import type { ExportDownload, ExportResult } from '../../../shared/schemas'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
+import { gitUserName } from '../repo/git-repo'
 import { flavours, type Flavour } from './adr-model'
-import { adrFolder, repoFlavour } from './conventions'
-import { ensureWritableDir, readTextIfExists, refuseLinksInRepo, writeBatch, type PlannedFile } from './files'
+import { adrFolder, repoFlavour, repoFolder } from './conventions'
+import {
+  checkCreatableDir,
+  ensureWritableDir,
+  readTextIfExists,
+  refuseLinksInRepo,
+  writeBatch,
+  type PlannedFile,
+} from './files'
 import { isConcordJson, JSON_FILE, renderJson } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
 import { planMadr } from './madr'
 import { isConcordLog, LOG_FILE, renderLog } from './markdown'
 import { readSnapshot } from './snapshot'
+import { zipStore } from './zip'
 
 export type ExportFormat = ExportResult['format']
 
@@ -36,8 +50,12 @@ export interface ExportParams {
   workspaceId: string
   format: ExportFormat
   outDir?: string
+  /** A folder of the repository, relative to it; not with outDir. */
+  folder?: string
   /** The layout of MADR files (format madr only). */
   flavour?: Flavour
+  /** Plan and list, write nothing. */
+  dryRun?: boolean
 }
 
 export const formats: readonly ExportFormat[] = ['madr', 'markdown', 'json']
@@ -54,7 +72,17 @@ function ownedFile(path: string, content: string, isOurs: (text: string) => bool
   return { path, content }
 }
 
-export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResult {
+interface ExportPlan {
+  repo: string
+  dir: string
+  files: PlannedFile[]
+  /** Written with the files but not listed (adr-tools' sequence lock). */
+  support: PlannedFile[]
+  obsolete: string[]
+}
+
+/** Everything the export would write, read and checked, nothing written: one path for the export, its dry run and the zip. */
+function planExport(harness: Harness, p: ExportParams, human: string | undefined, writing: boolean): ExportPlan {
   if (!formats.includes(p.format)) {
     throw new ApiError('invalid_params', `format: '${p.format}' is not an export format; use ${formats.join(', ')}`)
   }
@@ -67,35 +95,111 @@ export function exportDecisionLog(harness: Harness, p: ExportParams): ExportResu
       `flavour: only the madr format has flavours; leave flavour out for ${p.format}`,
     )
   }
+  if (p.folder !== undefined && p.outDir !== undefined)
+    throw new ApiError('invalid_params', 'folder and outDir name the same thing: give one of them')
   const workspace = harness.workspace(p.workspaceId)
+  const repo = workspace.repoPath
   // No flavour given: the one the repository's conventions ask for (the CLI and the API alike).
-  const flavour = p.flavour ?? (p.format === 'madr' ? repoFlavour(workspace.repoPath) : 'madr')
-  const base = p.outDir === undefined ? workspace.repoPath : resolve(workspace.repoPath, p.outDir)
-  const dir = p.format === 'madr' && p.outDir === undefined ? adrFolder(workspace.repoPath, flavour) : base
+  const flavour = p.flavour ?? (p.format === 'madr' ? repoFlavour(repo) : 'madr')
+  const dir =
+    p.folder !== undefined
+      ? repoFolder(repo, p.folder)
+      : p.outDir !== undefined
+        ? resolve(repo, p.outDir)
+        : p.format === 'madr'
+          ? adrFolder(repo, flavour)
+          : repo
   // A link committed in the repository (docs → outside) is never written through; checked before any folder is made.
-  refuseLinksInRepo(workspace.repoPath, dir)
-  ensureWritableDir(dir)
+  refuseLinksInRepo(repo, dir)
+  if (writing) ensureWritableDir(dir)
+  else checkCreatableDir(dir)
   const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
-
-  let files: PlannedFile[]
-  let support: PlannedFile[] = []
-  let obsolete: string[] = []
   switch (p.format) {
     case 'madr':
-      ;({ files, obsolete, support } = planMadr(doc, dir, flavour))
-      break
+      return { repo, dir, ...planMadr(doc, dir, flavour, human) }
     case 'markdown':
-      files = [ownedFile(join(dir, LOG_FILE), renderLog(doc), isConcordLog)]
-      break
+      return {
+        repo,
+        dir,
+        files: [ownedFile(join(dir, LOG_FILE), renderLog(doc, human), isConcordLog)],
+        support: [],
+        obsolete: [],
+      }
     case 'json':
-      files = [
-        ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson),
-        ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema),
-      ]
-      break
+      return {
+        repo,
+        dir,
+        files: [
+          ownedFile(join(dir, JSON_FILE), renderJson(doc), isConcordJson),
+          ownedFile(join(dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema),
+        ],
+        support: [],
+        obsolete: [],
+      }
   }
-  // Again just before writing: a folder swapped for a link while the export was planned is refused too.
-  refuseLinksInRepo(workspace.repoPath, dir)
-  writeBatch([...files, ...support], obsolete)
-  return { format: p.format, outDir: dir, files: files.map((f) => f.path) }
+}
+
+/** `path` relative to the repository with `/` separators, or null when it lies outside. */
+function inRepo(repo: string, path: string): string | null {
+  for (const root of [resolve(repo), safeRealpath(repo)]) {
+    const rel = relative(root, path)
+    if (!rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/')
+  }
+  return null
+}
+
+function safeRealpath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+async function humanName(harness: Harness, workspaceId: string): Promise<string | undefined> {
+  return (await gitUserName(harness.workspace(workspaceId).repoPath).catch(() => null)) ?? undefined
+}
+
+export async function exportDecisionLog(harness: Harness, p: ExportParams): Promise<ExportResult> {
+  const human = await humanName(harness, p.workspaceId)
+  const plan = planExport(harness, p, human, !p.dryRun)
+  const changed = plan.files.filter((f) => readTextIfExists(f.path) !== f.content).map((f) => f.path)
+  if (!p.dryRun) {
+    // Again just before writing: a folder swapped for a link while the export was planned is refused too.
+    refuseLinksInRepo(plan.repo, plan.dir)
+    writeBatch([...plan.files, ...plan.support], plan.obsolete)
+  }
+  return {
+    format: p.format,
+    outDir: plan.dir,
+    folder: inRepo(plan.repo, plan.dir),
+    files: plan.files.map((f) => f.path),
+    changed,
+    removed: plan.obsolete,
+    dryRun: p.dryRun === true,
+  }
+}
+
+/** The export's files in a zip, named by their paths in the repository; nothing is written. */
+export async function exportDownload(
+  harness: Harness,
+  p: Omit<ExportParams, 'outDir' | 'dryRun'>,
+): Promise<ExportDownload> {
+  const human = await humanName(harness, p.workspaceId)
+  const plan = planExport(harness, { ...p, outDir: undefined }, human, false)
+  const entries = [...plan.files, ...plan.support].map((f) => ({
+    name: inRepo(plan.repo, f.path)!,
+    content: f.content,
+  }))
+  const workspace = harness.workspace(p.workspaceId)
+  const slug =
+    workspace.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'workspace'
+  return {
+    name: `${slug}-decisions-${p.format}.zip`,
+    zipBase64: zipStore(entries).toString('base64'),
+    entries: entries.map((e) => e.name),
+  }
 }

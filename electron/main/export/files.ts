@@ -103,6 +103,26 @@ export function ensureWritableDir(dir: string, field = 'outDir'): void {
   }
 }
 
+/**
+ * What ensureWritableDir would refuse first, found without creating anything (a dry run): the nearest existing
+ * folder on the way must be a folder.
+ */
+export function checkCreatableDir(dir: string, field = 'outDir'): void {
+  for (let cur = resolve(dir); ; cur = dirname(cur)) {
+    let st
+    try {
+      st = statSync(cur)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw ioError(`${field}: cannot create or use the folder ${dir}`, err)
+      if (dirname(cur) === cur) return
+      continue
+    }
+    if (!st.isDirectory()) throw ioError(`${field}: cannot create or use the folder ${dir}`, { code: 'ENOTDIR' })
+    return
+  }
+}
+
 /** True when `path` itself is a symbolic link (not followed); false when it is anything else or missing. */
 export function isSymlink(path: string): boolean {
   try {

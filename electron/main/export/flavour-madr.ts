@@ -47,7 +47,6 @@ export function renderMadrFlavour(ctx: AdrContext, d: DecisionDoc): string {
       `Superseded by [${adrLabel(e.supersededBy.number)}](${e.supersededBy.file}) “${oneLine(e.supersededBy.title)}”.`,
       '',
     )
-  if (e.state === 'deprecated') out.push('Deprecated: no longer in force, and no decision replaces it.', '')
   if (e.supersedes)
     out.push(
       `Supersedes [${adrLabel(e.supersedes.number)}](${e.supersedes.file}) “${oneLine(e.supersedes.title)}”.`,

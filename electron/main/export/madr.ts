@@ -81,7 +81,8 @@ export interface MadrPlan {
   support: PlannedFile[]
 }
 
-export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr'): MadrPlan {
+/** `human`: the name the files give the human user (the repository's git user.name). */
+export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
   const { mine, foreign, maxNumber } = scan(dir)
   const lock = sequenceLock(dir)
   let next = Math.max(maxNumber, lock ?? 0)
@@ -103,7 +104,7 @@ export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr')
     const old = mine.get(d.id)
     if (old && old.name !== name) obsolete.push(join(dir, old.name))
   }
-  const ctx = adrContext(doc, placed)
+  const ctx = adrContext(doc, placed, human)
   const files: PlannedFile[] = doc.decisions.map((d) => ({
     path: join(dir, placed.get(d.id)!.file),
     content: render[flavour](ctx, d),

@@ -44,8 +44,8 @@ function revisionSection(rev: RevisionDoc, previous: RevisionDoc | undefined, by
   return out
 }
 
-export function renderLog(doc: ExportDoc): string {
-  const people = peopleOf(doc)
+export function renderLog(doc: ExportDoc, human?: string): string {
+  const people = peopleOf(doc, human)
   const out = [
     `${MARK}: the decision log of this workspace. Change decisions in Concord and export again: edits made to this file are overwritten. -->`,
     '',

@@ -1,14 +1,17 @@
 /** Formatting shared by the Markdown renderings (MADR files and the DECISIONS.md log). */
 import type { DecisionDoc, ExportDoc, RevisionDoc } from './schema'
 
-/** The human user is recorded without a member id. */
-export const HUMAN = 'human'
+/**
+ * The human user is recorded without a member id; files name them as the repository's git `user.name` does, and
+ * as this only when git knows no name.
+ */
+export const HUMAN = 'the Concord user'
 
 export type People = (id: string | null) => string
 
-export function peopleOf(doc: ExportDoc): People {
+export function peopleOf(doc: ExportDoc, human = HUMAN): People {
   const byId = new Map(doc.members.map((m) => [m.id, `${m.name} (${m.role})`]))
-  return (id) => (id === null ? HUMAN : (byId.get(id) ?? id))
+  return (id) => (id === null ? human : (byId.get(id) ?? id))
 }
 
 /** `2025-01-02` */

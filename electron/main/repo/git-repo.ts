@@ -480,3 +480,10 @@ export async function changedFiles(dir: string, from: string, to: string, scratc
   }
   return out
 }
+
+/** The person git names for the repository (`user.name`, its own config or the user's), or null when git knows none. */
+export async function gitUserName(root: string): Promise<string | null> {
+  const r = await runOwnGit(root, ['config', '--get', 'user.name'], { allowFailure: true })
+  const name = r.code === 0 ? r.stdout.trim().replace(/\s+/g, ' ') : ''
+  return name ? name.slice(0, 200) : null
+}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
-import type { Decision, ExportResult, Revision } from '../../../../shared/schemas'
+import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
 import { excerpt, shortTime } from '../../lib/format'
 import { markdownToPlain } from '../../lib/plain-text'
@@ -10,6 +10,7 @@ import { findStep, selectDecisions } from '../../stores/selectors'
 import { statusTone } from './DecisionCard'
 import { DecisionEditor, impactSentence, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
+import { ExportBox } from './ExportBox'
 import './decision-editor.css'
 
 export function DecisionsPanel() {
@@ -343,71 +344,5 @@ export function authorship(r: Revision, prev: Revision | undefined, who: (id: st
 
 const sameContent = (r: Revision, d: Decision) =>
   r.title === d.title && r.statement === d.statement && r.rationale === d.rationale && r.status === d.status
-
-function ExportBox() {
-  const api = useApp((s) => s.api)
-  const workspaceId = useApp((s) => s.workspaceId)!
-  const [format, setFormat] = useState<ExportResult['format']>('madr')
-  // '' leaves the flavour to the repository's conventions (the core reads .log4brains.yml / .adr-dir).
-  const [flavour, setFlavour] = useState<'' | 'madr' | 'adr-tools' | 'log4brains'>('')
-  const [result, setResult] = useState<ExportResult | null>(null)
-  const exp = useAction(async () => {
-    setResult(null)
-    setResult(
-      await api.call('export.decisionLog', {
-        workspaceId,
-        format,
-        ...(format === 'madr' && flavour ? { flavour } : {}),
-      }),
-    )
-  })
-  return (
-    <div className="export-box">
-      <div className="export-row">
-        <span className="muted">Export the decision log</span>
-        <span className="spacer" />
-        <select
-          value={format}
-          onChange={(e) => setFormat(e.target.value as ExportResult['format'])}
-          aria-label="Export format"
-        >
-          <option value="madr">MADR files</option>
-          <option value="markdown">One Markdown log</option>
-          <option value="json">JSON (full fidelity)</option>
-        </select>
-        {format === 'madr' && (
-          <select
-            value={flavour}
-            onChange={(e) => setFlavour(e.target.value as typeof flavour)}
-            aria-label="MADR flavour"
-            data-testid="export-flavour"
-          >
-            <option value="">As the repository says</option>
-            <option value="madr">MADR 4</option>
-            <option value="adr-tools">adr-tools</option>
-            <option value="log4brains">log4brains</option>
-          </select>
-        )}
-        <button className="btn small" disabled={exp.pending} onClick={() => void exp.run()}>
-          Export
-        </button>
-      </div>
-      <ErrorText error={exp.error ? `Export failed: ${exp.error.message}` : null} />
-      {result && (
-        <div className="export-result" data-testid="export-result">
-          Wrote {result.files.length} file{result.files.length === 1 ? '' : 's'} to <code>{result.outDir}</code>
-          <ul>
-            {result.files.slice(0, 12).map((f) => (
-              <li key={f}>
-                <code>{f}</code>
-              </li>
-            ))}
-            {result.files.length > 12 && <li className="muted">…and {result.files.length - 12} more</li>}
-          </ul>
-        </div>
-      )}
-    </div>
-  )
-}
 
 export { NewDecisionForm }

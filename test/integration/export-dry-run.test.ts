@@ -1,0 +1,144 @@
+/**
+ * The export box's server side: a dry run lists the files the export would write (the same code path, nothing
+ * written), a folder of the repository is validated (folder_outside_repo for an absolute path, a `..` part or a way
+ * out through a link), and `export.download` packs the same files into a zip, read back here with `unzip`.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Workspace } from '../../shared/schemas'
+import { initRepo, makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+
+let t: TestCore
+let ws: Workspace
+
+beforeEach(async () => {
+  t = makeCore()
+  initRepo(t.repoDir)
+  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Web Search', isolation: 'shared' })
+  for (const title of ['Search timeout', 'Result cache'])
+    await t.core.invoke('decisions.create', { workspaceId: ws.id, title, statement: `${title}: as agreed.` })
+})
+afterEach(async () => {
+  await t.cleanup()
+})
+
+/** Every file under the repository but .git, as relative paths. */
+function tree(dir = t.repoDir, rel = ''): string[] {
+  return readdirSync(join(dir, rel), { withFileTypes: true })
+    .filter((e) => e.name !== '.git')
+    .flatMap((e) => (e.isDirectory() ? tree(dir, join(rel, e.name)) : [join(rel, e.name)]))
+    .sort()
+}
+
+describe('export dry run', () => {
+  it('lists the files the export then writes, writing nothing itself', async () => {
+    const before = tree()
+    const dry = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', dryRun: true })
+    expect(tree()).toEqual(before)
+    expect(existsSync(join(t.repoDir, 'docs'))).toBe(false)
+    const dir = join(t.repoDir, 'docs', 'decisions')
+    expect(dry).toEqual({
+      format: 'madr',
+      outDir: dir,
+      folder: 'docs/decisions',
+      files: [join(dir, '0001-search-timeout.md'), join(dir, '0002-result-cache.md')],
+      changed: [join(dir, '0001-search-timeout.md'), join(dir, '0002-result-cache.md')],
+      removed: [],
+      dryRun: true,
+    })
+    const real = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
+    expect({ ...real, dryRun: true }).toEqual(dry)
+    expect(tree()).toEqual([...before, 'docs/decisions/0001-search-timeout.md', 'docs/decisions/0002-result-cache.md'])
+    // Again: nothing would change now.
+    const again = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', dryRun: true })
+    expect(again.changed).toEqual([])
+    expect(again.files).toEqual(dry.files)
+  })
+
+  it('takes the folder from the repository’s conventions, and a folder field relative to the repository', async () => {
+    writeFileSync(join(t.repoDir, '.adr-dir'), 'architecture/adr\n')
+    const conv = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', dryRun: true })
+    expect(conv.folder).toBe('architecture/adr')
+    const chosen = await t.core.invoke('export.decisionLog', {
+      workspaceId: ws.id,
+      format: 'markdown',
+      folder: 'notes/log',
+      dryRun: true,
+    })
+    expect(chosen).toMatchObject({ folder: 'notes/log', files: [join(t.repoDir, 'notes', 'log', 'DECISIONS.md')] })
+    expect(existsSync(join(t.repoDir, 'notes'))).toBe(false)
+    await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown', folder: 'notes/log' })
+    expect(readFileSync(join(t.repoDir, 'notes', 'log', 'DECISIONS.md'), 'utf8')).toContain(
+      '# Decision log: Web Search',
+    )
+  })
+
+  it('reports what the real export would refuse, without creating a folder', async () => {
+    writeFileSync(join(t.repoDir, 'a-file'), 'x')
+    const err = await rejectsWith(
+      t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', folder: 'a-file/out', dryRun: true }),
+      'io_error',
+    )
+    expect(err.message).toContain('cannot create or use the folder')
+  })
+})
+
+describe('the folder field', () => {
+  it('is refused with folder_outside_repo when absolute, with a .. part or leading out through a link', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'concord-outside-'))
+    try {
+      symlinkSync(outside, join(t.repoDir, 'elsewhere'))
+      for (const folder of [outside, '/etc', '..', 'docs/../..', 'docs/..', '..\\x', 'elsewhere', 'elsewhere/adr']) {
+        for (const dryRun of [true, false]) {
+          const err = await rejectsWith(
+            t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', folder, dryRun }),
+            'folder_outside_repo',
+          )
+          expect(err.message).toContain('folder:')
+        }
+        await rejectsWith(
+          t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr', folder }),
+          'folder_outside_repo',
+        )
+      }
+      expect(readdirSync(outside)).toEqual([])
+      await rejectsWith(
+        t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', folder: 'docs', outDir: 'docs' }),
+        'invalid_params',
+      )
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('export.download', () => {
+  it('is a zip of the files the export would write, at their paths in the repository, writing nothing', async () => {
+    const before = tree()
+    const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })
+    expect(tree()).toEqual(before)
+    expect(dl.name).toBe('web-search-decisions-madr.zip')
+    expect(dl.entries).toEqual(['docs/decisions/0001-search-timeout.md', 'docs/decisions/0002-result-cache.md'])
+    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
+    try {
+      const zip = join(scratch, dl.name)
+      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+      execFileSync('unzip', ['-tq', zip])
+      const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n')
+      expect(listed).toEqual(dl.entries)
+      // The same bytes the export then writes.
+      await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
+      for (const name of dl.entries)
+        expect(execFileSync('unzip', ['-p', zip, name], { encoding: 'utf8' })).toBe(
+          readFileSync(join(t.repoDir, name), 'utf8'),
+        )
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
+    const json = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json', folder: 'exports' })
+    expect(json.entries).toEqual(['exports/concord-export.json', 'exports/concord-export.schema.json'])
+  })
+})
