@@ -64,13 +64,13 @@ describe('the export box', () => {
     expect(flavour.value).toBe('')
     fireEvent.change(flavour, { target: { value: 'adr-tools' } })
     await waitFor(() => expect(sent).toHaveLength(2))
-    expect(sent[1].p).toEqual({ workspaceId: WS, format: 'madr', flavour: 'adr-tools', dryRun: true })
+    expect(sent[1]!.p).toEqual({ workspaceId: WS, format: 'madr', flavour: 'adr-tools', dryRun: true })
     fireEvent.change(screen.getByTestId('export-folder'), { target: { value: 'architecture/decisions' } })
     // While the new plan is not in, nothing can be written.
     expect(screen.getByTestId<HTMLButtonElement>('export-run').disabled).toBe(true)
     await waitFor(() => expect(sent).toHaveLength(3))
     await waitFor(() => expect(screen.getByTestId('export-plan').textContent).toContain('architecture/decisions'))
-    expect(sent[2].p).toEqual({
+    expect(sent[2]!.p).toEqual({
       workspaceId: WS,
       format: 'madr',
       flavour: 'adr-tools',
@@ -97,6 +97,6 @@ describe('the export box', () => {
     fireEvent.click(run)
     await screen.findByTestId('export-done')
     expect(sent.map((s) => s.m)).toEqual(['export.decisionLog', 'export.download'])
-    expect(sent[1].p).toEqual({ workspaceId: WS, format: 'madr' })
+    expect(sent[1]!.p).toEqual({ workspaceId: WS, format: 'madr' })
   })
 })

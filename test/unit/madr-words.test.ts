@@ -62,7 +62,7 @@ function doc(proposals: object[] = []): ExportDoc {
 const madr = (d: ExportDoc, human?: string) =>
   renderMadrFlavour(
     adrContext(d, new Map([['D-1', { number: 1, file: '0001-search-timeout.md' }]]), human),
-    d.decisions[0],
+    d.decisions[0]!,
   )
 
 describe('MADR words', () => {
@@ -97,7 +97,7 @@ describe('MADR words', () => {
     const ctx = adrContext(d, new Map([['D-1', { number: 1, file: '0001-search-timeout.md' }]]), 'Ada Lovelace')
     for (const text of [
       madr(d, 'Ada Lovelace'),
-      renderLog4brainsFlavour(ctx, d.decisions[0]),
+      renderLog4brainsFlavour(ctx, d.decisions[0]!),
       renderLog(d, 'Ada Lovelace'),
     ]) {
       expect(text).toContain('Ada Lovelace')
