@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 
-export interface OffLoopOptions {
+interface OffLoopOptions {
   cwd?: string
   env: Record<string, string>
   /** Own process group (setsid): the whole tree can be signalled with -pid. */
@@ -45,7 +45,7 @@ export interface OffLoopChild {
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this
 }
 
-export interface OffLoopStream {
+interface OffLoopStream {
   on(event: 'data', listener: (chunk: Buffer) => void): this
   destroy(): void
 }
