@@ -50,6 +50,8 @@ export const methods = {
       autoDeliver: z.boolean().optional(),
       /** Moving a task to in progress starts its assignee's turn on it. */
       startAgentOnTaskStart: z.boolean().optional(),
+      /** A decision changed after its task was merged: create the follow-up task, or offer it. */
+      followUps: s.FollowUpMode.optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),
@@ -259,6 +261,8 @@ export const methods = {
     r<s.TaskDiff>(),
   ),
   /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
+  /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
+  'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),
   'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
 
   'reports.submit': method(

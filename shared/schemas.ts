@@ -137,7 +137,15 @@ export interface WorkspaceSettings {
   autoDeliver: boolean
   /** Moving a task to in progress starts its assignee's turn on it (a message from Concord naming the task). Default on. */
   startAgentOnTaskStart: boolean
+  /**
+   * A decision changed after a task implementing it was merged: `create` makes the follow-up task at once (default),
+   * `offer` leaves it to the user (the edit's answer and preview offer it; tasks.followUp creates it).
+   */
+  followUps: FollowUpMode
 }
+
+export const FollowUpMode = z.enum(['create', 'offer'])
+export type FollowUpMode = z.infer<typeof FollowUpMode>
 
 export interface DiffFile {
   path: string
@@ -335,8 +343,11 @@ export interface Impact {
   tasks: ImpactTask[]
   reports: ImpactReport[]
   notifiedMemberIds: string[]
-  /** Merged tasks linked to the decision: they stay merged (outside counts and tasks); each gets a follow-up task. */
-  mergedTasks?: { taskId: string; key: string; text: string }[]
+  /**
+   * Merged tasks linked to the decision: they stay merged (outside counts and tasks); each gets a follow-up task,
+   * created by the edit or, with the workspace setting `followUps: offer`, offered (tasks.followUp creates it).
+   */
+  mergedTasks?: { taskId: string; key: string; text: string; followUp: FollowUpMode }[]
   /** The follow-up tasks the edit created for them (an applied edit only). */
   followUpTaskIds?: string[]
 }

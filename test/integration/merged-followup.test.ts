@@ -66,6 +66,7 @@ describe('a decision changed after its task was merged', () => {
         taskId: t1.id,
         key: 'T-1',
         text: 'T-1 is merged: the base branch has its code; a follow-up task will be created',
+        followUp: 'create',
       },
     ])
 
@@ -91,5 +92,59 @@ describe('a decision changed after its task was merged', () => {
     expect(follow.spec).toContain('T-1 was merged before D-1 changed to v2')
     expect(follow.spec).toContain('Web search gives up after 10 s.')
     expect(impact.followUpTaskIds).toEqual([follow.id])
+  })
+
+  it('with the setting followUps: offer, creates nothing and offers it: tasks.followUp creates it once', async () => {
+    const settings = await t.core.invoke('workspaces.update', { workspaceId: ws.id, followUps: 'offer' })
+    expect(settings.followUps).toBe('offer')
+    const d = await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout',
+      statement: 'Web search gives up after 5 s.',
+    })
+    const t1 = await mergedTask(d.id)
+    const offered = [
+      {
+        taskId: t1.id,
+        key: 'T-1',
+        text: 'T-1 is merged: the base branch has its code; a follow-up task is offered',
+        followUp: 'offer',
+      },
+    ]
+    const preview = await t.core.invoke('decisions.previewImpact', {
+      decisionId: d.id,
+      statement: 'Web search gives up after 10 s.',
+    })
+    expect(preview.mergedTasks).toEqual(offered)
+    const { impact } = await t.core.invoke('decisions.update', {
+      decisionId: d.id,
+      expectedVersion: 1,
+      statement: 'Web search gives up after 10 s.',
+      reason: 'slow providers',
+    })
+    expect(impact.followUpTaskIds).toBeUndefined()
+    expect(impact.mergedTasks).toEqual(offered)
+    expect(await t.core.invoke('tasks.list', { workspaceId: ws.id })).toHaveLength(1)
+
+    const follow = await t.core.invoke('tasks.followUp', { taskId: t1.id, decisionId: d.id })
+    expect(follow).toMatchObject({
+      status: 'todo',
+      assigneeId: ivy.id,
+      title: 'Follow up T-1 for D-1 v2: Search timeout',
+    })
+    expect(follow.links).toMatchObject([{ decisionId: d.id, pinnedVersion: 2 }])
+    expect(
+      t.events.filter((e) => e.event === 'task.changed').map((e) => (e.payload as { task: Task }).task.key),
+    ).toContain('T-2')
+    // Taken: a second one is refused, and the next preview offers nothing for this version.
+    await expect(t.core.invoke('tasks.followUp', { taskId: t1.id, decisionId: d.id })).rejects.toMatchObject({
+      code: 'invalid_transition',
+    })
+    const again = await t.core.invoke('decisions.previewImpact', {
+      decisionId: d.id,
+      statement: 'Web search gives up after 10 s.',
+    })
+    expect(again.mergedTasks).toBeUndefined()
+    expect(await t.core.invoke('tasks.list', { workspaceId: ws.id })).toHaveLength(2)
   })
 })

@@ -24,7 +24,9 @@ const base: Impact = {
 describe('impact preview of a merged task', () => {
   it('says the merged task stays merged and a follow-up task will be created', () => {
     const text = 'T-1 is merged: the base branch has its code; a follow-up task will be created'
-    expect(describeImpact({ ...base, mergedTasks: [{ taskId: 'w:task:1', key: 'T-1', text }] }, {})).toBe(`${text}.`)
+    expect(
+      describeImpact({ ...base, mergedTasks: [{ taskId: 'w:task:1', key: 'T-1', text, followUp: 'create' }] }, {}),
+    ).toBe(`${text}.`)
     expect(describeImpact(base, {})).toBe('No task or report depends on this decision yet.')
   })
 })

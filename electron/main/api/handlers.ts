@@ -1,3 +1,4 @@
+import { followUpTask } from '../harness/follow-up'
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
 import { acceptTask, taskReadiness } from '../harness/acceptance'
@@ -95,6 +96,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.readiness': (p) => taskReadiness(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),
 
     'reports.submit': async (p) => {

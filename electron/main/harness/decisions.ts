@@ -9,6 +9,7 @@ import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
 import { toDecision, toProposal, toRevision } from './mappers'
 import { mergedTasksOf } from './propagation'
+import { workspaceSettings } from './workspace-settings'
 import { createProposalTx } from './proposals'
 
 // The edit path lives in decision-change.ts (shared with proposals.ts); re-exported for the callers that name it here.
@@ -158,7 +159,7 @@ export function previewImpact(ctx: Ctx, p: ParsedParams<'decisions.previewImpact
     if (!(err instanceof DryRun)) throw err
   }
   const { followUpTaskIds: _, ...impact } = change!.impact
-  return { ...impact, ...mergedTasksOf(ctx.wsId, change!.merged) }
+  return { ...impact, ...mergedTasksOf(ctx.wsId, change!.merged, workspaceSettings(ctx).followUps) }
 }
 
 export function getDecision(ctx: Ctx, decisionId: string): Decision {

@@ -4,31 +4,40 @@
  * content (the tasks linked to it, the claims and basis entries pinned to either content). Its preview is this
  * same code run in a transaction that is rolled back (decisions.ts previewImpact).
  */
-import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../shared/schemas'
+import { IMPACT_SUMMARY_LIMIT, type FollowUpMode, type Impact } from '../../../shared/schemas'
 import { taskFlagWords as flagWords, notifiedOnChange } from '../../../shared/task-rules'
 import type { TaskFlagValue, TaskRow } from '../store/tasks-repo'
 import type { Ctx } from './context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
 import { makeId, makeKey } from './ids'
 import { touchedReports, type EditPins } from './touched-reports'
+import { workspaceSettings } from './workspace-settings'
 
 export interface PropagationResult {
   impact: Impact
   noticeIds: number[]
-  /** The merged tasks the change left alone; each got a follow-up (impact.followUpTaskIds, in the same order). */
+  /**
+   * The merged tasks the change left alone; each got a follow-up (impact.followUpTaskIds, in the same order), or,
+   * with followUps: offer, is offered one (impact.mergedTasks).
+   */
   merged: number[]
 }
 
-const mergedText = (key: string) => `${key} is merged: the base branch has its code; a follow-up task will be created`
+const mergedText = (key: string, mode: FollowUpMode) =>
+  `${key} is merged: the base branch has its code; ${mode === 'create' ? 'a follow-up task will be created' : 'a follow-up task is offered'}`
 
-/** What a preview says of the merged tasks an edit leaves behind (the follow-ups the edit would create). */
-export function mergedTasksOf(ws: string, merged: number[]): Pick<Impact, 'mergedTasks'> {
+/**
+ * What a preview (or, with followUps: offer, the edit's answer) says of the merged tasks an edit leaves behind: the
+ * follow-ups the edit creates, or offers.
+ */
+export function mergedTasksOf(ws: string, merged: number[], mode: FollowUpMode): Pick<Impact, 'mergedTasks'> {
   if (!merged.length) return {}
   return {
     mergedTasks: merged.map((n) => ({
       taskId: makeId(ws, 'task', n),
       key: makeKey('task', n),
-      text: mergedText(makeKey('task', n)),
+      text: mergedText(makeKey('task', n), mode),
+      followUp: mode,
     })),
   }
 }
@@ -36,36 +45,35 @@ export function mergedTasksOf(ws: string, merged: number[]): Pick<Impact, 'merge
 /**
  * A merged task is not reopened by a change to a decision it implemented (its worktree is gone, its code is in the
  * base branch): a follow-up task linked to the new version, assigned like it, brings the code in line. Its link is
- * re-pinned so that the next edit does not make a second follow-up for the same change.
+ * re-pinned so that the next edit does not make a second follow-up for the same change. Inside the caller's
+ * transaction; the edit (followUps: create) and tasks.followUp (offer) both make it here.
  */
-function createFollowUps(
+export function createFollowUp(
   ctx: Ctx,
+  t: TaskRow,
   decision: { id: number; version: number; statement: string },
-  merged: TaskRow[],
   to: string,
   at: string,
-): number[] {
+): number {
   const { store } = ctx
   const dkey = makeKey('decision', decision.id)
-  return merged.map((t) => {
-    const key = makeKey('task', t.id)
-    const id = store.tasks.insert({
-      title: `Follow up ${key} for ${dkey} v${decision.version}: ${t.title}`,
-      spec: `${key} was merged before ${dkey} changed to v${decision.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${decision.statement}`,
-      acceptance_criteria: t.acceptance_criteria,
-      assignee_id: t.assignee_id,
-      required_reports: t.required_reports,
-      created_at: at,
-    })
-    store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
-    store.tasks.repinLink(t.id, decision.id, decision.version, to)
-    store.log.appendEvent(
-      'task.created',
-      { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
-      at,
-    )
-    return id
+  const key = makeKey('task', t.id)
+  const id = store.tasks.insert({
+    title: `Follow up ${key} for ${dkey} v${decision.version}: ${t.title}`,
+    spec: `${key} was merged before ${dkey} changed to v${decision.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${decision.statement}`,
+    acceptance_criteria: t.acceptance_criteria,
+    assignee_id: t.assignee_id,
+    required_reports: t.required_reports,
+    created_at: at,
   })
+  store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
+  store.tasks.repinLink(t.id, decision.id, decision.version, to)
+  store.log.appendEvent(
+    'task.created',
+    { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
+    at,
+  )
+  return id
 }
 
 interface Recipient {
@@ -130,7 +138,9 @@ export function applyPropagation(
     flagged,
   )
   const merged = store.tasks.mergedDependentsNotAt(decision.id, to)
-  const followUps = createFollowUps(ctx, decision, merged, to, at)
+  // With followUps: offer nothing is created: the merged task's link stays behind, so the offer stands until taken.
+  const mode = workspaceSettings(ctx).followUps
+  const followUps = mode === 'create' ? merged.map((t) => createFollowUp(ctx, t, decision, to, at)) : []
 
   const hits = flagged.map(hitOf)
   const recipients = new Map<number, Recipient>()
@@ -208,6 +218,14 @@ export function applyPropagation(
       reports: toImpactReports(ctx, pins, side.first, 0, member),
       notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
       ...(followUps.length ? { followUpTaskIds: followUps.map((n) => makeId(ctx.wsId, 'task', n)) } : {}),
+      // Offered, not created: the answer names the merged tasks whose follow-up the user may create.
+      ...(mode === 'offer'
+        ? mergedTasksOf(
+            ctx.wsId,
+            merged.map((t) => t.id),
+            mode,
+          )
+        : {}),
     },
     reserveFor(decision, reason),
   )

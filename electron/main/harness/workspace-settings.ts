@@ -23,6 +23,7 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
     autoTurns: raw.autoTurns !== false,
     autoDeliver: raw.autoDeliver === true,
     startAgentOnTaskStart: raw.startAgentOnTaskStart !== false,
+    followUps: raw.followUps === 'offer' ? 'offer' : 'create',
   }
 }
 
@@ -46,6 +47,7 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     autoTurns: p.autoTurns ?? current.autoTurns,
     autoDeliver: p.autoDeliver ?? current.autoDeliver,
     startAgentOnTaskStart: p.startAgentOnTaskStart ?? current.startAgentOnTaskStart,
+    followUps: p.followUps ?? current.followUps,
   }
   if (next.isolation === 'worktree' && !next.baseBranch)
     throw new ApiError(

@@ -5,6 +5,7 @@ import { useApp } from '../../stores/app-store'
 import { decisionByKey } from '../../stores/selectors'
 import { DecisionEditor, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
+import { FollowUpOffers } from './FollowUpOffers'
 import { changedSince, usePinnedRevision } from './pins'
 import './pins.css'
 
@@ -104,6 +105,7 @@ export function DecisionCard({
       {outcome && !editing && (
         <div className="dcard-outcome" data-testid="edit-outcome">
           Updated to v{outcome.decision.version}. {describeImpact(outcome.impact, members)}
+          <FollowUpOffers impact={outcome.impact} />
         </div>
       )}
       {editing ? (

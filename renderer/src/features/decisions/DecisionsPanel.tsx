@@ -1,3 +1,4 @@
+import { FollowUpOffers } from './FollowUpOffers'
 import { useEffect, useMemo, useState } from 'react'
 import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
@@ -227,8 +228,9 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             <MadeIn stepId={decision.sourceMessageId} />
           </div>
           {outcome && (
-            <div className="dcard-outcome">
+            <div className="dcard-outcome" data-testid="edit-outcome">
               Updated to v{outcome.decision.version}. {impactSentence(outcome.impact, members)}
+              <FollowUpOffers impact={outcome.impact} />
             </div>
           )}
           <div className="dcard-actions">

@@ -5,7 +5,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
 
-type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver'
+type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'followUps'
 
 const toggles: { key: Toggle; label: string; explain: string }[] = [
   {
@@ -26,7 +26,19 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
     explain:
       "The assignee's passing implementation report on a task in progress delivers it on the report's commit (otherwise the card offers it).",
   },
+  {
+    key: 'followUps',
+    label: 'Follow up merged tasks at once',
+    explain:
+      'When a decision a merged task implemented changes, Concord creates its follow-up task at once; off, the edit offers a button that creates it.',
+  },
 ]
+
+/** The checkbox of each setting (followUps is create | offer: checked is create). */
+const checkedOf = (settings: WorkspaceSettings, key: Toggle): boolean =>
+  key === 'followUps' ? settings.followUps === 'create' : settings[key]
+const valueOf = (key: Toggle, checked: boolean) =>
+  key === 'followUps' ? { followUps: checked ? ('create' as const) : ('offer' as const) } : { [key]: checked }
 
 /** The workspace's loop settings: a turn on task start, automatic turns for flagged members, delivery by report (workspaces.update). */
 export function LoopSettings() {
@@ -40,7 +52,7 @@ export function LoopSettings() {
     if (!workspaceId) return
     setShown((s) => ({ ...s, [key]: value }))
     try {
-      const next: WorkspaceSettings = await api.call('workspaces.update', { workspaceId, [key]: value })
+      const next: WorkspaceSettings = await api.call('workspaces.update', { workspaceId, ...valueOf(key, value) })
       if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
     } finally {
       setShown(({ [key]: _, ...rest }) => rest)
@@ -53,7 +65,7 @@ export function LoopSettings() {
         <label key={t.key} className="check" title={t.explain}>
           <input
             type="checkbox"
-            checked={shown[t.key] ?? settings[t.key]}
+            checked={shown[t.key] ?? checkedOf(settings, t.key)}
             onChange={(e) => void save.run(t.key, e.target.checked)}
             data-testid={`setting-${t.key}`}
           />{' '}
