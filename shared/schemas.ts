@@ -311,6 +311,8 @@ export interface ImpactReport {
   staleClaimIds: string[]
   /** Claims this edit made valid again (a revert, or any edit back to content they were pinned to). */
   restoredClaimIds: string[]
+  /** The report's validity as the core read it (for the edit's answer and event: right after the edit). */
+  validity: 'valid' | 'stale'
 }
 
 /** The whole impact of one edit in numbers (the lists in Impact may be cut; these never are). */
@@ -418,6 +420,8 @@ export interface Task {
   status: z.infer<typeof TaskStatus>
   assigneeId: string | null
   flag: z.infer<typeof TaskFlag> | null
+  /** A flag, or a link pinned to content its decision no longer has (shared/task-rules isTaskFlagged; tasks.page `flagged`). */
+  flagged: boolean
   artifact: ArtifactRef | null
   links: TaskLink[]
   blockedBy: string[]

@@ -237,6 +237,7 @@ describe('decision edits', () => {
         authorId: tester.id,
         staleClaimIds: [report.claims[0].id],
         restoredClaimIds: [],
+        validity: 'stale',
       },
     ])
     expect(impact.notifiedMemberIds.sort()).toEqual([impl.id, tester.id].sort())
@@ -299,8 +300,17 @@ describe('decision edits', () => {
         authorId: tester.id,
         staleClaimIds: [r1.claims[0].id],
         restoredClaimIds: [],
+        validity: 'stale',
       },
-      { reportId: r2.id, key: r2.key, taskId: tk.id, authorId: reviewer.id, staleClaimIds: [], restoredClaimIds: [] },
+      {
+        reportId: r2.id,
+        key: r2.key,
+        taskId: tk.id,
+        authorId: reviewer.id,
+        staleClaimIds: [],
+        restoredClaimIds: [],
+        validity: 'stale',
+      },
     ])
     expect(impact.notifiedMemberIds.sort()).toEqual([tester.id, reviewer.id].sort())
     expect((await core.invoke('reports.get', { reportId: r2.id })).validity).toBe('stale')

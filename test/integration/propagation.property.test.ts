@@ -115,6 +115,14 @@ class Model {
     return this.head(d).meaning === meaning
   }
 
+  /** Stale while its basis or a claim is pinned to what a decision no longer means. */
+  reportStale(r: ModelReport): boolean {
+    return (
+      [...r.basis].some(([d, b]) => !this.current(d, b.meaning)) ||
+      r.claims.some((c) => [...c.pins].some(([d, m]) => !this.current(d, m)))
+    )
+  }
+
   addDecision(id: string, statement: string): void {
     const text = normativeText(statement, 'accepted')
     this.decisions.push({ id, versions: [{ statement, status: 'accepted', editorial: false, text, meaning: text }] })
@@ -179,6 +187,7 @@ class Model {
         authorId: this.members[r.author],
         staleClaimIds,
         restoredClaimIds,
+        validity: this.reportStale(r) ? 'stale' : 'valid',
       })
       if (leaves) notice(r.author).reportIds.push(r.id)
     }

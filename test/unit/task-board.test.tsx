@@ -18,6 +18,7 @@ const task = (n: number, status: Task['status']): Task => ({
   status,
   assigneeId: null,
   flag: null,
+  flagged: false,
   artifact: status === 'delivered' ? { commit: 'a'.repeat(40), digest: null } : null,
   links: [],
   blockedBy: [],

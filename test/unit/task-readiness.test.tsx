@@ -17,6 +17,7 @@ const task: Task = {
   status: 'delivered',
   assigneeId: null,
   flag: null,
+  flagged: false,
   artifact: { commit: 'abcdef1234', digest: null },
   links: [],
   blockedBy: [],

@@ -42,6 +42,7 @@ const delivered: Task = {
   status: 'delivered',
   assigneeId: null,
   flag: 'needs_reverification',
+  flagged: true,
   artifact: { commit: 'abcdef1234', digest: null },
   links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }],
   blockedBy: [],

@@ -61,6 +61,8 @@ const task = (n: number, extra: Partial<Task> = {}): Task => ({
   createdAt: '',
   updatedAt: '',
   ...extra,
+  // As the core decides it (shared/task-rules isTaskFlagged), for the fixture's flag and links.
+  flagged: extra.flagged ?? ((extra.flag ?? null) !== null || (extra.links ?? []).some((l) => l.state === 'suspect')),
 })
 const report = (n: number, extra: Partial<Report> = {}): Report => ({
   id: `${WS}-r${n}`,
@@ -170,6 +172,18 @@ function rendererSources(dir = join(import.meta.dirname, '..', '..', 'renderer',
     e.isDirectory() ? rendererSources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
   )
 }
+
+describe('the flagged filter', () => {
+  it("takes the core's Task.flagged (a suspect link with no flag is flagged), not a rule of its own", () => {
+    const suspect = task(1, {
+      links: [{ decisionId: D1, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }],
+    })
+    expect(suspect.flag).toBeNull()
+    expect(taskMatches({ flagged: true }, suspect)).toBe(true)
+    expect(taskMatches({ flagged: false }, suspect)).toBe(false)
+    expect(taskMatches({ flagged: true }, task(2))).toBe(false)
+  })
+})
 
 describe('list rules', () => {
   it('no renderer path reads a whole task or report list (pages and ids only)', () => {
@@ -326,6 +340,7 @@ describe('paged lists in the store', () => {
           authorId: null,
           staleClaimIds: [`${WS}-c1`],
           restoredClaimIds: [],
+          validity: 'stale',
         },
         {
           reportId: `${WS}-r150`,
@@ -334,6 +349,7 @@ describe('paged lists in the store', () => {
           authorId: null,
           staleClaimIds: [`${WS}-c150`],
           restoredClaimIds: [],
+          validity: 'stale',
         },
       ],
     })
@@ -382,6 +398,7 @@ describe('paged lists in the store', () => {
           authorId: null,
           staleClaimIds: [`${WS}-c1`],
           restoredClaimIds: [],
+          validity: 'stale',
         },
       ],
     })
@@ -426,6 +443,7 @@ describe('paged lists in the store', () => {
           authorId: null,
           staleClaimIds: [],
           restoredClaimIds: [`${WS}-c1`],
+          validity: 'valid',
         },
       ],
     })

@@ -53,6 +53,7 @@ const task = (version: number, flag: Task['flag']): Task => ({
   status: 'in_progress',
   assigneeId: `${WS}-m1`,
   flag,
+  flagged: flag !== null,
   artifact: null,
   links: [],
   blockedBy: [],
@@ -478,7 +479,15 @@ describe('pure helpers', () => {
         },
       ],
       reports: [
-        { reportId: 'r', key: 'R-4', taskId: 't3', authorId: null, staleClaimIds: ['c1', 'c2'], restoredClaimIds: [] },
+        {
+          reportId: 'r',
+          key: 'R-4',
+          taskId: 't3',
+          authorId: null,
+          staleClaimIds: ['c1', 'c2'],
+          restoredClaimIds: [],
+          validity: 'stale',
+        },
       ],
       notifiedMemberIds: [`${WS}-m1`],
     } as Impact

@@ -3,6 +3,7 @@ import { methods, type MethodName } from '../../../shared/contract'
 import { ApiError, type ApiErrorShape } from '../../../shared/errors'
 import { isSqliteError, storageFault } from '../faults'
 import { workspaceFileName } from '../harness/harness'
+import { isWorkspaceId, splitId } from '../harness/ids'
 import { LOG_FILE, type ErrorLog } from '../log/logger'
 import type { Handlers } from './handlers'
 
@@ -55,18 +56,15 @@ export async function dispatch(
   }
 }
 
-const workspaceIdPattern = /^w[0-9a-f]{8}$/
-/** Routable entity ids (`w1a2b3c4d-d7`, see harness/ids.ts) carry their workspace. */
-const entityIdPattern = /^(w[0-9a-f]{8})-[a-z]\d{1,15}$/
-
 /** The workspace a call addressed: its workspaceId, else the first routable entity id among its params. */
 export function workspaceOfParams(params: unknown): string | undefined {
   if (!params || typeof params !== 'object') return undefined
   const p = params as Record<string, unknown>
-  if (typeof p.workspaceId === 'string' && workspaceIdPattern.test(p.workspaceId)) return p.workspaceId
+  if (typeof p.workspaceId === 'string' && isWorkspaceId(p.workspaceId)) return p.workspaceId
+  // Routable entity ids (`w1a2b3c4d-d7`, harness/ids.ts) carry their workspace.
   for (const v of Object.values(p)) {
-    const m = typeof v === 'string' ? entityIdPattern.exec(v) : null
-    if (m) return m[1]
+    const id = typeof v === 'string' ? splitId(v) : null
+    if (id) return id.workspaceId
   }
   return undefined
 }

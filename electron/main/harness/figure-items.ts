@@ -7,7 +7,7 @@ import type { AutoTurn, AutoTurnCause, AutoTurnPage, SentNotice, SentNoticePage 
 import { AutoTurnsRepo } from '../store/auto-turns-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { Ctx } from './context'
-import { makeId, makeKey } from './ids'
+import { idSource, makeId, makeKey } from './ids'
 import { cursorOf, DEFAULT_PAGE } from './pages'
 
 export function sentNotices(ctx: Ctx, p: ParsedParams<'notices.sent'>): SentNoticePage {
@@ -70,8 +70,10 @@ const deliveredOn = (artifact: string) =>
  * A trigger as runtime/auto-turns.ts keys it, in words: `flag:<task>:<decision id>:v<version>` or
  * `stale:<task>:<report>:<commit or digest>:<decision>v<version>,…`. A key of another shape is shown as it is.
  */
+const flagTrigger = new RegExp(`^flag:(\\d+):${idSource('decision')}:v(\\d+)$`)
+
 export function triggerWords(trigger: string): { cause: AutoTurnCause; trigger: string } {
-  const flag = /^flag:(\d+):w[0-9a-f]{8}-d(\d+):v(\d+)$/.exec(trigger)
+  const flag = flagTrigger.exec(trigger)
   if (flag) {
     const [, task, decision, version] = flag
     return {

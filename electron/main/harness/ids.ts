@@ -18,14 +18,27 @@ export const kinds = {
 } as const
 export type EntityKind = keyof typeof kinds
 
-const idPattern = /^(w[0-9a-f]{8})-([a-z])(\d{1,15})$/
+/** The one home of the id grammar: a workspace id, and an entity id (workspace, kind letter, row number). */
+const WORKSPACE = 'w[0-9a-f]{8}'
+const ROW = '\\d{1,15}'
+const workspacePattern = new RegExp(`^${WORKSPACE}$`)
+const idPattern = new RegExp(`^(${WORKSPACE})-([a-z])(${ROW})$`)
+
+/** The pattern of one kind's ids, to embed in a larger one (its row number is the one capturing group). */
+export const idSource = (kind: EntityKind) => `${WORKSPACE}-${kinds[kind]}(${ROW})`
 
 export function newWorkspaceId(): string {
   return 'w' + randomBytes(4).toString('hex')
 }
 
 export function isWorkspaceId(id: string): boolean {
-  return /^w[0-9a-f]{8}$/.test(id)
+  return workspacePattern.test(id)
+}
+
+/** An entity id's parts, whatever its kind; null when the text is not an entity id. */
+export function splitId(text: string): { workspaceId: string; letter: string; n: number } | null {
+  const [, workspaceId, letter, n] = idPattern.exec(text) ?? []
+  return workspaceId === undefined || letter === undefined ? null : { workspaceId, letter, n: Number(n) }
 }
 
 export function makeId(workspaceId: string, kind: EntityKind, n: number | bigint): string {
@@ -33,10 +46,10 @@ export function makeId(workspaceId: string, kind: EntityKind, n: number | bigint
 }
 
 export function parseId(id: string, kind: EntityKind, field: string): { workspaceId: string; n: number } {
-  const [, workspaceId, letter, n] = idPattern.exec(id) ?? []
-  if (workspaceId === undefined || letter !== kinds[kind])
+  const parts = splitId(id)
+  if (!parts || parts.letter !== kinds[kind])
     throw new ApiError('invalid_params', `${field}: '${id}' is not a ${kind} id`)
-  return { workspaceId, n: Number(n) }
+  return { workspaceId: parts.workspaceId, n: parts.n }
 }
 
 // The key format (D-3, T-2, …) has its home in shared/keys; re-exported for the core's many callers.

@@ -101,6 +101,7 @@ export function toImpactReports(
   const ws = ctx.wsId
   const claims = touchedClaims(ctx.store, pins, after, lastOne.id)
   const claimIds = (ids: number[] | undefined) => (ids ?? []).map((c) => makeId(ws, 'claim', c))
+  const stale = ctx.store.reports.staleAmong(reports.map((r) => r.id))
   return reports.map((r) => ({
     reportId: makeId(ws, 'report', r.id),
     key: makeKey('report', r.id),
@@ -108,6 +109,7 @@ export function toImpactReports(
     authorId: member(r.authorId),
     staleClaimIds: claimIds(claims.stale.get(r.id)),
     restoredClaimIds: claimIds(claims.restored.get(r.id)),
+    validity: stale.has(r.id) ? 'stale' : 'valid',
   }))
 }
 

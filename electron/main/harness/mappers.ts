@@ -1,6 +1,7 @@
 /** Rows → API entities. Ids become routable strings; derived states (link, claim, report validity) are computed here. */
 import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type * as s from '../../../shared/schemas'
+import { isTaskFlagged } from '../../../shared/task-rules'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { NoticeRow } from '../store/log-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -159,6 +160,7 @@ export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
 }
 
 function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
+  const links = rel.links.get(r.id) ?? []
   return {
     id: makeId(ws, 'task', r.id),
     workspaceId: ws,
@@ -169,8 +171,9 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     status: r.status,
     assigneeId: idOrNull(ws, 'member', r.assignee_id),
     flag: r.flag,
+    flagged: isTaskFlagged({ flag: r.flag, suspectLinks: links.some((l) => l.state === 'suspect') }),
     artifact: r.artifact_commit || r.artifact_digest ? { commit: r.artifact_commit, digest: r.artifact_digest } : null,
-    links: rel.links.get(r.id) ?? [],
+    links,
     blockedBy: rel.blockers.get(r.id) ?? [],
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
     ...(rel.branches.get(r.id) ?? noBranch),
@@ -209,10 +212,10 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
       state: b.fingerprint === b.current_fingerprint ? 'current' : 'suspect',
     })
   }
+  const stale = store.reports.staleAmong(rows.map((r) => r.id))
   return rows.map((r) => {
     const c = claims.get(r.id) ?? []
     const b = basis.get(r.id) ?? []
-    const stale = c.some((x) => x.state === 'stale') || b.some((x) => x.state === 'suspect')
     return {
       id: makeId(ws, 'report', r.id),
       key: makeKey('report', r.id),
@@ -222,7 +225,7 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
       kind: r.kind,
       verdict: r.verdict,
       summary: r.summary,
-      validity: stale ? 'stale' : 'valid',
+      validity: stale.has(r.id) ? 'stale' : 'valid',
       basis: b,
       artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
       claims: c,

@@ -103,6 +103,11 @@ export class ReportsRepo {
       heads: db.prepare<[string], { id: number; task_id: number; author_id: number | null; claim_count: number }>(
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
+      staleAmong: db
+        .prepare<[string], number>(
+          `SELECT r.id FROM reports r WHERE r.id IN (SELECT value FROM json_each(?)) AND ${staleReport}`,
+        )
+        .pluck(),
       lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM reports').pluck(),
       sigReports: db
         .prepare<[number, number, number], number>(
@@ -200,6 +205,11 @@ export class ReportsRepo {
   }
 
   /** The newest report's id (0 without reports): what existed when an edit was made. */
+  /** Which of these reports are stale: the one home of that rule (staleReport), as the filters and totals use it. */
+  staleAmong(ids: number[]): Set<number> {
+    return new Set(ids.length ? this.s.staleAmong.all(JSON.stringify(ids)) : [])
+  }
+
   lastId(): number {
     return this.s.lastId.get() ?? 0
   }

@@ -11,7 +11,8 @@ export function patchTask(t: Task, it: ImpactTask, decision: Decision, normative
       ? l
       : { ...l, currentVersion: decision.version, state: normative ? ('suspect' as const) : l.state },
   )
-  return { ...t, status: it.status, flag: it.flag, assigneeId: it.assigneeId, links }
+  // A task in an impact has a flag (ImpactTask.flag), so it is flagged.
+  return { ...t, status: it.status, flag: it.flag, flagged: true, assigneeId: it.assigneeId, links }
 }
 
 export function patchReport(r: Report, ir: CompactImpact['reports'][number], decision: Decision): Report {
@@ -26,7 +27,6 @@ export function patchReport(r: Report, ir: CompactImpact['reports'][number], dec
       ? b
       : { ...b, state: stale.size ? ('suspect' as const) : restored.size ? ('current' as const) : b.state },
   )
-  const validity =
-    claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect') ? 'stale' : 'valid'
-  return { ...r, claims, basis, validity }
+  // The report's validity is the core's (ImpactReport.validity), not re-derived from its claims here.
+  return { ...r, claims, basis, validity: ir.validity }
 }

@@ -33,7 +33,8 @@ export function filterKey(filter: TaskFilter | ReportFilter): string {
 
 export { keyNumber }
 
-export const isFlagged = (t: Task) => t.flag !== null || t.links.some((l) => l.state === 'suspect')
+/** As the core decided it (Task.flagged): the renderer does not re-derive the rule. */
+export const isFlagged = (t: Task) => t.flagged
 
 export function taskMatches(f: TaskFilter, t: Task): boolean {
   if (t.archivedAt) return false // archived: in no list until restored

@@ -5,7 +5,9 @@
  */
 import { z } from 'zod'
 import type { MethodName, Params, Result } from '../../../../shared/contract'
-import { parseKey } from '../../../../shared/keys'
+import { keyPrefix, parseKey } from '../../../../shared/keys'
+import { ReportKind, TaskStatus } from '../../../../shared/schemas'
+import { kinds, splitId } from '../../harness/ids'
 import type { Decision, Task } from '../../../../shared/schemas'
 import { gitHead } from '../../platform/git'
 import { defineTool } from './tool-schema'
@@ -44,8 +46,7 @@ function tool<A>(
   return defineTool<A, HarnessToolContext>({ name, description, args, needsApproval, run: async () => '' })
 }
 
-const refLetters = { decision: ['D', 'd'], task: ['T', 't'], report: ['R', 'r'] } as const
-type RefKind = keyof typeof refLetters
+type RefKind = 'decision' | 'task' | 'report'
 
 /**
  * Accepts a key (D-3, T-2, R-1) or a full id, and only within the member's own workspace: another
@@ -53,17 +54,19 @@ type RefKind = keyof typeof refLetters
  */
 export function resolveRef(ctx: Pick<HarnessToolContext, 'workspaceId'>, ref: string, kind: RefKind): string {
   const text = ref.trim()
-  const [keyLetter, idLetter] = refLetters[kind]
+  const keyLetter = keyPrefix[kind]
+  const idLetter = kinds[kind]
   const key = parseKey(text, { ignoreCase: true })
   if (key) {
     if (key.kind !== kind)
       throw new ToolError('invalid_arguments', `${ref} is not a ${kind} (${kind} keys look like ${keyLetter}-1)`)
     return `${ctx.workspaceId}-${idLetter}${key.n}`
   }
-  const id = /^(w[0-9a-f]{8})-([a-z])(\d{1,15})$/.exec(text)
-  if (!id || id[2] !== idLetter)
+  const id = splitId(text)
+  if (!id || id.letter !== idLetter)
     throw new ToolError('invalid_arguments', `'${ref}' is neither a ${kind} key (${keyLetter}-n) nor a ${kind} id`)
-  if (id[1] !== ctx.workspaceId) throw new ToolError('not_found', `there is no ${kind} ${ref} in this workspace`)
+  if (id.workspaceId !== ctx.workspaceId)
+    throw new ToolError('not_found', `there is no ${kind} ${ref} in this workspace`)
   return text
 }
 
@@ -199,7 +202,7 @@ export function harnessTools(): HTool<any>[] {
       'Move a task: todo, in_progress, delivered (records the repository HEAD as the delivered artifact), blocked or cancelled.',
       z.object({
         taskId: keyOrId,
-        status: z.enum(['todo', 'in_progress', 'delivered', 'blocked', 'cancelled']),
+        status: TaskStatus.exclude(['accepted']),
         commit: z.string().optional(),
       }),
       // Cancelling ends work others may depend on: under `ask` the human sees it first.
@@ -237,7 +240,7 @@ export function harnessTools(): HTool<any>[] {
       'Submit a report on a task: what you checked (commit, default HEAD), your verdict, and the claims you verified, each with the decisions it exercises. Its basis is the decision versions in your brief now. Ends your turn.',
       z.object({
         taskId: keyOrId,
-        kind: z.enum(['implementation', 'test', 'review']),
+        kind: ReportKind,
         verdict: z.enum(['pass', 'fail', 'partial']),
         summary: z.string().max(50_000),
         claims: z
