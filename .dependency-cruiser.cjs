@@ -1,0 +1,89 @@
+/**
+ * The floors of Concord's code, bottom to top. A module may import its own floor and the floors below it, never one
+ * above: the next arrow up fails `npm run lint` (and so .ci/run). `npm run layers` prints the figures.
+ *
+ *   shared      the contract and the rules both sides need (the renderer sees only this)
+ *   platform    git, the OS sandbox, the command environment, logs, paths, the data folder, secrets, the event bus
+ *   store       SQLite: the only place with SQL
+ *   domain      use cases: harness/ (decisions, tasks, reports, members), repo/ (the workspace's git), export/
+ *   runtime     member hosts and engines: the built-in loop, ACP, the MCP serving of Concord's tools, tools/
+ *   faces       api/ (the handlers of the contract), mcp/ (`concord mcp`)
+ *   core        core.ts: the composition root that wires one workspace's floors together
+ *   transport   Electron IPC and the browser bridge, bound to a core
+ *   shell       the Electron app (index.ts, its window and notices), the preload, the command line
+ *
+ * A module under electron/main on no floor is itself a violation (`unplaced`): a new folder is given a floor here.
+ */
+const layers = [
+  { name: 'shared', path: ['^shared/'] },
+  {
+    name: 'platform',
+    path: [
+      '^electron/main/(platform|log|secrets|events|system)/',
+      '^electron/main/(paths|data-dir|data-dir-lock|faults)\\.ts$',
+    ],
+  },
+  { name: 'store', path: ['^electron/main/store/'] },
+  { name: 'domain', path: ['^electron/main/(harness|repo|export)/'] },
+  { name: 'runtime', path: ['^electron/main/runtime/'] },
+  { name: 'faces', path: ['^electron/main/(api|mcp)/'] },
+  { name: 'core', path: ['^electron/main/core\\.ts$'] },
+  { name: 'transport', path: ['^electron/main/transport/'] },
+  {
+    name: 'shell',
+    path: ['^electron/main/(index|sandbox-notice|window-state)\\.ts$', '^electron/preload/', '^electron/cli/'],
+  },
+]
+
+const upward = layers.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.name}`,
+  comment: `${layer.name} imports a floor above it (${layers
+    .slice(i + 1)
+    .map((l) => l.name)
+    .join(', ')}): move the rule it needs down, or the importing code up`,
+  severity: 'error',
+  from: { path: layer.path },
+  to: { path: layers.slice(i + 1).flatMap((l) => l.path) },
+}))
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'renderer-sees-shared-only',
+      comment: 'the renderer reaches the core only through the contract in shared/ (window.api, the bridge)',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^(electron|test|bench|eval|scripts)/' },
+    },
+    {
+      name: 'shared-is-the-floor',
+      comment: 'shared/ is the floor both sides stand on: it imports neither side',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(electron|renderer)/' },
+    },
+    {
+      name: 'unplaced',
+      comment: 'a module under electron/ on no floor: give its folder a floor in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^electron/', pathNot: layers.flatMap((l) => l.path) },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      comment: 'modules that import each other (through any path): move what both need into a lower module',
+      severity: 'error',
+      from: { path: '^(electron|shared)/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    includeOnly: '^(electron|shared|renderer/src)/',
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] },
+  },
+}

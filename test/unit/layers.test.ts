@@ -1,0 +1,67 @@
+/**
+ * The floors of the code (.dependency-cruiser.cjs, npm run layers): the real tree has no arrow up and no circle, and
+ * a small tree laid out like the repository, written to break each rule, has each break reported.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { cruiseLayers, describe as words } from '../../scripts/layers'
+
+// Cruising the whole tree parses every module with TypeScript: seconds on an idle machine, more under load.
+const CRUISE_MS = 180_000
+
+describe('layers', () => {
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+  it(
+    'the real tree: no arrow up, no circle, every module on a floor',
+    async () => {
+      const f = await cruiseLayers()
+      expect([...f.up, ...f.cycles, ...f.unplaced].map(words)).toEqual([])
+      expect(f.modules).toBeGreaterThan(200)
+      expect(f.dependencies).toBeGreaterThan(f.modules)
+    },
+    CRUISE_MS,
+  )
+
+  it(
+    'a tree that breaks each rule: every break is reported, and nothing else',
+    async () => {
+      const root = mkdtempSync(path.join(tmpdir(), 'concord-layers-'))
+      dirs.push(root)
+      const write = (file: string, text: string) => {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+        writeFileSync(path.join(root, file), text)
+      }
+      write('shared/rule.ts', 'export const rule = 1\n')
+      write('electron/main/platform/git.ts', "import { rule } from '../../../shared/rule'\nexport const git = rule\n")
+      write('electron/main/runtime/engine.ts', "import { git } from '../platform/git'\nexport const engine = git\n")
+      // Arrows down: allowed.
+      write('electron/main/harness/fine.ts', "import { git } from '../platform/git'\nexport const fine = git\n")
+      // The domain reaching up into the runtime.
+      write('electron/main/harness/up.ts', "import { engine } from '../runtime/engine'\nexport const up = engine\n")
+      // The platform reaching up into the store.
+      write('electron/main/log/up.ts', "import { a } from '../store/a'\nexport const logUp = a\n")
+      // A circle in the store.
+      write('electron/main/store/a.ts', "import { b } from './b'\nexport const a = 1\nexport const ab = () => b\n")
+      write('electron/main/store/b.ts', "import { a } from './a'\nexport const b = () => a\n")
+      // A folder on no floor.
+      write('electron/main/gadgets/x.ts', "import { rule } from '../../../shared/rule'\nexport const x = rule\n")
+      // The renderer past shared/.
+      write('renderer/src/view.ts', "import { git } from '../../electron/main/platform/git'\nexport const view = git\n")
+
+      const f = await cruiseLayers(root, ['electron', 'shared', 'renderer/src'])
+      expect(f.up.map((v) => `${v.rule.name} ${v.from} → ${v.to}`).sort()).toEqual([
+        'layer-domain electron/main/harness/up.ts → electron/main/runtime/engine.ts',
+        'layer-platform electron/main/log/up.ts → electron/main/store/a.ts',
+        'renderer-sees-shared-only renderer/src/view.ts → electron/main/platform/git.ts',
+      ])
+      expect(f.cycles.length).toBeGreaterThan(0)
+      for (const v of f.cycles) expect(v.from).toMatch(/^electron\/main\/store\/[ab]\.ts$/)
+      expect(f.unplaced.map((v) => v.from)).toEqual(['electron/main/gadgets/x.ts'])
+    },
+    CRUISE_MS,
+  )
+})
