@@ -616,6 +616,8 @@ export interface SessionInfo {
     argumentsText: string
     why?: string
     suggestion?: { tool: string; commandPrefix?: string }
+    /** A write_file's target file as it is now, to show the change against it; null: the write creates it. */
+    current?: string | null
   }[]
   pendingNotices: number
   /** The member asked the human this (ask_human) and no message from the human has followed yet. */

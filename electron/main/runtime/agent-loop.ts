@@ -3,6 +3,7 @@
  * (in parallel) → record each step → repeat, until it answers, reports, asks the human, hits maxSteps
  * or is interrupted. The model proposes; the runtime validates and executes (DESIGN §3).
  */
+import { currentText } from './approval-current'
 import { ApiError } from '../../../shared/errors'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
@@ -355,9 +356,12 @@ async function runToolCall(
     env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
     env.emitStep(env.ctx.store.steps.get(stepId)!)
     const approvalId = makeId(env.ctx.wsId, 'step', stepId)
+    const current =
+      call.name === 'write_file' ? currentText(env.workspaceRoot, (args as { path?: unknown }).path) : undefined
     const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, {
       why: answer.why,
       suggestion: suggestedRule(described),
+      ...(current !== undefined ? { current } : {}),
     })
     if (!allowed) {
       const stopped = stoppedBy()

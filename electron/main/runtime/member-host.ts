@@ -20,6 +20,8 @@ export interface TurnOutcome {
 export interface ApprovalExtra {
   why?: string
   suggestion?: { tool: string; commandPrefix?: string }
+  /** A write_file's target as it is now (null: a new file), for the diff on the card. */
+  current?: string | null
 }
 
 interface PendingApproval extends ApprovalExtra {
@@ -74,6 +76,7 @@ export class MemberHost {
         argumentsText: a.argumentsText,
         ...(a.why ? { why: a.why } : {}),
         ...(a.suggestion ? { suggestion: a.suggestion } : {}),
+        ...(a.current !== undefined ? { current: a.current } : {}),
       })),
       pendingNotices: store.log.pendingCount(this.memberRowId),
       question: this.openQuestion(),

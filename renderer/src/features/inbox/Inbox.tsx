@@ -25,7 +25,7 @@ function MemberApprovals({ memberId }: { memberId: string }) {
           <div className="inbox-what">
             wants to run <code>{a.name}</code>
             {a.why && <span className="approval-why small">Asks because {a.why}.</span>}
-            <ApprovalPreview argumentsText={a.argumentsText} />
+            <ApprovalPreview argumentsText={a.argumentsText} current={a.current} />
           </div>
           <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
         </div>

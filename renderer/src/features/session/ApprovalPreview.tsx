@@ -76,8 +76,22 @@ function DiffLines({ rows }: { rows: { kind: ' ' | '-' | '+'; text: string }[] }
   )
 }
 
-export function ApprovalPreview({ argumentsText }: { argumentsText: string }) {
+/**
+ * `current`: the file a write would overwrite, as it is now (the session's pending approval carries it): the write
+ * shows as a diff against it; null, a new file; absent, the whole text as added lines.
+ */
+export function ApprovalPreview({ argumentsText, current }: { argumentsText: string; current?: string | null }) {
   const view = approvalView(argumentsText)
+  if (view.kind === 'write' && typeof current === 'string') {
+    return (
+      <div className="approval-preview" data-testid="approval-diff" data-kind="overwrite">
+        <div className="approval-path">
+          overwrite <code>{view.path}</code>
+        </div>
+        <DiffLines rows={editLines(current, view.content)} />
+      </div>
+    )
+  }
   if (view.kind === 'edit') {
     return (
       <div className="approval-preview" data-testid="approval-diff" data-kind="edit">
@@ -92,7 +106,7 @@ export function ApprovalPreview({ argumentsText }: { argumentsText: string }) {
     return (
       <div className="approval-preview" data-testid="approval-diff" data-kind="write">
         <div className="approval-path">
-          write <code>{view.path}</code> ({lines(view.content).length} lines)
+          {current === null ? 'new file' : 'write'} <code>{view.path}</code> ({lines(view.content).length} lines)
         </div>
         <DiffLines rows={lines(view.content).map((text) => ({ kind: '+', text }))} />
       </div>

@@ -267,6 +267,11 @@ function FoldedToolCall({
 }) {
   const [open, setOpen] = useState(false)
   const [all, setAll] = useState(false)
+  const approvalId = result?.tool?.callId ?? call.id
+  // The file a waiting write would overwrite, as it is now (on the session's pending approval).
+  const pendingCurrent = useApp(
+    (s) => s.sessions[memberId]?.info.pendingApprovals.find((a) => a.callId === approvalId)?.current,
+  )
   const status = awaiting ? 'waiting_approval' : (result?.status ?? 'running')
   const isError = result?.tool?.isError || status === 'error'
   const output = result?.text ?? ''
@@ -282,9 +287,8 @@ function FoldedToolCall({
       </button>
       {awaiting && (
         <div className="toolcall-approval">
-          <ApprovalPreview argumentsText={call.argumentsText} />
-          Run <code>{call.name}</code>?{' '}
-          <ApproveButtons memberId={memberId} callId={result?.tool?.callId ?? call.id} tool={call.name} />
+          <ApprovalPreview argumentsText={call.argumentsText} current={pendingCurrent} />
+          Run <code>{call.name}</code>? <ApproveButtons memberId={memberId} callId={approvalId} tool={call.name} />
         </div>
       )}
       {open && (
