@@ -18,6 +18,7 @@ import { flagOnChangeSql, statusOnChangeSql, touchedByChangeSql } from '../elect
 import type { Decision } from '../shared/schemas'
 import { counts, openBare, replayTimed, traceStatements, writeSet, type TracedCall } from './sql-trace'
 import { median, ms, verdict } from './util'
+import { at } from '../eval/at'
 
 const TASKS = 1_000
 const REPORTS = 10_000
@@ -55,7 +56,7 @@ export function seed(ctx: Ctx, d: Decision, links: Decision[], tasks: number, re
         links.map((l) => ({ decisionId: rowOf(l.id, 'd'), version: l.version, fingerprint: l.fingerprint })),
       )
       const row = store.tasks.get(id)!
-      store.tasks.update({ ...row, status: statuses[i % 4], updated_at: at })
+      store.tasks.update({ ...row, status: statuses[i % 4]!, updated_at: at })
     }
     for (let r = 0; r < reports; r++) {
       const taskId = firstTask + (r % tasks)
@@ -150,9 +151,9 @@ async function measure(core: Core, ctx: Ctx, decisionId: string, root: string, a
 
     const minimal = minimalWriteSet(calls)
     const variants = [
-      { copy: copies[2], calls: minimal, into: boundMinimal },
-      { copy: copies[0], calls: calls.filter((c) => !c.reader), into: boundWrites },
-      { copy: copies[1], calls, into: boundAll },
+      { copy: at(copies, 2), calls: minimal, into: boundMinimal },
+      { copy: at(copies, 0), calls: calls.filter((c) => !c.reader), into: boundWrites },
+      { copy: at(copies, 1), calls, into: boundAll },
     ]
     for (const v of variants) {
       const bare = openBare(v.copy)
@@ -217,7 +218,7 @@ export async function p1(): Promise<void> {
       `          its own writes and reads replayed warm in bare SQL ${ms(r.boundAll)}: ratio ${(r.edit / r.boundAll).toFixed(2)}x (overhead only; target ≤ ${P1_RATIO}x: ${verdict(r.edit / r.boundAll <= P1_RATIO)})`,
     )
     console.log(
-      `    cpu:  median edit ${ms(r.editCpu)}, minimal write set ${ms(r.minimalCpu)} (ratio ${(r.editCpu / r.minimalCpu).toFixed(2)}x), its writes and reads ${ms(r.allCpu)} (ratio ${(r.editCpu / r.allCpu).toFixed(2)}x)   (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`,
+      `    cpu:  median edit ${ms(r.editCpu)}, minimal write set ${ms(r.minimalCpu)} (ratio ${(r.editCpu / r.minimalCpu).toFixed(2)}x), its writes and reads ${ms(r.allCpu)} (ratio ${(r.editCpu / r.allCpu).toFixed(2)}x)   (load average ${at(loadavg(), 0).toFixed(2)} on ${cpus().length} cores)`,
     )
   } finally {
     await core.close()

@@ -14,6 +14,7 @@ import { anthropicParams, VOLATILE_SYSTEM } from '../electron/main/runtime/provi
 import { toOpenAIMessages } from '../electron/main/runtime/providers/openai'
 import type { ChatMessage } from '../electron/main/runtime/providers/types'
 import { median, ms, verdict } from './util'
+import { at } from '../eval/at'
 
 const DECISIONS = 25
 
@@ -103,7 +104,7 @@ export async function p4(): Promise<void> {
 
     // Build time: what the loop does before every call (brief + recent steps + projection).
     seedSession(ctx, bigRow.id, 2000)
-    const start = ctx.store.steps.recent(bigRow.id, 1)[0].id
+    const start = at(ctx.store.steps.recent(bigRow.id, 1), 0).id
     const times: number[] = []
     for (let i = 0; i < 60; i++) {
       const t0 = performance.now()
@@ -156,7 +157,7 @@ export async function p4(): Promise<void> {
         ),
       )
     }
-    const shares = calls.slice(1).map((msgs, i) => cacheable(system, calls[i], msgs))
+    const shares = calls.slice(1).map((msgs, i) => cacheable(system, at(calls, i), msgs))
     const fmt = (xs: number[]) => xs.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')
     console.log(
       `P4c cacheable share of each request (chars the prompt cache serves ÷ chars sent), calls after the first of the last two turns (within a turn, next turn, within it): Anthropic ${fmt(shares.map((x) => x.anthropic))}; OpenAI ${fmt(shares.map((x) => x.openai))}`,

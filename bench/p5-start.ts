@@ -22,6 +22,7 @@ import type { Workspace } from '../shared/schemas'
 import { ensureRendererBuilt, launchChromium, newPage } from '../test/e2e/support'
 import { seed } from './p1-edit'
 import { median, ms, verdict } from './util'
+import { at } from '../eval/at'
 
 const P5_TARGET = 800
 const RUNS = 5
@@ -64,7 +65,7 @@ function serve(cli: string, dataDir: string, token: string): Promise<{ url: stri
       const m = /serving on (\S+)/.exec(out)
       if (m)
         resolve({
-          url: m[1],
+          url: m[1]!,
           stop: () =>
             new Promise<void>((done) => {
               child.once('exit', () => done())
@@ -180,7 +181,7 @@ export async function p5(): Promise<void> {
     }
     const base = (m: Map<string, Start[]>) => (baselineDir ? m.get('baseline') : undefined)
     console.log(
-      `P5  concord serve (built CLI, plain Node) to the first screen in Chromium, median of ${RUNS} starts${baselineDir ? ` interleaved with the baseline build in ${baselineDir}` : ''} (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`,
+      `P5  concord serve (built CLI, plain Node) to the first screen in Chromium, median of ${RUNS} starts${baselineDir ? ` interleaved with the baseline build in ${baselineDir}` : ''} (load average ${at(loadavg(), 0).toFixed(2)} on ${cpus().length} cores)`,
     )
     line('empty data folder (welcome screen)', none.get('new')!, base(none))
     line(`workspace with ${REPORTS.toLocaleString()} reports (Reports panel shown)`, full.get('new')!, base(full))

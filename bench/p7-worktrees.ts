@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore } from '../electron/main/core'
 import { median, ms } from './util'
+import { at } from '../eval/at'
 
 const FILES = 2000
 const ROUNDS = 5
@@ -53,7 +54,7 @@ export async function p7(): Promise<void> {
     )
 
     // --- tasks.diff on a change of every file: Concord vs the three git diffs it runs ---
-    const first = await core.invoke('tasks.get', { taskId: tasks[0] })
+    const first = await core.invoke('tasks.get', { taskId: at(tasks, 0) })
     const dir = join(root, 'data', 'worktrees', ws.id, first.key)
     for (let i = 0; i < FILES; i++)
       writeFileSync(join(dir, 'src', `m${i}.ts`), `export const v${i} = ${i + 1}\n`.repeat(20))

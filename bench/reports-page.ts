@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore, type Core } from '../electron/main/core'
 import { median, ms, verdict } from './util'
+import { at } from '../eval/at'
 
 const SIZES = [10_000, Number(process.env.R1_LARGE ?? 1_000_000)]
 const RUNS = 31
@@ -36,8 +37,8 @@ async function seeded(core: Core, dir: string, reports: number) {
       ).run(
         n,
         Number(task.id.split('-t')[1]),
-        Number(members[0].id.split('-m')[1]),
-        Number(members[1].id.split('-m')[1]),
+        Number(at(members, 0).id.split('-m')[1]),
+        Number(at(members, 1).id.split('-m')[1]),
       )
       db.prepare(
         `INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count)
@@ -75,6 +76,7 @@ export async function reportsPage(): Promise<void> {
       rows.push({ reports, all: all.t, stale: stale.t, staleTotal: all.staleTotal, seconds })
     }
     const [small, large] = rows
+    if (!small || !large) throw new Error('reports-page: expected a small and a large run')
     console.log(`R1  reports.page (first page of 50, totals, stale total), median of ${RUNS - 5}`)
     for (const r of rows)
       console.log(

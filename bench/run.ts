@@ -34,7 +34,7 @@ for (const [name, file] of [
   ['ui', 'ui.ts'],
   ['ui-scale', 'ui-scale.ts'],
   ['p5', 'p5-start.ts'],
-]) {
+] as const) {
   if (!wanted(name)) continue
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], { stdio: 'inherit' })
   if (r.status !== 0) process.exitCode = r.status ?? 1

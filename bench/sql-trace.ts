@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3'
 import { time } from './util'
+import { at } from '../eval/at'
 
 type Db = Database.Database
 type Method = 'run' | 'get' | 'all' | 'iterate'
@@ -68,7 +69,7 @@ export function writeSet(calls: TracedCall[]): string {
   for (const c of calls) {
     if (c.reader) continue
     const m = /^\s*(INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?(\w+)/i.exec(c.sql)
-    const key = m ? `${m[1].split(/\s+/)[0].toLowerCase()} ${m[2]}` : c.sql.slice(0, 30)
+    const key = m ? `${at(m[1]!.split(/\s+/), 0).toLowerCase()} ${m[2]}` : c.sql.slice(0, 30)
     byTable.set(key, (byTable.get(key) ?? 0) + c.changes)
   }
   return [...byTable.entries()].map(([k, n]) => `${k} ${n}`).join(', ')

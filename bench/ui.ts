@@ -21,6 +21,7 @@ import type { Member, Workspace } from '../shared/schemas'
 import { ensureRendererBuilt, launchChromium, newPage, startStack, type Stack } from '../test/e2e/support'
 import { seed } from './p1-edit'
 import { median, ms, verdict } from './util'
+import { at } from '../eval/at'
 
 const STEPS = 10_000
 const P2_RUNS = 7
@@ -331,7 +332,7 @@ function durability(stack: Stack, workspaceId: string) {
   const written = (id: number, length: number) => {
     const now = performance.now()
     const queue = pending.get(id) ?? []
-    while (queue.length && queue[0].length <= length) worst = Math.max(worst, now - queue.shift()!.at)
+    while (queue.length && at(queue, 0).length <= length) worst = Math.max(worst, now - queue.shift()!.at)
   }
   const originals = { setText: steps.setText, finish: steps.finish }
   steps.setText = function (id: number, text: unknown) {

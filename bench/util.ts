@@ -1,6 +1,7 @@
+import { at } from '../eval/at'
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  return s.length % 2 ? at(s, (s.length - 1) / 2) : (at(s, s.length / 2 - 1) + at(s, s.length / 2)) / 2
 }
 
 export function ms(n: number): string {

@@ -24,6 +24,7 @@
 import type { Arm, Ask } from './arms/arm'
 import type { Scenario, ScenarioMember } from './scenarios'
 import { normative, type Claim, type ReportKind, type World } from './world'
+import { at } from './at'
 
 interface Work {
   task: number
@@ -51,7 +52,7 @@ export class Member {
     /** Per task, the effort of its first build in this run. */
     private readonly efforts: number[],
   ) {
-    this.spec = scenario.members[index]
+    this.spec = at(scenario.members, index)
     // Everyone starts from the decisions as they were when the work was handed out.
     scenario.decisions.forEach((d, i) => this.reading.set(i, normative(d.statement)))
   }
@@ -61,12 +62,12 @@ export class Member {
   }
 
   private checks(task: number): boolean {
-    const t = this.scenario.tasks[task]
+    const t = at(this.scenario.tasks, task)
     return this.kind === 'test' ? t.tester === this.index : this.kind === 'review' && t.reviewer === this.index
   }
 
   private own(task: number): boolean {
-    return this.scenario.tasks[task].assignee === this.index
+    return at(this.scenario.tasks, task).assignee === this.index
   }
 
   /** Whether the member takes a step this tick. */
@@ -99,15 +100,15 @@ export class Member {
   }
 
   private unblocked(task: number): boolean {
-    return this.scenario.tasks[task].blockedBy.every((b) => this.arm.status(b) === 'accepted')
+    return at(this.scenario.tasks, task).blockedBy.every((b) => this.arm.status(b) === 'accepted')
   }
 
   private matches(task: number, impl: Map<number, string>): boolean {
-    return this.scenario.tasks[task].decisions.every((d) => impl.get(d) === this.reading.get(d))
+    return at(this.scenario.tasks, task).decisions.every((d) => impl.get(d) === this.reading.get(d))
   }
 
   private snapshot(task: number): Map<number, string> {
-    return new Map(this.scenario.tasks[task].decisions.map((d) => [d, this.reading.get(d)!]))
+    return new Map(at(this.scenario.tasks, task).decisions.map((d) => [d, this.reading.get(d)!]))
   }
 
   private begin(task: number, effort: number): void {
@@ -139,7 +140,7 @@ export class Member {
       const sha = this.world.delivered[i]
       const failing = (['test', 'review'] as const).some((k) => {
         const r = this.world.latest(i, k)
-        return r?.sha === sha && r.verdict === 'fail'
+        return r !== undefined && r.sha === sha && r.verdict === 'fail'
       })
       return failing && !this.matches(i, this.world.artifacts.get(sha!)!.impl)
     })
@@ -147,7 +148,7 @@ export class Member {
   }
 
   private rework(task: number): number {
-    return Math.max(1, this.efforts[task] - 1)
+    return Math.max(1, at(this.efforts, task) - 1)
   }
 
   private async implement(): Promise<void> {
@@ -162,7 +163,7 @@ export class Member {
     }
     if (!this.work) {
       const back = this.shelf.findIndex((w) => !this.waiting(w))
-      if (back >= 0) this.work = this.shelf.splice(back, 1)[0]
+      if (back >= 0) this.work = this.shelf.splice(back, 1)[0] ?? null
     }
     for (const [k, ask] of asks.entries()) {
       // One task reopened per step: the asks after it wait for the next steps.
@@ -231,7 +232,7 @@ export class Member {
     const next = this.nextTask()
     if (next !== null) {
       await this.arm.start(this.index, next)
-      this.begin(next, this.efforts[next])
+      this.begin(next, at(this.efforts, next))
       await this.arm.acknowledge(this.index, next)
     }
   }
@@ -268,7 +269,7 @@ export class Member {
     const artifact = this.world.artifacts.get(sha)!
     const prev = this.world.reports.findLast((r) => r.task === task && r.kind === kind && r.author === this.index)
     const claims = new Map<number, Claim>()
-    for (const d of this.scenario.tasks[task].decisions) {
+    for (const d of at(this.scenario.tasks, task).decisions) {
       const old = prev?.sha === sha ? prev.claims.get(d) : undefined
       if (staleOnly !== null && old && !staleOnly.includes(d)) claims.set(d, { ...old, carried: true })
       else

@@ -24,6 +24,7 @@ import {
 import type { Arm, Ask } from './arms/arm'
 import type { Scenario, ScenarioMember } from './scenarios'
 import { normative, type Claim, type World } from './world'
+import { at } from './at'
 
 export const PROVIDERS: ProviderKind[] = ['openai', 'anthropic', 'openai-compatible']
 /** Model calls per scenario run before every member gives up (a bound on cost when a model never finishes). */
@@ -194,7 +195,7 @@ export class ModelMember {
     private readonly efforts: number[],
     private readonly driver: Driver,
   ) {
-    this.spec = scenario.members[index]
+    this.spec = at(scenario.members, index)
     scenario.decisions.forEach((d, i) => this.reading.set(i, normative(d.statement)))
   }
 
@@ -202,17 +203,17 @@ export class ModelMember {
     return this.spec.role === 'tester' ? 'test' : this.spec.role === 'reviewer' ? 'review' : null
   }
   private checks(t: number): boolean {
-    const task = this.scenario.tasks[t]
+    const task = at(this.scenario.tasks, t)
     return this.kind === 'test' ? task.tester === this.index : this.kind === 'review' && task.reviewer === this.index
   }
   private own(t: number): boolean {
-    return this.scenario.tasks[t].assignee === this.index
+    return at(this.scenario.tasks, t).assignee === this.index
   }
   private unblocked(t: number): boolean {
-    return this.scenario.tasks[t].blockedBy.every((b) => this.arm.status(b) === 'accepted')
+    return at(this.scenario.tasks, t).blockedBy.every((b) => this.arm.status(b) === 'accepted')
   }
   private snapshot(t: number): Map<number, string> {
-    return new Map(this.scenario.tasks[t].decisions.map((d) => [d, this.reading.get(d)!]))
+    return new Map(at(this.scenario.tasks, t).decisions.map((d) => [d, this.reading.get(d)!]))
   }
   private mine(t: number): boolean {
     const sha = this.world.delivered[t]
@@ -342,7 +343,7 @@ export class ModelMember {
   }
 
   private dropAsks(task: number): void {
-    for (let i = this.asks.length - 1; i >= 0; i--) if (this.asks[i].task === task) this.asks.splice(i, 1)
+    for (let i = this.asks.length - 1; i >= 0; i--) if (at(this.asks, i).task === task) this.asks.splice(i, 1)
   }
 
   private async perform(action: Action, t: number): Promise<void> {
@@ -359,7 +360,7 @@ export class ModelMember {
         task: t,
         building: this.snapshot(t),
         progress: 0,
-        effort: action === 'start' ? this.efforts[t] : Math.max(1, this.efforts[t] - 1),
+        effort: action === 'start' ? at(this.efforts, t) : Math.max(1, at(this.efforts, t) - 1),
       }
       await this.arm.acknowledge(this.index, t)
     } else if (action === 'realign') {
@@ -384,7 +385,7 @@ export class ModelMember {
     const staleOnly = ask?.staleDecisions ?? null
     const prev = this.world.reports.findLast((r) => r.task === t && r.kind === kind && r.author === this.index)
     const claims = new Map<number, Claim>()
-    for (const d of this.scenario.tasks[t].decisions) {
+    for (const d of at(this.scenario.tasks, t).decisions) {
       const old = prev?.sha === sha ? prev.claims.get(d) : undefined
       if (staleOnly !== null && old && !staleOnly.includes(d)) claims.set(d, { ...old, carried: true })
       else

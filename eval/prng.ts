@@ -1,3 +1,4 @@
+import { at } from './at'
 /**
  * A seeded pseudo-random generator (mulberry32): the same seed gives the same scenarios and the same timings on
  * every machine. Math.random is never used by the experiment.
@@ -26,7 +27,7 @@ export class Prng {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[this.int(0, items.length - 1)]
+    return at(items, this.int(0, items.length - 1))
   }
 
   chance(p: number): boolean {
@@ -38,7 +39,7 @@ export class Prng {
     const out = [...items]
     for (let i = out.length - 1; i > 0; i--) {
       const j = this.int(0, i)
-      ;[out[i], out[j]] = [out[j], out[i]]
+      ;[out[i], out[j]] = [at(out, j), at(out, i)]
     }
     return out
   }

@@ -4,6 +4,7 @@
  */
 import { ARMS, type ArmName } from './arms/arm'
 import { FIGURES, type Figures, type Outcome } from './simulate'
+import { at } from './at'
 
 export interface ArmFigures extends Figures {
   worst: Figures
@@ -52,8 +53,8 @@ export function table(r: Results): string {
   const arms = ARMS.filter((a) => r.arms[a])
   const head = ['figure (mean / worst)', ...arms]
   const rows = FIGURES.map((f) => [f, ...arms.map((a) => `${r.arms[a]![f]} / ${r.arms[a]!.worst[f]}`)])
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((row) => row[i].length)))
-  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((row) => at(row, i).length)))
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(at(widths, i))).join(' | ')} |`
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n')
 }
 

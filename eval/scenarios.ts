@@ -4,6 +4,7 @@
  * the same scenario, so the arms meet the same team, the same tasks and the same changes at the same moments.
  */
 import { Prng } from './prng'
+import { at } from './at'
 
 export type Role = 'implementer' | 'tester' | 'reviewer' | 'lead'
 export type Moment = 'todo' | 'in_progress' | 'delivered' | 'accepted'
@@ -201,8 +202,8 @@ export function generateScenario(seed: number, index: number): Scenario {
     tasks.push({
       title: `Task ${i + 1}`,
       assignee: g.pick(implementers),
-      tester: testers[i % testers.length],
-      reviewer: reviewers[i % reviewers.length],
+      tester: at(testers, i % testers.length),
+      reviewer: at(reviewers, i % reviewers.length),
       decisions: deps.sort((a, b) => a - b),
       blockedBy,
       effort: g.int(1, 3),
@@ -225,17 +226,17 @@ export function generateScenario(seed: number, index: number): Scenario {
     if (kind === 'revert') decision = g.pick([...changedOnce].sort((a, b) => a - b))
     let statement: string | null
     if (kind === 'editorial')
-      statement = current[decision].endsWith(EDITORIAL_NOTE)
-        ? current[decision].slice(0, -EDITORIAL_NOTE.length)
+      statement = at(current, decision).endsWith(EDITORIAL_NOTE)
+        ? at(current, decision).slice(0, -EDITORIAL_NOTE.length)
         : current[decision] + EDITORIAL_NOTE
     else if (kind === 'revert') statement = null
     else {
-      const options = topics[decision][1].filter((o) => o !== current[decision].replace(EDITORIAL_NOTE, ''))
+      const options = at(topics, decision)[1].filter((o) => o !== at(current, decision).replace(EDITORIAL_NOTE, ''))
       statement = g.pick(options)
     }
-    if (kind === 'revert' && current[decision] === decisions[decision].statement) kind = 'editorial' // nothing to go back to
+    if (kind === 'revert' && current[decision] === at(decisions, decision).statement) kind = 'editorial' // nothing to go back to
     if (kind === 'editorial' && statement === null) statement = current[decision] + EDITORIAL_NOTE
-    current[decision] = statement ?? decisions[decision].statement
+    current[decision] = statement ?? at(decisions, decision).statement
     if (kind === 'normative' || kind === 'proposal') changedOnce.add(decision)
     const dependents = tasks.flatMap((t, i) => (t.decisions.includes(decision) ? [i] : []))
     changes.push({

@@ -14,6 +14,7 @@ import { ModelMember, type Driver, type ModelUsage } from './model'
 import { Prng } from './prng'
 import type { Moment, Scenario } from './scenarios'
 import { World } from './world'
+import { at } from './at'
 
 export interface Figures {
   humanInterventions: number
@@ -92,7 +93,7 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
       })
     }
     const fire = async () => {
-      const c = scenario.changes[nextChange]
+      const c = at(scenario.changes, nextChange)
       world.apply(nextChange, c)
       await arm.applyChange(nextChange, c)
       nextChange++
@@ -103,8 +104,8 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
       // A change lands as soon as its moment is reached: checked before each member's step.
       const due = async () => {
         while (changes && nextChange < scenario.changes.length) {
-          const at = scenario.changes[nextChange].at
-          if (tick < at.notBefore || RANK[arm.status(at.task)] < MOMENT_RANK[at.moment]) break
+          const when = at(scenario.changes, nextChange).at
+          if (tick < when.notBefore || RANK[arm.status(when.task)] < MOMENT_RANK[when.moment]) break
           await fire()
         }
       }
@@ -112,9 +113,9 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
         let active = false
         for (const i of new Prng(o.seed, o.run, tick, 0x0bde).shuffle(members.map((_, i) => i))) {
           await due()
-          if (!members[i].wantsStep()) continue
+          if (!at(members, i).wantsStep()) continue
           active = true
-          await members[i].step()
+          await at(members, i).step()
         }
         await due()
         // The human looks at the board every HUMAN_EVERY ticks, or when the team has nothing to do.
@@ -138,7 +139,7 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
     for (let round = 0; round < MAX_REPAIRS; round++) {
       const before = interventions
       for (let t = 0; t < scenario.tasks.length; t++) {
-        const task = scenario.tasks[t]
+        const task = at(scenario.tasks, t)
         const status = arm.status(t)
         if (status === 'accepted' && world.aligned(t)) continue
         // Work waiting for its blockers is for a later round (the core refuses to reopen it before).

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { EDITORIAL_NOTE, type Scenario, type ScenarioChange } from './scenarios'
+import { at } from './at'
 
 /** What a decision requires, editorial remarks and spacing aside: what members compare and artifacts implement. */
 export const normative = (statement: string): string =>
@@ -59,7 +60,7 @@ export class World {
   }
 
   statement(d: number): string {
-    return this.versions[d].at(-1)!
+    return at(this.versions, d).at(-1)!
   }
 
   current(d: number): string {
@@ -69,7 +70,7 @@ export class World {
   /** Records the change as the new version of its decision; returns whether what it requires changed. */
   apply(index: number, c: ScenarioChange): boolean {
     const before = this.current(c.decision)
-    this.versions[c.decision].push(c.statement ?? this.versions[c.decision][0])
+    at(this.versions, c.decision).push(c.statement ?? at(at(this.versions, c.decision), 0))
     const changed = before !== this.current(c.decision)
     this.concerned[index] = changed ? this.affected(c.decision) : new Set()
     return changed
@@ -88,7 +89,8 @@ export class World {
 
   /** A new build of the task, implementing `impl`. Deterministic: the n-th build of task t has the same sha in every arm. */
   build(task: number, impl: Map<number, string>): Artifact {
-    const n = ++this.builds[task]
+    const n = at(this.builds, task) + 1
+    this.builds[task] = n
     const sha = createHash('sha1')
       .update(`${this.scenario.name}:T${task + 1}:build${n}`)
       .digest('hex')
@@ -99,9 +101,9 @@ export class World {
 
   /** The task's delivered artifact implements the current content of every decision it depends on. */
   aligned(task: number): boolean {
-    const sha = this.delivered[task]
+    const sha = at(this.delivered, task)
     const a = sha === null ? undefined : this.artifacts.get(sha)
-    return a !== undefined && this.scenario.tasks[task].decisions.every((d) => a.impl.get(d) === this.current(d))
+    return a !== undefined && at(this.scenario.tasks, task).decisions.every((d) => a.impl.get(d) === this.current(d))
   }
 
   addReport(r: Omit<ReportRecord, 'n'>): ReportRecord {

@@ -5,6 +5,7 @@
 import type { Scenario, ScenarioChange } from '../scenarios'
 import { tokens } from '../tokens'
 import type { ReportRecord, World } from '../world'
+import { at } from '../at'
 
 export type ArmName = 'concord' | 'broadcast' | 'chat'
 export const ARMS: ArmName[] = ['concord', 'broadcast', 'chat']
@@ -76,7 +77,7 @@ export abstract class ArmBase {
   }
 
   private relayText(ask: Ask): string {
-    const t = this.scenario.tasks[ask.task]
+    const t = at(this.scenario.tasks, ask.task)
     const what = ask.kind === 'reverify' ? 're-verify' : 're-align'
     return `Please ${what} T-${ask.task + 1} "${t.title}" against the current decisions: ${t.decisions.map((d) => `D-${d + 1}: ${this.world.statement(d)}`).join('; ')}`
   }
@@ -84,8 +85,8 @@ export abstract class ArmBase {
   relay(member: number, ask: Ask): void {
     const text = this.relayText(ask)
     this.count('relay', text)
-    this.relays[member].push(ask)
-    this.relayTexts[member].push(text)
+    at(this.relays, member).push(ask)
+    at(this.relayTexts, member).push(text)
   }
 
   /** Counts coordination text entering a member's context, by source. */
@@ -97,11 +98,15 @@ export abstract class ArmBase {
 
   /** The human's relays waiting for the member, and the current text they carry. */
   protected takeRelays(member: number, seen: Seen): void {
-    for (const ask of this.relays[member].splice(0)) {
-      for (const d of this.scenario.tasks[ask.task].decisions) seen.readings.set(d, this.world.statement(d))
+    for (const ask of at(this.relays, member).splice(0)) {
+      for (const d of at(this.scenario.tasks, ask.task).decisions) seen.readings.set(d, this.world.statement(d))
       seen.asks.push(ask)
     }
-    seen.text.push(...this.relayTexts[member].splice(0).map((t) => `The human: ${t}`))
+    seen.text.push(
+      ...at(this.relayTexts, member)
+        .splice(0)
+        .map((t) => `The human: ${t}`),
+    )
   }
 
   /** Counts a change reaching a member it does not concern, once per member and change. */

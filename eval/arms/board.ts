@@ -5,6 +5,7 @@
  */
 import type { ReportRecord } from '../world'
 import { ArmBase, type Status } from './arm'
+import { at } from '../at'
 
 export abstract class BoardArm extends ArmBase {
   protected statuses: Status[] = []
@@ -17,7 +18,7 @@ export abstract class BoardArm extends ArmBase {
   protected post(_text: string): void {}
 
   status(task: number): Status {
-    return this.statuses[task]
+    return at(this.statuses, task)
   }
 
   async accept(task: number): Promise<boolean> {
@@ -39,24 +40,26 @@ export abstract class BoardArm extends ArmBase {
 
   async start(member: number, task: number): Promise<void> {
     this.statuses[task] = 'in_progress'
-    this.post(`${this.scenario.members[member].name}: starting T-${task + 1} "${this.scenario.tasks[task].title}".`)
+    this.post(
+      `${at(this.scenario.members, member).name}: starting T-${task + 1} "${at(this.scenario.tasks, task).title}".`,
+    )
   }
 
   async deliver(member: number, task: number, sha: string): Promise<void> {
     this.statuses[task] = 'delivered'
-    this.post(`${this.scenario.members[member].name}: T-${task + 1} delivered on ${sha.slice(0, 7)}.`)
+    this.post(`${at(this.scenario.members, member).name}: T-${task + 1} delivered on ${sha.slice(0, 7)}.`)
   }
 
   async reopen(member: number, task: number): Promise<void> {
     this.statuses[task] = 'in_progress'
-    this.post(`${this.scenario.members[member].name}: reworking T-${task + 1}.`)
+    this.post(`${at(this.scenario.members, member).name}: reworking T-${task + 1}.`)
   }
 
   async acknowledge(): Promise<void> {}
 
   async report(member: number, r: ReportRecord): Promise<void> {
     this.post(
-      `${this.scenario.members[member].name}: ${r.kind} of T-${r.task + 1} on ${r.sha.slice(0, 7)}: ${r.verdict}.`,
+      `${at(this.scenario.members, member).name}: ${r.kind} of T-${r.task + 1} on ${r.sha.slice(0, 7)}: ${r.verdict}.`,
     )
   }
 

@@ -6,6 +6,7 @@ import type { Scenario, ScenarioChange } from '../scenarios'
 import type { World } from '../world'
 import type { Arm, Sabotage, Seen } from './arm'
 import { BoardArm } from './board'
+import { at } from '../at'
 
 interface Message {
   change: number
@@ -31,12 +32,12 @@ export class BroadcastArm extends BoardArm implements Arm {
     if (this.sabotage === 'broadcast-drop') return // broken delivery: the change reaches nobody
     // What a real broadcast sends: the change (versions, reason, the text it replaces) and the decision's full
     // current text (title, statement, rationale), the same message to every member.
-    const d = this.scenario.decisions[c.decision]
+    const d = at(this.scenario.decisions, c.decision)
     const statement = this.world.statement(c.decision)
-    const versions = this.world.versions[c.decision]
+    const versions = at(this.world.versions, c.decision)
     const by =
       c.kind === 'proposal'
-        ? ` (proposed by ${this.scenario.members[c.proposer!].name}, accepted)`
+        ? ` (proposed by ${at(this.scenario.members, c.proposer!).name}, accepted)`
         : c.kind === 'revert'
           ? ' (reverted to its first version)'
           : ''
@@ -50,12 +51,12 @@ export class BroadcastArm extends BoardArm implements Arm {
   }
 
   wakes(member: number): boolean {
-    return this.inbox[member].length > 0 || this.relays[member].length > 0
+    return at(this.inbox, member).length > 0 || at(this.relays, member).length > 0
   }
 
   async context(member: number): Promise<Seen> {
     const seen: Seen = { readings: new Map(), asks: [], text: [] }
-    for (const m of this.inbox[member].splice(0)) {
+    for (const m of at(this.inbox, member).splice(0)) {
       this.count('broadcast', m.text)
       seen.text.push(m.text)
       this.reach(member, m.change)

@@ -6,6 +6,7 @@
 import type { ScenarioChange } from '../scenarios'
 import type { Arm, Seen } from './arm'
 import { BoardArm } from './board'
+import { at } from '../at'
 
 /** Thread messages in a member's context. The lines here are short; a real thread's carry diffs and logs. */
 export const CHAT_WINDOW = 20
@@ -30,9 +31,9 @@ export class ChatArm extends BoardArm implements Arm {
   }
 
   async applyChange(index: number, c: ScenarioChange): Promise<void> {
-    const d = this.scenario.decisions[c.decision]
+    const d = at(this.scenario.decisions, c.decision)
     const statement = this.world.statement(c.decision)
-    const who = c.kind === 'proposal' ? `${this.scenario.members[c.proposer!].name} proposed, you agreed` : 'You'
+    const who = c.kind === 'proposal' ? `${at(this.scenario.members, c.proposer!).name} proposed, you agreed` : 'You'
     this.thread.push({
       text: `${who}: "${d.title}" is now: ${statement}`,
       change: { index, decision: c.decision, statement },
@@ -40,12 +41,12 @@ export class ChatArm extends BoardArm implements Arm {
   }
 
   wakes(member: number): boolean {
-    return this.relays[member].length > 0
+    return at(this.relays, member).length > 0
   }
 
   async context(member: number): Promise<Seen> {
     const seen: Seen = { readings: new Map(), asks: [], text: [] }
-    const from = Math.max(this.read[member], this.thread.length - CHAT_WINDOW)
+    const from = Math.max(at(this.read, member), this.thread.length - CHAT_WINDOW)
     for (const m of this.thread.slice(from)) {
       this.count(m.change ? 'thread-change' : 'thread', m.text)
       if (!m.change) continue

@@ -25,6 +25,7 @@ import type { StepRow } from '../../electron/main/store/steps-repo'
 import type { Scenario, ScenarioChange } from '../scenarios'
 import type { ReportRecord, World } from '../world'
 import { ArmBase, type Arm, type Ask, type Sabotage, type Seen, type Status } from './arm'
+import { at } from '../at'
 
 /** Lets the AutoTurns reactions (microtasks, then a setImmediate slice for reports) run after a write. */
 const settle = async () => {
@@ -164,9 +165,9 @@ export class ConcordArm extends ArmBase implements Arm {
       const task = await this.invoke('tasks.create', {
         workspaceId: ws.id,
         title: t.title,
-        assigneeId: this.memberIds[t.assignee],
-        decisionIds: t.decisions.map((d) => this.decisionIds[d]),
-        blockedBy: t.blockedBy.map((b) => this.taskIds[b]),
+        assigneeId: at(this.memberIds, t.assignee),
+        decisionIds: t.decisions.map((d) => at(this.decisionIds, d)),
+        blockedBy: t.blockedBy.map((b) => at(this.taskIds, b)),
         requiredReports: ['test', 'review'],
       })
       this.taskIndex.set(task.id, this.taskIds.length)
@@ -175,7 +176,7 @@ export class ConcordArm extends ArmBase implements Arm {
     // What every member knew when the work was handed out is not coordination: only later changes count.
     s.members.forEach((_, m) =>
       s.decisions.forEach((d, i) =>
-        this.lastLines[m].set(i, `- D-${i + 1} v1 [accepted] "${d.title}": ${d.statement}`),
+        at(this.lastLines, m).set(i, `- D-${i + 1} v1 [accepted] "${d.title}": ${d.statement}`),
       ),
     )
     await settle()
@@ -188,13 +189,13 @@ export class ConcordArm extends ArmBase implements Arm {
 
   private recordVersion(d: number, version: number, change: number): void {
     this.decisionVersions[d] = version
-    this.changeOf.set(`${parseId(this.decisionIds[d], 'decision', 'decisionId').n}:${version}`, change)
+    this.changeOf.set(`${parseId(at(this.decisionIds, d), 'decision', 'decisionId').n}:${version}`, change)
   }
 
   async applyChange(index: number, c: ScenarioChange): Promise<void> {
-    const decisionId = this.decisionIds[c.decision]
-    const expectedVersion = this.decisionVersions[c.decision]
-    const statement = c.statement ?? this.world.versions[c.decision][0]
+    const decisionId = at(this.decisionIds, c.decision)
+    const expectedVersion = at(this.decisionVersions, c.decision)
+    const statement = c.statement ?? at(this.world.versions, c.decision)[0]
     const reason = `scenario change ${index + 1}`
     let version: number
     if (this.sabotage === 'concord-skip-flags') {
@@ -210,7 +211,7 @@ export class ConcordArm extends ArmBase implements Arm {
         decisionId,
         statement,
         reason,
-        actorId: this.memberIds[c.proposer!],
+        actorId: at(this.memberIds, c.proposer!),
       })
       version = (await this.invoke('proposals.accept', { proposalId: p.id })).decision.version
     } else {
@@ -235,14 +236,14 @@ export class ConcordArm extends ArmBase implements Arm {
 
   async accept(task: number): Promise<boolean> {
     try {
-      await this.invoke('tasks.accept', { taskId: this.taskIds[task] })
+      await this.invoke('tasks.accept', { taskId: at(this.taskIds, task) })
     } catch (err) {
       const code = (err as { code?: string }).code
       if (code !== 'evidence_stale' && code !== 'evidence_missing') throw err
       if (this.sabotage !== 'concord-skip-gate') return false
       // Broken gate: the refused task is written accepted anyway.
       const ctx = this.ctx()
-      const row = ctx.store.tasks.get(parseId(this.taskIds[task], 'task', 'taskId').n)!
+      const row = ctx.store.tasks.get(parseId(at(this.taskIds, task), 'task', 'taskId').n)!
       ctx.store.tasks.update({ ...row, status: 'accepted', flag: null, updated_at: now() })
       this.statuses[task] = 'accepted'
     }
@@ -251,18 +252,18 @@ export class ConcordArm extends ArmBase implements Arm {
   }
 
   async undoAcceptance(task: number): Promise<void> {
-    await this.invoke('tasks.setStatus', { taskId: this.taskIds[task], status: 'in_progress' })
+    await this.invoke('tasks.setStatus', { taskId: at(this.taskIds, task), status: 'in_progress' })
     await settle()
   }
 
   wakes(member: number): boolean {
-    return this.inbox[member].length > 0 || this.relays[member].length > 0
+    return at(this.inbox, member).length > 0 || at(this.relays, member).length > 0
   }
 
   async context(member: number): Promise<Seen> {
     await settle()
     const ctx = this.ctx()
-    const row = ctx.store.members.get(parseId(this.memberIds[member], 'member', 'memberId').n)!
+    const row = ctx.store.members.get(parseId(at(this.memberIds, member), 'member', 'memberId').n)!
     // As the agent loop does before each model call: the pending notices go into the brief and are delivered.
     const pending = ctx.store.log.notices(row.id, true)
     const brief = buildBrief(ctx, row, pending)
@@ -274,12 +275,12 @@ export class ConcordArm extends ArmBase implements Arm {
       const change = this.changeOf.get(`${n.decision_id}:${n.decision_version}`)
       if (change !== undefined) this.reach(member, change)
     }
-    const last = this.lastLines[member]
+    const last = at(this.lastLines, member)
     for (const line of brief.text.split('\n')) {
       const m = DECISION_LINE.exec(line)
       if (!m) continue
       const d = Number(m[1]) - 1
-      seen.readings.set(d, m[2])
+      seen.readings.set(d, m[2]!)
       if (last.get(d) !== line) this.count('brief', line)
       last.set(d, line)
     }
@@ -288,12 +289,13 @@ export class ConcordArm extends ArmBase implements Arm {
     // count too; a status the member or the human set is the board, free in every arm.
     // A line that only lost its markers (the member acknowledged, the flag cleared) is the member's own doing: free.
     const tasksNow = taskLines(brief.text)
-    const before = new Set([...this.lastTasks[member]].map(unmarked))
+    const before = new Set([...at(this.lastTasks, member)].map(unmarked))
     for (const line of tasksNow)
-      if (!this.lastTasks[member].has(line) && !(unmarked(line) === line && before.has(line))) this.count('brief', line)
+      if (!at(this.lastTasks, member).has(line) && !(unmarked(line) === line && before.has(line)))
+        this.count('brief', line)
     this.lastTasks[member] = new Set(tasksNow)
     // The automatic turns Concord queued for the member: their message is what starts the turn.
-    for (const step of this.inbox[member].splice(0)) {
+    for (const step of at(this.inbox, member).splice(0)) {
       const text = ctx.store.steps.get(step.id)?.text ?? step.text ?? ''
       this.count('turn', text)
       seen.text.push(text)
@@ -315,7 +317,7 @@ export class ConcordArm extends ArmBase implements Arm {
       asks.push({
         kind: 'reverify',
         task: Number(m[2]) - 1,
-        staleDecisions: this.staleDecisions(this.reportByKey.get(m[1])),
+        staleDecisions: this.staleDecisions(this.reportByKey.get(m[1]!)),
       })
     }
     if (text.includes(JOIN_MORE)) {
@@ -330,7 +332,7 @@ export class ConcordArm extends ArmBase implements Arm {
       }
       const stale = await this.invoke('reports.page', {
         workspaceId: this.wsId,
-        authorId: this.memberIds[member],
+        authorId: at(this.memberIds, member),
         stale: true,
         limit: 500,
       })
@@ -338,7 +340,7 @@ export class ConcordArm extends ArmBase implements Arm {
         const rec = this.reportByKey.get(r.key)
         if (
           rec &&
-          this.statuses[rec.task] === 'delivered' &&
+          at(this.statuses, rec.task) === 'delivered' &&
           !asks.some((a) => a.kind === 'reverify' && a.task === rec.task)
         )
           asks.push({ kind: 'reverify', task: rec.task, staleDecisions: this.staleDecisions(rec) })
@@ -361,15 +363,15 @@ export class ConcordArm extends ArmBase implements Arm {
   }
 
   status(task: number): Status {
-    return this.statuses[task]
+    return at(this.statuses, task)
   }
 
   private async setStatus(member: number, task: number, status: Status, sha?: string): Promise<void> {
     await this.invoke('tasks.setStatus', {
-      taskId: this.taskIds[task],
+      taskId: at(this.taskIds, task),
       status,
       artifact: sha ? { commit: sha } : undefined,
-      actorId: this.memberIds[member],
+      actorId: at(this.memberIds, member),
     })
     await settle()
   }
@@ -387,26 +389,26 @@ export class ConcordArm extends ArmBase implements Arm {
   }
 
   async acknowledge(member: number, task: number): Promise<void> {
-    await this.invoke('tasks.acknowledge', { taskId: this.taskIds[task], actorId: this.memberIds[member] })
+    await this.invoke('tasks.acknowledge', { taskId: at(this.taskIds, task), actorId: at(this.memberIds, member) })
     await settle()
   }
 
   async report(member: number, r: ReportRecord): Promise<void> {
-    const versions = this.lastVersions[member]
-    const decisions = this.scenario.tasks[r.task].decisions
+    const versions = at(this.lastVersions, member)
+    const decisions = at(this.scenario.tasks, r.task).decisions
     const out = await this.invoke('reports.submit', {
-      taskId: this.taskIds[r.task],
-      authorId: this.memberIds[member],
+      taskId: at(this.taskIds, r.task),
+      authorId: at(this.memberIds, member),
       kind: r.kind,
       verdict: r.verdict,
       artifact: { commit: r.sha },
       basis: decisions.map((d) => ({
-        decisionId: this.decisionIds[d],
-        version: versions.get(this.decisionIds[d]) ?? this.decisionVersions[d],
+        decisionId: at(this.decisionIds, d),
+        version: versions.get(at(this.decisionIds, d)) ?? at(this.decisionVersions, d),
       })),
       claims: decisions.map((d) => ({
         text: `T-${r.task + 1} does what D-${d + 1} requires`,
-        decisionIds: [this.decisionIds[d]],
+        decisionIds: [at(this.decisionIds, d)],
       })),
     })
     this.reportIds.set(r.n, out.id)
