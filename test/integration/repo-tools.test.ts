@@ -323,17 +323,25 @@ describe('run_command', () => {
   // killed, end of file would come only after the marker was written. (In a sandbox the PID namespace kills the
   // leftovers too; with CONCORD_SANDBOX=off these tests exercise the group kill and the pipe drain alone.)
   it('kills the whole process group on timeout', async () => {
+    // The timeout must fall after the shell has opened the FIFO and started its child: one that fired during the
+    // sandbox's start (a second and more on a loaded machine, against 500 ms here before) killed the shell before it
+    // opened the FIFO, and the wait for its end of file below never ended. So the timeout is a multiple of how long
+    // a command takes to run here and now, and the child's and the shell's sleeps last that much longer.
+    const started = Date.now()
+    await run('run_command', { command: 'true' })
+    const timeoutMs = Math.min(20_000, Math.max(1000, 5 * (Date.now() - started)))
+    const s = Math.ceil(timeoutMs / 1000)
     const bg = heldOpen('bg.fifo')
-    // Not killed, the command would return after 10 s with 'finished' (and the marker written).
+    // Not killed, the command would return after 10 s more with 'finished' (and the marker written).
     const out = await run('run_command', {
-      command: 'exec 3>bg.fifo; (sleep 8; touch late-marker) & sleep 10; echo finished',
-      timeoutMs: 500,
+      command: `exec 3>bg.fifo; (sleep ${s + 8}; touch late-marker) & sleep ${s + 10}; echo finished`,
+      timeoutMs,
     })
-    expect(out).toMatch(/^\[timed out after 500 ms; process group killed\]/)
+    expect(out).toMatch(new RegExp(`^\\[timed out after ${timeoutMs} ms; process group killed\\]`))
     expect(out).not.toContain('finished')
     await bg.closed
     expect(existsSync(path.join(root, 'late-marker'))).toBe(false)
-  })
+  }, 60_000)
 
   it('does not wait for background processes that keep the pipes open', async () => {
     const bg = heldOpen('bg.fifo')

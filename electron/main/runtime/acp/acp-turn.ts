@@ -256,7 +256,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   let fresh = false
   if (!agent.sessionId) {
     try {
-      if (member.acp_session && agent.init?.agentCapabilities?.loadSession) {
+      if (member.acp_session && agent.init?.agentCapabilities?.loadSession && !preset.replaysAfterLoad) {
         // History replayed by session/load is not new work: nobody is attached to hear it.
         await agent.conn.agent.request('session/load', {
           sessionId: member.acp_session,

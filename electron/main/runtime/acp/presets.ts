@@ -53,6 +53,12 @@ export interface AgentPreset {
   workspaceConfig?: string[]
   /** The process keeps answering in the same session after `session/cancel` (measured); otherwise it is restarted. */
   survivesCancel?: boolean
+  /**
+   * The agent answers `session/load` before it has replayed the session's history, so replayed `session/update`s
+   * arrive after the answer, where they read as the next turn's reply (ACP has the replay come first). Such an
+   * agent's session is not loaded: a new process opens a new session (the brief carries what Concord holds).
+   */
+  replaysAfterLoad?: boolean
 }
 
 /** A TOML inline value (JSON strings are valid TOML basic strings). */
@@ -136,6 +142,9 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     // servers. Settings Concord could write to outrank them must be root's (system settings), so they are hidden.
     workspaceConfig: ['.gemini', '.env'],
     survivesCancel: true,
+    // Measured with 0.61: its loadSession starts streamHistory without awaiting it and answers; on a loaded machine
+    // the restarted agent's reply began with the replayed "Reported.Back again." of earlier turns.
+    replaysAfterLoad: true,
   },
   custom: {
     label: 'The ACP agent',
