@@ -228,14 +228,14 @@ export function generateScenario(seed: number, index: number): Scenario {
     if (kind === 'editorial')
       statement = at(current, decision).endsWith(EDITORIAL_NOTE)
         ? at(current, decision).slice(0, -EDITORIAL_NOTE.length)
-        : current[decision] + EDITORIAL_NOTE
+        : at(current, decision) + EDITORIAL_NOTE
     else if (kind === 'revert') statement = null
     else {
       const options = at(topics, decision)[1].filter((o) => o !== at(current, decision).replace(EDITORIAL_NOTE, ''))
       statement = g.pick(options)
     }
     if (kind === 'revert' && current[decision] === at(decisions, decision).statement) kind = 'editorial' // nothing to go back to
-    if (kind === 'editorial' && statement === null) statement = current[decision] + EDITORIAL_NOTE
+    if (kind === 'editorial' && statement === null) statement = at(current, decision) + EDITORIAL_NOTE
     current[decision] = statement ?? at(decisions, decision).statement
     if (kind === 'normative' || kind === 'proposal') changedOnce.add(decision)
     const dependents = tasks.flatMap((t, i) => (t.decisions.includes(decision) ? [i] : []))

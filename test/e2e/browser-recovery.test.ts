@@ -154,7 +154,7 @@ describe('browser UI: errors, interrupts and proposals from a selection', () => 
       state: 'pending',
       baseVersion: 1,
     })
-    expect(proposals[0].sourceMessageId).toBe(await reply.getAttribute('data-step-id'))
+    expect(proposals[0]!.sourceMessageId).toBe(await reply.getAttribute('data-step-id'))
     // It shows as a card in the chat it came from, with accept / reject; accepting makes D-1 v2.
     const card = scout.locator('[data-testid=proposal-card][data-key="P-1"]')
     await card.waitFor()

@@ -25,7 +25,7 @@ function recorder(requests: Call[]) {
   return (r: Request) => {
     const m = /\/api\/([\w.]+)$/.exec(new URL(r.url()).pathname)
     if (!m) return
-    requests.push({ method: m[1], params: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> })
+    requests.push({ method: m[1]!, params: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> })
   }
 }
 /** A whole-list read: tasks.list, reports.list, or a page from the start that brings more than a count. */
@@ -69,7 +69,7 @@ describe('browser UI at scale', () => {
       const t = i % TASKS
       const d = onD1(t) ? d1 : d2
       await core.invoke('reports.submit', {
-        taskId: tasks[t].id,
+        taskId: tasks[t]!.id,
         authorId: ivy.id,
         kind: 'test',
         verdict: 'pass',

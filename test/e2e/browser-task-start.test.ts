@@ -46,7 +46,7 @@ describe('browser UI: starting a task starts its agent', () => {
       .filter({ hasText: 'Starting on the web search tool.' })
       .waitFor()
     expect(await session.locator('[data-kind=user]').count()).toBe(0)
-    expect((models.requests[0].body.messages as { role: string; content: string }[]).at(-1)?.content).toBe(
+    expect((models.requests[0]!.body.messages as { role: string; content: string }[]).at(-1)?.content).toBe(
       '[From Concord] Start T-1: Web search tool\n\nA tool that searches the web.',
     )
     await screenshot(page, 'task-start-01-turn-1440')

@@ -69,9 +69,9 @@ describe('browser UI through the bridge', () => {
 
     const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
     // This walk-through scripts every model reply itself: no automatic turns (browser-loop and browser-websearch cover them).
-    await ui.stack.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
-    const team = await members(ws)
-    expect(team.Implementer.provider).toMatchObject({
+    await ui.stack.core.invoke('workspaces.update', { workspaceId: ws!.id, autoTurns: false })
+    const team = await members(ws!)
+    expect(team.Implementer!.provider).toMatchObject({
       kind: 'openai-compatible',
       model: 'scripted-model',
       hasKey: true,
@@ -118,46 +118,46 @@ describe('browser UI through the bridge', () => {
     await dialog.getByLabel('Statement').fill('The public API is REST with JSON bodies, versioned under /v1.')
     await dialog.getByRole('button', { name: 'Record decision' }).click()
     await dialog.waitFor({ state: 'detached' })
-    const d1 = (await ui.stack.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
+    const d1 = (await ui.stack.core.invoke('decisions.list', { workspaceId: ws!.id }))[0]
     expect(d1).toMatchObject({ key: 'D-1', version: 1 })
-    expect(d1.sourceMessageId).toMatch(/-s\d+$/)
+    expect(d1!.sourceMessageId).toMatch(/-s\d+$/)
     // The card shows under the message it was made from.
     await userStep.locator('[data-testid=decision-card][data-key="D-1"]').waitFor()
 
     // ---- work that depends on D-1 (normally created by the lead's tools) ----
     const t1 = await ui.stack.core.invoke('tasks.create', {
-      workspaceId: ws.id,
+      workspaceId: ws!.id,
       title: 'Build the /v1 endpoints',
-      assigneeId: team.Implementer.id,
-      decisionIds: [d1.id],
+      assigneeId: team.Implementer!.id,
+      decisionIds: [d1!.id],
     })
     const t2 = await ui.stack.core.invoke('tasks.create', {
-      workspaceId: ws.id,
+      workspaceId: ws!.id,
       title: 'Client SDK',
-      assigneeId: team.Implementer.id,
-      decisionIds: [d1.id],
+      assigneeId: team.Implementer!.id,
+      decisionIds: [d1!.id],
     })
     await ui.stack.core.invoke('tasks.create', {
-      workspaceId: ws.id,
+      workspaceId: ws!.id,
       title: 'API docs',
-      assigneeId: team.Reviewer.id,
-      decisionIds: [d1.id],
+      assigneeId: team.Reviewer!.id,
+      decisionIds: [d1!.id],
     })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'in_progress' })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t1.id, status: 'delivered', artifact: { commit: SHA1 } })
     await ui.stack.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'in_progress' })
-    const claims = [{ text: 'GET /v1/items answers JSON', decisionIds: [d1.id] }]
+    const claims = [{ text: 'GET /v1/items answers JSON', decisionIds: [d1!.id] }]
     for (const [kind, author] of [
       ['test', team.Tester],
       ['review', team.Reviewer],
     ] as const) {
       await ui.stack.core.invoke('reports.submit', {
         taskId: t1.id,
-        authorId: author.id,
+        authorId: author!.id,
         kind,
         verdict: 'pass',
         artifact: { commit: SHA1 },
-        basis: [{ decisionId: d1.id, version: 1 }],
+        basis: [{ decisionId: d1!.id, version: 1 }],
         claims,
       })
     }
@@ -217,19 +217,19 @@ describe('browser UI through the bridge', () => {
     expect(await refusal.textContent()).toContain('R-1 is based on D-1 v1; D-1 is at v2')
     await screenshot(ui.page, '10-acceptance-refused')
 
-    const d1v2 = await ui.stack.core.invoke('decisions.get', { decisionId: d1.id })
-    const claims2 = [{ text: 'POST /graphql answers nested queries', decisionIds: [d1.id] }]
+    const d1v2 = await ui.stack.core.invoke('decisions.get', { decisionId: d1!.id })
+    const claims2 = [{ text: 'POST /graphql answers nested queries', decisionIds: [d1!.id] }]
     for (const [kind, author] of [
       ['test', team.Tester],
       ['review', team.Reviewer],
     ] as const) {
       await ui.stack.core.invoke('reports.submit', {
         taskId: t1.id,
-        authorId: author.id,
+        authorId: author!.id,
         kind,
         verdict: 'pass',
         artifact: { commit: SHA1 },
-        basis: [{ decisionId: d1.id, version: d1v2.version }],
+        basis: [{ decisionId: d1!.id, version: d1v2.version }],
         claims: claims2,
       })
     }
@@ -243,7 +243,7 @@ describe('browser UI through the bridge', () => {
 
   it('shows reports, history with diffs, proposals, approvals and figures, in both themes', async () => {
     const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
-    const team = await members(ws)
+    const team = await members(ws!)
 
     // Reports: claim validity after the edit.
     await ui.page.getByTestId('tab-reports').click()
@@ -299,7 +299,7 @@ describe('browser UI through the bridge', () => {
 
     // A tool call that needs approval: the member waits, the sidebar says so, Allow lets it run. The wizard's members
     // are sandboxed (a write in the tree runs without asking): this one asks for every write.
-    await ui.stack.core.invoke('members.update', { memberId: team.Reviewer.id, approval: 'ask' })
+    await ui.stack.core.invoke('members.update', { memberId: team.Reviewer!.id, approval: 'ask' })
     ui.stack.models.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# API\nGraphQL at /graphql\n' } }] },
       { text: 'Wrote NOTES.md with the API decision.' },
@@ -357,16 +357,16 @@ describe('browser UI through the bridge', () => {
     await memberItem('Implementer').click()
     await ui.page.getByTestId('tab-decisions').click()
     await screenshot(ui.page, '21-dark-session')
-    expect(team.Lead.authority).toBe('decider')
+    expect(team.Lead!.authority).toBe('decider')
     expect(ui.errors).toEqual([])
   }, 120_000)
 
   it('keeps a long session virtualized and pages older steps in as you scroll up', async () => {
     const ws = (await ui.stack.core.invoke('workspaces.list', {}))[0]
-    const team = await members(ws)
+    const team = await members(ws!)
     // 400 steps written straight to the session store (a long-running member's history).
-    const { store } = ui.stack.core.harness.ctx(ws.id)
-    const lead = Number(team.Lead.id.split('-m')[1])
+    const { store } = ui.stack.core.harness.ctx(ws!.id)
+    const lead = Number(team.Lead!.id.split('-m')[1])
     const at = new Date().toISOString()
     store.transaction(() => {
       for (let i = 1; i <= 400; i++) {
@@ -413,7 +413,7 @@ describe('browser UI through the bridge', () => {
     expect(await toLatest.textContent()).toBe('↓ Latest')
     // A reply arriving while you read old steps does not move the view; the button says it is there.
     ui.stack.models.enqueue({ text: 'The newest reply, written while you scrolled back.' })
-    await ui.stack.core.invoke('sessions.send', { memberId: team.Lead.id, text: 'Anything new?' })
+    await ui.stack.core.invoke('sessions.send', { memberId: team.Lead!.id, text: 'Anything new?' })
     await expect.poll(() => toLatest.textContent(), { timeout: 15_000 }).toBe('↓ New messages')
     expect(await first.count()).toBe(1)
     await screenshot(ui.page, '22-long-session-top')

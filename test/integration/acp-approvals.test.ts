@@ -101,13 +101,13 @@ describe('ACP permission requests under the approval policy', () => {
     const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Run it' })
     const card = (await waiting).payload.session.pendingApprovals[0]
-    expect(card.why).toBe('it leaves the sandbox: this command runs with the network on')
+    expect(card!.why).toBe('it leaves the sandbox: this command runs with the network on')
     // The card shows the command as a built-in member's would, not the agent's raw input.
-    expect(JSON.parse(card.argumentsText)).toEqual({ command: 'echo from-bash > bash.txt' })
+    expect(JSON.parse(card!.argumentsText)).toEqual({ command: 'echo from-bash > bash.txt' })
     idle = idleOf(m.id)
     await t.core.invoke('sessions.allowAlways', {
       memberId: m.id,
-      callId: card.callId,
+      callId: card!.callId,
       scope: 'team',
       rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' },
     })
@@ -140,7 +140,7 @@ describe('ACP permission requests under the approval policy', () => {
     const idle = idleOf(m.id)
     await t.core.invoke('sessions.approve', {
       memberId: m.id,
-      callId: card.callId,
+      callId: card!.callId,
       allow: false,
       reason: 'keep the notes in README instead',
     })
@@ -196,11 +196,11 @@ describe('a Deny of a Codex command', () => {
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Make denied.txt' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     // Codex's request is its exec event (`bash -lc …` and its bookkeeping): the card shows the command line.
-    expect(JSON.parse(card.argumentsText)).toMatchObject({ command: 'echo no > denied.txt' })
+    expect(JSON.parse(card!.argumentsText)).toMatchObject({ command: 'echo no > denied.txt' })
     const idle = idleOf(m.id)
     await t.core.invoke('sessions.approve', {
       memberId: m.id,
-      callId: card.callId,
+      callId: card!.callId,
       allow: false,
       reason: 'write it with the editor instead',
     })

@@ -207,8 +207,8 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(reports).toHaveLength(1)
     expect(reports[0]).toMatchObject({ authorId: m.id, basis: [{ decisionId: d.id, version: 2 }], validity: 'valid' })
     const second = server.requests.filter(withTools)[1]
-    expect(JSON.stringify(second.body.messages)).toContain('Notices from Concord')
-    expect(JSON.stringify(second.body.messages)).toContain('Use GraphQL')
+    expect(JSON.stringify(second!.body.messages)).toContain('Notices from Concord')
+    expect(JSON.stringify(second!.body.messages)).toContain('Use GraphQL')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'tool', 'notice', 'model'])
     expect(steps[1]).toMatchObject({ status: 'done' })
     expect(await t.core.invoke('notices.list', { memberId: m.id, pending: true })).toEqual([])
@@ -258,7 +258,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       ['notice', 'done'],
       ['model', 'done'],
     ])
-    expect(steps[3].text).toContain('Use GraphQL')
+    expect(steps[3]!.text).toContain('Use GraphQL')
     const second = lastUserText(server.requests.filter(withTools).at(-1)!)
     expect(second).toContain('## From Concord')
     expect(second).toContain('Use GraphQL')
@@ -298,7 +298,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     await replied
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'interrupted', 'notice', 'notice', 'model'])
-    expect(steps[2].text).toContain('interrupted by Concord: a task it works on needs adjustment')
+    expect(steps[2]!.text).toContain('interrupted by Concord: a task it works on needs adjustment')
     expect(lastUserText(server.requests.filter(withTools).at(-1)!)).toContain('Use GraphQL')
   })
 
@@ -316,7 +316,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(waiting.pendingApprovals).toHaveLength(1)
     expect(existsSync(target)).toBe(false)
     const idle = state(m.id, 'idle')
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: waiting.pendingApprovals[0].callId, allow: true })
+    await t.core.invoke('sessions.approve', {
+      memberId: m.id,
+      callId: waiting.pendingApprovals[0]!.callId,
+      allow: true,
+    })
     await idle
     expect(readFileSync(target, 'utf8')).toBe('hi\n')
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
@@ -354,7 +358,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       join(t.dataDir, 'agents', ws.id, `m${other.id.split('-m').at(-1)}`, 'escape.txt'),
     ]
     // The other member's isolated home exists (it has run before).
-    mkdirSync(dirname(escapes[3]), { recursive: true })
+    mkdirSync(dirname(escapes[3]!), { recursive: true })
     server.enqueue(
       {
         toolCalls: [
@@ -454,7 +458,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     expect(mcpProcesses).toEqual([])
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
     expect(reports).toHaveLength(1)
-    expect(reports[0].artifact).toMatchObject({ commit: head })
+    expect(reports[0]!.artifact).toMatchObject({ commit: head })
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.filter((s) => s.kind === 'tool').map((s) => s.status)).toEqual(['done', 'done'])
   })
@@ -503,9 +507,9 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     )
     const steps = (await turn(m, 'Write and run')).filter((s) => s.kind === 'tool')
     expect(steps).toHaveLength(2)
-    expect(JSON.parse(steps[0].tool!.argumentsText)).toEqual({ path: target, content: 'first line\n' })
-    expect(JSON.parse(steps[1].tool!.argumentsText)).toEqual({ command: 'echo from-bash' })
-    expect(steps[1].text).toContain('from-bash')
+    expect(JSON.parse(steps[0]!.tool!.argumentsText)).toEqual({ path: target, content: 'first line\n' })
+    expect(JSON.parse(steps[1]!.tool!.argumentsText)).toEqual({ command: 'echo from-bash' })
+    expect(steps[1]!.text).toContain('from-bash')
   })
 
   it('is ended at the next start when Concord was killed while it worked (its process group is recorded like a command)', async () => {

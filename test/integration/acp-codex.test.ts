@@ -108,7 +108,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     expect(JSON.stringify(req.body.tools)).toContain('mcp__concord')
     // Measured (codex-acp 0.16): the prompt's answer carries no usage, only a usage_update of the context window
     // (used / size). So the reply counts as "not reported", never as 0 tokens.
-    expect(steps[1].usage).toBeNull()
+    expect(steps[1]!.usage).toBeNull()
     const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
     expect(JSON.stringify(metrics)).toMatch(/"unreported":1/)
   })
@@ -119,7 +119,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
       workspaceId: ws.id,
       title: 'Build API',
       assigneeId: codex.id,
-      decisionIds: [d.id],
+      decisionIds: [d!.id],
     })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     let edited: Promise<unknown> = Promise.resolve()
@@ -127,7 +127,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
       () => {
         // The human edits the decision while the agent's model call is in flight.
         edited = t.core.invoke('decisions.update', {
-          decisionId: d.id,
+          decisionId: d!.id,
           expectedVersion: 1,
           statement: 'Use GraphQL',
           reason: 'clients asked',
@@ -157,7 +157,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     expect(reports).toHaveLength(1)
     expect(reports[0]).toMatchObject({
       authorId: codex.id,
-      basis: [{ decisionId: d.id, version: 2 }],
+      basis: [{ decisionId: d!.id, version: 2 }],
       validity: 'valid',
     })
     const second = responses().at(-2)!
@@ -266,15 +266,15 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Cancel T-1' })
     const waiting = (await state('waiting_approval')).payload.session
     expect(waiting.pendingApprovals).toMatchObject([{ name: 'update_task_status' }])
-    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('in_progress')
+    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]!.status).toBe('in_progress')
     const idle = state('idle')
     await t.core.invoke('sessions.approve', {
       memberId: codex.id,
-      callId: waiting.pendingApprovals[0].callId,
+      callId: waiting.pendingApprovals[0]!.callId,
       allow: true,
     })
     await idle
-    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].status).toBe('cancelled')
+    expect((await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]!.status).toBe('cancelled')
     const steps = sinceLastMessage((await t.core.invoke('sessions.get', { memberId: codex.id })).steps)
     expect(steps.map((s) => [s.kind, s.status])).toEqual([
       ['user', 'done'],
@@ -313,7 +313,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
     const idle = state('idle')
     await t.core.invoke('sessions.approve', {
       memberId: codex.id,
-      callId: waiting.pendingApprovals[0].callId,
+      callId: waiting.pendingApprovals[0]!.callId,
       allow: true,
     })
     await idle

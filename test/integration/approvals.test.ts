@@ -47,7 +47,7 @@ async function deny(reason?: string) {
   )
   await t.core.invoke('sessions.approve', {
     memberId: m.id,
-    callId: call.callId,
+    callId: call!.callId,
     allow: false,
     ...(reason === undefined ? {} : { reason }),
   })
@@ -59,7 +59,7 @@ async function deny(reason?: string) {
 describe('denying an approval', () => {
   it('with a reason: the agent receives it in the tool result and the step keeps it', async () => {
     const { second, steps } = await deny('use the existing notes file instead')
-    expect(toolMessages(second).at(-1)?.content).toBe(
+    expect(toolMessages(second!).at(-1)?.content).toBe(
       'Denied by the human: use the existing notes file instead (Do not retry it unchanged.)',
     )
     expect(steps.find((s) => s.kind === 'tool')).toMatchObject({
@@ -71,7 +71,7 @@ describe('denying an approval', () => {
 
   it('without one: the agent is told the human denied it', async () => {
     const { second } = await deny()
-    expect(toolMessages(second).at(-1)?.content).toBe('The human denied this call. (Do not retry it unchanged.)')
+    expect(toolMessages(second!).at(-1)?.content).toBe('The human denied this call. (Do not retry it unchanged.)')
   })
 })
 
@@ -138,7 +138,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     const card = (await waiting).payload.session.pendingApprovals[0]
     expect(card).toMatchObject({ name: 'write_file', why: expect.stringContaining("outside the task's tree") })
     idle = idleOf(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card.callId, allow: false })
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: card!.callId, allow: false })
     await idle
     expect(existsSync(join(t.repoDir, '..', 'escape.txt'))).toBe(false)
     expect(asked).toBe(1)
@@ -164,7 +164,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     let idle = idleOf(m.id)
     const { rule } = await t.core.invoke('sessions.allowAlways', {
       memberId: m.id,
-      callId: card.callId,
+      callId: card!.callId,
       scope: 'member',
       rule: { effect: 'allow', tool: 'run_command', commandPrefix: 'echo' },
     })
@@ -192,7 +192,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'chain' })
     const second = (await chained).payload.session.pendingApprovals[0]
     idle = idleOf(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: false })
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second!.callId, allow: false })
     await idle
 
     // Removed, the rule no longer applies.
@@ -224,7 +224,7 @@ describe('approval rules', () => {
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
     await idle
     const [, second] = await server.waitForRequests(2)
-    expect(toolMessages(second).at(-1)?.content).toBe(
+    expect(toolMessages(second!).at(-1)?.content).toBe(
       'error (denied_by_rule): this call was refused by the rule "deny `touch …`" (for the team); it did not run. Do not retry it unchanged.',
     )
     expect(existsSync(join(t.repoDir, 'pwned'))).toBe(false)
@@ -287,14 +287,14 @@ describe('several calls waiting at once', () => {
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'write two files' })
     const [first, second] = (await both).payload.session.pendingApprovals
     const one = stateEvent(m.id, (s) => s.pendingApprovals.length === 1)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
-    expect((await one).payload.session.pendingApprovals.map((a) => a.callId)).toEqual([second.callId])
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first!.callId, allow: true })
+    expect((await one).payload.session.pendingApprovals.map((a) => a.callId)).toEqual([second!.callId])
     await rejectsWith(
-      t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true }),
+      t.core.invoke('sessions.approve', { memberId: m.id, callId: first!.callId, allow: true }),
       'not_found',
     )
     const idle = idleOf(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true })
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second!.callId, allow: true })
     await idle
     expect(existsSync(join(t.repoDir, 'one.txt')) && existsSync(join(t.repoDir, 'two.txt'))).toBe(true)
   })
@@ -320,14 +320,14 @@ describe('approval rules in the JSON export', () => {
       rule: { effect: 'deny', pathGlob: '**/*.pem' },
     })
     const out = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json' })
-    const doc = JSON.parse(readFileSync(out.files[0], 'utf8')) as {
+    const doc = JSON.parse(readFileSync(out.files[0]!, 'utf8')) as {
       approvalRules: unknown[]
       members: { id: string; approval: string }[]
     }
     expect(doc.approvalRules).toEqual([
       {
         id: 'A-1',
-        memberId: doc.members[0].id,
+        memberId: doc.members[0]!.id,
         effect: 'allow',
         tool: 'run_command',
         commandPrefix: 'npm test',
@@ -346,16 +346,16 @@ describe('approval rules in the JSON export', () => {
     ])
     const repo2 = join(t.repoDir, '..', 'restored')
     mkdirSync(repo2)
-    const imported = await t.core.invoke('import.workspace', { path: out.files[0], repoPath: repo2 })
+    const imported = await t.core.invoke('import.workspace', { path: out.files[0]!, repoPath: repo2 })
     const [tess] = await t.core.invoke('members.list', { workspaceId: imported.id })
-    const rules = await t.core.invoke('approvalRules.list', { workspaceId: imported.id, memberId: tess.id })
+    const rules = await t.core.invoke('approvalRules.list', { workspaceId: imported.id, memberId: tess!.id })
     expect(rules.map((r) => [r.memberId, r.effect, r.tool, r.commandPrefix, r.pathGlob])).toEqual([
-      [tess.id, 'allow', 'run_command', 'npm test', null],
+      [tess!.id, 'allow', 'run_command', 'npm test', null],
       [null, 'deny', null, null, '**/*.pem'],
     ])
     // Exported again, the same rules.
     const again = await t.core.invoke('export.decisionLog', { workspaceId: imported.id, format: 'json' })
-    expect((JSON.parse(readFileSync(again.files[0], 'utf8')) as { approvalRules: unknown }).approvalRules).toEqual(
+    expect((JSON.parse(readFileSync(again.files[0]!, 'utf8')) as { approvalRules: unknown }).approvalRules).toEqual(
       doc.approvalRules,
     )
   })

@@ -135,12 +135,12 @@ describe('automatic turns', () => {
     const auto = byConcord(await steps(impl))
     expect(auto).toHaveLength(1)
     expect(auto[0]).toMatchObject({ kind: 'message', fromMemberId: null, taskId: task.id })
-    expect(auto[0].text.split('\n')[0]).toBe('D-1 changed (now v2)')
-    expect(auto[0].text).toContain('T-1 is in progress and needs adjustment')
+    expect(auto[0]!.text.split('\n')[0]).toBe('D-1 changed (now v2)')
+    expect(auto[0]!.text).toContain('T-1 is in progress and needs adjustment')
     // The model was told it comes from Concord, with the notice in its brief.
     const first = asked.get('Impl')![0]
-    expect(JSON.stringify(first.body.messages.at(-1))).toContain('[From Concord] D-1 changed (now v2)')
-    expect(first.body.messages[0].content).toContain('10 s and returns partial results')
+    expect(JSON.stringify(first!.body.messages.at(-1))).toContain('[From Concord] D-1 changed (now v2)')
+    expect(first!.body.messages[0].content).toContain('10 s and returns partial results')
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).flag).toBeNull()
 
     // No loop: the acknowledgement started nothing; the next turn is the human's own message.
@@ -231,10 +231,10 @@ describe('automatic turns', () => {
     const starts = now.filter((s) => s.kind === 'user' || s.kind === 'message')
     // One auto turn for the two notices, after the human's turn had answered.
     expect(starts.map((s) => s.origin ?? 'human')).toEqual(['human', 'concord'])
-    expect(starts[1].text).toContain('D-1 changed (now v2)')
-    expect(starts[1].text).toContain('D-1 changed (now v3)')
+    expect(starts[1]!.text).toContain('D-1 changed (now v2)')
+    expect(starts[1]!.text).toContain('D-1 changed (now v3)')
     const answer = now.findIndex((s) => s.kind === 'model' && s.text === 'Wrote it.')
-    const work = now.filter((s) => s.turnId === starts[1].id && s.kind === 'model')
+    const work = now.filter((s) => s.turnId === starts[1]!.id && s.kind === 'model')
     expect(work).toHaveLength(2)
     for (const w of work) expect(now.indexOf(w)).toBeGreaterThan(answer)
     expect(asked.get('Impl')).toHaveLength(3)
@@ -262,9 +262,9 @@ describe('automatic turns', () => {
     await settles(impl)
     const auto = byConcord(await steps(impl))
     expect(auto).toHaveLength(1)
-    expect(auto[0].text).toContain('T-1 is in progress and needs adjustment')
+    expect(auto[0]!.text).toContain('T-1 is in progress and needs adjustment')
     expect(
-      (await t.core.invoke('tasks.get', { taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0].id }))
+      (await t.core.invoke('tasks.get', { taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]!.id }))
         .flag,
     ).toBeNull()
     // Another restart starts nothing more: that change has had its turn.
@@ -309,7 +309,7 @@ describe('automatic turns', () => {
     const idle = settles(impl)
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'build it' })
     await idle
-    expect(asked.get('Impl')![1].body.messages[0].content).toContain('Notices since your last step')
+    expect(asked.get('Impl')![1]!.body.messages[0].content).toContain('Notices since your last step')
     await humanSays(impl, 'thanks')
     expect(byConcord(await steps(impl))).toHaveLength(0)
     expect(asked.get('Impl')).toHaveLength(4)
@@ -442,11 +442,11 @@ describe('reports move tasks', () => {
     for (const m of [tester, reviewer]) {
       const auto = byConcord(await steps(m))
       expect(auto).toHaveLength(1)
-      expect(auto[0].text).toContain(`T-1 was delivered on ${newHead.slice(0, 7)}`)
-      expect(auto[0].text).toContain(`Re-verify T-1 on ${newHead.slice(0, 7)}`)
+      expect(auto[0]!.text).toContain(`T-1 was delivered on ${newHead.slice(0, 7)}`)
+      expect(auto[0]!.text).toContain(`Re-verify T-1 on ${newHead.slice(0, 7)}`)
     }
     expect(byConcord(await steps(impl))).toHaveLength(1)
-    expect(byConcord(await steps(impl))[0].text).toContain('needs re-verification')
+    expect(byConcord(await steps(impl))[0]!.text).toContain('needs re-verification')
     const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
     expect(ready).toMatchObject({ ready: true, reasons: [] })
     expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
@@ -472,7 +472,7 @@ describe('reports move tasks', () => {
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: c2 } })
     await idle
-    expect(byConcord(await steps(tester))[0].text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
+    expect(byConcord(await steps(tester))[0]!.text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
     // The same stale evidence seen again (any change to the task) starts nothing new.
     await t.core.invoke('tasks.update', { taskId: task.id, title: 'Web search tool (v2)' })
     await humanSays(tester, 'ok')
@@ -516,10 +516,10 @@ describe('reports move tasks', () => {
       .toBe(20)
     const waiting = byConcord(await steps(tester))
     expect(waiting).toHaveLength(1)
-    expect(waiting[0].status).toBe('queued')
+    expect(waiting[0]!.status).toBe('queued')
     // The first triggers spelled out, then one line for the rest (the notice in her brief lists every report).
-    expect(waiting[0].text.match(/Re-verify T-\d+/g)).toHaveLength(JOIN_SPELLED)
-    expect(waiting[0].text.split(JOIN_MORE)).toHaveLength(2)
+    expect(waiting[0]!.text.match(/Re-verify T-\d+/g)).toHaveLength(JOIN_SPELLED)
+    expect(waiting[0]!.text.split(JOIN_MORE)).toHaveLength(2)
     // The figure counts every relay the human did not have to make, listed one by one.
     expect((await t.core.invoke('autoTurns.list', { workspaceId: ws.id, limit: 50 })).total).toBe(20)
     // Her turn ends, then the one Concord started runs: one turn for all twenty.

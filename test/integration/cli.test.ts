@@ -241,8 +241,8 @@ describe('npm start where Electron cannot run', () => {
     expect(notices[0]).toMatch(
       /^npm start: no desktop app here: the Electron binary is not installed \(ELECTRON_SKIP_BINARY_DOWNLOAD\)\. Starting the browser UI instead \(concord serve\)(, after building it)?\.$/,
     )
-    expect(out.indexOf(notices[0])).toBeLessThan(out.indexOf('Concord serving on'))
-    expect(token.length).toBeGreaterThanOrEqual(16)
+    expect(out.indexOf(notices[0]!)).toBeLessThan(out.indexOf('Concord serving on'))
+    expect(token!.length).toBeGreaterThanOrEqual(16)
 
     const call = (auth: string) =>
       fetch(`${base}/api/workspaces.list`, {

@@ -168,11 +168,11 @@ describe('decisions.update across processes', () => {
 
       // Exactly one new revision, the winner's; nothing of the others was written.
       const after = await core.invoke('decisions.get', { decisionId: d.id })
-      expect(after).toMatchObject({ version: 2, statement: statements[winner] })
+      expect(after).toMatchObject({ version: 2, statement: statements[winner!] })
       const history = await core.invoke('decisions.history', { decisionId: d.id })
       expect(history.map((h) => [h.version, h.statement])).toEqual([
         [1, 'Use REST'],
-        [2, statements[winner]],
+        [2, statements[winner!]],
       ])
       // The change propagated once: one notice to the assignee of the task in progress.
       const notices = await core.invoke('notices.list', { memberId: impl.id })

@@ -111,7 +111,7 @@ function competent(toolNames: Set<string>) {
     if (blocks.some((b) => b.type === 'tool_result')) return { text: 'Acted.' }
     const json = /```json\n([\s\S]*?)\n```/.exec(blocks.map((b) => b.text ?? '').join('\n'))
     if (!json) return { text: 'No state in this prompt.' }
-    const a = choose(JSON.parse(json[1]) as PromptState)
+    const a = choose(JSON.parse(json[1]!) as PromptState)
     const args = a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] }
     // Claude Code names an MCP tool mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>; Codex offers a server's tools as the namespace mcp__<server>.
     const call =
@@ -163,10 +163,10 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       })
       const o = e.outcomes.get('concord')![0]
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
-      expect(o.model!.calls).toBeGreaterThan(5)
-      expect(o.model!.wastedSteps).toBe(0)
+      expect(o!.model!.calls).toBeGreaterThan(5)
+      expect(o!.model!.wastedSteps).toBe(0)
       // Claude Code reports its usage over ACP (the scripted server's default: 10 input tokens per request at least).
-      expect(o.model!.inputTokens).toBeGreaterThanOrEqual(10 * o.model!.calls)
+      expect(o!.model!.inputTokens).toBeGreaterThanOrEqual(10 * o!.model!.calls)
       // Claude Code offered the eval's tool under its MCP name, and the prompts carried Concord's brief.
       expect(tools).toContain('mcp__act__act')
       const prompts = server.requests.filter(withTools).map((r) => JSON.stringify(lastInput(r)))
@@ -176,14 +176,14 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       expect(prompts.some((p) => /needs (adjustment|re-verification)/.test(p))).toBe(true)
       // One agent process per member, kept across its steps: the Web Search team has 3 members.
       expect(drivers).toHaveLength(1)
-      expect(drivers[0].started).toBe(3)
-      expect(server.requests.filter(stepPrompt).length).toBe(o.model!.calls)
+      expect(drivers[0]!.started).toBe(3)
+      expect(server.requests.filter(stepPrompt).length).toBe(o!.model!.calls)
     } finally {
       await server.close()
     }
     // The agents and their act servers are gone with the run, and so is their folder.
-    expect(processesIn(drivers[0].dir)).toEqual([])
-    expect(existsSync(drivers[0].dir)).toBe(false)
+    expect(processesIn(drivers[0]!.dir)).toEqual([])
+    expect(existsSync(drivers[0]!.dir)).toBe(false)
   }, 240_000)
 
   it('the CLI: npm run eval -- --agent claude-code --json prints the figures, keys and endpoint from the environment', async () => {
@@ -247,11 +247,11 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
           new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 8, stepTimeoutMs: 60_000 }),
       })
       const o = e.outcomes.get('concord')![0]
-      expect(o.model!.calls).toBeGreaterThan(0)
-      expect(o.model!.calls).toBeLessThanOrEqual(8)
-      expect(o.model!.wastedSteps).toBe(o.model!.calls)
-      expect(o.model!.wasted).toEqual({ no_tool_call: o.model!.calls })
-      expect(o.unfinished).toBeGreaterThan(0)
+      expect(o!.model!.calls).toBeGreaterThan(0)
+      expect(o!.model!.calls).toBeLessThanOrEqual(8)
+      expect(o!.model!.wastedSteps).toBe(o!.model!.calls)
+      expect(o!.model!.wasted).toEqual({ no_tool_call: o!.model!.calls })
+      expect(o!.unfinished).toBeGreaterThan(0)
     } finally {
       await server.close()
     }
@@ -280,13 +280,13 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
         },
       })
       const o = e.outcomes.get('concord')![0]
-      expect(o.model!.calls).toBe(2)
-      expect(o.model!.wasted).toEqual({ step_timeout: 2 })
-      expect(drivers[0].started).toBe(2)
+      expect(o!.model!.calls).toBe(2)
+      expect(o!.model!.wasted).toEqual({ step_timeout: 2 })
+      expect(drivers[0]!.started).toBe(2)
     } finally {
       await server.close()
     }
-    expect(processesIn(drivers[0].dir)).toEqual([])
+    expect(processesIn(drivers[0]!.dir)).toEqual([])
   }, 120_000)
 })
 
@@ -324,18 +324,18 @@ describe('npm run eval --agent codex (the real Codex over ACP, offline)', () => 
       })
       const o = e.outcomes.get('concord')![0]
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
-      expect(o.model!.calls).toBeGreaterThan(5)
-      expect(o.model!.wastedSteps).toBe(0)
-      expect(drivers[0].started).toBe(3)
+      expect(o!.model!.calls).toBeGreaterThan(5)
+      expect(o!.model!.wastedSteps).toBe(0)
+      expect(drivers[0]!.started).toBe(3)
       // Codex reports no token counts over ACP: "not reported", never 0.
-      expect(o.model!.inputTokens).toBeNull()
+      expect(o!.model!.inputTokens).toBeNull()
       expect(server.requests.every((r) => r.format === 'responses')).toBe(true)
-      expect(server.requests.filter(stepPrompt).length).toBe(o.model!.calls)
+      expect(server.requests.filter(stepPrompt).length).toBe(o!.model!.calls)
     } finally {
       await server.close()
     }
-    expect(processesIn(drivers[0].dir)).toEqual([])
-    expect(existsSync(drivers[0].dir)).toBe(false)
+    expect(processesIn(drivers[0]!.dir)).toEqual([])
+    expect(existsSync(drivers[0]!.dir)).toBe(false)
   }, 240_000)
 })
 
@@ -364,14 +364,14 @@ describe('npm run eval --agent gemini (the real Gemini CLI over ACP, offline)', 
       const o = e.outcomes.get('concord')![0]
       expect(tools).toContain('mcp_act_act')
       // Gemini CLI reports no usage over ACP.
-      expect(o.model!.inputTokens).toBeNull()
+      expect(o!.model!.inputTokens).toBeNull()
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
-      expect(o.model!.calls).toBeGreaterThan(5)
-      expect(o.model!.wastedSteps).toBe(0)
-      expect(drivers[0].started).toBe(3)
+      expect(o!.model!.calls).toBeGreaterThan(5)
+      expect(o!.model!.wastedSteps).toBe(0)
+      expect(drivers[0]!.started).toBe(3)
     } finally {
       await server.close()
     }
-    expect(processesIn(drivers[0].dir)).toEqual([])
+    expect(processesIn(drivers[0]!.dir)).toEqual([])
   }, 240_000)
 })

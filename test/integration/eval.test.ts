@@ -123,23 +123,23 @@ describe('npm run eval: the coordination-token count is the same rule in every a
     const world = new World(s)
     const arm = new BroadcastArm(s, world)
     await arm.setup()
-    world.apply(0, s.changes[0])
-    await arm.applyChange(0, s.changes[0])
+    world.apply(0, s.changes[0]!)
+    await arm.applyChange(0, s.changes[0]!)
     const texts: string[] = []
     for (let m = 0; m < s.members.length; m++) {
       const [text] = (await arm.context(m)).text
-      texts.push(text)
+      texts.push(text!)
       for (const part of [
         '"Search timeout"',
         'Now: Web search gives up after 30 s and returns the partial results',
         'Was: Web search gives up after 30 s and returns an error',
-        `Rationale: ${s.decisions[0].rationale}`,
+        `Rationale: ${s.decisions[0]!.rationale}`,
       ])
-        expect(text, s.members[m].name).toContain(part)
+        expect(text, s.members[m]!.name).toContain(part)
     }
     // The same message to every member, each counted once, when it reads it.
     expect(new Set(texts).size).toBe(1)
-    expect(arm.tokensBy.broadcast).toBe(s.members.length * tokens(texts[0]))
+    expect(arm.tokensBy.broadcast).toBe(s.members.length * tokens(texts[0]!))
     expect((await arm.context(0)).text).toEqual([])
     const concord = await simulate(s, 'concord', { seed: SEED, run: 0 })
     expect(Object.keys(concord.tokensBy).sort()).toEqual(['brief', 'notice', 'turn'])
@@ -169,7 +169,7 @@ interface PromptState {
   }[]
   possibleNow: string[]
 }
-const stateOf = (req: RecordedRequest): PromptState => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(userText(req))![1])
+const stateOf = (req: RecordedRequest): PromptState => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(userText(req))![1]!)
 const differs = (a: Record<string, string>, reading: Record<string, string>) =>
   Object.entries(a).some(([d, s]) => reading[d] !== s)
 
@@ -243,10 +243,10 @@ describe('npm run eval --provider (model-driven members, offline against the scr
       expect(concord).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
       for (const arm of ['concord', 'broadcast', 'chat'] as const) {
         const o = e.outcomes.get(arm)![0]
-        expect(o.model!.calls, arm).toBeGreaterThan(0)
-        expect(o.model!.wastedSteps, arm).toBe(0)
+        expect(o!.model!.calls, arm).toBeGreaterThan(0)
+        expect(o!.model!.wastedSteps, arm).toBe(0)
         // The provider's reported usage, not the estimator: 50 in and 7 out per call, as scripted.
-        expect(o.model).toMatchObject({ inputTokens: 50 * o.model!.calls, outputTokens: 7 * o.model!.calls })
+        expect(o!.model).toMatchObject({ inputTokens: 50 * o!.model!.calls, outputTokens: 7 * o!.model!.calls })
       }
       // The prompt carried the member's context in its arm: Concord's brief, the broadcast, the thread.
       const prompts = requests.map(userText)
@@ -264,16 +264,16 @@ describe('npm run eval --provider (model-driven members, offline against the scr
         { toolCalls: [{ name: 'act', arguments: '{"action": "deliver", "task": ' }] },
         { toolCalls: [{ name: 'act', arguments: { action: 'fly', task: 'T-1' } }] },
         { toolCalls: [{ name: 'act', arguments: { action: 'deliver', task: 'T-99' } }] },
-      ][n++ % 4]
+      ][n++ % 4]!
     const { e } = await drive('openai-compatible', garbage, 200)
     for (const arm of ['concord', 'broadcast', 'chat'] as const) {
       const o = e.outcomes.get(arm)![0]
-      expect(o.model!.calls, arm).toBeGreaterThan(0)
-      expect(o.model!.wastedSteps, arm).toBe(o.model!.calls)
-      expect(Object.keys(o.model!.wasted).sort(), arm).toEqual(expect.arrayContaining(['no_tool_call']))
-      expect(Object.values(o.model!.wasted).reduce((a, b) => a + b, 0)).toBe(o.model!.wastedSteps)
+      expect(o!.model!.calls, arm).toBeGreaterThan(0)
+      expect(o!.model!.wastedSteps, arm).toBe(o!.model!.calls)
+      expect(Object.keys(o!.model!.wasted).sort(), arm).toEqual(expect.arrayContaining(['no_tool_call']))
+      expect(Object.values(o!.model!.wasted).reduce((a, b) => a + b, 0)).toBe(o!.model!.wastedSteps)
       // Nothing got done, and the figures say so rather than a crash.
-      expect(o.unfinished, arm).toBe(3)
+      expect(o!.unfinished, arm).toBe(3)
     }
   }, 120_000)
 

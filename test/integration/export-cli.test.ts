@@ -228,7 +228,7 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
       const lead = (await app.invoke('members.list', { workspaceId: ws.id }))[0]
       const { store } = app.harness.ctx(ws.id)
       const running = store.steps.insert({
-        member_id: Number(lead.id.split('-m')[1]),
+        member_id: Number(lead!.id.split('-m')[1]),
         kind: 'model',
         status: 'streaming',
         text: 'half a reply',

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const exported = async () => {
   const r = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
-  return { outDir: r.outDir, first: readFileSync(r.files[0], 'utf8') }
+  return { outDir: r.outDir, first: readFileSync(r.files[0]!, 'utf8') }
 }
 
 describe('the default flavour', () => {

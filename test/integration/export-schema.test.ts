@@ -88,7 +88,7 @@ const exportJson = async (outDir?: string) => {
     format: 'json',
     ...(outDir ? { outDir } : {}),
   })
-  return { result, doc: JSON.parse(readFileSync(result.files[0], 'utf8')) as Record<string, any> }
+  return { result, doc: JSON.parse(readFileSync(result.files[0]!, 'utf8')) as Record<string, any> }
 }
 
 function validator(schemaText: string) {
@@ -168,7 +168,7 @@ describe('the JSON Schema of the export', () => {
       ])
       // Restored and exported again: the same document, $schema and all.
       const again = await core.invoke('export.decisionLog', { workspaceId: w.id, format: 'json' })
-      const redone = JSON.parse(readFileSync(again.files[0], 'utf8'))
+      const redone = JSON.parse(readFileSync(again.files[0]!, 'utf8'))
       expect({ ...redone, exportedAt: 0 }).toEqual({ ...doc, exportedAt: 0 })
     }
     const bad = join(dir, 'bad.json')

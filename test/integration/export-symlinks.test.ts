@@ -77,12 +77,12 @@ describe('export and symbolic links in the repository', () => {
     const first = await exportAs({ format: 'madr' })
     const adr = first.files[0]
     const target = join(t.repoDir, '..', 'adr.md')
-    writeFileSync(target, readFileSync(adr, 'utf8'))
+    writeFileSync(target, readFileSync(adr!, 'utf8'))
     const before = readFileSync(target, 'utf8')
-    rmSync(adr)
-    symlinkSync(target, adr)
+    rmSync(adr!)
+    symlinkSync(target, adr!)
     await t.core.invoke('decisions.update', {
-      decisionId: (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0].id,
+      decisionId: (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]!.id,
       expectedVersion: 1,
       statement: 'Store orders in Postgres.',
     })

@@ -283,7 +283,7 @@ describe('the bridge names what it refuses', () => {
   })
 
   it('an internal error is still `internal` with its stack in the log', async () => {
-    cores[0].handlers['workspaces.list'] = () => {
+    cores[0]!.handlers['workspaces.list'] = () => {
       throw new TypeError('a bug in a handler')
     }
     const res = await raw('POST', '/api/workspaces.list', '{}')

@@ -149,9 +149,9 @@ describe('the items behind the figures', () => {
       defined.map((r) => (r.step === null ? null : `${ws.id}-s${r.step}`)),
     )
     // Each notice went into its own turn: the newer one is in the later step.
-    expect(delivered[0].stepId).not.toBe(delivered[1].stepId)
-    expect(implSteps.findIndex((s) => s.id === delivered[0].stepId)).toBeGreaterThan(
-      implSteps.findIndex((s) => s.id === delivered[1].stepId),
+    expect(delivered[0]!.stepId).not.toBe(delivered[1]!.stepId)
+    expect(implSteps.findIndex((s) => s.id === delivered[0]!.stepId)).toBeGreaterThan(
+      implSteps.findIndex((s) => s.id === delivered[1]!.stepId),
     )
 
     const turns = await t.core.invoke('autoTurns.list', { workspaceId: ws.id })
@@ -206,7 +206,7 @@ describe('the items behind the figures', () => {
       [tess.id, 'T-1', 'evidence_stale', `R-1 went stale for T-1 delivered on ${c2.slice(0, 7)} (now D-1 v1)`],
     ])
     const started = (await steps(tess)).filter((s) => s.origin === 'concord')
-    expect(turns.items[0].stepId).toBe(started[0].id)
+    expect(turns.items[0]!.stepId).toBe(started[0]!.id)
   })
 
   it("a notice to a report's author counts its reports", async () => {
@@ -271,7 +271,7 @@ describe('the items behind the figures', () => {
       stepId: null,
       deliveredAt: null,
     })
-    expect(all.items[0].taskIds).toHaveLength(5)
+    expect(all.items[0]!.taskIds).toHaveLength(5)
     const seen: string[] = []
     let cursor: string | undefined
     for (;;) {

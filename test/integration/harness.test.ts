@@ -157,9 +157,9 @@ describe('decision edits', () => {
     expect(impact.normative).toBe(true)
     const byKey = Object.fromEntries(impact.tasks.map((x) => [x.key, x]))
     expect(Object.keys(byKey).sort()).toEqual([todo.key, doing.key, done.key, accepted.key].sort())
-    expect(byKey[todo.key].flag).toBe('requirements_updated')
-    expect(byKey[doing.key].flag).toBe('needs_adjustment')
-    expect(byKey[done.key].flag).toBe('needs_reverification')
+    expect(byKey[todo.key]!.flag).toBe('requirements_updated')
+    expect(byKey[doing.key]!.flag).toBe('needs_adjustment')
+    expect(byKey[done.key]!.flag).toBe('needs_reverification')
     expect(byKey[accepted.key]).toMatchObject({
       flag: 'needs_reverification',
       status: 'delivered',
@@ -168,7 +168,7 @@ describe('decision edits', () => {
     expect((await core.invoke('tasks.get', { taskId: cancelled.id })).flag).toBeNull()
     const untouched = await core.invoke('tasks.get', { taskId: other.id })
     expect(untouched.flag).toBeNull()
-    expect(untouched.links[0].state).toBe('current')
+    expect(untouched.links[0]!.state).toBe('current')
     const flagged = await core.invoke('tasks.get', { taskId: doing.id })
     expect(flagged.links).toEqual([
       expect.objectContaining({ decisionId: d1.id, pinnedVersion: 1, currentVersion: 2, state: 'suspect' }),
@@ -176,7 +176,7 @@ describe('decision edits', () => {
     // One event carries the whole impact set.
     const changed = t.events.filter((e) => e.event === 'decision.changed')
     expect(changed).toHaveLength(1)
-    expect((changed[0].payload as { impact: unknown }).impact).toEqual(impact)
+    expect((changed[0]!.payload as { impact: unknown }).impact).toEqual(impact)
   })
 
   it('an editorial fix and a title-only change flag nothing', async () => {
@@ -189,7 +189,7 @@ describe('decision edits', () => {
     expect(r2.impact.tasks).toEqual([])
     const after = await core.invoke('tasks.get', { taskId: tk.id })
     expect(after.flag).toBeNull()
-    expect(after.links[0].state).toBe('current')
+    expect(after.links[0]!.state).toBe('current')
     const history = await core.invoke('decisions.history', { decisionId: d.id })
     expect(history.map((h) => [h.version, h.editorial])).toEqual([
       [1, false],
@@ -235,7 +235,7 @@ describe('decision edits', () => {
         key: report.key,
         taskId: tk.id,
         authorId: tester.id,
-        staleClaimIds: [report.claims[0].id],
+        staleClaimIds: [report.claims[0]!.id],
         restoredClaimIds: [],
         validity: 'stale',
       },
@@ -249,8 +249,8 @@ describe('decision edits', () => {
 
     const implNotices = await core.invoke('notices.list', { memberId: impl.id, pending: true })
     expect(implNotices).toHaveLength(1)
-    expect(implNotices[0].text).toContain('GraphQL')
-    expect(implNotices[0].taskIds).toEqual([tk.id])
+    expect(implNotices[0]!.text).toContain('GraphQL')
+    expect(implNotices[0]!.taskIds).toEqual([tk.id])
     const pushed = t.events
       .filter((e) => e.event === 'notice.created')
       .map((e) => (e.payload as { notice: { memberId: string } }).notice.memberId)
@@ -298,7 +298,7 @@ describe('decision edits', () => {
         key: r1.key,
         taskId: tk.id,
         authorId: tester.id,
-        staleClaimIds: [r1.claims[0].id],
+        staleClaimIds: [r1.claims[0]!.id],
         restoredClaimIds: [],
         validity: 'stale',
       },
@@ -314,7 +314,7 @@ describe('decision edits', () => {
     ])
     expect(impact.notifiedMemberIds.sort()).toEqual([tester.id, reviewer.id].sort())
     expect((await core.invoke('reports.get', { reportId: r2.id })).validity).toBe('stale')
-    expect((await core.invoke('reports.get', { reportId: r1.id })).claims[0].state).toBe('stale')
+    expect((await core.invoke('reports.get', { reportId: r1.id })).claims[0]!.state).toBe('stale')
   })
 
   it('preview shows the impact and writes nothing', async () => {

@@ -128,7 +128,7 @@ describe('import.workspace of a large export', { timeout: 120_000 }, () => {
       const { exportedAt: _a, workspace: _w, ...rest } = JSON.parse(text) as Record<string, unknown>
       return rest
     }
-    expect(strip(readFileSync(again.files[0], 'utf8'))).toEqual(strip(readFileSync(bigFile, 'utf8')))
+    expect(strip(readFileSync(again.files[0]!, 'utf8'))).toEqual(strip(readFileSync(bigFile, 'utf8')))
   })
 
   it('goes in as several transactions', async () => {

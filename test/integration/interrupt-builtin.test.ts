@@ -131,9 +131,9 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
     await edit(d)
     const [, next] = await server.waitForRequests(2, 10_000)
     const [notice] = await t.core.invoke('notices.list', { memberId: m.id })
-    expect(system(next)).toContain('## Notices since your last step')
-    expect(system(next)).toContain(notice.text.split('\n')[0])
-    expect(toolResults(next).at(-1)).toMatch(
+    expect(system(next!)).toContain('## Notices since your last step')
+    expect(system(next!)).toContain(notice!.text.split('\n')[0])
+    expect(toolResults(next!).at(-1)).toMatch(
       /^stopped: D-1 changed\. Command interrupted; its process group was killed\./,
     )
     // Killed, not finished: the file that would end it was never made, and no process of it is left.
@@ -167,8 +167,8 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
 
     await edit(d)
     const [, next] = await server.waitForRequests(2, 10_000)
-    expect(system(next)).toContain('## Notices since your last step')
-    expect(system(next)).toContain('D-1')
+    expect(system(next!)).toContain('## Notices since your last step')
+    expect(system(next!)).toContain('D-1')
     await done
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.find((s) => s.kind === 'model')).toMatchObject({ status: 'interrupted' })
@@ -195,8 +195,8 @@ describe('interrupt and re-prompt, Concord’s own loop', () => {
     // Now the command may end: it was not stopped by the edit.
     writeFileSync(join(t.repoDir, token), '')
     const [, next] = await server.waitForRequests(2, 10_000)
-    expect(toolResults(next).at(-1)).toContain(`finished ${token.length}\n[exit code: 0]`)
-    expect(system(next)).toContain('## Notices since your last step')
+    expect(toolResults(next!).at(-1)).toContain(`finished ${token.length}\n[exit code: 0]`)
+    expect(system(next!)).toContain('## Notices since your last step')
     await done
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ status: 'done' })

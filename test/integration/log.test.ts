@@ -53,8 +53,8 @@ describe('the Concord log', () => {
       workspace: `workspace "Shop" (${ws.id})`,
       err: { type: 'TypeError', message: 'a bug in decisions.list' },
     })
-    expect(rec.err.stack).toMatch(/TypeError: a bug in decisions.list\n\s+at /)
-    expect(typeof rec.time).toBe('number')
+    expect(rec!.err.stack).toMatch(/TypeError: a bug in decisions.list\n\s+at /)
+    expect(typeof rec!.time).toBe('number')
   })
 
   it('records a storage fault with its code, method and workspace', async () => {
@@ -114,26 +114,26 @@ describe('the Concord log', () => {
     const text = readFileSync(logFile(), 'utf8')
     expect(text).not.toMatch(/SECRET/)
     const [first, second] = records()
-    expect(first.env).toEqual({
+    expect(first!.env).toEqual({
       OPENAI_API_KEY: '[redacted]',
       ANTHROPIC_API_KEY: '[redacted]',
       GITHUB_TOKEN: '[redacted]',
       PATH: '/usr/bin',
     })
-    expect(first.request.headers).toEqual({
+    expect(first!.request.headers).toEqual({
       authorization: '[redacted]',
       'x-api-key': '[redacted]',
       accept: 'application/json',
     })
-    expect(first.provider).toEqual({
+    expect(first!.provider).toEqual({
       kind: 'openai',
       apiKey: '[redacted]',
       baseURL: 'https://[redacted]@llm.example.com/v1',
     })
-    expect(first.deep.a.b).toEqual({ token: '[redacted]', password: '[redacted]' })
+    expect(first!.deep.a.b).toEqual({ token: '[redacted]', password: '[redacted]' })
     // Token counts are not tokens.
-    expect(first.usage).toEqual({ tokens: 1234, inputTokens: 1000 })
-    expect(first.msg).toBe('provider call failed with OPENAI_API_KEY=[redacted] and header Bearer [redacted]')
+    expect(first!.usage).toEqual({ tokens: 1234, inputTokens: 1000 })
+    expect(first!.msg).toBe('provider call failed with OPENAI_API_KEY=[redacted] and header Bearer [redacted]')
     expect(second).toMatchObject({ method: 'members.list', err: { apiKey: '[redacted]' } })
   })
 

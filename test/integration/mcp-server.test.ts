@@ -84,7 +84,7 @@ describe('concord mcp', () => {
       properties: Record<string, { enum?: string[] }>
       required: string[]
     }
-    expect(report.properties.verdict.enum).toEqual(['pass', 'fail', 'partial'])
+    expect(report.properties.verdict!.enum).toEqual(['pass', 'fail', 'partial'])
     expect(report.required).toEqual(expect.arrayContaining(['taskId', 'kind', 'verdict', 'summary', 'claims']))
 
     const decider = await t.core.invoke('members.create', {
@@ -348,7 +348,7 @@ describe("Concord's MCP tools for an agent Concord runs (the gateway, inside the
     })
     expect(textOf(r)).not.toContain('error')
     const reports = await t.core.invoke('reports.list', { workspaceId: ws.id })
-    expect(reports[0].artifact?.commit).toBe(treeHead)
+    expect(reports[0]!.artifact?.commit).toBe(treeHead)
     expect(treeHead).not.toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
     const other = await t.core.invoke('members.create', {
       workspaceId: ws.id,

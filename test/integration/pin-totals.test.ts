@@ -77,7 +77,7 @@ describe('the report side of an edit, from the kept pin figures', () => {
         await core.invoke('tasks.create', {
           workspaceId: ws.id,
           title: `t${i}`,
-          decisionIds: i % 2 ? [decisions[0].id, decisions[1].id] : [decisions[0].id],
+          decisionIds: i % 2 ? [decisions[0]!.id, decisions[1]!.id] : [decisions[0]!.id],
         }),
       )
     const db = core.harness.ctx(ws.id).store.db
@@ -89,34 +89,34 @@ describe('the report side of an edit, from the kept pin figures', () => {
       if (rnd(3)) {
         // A report: basis at the current or an older version; claims on one, both or the other decision.
         const d = current[rnd(2)]
-        const version = 1 + rnd(d.version)
+        const version = 1 + rnd(d!.version)
         const author = rnd(4)
         await core.invoke('reports.submit', {
-          taskId: tasks[rnd(tasks.length)].id,
-          ...(author < 3 ? { authorId: members[author].id } : {}),
+          taskId: tasks[rnd(tasks.length)]!.id,
+          ...(author < 3 ? { authorId: members[author]!.id } : {}),
           kind: 'test',
           verdict: 'pass',
           artifact: { commit: 'a'.repeat(40) },
-          basis: [{ decisionId: d.id, version }],
+          basis: [{ decisionId: d!.id, version }],
           claims: Array.from({ length: 1 + rnd(3) }, (_, i) => ({
             text: `c${i}`,
-            decisionIds: rnd(2) ? [current[0].id] : [current[0].id, current[1].id],
+            decisionIds: rnd(2) ? [current[0]!.id] : [current[0]!.id, current[1]!.id],
           })),
         })
         continue
       }
       const d = current[rnd(2)]
-      const next = contents.filter((c) => c !== d.statement)[rnd(2)]
-      const from = d.fingerprint
+      const next = contents.filter((c) => c !== d!.statement)[rnd(2)]
+      const from = d!.fingerprint
       const { decision, impact } = await core.invoke('decisions.update', {
-        decisionId: d.id,
-        expectedVersion: d.version,
+        decisionId: d!.id,
+        expectedVersion: d!.version,
         statement: next,
       })
       edits++
-      edited.add(d.id)
+      edited.add(d!.id)
       const to = decision.fingerprint
-      const n = rowNo(d.id)
+      const n = rowNo(d!.id)
       const p = { d: n, a: from, b: to }
       const one = (q: string, args: object = p) => db.prepare(q).pluck().get(args) as number
       const touched = one(
@@ -149,7 +149,7 @@ describe('the report side of an edit, from the kept pin figures', () => {
       }
       for (const m of members) {
         const notice = (await core.invoke('notices.list', { memberId: m.id })).find(
-          (x) => x.decisionId === d.id && x.decisionVersion === decision.version,
+          (x) => x.decisionId === d!.id && x.decisionVersion === decision.version,
         )
         expect(notice?.reportIds ?? []).toEqual(expected.get(m.id) ?? [])
       }

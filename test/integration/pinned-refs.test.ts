@@ -68,8 +68,8 @@ describe('mentions are pinned when a step is stored', () => {
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model'])
     expect(pins(steps[0])).toEqual(['D-1 v1', 'T-1'])
     expect(pins(steps[1])).toEqual(['D-1 v1', 'T-1'])
-    expect(steps[0].refs[0]).toEqual({ key: 'D-1', kind: 'decision', id: d.id, version: 1 })
-    expect(steps[0].refs[1]).toEqual({ key: 'T-1', kind: 'task', id: task.id })
+    expect(steps[0]!.refs[0]).toEqual({ key: 'D-1', kind: 'decision', id: d.id, version: 1 })
+    expect(steps[0]!.refs[1]).toEqual({ key: 'T-1', kind: 'task', id: task.id })
 
     await t.core.invoke('decisions.update', {
       decisionId: d.id,
@@ -113,8 +113,8 @@ describe('mentions are pinned when a step is stored', () => {
     const m = await member()
     server.enqueue({ text: 'ok' })
     const steps = await turn(m, `See D-1 and D-2 (and ${o1.id})`)
-    expect(steps[0].refs).toEqual([{ key: 'D-1', kind: 'decision', id: d.id, version: 1 }])
-    expect(parseId(steps[0].refs[0].id, 'decision', 'id').workspaceId).toBe(ws.id)
+    expect(steps[0]!.refs).toEqual([{ key: 'D-1', kind: 'decision', id: d.id, version: 1 }])
+    expect(parseId(steps[0]!.refs[0]!.id, 'decision', 'id').workspaceId).toBe(ws.id)
   })
 
   it('pins a notice to the version it announces, not the one current when it is delivered', async () => {

@@ -104,11 +104,11 @@ class Model {
   constructor(readonly members: string[]) {}
 
   head(d: number): Version {
-    return this.decisions[d].versions.at(-1)!
+    return this.decisions[d]!.versions.at(-1)!
   }
 
   pin(d: number): Pin {
-    return { version: this.decisions[d].versions.length, meaning: this.head(d).meaning }
+    return { version: this.decisions[d]!.versions.length, meaning: this.head(d).meaning }
   }
 
   current(d: number, meaning: string): boolean {
@@ -151,7 +151,7 @@ class Model {
     const before = this.head(d)
     const next = { statement: statement ?? before.statement, status: status ?? before.status }
     if (next.statement === before.statement && next.status === before.status) return 'invalid_params'
-    const versions = this.decisions[d].versions
+    const versions = this.decisions[d]!.versions
     const text = normativeText(next.statement, next.status)
     // Reverting to content seen before brings back what that content meant, so evidence pinned to it is current again.
     const meaning = editorial ? before.meaning : (versions.findLast((v) => v.text === text)?.meaning ?? text)
@@ -168,7 +168,7 @@ class Model {
       const was = t.status
       t.flag = stronger(FLAG_OF[was], t.flag)
       if (was === 'accepted') t.status = 'delivered'
-      const assigneeId = t.assignee === null ? null : this.members[t.assignee]
+      const assigneeId = t.assignee === null ? null : this.members[t.assignee]!
       tasks.push({ taskId: t.id, status: t.status, flag: t.flag, assigneeId, acceptanceRevoked: was === 'accepted' })
       // A todo task's assignee reads the new requirement when it starts; the others are told now.
       if (t.assignee !== null && was !== 'todo') notice(t.assignee).taskIds.push(t.id)
@@ -183,8 +183,8 @@ class Model {
       if (!leaves && r.basis.get(d)?.meaning !== meaning && restoredClaimIds.length === 0) continue
       reports.push({
         reportId: r.id,
-        taskId: this.tasks[r.task].id,
-        authorId: this.members[r.author],
+        taskId: this.tasks[r.task]!.id,
+        authorId: this.members[r.author]!,
         staleClaimIds,
         restoredClaimIds,
         validity: this.reportStale(r) ? 'stale' : 'valid',
@@ -196,7 +196,7 @@ class Model {
       normative: true,
       tasks,
       reports,
-      notifiedMemberIds: byKey([...notices.keys()].map((m) => this.members[m])),
+      notifiedMemberIds: byKey([...notices.keys()].map((m) => this.members[m]!)),
     }
   }
 
@@ -204,18 +204,18 @@ class Model {
     const task = this.tasks[t]
     if (status === 'accepted') return 'invalid_transition' // acceptance checks the evidence: tasks.accept
     if (artifact !== undefined && status !== 'delivered') return 'invalid_params'
-    if (!canMove(task.status, status)) return 'invalid_transition' // the shared table, enforced by the core
-    if (status === 'delivered' && artifact === undefined && task.artifact === null) return 'invalid_params'
-    task.status = status
-    if (artifact !== undefined) task.artifact = artifact
+    if (!canMove(task!.status, status)) return 'invalid_transition' // the shared table, enforced by the core
+    if (status === 'delivered' && artifact === undefined && task!.artifact === null) return 'invalid_params'
+    task!.status = status
+    if (artifact !== undefined) task!.artifact = artifact
     return null
   }
 
   acknowledge(t: number): void {
     const task = this.tasks[t]
-    for (const d of task.links.keys()) task.links.set(d, this.pin(d))
-    const owed = task.flag === 'needs_reverification' && (task.status === 'delivered' || task.status === 'accepted')
-    if (!owed) task.flag = null
+    for (const d of task!.links.keys()) task!.links.set(d, this.pin(d))
+    const owed = task!.flag === 'needs_reverification' && (task!.status === 'delivered' || task!.status === 'accepted')
+    if (!owed) task!.flag = null
   }
 
   report(
@@ -229,9 +229,11 @@ class Model {
     ids: { id: string; claimIds: string[] },
   ): void {
     const basis = new Map<number, Pin>()
-    for (const d of this.tasks[t].links.keys()) {
-      const version = basisBack ? Math.max(1, this.decisions[d].versions.length - 1) : this.decisions[d].versions.length
-      basis.set(d, { version, meaning: this.decisions[d].versions[version - 1].meaning })
+    for (const d of this.tasks[t]!.links.keys()) {
+      const version = basisBack
+        ? Math.max(1, this.decisions[d]!.versions.length - 1)
+        : this.decisions[d]!.versions.length
+      basis.set(d, { version, meaning: this.decisions[d]!.versions[version - 1]!.meaning })
     }
     // A claim exercises each decision as the report's basis read it (the current content if the basis does not name it).
     const pins = new Map(claimDecisions.map((d) => [d, basis.get(d)?.meaning ?? this.head(d).meaning]))
@@ -244,8 +246,8 @@ class Model {
       commit,
       basis,
       claims: [
-        { id: ids.claimIds[0], pins },
-        { id: ids.claimIds[1], pins: new Map() },
+        { id: ids.claimIds[0]!, pins },
+        { id: ids.claimIds[1]!, pins: new Map() },
       ],
     })
   }
@@ -253,18 +255,18 @@ class Model {
   /** null when acceptance must succeed; otherwise the code and its reasons (code, report): one per problem found. */
   accept(t: number): null | { code: string; reasons?: Reason[] } {
     const task = this.tasks[t]
-    if (task.status === 'accepted') return null
-    if (task.status !== 'delivered') return { code: 'invalid_transition' }
+    if (task!.status === 'accepted') return null
+    if (task!.status !== 'delivered') return { code: 'invalid_transition' }
     const reasons: Reason[] = []
-    for (const kind of task.required) {
+    for (const kind of task!.required) {
       const r = this.reports.filter((x) => x.task === t && x.kind === kind).at(-1)
       if (!r) {
         reasons.push(['evidence_missing', null])
         continue
       }
       if (r.verdict !== 'pass') reasons.push(['evidence_missing', r.id])
-      if (r.commit !== task.artifact) reasons.push(['evidence_stale', r.id])
-      for (const d of task.links.keys()) {
+      if (r.commit !== task!.artifact) reasons.push(['evidence_stale', r.id])
+      for (const d of task!.links.keys()) {
         const b = r.basis.get(d)
         if (!b || !this.current(d, b.meaning)) reasons.push(['evidence_stale', r.id])
       }
@@ -273,9 +275,9 @@ class Model {
     }
     if (reasons.length)
       return { code: reasons.some(([c]) => c === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing', reasons }
-    task.status = 'accepted'
-    task.flag = null
-    for (const d of task.links.keys()) task.links.set(d, this.pin(d))
+    task!.status = 'accepted'
+    task!.flag = null
+    for (const d of task!.links.keys()) task!.links.set(d, this.pin(d))
     return null
   }
 
@@ -286,9 +288,9 @@ class Model {
       flag: t.flag,
       artifact: t.artifact,
       links: [...t.links].map(([d, pin]) => ({
-        decisionId: this.decisions[d].id,
+        decisionId: this.decisions[d]!.id,
         pinnedVersion: pin.version,
-        currentVersion: this.decisions[d].versions.length,
+        currentVersion: this.decisions[d]!.versions.length,
         state: this.current(d, pin.meaning) ? 'current' : 'suspect',
       })),
     }))
@@ -297,20 +299,20 @@ class Model {
   expectedReports() {
     return this.reports.map((r) => {
       const basis = [...r.basis].map(([d, b]) => ({
-        decisionId: this.decisions[d].id,
+        decisionId: this.decisions[d]!.id,
         version: b.version,
         state: this.current(d, b.meaning) ? 'current' : 'suspect',
       }))
       const claims = r.claims.map((c) => ({
         id: c.id,
-        decisionIds: byKey([...c.pins.keys()].map((d) => this.decisions[d].id)),
+        decisionIds: byKey([...c.pins.keys()].map((d) => this.decisions[d]!.id)),
         state: [...c.pins].every(([d, m]) => this.current(d, m)) ? 'valid' : 'stale',
       }))
       const stale = basis.some((b) => b.state === 'suspect') || claims.some((c) => c.state === 'stale')
       return {
         id: r.id,
-        taskId: this.tasks[r.task].id,
-        authorId: this.members[r.author],
+        taskId: this.tasks[r.task]!.id,
+        authorId: this.members[r.author]!,
         kind: r.kind,
         verdict: r.verdict,
         commit: r.commit,
@@ -478,12 +480,12 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     const d = m.decisions[op.d]
     let earlier: Version | undefined
     if (op.op === 'revert') {
-      const differs = d.versions.filter(
+      const differs = d!.versions.filter(
         (v) => v.statement !== m.head(op.d).statement || v.status !== m.head(op.d).status,
       )
       const editorial = differs.filter((v) => v.editorial)
       const pool = op.toEditorial && editorial.length ? editorial : differs
-      earlier = pool.length ? pool[op.back % pool.length] : d.versions[0]
+      earlier = pool.length ? pool[op.back % pool.length] : d!.versions[0]
     }
     // An edit names one of the other statements (or none: a status change, or nothing at all, which is refused).
     const others = STATEMENTS.filter((x) => x !== m.head(op.d).statement)
@@ -492,11 +494,11 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
       (op.op === 'edit' && op.statement !== null ? others[op.statement % others.length] : undefined)
     const status = earlier?.status ?? (op.op === 'edit' ? (op.status ?? undefined) : undefined)
     const editorial = op.op === 'edit' && op.editorial
-    const expectedVersion = d.versions.length
+    const expectedVersion = d!.versions.length
     const noticesBefore = m.notices.length
     const expected = m.edit(op.d, statement, status, editorial)
     const out = await attempt(
-      core.invoke('decisions.update', { decisionId: d.id, expectedVersion, statement, status, editorial }),
+      core.invoke('decisions.update', { decisionId: d!.id, expectedVersion, statement, status, editorial }),
     )
     if (typeof expected === 'string') {
       expect(codeOf(out)).toBe(expected)
@@ -506,17 +508,17 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     if (!out.ok) return
     const { decision, impact } = out.value
     expect([decision.version, decision.statement, decision.status]).toEqual([
-      d.versions.length,
+      d!.versions.length,
       m.head(op.d).statement,
       m.head(op.d).status,
     ])
-    expect(shownImpact(impact)).toEqual({ decisionId: d.id, ...expected })
+    expect(shownImpact(impact)).toEqual({ decisionId: d!.id, ...expected })
     // One notice per affected member, naming its tasks and reports; nobody else is disturbed.
     for (let member = 0; member < MEMBERS; member++) {
-      const all = (await core.invoke('notices.list', { memberId: m.members[member] })).filter(
-        (n) => n.decisionId === d.id,
+      const all = (await core.invoke('notices.list', { memberId: m.members[member]! })).filter(
+        (n) => n.decisionId === d!.id,
       )
-      const fresh = all.filter((n) => n.decisionVersion === d.versions.length)
+      const fresh = all.filter((n) => n.decisionVersion === d!.versions.length)
       const want = m.notices.slice(noticesBefore).filter((n) => n.member === member)
       expect(fresh.map((n) => [byKey(n.taskIds), byKey(n.reportIds)])).toEqual(
         want.map((n) => [byKey(n.taskIds), byKey(n.reportIds)]),
@@ -528,30 +530,30 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     const expected = m.setStatus(op.t, op.status, artifact)
     const out = await attempt(
       core.invoke('tasks.setStatus', {
-        taskId: m.tasks[op.t].id,
+        taskId: m.tasks[op.t]!.id,
         status: op.status,
         artifact: artifact === undefined ? undefined : { commit: artifact },
       }),
     )
     expect(codeOf(out)).toBe(expected ?? 'ok')
   } else if (op.op === 'report') {
-    await submit(core, m, { ...op, commit: COMMITS[op.commit] })
+    await submit(core, m, { ...op, commit: COMMITS[op.commit]! })
   } else if (op.op === 'verify') {
     const t = m.tasks[op.t]
-    for (const [i, kind] of t.required.entries()) {
+    for (const [i, kind] of t!.required.entries()) {
       await submit(core, m, {
         t: op.t,
         author: i % MEMBERS,
         kind,
         verdict: 'pass',
-        commit: t.artifact ?? COMMITS[0],
+        commit: t!.artifact ?? COMMITS[0]!,
         claimMask: op.claimMask,
         basisBack: false,
       })
     }
   } else if (op.op === 'accept') {
     const expected = m.accept(op.t)
-    const out = await attempt(core.invoke('tasks.accept', { taskId: m.tasks[op.t].id }))
+    const out = await attempt(core.invoke('tasks.accept', { taskId: m.tasks[op.t]!.id }))
     expect(codeOf(out)).toBe(expected?.code ?? 'ok')
     if (expected?.reasons && !out.ok) {
       const reasons = (out.details as { reasons: { code: string; reportId: string | null }[] }).reasons
@@ -561,7 +563,7 @@ async function step(core: Core, m: Model, op: Op): Promise<void> {
     }
   } else {
     m.acknowledge(op.t)
-    expect(codeOf(await attempt(core.invoke('tasks.acknowledge', { taskId: m.tasks[op.t].id })))).toBe('ok')
+    expect(codeOf(await attempt(core.invoke('tasks.acknowledge', { taskId: m.tasks[op.t]!.id })))).toBe('ok')
   }
 }
 
@@ -573,21 +575,21 @@ async function submit(
   const t = m.tasks[r.t]
   const claimDecisions = [0, 1, 2].filter((d) => r.claimMask & (1 << d))
   const basis = r.basisBack
-    ? [...t.links.keys()].map((d) => ({
-        decisionId: m.decisions[d].id,
-        version: Math.max(1, m.decisions[d].versions.length - 1),
+    ? [...t!.links.keys()].map((d) => ({
+        decisionId: m.decisions[d]!.id,
+        version: Math.max(1, m.decisions[d]!.versions.length - 1),
       }))
     : undefined
   const out = await attempt(
     core.invoke('reports.submit', {
-      taskId: t.id,
+      taskId: t!.id,
       authorId: m.members[r.author],
       kind: r.kind,
       verdict: r.verdict,
       artifact: { commit: r.commit },
       basis,
       claims: [
-        { text: 'behaves as decided', decisionIds: claimDecisions.map((d) => m.decisions[d].id) },
+        { text: 'behaves as decided', decisionIds: claimDecisions.map((d) => m.decisions[d]!.id) },
         { text: 'general', decisionIds: [] },
       ],
     }),
@@ -616,16 +618,16 @@ describe('propagation and acceptance against a model of DESIGN §2', () => {
           const m = new Model(members)
           for (let i = 0; i < 3; i++)
             m.addDecision(
-              (await core.invoke('decisions.create', { workspaceId: ws.id, title: `D${i}`, statement: STATEMENTS[i] }))
+              (await core.invoke('decisions.create', { workspaceId: ws.id, title: `D${i}`, statement: STATEMENTS[i]! }))
                 .id,
-              STATEMENTS[i],
+              STATEMENTS[i]!,
             )
           for (const [i, spec] of TASKS.entries()) {
             const created = await core.invoke('tasks.create', {
               workspaceId: ws.id,
               title: `T${i}`,
               assigneeId: spec.assignee === null ? null : members[spec.assignee],
-              decisionIds: spec.deps.map((d) => m.decisions[d].id),
+              decisionIds: spec.deps.map((d) => m.decisions[d]!.id),
               requiredReports: spec.required,
             })
             m.addTask(created.id, spec)

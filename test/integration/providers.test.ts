@@ -128,23 +128,27 @@ describe('OpenAI provider (real SDK against the local server)', () => {
     expect(result.stopReason).toBe('end')
 
     const [r] = server.requests
-    expect(r.format).toBe('openai')
-    expect(r.headers.authorization).toBe(`Bearer ${KEY}`)
-    expect(r.body.model).toBe('gpt-test')
-    expect(r.body.stream).toBe(true)
-    expect(r.body.stream_options).toEqual({ include_usage: true })
-    expect(r.body.messages).toEqual([
+    expect(r!.format).toBe('openai')
+    expect(r!.headers.authorization).toBe(`Bearer ${KEY}`)
+    expect(r!.body.model).toBe('gpt-test')
+    expect(r!.body.stream).toBe(true)
+    expect(r!.body.stream_options).toEqual({ include_usage: true })
+    expect(r!.body.messages).toEqual([
       { role: 'system', content: 'You are a careful engineer.' },
       { role: 'user', content: 'hi' },
     ])
-    expect(r.body.tools).toEqual([
+    expect(r!.body.tools).toEqual([
       {
         type: 'function',
-        function: { name: 'read_file', description: 'Read a file from the workspace', parameters: tools[0].parameters },
+        function: {
+          name: 'read_file',
+          description: 'Read a file from the workspace',
+          parameters: tools[0]!.parameters,
+        },
       },
       {
         type: 'function',
-        function: { name: 'list_dir', description: 'List a directory', parameters: tools[1].parameters },
+        function: { name: 'list_dir', description: 'List a directory', parameters: tools[1]!.parameters },
       },
     ])
   })
@@ -177,7 +181,7 @@ describe('OpenAI provider (real SDK against the local server)', () => {
   it('maps assistant tool calls and tool results into the request', async () => {
     server.enqueue({ text: 'ok' })
     await run(openai(), req(history))
-    expect(server.requests[0].body.messages).toEqual([
+    expect(server.requests[0]!.body.messages).toEqual([
       { role: 'system', content: 'You are a careful engineer.' },
       { role: 'user', content: 'Look at a.ts and the src folder.' },
       {
@@ -210,9 +214,9 @@ describe('OpenAI provider (real SDK against the local server)', () => {
     const { result } = await run(provider, req([{ role: 'user', content: 'hi' }], { maxTokens: 256, tools: [] }))
     expect(result.text).toBe('local model here')
     const [r] = server.requests
-    expect(r.headers.authorization).toBe('Bearer not-needed')
-    expect(r.body.max_tokens).toBe(256)
-    expect(r.body.tools).toBeUndefined()
+    expect(r!.headers.authorization).toBe('Bearer not-needed')
+    expect(r!.body.max_tokens).toBe(256)
+    expect(r!.body.tools).toBeUndefined()
   })
 
   it('falls back to OPENAI_API_KEY from the env and never exposes the key on the provider', async () => {
@@ -222,8 +226,8 @@ describe('OpenAI provider (real SDK against the local server)', () => {
       { env: { OPENAI_API_KEY: 'sk-from-env-123' } },
     )
     await run(provider, req([{ role: 'user', content: 'hi' }], { maxTokens: 100 }))
-    expect(server.requests[0].headers.authorization).toBe('Bearer sk-from-env-123')
-    expect(server.requests[0].body.max_completion_tokens).toBe(100)
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-123')
+    expect(server.requests[0]!.body.max_completion_tokens).toBe(100)
     expect(JSON.stringify(provider)).not.toContain('sk-from-env-123')
     expect(JSON.stringify(openai())).not.toContain(KEY)
   })
@@ -263,7 +267,7 @@ describe('OpenAI provider (real SDK against the local server)', () => {
     // The retry is the SDK's, of the same request.
     const sent = server.requests.filter((r) => r.body.messages.at(-1).content === 'ours')
     expect(sent).toHaveLength(2)
-    expect(sent[1].rawBody).toBe(sent[0].rawBody)
+    expect(sent[1]!.rawBody).toBe(sent[0]!.rawBody)
   })
 
   it('maps a 429 that outlasts the retries to provider_rate_limited', async () => {
@@ -399,24 +403,24 @@ describe('Anthropic provider (real SDK against the local server)', () => {
     expect(result.stopReason).toBe('tool_calls')
 
     const [r] = server.requests
-    expect(r.format).toBe('anthropic')
-    expect(r.path).toBe('/v1/messages')
-    expect(anthropicKeyOf(r)).toBe(ANT_KEY)
-    expect(r.body.model).toBe('claude-test')
-    expect(r.body.stream).toBe(true)
-    expect(r.body.system).toEqual([
+    expect(r!.format).toBe('anthropic')
+    expect(r!.path).toBe('/v1/messages')
+    expect(anthropicKeyOf(r!)).toBe(ANT_KEY)
+    expect(r!.body.model).toBe('claude-test')
+    expect(r!.body.stream).toBe(true)
+    expect(r!.body.system).toEqual([
       { type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } },
     ])
-    expect(typeof r.body.max_tokens).toBe('number')
-    expect(r.body.messages).toEqual([
+    expect(typeof r!.body.max_tokens).toBe('number')
+    expect(r!.body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'read index', cache_control: { type: 'ephemeral' } }] },
     ])
-    expect(r.body.tools).toEqual([
-      { name: 'read_file', description: 'Read a file from the workspace', input_schema: tools[0].parameters },
+    expect(r!.body.tools).toEqual([
+      { name: 'read_file', description: 'Read a file from the workspace', input_schema: tools[0]!.parameters },
       {
         name: 'list_dir',
         description: 'List a directory',
-        input_schema: tools[1].parameters,
+        input_schema: tools[1]!.parameters,
         cache_control: { type: 'ephemeral' },
       },
     ])
@@ -433,7 +437,7 @@ describe('Anthropic provider (real SDK against the local server)', () => {
       usage: { inputTokens: 5, outputTokens: 4 },
       stopReason: 'end',
     })
-    expect(server.requests[0].body.max_tokens).toBe(500)
+    expect(server.requests[0]!.body.max_tokens).toBe(500)
   })
 
   it('assembles parallel tool_use blocks and passes malformed input through verbatim', async () => {
@@ -455,7 +459,7 @@ describe('Anthropic provider (real SDK against the local server)', () => {
   it('maps tool calls to tool_use blocks and tool results to one user message of tool_result blocks', async () => {
     server.enqueue({ text: 'ok' })
     await run(anthropic(), req(history))
-    const body = server.requests[0].body
+    const body = server.requests[0]!.body
     expect(body.system).toEqual([
       { type: 'text', text: 'You are a careful engineer.', cache_control: { type: 'ephemeral' } },
     ])
@@ -599,7 +603,7 @@ describe('Anthropic provider (real SDK against the local server)', () => {
       { env: { ANTHROPIC_API_KEY: 'sk-ant-env-456' } },
     )
     await run(withEnv, req([{ role: 'user', content: 'hi' }]))
-    expect(anthropicKeyOf(server.requests[0])).toBe('sk-ant-env-456')
+    expect(anthropicKeyOf(server.requests[0]!)).toBe('sk-ant-env-456')
 
     const without = createProvider(
       { kind: 'anthropic', model: 'claude-test', baseURL: server.anthropicBaseURL },

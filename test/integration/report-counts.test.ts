@@ -69,13 +69,11 @@ async function pageTotals(members: Member[], tasks: Task[]) {
       where: `r.author_id = @a AND r.kind = 'test' AND NOT ${stale}`,
       args: { a: rowNo(m.id) },
     })),
-    ...tasks
-      .slice(0, 2)
-      .map((x) => ({
-        f: { taskId: x.id, stale: true },
-        where: `r.task_id = @t AND ${stale}`,
-        args: { t: rowNo(x.id) },
-      })),
+    ...tasks.slice(0, 2).map((x) => ({
+      f: { taskId: x.id, stale: true },
+      where: `r.task_id = @t AND ${stale}`,
+      args: { t: rowNo(x.id) },
+    })),
   ]
   for (const { f, where, args } of filters) {
     const staleWhere = where.replace(/(AND )?(NOT )?\(EXISTS[\s\S]*$/, '').trim()
@@ -106,7 +104,7 @@ describe('reports.page totals kept by triggers', () => {
     const tasks: Task[] = []
     for (let i = 0; i < 4; i++)
       tasks.push(
-        await core.invoke('tasks.create', { workspaceId: ws.id, title: `t${i}`, decisionIds: [decisions[i % 3].id] }),
+        await core.invoke('tasks.create', { workspaceId: ws.id, title: `t${i}`, decisionIds: [decisions[i % 3]!.id] }),
       )
     const { store } = core.harness.ctx(ws.id)
     const contents = ['A', 'B', 'C']
@@ -118,12 +116,12 @@ describe('reports.page totals kept by triggers', () => {
         const d = current[rnd(3)]
         const author = rnd(3)
         await core.invoke('reports.submit', {
-          taskId: tasks[rnd(tasks.length)].id,
-          ...(author < 2 ? { authorId: members[author].id } : {}),
-          kind: KINDS[rnd(3)],
+          taskId: tasks[rnd(tasks.length)]!.id,
+          ...(author < 2 ? { authorId: members[author]!.id } : {}),
+          kind: KINDS[rnd(3)]!,
           verdict: 'pass',
           artifact: { commit: 'a'.repeat(40) },
-          ...(rnd(4) ? { basis: [{ decisionId: d.id, version: 1 + rnd(d.version) }] } : {}),
+          ...(rnd(4) ? { basis: [{ decisionId: d!.id, version: 1 + rnd(d!.version) }] } : {}),
           claims: Array.from({ length: rnd(3) }, (_, i) => ({
             text: `c${i}`,
             decisionIds: current.filter(() => rnd(2)).map((x) => x.id),
@@ -135,11 +133,11 @@ describe('reports.page totals kept by triggers', () => {
         const older = store.db
           .prepare('SELECT fingerprint FROM decision_revisions WHERE decision_id = ? ORDER BY version LIMIT 1')
           .pluck()
-          .get(rowNo(d.id)) as string | undefined
+          .get(rowNo(d!.id)) as string | undefined
         store.transaction(() => {
           const r = store.reports.insert({
-            task_id: rowNo(tasks[0].id),
-            author_id: rnd(2) ? rowNo(members[0].id) : null,
+            task_id: rowNo(tasks[0]!.id),
+            author_id: rnd(2) ? rowNo(members[0]!.id) : null,
             kind: 'test',
             verdict: 'pass',
             summary: '',
@@ -148,18 +146,18 @@ describe('reports.page totals kept by triggers', () => {
             claim_count: 1,
             created_at: new Date().toISOString(),
           })
-          store.reports.insertBasis(r, rowNo(d.id), d.version, d.fingerprint)
+          store.reports.insertBasis(r, rowNo(d!.id), d!.version, d!.fingerprint)
           store.reports.insertClaimLink(
             store.reports.insertClaim(r, 0, 'c'),
             r,
-            rowNo(d.id),
+            rowNo(d!.id),
             older ?? 'fp-of-no-content',
           )
         })
       } else {
         const d = current[rnd(3)]
-        const next = contents.filter((c) => c !== d.statement)[rnd(2)]
-        await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: d.version, statement: next })
+        const next = contents.filter((c) => c !== d!.statement)[rnd(2)]
+        await core.invoke('decisions.update', { decisionId: d!.id, expectedVersion: d!.version, statement: next })
         edits++
       }
       expect(kept(store.db)).toEqual(recount(store.db))

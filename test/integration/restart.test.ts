@@ -89,7 +89,7 @@ it('a killed process loses no committed step: the interrupted turn is marked and
       ['model', 'interrupted'],
       ['interrupted', 'done'],
     ])
-    expect(page.steps[1].text.startsWith(persisted)).toBe(true)
+    expect(page.steps[1]!.text.startsWith(persisted)).toBe(true)
     expect(page.state).toBe('idle')
 
     server.enqueue({ text: 'Picking up where I left off.' })
@@ -101,9 +101,9 @@ it('a killed process loses no committed step: the interrupted turn is marked and
     await idle
     const resumed = server.requests.at(-1)!.body.messages as { role: string; content: string }[]
     expect(resumed.map((x) => x.role)).toEqual(['system', 'user', 'assistant', 'user'])
-    expect(resumed[2].content).toContain(persisted)
-    expect(resumed[3].content).toContain('Carry on')
-    expect(resumed[3].content).toContain('the turn was not finished')
+    expect(resumed[2]!.content).toContain(persisted)
+    expect(resumed[3]!.content).toContain('Carry on')
+    expect(resumed[3]!.content).toContain('the turn was not finished')
   } finally {
     await core.close()
   }

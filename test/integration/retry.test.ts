@@ -53,8 +53,8 @@ describe('sessions.retry', () => {
     await answered
     // The model saw the same message again.
     const [first, second] = await server.waitForRequests(2)
-    expect(lastUserText(first)).toBe('Summarise app.ts')
-    expect(lastUserText(second)).toBe('Summarise app.ts')
+    expect(lastUserText(first!)).toBe('Summarise app.ts')
+    expect(lastUserText(second!)).toBe('Summarise app.ts')
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.map((s) => [s.kind, s.status])).toEqual([
       ['user', 'done'],
@@ -63,8 +63,8 @@ describe('sessions.retry', () => {
       ['user', 'done'],
       ['model', 'done'],
     ])
-    expect(steps[3].text).toBe('Summarise app.ts')
-    expect(steps[4].text).toBe('Here is the answer.')
+    expect(steps[3]!.text).toBe('Summarise app.ts')
+    expect(steps[4]!.text).toBe('Here is the answer.')
     // The last turn succeeded: nothing to retry now.
     await rejectsWith(t.core.invoke('sessions.retry', { memberId: m.id }), 'invalid_transition')
   })
@@ -82,8 +82,8 @@ describe('sessions.retry', () => {
     await t.core.invoke('sessions.retry', { memberId: m.id })
     await done
     const requests = await server.waitForRequests(3)
-    expect(lastUserText(requests[1])).toBe('first question')
-    expect(lastUserText(requests[2])).toMatch(/second question$/)
+    expect(lastUserText(requests[1]!)).toBe('first question')
+    expect(lastUserText(requests[2]!)).toMatch(/second question$/)
     const texts = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
       .filter((s) => s.kind === 'user')
       .map((s) => s.text)

@@ -147,8 +147,8 @@ describe('a shared workspace (the tree is the user’s checkout)', () => {
       `git config core.fsmonitor "touch fsmonitor-ran" && echo fsmonitor=planted; echo '[core]' >> .git/config && echo config=planted; ` +
       `mv .git .git-moved && echo moved=yes; echo end`
     const [step] = await turn(m, [{ name: 'run_command', arguments: { command: attack } }])
-    expect(step.text).toContain('end')
-    expect(step.text).not.toMatch(/=planted|moved=yes/)
+    expect(step!.text).toContain('end')
+    expect(step!.text).not.toMatch(/=planted|moved=yes/)
     expect(existsSync(join(t.repoDir, '.git', 'hooks', 'post-checkout'))).toBe(false)
     expect(existsSync(join(t.repoDir, '.git-moved'))).toBe(false)
     expect(
@@ -233,7 +233,7 @@ describe('after a crash', () => {
       await new Promise((r) => setTimeout(r, 10))
     }
     const [record] = store.steps.processes()
-    expect(existsSync(`/proc/${record.pid}`)).toBe(true)
+    expect(existsSync(`/proc/${record!.pid}`)).toBe(true)
     writeFileSync(join(t.repoDir, 'go'), '')
     expect((await running).text).toContain('released')
     expect(store.steps.processes()).toEqual([])

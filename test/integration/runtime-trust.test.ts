@@ -91,9 +91,9 @@ describe('harness tools under approval "ask"', () => {
     const off = t.core.bus.on((e) => {
       if (e.event !== 'session.state' || e.payload.session.state !== 'waiting_approval') return
       const call = e.payload.session.pendingApprovals[0]
-      asked.push(`${call.name}:${String(JSON.parse(call.argumentsText).status)}`)
+      asked.push(`${call!.name}:${String(JSON.parse(call!.argumentsText).status)}`)
       // Deny every one: nothing may change.
-      void t.core.invoke('sessions.approve', { memberId: lead.id, callId: call.callId, allow: false })
+      void t.core.invoke('sessions.approve', { memberId: lead.id, callId: call!.callId, allow: false })
     })
     await turn(lead, 'go')
     off()
@@ -114,13 +114,13 @@ describe('harness tools under approval "ask"', () => {
       { toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] },
     )
     const waiting = state(impl.id, 'waiting_approval')
-    await t.core.invoke('sessions.send', { memberId: lead.id, text: 'get x written' })
+    await t.core.invoke('sessions.send', { memberId: lead!.id, text: 'get x written' })
     const call = (await waiting).payload.session.pendingApprovals[0]
-    expect(call.name).toBe('write_file')
+    expect(call!.name).toBe('write_file')
     const implIdle = state(impl.id, 'idle')
-    const leadIdle = state(lead.id, 'idle')
+    const leadIdle = state(lead!.id, 'idle')
     server.enqueue({ text: 'not written' }, { text: 'Impl could not' })
-    await t.core.invoke('sessions.approve', { memberId: impl.id, callId: call.callId, allow: false })
+    await t.core.invoke('sessions.approve', { memberId: impl.id, callId: call!.callId, allow: false })
     await Promise.all([implIdle, leadIdle])
 
     // message_member carries the policy the same way; Impl's own messages from the human stay auto.
@@ -135,13 +135,13 @@ describe('harness tools under approval "ask"', () => {
       either({ toolCalls: [{ name: 'write_file', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'sent' }),
     )
     const waiting2 = state(impl.id, 'waiting_approval')
-    const leadIdle2 = state(lead.id, 'idle')
-    await t.core.invoke('sessions.send', { memberId: lead.id, text: 'tell Impl' })
+    const leadIdle2 = state(lead!.id, 'idle')
+    await t.core.invoke('sessions.send', { memberId: lead!.id, text: 'tell Impl' })
     const call2 = (await waiting2).payload.session.pendingApprovals[0]
     await leadIdle2
     const idle2 = state(impl.id, 'idle')
     server.enqueue({ text: 'ok' })
-    await t.core.invoke('sessions.approve', { memberId: impl.id, callId: call2.callId, allow: true })
+    await t.core.invoke('sessions.approve', { memberId: impl.id, callId: call2!.callId, allow: true })
     await idle2
     server.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'z.txt', content: 'z' } }] },
@@ -201,8 +201,8 @@ describe('faults get names', () => {
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'error'])
     server.enqueue({ text: 'hello' })
     await turn(m, 'second message')
-    expect(lastUser(server.requests[1])).toBe('second message')
-    expect(JSON.stringify(server.requests[1].body.messages)).toContain('first message')
+    expect(lastUser(server.requests[1]!)).toBe('second message')
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('first message')
   })
 
   it('sessions.reset starts a new conversation; the old steps stay in the store, out of the view', async () => {

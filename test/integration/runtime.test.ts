@@ -86,9 +86,9 @@ describe('agent loop', () => {
     })
     const steps = await turn(m, 'What does app.ts export?')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'tool', 'model'])
-    expect(steps[1].toolCalls.map((c) => c.name)).toEqual(['list_files', 'read_file'])
-    expect(steps[2].text).toContain('app.ts')
-    expect(steps[3].text).toContain('export const answer = 42')
+    expect(steps[1]!.toolCalls.map((c) => c.name)).toEqual(['list_files', 'read_file'])
+    expect(steps[2]!.text).toContain('app.ts')
+    expect(steps[3]!.text).toContain('export const answer = 42')
     expect(steps[4]).toMatchObject({
       text: 'The answer constant is 42.',
       status: 'done',
@@ -97,9 +97,9 @@ describe('agent loop', () => {
     expect(deltas.join('')).toContain('The answer constant is 42.')
     // The second request carries both tool results, paired with the calls.
     const second = server.requests[1]
-    const results = toolMessages(second)
+    const results = toolMessages(second!)
     expect(results).toHaveLength(2)
-    expect(results.map((r) => r.tool_call_id)).toEqual(steps[1].toolCalls.map((c) => c.id))
+    expect(results.map((r) => r.tool_call_id)).toEqual(steps[1]!.toolCalls.map((c) => c.id))
     const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
     expect(metrics.tokens.perMember).toEqual([{ memberId: m.id, input: 250, output: 28, unreported: 0 }])
   })
@@ -109,8 +109,8 @@ describe('agent loop', () => {
     server.enqueue({ toolCalls: [{ name: 'git_status', arguments: {} }] }, { text: 'Clean tree.' })
     const steps = await turn(m, 'status?')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'tool', 'model'])
-    expect(server.requests[1].format).toBe('anthropic')
-    const blocks = (server.requests[1].body.messages as { role: string; content: unknown }[]).at(-1)!.content as {
+    expect(server.requests[1]!.format).toBe('anthropic')
+    const blocks = (server.requests[1]!.body.messages as { role: string; content: unknown }[]).at(-1)!.content as {
       type: string
     }[]
     expect(blocks.some((b) => b.type === 'tool_result')).toBe(true)
@@ -140,8 +140,8 @@ describe('agent loop', () => {
       { text: 'Switching to GraphQL.' },
     )
     const steps = await turn(m, 'Build the API')
-    expect(systemOf(server.requests[0])).toContain('Use REST')
-    const second = systemOf(server.requests[1])
+    expect(systemOf(server.requests[0]!)).toContain('Use REST')
+    const second = systemOf(server.requests[1]!)
     expect(second).toContain('D-1 v2 [accepted] "API": Use GraphQL')
     expect(second).toContain('NEEDS ADJUSTMENT')
     expect(second).toContain('Notices since your last step')
@@ -150,7 +150,7 @@ describe('agent loop', () => {
     // The turn worked on the member's one task in progress: its tokens count for that task.
     const metrics = await t.core.invoke('metrics.get', { workspaceId: ws.id })
     expect(metrics.tokens.perTask.map((x) => x.taskId)).toEqual([task.id])
-    expect(metrics.tokens.perTask[0].input).toBeGreaterThan(0)
+    expect(metrics.tokens.perTask[0]!.input).toBeGreaterThan(0)
   })
 
   it('submit_report records a report whose basis is the brief and whose artifact is HEAD', async () => {
@@ -190,8 +190,8 @@ describe('agent loop', () => {
       validity: 'valid',
       artifact: { commit: head },
     })
-    expect(report.basis).toEqual([{ decisionId: d.id, version: 1, state: 'current' }])
-    expect(report.claims).toEqual([
+    expect(report!.basis).toEqual([{ decisionId: d.id, version: 1, state: 'current' }])
+    expect(report!.claims).toEqual([
       expect.objectContaining({ text: 'GET /items works', decisionIds: [d.id], state: 'valid' }),
     ])
   })
@@ -214,13 +214,13 @@ describe('agent loop', () => {
     const steps = await turn(m, 'go')
     const tools = steps.filter((s) => s.kind === 'tool')
     expect(tools.every((s) => s.status === 'error' && s.tool?.isError)).toBe(true)
-    expect(tools[0].text).toMatch(/not valid JSON/)
-    expect(tools[1].text).toMatch(/unknown tool 'launch_rockets'/)
-    expect(tools[2].text).toMatch(/path_outside_workspace/)
-    expect(tools[3].text).toMatch(/path_outside_workspace/)
-    expect(tools[4].text).toMatch(/path_outside_workspace/)
+    expect(tools[0]!.text).toMatch(/not valid JSON/)
+    expect(tools[1]!.text).toMatch(/unknown tool 'launch_rockets'/)
+    expect(tools[2]!.text).toMatch(/path_outside_workspace/)
+    expect(tools[3]!.text).toMatch(/path_outside_workspace/)
+    expect(tools[4]!.text).toMatch(/path_outside_workspace/)
     expect(existsSync('/tmp/evil.txt')).toBe(false)
-    expect(toolMessages(server.requests[1])).toHaveLength(5)
+    expect(toolMessages(server.requests[1]!)).toHaveLength(5)
   })
 
   it('parses tool arguments once: invalid ones are refused before approval, run gets the parsed value', async () => {
@@ -242,7 +242,7 @@ describe('agent loop', () => {
     })
     expect(existsSync(join(t.repoDir, 'notes'))).toBe(false)
     // The schema trims the question; the tool sees the trimmed text because it gets the loop's parse, not the raw JSON.
-    expect(tools[1].text).toBe('Question for the human: REST or GraphQL?')
+    expect(tools[1]!.text).toBe('Question for the human: REST or GraphQL?')
   })
 
   it('retries a 429 honouring Retry-After, then succeeds', async () => {
@@ -293,7 +293,7 @@ describe('agent loop', () => {
       ['model', 'interrupted'],
       ['interrupted', 'done'],
     ])
-    expect(steps[1].text.length).toBeGreaterThan(0)
+    expect(steps[1]!.text.length).toBeGreaterThan(0)
   })
 
   it('asks for approval before writing, and honours allow and deny', async () => {
@@ -309,26 +309,26 @@ describe('agent loop', () => {
     )
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'write notes' })
     const first = (await waiting).payload.session.pendingApprovals[0]
-    expect(first.name).toBe('write_file')
+    expect(first!.name).toBe('write_file')
     expect(existsSync(join(t.repoDir, 'notes/a.txt'))).toBe(false)
     const waiting2 = waitForEvent<{ session: SessionInfo }>(
       t.core,
       (e) =>
         e.event === 'session.state' &&
         e.payload.session.state === 'waiting_approval' &&
-        e.payload.session.pendingApprovals[0]?.callId !== first.callId,
+        e.payload.session.pendingApprovals[0]?.callId !== first!.callId,
     )
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first.callId, allow: true })
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: first!.callId, allow: true })
     const second = (await waiting2).payload.session.pendingApprovals[0]
     const idle = settled(m.id)
-    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: false })
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: second!.callId, allow: false })
     await idle
     expect(readFileSync(join(t.repoDir, 'notes/a.txt'), 'utf8')).toBe('allowed')
     expect(existsSync(join(t.repoDir, 'notes/b.txt'))).toBe(false)
     const tools = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
     expect(tools.map((s) => s.status)).toEqual(['done', 'denied'])
     await rejectsWith(
-      t.core.invoke('sessions.approve', { memberId: m.id, callId: second.callId, allow: true }),
+      t.core.invoke('sessions.approve', { memberId: m.id, callId: second!.callId, allow: true }),
       'not_found',
     )
   })
@@ -348,7 +348,7 @@ describe('agent loop', () => {
     const revSteps = (await t.core.invoke('sessions.get', { memberId: rev.id })).steps
     expect(revSteps.map((s) => s.kind)).toEqual(['message', 'model'])
     expect(revSteps[0]).toMatchObject({ fromMemberId: lead.id, text: 'Review app.ts' })
-    const revRequest = server.requests[1].body.messages as { role: string; content: string }[]
+    const revRequest = server.requests[1]!.body.messages as { role: string; content: string }[]
     expect(revRequest.at(-1)!.content).toContain('[Message from Lead] Review app.ts')
   })
 
@@ -374,11 +374,11 @@ describe('agent loop', () => {
     const steps = await turn(m, 'do it')
     expect(steps.map((s) => s.kind)).toEqual(['user', 'plan', 'model', 'tool', 'plan', 'model'])
     const [plan1, call1, plan2, call2] = server.requests
-    expect(plan1.body.tools).toBeUndefined()
-    expect(JSON.stringify(call1.body.messages)).toContain('PLAN-1')
-    expect(JSON.stringify(plan2.body.messages)).not.toContain('PLAN-1')
-    expect(JSON.stringify(call2.body.messages)).toContain('PLAN-2')
-    expect(JSON.stringify(call2.body.messages)).not.toContain('PLAN-1')
+    expect(plan1!.body.tools).toBeUndefined()
+    expect(JSON.stringify(call1!.body.messages)).toContain('PLAN-1')
+    expect(JSON.stringify(plan2!.body.messages)).not.toContain('PLAN-1')
+    expect(JSON.stringify(call2!.body.messages)).toContain('PLAN-2')
+    expect(JSON.stringify(call2!.body.messages)).not.toContain('PLAN-1')
   })
 
   it('cuts a long tool output in the view and lets the model read the rest with read_tool_output', async () => {
@@ -390,7 +390,7 @@ describe('agent loop', () => {
     server.enqueue(
       { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] },
       (req) => {
-        const cut = toolMessages(req)[0].content
+        const cut = toolMessages(req)[0]!.content
         const stepId = /stepId "([^"]+)"/.exec(cut)![1]
         return { toolCalls: [{ name: 'read_tool_output', arguments: { stepId, offset: 40_000, limit: 200 } }] }
       },
@@ -399,7 +399,7 @@ describe('agent loop', () => {
     const steps = await turn(m, 'read big.txt')
     const whole = steps.find((s) => s.kind === 'tool' && s.tool?.name === 'read_file')!
     expect(whole.text.length).toBeGreaterThan(40_000) // the store keeps it whole
-    const inView = toolMessages(server.requests[1])[0].content
+    const inView = toolMessages(server.requests[1]!)[0]!.content
     expect(inView.length).toBeLessThan(5_000)
     expect(inView).toContain('characters cut here')
     const rest = steps.find((s) => s.tool?.name === 'read_tool_output')!
@@ -484,9 +484,9 @@ describe('agent loop', () => {
       decisionId: d.id,
       authorId: m.id,
       statement: 'Use gRPC',
-      sourceMessageId: steps[1].id,
+      sourceMessageId: steps[1]!.id,
     })
-    expect(steps[2].tool).toMatchObject({ toolCallId: steps[1].toolCalls[0].id, name: 'propose_decision_change' })
+    expect(steps[2]!.tool).toMatchObject({ toolCallId: steps[1]!.toolCalls[0]!.id, name: 'propose_decision_change' })
     expect(steps.some((s) => s.tool?.name === 'update_decision')).toBe(false)
   })
 })
@@ -501,7 +501,7 @@ describe('sessions API', () => {
     const last = await t.core.invoke('sessions.get', { memberId: m.id, limit: 4 })
     expect(last.steps.map((s) => s.text)).toEqual(['question 1', 'answer 1', 'question 2', 'answer 2'])
     expect(last.hasMore).toBe(true)
-    const older = await t.core.invoke('sessions.get', { memberId: m.id, before: last.steps[0].seq, limit: 4 })
+    const older = await t.core.invoke('sessions.get', { memberId: m.id, before: last.steps[0]!.seq, limit: 4 })
     expect(older.steps.map((s) => s.text)).toEqual(['question 0', 'answer 0'])
     expect(older.hasMore).toBe(false)
     await rejectsWith(t.core.call('sessions.send', { memberId: m.id, text: '   ' }), 'invalid_params')

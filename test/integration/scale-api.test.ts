@@ -159,7 +159,7 @@ describe('the impact of an edit', () => {
     for (let i = 0; i < 230; i++) tasks.push(await task(`t${i}`, [d, keep], i % 5 ? impl : null))
     for (const tk of tasks.slice(0, 40)) await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
     const reports = []
-    for (let i = 0; i < 210; i++) reports.push(await report(tasks[i % 230], i % 7 ? [d] : [keep], 2))
+    for (let i = 0; i < 210; i++) reports.push(await report(tasks[i % 230]!, i % 7 ? [d] : [keep], 2))
 
     const { decision, impact } = await core.invoke('decisions.update', {
       decisionId: d.id,
@@ -227,7 +227,7 @@ describe('the impact of an edit', () => {
 
     // Reports submitted after the edit are not part of its impact, even when pinned to the old content.
     await core.invoke('reports.submit', {
-      taskId: tasks[0].id,
+      taskId: tasks[0]!.id,
       authorId: tester.id,
       kind: 'test',
       verdict: 'pass',
@@ -287,10 +287,10 @@ describe('the impact of an edit', () => {
     expect(told.get(tester.id)!.reportIds).toHaveLength(200)
     for (const e of notices) expect(Buffer.byteLength(stringifyReusing(e))).toBeLessThan(16 * 1024)
     const [implNotice] = await core.invoke('notices.list', { memberId: impl.id })
-    expect(implNotice.taskIds).toEqual(ids.slice(0, 250))
+    expect(implNotice!.taskIds).toEqual(ids.slice(0, 250))
     const [tessNotice] = await core.invoke('notices.list', { memberId: tester.id })
-    expect(tessNotice.reportIds).toHaveLength(300)
-    expect(tessNotice.reportIds.slice(0, 200)).toEqual(told.get(tester.id)!.reportIds)
+    expect(tessNotice!.reportIds).toHaveLength(300)
+    expect(tessNotice!.reportIds.slice(0, 200)).toEqual(told.get(tester.id)!.reportIds)
     const [frame] = frames
     if (frame?.event !== 'decision.changed') throw new Error('no decision.changed event')
     expect(frame.payload.impact).toBe(result.impact)
@@ -359,11 +359,11 @@ describe('token figures', () => {
       const id = ids[rand(Math.max(1, ids.length))]
       if (op <= 1 || id === undefined) {
         const usage = rand(3) === 0 ? {} : { input_tokens: rand(1000), output_tokens: rand(500) }
-        const taskId = rand(3) ? rowNo(tasks[rand(2)].id) : null
+        const taskId = rand(3) ? rowNo(tasks[rand(2)]!.id) : null
         ids.push(
           store.steps.insert({
-            member_id: members[rand(2)],
-            kind: kinds[rand(5)],
+            member_id: members[rand(2)]!,
+            kind: kinds[rand(5)]!,
             status: rand(2) ? 'streaming' : 'queued',
             task_id: taskId,
             started_at: at,
@@ -377,7 +377,7 @@ describe('token figures', () => {
           ended_at: at,
         })
       } else if (op === 3) {
-        store.steps.setStatus(id, (['done', 'error', 'interrupted', 'queued'] as const)[rand(4)])
+        store.steps.setStatus(id, (['done', 'error', 'interrupted', 'queued'] as const)[rand(4)]!)
       } else {
         store.steps.remove(id)
         store.steps.setText(id, 'streamed text')

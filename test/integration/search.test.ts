@@ -65,15 +65,15 @@ describe('sessions.search', () => {
     // Newest first: step ids descend.
     const seqs = hits.map((h) => Number(/s(\d+)$/.exec(h.stepId)![1]))
     expect([...seqs].sort((a, b) => b - a)).toEqual(seqs)
-    expect(marked(hits[0].snippet)).toBe('The [timeout] handling works.')
+    expect(marked(hits[0]!.snippet)).toBe('The [timeout] handling works.')
     // Words all match, the last as a prefix (results while typing).
     expect((await search('fetcher time')).map((h) => h.memberId)).toEqual([impl.id, impl.id])
-    expect(marked((await search('seco'))[0].snippet)).toContain('[seconds]')
+    expect(marked((await search('seco'))[0]!.snippet)).toContain('[seconds]')
     expect(await search('nothing-like-this')).toEqual([])
     expect(await search('timeout', 1)).toHaveLength(1)
     // The step a hit names is the one sessions.get returns (the jump target).
     const page = await t.core.invoke('sessions.get', { memberId: impl.id })
-    expect(page.steps.find((s) => s.id === hits[2].stepId)?.text).toBe('Added a timeout of 5 seconds to the fetcher.')
+    expect(page.steps.find((s) => s.id === hits[2]!.stepId)?.text).toBe('Added a timeout of 5 seconds to the fetcher.')
   })
 
   it('treats hostile queries as plain text: quotes, operators, stars, colons and brackets never raise an SQL error', async () => {
@@ -125,15 +125,15 @@ describe('sessions.search', () => {
     await done
     const hits = await search('zeppelin')
     expect(hits).toHaveLength(1)
-    expect(hits[0].kind).toBe('model')
+    expect(hits[0]!.kind).toBe('model')
     const store = t.core.harness.ctx(ws.id).store
-    const stepRow = Number(/s(\d+)$/.exec(hits[0].stepId)![1])
+    const stepRow = Number(/s(\d+)$/.exec(hits[0]!.stepId)![1])
     // A step going back to streaming leaves the index; its final text comes back in.
     store.db.prepare("UPDATE steps SET status = 'streaming', text = 'zeppelin partial' WHERE id = ?").run(stepRow)
     expect(await search('zeppelin')).toEqual([])
     store.db.prepare("UPDATE steps SET status = 'done', text = 'final airship text' WHERE id = ?").run(stepRow)
     expect(await search('zeppelin')).toEqual([])
-    expect((await search('airship')).map((h) => h.stepId)).toEqual([hits[0].stepId])
+    expect((await search('airship')).map((h) => h.stepId)).toEqual([hits[0]!.stepId])
     // The index matches its content table exactly (an external-content index that drifted fails this).
     expect(() =>
       store.db.prepare("INSERT INTO steps_fts (steps_fts, rank) VALUES ('integrity-check', 1)").run(),

@@ -284,7 +284,7 @@ describe('the data folder is the owner’s only', () => {
       core = start()
       const [lead] = await core.invoke('members.list', { workspaceId: ws.id })
       expectModes()
-      await core.invoke('members.update', { memberId: lead.id, provider: openai('sk-2') })
+      await core.invoke('members.update', { memberId: lead!.id, provider: openai('sk-2') })
       expectModes()
     } finally {
       process.umask(before)
@@ -343,7 +343,7 @@ describe('errors disclose neither files nor the data folder', () => {
     )
     expect(err.message).toContain('/etc/passwd is not a Concord export')
     const firstLine = readFileSync('/etc/passwd', 'utf8').split('\n')[0]
-    for (const piece of [firstLine.slice(0, 6), 'root:', 'x:0:0']) expect(err.message).not.toContain(piece)
+    for (const piece of [firstLine!.slice(0, 6), 'root:', 'x:0:0']) expect(err.message).not.toContain(piece)
 
     // A secret-looking JSON value is not echoed either.
     const file = join(root, 'not-an-export.json')

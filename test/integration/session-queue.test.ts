@@ -61,9 +61,9 @@ describe('messages queued behind a running turn', () => {
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'message A' })
     await done
     const [a, b, c] = await server.waitForRequests(3)
-    expect(conversation(a)).toEqual(['user: message A'])
-    expect(conversation(b)).toEqual(['user: message A', 'assistant: reply to A', 'user: message B'])
-    expect(conversation(c)).toEqual([
+    expect(conversation(a!)).toEqual(['user: message A'])
+    expect(conversation(b!)).toEqual(['user: message A', 'assistant: reply to A', 'user: message B'])
+    expect(conversation(c!)).toEqual([
       'user: message A',
       'assistant: reply to A',
       'user: message B',

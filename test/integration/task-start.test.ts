@@ -62,7 +62,7 @@ describe('starting a task starts its agent', () => {
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     await done
     const [first] = await server.waitForRequests(1)
-    expect(lastUser(first)).toBe('[From Concord] Start T-1: Add search timeout\n\nSearches give up after 5 s.')
+    expect(lastUser(first!)).toBe('[From Concord] Start T-1: Add search timeout\n\nSearches give up after 5 s.')
     const steps = (await t.core.invoke('sessions.get', { memberId: ivy.id })).steps
     // Concord's message, not one the human typed; the turn is bound to the task and worked in its tree.
     expect(steps[0]).toMatchObject({
@@ -96,6 +96,6 @@ describe('starting a task starts its agent', () => {
     const done = idle(ivy)
     await t.core.invoke('tasks.setStatus', { taskId: b.id, status: 'in_progress' })
     await done
-    expect(lastUser(server.requests[0])).toBe('[From Concord] Start T-2: Mine')
+    expect(lastUser(server.requests[0]!)).toBe('[From Concord] Start T-2: Mine')
   })
 })

@@ -64,19 +64,19 @@ describe('turns that know their task', () => {
     const { ivy, t1, t2 } = await twoTasks()
     server.enqueue(...writes('page.txt', 'page'))
     const steps = await turn(ivy, 'Please build T-2 now: the search page.')
-    expect(steps[0].taskId).toBe(t2.id)
+    expect(steps[0]!.taskId).toBe(t2.id)
     expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ status: 'done', tool: { isError: false } })
     expect(readFileSync(join(worktreeOf(t2), 'page.txt'), 'utf8')).toBe('page')
     expect(existsSync(join(worktreeOf(t1), 'page.txt'))).toBe(false)
     // The brief tells the model which tree it is in.
-    expect(server.requests[0].body.messages[0].content as string).toContain('concord/T-2-search-page')
+    expect(server.requests[0]!.body.messages[0].content as string).toContain('concord/T-2-search-page')
   })
 
   it('sessions.send with a taskId binds the turn to it, whatever the text names', async () => {
     const { ivy, t1 } = await twoTasks()
     server.enqueue(...writes('timeout.txt', '5s'))
     const steps = await turn(ivy, 'Go on (T-2 can wait).', t1.id)
-    expect(steps[0].taskId).toBe(t1.id)
+    expect(steps[0]!.taskId).toBe(t1.id)
     expect(readFileSync(join(worktreeOf(t1), 'timeout.txt'), 'utf8')).toBe('5s')
   })
 
@@ -84,7 +84,7 @@ describe('turns that know their task', () => {
     const { ivy } = await twoTasks()
     server.enqueue(...writes('x.txt', 'x'))
     const steps = await turn(ivy, 'Work on T-1 and T-2.')
-    expect(steps[0].taskId).toBeNull()
+    expect(steps[0]!.taskId).toBeNull()
     const tool = steps.find((s) => s.kind === 'tool')!
     expect(tool.tool?.isError).toBe(true)
     expect(tool.text).toContain(

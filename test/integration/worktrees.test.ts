@@ -118,7 +118,7 @@ describe('a worktree per task', () => {
     const turnDiff = await t.core.invoke('sessions.changes', { stepId: a.at(-1)!.id })
     expect(turnDiff.files).toEqual([{ path: 'app.ts', oldPath: null, status: 'modified', additions: 1, deletions: 1 }])
     expect(turnDiff.patch).toContain("+export const answer = 'ivy'")
-    await rejectsWith(t.core.invoke('sessions.changes', { stepId: a[0].id }), 'not_found')
+    await rejectsWith(t.core.invoke('sessions.changes', { stepId: a[0]!.id }), 'not_found')
     expect(
       server.requests.some((r) => who(r) === 'ivy' && systemOf(r).includes("T-1's worktree, branch concord/T-1-one")),
     ).toBe(true)
@@ -136,7 +136,7 @@ describe('a worktree per task', () => {
       text: expect.stringContaining('read_only'),
     })
     expect(existsSync(join(t.repoDir, 'x.txt'))).toBe(false)
-    expect(systemOf(server.requests[0])).toContain('read-only checkout of the base branch main')
+    expect(systemOf(server.requests[0]!)).toContain('read-only checkout of the base branch main')
   })
 })
 
@@ -213,12 +213,12 @@ describe('commits are resolved, never typed', () => {
     )
     const steps = await turn(tess, 'verify T-1', task.id)
     const tools = steps.filter((s) => s.kind === 'tool')
-    expect(tools[0].text).toContain('export const answer = 43')
+    expect(tools[0]!.text).toContain('export const answer = 43')
     expect(tools[1]).toMatchObject({ status: 'error', text: expect.stringContaining('read_only') })
     expect(readFileSync(join(dir, 'app.ts'), 'utf8')).toBe('export const answer = 43\n')
     const [report] = await t.core.invoke('reports.list', { taskId: task.id })
-    expect(report.artifact.commit).toBe(delivered.artifact!.commit)
-    expect(systemOf(server.requests[0])).toContain(
+    expect(report!.artifact.commit).toBe(delivered.artifact!.commit)
+    expect(systemOf(server.requests[0]!)).toContain(
       `read-only checkout of the delivered commit ${delivered.artifact!.commit!.slice(0, 10)} of T-1`,
     )
   })

@@ -66,7 +66,7 @@ export async function installShipped(base: string): Promise<Installation> {
     cwd: projectRoot,
     maxBuffer: 64 * 1024 * 1024,
   })
-  const tarball = join(base, (JSON.parse(packed.stdout) as { filename: string }[])[0].filename)
+  const tarball = join(base, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename)
   const pack = (Date.now() - t) / 1000
   const dev = (
     JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
@@ -166,7 +166,7 @@ export async function serve(inst: Installation, dataDir: string, env: NodeJS.Pro
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString('utf8')
       const m = /Concord serving on (\S+)/.exec(out)
-      if (m) ok(m[1])
+      if (m) ok(m[1]!)
     })
     child.once('exit', (code) => fail(new Error(`concord serve exited (${code}) before serving: ${err || out}`)))
   })

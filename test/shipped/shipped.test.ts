@@ -253,14 +253,14 @@ describe('Concord as shipped', () => {
       expect(end.payload.session, shown).toMatchObject({ state: 'idle', error: null })
       const turns = server.requests.slice(before).filter(agent.turns)
       // Concord's tools reached the agent: its first model request lists them.
-      expect(agent.toolNames(turns[0]).join(' ')).toMatch(/mcp_+concord/)
+      expect(agent.toolNames(turns[0]!).join(' ')).toMatch(/mcp_+concord/)
       // The report went through them, on the decision as edited.
       const reports = await app.call('reports.list', { workspaceId: ws.id })
       expect(reports, shown).toHaveLength(1)
       expect(reports[0]).toMatchObject({ authorId: m.id, basis: [{ decisionId: d.id, version: 2 }], validity: 'valid' })
       // The edit reached the agent at its next step: the model's next request carries the notice.
-      expect(JSON.stringify(turns[1].body)).toContain('Notices from Concord')
-      expect(JSON.stringify(turns[1].body)).toContain('Use GraphQL')
+      expect(JSON.stringify(turns[1]!.body)).toContain('Notices from Concord')
+      expect(JSON.stringify(turns[1]!.body)).toContain('Use GraphQL')
       // And the session shows its steps: the tool call, the notice, the answer.
       const kinds = steps.map((s: { kind: string }) => s.kind)
       expect(kinds, shown).toEqual(expect.arrayContaining(['user', 'tool', 'notice', 'model']))
