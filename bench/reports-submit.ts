@@ -58,7 +58,7 @@ export async function reportsSubmit(): Promise<void> {
       }
       const m = median(xs)
       if (artifact.commit) worst = Math.max(worst, m)
-      cells.push(`${name} ${ms(m)} (p90 ${ms(xs.sort((a, b) => a - b)[Math.floor(xs.length * 0.9)])})`)
+      cells.push(`${name} ${ms(m)} (p90 ${ms(xs.sort((a, b) => a - b)[Math.floor(xs.length * 0.9)] ?? NaN)})`)
     }
     console.log(`R2  reports.submit per call, a delivered task with its tree, median of ${CALLS} per kind`)
     console.log(`    ${cells.join(', ')}`)

@@ -22,7 +22,7 @@ describe('browser UI: the export box', () => {
     for (const [title, statement] of [
       ['Web search timeout', 'Web search gives up after 10 s and returns the partial results it has.'],
       ['Result cache', 'Search results are cached for 60 s.'],
-    ])
+    ] as const)
       await core.invoke('decisions.create', { workspaceId: ws.id, title, statement })
 
     const page = ui.page

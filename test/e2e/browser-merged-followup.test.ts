@@ -86,7 +86,7 @@ describe('browser UI: a merged task stays merged', () => {
     const task = await core.invoke('tasks.create', {
       workspaceId: ws.id,
       title: 'Result count',
-      assigneeId: ivy.id,
+      assigneeId: ivy!.id,
       decisionIds: [d.id],
       requiredReports: [],
     })
@@ -138,9 +138,9 @@ describe('browser UI: a merged task stays merged', () => {
     const tasks = await core.invoke('tasks.list', { workspaceId: ws.id })
     expect(tasks).toHaveLength(before + 1)
     const follow = tasks[tasks.length - 1]
-    expect(follow.title).toBe(`Follow up ${task.key} for ${d.key} v2: Result count`)
+    expect(follow!.title).toBe(`Follow up ${task.key} for ${d.key} v2: Result count`)
     expect(await detail.getByTestId('followup-created').textContent()).toBe(
-      `${follow.key} created: follow-up of ${task.key}`,
+      `${follow!.key} created: follow-up of ${task.key}`,
     )
     await screenshot(page, 'merged-followup-05-offer-taken-1440')
     expect(ui.errors).toEqual([])

@@ -109,7 +109,7 @@ describe('browser UI: desktop notifications', () => {
     const waiting = (await core.invoke('sessions.list', { workspaceId: ws.id }))[0]
     await core.invoke('sessions.approve', {
       memberId: ivy.id,
-      callId: waiting.pendingApprovals[0].callId,
+      callId: waiting!.pendingApprovals[0]!.callId,
       allow: true,
     })
     await expect.poll(notes).toEqual([

@@ -295,10 +295,10 @@ describe('browser UI: the Web Search scenario closes its loop with zero relays',
     )
     const byConcord = sessions.map((s) => s.steps.filter((x) => x.origin === 'concord'))
     expect(byConcord.map((s) => s.length)).toEqual([2, 1, 1])
-    expect(byConcord[0][0].text).toMatch(/^Start T-1: Web search tool/)
-    expect(byConcord[0][1].text).toContain('T-1 was delivered on')
-    expect(byConcord[1][0].text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
-    expect(byConcord[2][0].text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
+    expect(byConcord[0]![0]!.text).toMatch(/^Start T-1: Web search tool/)
+    expect(byConcord[0]![1]!.text).toContain('T-1 was delivered on')
+    expect(byConcord[1]![0]!.text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
+    expect(byConcord[2]![0]!.text).toContain(`Re-verify T-1 on ${c2.slice(0, 7)}`)
     // The human typed no message at all: the task's start gave the Implementer its brief, and Concord passed on
     // everything one member had to tell another (no typed relay).
     const typed = sessions.flatMap((s) => s.steps.filter((x) => x.kind === 'user'))

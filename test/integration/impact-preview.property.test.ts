@@ -67,7 +67,7 @@ const comparable = (i: Impact) => ({
 async function run(seed: number) {
   const rnd = prng(seed)
   const int = (k: number) => Math.floor(rnd() * k)
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
   t = makeCore()
   const { core } = t
   const ws: Workspace = await core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })

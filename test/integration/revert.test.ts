@@ -163,12 +163,12 @@ describe('decisions.revert', () => {
     ])
 
     const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
-    const madr = readFileSync(result.files[0], 'utf8')
+    const madr = readFileSync(result.files[0]!, 'utf8')
     const human = rx(gitName(t.repoDir))
     expect(madr).toMatch(new RegExp(`\\ndecision-makers:\\n {2}- "${human}"\\nconsulted:\\n {2}- "Prop \\(lead\\)"\\n`))
     expect(madr).toMatch(new RegExp(`\\| v3 \\| [^|]+ \\| ${human}, proposed by Prop \\(lead\\) \\|`))
     const log = readFileSync(
-      (await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0],
+      (await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' })).files[0]!,
       'utf8',
     )
     expect(log).toMatch(new RegExp(`\\n#### v3 · [^·]+ · ${human}, proposed by Prop \\(lead\\) · normative\\n`))
@@ -189,7 +189,7 @@ describe('decisions.revert', () => {
       reason: 'agreed',
     })
     const result = await core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
-    const madr = readFileSync(result.files[0], 'utf8')
+    const madr = readFileSync(result.files[0]!, 'utf8')
     const human = rx(gitName(t.repoDir))
     expect(madr).toMatch(new RegExp(`\\ndecision-makers:\\n {2}- "${human}"\\nconsulted:\\n {2}- "Prop \\(lead\\)"\\n`))
   })

@@ -41,7 +41,7 @@ function countSpawns(): { calls: string[]; stop: () => void } {
   sync.forEach((name, i) => {
     mod[name] = (...a: unknown[]) => {
       calls.push(`${name} ${String(a[0])}`)
-      return saved[i](...a)
+      return saved[i]!(...a)
     }
   })
   syncBuiltinESMExports()
@@ -116,11 +116,11 @@ it('a turn in a task tree (snapshots, git tools, a command, a commit, a report) 
     ['git_commit', 'done'],
     ['submit_report', 'done'],
   ])
-  expect(tools[2].text).toContain('ran')
+  expect(tools[2]!.text).toContain('ran')
   const dir = `${t.dataDir}/worktrees/${ws.id}/${task.key}`
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim()
   const [report] = await t.core.invoke('reports.list', { taskId: task.id })
-  expect(report.artifact.commit).toBe(head)
+  expect(report!.artifact.commit).toBe(head)
   expect(steps.at(-1)?.changes).toEqual([{ path: 'feature.ts', status: 'added' }])
   // ... and no process was started on the event loop.
   expect(spawns.calls).toEqual([])
