@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { autoTurnsHttp } from './auto-turns-http'
+import { coordinationTokens } from './coordination-tokens'
 import { importWait } from './import-wait'
 import { interruptBuiltin } from './interrupt-builtin'
 import { metricsBench } from './metrics'
@@ -29,6 +30,7 @@ if (wanted('reports.submit')) await reportsSubmit()
 if (wanted('search')) await searchPrefix()
 if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()
+if (wanted('tokens')) await coordinationTokens()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],

@@ -270,8 +270,9 @@ export class ConcordArm extends ArmBase implements Arm {
     if (pending.length) ctx.store.log.markDelivered(row.id, pending.at(-1)!.id, now())
     // The brief is the member's whole context (only what a change altered in it counts as coordination).
     const seen: Seen = { readings: new Map(), asks: [], text: [brief.text] }
+    // A notice counts as the brief shows it (without the statement the brief's decision lines already carry).
+    pending.forEach((n, i) => this.count('notice', brief.noticeTexts[i] ?? n.text))
     for (const n of pending) {
-      this.count('notice', n.text)
       const change = this.changeOf.get(`${n.decision_id}:${n.decision_version}`)
       if (change !== undefined) this.reach(member, change)
     }

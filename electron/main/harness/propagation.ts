@@ -232,6 +232,12 @@ export function applyPropagation(
   return { impact, noticeIds, merged: merged.map((t) => t.id) }
 }
 
+/**
+ * The label of a notice's second line, the decision's statement at the notice's version. The brief leaves that line
+ * out where it shows the same text among its decisions (runtime/brief.ts); a notice read alone keeps it.
+ */
+export const CURRENT_STATEMENT = 'Current statement: '
+
 const NOTICE_LIST = 8
 
 function listSome<T>(items: T[], total: number, show: (t: T) => string): string {
@@ -255,7 +261,7 @@ function noticeText(
   hit: Recipient,
 ): string {
   const lines = [noticeHeadline(d, reason)]
-  lines.push(`Current statement: ${d.statement}`)
+  lines.push(`${CURRENT_STATEMENT}${d.statement}`)
   if (hit.tasks.length)
     lines.push(
       `Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`,

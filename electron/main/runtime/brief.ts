@@ -4,6 +4,7 @@
  */
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
+import { CURRENT_STATEMENT } from '../harness/propagation'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
 import type { NoticeRow } from '../store/log-repo'
@@ -13,6 +14,8 @@ export interface Brief {
   /** decision id → version as shown in this brief (the basis of a report submitted now). */
   decisionVersions: Map<string, number>
   notices: NoticeRow[]
+  /** The pending notices as this brief shows them (see noticeInBrief), in the same order. */
+  noticeTexts: string[]
 }
 
 const flagWords = {
@@ -29,8 +32,10 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
   const lines: string[] = []
   const versions = new Map<string, number>()
   const decisions = new Map(store.decisions.list().map((d) => [d.id, d]))
+  const withText = new Map<number, DecisionRow>()
   const show = (d: DecisionRow) => {
     versions.set(makeId(ws, 'decision', d.id), d.version)
+    withText.set(d.id, d)
     return `- ${makeKey('decision', d.id)} v${d.version} [${d.status}] "${d.title}": ${d.statement}`
   }
 
@@ -93,15 +98,38 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
     })
   }
 
-  if (pendingNotices.length) {
-    lines.push('', '## Notices since your last step (read these first)')
-    for (const n of pendingNotices)
+  const sentWith = (n: NoticeRow) =>
+    decisions.get(n.decision_id)?.version === n.decision_version
+      ? decisions.get(n.decision_id)
+      : store.decisions.revision(n.decision_id, n.decision_version)
+  const noticeTexts = pendingNotices.map((n) => noticeInBrief(n, withText, sentWith))
+  if (noticeTexts.length) {
+    lines.push('', '## Notices since your last step (read these first; the decisions above are their current text)')
+    for (const text of noticeTexts)
       lines.push(
-        n.text
+        text
           .split('\n')
           .map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`))
           .join('\n'),
       )
   }
-  return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices }
+  return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices, noticeTexts }
+}
+
+/**
+ * A notice as the brief shows it when the brief shows its decision's current text above: without the decision's title
+ * in the headline and without its "Current statement" line (the member would read both twice; for a notice of an older
+ * version, a statement that is no longer current). Cut exactly as propagation wrote them, at the notice's own version.
+ */
+function noticeInBrief(
+  n: NoticeRow,
+  withText: Map<number, DecisionRow>,
+  sentWith: (n: NoticeRow) => { title: string; statement: string } | undefined,
+): string {
+  const d = sentWith(n)
+  if (!withText.has(n.decision_id) || !d) return n.text
+  const key = makeKey('decision', n.decision_id)
+  return n.text
+    .replace(`${key} "${d.title}" changed`, `${key} changed`)
+    .replace(`\n${CURRENT_STATEMENT}${d.statement}`, '')
 }
