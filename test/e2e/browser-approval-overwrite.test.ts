@@ -46,14 +46,14 @@ describe('browser UI: approving a write', () => {
       await screenshot(page, `approval-overwrite-${width}`)
     }
     await page.setViewportSize({ width: 1440, height: 900 })
-    const waiting = async () => (await core.invoke('sessions.list', { workspaceId: ws.id }))[0].pendingApprovals
-    await core.invoke('sessions.approve', { memberId: ivy.id, callId: (await waiting())[0].callId, allow: true })
+    const waiting = async () => (await core.invoke('sessions.list', { workspaceId: ws.id }))[0]!.pendingApprovals
+    await core.invoke('sessions.approve', { memberId: ivy.id, callId: (await waiting())[0]!.callId, allow: true })
     await expect
       .poll(async () => (await waiting())[0]?.name === 'write_file' && (await waiting())[0]?.current)
       .toBe(null)
     await expect.poll(() => diff.getAttribute('data-kind')).toBe('write')
     expect(await diff.locator('.approval-path').textContent()).toBe('new file fresh.txt (2 lines)')
-    await core.invoke('sessions.approve', { memberId: ivy.id, callId: (await waiting())[0].callId, allow: true })
+    await core.invoke('sessions.approve', { memberId: ivy.id, callId: (await waiting())[0]!.callId, allow: true })
     await session.getByText('Both written.').waitFor()
     expect(ui.errors).toEqual([])
   }, 90_000)
