@@ -52,6 +52,13 @@ export const methods = {
       startAgentOnTaskStart: z.boolean().optional(),
       /** A decision changed after its task was merged: create the follow-up task, or offer it. */
       followUps: s.FollowUpMode.optional(),
+      /** Run in the sandbox in each new task tree (empty: none). */
+      setupCommand: z.string().max(4000).optional(),
+      /** Copied from your checkout into each new task tree: paths or globs relative to it (no .., no .git). */
+      copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+      /** The command a task's card can start in its tree (empty: none). */
+      runCommand: z.string().max(4000).optional(),
+      treeNetwork: z.boolean().optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),
@@ -360,6 +367,14 @@ export const methods = {
   /** Restarts a member after an error: its agent process (ACP members) is stopped, the error cleared, the queue resumed. */
   'sessions.restart': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
   /** The diff of what one turn changed (the step that carries `changes`). */
+  /** The setup and run commands of a task's tree as last run (output kept), setup first. */
+  'tasks.treeRuns': method(z.strictObject({ taskId: s.Id }), r<s.TreeRun[]>()),
+  /** Starts the workspace's run command in the task's tree (one at a time per task). */
+  'tasks.run': method(z.strictObject({ taskId: s.Id }), r<s.TreeRun>()),
+  /** Stops the task's running run command (its whole process tree). */
+  'tasks.stopRun': method(z.strictObject({ taskId: s.Id }), r<s.TreeRun>()),
+  /** Copies the listed files and runs the setup command again in the task's tree (after a failure, or a change). */
+  'tasks.setupAgain': method(z.strictObject({ taskId: s.Id }), r<s.TreeRun>()),
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
   'sessions.approve': method(
     z.strictObject({
@@ -482,6 +497,8 @@ export interface Events {
   'session.delta': { workspaceId: string; memberId: string; stepId: string; text: string }
   /** The member's conversation started anew (sessions.reset): reload its steps. */
   'session.reset': { workspaceId: string; memberId: string }
+  /** A task tree's setup or run command started, printed (at most a few times a second) or ended. */
+  'task.treeRun': { workspaceId: string; taskId: string; run: s.TreeRun }
 }
 
 export type EventName = keyof Events

@@ -142,6 +142,14 @@ export interface WorkspaceSettings {
    * `offer` leaves it to the user (the edit's answer and preview offer it; tasks.followUp creates it).
    */
   followUps: FollowUpMode
+  /** Run in the sandbox in a task's new tree, after the files below are copied (e.g. `npm ci`); null: none. */
+  setupCommand: string | null
+  /** Files and glob patterns (relative to your checkout) copied from it into a task's new tree: `.env`, local config. */
+  copyFiles: string[]
+  /** The command a task's card can start in its tree and stop (a dev server, the tests); null: none. */
+  runCommand: string | null
+  /** The setup and run commands may use the network (they are yours, not a member's). Default on. */
+  treeNetwork: boolean
 }
 
 export const FollowUpMode = z.enum(['create', 'offer'])
@@ -188,6 +196,25 @@ export interface TurnCommits {
 export interface TurnChange {
   path: string
   status: DiffFile['status']
+}
+
+/** A command Concord ran in a task's tree for the user: the setup (with the files copied first) or the run command. */
+export interface TreeRun {
+  taskId: string
+  kind: 'setup' | 'run'
+  /** null: a setup that only copied files. */
+  command: string | null
+  state: 'running' | 'passed' | 'failed' | 'stopped'
+  exitCode: number | null
+  /** Output, stdout and stderr interleaved, first and last 32 KB kept; the copy's own lines first for a setup. */
+  output: string
+  /** Setup: the files copied from the checkout, and those refused (a symlink out of it, a path in the tree taken). */
+  copied: string[]
+  refused: string[]
+  /** false: no OS sandbox here, the command ran with the allow-listed environment only. */
+  sandboxed: boolean
+  startedAt: string
+  endedAt: string | null
 }
 
 /** workspaces.firstCommit: the commit made, the branch it started, and the settings now (the base branch is set). */

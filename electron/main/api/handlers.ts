@@ -22,6 +22,7 @@ import {
   updateWorkspace,
 } from '../harness/task-branches'
 import { makeFirstCommit } from '../harness/first-commit'
+import { setupAgain, startRun, stopRun, treeRuns } from '../harness/tree-runs'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
 import { revertDecision } from '../harness/revert'
@@ -97,6 +98,22 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.treeRuns': (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      return treeRuns(h, ctx, taskRow(ctx, p.taskId).id)
+    },
+    'tasks.run': (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      return startRun(h, ctx, taskRow(ctx, p.taskId).id)
+    },
+    'tasks.stopRun': (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      return stopRun(ctx, taskRow(ctx, p.taskId).id)
+    },
+    'tasks.setupAgain': (p) => {
+      const ctx = h.ctxOf('task', p.taskId, 'taskId')
+      return setupAgain(h, ctx, taskRow(ctx, p.taskId).id)
+    },
     'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),
 
     'reports.submit': async (p) => {

@@ -31,6 +31,7 @@ import type { Harness } from './harness'
 import { makeKey, now } from './ids'
 import { hasNoCommit, noCommitWords } from './first-commit'
 import { interruptedMerges } from './merge-recovery'
+import { setupSettled, setUpTree, stopTreeRuns } from './tree-runs'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i
@@ -193,6 +194,8 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
         )
       }
     })
+    // A new tree gets the listed files and the setup command; a turn in it waits for them (setupSettled).
+    if (wasCreating) setUpTree(h, ctx, taskRowId, dir)?.catch(() => undefined)
     return ctx.store.branches.get(taskRowId)!
   })()
   creating.set(key, work)
@@ -235,6 +238,7 @@ export async function releaseTaskWorktree(h: Harness, ctx: Ctx, taskRowId: numbe
   const row = ctx.store.branches.get(taskRowId)
   if (!row?.worktree) return false
   await refreshHead(h, ctx, taskRowId)
+  await stopTreeRuns(ctx, taskRowId)
   await removeTree(h.workspace(ctx.wsId).repoPath, row.worktree)
   ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, null))
   return true
@@ -358,6 +362,7 @@ export async function treeForTurn(
   const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
     const branch = await ensureTaskWorktree(h, ctx, task.id)
+    if (branch?.worktree) await setupSettled(ctx, task.id)
     if (branch?.worktree) {
       const head = (await refreshHead(h, ctx, task.id))?.head ?? branch.head
       return {

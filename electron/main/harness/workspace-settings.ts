@@ -24,6 +24,10 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
     autoDeliver: raw.autoDeliver === true,
     startAgentOnTaskStart: raw.startAgentOnTaskStart !== false,
     followUps: raw.followUps === 'offer' ? 'offer' : 'create',
+    setupCommand: typeof raw.setupCommand === 'string' && raw.setupCommand.trim() ? raw.setupCommand : null,
+    copyFiles: Array.isArray(raw.copyFiles) ? raw.copyFiles.filter((f): f is string => typeof f === 'string') : [],
+    runCommand: typeof raw.runCommand === 'string' && raw.runCommand.trim() ? raw.runCommand : null,
+    treeNetwork: raw.treeNetwork !== false,
   }
 }
 
@@ -48,6 +52,10 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     autoDeliver: p.autoDeliver ?? current.autoDeliver,
     startAgentOnTaskStart: p.startAgentOnTaskStart ?? current.startAgentOnTaskStart,
     followUps: p.followUps ?? current.followUps,
+    setupCommand: p.setupCommand === undefined ? current.setupCommand : p.setupCommand.trim() || null,
+    copyFiles: p.copyFiles === undefined ? current.copyFiles : checkedCopyFiles(p.copyFiles),
+    runCommand: p.runCommand === undefined ? current.runCommand : p.runCommand.trim() || null,
+    treeNetwork: p.treeNetwork ?? current.treeNetwork,
   }
   if (next.isolation === 'worktree' && !next.baseBranch)
     throw new ApiError(
@@ -63,4 +71,32 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     )
   })
   return next
+}
+
+/**
+ * The copied-files list as saved: each entry a path or glob relative to the checkout, never leaving it (no absolute
+ * path, no `..`) and never naming git's own folder. Symlinks that lead out are refused when the files are copied.
+ */
+export function checkedCopyFiles(list: string[]): string[] {
+  const out: string[] = []
+  for (const raw of list) {
+    const entry = raw.trim().replace(/\\/g, '/')
+    const where = `copyFiles: '${raw}'`
+    if (!entry) continue
+    if (entry.startsWith('/') || /^[a-zA-Z]:/.test(entry) || entry.startsWith('~'))
+      throw new ApiError(
+        'invalid_params',
+        `${where} is absolute; name files relative to your checkout (.env, config/local.json)`,
+      )
+    const parts = entry.split('/').filter((p) => p !== '' && p !== '.')
+    if (parts.includes('..'))
+      throw new ApiError('invalid_params', `${where} leaves your checkout (..); only files inside it are copied`)
+    if (parts.some((p) => p.toLowerCase() === '.git'))
+      throw new ApiError('invalid_params', `${where} names git's own folder (.git); a task's tree has its own`)
+    if (/[\x00-\x1f]/.test(entry) || entry.startsWith(':'))
+      throw new ApiError('invalid_params', `${where} has control characters or starts with ':'`)
+    if (!parts.length) throw new ApiError('invalid_params', `${where} names the whole checkout; name the files to copy`)
+    out.push(parts.join('/'))
+  }
+  return [...new Set(out)]
 }

@@ -4,6 +4,7 @@
  */
 import type { EventEnvelope } from '../../../shared/contract'
 import type { SessionInfo } from '../../../shared/schemas'
+import { useTreeRuns } from '../features/trees/tree-runs-store'
 import type { AppStore } from './types'
 
 export interface Scheduler {
@@ -154,6 +155,9 @@ export function connectEvents(
       case 'proposal.changed':
         s.applyProposal(envelope.payload.proposal)
         soon('metrics')
+        return
+      case 'task.treeRun':
+        useTreeRuns.getState().apply(envelope.payload.run)
         return
       case 'task.changed':
         if (s.applyTask(envelope.payload.task)) soon('counts')

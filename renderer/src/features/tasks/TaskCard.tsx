@@ -11,6 +11,7 @@ import { TaskActions } from './TaskActions'
 import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
 import { FirstCommitOffer } from '../workspaces/FirstCommit'
+import { TreeRuns } from '../trees/TreeRuns'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -197,6 +198,7 @@ export function TaskCard({ task }: { task: Task }) {
           </button>
         </div>
       )}
+      <TreeRuns task={task} />
       <TaskActions task={task} />
       <ErrorText error={merge.error?.message} />
       {showChanges && (

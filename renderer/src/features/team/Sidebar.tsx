@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { FirstCommitOffer, NO_COMMIT_NOTE } from '../workspaces/FirstCommit'
 import { LoopSettings } from './LoopSettings'
 import { NotifyButton, useNotifyToggle } from './NotifyToggle'
+import { TreeSettingsLink } from '../trees/TreeSettings'
 import { Avatar, ErrorText, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -149,6 +150,7 @@ export function Sidebar() {
         )}
         <IsolationLine />
         <LoopSettings />
+        <TreeSettingsLink />
       </div>
       <div className="side-section grow">
         <div className="side-label">

@@ -1,0 +1,306 @@
+/**
+ * A task's tree made ready to work in, and the user's own commands in it: the workspace's listed files copied from
+ * the checkout (`.env`, local config: never out of it, never into git's folder, never through a symlink out), then
+ * its setup command (`npm ci`) run in the sandbox when the tree is created; and its run command (a dev server, the
+ * tests), started and stopped from the task's card, one at a time per task. Their output is kept in the data folder
+ * (tree-runs/<workspace>/<task>-<kind>.json) and shown on the card; a failed setup leaves the tree as it is.
+ */
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname, join, sep } from 'node:path'
+import { ApiError } from '../../../shared/errors'
+import type { TreeRun } from '../../../shared/schemas'
+import { runOwnGit } from '../platform/git'
+import { sandboxedSpawn } from '../platform/sandbox'
+import { runShell } from '../platform/shell'
+import { objectsOf } from '../repo/git-repo'
+import type { Ctx } from './context'
+import type { Harness } from './harness'
+import { makeId, makeKey, now } from './ids'
+import { workspaceSettings } from './workspace-settings'
+
+const SETUP_TIMEOUT_MS = 30 * 60_000
+/** A dev server runs until stopped; a day is the bound. */
+const RUN_TIMEOUT_MS = 24 * 60 * 60_000
+const MAX_COPIED = 10_000
+/** Output events at most this often while a command prints. */
+const EMIT_MS = 250
+
+interface Live {
+  run: TreeRun
+  abort: AbortController
+  done: Promise<TreeRun>
+}
+
+const live = new Map<string, Live>()
+const keyOf = (wsId: string, taskRowId: number, kind: TreeRun['kind']) => `${wsId}:${taskRowId}:${kind}`
+
+function recordPath(h: Harness, wsId: string, taskRowId: number, kind: TreeRun['kind']): string {
+  return join(h.registry.dataDir, 'tree-runs', wsId, `${makeKey('task', taskRowId)}-${kind}.json`)
+}
+
+function save(h: Harness, wsId: string, taskRowId: number, run: TreeRun): void {
+  const file = recordPath(h, wsId, taskRowId, run.kind)
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  writeFileSync(`${file}.tmp`, JSON.stringify(run), { mode: 0o600 })
+  renameSync(`${file}.tmp`, file)
+}
+
+function load(h: Harness, wsId: string, taskRowId: number, kind: TreeRun['kind']): TreeRun | null {
+  try {
+    const run = JSON.parse(readFileSync(recordPath(h, wsId, taskRowId, kind), 'utf8')) as TreeRun
+    // A record left 'running' by a Concord that stopped: its process went with it.
+    return run.state === 'running' ? { ...run, state: 'stopped', endedAt: run.endedAt ?? run.startedAt } : run
+  } catch {
+    return null
+  }
+}
+
+/** The setup and run records of a task, as last run (the live one while it runs). */
+export function treeRuns(h: Harness, ctx: Ctx, taskRowId: number): TreeRun[] {
+  return (['setup', 'run'] as const).flatMap((kind) => {
+    const run = live.get(keyOf(ctx.wsId, taskRowId, kind))?.run ?? load(h, ctx.wsId, taskRowId, kind)
+    return run ? [run] : []
+  })
+}
+
+/** Resolves when the task's setup (if one runs) has ended: a turn in the tree waits for it. */
+export async function setupSettled(ctx: Ctx, taskRowId: number): Promise<void> {
+  await live.get(keyOf(ctx.wsId, taskRowId, 'setup'))?.done.catch(() => undefined)
+}
+
+/** Called when a task's tree has just been created: copies the listed files and runs the setup command, if any. */
+export function setUpTree(h: Harness, ctx: Ctx, taskRowId: number, tree: string): Promise<TreeRun> | null {
+  const settings = workspaceSettings(ctx)
+  if (!settings.setupCommand && settings.copyFiles.length === 0) return null
+  return start(h, ctx, taskRowId, tree, 'setup', settings.setupCommand).done
+}
+
+export function setupAgain(h: Harness, ctx: Ctx, taskRowId: number): TreeRun {
+  const tree = treeOf(ctx, taskRowId)
+  const settings = workspaceSettings(ctx)
+  if (!settings.setupCommand && settings.copyFiles.length === 0)
+    throw new ApiError('invalid_params', 'this workspace has no setup command and no files to copy (workspaces.update)')
+  return start(h, ctx, taskRowId, tree, 'setup', settings.setupCommand).run
+}
+
+export function startRun(h: Harness, ctx: Ctx, taskRowId: number): TreeRun {
+  const tree = treeOf(ctx, taskRowId)
+  const command = workspaceSettings(ctx).runCommand
+  if (!command)
+    throw new ApiError('invalid_params', 'this workspace has no run command; set one (workspaces.update runCommand)')
+  return start(h, ctx, taskRowId, tree, 'run', command).run
+}
+
+export function stopRun(ctx: Ctx, taskRowId: number): Promise<TreeRun> {
+  const running = live.get(keyOf(ctx.wsId, taskRowId, 'run'))
+  if (!running) throw new ApiError('invalid_transition', `${makeKey('task', taskRowId)} has no run command running`)
+  running.abort.abort()
+  return running.done
+}
+
+/** Stops whatever runs in a task's tree (the tree is going: cancelled, merged). */
+export async function stopTreeRuns(ctx: Ctx, taskRowId: number): Promise<void> {
+  for (const kind of ['setup', 'run'] as const) {
+    const running = live.get(keyOf(ctx.wsId, taskRowId, kind))
+    if (!running) continue
+    running.abort.abort()
+    await running.done.catch(() => undefined)
+  }
+}
+
+function treeOf(ctx: Ctx, taskRowId: number): string {
+  const row = ctx.store.branches.get(taskRowId)
+  if (!row?.worktree || row.state !== 'ready')
+    throw new ApiError(
+      'invalid_transition',
+      `${makeKey('task', taskRowId)} has no tree of its own: start it in a workspace with a branch per task`,
+    )
+  return row.worktree
+}
+
+function start(
+  h: Harness,
+  ctx: Ctx,
+  taskRowId: number,
+  tree: string,
+  kind: TreeRun['kind'],
+  command: string | null,
+): Live {
+  const key = keyOf(ctx.wsId, taskRowId, kind)
+  if (live.has(key))
+    throw new ApiError(
+      'invalid_transition',
+      `${makeKey('task', taskRowId)}'s ${kind === 'run' ? 'run' : 'setup'} command is already running; stop it first`,
+    )
+  const run: TreeRun = {
+    taskId: makeId(ctx.wsId, 'task', taskRowId),
+    kind,
+    command,
+    state: 'running',
+    exitCode: null,
+    output: '',
+    copied: [],
+    refused: [],
+    sandboxed: true,
+    startedAt: now(),
+    endedAt: null,
+  }
+  const abort = new AbortController()
+  let timer: NodeJS.Timeout | null = null
+  const emit = () => {
+    timer = null
+    h.bus.emit('task.treeRun', { workspaceId: ctx.wsId, taskId: run.taskId, run: { ...run } })
+  }
+  const emitSoon = () => {
+    timer ??= setTimeout(emit, EMIT_MS)
+  }
+  const repo = h.workspace(ctx.wsId).repoPath
+  const settings = workspaceSettings(ctx)
+  const done = (async (): Promise<TreeRun> => {
+    try {
+      if (kind === 'setup') {
+        const copy = await copyIntoTree(repo, tree, settings.copyFiles)
+        run.copied = copy.copied
+        run.refused = copy.refused
+        const lines = [
+          ...(copy.copied.length ? [`Copied from your checkout: ${copy.copied.join(', ')}`] : []),
+          ...copy.refused.map((r) => `Not copied: ${r}`),
+        ]
+        if (lines.length) run.output = `${lines.join('\n')}\n`
+      }
+      if (command) {
+        const root = realpathSync(tree)
+        const plan = await sandboxedSpawn(['/bin/sh', '-c', command], {
+          root,
+          policy: {
+            dataDir: h.registry.dataDir,
+            network: settings.treeNetwork,
+            env: settings.commandEnv,
+            scratchDir: join(h.registry.dataDir, 'scratch', ctx.wsId, `t${taskRowId}`),
+            readable: await objectsOf(repo),
+          },
+        })
+        run.sandboxed = plan.sandboxed
+        if (!plan.sandboxed) run.output += `[not sandboxed: ${plan.reason ?? 'no sandbox available'}]\n`
+        const head = run.output
+        let printed = ''
+        const r = await runShell(plan, {
+          timeoutMs: kind === 'setup' ? SETUP_TIMEOUT_MS : RUN_TIMEOUT_MS,
+          signal: abort.signal,
+          onOutput: (chunk) => {
+            // Live output is the tail; the kept record is the command's own head-and-tail cut at the end.
+            printed = (printed + chunk).slice(-32 * 1024)
+            run.output = head + printed
+            emitSoon()
+          },
+        })
+        run.output = head + r.output
+        run.exitCode = r.exitCode
+        run.state = r.aborted ? 'stopped' : r.exitCode === 0 && !r.timedOut ? 'passed' : 'failed'
+        if (r.timedOut)
+          run.output += `\n[timed out after ${(kind === 'setup' ? SETUP_TIMEOUT_MS : RUN_TIMEOUT_MS) / 60_000} min]`
+      } else {
+        run.state = run.refused.length ? 'failed' : 'passed'
+      }
+      if (run.state === 'passed' && run.refused.length) run.state = 'failed'
+    } catch (err) {
+      run.state = 'failed'
+      run.output += `\n${err instanceof Error ? err.message : String(err)}`
+    } finally {
+      if (timer) clearTimeout(timer)
+      run.endedAt = now()
+      live.delete(key)
+      try {
+        save(h, ctx.wsId, taskRowId, run)
+      } catch {
+        // The record is lost, not the tree: the event below still shows the result.
+      }
+      emit()
+    }
+    return { ...run }
+  })()
+  const entry: Live = { run, abort, done }
+  live.set(key, entry)
+  emit()
+  return entry
+}
+
+/**
+ * Copies the files the patterns name from the checkout into the tree: those not in the commit (untracked or ignored:
+ * git ls-files --others), so the tree's own files are never overwritten. A symlink whose target is out of the
+ * checkout, and any path whose folder in the tree is a symlink, is refused and named.
+ */
+export async function copyIntoTree(
+  repo: string,
+  tree: string,
+  patterns: string[],
+): Promise<{ copied: string[]; refused: string[] }> {
+  const copied: string[] = []
+  const refused: string[] = []
+  if (!patterns.length) return { copied, refused }
+  const listed = await runOwnGit(
+    repo,
+    ['ls-files', '-z', '--others', '--', ...patterns.map((p) => `:(top,glob)${p}`)],
+    { allowFailure: true },
+  )
+  if (listed.code !== 0) return { copied, refused: [`the list could not be read: ${listed.stderr.trim()}`] }
+  const repoReal = realpathSync(repo)
+  const treeReal = realpathSync(tree)
+  const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + sep)
+  for (const rel of listed.stdout.split('\0').filter(Boolean).slice(0, MAX_COPIED)) {
+    if (rel.split('/').some((p) => p === '..' || p.toLowerCase() === '.git')) {
+      refused.push(`${rel} (inside .git or out of the checkout)`)
+      continue
+    }
+    const from = join(repoReal, rel)
+    let source = from
+    try {
+      if (lstatSync(from).isSymbolicLink()) {
+        source = realpathSync(from)
+        if (!inside(source, repoReal) || inside(source, join(repoReal, '.git'))) {
+          refused.push(`${rel} (a symlink out of your checkout)`)
+          continue
+        }
+      }
+      if (!statSync(source).isFile()) continue
+      const to = join(treeReal, rel)
+      if (!safeTarget(treeReal, rel)) {
+        refused.push(`${rel} (its folder in the task's tree is a symlink, or the path is taken)`)
+        continue
+      }
+      mkdirSync(dirname(to), { recursive: true })
+      copyFileSync(source, to, 1 /* COPYFILE_EXCL: never overwrite */)
+      copied.push(rel)
+    } catch (err) {
+      refused.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    }
+  }
+  return { copied, refused }
+}
+
+/** Every folder on the way to `rel` in the tree is a real folder (or not there yet) and the file itself is not there. */
+function safeTarget(treeReal: string, rel: string): boolean {
+  const parts = rel.split('/')
+  let at = treeReal
+  for (let i = 0; i < parts.length; i++) {
+    at = join(at, parts[i]!)
+    let st
+    try {
+      st = lstatSync(at)
+    } catch {
+      return true // from here on nothing exists: the folders are made fresh
+    }
+    if (i === parts.length - 1) return false // the file is there (committed or made): left as it is
+    if (st.isSymbolicLink() || !st.isDirectory()) return false
+  }
+  return true
+}

@@ -1,0 +1,136 @@
+/**
+ * The workspace's task-tree settings (workspaces.update): the files copied from your checkout into each new tree, the
+ * setup command run there, the run command a card can start, and whether those commands may use the network.
+ */
+import { useState } from 'react'
+import { ErrorText, Modal } from '../../components/ui'
+import { useAction } from '../../lib/use-action'
+import { useApp, useAppStore } from '../../stores/app-store'
+import './trees.css'
+
+export function TreeSettingsLink() {
+  const settings = useApp((s) => s.workspaceSettings)
+  const [open, setOpen] = useState(false)
+  if (settings?.isolation !== 'worktree') return null
+  const set = [settings.setupCommand && 'setup', settings.copyFiles.length > 0 && 'files', settings.runCommand && 'run']
+  const summary = set.filter(Boolean).join(', ')
+  return (
+    <>
+      <button
+        className="link-btn small tree-settings-link"
+        onClick={() => setOpen(true)}
+        data-testid="tree-settings-open"
+        title="Files copied into each task's tree, its setup command, and a run command"
+      >
+        Task trees{summary ? `: ${summary}` : '…'}
+      </button>
+      {open && <TreeSettings onClose={() => setOpen(false)} />}
+    </>
+  )
+}
+
+function TreeSettings({ onClose }: { onClose(): void }) {
+  const settings = useApp((s) => s.workspaceSettings)!
+  const workspaceId = useApp((s) => s.workspaceId)
+  const api = useApp((s) => s.api)
+  const store = useAppStore()
+  const [setupCommand, setSetup] = useState(settings.setupCommand ?? '')
+  const [copyFiles, setCopy] = useState(settings.copyFiles.join('\n'))
+  const [runCommand, setRun] = useState(settings.runCommand ?? '')
+  const [treeNetwork, setNetwork] = useState(settings.treeNetwork)
+  const save = useAction(async () => {
+    if (!workspaceId) return
+    const next = await api.call('workspaces.update', {
+      workspaceId,
+      setupCommand,
+      runCommand,
+      treeNetwork,
+      copyFiles: copyFiles
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    })
+    if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
+    onClose()
+  })
+  return (
+    <Modal
+      title="Task trees"
+      onClose={onClose}
+      footer={
+        <>
+          <button className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            className="btn primary"
+            disabled={save.pending}
+            onClick={() => void save.run()}
+            data-testid="tree-settings-save"
+          >
+            Save
+          </button>
+        </>
+      }
+    >
+      <div className="tree-settings" data-testid="tree-settings">
+        <p className="muted small">
+          Each started task works in a tree of its own, made from the base branch. These make it ready to work in; they
+          apply to trees made from now on (a card’s “Set up again” applies them to its tree).
+        </p>
+        <label className="field">
+          <b>Files copied from your checkout</b>
+          <textarea
+            rows={3}
+            value={copyFiles}
+            onChange={(e) => setCopy(e.target.value)}
+            placeholder={'.env\nconfig/*.local.json'}
+            data-testid="tree-copy-files"
+          />
+          <span className="muted small">
+            One path or glob a line, relative to your checkout: files not in the commit (ignored or untracked). Never
+            out of the checkout (no <code>..</code>, no absolute paths, no symlinks that lead out) and never{' '}
+            <code>.git</code>.
+          </span>
+        </label>
+        <label className="field">
+          <b>Setup command</b>
+          <input
+            type="text"
+            value={setupCommand}
+            onChange={(e) => setSetup(e.target.value)}
+            placeholder="npm ci"
+            data-testid="tree-setup-command"
+          />
+          <span className="muted small">
+            Run in the sandbox in each new tree, after the files are copied; members’ turns in it wait for it. Its
+            output shows on the task’s card.
+          </span>
+        </label>
+        <label className="field">
+          <b>Run command</b>
+          <input
+            type="text"
+            value={runCommand}
+            onChange={(e) => setRun(e.target.value)}
+            placeholder="npm run dev"
+            data-testid="tree-run-command"
+          />
+          <span className="muted small">
+            A dev server or the tests: a task’s card starts it in its tree and stops it.
+          </span>
+        </label>
+        <label className="check small">
+          <input
+            type="checkbox"
+            checked={treeNetwork}
+            onChange={(e) => setNetwork(e.target.checked)}
+            data-testid="tree-network"
+          />{' '}
+          The setup and run commands may use the network (they are yours, not a member’s)
+        </label>
+        <ErrorText error={save.error?.message} />
+      </div>
+    </Modal>
+  )
+}
