@@ -2,32 +2,21 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import { rejectsWith, waitForEvent } from '../fixtures/core'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { type ModelServer } from '../fixtures/model-server'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } } })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const member = (name: string, extra: Record<string, unknown> = {}): Promise<Member> =>
-  t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-    approval: 'auto',
-    ...extra,
-  })
+const member = (name: string, extra?: Record<string, unknown>): Promise<Member> => t.member(name, extra)
 
 const ids = (xs: { id: string }[]) => xs.map((x) => x.id)
 

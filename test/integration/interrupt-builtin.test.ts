@@ -8,25 +8,22 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { waitForEvent } from '../fixtures/core'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 fileNeedsSandbox()
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } } })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 /** The processes (host pids) whose command line contains `token`: the sandbox and the shell it runs. */
 function processesWith(token: string): number[] {

@@ -10,35 +10,30 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
 import { processStartTime } from '../../electron/main/platform/sandbox'
 import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import { rejectsWith, waitForEvent } from '../fixtures/core'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { type ModelServer } from '../fixtures/model-server'
 import { needsSandbox } from '../fixtures/sandbox-gate'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  // These tests are about the loop, not isolation: members share the repository folder.
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
-})
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
-
-function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: 'implementer',
-    approval: 'auto',
-    authority: 'decider',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-member-key-123' },
-    ...extra,
+  t = await workspaceWithTeam({
+    core: { provider: { maxRetries: 0 } },
+    memberDefaults: () => ({
+      role: 'implementer',
+      authority: 'decider',
+      provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-member-key-123' },
+    }),
   })
+  ;({ server, ws } = t)
+})
+afterEach(() => t.cleanup())
+
+function member(name: string, extra?: Record<string, unknown>): Promise<Member> {
+  return t.member(name, extra)
 }
 
 async function runCommand(m: Member, command: string): Promise<Step> {

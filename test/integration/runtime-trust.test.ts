@@ -9,23 +9,22 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
 import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { rejectsWith, waitForEvent } from '../fixtures/core'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  // These tests are about the loop, not isolation: members share the repository folder.
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({
+    core: { provider: { maxRetries: 0 } },
+    memberDefaults: () => ({ provider: openai(), authority: 'decider' }),
+  })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 const openai = () => ({
   kind: 'openai' as const,
@@ -34,16 +33,8 @@ const openai = () => ({
   apiKey: 'sk-test-key',
 })
 
-function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    provider: openai(),
-    approval: 'auto',
-    authority: 'decider',
-    ...extra,
-  })
+function member(name: string, extra?: Record<string, unknown>): Promise<Member> {
+  return t.member(name, extra)
 }
 
 const state = (memberId: string, s: SessionInfo['state']) =>

@@ -6,31 +6,21 @@ import { SEARCH_MARK_END, SEARCH_MARK_START, type Member, type SessionInfo, type
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import { ftsQuery } from '../../electron/main/store/search-repo'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import { waitForEvent } from '../fixtures/core'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { type ModelServer } from '../fixtures/model-server'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } } })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const member = (name: string): Promise<Member> =>
-  t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-    approval: 'auto',
-  })
+const member = (name: string): Promise<Member> => t.member(name)
 
 const idle = (memberId: string) =>
   waitForEvent<{ session: SessionInfo }>(
