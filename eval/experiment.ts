@@ -32,13 +32,11 @@ export async function runExperiment(o: ExperimentOptions): Promise<Experiment> {
   for (let run = 0; run < o.runs; run++) {
     for (const s of list) {
       for (const arm of arms)
-        outcomes
-          .get(arm)!
-          .push({
-            ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage, model: o.model })),
-            scenario: s.name,
-            run,
-          })
+        outcomes.get(arm)!.push({
+          ...(await simulate(s, arm, { seed: o.seed, run, sabotage: o.sabotage, model: o.model })),
+          scenario: s.name,
+          run,
+        })
       o.onScenario?.(++done, total)
     }
   }

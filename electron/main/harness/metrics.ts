@@ -11,22 +11,18 @@ export interface TokenTotals {
 export function tokenTotals(ctx: Ctx): TokenTotals {
   const { usage } = ctx.store
   return {
-    perMember: usage
-      .perMember()
-      .map((u) => ({
-        memberId: makeId(ctx.wsId, 'member', u.id),
-        input: u.input,
-        output: u.output,
-        unreported: u.unreported,
-      })),
-    perTask: usage
-      .perTask()
-      .map((u) => ({
-        taskId: makeId(ctx.wsId, 'task', u.id),
-        input: u.input,
-        output: u.output,
-        unreported: u.unreported,
-      })),
+    perMember: usage.perMember().map((u) => ({
+      memberId: makeId(ctx.wsId, 'member', u.id),
+      input: u.input,
+      output: u.output,
+      unreported: u.unreported,
+    })),
+    perTask: usage.perTask().map((u) => ({
+      taskId: makeId(ctx.wsId, 'task', u.id),
+      input: u.input,
+      output: u.output,
+      unreported: u.unreported,
+    })),
   }
 }
 
