@@ -447,7 +447,7 @@ export interface Task {
   status: z.infer<typeof TaskStatus>
   assigneeId: string | null
   flag: z.infer<typeof TaskFlag> | null
-  /** A flag, or a link pinned to content its decision no longer has (shared/task-rules isTaskFlagged; tasks.page `flagged`). */
+  /** A flag, or a link pinned to content its decision no longer has (as the core decides it: store/task-rules-sql taskFlaggedSql, also tasks.page `flagged`). */
   flagged: boolean
   artifact: ArtifactRef | null
   links: TaskLink[]

@@ -84,7 +84,3 @@ export const flagOnChange: readonly { flag: TaskFlagValue; statuses: readonly Ta
 export const defaultFlagOnChange: TaskFlagValue = 'requirements_updated'
 export const statusOnChange: Partial<Record<TaskStatusValue, TaskStatusValue>> = { accepted: 'delivered' }
 export const notifiedOnChange: readonly TaskStatusValue[] = ['in_progress', 'delivered', 'accepted']
-
-/** A task is flagged while it has a flag or a link pinned to content its decision no longer has (tasks.page `flagged`). */
-export const isTaskFlagged = (t: { flag: TaskFlagValue | null; suspectLinks: boolean }) =>
-  t.flag !== null || t.suspectLinks

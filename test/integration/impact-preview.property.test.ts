@@ -200,6 +200,8 @@ async function run(seed: number) {
         })
       }
     }
+    // The DTO says what the core decided: every task the edit flagged is flagged.
+    for (const it of impact.tasks) expect((await core.invoke('tasks.get', { taskId: it.taskId })).flagged).toBe(true)
     const page = await core.invoke('decisions.impact', { decisionId: d.id, version: impact.version, limit: 500 })
     expect(page.tasks).toEqual(impact.tasks)
     expect(page.reports).toEqual(impact.reports)

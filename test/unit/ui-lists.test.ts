@@ -61,7 +61,7 @@ const task = (n: number, extra: Partial<Task> = {}): Task => ({
   createdAt: '',
   updatedAt: '',
   ...extra,
-  // As the core decides it (shared/task-rules isTaskFlagged), for the fixture's flag and links.
+  // As the core decides it (store/task-rules-sql taskFlaggedSql), for the fixture's flag and links.
   flagged: extra.flagged ?? ((extra.flag ?? null) !== null || (extra.links ?? []).some((l) => l.state === 'suspect')),
 })
 const report = (n: number, extra: Partial<Report> = {}): Report => ({

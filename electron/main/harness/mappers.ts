@@ -1,7 +1,6 @@
 /** Rows → API entities. Ids become routable strings; derived states (link, claim, report validity) are computed here. */
 import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type * as s from '../../../shared/schemas'
-import { isTaskFlagged } from '../../../shared/task-rules'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { NoticeRow } from '../store/log-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -127,14 +126,22 @@ interface TaskRelated {
   links: Map<number, s.TaskLink[]>
   blockers: Map<number, string[]>
   branches: Map<number, Pick<s.Task, 'branch' | 'head' | 'merged'>>
+  /** The tasks the store's rule says are flagged (TasksRepo.flaggedAmong). */
+  flagged: Set<number>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
 
 /** Tasks for a set of rows: links, blockers and branches are read once for the whole set, not per row. */
 export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.Task[] {
-  const related = store.tasks.related(rows.map((r) => r.id))
-  const rel: TaskRelated = { links: new Map(), blockers: new Map(), branches: new Map() }
+  const ids = rows.map((r) => r.id)
+  const related = store.tasks.related(ids)
+  const rel: TaskRelated = {
+    links: new Map(),
+    blockers: new Map(),
+    branches: new Map(),
+    flagged: store.tasks.flaggedAmong(ids),
+  }
   for (const l of related.links) {
     push(rel.links, l.task_id, {
       decisionId: makeId(ws, 'decision', l.decision_id),
@@ -171,7 +178,7 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     status: r.status,
     assigneeId: idOrNull(ws, 'member', r.assignee_id),
     flag: r.flag,
-    flagged: isTaskFlagged({ flag: r.flag, suspectLinks: links.some((l) => l.state === 'suspect') }),
+    flagged: rel.flagged.has(r.id),
     artifact: r.artifact_commit || r.artifact_digest ? { commit: r.artifact_commit, digest: r.artifact_digest } : null,
     links,
     blockedBy: rel.blockers.get(r.id) ?? [],

@@ -32,7 +32,7 @@ export function touchedByChangeSql(t: string): string {
   return `${t}.status NOT IN (${list(untouchedOnChange)}) AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = ${t}.id AND b.merged_at IS NOT NULL)`
 }
 
-/** shared/task-rules isTaskFlagged: a flag, or a link pinned to content its decision no longer has. */
+/** The one home of "a task is flagged": a flag, or a link pinned to content its decision no longer has. */
 export function taskFlaggedSql(t: string): string {
   return `(${t}.flag IS NOT NULL OR EXISTS (SELECT 1 FROM task_links l JOIN decisions d ON d.id = l.decision_id
     WHERE l.task_id = ${t}.id AND l.pinned_fingerprint <> d.fingerprint))`

@@ -125,6 +125,11 @@ export class TasksRepo {
         `UPDATE tasks AS t SET status = ${statusOnChangeSql('t')}, flag = ${flagOnChangeSql('t')}, version = t.version + 1, updated_at = @at
          WHERE t.id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to) AND ${touchedByChangeSql('t')}`,
       ),
+      flaggedAmong: db
+        .prepare<[string], number>(
+          `SELECT t.id FROM tasks t WHERE t.id IN (SELECT value FROM json_each(?)) AND ${taskFlaggedSql('t')}`,
+        )
+        .pluck(),
       // Set-wise reads: one statement per related table for a whole page of tasks (ids as a JSON array).
       getMany: db.prepare<[string], TaskRow>(
         'SELECT * FROM tasks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
@@ -206,6 +211,11 @@ export class TasksRepo {
     const rows = this.s.changeImpact.all({ d: decisionId, to: newFingerprint })
     if (rows.length) this.s.applyChange.run({ d: decisionId, to: newFingerprint, at })
     return rows
+  }
+
+  /** Which of these tasks are flagged: the one home of that rule (taskFlaggedSql), as tasks.page's filter uses it. */
+  flaggedAmong(ids: number[]): Set<number> {
+    return new Set(ids.length ? this.s.flaggedAmong.all(JSON.stringify(ids)) : [])
   }
 
   getMany(ids: number[]): TaskRow[] {
