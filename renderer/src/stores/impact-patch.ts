@@ -30,3 +30,22 @@ export function patchReport(r: Report, ir: CompactImpact['reports'][number], dec
   // The report's validity is the core's (ImpactReport.validity), not re-derived from its claims here.
   return { ...r, claims, basis, validity: ir.validity }
 }
+
+/**
+ * A loaded report the edit's (cut) impact does not list, after a normative edit of `decision`: what was current on
+ * the decision (its basis entry, its valid claims that link it) was pinned to the old content, so it is stale now.
+ * Exact when nothing of the report was already stale on the decision (an edit back to older content may restore
+ * that): then the patched row, else null (the caller refetches it).
+ */
+export function staleFromNormativeEdit(r: Report, decision: Decision): Report | null {
+  const basis = r.basis.find((b) => b.decisionId === decision.id)
+  const linked = r.claims.filter((c) => c.decisionIds.includes(decision.id))
+  if (!basis && !linked.length) return null
+  if (basis?.state === 'suspect' || linked.some((c) => c.state === 'stale')) return null
+  return {
+    ...r,
+    basis: r.basis.map((b) => (b.decisionId === decision.id ? { ...b, state: 'suspect' as const } : b)),
+    claims: r.claims.map((c) => (c.decisionIds.includes(decision.id) ? { ...c, state: 'stale' as const } : c)),
+    validity: 'stale',
+  }
+}

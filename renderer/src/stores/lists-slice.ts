@@ -14,7 +14,7 @@ import {
   type ReportFilter,
   type TaskFilter,
 } from '../api/pages'
-import { patchReport, patchTask } from './impact-patch'
+import { patchReport, patchTask, staleFromNormativeEdit } from './impact-patch'
 import {
   filterKey,
   placeRow,
@@ -122,11 +122,18 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
     const s = get()
     const tl = Object.entries(s.taskLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
     const rl = Object.entries(s.reportLists).filter(([, l]) => l.loaded && l.nextCursor !== null)
+    // The tab counts are the pages of {flagged} and {} (asked once when a loaded list has that filter).
+    const flaggedKey = filterKey({ flagged: true })
+    const allKey = filterKey({})
+    const tasksAsked = tl.map(([, l]) => pageTasks(api, workspaceId, l.filter, null, 1))
+    const reportsAsked = rl.map(([, l]) => pageReports(api, workspaceId, l.filter, null, 1))
+    const fi = tl.findIndex(([k]) => k === flaggedKey)
+    const ai = rl.findIndex(([k]) => k === allKey)
     const [tt, rr, flagged, all] = await Promise.all([
-      Promise.all(tl.map(([, l]) => pageTasks(api, workspaceId, l.filter, null, 1))),
-      Promise.all(rl.map(([, l]) => pageReports(api, workspaceId, l.filter, null, 1))),
-      pageTasks(api, workspaceId, { flagged: true }, null, 1),
-      pageReports(api, workspaceId, {}, null, 1),
+      Promise.all(tasksAsked),
+      Promise.all(reportsAsked),
+      tasksAsked[fi] ?? pageTasks(api, workspaceId, { flagged: true }, null, 1),
+      reportsAsked[ai] ?? pageReports(api, workspaceId, {}, null, 1),
     ])
     return () => {
       if (get().workspaceId !== workspaceId) return
@@ -295,16 +302,35 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       s.applyDecision(decision)
 
       // 1. Patch what is loaded, from the event alone: the panels are right before any fetch returns.
+      // In one store update (one render), however many rows.
+      const held = get()
+      const taskPatches: Task[] = []
+      const reportPatches: Report[] = []
       for (const it of impact.tasks) {
-        const t = get().tasks[it.taskId]
-        if (t) get().applyTask(patchTask(t, it, decision, impact.normative))
+        const t = held.tasks[it.taskId]
+        if (t) taskPatches.push(patchTask(t, it, decision, impact.normative))
       }
       for (const ir of impact.reports) {
-        const r = get().reports[ir.reportId]
-        if (r) get().applyReport(patchReport(r, ir, decision))
+        const r = held.reports[ir.reportId]
+        if (r) reportPatches.push(patchReport(r, ir, decision))
       }
+      // A cut impact does not list every loaded report it made stale (the panel shows the newest, the impact the
+      // first by key): after a normative edit, what was current on the decision is stale, patched here alone.
+      const listed = new Set(impact.reports.map((r) => r.reportId))
+      const patched = new Set<string>()
+      if (impact.truncated && impact.normative)
+        for (const r of Object.values(held.reports)) {
+          if (listed.has(r.id)) continue
+          const p = staleFromNormativeEdit(r, decision)
+          if (p) {
+            reportPatches.push(p)
+            patched.add(r.id)
+          }
+        }
+      get().applyRows(taskPatches, reportPatches)
 
-      // 2. Refetch the affected loaded rows in one batched call each (a truncated impact: every loaded row linking the decision).
+      // 2. Refetch the affected loaded rows in one batched call each (a truncated impact: every loaded row linking the
+      // decision, except the reports patched exactly above).
       const st = get()
       const taskIds = new Set(impact.tasks.map((t) => t.taskId).filter((id) => st.tasks[id]))
       const reportIds = new Set(impact.reports.map((r) => r.reportId).filter((id) => st.reports[id]))
@@ -313,8 +339,9 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
           if (t.links.some((l) => l.decisionId === decision.id)) taskIds.add(t.id)
         for (const r of Object.values(st.reports))
           if (
-            r.basis.some((b) => b.decisionId === decision.id) ||
-            r.claims.some((c) => c.decisionIds.includes(decision.id))
+            !patched.has(r.id) &&
+            (r.basis.some((b) => b.decisionId === decision.id) ||
+              r.claims.some((c) => c.decisionIds.includes(decision.id)))
           )
             reportIds.add(r.id)
       }
@@ -325,18 +352,36 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
         impact.truncated ||
         impact.tasks.some((t) => !st.tasks[t.taskId]) ||
         impact.reports.some((r) => !st.reports[r.reportId])
-      const counting = beyond ? countTotals() : null
+      // The totals are shown as soon as they come (the loaded rows were patched to what the server counts); a
+      // refetched row that still moves between lists or changes validity asks for a recount after.
+      let counted = false
+      const counting = beyond
+        ? countTotals().then((apply) => {
+            apply?.()
+            counted = true
+          })
+        : null
       const [tasks, reports] = await Promise.all([
         taskIds.size ? getTasks(api, [...taskIds]) : [],
         reportIds.size ? getReports(api, [...reportIds]) : [],
       ])
       if (get().workspaceId !== workspaceId) return
-      let uncertain = false
-      for (const t of tasks) uncertain = get().applyTask(t) || uncertain
-      for (const r of reports) uncertain = get().applyReport(r) || uncertain
-      // The totals are set after the rows: they already count what the rows' moves would adjust.
-      if (counting) (await counting)?.()
-      else if (uncertain) await get().recountLists()
+      const cached = get()
+      const moved =
+        counted &&
+        (tasks.some((t) => {
+          const b = cached.tasks[t.id]
+          return !!b && (b.flag !== t.flag || b.status !== t.status)
+        }) ||
+          reports.some((r) => {
+            const b = cached.reports[r.id]
+            return !!b && b.validity !== r.validity
+          }))
+      const uncertain = get().applyRows(tasks, reports)
+      if (counting) {
+        await counting
+        if (moved || uncertain) await get().recountLists()
+      } else if (uncertain) await get().recountLists()
       else await get().refreshCounts()
     },
 

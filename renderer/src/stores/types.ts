@@ -78,6 +78,8 @@ export interface HarnessSlice {
   applyTask(t: Task): boolean
   /** The same for a report; `isNew` for a report just submitted (it was in no list). */
   applyReport(r: Report, isNew?: boolean): boolean
+  /** applyTask and applyReport for many rows in one store update (one render); true when any asks for a recount. */
+  applyRows(tasks: Task[], reports: Report[]): boolean
   refreshMetrics(): Promise<void>
   /** Refetches every member's session state (pending notices change with decision edits). */
   refreshSessionInfos(): Promise<void>
