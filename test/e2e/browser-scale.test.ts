@@ -141,8 +141,9 @@ describe('browser UI at scale', () => {
     // Quiet for a moment is not evidence; the call record is: nothing after the edit read a whole list.
     const after = calls.slice(before)
     expect(after.filter(wholeList), JSON.stringify(after.map((c) => c.method))).toEqual([])
-    // Loaded rows came back by id, each kind in one call (the answer and the event applied once).
-    expect(after.filter((c) => c.method === 'reports.getMany').length).toBe(1)
+    // Loaded rows came back by id, each kind in at most one call (the answer and the event applied once; loaded
+    // reports current on D-1 are patched stale from the event alone, exactly, and not refetched).
+    expect(after.filter((c) => c.method === 'reports.getMany').length).toBeLessThanOrEqual(1)
     expect(after.filter((c) => c.method === 'tasks.getMany').length).toBeLessThanOrEqual(1)
 
     // Stale only: the server filters (a first page of a list newly shown), every card on it is stale.
