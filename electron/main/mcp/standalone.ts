@@ -16,7 +16,7 @@ import { memberRowOf } from '../harness/context'
 import { Harness } from '../harness/harness'
 import { now, parseId } from '../harness/ids'
 import { buildBrief } from '../runtime/brief'
-import { toStep } from '../harness/steps'
+import { busSink, quiet, writeStep } from '../runtime/step-writer'
 import { SecretStore } from '../secrets/secret-store'
 import type { HarnessToolContext } from '../runtime/tools/harness-tools'
 import { ToolError } from '../platform/tool-error'
@@ -50,9 +50,10 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
     const repoPath = harness.workspace(workspaceId).repoPath
     const first = member()
     // What the agent did shows in the member's session in the running app (the relay forwards it).
+    const sink = busSink(bus, workspaceId)
     const emitStep = (id: number) => {
       const row = ctx().store.steps.get(id)
-      if (row) bus.emit('session.step', { workspaceId, memberId, step: toStep(workspaceId, row) })
+      if (row) sink(row)
     }
     const binding: McpBinding = {
       authority: first.authority,
@@ -69,7 +70,8 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
         stepText: () => null,
         message: async (to, text) => {
           const target = memberRowOf(ctx(), to, 'memberId')
-          ctx().store.steps.insert({
+          // Not announced: the app shows it when that member's session is next read.
+          writeStep(ctx().store, quiet, {
             member_id: target,
             kind: 'message',
             status: 'queued',
@@ -100,7 +102,7 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
         return taken?.text ?? ''
       },
       record: (c, text, ok) => {
-        const id = ctx().store.steps.insert({
+        writeStep(ctx().store, sink, {
           member_id: rowId,
           kind: 'tool',
           status: ok ? 'done' : 'error',
@@ -112,7 +114,6 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
           started_at: now(),
           ended_at: now(),
         })
-        emitStep(id)
       },
     }
     return {

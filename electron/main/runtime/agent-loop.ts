@@ -8,8 +8,9 @@ import { ApiError } from '../../../shared/errors'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
-import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
+import type { StepRow } from '../store/steps-repo'
 import { TEXT_FLUSH_MS } from '../harness/steps'
+import { turnSteps, type StepSink, type TurnSteps } from './step-writer'
 import { buildBrief } from './brief'
 import {
   describeToolCall,
@@ -72,7 +73,7 @@ export interface TurnEnv {
     endTurn: (reason: string) => void,
     sourceStepId: string,
   ): HarnessToolContext
-  emitStep(row: StepRow): void
+  emitStep: StepSink
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string
   /** Which tree the turn is in, in words for the member ("T-3's worktree, branch … at …"). */
@@ -126,21 +127,8 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
   const signal = host.abort!.signal
   const taskId = turnTask(env.ctx, member, start)
   const ws = env.ctx.wsId
-  const insert: Insert = (row) => {
-    const id = store.steps.insert({
-      member_id: member.id,
-      turn_id: start.id,
-      task_id: taskId,
-      started_at: now(),
-      ...row,
-    })
-    env.emitStep(store.steps.get(id)!)
-    return id
-  }
-  const finish: Finish = (id, f) => {
-    store.steps.finish(id, f)
-    env.emitStep(store.steps.get(id)!)
-  }
+  const steps = turnSteps(store, env.emitStep, { memberRowId: member.id, turnId: start.id, taskId })
+  const { insert } = steps
   const interrupted = (): TurnOutcome => {
     insert({ kind: 'interrupted', status: 'done', text: interruptText(host), ended_at: now() })
     return { status: 'interrupted', answer: '' }
@@ -171,7 +159,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     const stepSignal = AbortSignal.any([signal, step.controller.signal])
 
     if (member.planning_interval > 0 && n % member.planning_interval === 0) {
-      const planned = await planStep(env, start, insert, finish, viewOptions(true), stepSignal)
+      const planned = await planStep(env, start, steps, viewOptions(true), stepSignal)
       if (planned === 'interrupted' && signal.aborted) return interrupted()
       if (planned === 'interrupted') {
         restarted(step)
@@ -195,7 +183,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     )
     const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
 
-    const reply = await streamModelStep(env, insert, finish, { system, messages, tools: specs, signal: stepSignal })
+    const reply = await streamModelStep(env, steps, { system, messages, tools: specs, signal: stepSignal })
     if (reply.kind === 'interrupted' && signal.aborted) return interrupted()
     if (reply.kind === 'interrupted') {
       restarted(step)
@@ -212,8 +200,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
           host,
           call,
           reply.stepId,
-          insert,
-          finish,
+          steps,
           stepSignal,
           (reason) => (ended = reason),
           () => step.reason,
@@ -241,13 +228,9 @@ function interruptText(host: MemberHost): string {
     : 'The turn was interrupted by the human.'
 }
 
-type Insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => number
-type Finish = (id: number, f: Parameters<StepsRepo['finish']>[1]) => void
-
 async function streamModelStep(
   env: TurnEnv,
-  insert: Insert,
-  finish: Finish,
+  { insert, finish }: TurnSteps,
   request: Parameters<ModelProvider['complete']>[0],
 ): Promise<
   { kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | { kind: 'error'; message: string }
@@ -304,13 +287,13 @@ async function runToolCall(
   host: MemberHost,
   call: ToolCall,
   modelStepId: number,
-  insert: Insert,
-  finish: Finish,
+  steps: TurnSteps,
   signal: AbortSignal,
   endTurn: (reason: string) => void,
   /** Why the step was stopped by a notice (interruptStep), if it was. */
   stoppedBy: () => string | null,
 ): Promise<string> {
+  const { insert, finish } = steps
   const tool = env.tools.find((t) => t.name === call.name)
   const stepId: number = insert({
     kind: 'tool',
@@ -353,8 +336,7 @@ async function runToolCall(
     return text
   }
   if (answer.ask) {
-    env.ctx.store.steps.setStatus(stepId, 'waiting_approval')
-    env.emitStep(env.ctx.store.steps.get(stepId)!)
+    steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
     const approvalId = makeId(env.ctx.wsId, 'step', stepId)
     const current =
       call.name === 'write_file' ? currentText(env.workspaceRoot, (args as { path?: unknown }).path) : undefined
@@ -375,8 +357,7 @@ async function runToolCall(
       finish(stepId, { status: signal.aborted ? 'interrupted' : 'denied', text, is_error: 1, ended_at: now() })
       return text
     }
-    env.ctx.store.steps.setStatus(stepId, 'running')
-    env.emitStep(env.ctx.store.steps.get(stepId)!)
+    steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
   }
   try {
     const output = await tool.run(
@@ -402,8 +383,7 @@ async function runToolCall(
 async function planStep(
   env: TurnEnv,
   start: StepRow,
-  insert: Insert,
-  finish: Finish,
+  { insert, finish }: TurnSteps,
   options: Parameters<typeof buildView>[2],
   signal: AbortSignal,
 ): Promise<string> {

@@ -21,6 +21,7 @@ import type { MemberRow } from '../store/members-repo'
 import type { TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { StepRow } from '../store/steps-repo'
+import { quiet, writeStep } from './step-writer'
 
 export interface AutoTurnsEnv {
   harness: Harness
@@ -351,7 +352,8 @@ export class AutoTurns {
         else if (n === JOIN_SPELLED + 1) ctx.store.steps.setText(id, `${ctx.store.steps.get(id)!.text}\n\n${JOIN_MORE}`)
         else changed = false
       } else {
-        id = ctx.store.steps.insert({
+        // Announced when the job is done (see done()).
+        id = writeStep(ctx.store, quiet, {
           member_id: memberRowId,
           kind: 'message',
           status: 'queued',

@@ -3,6 +3,7 @@ import type { Ctx } from '../harness/context'
 import { now } from '../harness/ids'
 import type { StepRow } from '../store/steps-repo'
 import { killRecordedGroup } from '../platform/sandbox'
+import { quiet, writeStep } from './step-writer'
 
 /**
  * After a crash: kills the process groups a previous process left running, its commands' and its ACP agents' (only
@@ -25,8 +26,9 @@ export function recoverLeftovers(ctx: Ctx): void {
       ctx.store.steps.finish(s.id, { status: 'interrupted', text, ended_at: now() })
       members.set(s.member_id, s)
     }
+    // Nobody watches these sessions yet: they are read when they are first shown.
     for (const [memberId, s] of members) {
-      ctx.store.steps.insert({
+      writeStep(ctx.store, quiet, {
         member_id: memberId,
         turn_id: s.turn_id,
         task_id: s.task_id,

@@ -7,6 +7,7 @@ import { ApiError } from '../../../shared/errors'
 import { now } from '../harness/ids'
 import type { StepRow } from '../store/steps-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
+import { quiet, writeStep } from './step-writer'
 
 /** The start of the member's latest turn if that turn failed; null when the latest turn did not fail. */
 export function failedTurn(store: WorkspaceStore, memberRowId: number): StepRow | null {
@@ -38,7 +39,8 @@ export function requeueFailedTurn(
       queued.push(q)
       store.steps.remove(q.id)
     }
-    const stepId = store.steps.insert({
+    // Announced by the caller once this transaction is over (the one step, or a reset when messages moved).
+    const stepId = writeStep(store, quiet, {
       member_id: memberRowId,
       kind: start.kind,
       status: 'queued',
@@ -50,7 +52,7 @@ export function requeueFailedTurn(
     })
     const moved = queued.map((q) => {
       const { id: _old, ...rest } = q
-      return [q.id, store.steps.insert(rest)] as const
+      return [q.id, writeStep(store, quiet, rest)] as const
     })
     return { stepId, moved }
   })

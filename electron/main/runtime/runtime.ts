@@ -26,6 +26,8 @@ import { runAcpTurn } from './acp/acp-turn'
 import { AgentPool } from './acp/agent-process'
 import { createProvider, warmProvider, type CreateProviderOptions, type ProviderKind } from './providers'
 import { toStep } from '../harness/steps'
+import { busSink, changeStep, quiet, writeStep, type StepSink } from './step-writer'
+import type { TurnOutcome } from './member-host'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
 import { recoverLeftovers } from './recovery'
@@ -147,18 +149,7 @@ export class Runtime {
     const ctx = this.o.harness.ctx(host.wsId)
     const member = ctx.store.members.get(host.memberRowId)!
     if (!member.agent && (!member.provider_kind || !member.provider_model)) {
-      const text = `${member.name} has no model provider set: choose one in the member's settings.`
-      ctx.store.steps.insert({
-        member_id: member.id,
-        turn_id: start.id,
-        kind: 'error',
-        status: 'error',
-        text,
-        is_error: 1,
-        started_at: now(),
-        ended_at: now(),
-      })
-      return { status: 'error' as const, answer: '', error: text }
+      return this.failTurn(ctx, start, `${member.name} has no model provider set: choose one in the member's settings.`)
     }
     const provider = member.agent
       ? null
@@ -183,25 +174,17 @@ export class Runtime {
           : null
       if (unbound) tree = { ...tree, readOnly: unbound }
     } catch (err) {
-      const text = `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`
-      ctx.store.steps.insert({
-        member_id: member.id,
-        turn_id: start.id,
-        kind: 'error',
-        status: 'error',
-        text,
-        is_error: 1,
-        started_at: now(),
-        ended_at: now(),
-      })
-      return { status: 'error' as const, answer: '', error: text }
+      return this.failTurn(
+        ctx,
+        start,
+        `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`,
+      )
     }
     const workspaceRoot = tree.root
     const before = tree.readOnly ? null : await this.snapshot(tree, host)
     // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
     const approval = stricterApproval(member.approval, start.approval)
-    const emitStep = (row: StepRow) =>
-      this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId: host.memberId, step: toStep(host.wsId, row) })
+    const emitStep = this.sink(host.wsId)
     if (!provider) {
       const outcome = await runAcpTurn(
         {
@@ -273,6 +256,25 @@ export class Runtime {
     return outcome
   }
 
+  private sink(wsId: string): StepSink {
+    return busSink(this.o.bus, wsId)
+  }
+
+  /** A turn that could not start: its error step (the host shows the error state). */
+  private failTurn(ctx: Ctx, start: StepRow, text: string): TurnOutcome {
+    writeStep(ctx.store, this.sink(ctx.wsId), {
+      member_id: start.member_id,
+      turn_id: start.id,
+      kind: 'error',
+      status: 'error',
+      text,
+      is_error: 1,
+      started_at: now(),
+      ended_at: now(),
+    })
+    return { status: 'error', answer: '', error: text }
+  }
+
   /**
    * An external agent hears of a notice at its next Concord tool call (concord mcp appends it), else once its turn
    * ends (see turn()); Concord's own loop at its next model call, after the running command. With "interrupt and
@@ -306,17 +308,12 @@ export class Runtime {
     if (store.steps.queuedCount(host.memberRowId) > 0) return // the next queued message carries them anyway
     const text =
       'A decision your work depends on changed while you were working: read the notices in the brief above, adjust your work, then acknowledge the task.'
-    const stepId = store.steps.insert({
+    writeStep(store, this.sink(host.wsId), {
       member_id: host.memberRowId,
       kind: 'notice',
       status: 'queued',
       text,
       started_at: now(),
-    })
-    this.o.bus.emit('session.step', {
-      workspaceId: host.wsId,
-      memberId: host.memberId,
-      step: toStep(host.wsId, store.steps.get(stepId)!),
     })
   }
 
@@ -348,21 +345,14 @@ export class Runtime {
     if (!last) return
     // The two trees are kept so the turn's own diff can be shown later (sessions.changes), with the commits the tree
     // was at before and after, which are what the diff is named by.
-    ctx.store.steps.setChanges(
-      last.id,
-      JSON.stringify({
-        from: before.tree,
-        to: after.tree,
-        fromCommit: before.commit,
-        toCommit: after.commit,
-        files: changes,
-      }),
-    )
-    this.o.bus.emit('session.step', {
-      workspaceId: host.wsId,
-      memberId: host.memberId,
-      step: toStep(host.wsId, ctx.store.steps.get(last.id)!),
+    const stored = JSON.stringify({
+      from: before.tree,
+      to: after.tree,
+      fromCommit: before.commit,
+      toCommit: after.commit,
+      files: changes,
     })
+    changeStep(ctx.store, this.sink(host.wsId), last.id, (s) => s.setChanges(last.id, stored))
     if (tree.taskRowId !== null) {
       // The task card's head moved with the turn's commits.
       const task = ctx.store.tasks.get(tree.taskRowId)
@@ -438,7 +428,7 @@ export class Runtime {
     const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
     if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId))
       throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
-    const stepId = ctx.store.steps.insert({
+    const stepId = writeStep(ctx.store, this.sink(host.wsId), {
       member_id: host.memberRowId,
       kind: fromMemberRowId === null ? 'user' : 'message',
       status: 'queued',
@@ -447,11 +437,6 @@ export class Runtime {
       task_id: task?.id ?? null,
       approval,
       started_at: now(),
-    })
-    this.o.bus.emit('session.step', {
-      workspaceId: host.wsId,
-      memberId,
-      step: toStep(host.wsId, ctx.store.steps.get(stepId)!),
     })
     host.resume()
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
@@ -477,7 +462,7 @@ export class Runtime {
       const parts = [`Start ${makeKey('task', task.id)}: ${task.title}`]
       if (task.spec.trim()) parts.push(task.spec.trim())
       if (task.acceptance_criteria.trim()) parts.push(`Acceptance criteria:\n${task.acceptance_criteria.trim()}`)
-      const stepId = ctx.store.steps.insert({
+      writeStep(ctx.store, this.sink(wsId), {
         member_id: member.id,
         kind: 'message',
         status: 'queued',
@@ -486,7 +471,7 @@ export class Runtime {
         task_id: task.id,
         started_at: now(),
       })
-      this.queuedByConcord(memberId, ctx.store.steps.get(stepId)!)
+      this.wake(this.host(memberId))
     } catch (err) {
       // The move stands; the card still lets the human start the conversation.
       console.error(
@@ -496,11 +481,16 @@ export class Runtime {
     }
   }
 
-  /** A turn Concord queued: shown in the session, picked up when the member is free (an error state stays). */
+  /** A turn Concord queued (auto-turns.ts): shown in the session now, picked up when the member is free. */
   private queuedByConcord(memberId: string, step: StepRow): void {
     if (this.closed) return
     const host = this.host(memberId)
-    this.o.bus.emit('session.step', { workspaceId: host.wsId, memberId, step: toStep(host.wsId, step) })
+    this.sink(host.wsId)(step)
+    this.wake(host)
+  }
+
+  /** A turn queued for the member is picked up when it is free (an error state stays). */
+  private wake(host: MemberHost): void {
     host.kick()
     this.o.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
   }
@@ -584,7 +574,7 @@ export class Runtime {
       // Re-inserted after the new start, in their order; the old ids are remembered for delegation waiters.
       return queued.map((q) => {
         const { id: _old, ...rest } = q
-        return [q.id, store.steps.insert(rest)] as const
+        return [q.id, writeStep(store, quiet, rest)] as const
       })
     })
     for (const [from, to] of moved) host.renameTurn(from, to)
@@ -679,12 +669,7 @@ export class Runtime {
     this.agents.stop(memberId)
     // Moved messages have new ids: the view reloads; otherwise the one new step is enough.
     if (moved.length) this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
-    else
-      this.o.bus.emit('session.step', {
-        workspaceId: host.wsId,
-        memberId,
-        step: toStep(host.wsId, store.steps.get(stepId)!),
-      })
+    else this.sink(host.wsId)(store.steps.get(stepId)!)
     host.resume()
     return host.info()
   }

@@ -21,8 +21,9 @@ import { appBinding, type AppBindingEnv } from '../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
 import { makeId, now } from '../../harness/ids'
 import type { MemberRow } from '../../store/members-repo'
-import type { NewStep, StepRow } from '../../store/steps-repo'
+import type { StepRow } from '../../store/steps-repo'
 import { TEXT_FLUSH_MS } from '../../harness/steps'
+import { turnSteps, writeStep, type StepSink } from '../step-writer'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
 import { envRefusal, scratchPaths } from '../../platform/command-env'
@@ -52,7 +53,7 @@ export interface AcpTurnEnv {
   mcp: Omit<AppBindingEnv, 'turn'>
   apiKey?: string
   turnTimeoutMs?: number
-  emitStep(row: StepRow): void
+  emitStep: StepSink
   emitDelta(stepId: number, text: string): void
 }
 
@@ -148,21 +149,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const signal = host.abort!.signal
   // What the agent's calls to Concord's tools act in from now on: this turn's tree, under this turn's policy.
   env.agents.setTurn(host.memberId, { root: env.workspaceRoot, approval: env.approval, sandbox: env.sandbox, signal })
-  const insert = (row: Omit<NewStep, 'member_id' | 'turn_id' | 'started_at'>) => {
-    const id = store.steps.insert({
-      member_id: member.id,
-      turn_id: start.id,
-      task_id: start.task_id,
-      started_at: now(),
-      ...row,
-    })
-    env.emitStep(store.steps.get(id)!)
-    return id
-  }
-  const finish = (id: number, f: Parameters<typeof store.steps.finish>[1]) => {
-    store.steps.finish(id, f)
-    env.emitStep(store.steps.get(id)!)
-  }
+  const steps = turnSteps(store, env.emitStep, { memberRowId: member.id, turnId: start.id, taskId: start.task_id })
+  const { insert, finish } = steps
   const fail = (text: string): TurnOutcome => {
     insert({ kind: 'error', status: 'error', text, is_error: 1, ended_at: now() })
     return { status: 'error', answer: '', error: text }
@@ -350,8 +338,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       const name = call.title || row?.tool_name || title
       const argsJson = args ? JSON.stringify(args) : (row?.tool_args ?? '{}')
       if (row && !row.ended_at && (name !== row.tool_name || argsJson !== row.tool_args)) {
-        store.steps.setTool(known, name, argsJson)
-        env.emitStep(store.steps.get(known)!)
+        steps.change(known, (s) => s.setTool(known, name, argsJson))
       }
       return known
     }
@@ -404,8 +391,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
         closeModel()
         if (planStep === null) planStep = insert({ kind: 'plan', status: 'done', text, ended_at: now() })
         else {
-          store.steps.setText(planStep, text)
-          env.emitStep(store.steps.get(planStep)!)
+          const id = planStep
+          steps.change(id, (s) => s.setText(id, text))
         }
         return
       }
@@ -455,8 +442,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       return pickOption(r.options, false)
     }
     if (!answer.ask) return pickOption(r.options, true)
-    store.steps.setStatus(stepId, 'waiting_approval')
-    env.emitStep(store.steps.get(stepId)!)
+    steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
     // The card shows what the call will do in the shapes built-in members' calls have (a command, a path with its
     // old and new text, a path with its content): Gemini's request carries its edit only as a diff, not in rawInput.
     const argsText = JSON.stringify(toolArgs(call) ?? call.rawInput ?? {})
@@ -471,8 +457,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       denials.push(`${call.title ?? 'a tool call'}: ${text}`)
       return pickOption(r.options, false)
     }
-    store.steps.setStatus(stepId, 'running')
-    env.emitStep(store.steps.get(stepId)!)
+    steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
     return pickOption(r.options, true)
   }
 
@@ -484,12 +469,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       return !!row && !row.ended_at && (row.tool_name ?? '').includes(name)
     })
     const stepId = open ?? toolStep(`mcp-${name}-${now()}`, name, { rawInput: JSON.parse(argumentsText) })
-    store.steps.setStatus(stepId, 'waiting_approval')
-    env.emitStep(store.steps.get(stepId)!)
+    steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
     const allowed = await host.requestApproval(makeId(env.ctx.wsId, 'step', stepId), stepId, name, argumentsText)
     if (!signal.aborted && store.steps.get(stepId)?.status === 'waiting_approval') {
-      store.steps.setStatus(stepId, 'running')
-      env.emitStep(store.steps.get(stepId)!)
+      steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
     }
     return allowed && !signal.aborted
   }
@@ -545,18 +528,14 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     // The human's Deny (with its reason) reaches the agent as Concord's next prompt: ACP carries no reason.
     if (denials.length && !signal.aborted) {
       const text = `The human denied ${denials.length === 1 ? 'a call' : `${denials.length} calls`} of your last turn; it did not run:\n${denials.map((d) => `- ${d}`).join('\n')}\nContinue without it; do not retry it unchanged.`
-      env.emitStep(
-        store.steps.get(
-          store.steps.insert({
-            member_id: member.id,
-            kind: 'notice',
-            status: 'queued',
-            text,
-            task_id: start.task_id,
-            started_at: now(),
-          }),
-        )!,
-      )
+      writeStep(store, env.emitStep, {
+        member_id: member.id,
+        kind: 'notice',
+        status: 'queued',
+        text,
+        task_id: start.task_id,
+        started_at: now(),
+      })
       // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
       if (res.stopReason === 'cancelled') {
         if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)

@@ -5,6 +5,7 @@
  */
 import type { Ctx } from '../../harness/context'
 import { now } from '../../harness/ids'
+import { quiet, writeStep } from '../step-writer'
 
 export function takeNotices(
   ctx: Ctx,
@@ -20,7 +21,8 @@ export function takeNotices(
     // land before the app has recorded the tool call itself.
     if (!recordStep) return null
     const text = pending.map((p) => p.text).join('\n\n')
-    return ctx.store.steps.insert({
+    // Announced by the caller, after this transaction.
+    return writeStep(ctx.store, quiet, {
       member_id: memberRowId,
       turn_id: turnId,
       kind: 'notice',
