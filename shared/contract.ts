@@ -471,8 +471,6 @@ export type Params<M extends MethodName> = z.input<Methods[M]['params']>
 export type ParsedParams<M extends MethodName> = z.output<Methods[M]['params']>
 export type Result<M extends MethodName> = Methods[M]['result']
 
-export const methodNames = Object.keys(methods) as MethodName[]
-
 /** Pushes from the main process. Every payload names its workspace so a client can filter. */
 export interface Events {
   'workspace.opened': { workspace: s.Workspace }

@@ -6,7 +6,6 @@
 
 export const keyPrefix = { decision: 'D', task: 'T', report: 'R', proposal: 'P' } as const
 export type KeyKind = keyof typeof keyPrefix
-export type KeyPrefix = (typeof keyPrefix)[KeyKind]
 
 const kindOfPrefix: Record<string, KeyKind> = { D: 'decision', T: 'task', R: 'report', P: 'proposal' }
 

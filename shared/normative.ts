@@ -14,9 +14,6 @@ export interface NormativeContent {
   status: DecisionStatusWord
 }
 
-/** Statuses under which a decision binds the tasks that depend on it. */
-export const inForceStatuses: readonly DecisionStatusWord[] = ['proposed', 'accepted']
-
 export function normalizeStatement(statement: string): string {
   return statement.trim().replace(/\s+/g, ' ')
 }

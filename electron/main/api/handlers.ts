@@ -34,7 +34,6 @@ import { listAutoTurns, sentNotices } from '../harness/figure-items'
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */
 export type Handlers = { [M in MethodName]: Handler<M> }
-export type HarnessMethod = Exclude<MethodName, never>
 
 export interface HandlerDeps {
   harness: Harness

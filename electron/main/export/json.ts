@@ -134,15 +134,10 @@ export async function parseExport(bytes: Buffer, source: string, slicer = new Sl
   return shape.doc
 }
 
-/** Everything the shape cannot say: ids unique, references resolvable, history complete and intact. */
-export function referenceProblems(doc: ExportDoc): string[] {
-  const problems: string[] = []
-  const steps = referenceChecks(doc, problems)
-  while (!steps.next().done);
-  return problems
-}
-
-/** referenceProblems one entity at a time: yields after each, so a caller can pause between them (import). */
+/**
+ * Everything the shape cannot say (ids unique, references resolvable, history complete and intact), one entity at a
+ * time: yields after each, so a caller can pause between them (import).
+ */
 export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<void, void, void> {
   /** The ids of a list, each repeated one a problem; yields every 1,000 items. */
   function* unique(list: { id: string }[], name: string, seen = new Set<string>()): Generator<void, Set<string>, void> {

@@ -216,8 +216,6 @@ export const ExportV1 = z
   })
 
 export type ExportDoc = z.infer<typeof ExportV1>
-export type MemberDoc = z.infer<typeof MemberV1>
 export type DecisionDoc = z.infer<typeof DecisionV1>
 export type RevisionDoc = z.infer<typeof RevisionV1>
-export type TaskDoc = z.infer<typeof TaskV1>
 export type ReportDoc = z.infer<typeof ReportV1>

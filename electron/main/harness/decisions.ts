@@ -7,19 +7,10 @@ import { changeDecisionTx, emitDecisionChange, type DecisionChange } from './dec
 import { contentHash } from './fingerprint'
 import { makeKey, now } from './ids'
 import { emptyImpact } from './impact'
-import { toDecision, toProposal, toRevision } from './mappers'
+import { toDecision, toProposal } from './mappers'
 import { mergedTasksOf } from './propagation'
 import { workspaceSettings } from './workspace-settings'
 import { createProposalTx } from './proposals'
-
-// The edit path lives in decision-change.ts (shared with proposals.ts); re-exported for the callers that name it here.
-export {
-  changeDecisionTx,
-  emitDecisionChange,
-  type ChangeFields,
-  type ChangeMeta,
-  type DecisionChange,
-} from './decision-change'
 
 export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): Decision {
   const actor = actorOf(ctx, p.actorId)
@@ -168,9 +159,4 @@ export function getDecision(ctx: Ctx, decisionId: string): Decision {
 
 export function listDecisions(ctx: Ctx): Decision[] {
   return ctx.store.decisions.list().map((r) => toDecision(ctx.wsId, r))
-}
-
-export function decisionHistory(ctx: Ctx, decisionId: string) {
-  const row = decisionRow(ctx, decisionId)
-  return ctx.store.decisions.history(row.id).map((r) => toRevision(ctx.wsId, r))
 }

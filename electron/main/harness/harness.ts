@@ -9,7 +9,7 @@ import { WorkspaceStore } from '../store/workspace-store'
 import { WorkspaceArchiveRepo } from '../store/archive-repo'
 import type { SecretStore } from '../secrets/secret-store'
 import type { Ctx } from './context'
-import { isWorkspaceId, kinds, newWorkspaceId, now, parseId, type EntityKind } from './ids'
+import { isWorkspaceId, newWorkspaceId, now, parseId, type EntityKind } from './ids'
 
 export interface HarnessOptions {
   dataDir: string
@@ -130,5 +130,3 @@ export class Harness {
     this.registry.close()
   }
 }
-
-export { kinds }

@@ -53,7 +53,7 @@ export function parseId(id: string, kind: EntityKind, field: string): { workspac
 }
 
 // The key format (D-3, T-2, …) has its home in shared/keys; re-exported for the core's many callers.
-export { keyPrefix, makeKey } from '../../../shared/keys'
+export { makeKey } from '../../../shared/keys'
 
 export function now(): string {
   return new Date().toISOString()

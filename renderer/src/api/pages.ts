@@ -8,7 +8,6 @@ import type { ClientApi } from './bridge-client'
 
 export type TaskFilter = Omit<Params<'tasks.page'>, 'workspaceId' | 'cursor' | 'limit'>
 export type ReportFilter = Omit<Params<'reports.page'>, 'workspaceId' | 'cursor' | 'limit'>
-export type Page<T> = { items: T[]; nextCursor: string | null; total: number }
 export type { ReportPage }
 /** The impact an edit's answer and its decision.changed event carry (counts plus the first items). */
 export type CompactImpact = Impact

@@ -2,7 +2,7 @@ import type { Impact, Member } from '../../../shared/schemas'
 import { taskStatusWords } from '../../../shared/task-rules'
 
 // The words live in shared/task-rules.ts; re-exported for the files that import them from here.
-export { taskFlagWords as flagWords, taskStatusWords } from '../../../shared/task-rules'
+export { taskStatusWords } from '../../../shared/task-rules'
 const statusWords = taskStatusWords
 
 /**

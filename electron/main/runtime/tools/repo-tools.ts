@@ -15,17 +15,7 @@
 import { runCommandTool } from './command-tool'
 import { editFileTool, listFilesTool, readFileTool, searchTextTool, writeFileTool } from './file-tools'
 import { gitCommitTool, gitDiffTool, gitStatusTool } from './git-tools'
-import type { ToolContext, ToolDefinition } from './types'
-
-export {
-  COMMAND_OUTPUT_CAP,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_READ_LINES,
-  LIST_CAP,
-  MAX_COMMAND_TIMEOUT_MS,
-  MAX_READ_BYTES,
-  SEARCH_CAP,
-} from './tool-helpers'
+import type { ToolDefinition } from './types'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools with different argument types in one list; each `run` only ever gets what its own `args` parsed
 export function repoTools(): ToolDefinition<any>[] {
@@ -40,9 +30,4 @@ export function repoTools(): ToolDefinition<any>[] {
     gitDiffTool,
     gitCommitTool,
   ]
-}
-
-/** Context helper for callers that only have a root and a signal. */
-export function toolContext(workspaceRoot: string, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { workspaceRoot, signal }
 }
