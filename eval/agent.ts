@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { McpServerStdio, RequestPermissionRequest } from '@agentclientprotocol/sdk'
 import { AgentProcess, AgentStartError } from '../electron/main/runtime/acp/agent-process'
-import { pickOption } from '../electron/main/runtime/acp/acp-turn'
+import { pickOption } from '../electron/main/runtime/acp/acp-updates'
 import { agentCommand, agentPresets, notInstalledText } from '../electron/main/runtime/acp/presets'
 import { ACT, DEFAULT_MAX_CALLS, ModelConfigError, type Driver, type ModelUsage } from './model'
 

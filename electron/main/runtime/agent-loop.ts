@@ -4,7 +4,14 @@
  * or is interrupted. The model proposes; the runtime validates and executes (DESIGN §3).
  */
 import { currentText } from './approval-current'
+import type { MethodName, Params, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
+import type { ApprovalPolicy } from '../harness/approval-policy'
+import { rulesFor } from '../harness/approval-rules'
+import type { Harness } from '../harness/harness'
+import { secretRef } from '../harness/members'
+import { workspaceSettings } from '../harness/workspace-settings'
+import { sandboxStatus } from '../platform/sandbox'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
@@ -15,7 +22,6 @@ import { buildBrief } from './brief'
 import {
   describeToolCall,
   needsHuman,
-  stricterPolicy,
   suggestedRule,
   type CallSetting,
   type PolicyRule,
@@ -23,8 +29,13 @@ import {
 } from '../harness/approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
+import { createProvider, type CreateProviderOptions } from './providers'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
-import type { HarnessToolContext } from './tools/harness-tools'
+import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
+import { repoTools } from './tools/repo-tools'
+import type { Turn, TurnEngine } from './turn-engine'
+import { sandboxPolicy } from './turn-tree'
+import { turnTask } from './turn-task'
 import { parseArgs } from './tools/tool-helpers'
 import { ToolError } from '../platform/tool-error'
 import type { ToolDefinition } from './tools/types'
@@ -88,9 +99,6 @@ export interface TurnEnv {
   callSetting?: CallSetting
 }
 
-/** The stricter of two approval policies (`ask`, then `sandboxed`, then `auto`). */
-export const stricterApproval = stricterPolicy
-
 export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
     `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` +
@@ -103,14 +111,6 @@ export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: st
   ]
     .filter(Boolean)
     .join('\n\n')
-}
-
-/** The task a turn works on: the one its message names, else the member's single task in progress. */
-export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | null {
-  if (start.task_id !== null) return start.task_id
-  const active = ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
-  const [only, ...others] = active
-  return only && !others.length ? only.id : null
 }
 
 export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
@@ -426,5 +426,91 @@ async function planStep(
     const message = err instanceof Error ? err.message : String(err)
     finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
     return message
+  }
+}
+
+/** What Concord's own loop needs of the runtime: provider options, and the messages and delegations of its tools. */
+export interface BuiltinEngineDeps {
+  harness: Harness
+  provider?: CreateProviderOptions
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>
+  message(from: MemberHost, to: string, text: string, approval: ApprovalPolicy): void
+  delegate(from: MemberHost, to: string, task: string, signal: AbortSignal, approval: ApprovalPolicy): Promise<string>
+}
+
+/** The turn engine of a member with a model provider: this loop, with Concord's tools. */
+export function builtinEngine(deps: BuiltinEngineDeps): TurnEngine {
+  const tools = [...repoTools(), ...harnessTools()] as ToolDefinition<unknown, HarnessToolContext>[]
+  return {
+    run: async (turn) => {
+      const { ctx, member, host, tree } = turn
+      const provider = createProvider(
+        {
+          kind: member.provider_kind!,
+          model: member.provider_model!,
+          baseURL: member.provider_base_url ?? undefined,
+          apiKey: deps.harness.secrets.get(secretRef(host.memberId)),
+        },
+        deps.provider,
+      )
+      return runTurn(
+        {
+          ctx,
+          member,
+          provider,
+          workspaceRoot: tree.root,
+          treeDescription: tree.description,
+          tools: tools.filter((t) => toolAllowed(t.name, member.authority)),
+          approval: turn.approval,
+          rules: rulesFor(ctx, member.id),
+          sandbox: await sandboxStatus(),
+          callSetting: {
+            readOnlyTree: !!tree.readOnly,
+            network: member.network === 1,
+            hooks: workspaceSettings(ctx).gitHooks,
+          },
+          emitStep: turn.emitStep,
+          emitDelta: turn.emitDelta,
+          toolContext: (_host, signal, endTurn, sourceStepId) => toolContext(deps, turn, signal, endTurn, sourceStepId),
+        },
+        host,
+        turn.start,
+      )
+    },
+  }
+}
+
+/** What a tool call of this turn acts in and on. */
+function toolContext(
+  deps: BuiltinEngineDeps,
+  { ctx, host, tree, member, approval }: Turn,
+  signal: AbortSignal,
+  endTurn: (reason: string) => void,
+  sourceStepId: string,
+): HarnessToolContext {
+  return {
+    workspaceRoot: tree.root,
+    signal,
+    sandbox: sandboxPolicy(deps.harness, ctx, host, tree),
+    onProcess: (info) => {
+      const id = ctx.store.steps.addProcess(null, info.pid, info.pgid, info.startTime ?? null, now())
+      return () => ctx.store.steps.removeProcess(id)
+    },
+    workspaceId: host.wsId,
+    memberId: host.memberId,
+    authority: member.authority,
+    call: (method, params) => deps.call(method, params),
+    brief: () => host.lastBrief ?? { text: '', decisionVersions: new Map() },
+    stepText: (stepId) => {
+      const m = /-s(\d+)$/.exec(stepId)
+      const row = m ? ctx.store.steps.get(Number(m[1])) : undefined
+      return row && row.member_id === host.memberRowId && stepId.startsWith(host.wsId) ? row.text : null
+    },
+    message: async (to, text) => {
+      deps.message(host, to, text, approval)
+    },
+    delegate: (to, task, sig) => deps.delegate(host, to, task, sig, approval),
+    endTurn,
+    sourceStepId,
   }
 }

@@ -1,7 +1,13 @@
-/** What a previous Concord process left behind in a workspace, dealt with once when this one first opens it. */
+/**
+ * What a previous Concord process left behind in a workspace, dealt with once when this one first opens it, and at
+ * start for every workspace: the processes it left running, the turns it left open, the messages it left queued.
+ */
 import type { Ctx } from '../harness/context'
+import type { Harness } from '../harness/harness'
+import { makeId } from '../harness/ids'
 import { now } from '../harness/ids'
 import type { StepRow } from '../store/steps-repo'
+import type { ProviderKind } from './providers'
 import { killRecordedGroup } from '../platform/sandbox'
 import { quiet, writeStep } from './step-writer'
 
@@ -40,4 +46,55 @@ export function recoverLeftovers(ctx: Ctx): void {
       })
     }
   })
+}
+
+/** A workspace's context, its leftovers dealt with at its first use by this process (unless recovery is off). */
+export class Recovery {
+  private readonly recovered = new Set<string>()
+
+  constructor(
+    private readonly harness: Harness,
+    private readonly enabled: boolean,
+  ) {}
+
+  ctx(wsId: string): Ctx {
+    const ctx = this.harness.ctx(wsId)
+    if (this.enabled && !this.recovered.has(wsId)) {
+      this.recovered.add(wsId)
+      recoverLeftovers(ctx)
+    }
+    return ctx
+  }
+
+  /**
+   * At start: every workspace's leftovers are dealt with now, not when someone next opens it, and `resume` runs for
+   * each once the core is up. Returns the provider kinds its members use (to warm up).
+   */
+  atStart(resume: (wsId: string) => void): Set<ProviderKind> {
+    const kinds = new Set<ProviderKind>()
+    for (const w of this.enabled ? this.harness.listWorkspaces() : []) {
+      try {
+        for (const m of this.ctx(w.id).store.members.list()) if (m.provider_kind && !m.agent) kinds.add(m.provider_kind)
+        setImmediate(() => resume(w.id))
+      } catch (err) {
+        // An unreadable workspace must not keep the others from starting; its calls report the fault.
+        console.error(`could not recover workspace ${w.name} (${w.id}):`, err instanceof Error ? err.message : err)
+      }
+    }
+    return kinds
+  }
+}
+
+/** The messages queued when Concord stopped run now, rather than when someone next opens that chat. */
+export function resumeQueued(harness: Harness, wsId: string, host: (memberId: string) => unknown): void {
+  try {
+    const ctx = harness.ctx(wsId)
+    for (const m of ctx.store.members.list())
+      if (ctx.store.steps.queuedCount(m.id) > 0) host(makeId(wsId, 'member', m.id))
+  } catch (err) {
+    console.error(
+      `could not resume the queued messages of workspace ${wsId}:`,
+      err instanceof Error ? err.message : err,
+    )
+  }
 }

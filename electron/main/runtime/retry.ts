@@ -34,11 +34,7 @@ export function requeueFailedTurn(
         'invalid_transition',
         `${name}'s last turn did not fail: there is nothing to retry (send a message instead)`,
       )
-    const queued: StepRow[] = []
-    for (let q = store.steps.nextQueued(memberRowId); q; q = store.steps.nextQueued(memberRowId)) {
-      queued.push(q)
-      store.steps.remove(q.id)
-    }
+    const queued = takeQueued(store, memberRowId)
     // Announced by the caller once this transaction is over (the one step, or a reset when messages moved).
     const stepId = writeStep(store, quiet, {
       member_id: memberRowId,
@@ -50,10 +46,37 @@ export function requeueFailedTurn(
       approval: start.approval,
       started_at: now(),
     })
-    const moved = queued.map((q) => {
-      const { id: _old, ...rest } = q
-      return [q.id, writeStep(store, quiet, rest)] as const
-    })
-    return { stepId, moved }
+    return { stepId, moved: requeue(store, queued) }
+  })
+}
+
+/** Takes the member's queued messages out of its inbox, in order (to queue them again behind something). */
+function takeQueued(store: WorkspaceStore, memberRowId: number): StepRow[] {
+  const queued: StepRow[] = []
+  for (let q = store.steps.nextQueued(memberRowId); q; q = store.steps.nextQueued(memberRowId)) {
+    queued.push(q)
+    store.steps.remove(q.id)
+  }
+  return queued
+}
+
+/** Queues taken messages again, in their order; returns the ids they had and have now (for delegation waiters). */
+function requeue(store: WorkspaceStore, queued: StepRow[]): (readonly [number, number])[] {
+  return queued.map((q) => {
+    const { id: _old, ...rest } = q
+    return [q.id, writeStep(store, quiet, rest)] as const
+  })
+}
+
+/**
+ * sessions.reset: a new conversation for a member whose history keeps failing; earlier steps stay in the store and
+ * the export, out of the view. Messages still queued move into the new conversation (the moves are returned).
+ */
+export function resetSession(store: WorkspaceStore, memberRowId: number): (readonly [number, number])[] {
+  return store.transaction(() => {
+    const queued = takeQueued(store, memberRowId)
+    store.members.setSessionStart(memberRowId, store.steps.lastId(memberRowId))
+    // Re-inserted after the new start, in their order.
+    return requeue(store, queued)
   })
 }

@@ -45,3 +45,11 @@ export function unboundTreeText(ctx: Ctx, member: MemberRow, treeDescription: st
   const names = `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`
   return `${treeDescription}: this turn is bound to none of your ${active.length} tasks in progress (${names}); a turn works in a task's tree when its message names exactly one of them (e.g. "${makeKey('task', active[0]!.id)}: …"), or when the human chooses the task under the message box`
 }
+
+/** The task a turn works on: the one its message names, else the member's single task in progress. */
+export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | null {
+  if (start.task_id !== null) return start.task_id
+  const active = ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
+  const [only, ...others] = active
+  return only && !others.length ? only.id : null
+}

@@ -127,15 +127,6 @@ export class StepsRepo {
       open: db.prepare<[], StepRow>(
         "SELECT * FROM steps WHERE status IN ('streaming','running','waiting_approval') ORDER BY id",
       ),
-      // `unreported`: finished model replies whose provider reported no usage (counted, never taken as 0 tokens).
-      usageByMember: db.prepare<[], { member_id: number; input: number; output: number; unreported: number }>(
-        `SELECT member_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
-         FROM steps WHERE input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status = 'done') GROUP BY member_id ORDER BY member_id`,
-      ),
-      usageByTask: db.prepare<[], { task_id: number; input: number; output: number; unreported: number }>(
-        `SELECT task_id, coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output, sum(input_tokens IS NULL) AS unreported
-         FROM steps WHERE task_id IS NOT NULL AND (input_tokens IS NOT NULL OR (kind IN ('model','plan') AND status = 'done')) GROUP BY task_id ORDER BY task_id`,
-      ),
       latestPlan: db.prepare<[number], StepRow>(
         "SELECT * FROM steps WHERE member_id = ? AND kind = 'plan' AND status = 'done' ORDER BY id DESC LIMIT 1",
       ),
@@ -305,14 +296,6 @@ export class StepsRepo {
   /** Steps a previous process left in flight (it stopped or crashed mid-turn). */
   open(): StepRow[] {
     return this.s.open.all()
-  }
-
-  usageByMember() {
-    return this.s.usageByMember.all()
-  }
-
-  usageByTask() {
-    return this.s.usageByTask.all()
   }
 
   latestPlan(memberId: number): StepRow | undefined {

@@ -1,0 +1,189 @@
+/**
+ * An ACP turn's agent process: one per member, kept alive across turns, in the OS sandbox, with Concord's tools on the
+ * member's gateway socket; a changed configuration (command, environment, tree) restarts it.
+ */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
+import type { McpServer } from '@agentclientprotocol/sdk'
+import type { McpGateway } from '../mcp/agent-gateway'
+import { appBinding } from '../mcp/app-binding'
+import { now } from '../../harness/ids'
+import { envRefusal, scratchPaths } from '../../platform/command-env'
+import { sandboxedAgentSpawn, sandboxStatus } from '../../platform/sandbox'
+import type { ProcessInfo } from '../../platform/sandbox-policy'
+import type { MemberHost } from '../member-host'
+import type { AcpTurnEnv } from './acp-turn'
+import { AgentStartError, type AgentProcess } from './agent-process'
+import { agentCommand, agentPresets, notInstalledText } from './presets'
+
+const START_TIMEOUT_MS = 60_000
+
+/** The running agent, and what its sessions are opened with. */
+export interface StartedAgent {
+  agent: AgentProcess
+  /** Started for this turn (not the process of an earlier one). */
+  fresh: boolean
+  sandboxed: boolean
+  /** Why it is not sandboxed, when it is not. */
+  notSandboxed?: string
+  /** Concord's MCP server, for session/new and session/load when the agent does not take it in its config. */
+  sessionMcp: McpServer[]
+  sessionMeta: { _meta?: Record<string, unknown> }
+}
+
+/**
+ * The agent's environment: an allow-list, the member's own variables and key; never Concord's or other members'
+ * secrets. Also the folders of its own state, which its sandbox leaves writable.
+ */
+function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: string[] } {
+  const m = env.member
+  const preset = agentPresets[m.agent!]
+  const out: Record<string, string> = {}
+  for (const k of [
+    'PATH',
+    'HOME',
+    'USER',
+    'LOGNAME',
+    'LANG',
+    'LC_ALL',
+    'TERM',
+    'TMPDIR',
+    'SHELL',
+    'SYSTEMROOT',
+    'APPDATA',
+    'LOCALAPPDATA',
+  ]) {
+    const v = process.env[k]
+    if (v !== undefined) out[k] = v
+  }
+  const stateDirs: string[] = []
+  if (m.agent_isolated_home) {
+    const home = join(env.dataDir, 'agents', env.ctx.wsId, `m${m.id}`)
+    for (const v of preset.homeVariables) {
+      const dir = v === 'HOME' ? home : join(home, `.${v.toLowerCase()}`)
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      out[v] = dir
+    }
+    stateDirs.push(home)
+  } else {
+    // The user's own login: the agent's folders in the real home stay writable (the rest of the home does not).
+    for (const f of preset.stateFiles) {
+      const p = join(homedir(), f)
+      if (!f.endsWith('.json')) mkdirSync(p, { recursive: true, mode: 0o700 })
+      stateDirs.push(p)
+    }
+  }
+  // The member's own variables were checked when saved (members.create/update: envRefusal); one saved before a rule
+  // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME) is left out. They reach only the agent inside its
+  // sandbox: bwrap and the agent's program are found on Concord's own path, not on this PATH (sandboxedAgentSpawn).
+  const own = Object.entries(JSON.parse(m.agent_env) as Record<string, string>).filter(
+    ([k, v]) => envRefusal(k, v) === null,
+  )
+  Object.assign(out, preset.env, Object.fromEntries(own))
+  if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
+  return { vars: out, stateDirs }
+}
+
+/** Whether `command` names a program that can be run (a path, or a name found on PATH). */
+function findProgram(command: string, pathVar: string | undefined): boolean {
+  const runnable = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK)
+      return statSync(p).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (isAbsolute(command) || command.includes('/')) return runnable(resolve(command))
+  return (pathVar ?? '').split(delimiter).some((d) => d && runnable(join(d, command)))
+}
+
+/** The member's agent, running (started now if needed); or why it cannot run, in words for the session. */
+export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<StartedAgent | { error: string }> {
+  const { store } = env.ctx
+  const member = env.member
+  const preset = agentPresets[member.agent!]
+  const concordSandbox = (await sandboxStatus()).available
+  const { command, args } = agentCommand(
+    member,
+    preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }),
+  )
+  let gateway: McpGateway
+  try {
+    gateway = await env.agents.gateway(host.memberId, () =>
+      appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }),
+    )
+  } catch (err) {
+    return {
+      error: `Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`,
+    }
+  }
+  const concordMcp = gateway.serverEntry('concord')
+  const viaConfig = preset.mcpArgs?.(concordMcp)
+  if (viaConfig) args.push(...viaConfig.args)
+  const sessionMcp: McpServer[] = viaConfig ? [] : [concordMcp]
+  const sessionMeta = preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {}
+  const { vars, stateDirs } = agentEnv(env)
+  if (viaConfig) Object.assign(vars, viaConfig.env)
+  const workspaceConfig = (preset.workspaceConfig ?? [])
+    .map((f) => join(env.workspaceRoot, f))
+    .filter((p) => existsSync(p))
+  // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
+  if (!findProgram(command, vars.PATH)) return { error: notInstalledText(member.agent!, command) }
+  const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
+    root: env.workspaceRoot,
+    readOnly: !!env.sandbox?.readOnlyTree,
+    userCheckout: env.sandbox?.userCheckout,
+    // From Concord's records only (never the tree's `.git` file): a task's tree is its own repository, so the tree is
+    // all it writes; the user's object store it reads through alternates is shown read-only (sandbox.readable).
+    writable: stateDirs,
+    readable: [gateway.dir, ...(env.sandbox?.readable ?? [])],
+    tmp: scratchPaths(env.sandbox).tmp,
+    dataDir: env.dataDir,
+    hide: workspaceConfig,
+  })
+  if (!spawn.sandboxed && workspaceConfig.length) {
+    return {
+      error: `${preset.label} was not started: this folder has ${workspaceConfig.map((p) => relative(env.workspaceRoot, p)).join(' and ')}, which ${preset.label} would apply (MCP servers, programs it runs, its environment), and without the OS sandbox (${spawn.reason ?? 'none here'}) Concord cannot hide them from it. Remove them from the repository, or run Concord where the sandbox works.`,
+    }
+  }
+  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  const before = env.agents.get(host.memberId)
+  let agent: AgentProcess
+  try {
+    // Its process group is recorded like a command's, so the next start ends it if Concord dies (recovery.ts).
+    const onProcess = (p: ProcessInfo) => {
+      const id = store.steps.addProcess(null, p.pid, p.pgid, p.startTime ?? null, now())
+      return () => {
+        try {
+          store.steps.removeProcess(id)
+        } catch {
+          // The workspace was closed first: the record goes at the next start (recovery.ts).
+        }
+      }
+    }
+    const spec = {
+      command: spawn.file,
+      args: spawn.args,
+      env: spawn.env,
+      cwd: spawn.cwd,
+      fingerprint,
+      notSandboxed: spawn.reason,
+      onProcess,
+    }
+    agent = await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
+  } catch (err) {
+    if (err instanceof AgentStartError && err.code === 'agent_missing')
+      return { error: notInstalledText(member.agent!, command) }
+    return { error: err instanceof Error ? err.message : String(err) }
+  }
+  return {
+    agent,
+    fresh: agent !== before,
+    sandboxed: spawn.sandboxed,
+    notSandboxed: spawn.reason,
+    sessionMcp,
+    sessionMeta,
+  }
+}
