@@ -396,12 +396,16 @@ export interface TaskPage {
   total: number
 }
 
-/** One page of reports.page, newest first. `staleTotal`: stale reports among those matching every filter but `stale`. */
+/**
+ * One page of reports.page, newest first. `staleTotal`: stale reports among those matching every filter but `stale`;
+ * `attentionTotal`: those of them no newer report of the same task, kind and author supersedes (the badge).
+ */
 export interface ReportPage {
   items: Report[]
   nextCursor: string | null
   total: number
   staleTotal: number
+  attentionTotal: number
 }
 
 export interface Proposal {
@@ -493,6 +497,8 @@ export interface Report {
   artifact: ArtifactRef
   claims: Claim[]
   createdAt: string
+  /** The newer report of the same task, kind and author that supersedes this one; null while it is the newest. */
+  supersededBy: string | null
 }
 
 export interface Notice {

@@ -78,6 +78,7 @@ const report = (n: number, extra: Partial<Report> = {}): Report => ({
   artifact: { commit: 'a'.repeat(40), digest: null },
   claims: [{ id: `${WS}-c${n}`, text: 'holds', decisionIds: [D1], state: 'valid' }],
   createdAt: '',
+  supersededBy: null,
   ...extra,
 })
 

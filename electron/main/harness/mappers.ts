@@ -237,6 +237,7 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
       artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
       claims: c,
       createdAt: r.created_at,
+      supersededBy: idOrNull(ws, 'report', r.superseded_by),
     }
   })
 }

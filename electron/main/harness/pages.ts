@@ -83,7 +83,7 @@ export function pageReports(ctx: Ctx, p: ParsedParams<'reports.page'>): ReportPa
     kind: p.kind,
     stale: p.stale,
   }
-  const { rows, total, staleTotal } = ctx.store.reports.page(
+  const { rows, total, staleTotal, attentionTotal } = ctx.store.reports.page(
     filter,
     cursorOf(p.cursor, 'reports.page') ?? Number.MAX_SAFE_INTEGER,
     limit + 1,
@@ -94,5 +94,6 @@ export function pageReports(ctx: Ctx, p: ParsedParams<'reports.page'>): ReportPa
     nextCursor: rows.length > limit ? String(items.at(-1)?.id) : null,
     total,
     staleTotal,
+    attentionTotal,
   }
 }

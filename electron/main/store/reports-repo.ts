@@ -12,6 +12,8 @@ export interface ReportRow {
   artifact_digest: string | null
   claim_count: number
   created_at: string
+  /** The next newer report of the same task, kind and author (migration 018). */
+  superseded_by: number | null
 }
 
 export interface BasisRow {
@@ -40,7 +42,10 @@ export interface ClaimLinkRow {
 export class ReportsRepo {
   private readonly s
   /** reports.page statements, prepared once per combination of filters. */
-  private readonly pages = new Map<string, { rows: Statement; total: Statement; staleTotal: Statement }>()
+  private readonly pages = new Map<
+    string,
+    { rows: Statement; total: Statement; staleTotal: Statement; attentionTotal: Statement }
+  >()
   private readonly sigQueries = new Map<string, Statement<Record<string, unknown>, number>>()
 
   constructor(private readonly db: Db) {
@@ -114,8 +119,8 @@ export class ReportsRepo {
           'SELECT report_id FROM report_sig WHERE sig_id = ? AND report_id < ? ORDER BY report_id DESC LIMIT ?',
         )
         .pluck(),
-      counts: db.prepare<[string], { reports: number; stale: number }>(
-        'SELECT reports, stale FROM report_counts WHERE scope = ?',
+      counts: db.prepare<[string], { reports: number; stale: number; staleLive: number }>(
+        'SELECT reports, stale, stale_live AS staleLive FROM report_counts WHERE scope = ?',
       ),
       // The figures kept with the pins (migration 012): an edit's report side without reading its reports.
       pinTotals: db.prepare<[number, string], { reports: number; claims: number; report_claims: number }>(
@@ -164,7 +169,7 @@ export class ReportsRepo {
     }
   }
 
-  insert(row: Omit<ReportRow, 'id'>): number {
+  insert(row: Omit<ReportRow, 'id' | 'superseded_by'>): number {
     return Number(this.s.insert.run(row).lastInsertRowid)
   }
 
@@ -321,7 +326,11 @@ export class ReportsRepo {
    * number of reports; with a task, from that task's reports (an index range). The stale filter walks reports
    * newest first and looks each one's signature up: the page costs what it shows, plus the valid ones it skips.
    */
-  page(f: ReportFilter, before: number, limit: number): { rows: ReportRow[]; total: number; staleTotal: number } {
+  page(
+    f: ReportFilter,
+    before: number,
+    limit: number,
+  ): { rows: ReportRow[]; total: number; staleTotal: number; attentionTotal: number } {
     const key = [
       f.taskId !== undefined ? 't' : '',
       f.authorId !== undefined ? 'a' : '',
@@ -343,6 +352,9 @@ export class ReportsRepo {
         // Only with a task: the other filters' totals are kept (see counts).
         total: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${cond}`).pluck(),
         staleTotal: this.db.prepare(`SELECT count(*) FROM reports r WHERE ${base} AND ${staleReport}`).pluck(),
+        attentionTotal: this.db
+          .prepare(`SELECT count(*) FROM reports r WHERE ${base} AND r.superseded_by IS NULL AND ${staleReport}`)
+          .pluck(),
       }
       this.pages.set(key, q)
     }
@@ -354,12 +366,18 @@ export class ReportsRepo {
       (f.taskId === undefined && f.stale !== undefined && this.bySignature(f, args, before, limit)) ||
       (q.rows.all({ ...args, before, limit }) as ReportRow[])
     if (f.taskId !== undefined)
-      return { rows, total: q.total.get(args) as number, staleTotal: q.staleTotal.get(args) as number }
+      return {
+        rows,
+        total: q.total.get(args) as number,
+        staleTotal: q.staleTotal.get(args) as number,
+        attentionTotal: q.attentionTotal.get(args) as number,
+      }
     const c = this.counts(f.authorId, f.kind)
     return {
       rows,
       total: f.stale === undefined ? c.reports : f.stale ? c.stale : c.reports - c.stale,
       staleTotal: c.stale,
+      attentionTotal: c.staleLive,
     }
   }
 
@@ -395,9 +413,9 @@ export class ReportsRepo {
   }
 
   /** The kept totals of a scope (migration 015): reports, and those stale; an author (null: none) and a kind narrow it. */
-  counts(authorId?: number | null, kind?: ReportRow['kind']): { reports: number; stale: number } {
+  counts(authorId?: number | null, kind?: ReportRow['kind']): { reports: number; stale: number; staleLive: number } {
     const scope = `${authorId === undefined ? '' : `a${authorId ?? 0}`}${kind ? `k${kind}` : ''}`
-    return this.s.counts.get(scope) ?? { reports: 0, stale: 0 }
+    return this.s.counts.get(scope) ?? { reports: 0, stale: 0, staleLive: 0 }
   }
 }
 

@@ -137,7 +137,7 @@ export class TransferRepo {
     this.s.task.run(row)
   }
 
-  insertReport(row: ReportRow): void {
+  insertReport(row: Omit<ReportRow, 'superseded_by'>): void {
     this.s.report.run(row)
   }
 

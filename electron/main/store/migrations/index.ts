@@ -15,6 +15,7 @@ import * as m014 from './014-tree-state'
 import * as m015 from './015-report-counts'
 import * as m016 from './016-search-prefix'
 import * as m017 from './017-impact-record'
+import * as m018 from './018-superseded'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -35,4 +36,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '015-report-counts', up: m015.up },
   { name: '016-search-prefix', up: m016.up },
   { name: '017-impact-record', up: m017.up },
+  { name: '018-superseded', up: m018.up },
 ]
