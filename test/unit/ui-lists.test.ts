@@ -116,7 +116,11 @@ function rowServer(tasks: Task[], reports: Report[]) {
       ),
     'reports.page': (p) => {
       const rows = reports.filter((r) => reportMatches(p as ReportFilter, r))
-      return { ...page(rows, p, true), staleTotal: rows.filter((r) => r.validity === 'stale').length }
+      return {
+        ...page(rows, p, true),
+        staleTotal: rows.filter((r) => r.validity === 'stale').length,
+        attentionTotal: rows.filter((r) => r.validity === 'stale' && !r.supersededBy).length,
+      }
     },
     'tasks.getMany': (p) => tasks.filter((t) => (p.ids as string[]).includes(t.id)),
     'reports.getMany': (p) => reports.filter((r) => (p.ids as string[]).includes(r.id)),

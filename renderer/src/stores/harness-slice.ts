@@ -99,9 +99,11 @@ function reportApplied(s: AppState, r: Report, isNew: boolean): { patch: Partial
   const moved = moveReport(s, prev, r, isNew)
   const wasStale = prev ? prev.validity === 'stale' : isNew ? false : null
   const { staleReports } = s.counts
-  const delta = wasStale === null ? 0 : Number(r.validity === 'stale') - Number(wasStale)
+  // The badge counts stale reports no newer one supersedes: a superseded one never moves it, a new one may
+  // supersede a stale one (the server recounts).
+  const delta = wasStale === null || r.supersededBy ? 0 : Number(r.validity === 'stale') - Number(wasStale)
   return {
-    uncertain: moved.uncertain || (wasStale === null && staleReports !== null),
+    uncertain: moved.uncertain || ((wasStale === null || isNew) && staleReports !== null),
     patch: {
       reports: { ...s.reports, [r.id]: r },
       reportLists: moved.reportLists,

@@ -151,7 +151,7 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
           const page = rr[i]
           if (list && page) reportLists[k] = { ...list, total: page.total, staleTotal: page.staleTotal }
         })
-        return { taskLists, reportLists, counts: { flaggedTasks: flagged.total, staleReports: all.staleTotal } }
+        return { taskLists, reportLists, counts: { flaggedTasks: flagged.total, staleReports: all.attentionTotal } }
       })
     }
   }
@@ -285,7 +285,7 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
       ])
         .then(([flagged, reports]) => {
           if (get().workspaceId === workspaceId)
-            set({ counts: { flaggedTasks: flagged.total, staleReports: reports.staleTotal } })
+            set({ counts: { flaggedTasks: flagged.total, staleReports: reports.attentionTotal } })
         })
         .catch(() => undefined)
         .finally(() => (countsAsked = null))

@@ -76,7 +76,7 @@ export const pendingApprovalCount = (s: AppState) =>
 export const flaggedTaskCount = (s: AppState) =>
   s.counts.flaggedTasks ?? selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
 export const staleReportCount = (s: AppState) =>
-  s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale').length
+  s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale' && !r.supersededBy).length
 
 export const memberName = (id: string | null | undefined) => (s: AppState) =>
   id ? (s.members[id]?.name ?? 'a former member') : 'you'

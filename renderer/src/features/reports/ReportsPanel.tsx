@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useCallback, useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import type { Report } from '../../../../shared/schemas'
 import { EmptyState } from '../../components/ui'
 import { useReportList } from '../../stores/task-lists'
 import { ReportCard } from './ReportCard'
@@ -10,6 +11,39 @@ import './reports.css'
 const LOAD_AHEAD = 20
 
 /**
+ * Superseded reports folded under the newest loaded report of their line (task, kind, author): the server's
+ * supersededBy, or a newer loaded report of the same line (one submitted since this page was read). Returns the
+ * rows to show (an unexpanded line shows its head only) and, per head, the reports folded under it.
+ */
+export function foldSuperseded(
+  reports: Report[],
+  expanded: Record<string, boolean>,
+): { rows: { report: Report; by: Report | null }[]; folded: Map<string, Report[]> } {
+  const headOf = new Map<string, Report>()
+  const folded = new Map<string, Report[]>()
+  for (const r of reports) {
+    const line = `${r.taskId}|${r.kind}|${r.authorId ?? ''}`
+    const head = headOf.get(line)
+    if (!head) headOf.set(line, r)
+    else folded.set(head.id, [...(folded.get(head.id) ?? []), r])
+  }
+  const rows: { report: Report; by: Report | null }[] = []
+  const heads = new Set([...headOf.values()].map((r) => r.id))
+  for (const r of reports) {
+    if (!heads.has(r.id)) continue
+    rows.push({ report: r, by: null })
+    if (expanded[r.id]) {
+      let by = r
+      for (const o of folded.get(r.id) ?? []) {
+        rows.push({ report: o, by })
+        by = o
+      }
+    }
+  }
+  return { rows, folded }
+}
+
+/**
  * The workspace's reports, newest first, page by page from the server and virtualized: only the cards on
  * screen are in the DOM, so thousands scroll like ten. Counts are the server's (every report, loaded or not).
  */
@@ -17,7 +51,11 @@ export function ReportsPanel() {
   const [staleOnly, setStaleOnly] = useState(() => takeStaleReportsOnly() ?? false)
   const all = useReportList({})
   const list = useReportList(staleOnly ? { stale: true } : {})
-  const { reports, hasMore, loading, loadMore } = list
+  const { reports: loaded, hasMore, loading, loadMore } = list
+  // Lines whose superseded reports are shown (collapsed by default).
+  const [expanded, setExpanded] = useState<Record<string, boolean>>({})
+  const { rows, folded } = useMemo(() => foldSuperseded(loaded, expanded), [loaded, expanded])
+  const reports = rows.map((x) => x.report)
   // Open or closed as the user left it; unset, a stale report opens (its stale claims are the news).
   const [toggled, setToggled] = useState<Record<string, boolean>>({})
   const scrollRef = useRef<HTMLDivElement>(null)
@@ -34,6 +72,8 @@ export function ReportsPanel() {
   useEffect(() => {
     if (hasMore && !loading && lastShown >= reports.length - LOAD_AHEAD) loadMore()
   }, [hasMore, loading, lastShown, reports.length, loadMore])
+  // The virtualizer measures every row again when the fold changes.
+  useEffect(() => virtualizer.measure(), [expanded, virtualizer])
   const toggle = useCallback((id: string, open: boolean) => setToggled((t) => ({ ...t, [id]: !open })), [])
 
   if (all.total === 0 && !all.loading) {
@@ -73,9 +113,11 @@ export function ReportsPanel() {
         )}
         <div className="reports-space" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
-            const r = reports[item.index]
-            if (!r) return null
-            const open = toggled[r.id] ?? r.validity === 'stale'
+            const row = rows[item.index]
+            if (!row) return null
+            const r = row.report
+            const under = folded.get(r.id) ?? []
+            const open = toggled[r.id] ?? (r.validity === 'stale' && !row.by)
             return (
               <div
                 key={item.key}
@@ -84,7 +126,25 @@ export function ReportsPanel() {
                 ref={virtualizer.measureElement}
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                <ReportCard report={r} open={open} onToggle={() => toggle(r.id, open)} />
+                {row.by && (
+                  <div className="reports-superseded-by muted" data-testid="report-superseded-by">
+                    superseded by {row.by.key}
+                  </div>
+                )}
+                <div className={row.by ? 'reports-folded' : undefined}>
+                  <ReportCard report={r} open={open} onToggle={() => toggle(r.id, open)} />
+                </div>
+                {!row.by && under.length > 0 && (
+                  <button
+                    className="reports-fold link"
+                    data-testid="reports-fold"
+                    aria-expanded={!!expanded[r.id]}
+                    onClick={() => setExpanded((e) => ({ ...e, [r.id]: !e[r.id] }))}
+                  >
+                    {expanded[r.id] ? '▾' : '▸'} {under.length} older report{under.length === 1 ? '' : 's'} superseded
+                    by {r.key}
+                  </button>
+                )}
               </div>
             )
           })}
