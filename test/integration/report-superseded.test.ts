@@ -6,6 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
+import { openDatabase } from '../../electron/main/store/connection'
+import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, type TestCore } from '../fixtures/core'
 
@@ -100,4 +102,59 @@ describe('superseded reports', () => {
       db.prepare('SELECT superseded_by FROM reports WHERE id = ?').pluck().get(rowNo(older.id)),
     )
   }, 120_000)
+
+  it('migration 018 backfills superseded_by and the kept figure, then the triggers keep them', () => {
+    const file = `${t.dataDir}/old.sqlite`
+    const at = new Date().toISOString()
+    const before = openDatabase(file, { migrations: migrations.slice(0, 17) })
+    before
+      .prepare(
+        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
+      )
+      .run(at, at)
+    before
+      .prepare(
+        "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (1, 'd', 's', 'accepted', 2, 'fp2', ?, ?)",
+      )
+      .run(at, at)
+    before
+      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
+      .run(at, at)
+    const report = before.prepare(
+      "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, ?, 'pass', 0, ?)",
+    )
+    const basis = before.prepare(
+      'INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count) VALUES (1, ?, 1, ?, 1, ?, 0)',
+    )
+    // Stale: basis on fp1 (the decision is at fp2). 1, 2: test by A, stale; 3 stale, 4 current: test, no author; 5: review by A, stale.
+    for (const [id, author, kind, fp] of [
+      [1, 1, 'test', 'fp1'],
+      [2, 1, 'test', 'fp1'],
+      [3, null, 'test', 'fp1'],
+      [4, null, 'test', 'fp2'],
+      [5, 1, 'review', 'fp1'],
+    ] as const) {
+      report.run(id, author, kind, at)
+      basis.run(id, fp, author)
+    }
+    before.close()
+    const db = openDatabase(file, { migrations })
+    const superseded = () => db.prepare('SELECT id, superseded_by AS by FROM reports ORDER BY id').all()
+    const kept = (scope: string) =>
+      db.prepare('SELECT stale_live FROM report_counts WHERE scope = ?').pluck().get(scope) as number
+    expect(superseded()).toEqual([
+      { id: 1, by: 2 },
+      { id: 2, by: null },
+      { id: 3, by: 4 },
+      { id: 4, by: null },
+      { id: 5, by: null },
+    ])
+    expect([kept(''), kept('a1'), kept('a0'), kept('ktest')]).toEqual([2, 2, 0, 1])
+    db.prepare(
+      "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (6, 1, 1, 'test', 'pass', 0, ?)",
+    ).run(at)
+    expect(superseded().at(1)).toEqual({ id: 2, by: 6 })
+    expect([kept(''), kept('a1'), kept('ktest'), kept('a1ktest')]).toEqual([1, 1, 0, 0])
+    db.close()
+  })
 })
