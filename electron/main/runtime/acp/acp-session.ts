@@ -1,5 +1,5 @@
 /** An ACP turn's session: the live one, else the stored one where the agent can load it, else a new one. */
-import type { AcpTurnEnv } from './acp-turn'
+import type { AcpTurnEnv } from './turn-env'
 import type { StartedAgent } from './agent-start'
 import { agentPresets } from './presets'
 

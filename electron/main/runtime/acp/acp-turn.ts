@@ -7,16 +7,12 @@
  * acp-session.ts.
  */
 import type { MethodName, Params, Result } from '../../../../shared/contract'
-import type { AppBindingEnv } from '../mcp/app-binding'
 import type { ApprovalPolicy } from '../../harness/approval-policy'
 import type { Harness } from '../../harness/harness'
 import { secretRef } from '../../harness/members'
-import type { Ctx } from '../../harness/context'
 import { now } from '../../harness/ids'
-import type { MemberRow } from '../../store/members-repo'
 import type { StepRow } from '../../store/steps-repo'
-import type { SandboxPolicy } from '../../platform/sandbox-policy'
-import { turnSteps, writeStep, type StepSink, type TurnSteps } from '../step-writer'
+import { turnSteps, writeStep, type TurnSteps } from '../step-writer'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
 import { openSession } from './acp-session'
@@ -24,28 +20,12 @@ import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
 import { agentPresets } from './presets'
+import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
 import { sandboxPolicy } from '../turn-tree'
 
 /** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */
 const RETIRE_GRACE_MS = 5_000
-
-export interface AcpTurnEnv {
-  ctx: Ctx
-  member: MemberRow
-  /** The folder the agent works in (the task's worktree once worktrees exist). */
-  workspaceRoot: string
-  dataDir: string
-  sandbox?: SandboxPolicy
-  approval: MemberRow['approval']
-  agents: AgentPool
-  /** What Concord's MCP tools for this agent need of the runtime (the turn's tree and policy are added here). */
-  mcp: Omit<AppBindingEnv, 'turn'>
-  apiKey?: string
-  turnTimeoutMs?: number
-  emitStep: StepSink
-  emitDelta(stepId: number, text: string): void
-}
 
 /** What an external agent's turns need of the runtime: its process pool, and what its Concord tools reach. */
 export interface AcpEngineDeps {

@@ -17,7 +17,7 @@ import { TEXT_FLUSH_MS } from '../../harness/steps'
 import { MCP_TOOL_NAMES } from '../mcp/tool-names'
 import type { MemberHost } from '../member-host'
 import type { TurnSteps } from '../step-writer'
-import type { AcpTurnEnv } from './acp-turn'
+import type { AcpTurnEnv } from './turn-env'
 import { toolArgs, toolResultText, type AcpToolCall } from './tool-steps'
 
 const contentText = (c: ContentBlock): string =>

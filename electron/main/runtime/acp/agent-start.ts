@@ -13,7 +13,7 @@ import { envRefusal, scratchPaths } from '../../platform/command-env'
 import { sandboxedAgentSpawn, sandboxStatus } from '../../platform/sandbox'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { MemberHost } from '../member-host'
-import type { AcpTurnEnv } from './acp-turn'
+import type { AcpTurnEnv } from './turn-env'
 import { AgentStartError, type AgentProcess } from './agent-process'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 
