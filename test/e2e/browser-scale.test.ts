@@ -80,6 +80,9 @@ describe('browser UI at scale', () => {
     }
     const staleAfter = REPORTS / 5
     const flaggedAfter = TASKS / 5
+    // One author and one kind per task: only each task's newest report is not superseded, so what needs attention
+    // after the edit (the Reports badge) is the newest report of each task on D-1.
+    const attentionAfter = TASKS / 5
 
     // ---- open: the first screen only ----
     const calls: Call[] = []
@@ -125,7 +128,9 @@ describe('browser UI at scale', () => {
     await expect
       .poll(() => ui.page.getByTestId('reports-stale-count').textContent(), { timeout: 15_000 })
       .toBe(`${staleAfter} stale`)
-    await expect.poll(() => ui.page.getByTestId('tab-reports').locator('.count').textContent()).toBe(String(staleAfter))
+    await expect
+      .poll(() => ui.page.getByTestId('tab-reports').locator('.count').textContent())
+      .toBe(String(attentionAfter))
     await expect.poll(() => ui.page.getByTestId('tab-tasks').locator('.count').textContent()).toBe(String(flaggedAfter))
     const staleCards = ui.page.locator('[data-testid=report-card][data-validity=stale]')
     await expect.poll(() => staleCards.count()).toBeGreaterThan(0)

@@ -247,8 +247,11 @@ describe('browser UI through the bridge', () => {
 
     // Reports: claim validity after the edit.
     await ui.page.getByTestId('tab-reports').click()
-    await ui.page.locator('[data-testid=report-card][data-key="R-1"][data-validity=stale]').waitFor()
     await ui.page.locator('[data-testid=report-card][data-key="R-3"][data-validity=valid]').waitFor()
+    // R-1 (the tester's first test report on T-1) is superseded by R-3: folded under it until the fold is opened.
+    expect(await ui.page.locator('[data-testid=report-card][data-key="R-1"]').count()).toBe(0)
+    await ui.page.getByTestId('reports-fold').filter({ hasText: 'superseded by R-3' }).click()
+    await ui.page.locator('[data-testid=report-card][data-key="R-1"][data-validity=stale]').waitFor()
     await screenshot(ui.page, '12-reports')
 
     // Decisions: history with the diff between revisions, and where it was made.
@@ -259,11 +262,13 @@ describe('browser UI through the bridge', () => {
     expect(await detail.locator('ins').first().textContent()).toContain('GraphQL')
     expect(await detail.getByTestId('made-in').first().textContent()).toContain('Implementer')
     await screenshot(ui.page, '13-decision-history')
-    // Export of the decision log (MADR files), with the files it wrote.
+    // Export of the decision log (MADR files): the files it will hold listed first, then, under serve, a zip to download.
     await detail.getByRole('button', { name: '← All decisions' }).click()
-    await ui.page.getByRole('button', { name: 'Export', exact: true }).click()
-    await expect.poll(() => ui.page.getByTestId('export-result').textContent()).toMatch(/Wrote \d+ files? to/)
-    expect(await ui.page.getByTestId('export-result').textContent()).toContain('.md')
+    await ui.page.getByTestId('export-open').click()
+    await expect.poll(() => ui.page.getByTestId('export-plan').textContent()).toContain('.md')
+    const [download] = await Promise.all([ui.page.waitForEvent('download'), ui.page.getByTestId('export-run').click()])
+    expect(download.suggestedFilename()).toMatch(/-decisions-madr\.zip$/)
+    await ui.page.getByTestId('export-box').getByRole('button', { name: 'Close', exact: true }).click()
 
     // A proposal from an agent (a proposer, through its tool): a card with accept / reject in its chat and the inbox.
     ui.stack.models.enqueue(
