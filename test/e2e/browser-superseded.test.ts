@@ -57,6 +57,13 @@ describe('superseded reports in the browser', () => {
       'superseded by R-3',
       'superseded by R-2',
     ])
+    // The rows the fold adds start below it (they once overlapped its button).
+    const below = async () => {
+      const button = await fold.boundingBox()
+      const label = await page.getByTestId('report-superseded-by').first().boundingBox()
+      return !!button && !!label && label.y >= button.y + button.height - 1
+    }
+    await expect.poll(below).toBe(true)
     for (const width of [1440, 1024, 760]) {
       await page.setViewportSize({ width, height: 800 })
       await screenshot(page, `superseded-reports-expanded-${width}`)

@@ -72,8 +72,9 @@ export function ReportsPanel() {
   useEffect(() => {
     if (hasMore && !loading && lastShown >= reports.length - LOAD_AHEAD) loadMore()
   }, [hasMore, loading, lastShown, reports.length, loadMore])
-  // The virtualizer measures every row again when the fold changes.
-  useEffect(() => virtualizer.measure(), [expanded, virtualizer])
+  // No virtualizer.measure() when a fold opens: it would drop every row's measured height for its estimate, and rows
+  // whose size did not change are not measured again (the first folded row then overlapped its head's fold button).
+  // Rows a fold adds are measured as they mount (measureElement), keyed by report id.
   const toggle = useCallback((id: string, open: boolean) => setToggled((t) => ({ ...t, [id]: !open })), [])
 
   if (all.total === 0 && !all.loading) {
