@@ -11,6 +11,7 @@ import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, type TestCore } from '../fixtures/core'
+import { random } from '../fixtures/random'
 
 let t: TestCore
 let core: Core
@@ -22,15 +23,6 @@ beforeEach(async () => {
   ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
 })
 afterEach(() => t.cleanup())
-
-/** A seeded generator (so a failure replays), from the high bits: an LCG's low bits cycle (s % 2 alternates). */
-function random(seed: number) {
-  let s = seed
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) % 2 ** 31
-    return Math.floor((s / 2 ** 31) * n)
-  }
-}
 
 type Db = ReturnType<typeof openDatabase>
 const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])

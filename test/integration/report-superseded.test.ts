@@ -10,6 +10,7 @@ import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, type TestCore } from '../fixtures/core'
+import { random } from '../fixtures/random'
 
 let t: TestCore
 let core: Core
@@ -22,13 +23,6 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-function random(seed: number) {
-  let s = seed
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) % 2 ** 31
-    return Math.floor((s / 2 ** 31) * n)
-  }
-}
 const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 const KINDS = ['implementation', 'test', 'review'] as const
 
