@@ -13,7 +13,7 @@ export const SEARCH_CAP = 200
 export const SEARCH_LINE_CHARS = 300
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000
 export const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000
-export { COMMAND_OUTPUT_CAP, KILL_GRACE_MS } from '../../platform/shell'
+export { COMMAND_OUTPUT_CAP } from '../../platform/shell'
 export const GIT_OUTPUT_CAP = 256 * 1024
 /** Directories search_text skips and list_files does not descend into. */
 export const SKIP_DIRS = new Set(['node_modules'])
