@@ -19,9 +19,12 @@ export async function mcpCommand(args: ParsedArgs): Promise<void> {
   const { binding, close } = standaloneBinding(dataDir, memberId)
   const server = createMcpServer(binding)
   const transport = new StdioServerTransport()
+  let stopping = false
   const stop = () => {
-    close()
-    process.exit(0)
+    if (stopping) return
+    stopping = true
+    // The last call's events still go to the app before the process goes.
+    void close().finally(() => process.exit(0))
   }
   transport.onclose = stop
   process.stdin.once('end', stop)

@@ -116,11 +116,16 @@ function livePid(dataDir: string): number | null {
   }
 }
 
+// How long a closing MCP process waits for its last events to reach the app before it exits anyway.
+const FLUSH_MS = 2_000
+
 /**
  * The MCP process's side: forwards its bus's domain events to the app, if one is running (looked up at the first
  * event after a failure, so an app started later is found too); otherwise the data is in SQLite and nothing is lost.
+ * The returned stop settles once what was written has left (or after FLUSH_MS): a process that exits at once would
+ * drop the events of its last call, the socket being still connecting.
  */
-export function forwardToApp(dataDir: string, bus: EventBus): () => void {
+export function forwardToApp(dataDir: string, bus: EventBus): () => Promise<void> {
   let link: { socket: net.Socket; secret: string } | null = null
   const connect = () => {
     try {
@@ -143,7 +148,20 @@ export function forwardToApp(dataDir: string, bus: EventBus): () => void {
   })
   return () => {
     off()
-    link?.socket.end()
+    const socket = link?.socket
+    if (!socket || socket.destroyed) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.destroy()
+        resolve()
+      }, FLUSH_MS)
+      timer.unref()
+      socket.once('close', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+      socket.end()
+    })
   }
 }
 

@@ -26,7 +26,8 @@ import type { McpBinding } from '../runtime/mcp/server'
 
 export interface Standalone {
   binding: McpBinding
-  close: () => void
+  /** Closes the harness; settles once the last events have reached the app (see forwardToApp). */
+  close: () => Promise<void>
 }
 
 export function standaloneBinding(dataDir: string, memberId: string): Standalone {
@@ -119,12 +120,13 @@ export function standaloneBinding(dataDir: string, memberId: string): Standalone
     return {
       binding,
       close: () => {
-        stopForwarding()
+        const flushed = stopForwarding()
         harness.close()
+        return flushed
       },
     }
   } catch (err) {
-    stopForwarding()
+    void stopForwarding()
     harness.close()
     throw err
   }
