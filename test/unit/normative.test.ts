@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isNormativeChange, isNormativeStatusMove, normativeText } from '../../shared/normative'
-import { contentHash } from '../../electron/main/harness/fingerprint'
+import { contentHash } from '../../electron/main/harness/decisions/fingerprint'
 
 describe('the normative rule (shared/normative.ts)', () => {
   it('a statement change is normative; whitespace alone is not', () => {

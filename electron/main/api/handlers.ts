@@ -2,11 +2,17 @@ import { followUpTask } from '../harness/follow-up'
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
 import { acceptTask, taskReadiness } from '../harness/acceptance'
-import { createDecision, getDecision, listDecisions, previewImpact, updateDecision } from '../harness/decisions'
+import {
+  createDecision,
+  getDecision,
+  listDecisions,
+  previewImpact,
+  updateDecision,
+} from '../harness/decisions/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members'
 import { getMetrics } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
-import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/proposals'
+import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReport } from '../harness/reports'
 import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
 import { memberRowOf } from '../harness/context'
@@ -25,9 +31,9 @@ import { makeFirstCommit } from '../harness/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/tree-runs'
 import { taskDiff, turnDiff } from '../harness/task-diff'
 import { mergeTask } from '../harness/task-merge'
-import { revertDecision } from '../harness/revert'
-import { decisionHistory } from '../harness/history'
-import { impactPage } from '../harness/impact'
+import { revertDecision } from '../harness/decisions/revert'
+import { decisionHistory } from '../harness/decisions/history'
+import { impactPage } from '../harness/decisions/impact'
 import { getReports, getTasks, pageReports, pageTasks } from '../harness/pages'
 import { listAutoTurns, sentNotices } from '../harness/figure-items'
 

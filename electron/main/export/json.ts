@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod'
 import { ApiError } from '../../../shared/errors'
-import { contentHash } from '../harness/fingerprint'
+import { contentHash } from '../harness/decisions/fingerprint'
 import { SCHEMA_REF } from './json-schema'
 import { drain, parseJsonSliced, Slicer } from './sliced'
 import { ExportV1, GENERATOR, SCHEMA_VERSION, type ExportDoc } from './schema'

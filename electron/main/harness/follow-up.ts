@@ -8,7 +8,7 @@ import type { Task } from '../../../shared/schemas'
 import { actorOf, decisionRow, type Ctx } from './context'
 import { makeKey, now } from './ids'
 import { toTask } from './mappers'
-import { createFollowUp } from './propagation'
+import { createFollowUp } from './decisions/propagation'
 import { taskRow } from './tasks'
 
 export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task {

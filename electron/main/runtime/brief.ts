@@ -4,7 +4,7 @@
  */
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
-import { CURRENT_STATEMENT } from '../harness/propagation'
+import { CURRENT_STATEMENT } from '../harness/decisions/propagation'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
 import type { NoticeRow } from '../store/log-repo'

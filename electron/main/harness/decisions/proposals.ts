@@ -1,12 +1,12 @@
-import type { ParsedParams, Result } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { Proposal } from '../../../shared/schemas'
-import type { DecisionRow } from '../store/decisions-repo'
-import type { ProposalRow } from '../store/proposals-repo'
-import { actorOf, decisionRow, requireDecider, rowOf, type Ctx } from './context'
+import type { ParsedParams, Result } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { Proposal } from '../../../../shared/schemas'
+import type { DecisionRow } from '../../store/decisions-repo'
+import type { ProposalRow } from '../../store/proposals-repo'
+import { actorOf, decisionRow, requireDecider, rowOf, type Ctx } from '../context'
 import { changeDecisionTx, emitDecisionChange } from './decision-change'
-import { makeKey, now } from './ids'
-import { toProposal } from './mappers'
+import { makeKey, now } from '../ids'
+import { toProposal } from '../mappers'
 
 type ProposalFields = Pick<
   ParsedParams<'proposals.create'>,

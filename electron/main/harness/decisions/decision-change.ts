@@ -2,15 +2,15 @@
  * The one place a decision changes (compare-and-set, revision, propagation) and the emission after the
  * commit. decisions.ts and proposals.ts both build on it, so neither imports the other's internals.
  */
-import { ApiError } from '../../../shared/errors'
-import type { Decision, Impact, NoticeSummary } from '../../../shared/schemas'
-import type { DecisionStatusValue } from '../store/decisions-repo'
-import type { Ctx } from './context'
+import { ApiError } from '../../../../shared/errors'
+import type { Decision, Impact, NoticeSummary } from '../../../../shared/schemas'
+import type { DecisionStatusValue } from '../../store/decisions-repo'
+import type { Ctx } from '../context'
 import { contentHash } from './fingerprint'
-import { makeKey, now } from './ids'
+import { makeKey, now } from '../ids'
 import { emptyImpact } from './impact'
-import { toDecision, toNoticeSummary, toTask } from './mappers'
-import { parseId } from './ids'
+import { toDecision, toNoticeSummary, toTask } from '../mappers'
+import { parseId } from '../ids'
 import { applyPropagation } from './propagation'
 
 export interface ChangeMeta {

@@ -1,9 +1,9 @@
-import type { ParsedParams, Result } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { Ctx } from './context'
-import { decisionRow } from './context'
+import type { ParsedParams, Result } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { Ctx } from '../context'
+import { decisionRow } from '../context'
 import { updateDecision } from './decisions'
-import { makeKey } from './ids'
+import { makeKey } from '../ids'
 
 /**
  * Reverting is an ordinary edit whose new content is an earlier revision's: the same authority rules,

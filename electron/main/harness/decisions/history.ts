@@ -1,7 +1,7 @@
-import type { Revision } from '../../../shared/schemas'
-import { decisionRow, type Ctx } from './context'
-import { makeId, parseId } from './ids'
-import { toRevision } from './mappers'
+import type { Revision } from '../../../../shared/schemas'
+import { decisionRow, type Ctx } from '../context'
+import { makeId, parseId } from '../ids'
+import { toRevision } from '../mappers'
 
 /**
  * A decision's revisions with their authorship: a revision that applied an accepted proposal names the

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { normativeText } from '../../../shared/normative'
-import type { DecisionStatusValue } from '../store/decisions-repo'
+import { normativeText } from '../../../../shared/normative'
+import type { DecisionStatusValue } from '../../store/decisions-repo'
 
 /** The content fingerprint of a decision: a hash of its normative text (the rule lives in shared/normative.ts). */
 export function contentHash(statement: string, status: DecisionStatusValue): string {

@@ -2,8 +2,8 @@
  * The impact of an edit as the API shows it: a compact summary (counts, the first items) that is the edit's
  * answer and its event at once, and the whole of it paged from the store (decisions.impact).
  */
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
 import {
   IMPACT_SUMMARY_LIMIT,
   type Impact,
@@ -11,12 +11,12 @@ import {
   type ImpactPage,
   type ImpactReport,
   type ImpactTask,
-} from '../../../shared/schemas'
-import { preserialize } from '../events/serialized'
-import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../store/tasks-repo'
-import { decisionRow, type Ctx } from './context'
-import { makeId, makeKey } from './ids'
-import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from './touched-reports'
+} from '../../../../shared/schemas'
+import { preserialize } from '../../events/serialized'
+import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../../store/tasks-repo'
+import { decisionRow, type Ctx } from '../context'
+import { makeId, makeKey } from '../ids'
+import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from '../touched-reports'
 
 /** A decision.changed frame stays under this; the summary gets what the decision, the reason and the envelope leave. */
 export const FRAME_BYTES = 64 * 1024

@@ -4,14 +4,14 @@
  * content (the tasks linked to it, the claims and basis entries pinned to either content). Its preview is this
  * same code run in a transaction that is rolled back (decisions.ts previewImpact).
  */
-import { IMPACT_SUMMARY_LIMIT, type FollowUpMode, type Impact } from '../../../shared/schemas'
-import { taskFlagWords as flagWords, notifiedOnChange } from '../../../shared/task-rules'
-import type { TaskFlagValue, TaskRow } from '../store/tasks-repo'
-import type { Ctx } from './context'
+import { IMPACT_SUMMARY_LIMIT, type FollowUpMode, type Impact } from '../../../../shared/schemas'
+import { taskFlagWords as flagWords, notifiedOnChange } from '../../../../shared/task-rules'
+import type { TaskFlagValue, TaskRow } from '../../store/tasks-repo'
+import type { Ctx } from '../context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
-import { makeId, makeKey } from './ids'
-import { touchedReports, type EditPins } from './touched-reports'
-import { workspaceSettings } from './workspace-settings'
+import { makeId, makeKey } from '../ids'
+import { touchedReports, type EditPins } from '../touched-reports'
+import { workspaceSettings } from '../workspace-settings'
 
 export interface PropagationResult {
   impact: Impact
