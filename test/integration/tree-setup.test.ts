@@ -144,4 +144,28 @@ describe('the run command', () => {
     await rejectsWith(t.core.invoke('tasks.stopRun', { taskId: task.id }), 'invalid_transition')
     expect((await t.core.invoke('tasks.treeRuns', { taskId: task.id })).map((r) => r.state)).toEqual(['stopped'])
   }, 60_000)
+
+  it('is stopped when its task is merged: the tree goes, and nothing keeps running in it', async () => {
+    // A number no other process on the machine sleeps for: the run's process is found by its command line.
+    const marker = `sleep ${6000 + Math.floor(Math.random() * 3000)}.5`
+    const running = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').includes(marker)
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, runCommand: `echo serving; exec ${marker}` })
+    const task = await startTask('Server')
+    const tree = join(t.dataDir, 'worktrees', ws.id, task.key)
+    writeFileSync(join(tree, 'feature.txt'), 'f\n')
+    execFileSync('git', ['add', '-A'], { cwd: tree })
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'feature'], { cwd: tree })
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    await t.core.invoke('tasks.update', { taskId: task.id, requiredReports: [] })
+    await t.core.invoke('tasks.accept', { taskId: task.id })
+    await t.core.invoke('tasks.run', { taskId: task.id })
+    await expect.poll(running, { timeout: 20_000 }).toBe(true)
+    const merged = await t.core.invoke('tasks.merge', { taskId: task.id })
+    expect(merged.merged).toBeTruthy()
+    expect(existsSync(tree)).toBe(false)
+    await expect.poll(running, { timeout: 10_000 }).toBe(false)
+    expect((await t.core.invoke('tasks.treeRuns', { taskId: task.id })).find((r) => r.kind === 'run')?.state).toBe(
+      'stopped',
+    )
+  }, 60_000)
 })

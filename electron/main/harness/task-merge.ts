@@ -11,6 +11,7 @@ import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Task } from '../../../shared/schemas'
 import { removeTree, resolveCommit } from '../repo/git-repo'
+import { stopTreeRuns } from './tree-runs'
 import { runOwnGit } from '../platform/git'
 import { actorOf, requireDecider, type Ctx } from './context'
 import type { Harness } from './harness'
@@ -81,6 +82,8 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
       throw err
     }
     const merged = (await resolveCommit(repo, 'HEAD'))!
+    // The tree goes: a run command (dev server, watcher) still running in it goes first.
+    await stopTreeRuns(ctx, task.id)
     await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
     ctx.store.transaction(() => {
       ctx.store.branches.setMerging(task.id, null)
