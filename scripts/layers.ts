@@ -1,7 +1,7 @@
 /**
  * `npm run layers`: cruises electron/, shared/ and renderer/src/ with the floors of .dependency-cruiser.cjs and prints
  * the figures (modules, dependencies, arrows up, cycles), then every violation; exits 1 when there is one, so
- * `npm run lint` (and .ci/run) fails on a new arrow up or a new circle. test/unit/layers.test.ts runs the same cruise
+ * `npm run lint` (and .ci/run) fails on a new arrow up or a new circle. test/integration/layers.test.ts runs the same cruise
  * on the real tree and on a small tree written to break each rule.
  */
 import path from 'node:path'

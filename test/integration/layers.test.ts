@@ -1,6 +1,8 @@
 /**
  * The floors of the code (.dependency-cruiser.cjs, npm run layers): the real tree has no arrow up and no circle, and
- * a small tree laid out like the repository, written to break each rule, has each break reported.
+ * a small tree laid out like the repository, written to break each rule, has each break reported. An integration test:
+ * the cruise parses every module of the tree with TypeScript (5 s of CPU, a third of `npm run test:unit`'s when it
+ * was a unit test), and `npm run lint` makes the same check of the real tree on every change.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
