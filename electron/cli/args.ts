@@ -82,3 +82,13 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
     throw new Error(`--${name} is a switch of concord ${args.command}, not an option with a value`)
   return v
 }
+
+/** A switch's value: true when it was given. */
+export function switchFlag(args: ParsedArgs, name: string): boolean {
+  if (!args.declared.includes(name))
+    throw new Error(`--${name} is not declared as an option of concord ${args.command}`)
+  const v = args.values[name]
+  if (typeof v === 'string')
+    throw new Error(`--${name} is an option with a value of concord ${args.command}, not a switch`)
+  return v === true
+}

@@ -21,7 +21,7 @@ const commands: Record<string, Command> = {
     },
   },
   export: {
-    options: { repo: 'string', format: 'string', flavour: 'string', out: 'string', ...dataDir },
+    options: { repo: 'string', format: 'string', flavour: 'string', out: 'string', 'dry-run': 'boolean', ...dataDir },
     run: async (args) => (await import('./export')).exportCommand(args),
   },
   import: {

@@ -4,7 +4,7 @@ import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
 import { flavours, type Flavour } from '../main/export/adr-model'
 import { formats, type ExportFormat } from '../main/export/export'
-import { stringFlag, type ParsedArgs } from './args'
+import { stringFlag, switchFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
 
 /** The data folder, refusing one that holds no Concord workspaces yet (rather than creating it). */
@@ -41,6 +41,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
   }
   const repo = repoOf(args)
   const out = stringFlag(args, 'out')
+  const dryRun = switchFlag(args, 'dry-run')
   const dataDir = existingDataDir(args)
   const core = createCore({ dataDir, transient: true })
   try {
@@ -57,10 +58,22 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
       format: format as ExportFormat,
       ...(out === undefined ? {} : { outDir: resolve(out) }),
       ...(flavour === undefined ? {} : { flavour: flavour as Flavour }),
+      ...(dryRun ? { dryRun: true } : {}),
     })
     const shown = (f: string) => {
       const rel = relative(process.cwd(), f)
       return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : f
+    }
+    if (dryRun) {
+      // What the export would do, file by file: the plan the real export carries out.
+      const changed = new Set(result.changed)
+      const n = result.files.length
+      console.log(
+        `Dry run, nothing written: the decision log of "${workspace.name}" as ${format === 'madr' ? 'MADR' : format} would be ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir) || '.'}, ${changed.size} new or changed, ${result.removed.length} removed`,
+      )
+      for (const f of result.files) console.log(`  ${changed.has(f) ? 'write  ' : 'same   '} ${shown(f)}`)
+      for (const f of result.removed) console.log(`  remove  ${shown(f)}`)
+      return 0
     }
     if (format === 'madr') {
       const n = result.files.length

@@ -2,7 +2,7 @@
 export const serveUsage = `  serve   [--port N] [--data-dir DIR] [--token TOKEN]
           run the core and the UI on 127.0.0.1 and print the URL to open`
 
-export const exportUsage = `  export  --repo PATH --format madr|markdown|json [--out DIR] [--data-dir DIR]
+export const exportUsage = `  export  --repo PATH --format madr|markdown|json [--out DIR] [--dry-run] [--data-dir DIR]
           write the decision log of the repository's workspace: MADR files (docs/decisions/, or DIR;
           --flavour madr|adr-tools|log4brains), DECISIONS.md, or the full-fidelity concord-export.json
           (into the repository, or DIR)`
@@ -32,7 +32,8 @@ ${dataDirOption}
   --token TOKEN      the API token, at least 16 characters (default: a random one)
 ${helpOption}
 `,
-  export: `usage: concord export --repo PATH --format madr|markdown|json [--flavour FLAVOUR] [--out DIR] [--data-dir DIR]
+  export: `usage: concord export --repo PATH --format madr|markdown|json [--flavour FLAVOUR] [--out DIR] [--dry-run]
+                      [--data-dir DIR]
 
 Writes the decision log of the repository's workspace.
 
@@ -42,6 +43,7 @@ Writes the decision log of the repository's workspace.
   --flavour FLAVOUR  for madr: madr, adr-tools or log4brains (what the ADR tool you use reads; default: log4brains
                      with a .log4brains.yml, adr-tools with a .adr-dir, else madr)
   --out DIR          where to write (default: the repository)
+  --dry-run          list the files it would write, change and remove, and write nothing
 ${dataDirOption}
 ${helpOption}
 `,

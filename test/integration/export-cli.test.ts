@@ -85,7 +85,9 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
   it('lists export and import in its usage', async () => {
     const r = await concord(['help'], root)
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('export  --repo PATH --format madr|markdown|json [--out DIR] [--data-dir DIR]')
+    expect(r.stdout).toContain(
+      'export  --repo PATH --format madr|markdown|json [--out DIR] [--dry-run] [--data-dir DIR]',
+    )
     expect(r.stdout).toContain('import  FILE --repo PATH')
   })
 
@@ -153,6 +155,27 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
     ]) {
       expect(readFileSync(f, 'utf8')).not.toContain('CLI-SECRET')
     }
+  })
+
+  it('--dry-run lists what the export would write and writes nothing', async () => {
+    const out = join(root, 'dry')
+    const args = ['export', '--repo', repo, '--format', 'madr', '--out', out, '--data-dir', dataDir]
+    const first = await concord([...args, '--dry-run'], repo)
+    expect(first).toMatchObject({ code: 0, stderr: '' })
+    expect(first.stdout).toContain(
+      `Dry run, nothing written: the decision log of "shop" as MADR would be 2 files in ${out}, 2 new or changed, 0 removed`,
+    )
+    expect(first.stdout).toContain(`write   ${join(out, '0001-use-rest.md')}`)
+    expect(existsSync(out)).toBe(false)
+
+    expect((await concord(args, repo)).code).toBe(0)
+    const again = await concord([...args, '--dry-run'], repo)
+    expect(again.stdout).toContain(`2 files in ${out}, 0 new or changed, 0 removed`)
+    expect(again.stdout).toContain(`same    ${join(out, '0002-use-graphql.md')}`)
+
+    const valued = await concord([...args, '--dry-run=yes'], repo)
+    expect(valued.code).toBe(2)
+    expect(valued.stderr).toContain('--dry-run takes no value')
   })
 
   it('imports a JSON export as a new workspace; exporting it again gives the same JSON', async () => {
