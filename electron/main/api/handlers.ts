@@ -1,7 +1,7 @@
-import { followUpTask } from '../harness/follow-up'
+import { followUpTask } from '../harness/tasks/follow-up'
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
-import { acceptTask, taskReadiness } from '../harness/acceptance'
+import { acceptTask, taskReadiness } from '../harness/tasks/acceptance'
 import {
   createDecision,
   getDecision,
@@ -14,7 +14,15 @@ import { getMetrics } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReport } from '../harness/reports'
-import { acknowledgeTask, createTask, getTask, listTasks, setTaskStatus, taskRow, updateTask } from '../harness/tasks'
+import {
+  acknowledgeTask,
+  createTask,
+  getTask,
+  listTasks,
+  setTaskStatus,
+  taskRow,
+  updateTask,
+} from '../harness/tasks/tasks'
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace-settings'
 import {
@@ -29,8 +37,8 @@ import {
 } from '../harness/task-branches'
 import { makeFirstCommit } from '../harness/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/tree-runs'
-import { taskDiff, turnDiff } from '../harness/task-diff'
-import { mergeTask } from '../harness/task-merge'
+import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
+import { mergeTask } from '../harness/tasks/task-merge'
 import { revertDecision } from '../harness/decisions/revert'
 import { decisionHistory } from '../harness/decisions/history'
 import { impactPage } from '../harness/decisions/impact'

@@ -9,7 +9,7 @@ import type { Harness } from './harness'
 import { decisionRow, memberRowOf, type Ctx } from './context'
 import { parseId, type EntityKind } from './ids'
 import { toReports, toTasks } from './mappers'
-import { taskRow } from './tasks'
+import { taskRow } from './tasks/tasks'
 
 export const DEFAULT_PAGE = 100
 

@@ -4,7 +4,7 @@ import type { Report } from '../../../shared/schemas'
 import { decisionRow, memberRowOf, rowOf, type Ctx } from './context'
 import { makeKey, now } from './ids'
 import { toReport, toReports } from './mappers'
-import { taskRow } from './tasks'
+import { taskRow } from './tasks/tasks'
 
 /**
  * Records what a report was based on, what it checked and what it proved. The basis defaults to the

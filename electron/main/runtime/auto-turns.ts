@@ -10,7 +10,7 @@
  */
 import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
 import type { NoticeSummary, Report, Task } from '../../../shared/schemas'
-import { acceptanceReasons } from '../harness/acceptance'
+import { acceptanceReasons } from '../harness/tasks/acceptance'
 import type { Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { makeId, makeKey, now, parseId } from '../harness/ids'

@@ -2,13 +2,13 @@
  * The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer), created
  * when the user takes the offer: the same task the edit makes with followUps: create (propagation.createFollowUp).
  */
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { Task } from '../../../shared/schemas'
-import { actorOf, decisionRow, type Ctx } from './context'
-import { makeKey, now } from './ids'
-import { toTask } from './mappers'
-import { createFollowUp } from './decisions/propagation'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { Task } from '../../../../shared/schemas'
+import { actorOf, decisionRow, type Ctx } from '../context'
+import { makeKey, now } from '../ids'
+import { toTask } from '../mappers'
+import { createFollowUp } from '../decisions/propagation'
 import { taskRow } from './tasks'
 
 export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task {

@@ -1,11 +1,19 @@
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { Task } from '../../../shared/schemas'
-import { moveRefusal } from '../../../shared/task-rules'
-import type { TaskRow } from '../store/tasks-repo'
-import { actorOf, decisionRow, memberRowOf, requireAssigneeOrDecider, requireDecider, rowOf, type Ctx } from './context'
-import { makeKey, now } from './ids'
-import { toTask, toTasks } from './mappers'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { Task } from '../../../../shared/schemas'
+import { moveRefusal } from '../../../../shared/task-rules'
+import type { TaskRow } from '../../store/tasks-repo'
+import {
+  actorOf,
+  decisionRow,
+  memberRowOf,
+  requireAssigneeOrDecider,
+  requireDecider,
+  rowOf,
+  type Ctx,
+} from '../context'
+import { makeKey, now } from '../ids'
+import { toTask, toTasks } from '../mappers'
 
 export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
   const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
