@@ -13,7 +13,7 @@ import { createMember, listMembers, updateMember } from '../harness/members'
 import { getMetrics } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
-import { getReport, listReports, submitReport } from '../harness/reports'
+import { getReport, listReports, submitReport } from '../harness/reports/reports'
 import {
   acknowledgeTask,
   createTask,

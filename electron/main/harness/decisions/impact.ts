@@ -16,7 +16,7 @@ import { preserialize } from '../../events/serialized'
 import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../../store/tasks-repo'
 import { decisionRow, type Ctx } from '../context'
 import { makeId, makeKey } from '../ids'
-import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from '../touched-reports'
+import { touchedClaims, touchedReports, type EditPins, type TouchedReport } from '../reports/touched-reports'
 
 /** A decision.changed frame stays under this; the summary gets what the decision, the reason and the envelope leave. */
 export const FRAME_BYTES = 64 * 1024

@@ -10,7 +10,7 @@ import type { TaskFlagValue, TaskRow } from '../../store/tasks-repo'
 import type { Ctx } from '../context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
 import { makeId, makeKey } from '../ids'
-import { touchedReports, type EditPins } from '../touched-reports'
+import { touchedReports, type EditPins } from '../reports/touched-reports'
 import { workspaceSettings } from '../workspace-settings'
 
 export interface PropagationResult {

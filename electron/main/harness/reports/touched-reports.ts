@@ -3,7 +3,7 @@
  * claims and basis entries pinned to `from` leave (stale, suspect), those pinned to `to` come back
  * (restored). Only reports that existed at the edit (id ≤ last) count, so the same answer holds later.
  */
-import type { WorkspaceStore } from '../store/workspace-store'
+import type { WorkspaceStore } from '../../store/workspace-store'
 
 export interface TouchedReport {
   id: number

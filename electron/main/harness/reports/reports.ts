@@ -1,10 +1,10 @@
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { Report } from '../../../shared/schemas'
-import { decisionRow, memberRowOf, rowOf, type Ctx } from './context'
-import { makeKey, now } from './ids'
-import { toReport, toReports } from './mappers'
-import { taskRow } from './tasks/tasks'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { Report } from '../../../../shared/schemas'
+import { decisionRow, memberRowOf, rowOf, type Ctx } from '../context'
+import { makeKey, now } from '../ids'
+import { toReport, toReports } from '../mappers'
+import { taskRow } from '../tasks/tasks'
 
 /**
  * Records what a report was based on, what it checked and what it proved. The basis defaults to the
