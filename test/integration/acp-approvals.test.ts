@@ -1,6 +1,6 @@
 /**
  * Permission requests of a real ACP agent (Claude Code through claude-agent-acp, on the scripted model server) go
- * through the same approval decision as Concord's own loop (harness/approval-policy.ts): under `sandboxed` an edit in
+ * through the same approval decision as Concord's own loop (harness/members/approval-policy.ts): under `sandboxed` an edit in
  * its tree runs without asking and a command asks (an agent's process has the network), a rule lets it run, and a
  * Deny answers that one call, its reason reaching the agent in Concord's next prompt.
  */

@@ -13,7 +13,7 @@ import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { McpGateway } from '../../electron/main/runtime/mcp/agent-gateway'
 import { appBinding, type AgentTurnState } from '../../electron/main/runtime/mcp/app-binding'
-import type { ApprovalPolicy } from '../../electron/main/harness/approval-policy'
+import type { ApprovalPolicy } from '../../electron/main/harness/members/approval-policy'
 
 const bin = resolve(__dirname, '../../bin/concord.js')
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createCore, type Core, type CoreOptions } from '../../electron/main/core'
-import { secretRef } from '../../electron/main/harness/members'
+import { secretRef } from '../../electron/main/harness/members/members'
 import type { SecretCipher } from '../../electron/main/secrets/secret-store'
 import { rejectsWith } from '../fixtures/core'
 

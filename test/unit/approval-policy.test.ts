@@ -1,4 +1,4 @@
-/** The one approval decision (harness/approval-policy.ts), every policy against every kind of call, and the rules. */
+/** The one approval decision (harness/members/approval-policy.ts), every policy against every kind of call, and the rules. */
 import { describe, expect, it } from 'vitest'
 import {
   allowPrefixMatches,
@@ -12,7 +12,7 @@ import {
   type ApprovalPolicy,
   type PolicyCall,
   type PolicyRule,
-} from '../../electron/main/harness/approval-policy'
+} from '../../electron/main/harness/members/approval-policy'
 
 const root = '/repo/.concord/T-1'
 const on = { available: true }

@@ -1,4 +1,4 @@
-import { addRule, listRules, removeRule } from '../harness/approval-rules'
+import { addRule, listRules, removeRule } from '../harness/members/approval-rules'
 import type { Harness } from '../harness/harness'
 import { parseId } from '../harness/ids'
 import type { Runtime } from '../runtime/runtime'
@@ -6,7 +6,7 @@ import type { Handlers } from './handlers'
 
 type ApprovalMethods = 'approvalRules.list' | 'approvalRules.add' | 'approvalRules.remove' | 'sessions.allowAlways'
 
-/** Approval rules per member and per team (the policy reads them: harness/approval-policy.ts), and "Always allow". */
+/** Approval rules per member and per team (the policy reads them: harness/members/approval-policy.ts), and "Always allow". */
 export function approvalHandlers({
   harness: h,
   runtime,

@@ -10,7 +10,7 @@ import {
   type MemberActivity,
 } from '../harness/archive'
 import type { Harness } from '../harness/harness'
-import { searchSessions } from '../harness/search'
+import { searchSessions } from '../harness/members/search'
 import type { Handlers } from './handlers'
 
 type ArchiveMethods =

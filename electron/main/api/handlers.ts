@@ -9,7 +9,7 @@ import {
   previewImpact,
   updateDecision,
 } from '../harness/decisions/decisions'
-import { createMember, listMembers, updateMember } from '../harness/members'
+import { createMember, listMembers, updateMember } from '../harness/members/members'
 import { getMetrics } from '../harness/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'

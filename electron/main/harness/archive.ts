@@ -11,7 +11,7 @@ import { actorOf, memberRowOf, requireDecider, rowOf, type Ctx } from './context
 import { toWorkspace, type Harness } from './harness'
 import { makeId, makeKey, now } from './ids'
 import { toTask } from './mappers'
-import { memberDto } from './members'
+import { memberDto } from './members/members'
 import { closeBatches } from '../platform/git-batch'
 
 /** The runtime's view of a member's work the store cannot see (a turn between steps): why it is busy, or null. */

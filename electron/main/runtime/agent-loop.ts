@@ -6,17 +6,17 @@
 import { currentText } from './approval-current'
 import type { MethodName, Params, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { ApprovalPolicy } from '../harness/approval-policy'
-import { rulesFor } from '../harness/approval-rules'
+import type { ApprovalPolicy } from '../harness/members/approval-policy'
+import { rulesFor } from '../harness/members/approval-rules'
 import type { Harness } from '../harness/harness'
-import { secretRef } from '../harness/members'
+import { secretRef } from '../harness/members/members'
 import { workspaceSettings } from '../harness/workspace-settings'
 import { sandboxStatus } from '../platform/sandbox'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
 import type { StepRow } from '../store/steps-repo'
-import { TEXT_FLUSH_MS } from '../harness/steps'
+import { TEXT_FLUSH_MS } from '../harness/members/steps'
 import { turnSteps, type StepSink, type TurnSteps } from './step-writer'
 import { buildBrief } from './brief'
 import {
@@ -26,7 +26,7 @@ import {
   type CallSetting,
   type PolicyRule,
   type SandboxState,
-} from '../harness/approval-policy'
+} from '../harness/members/approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { createProvider, type CreateProviderOptions } from './providers'

@@ -1,5 +1,5 @@
 /** `delegate`: a member hands a task to another and waits for its answer; a wait cycle is refused. */
-import type { ApprovalPolicy } from '../harness/approval-policy'
+import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import type { Harness } from '../harness/harness'
 import { ToolError } from '../platform/tool-error'
 import type { MemberHost, TurnOutcome } from './member-host'

@@ -6,7 +6,7 @@
 import { ApiError } from '../../../shared/errors'
 import { makeKey } from '../../../shared/keys'
 import type { EventBus } from '../events/event-bus'
-import type { ApprovalPolicy } from '../harness/approval-policy'
+import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import { requireActiveMember } from '../harness/archive'
 import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'

@@ -7,7 +7,7 @@ import type { EventBus } from '../events/event-bus'
 import { makeId, now } from '../harness/ids'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
-import { toStep } from '../harness/steps'
+import { toStep } from '../harness/members/steps'
 
 /** Where a written step is announced. */
 export type StepSink = (row: StepRow) => void

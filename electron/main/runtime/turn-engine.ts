@@ -3,7 +3,7 @@
  * ACP (acp/acp-turn.ts). The runtime prepares the turn (its tree, its policy, where its steps go) and calls the
  * member's engine; the engine writes the turn's steps and says how it ended.
  */
-import type { ApprovalPolicy } from '../harness/approval-policy'
+import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import type { Ctx } from '../harness/context'
 import type { TurnTree } from '../harness/task-branches'
 import type { MemberRow } from '../store/members-repo'

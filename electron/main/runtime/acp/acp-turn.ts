@@ -7,9 +7,9 @@
  * acp-session.ts.
  */
 import type { MethodName, Params, Result } from '../../../../shared/contract'
-import type { ApprovalPolicy } from '../../harness/approval-policy'
+import type { ApprovalPolicy } from '../../harness/members/approval-policy'
 import type { Harness } from '../../harness/harness'
-import { secretRef } from '../../harness/members'
+import { secretRef } from '../../harness/members/members'
 import { now } from '../../harness/ids'
 import type { StepRow } from '../../store/steps-repo'
 import { turnSteps, writeStep, type TurnSteps } from '../step-writer'

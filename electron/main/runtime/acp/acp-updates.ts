@@ -10,10 +10,10 @@ import type {
   RequestPermissionResponse,
   SessionUpdate,
 } from '@agentclientprotocol/sdk'
-import { describeAcpCall, needsHuman, suggestedRule, type SandboxState } from '../../harness/approval-policy'
-import { rulesFor } from '../../harness/approval-rules'
+import { describeAcpCall, needsHuman, suggestedRule, type SandboxState } from '../../harness/members/approval-policy'
+import { rulesFor } from '../../harness/members/approval-rules'
 import { makeId, now } from '../../harness/ids'
-import { TEXT_FLUSH_MS } from '../../harness/steps'
+import { TEXT_FLUSH_MS } from '../../harness/members/steps'
 import { MCP_TOOL_NAMES } from '../mcp/tool-names'
 import type { MemberHost } from '../member-host'
 import type { TurnSteps } from '../step-writer'

@@ -13,8 +13,8 @@ import { ToolError } from '../../platform/tool-error'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import { takeNotices } from './member-binding'
 import type { McpBinding } from './server'
-import { stricterPolicy, type ApprovalPolicy } from '../../harness/approval-policy'
-import { rulesFor } from '../../harness/approval-rules'
+import { stricterPolicy, type ApprovalPolicy } from '../../harness/members/approval-policy'
+import { rulesFor } from '../../harness/members/approval-rules'
 
 /** The turn an ACP agent is in (or was last in): the tree it works in and the policy that applies. */
 export interface AgentTurnState {

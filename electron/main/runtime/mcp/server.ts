@@ -10,7 +10,12 @@ import { harnessTools, toolAllowed, type HarnessToolContext } from '../tools/har
 import { ToolError } from '../../platform/tool-error'
 import type { ToolDefinition } from '../tools/types'
 import { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
-import { describeToolCall, needsHuman, type ApprovalPolicy, type PolicyRule } from '../../harness/approval-policy'
+import {
+  describeToolCall,
+  needsHuman,
+  type ApprovalPolicy,
+  type PolicyRule,
+} from '../../harness/members/approval-policy'
 
 export { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 

@@ -1,7 +1,7 @@
-import { parseKey } from '../../../shared/keys'
-import type { Step, StepRef } from '../../../shared/schemas'
-import { makeId } from './ids'
-import type { PinnedRef, StepRow } from '../store/steps-repo'
+import { parseKey } from '../../../../shared/keys'
+import type { Step, StepRef } from '../../../../shared/schemas'
+import { makeId } from '../ids'
+import type { PinnedRef, StepRow } from '../../store/steps-repo'
 
 /**
  * Streamed text is saved at most this long after its first unsaved delta, so a crash loses at most that much and

@@ -1,14 +1,14 @@
 /**
  * Approval rules (allow or deny a tool, a command prefix, a path glob) for one member or the whole team of a
- * workspace: the API's view of them and the list the policy reads (harness/approval-policy.ts).
+ * workspace: the API's view of them and the list the policy reads (harness/members/approval-policy.ts).
  */
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { ApprovalRule } from '../../../shared/schemas'
-import type { ApprovalRuleRow } from '../store/approval-rules-repo'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { ApprovalRule } from '../../../../shared/schemas'
+import type { ApprovalRuleRow } from '../../store/approval-rules-repo'
 import type { PolicyRule } from './approval-policy'
-import { memberRowOf, type Ctx } from './context'
-import { makeId, now, parseId } from './ids'
+import { memberRowOf, type Ctx } from '../context'
+import { makeId, now, parseId } from '../ids'
 
 export function toApprovalRule(ws: string, r: ApprovalRuleRow): ApprovalRule {
   return {

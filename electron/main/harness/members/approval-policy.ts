@@ -8,9 +8,9 @@
  * place. Without a sandbox, `sandboxed` asks for every call `ask` would, and says why.
  */
 import path from 'node:path'
-import type { ApprovalPolicyName, ApprovalRule } from '../../../shared/schemas'
-import { ruleWords } from '../../../shared/approval-words'
-import { sandboxStatus } from '../platform/sandbox'
+import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schemas'
+import { ruleWords } from '../../../../shared/approval-words'
+import { sandboxStatus } from '../../platform/sandbox'
 
 export type ApprovalPolicy = ApprovalPolicyName
 

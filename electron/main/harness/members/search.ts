@@ -1,8 +1,8 @@
-import type { SearchHit } from '../../../shared/schemas'
-import { ftsQuery } from '../store/search-repo'
-import type { StepKindValue } from '../store/steps-repo'
-import type { Ctx } from './context'
-import { makeId } from './ids'
+import type { SearchHit } from '../../../../shared/schemas'
+import { ftsQuery } from '../../store/search-repo'
+import type { StepKindValue } from '../../store/steps-repo'
+import type { Ctx } from '../context'
+import { makeId } from '../ids'
 
 /** sessions.search: what was said in any member's session, newest first; the query is plain text, never syntax. */
 export function searchSessions(ctx: Ctx, query: string, limit = 50): SearchHit[] {
