@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { triggerWords } from '../../electron/main/harness/figure-items'
+import { triggerWords } from '../../electron/main/harness/workspace/figure-items'
 
 /** The keys runtime/auto-turns.ts claims turns by, as a person reads them in the figure's list. */
 describe('triggerWords', () => {

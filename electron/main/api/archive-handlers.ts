@@ -8,7 +8,7 @@ import {
   restoreTask,
   restoreWorkspace,
   type MemberActivity,
-} from '../harness/archive'
+} from '../harness/workspace/archive'
 import type { Harness } from '../harness/harness'
 import { searchSessions } from '../harness/members/search'
 import type { Handlers } from './handlers'

@@ -10,7 +10,7 @@ import {
   updateDecision,
 } from '../harness/decisions/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members/members'
-import { getMetrics } from '../harness/metrics'
+import { getMetrics } from '../harness/workspace/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReport } from '../harness/reports/reports'
@@ -24,7 +24,7 @@ import {
   updateTask,
 } from '../harness/tasks/tasks'
 import { memberRowOf } from '../harness/context'
-import { workspaceSettings } from '../harness/workspace-settings'
+import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import {
   deliveryArtifact,
   assertBranchable,
@@ -34,16 +34,16 @@ import {
   releaseTaskWorktree,
   resolveArtifact,
   updateWorkspace,
-} from '../harness/task-branches'
-import { makeFirstCommit } from '../harness/first-commit'
-import { setupAgain, startRun, stopRun, treeRuns } from '../harness/tree-runs'
+} from '../harness/workspace/task-branches'
+import { makeFirstCommit } from '../harness/workspace/first-commit'
+import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tree-runs'
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
 import { mergeTask } from '../harness/tasks/task-merge'
 import { revertDecision } from '../harness/decisions/revert'
 import { decisionHistory } from '../harness/decisions/history'
 import { impactPage } from '../harness/decisions/impact'
 import { getReports, getTasks, pageReports, pageTasks } from '../harness/pages'
-import { listAutoTurns, sentNotices } from '../harness/figure-items'
+import { listAutoTurns, sentNotices } from '../harness/workspace/figure-items'
 
 export type Handler<M extends MethodName> = (params: ParsedParams<M>) => Result<M> | Promise<Result<M>>
 /** Every method of the contract must have a handler: a missing one does not compile. */

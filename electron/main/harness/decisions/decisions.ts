@@ -9,7 +9,7 @@ import { makeKey, now } from '../ids'
 import { emptyImpact } from './impact'
 import { toDecision, toProposal } from '../mappers'
 import { mergedTasksOf } from './propagation'
-import { workspaceSettings } from '../workspace-settings'
+import { workspaceSettings } from '../workspace/workspace-settings'
 import { createProposalTx } from './proposals'
 
 export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): Decision {

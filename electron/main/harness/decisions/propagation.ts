@@ -11,7 +11,7 @@ import type { Ctx } from '../context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
 import { makeId, makeKey } from '../ids'
 import { touchedReports, type EditPins } from '../reports/touched-reports'
-import { workspaceSettings } from '../workspace-settings'
+import { workspaceSettings } from '../workspace/workspace-settings'
 
 export interface PropagationResult {
   impact: Impact

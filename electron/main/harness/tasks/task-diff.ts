@@ -10,9 +10,9 @@ import { turnChanges } from '../members/steps'
 import { rowOf, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey } from '../ids'
-import { refreshHead } from '../task-branches'
+import { refreshHead } from '../workspace/task-branches'
 import { taskRow } from './tasks'
-import { workspaceSettings } from '../workspace-settings'
+import { workspaceSettings } from '../workspace/workspace-settings'
 
 /** The patch is cut here; the file list and counts are always whole. */
 export const PATCH_CAP = 1024 * 1024

@@ -5,9 +5,9 @@
  */
 import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { OpenedWorkspace, WorkspaceSettings } from '../../../shared/schemas'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { OpenedWorkspace, WorkspaceSettings } from '../../../../shared/schemas'
 import {
   convertWorktree,
   createBranchRef,
@@ -24,11 +24,11 @@ import {
   syncTaskBranch,
   uncommittedFiles,
   type RepoInfo,
-} from '../repo/git-repo'
-import type { TaskBranchRow } from '../store/branches-repo'
-import type { Ctx } from './context'
-import type { Harness } from './harness'
-import { makeKey, now } from './ids'
+} from '../../repo/git-repo'
+import type { TaskBranchRow } from '../../store/branches-repo'
+import type { Ctx } from '../context'
+import type { Harness } from '../harness'
+import { makeKey, now } from '../ids'
 import { hasNoCommit, noCommitWords } from './first-commit'
 import { interruptedMerges } from './merge-recovery'
 import { setupSettled, setUpTree, stopTreeRuns } from './tree-runs'

@@ -1,10 +1,10 @@
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { WorkspaceSettings } from '../../../shared/schemas'
-import { assertAllowedEnv } from '../platform/command-env'
-import { ToolError } from '../platform/tool-error'
-import type { Ctx } from './context'
-import { now } from './ids'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { WorkspaceSettings } from '../../../../shared/schemas'
+import { assertAllowedEnv } from '../../platform/command-env'
+import { ToolError } from '../../platform/tool-error'
+import type { Ctx } from '../context'
+import { now } from '../ids'
 
 /** The settings of a workspace, with the defaults filled in for anything never saved. */
 export function workspaceSettings(ctx: Ctx): WorkspaceSettings {

@@ -2,13 +2,13 @@
  * The items behind two Figures tiles (issue 13): the notices sent and the turns Concord started itself, page by
  * page, newest first, each with the step of the member's session to jump to. Their totals are the figures.
  */
-import type { ParsedParams } from '../../../shared/contract'
-import type { AutoTurn, AutoTurnCause, AutoTurnPage, SentNotice, SentNoticePage } from '../../../shared/schemas'
-import { AutoTurnsRepo } from '../store/auto-turns-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
-import type { Ctx } from './context'
-import { idSource, makeId, makeKey } from './ids'
-import { cursorOf, DEFAULT_PAGE } from './pages'
+import type { ParsedParams } from '../../../../shared/contract'
+import type { AutoTurn, AutoTurnCause, AutoTurnPage, SentNotice, SentNoticePage } from '../../../../shared/schemas'
+import { AutoTurnsRepo } from '../../store/auto-turns-repo'
+import type { WorkspaceStore } from '../../store/workspace-store'
+import type { Ctx } from '../context'
+import { idSource, makeId, makeKey } from '../ids'
+import { cursorOf, DEFAULT_PAGE } from '../pages'
 
 export function sentNotices(ctx: Ctx, p: ParsedParams<'notices.sent'>): SentNoticePage {
   const limit = p.limit ?? DEFAULT_PAGE

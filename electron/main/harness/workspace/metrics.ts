@@ -1,6 +1,6 @@
-import type { Metrics } from '../../../shared/schemas'
-import type { Ctx } from './context'
-import { makeId } from './ids'
+import type { Metrics } from '../../../../shared/schemas'
+import type { Ctx } from '../context'
+import { makeId } from '../ids'
 
 export interface TokenTotals {
   perMember: { memberId: string; input: number; output: number; unreported: number }[]

@@ -3,13 +3,13 @@
  * commit is offered, made with Concord's own git (no hooks, no programs of the repository), empty or of the folder's
  * files as .gitignore leaves them, on the branch HEAD names.
  */
-import type { ParsedParams } from '../../../shared/contract'
-import { ApiError } from '../../../shared/errors'
-import type { FirstCommit } from '../../../shared/schemas'
-import { inspectRepo, resolveCommit } from '../repo/git-repo'
-import { runOwnGit } from '../platform/git'
-import type { Harness } from './harness'
-import { now } from './ids'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { FirstCommit } from '../../../../shared/schemas'
+import { inspectRepo, resolveCommit } from '../../repo/git-repo'
+import { runOwnGit } from '../../platform/git'
+import type { Harness } from '../harness'
+import { now } from '../ids'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
 /** Used only when git knows no identity for the user (no user.name / user.email anywhere). */

@@ -3,11 +3,11 @@
  * and the merges recorded as running that the next start (task-branches.ts) and the next merge find.
  */
 import { existsSync } from 'node:fs'
-import { ApiError } from '../../../shared/errors'
-import { resolveCommit } from '../repo/git-repo'
-import { runOwnGit } from '../platform/git'
-import type { Ctx } from './context'
-import { makeKey, now } from './ids'
+import { ApiError } from '../../../../shared/errors'
+import { resolveCommit } from '../../repo/git-repo'
+import { runOwnGit } from '../../platform/git'
+import type { Ctx } from '../context'
+import { makeKey, now } from '../ids'
 
 /** An absolute path in the checkout's git folder. */
 export async function gitPath(repo: string, name: string): Promise<string | null> {

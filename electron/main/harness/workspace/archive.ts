@@ -4,15 +4,15 @@
  * (and the human) archive. A member that is working is refused until it is idle, so no turn, approval or
  * queued message is stranded with nobody to see it.
  */
-import { ApiError } from '../../../shared/errors'
-import type { ArchivedItems, Member, Task, Workspace } from '../../../shared/schemas'
-import { WorkspaceArchiveRepo } from '../store/archive-repo'
-import { actorOf, memberRowOf, requireDecider, rowOf, type Ctx } from './context'
-import { toWorkspace, type Harness } from './harness'
-import { makeId, makeKey, now } from './ids'
-import { toTask } from './mappers'
-import { memberDto } from './members/members'
-import { closeBatches } from '../platform/git-batch'
+import { ApiError } from '../../../../shared/errors'
+import type { ArchivedItems, Member, Task, Workspace } from '../../../../shared/schemas'
+import { WorkspaceArchiveRepo } from '../../store/archive-repo'
+import { actorOf, memberRowOf, requireDecider, rowOf, type Ctx } from '../context'
+import { toWorkspace, type Harness } from '../harness'
+import { makeId, makeKey, now } from '../ids'
+import { toTask } from '../mappers'
+import { memberDto } from '../members/members'
+import { closeBatches } from '../../platform/git-batch'
 
 /** The runtime's view of a member's work the store cannot see (a turn between steps): why it is busy, or null. */
 export type MemberActivity = (memberId: string) => string | null
