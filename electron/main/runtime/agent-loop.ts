@@ -28,6 +28,7 @@ import {
   type SandboxState,
 } from '../harness/members/approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
+import { loopTurn } from './loop-share'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { createProvider, type CreateProviderOptions } from './providers'
 import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
@@ -153,6 +154,9 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     })
   }
   for (let n = 0; n < member.max_steps; n++) {
+    // The brief, the view and the request are built in a loop turn of their own (loop-share.ts): members that
+    // start together do not stack their preparations into one stall.
+    await loopTurn()
     if (signal.aborted) return interrupted()
     const step: RunningStep = { controller: new AbortController(), reason: null }
     runningSteps.set(host, step)

@@ -21,6 +21,7 @@ import type { MemberRow } from '../store/members-repo'
 import type { TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { StepRow } from '../store/steps-repo'
+import { loopTurn } from './loop-share'
 import { quiet, writeStep } from './step-writer'
 
 export interface AutoTurnsEnv {
@@ -62,7 +63,7 @@ export class AutoTurns {
 
   /**
    * Subscribed to the bus. Nothing runs in the emitting call's tick: the work is queued and done after its answer
-   * is written (setImmediate), a slice of at most SLICE_MS at a time (see pump), so an edit that flags a thousand
+   * is written (a later loop turn, loopTurn), a slice of at most SLICE_MS at a time (see pump), so an edit that flags a thousand
    * tasks answers as fast as with automatic turns off. What is owed is never only in this queue: the edit's notices
    * are stored in its transaction and still pending, and resume acts on them again after a restart; each turn is
    * claimed with its queued message in one transaction (start).
@@ -97,7 +98,7 @@ export class AutoTurns {
     this.jobs.push({ run, what })
     if (this.pumping) return
     this.pumping = true
-    setImmediate(() => this.pump())
+    void loopTurn().then(() => this.pump())
   }
 
   /** Runs queued work for at most SLICE_MS, then lets the loop serve everything else before the next slice. */
@@ -125,7 +126,8 @@ export class AutoTurns {
           console.error(`automatic turn for ${job.what} failed:`, err instanceof Error ? err.message : err)
       }
     }
-    if (this.jobs.length) setImmediate(() => this.pump())
+    // The next slice gets a loop turn of its own, not shared with a turn's preparation (loop-share.ts).
+    if (this.jobs.length) void loopTurn().then(() => this.pump())
     else this.pumping = false
   }
 

@@ -54,10 +54,12 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
     .list(member.id)
     .filter((t) => t.status !== 'cancelled' && (t.status !== 'accepted' || t.flag))
   const depends = new Set<number>()
+  // One statement for every task's links: a member with hundreds of tasks starts its turn without one query per task.
+  const linksOf = store.tasks.linksByTask(tasks.map((t) => t.id))
   lines.push('', '## Your tasks')
   if (!tasks.length) lines.push('(none assigned)')
   for (const t of tasks) {
-    const links = store.tasks.links(t.id)
+    const links = linksOf.get(t.id) ?? []
     links.forEach((l) => depends.add(l.decision_id))
     lines.push(
       `- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`,

@@ -9,8 +9,7 @@ import type { MemberRow } from '../store/members-repo'
 import type { StepRow } from '../store/steps-repo'
 import type { TaskRow } from '../store/tasks-repo'
 
-export const tasksInProgress = (ctx: Ctx, member: MemberRow): TaskRow[] =>
-  ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
+export const tasksInProgress = (ctx: Ctx, member: MemberRow): TaskRow[] => ctx.store.tasks.inProgress(member.id)
 
 /** The task the text names among `tasks`, when it names exactly one of them. */
 export function namedTask(text: string, tasks: TaskRow[]): TaskRow | null {
@@ -49,7 +48,6 @@ export function unboundTreeText(ctx: Ctx, member: MemberRow, treeDescription: st
 /** The task a turn works on: the one its message names, else the member's single task in progress. */
 export function turnTask(ctx: Ctx, member: MemberRow, start: StepRow): number | null {
   if (start.task_id !== null) return start.task_id
-  const active = ctx.store.tasks.list(member.id).filter((t) => t.status === 'in_progress')
-  const [only, ...others] = active
+  const [only, ...others] = tasksInProgress(ctx, member)
   return only && !others.length ? only.id : null
 }

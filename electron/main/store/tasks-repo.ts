@@ -82,6 +82,9 @@ export class TasksRepo {
       listByAssignee: db.prepare<[number], TaskRow>(
         'SELECT * FROM tasks WHERE assignee_id = ? AND archived_at IS NULL ORDER BY id',
       ),
+      inProgress: db.prepare<[number], TaskRow>(
+        "SELECT * FROM tasks WHERE assignee_id = ? AND status = 'in_progress' AND archived_at IS NULL ORDER BY id",
+      ),
       insertLink: db.prepare(
         'INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES (?, ?, ?, ?)',
       ),
@@ -167,8 +170,25 @@ export class TasksRepo {
     return assigneeId === undefined ? this.s.list.all() : this.s.listByAssignee.all(assigneeId)
   }
 
+  /** The assignee's tasks in progress (not archived), without reading the rest of its tasks. */
+  inProgress(assigneeId: number): TaskRow[] {
+    return this.s.inProgress.all(assigneeId)
+  }
+
   links(taskId: number): TaskLinkRow[] {
     return this.s.links.all(taskId)
+  }
+
+  /** The links of each of these tasks (as links() gives them), in one statement. */
+  linksByTask(ids: number[]): Map<number, TaskLinkRow[]> {
+    const out = new Map<number, TaskLinkRow[]>()
+    if (!ids.length) return out
+    for (const l of this.s.linksOf.all(JSON.stringify(ids))) {
+      const list = out.get(l.task_id)
+      if (list) list.push(l)
+      else out.set(l.task_id, [l])
+    }
+    return out
   }
 
   replaceLinks(taskId: number, links: { decisionId: number; version: number; fingerprint: string }[]): void {
