@@ -17,7 +17,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from './types'
-import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
+import { abortedError, CallbackError, checkStreamEnd, sdkErrorsOf, toProviderError } from './errors'
 import { ProviderError } from './types'
 
 export interface AnthropicProviderOptions {
@@ -147,9 +147,7 @@ export class AnthropicProvider implements ModelProvider {
     } catch (err) {
       throw this.#toProviderError(err, signal, sawEvent)
     }
-    // The SDK ends the iteration quietly when the request is aborted mid-stream.
-    if (signal?.aborted) throw abortedError()
-    if (!sawEvent) throw new ProviderError('provider_error', `${this.#label} returned an empty stream.`)
+    checkStreamEnd(signal, sawEvent, this.#label)
 
     const toolCalls: ToolCall[] = []
     for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
@@ -171,16 +169,7 @@ export class AnthropicProvider implements ModelProvider {
   }
 }
 
-const sdkErrors: SdkErrors = {
-  isAbort: (err) => err instanceof Anthropic.APIUserAbortError,
-  isConnection: (err) => err instanceof Anthropic.APIConnectionError,
-  isTimeout: (err) => err instanceof Anthropic.APIConnectionTimeoutError,
-  apiError: (err) => {
-    if (!(err instanceof Anthropic.APIError)) return null
-    const e = err as InstanceType<typeof Anthropic.APIError>
-    return { status: e.status, message: apiErrorMessage(e) }
-  },
-}
+const sdkErrors = sdkErrorsOf(Anthropic, apiErrorMessage)
 
 /** The provider's own message (error.message of the body), without the SDK's "<status> {json}" rendering. */
 function apiErrorMessage(err: InstanceType<typeof Anthropic.APIError>): string {

@@ -53,6 +53,34 @@ export interface SdkErrors {
   apiError(err: unknown): { status: number | undefined; message: string } | null
 }
 
+/** The error classes both official SDKs export under the same names (both come from the same generator). */
+export interface SdkErrorClasses<E extends Error & { status: number | undefined }> {
+  APIUserAbortError: abstract new (...args: never[]) => Error
+  APIConnectionError: abstract new (...args: never[]) => Error
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error
+  APIError: abstract new (...args: never[]) => E
+}
+
+/** An SDK's classification from its error classes, with its own way of reading the provider's message. */
+export function sdkErrorsOf<E extends Error & { status: number | undefined }>(
+  sdk: SdkErrorClasses<E>,
+  messageOf: (err: E) => string,
+): SdkErrors {
+  return {
+    isAbort: (err) => err instanceof sdk.APIUserAbortError,
+    isConnection: (err) => err instanceof sdk.APIConnectionError,
+    isTimeout: (err) => err instanceof sdk.APIConnectionTimeoutError,
+    apiError: (err) => (err instanceof sdk.APIError ? { status: err.status, message: messageOf(err) } : null),
+  }
+}
+
+/** After a stream ends: an abort the SDK ended quietly, or a stream with nothing in it, is an error. */
+export function checkStreamEnd(signal: AbortSignal | undefined, sawAny: boolean, label: string): void {
+  // The SDK ends the iteration quietly when the request is aborted mid-stream.
+  if (signal?.aborted) throw abortedError()
+  if (!sawAny) throw new ProviderError('provider_error', `${label} returned an empty stream.`)
+}
+
 export interface FailureContext {
   signal: AbortSignal | undefined
   /** True once the reply had started: a dropped connection is then "lost mid-reply". */

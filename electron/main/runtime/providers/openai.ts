@@ -16,7 +16,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from './types'
-import { abortedError, CallbackError, toProviderError, type SdkErrors } from './errors'
+import { abortedError, CallbackError, checkStreamEnd, sdkErrorsOf, toProviderError } from './errors'
 import { ProviderError } from './types'
 
 export interface OpenAIProviderOptions {
@@ -117,9 +117,7 @@ export class OpenAIProvider implements ModelProvider {
     } catch (err) {
       throw this.#toProviderError(err, signal, sawChunk)
     }
-    // The SDK ends the iteration quietly when the request is aborted mid-stream.
-    if (signal?.aborted) throw abortedError()
-    if (!sawChunk) throw new ProviderError('provider_error', `${this.#label} returned an empty stream.`)
+    checkStreamEnd(signal, sawChunk, this.#label)
 
     const toolCalls = calls.result()
     return { text, toolCalls, usage, stopReason: normaliseFinishReason(finishReason, toolCalls.length > 0) }
@@ -136,16 +134,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 }
 
-const sdkErrors: SdkErrors = {
-  isAbort: (err) => err instanceof OpenAI.APIUserAbortError,
-  isConnection: (err) => err instanceof OpenAI.APIConnectionError,
-  isTimeout: (err) => err instanceof OpenAI.APIConnectionTimeoutError,
-  apiError: (err) => {
-    if (!(err instanceof OpenAI.APIError)) return null
-    const e = err as InstanceType<typeof OpenAI.APIError>
-    return { status: e.status, message: apiErrorMessage(e) }
-  },
-}
+const sdkErrors = sdkErrorsOf(OpenAI, apiErrorMessage)
 
 /** The provider's own message, without the SDK's "<status> " prefix. */
 function apiErrorMessage(err: InstanceType<typeof OpenAI.APIError>): string {
