@@ -69,7 +69,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
       const changed = new Set(result.changed)
       const n = result.files.length
       console.log(
-        `Dry run, nothing written: the decision log of "${workspace.name}" as ${format === 'madr' ? 'MADR' : format} would be ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir) || '.'}, ${changed.size} new or changed, ${result.removed.length} removed`,
+        `Dry run, nothing written: the decision log of "${workspace.name}" as ${format === 'madr' ? 'MADR' : format} would be ${n} file${n === 1 ? '' : 's'} in ${shown(result.outDir)}, ${changed.size} new or changed, ${result.removed.length} removed`,
       )
       for (const f of result.files) console.log(`  ${changed.has(f) ? 'write  ' : 'same   '} ${shown(f)}`)
       for (const f of result.removed) console.log(`  remove  ${shown(f)}`)

@@ -379,7 +379,8 @@ export interface FileChange {
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed'
 }
 
-const statusWord: Record<string, FileChange['status']> = {
+/** git's one-letter file status (`--name-status`, `diff-tree`) in our words; an unknown letter reads as 'modified'. */
+export const statusWord: Record<string, FileChange['status']> = {
   A: 'added',
   M: 'modified',
   D: 'deleted',

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { DiffFile, TaskDiff, TurnCommits } from '../../../../shared/schemas'
-import { resolveCommit, snapshotObjects, uncommittedFiles, withSnapshots } from '../../repo/git-repo'
+import { resolveCommit, snapshotObjects, statusWord, uncommittedFiles, withSnapshots } from '../../repo/git-repo'
 import { runOwnGit } from '../../platform/git'
 import { turnChanges } from '../members/steps'
 import { rowOf, type Ctx } from '../context'
@@ -16,14 +16,6 @@ import { workspaceSettings } from '../workspace/workspace-settings'
 
 /** The patch is cut here; the file list and counts are always whole. */
 export const PATCH_CAP = 1024 * 1024
-const statusOf: Record<string, DiffFile['status']> = {
-  A: 'added',
-  M: 'modified',
-  D: 'deleted',
-  R: 'renamed',
-  C: 'copied',
-  T: 'type_changed',
-}
 
 export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff'>): Promise<TaskDiff> {
   const task = taskRow(ctx, p.taskId)
@@ -149,7 +141,7 @@ export async function diffFiles(
   for (let i = 0; i < names.length;) {
     const code = names[i++]
     if (!code) continue
-    const status = statusOf[code.charAt(0)] ?? 'modified'
+    const status = statusWord[code.charAt(0)] ?? 'modified'
     const oldPath = status === 'renamed' || status === 'copied' ? (names[i++] ?? null) : null
     const path = names[i++]
     if (path === undefined) break
