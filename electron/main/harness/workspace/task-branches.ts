@@ -22,9 +22,9 @@ import {
   resolveCommit,
   resolveTreeCommit,
   syncTaskBranch,
-  uncommittedFiles,
   type RepoInfo,
 } from '../../repo/git-repo'
+import { uncommittedFiles } from '../../repo/file-changes'
 import type { TaskBranchRow } from '../../store/branches-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
