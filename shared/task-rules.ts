@@ -2,7 +2,7 @@ import type { Task } from './schemas'
 
 /**
  * The one home of a task's status and flag words and of the moves between statuses.
- * The core enforces the moves (harness/tasks.ts), the board offers exactly these, and every
+ * The core enforces the moves (harness/tasks/tasks.ts), the board offers exactly these, and every
  * place that prints a status or a flag to a person uses these words.
  */
 export type TaskStatusValue = Task['status']

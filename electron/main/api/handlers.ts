@@ -13,28 +13,12 @@ import { createMember, listMembers, updateMember } from '../harness/members/memb
 import { getMetrics } from '../harness/workspace/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
-import { getReport, listReports, submitReport } from '../harness/reports/reports'
-import {
-  acknowledgeTask,
-  createTask,
-  getTask,
-  listTasks,
-  setTaskStatus,
-  taskRow,
-  updateTask,
-} from '../harness/tasks/tasks'
+import { getReport, listReports, submitReportAtCommit } from '../harness/reports/reports'
+import { acknowledgeTask, createTask, getTask, listTasks, taskRow, updateTask } from '../harness/tasks/tasks'
+import { moveTask, type TaskStarted } from '../harness/tasks/task-status'
 import { memberRowOf } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
-import {
-  deliveryArtifact,
-  assertBranchable,
-  ensureTaskWorktree,
-  openWorkspace,
-  refreshHead,
-  releaseTaskWorktree,
-  resolveArtifact,
-  updateWorkspace,
-} from '../harness/workspace/task-branches'
+import { openWorkspace, updateWorkspace } from '../harness/workspace/task-branches'
 import { makeFirstCommit } from '../harness/workspace/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tree-runs'
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
@@ -52,7 +36,7 @@ export type Handlers = { [M in MethodName]: Handler<M> }
 export interface HandlerDeps {
   harness: Harness
   /** A task moved to in progress (not by its own assignee): the runtime starts the assignee's turn on it. */
-  onTaskStarted?: (workspaceId: string, taskRowId: number, actorId: string | undefined) => void
+  onTaskStarted?: TaskStarted
 }
 
 export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
@@ -87,24 +71,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.getMany': (p) => getTasks(h, p.ids),
     'tasks.page': (p) => pageTasks(h.ctx(p.workspaceId), p),
     'tasks.update': (p) => updateTask(h.ctxOf('task', p.taskId, 'taskId'), p),
-    'tasks.setStatus': async (p) => {
-      const ctx = h.ctxOf('task', p.taskId, 'taskId')
-      const { id: n, status: before } = taskRow(ctx, p.taskId)
-      // The delivered commit is what git says, never what was typed; then the core checks authority and blockers.
-      const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
-      // A repository without a commit is refused before the task moves: it would be in progress with no tree.
-      if (p.status === 'in_progress') await assertBranchable(h, ctx, n)
-      const task = setTaskStatus(ctx, { ...p, artifact })
-      // A cancelled task's worktree goes (its branch stays, so nothing committed is lost).
-      if (task.status === 'cancelled') return (await releaseTaskWorktree(h, ctx, n)) ? getTask(ctx, p.taskId) : task
-      if (task.status !== 'in_progress') return task
-      // Starting a task gives it its branch and worktree (in a worktree workspace); restarting one restores it.
-      const hadWorktree = Boolean(ctx.store.branches.get(n)?.worktree)
-      const started = (await ensureTaskWorktree(h, ctx, n)) && !hadWorktree ? getTask(ctx, p.taskId) : task
-      // Once its tree is ready, the assignee gets a turn on it (workspace setting startAgentOnTaskStart).
-      if (before !== 'in_progress') onTaskStarted?.(ctx.wsId, n, p.actorId)
-      return started
-    },
+    'tasks.setStatus': (p) => moveTask(h, h.ctxOf('task', p.taskId, 'taskId'), p, onTaskStarted),
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.readiness': (p) => taskReadiness(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
@@ -129,14 +96,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     },
     'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),
 
-    'reports.submit': async (p) => {
-      const ctx = h.ctxOf('task', p.taskId, 'taskId')
-      const row = taskRow(ctx, p.taskId).id
-      const worktree = ctx.store.branches.get(row)?.worktree ?? undefined
-      // A report made in the turn that committed: the tree's new head is brought into the repository first.
-      if (worktree) await refreshHead(h, ctx, row).catch(() => undefined)
-      return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
-    },
+    'reports.submit': (p) => submitReportAtCommit(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'reports.get': (p) => getReport(h.ctxOf('report', p.reportId, 'reportId'), p.reportId),
     'reports.list': (p) =>
       p.taskId ? listReports(h.ctxOf('task', p.taskId, 'taskId'), p.taskId) : listReports(h.ctx(p.workspaceId!)),

@@ -2,9 +2,23 @@ import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Report } from '../../../../shared/schemas'
 import { decisionRow, memberRowOf, rowOf, type Ctx } from '../context'
+import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { toReport, toReports } from '../mappers'
 import { taskRow } from '../tasks/tasks'
+import { refreshHead, resolveArtifact } from '../workspace/task-branches'
+
+/**
+ * reports.submit as every face asks for it: the artifact is resolved to the full commit in the workspace's repository
+ * (in the task's tree first), and a report made in the turn that committed sees that commit, because the tree's new
+ * head is brought into the repository first. Git runs before the report's transaction.
+ */
+export async function submitReportAtCommit(h: Harness, ctx: Ctx, p: ParsedParams<'reports.submit'>): Promise<Report> {
+  const row = taskRow(ctx, p.taskId).id
+  const worktree = ctx.store.branches.get(row)?.worktree ?? undefined
+  if (worktree) await refreshHead(h, ctx, row).catch(() => undefined)
+  return submitReport(ctx, { ...p, artifact: (await resolveArtifact(h, ctx, p.artifact, worktree))! })
+}
 
 /**
  * Records what a report was based on, what it checked and what it proved. The basis defaults to the
