@@ -12,7 +12,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmS
 import { join } from 'node:path'
 import { ApiError } from '../../shared/errors'
 import { storageFault } from './faults'
-import { processStartTime } from './platform/sandbox'
+import { processStartTime } from './platform/process-records'
 
 export const LOCK_FILE = 'concord.lock'
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
 import { LOCK_FILE } from '../../electron/main/data-dir-lock'
-import { processStartTime } from '../../electron/main/platform/sandbox'
+import { processStartTime } from '../../electron/main/platform/process-records'
 import { initRepo, rejectsWith } from '../fixtures/core'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
 

@@ -8,7 +8,7 @@ import { makeId } from '../harness/ids'
 import { now } from '../harness/ids'
 import type { StepRow } from '../store/steps-repo'
 import type { ProviderKind } from './providers'
-import { killRecordedGroup } from '../platform/sandbox'
+import { killRecordedGroup } from '../platform/process-records'
 import { quiet, writeStep } from './step-writer'
 
 /**

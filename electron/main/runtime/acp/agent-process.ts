@@ -12,7 +12,7 @@ import type {
   SessionNotification,
 } from '@agentclientprotocol/sdk'
 import { McpGateway } from '../mcp/agent-gateway'
-import { recordProcess } from '../../platform/sandbox'
+import { recordProcess } from '../../platform/process-records'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { AgentTurnState } from '../mcp/app-binding'
 import type { McpBinding } from '../mcp/server'
