@@ -44,8 +44,8 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
     'workspaces.settings': (p) => workspaceSettings(h.ctx(p.workspaceId)),
-    'workspaces.update': (p) => updateWorkspace(h, p),
-    'workspaces.firstCommit': (p) => makeFirstCommit(h, p),
+    'workspaces.update': (p) => updateWorkspace(h, h.ctx(p.workspaceId), p),
+    'workspaces.firstCommit': (p) => makeFirstCommit(h, h.ctx(p.workspaceId), p),
 
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),

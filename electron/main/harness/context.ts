@@ -1,3 +1,10 @@
+/**
+ * How a use case gets its context: it takes the workspace's `ctx` first — `fn(ctx, …)` — and `fn(h, ctx, …)` only
+ * when it needs more than that workspace (its repository folder, the data folder, the secret store: the Harness).
+ * Only the faces (api/ handlers, the MCP tools, the CLI) and the runtime's hosts build a ctx (`h.ctx`, `h.ctxOf`);
+ * the harness never does, except where the workspace is what is made (openWorkspace) or the call spans workspaces
+ * (pages.ts, the registry's archived list), which take `h` alone.
+ */
 import { ApiError } from '../../../shared/errors'
 import type { EventName, Events } from '../../../shared/contract'
 import type { WorkspaceStore } from '../store/workspace-store'

@@ -8,6 +8,7 @@ import { ApiError } from '../../../../shared/errors'
 import type { FirstCommit } from '../../../../shared/schemas'
 import { inspectRepo, resolveCommit } from '../../repo/git-repo'
 import { runOwnGit } from '../../platform/git'
+import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { now } from '../ids'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
@@ -33,8 +34,11 @@ export async function hasNoCommit(repo: string): Promise<boolean> {
   return refs.code === 0 && refs.stdout.trim() === ''
 }
 
-export async function makeFirstCommit(h: Harness, p: ParsedParams<'workspaces.firstCommit'>): Promise<FirstCommit> {
-  const ctx = h.ctx(p.workspaceId)
+export async function makeFirstCommit(
+  h: Harness,
+  ctx: Ctx,
+  p: ParsedParams<'workspaces.firstCommit'>,
+): Promise<FirstCommit> {
   const repo = h.workspace(ctx.wsId).repoPath
   const info = await inspectRepo(repo)
   if (!info.isRepo)

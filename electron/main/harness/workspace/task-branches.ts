@@ -413,8 +413,11 @@ export async function treeForTurn(
 }
 
 /** workspaces.update: isolation and base branch are checked against the repository before they are saved. */
-export async function updateWorkspace(h: Harness, p: ParsedParams<'workspaces.update'>): Promise<WorkspaceSettings> {
-  const ctx = h.ctx(p.workspaceId)
+export async function updateWorkspace(
+  h: Harness,
+  ctx: Ctx,
+  p: ParsedParams<'workspaces.update'>,
+): Promise<WorkspaceSettings> {
   if (p.isolation === 'worktree' || p.baseBranch) {
     const repo = h.workspace(ctx.wsId).repoPath
     const info = await inspectRepo(repo)
