@@ -475,6 +475,19 @@ describe('paged lists in the store', () => {
     expect(store.getState().reportLists[filterKey({})]!.staleTotal).toBe(0)
   })
 
+  it('recounts once more when asked while a recount is in flight (its read may predate the change)', async () => {
+    const { store, reports } = await opened([], [report(1, { validity: 'stale' })])
+    await store.getState().refreshCounts()
+    expect(store.getState().counts.staleReports).toBe(1)
+    const first = store.getState().refreshCounts() // reads now: one stale report
+    reports[0] = { ...reports[0]!, validity: 'valid' } // the change lands after that read
+    const second = store.getState().refreshCounts()
+    const third = store.getState().refreshCounts() // a burst shares the one follow-up
+    expect(third).toBe(second)
+    await Promise.all([first, second])
+    expect(store.getState().counts.staleReports).toBe(0)
+  })
+
   it('fetches tasks asked for by id in one call per tick, only those not cached', async () => {
     const { store, calls } = await opened([task(1), task(2), task(3)], [report(1, { taskId: `${WS}-t3` })])
     await store.getState().ensureReportList({})

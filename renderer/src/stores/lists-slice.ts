@@ -111,6 +111,8 @@ export function moveReport(
 export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
   const applied: string[] = []
   let countsAsked: Promise<void> | null = null
+  /** The one recount after the one in flight, for events that arrived while it was reading. */
+  let countsNext: Promise<void> | null = null
 
   /**
    * Asks for the totals of the loaded lists that are not whole (their rows cannot say) and for the tab counts;
@@ -275,8 +277,13 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
     loadMoreReports: (filter) => loadReports(filter, true),
 
     refreshCounts() {
-      // One recount in flight at a time; a burst of events asks once.
-      if (countsAsked) return countsAsked
+      // One recount in flight at a time. An event during it may have come after its read, so it asks for one
+      // more once that recount ends; a burst of events shares that one.
+      if (countsAsked)
+        return (countsNext ??= countsAsked.then(() => {
+          countsNext = null
+          return get().refreshCounts()
+        }))
       const workspaceId = get().workspaceId
       if (!workspaceId) return Promise.resolve()
       countsAsked = Promise.all([
