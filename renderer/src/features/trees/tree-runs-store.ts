@@ -11,19 +11,28 @@ interface TreeRunsState {
   applyAll(taskId: string, runs: TreeRun[]): void
 }
 
+/**
+ * Whether `next` may replace what is shown. A later start wins; for the same start, a record of the run running
+ * never replaces its end: an answer (tasks.treeRuns, tasks.run) read while the command ran can arrive after the
+ * event that said it ended, and the card would then show "running" for ever.
+ */
+export function replaces(shown: TreeRun | undefined, next: TreeRun): boolean {
+  if (!shown || next.startedAt > shown.startedAt) return true
+  if (next.startedAt < shown.startedAt) return false
+  return next.endedAt !== null || shown.endedAt === null
+}
+
 export const useTreeRuns = create<TreeRunsState>((set) => ({
   byTask: {},
   apply: (run) =>
     set((s) => {
-      const cur = s.byTask[run.taskId]?.[run.kind]
-      // An event older than what is shown (a fetch answered later) does not win.
-      if (cur && cur.startedAt > run.startedAt) return s
+      if (!replaces(s.byTask[run.taskId]?.[run.kind], run)) return s
       return { byTask: { ...s.byTask, [run.taskId]: { ...s.byTask[run.taskId], [run.kind]: run } } }
     }),
   applyAll: (taskId, runs) =>
     set((s) => {
       const next = { ...s.byTask[taskId] }
-      for (const r of runs) if (!next[r.kind] || next[r.kind]!.startedAt <= r.startedAt) next[r.kind] = r
+      for (const r of runs) if (replaces(next[r.kind], r)) next[r.kind] = r
       return { byTask: { ...s.byTask, [taskId]: next } }
     }),
 }))
