@@ -1,5 +1,5 @@
 import type { Db } from './connection'
-import type { ImpactTaskRow } from './tasks-repo'
+import { unpackImpactTasks, type FlaggedTasks, type ImpactTaskRow } from './tasks-repo'
 
 export type DecisionStatusValue = 'proposed' | 'accepted' | 'rejected' | 'superseded'
 
@@ -36,14 +36,6 @@ export interface RevisionRow {
 }
 
 /** One normative edit: the content it left (from) and reached (to), and the newest report at that moment. */
-type ImpactTaskTuple = [
-  number,
-  ImpactTaskRow['old_status'],
-  ImpactTaskRow['status'],
-  ImpactTaskRow['flag'],
-  number | null,
-]
-
 export interface DecisionImpactRow {
   decision_id: number
   version: number
@@ -133,24 +125,18 @@ export class DecisionsRepo {
     return this.s.revision.get(id, version)
   }
 
-  /** Records a normative edit: enough to derive its reports part later from the immutable pins. */
-  /** The record of a normative edit, with the tasks it flagged (in key order). */
-  insertImpact(row: DecisionImpactRow, tasks: ImpactTaskRow[]): void {
-    const packed = tasks.map((t) => [t.task_id, t.old_status, t.status, t.flag, t.assignee_id])
-    this.s.insertImpact.run({ ...row, tasks: JSON.stringify(packed) })
+  /**
+   * The record of a normative edit, with the tasks it flagged (packed, in key order: FlaggedTasks); its reports part
+   * is derived later from the immutable pins.
+   */
+  insertImpact(row: DecisionImpactRow, flagged: FlaggedTasks): void {
+    this.s.insertImpact.run({ ...row, tasks: flagged.packed })
   }
 
   /** The tasks the edit that produced `version` flagged, in key order (empty for an edit that flagged none). */
   impactTasks(id: number, version: number): ImpactTaskRow[] {
     const text = this.s.impactTasks.get(id, version)
-    if (!text) return []
-    return (JSON.parse(text) as ImpactTaskTuple[]).map(([task_id, old_status, status, flag, assignee_id]) => ({
-      task_id,
-      old_status,
-      status,
-      flag,
-      assignee_id,
-    }))
+    return text ? unpackImpactTasks(text) : []
   }
 
   impact(id: number, version: number): DecisionImpactRow | undefined {

@@ -98,13 +98,15 @@ export class ReportsRepo {
               ORDER BY report_id LIMIT @limit)`,
         )
         .raw(),
-      pinnedClaimIds: db.prepare<
-        { d: number; fp: string; after: number; upTo: number },
-        { report_id: number; claim_id: number }
-      >(
-        `SELECT report_id, claim_id FROM claim_links WHERE decision_id = @d AND pinned_fingerprint = @fp AND report_id > @after AND report_id <= @upTo
-         ORDER BY report_id, claim_id`,
-      ),
+      // One text, {report: [claims]}: a string from SQLite instead of a row object per claim.
+      pinnedClaimIds: db
+        .prepare<{ d: number; fp: string; after: number; upTo: number }, string>(
+          `SELECT coalesce(json_group_object(report_id, json(ids)), '{}') FROM
+             (SELECT report_id, json_group_array(claim_id ORDER BY claim_id) AS ids FROM claim_links
+              WHERE decision_id = @d AND pinned_fingerprint = @fp AND report_id > @after AND report_id <= @upTo
+              GROUP BY report_id)`,
+        )
+        .pluck(),
       heads: db.prepare<[string], { id: number; task_id: number; author_id: number | null; claim_count: number }>(
         'SELECT id, task_id, author_id, claim_count FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
@@ -296,13 +298,11 @@ export class ReportsRepo {
 
   /** Claim ids on the decision pinned to `fingerprint` for reports in (after, upTo], by report. */
   pinnedClaimIds(decisionId: number, fingerprint: string, after: number, upTo: number): Map<number, number[]> {
-    const out = new Map<number, number[]>()
-    for (const r of this.s.pinnedClaimIds.all({ d: decisionId, fp: fingerprint, after, upTo })) {
-      const list = out.get(r.report_id)
-      if (list) list.push(r.claim_id)
-      else out.set(r.report_id, [r.claim_id])
-    }
-    return out
+    const byReport = JSON.parse(this.s.pinnedClaimIds.get({ d: decisionId, fp: fingerprint, after, upTo })!) as Record<
+      string,
+      number[]
+    >
+    return new Map(Object.entries(byReport).map(([report, claims]) => [Number(report), claims]))
   }
 
   heads(ids: number[]): { id: number; task_id: number; author_id: number | null; claim_count: number }[] {

@@ -44,6 +44,25 @@ export interface ImpactTaskRow {
   assignee_id: number | null
 }
 
+/** The same, packed as the edit's record stores it: [task, status before, status after, flag, assignee]. */
+type ImpactTaskTuple = [number, TaskStatusValue, TaskStatusValue, TaskFlagValue, number | null]
+
+/** The tasks an edit flagged: the record's text (decision_impacts.tasks) and its rows, in key order. */
+export interface FlaggedTasks {
+  packed: string
+  rows: ImpactTaskRow[]
+}
+
+export function unpackImpactTasks(packed: string): ImpactTaskRow[] {
+  return (JSON.parse(packed) as ImpactTaskTuple[]).map(([task_id, old_status, status, flag, assignee_id]) => ({
+    task_id,
+    old_status,
+    status,
+    flag,
+    assignee_id,
+  }))
+}
+
 export interface TaskBranchInfo {
   task_id: number
   branch: string
@@ -119,11 +138,14 @@ export class TasksRepo {
       ),
       // The tasks an edit from another content to @to flags, each with its status and flag before and after
       // (shared/task-rules: the flag rule, revoked acceptance, untouched tasks), then the same set updated.
-      changeImpact: db.prepare<{ d: number; to: string }, ImpactTaskRow>(
-        `SELECT t.id AS task_id, t.status AS old_status, ${statusOnChangeSql('t')} AS status, ${flagOnChangeSql('t')} AS flag,
-           t.assignee_id FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND ${touchedByChangeSql('t')} ORDER BY t.id`,
-      ),
+      // Read as one text, packed as the edit's record keeps it: one string from SQLite instead of a row object per task.
+      changeImpact: db
+        .prepare<{ d: number; to: string }, string>(
+          `SELECT coalesce(json_group_array(json_array(t.id, t.status, ${statusOnChangeSql('t')}, ${flagOnChangeSql('t')}, t.assignee_id)
+             ORDER BY t.id), '[]') FROM task_links l JOIN tasks t ON t.id = l.task_id
+           WHERE l.decision_id = @d AND l.pinned_fingerprint <> @to AND ${touchedByChangeSql('t')}`,
+        )
+        .pluck(),
       applyChange: db.prepare<{ d: number; to: string; at: string }>(
         `UPDATE tasks AS t SET status = ${statusOnChangeSql('t')}, flag = ${flagOnChangeSql('t')}, version = t.version + 1, updated_at = @at
          WHERE t.id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to) AND ${touchedByChangeSql('t')}`,
@@ -227,10 +249,11 @@ export class TasksRepo {
    * Flags the tasks a change of the decision to `newFingerprint` affects, in one set-based update, and returns
    * them as the edit's record keeps them (key order): see changeImpact.
    */
-  flagDependents(decisionId: number, newFingerprint: string, at: string): ImpactTaskRow[] {
-    const rows = this.s.changeImpact.all({ d: decisionId, to: newFingerprint })
+  flagDependents(decisionId: number, newFingerprint: string, at: string): FlaggedTasks {
+    const packed = this.s.changeImpact.get({ d: decisionId, to: newFingerprint })!
+    const rows = unpackImpactTasks(packed)
     if (rows.length) this.s.applyChange.run({ d: decisionId, to: newFingerprint, at })
-    return rows
+    return { packed, rows }
   }
 
   /** Which of these tasks are flagged: the one home of that rule (taskFlaggedSql), as tasks.page's filter uses it. */

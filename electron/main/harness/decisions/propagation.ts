@@ -142,7 +142,7 @@ export function applyPropagation(
   const mode = workspaceSettings(ctx).followUps
   const followUps = mode === 'create' ? merged.map((t) => createFollowUp(ctx, t, decision, to, at)) : []
 
-  const hits = flagged.map(hitOf)
+  const hits = flagged.rows.map(hitOf)
   const recipients = new Map<number, Recipient>()
   const recipient = (m: number) => {
     let r = recipients.get(m)
