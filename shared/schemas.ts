@@ -354,7 +354,7 @@ export interface ImpactCounts {
 }
 
 /** How many tasks and reports an Impact lists at most; the rest come from decisions.impact, paged. */
-export const IMPACT_SUMMARY_LIMIT = 200
+export const IMPACT_SUMMARY_LIMIT = 50
 
 /**
  * What one edit did, compact: counts of everything, and the first IMPACT_SUMMARY_LIMIT tasks and reports

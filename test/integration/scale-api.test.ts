@@ -8,6 +8,7 @@ import type { Core } from '../../electron/main/core'
 import type { EventEnvelope } from '../../shared/contract'
 import { serializedText, stringifyReusing } from '../../electron/main/events/serialized'
 import type { Decision, ImpactReport, ImpactTask, Member, Task, Workspace } from '../../shared/schemas'
+import { IMPACT_SUMMARY_LIMIT } from '../../shared/schemas'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
@@ -152,7 +153,7 @@ describe('getMany', () => {
 })
 
 describe('the impact of an edit', () => {
-  it('summarizes over 200 affected tasks and reports with right counts, and decisions.impact pages the whole of it', async () => {
+  it('summarizes over IMPACT_SUMMARY_LIMIT affected tasks and reports with right counts, and decisions.impact pages the whole of it', async () => {
     const d = await decide('REST')
     const keep = await decide('SQLite')
     const tasks: Task[] = []
@@ -168,9 +169,9 @@ describe('the impact of an edit', () => {
     })
     expect(impact.version).toBe(decision.version)
     expect(impact.truncated).toBe(true)
-    // The first tasks and reports in key order: at most 200 each, fewer when both would not fit the frame.
-    expect(impact.tasks.length).toBeGreaterThanOrEqual(100)
-    expect(impact.tasks.length).toBeLessThanOrEqual(200)
+    // The first tasks and reports in key order: at most IMPACT_SUMMARY_LIMIT each, fewer when both would not fit the frame.
+    expect(impact.tasks.length).toBeGreaterThanOrEqual(IMPACT_SUMMARY_LIMIT / 2)
+    expect(impact.tasks.length).toBeLessThanOrEqual(IMPACT_SUMMARY_LIMIT)
     expect(impact.tasks.map((x) => x.taskId)).toEqual(tasks.slice(0, impact.tasks.length).map((x) => x.id))
     expect(impact.reports.map((x) => x.reportId)).toEqual(reports.slice(0, impact.reports.length).map((x) => x.id))
     // Oracle: the counts by plain SQL over the rows the edit wrote and the pins it read.
@@ -279,18 +280,23 @@ describe('the impact of an edit', () => {
     })
     const result = await core.invoke('decisions.update', { decisionId: d.id, expectedVersion: 1, statement: 'GraphQL' })
     off()
-    // Each notice's event names the first 200 ids and counts them all; the stored notice (notices.list) has every id.
+    // Each notice's event names the first IMPACT_SUMMARY_LIMIT ids and counts them all; the stored notice
+    // (notices.list) has every id.
     const told = new Map(notices.map((e) => [e.payload.notice.memberId, e.payload.notice]))
     expect([...told.keys()].sort()).toEqual([impl.id, tester.id].sort())
-    expect(told.get(impl.id)).toMatchObject({ taskCount: 250, reportCount: 0, taskIds: ids.slice(0, 200) })
+    expect(told.get(impl.id)).toMatchObject({
+      taskCount: 250,
+      reportCount: 0,
+      taskIds: ids.slice(0, IMPACT_SUMMARY_LIMIT),
+    })
     expect(told.get(tester.id)).toMatchObject({ taskCount: 0, reportCount: 300 })
-    expect(told.get(tester.id)!.reportIds).toHaveLength(200)
+    expect(told.get(tester.id)!.reportIds).toHaveLength(IMPACT_SUMMARY_LIMIT)
     for (const e of notices) expect(Buffer.byteLength(stringifyReusing(e))).toBeLessThan(16 * 1024)
     const [implNotice] = await core.invoke('notices.list', { memberId: impl.id })
     expect(implNotice!.taskIds).toEqual(ids.slice(0, 250))
     const [tessNotice] = await core.invoke('notices.list', { memberId: tester.id })
     expect(tessNotice!.reportIds).toHaveLength(300)
-    expect(tessNotice!.reportIds.slice(0, 200)).toEqual(told.get(tester.id)!.reportIds)
+    expect(tessNotice!.reportIds.slice(0, IMPACT_SUMMARY_LIMIT)).toEqual(told.get(tester.id)!.reportIds)
     const [frame] = frames
     if (frame?.event !== 'decision.changed') throw new Error('no decision.changed event')
     expect(frame.payload.impact).toBe(result.impact)

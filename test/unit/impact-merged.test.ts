@@ -30,3 +30,42 @@ describe('impact preview of a merged task', () => {
     expect(describeImpact(base, {})).toBe('No task or report depends on this decision yet.')
   })
 })
+
+describe('impact preview of a large edit', () => {
+  it("names the first eight tasks and reports and counts the rest from the edit's counts", () => {
+    const tasks = Array.from({ length: 50 }, (_, i) => ({
+      taskId: `w:task:${i + 1}`,
+      key: `T-${i + 1}`,
+      status: 'todo' as const,
+      flag: 'requirements_updated' as const,
+      assigneeId: null,
+      acceptanceRevoked: false,
+    }))
+    const reports = Array.from({ length: 50 }, (_, i) => ({
+      reportId: `w:report:${i + 1}`,
+      key: `R-${i + 1}`,
+      taskId: 'w:task:1',
+      authorId: null,
+      staleClaimIds: ['c1', 'c2', 'c3'],
+      restoredClaimIds: [],
+      validity: 'stale' as const,
+    }))
+    const impact: Impact = {
+      ...base,
+      truncated: true,
+      counts: { ...base.counts, tasks: 1000, reports: 10_000, staleClaims: 30_000 },
+      tasks,
+      reports,
+    }
+    const text = describeImpact(impact, {})
+    expect(text).toContain('Flags T-1 to do, T-2 to do,')
+    expect(text).toContain('T-8 to do, and 992 more tasks; stales 3 claims in R-1,')
+    expect(text).toContain('3 claims in R-8, and 9,992 more reports.')
+    expect(text).not.toContain('T-9 ')
+    // Everything listed: every one named, nothing counted.
+    const small = { ...impact, truncated: false, counts: { ...impact.counts, tasks: 2, reports: 1 } }
+    expect(describeImpact({ ...small, tasks: tasks.slice(0, 2), reports: reports.slice(0, 1) }, {})).toBe(
+      'Flags T-1 to do, T-2 to do; stales 3 claims in R-1.',
+    )
+  })
+})

@@ -14,6 +14,17 @@ import { ToolCall } from '../../renderer/src/features/session/ToolCall'
 import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
 import type { AppStore } from '../../renderer/src/stores/types'
 
+/** An impact's counts with nothing affected. */
+const noCounts = {
+  tasks: 0,
+  needsAdjustment: 0,
+  needsReverification: 0,
+  acceptanceRevoked: 0,
+  reports: 0,
+  staleClaims: 0,
+  restoredClaims: 0,
+}
+
 const WS = 'w00000001'
 const decision = (version: number, statement: string): Decision => ({
   id: `${WS}-d1`,
@@ -308,6 +319,7 @@ describe('decision cards', () => {
       'decisions.previewImpact': () => ({
         decisionId: `${WS}-d1`,
         normative: true,
+        counts: { ...noCounts, tasks: 1, needsReverification: 1 },
         tasks: [
           {
             taskId: 't',
@@ -325,7 +337,14 @@ describe('decision cards', () => {
         sent.push(p)
         return {
           decision: decision(2, p.statement),
-          impact: { decisionId: `${WS}-d1`, normative: true, tasks: [], reports: [], notifiedMemberIds: [] },
+          impact: {
+            decisionId: `${WS}-d1`,
+            normative: true,
+            counts: noCounts,
+            tasks: [],
+            reports: [],
+            notifiedMemberIds: [],
+          },
         }
       },
     })
@@ -353,6 +372,7 @@ describe('decision editor without a rationale', () => {
       'decisions.previewImpact': () => ({
         decisionId: `${WS}-d1`,
         normative: true,
+        counts: noCounts,
         tasks: [],
         reports: [],
         notifiedMemberIds: [],

@@ -5,20 +5,42 @@ import { taskStatusWords } from '../../../shared/task-rules'
 export { taskStatusWords } from '../../../shared/task-rules'
 const statusWords = taskStatusWords
 
+/** How many tasks and how many reports the sentence names; the rest are counted. */
+const NAMED = 8
+
+/** The first few named, then "and 992 more tasks" from the edit's counts (the summary lists only the first ones). */
+function named<T>(items: T[], total: number, show: (t: T) => string, noun: string): string[] {
+  const shown = items.slice(0, NAMED).map(show)
+  const rest = total - shown.length
+  return rest > 0 ? [...shown, `and ${rest.toLocaleString('en')} more ${noun}${rest === 1 ? '' : 's'}`] : shown
+}
+
 /**
  * The impact preview in a sentence, as the design puts it:
- * "flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4".
+ * "flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4". A large edit names the first few
+ * tasks and reports and counts the others ("and 992 more tasks").
  */
 export function describeImpact(impact: Impact, members: Record<string, Member>): string {
   if (!impact.normative) return 'Editorial: no task or report is affected.'
-  const tasks = impact.tasks.map((t) => {
-    const assignee = t.assigneeId ? members[t.assigneeId] : undefined
-    const who = assignee ? ` by ${assignee.name}` : ''
-    return `${t.key} ${statusWords[t.status]}${who}${t.acceptanceRevoked ? ' (acceptance revoked)' : ''}`
-  })
-  const reports = impact.reports
-    .filter((r) => r.staleClaimIds.length)
-    .map((r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`)
+  const tasks = named(
+    impact.tasks,
+    Math.max(impact.counts.tasks, impact.tasks.length),
+    (t) => {
+      const assignee = t.assigneeId ? members[t.assigneeId] : undefined
+      const who = assignee ? ` by ${assignee.name}` : ''
+      return `${t.key} ${statusWords[t.status]}${who}${t.acceptanceRevoked ? ' (acceptance revoked)' : ''}`
+    },
+    'task',
+  )
+  const stale = impact.reports.filter((r) => r.staleClaimIds.length)
+  // Reports beyond the summary's list are counted, not read: each lost evidence unless the edit restored it.
+  const unlisted = impact.truncated ? Math.max(0, impact.counts.reports - impact.reports.length) : 0
+  const reports = named(
+    stale,
+    stale.length + unlisted,
+    (r) => `${r.staleClaimIds.length} claim${r.staleClaimIds.length === 1 ? '' : 's'} in ${r.key}`,
+    'report',
+  )
   const parts: string[] = []
   if (tasks.length) parts.push(`flags ${tasks.join(', ')}`)
   if (reports.length) parts.push(`stales ${reports.join(', ')}`)
