@@ -124,7 +124,10 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
       blockedBy: store.tasks.blockers(t.id).map((b) => localId('task', b)),
     }))
 
-    const reports = store.reports.list().map((r) => {
+    const reportRows = store.reports.list()
+    // Validity is the store's rule (reports-repo staleReport), not re-derived from the claims here.
+    const staleReports = store.reports.staleAmong(reportRows.map((r) => r.id))
+    const reports = reportRows.map((r) => {
       const links = store.reports.claimLinks(r.id)
       const basis = store.reports.basis(r.id).map((b) => ({
         decisionId: localId('decision', b.decision_id),
@@ -146,7 +149,6 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
             : ('valid' as const),
         }
       })
-      const stale = claims.some((c) => c.state === 'stale') || basis.some((b) => b.state === 'suspect')
       return {
         id: localId('report', r.id),
         taskId: localId('task', r.task_id),
@@ -155,7 +157,7 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
         verdict: r.verdict,
         summary: r.summary,
         artifact: { commit: r.artifact_commit, digest: r.artifact_digest },
-        validity: stale ? ('stale' as const) : ('valid' as const),
+        validity: staleReports.has(r.id) ? ('stale' as const) : ('valid' as const),
         createdAt: r.created_at,
         basis,
         claims,
