@@ -3,6 +3,7 @@
  * field is refused, so a typo (`expectedVerison`) is an error, not a silent no-op.
  */
 import { z } from 'zod'
+import { reportKinds } from './report-kinds'
 
 export const Id = z.string().min(1).max(64)
 
@@ -44,7 +45,7 @@ export const DecisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'super
 export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled'])
 export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
 export const LinkState = z.enum(['current', 'suspect'])
-export const ReportKind = z.enum(['implementation', 'test', 'review'])
+export const ReportKind = z.enum(reportKinds)
 export const Verdict = z.enum(['pass', 'fail', 'partial'])
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
 export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])

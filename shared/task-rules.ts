@@ -8,15 +8,12 @@ import type { Task } from './schemas'
 export type TaskStatusValue = Task['status']
 export type TaskFlagValue = NonNullable<Task['flag']>
 
+/** The board's working columns, left to right (the card's Alt ← / Alt → step along them). */
+export const workingStatuses: readonly TaskStatusValue[] = ['todo', 'in_progress', 'delivered', 'accepted']
+/** The board's folded columns, after the working ones. */
+export const foldedStatuses: readonly TaskStatusValue[] = ['blocked', 'cancelled']
 /** Board order: the working columns first, then the folded ones. */
-export const taskStatuses: readonly TaskStatusValue[] = [
-  'todo',
-  'in_progress',
-  'delivered',
-  'accepted',
-  'blocked',
-  'cancelled',
-]
+export const taskStatuses: readonly TaskStatusValue[] = [...workingStatuses, ...foldedStatuses]
 
 export const taskStatusWords: Record<TaskStatusValue, string> = {
   todo: 'to do',

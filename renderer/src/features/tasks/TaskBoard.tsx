@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import { createPortal } from 'react-dom'
 import type { Task } from '../../../../shared/schemas'
+import { foldedStatuses, workingStatuses } from '../../../../shared/task-rules'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers } from '../../stores/selectors'
 import { useHasTasks, type BoardFilter } from './board-data'
@@ -11,8 +12,8 @@ import { NoTasks } from './NoTasks'
 import { takeBoardFilter } from '../metrics/open-filtered'
 import './board.css'
 
-const working: Task['status'][] = ['todo', 'in_progress', 'delivered', 'accepted']
-const foldable: Task['status'][] = ['blocked', 'cancelled']
+const working = workingStatuses
+const foldable = foldedStatuses
 
 function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardFilter): void }) {
   const members = useApp(selectMembers)

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import type { Task } from '../../../../shared/schemas'
-import { taskFlagWords, taskMoves, taskStatusWords } from '../../../../shared/task-rules'
+import { taskFlagWords, taskMoves, taskStatusWords, workingStatuses } from '../../../../shared/task-rules'
 import { Avatar, Badge, ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -16,7 +16,7 @@ import { TreeRuns } from '../trees/TreeRuns'
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
 /** The working columns left to right: Alt ← / Alt → step along them (blocked and cancelled step back in at "to do"). */
-const lanesInOrder: Task['status'][] = ['todo', 'in_progress', 'delivered', 'accepted']
+const lanesInOrder = workingStatuses
 export const TASK_MIME = 'application/x-concord-task'
 
 function stepped(status: Task['status'], dir: 1 | -1): Task['status'] | null {

@@ -1,9 +1,10 @@
 import type { Task } from '../../../../shared/schemas'
+import { reportKinds as kinds } from '../../../../shared/report-kinds'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers } from '../../stores/selectors'
 
 export type ReportKind = Task['requiredReports'][number]
-export const reportKinds: ReportKind[] = ['implementation', 'test', 'review']
+export const reportKinds: readonly ReportKind[] = kinds
 
 /** Toggle chips for a set of values (the reports acceptance needs, the decisions a task depends on). */
 export function Chips<T extends string>({
