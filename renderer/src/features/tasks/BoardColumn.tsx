@@ -72,7 +72,7 @@ export function BoardColumn({
       {!folded && (
         <div className="board-col-cards">
           {tasks.map((t) => (
-            <TaskCard key={t.id} task={t} />
+            <TaskCard key={t.id} task={t} lane={status} />
           ))}
           {tasks.length === 0 && (
             <div className="board-col-empty muted small">{loading ? 'Loading…' : dragging ? 'Drop here' : 'None'}</div>

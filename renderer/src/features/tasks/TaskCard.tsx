@@ -54,7 +54,8 @@ function Delivery({ task }: { task: Task }) {
   )
 }
 
-export function TaskCard({ task }: { task: Task }) {
+/** `lane`: the board column the card is in (the server's list), which may lag behind the row's status for a moment. */
+export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const api = useApp((s) => s.api)
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
   const tasks = useApp((s) => s.tasks)
@@ -72,13 +73,14 @@ export function TaskCard({ task }: { task: Task }) {
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
   const menu = taskMoves[task.status].filter((s) => s !== 'accepted')
 
-  // The card is a new element in its new column: give it the focus the keyboard move left behind.
+  // The card is a new element in its new column: give it the focus the keyboard move left behind. Its row changes
+  // first (the move's answer) and the column's list once the server is read again: only the card in the new column.
   const { focusAfter, setFocusAfter } = moves
   useEffect(() => {
-    if (focusAfter?.taskId !== task.id || focusAfter.status !== task.status || !root.current) return
+    if (focusAfter?.taskId !== task.id || focusAfter.status !== lane || !root.current) return
     root.current.focus()
     setFocusAfter(null)
-  }, [focusAfter, task.id, task.status, setFocusAfter])
+  }, [focusAfter, task.id, lane, setFocusAfter])
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.target !== e.currentTarget || !e.altKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return
