@@ -1,6 +1,7 @@
 /**
- * The renderer's paged lists (issue 12): membership moves when a row changes, paging, patching from a
- * decision's impact, and the edit's answer and event applied once.
+ * The renderer's list query cache (issue 23): a list is a query keyed by (kind, filter) holding the server's ids,
+ * totals and cursor; events invalidate it and its read of the server decides; a burst shares one refetch; an older
+ * answer never wins over a newer one; a workspace switch drops the old workspace's answers.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,17 +12,11 @@ import type { ClientApi, ConnectionState } from '../../renderer/src/api/bridge-c
 import type { CompactImpact, ReportFilter, TaskFilter } from '../../renderer/src/api/pages'
 import { createAppStore } from '../../renderer/src/stores/app-store'
 import { connectEvents } from '../../renderer/src/stores/events'
-import {
-  filterKey,
-  placeRow,
-  reportMatches,
-  reportOrder,
-  taskMatches,
-  taskOrder,
-  type ListState,
-} from '../../renderer/src/stores/list-logic'
+import { filterKey, queryKey } from '../../renderer/src/stores/list-query'
+import type { AppStore } from '../../renderer/src/stores/types'
 
 const WS = 'w00000001'
+const WS2 = 'w00000002'
 const D1 = `${WS}-d1`
 const decision = (version: number): Decision => ({
   id: D1,
@@ -40,9 +35,9 @@ const decision = (version: number): Decision => ({
   createdAt: '',
   updatedAt: '',
 })
-const task = (n: number, extra: Partial<Task> = {}): Task => ({
-  id: `${WS}-t${n}`,
-  workspaceId: WS,
+const task = (n: number, extra: Partial<Task> = {}, ws = WS): Task => ({
+  id: `${ws}-t${n}`,
+  workspaceId: ws,
   key: `T-${n}`,
   title: `Task ${n}`,
   spec: '',
@@ -50,6 +45,7 @@ const task = (n: number, extra: Partial<Task> = {}): Task => ({
   status: 'todo',
   assigneeId: null,
   flag: null,
+  flagged: false,
   artifact: null,
   links: [{ decisionId: D1, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 1, state: 'current' }],
   blockedBy: [],
@@ -61,8 +57,6 @@ const task = (n: number, extra: Partial<Task> = {}): Task => ({
   createdAt: '',
   updatedAt: '',
   ...extra,
-  // As the core decides it (store/task-rules-sql taskFlaggedSql), for the fixture's flag and links.
-  flagged: extra.flagged ?? ((extra.flag ?? null) !== null || (extra.links ?? []).some((l) => l.state === 'suspect')),
 })
 const report = (n: number, extra: Partial<Report> = {}): Report => ({
   id: `${WS}-r${n}`,
@@ -81,14 +75,42 @@ const report = (n: number, extra: Partial<Report> = {}): Report => ({
   supersededBy: null,
   ...extra,
 })
+const stale = (r: Report): Report => ({
+  ...r,
+  validity: 'stale',
+  basis: r.basis.map((b) => ({ ...b, state: 'suspect' })),
+  claims: r.claims.map((c) => ({ ...c, state: 'stale' })),
+})
+
+/** The fake server's filters: what the core decides. The store under test never applies them itself. */
+function taskMatches(f: TaskFilter, t: Task): boolean {
+  if (f.status && !f.status.includes(t.status)) return false
+  if (f.assigneeId !== undefined && t.assigneeId !== f.assigneeId) return false
+  if (f.flagged !== undefined && t.flagged !== f.flagged) return false
+  return f.decisionId === undefined || t.links.some((l) => l.decisionId === f.decisionId)
+}
+function reportMatches(f: ReportFilter, r: Report): boolean {
+  if (f.taskId !== undefined && r.taskId !== f.taskId) return false
+  if (f.kind !== undefined && r.kind !== f.kind) return false
+  return f.stale === undefined || (r.validity === 'stale') === f.stale
+}
+
+interface Call {
+  method: string
+  params: Record<string, unknown>
+}
 
 /**
- * A server of rows held in memory that pages and filters like the core does (key order, cursor = last key
- * number); it stands in for the bridge so these tests count exactly which calls the store makes.
+ * A server of rows held in memory that pages and filters like the core (key order, cursor = last key number). Each
+ * answer is computed when the call is made (what the server read then); with `hold` on (or true for the call), it is
+ * delivered only when the test releases it, in any order.
  */
 function rowServer(tasks: Task[], reports: Report[]) {
-  const calls: { method: string; params: Record<string, unknown> }[] = []
+  const calls: Call[] = []
+  const held: { call: Call; deliver(): void }[] = []
   const listeners = new Set<(e: EventEnvelope) => void>()
+  /** Which calls wait for release (none by default). */
+  const state = { hold: false as boolean | ((c: Call) => boolean) }
   const num = (k: string) => Number(k.split('-')[1])
   const page = <T extends { key: string }>(rows: T[], p: Record<string, unknown>, desc: boolean) => {
     const sorted = [...rows].sort((a, b) => (desc ? num(b.key) - num(a.key) : num(a.key) - num(b.key)))
@@ -101,25 +123,31 @@ function rowServer(tasks: Task[], reports: Report[]) {
     return { items, nextCursor: more ? String(num(items[items.length - 1]!.key)) : null, total: rows.length }
   }
   const answers: Record<string, (p: Record<string, unknown>) => unknown> = {
-    'workspaces.list': () => [{ id: WS, name: 'r', repoPath: '/r', createdAt: '' }],
+    'workspaces.list': () => [
+      { id: WS, name: 'r', repoPath: '/r', createdAt: '' },
+      { id: WS2, name: 's', repoPath: '/s', createdAt: '' },
+    ],
     'members.list': () => [],
-    'decisions.list': () => [decision(1)],
+    'decisions.list': (p) => (p.workspaceId === WS ? [decision(1)] : []),
     'proposals.list': () => [],
     'metrics.get': () => null,
     'sessions.list': () => [],
     'workspaces.settings': () => null,
     'tasks.page': (p) =>
       page(
-        tasks.filter((t) => taskMatches(p as TaskFilter, t)),
+        tasks.filter((t) => t.workspaceId === p.workspaceId && taskMatches(p as TaskFilter, t)),
         p,
         false,
       ),
     'reports.page': (p) => {
-      const rows = reports.filter((r) => reportMatches(p as ReportFilter, r))
+      const rows = reports.filter((r) => r.workspaceId === p.workspaceId && reportMatches(p as ReportFilter, r))
+      const all = reports.filter(
+        (r) => r.workspaceId === p.workspaceId && reportMatches({ ...(p as ReportFilter), stale: undefined }, r),
+      )
       return {
         ...page(rows, p, true),
-        staleTotal: rows.filter((r) => r.validity === 'stale').length,
-        attentionTotal: rows.filter((r) => r.validity === 'stale' && !r.supersededBy).length,
+        staleTotal: all.filter((r) => r.validity === 'stale').length,
+        attentionTotal: all.filter((r) => r.validity === 'stale' && !r.supersededBy).length,
       }
     },
     'tasks.getMany': (p) => tasks.filter((t) => (p.ids as string[]).includes(t.id)),
@@ -127,49 +155,76 @@ function rowServer(tasks: Task[], reports: Report[]) {
   }
   const api: ClientApi = {
     call: (async (method: MethodName, params: Record<string, unknown>) => {
-      calls.push({ method, params })
+      const call = { method, params }
+      calls.push(call)
       const answer = answers[method]
       if (!answer) throw Object.assign(new Error(`no answer for ${method}`), { code: 'internal' })
-      return answer(params)
+      // A copy, as the wire would give: later changes to the server's rows are not in this answer.
+      const value = structuredClone(answer(params))
+      if (!(typeof state.hold === 'function' ? state.hold(call) : state.hold)) return value
+      return new Promise((resolve) => held.push({ call, deliver: () => resolve(value) }))
     }) as unknown as ClientApi['call'],
     onEvent: (l) => (listeners.add(l), () => listeners.delete(l)),
     onConnection: (l: (s: ConnectionState) => void) => (l('open'), () => {}),
     close: () => {},
   }
   const emit = (event: string, payload: unknown) => listeners.forEach((l) => l({ event, payload } as EventEnvelope))
-  return { api, calls, emit, tasks, reports }
+  /** Delivers the held answers that match, in the order given (all when no test). */
+  const release = (which: (c: Call) => boolean = () => true) => {
+    for (const h of held.filter((x) => which(x.call))) {
+      held.splice(held.indexOf(h), 1)
+      h.deliver()
+    }
+  }
+  return { api, calls, emit, tasks, reports, state, held, release }
 }
 
 async function opened(tasks: Task[], reports: Report[]) {
   const server = rowServer(tasks, reports)
   const store = createAppStore(server.api)
   await store.getState().selectWorkspace(WS)
+  connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
   return { store, ...server }
 }
 
-const impactOf = (extra: Partial<CompactImpact>): CompactImpact => ({
-  decisionId: D1,
-  version: 2,
-  normative: true,
-  truncated: false,
-  counts: {
-    tasks: 0,
-    needsAdjustment: 0,
-    needsReverification: 0,
-    acceptanceRevoked: 0,
-    reports: 0,
-    staleClaims: 0,
-    restoredClaims: 0,
+/** Every pending promise callback run, and the calls they made answered (the fake server answers at once). */
+const settled = () => new Promise((r) => setTimeout(r, 0))
+
+const keysOf = (store: AppStore, kind: 'tasks' | 'reports', f: TaskFilter | ReportFilter) =>
+  (store.getState().lists[queryKey(kind, f)]?.ids ?? []).map((id) =>
+    kind === 'tasks' ? store.getState().tasks[id]!.key : store.getState().reports[id]!.key,
+  )
+const listOf = (store: AppStore, kind: 'tasks' | 'reports', f: TaskFilter | ReportFilter) =>
+  store.getState().lists[queryKey(kind, f)]!
+const pageCalls = (calls: Call[], method: 'tasks.page' | 'reports.page') =>
+  calls.filter((c) => c.method === method && c.params.limit !== 1)
+
+const edited = (version: number, impact: Partial<CompactImpact> = {}) => ({
+  workspaceId: WS,
+  decision: decision(version),
+  impact: {
+    decisionId: D1,
+    version,
+    normative: true,
+    truncated: false,
+    counts: {
+      tasks: 0,
+      needsAdjustment: 0,
+      needsReverification: 0,
+      acceptanceRevoked: 0,
+      reports: 0,
+      staleClaims: 0,
+      restoredClaims: 0,
+    },
+    tasks: [],
+    reports: [],
+    notifiedMemberIds: [],
+    ...impact,
   },
-  tasks: [],
-  reports: [],
-  notifiedMemberIds: [],
-  ...extra,
+  editorial: false,
+  reason: '',
+  actorId: null,
 })
-const whole = (c: { method: string; params: Record<string, unknown> }) =>
-  c.method === 'tasks.list' ||
-  c.method === 'reports.list' ||
-  (c.method.endsWith('.page') && !c.params.cursor && c.params.limit !== 1)
 
 /** Every source file of the renderer. */
 function rendererSources(dir = join(import.meta.dirname, '..', '..', 'renderer', 'src')): string[] {
@@ -177,18 +232,6 @@ function rendererSources(dir = join(import.meta.dirname, '..', '..', 'renderer',
     e.isDirectory() ? rendererSources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
   )
 }
-
-describe('the flagged filter', () => {
-  it("takes the core's Task.flagged (a suspect link with no flag is flagged), not a rule of its own", () => {
-    const suspect = task(1, {
-      links: [{ decisionId: D1, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }],
-    })
-    expect(suspect.flag).toBeNull()
-    expect(taskMatches({ flagged: true }, suspect)).toBe(true)
-    expect(taskMatches({ flagged: false }, suspect)).toBe(false)
-    expect(taskMatches({ flagged: true }, task(2))).toBe(false)
-  })
-})
 
 describe('list rules', () => {
   it('no renderer path reads a whole task or report list (pages and ids only)', () => {
@@ -203,294 +246,311 @@ describe('list rules', () => {
       filterKey({ flagged: true, status: ['blocked', 'todo'], assigneeId: undefined }),
     )
     expect(filterKey({ flagged: true })).not.toBe(filterKey({ flagged: false }))
-  })
-
-  it('places a row inside the loaded range, counts it beyond, and asks for a recount when its past is unknown', () => {
-    const keys: Record<string, string> = { a: 'T-2', b: 'T-5', c: 'T-9' }
-    const list: ListState<TaskFilter> = {
-      filter: {},
-      ids: ['a', 'b', 'c'],
-      total: 10,
-      nextCursor: '9',
-      loaded: true,
-      loading: false,
-      error: null,
-    }
-    const keyOf = (id: string) => keys[id] ?? (id === 'x' ? 'T-4' : 'T-20')
-    expect(placeRow(list, { id: 'x', key: 'T-4' }, true, false, keyOf, taskOrder).list.ids).toEqual([
-      'a',
-      'x',
-      'b',
-      'c',
-    ])
-    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, false, keyOf, taskOrder)).toMatchObject({
-      list: { ids: ['a', 'b', 'c'], total: 11 },
-      uncertain: false,
-    })
-    expect(placeRow(list, { id: 'y', key: 'T-20' }, true, null, keyOf, taskOrder)).toMatchObject({
-      list: { total: 10 },
-      uncertain: true,
-    })
-    expect(placeRow(list, { id: 'b', key: 'T-5' }, false, true, keyOf, taskOrder).list).toMatchObject({
-      ids: ['a', 'c'],
-      total: 9,
-    })
-    // Reports run newest first: a new report goes on top.
-    const reports: ListState<ReportFilter> = {
-      filter: {},
-      ids: ['c', 'b'],
-      total: 2,
-      nextCursor: null,
-      loaded: true,
-      loading: false,
-      error: null,
-    }
-    expect(
-      placeRow(reports, { id: 'z', key: 'T-12' }, true, false, (id) => keys[id] ?? 'T-12', reportOrder).list.ids,
-    ).toEqual(['z', 'c', 'b'])
+    expect(queryKey('tasks', {})).not.toBe(queryKey('reports', {}))
   })
 })
 
-describe('paged lists in the store', () => {
-  it('opens a workspace without any task or report read, then loads a list page by page', async () => {
-    const tasks = Array.from({ length: 250 }, (_, i) => task(i + 1))
-    const { store, calls } = await opened(tasks, [])
-    expect(calls.filter((c) => c.method.startsWith('tasks.') && c.params.limit !== 1)).toEqual([])
-    await store.getState().ensureTaskList({})
-    await store.getState().ensureTaskList({}) // a second view of the same list asks nothing more
-    const key = filterKey({})
-    expect(store.getState().taskLists[key]).toMatchObject({ total: 250, nextCursor: '100' })
-    await store.getState().loadMoreTasks({})
-    await store.getState().loadMoreTasks({})
-    const list = store.getState().taskLists[key]
-    expect(list!.ids).toHaveLength(250)
-    expect(list!.ids.map((id) => store.getState().tasks[id]!.key).slice(98, 102)).toEqual([
-      'T-99',
-      'T-100',
-      'T-101',
-      'T-102',
-    ])
-    expect(list!.nextCursor).toBeNull()
-    expect(
-      calls.filter((c) => c.method === 'tasks.page' && c.params.limit !== 1).map((c) => c.params.cursor ?? null),
-    ).toEqual([null, '100', '200'])
+describe('list queries', () => {
+  it('opens a workspace without any list read, then loads a shown list page by page', async () => {
+    const { store, calls } = await opened(
+      Array.from({ length: 250 }, (_, i) => task(i + 1)),
+      [],
+    )
+    expect(pageCalls(calls, 'tasks.page')).toEqual([])
+    store.getState().showList('tasks', {})
+    store.getState().showList('tasks', {}) // a second view of the same list asks nothing more
+    await settled()
+    expect(listOf(store, 'tasks', {})).toMatchObject({ total: 250, nextCursor: '100', loaded: true, loading: false })
+    await store.getState().loadMore('tasks', {})
+    await store.getState().loadMore('tasks', {})
+    expect(keysOf(store, 'tasks', {})).toHaveLength(250)
+    expect(keysOf(store, 'tasks', {}).slice(98, 102)).toEqual(['T-99', 'T-100', 'T-101', 'T-102'])
+    expect(listOf(store, 'tasks', {}).nextCursor).toBeNull()
+    expect(pageCalls(calls, 'tasks.page').map((c) => c.params.cursor ?? null)).toEqual([null, '100', '200'])
   })
 
-  it('moves a task whose status or flag changed between the lists it now matches', async () => {
-    const { store, emit } = await opened([task(1), task(2, { status: 'in_progress' }), task(3)], [])
-    connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
-    await Promise.all([
-      store.getState().ensureTaskList({ status: ['todo'] }),
-      store.getState().ensureTaskList({ status: ['in_progress'] }),
-      store.getState().ensureTaskList({ flagged: true }),
-    ])
-    const keys = (f: TaskFilter) =>
-      store.getState().taskLists[filterKey(f)]!.ids.map((id) => store.getState().tasks[id]!.key)
-    emit('task.changed', { workspaceId: WS, task: task(3, { status: 'in_progress', version: 2 }) })
-    emit('task.changed', { workspaceId: WS, task: task(1, { flag: 'needs_adjustment', version: 2 }) })
-    expect(keys({ status: ['todo'] })).toEqual(['T-1'])
-    expect(keys({ status: ['in_progress'] })).toEqual(['T-2', 'T-3'])
-    expect(keys({ flagged: true })).toEqual(['T-1'])
-    expect(store.getState().taskLists[filterKey({ status: ['in_progress'] })]!.total).toBe(2)
-    // An older version arriving late moves nothing back.
-    emit('task.changed', { workspaceId: WS, task: task(3, { status: 'todo', version: 1 }) })
-    expect(keys({ status: ['todo'] })).toEqual(['T-1'])
+  it('an event invalidates the shown lists, and their reads of the server decide membership, order, totals', async () => {
+    const { store, calls, emit, tasks } = await opened([task(1), task(2, { status: 'in_progress' }), task(3)], [])
+    const todo: TaskFilter = { status: ['todo'] }
+    const doing: TaskFilter = { status: ['in_progress'] }
+    const flagged: TaskFilter = { flagged: true }
+    for (const f of [todo, doing, flagged]) store.getState().showList('tasks', f)
+    await settled()
+    const before = pageCalls(calls, 'tasks.page').length
+    // The server moved T-3 and flagged T-1 (the core's rule; the event carries T-3 only).
+    tasks[2] = task(3, { status: 'in_progress', version: 2 })
+    tasks[0] = task(1, { flagged: true, version: 2 })
+    emit('task.changed', { workspaceId: WS, task: tasks[2] })
+    // The row the event carries is the server's: cached at once.
+    expect(store.getState().tasks[`${WS}-t3`]!.status).toBe('in_progress')
+    await settled()
+    expect(keysOf(store, 'tasks', todo)).toEqual(['T-1'])
+    expect(keysOf(store, 'tasks', doing)).toEqual(['T-2', 'T-3'])
+    expect(keysOf(store, 'tasks', flagged)).toEqual(['T-1'])
+    expect(listOf(store, 'tasks', doing).total).toBe(2)
+    expect(store.getState().tasks[`${WS}-t1`]!.flagged).toBe(true)
+    // One read per shown list, and the tab count read again.
+    expect(pageCalls(calls, 'tasks.page').length - before).toBe(3)
+    expect(store.getState().counts.flaggedTasks).toBe(1)
   })
 
-  it('patches loaded rows from the impact, refetches them by id in one call each, and never reloads a list', async () => {
-    // R-149 is stale on D-1 already (pinned to older content): an edit may restore it, so it is refetched.
-    const stale149 = {
-      validity: 'stale' as const,
-      basis: [{ decisionId: D1, version: 1, state: 'suspect' as const }],
-      claims: [{ ...report(149).claims[0]!, state: 'stale' as const }],
-    }
-    const reports = Array.from({ length: 150 }, (_, i) => report(i + 1, i === 148 ? stale149 : {}))
-    const { store, calls, emit, tasks } = await opened([task(1), task(2)], reports)
-    connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
-    await Promise.all([store.getState().ensureTaskList({}), store.getState().ensureReportList({})])
+  it('after a decision edit, reports and totals are what the server read, not what the impact lists', async () => {
+    const reports = Array.from({ length: 150 }, (_, i) => report(i + 1))
+    const { store, calls, emit } = await opened([task(1)], reports)
+    store.getState().showList('reports', {})
+    await settled()
     const before = calls.length
-    // The server's rows after the edit: what the refetch returns.
-    tasks[0] = task(1, {
-      flag: 'needs_adjustment',
-      version: 2,
-      links: [{ ...task(1).links[0]!, currentVersion: 2, state: 'suspect' }],
-    })
-    for (let i = 0; i < reports.length; i++)
-      reports[i] = report(i + 1, {
-        validity: 'stale',
-        basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
-        claims: [{ ...report(i + 1).claims[0]!, state: 'stale' }],
-      })
-    const impact = impactOf({
-      truncated: true,
-      counts: {
-        tasks: 1,
-        needsAdjustment: 1,
-        needsReverification: 0,
-        acceptanceRevoked: 0,
-        reports: 150,
-        staleClaims: 150,
-        restoredClaims: 0,
-      },
-      tasks: [
-        {
-          taskId: `${WS}-t1`,
-          key: 'T-1',
-          status: 'todo',
-          flag: 'needs_adjustment',
-          assigneeId: null,
-          acceptanceRevoked: false,
-        },
-      ],
-      // Truncated: the summary names only the first ones (in key order); the loaded rows that link D-1 are refetched.
-      reports: [
-        {
-          reportId: `${WS}-r1`,
-          key: 'R-1',
-          taskId: `${WS}-t1`,
-          authorId: null,
-          staleClaimIds: [`${WS}-c1`],
-          restoredClaimIds: [],
-          validity: 'stale',
-        },
-        {
-          reportId: `${WS}-r150`,
-          key: 'R-150',
-          taskId: `${WS}-t1`,
-          authorId: null,
-          staleClaimIds: [`${WS}-c150`],
-          restoredClaimIds: [],
-          validity: 'stale',
-        },
-      ],
-    })
-    emit('decision.changed', {
-      workspaceId: WS,
-      decision: decision(2),
-      impact,
-      editorial: false,
-      reason: '',
-      actorId: null,
-    })
-    // At once, from the event alone.
-    expect(store.getState().tasks[`${WS}-t1`]!.flag).toBe('needs_adjustment')
-    expect(store.getState().reports[`${WS}-r150`]!.validity).toBe('stale')
-    expect(store.getState().reports[`${WS}-r1`]).toBeUndefined()
-    // Loaded rows the cut impact does not name, current on D-1 before a normative edit: stale at once too.
-    expect(store.getState().reports[`${WS}-r51`]).toMatchObject({
-      validity: 'stale',
-      basis: [{ state: 'suspect' }],
-      claims: [{ state: 'stale' }],
-    })
-    await expect.poll(() => store.getState().reportLists[filterKey({})]!.staleTotal).toBe(150)
-    await expect.poll(() => store.getState().counts.staleReports).toBe(150)
+    // The server made every other report stale; the (cut) impact names only R-1.
+    for (let i = 0; i < reports.length; i += 2) reports[i] = stale(reports[i]!)
+    emit(
+      'decision.changed',
+      edited(2, {
+        truncated: true,
+        reports: [
+          {
+            reportId: `${WS}-r1`,
+            key: 'R-1',
+            taskId: `${WS}-t1`,
+            authorId: null,
+            staleClaimIds: [`${WS}-c1`],
+            restoredClaimIds: [],
+            validity: 'stale',
+          },
+        ],
+      }),
+    )
+    expect(store.getState().decisions[D1]!.version).toBe(2)
+    await settled()
+    const list = listOf(store, 'reports', {})
+    expect(list).toMatchObject({ total: 150, staleTotal: 75, attentionTotal: 75 })
+    expect(keysOf(store, 'reports', {}).slice(0, 3)).toEqual(['R-150', 'R-149', 'R-148'])
+    expect(store.getState().reports[`${WS}-r149`]!.validity).toBe('stale')
+    expect(store.getState().reports[`${WS}-r150`]!.validity).toBe('valid')
+    expect(store.getState().counts.staleReports).toBe(75)
+    // The loaded range (one page) read again, nothing beyond it, nothing by id.
     const after = calls.slice(before)
-    expect(after.filter(whole)).toEqual([])
-    // Refetched: the one the impact names and the one that was stale already; the patched ones are exact.
-    expect(after.filter((c) => c.method === 'reports.getMany')).toHaveLength(1)
-    expect((after.find((c) => c.method === 'reports.getMany')!.params.ids as string[]).sort()).toEqual([
-      `${WS}-r149`,
-      `${WS}-r150`,
+    expect(pageCalls(after, 'reports.page').map((c) => [c.params.cursor ?? null, c.params.limit])).toEqual([
+      [null, 100],
     ])
-    expect(after.filter((c) => c.method === 'tasks.getMany')).toHaveLength(1)
-    // One count per figure: the {} list's page is also the tab's stale count.
-    expect(after.filter((c) => c.method === 'reports.page' && c.params.limit === 1)).toHaveLength(1)
+    expect(after.filter((c) => c.method.endsWith('.getMany') || c.method.endsWith('.list'))).toEqual([])
+    // The list's page carries the tab's count: no read of its own for it.
+    expect(after.filter((c) => c.method === 'reports.page' && c.params.limit === 1)).toEqual([])
   })
 
-  it('applies the edit once when both its answer and its event arrive', async () => {
-    const { store, calls, emit } = await opened([task(1)], [report(1)])
-    connectEvents(store, { request: () => 0, cancel: () => {} }, () => {})
-    await Promise.all([store.getState().ensureTaskList({}), store.getState().ensureReportList({})])
-    const impact = impactOf({
-      tasks: [
-        {
-          taskId: `${WS}-t1`,
-          key: 'T-1',
-          status: 'todo',
-          flag: 'needs_adjustment',
-          assigneeId: null,
-          acceptanceRevoked: false,
-        },
-      ],
-      reports: [
-        {
-          reportId: `${WS}-r1`,
-          key: 'R-1',
-          taskId: `${WS}-t1`,
-          authorId: null,
-          staleClaimIds: [`${WS}-c1`],
-          restoredClaimIds: [],
-          validity: 'stale',
-        },
-      ],
-    })
+  it('caches a submitted report at once, reads the report lists again and fetches its task by id', async () => {
+    const { store, calls, emit, reports } = await opened([task(1), task(2)], [report(1)])
+    store.getState().showList('reports', {})
+    await settled()
     const before = calls.length
-    // The editor applies its HTTP answer; the event of the same edit follows.
-    await store.getState().applyDecisionChange(decision(2), impact)
-    emit('decision.changed', {
-      workspaceId: WS,
-      decision: decision(2),
-      impact,
-      editorial: false,
-      reason: '',
-      actorId: null,
-    })
-    await store.getState().applyDecisionChange(decision(2), impact)
-    await new Promise((r) => setTimeout(r, 0))
-    const after = calls.slice(before).map((c) => c.method)
-    expect(after.filter((m) => m === 'tasks.getMany')).toHaveLength(1)
-    expect(after.filter((m) => m === 'reports.getMany')).toHaveLength(1)
-    // The next version of the same decision is a new edit.
-    await store.getState().applyDecisionChange(decision(3), { ...impact, version: 3 })
-    expect(calls.slice(before).filter((c) => c.method === 'tasks.getMany')).toHaveLength(2)
-  })
-
-  it('shows the claims a revert restored as valid at once', async () => {
-    const staleReport = report(1, {
-      validity: 'stale',
-      basis: [{ decisionId: D1, version: 1, state: 'suspect' }],
-      claims: [{ ...report(1).claims[0]!, state: 'stale' }],
-    })
-    const { store } = await opened([task(1)], [staleReport])
-    await store.getState().ensureReportList({})
-    expect(store.getState().reportLists[filterKey({})]!.staleTotal).toBe(1)
-    const impact = impactOf({
-      version: 3,
-      normative: true,
-      reports: [
-        {
-          reportId: `${WS}-r1`,
-          key: 'R-1',
-          taskId: `${WS}-t1`,
-          authorId: null,
-          staleClaimIds: [],
-          restoredClaimIds: [`${WS}-c1`],
-          validity: 'valid',
-        },
-      ],
-    })
-    void store.getState().applyDecisionChange(decision(3), impact)
-    // Before any refetch answers: valid, and the list's stale count follows.
-    expect(store.getState().reports[`${WS}-r1`]).toMatchObject({ validity: 'valid', claims: [{ state: 'valid' }] })
-    expect(store.getState().reportLists[filterKey({})]!.staleTotal).toBe(0)
-  })
-
-  it('recounts once more when asked while a recount is in flight (its read may predate the change)', async () => {
-    const { store, reports } = await opened([], [report(1, { validity: 'stale' })])
-    await store.getState().refreshCounts()
+    // R-2 supersedes R-1 (same task, kind and author): the server's rows say so, the event carries R-2 only.
+    reports[0] = stale({ ...report(1), supersededBy: `${WS}-r2` })
+    reports.push(stale(report(2, { taskId: `${WS}-t2` })))
+    emit('report.submitted', { workspaceId: WS, report: reports[1] })
+    expect(store.getState().reports[`${WS}-r2`]!.key).toBe('R-2')
+    await settled()
+    expect(keysOf(store, 'reports', {})).toEqual(['R-2', 'R-1'])
+    expect(store.getState().reports[`${WS}-r1`]!.supersededBy).toBe(`${WS}-r2`)
+    expect(listOf(store, 'reports', {})).toMatchObject({ total: 2, staleTotal: 2, attentionTotal: 1 })
     expect(store.getState().counts.staleReports).toBe(1)
-    const first = store.getState().refreshCounts() // reads now: one stale report
-    reports[0] = { ...reports[0]!, validity: 'valid' } // the change lands after that read
-    const second = store.getState().refreshCounts()
-    const third = store.getState().refreshCounts() // a burst shares the one follow-up
-    expect(third).toBe(second)
-    await Promise.all([first, second])
+    expect(store.getState().tasks[`${WS}-t2`]!.key).toBe('T-2')
+    const after = calls.slice(before)
+    expect(pageCalls(after, 'reports.page')).toHaveLength(1)
+    expect(after.filter((c) => c.method === 'tasks.getMany').map((c) => c.params.ids)).toEqual([[`${WS}-t2`]])
+  })
+
+  it('reads a list shown beyond its first page again as far as it was loaded', async () => {
+    const reports = Array.from({ length: 700 }, (_, i) => report(i + 1))
+    const { store, calls } = await opened([task(1)], reports)
+    store.getState().showList('reports', {})
+    await settled()
+    for (let i = 0; i < 6; i++) await store.getState().loadMore('reports', {})
+    expect(keysOf(store, 'reports', {})).toHaveLength(700)
+    const before = calls.length
+    reports.push(report(701))
+    await store.getState().invalidateLists(['reports'])
+    // 700 rows and one more on top: read again in reads of at most 500, in the server's order.
+    expect(
+      pageCalls(calls.slice(before), 'reports.page').map((c) => [c.params.cursor ?? null, c.params.limit]),
+    ).toEqual([
+      [null, 500],
+      ['202', 200],
+    ])
+    expect(keysOf(store, 'reports', {})).toHaveLength(700)
+    expect(keysOf(store, 'reports', {})[0]).toBe('R-701')
+    expect(listOf(store, 'reports', {})).toMatchObject({ total: 701, nextCursor: '2' })
+  })
+
+  it('reads a list that is not shown only when it is shown again', async () => {
+    const { store, calls, tasks } = await opened([task(1), task(2)], [])
+    const unshow = store.getState().showList('tasks', {})
+    await settled()
+    unshow()
+    const before = pageCalls(calls, 'tasks.page').length
+    tasks[1] = task(2, { status: 'cancelled', version: 2 })
+    tasks.push(task(3))
+    await store.getState().invalidateLists(['tasks'])
+    expect(pageCalls(calls, 'tasks.page').length).toBe(before)
+    store.getState().showList('tasks', {})
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length).toBe(before + 1)
+    expect(keysOf(store, 'tasks', {})).toEqual(['T-1', 'T-2', 'T-3'])
+    // Shown again while not invalidated since: nothing read.
+    store.getState().showList('tasks', {})
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length).toBe(before + 1)
+  })
+
+  it('a burst of events shares one refetch per list: one read in flight, one more after it', async () => {
+    const { store, calls, emit, tasks, state, release } = await opened([task(1), task(2)], [])
+    store.getState().showList('tasks', {})
+    await settled()
+    const before = pageCalls(calls, 'tasks.page').length
+    const countsBefore = calls.filter((c) => c.method === 'tasks.page' && c.params.limit === 1).length
+    state.hold = true
+    emit('task.changed', { workspaceId: WS, task: (tasks[0] = task(1, { version: 2, title: 'a' })) })
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length - before).toBe(1) // reading
+    // Ten more changes while that read is unanswered: it may predate them, so one more read, shared.
+    for (let v = 3; v <= 12; v++) emit('task.changed', { workspaceId: WS, task: (tasks[0] = task(1, { version: v })) })
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length - before).toBe(1) // still one in flight
+    release()
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length - before).toBe(2)
+    release()
+    await settled()
+    expect(pageCalls(calls, 'tasks.page').length - before).toBe(2)
+    expect(store.getState().tasks[`${WS}-t1`]!.version).toBe(12)
+    // The flagged count: the same, one read and one follow-up.
+    expect(calls.filter((c) => c.method === 'tasks.page' && c.params.limit === 1).length - countsBefore).toBe(2)
+  })
+
+  it('applies an edit once when both its answer and its event arrive', async () => {
+    const { store, calls, emit, state, release } = await opened([task(1)], [report(1)])
+    store.getState().showList('tasks', {})
+    store.getState().showList('reports', {})
+    await settled()
+    const before = calls.length
+    const edit = edited(2)
+    // The editor applies its HTTP answer; the event of the same edit arrives while the reads it started are unanswered.
+    state.hold = true
+    const answer = store.getState().applyDecisionChange(edit.decision, edit.impact)
+    await settled()
+    emit('decision.changed', edit)
+    state.hold = false
+    release()
+    await answer
+    await settled()
+    expect(pageCalls(calls.slice(before), 'tasks.page')).toHaveLength(1)
+    expect(pageCalls(calls.slice(before), 'reports.page')).toHaveLength(1)
+    // The next version of the same decision is a new edit.
+    await store.getState().applyDecisionChange(decision(3), { ...edit.impact, version: 3 })
+    expect(pageCalls(calls.slice(before), 'tasks.page')).toHaveLength(2)
+  })
+
+  it('an answer read before a newer one never replaces it: rows by read order, tasks by version', async () => {
+    const { store, emit, tasks, state, release } = await opened(
+      [task(1), task(2, { status: 'cancelled' })],
+      [report(1, { taskId: `${WS}-t2` })],
+    )
+    const isPage = (c: Call) => c.method === 'tasks.page'
+    state.hold = true
+    // The report's task is read by id (tasks.getMany) after its page: T-2 as the server had it then, not flagged.
+    store.getState().showList('reports', {})
+    await settled()
+    release((c) => c.method === 'reports.page')
+    await settled()
+    expect(store.getState().tasks[`${WS}-t2`]).toBeUndefined()
+    // The core flags T-2 (a link of a cancelled task turned suspect: same version); the board's read sees it.
+    tasks[1] = task(2, { status: 'cancelled', flagged: true })
+    store.getState().showList('tasks', {})
+    await settled()
+    release(isPage)
+    await settled()
+    expect(store.getState().tasks[`${WS}-t2`]!.flagged).toBe(true)
+    // The read by id, older, is answered last: T-2 stays as the newer read saw it.
+    release()
+    await settled()
+    expect(store.getState().tasks[`${WS}-t2`]!.flagged).toBe(true)
+    // A page read before a task.changed event, answered after it, does not put the older version back.
+    void store.getState().invalidateLists(['tasks'])
+    await settled()
+    tasks[0] = task(1, { status: 'in_progress', version: 2 })
+    emit('task.changed', { workspaceId: WS, task: tasks[0] })
+    release()
+    await settled()
+    expect(store.getState().tasks[`${WS}-t1`]).toMatchObject({ version: 2, status: 'in_progress' })
+    // A read that began before an event but saw a later version (the server changed the task again) wins over it.
+    release()
+    await settled()
+    tasks[0] = task(1, { status: 'delivered', version: 4 })
+    void store.getState().invalidateLists(['tasks'])
+    await settled()
+    emit('task.changed', { workspaceId: WS, task: task(1, { status: 'in_progress', version: 3 }) })
+    release()
+    await settled()
+    expect(store.getState().tasks[`${WS}-t1`]).toMatchObject({ version: 4, status: 'delivered' })
+    state.hold = false
+    release()
+  })
+
+  it('a workspace switch drops the answers of the old workspace, even when it comes back to it', async () => {
+    const other = stale(report(1, { id: `${WS2}-r1`, workspaceId: WS2, taskId: `${WS2}-t2` }))
+    const { store, calls, tasks, state, held, release } = await opened([task(1), task(2, {}, WS2)], [other])
+    state.hold = (c) => c.method.endsWith('.page')
+    store.getState().showList('tasks', {})
+    await settled()
+    // Its first page is unanswered when the user opens the other workspace and comes back.
+    const [heldRead] = pageCalls(calls, 'tasks.page')
+    expect(heldRead!.params.workspaceId).toBe(WS)
+    await store.getState().selectWorkspace(WS2)
+    await store.getState().selectWorkspace(WS)
+    tasks[0] = task(1, { title: 'Renamed', version: 2 })
+    store.getState().showList('tasks', {})
+    await settled()
+    // The reads of the first visit (its list and its tab count; every later read waits behind them) are answered
+    // now: dropped. Only this visit's read fills the list.
+    expect(held.filter((h) => h.call.method === 'tasks.page').map((h) => h.call.params.workspaceId)).toEqual([WS, WS])
+    release()
+    await settled()
+    expect(store.getState().counts.staleReports).toBeNull() // the other workspace's count (1), dropped
+    expect(store.getState().lists[queryKey('tasks', {})]!.loaded).toBe(false)
+    expect(store.getState().tasks[`${WS}-t1`]).toBeUndefined()
+    state.hold = false
+    for (let i = 0; i < 4; i++) {
+      release()
+      await settled()
+    }
+    expect(keysOf(store, 'tasks', {})).toEqual(['T-1'])
+    expect(store.getState().tasks[`${WS}-t1`]!.title).toBe('Renamed')
+    // The other workspace's reads, made while it was open, never reached this one's lists or rows.
+    expect(Object.keys(store.getState().tasks)).toEqual([`${WS}-t1`])
+  })
+
+  it('recounts the tab counts once more when invalidated during a recount (its read may predate it)', async () => {
+    const { store, calls, reports, state, release } = await opened([], [stale(report(1))])
+    await settled()
+    expect(store.getState().counts.staleReports).toBe(1)
+    state.hold = true
+    const first = store.getState().invalidateLists(['reports'])
+    await settled() // reads now: one stale report
+    reports[0] = report(1) // the change lands after that read
+    const second = store.getState().invalidateLists(['reports'])
+    const third = store.getState().invalidateLists(['reports']) // a burst shares the one follow-up
+    release()
+    await first
+    expect(store.getState().counts.staleReports).toBe(1)
+    await settled()
+    release()
+    await Promise.all([second, third])
     expect(store.getState().counts.staleReports).toBe(0)
+    expect(calls.filter((c) => c.method === 'reports.page' && c.params.limit === 1)).toHaveLength(3) // open, 2 here
   })
 
   it('fetches tasks asked for by id in one call per tick, only those not cached', async () => {
     const { store, calls } = await opened([task(1), task(2), task(3)], [report(1, { taskId: `${WS}-t3` })])
-    await store.getState().ensureReportList({})
+    store.getState().showList('reports', {})
+    await settled()
     // The report's task came with its page, in one call.
     expect(store.getState().tasks[`${WS}-t3`]?.key).toBe('T-3')
     const before = calls.length
@@ -503,15 +563,20 @@ describe('paged lists in the store', () => {
     expect(Object.keys(store.getState().tasks).sort()).toEqual([`${WS}-t1`, `${WS}-t2`, `${WS}-t3`])
   })
 
-  it('after a reconnect reloads each loaded list page-wise, as far as it was shown', async () => {
-    const tasks = Array.from({ length: 150 }, (_, i) => task(i + 1))
-    const { store, calls } = await opened(tasks, [])
-    await store.getState().ensureTaskList({})
-    await store.getState().loadMoreTasks({})
+  it('after a reconnect reads each shown list again as far as it was loaded', async () => {
+    const { store, calls } = await opened(
+      Array.from({ length: 150 }, (_, i) => task(i + 1)),
+      [],
+    )
+    store.getState().showList('tasks', {})
+    await settled()
+    await store.getState().loadMore('tasks', {})
     const before = calls.length
     await store.getState().resync()
-    const pages = calls.slice(before).filter((c) => c.method === 'tasks.page' && c.params.limit !== 1)
-    expect(pages.map((c) => c.params.cursor ?? null)).toEqual([null, '100'])
-    expect(store.getState().taskLists[filterKey({})]!.ids).toHaveLength(150)
+    await settled()
+    expect(pageCalls(calls.slice(before), 'tasks.page').map((c) => [c.params.cursor ?? null, c.params.limit])).toEqual([
+      [null, 150],
+    ])
+    expect(keysOf(store, 'tasks', {})).toHaveLength(150)
   })
 })

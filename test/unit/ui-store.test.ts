@@ -279,12 +279,13 @@ describe('renderer store', () => {
     expect(store.getState().decisions[`${WS}-d1`]!.statement).toBe('v3')
   })
 
-  it('patches and refetches by id the loaded tasks a decision edit flagged, never the whole list', async () => {
+  it('reads the shown task list again after a decision edit (the server flags), never a whole-list call', async () => {
     vi.useFakeTimers()
     try {
       const { store, emit, setTasks, calls } = await loadedStore()
       connectEvents(store, manualFrames(), () => {})
-      await store.getState().ensureTaskList({})
+      store.getState().showList('tasks', {})
+      await vi.advanceTimersByTimeAsync(0)
       setTasks([task(2, 'needs_adjustment')])
       const impact = {
         decisionId: `${WS}-d1`,
@@ -323,12 +324,11 @@ describe('renderer store', () => {
         actorId: null,
       })
       expect(store.getState().decisions[`${WS}-d1`]!.version).toBe(2)
-      // Patched from the event at once, before any answer.
-      expect(store.getState().tasks[`${WS}-t1`]!.flag).toBe('needs_adjustment')
       await vi.advanceTimersByTimeAsync(500)
-      expect(store.getState().tasks[`${WS}-t1`]!.version).toBe(2)
+      // The row is the server's, as the list's read brought it.
+      expect(store.getState().tasks[`${WS}-t1`]).toMatchObject({ version: 2, flag: 'needs_adjustment' })
       const after = calls.slice(before).map(([m]) => m)
-      expect(after).toContain('tasks.getMany')
+      expect(after).toContain('tasks.page')
       expect(after.filter((m) => m === 'tasks.list' || m === 'reports.list')).toEqual([])
       expect(calls.filter(([m]) => m === 'sessions.list').length).toBeGreaterThanOrEqual(2)
     } finally {

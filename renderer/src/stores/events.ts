@@ -81,9 +81,9 @@ function windowFocused(): boolean {
   return typeof document !== 'undefined' && document.hasFocus()
 }
 
-/** What events ask to refetch, coalesced. Never a whole list: rows come patched or by id, `counts` recounts totals. */
-type Refresh = 'metrics' | 'counts' | 'sessions'
-const refreshDelay: Record<Refresh, number> = { metrics: 300, counts: 100, sessions: 100 }
+/** What events ask to refetch besides the lists (which they invalidate: stores/lists-slice.ts), coalesced. */
+type Refresh = 'metrics' | 'sessions'
+const refreshDelay: Record<Refresh, number> = { metrics: 300, sessions: 100 }
 
 export interface EventWiring {
   stop(): void
@@ -119,7 +119,7 @@ export function connectEvents(
         setTimeout(() => {
           timers.delete(w)
           const st = store.getState()
-          const run = { metrics: st.refreshMetrics, counts: st.recountLists, sessions: st.refreshSessionInfos }[w]
+          const run = { metrics: st.refreshMetrics, sessions: st.refreshSessionInfos }[w]
           run().catch(() => {})
         }, refreshDelay[w]),
       )
@@ -146,8 +146,8 @@ export function connectEvents(
         return
       case 'decision.changed': {
         const p = envelope.payload
-        // Flags, link states and claim validity come with the impact: applied once (the editor's answer may have been first).
-        void s.applyDecisionChange(p.decision, p.impact).catch(() => soon('counts'))
+        // Applied once (the editor's answer may have been first): the lists it may affect are read again.
+        void s.applyDecisionChange(p.decision, p.impact)
         soon('metrics')
         if (p.impact.notifiedMemberIds.length) soon('sessions')
         return
@@ -160,13 +160,12 @@ export function connectEvents(
         useTreeRuns.getState().apply(envelope.payload.run)
         return
       case 'task.changed':
-        if (s.applyTask(envelope.payload.task)) soon('counts')
+        s.applyTask(envelope.payload.task)
         soon('metrics')
         return
       case 'report.submitted':
-        if (s.applyReport(envelope.payload.report, true)) soon('counts')
-        // Its card names its task: fetched by id if no view has it.
-        void s.needTasks([envelope.payload.report.taskId])
+        // Its card shows when a report list is read again, which fetches the task it names if none is cached.
+        s.applyReport(envelope.payload.report)
         return
       case 'notice.created': {
         const { notice } = envelope.payload

@@ -46,9 +46,7 @@ function sortedOnce<T>(record: Record<string, T>, sort: (a: T, b: T) => number):
 }
 
 export const selectDecisions = (s: AppState): Decision[] => sortedOnce(s.decisions, byKey)
-export const selectTasks = (s: AppState): Task[] => sortedOnce(s.tasks, byKey)
 export const selectProposals = (s: AppState): Proposal[] => sortedOnce(s.proposals, byKey)
-export const selectReports = (s: AppState) => sortedOnce(s.reports, byKey)
 
 const memberLists = new WeakMap<object, Member[]>()
 export const selectMembers = (s: AppState): Member[] => {
@@ -72,11 +70,9 @@ export const openQuestionCount = (s: AppState) =>
 export const pendingApprovalCount = (s: AppState) =>
   s.memberOrder.reduce((n, id) => n + (s.sessions[id]?.info.pendingApprovals.length ?? 0), 0)
 
-/** The workspace's flagged tasks and stale reports, counted by the server (the loaded rows until it answers). */
-export const flaggedTaskCount = (s: AppState) =>
-  s.counts.flaggedTasks ?? selectTasks(s).filter((t) => t.flag || t.links.some((l) => l.state === 'suspect')).length
-export const staleReportCount = (s: AppState) =>
-  s.counts.staleReports ?? selectReports(s).filter((r) => r.validity === 'stale' && !r.supersededBy).length
+/** The workspace's flagged tasks and reports needing attention, as the server counts them (0 until it answers). */
+export const flaggedTaskCount = (s: AppState) => s.counts.flaggedTasks ?? 0
+export const staleReportCount = (s: AppState) => s.counts.staleReports ?? 0
 
 export const memberName = (id: string | null | undefined) => (s: AppState) =>
   id ? (s.members[id]?.name ?? 'a former member') : 'you'

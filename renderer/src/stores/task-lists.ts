@@ -1,12 +1,13 @@
 /**
- * The hooks views read paged lists through. Same filter, same list (shared by every view that asks); the
- * first page loads on first use, events keep it current (stores/lists-slice.ts), loadMore fetches the next.
+ * The hooks views read paged lists through. Same filter, same query (shared by every view that shows it); the first
+ * page loads on first use, events invalidate it and the server's answer replaces it while it is shown
+ * (stores/lists-slice.ts), loadMore fetches the next page.
  */
 import { useCallback, useEffect, useMemo } from 'react'
 import type { Report, Task } from '../../../shared/schemas'
 import type { ReportFilter, TaskFilter } from '../api/pages'
 import { useApp } from './app-store'
-import { filterKey } from './list-logic'
+import { queryKey } from './list-query'
 import type { AppState } from './types'
 
 export type { ReportFilter, TaskFilter } from '../api/pages'
@@ -57,45 +58,44 @@ const taskRows = new WeakMap<object, Held<Task>>()
 const reportRows = new WeakMap<object, Held<Report>>()
 const noIds: string[] = []
 
-export const selectTaskList = (key: string) => (s: AppState) =>
-  rowsOf(taskRows, s.taskLists[key]?.ids ?? noIds, s.tasks)
+export const selectTaskList = (key: string) => (s: AppState) => rowsOf(taskRows, s.lists[key]?.ids ?? noIds, s.tasks)
 export const selectReportList = (key: string) => (s: AppState) =>
-  rowsOf(reportRows, s.reportLists[key]?.ids ?? noIds, s.reports)
+  rowsOf(reportRows, s.lists[key]?.ids ?? noIds, s.reports)
+const staleTotalOf = (key: string) => (s: AppState) => {
+  const q = s.lists[key]
+  return q?.kind === 'reports' ? q.staleTotal : 0
+}
 
 export function useTaskList(filter: TaskFilter): TaskList {
-  const key = filterKey(filter)
+  const key = queryKey('tasks', filter)
   // The filter object may be new on every render; the key is what identifies the list.
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const stable = useMemo(() => filter, [key])
   const workspaceId = useApp((s) => s.workspaceId)
-  const ensure = useApp((s) => s.ensureTaskList)
-  const more = useApp((s) => s.loadMoreTasks)
-  useEffect(() => {
-    if (workspaceId) void ensure(stable)
-  }, [workspaceId, ensure, stable])
+  const show = useApp((s) => s.showList)
+  const more = useApp((s) => s.loadMore)
+  useEffect(() => (workspaceId ? show('tasks', stable) : undefined), [workspaceId, show, stable])
   const tasks = useApp(useMemo(() => selectTaskList(key), [key]))
-  const total = useApp((s) => s.taskLists[key]?.total ?? 0)
-  const hasMore = useApp((s) => !!s.taskLists[key]?.nextCursor)
-  const loading = useApp((s) => s.taskLists[key]?.loading ?? true)
-  const loadMore = useCallback(() => void more(stable), [more, stable])
+  const total = useApp((s) => s.lists[key]?.total ?? 0)
+  const hasMore = useApp((s) => !!s.lists[key]?.nextCursor)
+  const loading = useApp((s) => s.lists[key]?.loading ?? true)
+  const loadMore = useCallback(() => void more('tasks', stable), [more, stable])
   return { tasks, total, hasMore, loading, loadMore }
 }
 
 export function useReportList(filter: ReportFilter): ReportList {
-  const key = filterKey(filter)
+  const key = queryKey('reports', filter)
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const stable = useMemo(() => filter, [key])
   const workspaceId = useApp((s) => s.workspaceId)
-  const ensure = useApp((s) => s.ensureReportList)
-  const more = useApp((s) => s.loadMoreReports)
-  useEffect(() => {
-    if (workspaceId) void ensure(stable)
-  }, [workspaceId, ensure, stable])
+  const show = useApp((s) => s.showList)
+  const more = useApp((s) => s.loadMore)
+  useEffect(() => (workspaceId ? show('reports', stable) : undefined), [workspaceId, show, stable])
   const reports = useApp(useMemo(() => selectReportList(key), [key]))
-  const total = useApp((s) => s.reportLists[key]?.total ?? 0)
-  const staleTotal = useApp((s) => s.reportLists[key]?.staleTotal ?? 0)
-  const hasMore = useApp((s) => !!s.reportLists[key]?.nextCursor)
-  const loading = useApp((s) => s.reportLists[key]?.loading ?? true)
-  const loadMore = useCallback(() => void more(stable), [more, stable])
+  const total = useApp((s) => s.lists[key]?.total ?? 0)
+  const staleTotal = useApp(useMemo(() => staleTotalOf(key), [key]))
+  const hasMore = useApp((s) => !!s.lists[key]?.nextCursor)
+  const loading = useApp((s) => s.lists[key]?.loading ?? true)
+  const loadMore = useCallback(() => void more('reports', stable), [more, stable])
   return { reports, total, staleTotal, hasMore, loading, loadMore }
 }

@@ -13,8 +13,8 @@ import type {
   WorkspaceSettings,
 } from '../../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../api/bridge-client'
-import type { CompactImpact, ReportFilter, TaskFilter } from '../api/pages'
-import type { ListState, ReportListState } from './list-logic'
+import type { CompactImpact } from '../api/pages'
+import type { FilterOf, ListKind, ListQuery } from './list-query'
 
 export interface SessionState {
   info: SessionInfo
@@ -69,45 +69,49 @@ export interface SessionsSlice {
 export interface HarnessSlice {
   decisions: Record<string, Decision>
   proposals: Record<string, Proposal>
-  tasks: Record<string, Task>
-  reports: Record<string, Report>
   metrics: Metrics | null
   applyDecision(d: Decision): void
   applyProposal(p: Proposal): void
-  /** Caches the row and moves it between loaded lists; true when a list's total could not be adjusted (recount). */
-  applyTask(t: Task): boolean
-  /** The same for a report; `isNew` for a report just submitted (it was in no list). */
-  applyReport(r: Report, isNew?: boolean): boolean
-  /** applyTask and applyReport for many rows in one store update (one render); true when any asks for a recount. */
-  applyRows(tasks: Task[], reports: Report[]): boolean
   refreshMetrics(): Promise<void>
   /** Refetches every member's session state (pending notices change with decision edits). */
   refreshSessionInfos(): Promise<void>
 }
 
+/** The query cache of the task and report lists (stores/lists-slice.ts). */
 export interface ListsSlice {
-  /** Loaded views of the task list, by filterKey(filter). */
-  taskLists: Record<string, ListState<TaskFilter>>
-  reportLists: Record<string, ReportListState>
-  /** The tab counts (flagged tasks, stale reports) of the whole workspace; null until counted. */
+  /** Rows by id as the server last sent them (pages, reads by id, events); views read them, lists hold ids. */
+  tasks: Record<string, Task>
+  reports: Record<string, Report>
+  /** The list queries of this workspace, by queryKey(kind, filter). */
+  lists: Record<string, ListQuery>
+  /** The tab counts (flagged tasks, reports needing attention) of the whole workspace; null until counted. */
   counts: { flaggedTasks: number | null; staleReports: number | null }
+  /**
+   * Caches a task the server sent (an action's answer, a task.changed event) and invalidates the task lists; a
+   * version already held changes nothing.
+   */
+  applyTask(t: Task): void
+  /** Caches a report the server sent (report.submitted) and invalidates the report lists. */
+  applyReport(r: Report): void
   /** Fetches the tasks not yet cached among `ids` (calls within one tick share one tasks.getMany). */
   needTasks(ids: string[]): Promise<void>
-  /** Loads the first page of the view unless it is loaded or loading. */
-  ensureTaskList(filter: TaskFilter): Promise<void>
-  loadMoreTasks(filter: TaskFilter): Promise<void>
-  ensureReportList(filter: ReportFilter): Promise<void>
-  loadMoreReports(filter: ReportFilter): Promise<void>
-  refreshCounts(): Promise<void>
   /**
-   * Applies an edit's outcome once, whether it comes from the HTTP answer (decisions.update, proposals.accept)
-   * or the decision.changed event (deduped by decision id + version): patches loaded rows, refetches them by id.
+   * Shows a list: its first page loads unless it is loaded, and while it is shown an invalidation reads it again.
+   * Returns the function that stops showing it.
+   */
+  showList<K extends ListKind>(kind: K, filter: FilterOf<K>): () => void
+  /** Loads the list's next page (after any read of it in flight). */
+  loadMore<K extends ListKind>(kind: K, filter: FilterOf<K>): Promise<void>
+  /**
+   * Marks the lists of these kinds (all by default) out of date: the shown ones read their loaded range again, the
+   * others when next shown, and the kinds' tab counts are read again. One refresh in flight per kind, one more after.
+   */
+  invalidateLists(kinds?: ListKind[]): Promise<void>
+  /**
+   * Applies an edit's outcome once, whether it comes from the HTTP answer (decisions.update, decisions.revert) or the
+   * decision.changed event (deduped by decision id + version): the decision, and the lists invalidated.
    */
   applyDecisionChange(decision: Decision, impact: CompactImpact): Promise<void>
-  /** Recounts the totals of partly loaded lists (rows beyond what is loaded changed). */
-  recountLists(): Promise<void>
-  /** Reloads every loaded list page-wise (after a reconnect). */
-  refreshLists(): Promise<void>
 }
 
 export type Theme = 'system' | 'light' | 'dark'

@@ -13,8 +13,6 @@ export const emptyWorkspaceData = {
   sessions: {},
   decisions: {},
   proposals: {},
-  tasks: {},
-  reports: {},
   metrics: null,
   ...emptyListsData,
   selectedMemberId: null,
@@ -83,8 +81,9 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
       () => undefined,
     )
     const workspaceId = id
-    // The first screen only: tasks and reports come page by page as their views ask (useTaskList, useReportList).
-    void get().refreshCounts()
+    // The first screen only: tasks and reports come page by page as their views ask (useTaskList, useReportList). The
+    // tab counts are read now, and the lists it already had (selected again: a reconnect) are out of date.
+    void get().invalidateLists()
     const [members, decisions, proposals, metrics, sessionInfos, archived] = await Promise.all([
       api.call('members.list', { workspaceId }),
       api.call('decisions.list', { workspaceId }),
@@ -129,7 +128,9 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
     try {
       await get().loadWorkspaces()
       if (!workspaceId) return
-      await Promise.all([get().selectWorkspace(workspaceId), get().refreshLists()])
+      // Events may have been missed: selecting it again reads the first screen, the tab counts and every list again
+      // (the shown ones now, the others when next shown).
+      await get().selectWorkspace(workspaceId)
       const loaded = Object.entries(get().sessions).filter(([, s]) => s.loaded)
       await Promise.all(loaded.map(([memberId]) => get().loadSession(memberId, true)))
     } catch (err) {
