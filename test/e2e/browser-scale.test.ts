@@ -6,8 +6,7 @@
  */
 import type { Request } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { mkdirSync } from 'node:fs'
-import { browserSession, newPage } from './support'
+import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
 const SHA = 'a'.repeat(40)
@@ -15,7 +14,6 @@ const TASKS = 300
 const REPORTS = 2000
 /** Every fifth task links D-1 (60), so every fifth report claims it (400): more than one impact summary holds. */
 const onD1 = (i: number) => i % 5 === 0
-const SHOTS = '/work/shots/R2'
 
 interface Call {
   method: string
@@ -119,8 +117,7 @@ describe('browser UI at scale', () => {
     await ui.page.getByTestId('reports-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight))
     await expect.poll(() => calls.some((c) => c.method === 'reports.page' && !!c.params.cursor)).toBe(true)
     await ui.page.getByTestId('reports-scroll').evaluate((el) => (el.scrollTop = 0))
-    mkdirSync(SHOTS, { recursive: true })
-    await ui.page.screenshot({ path: `${SHOTS}/scale-reports-before-1440.png` })
+    await screenshot(ui.page, 'scale-reports-before-1440')
 
     // ---- a message that mentions D-1: its card in the chat is where the edit is made ----
     ui.stack.models.enqueue({ text: 'I test search against D-1.' })
@@ -156,7 +153,7 @@ describe('browser UI at scale', () => {
         .locator('[data-testid=report-card][data-validity=valid]')
         .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-key')!.slice(2)) % 5 === 1)),
     ).not.toContain(true)
-    await ui.page.screenshot({ path: `${SHOTS}/scale-reports-after-1440.png` })
+    await screenshot(ui.page, 'scale-reports-after-1440')
 
     // Quiet for a moment is not evidence; the call record is. Since issue 23 the panel's list is read again from the
     // server after the edit (it was patched from the impact before, with at most one reports.getMany): from its start,
@@ -193,14 +190,14 @@ describe('browser UI at scale', () => {
     // The badge is recounted after the event; a recount already in flight when it came must be followed by one more.
     await expect.poll(() => ui.page.getByTestId('tab-reports').locator('.count').count()).toBe(0)
     rereadOnly(calls.slice(beforeRevert), loaded)
-    await ui.page.screenshot({ path: `${SHOTS}/scale-reports-reverted-1440.png` })
+    await screenshot(ui.page, 'scale-reports-reverted-1440')
 
     // The same screen at 1024 px, for the eye.
     const narrow = await newPage(ui.browser, { width: 1024, height: 768 })
     await narrow.page.goto(ui.stack.url)
     await narrow.page.getByTestId('tab-reports').click()
     await narrow.page.getByTestId('report-card').first().waitFor()
-    await narrow.page.screenshot({ path: `${SHOTS}/scale-reports-1024.png` })
+    await screenshot(narrow.page, 'scale-reports-1024')
     await narrow.context.close()
     expect(ui.errors).toEqual([])
   }, 300_000)
