@@ -1,9 +1,9 @@
 /**
  * The paged and by-id reads the renderer uses instead of whole lists (issue 12): tasks.page, reports.page,
- * tasks.getMany, reports.getMany; the filters the list views name.
+ * tasks.getMany; the filters the list views name.
  */
 import type { Params } from '../../../shared/contract'
-import type { Impact, Report, ReportPage, Task, TaskPage } from '../../../shared/schemas'
+import type { Impact, ReportPage, Task, TaskPage } from '../../../shared/schemas'
 import type { ClientApi } from './bridge-client'
 
 export type TaskFilter = Omit<Params<'tasks.page'>, 'workspaceId' | 'cursor' | 'limit'>
@@ -42,11 +42,5 @@ export async function getTasks(api: ClientApi, ids: string[]): Promise<Task[]> {
   const out: Task[] = []
   for (let i = 0; i < ids.length; i += MANY_LIMIT)
     out.push(...(await api.call('tasks.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
-  return out
-}
-export async function getReports(api: ClientApi, ids: string[]): Promise<Report[]> {
-  const out: Report[] = []
-  for (let i = 0; i < ids.length; i += MANY_LIMIT)
-    out.push(...(await api.call('reports.getMany', { ids: ids.slice(i, i + MANY_LIMIT) })))
   return out
 }
