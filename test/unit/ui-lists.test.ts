@@ -337,6 +337,31 @@ describe('list queries', () => {
     expect(after.filter((c) => c.method === 'reports.page' && c.params.limit === 1)).toEqual([])
   })
 
+  it('takes a task event of the same version that brings news (a branch head), and ignores the same row again', async () => {
+    const { store, calls, emit, tasks } = await opened([task(1, { status: 'in_progress' })], [])
+    store.getState().showList('tasks', {})
+    await settled()
+    const reads = () => pageCalls(calls, 'tasks.page').length
+    const before = reads()
+    // The task's tree committed: its head moves, its version does not.
+    tasks[0] = task(1, { status: 'in_progress', branch: 'concord/T-1', head: 'b'.repeat(40) })
+    emit('task.changed', { workspaceId: WS, task: tasks[0] })
+    expect(store.getState().tasks[`${WS}-t1`]!.head).toBe('b'.repeat(40))
+    await settled()
+    expect(reads()).toBe(before + 1)
+    // An action's answer, then its event: the same row twice, one read.
+    tasks[0] = task(1, { status: 'delivered', version: 2, branch: 'concord/T-1', head: 'b'.repeat(40) })
+    store.getState().applyTask(tasks[0])
+    emit('task.changed', { workspaceId: WS, task: structuredClone(tasks[0]) })
+    await settled()
+    expect(reads()).toBe(before + 2)
+    // An older version arriving late changes nothing.
+    emit('task.changed', { workspaceId: WS, task: task(1, { status: 'in_progress' }) })
+    await settled()
+    expect(store.getState().tasks[`${WS}-t1`]!.status).toBe('delivered')
+    expect(reads()).toBe(before + 2)
+  })
+
   it('caches a submitted report at once, reads the report lists again and fetches its task by id', async () => {
     const { store, calls, emit, reports } = await opened([task(1), task(2)], [report(1)])
     store.getState().showList('reports', {})

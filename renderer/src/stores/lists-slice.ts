@@ -252,10 +252,11 @@ export const createListsSlice: SliceCreator<ListsSlice> = (set, get, api) => {
     applyTask(t: Task) {
       const s = get()
       if (t.workspaceId !== s.workspaceId) return
-      // The same version again (an action's answer, then its event) or an older one: nothing new to read.
-      const held = s.tasks[t.id]
-      if (held && held.version >= t.version) return
-      set((st) => ({ tasks: rows.merge(st.tasks, [t], rows.next()) }))
+      // An older version changes nothing, nor the same row again (an action's answer, then its event); the same version
+      // may still bring news (a task's branch head moves without a new version).
+      const tasks = rows.merge(s.tasks, [t], rows.next())
+      if (tasks === s.tasks) return
+      set({ tasks })
       void get().invalidateLists(['tasks'])
     },
 
