@@ -15,6 +15,7 @@ import { p7 } from './p7-worktrees'
 import { reportsPage } from './reports-page'
 import { reportsSubmit } from './reports-submit'
 import { searchPrefix } from './search-prefix'
+import { tasksPage } from './tasks-page'
 
 const onlyAt = process.argv.indexOf('--only')
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null
@@ -28,6 +29,7 @@ if (wanted('auto-turns')) await autoTurnsHttp()
 if (wanted('reports')) await reportsPage()
 if (wanted('reports.submit')) await reportsSubmit()
 if (wanted('search')) await searchPrefix()
+if (wanted('tasks')) await tasksPage()
 if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()
 if (wanted('tokens')) await coordinationTokens()
