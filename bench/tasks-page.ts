@@ -6,7 +6,7 @@
  * them on another commit than the delivered one, so acceptance has reasons); each task in progress has its assignee's
  * passing implementation report on a commit (a delivery to offer).
  *
- * Prints the median time of one page (walking all ten), and, where the API still has tasks.readiness (before the Task
+ * Prints the median time of one page (walking all ten; wall and CPU), and, where the API still has tasks.readiness (before the Task
  * carried its readiness), the page plus one tasks.readiness per delivered or in-progress card on it: what the board
  * asked for a page then. Run alone: npx tsx bench/run.ts --only tasks.
  */
@@ -94,24 +94,35 @@ async function workspace(core: Core, root: string, name: string, statuses: reado
   return ws
 }
 
-/** Median ms of one page, walking every page `RUNS` times (the first walk is a warm-up); with readiness per card when asked. */
-async function timePages(core: Core, workspaceId: string, perCard: boolean): Promise<number> {
-  const xs: number[] = []
+/**
+ * Median ms of one page, wall and CPU (this process's, less sensitive to other load on the machine), walking every page
+ * `RUNS` times (the first walk is a warm-up); with readiness per card when asked.
+ */
+async function timePages(core: Core, workspaceId: string, perCard: boolean): Promise<{ wall: number; cpu: number }> {
+  const wall: number[] = []
+  const cpu: number[] = []
   for (let run = 0; run <= RUNS; run++) {
     let cursor: string | undefined
     do {
       const t0 = performance.now()
+      const c0 = process.cpuUsage()
       const page = await core.invoke('tasks.page', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) })
       if (perCard)
         for (const t of page.items)
           if (t.status === 'delivered' || t.status === 'in_progress')
             await (core.invoke as (m: string, p: unknown) => Promise<unknown>)('tasks.readiness', { taskId: t.id })
-      if (run) xs.push(performance.now() - t0)
+      const c = process.cpuUsage(c0)
+      if (run) {
+        wall.push(performance.now() - t0)
+        cpu.push((c.user + c.system) / 1000)
+      }
       cursor = page.nextCursor ?? undefined
     } while (cursor)
   }
-  return median(xs)
+  return { wall: median(wall), cpu: median(cpu) }
 }
+
+const both = (t: { wall: number; cpu: number }) => `${ms(t.wall)} (CPU ${ms(t.cpu)})`
 
 export async function tasksPage(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-tasks-'))
@@ -134,8 +145,8 @@ export async function tasksPage(): Promise<void> {
       )
       const withCards = hasMethod ? await timePages(core, ws.id, true) : null
       console.log(
-        `    ${name.padEnd(10)} page ${ms(page)}${carries ? ' (readiness in the Task)' : ''}` +
-          (withCards === null ? '' : `; page + tasks.readiness per card ${ms(withCards)}`),
+        `    ${name.padEnd(10)} page ${both(page)}${carries ? ', readiness in the Task' : ''}` +
+          (withCards === null ? '' : `; page + tasks.readiness per card ${both(withCards)}`),
       )
     }
   } finally {

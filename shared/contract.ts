@@ -260,8 +260,6 @@ export const methods = {
   ),
   'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   'tasks.accept': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
-  /** Whether the task can be accepted now, each reason with the action that resolves it, and a delivery to offer. */
-  'tasks.readiness': method(z.strictObject({ taskId: s.Id }), r<s.TaskReadiness>()),
   /** The task's whole change: its head (or delivered commit) against the base it started from, or `against`. */
   'tasks.diff': method(
     z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }),
@@ -486,7 +484,11 @@ export interface Events {
     actorId: string | null
   }
   'proposal.changed': { workspaceId: string; proposal: s.Proposal }
-  'task.changed': { workspaceId: string; task: s.Task }
+  /**
+   * `readinessOnly`: nothing of the task moved, its readiness did (a report on it came in); automatic turns ignore
+   * those (runtime/auto-turns.ts).
+   */
+  'task.changed': { workspaceId: string; task: s.Task; readinessOnly?: boolean }
   'report.submitted': { workspaceId: string; report: s.Report }
   /** Compact: the first ids and the counts (see NoticeSummary); consumers that need every id read the notice. */
   'notice.created': { workspaceId: string; notice: s.NoticeSummary }

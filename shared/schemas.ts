@@ -458,6 +458,8 @@ export interface Task {
   links: TaskLink[]
   blockedBy: string[]
   requiredReports: z.infer<typeof ReportKind>[]
+  /** Whether it can be accepted (why not), or delivered on a report: the core's answer, not re-derived by a client. */
+  readiness: TaskReadiness
   /** The task's git branch (worktree workspaces, once started); null otherwise. */
   branch: string | null
   /** The branch's head commit as last seen (full SHA); null without a branch. */
@@ -574,14 +576,16 @@ export interface AcceptanceAction {
   text: string
 }
 
-/** tasks.readiness: whether the task can be accepted now, and what moves it on. */
+/**
+ * Task.readiness: what the core's accept check says of the task now (harness/tasks/readiness.ts), and the delivery on
+ * offer. Read with the task; every change of it comes as a task.changed event or a refetch of the task.
+ */
 export interface TaskReadiness {
-  taskId: string
-  /** Delivered and every required report is in, passing and current. */
+  /** Delivered, and every required report is in, passing, on the delivered artifact and current: tasks.accept accepts it. */
   ready: boolean
-  /** Why not (empty when ready; for a task not yet delivered, what acceptance would refuse). */
+  /** While delivered: every reason tasks.accept refuses it for now, as its refusal gives them; empty otherwise. */
   reasons: AcceptanceReason[]
-  /** A passing implementation report by the assignee on this in-progress task: deliver on its commit. */
+  /** In progress: a passing implementation report by the assignee on a commit, still current: deliver on it. */
   deliverOn: { commit: string; reportId: string; reportKey: string } | null
 }
 

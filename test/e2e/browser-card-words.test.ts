@@ -1,5 +1,5 @@
 /**
- * Issue 22 in the real UI: the task card says one thing (its reasons and "Ready to accept" from tasks.readiness),
+ * Issue 22 in the real UI: the task card says one thing (its reasons and "Ready to accept" from Task.readiness),
  * mentions in an old message carry no second version or status, archiving offers Undo, and the layout at 760 px.
  * Screenshots at 1440, 1024 and 760 px.
  */

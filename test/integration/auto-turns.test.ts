@@ -447,7 +447,7 @@ describe('reports move tasks', () => {
     }
     expect(byConcord(await steps(impl))).toHaveLength(1)
     expect(byConcord(await steps(impl))[0]!.text).toContain('needs re-verification')
-    const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
+    const { readiness: ready } = await t.core.invoke('tasks.get', { taskId: task.id })
     expect(ready).toMatchObject({ ready: true, reasons: [] })
     expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(3)
@@ -478,6 +478,28 @@ describe('reports move tasks', () => {
     await humanSays(tester, 'ok')
     expect(byConcord(await steps(tester))).toHaveLength(1)
     expect(asked.get('Tess')).toHaveLength(2)
+  })
+
+  it('a report is not a delivery: one stale from the start (another commit than the delivered one) starts no turn', async () => {
+    const impl = await member('Impl', 'implementer')
+    const tester = await member('Tess', 'tester')
+    const { task } = await decisionAndTask(impl, 'delivered')
+    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'second'], { cwd: t.repoDir })
+    const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    // Its task comes anew (task.changed, readinessOnly) with the reason; the author is not sent back for it.
+    await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: tester.id,
+      kind: 'test',
+      verdict: 'pass',
+      artifact: { commit: c2 },
+      claims: [],
+    })
+    const { readiness } = await t.core.invoke('tasks.get', { taskId: task.id })
+    expect(readiness.reasons.map((r) => r.code)).toContain('evidence_stale')
+    await humanSays(tester, 'ok')
+    expect(byConcord(await steps(tester))).toHaveLength(0)
+    expect(asked.get('Tess')).toHaveLength(1)
   })
 
   it("one edit that leaves many of a busy member's reports stale joins them into one waiting turn that stays short", async () => {
@@ -531,7 +553,7 @@ describe('reports move tasks', () => {
   it('without autoDeliver, a passing implementation report by the assignee offers delivery on its commit', async () => {
     const impl = await member('Impl', 'implementer')
     const { task } = await decisionAndTask(impl)
-    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.deliverOn).toBeNull()
     const r = await t.core.invoke('reports.submit', {
       taskId: task.id,
       authorId: impl.id,
@@ -540,7 +562,7 @@ describe('reports move tasks', () => {
       artifact: { commit: head },
       claims: [],
     })
-    const ready = await t.core.invoke('tasks.readiness', { taskId: task.id })
+    const { readiness: ready } = await t.core.invoke('tasks.get', { taskId: task.id })
     expect(ready.deliverOn).toEqual({ commit: head, reportId: r.id, reportKey: r.key })
     expect(ready.ready).toBe(false)
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
@@ -554,7 +576,7 @@ describe('reports move tasks', () => {
       artifact: { commit: head },
       claims: [],
     })
-    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).deliverOn).toBeNull()
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.deliverOn).toBeNull()
   })
 })
 
@@ -632,7 +654,7 @@ describe('refusal actions', () => {
     }
     const failed = all.find((r) => r.reportKind === 'review' && r.code === 'evidence_missing')!
     expect(failed.action).toMatchObject({ memberId: impl.id, label: `Ask Impl to fix what ${review.key} found` })
-    // The same reasons, without trying to accept.
-    expect((await t.core.invoke('tasks.readiness', { taskId: task.id })).reasons).toEqual(all)
+    // The same reasons, without trying to accept: the task's readiness.
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.reasons).toEqual(all)
   })
 })

@@ -23,6 +23,7 @@ const task = (n: number, status: Task['status']): Task => ({
   links: [],
   blockedBy: [],
   requiredReports: ['test'],
+  readiness: { ready: false, reasons: [], deliverOn: null },
   branch: null,
   head: null,
   merged: null,
@@ -40,7 +41,7 @@ function board(rows: Task[], answers: Partial<Record<MethodName, (p: any) => unk
         const items = rows.filter((t) => !p.status || p.status.includes(t.status))
         return { items, nextCursor: null, total: items.length }
       }
-      // Only the moves are recorded; the card's other reads (TaskActions' readiness) are not this test's business.
+      // Only the moves are recorded; the card's other reads are not this test's business.
       if (m === 'tasks.setStatus' || m === 'tasks.accept') calls.push([m, p])
       const a = answers[m]
       if (!a) throw Object.assign(new Error(`unexpected ${m}`), { code: 'internal' })

@@ -58,6 +58,7 @@ const delivered: Task = {
   links: [{ decisionId: `${WS}-d1`, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 2, state: 'suspect' }],
   blockedBy: [],
   requiredReports: ['test'],
+  readiness: { ready: false, reasons: [], deliverOn: null },
   branch: null,
   head: null,
   merged: null,
@@ -396,15 +397,10 @@ describe('task board', () => {
     }
 
   it('shows flags and suspect links, and the exact reasons when acceptance is refused', async () => {
+    const stale = { code: 'evidence_stale' as const, reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }
     const store = storeWith({
-      'tasks.page': pageOf(delivered),
-      // The card's reasons are readiness's answer (the same check as accept).
-      'tasks.readiness': () => ({
-        taskId: delivered.id,
-        ready: false,
-        deliverOn: null,
-        reasons: [{ code: 'evidence_stale', reportId: 'r1', message: 'R-1 is based on D-1 v1; D-1 is at v2' }],
-      }),
+      // The card's reasons are the task's readiness (the core's accept check, run dry).
+      'tasks.page': pageOf({ ...delivered, readiness: { ready: false, reasons: [stale], deliverOn: null } }),
       'tasks.accept': () => {
         throw Object.assign(new Error('T-1 cannot be accepted'), {
           code: 'evidence_stale',
@@ -418,6 +414,7 @@ describe('task board', () => {
     const card = await screen.findByTestId('task-card')
     expect(card.textContent).toContain('needs re-verification')
     expect(card.textContent).toContain('D-1 suspect v1→v2')
+    expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2')
     fireEvent.click(screen.getByTestId('accept-task'))
     await waitFor(() =>
       expect(screen.getByTestId('refusal').textContent).toContain('R-1 is based on D-1 v1; D-1 is at v2'),

@@ -50,6 +50,7 @@ const task = (n: number, extra: Partial<Task> = {}, ws = WS): Task => ({
   links: [{ decisionId: D1, decisionKey: 'D-1', pinnedVersion: 1, currentVersion: 1, state: 'current' }],
   blockedBy: [],
   requiredReports: [],
+  readiness: { ready: false, reasons: [], deliverOn: null },
   branch: null,
   head: null,
   merged: null,

@@ -58,6 +58,7 @@ const task = (version: number, flag: Task['flag']): Task => ({
   links: [],
   blockedBy: [],
   requiredReports: ['test'],
+  readiness: { ready: false, reasons: [], deliverOn: null },
   branch: null,
   head: null,
   merged: null,

@@ -1,7 +1,7 @@
 import { followUpTask } from '../harness/tasks/follow-up'
 import type { MethodName, ParsedParams, Result } from '../../../shared/contract'
 import type { Harness } from '../harness/harness'
-import { acceptTask, taskReadiness } from '../harness/tasks/acceptance'
+import { acceptTask } from '../harness/tasks/acceptance'
 import {
   createDecision,
   getDecision,
@@ -74,7 +74,6 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.setStatus': (p) => moveTask(h, h.ctxOf('task', p.taskId, 'taskId'), p, onTaskStarted),
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
-    'tasks.readiness': (p) => taskReadiness(h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),

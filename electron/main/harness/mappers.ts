@@ -6,9 +6,16 @@ import type { NoticeRow } from '../store/log-repo'
 import type { MemberRow } from '../store/members-repo'
 import type { ProposalRow } from '../store/proposals-repo'
 import type { ReportRow } from '../store/reports-repo'
-import type { TaskRow } from '../store/tasks-repo'
+import type { TaskLinkRow, TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import { makeId, makeKey } from './ids'
+import {
+  readinessKinds,
+  readinessOf,
+  type EvidenceReport,
+  type MemberBook,
+  type ReadinessInput,
+} from './tasks/readiness'
 
 const idOrNull = (ws: string, kind: Parameters<typeof makeId>[1], n: number | null) =>
   n === null ? null : makeId(ws, kind, n)
@@ -128,19 +135,82 @@ interface TaskRelated {
   branches: Map<number, Pick<s.Task, 'branch' | 'head' | 'merged'>>
   /** The tasks the store's rule says are flagged (TasksRepo.flaggedAmong). */
   flagged: Set<number>
+  readiness: Map<number, s.TaskReadiness>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
 
-/** Tasks for a set of rows: links, blockers and branches are read once for the whole set, not per row. */
+/**
+ * The readiness of each task (the rule: tasks/readiness.ts), read set-wise: the newest report of each kind it looks at
+ * for the whole set in one statement (ReportsRepo.evidence); a stale one then whole, as toReports reads it (the rule
+ * names its stale claims), a valid one as that statement gave it (every claim of it is valid); the members once if a
+ * reason needs them. Tasks whose status has no readiness to compute cost nothing. `links`: each task's links.
+ */
+export function readinessOfTasks(
+  ws: string,
+  store: WorkspaceStore,
+  rows: TaskRow[],
+  links: Map<number, TaskLinkRow[]>,
+): Map<number, s.TaskReadiness> {
+  const pairs: [number, ReportRow['kind']][] = []
+  for (const r of rows) for (const kind of new Set(readinessKinds(r))) pairs.push([r.id, kind])
+  const evidence = store.reports.evidence(pairs)
+  const stale = store.reports.getMany(evidence.filter((e) => e.stale).map((e) => e.row.id))
+  const whole = new Map(toReports(ws, store, stale).map((r) => [r.id, r]))
+  const latest = new Map<number, ReadinessInput['latest']>()
+  for (const { row, basis } of evidence) {
+    let of = latest.get(row.task_id)
+    if (!of) latest.set(row.task_id, (of = new Map() as ReadinessInput['latest']))
+    const id = makeId(ws, 'report', row.id)
+    const report: EvidenceReport = whole.get(id) ?? {
+      id,
+      key: makeKey('report', row.id),
+      verdict: row.verdict,
+      artifact: { commit: row.artifact_commit, digest: row.artifact_digest },
+      basis: basis.map((b) => ({
+        decisionId: makeId(ws, 'decision', b.decision_id),
+        version: b.version,
+        state: b.current ? 'current' : 'suspect',
+      })),
+      claims: [],
+    }
+    of.set(row.kind, { row, report })
+  }
+  let book: MemberBook | undefined
+  const members = () => {
+    if (!book) {
+      const all = store.members.list(true)
+      book = { byId: new Map(all.map((m) => [m.id, m])), active: all.filter((m) => m.archived_at === null) }
+    }
+    return book
+  }
+  const none: ReadinessInput['latest'] = new Map()
+  const out = new Map<number, s.TaskReadiness>()
+  for (const task of rows)
+    out.set(
+      task.id,
+      readinessOf(ws, { task, links: links.get(task.id) ?? [], latest: latest.get(task.id) ?? none }, members),
+    )
+  return out
+}
+
+/** One task's readiness, its links read here (tasks.accept's check, automatic turns). */
+export function readinessOfTask(ws: string, store: WorkspaceStore, row: TaskRow): s.TaskReadiness {
+  return readinessOfTasks(ws, store, [row], new Map([[row.id, store.tasks.links(row.id)]])).get(row.id)!
+}
+
+/** Tasks for a set of rows: links, blockers, branches and readiness are read once for the whole set, not per row. */
 export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.Task[] {
   const ids = rows.map((r) => r.id)
   const related = store.tasks.related(ids)
+  const linkRows = new Map<number, TaskLinkRow[]>()
+  for (const l of related.links) push(linkRows, l.task_id, l)
   const rel: TaskRelated = {
     links: new Map(),
     blockers: new Map(),
     branches: new Map(),
     flagged: store.tasks.flaggedAmong(ids),
+    readiness: readinessOfTasks(ws, store, rows, linkRows),
   }
   for (const l of related.links) {
     push(rel.links, l.task_id, {
@@ -183,6 +253,7 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     links,
     blockedBy: rel.blockers.get(r.id) ?? [],
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
+    readiness: rel.readiness.get(r.id)!,
     ...(rel.branches.get(r.id) ?? noBranch),
     version: r.version,
     archivedAt: r.archived_at ?? null,

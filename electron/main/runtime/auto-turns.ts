@@ -10,11 +10,10 @@
  */
 import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
 import type { NoticeSummary, Report, Task } from '../../../shared/schemas'
-import { acceptanceReasons } from '../harness/tasks/acceptance'
 import type { Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { makeId, makeKey, now, parseId } from '../harness/ids'
-import { toNoticeSummary } from '../harness/mappers'
+import { readinessOfTask, toNoticeSummary } from '../harness/mappers'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { AutoTurnsRepo } from '../store/auto-turns-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -80,7 +79,8 @@ export class AutoTurns {
       return
     }
     if (e.event === 'notice.created') this.schedule(() => this.onNotice(e.payload.notice), e.event)
-    else if (e.event === 'task.changed')
+    // A task.changed that only brings new readiness (a report came in) is not a delivery or a re-alignment.
+    else if (e.event === 'task.changed' && !e.payload.readinessOnly)
       this.schedule(() => {
         this.onTask(e.payload.task)
         return undefined
@@ -275,7 +275,7 @@ export class AutoTurns {
     // Until its assignee has re-aligned it (acknowledged: links re-pinned), the delivered commit may still change.
     if (task.assignee_id !== null && links.some((l) => l.pinned_fingerprint !== l.current_fingerprint)) return
     const byReport = new Map<number, string[]>()
-    for (const r of acceptanceReasons(ctx, task)) {
+    for (const r of readinessOfTask(ctx.wsId, ctx.store, task).reasons) {
       if (r.code !== 'evidence_stale' || !r.reportId) continue
       const n = parseId(r.reportId, 'report', 'reportId').n
       byReport.set(n, [...(byReport.get(n) ?? []), r.message])

@@ -16,6 +16,26 @@ export interface ReportRow {
   superseded_by: number | null
 }
 
+/** A report as a task's readiness reads it (ReportsRepo.evidence). */
+export interface Evidence {
+  row: Pick<ReportRow, 'id' | 'task_id' | 'kind' | 'author_id' | 'verdict' | 'artifact_commit' | 'artifact_digest'>
+  /** A claim stale or a basis entry suspect (staleReport). */
+  stale: boolean
+  basis: { decision_id: number; version: number; current: boolean }[]
+}
+
+type PackedEvidence = [
+  number,
+  number,
+  ReportRow['kind'],
+  number | null,
+  ReportRow['verdict'],
+  string | null,
+  string | null,
+  0 | 1,
+  [number, number, 0 | 1][],
+]
+
 export interface BasisRow {
   report_id: number
   decision_id: number
@@ -65,9 +85,18 @@ export class ReportsRepo {
       get: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
       byTask: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE task_id = ? ORDER BY id'),
       all: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
-      latestOfKind: db.prepare<[number, string], ReportRow>(
-        'SELECT * FROM reports WHERE task_id = ? AND kind = ? ORDER BY id DESC LIMIT 1',
-      ),
+      // The newest report of each [task, kind] pair asked (one seek down reports_by_task per pair, whatever the task's
+      // history), as a task's readiness reads it: its head, whether it is stale (staleReport) and its basis entries
+      // (current or not). One JSON text: a string from SQLite instead of a row object per report and basis entry.
+      evidence: db
+        .prepare<[string], string>(
+          `SELECT coalesce(json_group_array(json_array(r.id, r.task_id, r.kind, r.author_id, r.verdict, r.artifact_commit,
+             r.artifact_digest, ${staleReport}, (SELECT coalesce(json_group_array(json_array(b.decision_id, b.version,
+               b.fingerprint = d.fingerprint)), '[]') FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = r.id))), '[]')
+           FROM json_each(?) p JOIN reports r ON r.id = (SELECT x.id FROM reports x
+             WHERE x.task_id = p.value ->> 0 AND x.kind = p.value ->> 1 ORDER BY x.id DESC LIMIT 1)`,
+        )
+        .pluck(),
       basis: db.prepare<[number], BasisRow>(
         `SELECT b.report_id, b.decision_id, b.version, b.fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
          FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = ? ORDER BY b.decision_id`,
@@ -195,8 +224,15 @@ export class ReportsRepo {
     return taskId === undefined ? this.s.all.all() : this.s.byTask.all(taskId)
   }
 
-  latestOfKind(taskId: number, kind: string): ReportRow | undefined {
-    return this.s.latestOfKind.get(taskId, kind)
+  /** The newest report of each (task, kind) pair, as a task's readiness reads it, in one statement; a pair without a report has none. */
+  evidence(pairs: [taskId: number, kind: ReportRow['kind']][]): Evidence[] {
+    if (!pairs.length) return []
+    const packed = JSON.parse(this.s.evidence.get(JSON.stringify(pairs))!) as PackedEvidence[]
+    return packed.map(([id, task_id, kind, author_id, verdict, artifact_commit, artifact_digest, stale, basis]) => ({
+      row: { id, task_id, kind, author_id, verdict, artifact_commit, artifact_digest },
+      stale: stale === 1,
+      basis: basis.map(([decision_id, version, current]) => ({ decision_id, version, current: current === 1 })),
+    }))
   }
 
   basis(reportId: number): BasisRow[] {

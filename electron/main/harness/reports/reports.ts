@@ -4,7 +4,8 @@ import type { Report } from '../../../../shared/schemas'
 import { decisionRow, memberRowOf, rowOf, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
-import { toReport, toReports } from '../mappers'
+import { toReport, toReports, toTask } from '../mappers'
+import { readinessKinds } from '../tasks/readiness'
 import { taskRow } from '../tasks/tasks'
 import { refreshHead, resolveArtifact } from '../workspace/task-branches'
 
@@ -83,6 +84,9 @@ export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Repor
   })
   const report = toReport(ctx.wsId, ctx.store, row)
   ctx.emit('report.submitted', { workspaceId: ctx.wsId, report })
+  // A report of a kind the task's readiness reads moves it (ready, why not, a delivery on offer): the task comes anew.
+  if (readinessKinds(task).includes(p.kind))
+    ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, task), readinessOnly: true })
   return report
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { AcceptanceAction, Notice, Task, TaskReadiness } from '../../../../shared/schemas'
+import type { AcceptanceAction, Notice, Task } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
 import { Badge, ErrorText } from '../../components/ui'
 import { shortTime } from '../../lib/format'
@@ -9,37 +9,20 @@ import { selectMembers } from '../../stores/selectors'
 import './task-actions.css'
 
 /**
- * The task's next steps, all from one answer of the core (tasks.readiness, a dry run of the accept check, read again
- * whenever the task or its reports change): "Ready to accept", or why not with the message that resolves each
- * reason; "Deliver on <commit>" after a passing implementation report that is still current; and for a flagged task
- * Acknowledge plus "Tell <assignee>" (or when the notice reached it). An answer for an older state is never shown.
+ * The task's next steps, all from the core's answer the task carries (Task.readiness, its accept check run dry, new
+ * with every task.changed): "Ready to accept", or why not with the message that resolves each reason; "Deliver on
+ * <commit>" after a passing implementation report that is still current; and for a flagged task Acknowledge plus
+ * "Tell <assignee>" (or when the notice reached it). A refused Accept shows the refusal's reasons until the task
+ * comes anew: one answer at a time, never one older than the task shown.
  */
 export function TaskActions({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
   const applyTask = useApp((s) => s.applyTask)
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
-  // Readiness and notices are re-read when the task, its reports or the assignee's pending notices change.
-  const reportsKey = useApp((s) => reportIdsOf(s.reports, task.id))
+  // Notices are re-read when the task or the assignee's pending notices change.
   const pendingNotices = useApp((s) => (task.assigneeId ? s.sessions[task.assigneeId]?.info.pendingNotices : undefined))
-  // An answer holds for the task and reports it was given for (and an Accept refused since): once either changes, ask again.
-  const [refused, setRefused] = useState(0)
-  const asked = `${task.status}:${task.version}:${task.updatedAt}:${reportsKey}:${refused}`
-  const [answer, setAnswer] = useState<{ asked: string; readiness: TaskReadiness } | null>(null)
-  const readiness = answer?.asked === asked ? answer.readiness : null
+  const [refusal, setRefusal] = useState<{ of: Task; reasons: RefusalReason[] } | null>(null)
   const [notice, setNotice] = useState<Notice | null>(null)
-
-  useEffect(() => {
-    let live = true
-    if (task.status === 'in_progress' || task.status === 'delivered') {
-      api.call('tasks.readiness', { taskId: task.id }).then(
-        (r) => live && setAnswer({ asked, readiness: r }),
-        () => live && setAnswer(null),
-      )
-    }
-    return () => {
-      live = false
-    }
-  }, [api, task.id, task.status, asked])
 
   useEffect(() => {
     let live = true
@@ -58,9 +41,10 @@ export function TaskActions({ task }: { task: Task }) {
     try {
       applyTask(await api.call('tasks.accept', { taskId: task.id }))
     } catch (err) {
-      // A refusal is what readiness says too: read it again rather than show a second, separate answer.
-      if (refusalReasons(err as never).length) {
-        setRefused((n) => n + 1)
+      // The refusal is the same check as the readiness shown, made later: its reasons replace the card's until the task comes anew.
+      const reasons = refusalReasons(err as never)
+      if (reasons.length) {
+        setRefusal({ of: task, reasons })
         return
       }
       throw err
@@ -74,11 +58,12 @@ export function TaskActions({ task }: { task: Task }) {
     await api.call('sessions.send', { memberId: n.memberId, text: n.text, taskId: task.id })
   })
 
-  // Read only while it applies (an older answer for another status is ignored, not cleared in an effect).
-  const ready = task.status === 'delivered' && readiness?.ready === true
-  const offer = task.status === 'in_progress' ? readiness?.deliverOn : null
+  const { readiness } = task
+  const refused = refusal?.of === task ? refusal.reasons : null
+  const ready = task.status === 'delivered' && !refused && readiness.ready
+  const offer = task.status === 'in_progress' ? readiness.deliverOn : null
   const reasons: RefusalReason[] | null =
-    task.status === 'delivered' && readiness && !readiness.ready && readiness.reasons.length ? readiness.reasons : null
+    task.status !== 'delivered' ? null : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
   // One button per distinct action: several reasons about one report share it.
   const actions = reasons
     ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()]
@@ -234,14 +219,4 @@ function AskMember({ action }: { action: AcceptanceAction }) {
       <ErrorText error={send.error?.message} />
     </div>
   )
-}
-
-/** The ids and validity of the task's reports the store holds, as one string (a stable selector value). */
-function reportIdsOf(
-  reports: Record<string, { id: string; taskId: string; validity?: string }>,
-  taskId: string,
-): string {
-  let key = ''
-  for (const r of Object.values(reports)) if (r.taskId === taskId) key += `${r.id}:${r.validity ?? ''},`
-  return key
 }
