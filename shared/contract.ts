@@ -485,8 +485,8 @@ export interface Events {
   }
   'proposal.changed': { workspaceId: string; proposal: s.Proposal }
   /**
-   * `readinessOnly`: nothing of the task moved, its readiness did (a report on it came in); automatic turns ignore
-   * those (runtime/auto-turns.ts).
+   * `readinessOnly`: nothing of the task moved, its readiness did (a report on it came in, or a decision its reports
+   * rest on but it does not depend on changed); automatic turns ignore those (runtime/auto-turns.ts).
    */
   'task.changed': { workspaceId: string; task: s.Task; readinessOnly?: boolean }
   'report.submitted': { workspaceId: string; report: s.Report }
