@@ -89,7 +89,8 @@ describe("the task card's one answer", () => {
     await screen.findByTestId('ready-to-accept')
     expect(screen.queryByTestId('refusal')).toBeNull()
     expect(container.textContent).not.toContain('no test report')
-    expect(calls).toEqual([])
+    // The card asked nothing; the store's tab count is read again when a task comes (lists-slice), not by the card.
+    expect(calls.filter((m) => m !== 'tasks.page')).toEqual([])
   })
 
   it('never shows "Ready to accept" above a later refusal, and shows the refusal\'s own reasons', async () => {
@@ -114,7 +115,7 @@ describe("the task card's one answer", () => {
     act(() => void store.getState().applyTask(task(notReady, { version: 4 })))
     expect(screen.getByTestId('refusal').textContent).toContain('T-1 has no test report')
     expect(screen.getByTestId('refusal').textContent).not.toContain('R-1 is based on')
-    expect(calls).toEqual(['tasks.accept'])
+    expect(calls.filter((m) => m !== 'tasks.page')).toEqual(['tasks.accept'])
   })
 
   it('offers the delivery its readiness names on a task in progress, and nothing of acceptance', () => {
