@@ -1,7 +1,8 @@
 /**
  * A task's readiness comes with the task (Task.readiness): what tasks.accept does with it, and a delivery offer only
  * on a report that still rests on the current decisions. Whatever moves it (a report, a decision edit, a delivery,
- * an acceptance) brings the task anew: a task.changed event, or the edit's impact, whose tasks a client refetches.
+ * an acceptance) brings the task anew: a task.changed event, or a decision edit's decision.changed, after which a
+ * client reads the tasks it shows again (the renderer's query cache).
  */
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -123,7 +124,7 @@ describe('Task.readiness', () => {
     expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
   })
 
-  it('an edit of a decision a report rests on, but the task does not depend on, brings the task anew', async () => {
+  it("an edit of a decision a report rests on, but the task does not depend on, moves the task's readiness", async () => {
     const impl = await member('Impl', 'implementer')
     const tess = await member('Tess', 'tester')
     const linked = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'REST' })
@@ -153,22 +154,20 @@ describe('Task.readiness', () => {
       expectedVersion: 1,
       statement: 'Postgres',
     })
-    // Not flagged (it does not depend on the decision), so the impact does not name it: the event does.
+    // Not flagged (it does not depend on the decision): the impact does not name it, and no task event is sent for it
+    // (the edit's decision.changed makes a client read what it shows again: renderer/src/stores/lists-slice.ts).
     expect(impact.tasks).toEqual([])
-    const seen = changes(task.id, at)
-    expect(seen).toHaveLength(1)
-    expect(seen[0]!.readinessOnly).toBe(true)
-    expect(seen[0]!.task.readiness.ready).toBe(false)
-    expect(seen[0]!.task.readiness.reasons.map((r) => r.code)).toEqual(['evidence_stale'])
-    expect(seen[0]!.task.readiness).toEqual(await readinessOf(task.id))
+    expect(changes(task.id, at)).toEqual([])
+    const moved = await readinessOf(task.id)
+    expect(moved.ready).toBe(false)
+    expect(moved.reasons.map((r) => r.code)).toEqual(['evidence_stale'])
 
-    // Back to the content the claim was pinned to: current again, and announced again.
-    const back = t.events.length
+    // Back to the content the claim was pinned to: current again.
     await t.core.invoke('decisions.update', { decisionId: other.id, expectedVersion: 2, statement: 'SQLite' })
-    expect(changes(task.id, back).map((c) => c.task.readiness)).toEqual([{ ready: true, reasons: [], deliverOn: null }])
+    expect(await readinessOf(task.id)).toEqual({ ready: true, reasons: [], deliverOn: null })
   })
 
-  it('an edit back to the content a task is aligned with flags nothing, yet brings the task anew (its reasons name the version)', async () => {
+  it('an edit back to the content a task is aligned with flags nothing, yet its readiness names the new version', async () => {
     const tess = await member('Tess', 'tester')
     const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'REST' })
     const task = await t.core.invoke('tasks.create', {
@@ -194,21 +193,17 @@ describe('Task.readiness', () => {
     await edit('GraphQL')
     await t.core.invoke('tasks.acknowledge', { taskId: task.id })
     await edit('gRPC')
-    const at = t.events.length
     // Back to v2's content, which the task was aligned with: it is not flagged, and its report is still stale.
     const { impact } = await edit('GraphQL')
     expect(impact.tasks).toEqual([])
-    const [seen, ...more] = changes(task.id, at)
-    expect(more).toEqual([])
-    expect(seen!.task.readiness.reasons.map((r) => r.message)).toEqual(['R-1 is based on D-1 v1; D-1 is at v4'])
-    expect(seen!.task.readiness).toEqual(await readinessOf(task.id))
+    expect((await readinessOf(task.id)).reasons.map((r) => r.message)).toEqual(['R-1 is based on D-1 v1; D-1 is at v4'])
   })
 })
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Property: random reports, decision edits (reverts among them), deliveries, acknowledgements and acceptances. After
-// every step: (1) a client that keeps the tasks as task.changed events bring them, and refetches the tasks an edit's
-// impact names (as the renderer does), holds every task's current readiness; (2) tasks.page gives each task the
+// every step: (1) a client that keeps the tasks as task.changed events bring them, and reads them again after a
+// decision edit (as the renderer's query cache does), holds every task's current readiness; (2) tasks.page gives each task the
 // readiness tasks.get gives it; (3) the oracle: tasks.accept refuses each delivered task the readiness calls not ready,
 // with exactly its reasons, and accepts (accept step) one it calls ready; a delivery is offered exactly on the
 // assignee's newest implementation report when it passed, names a commit and is valid (reports' own validity rule).
@@ -383,7 +378,10 @@ async function step(w: World, op: Op): Promise<void> {
   }
 }
 
-/** The client: applies the events since the last look, refetching the tasks an edit's impact names. */
+/**
+ * The client, as the renderer's query cache keeps its lists: applies the task events since the last look, and after a
+ * decision.changed reads again the tasks it shows (here all of them, a page at a time, as a shown list is read again).
+ */
 async function follow(w: World): Promise<void> {
   const fresh = w.events.slice(w.read)
   w.read = w.events.length
@@ -392,9 +390,8 @@ async function follow(w: World): Promise<void> {
       const { task } = e.payload
       w.shown.set(task.id, task.readiness)
     } else if (e.event === 'decision.changed') {
-      const ids = e.payload.impact.tasks.map((x) => x.taskId)
-      if (ids.length)
-        for (const task of await w.core.invoke('tasks.getMany', { ids })) w.shown.set(task.id, task.readiness)
+      for (const task of await w.core.invoke('tasks.getMany', { ids: [...w.tasks] }))
+        w.shown.set(task.id, task.readiness)
     }
   }
 }

@@ -97,13 +97,6 @@ export class ReportsRepo {
              WHERE x.task_id = p.value ->> 0 AND x.kind = p.value ->> 1 ORDER BY x.id DESC LIMIT 1)`,
         )
         .pluck(),
-      // Of these reports, those with a claim or their basis pinned to the decision at either content (report_pins' key).
-      pinnedAmong: db
-        .prepare<{ ids: string; d: number; a: string; b: string }, number>(
-          `SELECT p.value FROM json_each(@ids) p WHERE EXISTS (SELECT 1 FROM report_pins rp
-             WHERE rp.decision_id = @d AND rp.fingerprint IN (@a, @b) AND rp.report_id = p.value)`,
-        )
-        .pluck(),
       basis: db.prepare<[number], BasisRow>(
         `SELECT b.report_id, b.decision_id, b.version, b.fingerprint, d.version AS current_version, d.fingerprint AS current_fingerprint
          FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = ? ORDER BY b.decision_id`,
@@ -240,11 +233,6 @@ export class ReportsRepo {
       stale: stale === 1,
       basis: basis.map(([decision_id, version, current]) => ({ decision_id, version, current: current === 1 })),
     }))
-  }
-
-  /** Which of these reports have a claim or their basis pinned to the decision at content `a` or `b`. */
-  pinnedAmong(ids: number[], decisionId: number, a: string, b: string): Set<number> {
-    return new Set(ids.length ? this.s.pinnedAmong.all({ ids: JSON.stringify(ids), d: decisionId, a, b }) : [])
   }
 
   basis(reportId: number): BasisRow[] {

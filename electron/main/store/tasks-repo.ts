@@ -7,13 +7,6 @@ import { flagOnChangeSql, statusOnChangeSql, taskFlaggedSql, touchedByChangeSql 
 export type { TaskFlagValue, TaskStatusValue }
 
 const untouched = untouchedOnChange.map((s) => `'${s}'`).join(', ')
-const openSql = (t: string) => `${t}.archived_at IS NULL AND ${t}.status IN ('delivered', 'in_progress')`
-const openColumns =
-  't.id, t.status, t.assignee_id, t.required_reports, EXISTS (SELECT 1 FROM task_links l WHERE l.task_id = t.id AND l.decision_id = @d) AS linked'
-/** Not flagged by an edit of @d to @to: not linked to @d at other content, or left alone by any edit. */
-const unflaggedSql = `NOT (EXISTS (SELECT 1 FROM task_links l WHERE l.task_id = t.id AND l.decision_id = @d AND l.pinned_fingerprint <> @to)
-  AND ${touchedByChangeSql('t')})`
-
 export interface TaskRow {
   id: number
   title: string
@@ -31,9 +24,6 @@ export interface TaskRow {
   created_at: string
   updated_at: string
 }
-
-/** A delivered or in-progress task as a decision edit looks at its readiness: what decides it has one, and whether it depends on the decision. */
-export type OpenTask = Pick<TaskRow, 'id' | 'status' | 'assignee_id' | 'required_reports'> & { linked: 0 | 1 }
 
 export interface TaskLinkRow {
   task_id: number
@@ -159,21 +149,6 @@ export class TasksRepo {
         `UPDATE tasks AS t SET status = ${statusOnChangeSql('t')}, flag = ${flagOnChangeSql('t')}, version = t.version + 1, updated_at = @at
          WHERE t.id IN (SELECT task_id FROM task_links WHERE decision_id = @d AND pinned_fingerprint <> @to) AND ${touchedByChangeSql('t')}`,
       ),
-      // Delivered and in-progress tasks (a superset of those with a readiness: harness/tasks/readiness.ts decides) that
-      // an edit of @d to @to did not flag, with whether each is linked to @d: walking the open tasks (unflaggedOpen), or
-      // from the decision's side (unflaggedOpenNear): the tasks linked to it and those with a report (the newest of
-      // its line) pinned to @from or @to.
-      unflaggedOpen: db.prepare<{ d: number; to: string }, OpenTask>(
-        `SELECT ${openColumns} FROM tasks t WHERE ${openSql('t')} AND ${unflaggedSql} ORDER BY t.id`,
-      ),
-      unflaggedOpenNear: db.prepare<{ d: number; from: string; to: string }, OpenTask>(
-        `SELECT ${openColumns} FROM tasks t WHERE t.id IN (
-           SELECT task_id FROM task_links WHERE decision_id = @d
-           UNION SELECT r.task_id FROM report_pins p JOIN reports r ON r.id = p.report_id
-             WHERE p.decision_id = @d AND p.fingerprint IN (@from, @to) AND r.superseded_by IS NULL)
-         AND ${openSql('t')} AND ${unflaggedSql} ORDER BY t.id`,
-      ),
-      lastId: db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM tasks').pluck(),
       flaggedAmong: db
         .prepare<[string], number>(
           `SELECT t.id FROM tasks t WHERE t.id IN (SELECT value FROM json_each(?)) AND ${taskFlaggedSql('t')}`,
@@ -278,21 +253,6 @@ export class TasksRepo {
     const rows = unpackImpactTasks(packed)
     if (rows.length) this.s.applyChange.run({ d: decisionId, to: newFingerprint, at })
     return { packed, rows }
-  }
-
-  /**
-   * Delivered and in-progress tasks (not archived) that an edit of the decision from `from` to `to` leaves unflagged,
-   * and whether each is linked to it; those without a link or a report on either content only if `all`.
-   */
-  unflaggedOpen(decisionId: number, from: string, to: string, all: boolean): OpenTask[] {
-    return all
-      ? this.s.unflaggedOpen.all({ d: decisionId, to })
-      : this.s.unflaggedOpenNear.all({ d: decisionId, from, to })
-  }
-
-  /** The newest task's id (0 without tasks): about how many rows walking every task reads. */
-  lastId(): number {
-    return this.s.lastId.get() ?? 0
   }
 
   /** Which of these tasks are flagged: the one home of that rule (taskFlaggedSql), as tasks.page's filter uses it. */

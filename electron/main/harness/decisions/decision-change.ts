@@ -3,21 +3,14 @@
  * commit. decisions.ts and proposals.ts both build on it, so neither imports the other's internals.
  */
 import { ApiError } from '../../../../shared/errors'
-import {
-  IMPACT_SUMMARY_LIMIT,
-  type Decision,
-  type Impact,
-  type NoticeSummary,
-  type Task,
-} from '../../../../shared/schemas'
+import type { Decision, Impact, NoticeSummary } from '../../../../shared/schemas'
 import type { DecisionStatusValue } from '../../store/decisions-repo'
 import type { Ctx } from '../context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from '../ids'
 import { emptyImpact } from './impact'
-import { toDecision, toNoticeSummary, toTask, toTasks } from '../mappers'
+import { toDecision, toNoticeSummary, toTask } from '../mappers'
 import { parseId } from '../ids'
-import { readinessKinds, type ReportKind } from '../tasks/readiness'
 import { applyPropagation } from './propagation'
 
 export interface ChangeMeta {
@@ -45,8 +38,6 @@ export interface DecisionChange {
   notices: NoticeSummary[]
   /** The merged tasks the change left alone (each got a follow-up task). */
   merged: number[]
-  /** A normative change: the decision's content before and after (null for an editorial one). */
-  contents: { decisionId: number; from: string; to: string } | null
 }
 
 export function changeDecisionTx(
@@ -141,32 +132,7 @@ export function changeDecisionTx(
     impact,
     notices,
     merged: propagated.merged,
-    contents: normative ? { decisionId: id, from: row.fingerprint, to: fingerprint } : null,
   }
-}
-
-/**
- * The tasks whose readiness a normative change may have moved although it did not flag them (so its impact does not
- * name them), delivered or in progress: those that depend on the decision (aligned with its new content already, as
- * after a revert: its version is in their reasons, their evidence may be current again), and those where a report
- * their readiness reads has a claim or its basis on the decision's old content (now stale) or its new one. The first
- * IMPACT_SUMMARY_LIMIT in key order, as an impact lists its tasks: one edit must not send a thousand tasks.
- */
-function readinessMoved(ctx: Ctx, c: NonNullable<DecisionChange['contents']>): Task[] {
-  const { tasks, reports } = ctx.store
-  // Walks the smaller side: the reports pinned to either content (with the decision's links), or every task.
-  const pins = reports.pinTotals(c.decisionId, c.from).reports + reports.pinTotals(c.decisionId, c.to).reports
-  const open = tasks
-    .unflaggedOpen(c.decisionId, c.from, c.to, pins > tasks.lastId())
-    .filter((t) => readinessKinds(t).length)
-  // A task that does not depend on the decision moved if a report its readiness reads is pinned to either content.
-  const others = open.filter((t) => t.linked === 0)
-  const read = reports.evidence(others.flatMap((t) => readinessKinds(t).map((k): [number, ReportKind] => [t.id, k])))
-  const readIds = read.map((e) => e.row.id)
-  const pinned = reports.pinnedAmong(readIds, c.decisionId, c.from, c.to)
-  const moved = new Set(read.filter((e) => pinned.has(e.row.id)).map((e) => e.row.task_id))
-  const shown = open.filter((t) => t.linked === 1 || moved.has(t.id)).slice(0, IMPACT_SUMMARY_LIMIT)
-  return shown.length ? toTasks(ctx.wsId, ctx.store, tasks.getMany(shown.map((t) => t.id))) : []
 }
 
 /** After the commit: one event with the whole impact, then each queued notice. */
@@ -180,9 +146,5 @@ export function emitDecisionChange(
     const row = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)
     if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
   }
-  // The flagged tasks come with the impact (a client refetches those it shows); these would come with nothing.
-  if (change.contents)
-    for (const task of readinessMoved(ctx, change.contents))
-      ctx.emit('task.changed', { workspaceId: ctx.wsId, task, readinessOnly: true })
   for (const notice of change.notices) ctx.emit('notice.created', { workspaceId: ctx.wsId, notice })
 }
