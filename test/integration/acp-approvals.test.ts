@@ -7,55 +7,31 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import type { Member, Workspace } from '../../shared/schemas'
+import { agentMember, claudeProvider, codexProvider } from '../fixtures/agents'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+import { approvalsAsked, sessionState, sessionWhere } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
 // Without the OS sandbox `sandboxed` asks for everything (approval-policy.test.ts covers that): these need it.
 fileNeedsSandbox()
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await workspaceWithTeam({ isolation: 'worktree' })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
-
-const offline = () => ({
-  ANTHROPIC_BASE_URL: server.url,
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_ERROR_REPORTING: '1',
-  DISABLE_AUTOUPDATER: '1',
-  ENABLE_TOOL_SEARCH: 'false',
-  IS_SANDBOX: '1',
-})
+afterEach(() => t.cleanup())
 
 const claude = (approval?: Member['approval']): Promise<Member> =>
-  t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Claude',
-    role: 'implementer',
-    authority: 'proposer',
-    ...(approval ? { approval } : {}),
-    provider: { kind: 'acp', agent: 'claude-code', env: offline(), apiKey: 'sk-ant-any', isolatedHome: true },
-  })
+  agentMember(t, 'Claude', claudeProvider(server), approval)
 
-const stateOf = (memberId: string, pred: (s: SessionInfo) => boolean) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session),
-    90_000,
-  )
-const idleOf = (memberId: string) => stateOf(memberId, (s) => s.state === 'idle' && s.queued === 0)
+const waitingOf = (memberId: string) => sessionWhere(t.core, memberId, (s) => s.state === 'waiting_approval', 90_000)
+const idleOf = (memberId: string) => sessionState(t.core, memberId, 'idle', { timeoutMs: 90_000 })
 const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
 
@@ -70,15 +46,7 @@ describe('ACP permission requests under the approval policy', () => {
     const m = await claude()
     expect(m.approval).toBe('sandboxed')
     await startedTask(m)
-    let asked = 0
-    t.core.bus.on((e) => {
-      if (
-        e.event === 'session.state' &&
-        e.payload.session.memberId === m.id &&
-        e.payload.session.state === 'waiting_approval'
-      )
-        asked++
-    })
+    const asked = approvalsAsked(t.core, m.id)
     const target = join(worktree('T-1'), 'hello.txt')
     server.enqueue(
       { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] },
@@ -88,7 +56,7 @@ describe('ACP permission requests under the approval policy', () => {
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write hello.txt' })
     await idle
     expect(readFileSync(target, 'utf8')).toBe('hi\n')
-    expect(asked).toBe(0)
+    expect(asked()).toBe(0)
 
     server.enqueue(
       {
@@ -98,7 +66,7 @@ describe('ACP permission requests under the approval policy', () => {
       },
       { text: 'Ran it.' },
     )
-    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    const waiting = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Run it' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     expect(card!.why).toBe('it leaves the sandbox: this command runs with the network on')
@@ -122,7 +90,7 @@ describe('ACP permission requests under the approval policy', () => {
     idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Once more' })
     await idle
-    expect(asked).toBe(1)
+    expect(asked()).toBe(1)
   }, 180_000)
 
   it('a Deny answers that one call, and its reason reaches Claude in Concord next prompt', async () => {
@@ -134,7 +102,7 @@ describe('ACP permission requests under the approval policy', () => {
       { text: 'Could not write it.' },
       { text: 'Understood: no file.' },
     )
-    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    const waiting = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Write nope.txt' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     const idle = idleOf(m.id)
@@ -163,36 +131,15 @@ describe('ACP permission requests under the approval policy', () => {
 })
 
 describe('a Deny of a Codex command', () => {
-  const codexProvider = () => ({
-    kind: 'acp' as const,
-    agent: 'codex' as const,
-    isolatedHome: true,
-    apiKey: 'sk-any',
-    args: [
-      '-c',
-      'model="gpt-5.4"',
-      '-c',
-      'model_provider="local"',
-      '-c',
-      `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
-    ],
-  })
   it('answers that one call: the turn is not recorded as interrupted by the human, and Codex hears the reason next', async () => {
-    const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Codex',
-      role: 'implementer',
-      authority: 'proposer',
-      approval: 'ask',
-      provider: codexProvider(),
-    })
+    const m = await agentMember(t, 'Codex', { ...codexProvider(server), apiKey: 'sk-any' }, 'ask')
     await startedTask(m)
     server.enqueue(
       { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo no > denied.txt' } }] },
       { text: 'Not run.' },
       { text: 'Understood, no file.' },
     )
-    const waiting = stateOf(m.id, (s) => s.state === 'waiting_approval')
+    const waiting = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Make denied.txt' })
     const card = (await waiting).payload.session.pendingApprovals[0]
     // Codex's request is its exec event (`bash -lc …` and its bookkeeping): the card shows the command line.

@@ -11,10 +11,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { createCore } from '../../electron/main/core'
 import { parseId } from '../../electron/main/harness/ids'
+import { claudeMemberEnv, claudeProvider } from '../fixtures/agents'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox, needsSandbox } from '../fixtures/sandbox-gate'
+import { sessionDelta, sessionState, sessionWhere, takeTurn } from '../fixtures/sessions'
 
 // The agent runs in the OS sandbox; without one an agent's first turn starts with a 'runs not sandboxed' notice the step lists here do not have.
 fileNeedsSandbox()
@@ -33,17 +35,6 @@ afterEach(async () => {
   await server.close()
 })
 
-const offline = () => ({
-  ANTHROPIC_BASE_URL: server.url,
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_ERROR_REPORTING: '1',
-  DISABLE_AUTOUPDATER: '1',
-  ENABLE_TOOL_SEARCH: 'false',
-  // Claude Code refuses to run its tools unattended as root unless told it is in a sandbox.
-  IS_SANDBOX: '1',
-})
-
 function claude(approval: 'ask' | 'auto' = 'auto', extra: Record<string, unknown> = {}): Promise<Member> {
   return t.core.invoke('members.create', {
     workspaceId: ws.id,
@@ -51,27 +42,26 @@ function claude(approval: 'ask' | 'auto' = 'auto', extra: Record<string, unknown
     role: 'implementer',
     authority: 'proposer',
     approval,
-    provider: { kind: 'acp', agent: 'claude-code', env: offline(), apiKey: 'sk-ant-any', isolatedHome: true, ...extra },
+    provider: claudeProvider(server, extra),
   })
 }
 
 const state = (memberId: string, s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(
+  sessionState(t.core, memberId, s, { queued, timeoutMs: 60_000 })
+const turn = (m: Member, text: string, end: SessionInfo['state'] = 'idle') =>
+  takeTurn(t.core, { memberId: m.id, text }, { end, timeoutMs: 60_000 })
+
+/** Resolves once the member's step with this text is done (the answer to a prompt Concord sent it). */
+const stepDone = (m: Member, text: string) =>
+  waitForEvent(
     t.core,
     (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.state === s &&
-      e.payload.session.queued === queued,
+      e.event === 'session.step' &&
+      e.payload.memberId === m.id &&
+      e.payload.step.text === text &&
+      e.payload.step.status === 'done',
     60_000,
   )
-
-async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle') {
-  const done = state(m.id, end)
-  await t.core.invoke('sessions.send', { memberId: m.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-}
 
 /** Claude's own requests to the model carry its tool list; side requests (titles, counts) do not matter here. */
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
@@ -131,13 +121,10 @@ async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void
 
 /** Steps left waiting for the human: a turn ends idle or waits; either is the answer (no 60 s timeout when it asks). */
 const settled = (memberId: string) =>
-  waitForEvent<{ session: SessionInfo }>(
+  sessionWhere(
     t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.queued === 0 &&
-      (e.payload.session.state === 'idle' || e.payload.session.state === 'waiting_approval'),
+    memberId,
+    (s) => s.queued === 0 && (s.state === 'idle' || s.state === 'waiting_approval'),
     60_000,
   )
 
@@ -238,15 +225,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       { text: 'Switching to GraphQL.' },
     )
     // The turn Concord starts for the notice ends idle too: wait for its reply.
-    const replied = waitForEvent(
-      t.core,
-      (e) =>
-        e.event === 'session.step' &&
-        e.payload.memberId === m.id &&
-        e.payload.step.text === 'Switching to GraphQL.' &&
-        e.payload.step.status === 'done',
-      60_000,
-    )
+    const replied = stepDone(m, 'Switching to GraphQL.')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
     await replied
     await edited
@@ -277,16 +256,8 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     })
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
     server.enqueue({ text: 'Building it with REST, slowly', hang: true }, { text: 'Adjusted to GraphQL.' })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
-    const replied = waitForEvent(
-      t.core,
-      (e) =>
-        e.event === 'session.step' &&
-        e.payload.memberId === m.id &&
-        e.payload.step.text === 'Adjusted to GraphQL.' &&
-        e.payload.step.status === 'done',
-      60_000,
-    )
+    const streaming = sessionDelta(t.core, m.id, 60_000)
+    const replied = stepDone(m, 'Adjusted to GraphQL.')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
     await streaming
     await t.core.invoke('decisions.update', {
@@ -345,7 +316,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       name: 'Other',
       role: 'reviewer',
       approval: 'auto',
-      provider: { kind: 'acp', agent: 'claude-code', env: offline(), isolatedHome: true },
+      provider: { kind: 'acp', agent: 'claude-code', env: claudeMemberEnv(server), isolatedHome: true },
     })
     await startedTask(m)
     const inside = join(worktree('T-1'), 'inside.txt')
@@ -407,7 +378,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
     server.enqueue({ text: 'Noted: pelican.' })
     await turn(m, 'Remember the word pelican')
     server.enqueue({ text: 'Working on it, slowly', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
+    const streaming = sessionDelta(t.core, m.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Take your time' })
     await streaming
     const pid = agentPid()
@@ -570,7 +541,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('puts the member in error with the reason when the agent dies mid-turn, keeps the queue, and restarts it on the next message', async () => {
     const m = await claude()
     server.enqueue({ text: 'about to', hang: true })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === m.id, 60_000)
+    const streaming = sessionDelta(t.core, m.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'first' })
     await streaming
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'second, queued' })

@@ -7,74 +7,34 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { agentMember, codexProvider } from '../fixtures/agents'
 import { childPid } from '../fixtures/processes'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+import { sessionDelta, sessionState, sessionWhere, takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
 // The agent runs in the OS sandbox; without one an agent's first turn starts with a 'runs not sandboxed' notice the step lists here do not have.
 fileNeedsSandbox()
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let codex: Member
 
 beforeAll(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-  codex = await t.core.invoke('members.create', {
-    // `ask`: Concord's own tools must still run without a question (Codex is told to approve them).
-    workspaceId: ws.id,
-    name: 'Codex',
-    role: 'implementer',
-    authority: 'proposer',
-    approval: 'ask',
-    provider: { ...provider(), apiKey: 'sk-any' },
-  })
+  t = await workspaceWithTeam({ isolation: 'worktree' })
+  ;({ server, ws } = t)
+  // `ask`: Concord's own tools must still run without a question (Codex is told to approve them).
+  codex = await agentMember(t, 'Codex', { ...provider(), apiKey: 'sk-any' }, 'ask')
 })
+afterAll(() => t.cleanup())
 
-function provider(turnTimeoutSeconds?: number) {
-  return {
-    kind: 'acp' as const,
-    agent: 'codex' as const,
-    isolatedHome: true,
-    turnTimeoutSeconds,
-    // A local model provider speaking the Responses API (Codex no longer accepts Chat Completions); a model
-    // Codex knows, so it does not warn about missing model metadata in the chat.
-    args: [
-      '-c',
-      'model="gpt-5.4"',
-      '-c',
-      'model_provider="local"',
-      '-c',
-      `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
-    ],
-  }
-}
-afterAll(async () => {
-  await t.cleanup()
-  await server.close()
-})
+const provider = (turnTimeoutSeconds?: number) => codexProvider(server, { turnTimeoutSeconds })
 
-const state = (s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === codex.id &&
-      e.payload.session.state === s &&
-      e.payload.session.queued === queued,
-    60_000,
-  )
-
-async function turn(text: string, end: SessionInfo['state'] = 'idle') {
-  const done = state(end)
-  await t.core.invoke('sessions.send', { memberId: codex.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: codex.id })).steps
-}
+const state = (s: SessionInfo['state'], queued = 0) => sessionState(t.core, codex.id, s, { queued, timeoutMs: 60_000 })
+const turn = (text: string, end: SessionInfo['state'] = 'idle') =>
+  takeTurn(t.core, { memberId: codex.id, text }, { end, timeoutMs: 60_000 })
 /** The steps since the last message from the human (a notice delivered by `concord mcp` belongs to no turn). */
 const sinceLastMessage = <T extends { kind: string }>(steps: T[]) =>
   steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
@@ -194,11 +154,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
 
   it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
     server.enqueue({ text: 'Working on it, slowly', hang: true })
-    const streaming = waitForEvent(
-      t.core,
-      (e) => e.event === 'session.delta' && e.payload.memberId === codex.id,
-      60_000,
-    )
+    const streaming = sessionDelta(t.core, codex.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Take your time' })
     await streaming
     const pid = agentPid()
@@ -231,11 +187,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
 
   it('puts the member in error when Codex dies mid-turn, keeps the queue, and Restart loads the session in a new process', async () => {
     server.enqueue({ text: 'about to', hang: true })
-    const streaming = waitForEvent(
-      t.core,
-      (e) => e.event === 'session.delta' && e.payload.memberId === codex.id,
-      60_000,
-    )
+    const streaming = sessionDelta(t.core, codex.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'first' })
     await streaming
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'second, queued' })
@@ -291,13 +243,10 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
       { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo made > made.txt && pwd' } }] },
       { text: 'Made it.' },
     )
-    const asked = waitForEvent<{ session: SessionInfo }>(
+    const asked = sessionWhere(
       t.core,
-      (e) =>
-        e.event === 'session.state' &&
-        e.payload.session.memberId === codex.id &&
-        (e.payload.session.state === 'waiting_approval' ||
-          (e.payload.session.state === 'idle' && e.payload.session.queued === 0)),
+      codex.id,
+      (s) => s.state === 'waiting_approval' || (s.state === 'idle' && s.queued === 0),
       60_000,
     )
     await t.core.invoke('sessions.send', { memberId: codex.id, text: 'Make made.txt', taskId: task.id })

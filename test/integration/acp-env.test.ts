@@ -6,12 +6,13 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Workspace } from '../../shared/schemas'
+import { type ModelServer } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+import { takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let planted: string
@@ -20,9 +21,8 @@ let marker: string
 fileNeedsSandbox()
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await workspaceWithTeam({ isolation: 'worktree' })
+  ;({ server, ws } = t)
   // Outside /tmp, so that the sandbox's private /tmp is not what keeps the marker from being written.
   const dir = mkdtempSync('/var/tmp/concord-acp-env-')
   planted = join(dir, 'bin')
@@ -35,7 +35,6 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   await t.cleanup()
-  await server.close()
   rmSync(join(planted, '..'), { recursive: true, force: true })
 })
 
@@ -66,18 +65,7 @@ describe("an ACP member's env.PATH", () => {
   it("does not replace Concord's launcher: the real adapter answers, the planted programs never run", async () => {
     const m = await claude({ PATH: `${planted}:${process.env.PATH}` })
     server.enqueue({ text: 'Answer from the real adapter.' })
-    const idle = waitForEvent<{ session: SessionInfo }>(
-      t.core,
-      (e) =>
-        e.event === 'session.state' &&
-        e.payload.session.memberId === m.id &&
-        e.payload.session.state === 'idle' &&
-        e.payload.session.queued === 0,
-      60_000,
-    )
-    await t.core.invoke('sessions.send', { memberId: m.id, text: 'Say something' })
-    await idle
-    const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+    const steps = await takeTurn(t.core, { memberId: m.id, text: 'Say something' }, { timeoutMs: 60_000 })
     expect(steps.find((s) => s.kind === 'model')).toMatchObject({
       status: 'done',
       text: 'Answer from the real adapter.',

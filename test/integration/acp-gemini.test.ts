@@ -8,42 +8,29 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { agentMember, geminiProvider, geminiRouter } from '../fixtures/agents'
 import { childPid } from '../fixtures/processes'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+import { sessionDelta, sessionState, takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
 // The agent runs in the OS sandbox; without one an agent's first turn starts with a 'runs not sandboxed' notice the step lists here do not have.
 fileNeedsSandbox()
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let gemini: Member
 let home: string
 
 beforeAll(async () => {
-  // Before each turn Gemini CLI asks its model router (a non-streaming generateContent) which model to use.
-  server = await startModelServer({
-    unscripted: (r) =>
-      r.path.endsWith(':generateContent') ? { text: '{"reasoning":"simple","model_choice":"flash"}' } : undefined,
+  t = await workspaceWithTeam({
+    isolation: 'worktree',
+    server: { unscripted: geminiRouter },
   })
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-  gemini = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Gemini',
-    role: 'implementer',
-    authority: 'proposer',
-    approval: 'auto',
-    provider: {
-      kind: 'acp',
-      agent: 'gemini',
-      apiKey: 'any',
-      isolatedHome: true,
-      env: { GOOGLE_GEMINI_BASE_URL: server.url },
-    },
-  })
+  ;({ server, ws } = t)
+  gemini = await agentMember(t, 'Gemini', geminiProvider(server), 'auto')
   // A hostile repository: its Gemini settings would start a program as an MCP server and as the tool discovery
   // command. Each would leave a marker in the member's own home, which the agent may write.
   home = join(t.dataDir, 'agents', ws.id, `m${gemini.id.split('-m').at(-1)}`)
@@ -59,28 +46,11 @@ beforeAll(async () => {
   })
 })
 const markers = () => ['pwned-mcp', 'pwned-discovery'].filter((f) => existsSync(join(home, f)))
-afterAll(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterAll(() => t.cleanup())
 
-const state = (s: SessionInfo['state'], queued = 0) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === gemini.id &&
-      e.payload.session.state === s &&
-      e.payload.session.queued === queued,
-    60_000,
-  )
-
-async function turn(text: string, end: SessionInfo['state'] = 'idle') {
-  const done = state(end)
-  await t.core.invoke('sessions.send', { memberId: gemini.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: gemini.id })).steps
-}
+const state = (s: SessionInfo['state'], queued = 0) => sessionState(t.core, gemini.id, s, { queued, timeoutMs: 60_000 })
+const turn = (text: string, end: SessionInfo['state'] = 'idle') =>
+  takeTurn(t.core, { memberId: gemini.id, text }, { end, timeoutMs: 60_000 })
 const sinceLastMessage = <T extends { kind: string }>(steps: T[]) =>
   steps.slice(steps.findLastIndex((s) => s.kind === 'user'))
 const turns = () => server.requests.filter((r: RecordedRequest) => r.path.endsWith(':streamGenerateContent'))
@@ -156,11 +126,7 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
 
   it('is interrupted with session/cancel and answers the next message in the same process and session', async () => {
     server.enqueue({ text: 'Working on it, slowly', hang: true })
-    const streaming = waitForEvent(
-      t.core,
-      (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id,
-      60_000,
-    )
+    const streaming = sessionDelta(t.core, gemini.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'Take your time' })
     await streaming
     const pid = agentPid()
@@ -180,11 +146,7 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
 
   it('after a crash, Restart starts a new process with a new session (Gemini replays after answering a load, so none is loaded)', async () => {
     server.enqueue({ text: 'about to', hang: true })
-    const streaming = waitForEvent(
-      t.core,
-      (e) => e.event === 'session.delta' && e.payload.memberId === gemini.id,
-      60_000,
-    )
+    const streaming = sessionDelta(t.core, gemini.id, 60_000)
     await t.core.invoke('sessions.send', { memberId: gemini.id, text: 'first' })
     await streaming
     const failed = state('error')

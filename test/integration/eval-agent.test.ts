@@ -8,22 +8,34 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { AgentDriver } from '../../eval/agent'
+import { AgentDriver, type AgentOptions } from '../../eval/agent'
 import { runExperiment } from '../../eval/experiment'
-import { startModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+import { claudeOffline, codexArgs } from '../fixtures/agents'
+import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 const SEED = 3
 
-const offline = (url: string) => ({
+const offline = (server: ModelServer) => ({
   PATH: process.env.PATH,
   ANTHROPIC_API_KEY: 'sk-ant-any',
-  ANTHROPIC_BASE_URL: url,
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_ERROR_REPORTING: '1',
-  DISABLE_AUTOUPDATER: '1',
-  ENABLE_TOOL_SEARCH: 'false',
+  ...claudeOffline(server),
 })
+
+/** The outcome of one run of Web Search in Concord's arm, its members played by the agent (its drivers go into `drivers`). */
+async function playWebSearch(drivers: AgentDriver[], agent: AgentOptions) {
+  const e = await runExperiment({
+    seed: SEED,
+    runs: 1,
+    variants: 0,
+    arms: ['concord'],
+    model: () => {
+      const d = new AgentDriver(agent)
+      drivers.push(d)
+      return d
+    },
+  })
+  return e.outcomes.get('concord')![0]
+}
 
 type Block = { type: string; text?: string }
 /** The newest input of a request, whatever the wire format: Anthropic's last user message, or the Responses API's last input item. */
@@ -145,23 +157,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
     const server = await startModelServer({ unscripted: competent(tools) })
     const drivers: AgentDriver[] = []
     try {
-      const e = await runExperiment({
-        seed: SEED,
-        runs: 1,
-        variants: 0,
-        arms: ['concord'],
-        model: () => {
-          const d = new AgentDriver({
-            agent: 'claude-code',
-            env: offline(server.url),
-            maxCalls: 200,
-            stepTimeoutMs: 60_000,
-          })
-          drivers.push(d)
-          return d
-        },
+      const o = await playWebSearch(drivers, {
+        agent: 'claude-code',
+        env: offline(server),
+        maxCalls: 200,
+        stepTimeoutMs: 60_000,
       })
-      const o = e.outcomes.get('concord')![0]
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
       expect(o!.model!.calls).toBeGreaterThan(5)
       expect(o!.model!.wastedSteps).toBe(0)
@@ -209,7 +210,7 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
           out,
         ],
         {
-          env: offline(server.url),
+          env: offline(server),
         },
       )
       let stdout = ''
@@ -238,15 +239,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
       unscripted: (req) => ({ text: withTools(req) ? 'I would rather chat about it.' : 'ok' }),
     })
     try {
-      const e = await runExperiment({
-        seed: SEED,
-        runs: 1,
-        variants: 0,
-        arms: ['concord'],
-        model: () =>
-          new AgentDriver({ agent: 'claude-code', env: offline(server.url), maxCalls: 8, stepTimeoutMs: 60_000 }),
+      const o = await playWebSearch([], {
+        agent: 'claude-code',
+        env: offline(server),
+        maxCalls: 8,
+        stepTimeoutMs: 60_000,
       })
-      const o = e.outcomes.get('concord')![0]
       expect(o!.model!.calls).toBeGreaterThan(0)
       expect(o!.model!.calls).toBeLessThanOrEqual(8)
       expect(o!.model!.wastedSteps).toBe(o!.model!.calls)
@@ -263,23 +261,12 @@ describe('npm run eval --agent claude-code (the real Claude Code over ACP, offli
     })
     const drivers: AgentDriver[] = []
     try {
-      const e = await runExperiment({
-        seed: SEED,
-        runs: 1,
-        variants: 0,
-        arms: ['concord'],
-        model: () => {
-          const d = new AgentDriver({
-            agent: 'claude-code',
-            env: offline(server.url),
-            maxCalls: 2,
-            stepTimeoutMs: 3000,
-          })
-          drivers.push(d)
-          return d
-        },
+      const o = await playWebSearch(drivers, {
+        agent: 'claude-code',
+        env: offline(server),
+        maxCalls: 2,
+        stepTimeoutMs: 3000,
       })
-      const o = e.outcomes.get('concord')![0]
       expect(o!.model!.calls).toBe(2)
       expect(o!.model!.wasted).toEqual({ step_timeout: 2 })
       expect(drivers[0]!.started).toBe(2)
@@ -297,32 +284,13 @@ describe('npm run eval --agent codex (the real Codex over ACP, offline)', () => 
     const drivers: AgentDriver[] = []
     try {
       // As a Codex user points it at their own endpoint: --agent-arg -c --agent-arg model_providers.… and OPENAI_API_KEY.
-      const args = [
-        '-c',
-        'model="gpt-5.4"',
-        '-c',
-        'model_provider="local"',
-        '-c',
-        `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
-      ]
-      const e = await runExperiment({
-        seed: SEED,
-        runs: 1,
-        variants: 0,
-        arms: ['concord'],
-        model: () => {
-          const d = new AgentDriver({
-            agent: 'codex',
-            args,
-            env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-any' },
-            maxCalls: 200,
-            stepTimeoutMs: 60_000,
-          })
-          drivers.push(d)
-          return d
-        },
+      const o = await playWebSearch(drivers, {
+        agent: 'codex',
+        args: codexArgs(server),
+        env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-any' },
+        maxCalls: 200,
+        stepTimeoutMs: 60_000,
       })
-      const o = e.outcomes.get('concord')![0]
       expect(o).toMatchObject({ affectedMissed: 0, staleEvidenceUsed: 0, unfinished: 0 })
       expect(o!.model!.calls).toBeGreaterThan(5)
       expect(o!.model!.wastedSteps).toBe(0)
@@ -345,23 +313,12 @@ describe('npm run eval --agent gemini (the real Gemini CLI over ACP, offline)', 
     const server = await startModelServer({ unscripted: competent(tools) })
     const drivers: AgentDriver[] = []
     try {
-      const e = await runExperiment({
-        seed: SEED,
-        runs: 1,
-        variants: 0,
-        arms: ['concord'],
-        model: () => {
-          const d = new AgentDriver({
-            agent: 'gemini',
-            env: { PATH: process.env.PATH, GEMINI_API_KEY: 'any', GOOGLE_GEMINI_BASE_URL: server.url },
-            maxCalls: 200,
-            stepTimeoutMs: 60_000,
-          })
-          drivers.push(d)
-          return d
-        },
+      const o = await playWebSearch(drivers, {
+        agent: 'gemini',
+        env: { PATH: process.env.PATH, GEMINI_API_KEY: 'any', GOOGLE_GEMINI_BASE_URL: server.url },
+        maxCalls: 200,
+        stepTimeoutMs: 60_000,
       })
-      const o = e.outcomes.get('concord')![0]
       expect(tools).toContain('mcp_act_act')
       // Gemini CLI reports no usage over ACP.
       expect(o!.model!.inputTokens).toBeNull()

@@ -12,6 +12,7 @@ import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
 import { rejectsWith, waitForEvent } from '../fixtures/core'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { sessionState, takeTurn } from '../fixtures/sessions'
 
 let t: Team
 let server: ModelServer
@@ -20,39 +21,21 @@ let ws: Workspace
 beforeEach(async () => {
   t = await workspaceWithTeam({
     core: { provider: { maxRetries: 0 } },
-    memberDefaults: () => ({ provider: openai(), authority: 'decider' }),
+    memberDefaults: () => ({ authority: 'decider' }),
   })
   ;({ server, ws } = t)
 })
 afterEach(() => t.cleanup())
 
-const openai = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test-key',
-})
-
 function member(name: string, extra?: Record<string, unknown>): Promise<Member> {
   return t.member(name, extra)
 }
 
+/** The member's session in state `s` (idle: with nothing queued). */
 const state = (memberId: string, s: SessionInfo['state']) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.state === s &&
-      (s !== 'idle' || e.payload.session.queued === 0),
-  )
-
-async function turn(m: Member, text: string, end: SessionInfo['state'] = 'idle'): Promise<Step[]> {
-  const done = state(m.id, end)
-  await t.core.invoke('sessions.send', { memberId: m.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-}
+  sessionState(t.core, memberId, s, { queued: s === 'idle' ? 0 : 'any' })
+const turn = (m: Member, text: string, end: SessionInfo['state'] = 'idle'): Promise<Step[]> =>
+  takeTurn(t.core, { memberId: m.id, text }, { end, queued: end === 'idle' ? 0 : 'any' })
 
 const lastUser = (r: RecordedRequest) =>
   (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content

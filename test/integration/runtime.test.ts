@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { rejectsWith, waitForEvent } from '../fixtures/core'
-import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { sessionState, takeTurn } from '../fixtures/sessions'
 
 let t: Team
 let server: ModelServer
@@ -13,18 +14,13 @@ let ws: Workspace
 beforeEach(async () => {
   t = await workspaceWithTeam({
     core: { provider: { maxRetries: 2 } },
-    memberDefaults: () => ({ provider: openai(), authority: 'decider' }),
+    memberDefaults: () => ({ authority: 'decider' }),
   })
   ;({ server, ws } = t)
 })
 afterEach(() => t.cleanup())
 
-const openai = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test-key',
-})
+const openai = () => scriptedOpenAI(server)
 const anthropic = () => ({
   kind: 'anthropic' as const,
   model: 'claude-test',
@@ -36,22 +32,9 @@ function member(name: string, extra?: Record<string, unknown>): Promise<Member> 
   return t.member(name, extra)
 }
 
-const settled = (memberId: string, state: SessionInfo['state'] = 'idle') =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.state === state &&
-      e.payload.session.queued === 0,
-  )
-
-async function turn(m: Member, text: string, state: SessionInfo['state'] = 'idle') {
-  const done = settled(m.id, state)
-  await t.core.invoke('sessions.send', { memberId: m.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-}
+const settled = (memberId: string, state: SessionInfo['state'] = 'idle') => sessionState(t.core, memberId, state)
+const turn = (m: Member, text: string, state: SessionInfo['state'] = 'idle') =>
+  takeTurn(t.core, { memberId: m.id, text }, { end: state })
 
 const systemOf = (r: RecordedRequest) =>
   r.format === 'openai' ? (r.body.messages[0].content as string) : JSON.stringify(r.body.system)

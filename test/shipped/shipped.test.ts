@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { claudeProvider, codexProvider, geminiProvider, geminiRouter } from '../fixtures/agents'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { launchChromium } from './chromium'
 import {
@@ -50,10 +51,9 @@ beforeAll(async () => {
   // Gemini CLI asks its model router which model to use (generateContent): answered aside, not from the queue.
   server = await startModelServer({
     unscripted: (r) => {
-      if (r.path.endsWith(':generateContent')) return { text: '{"reasoning":"simple","model_choice":"flash"}' }
       // After a denied call the agent may or may not ask the model again within the turn; every turn request is
       // answered the same until Concord's next prompt (which carries the human's reason) has been answered.
-      return afterDeny?.(r)
+      return geminiRouter(r) ?? afterDeny?.(r)
     },
   })
   t = Date.now()
@@ -119,21 +119,7 @@ interface AgentCase {
 const agents: AgentCase[] = [
   {
     label: 'Claude Code',
-    provider: () => ({
-      kind: 'acp',
-      agent: 'claude-code',
-      apiKey: 'sk-ant-any',
-      isolatedHome: true,
-      env: {
-        ANTHROPIC_BASE_URL: server.url,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        DISABLE_AUTOUPDATER: '1',
-        ENABLE_TOOL_SEARCH: 'false',
-        IS_SANDBOX: '1',
-      },
-    }),
+    provider: () => claudeProvider(server),
     submit: { name: 'mcp__concord__submit_report', arguments: report },
     turns: (r) => r.path === '/v1/messages' && Array.isArray(r.body?.tools) && r.body.tools.length > 0,
     toolNames: (r) => (r.body.tools as { name: string }[]).map((x) => x.name),
@@ -143,20 +129,7 @@ const agents: AgentCase[] = [
   },
   {
     label: 'Codex',
-    provider: () => ({
-      kind: 'acp',
-      agent: 'codex',
-      apiKey: 'sk-any',
-      isolatedHome: true,
-      args: [
-        '-c',
-        'model="gpt-5.4"',
-        '-c',
-        'model_provider="local"',
-        '-c',
-        `model_providers.local={name="local", base_url="${server.openaiBaseURL}", wire_api="responses", env_key="OPENAI_API_KEY"}`,
-      ],
-    }),
+    provider: () => ({ ...codexProvider(server), apiKey: 'sk-any' }),
     submit: { name: 'submit_report', namespace: 'mcp__concord', arguments: report },
     turns: (r) => r.path === '/v1/responses',
     toolNames: (r) => [JSON.stringify(r.body.tools)],
@@ -166,13 +139,7 @@ const agents: AgentCase[] = [
   },
   {
     label: 'Gemini CLI',
-    provider: () => ({
-      kind: 'acp',
-      agent: 'gemini',
-      apiKey: 'any',
-      isolatedHome: true,
-      env: { GOOGLE_GEMINI_BASE_URL: server.url },
-    }),
+    provider: () => geminiProvider(server),
     submit: { name: 'mcp_concord_submit_report', arguments: report },
     turns: (r) => r.path.endsWith(':streamGenerateContent'),
     toolNames: (r) =>
