@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Workspace } from '../../shared/schemas'
 import { agentMember, claudeProvider, codexProvider } from '../fixtures/agents'
+import { startedTask } from '../fixtures/harness'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 import { approvalsAsked, sessionState, sessionWhere } from '../fixtures/sessions'
@@ -35,17 +36,13 @@ const idleOf = (memberId: string) => sessionState(t.core, memberId, 'idle', { ti
 const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
 const withTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.body.tools.length > 0
 
-async function startedTask(m: Member) {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  return task
-}
+const taskFor = (m: Member) => startedTask(t.core, { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
 
 describe('ACP permission requests under the approval policy', () => {
   it('sandboxed (the default): an edit in its tree runs without asking; a command asks, says why, and a rule lets the next one run', async () => {
     const m = await claude()
     expect(m.approval).toBe('sandboxed')
-    await startedTask(m)
+    await taskFor(m)
     const asked = approvalsAsked(t.core, m.id)
     const target = join(worktree('T-1'), 'hello.txt')
     server.enqueue(
@@ -95,7 +92,7 @@ describe('ACP permission requests under the approval policy', () => {
 
   it('a Deny answers that one call, and its reason reaches Claude in Concord next prompt', async () => {
     const m = await claude('ask')
-    await startedTask(m)
+    await taskFor(m)
     const target = join(worktree('T-1'), 'nope.txt')
     server.enqueue(
       { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'no\n' } }] },
@@ -133,7 +130,7 @@ describe('ACP permission requests under the approval policy', () => {
 describe('a Deny of a Codex command', () => {
   it('answers that one call: the turn is not recorded as interrupted by the human, and Codex hears the reason next', async () => {
     const m = await agentMember(t, 'Codex', { ...codexProvider(server), apiKey: 'sk-any' }, 'ask')
-    await startedTask(m)
+    await taskFor(m)
     server.enqueue(
       { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo no > denied.txt' } }] },
       { text: 'Not run.' },

@@ -13,6 +13,7 @@ import { createCore } from '../../electron/main/core'
 import { parseId } from '../../electron/main/harness/ids'
 import { claudeMemberEnv, claudeProvider } from '../fixtures/agents'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { apiTask, editToGraphQL, startedTask } from '../fixtures/harness'
 import { childPid } from '../fixtures/processes'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox, needsSandbox } from '../fixtures/sandbox-gate'
@@ -71,11 +72,7 @@ const lastUserText = (r: RecordedRequest) =>
 /** The folder Concord keeps a task's worktree in. */
 const worktree = (key: string) => join(t.dataDir, 'worktrees', ws.id, key)
 
-async function startedTask(m: Member) {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  return task
-}
+const taskFor = (m: Member) => startedTask(t.core, { workspaceId: ws.id, title: 'Work', assigneeId: m.id })
 
 /** The pid of the member's agent process. */
 const agentPid = () => childPid('claude-agent-acp')
@@ -155,23 +152,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('submits a report through MCP, and a decision edited mid-turn reaches its next model request', async () => {
     const m = await claude()
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: m.id,
-      decisionIds: [d.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const { d } = await apiTask(t.core, ws.id, m)
     server.enqueue(
       () => {
         // The human edits the decision while the agent's first model call is in flight.
-        void t.core.invoke('decisions.update', {
-          decisionId: d.id,
-          expectedVersion: 1,
-          statement: 'Use GraphQL',
-          reason: 'clients asked',
-        })
+        void editToGraphQL(t.core, d)
         return {
           toolCalls: [
             {
@@ -203,23 +188,11 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('sends a notice that came mid-turn as its next prompt when it made no Concord tool call', async () => {
     const m = await claude()
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: m.id,
-      decisionIds: [d.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const { d } = await apiTask(t.core, ws.id, m)
     let edited: Promise<unknown> = Promise.resolve()
     server.enqueue(
       () => {
-        edited = t.core.invoke('decisions.update', {
-          decisionId: d.id,
-          expectedVersion: 1,
-          statement: 'Use GraphQL',
-          reason: 'clients asked',
-        })
+        edited = editToGraphQL(t.core, d)
         return { text: 'Building it with REST.' }
       },
       { text: 'Switching to GraphQL.' },
@@ -247,25 +220,13 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('with "interrupt and re-prompt", a task flagged needs_adjustment cancels the running turn and sends the notice at once', async () => {
     const m = await claude('auto', { interruptOnAdjustment: true })
     expect(m.provider).toMatchObject({ interruptOnAdjustment: true, turnTimeoutSeconds: 600 })
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: m.id,
-      decisionIds: [d.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const { d } = await apiTask(t.core, ws.id, m)
     server.enqueue({ text: 'Building it with REST, slowly', hang: true }, { text: 'Adjusted to GraphQL.' })
     const streaming = sessionDelta(t.core, m.id, 60_000)
     const replied = stepDone(m, 'Adjusted to GraphQL.')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'Build the API' })
     await streaming
-    await t.core.invoke('decisions.update', {
-      decisionId: d.id,
-      expectedVersion: 1,
-      statement: 'Use GraphQL',
-      reason: 'clients asked',
-    })
+    await editToGraphQL(t.core, d)
     await replied
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.map((s) => s.kind)).toEqual(['user', 'model', 'interrupted', 'notice', 'notice', 'model'])
@@ -276,7 +237,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
   it('waits for the human on a permission request and goes ahead once it is allowed through the API', async () => {
     const m = await claude('ask')
     // A member with a task works in the task's worktree (without one its checkout is read-only).
-    await startedTask(m)
+    await taskFor(m)
     const target = join(worktree('T-1'), 'hello.txt')
     server.enqueue(
       { toolCalls: [{ name: 'Write', arguments: { file_path: target, content: 'hi\n' } }] },
@@ -318,7 +279,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
       approval: 'auto',
       provider: { kind: 'acp', agent: 'claude-code', env: claudeMemberEnv(server), isolatedHome: true },
     })
-    await startedTask(m)
+    await taskFor(m)
     const inside = join(worktree('T-1'), 'inside.txt')
     const seen = join(worktree('T-1'), 'seen.txt')
     const tag = `${process.pid}-${Date.now()}`
@@ -400,7 +361,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it("gets Concord's tools served inside Concord (no concord mcp process) and, under ask, uses them without asking; a report's artifact is its worktree's head", async () => {
     const m = await claude('ask')
-    await startedTask(m)
+    await taskFor(m)
     // The agent's work: a commit in its worktree, ahead of the repository's checkout.
     const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, encoding: 'utf8' }).trim()
     git(worktree('T-1'), 'commit', '-q', '--allow-empty', '-m', 'the work')
@@ -465,7 +426,7 @@ describe('Claude Code over ACP', { timeout: 90_000 }, () => {
 
   it('shows its tool steps with their arguments (the command, the path and content) and their output', async () => {
     const m = await claude()
-    await startedTask(m)
+    await taskFor(m)
     const target = join(worktree('T-1'), 'note.txt')
     server.enqueue(
       {

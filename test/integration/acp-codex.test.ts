@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { agentMember, codexProvider } from '../fixtures/agents'
+import { editToGraphQL, startedTask } from '../fixtures/harness'
 import { childPid } from '../fixtures/processes'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
@@ -75,23 +76,12 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
 
   it('submits a report through MCP without asking (under ask), and a decision edited mid-turn reaches its next model request', async () => {
     const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: codex.id,
-      decisionIds: [d!.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    await startedTask(t.core, { workspaceId: ws.id, title: 'Build API', assigneeId: codex.id, decisionIds: [d!.id] })
     let edited: Promise<unknown> = Promise.resolve()
     server.enqueue(
       () => {
         // The human edits the decision while the agent's model call is in flight.
-        edited = t.core.invoke('decisions.update', {
-          decisionId: d!.id,
-          expectedVersion: 1,
-          statement: 'Use GraphQL',
-          reason: 'clients asked',
-        })
+        edited = editToGraphQL(t.core, d!)
         return { toolCalls: [{ name: 'get_brief', namespace: 'mcp__concord', arguments: {} }] }
       },
       {
@@ -236,8 +226,7 @@ describe('Codex over ACP', { timeout: 90_000 }, () => {
   })
 
   it('runs a command in its worktree on the first try inside the sandbox (asking once under ask), shows the command and its output, and has no token on its command line', async () => {
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Make a file', assigneeId: codex.id })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const task = await startedTask(t.core, { workspaceId: ws.id, title: 'Make a file', assigneeId: codex.id })
     const tree = join(t.dataDir, 'worktrees', ws.id, 'T-2')
     server.enqueue(
       { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo made > made.txt && pwd' } }] },

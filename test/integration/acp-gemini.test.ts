@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
 import { agentMember, geminiProvider, geminiRouter } from '../fixtures/agents'
+import { startedTask } from '../fixtures/harness'
 import { childPid } from '../fixtures/processes'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
@@ -85,13 +86,7 @@ describe('Gemini CLI over ACP', { timeout: 90_000 }, () => {
 
   it('submits a report through MCP whose basis is the current decision', async () => {
     const d = (await t.core.invoke('decisions.list', { workspaceId: ws.id }))[0]
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: gemini.id,
-      decisionIds: [d!.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    await startedTask(t.core, { workspaceId: ws.id, title: 'Build API', assigneeId: gemini.id, decisionIds: [d!.id] })
     server.enqueue(
       {
         toolCalls: [

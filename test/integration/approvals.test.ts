@@ -2,35 +2,27 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { rejectsWith, waitForEvent } from '../fixtures/core'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { needsSandbox } from '../fixtures/sandbox-gate'
+import { approvalsAsked, sessionWhere } from '../fixtures/sessions'
+import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam()
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 const toolMessages = (r: RecordedRequest) =>
   (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'tool')
 
 async function deny(reason?: string) {
-  const m = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Impl',
-    role: 'implementer',
-    approval: 'ask',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-  })
+  const m = await t.member('Impl', { role: 'implementer', approval: 'ask' })
   server.enqueue(
     { toolCalls: [{ name: 'write_file', arguments: { path: 'b.txt', content: 'no' } }] },
     { text: 'understood' },
@@ -76,17 +68,8 @@ describe('denying an approval', () => {
 })
 
 // ── approvals only where they matter (issue 19): the policy, rules, and answering calls one by one ─────────────────
-const provider = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test',
-})
-const stateEvent = (memberId: string, pred: (s: SessionInfo) => boolean) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === memberId && pred(e.payload.session),
-  )
+const provider = () => scriptedOpenAI(server)
+const stateEvent = (memberId: string, pred: (s: SessionInfo) => boolean) => sessionWhere(t.core, memberId, pred)
 /** The end of the turn that is about to start (an idle state goes out before a new member's first turn starts). */
 const idleOf = (memberId: string) => {
   let started = false
@@ -107,15 +90,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
       provider: provider(),
     })
     expect(m.approval).toBe('sandboxed')
-    let asked = 0
-    t.core.bus.on((e) => {
-      if (
-        e.event === 'session.state' &&
-        e.payload.session.memberId === m.id &&
-        e.payload.session.state === 'waiting_approval'
-      )
-        asked++
-    })
+    const asked = approvalsAsked(t.core, m.id)
     server.enqueue(
       { toolCalls: [{ name: 'write_file', arguments: { path: 'in.txt', content: 'inside\n' } }] },
       { toolCalls: [{ name: 'run_command', arguments: { command: 'cat in.txt > copy.txt' } }] },
@@ -125,7 +100,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     let idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'work inside' })
     await idle
-    expect(asked).toBe(0)
+    expect(asked()).toBe(0)
     expect(existsSync(join(t.repoDir, 'copy.txt'))).toBe(true)
 
     // A write outside the tree asks, and says why; denied, nothing is written.
@@ -141,7 +116,7 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     await t.core.invoke('sessions.approve', { memberId: m.id, callId: card!.callId, allow: false })
     await idle
     expect(existsSync(join(t.repoDir, '..', 'escape.txt'))).toBe(false)
-    expect(asked).toBe(1)
+    expect(asked()).toBe(1)
   })
 
   it('with its network on, a command asks (it would leave the sandbox); "Always allow" makes a rule that lets the next one run', async () => {
@@ -173,20 +148,12 @@ describe('the sandboxed policy (the default where the OS sandbox works)', () => 
     expect(await t.core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([rule])
 
     // The rule covers `echo two`, not a chain that starts with echo.
-    let asked = 0
-    t.core.bus.on((e) => {
-      if (
-        e.event === 'session.state' &&
-        e.payload.session.memberId === m.id &&
-        e.payload.session.state === 'waiting_approval'
-      )
-        asked++
-    })
+    const asked = approvalsAsked(t.core, m.id)
     server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo two' } }] }, { text: 'ok' })
     idle = idleOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'again' })
     await idle
-    expect(asked).toBe(0)
+    expect(asked()).toBe(0)
     server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command: 'echo three; id' } }] }, { text: 'ok' })
     const chained = waitingOf(m.id)
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'chain' })

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { rejectsWith, waitForEvent } from '../fixtures/core'
+import type { Member, Workspace } from '../../shared/schemas'
+import { rejectsWith } from '../fixtures/core'
+import { sessionState } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer } from '../fixtures/model-server'
 
@@ -118,10 +119,7 @@ describe('archive and restore', () => {
     // The workspace cannot go either while a member works.
     await rejectsWith(t.core.invoke('workspaces.archive', { workspaceId: ws.id }), 'member_busy')
     // Stopped, the member is idle and can go.
-    const stopped = waitForEvent<{ session: SessionInfo }>(
-      t.core,
-      (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'idle',
-    )
+    const stopped = sessionState(t.core, m.id, 'idle', { queued: 'any' })
     await t.core.invoke('sessions.interrupt', { memberId: m.id })
     await stopped
     expect((await t.core.invoke('members.archive', { memberId: m.id })).archivedAt).toEqual(expect.any(String))

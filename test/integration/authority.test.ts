@@ -6,22 +6,22 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 type ActorKind = 'human' | 'observer' | 'proposer' | 'decider' | 'assignee' | 'foreign' | 'unknown'
 const actorKinds: ActorKind[] = ['human', 'observer', 'proposer', 'decider', 'assignee', 'foreign', 'unknown']
 /** 'ok': the write happened; 'proposal': recorded as a proposal; otherwise the error code expected. */
 type Outcome = 'ok' | 'proposal' | 'forbidden' | 'not_found'
 
-let t: TestCore
+let t: OpenWorkspace
 let ws: Workspace
 let other: Workspace
 const actors = {} as Record<Exclude<ActorKind, 'human' | 'unknown'>, Member>
 let decisionId: string
 
 beforeAll(async () => {
-  t = makeCore()
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ws = t.ws
   const otherRepo = join(t.repoDir, '..', 'other-repo')
   mkdirSync(otherRepo)
   other = await t.core.invoke('workspaces.open', { repoPath: otherRepo })
@@ -103,6 +103,15 @@ const decidersOnly: Record<ActorKind, Outcome> = {
   foreign: 'not_found',
   unknown: 'not_found',
 }
+const allButObservers: Record<ActorKind, Outcome> = {
+  human: 'ok',
+  observer: 'forbidden',
+  proposer: 'ok',
+  decider: 'ok',
+  assignee: 'ok',
+  foreign: 'not_found',
+  unknown: 'not_found',
+}
 const anyMember: Record<ActorKind, Outcome> = {
   human: 'ok',
   observer: 'ok',
@@ -180,15 +189,7 @@ const rows: Row[] = [
   },
   {
     method: 'decisions.create',
-    expect: {
-      human: 'ok',
-      observer: 'forbidden',
-      proposer: 'ok',
-      decider: 'ok',
-      assignee: 'ok',
-      foreign: 'not_found',
-      unknown: 'not_found',
-    },
+    expect: allButObservers,
     run: (actorId) =>
       t.core.invoke('decisions.create', {
         workspaceId: ws.id,
@@ -226,15 +227,7 @@ const rows: Row[] = [
   },
   {
     method: 'proposals.create',
-    expect: {
-      human: 'ok',
-      observer: 'forbidden',
-      proposer: 'ok',
-      decider: 'ok',
-      assignee: 'ok',
-      foreign: 'not_found',
-      unknown: 'not_found',
-    },
+    expect: allButObservers,
     run: (actorId) =>
       t.core.invoke('proposals.create', { decisionId, statement: 'Search times out after 60 s', actorId }),
   },

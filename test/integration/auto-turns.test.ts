@@ -5,110 +5,49 @@
  */
 import { execFileSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
+import type { Member, Step, Task, Workspace } from '../../shared/schemas'
 import { createCore } from '../../electron/main/core'
-import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
+import { rejectsWith, waitForEvent } from '../fixtures/core'
 import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/runtime/auto-turns'
-import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+import { editForSlowProviders, searchTask } from '../fixtures/harness'
+import { memberScripts, type MemberReply, type MemberScripts } from '../fixtures/member-scripts'
+import { sessionDelta, sessionState, sessionWhere } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
-let server: ModelServer
+let t: Team
 let ws: Workspace
 let head: string
-/** Scripted replies per member name: members run in parallel, so one shared queue would mix them up. */
-let scripts: Map<string, (ScriptedReply | (() => ScriptedReply))[]>
-/** Model requests per member name, in order. */
-let asked: Map<string, RecordedRequest[]>
-
-const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
+/** Scripted replies per member, and the model requests per member name, in order. */
+let replies: MemberScripts
 
 beforeEach(async () => {
-  scripts = new Map()
-  asked = new Map()
-  server = await startModelServer({
-    unscripted: (req) => {
-      const name = nameOf(req)
-      asked.set(name, [...(asked.get(name) ?? []), req])
-      const next = scripts.get(name)?.shift() ?? { text: `${name} has nothing scripted` }
-      return typeof next === 'function' ? next() : next
-    },
+  replies = memberScripts((name) => ({ text: `${name} has nothing scripted` }))
+  t = await workspaceWithTeam({
+    core: { provider: { maxRetries: 0 } },
+    server: { unscripted: replies.unscripted },
+    memberDefaults: () => ({ authority: 'proposer' }),
   })
-  t = makeCore({ provider: { maxRetries: 0 } })
-  head = initRepo(t.repoDir)
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  ws = t.ws
+  head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const provider = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test-key',
-})
-function member(name: string, role: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role,
-    provider: provider(),
-    approval: 'auto',
-    authority: 'proposer',
-    ...extra,
-  })
-}
-const script = (name: string, ...replies: (ScriptedReply | (() => ScriptedReply))[]) =>
-  scripts.set(name, [...(scripts.get(name) ?? []), ...replies])
+const member = (name: string, role: string, extra: Record<string, unknown> = {}): Promise<Member> =>
+  t.member(name, { role, ...extra })
+const script = (name: string, ...r: MemberReply[]) => replies.script(name, ...r)
 const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
 const byConcord = (s: Step[]) => s.filter((x) => x.origin === 'concord')
 /** The member has run a turn and is idle with nothing queued. */
-const settles = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
-const runs = (m: Member) =>
-  waitForEvent(
-    t.core,
-    (e) => e.event === 'session.state' && e.payload.session.memberId === m.id && e.payload.session.state === 'running',
-    15_000,
-  )
+const settles = (m: Member) => sessionState(t.core, m.id, 'idle', { timeoutMs: 15_000 })
+const runs = (m: Member) => sessionState(t.core, m.id, 'running', { queued: 'any', timeoutMs: 15_000 })
 
 async function decisionAndTask(assignee: Member, status: Task['status'] = 'in_progress') {
-  const d = await t.core.invoke('decisions.create', {
-    workspaceId: ws.id,
-    title: 'Search timeout',
-    statement: 'Web search gives up after 5 s',
-  })
-  const task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title: 'Web search tool',
-    assigneeId: assignee.id,
-    decisionIds: [d.id],
-    requiredReports: ['test', 'review'],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  const { d, task } = await searchTask(t.core, ws.id, assignee, { requiredReports: ['test', 'review'] })
   if (status === 'delivered')
     await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
   return { d, task }
 }
-const edit = (
-  d: { id: string; version: number },
-  statement = 'Web search gives up after 10 s and returns partial results',
-) =>
-  t.core.invoke('decisions.update', {
-    decisionId: d.id,
-    expectedVersion: d.version,
-    statement,
-    reason: 'slow providers',
-  })
+const edit = (d: { id: string; version: number }, statement?: string) => editForSlowProviders(t.core, d, statement)
 
 /** Waits until the member has settled after a human message: everything queued before it has run. */
 async function humanSays(m: Member, text: string) {
@@ -138,7 +77,7 @@ describe('automatic turns', () => {
     expect(auto[0]!.text.split('\n')[0]).toBe('D-1 changed (now v2)')
     expect(auto[0]!.text).toContain('T-1 is in progress and needs adjustment')
     // The model was told it comes from Concord, with the notice in its brief.
-    const first = asked.get('Impl')![0]
+    const first = replies.asked.get('Impl')![0]
     expect(JSON.stringify(first!.body.messages.at(-1))).toContain('[From Concord] D-1 changed (now v2)')
     expect(first!.body.messages[0].content).toContain('10 s and returns partial results')
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).flag).toBeNull()
@@ -151,7 +90,7 @@ describe('automatic turns', () => {
       'concord',
       'human',
     ])
-    expect(asked.get('Impl')).toHaveLength(3)
+    expect(replies.asked.get('Impl')).toHaveLength(3)
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(1)
   })
 
@@ -215,13 +154,10 @@ describe('automatic turns', () => {
       { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
       { text: 'Adjusted.' },
     )
-    const auto = waitForEvent(
+    const auto = sessionWhere(
       t.core,
-      (e) =>
-        e.event === 'session.state' &&
-        e.payload.session.memberId === impl.id &&
-        e.payload.session.state === 'running' &&
-        asked.get('Impl')!.length === 1,
+      impl.id,
+      (s) => s.state === 'running' && replies.asked.get('Impl')!.length === 1,
       15_000,
     )
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
@@ -237,7 +173,7 @@ describe('automatic turns', () => {
     const work = now.filter((s) => s.turnId === starts[1]!.id && s.kind === 'model')
     expect(work).toHaveLength(2)
     for (const w of work) expect(now.indexOf(w)).toBeGreaterThan(answer)
-    expect(asked.get('Impl')).toHaveLength(3)
+    expect(replies.asked.get('Impl')).toHaveLength(3)
   })
 
   it('a flag turn a busy member was owed when Concord stopped starts after the restart, once', async () => {
@@ -245,7 +181,7 @@ describe('automatic turns', () => {
     const { d } = await decisionAndTask(impl)
     // A slow reply: Impl is in its turn when the edit lands, so the flag turn waits (in memory) for it to end.
     script(impl.name, { text: 'writing '.repeat(200), chunkSize: 8, chunkDelayMs: 30 })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === impl.id, 15_000)
+    const streaming = sessionDelta(t.core, impl.id, 15_000)
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
     await streaming
     await edit(d)
@@ -277,7 +213,7 @@ describe('automatic turns', () => {
   it('a message queued when Concord stopped runs after the restart without anyone opening the chat', async () => {
     const impl = await member('Impl', 'implementer')
     script(impl.name, { text: 'writing '.repeat(200), chunkSize: 8, chunkDelayMs: 30 })
-    const streaming = waitForEvent(t.core, (e) => e.event === 'session.delta' && e.payload.memberId === impl.id, 15_000)
+    const streaming = sessionDelta(t.core, impl.id, 15_000)
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
     await streaming
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'then the tests' })
@@ -309,10 +245,10 @@ describe('automatic turns', () => {
     const idle = settles(impl)
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'build it' })
     await idle
-    expect(asked.get('Impl')![1]!.body.messages[0].content).toContain('Notices since your last step')
+    expect(replies.asked.get('Impl')![1]!.body.messages[0].content).toContain('Notices since your last step')
     await humanSays(impl, 'thanks')
     expect(byConcord(await steps(impl))).toHaveLength(0)
-    expect(asked.get('Impl')).toHaveLength(4)
+    expect(replies.asked.get('Impl')).toHaveLength(4)
   })
 
   it('with autoTurns off, a flag starts nothing', async () => {
@@ -323,7 +259,7 @@ describe('automatic turns', () => {
     await edit(d)
     await humanSays(impl, 'hello')
     expect(byConcord(await steps(impl))).toHaveLength(0)
-    expect(asked.get('Impl')).toHaveLength(1)
+    expect(replies.asked.get('Impl')).toHaveLength(1)
     expect((await t.core.invoke('metrics.get', { workspaceId: ws.id })).autoTurns).toBe(0)
   })
 
@@ -477,7 +413,7 @@ describe('reports move tasks', () => {
     await t.core.invoke('tasks.update', { taskId: task.id, title: 'Web search tool (v2)' })
     await humanSays(tester, 'ok')
     expect(byConcord(await steps(tester))).toHaveLength(1)
-    expect(asked.get('Tess')).toHaveLength(2)
+    expect(replies.asked.get('Tess')).toHaveLength(2)
   })
 
   it('a report is not a delivery: one stale from the start (another commit than the delivered one) starts no turn', async () => {

@@ -7,16 +7,16 @@ import { afterEach, beforeEach, expect, it } from 'vitest'
 import type { Member, Workspace } from '../../shared/schemas'
 import { parseId } from '../../electron/main/harness/ids'
 import { buildBrief } from '../../electron/main/runtime/brief'
-import { initRepo, makeCore, type TestCore } from '../fixtures/core'
+import { editForSlowProviders, searchTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let ws: Workspace
 let impl: Member
 
 beforeEach(async () => {
-  t = makeCore()
-  initRepo(t.repoDir)
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await openWorkspace({ git: true, isolation: 'shared' })
+  ws = t.ws
   impl = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
 })
 afterEach(() => t.cleanup())
@@ -30,25 +30,9 @@ function briefOf(member: Member) {
 }
 
 it('shows notices without the statement the decision lines carry, an older one without its outdated statement', async () => {
-  const d = await t.core.invoke('decisions.create', {
-    workspaceId: ws.id,
-    title: 'Search timeout',
-    statement: 'Web search gives up after 5 s',
-  })
-  const task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title: 'Web search tool',
-    assigneeId: impl.id,
-    decisionIds: [d.id],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  const { d } = await searchTask(t.core, ws.id, impl)
   const v2 = 'Web search gives up after 10 s and returns partial results'
-  await t.core.invoke('decisions.update', {
-    decisionId: d.id,
-    expectedVersion: d.version,
-    statement: v2,
-    reason: 'slow providers',
-  })
+  await editForSlowProviders(t.core, d, v2)
 
   let brief = briefOf(impl)
   expect(brief.notices).toHaveLength(1)

@@ -6,38 +6,27 @@ import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
+import type { Member, Step, Workspace } from '../../shared/schemas'
+import { rejectsWith } from '../fixtures/core'
+import { editForSlowProviders, searchTask, startedTask } from '../fixtures/harness'
+import { memberScripts, type MemberScripts } from '../fixtures/member-scripts'
+import { sessionState } from '../fixtures/sessions'
+import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
-let server: ModelServer
+let t: Team
 let ws: Workspace
-let scripts: Map<string, ScriptedReply[]>
+let scripts: MemberScripts['scripts']
 let head: string
 
-const nameOf = (r: RecordedRequest) => /You are ([^,]+), the/.exec(r.body.messages[0].content as string)?.[1] ?? '?'
-
 beforeEach(async () => {
-  scripts = new Map()
-  server = await startModelServer({
-    unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Nothing more to do.' },
-  })
-  t = makeCore({ provider: { maxRetries: 0 } })
-  head = initRepo(t.repoDir)
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  const replies = memberScripts(() => ({ text: 'Nothing more to do.' }))
+  scripts = replies.scripts
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } }, server: { unscripted: replies.unscripted } })
+  ws = t.ws
+  head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const provider = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test-key',
-})
 const member = (name: string, withModel = true): Promise<Member> =>
   t.core.invoke('members.create', {
     workspaceId: ws.id,
@@ -45,55 +34,28 @@ const member = (name: string, withModel = true): Promise<Member> =>
     role: 'implementer',
     approval: 'auto',
     authority: 'proposer',
-    ...(withModel ? { provider: provider() } : {}),
+    ...(withModel ? { provider: scriptedOpenAI(t.server) } : {}),
   })
-const settles = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
+const settles = (m: Member) => sessionState(t.core, m.id, 'idle', { timeoutMs: 15_000 })
 const steps = async (m: Member): Promise<Step[]> => (await t.core.invoke('sessions.get', { memberId: m.id })).steps
 /** Plain SQL on the workspace file, beside the API. */
 const sql = (q: string): number => t.core.harness.ctx(ws.id).store.db.prepare<[], number>(q).pluck().get() ?? -1
 
-async function flaggedTask(assignee: Member, title: string, decisionId: string) {
-  const task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title,
-    assigneeId: assignee.id,
-    decisionIds: [decisionId],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  return task
-}
+const flaggedTask = (assignee: Member, title: string, decisionId: string) =>
+  startedTask(t.core, { workspaceId: ws.id, title, assigneeId: assignee.id, decisionIds: [decisionId] })
 
 describe('the items behind the figures', () => {
   it('notices.sent and autoTurns.list hold as many items as the figures count, each with its step', async () => {
     const impl = await member('Impl')
     const nobody = await member('Nobody', false)
-    const d = await t.core.invoke('decisions.create', {
-      workspaceId: ws.id,
-      title: 'Search timeout',
-      statement: 'Web search gives up after 5 s',
-    })
-    const t1 = await flaggedTask(impl, 'Web search tool', d.id)
+    const { d, task: t1 } = await searchTask(t.core, ws.id, impl)
     await flaggedTask(nobody, 'Search docs', d.id)
     scripts.set('Impl', [
       { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
       { text: 'Adjusted to 10 s.' },
     ])
     const idle = settles(impl)
-    const edited = await t.core.invoke('decisions.update', {
-      decisionId: d.id,
-      expectedVersion: d.version,
-      statement: 'Web search gives up after 10 s',
-      reason: 'slow providers',
-    })
+    const edited = await editForSlowProviders(t.core, d, 'Web search gives up after 10 s')
     await idle
     // A second change while Impl is idle again: one more notice each, one more turn for Impl.
     scripts.set('Impl', [
@@ -170,19 +132,7 @@ describe('the items behind the figures', () => {
   it('a delivery that leaves a report stale: the turn names the report, the task and the delivered commit', async () => {
     const impl = await member('Impl')
     const tess = await member('Tess')
-    const d = await t.core.invoke('decisions.create', {
-      workspaceId: ws.id,
-      title: 'Search timeout',
-      statement: 'Web search gives up after 5 s',
-    })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Web search tool',
-      assigneeId: impl.id,
-      decisionIds: [d.id],
-      requiredReports: ['test'],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const { d, task } = await searchTask(t.core, ws.id, impl, { requiredReports: ['test'] })
     await t.core.invoke('reports.submit', {
       taskId: task.id,
       authorId: tess.id,

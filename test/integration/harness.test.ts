@@ -1,20 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { deliverTask, testAndReview } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const SHA = 'a'.repeat(40)
 const SHA2 = 'b'.repeat(40)
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 let lead: Member, impl: Member, tester: Member, reviewer: Member, bystander: Member
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
   lead = await core.invoke('members.create', { workspaceId: ws.id, name: 'Lead', role: 'lead', authority: 'decider' })
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
@@ -46,30 +47,10 @@ const edit = (d: Decision, statement: string, extra: Record<string, unknown> = {
     ...extra,
   })
 
-async function deliver(tk: Task, commit = SHA) {
-  await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
-  return core.invoke('tasks.setStatus', { taskId: tk.id, status: 'delivered', artifact: { commit } })
-}
+const deliver = (tk: Task, commit = SHA) => deliverTask(core, tk, commit)
 
-async function passingReports(tk: Task, claims: { text: string; decisionIds: string[] }[], commit = SHA) {
-  const test = await core.invoke('reports.submit', {
-    taskId: tk.id,
-    authorId: tester.id,
-    kind: 'test',
-    verdict: 'pass',
-    artifact: { commit },
-    claims,
-  })
-  const review = await core.invoke('reports.submit', {
-    taskId: tk.id,
-    authorId: reviewer.id,
-    kind: 'review',
-    verdict: 'pass',
-    artifact: { commit },
-    claims,
-  })
-  return { test, review }
-}
+const passingReports = (tk: Task, claims: { text: string; decisionIds: string[] }[], commit = SHA) =>
+  testAndReview(core, tk, { tester, reviewer }, claims, commit)
 
 describe('workspaces and members', () => {
   it('opens a workspace once per path and lists it', async () => {

@@ -6,10 +6,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
+import type { Member, Step, Workspace } from '../../shared/schemas'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
 import { waitForEvent } from '../fixtures/core'
-import { workspaceWithTeam, type Team } from '../fixtures/workspace'
+import { editForSlowProviders, searchTask } from '../fixtures/harness'
+import { sessionState } from '../fixtures/sessions'
+import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
@@ -49,57 +51,22 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 }
 
 async function setup(interruptOnAdjustment: boolean) {
-  const m: Member = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Ivy',
+  const m = await t.member('Ivy', {
     role: 'implementer',
-    approval: 'auto',
-    provider: {
-      kind: 'openai',
-      model: 'gpt-test',
-      baseURL: server.openaiBaseURL,
-      apiKey: 'sk-test-key',
-      interruptOnAdjustment,
-    },
+    provider: { ...scriptedOpenAI(server), interruptOnAdjustment },
   })
-  const d = await t.core.invoke('decisions.create', {
-    workspaceId: ws.id,
-    title: 'Search timeout',
-    statement: 'Web search gives up after 5 s',
-  })
-  const task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title: 'Web search tool',
-    assigneeId: m.id,
-    decisionIds: [d.id],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  const { d } = await searchTask(t.core, ws.id, m)
   // A command that runs until the test says (a file appears): only a kill ends it early.
   const token = `wait-${Math.random().toString(36).slice(2, 10)}`
   const command = `while [ ! -e ${token} ]; do sleep 0.05; done; echo finished ${token.length}`
   return { m, d, token, command }
 }
 
-const edit = (d: { id: string; version: number }) =>
-  t.core.invoke('decisions.update', {
-    decisionId: d.id,
-    expectedVersion: d.version,
-    statement: 'Web search gives up after 10 s and returns partial results',
-    reason: 'slow providers',
-  })
+const edit = (d: { id: string; version: number }) => editForSlowProviders(t.core, d)
 const system = (r: RecordedRequest) => r.body.messages[0].content as string
 const toolResults = (r: RecordedRequest) =>
   (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'tool').map((x) => x.content)
-const idle = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    20_000,
-  )
+const idle = (m: Member) => sessionState(t.core, m.id, 'idle', { timeoutMs: 20_000 })
 const commandRuns = (m: Member) =>
   waitForEvent<{ step: Step }>(
     t.core,

@@ -10,23 +10,24 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
+import { waitForEvent } from '../fixtures/core'
+import { apiTask, editToGraphQL } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 import { McpGateway } from '../../electron/main/runtime/mcp/agent-gateway'
 import { appBinding, type AgentTurnState } from '../../electron/main/runtime/mcp/app-binding'
 import type { ApprovalPolicy } from '../../electron/main/harness/members/approval-policy'
 
 const bin = resolve(__dirname, '../../bin/concord.js')
 
-let t: TestCore
+let t: OpenWorkspace
 let ws: Workspace
 let impl: Member
 let decision: Decision
-let task: Task
 const clients: Client[] = []
 
 beforeEach(async () => {
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace({ git: true })
+  ws = t.ws
   impl = await t.core.invoke('members.create', {
     workspaceId: ws.id,
     name: 'Impl',
@@ -34,14 +35,7 @@ beforeEach(async () => {
     authority: 'proposer',
     approval: 'auto',
   })
-  decision = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-  task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title: 'Build API',
-    assigneeId: impl.id,
-    decisionIds: [decision.id],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  decision = (await apiTask(t.core, ws.id, impl)).d
 })
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()))
@@ -136,12 +130,7 @@ describe('concord mcp', () => {
 
   it('delivers a notice queued by a decision change with the next tool result, once', async () => {
     const client = await connect(impl.id)
-    await t.core.invoke('decisions.update', {
-      decisionId: decision.id,
-      expectedVersion: 1,
-      statement: 'Use GraphQL',
-      reason: 'clients asked',
-    })
+    await editToGraphQL(t.core, decision)
     expect(await t.core.invoke('notices.list', { memberId: impl.id, pending: true })).toHaveLength(1)
     const first = textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))
     expect(first).toContain('D-1 v2 [accepted] "API"')

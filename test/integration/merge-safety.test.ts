@@ -12,9 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { createCore } from '../../electron/main/core'
 import type { Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { startedTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let ws: Workspace
 let ivy: Member
 let closed = false
@@ -29,8 +31,8 @@ const checkout = () => ({
 
 beforeEach(async () => {
   closed = false
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace({ git: true })
+  ws = t.ws
   ivy = await t.core.invoke('members.create', {
     workspaceId: ws.id,
     name: 'Ivy',
@@ -43,13 +45,7 @@ afterEach(async () => {
 })
 
 async function acceptedTask(title: string, files: Record<string, string>, commitConfig: string[] = []): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', {
-    workspaceId: ws.id,
-    title,
-    assigneeId: ivy.id,
-    requiredReports: [],
-  })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  const task = await startedTask(t.core, { workspaceId: ws.id, title, assigneeId: ivy.id, requiredReports: [] })
   const dir = treeOf(task)
   for (const [f, content] of Object.entries(files)) writeFileSync(join(dir, f), content)
   git(dir, 'add', '-A', '-f')

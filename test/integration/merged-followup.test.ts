@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
+import { startedTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let ws: Workspace
 let ivy: Member
 
@@ -19,8 +20,8 @@ const git = (dir: string, ...args: string[]) =>
 const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 
 beforeEach(async () => {
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace({ git: true })
+  ws = t.ws
   ivy = await t.core.invoke('members.create', {
     workspaceId: ws.id,
     name: 'Ivy',
@@ -31,14 +32,13 @@ beforeEach(async () => {
 afterEach(async () => t.cleanup())
 
 async function mergedTask(decisionId: string): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', {
+  const task = await startedTask(t.core, {
     workspaceId: ws.id,
     title: 'Search timeout',
     assigneeId: ivy.id,
     decisionIds: [decisionId],
     requiredReports: [],
   })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
   writeFileSync(join(treeOf(task), 'timeout.ts'), 'export const timeoutMs = 5000\n')
   git(treeOf(task), 'add', '-A')
   git(treeOf(task), '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'timeout')

@@ -2,53 +2,26 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseId } from '../../electron/main/harness/ids'
-import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Step, Workspace } from '../../shared/schemas'
+import { apiTask, editToGraphQL } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
+import { takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore()
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await workspaceWithTeam({ git: false })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const provider = () => ({
-  kind: 'openai' as const,
-  model: 'gpt-test',
-  baseURL: server.openaiBaseURL,
-  apiKey: 'sk-test-key',
-})
 const member = (workspaceId = ws.id): Promise<Member> =>
-  t.core.invoke('members.create', {
-    workspaceId,
-    name: 'Impl',
-    role: 'implementer',
-    provider: provider(),
-    approval: 'auto',
-    authority: 'decider',
-  })
+  t.member('Impl', { workspaceId, role: 'implementer', authority: 'decider' })
 
-async function turn(m: Member, text: string): Promise<Step[]> {
-  const done = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-  )
-  await t.core.invoke('sessions.send', { memberId: m.id, text })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-}
+const turn = (m: Member, text: string): Promise<Step[]> => takeTurn(t.core, { memberId: m.id, text })
 
 const pins = (s: Step | undefined) => s?.refs.map((r) => (r.version === undefined ? r.key : `${r.key} v${r.version}`))
 
@@ -121,20 +94,8 @@ describe('mentions are pinned when a step is stored', () => {
     // The member's next turn is the one this test sends: Concord does not start one for it on the flag.
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
     const m = await member()
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: m.id,
-      decisionIds: [d.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-    await t.core.invoke('decisions.update', {
-      decisionId: d.id,
-      expectedVersion: 1,
-      statement: 'Use GraphQL',
-      reason: 'clients asked',
-    })
+    const { d } = await apiTask(t.core, ws.id, m)
+    await editToGraphQL(t.core, d)
     // An editorial fix lands before the member's next turn: the decision is at v3, the notice still says v2.
     await t.core.invoke('decisions.update', {
       decisionId: d.id,

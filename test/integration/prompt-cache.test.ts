@@ -6,42 +6,29 @@
  * where the provider puts them (providers.test.ts), the first call's messages a prefix of the second's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { initRepo, makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Workspace } from '../../shared/schemas'
+import { searchTimeout } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ provider: { maxRetries: 0 } })
-  initRepo(t.repoDir)
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } } })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 async function turn(kind: 'openai' | 'anthropic'): Promise<Member> {
   const provider =
     kind === 'openai'
-      ? { kind, model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' }
+      ? scriptedOpenAI(server)
       : { kind, model: 'claude-test', baseURL: server.anthropicBaseURL, apiKey: 'sk-ant-test' }
-  const m = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Impl',
-    role: 'implementer',
-    provider,
-    approval: 'auto',
-  })
-  const d = await t.core.invoke('decisions.create', {
-    workspaceId: ws.id,
-    title: 'Search timeout',
-    statement: 'Web search gives up after 5 s',
-  })
+  const m = await t.member('Impl', { role: 'implementer', provider })
+  const d = await searchTimeout(t.core, ws.id)
   await t.core.invoke('tasks.create', {
     workspaceId: ws.id,
     title: 'Web search tool',
@@ -53,15 +40,7 @@ async function turn(kind: 'openai' | 'anthropic'): Promise<Member> {
     { toolCalls: [{ name: 'read_file', arguments: { path: 'app.ts' } }] },
     { text: 'Read them.' },
   )
-  const idle = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
+  const idle = sessionState(t.core, m.id, 'idle', { timeoutMs: 15_000 })
   await t.core.invoke('sessions.send', { memberId: m.id, text: 'Look at the files.' })
   await idle
   expect(server.requests).toHaveLength(3)

@@ -1,39 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import type { Member, SessionInfo } from '../../shared/schemas'
+import { rejectsWith } from '../fixtures/core'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
-let ws: Workspace
 let m: Member
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
-  m = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Impl',
-    role: 'implementer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-    approval: 'auto',
-  })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } } })
+  server = t.server
+  m = await t.member('Impl', { role: 'implementer' })
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-const state = (s: SessionInfo['state']) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === s &&
-      (s !== 'idle' || e.payload.session.queued === 0),
-  )
+/** The member's session in state `s` (idle: with nothing queued). */
+const state = (s: SessionInfo['state']) => sessionState(t.core, m.id, s, { queued: s === 'idle' ? 0 : 'any' })
 const lastUserText = (r: RecordedRequest) =>
   (r.body.messages as { role: string; content: string }[]).filter((x) => x.role === 'user').at(-1)?.content
 

@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { deliverTask, testAndReview } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const SHA = 'a'.repeat(40)
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 let impl: Member, tester: Member, reviewer: Member, proposer: Member
@@ -23,9 +25,8 @@ function gitName(dir: string): string {
 const rx = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tester', role: 'tester' })
   reviewer = await core.invoke('members.create', { workspaceId: ws.id, name: 'Rev', role: 'reviewer' })
@@ -50,30 +51,11 @@ async function delivered(d: Decision): Promise<Task> {
     assigneeId: impl.id,
     decisionIds: [d.id],
   })
-  await core.invoke('tasks.setStatus', { taskId: tk.id, status: 'in_progress' })
-  return core.invoke('tasks.setStatus', { taskId: tk.id, status: 'delivered', artifact: { commit: SHA } })
+  return deliverTask(core, tk, SHA)
 }
 
-async function reports(tk: Task, d: Decision) {
-  const claims = [{ text: 'times out as decided', decisionIds: [d.id] }]
-  const test = await core.invoke('reports.submit', {
-    taskId: tk.id,
-    authorId: tester.id,
-    kind: 'test',
-    verdict: 'pass',
-    artifact: { commit: SHA },
-    claims,
-  })
-  const review = await core.invoke('reports.submit', {
-    taskId: tk.id,
-    authorId: reviewer.id,
-    kind: 'review',
-    verdict: 'pass',
-    artifact: { commit: SHA },
-    claims,
-  })
-  return { test, review }
-}
+const reports = (tk: Task, d: Decision) =>
+  testAndReview(core, tk, { tester, reviewer }, [{ text: 'times out as decided', decisionIds: [d.id] }], SHA)
 
 describe('decisions.revert', () => {
   it('reverting to v1 is a new revision with v1 content that restores the evidence pinned to v1 and lets the task be accepted', async () => {

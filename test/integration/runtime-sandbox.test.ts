@@ -9,8 +9,9 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
 import { processStartTime } from '../../electron/main/platform/process-records'
-import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { rejectsWith, waitForEvent } from '../fixtures/core'
+import type { Member, Step, Workspace } from '../../shared/schemas'
+import { rejectsWith } from '../fixtures/core'
+import { takeTurn } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer } from '../fixtures/model-server'
 import { needsSandbox } from '../fixtures/sandbox-gate'
@@ -38,17 +39,7 @@ function member(name: string, extra?: Record<string, unknown>): Promise<Member> 
 
 async function runCommand(m: Member, command: string): Promise<Step> {
   server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'ran it' })
-  const idle = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-  )
-  await t.core.invoke('sessions.send', { memberId: m.id, text: `run ${command}` })
-  await idle
-  const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+  const steps = await takeTurn(t.core, { memberId: m.id, text: `run ${command}` })
   return steps.filter((s) => s.kind === 'tool').at(-1)!
 }
 
@@ -119,17 +110,7 @@ describe('workspace settings', () => {
 describe('a shared workspace (the tree is the user’s checkout)', () => {
   async function turn(m: Member, calls: { name: string; arguments: Record<string, unknown> }[]): Promise<Step[]> {
     server.enqueue({ toolCalls: calls }, { text: 'done' })
-    const idle = waitForEvent<{ session: SessionInfo }>(
-      t.core,
-      (e) =>
-        e.event === 'session.state' &&
-        e.payload.session.memberId === m.id &&
-        e.payload.session.state === 'idle' &&
-        e.payload.session.queued === 0,
-    )
-    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go' })
-    await idle
-    return (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
+    return (await takeTurn(t.core, { memberId: m.id, text: 'go' })).filter((s) => s.kind === 'tool')
   }
 
   it('keeps .git read-only for commands (no hook, no core.fsmonitor, no move), and git_commit still commits', async (ctx) => {

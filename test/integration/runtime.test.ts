@@ -6,6 +6,7 @@ import { rejectsWith, waitForEvent } from '../fixtures/core'
 import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { sessionState, takeTurn } from '../fixtures/sessions'
+import { apiTask, editToGraphQL } from '../fixtures/harness'
 
 let t: Team
 let server: ModelServer
@@ -92,23 +93,11 @@ describe('agent loop', () => {
 
   it('gives the notice and the new statement to a member mid-turn, before its very next model call', async () => {
     const m = await member('Impl')
-    const d = await t.core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
-    const task = await t.core.invoke('tasks.create', {
-      workspaceId: ws.id,
-      title: 'Build API',
-      assigneeId: m.id,
-      decisionIds: [d.id],
-    })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const { d, task } = await apiTask(t.core, ws.id, m)
     server.enqueue(
       () => {
         // The human edits the decision while the member's first call is in flight.
-        void t.core.invoke('decisions.update', {
-          decisionId: d.id,
-          expectedVersion: 1,
-          statement: 'Use GraphQL',
-          reason: 'clients asked',
-        })
+        void editToGraphQL(t.core, d)
         return { toolCalls: [{ name: 'list_files', arguments: {} }] }
       },
       { text: 'Switching to GraphQL.' },

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SEARCH_MARK_END, SEARCH_MARK_START, type Member, type SessionInfo, type Workspace } from '../../shared/schemas'
+import { SEARCH_MARK_END, SEARCH_MARK_START, type Member, type Workspace } from '../../shared/schemas'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import { ftsQuery } from '../../electron/main/store/search-repo'
-import { waitForEvent } from '../fixtures/core'
+import { sessionState } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import { type ModelServer } from '../fixtures/model-server'
 
@@ -22,19 +22,9 @@ afterEach(() => t.cleanup())
 
 const member = (name: string): Promise<Member> => t.member(name)
 
-const idle = (memberId: string) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-  )
-
 async function say(m: Member, text: string, reply: string) {
   server.enqueue({ text: reply })
-  const done = idle(m.id)
+  const done = sessionState(t.core, m.id, 'idle')
   await t.core.invoke('sessions.send', { memberId: m.id, text })
   await done
 }
@@ -110,7 +100,7 @@ describe('sessions.search', () => {
     const m = await member('Impl')
     // The reply streams in small pieces; it is searchable when the step is done.
     server.enqueue({ text: 'Streaming answer about the zeppelin rollout plan', chunkSize: 3 })
-    const done = idle(m.id)
+    const done = sessionState(t.core, m.id, 'idle')
     await t.core.invoke('sessions.send', { memberId: m.id, text: 'status?' })
     await done
     const hits = await search('zeppelin')

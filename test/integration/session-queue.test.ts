@@ -1,42 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import type { Member } from '../../shared/schemas'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
-let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, isolation: 'shared' })
+  t = await workspaceWithTeam({ memberDefaults: () => ({ authority: 'decider' }) })
+  server = t.server
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
-function member(name: string): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test-key' },
-    approval: 'auto',
-    authority: 'decider',
-  })
-}
+const member = (name: string): Promise<Member> => t.member(name)
 
-const settled = (memberId: string) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === memberId &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-  )
+const settled = (memberId: string) => sessionState(t.core, memberId, 'idle')
 
 /** The conversation a request carried, without the system prompt: role and text of each entry. */
 const conversation = (r: RecordedRequest) =>

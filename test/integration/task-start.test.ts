@@ -1,46 +1,28 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Task, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import type { Member, Task, Workspace } from '../../shared/schemas'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
   // This core starts the assignee's turn on a task start, as the app does.
-  t = makeCore({ git: true, provider: { maxRetries: 0 }, taskStartTurns: true })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-})
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
-
-function member(name: string): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    approval: 'auto',
-    authority: 'proposer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
+  t = await workspaceWithTeam({
+    core: { provider: { maxRetries: 0 }, taskStartTurns: true },
+    isolation: 'worktree',
+    memberDefaults: () => ({ authority: 'proposer' }),
   })
-}
+  ;({ server, ws } = t)
+})
+afterEach(() => t.cleanup())
 
-const idle = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
+const member = (name: string): Promise<Member> => t.member(name)
+const idle = (m: Member) => sessionState(t.core, m.id, 'idle', { timeoutMs: 15_000 })
 const lastUser = (r: RecordedRequest) =>
   (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content
 const worktreeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)

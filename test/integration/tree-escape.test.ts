@@ -7,14 +7,16 @@ import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Task, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Task, Workspace } from '../../shared/schemas'
+import { startedTask } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
+import { sessionWhere } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
 fileNeedsSandbox()
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let markers: string
@@ -31,34 +33,21 @@ const userRepo = () => ({
 })
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } }, isolation: 'worktree' })
+  ;({ server, ws } = t)
   markers = join(t.repoDir, '..', 'markers')
   mkdirSync(markers)
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 
-const settled = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      ['idle', 'error'].includes(e.payload.session.state) &&
-      e.payload.session.queued === 0,
-    30_000,
-  )
+const taskFor = (m: Member, title = 'Work'): Promise<Task> =>
+  startedTask(t.core, { workspaceId: ws.id, title, assigneeId: m.id })
 
-async function startedTask(m: Member, title = 'Work'): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: m.id })
-  return t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-}
+/** A member with no model: the test does its work in the tree. */
+const ivy = (): Promise<Member> =>
+  t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer', approval: 'auto' })
 
 /** An external (ACP) agent that is a script: it does what a hostile agent would at its start, then exits. */
 function scriptAgent(name: string, script: string): Promise<Member> {
@@ -71,8 +60,9 @@ function scriptAgent(name: string, script: string): Promise<Member> {
   })
 }
 
-async function agentTurn(m: Member, task: Task): Promise<void> {
-  const done = settled(m)
+/** The member's turn on the task, until it ends (idle, or in error) with nothing queued. */
+async function turnOn(m: Member, task: Task): Promise<void> {
+  const done = sessionWhere(t.core, m.id, (s) => ['idle', 'error'].includes(s.state) && s.queued === 0, 30_000)
   await t.core.invoke('sessions.send', { memberId: m.id, text: 'go', taskId: task.id })
   await done
 }
@@ -84,9 +74,9 @@ describe('an external agent in its task tree', () => {
       'Hook',
       `const fs = require('fs'); try { fs.writeFileSync(${JSON.stringify(hook)}, '#!/bin/sh\\necho pwned\\n', { mode: 0o755 }); fs.writeFileSync('escaped.txt', 'yes') } catch (e) { fs.writeFileSync('escaped.txt', 'no: ' + e.code) } process.exit(3)`,
     )
-    const task = await startedTask(m)
+    const task = await taskFor(m)
     const before = userRepo()
-    await agentTurn(m, task)
+    await turnOn(m, task)
     expect(existsSync(join(treeOf(task), 'escaped.txt'))).toBe(true) // the agent ran, in its tree
     expect(existsSync(hook)).toBe(false)
     expect(userRepo()).toEqual(before)
@@ -102,28 +92,19 @@ describe('an external agent in its task tree', () => {
       'Gitdir',
       `const fs = require('fs'); try { fs.writeFileSync(${JSON.stringify(pwned)}, 'x') } catch {} fs.rmSync('.git', { recursive: true, force: true }); fs.writeFileSync('.git', 'gitdir: ${victim}\\n'); process.exit(3)`,
     )
-    const task = await startedTask(m)
-    await agentTurn(m, task) // rewrites .git
-    await agentTurn(m, task) // starts again: tries the folder its .git names
+    const task = await taskFor(m)
+    await turnOn(m, task) // rewrites .git
+    await turnOn(m, task) // starts again: tries the folder its .git names
     expect(existsSync(pwned)).toBe(false)
   })
 })
 
 describe("a built-in member's commands and commits", () => {
-  function builtIn(name: string): Promise<Member> {
-    return t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name,
-      role: 'implementer',
-      approval: 'auto',
-      authority: 'proposer',
-      provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-    })
-  }
+  const builtIn = (name: string): Promise<Member> => t.member(name, { role: 'implementer', authority: 'proposer' })
 
   it("works with git in its tree inside the sandbox (the user's objects readable there, nothing of them writable)", async () => {
     const m = await builtIn('Max')
-    const task = await startedTask(m)
+    const task = await taskFor(m)
     const before = userRepo()
     const objects = join(t.repoDir, '.git', 'objects')
     server.enqueue(
@@ -140,9 +121,7 @@ describe("a built-in member's commands and commits", () => {
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'feature' } }] },
       { text: 'done' },
     )
-    const done = settled(m)
-    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go', taskId: task.id })
-    await done
+    await turnOn(m, task)
     const tools = (await t.core.invoke('sessions.get', { memberId: m.id })).steps.filter((s) => s.kind === 'tool')
     expect(tools[0]?.text).toContain('initial')
     expect(tools[0]?.text).toContain('refused')
@@ -154,7 +133,7 @@ describe("a built-in member's commands and commits", () => {
 
   it("git_commit after run_command points the tree's .git at the user's repository does not land on main", async () => {
     const m = await builtIn('Ivy')
-    const task = await startedTask(m)
+    const task = await taskFor(m)
     const before = userRepo()
     const command = `rm -rf .git && printf 'gitdir: ${join(t.repoDir, '.git')}\\n' > .git && echo pwned > pwned.txt`
     server.enqueue(
@@ -162,9 +141,7 @@ describe("a built-in member's commands and commits", () => {
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'on main' } }] },
       { text: 'done' },
     )
-    const done = settled(m)
-    await t.core.invoke('sessions.send', { memberId: m.id, text: 'go', taskId: task.id })
-    await done
+    await turnOn(m, task)
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.find((s) => s.kind === 'tool' && s.tool?.name === 'git_commit')?.text ?? '').toContain(
       'tree_not_own_repository',
@@ -175,13 +152,8 @@ describe("a built-in member's commands and commits", () => {
 
 describe("Concord brings the task's branch into the user's repository", () => {
   it("only the task's own branch, to its tree's head, with no program of the tree running", async () => {
-    const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Ivy',
-      role: 'implementer',
-      approval: 'auto',
-    })
-    const task = await startedTask(m, 'Feature')
+    const m = await ivy()
+    const task = await taskFor(m, 'Feature')
     const tree = treeOf(task)
     expect(existsSync(join(tree, '.git', 'HEAD'))).toBe(true) // a repository of its own, not a worktree's .git file
     const before = userRepo()
@@ -220,13 +192,8 @@ describe("Concord brings the task's branch into the user's repository", () => {
   })
 
   it("a head that does not descend from the task's base is not brought over, and delivery says why", async () => {
-    const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Ivy',
-      role: 'implementer',
-      approval: 'auto',
-    })
-    const task = await startedTask(m, 'Feature')
+    const m = await ivy()
+    const task = await taskFor(m, 'Feature')
     const tree = treeOf(task)
     git(tree, 'checkout', '-q', '--orphan', 'elsewhere')
     writeFileSync(join(tree, 'other.txt'), 'other\n')
@@ -243,13 +210,8 @@ describe("Concord brings the task's branch into the user's repository", () => {
 
 describe('trees made before trees were clones', () => {
   it('an old linked worktree is converted in place at its next use, its uncommitted files kept', async () => {
-    const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Ivy',
-      role: 'implementer',
-      approval: 'auto',
-    })
-    const task = await startedTask(m, 'Old')
+    const m = await ivy()
+    const task = await taskFor(m, 'Old')
     const tree = treeOf(task)
     // Make it what Concord made before: a linked worktree of the user's repository on the task's branch.
     writeFileSync(join(tree, 'committed.txt'), 'c\n')
@@ -271,13 +233,8 @@ describe('trees made before trees were clones', () => {
   })
 
   it('a tree whose .git is gone (a crash mid-conversion, an rm -rf .git) gets a fresh one at its next use, its files kept', async () => {
-    const m = await t.core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Ivy',
-      role: 'implementer',
-      approval: 'auto',
-    })
-    const task = await startedTask(m, 'Lost git')
+    const m = await ivy()
+    const task = await taskFor(m, 'Lost git')
     const tree = treeOf(task)
     rmSync(join(tree, '.git'), { recursive: true, force: true })
     writeFileSync(join(tree, 'kept.txt'), 'k\n')

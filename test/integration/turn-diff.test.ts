@@ -4,54 +4,34 @@
  */
 import { execFileSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Step, Task, Workspace } from '../../shared/schemas'
+import { startedTask } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
+import { takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let base: string
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim()
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } }, isolation: 'worktree' })
+  ;({ server, ws } = t)
   base = git(t.repoDir, 'rev-parse', 'HEAD')
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 async function setup(): Promise<{ ivy: Member; task: Task }> {
-  const ivy = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Ivy',
-    role: 'implementer',
-    approval: 'auto',
-    authority: 'proposer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-  })
-  const created = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Timeout', assigneeId: ivy.id })
-  const task = await t.core.invoke('tasks.setStatus', { taskId: created.id, status: 'in_progress' })
+  const ivy = await t.member('Ivy', { role: 'implementer', authority: 'proposer' })
+  const task = await startedTask(t.core, { workspaceId: ws.id, title: 'Timeout', assigneeId: ivy.id })
   return { ivy, task }
 }
 
+/** The turn's step that records its changes. */
 async function turn(m: Member, text: string): Promise<Step> {
-  const done = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
-  await t.core.invoke('sessions.send', { memberId: m.id, text })
-  await done
-  const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
+  const steps = await takeTurn(t.core, { memberId: m.id, text }, { timeoutMs: 15_000 })
   return steps.filter((s) => s.changes).at(-1)!
 }
 

@@ -8,23 +8,21 @@ import childProcess from 'node:child_process'
 import { execFileSync } from 'node:child_process'
 import { syncBuiltinESMExports } from 'node:module'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import type { Member, SessionInfo, Step, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Step, Workspace } from '../../shared/schemas'
+import { startedTask } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } }, isolation: 'worktree' })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 /** Counts every process this thread starts (async ones all go through ChildProcess#spawn) until `stop`. */
 function countSpawns(): { calls: string[]; stop: () => void } {
@@ -56,15 +54,8 @@ function countSpawns(): { calls: string[]; stop: () => void } {
 }
 
 it('a turn in a task tree (snapshots, git tools, a command, a commit, a report) spawns nothing on the event loop', async () => {
-  const ivy: Member = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Ivy',
-    role: 'implementer',
-    approval: 'auto',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-  })
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Feature', assigneeId: ivy.id })
-  await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+  const ivy = await t.member('Ivy', { role: 'implementer' })
+  const task = await startedTask(t.core, { workspaceId: ws.id, title: 'Feature', assigneeId: ivy.id })
   server.enqueue(
     { toolCalls: [{ name: 'write_file', arguments: { path: 'feature.ts', content: 'export const f = 1\n' } }] },
     { toolCalls: [{ name: 'git_status', arguments: {} }] },
@@ -90,15 +81,7 @@ it('a turn in a task tree (snapshots, git tools, a command, a commit, a report) 
     },
     { text: 'Done.' },
   )
-  const idle = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === ivy.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    30_000,
-  )
+  const idle = sessionState(t.core, ivy.id, 'idle', { timeoutMs: 30_000 })
   const spawns = countSpawns()
   try {
     await t.core.invoke('sessions.send', { memberId: ivy.id, text: 'Build it, commit, report.', taskId: task.id })

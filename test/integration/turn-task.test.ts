@@ -1,52 +1,32 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo, Task, Workspace } from '../../shared/schemas'
-import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import type { Member, Task, Workspace } from '../../shared/schemas'
+import { startedTask } from '../fixtures/harness'
+import { type ModelServer } from '../fixtures/model-server'
+import { sessionState } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await workspaceWithTeam({ core: { provider: { maxRetries: 0 } }, isolation: 'worktree' })
+  ;({ server, ws } = t)
 })
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
+afterEach(() => t.cleanup())
 
 const worktreeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 
 async function twoTasks(): Promise<{ ivy: Member; t1: Task; t2: Task }> {
-  const ivy = await t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name: 'Ivy',
-    role: 'implementer',
-    approval: 'auto',
-    authority: 'proposer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-  })
-  const mk = async (title: string) => {
-    const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: ivy.id })
-    return t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  }
+  const ivy = await t.member('Ivy', { role: 'implementer', authority: 'proposer' })
+  const mk = (title: string) => startedTask(t.core, { workspaceId: ws.id, title, assigneeId: ivy.id })
   return { ivy, t1: await mk('Search timeout'), t2: await mk('Search page') }
 }
 
 async function turn(m: Member, text: string, taskId?: string) {
-  const done = waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
+  const done = sessionState(t.core, m.id, 'idle', { timeoutMs: 15_000 })
   const { stepId } = await t.core.invoke('sessions.send', { memberId: m.id, text, ...(taskId ? { taskId } : {}) })
   await done
   const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps

@@ -7,11 +7,14 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileS
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
-import type { Member, SessionInfo, Step, Task, Workspace } from '../../shared/schemas'
-import { initRepo, makeCore, rejectsWith, waitForEvent, type TestCore } from '../fixtures/core'
-import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import type { Member, Step, Task, Workspace } from '../../shared/schemas'
+import { initRepo, rejectsWith } from '../fixtures/core'
+import { startedTask } from '../fixtures/harness'
+import { type ModelServer, type RecordedRequest } from '../fixtures/model-server'
+import { takeTurn } from '../fixtures/sessions'
+import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
-let t: TestCore
+let t: Team
 let server: ModelServer
 let ws: Workspace
 let base: string
@@ -25,50 +28,23 @@ const snapshot = (dir: string) => ({
 })
 
 beforeEach(async () => {
-  server = await startModelServer()
-  t = makeCore({ git: true, provider: { maxRetries: 0 } })
-  base = git(t.repoDir, 'rev-parse', 'HEAD')
-  ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir })
-})
-afterEach(async () => {
-  await t.cleanup()
-  await server.close()
-})
-
-function member(name: string, extra: Record<string, unknown> = {}): Promise<Member> {
-  return t.core.invoke('members.create', {
-    workspaceId: ws.id,
-    name,
-    role: name.toLowerCase(),
-    approval: 'auto',
-    authority: 'proposer',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'sk-test' },
-    ...extra,
+  t = await workspaceWithTeam({
+    core: { provider: { maxRetries: 0 } },
+    isolation: 'worktree',
+    memberDefaults: () => ({ authority: 'proposer' }),
   })
-}
+  ;({ server, ws } = t)
+  base = git(t.repoDir, 'rev-parse', 'HEAD')
+})
+afterEach(() => t.cleanup())
 
-async function started(title: string, assignee: Member): Promise<Task> {
-  const task = await t.core.invoke('tasks.create', { workspaceId: ws.id, title, assigneeId: assignee.id })
-  return t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-}
+const member = (name: string, extra: Record<string, unknown> = {}): Promise<Member> => t.member(name, extra)
 
-const idle = (m: Member) =>
-  waitForEvent<{ session: SessionInfo }>(
-    t.core,
-    (e) =>
-      e.event === 'session.state' &&
-      e.payload.session.memberId === m.id &&
-      e.payload.session.state === 'idle' &&
-      e.payload.session.queued === 0,
-    15_000,
-  )
+const started = (title: string, assignee: Member): Promise<Task> =>
+  startedTask(t.core, { workspaceId: ws.id, title, assigneeId: assignee.id })
 
-async function turn(m: Member, text: string, taskId?: string): Promise<Step[]> {
-  const done = idle(m)
-  await t.core.invoke('sessions.send', { memberId: m.id, text, taskId })
-  await done
-  return (await t.core.invoke('sessions.get', { memberId: m.id })).steps
-}
+const turn = (m: Member, text: string, taskId?: string): Promise<Step[]> =>
+  takeTurn(t.core, { memberId: m.id, text, taskId }, { timeoutMs: 15_000 })
 
 const worktreeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
 const systemOf = (r: RecordedRequest) => String(r.body.messages[0].content)
