@@ -6,20 +6,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import { exportJsonSchema } from '../../electron/main/export/json-schema'
 import type { Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { deliverTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const root = resolve(import.meta.dirname, '..', '..')
 const committed = () => readFileSync(join(root, 'concord-export.schema.json'), 'utf8')
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 
 /** A workspace with a member key, a supersession, a normative edit, a task, a report and a pending proposal. */
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
+  t = await openWorkspace({ name: 'Shop' })
+  ;({ core, ws } = t)
   const lead = await core.invoke('members.create', {
     workspaceId: ws.id,
     name: 'Lead',
@@ -50,8 +51,7 @@ beforeEach(async () => {
     assigneeId: tester.id,
     decisionIds: [b.id],
   })
-  await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-  await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: 'a'.repeat(40) } })
+  await deliverTask(core, task, 'a'.repeat(40))
   await core.invoke('reports.submit', {
     taskId: task.id,
     authorId: tester.id,

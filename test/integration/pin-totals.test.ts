@@ -10,22 +10,19 @@ import type { Core } from '../../electron/main/core'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
 import { random } from '../fixtures/random'
+import { insertReport, olderFile, rowNo, type Db } from '../fixtures/store'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
 })
 afterEach(() => t.cleanup())
-
-type Db = ReturnType<typeof openDatabase>
-const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 
 /** The kept figures, recounted from claim_links, report_basis and reports. */
 function recount(db: Db) {
@@ -162,17 +159,7 @@ describe('the report side of an edit, from the kept pin figures', () => {
     const n = rowNo(d.id)
     store.transaction(() => {
       for (let i = 0; i < 3; i++) {
-        const r = store.reports.insert({
-          task_id: rowNo(task.id),
-          author_id: rowNo(tess.id),
-          kind: 'test',
-          verdict: 'pass',
-          summary: '',
-          artifact_commit: null,
-          artifact_digest: null,
-          claim_count: 1,
-          created_at: new Date().toISOString(),
-        })
+        const r = insertReport(store, { task_id: rowNo(task.id), author_id: rowNo(tess.id), claim_count: 1 })
         store.reports.insertBasis(r, n, 1, d.fingerprint)
         if (i < 2) store.reports.insertClaimLink(store.reports.insertClaim(r, 0, 'c'), r, n, v2.fingerprint)
       }
@@ -187,21 +174,7 @@ describe('the report side of an edit, from the kept pin figures', () => {
 describe('migration 012 on a file that already has reports', () => {
   it('backfills the pin figures, then the triggers keep them', () => {
     const file = `${t.dataDir}/old.sqlite`
-    const v11 = openDatabase(file, { migrations: migrations.slice(0, 11) })
-    const at = new Date().toISOString()
-    v11
-      .prepare(
-        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
-      )
-      .run(at, at)
-    v11
-      .prepare(
-        "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (1, 'd', 's', 'accepted', 2, 'fp2', ?, ?)",
-      )
-      .run(at, at)
-    v11
-      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
-      .run(at, at)
+    const { db: v11, at } = olderFile(file, 11, [[1, 'fp2']])
     const report = v11.prepare(
       "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, 'test', 'pass', ?, ?)",
     )

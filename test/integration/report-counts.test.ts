@@ -10,34 +10,28 @@ import type { Core } from '../../electron/main/core'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
 import { random } from '../fixtures/random'
+import { insertReport, olderFile, rowNo, STALE, type Db } from '../fixtures/store'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
 })
 afterEach(() => t.cleanup())
 
-type Db = ReturnType<typeof openDatabase>
-const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 const KINDS = ['implementation', 'test', 'review'] as const
-
-/** Stale, from the pins themselves: a claim link or basis entry on a content its decision no longer has. */
-const stale = `(EXISTS (SELECT 1 FROM claim_links c JOIN decisions d ON d.id = c.decision_id WHERE c.report_id = r.id AND c.pinned_fingerprint <> d.fingerprint)
-  OR EXISTS (SELECT 1 FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = r.id AND b.fingerprint <> d.fingerprint))`
 
 /** Every scope, recounted: '' | a<author> | k<kind> | a<author>k<kind>, with reports and stale reports. */
 function recount(db: Db) {
-  const scopes = `SELECT '' AS scope, r.id, ${stale} AS s FROM reports r
-    UNION ALL SELECT 'a' || coalesce(r.author_id, 0), r.id, ${stale} FROM reports r
-    UNION ALL SELECT 'k' || r.kind, r.id, ${stale} FROM reports r
-    UNION ALL SELECT 'a' || coalesce(r.author_id, 0) || 'k' || r.kind, r.id, ${stale} FROM reports r`
+  const scopes = `SELECT '' AS scope, r.id, ${STALE} AS s FROM reports r
+    UNION ALL SELECT 'a' || coalesce(r.author_id, 0), r.id, ${STALE} FROM reports r
+    UNION ALL SELECT 'k' || r.kind, r.id, ${STALE} FROM reports r
+    UNION ALL SELECT 'a' || coalesce(r.author_id, 0) || 'k' || r.kind, r.id, ${STALE} FROM reports r`
   return db
     .prepare(`SELECT scope, count(*) AS reports, sum(s) AS stale FROM (${scopes}) GROUP BY scope ORDER BY scope`)
     .all()
@@ -51,19 +45,19 @@ async function pageTotals(members: Member[], tasks: Task[]) {
     db.prepare(`SELECT count(*) FROM reports r WHERE ${where}`).pluck().get(args) as number
   const filters: { f: Record<string, unknown>; where: string; args?: object }[] = [
     { f: {}, where: '1' },
-    { f: { stale: true }, where: stale },
-    { f: { stale: false }, where: `NOT ${stale}` },
+    { f: { stale: true }, where: STALE },
+    { f: { stale: false }, where: `NOT ${STALE}` },
     { f: { kind: 'test' }, where: "r.kind = 'test'" },
-    { f: { kind: 'review', stale: true }, where: `r.kind = 'review' AND ${stale}` },
+    { f: { kind: 'review', stale: true }, where: `r.kind = 'review' AND ${STALE}` },
     ...members.map((m) => ({ f: { authorId: m.id }, where: 'r.author_id = @a', args: { a: rowNo(m.id) } })),
     ...members.map((m) => ({
       f: { authorId: m.id, kind: 'test', stale: false },
-      where: `r.author_id = @a AND r.kind = 'test' AND NOT ${stale}`,
+      where: `r.author_id = @a AND r.kind = 'test' AND NOT ${STALE}`,
       args: { a: rowNo(m.id) },
     })),
     ...tasks.slice(0, 2).map((x) => ({
       f: { taskId: x.id, stale: true },
-      where: `r.task_id = @t AND ${stale}`,
+      where: `r.task_id = @t AND ${STALE}`,
       args: { t: rowNo(x.id) },
     })),
   ]
@@ -73,7 +67,7 @@ async function pageTotals(members: Member[], tasks: Task[]) {
     expect({ f, total: page.total }).toEqual({ f, total: count(where, args) })
     expect({ f, staleTotal: page.staleTotal }).toEqual({
       f,
-      staleTotal: count(`${staleWhere || '1'} AND ${stale}`, args),
+      staleTotal: count(`${staleWhere || '1'} AND ${STALE}`, args),
     })
     // The page itself: the newest matching reports.
     const ids = db
@@ -127,16 +121,10 @@ describe('reports.page totals kept by triggers', () => {
           .pluck()
           .get(rowNo(d!.id)) as string | undefined
         store.transaction(() => {
-          const r = store.reports.insert({
+          const r = insertReport(store, {
             task_id: rowNo(tasks[0]!.id),
             author_id: rnd(2) ? rowNo(members[0]!.id) : null,
-            kind: 'test',
-            verdict: 'pass',
-            summary: '',
-            artifact_commit: null,
-            artifact_digest: null,
             claim_count: 1,
-            created_at: new Date().toISOString(),
           })
           store.reports.insertBasis(r, rowNo(d!.id), d!.version, d!.fingerprint)
           store.reports.insertClaimLink(
@@ -197,17 +185,7 @@ describe('reports.page totals kept by triggers', () => {
     const { store } = core.harness.ctx(ws.id)
     store.transaction(() => {
       for (let i = 0; i < 3000; i++) {
-        const r = store.reports.insert({
-          task_id: rowNo(task.id),
-          author_id: null,
-          kind: 'test',
-          verdict: 'pass',
-          summary: '',
-          artifact_commit: null,
-          artifact_digest: null,
-          claim_count: 0,
-          created_at: '',
-        })
+        const r = insertReport(store, { task_id: rowNo(task.id), author_id: null, claim_count: 0, created_at: '' })
         store.reports.insertBasis(r, rowNo(d.id), d.version, d.fingerprint)
       }
     })
@@ -225,21 +203,10 @@ describe('reports.page totals kept by triggers', () => {
 describe('migration 015 on a file that already has reports', () => {
   it('backfills the totals, then the triggers keep them', () => {
     const file = `${t.dataDir}/old.sqlite`
-    const at = new Date().toISOString()
-    const before = openDatabase(file, { migrations: migrations.slice(0, 14) })
-    before
-      .prepare(
-        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
-      )
-      .run(at, at)
-    const decision = before.prepare(
-      "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (?, 'd', 's', 'accepted', 2, ?, ?, ?)",
-    )
-    decision.run(1, 'fp2', at, at)
-    decision.run(2, 'gp1', at, at)
-    before
-      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
-      .run(at, at)
+    const { db: before, at } = olderFile(file, 14, [
+      [1, 'fp2'],
+      [2, 'gp1'],
+    ])
     const report = before.prepare(
       'INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, ?, ?, 1, ?)',
     )

@@ -9,25 +9,22 @@ import type { Core } from '../../electron/main/core'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, type TestCore } from '../fixtures/core'
 import { random } from '../fixtures/random'
+import { olderFile, rowNo, STALE } from '../fixtures/store'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
 })
 afterEach(() => t.cleanup())
 
-const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 const KINDS = ['implementation', 'test', 'review'] as const
 
-const stale = `(EXISTS (SELECT 1 FROM claim_links c JOIN decisions d ON d.id = c.decision_id WHERE c.report_id = r.id AND c.pinned_fingerprint <> d.fingerprint)
-  OR EXISTS (SELECT 1 FROM report_basis b JOIN decisions d ON d.id = b.decision_id WHERE b.report_id = r.id AND b.fingerprint <> d.fingerprint))`
 const live = `NOT EXISTS (SELECT 1 FROM reports n WHERE n.task_id = r.task_id AND n.kind = r.kind AND n.author_id IS r.author_id AND n.id > r.id)`
 
 describe('superseded reports', () => {
@@ -74,16 +71,16 @@ describe('superseded reports', () => {
           .all(),
       ).toEqual([])
       const page = await core.invoke('reports.page', { workspaceId: ws.id, limit: 2 })
-      expect({ round, attention: page.attentionTotal }).toEqual({ round, attention: count(`${stale} AND ${live}`) })
-      expect(page.staleTotal).toBe(count(stale))
+      expect({ round, attention: page.attentionTotal }).toEqual({ round, attention: count(`${STALE} AND ${live}`) })
+      expect(page.staleTotal).toBe(count(STALE))
       const m = members[rnd(2)]!
       const byAuthor = await core.invoke('reports.page', { workspaceId: ws.id, authorId: m.id, kind: 'test', limit: 1 })
       expect(byAuthor.attentionTotal).toBe(
-        count(`r.author_id = @a AND r.kind = 'test' AND ${stale} AND ${live}`, { a: rowNo(m.id) }),
+        count(`r.author_id = @a AND r.kind = 'test' AND ${STALE} AND ${live}`, { a: rowNo(m.id) }),
       )
       const x = tasks[rnd(tasks.length)]!
       const byTask = await core.invoke('reports.page', { workspaceId: ws.id, taskId: x.id, limit: 1 })
-      expect(byTask.attentionTotal).toBe(count(`r.task_id = @t AND ${stale} AND ${live}`, { t: rowNo(x.id) }))
+      expect(byTask.attentionTotal).toBe(count(`r.task_id = @t AND ${STALE} AND ${live}`, { t: rowNo(x.id) }))
       superseded = count('r.superseded_by IS NOT NULL')
     }
     expect(superseded).toBeGreaterThan(20)
@@ -99,21 +96,7 @@ describe('superseded reports', () => {
 
   it('migration 018 backfills superseded_by and the kept figure, then the triggers keep them', () => {
     const file = `${t.dataDir}/old.sqlite`
-    const at = new Date().toISOString()
-    const before = openDatabase(file, { migrations: migrations.slice(0, 17) })
-    before
-      .prepare(
-        "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
-      )
-      .run(at, at)
-    before
-      .prepare(
-        "INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at) VALUES (1, 'd', 's', 'accepted', 2, 'fp2', ?, ?)",
-      )
-      .run(at, at)
-    before
-      .prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)")
-      .run(at, at)
+    const { db: before, at } = olderFile(file, 17, [[1, 'fp2']])
     const report = before.prepare(
       "INSERT INTO reports (id, task_id, author_id, kind, verdict, claim_count, created_at) VALUES (?, 1, ?, ?, 'pass', 0, ?)",
     )

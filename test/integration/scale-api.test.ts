@@ -11,19 +11,20 @@ import type { Decision, ImpactReport, ImpactTask, Member, Task, Workspace } from
 import { IMPACT_SUMMARY_LIMIT } from '../../shared/schemas'
 import { openDatabase } from '../../electron/main/store/connection'
 import { migrations } from '../../electron/main/store/migrations'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { olderFile, rowNo } from '../fixtures/store'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const SHA = 'a'.repeat(40)
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 let impl: Member, tester: Member
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
   impl = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
   tester = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
 })
@@ -47,7 +48,6 @@ const report = (tk: Task, decisions: Decision[], claims = 1) =>
     artifact: { commit: SHA },
     claims: Array.from({ length: claims }, (_, i) => ({ text: `claim ${i}`, decisionIds: decisions.map((d) => d.id) })),
   })
-const rowNo = (id: string) => Number(/\d+$/.exec(id)![0])
 
 /** Every page of a paged method, following nextCursor to the end. */
 async function walk<T>(
@@ -410,15 +410,7 @@ describe('token figures', () => {
 describe('migration 008 on a file that already has steps', () => {
   it('backfills the token figures from the existing steps, then the triggers keep them', () => {
     const file = `${t.dataDir}/old.sqlite`
-    const v7 = openDatabase(file, { migrations: migrations.slice(0, 7) })
-    const at = new Date().toISOString()
-    v7.prepare(
-      "INSERT INTO members (id, name, role, authority, created_at, updated_at) VALUES (1, 'A', 'r', 'decider', ?, ?)",
-    ).run(at, at)
-    v7.prepare("INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES (1, 't', 'todo', ?, ?)").run(
-      at,
-      at,
-    )
+    const { db: v7, at } = olderFile(file, 7)
     const step = v7.prepare(
       'INSERT INTO steps (member_id, kind, status, task_id, input_tokens, output_tokens, started_at) VALUES (1, ?, ?, ?, ?, ?, ?)',
     )

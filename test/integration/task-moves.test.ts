@@ -2,17 +2,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { Task, Workspace } from '../../shared/schemas'
 import { canMove, taskMoves, taskStatuses, taskStatusWords, type TaskStatusValue } from '../../shared/task-rules'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const SHA = 'c'.repeat(40)
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+  t = await openWorkspace()
+  ;({ core, ws } = t)
 })
 afterEach(() => t.cleanup())
 
