@@ -1,10 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
+import type { Bridge } from '../../electron/main/transport/bridge'
 import { makeCore, type TestCore } from '../fixtures/core'
+import { bridgeWithUi } from '../fixtures/http'
 
 let t: TestCore
 let bridge: Bridge
@@ -13,12 +14,10 @@ const TOKEN = 'test-token-123'
 
 beforeEach(async () => {
   t = makeCore()
-  const staticDir = join(t.dataDir, '..', 'static')
-  mkdirSync(join(staticDir, 'assets'), { recursive: true })
-  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Concord UI</title>')
-  writeFileSync(join(staticDir, 'assets', 'app.js'), 'console.log(1)')
-  bridge = await startBridge({ core: t.core, port: 0, token: TOKEN, staticDir })
-  base = `http://127.0.0.1:${bridge.port}`
+  ;({ bridge, base } = await bridgeWithUi(t, TOKEN, {
+    'index.html': '<!doctype html><title>Concord UI</title>',
+    'assets/app.js': 'console.log(1)',
+  }))
 })
 afterEach(async () => {
   await bridge.close()

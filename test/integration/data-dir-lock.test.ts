@@ -12,6 +12,7 @@ import { createCore } from '../../electron/main/core'
 import { LOCK_FILE } from '../../electron/main/data-dir-lock'
 import { processStartTime } from '../../electron/main/platform/process-records'
 import { initRepo, rejectsWith } from '../fixtures/core'
+import { apiClient, memberMidTurn, startServe } from '../fixtures/http'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
 
 const projectRoot = join(import.meta.dirname, '..', '..')
@@ -35,25 +36,11 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-/** `concord serve` as a child process; resolves with its base URL once it prints it. */
+/** `concord serve` on the data folder, as a child process the test ends. */
 function serve(): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--token', TOKEN], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CONCORD_DATA_DIR: '' },
-  })
-  children.push(child)
-  const url = new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out)
-      if (m) resolve(`http://127.0.0.1:${m[1]}`)
-    })
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-  })
-  return { child, url }
+  const served = startServe(dataDir, TOKEN, { cwd: root, env: { ...process.env, CONCORD_DATA_DIR: '' } })
+  children.push(served.child)
+  return served
 }
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -92,27 +79,13 @@ describe('one Concord per data folder', { timeout: 90_000 }, () => {
     server = await startModelServer()
     const first = serve()
     const base = await first.url
-    const api = async (method: string, params: unknown) => {
-      const res = await fetch(`${base}/api/${method}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(params),
-      })
-      const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
-      if (!body.ok) throw new Error(JSON.stringify(body.error))
-      return body.value
-    }
-    const ws = await api('workspaces.open', { repoPath: repo })
-    const m = await api('members.create', {
-      workspaceId: ws.id,
-      name: 'Impl',
-      role: 'implementer',
-      approval: 'auto',
-      provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
+    const api = apiClient(base, TOKEN)
+    const m = await memberMidTurn(api, repo, server, {
+      text: 'A long answer that is still streaming',
+      hang: true,
+      chunkSize: 4,
+      chunkDelayMs: 5,
     })
-    server.enqueue({ text: 'A long answer that is still streaming', hang: true, chunkSize: 4, chunkDelayMs: 5 })
-    await api('sessions.send', { memberId: m.id, text: 'Start working' })
-    await server.waitForRequests(1)
     await expect
       .poll(
         async () =>

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { AgentDriver, type AgentOptions } from '../../eval/agent'
 import { runExperiment } from '../../eval/experiment'
 import { claudeOffline, codexArgs } from '../fixtures/agents'
+import { actArguments, competentAction, type PromptState } from '../fixtures/competent-member'
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 const SEED = 3
@@ -62,52 +63,6 @@ const withTools = (r: RecordedRequest) =>
   Array.isArray(r.body?.tools) && r.body.tools.length > 0 && !r.path.endsWith(':generateContent')
 const stepPrompt = (r: RecordedRequest) => withTools(r) && !lastInput(r).some((b) => b.type === 'tool_result')
 
-interface PromptState {
-  yourReading: Record<string, string>
-  workInProgress: { task: string; builtAgainst: Record<string, string> } | null
-  askedAbout: { task: string }[]
-  tasks: {
-    task: string
-    role: string
-    status: string
-    delivered: string | null
-    deliveredBuiltAgainst?: Record<string, string>
-    yourLastReport?: { on: string; read: Record<string, string> }
-  }[]
-  possibleNow: string[]
-}
-const differs = (a: Record<string, string>, reading: Record<string, string>) =>
-  Object.entries(a).some(([d, s]) => reading[d] !== s)
-
-/** The member's next action as a competent one would choose it from the prompt's state alone: follow the latest text read. */
-function choose(s: PromptState): string {
-  const can = (a: string) => s.possibleNow.includes(a)
-  const w = s.workInProgress
-  if (w) {
-    if (differs(w.builtAgainst, s.yourReading)) return `realign ${w.task}`
-    if (can(`work ${w.task}`)) return `work ${w.task}`
-    if (can(`deliver ${w.task}`)) return `deliver ${w.task}`
-  }
-  for (const t of s.tasks) {
-    if (
-      t.role === 'yours' &&
-      t.deliveredBuiltAgainst &&
-      differs(t.deliveredBuiltAgainst, s.yourReading) &&
-      can(`reopen ${t.task}`)
-    )
-      return `reopen ${t.task}`
-    if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return `reopen ${t.task}`
-    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`))
-      return `acknowledge ${t.task}`
-    if (t.role !== 'yours' && can(`check ${t.task}`)) {
-      const r = t.yourLastReport
-      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task))
-        return `check ${t.task}`
-    }
-  }
-  return s.possibleNow.find((a) => a.startsWith('start ')) ?? 'wait'
-}
-
 /**
  * The scripted model behind Claude Code: on a step's prompt, one call of the tool Claude offers for the eval's `act`;
  * on that call's result, a short text that ends the turn. Side requests without tools get a text.
@@ -123,8 +78,8 @@ function competent(toolNames: Set<string>) {
     if (blocks.some((b) => b.type === 'tool_result')) return { text: 'Acted.' }
     const json = /```json\n([\s\S]*?)\n```/.exec(blocks.map((b) => b.text ?? '').join('\n'))
     if (!json) return { text: 'No state in this prompt.' }
-    const a = choose(JSON.parse(json[1]!) as PromptState)
-    const args = a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] }
+    const a = competentAction(JSON.parse(json[1]!) as PromptState)
+    const args = actArguments(a)
     // Claude Code names an MCP tool mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>; Codex offers a server's tools as the namespace mcp__<server>.
     const call =
       req.format === 'responses'

@@ -17,6 +17,7 @@ import { tokens } from '../../eval/tokens'
 import { World } from '../../eval/world'
 import { ModelDriver, modelProvider } from '../../eval/model'
 import { simulate } from '../../eval/simulate'
+import { actArguments, competentAction, type PromptState } from '../fixtures/competent-member'
 import { startModelServer, type RecordedRequest, type ScriptedReply } from '../fixtures/model-server'
 
 const SEED = 3
@@ -155,62 +156,12 @@ const userText = (req: RecordedRequest): string => {
     : last.content.map((b: { text?: string }) => b.text ?? '').join('')
 }
 
-interface PromptState {
-  yourReading: Record<string, string>
-  workInProgress: { task: string; builtAgainst: Record<string, string>; done: number; effort: number } | null
-  askedAbout: { task: string; kind: string }[]
-  tasks: {
-    task: string
-    role: string
-    status: string
-    delivered: string | null
-    deliveredBuiltAgainst?: Record<string, string>
-    yourLastReport?: { on: string; read: Record<string, string> }
-  }[]
-  possibleNow: string[]
-}
 const stateOf = (req: RecordedRequest): PromptState => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(userText(req))![1]!)
-const differs = (a: Record<string, string>, reading: Record<string, string>) =>
-  Object.entries(a).some(([d, s]) => reading[d] !== s)
 
 /** A competent member, played by the scripted model from nothing but the prompt: follow the latest text read. */
 function competent(req: RecordedRequest): ScriptedReply {
-  const s = stateOf(req)
-  const can = (a: string) => s.possibleNow.includes(a)
-  const act = (a: string) => ({
-    toolCalls: [
-      {
-        name: 'act',
-        arguments: a === 'wait' ? { action: 'wait' } : { action: a.split(' ')[0], task: a.split(' ')[1] },
-      },
-    ],
-    usage: { input: 50, output: 7 },
-  })
-  const w = s.workInProgress
-  if (w) {
-    if (differs(w.builtAgainst, s.yourReading)) return act(`realign ${w.task}`)
-    if (can(`work ${w.task}`)) return act(`work ${w.task}`)
-    if (can(`deliver ${w.task}`)) return act(`deliver ${w.task}`)
-  }
-  for (const t of s.tasks) {
-    if (
-      t.role === 'yours' &&
-      t.deliveredBuiltAgainst &&
-      differs(t.deliveredBuiltAgainst, s.yourReading) &&
-      can(`reopen ${t.task}`)
-    )
-      return act(`reopen ${t.task}`)
-    if (t.role === 'yours' && t.status === 'in_progress' && can(`reopen ${t.task}`)) return act(`reopen ${t.task}`)
-    if (t.role === 'yours' && s.askedAbout.some((a) => a.task === t.task) && can(`acknowledge ${t.task}`))
-      return act(`acknowledge ${t.task}`)
-    if (t.role !== 'yours' && can(`check ${t.task}`)) {
-      const r = t.yourLastReport
-      if (!r || r.on !== t.delivered || differs(r.read, s.yourReading) || s.askedAbout.some((a) => a.task === t.task))
-        return act(`check ${t.task}`)
-    }
-  }
-  const start = s.possibleNow.find((a) => a.startsWith('start '))
-  return act(start ?? 'wait')
+  const action = competentAction(stateOf(req))
+  return { toolCalls: [{ name: 'act', arguments: actArguments(action) }], usage: { input: 50, output: 7 } }
 }
 
 describe('npm run eval --provider (model-driven members, offline against the scripted wire-format server)', () => {

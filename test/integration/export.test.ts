@@ -7,14 +7,16 @@ import { createCore } from '../../electron/main/core'
 import { TransferRepo } from '../../electron/main/store/transfer-repo'
 import { startBridge } from '../../electron/main/transport/bridge'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
-import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
+import { rejectsWith } from '../fixtures/core'
+import { deliverTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
 
 const SHA = 'c'.repeat(40)
 const API_KEY = 'sk-live-TOPSECRET-key-0001'
 const URL_PASSWORD = 'pw-TOPSECRET-0002'
 const BRIDGE_TOKEN = 'tok-TOPSECRET-bridge-0003'
 
-let t: TestCore
+let t: OpenWorkspace
 let core: Core
 let ws: Workspace
 let lead: Member, impl: Member, tester: Member
@@ -27,9 +29,8 @@ let login: Task
  * on D-3, a delivered task flagged for re-verification and a report with a stale claim.
  */
 beforeEach(async () => {
-  t = makeCore()
-  core = t.core
-  ws = await core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
+  t = await openWorkspace({ name: 'Shop' })
+  ;({ core, ws } = t)
   lead = await core.invoke('members.create', {
     workspaceId: ws.id,
     name: 'Lead',
@@ -63,8 +64,7 @@ beforeEach(async () => {
     assigneeId: impl.id,
     decisionIds: [auth.id, storage.id],
   })
-  await core.invoke('tasks.setStatus', { taskId: login.id, status: 'in_progress' })
-  await core.invoke('tasks.setStatus', { taskId: login.id, status: 'delivered', artifact: { commit: SHA } })
+  await deliverTask(core, login, SHA)
   await core.invoke('reports.submit', {
     taskId: login.id,
     authorId: tester.id,
@@ -615,10 +615,11 @@ describe('json export and import', () => {
       return p
     }
     const attempt = (path: string, repoPath = target) => core.invoke('import.workspace', { path, repoPath })
-    const mutate = (fn: (d: any) => void) => {
+    /** The good export changed by `fn`, written as `name`: the import's refusal (invalid_params). */
+    const refused = (name: string, fn: (d: any) => void) => {
       const d = structuredClone(good)
       fn(d)
-      return d
+      return rejectsWith(attempt(write(name, d)), 'invalid_params')
     }
 
     expect(
@@ -635,57 +636,25 @@ describe('json export and import', () => {
       'schema_too_new',
     )
     expect(newer.message).toContain('newer Concord (export schema version 2; this Concord reads version 1)')
-    const shape = await rejectsWith(
-      attempt(
-        write(
-          'shape.json',
-          mutate((d) => {
-            d.decisions[1].status = 'maybe'
-            delete d.tasks[0].title
-          }),
-        ),
-      ),
-      'invalid_params',
-    )
+    const shape = await refused('shape.json', (d) => {
+      d.decisions[1].status = 'maybe'
+      delete d.tasks[0].title
+    })
     expect(shape.message).toContain('decisions[1].status')
     expect(shape.message).toContain('tasks[0].title')
-    const dangling = await rejectsWith(
-      attempt(
-        write(
-          'dangling.json',
-          mutate((d) => {
-            d.tasks[0].assigneeId = 'M-99'
-          }),
-        ),
-      ),
-      'invalid_params',
-    )
+    const dangling = await refused('dangling.json', (d) => {
+      d.tasks[0].assigneeId = 'M-99'
+    })
     expect(dangling.message).toContain('tasks[0].assigneeId: member M-99 is not in the export')
-    const tampered = await rejectsWith(
-      attempt(
-        write(
-          'tampered.json',
-          mutate((d) => {
-            d.decisions[1].revisions[0].statement = 'Store orders in Postgres.'
-          }),
-        ),
-      ),
-      'invalid_params',
-    )
+    const tampered = await refused('tampered.json', (d) => {
+      d.decisions[1].revisions[0].statement = 'Store orders in Postgres.'
+    })
     expect(tampered.message).toContain(
       'decisions[1].revisions[0]: the statement or status does not match its contentHash',
     )
-    const unknownField = await rejectsWith(
-      attempt(
-        write(
-          'extra.json',
-          mutate((d) => {
-            d.members[0].apiKey = 'x'
-          }),
-        ),
-      ),
-      'invalid_params',
-    )
+    const unknownField = await refused('extra.json', (d) => {
+      d.members[0].apiKey = 'x'
+    })
     expect(unknownField.message).toContain('members[0]: unknown field apiKey')
     expect((await rejectsWith(attempt(join(dir, 'missing.json')), 'invalid_params')).message).toContain(
       'does not exist',

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MAX_FOLDERS } from '../../electron/main/system/folders'
 import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
 import { initRepo, makeCore, type TestCore } from '../fixtures/core'
+import { callApi } from '../fixtures/http'
 
 const TOKEN = 'folders-token'
 let t: TestCore
@@ -20,17 +21,7 @@ async function start(options: Parameters<typeof makeCore>[0] = {}) {
 }
 
 /** Through the bridge, as the browser's folder chooser calls it. */
-async function api(method: string, params: unknown) {
-  const res = await fetch(`http://127.0.0.1:${bridge.port}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(params),
-  })
-  return {
-    status: res.status,
-    body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } },
-  }
-}
+const api = (method: string, params: unknown) => callApi(`http://127.0.0.1:${bridge.port}`, TOKEN, method, params)
 
 describe('choosing a repository folder', () => {
   it('lists the sub-folders only, sorted, hidden ones left out, repositories marked, symlinks to folders followed', async () => {

@@ -8,9 +8,10 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { importWorkspace } from '../../electron/main/export/import'
 import { Slicer } from '../../electron/main/export/sliced'
-import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
+import type { Bridge } from '../../electron/main/transport/bridge'
 import type { Workspace } from '../../shared/schemas'
 import { makeCore, type TestCore } from '../fixtures/core'
+import { bridgeWithUi, callApi } from '../fixtures/http'
 
 const TOKEN = 'import-slices-token-123456'
 const DECISIONS = 5000
@@ -46,10 +47,7 @@ beforeEach(async () => {
       statement: 'Store orders in SQLite.',
     })
   ).id
-  const staticDir = join(t.dataDir, '..', 'static')
-  mkdirSync(staticDir, { recursive: true })
-  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Concord UI</title>')
-  bridge = await startBridge({ core: t.core, port: 0, token: TOKEN, staticDir })
+  ;({ bridge } = await bridgeWithUi(t, TOKEN))
   bigFile = await bigExport(DECISIONS)
 })
 afterEach(async () => {
@@ -57,20 +55,7 @@ afterEach(async () => {
   await t.cleanup()
 })
 
-async function api(
-  method: string,
-  params: unknown,
-): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { code: string; message: string } } }> {
-  const res = await fetch(`http://127.0.0.1:${bridge.port}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(params),
-  })
-  return {
-    status: res.status,
-    body: (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } },
-  }
-}
+const api = (method: string, params: unknown) => callApi(`http://127.0.0.1:${bridge.port}`, TOKEN, method, params)
 
 /** Calls workspaces.list and decisions.get one after the other until `until` settles; what each answered. */
 async function callsDuring(until: Promise<unknown>): Promise<{ answered: number; listed: string[][] }> {

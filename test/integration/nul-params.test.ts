@@ -2,11 +2,11 @@
  * A NUL character in a path or a search query is the caller's mistake (or an attack on a C string): the bridge
  * answers 400 invalid_params naming the field, never 500.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
+import type { Bridge } from '../../electron/main/transport/bridge'
 import { makeCore, type TestCore } from '../fixtures/core'
+import { bridgeWithUi, callApi } from '../fixtures/http'
 
 let t: TestCore
 let bridge: Bridge
@@ -14,27 +14,14 @@ const TOKEN = 'nul-test-token-123456'
 
 beforeEach(async () => {
   t = makeCore()
-  const staticDir = join(t.dataDir, '..', 'static')
-  mkdirSync(staticDir, { recursive: true })
-  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Concord UI</title>')
-  bridge = await startBridge({ core: t.core, port: 0, token: TOKEN, staticDir })
+  ;({ bridge } = await bridgeWithUi(t, TOKEN))
 })
 afterEach(async () => {
   await bridge.close()
   await t.cleanup()
 })
 
-async function api(method: string, body: unknown) {
-  const res = await fetch(`http://127.0.0.1:${bridge.port}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(body),
-  })
-  return {
-    status: res.status,
-    body: (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string } },
-  }
-}
+const api = (method: string, params: unknown) => callApi(`http://127.0.0.1:${bridge.port}`, TOKEN, method, params)
 
 describe('a NUL character in a path or query', () => {
   it('is 400 invalid_params naming the field, for every path and query field', async () => {

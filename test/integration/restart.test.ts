@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
 import { initRepo, waitForEvent } from '../fixtures/core'
+import { apiClient, memberMidTurn, startServe } from '../fixtures/http'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
 
 let child: ChildProcess | null = null
@@ -19,20 +20,9 @@ afterEach(async () => {
 
 /** Starts `concord serve` in a child process and resolves with its base URL once it prints it. */
 function serve(dataDir: string, token: string): Promise<string> {
-  child = spawn(process.execPath, ['bin/concord.js', 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
-    cwd: join(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out)
-      if (m) resolve(`http://127.0.0.1:${m[1]}`)
-    })
-    child!.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-    child!.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-  })
+  const served = startServe(dataDir, token)
+  child = served.child
+  return served.url
 }
 
 it('a killed process loses no committed step: the interrupted turn is marked and the member carries on', async () => {
@@ -43,32 +33,13 @@ it('a killed process loses no committed step: the interrupted turn is marked and
   initRepo(repo)
   server = await startModelServer()
   const base = await serve(dataDir, 'restart-test-token')
-  const api = async (method: string, params: unknown) => {
-    const res = await fetch(`${base}/api/${method}`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer restart-test-token', 'content-type': 'application/json' },
-      body: JSON.stringify(params),
-    })
-    const body = (await res.json()) as { ok: boolean; value: any; error?: unknown }
-    if (!body.ok) throw new Error(JSON.stringify(body.error))
-    return body.value
-  }
-  const ws = await api('workspaces.open', { repoPath: repo })
-  const m = await api('members.create', {
-    workspaceId: ws.id,
-    name: 'Impl',
-    role: 'implementer',
-    approval: 'auto',
-    provider: { kind: 'openai', model: 'gpt-test', baseURL: server.openaiBaseURL, apiKey: 'k' },
-  })
-  server.enqueue({
+  const api = apiClient(base, 'restart-test-token')
+  const m = await memberMidTurn(api, repo, server, {
     text: 'Partial thoughts that will be cut off by a crash',
     hang: true,
     chunkSize: 4,
     chunkDelayMs: 5,
   })
-  await api('sessions.send', { memberId: m.id, text: 'Start working' })
-  await server.waitForRequests(1)
   // Wait until the streamed text is durable (it is flushed at least every 250 ms).
   let persisted = ''
   for (let i = 0; i < 100 && persisted.length < 10; i++) {

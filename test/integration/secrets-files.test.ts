@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createCore, type Core, type CoreOptions } from '../../electron/main/core'
 import { secretRef } from '../../electron/main/harness/members/members'
 import type { SecretCipher } from '../../electron/main/secrets/secret-store'
+import type { Member, Workspace } from '../../shared/schemas'
 import { rejectsWith } from '../fixtures/core'
 
 let root: string
@@ -52,6 +53,27 @@ const openai = (apiKey?: string, model = 'gpt-old') => ({
   ...(apiKey ? { apiKey } : {}),
 })
 
+/** A workspace on the repository folder and its lead, with the model gpt-old and this key. */
+async function leadWithKey(core: Core, apiKey: string): Promise<{ ws: Workspace; lead: Member }> {
+  const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
+  const lead = await core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Lead',
+    role: 'lead',
+    provider: openai(apiKey),
+  })
+  return { ws, lead }
+}
+
+/** Lead alone, with its old model and key; and no key waiting under the row id of the member that failed (m2). */
+async function expectLeadAlone(c: Core, ws: Workspace, lead: Member): Promise<void> {
+  const members = await c.invoke('members.list', { workspaceId: ws.id })
+  expect(members.map((m) => [m.name, m.provider?.model, m.provider?.hasKey])).toEqual([['Lead', 'gpt-old', true]])
+  expect(c.harness.secrets.get(secretRef(lead.id))).toBe('sk-old')
+  // Its row id was rolled back: no key may wait there for the next member.
+  expect(c.harness.secrets.has(secretRef(`${ws.id}-m2`))).toBe(false)
+}
+
 /**
  * Makes the next commit that inserted or updated a member fail at COMMIT (a deferred foreign key
  * that cannot be satisfied), after every statement of the transaction, the key write included, succeeded.
@@ -68,13 +90,7 @@ function failNextMemberCommit(core: Core, workspaceId: string): void {
 describe('a member and its key are saved together or not at all', () => {
   it('a key that cannot be written saves no member and keeps the previous key, before and after a restart', async () => {
     let core = start()
-    const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const lead = await core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Lead',
-      role: 'lead',
-      provider: openai('sk-old'),
-    })
+    const { ws, lead } = await leadWithKey(core, 'sk-old')
     expect(lead.provider?.hasKey).toBe(true)
 
     // A folder where the secrets file's temp file goes: every key write fails.
@@ -96,12 +112,7 @@ describe('a member and its key are saved together or not at all', () => {
     )
     expect(updated.message).not.toContain(dataDir)
 
-    const check = async (c: Core) => {
-      const members = await c.invoke('members.list', { workspaceId: ws.id })
-      expect(members.map((m) => [m.name, m.provider?.model, m.provider?.hasKey])).toEqual([['Lead', 'gpt-old', true]])
-      expect(c.harness.secrets.get(secretRef(lead.id))).toBe('sk-old')
-      expect(c.harness.secrets.has(secretRef(`${ws.id}-m2`))).toBe(false)
-    }
+    const check = (c: Core) => expectLeadAlone(c, ws, lead)
     await check(core)
     // The store itself: a failed write changes nothing in memory either (hasKey is what a restart finds).
     expect(() => core.harness.secrets.set(secretRef(lead.id), 'sk-direct')).toThrow(
@@ -127,13 +138,7 @@ describe('a member and its key are saved together or not at all', () => {
 
   it('a member commit that fails after the key was written takes the key back (create) or restores the previous one (update)', async () => {
     let core = start()
-    const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const lead = await core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Lead',
-      role: 'lead',
-      provider: openai('sk-old'),
-    })
+    const { ws, lead } = await leadWithKey(core, 'sk-old')
     vi.spyOn(console, 'error').mockImplementation(() => {})
     failNextMemberCommit(core, ws.id)
 
@@ -149,13 +154,7 @@ describe('a member and its key are saved together or not at all', () => {
       core.invoke('members.update', { memberId: lead.id, provider: openai('sk-new', 'gpt-new') }),
     ).rejects.toThrow()
 
-    const check = async (c: Core) => {
-      const members = await c.invoke('members.list', { workspaceId: ws.id })
-      expect(members.map((m) => [m.name, m.provider?.model, m.provider?.hasKey])).toEqual([['Lead', 'gpt-old', true]])
-      expect(c.harness.secrets.get(secretRef(lead.id))).toBe('sk-old')
-      // Ivy's row id was rolled back: no key may wait there for the next member.
-      expect(c.harness.secrets.has(secretRef(`${ws.id}-m2`))).toBe(false)
-    }
+    const check = (c: Core) => expectLeadAlone(c, ws, lead)
     await check(core)
     core = await restart(core)
     await check(core)
@@ -224,13 +223,7 @@ describe('system.info says where keys live', () => {
       encrypted: true,
       description: 'encrypted with the test keychain',
     })
-    const ws = await core.invoke('workspaces.open', { repoPath: repoDir })
-    const m = await core.invoke('members.create', {
-      workspaceId: ws.id,
-      name: 'Lead',
-      role: 'lead',
-      provider: openai('sk-very-secret'),
-    })
+    const { lead: m } = await leadWithKey(core, 'sk-very-secret')
     expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).not.toContain('sk-very-secret')
     core = await restart(core, { cipher: aesCipher(key) })
     expect(core.harness.secrets.get(secretRef(m.id))).toBe('sk-very-secret')
