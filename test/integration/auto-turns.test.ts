@@ -9,7 +9,14 @@ import type { Member, Step, Task, Workspace } from '../../shared/schemas'
 import { createCore } from '../../electron/main/core'
 import { rejectsWith, waitForEvent } from '../fixtures/core'
 import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/runtime/auto-turns'
-import { editForSlowProviders, searchTask } from '../fixtures/harness'
+import {
+  deliverTask,
+  editForSlowProviders,
+  passingReport,
+  searchTask,
+  searchTimeout,
+  type Claim,
+} from '../fixtures/harness'
 import { memberScripts, type MemberReply, type MemberScripts } from '../fixtures/member-scripts'
 import { sessionDelta, sessionState, sessionWhere } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
@@ -48,6 +55,18 @@ async function decisionAndTask(assignee: Member, status: Task['status'] = 'in_pr
   return { d, task }
 }
 const edit = (d: { id: string; version: number }, statement?: string) => editForSlowProviders(t.core, d, statement)
+/** The model's call of submit_report: a passing report of this kind on T-1, its one claim on D-1. */
+const reportCall = (kind: string, summary: string, claim: string) => ({
+  toolCalls: [
+    {
+      name: 'submit_report',
+      arguments: { taskId: 'T-1', kind, verdict: 'pass', summary, claims: [{ text: claim, decisionIds: ['D-1'] }] },
+    },
+  ],
+})
+/** A passing report by the author on the task's first commit. */
+const passed = (task: Task, author: Member, kind: 'implementation' | 'test' | 'review', claims?: Claim[]) =>
+  passingReport(t.core, task, author, kind, head, claims)
 
 /** Waits until the member has settled after a human message: everything queued before it has run. */
 async function humanSays(m: Member, text: string) {
@@ -281,22 +300,8 @@ describe('reports move tasks', () => {
     const { d, task } = await decisionAndTask(impl, 'delivered')
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true })
     const claim = (text: string) => [{ text, decisionIds: [d.id] }]
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tester.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: claim('gives up after 5 s'),
-    })
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: reviewer.id,
-      kind: 'review',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: claim('timeout handled'),
-    })
+    await passed(task, tester, 'test', claim('gives up after 5 s'))
+    await passed(task, reviewer, 'review', claim('timeout handled'))
 
     script(
       impl.name,
@@ -308,65 +313,22 @@ describe('reports move tasks', () => {
       },
       { toolCalls: [{ name: 'git_commit', arguments: { message: 'search: 10 s timeout, partial results' } }] },
       { toolCalls: [{ name: 'acknowledge_task', arguments: { taskId: 'T-1' } }] },
-      {
-        toolCalls: [
-          {
-            name: 'submit_report',
-            arguments: {
-              taskId: 'T-1',
-              kind: 'implementation',
-              verdict: 'pass',
-              summary: '10 s',
-              claims: [{ text: 'times out at 10 s', decisionIds: ['D-1'] }],
-            },
-          },
-        ],
-      },
+      reportCall('implementation', '10 s', 'times out at 10 s'),
     )
-    script(tester.name, {
-      toolCalls: [
-        {
-          name: 'submit_report',
-          arguments: {
-            taskId: 'T-1',
-            kind: 'test',
-            verdict: 'pass',
-            summary: 'ok',
-            claims: [{ text: 'gives up after 10 s', decisionIds: ['D-1'] }],
-          },
-        },
-      ],
-    })
-    script(reviewer.name, {
-      toolCalls: [
-        {
-          name: 'submit_report',
-          arguments: {
-            taskId: 'T-1',
-            kind: 'review',
-            verdict: 'pass',
-            summary: 'ok',
-            claims: [{ text: 'partial results handled', decisionIds: ['D-1'] }],
-          },
-        },
-      ],
-    })
-    const reviewed = waitForEvent(
-      t.core,
-      (e) =>
-        e.event === 'report.submitted' &&
-        e.payload.report.authorId === reviewer.id &&
-        e.payload.report.basis[0]?.version === 2,
-      20_000,
-    )
-    const tested = waitForEvent(
-      t.core,
-      (e) =>
-        e.event === 'report.submitted' &&
-        e.payload.report.authorId === tester.id &&
-        e.payload.report.basis[0]?.version === 2,
-      20_000,
-    )
+    script(tester.name, reportCall('test', 'ok', 'gives up after 10 s'))
+    script(reviewer.name, reportCall('review', 'ok', 'partial results handled'))
+    /** The member's report read against D-1 v2. */
+    const reportOnV2 = (m: Member) =>
+      waitForEvent(
+        t.core,
+        (e) =>
+          e.event === 'report.submitted' &&
+          e.payload.report.authorId === m.id &&
+          e.payload.report.basis[0]?.version === 2,
+        20_000,
+      )
+    const reviewed = reportOnV2(reviewer)
+    const tested = reportOnV2(tester)
     await edit(d)
     await Promise.all([reviewed, tested])
 
@@ -393,14 +355,7 @@ describe('reports move tasks', () => {
     const impl = await member('Impl', 'implementer')
     const tester = await member('Tess', 'tester')
     const { d, task } = await decisionAndTask(impl, 'delivered')
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tester.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [{ text: '5 s', decisionIds: [d.id] }],
-    })
+    await passed(task, tester, 'test', [{ text: '5 s', decisionIds: [d.id] }])
     execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'second'], { cwd: t.repoDir })
     const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
     script(tester.name, { text: 'I looked, but I will report later.' })
@@ -440,11 +395,7 @@ describe('reports move tasks', () => {
 
   it("one edit that leaves many of a busy member's reports stale joins them into one waiting turn that stays short", async () => {
     const tester = await member('Tess', 'tester')
-    const d = await t.core.invoke('decisions.create', {
-      workspaceId: ws.id,
-      title: 'Search timeout',
-      statement: 'Web search gives up after 5 s',
-    })
+    const d = await searchTimeout(t.core, ws.id)
     for (let i = 0; i < 20; i++) {
       const task = await t.core.invoke('tasks.create', {
         workspaceId: ws.id,
@@ -452,16 +403,8 @@ describe('reports move tasks', () => {
         decisionIds: [d.id],
         requiredReports: ['test'],
       })
-      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-      await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
-      await t.core.invoke('reports.submit', {
-        taskId: task.id,
-        authorId: tester.id,
-        kind: 'test',
-        verdict: 'pass',
-        artifact: { commit: head },
-        claims: [{ text: '5 s', decisionIds: [d.id] }],
-      })
+      await deliverTask(t.core, task, head)
+      await passed(task, tester, 'test', [{ text: '5 s', decisionIds: [d.id] }])
     }
     // Tess is in a turn (a slow reply), so the turn Concord starts for her waits, and every later trigger joins it.
     script(tester.name, { text: 'working on it '.repeat(40), chunkSize: 8, chunkDelayMs: 40 })
@@ -490,28 +433,14 @@ describe('reports move tasks', () => {
     const impl = await member('Impl', 'implementer')
     const { task } = await decisionAndTask(impl)
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.deliverOn).toBeNull()
-    const r = await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: impl.id,
-      kind: 'implementation',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [],
-    })
+    const r = await passed(task, impl, 'implementation')
     const { readiness: ready } = await t.core.invoke('tasks.get', { taskId: task.id })
     expect(ready.deliverOn).toEqual({ commit: head, reportId: r.id, reportKey: r.key })
     expect(ready.ready).toBe(false)
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
     // Someone else's passing report offers nothing: delivery is the assignee's word.
     const other = await member('Other', 'implementer')
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: other.id,
-      kind: 'implementation',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [],
-    })
+    await passed(task, other, 'implementation')
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.deliverOn).toBeNull()
   })
 })
@@ -550,14 +479,7 @@ describe('refusal actions', () => {
       },
     ])
 
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tester.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [{ text: '5 s', decisionIds: [d.id] }],
-    })
+    await passed(task, tester, 'test', [{ text: '5 s', decisionIds: [d.id] }])
     const review = await t.core.invoke('reports.submit', {
       taskId: task.id,
       authorId: reviewer.id,

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Step, Workspace } from '../../shared/schemas'
 import { rejectsWith } from '../fixtures/core'
-import { editForSlowProviders, searchTask, startedTask } from '../fixtures/harness'
+import { editForSlowProviders, passingReport, searchTask, startedTask } from '../fixtures/harness'
 import { memberScripts, type MemberScripts } from '../fixtures/member-scripts'
 import { sessionState } from '../fixtures/sessions'
 import { scriptedOpenAI, workspaceWithTeam, type Team } from '../fixtures/workspace'
@@ -133,14 +133,7 @@ describe('the items behind the figures', () => {
     const impl = await member('Impl')
     const tess = await member('Tess')
     const { d, task } = await searchTask(t.core, ws.id, impl, { requiredReports: ['test'] })
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tess.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [{ text: 'gives up after 5 s', decisionIds: [d.id] }],
-    })
+    await passingReport(t.core, task, tess, 'test', head, [{ text: 'gives up after 5 s', decisionIds: [d.id] }])
     // Delivered on a later commit than Tess tested: its report no longer supports the task, Concord asks it to re-verify.
     writeFileSync(join(t.repoDir, 'search.ts'), 'export const timeoutMs = 5000\n')
     execFileSync('git', ['add', '-A'], { cwd: t.repoDir })
@@ -173,14 +166,7 @@ describe('the items behind the figures', () => {
       requiredReports: ['review'],
     })
     for (const text of ['retries three times', 'backs off']) {
-      await t.core.invoke('reports.submit', {
-        taskId: task.id,
-        authorId: rita.id,
-        kind: 'review',
-        verdict: 'pass',
-        artifact: { commit: head },
-        claims: [{ text, decisionIds: [d.id] }],
-      })
+      await passingReport(t.core, task, rita, 'review', head, [{ text, decisionIds: [d.id] }])
     }
     await t.core.invoke('decisions.update', {
       decisionId: d.id,
