@@ -1,32 +1,25 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import { ArchiveButton } from '../../renderer/src/features/archive/ArchiveButton'
 import { ArchiveUndo, dismissUndo, UNDO_MS } from '../../renderer/src/features/archive/undo'
 import { shortcutHelp } from '../../renderer/src/lib/shortcuts'
-import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import { clientApi, renderIn, storeWith } from '../fixtures/app-store'
 
 const WS = 'w00000005'
 const T = `${WS}-t1`
 
 function mount(calls: string[]) {
-  const api = {
-    call: async (m: string) => {
-      calls.push(m)
-      return { id: T, key: 'T-1', title: 'Web search' }
-    },
-    onEvent: () => () => {},
-    onConnection: () => () => {},
-    close: () => {},
-  } as unknown as ClientApi
-  const store = createAppStore(api)
-  store.setState({ workspaceId: WS })
-  return render(
-    <StoreContext.Provider value={store}>
+  const api = clientApi(async (m: string) => {
+    calls.push(m)
+    return { id: T, key: 'T-1', title: 'Web search' }
+  })
+  return renderIn(
+    storeWith({ workspaceId: WS }, api),
+    <>
       <ArchiveButton target={{ kind: 'task', id: T }} />
       <ArchiveUndo />
-    </StoreContext.Provider>,
+    </>,
   )
 }
 

@@ -1,10 +1,9 @@
 // @vitest-environment happy-dom
-import { cleanup, render } from '@testing-library/react'
+import { cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import type { Decision, Step } from '../../shared/schemas'
 import { StepRow } from '../../renderer/src/features/session/StepRow'
-import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import { renderIn, stepOf, storeWith } from '../fixtures/app-store'
 import { buildRows } from '../../renderer/src/stores/steps'
 
 const WS = 'w00000007'
@@ -19,48 +18,26 @@ const decision = {
   status: 'accepted',
   version: 1,
 } as Decision
-const user = (n: number, text: string): Step => ({
-  id: `s${n}`,
-  seq: n,
-  memberId: M,
-  turnId: `turn${n}`,
-  kind: 'user',
-  status: 'done',
-  text,
-  toolCalls: [],
-  tool: null,
-  fromMemberId: null,
-  taskId: null,
-  usage: null,
-  changes: null,
-  refs: [],
-  startedAt: '2026-01-01T00:00:00Z',
-  endedAt: '2026-01-01T00:00:01Z',
-})
+const user = (n: number, text: string): Step =>
+  stepOf({ id: `s${n}`, seq: n, memberId: M, turnId: `turn${n}`, kind: 'user', text })
 
 afterEach(cleanup)
 
 describe('decision cards in a session', () => {
   it('show once, under the first mention; later mentions keep their chips', () => {
     const steps = [user(1, 'Use D-1 for the search.'), user(2, 'Still D-1, right?'), user(3, 'And D-1 again.')]
-    const api = {
-      call: async () => [],
-      onEvent: () => () => {},
-      onConnection: () => () => {},
-      close: () => {},
-    } as unknown as ClientApi
-    const store = createAppStore(api)
-    store.setState({
+    const store = storeWith({
       workspaceId: WS,
       decisions: { [decision.id]: decision },
       sessions: { [M]: { steps, info: { pendingApprovals: [] } } },
     } as never)
-    const { container } = render(
-      <StoreContext.Provider value={store}>
+    const { container } = renderIn(
+      store,
+      <>
         {buildRows(steps).map((row) => (
           <StepRow key={row.key} row={row} memberId={M} actions={{ onRecord: () => {} }} highlighted={false} />
         ))}
-      </StoreContext.Provider>,
+      </>,
     )
     expect(container.querySelectorAll('[data-testid=decision-card]')).toHaveLength(1)
     expect(container.querySelector('[data-step-id=s1] [data-testid=decision-card]')).not.toBeNull()

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import { DecisionsPanel } from '../../renderer/src/features/decisions/DecisionsPanel'
-import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import { clientApi, renderIn, storeWith } from '../fixtures/app-store'
 
 const WS = 'w00000009'
 afterEach(cleanup)
@@ -11,41 +11,30 @@ afterEach(cleanup)
 /** A client that records every export call and answers as the core would for /repo. */
 function recording() {
   const sent: { m: string; p: Record<string, unknown> }[] = []
-  const api = {
-    call: async (m: string, p: Record<string, unknown>) => {
-      if (m === 'export.decisionLog' || m === 'export.download') sent.push({ m, p })
-      if (m === 'export.decisionLog') {
-        const folder = (p.folder as string | undefined) ?? (p.flavour === 'adr-tools' ? 'doc/adr' : 'docs/decisions')
-        const file = `/repo/${folder}/0001-a.md`
-        return {
-          format: 'madr',
-          outDir: `/repo/${folder}`,
-          folder,
-          files: [file],
-          changed: p.dryRun ? [file] : [file],
-          removed: [],
-          dryRun: p.dryRun === true,
-        }
+  const api = clientApi(async (m: string, p: Record<string, unknown>) => {
+    if (m === 'export.decisionLog' || m === 'export.download') sent.push({ m, p })
+    if (m === 'export.decisionLog') {
+      const folder = (p.folder as string | undefined) ?? (p.flavour === 'adr-tools' ? 'doc/adr' : 'docs/decisions')
+      const file = `/repo/${folder}/0001-a.md`
+      return {
+        format: 'madr',
+        outDir: `/repo/${folder}`,
+        folder,
+        files: [file],
+        changed: p.dryRun ? [file] : [file],
+        removed: [],
+        dryRun: p.dryRun === true,
       }
-      if (m === 'export.download')
-        return { name: 'ws-decisions-madr.zip', zipBase64: btoa('PK'), entries: ['docs/decisions/0001-a.md'] }
-      return { items: [], nextCursor: null, total: 0 }
-    },
-    onEvent: () => () => {},
-    onConnection: () => () => {},
-    close: () => {},
-  } as unknown as ClientApi
+    }
+    if (m === 'export.download')
+      return { name: 'ws-decisions-madr.zip', zipBase64: btoa('PK'), entries: ['docs/decisions/0001-a.md'] }
+    return { items: [], nextCursor: null, total: 0 }
+  })
   return { api, sent }
 }
 
 function mount(api: ClientApi, nativeDialogs: boolean) {
-  const store = createAppStore(api, { nativeDialogs })
-  store.setState({ workspaceId: WS })
-  render(
-    <StoreContext.Provider value={store}>
-      <DecisionsPanel />
-    </StoreContext.Provider>,
-  )
+  renderIn(storeWith({ workspaceId: WS }, api, { nativeDialogs }), <DecisionsPanel />)
 }
 
 describe('the export box', () => {

@@ -1,10 +1,9 @@
 // @vitest-environment happy-dom
-import { cleanup, render } from '@testing-library/react'
+import { cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import type { Decision, Task } from '../../shared/schemas'
 import { Markdown } from '../../renderer/src/components/Markdown'
-import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import { renderIn, storeWith } from '../fixtures/app-store'
 
 const WS = 'w00000003'
 const decision: Decision = {
@@ -34,19 +33,8 @@ const task = {
 } as unknown as Task
 
 function mount(text: string) {
-  const api = {
-    call: async () => [],
-    onEvent: () => () => {},
-    onConnection: () => () => {},
-    close: () => {},
-  } as unknown as ClientApi
-  const store = createAppStore(api)
-  store.setState({ workspaceId: WS, decisions: { [decision.id]: decision }, tasks: { [task.id]: task } })
-  return render(
-    <StoreContext.Provider value={store}>
-      <Markdown text={text} />
-    </StoreContext.Provider>,
-  )
+  const store = storeWith({ workspaceId: WS, decisions: { [decision.id]: decision }, tasks: { [task.id]: task } })
+  return renderIn(store, <Markdown text={text} />)
 }
 
 afterEach(cleanup)

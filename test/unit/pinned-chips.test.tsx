@@ -1,13 +1,11 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { MethodName } from '../../shared/contract'
 import type { Decision, Revision, StepRef } from '../../shared/schemas'
-import type { ClientApi } from '../../renderer/src/api/bridge-client'
 import { Markdown } from '../../renderer/src/components/Markdown'
 import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
 import { decisionChipView } from '../../renderer/src/features/decisions/pins'
-import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
+import { clientApi, renderIn, storeWith } from '../fixtures/app-store'
 import type { AppStore } from '../../renderer/src/stores/types'
 
 const WS = 'w00000002'
@@ -52,22 +50,14 @@ const revision = (version: number): Revision =>
 const pinV1: StepRef[] = [{ key: 'D-1', kind: 'decision', id: `${WS}-d1`, version: 1 }]
 
 function storeAt(version: number, calls: string[] = []): AppStore {
-  const api: ClientApi = {
-    call: async <M extends MethodName>(m: M) => {
-      calls.push(m)
-      if (m === 'decisions.history') return [1, 2, 3].filter((v) => v <= version).map(revision)
-      throw Object.assign(new Error(`unexpected ${m}`), { code: 'internal' })
-    },
-    onEvent: () => () => {},
-    onConnection: () => () => {},
-    close: () => {},
-  }
-  const store = createAppStore(api)
-  store.setState({ workspaceId: WS, decisions: { [`${WS}-d1`]: decision(version) } })
-  return store
+  const api = clientApi(async (m: string) => {
+    calls.push(m)
+    if (m === 'decisions.history') return [1, 2, 3].filter((v) => v <= version).map(revision)
+    throw Object.assign(new Error(`unexpected ${m}`), { code: 'internal' })
+  })
+  return storeWith({ workspaceId: WS, decisions: { [`${WS}-d1`]: decision(version) } }, api)
 }
-const mount = (store: AppStore, ui: React.ReactElement) =>
-  render(<StoreContext.Provider value={store}>{ui}</StoreContext.Provider>)
+const mount = renderIn
 
 afterEach(cleanup)
 

@@ -1,31 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Step } from '../../shared/schemas'
+import { stepOf } from '../fixtures/app-store'
 import { openFence, splitBlocks } from '../../renderer/src/components/markdown-render'
 import { diffWords } from '../../renderer/src/lib/diff'
 import { appendText, buildRows, mergeSteps, pickNewer, references, upsertStep } from '../../renderer/src/stores/steps'
 
-function step(seq: number, extra: Partial<Step> = {}): Step {
-  return {
-    id: `w1-s${seq}`,
-    seq,
-    memberId: 'w1-m1',
-    turnId: 'w1-s1',
-    kind: 'model',
-    status: 'done',
-    text: '',
-    toolCalls: [],
-    tool: null,
-    fromMemberId: null,
-    taskId: null,
-    usage: null,
-    changes: null,
-    refs: [],
-    startedAt: '2026-01-01T00:00:00Z',
-    endedAt: '2026-01-01T00:00:01Z',
-    ...extra,
-  }
-}
+const step = (seq: number, extra: Partial<Step> = {}): Step =>
+  stepOf({ id: `w1-s${seq}`, seq, memberId: 'w1-m1', turnId: 'w1-s1', ...extra })
 
 describe('session steps', () => {
   it('upserts by id and keeps ascending seq', () => {
