@@ -390,7 +390,7 @@ describe('reports move tasks', () => {
     expect(readiness.reasons.map((r) => r.code)).toContain('evidence_stale')
     await humanSays(tester, 'ok')
     expect(byConcord(await steps(tester))).toHaveLength(0)
-    expect(asked.get('Tess')).toHaveLength(1)
+    expect(replies.asked.get('Tess')).toHaveLength(1)
   })
 
   it("one edit that leaves many of a busy member's reports stale joins them into one waiting turn that stays short", async () => {
