@@ -85,7 +85,9 @@ describe("the task card's one answer", () => {
     expect(screen.getByTestId('refusal-action').textContent).toBe('Ask Tess for a test report')
     expect(screen.queryByTestId('ready-to-accept')).toBeNull()
     // The tester's report came in: the task comes anew (task.changed) with the core's new answer.
-    act(() => void store.getState().applyTask(task(ready)))
+    act(() => {
+      store.getState().applyTask(task(ready))
+    })
     await screen.findByTestId('ready-to-accept')
     expect(screen.queryByTestId('refusal')).toBeNull()
     expect(container.textContent).not.toContain('no test report')
@@ -112,7 +114,9 @@ describe("the task card's one answer", () => {
     expect(screen.queryByTestId('ready-to-accept')).toBeNull()
     expect(container.textContent).not.toContain('cannot be accepted')
     // The task comes anew: its readiness is the newer answer, and it replaces the refusal.
-    act(() => void store.getState().applyTask(task(notReady, { version: 4 })))
+    act(() => {
+      store.getState().applyTask(task(notReady, { version: 4 }))
+    })
     expect(screen.getByTestId('refusal').textContent).toContain('T-1 has no test report')
     expect(screen.getByTestId('refusal').textContent).not.toContain('R-1 is based on')
     expect(calls.filter((m) => m !== 'tasks.page')).toEqual(['tasks.accept'])
