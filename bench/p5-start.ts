@@ -53,7 +53,7 @@ const prefs = (workspaceId: string) =>
 
 /** Spawns a build's `concord serve`; resolves with its URL once it printed it. */
 function serve(cli: string, dataDir: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, `--token=${token}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   return new Promise((resolve, reject) => {

@@ -154,7 +154,7 @@ export async function apiCall<T>(port: number, token: string, method: string, pa
 /** `concord serve` from the installation on a port of its own; resolves once it serves and its event socket is open. */
 export async function serve(inst: Installation, dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const token = `shipped-${Math.random().toString(36).slice(2)}-${Date.now()}`
-  const child = spawn(process.execPath, [inst.bin, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], {
+  const child = spawn(process.execPath, [inst.bin, 'serve', '--port', '0', '--data-dir', dataDir, `--token=${token}`], {
     cwd: inst.dir,
     env: { ...process.env, PATH: inst.path, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
