@@ -241,6 +241,34 @@ describe('agent loop', () => {
     expect(after.steps.at(-1)).toMatchObject({ kind: 'model', text: 'second handled' })
   })
 
+  it("each turn uses the member's provider settings as they are now: model, key, kind", async () => {
+    const m = await member('Impl')
+    const answered = async (text: string) => {
+      server.enqueue({ text })
+      await turn(m, text)
+      return server.requests.at(-1)!
+    }
+    const first = await answered('one')
+    expect([first.format, first.body.model, first.headers.authorization]).toEqual([
+      'openai',
+      'gpt-test',
+      'Bearer sk-test',
+    ])
+    // The same settings again: the same answer (the provider is kept between turns).
+    expect((await answered('two')).body.model).toBe('gpt-test')
+    await t.core.invoke('members.update', { memberId: m.id, provider: { ...openai(), model: 'gpt-other' } })
+    expect((await answered('three')).body.model).toBe('gpt-other')
+    await t.core.invoke('members.update', { memberId: m.id, provider: { ...openai(), apiKey: 'sk-rotated' } })
+    expect((await answered('four')).headers.authorization).toBe('Bearer sk-rotated')
+    await t.core.invoke('members.update', { memberId: m.id, provider: anthropic() })
+    const last = await answered('five')
+    expect([last.format, last.body.model, last.headers.authorization]).toEqual([
+      'anthropic',
+      'claude-test',
+      'Bearer sk-ant-test',
+    ])
+  })
+
   it('interrupt stops a streaming reply and records it', async () => {
     const m = await member('Impl')
     server.enqueue({ text: 'I am thinking about this for a very long time', hang: true, chunkSize: 5 })

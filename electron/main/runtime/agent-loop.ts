@@ -31,7 +31,13 @@ import { buildView, defaultViewOptions } from './context-view'
 import { loopTurn } from './loop-share'
 import type { MemberHost, TurnOutcome } from './member-host'
 import { createProvider, type CreateProviderOptions } from './providers'
-import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
+import {
+  ProviderError,
+  type ModelProvider,
+  type ModelResult,
+  type ProviderConfig,
+  type ToolCall,
+} from './providers/types'
 import { harnessTools, toolAllowed, type HarnessToolContext } from './tools/harness-tools'
 import { repoTools } from './tools/repo-tools'
 import type { Turn, TurnEngine } from './turn-engine'
@@ -445,18 +451,27 @@ export interface BuiltinEngineDeps {
 /** The turn engine of a member with a model provider: this loop, with Concord's tools. */
 export function builtinEngine(deps: BuiltinEngineDeps): TurnEngine {
   const tools = [...repoTools(), ...harnessTools()] as ToolDefinition<unknown, HarnessToolContext>[]
+  // Each member's provider, kept while its settings stay the same: building an SDK client costs about 10 ms of CPU,
+  // paid at every turn start (several members starting together held the loop that long each). The key is compared
+  // in memory only, as the provider itself holds it.
+  const providers = new Map<string, { settings: string; provider: ModelProvider }>()
+  const providerOf = (memberId: string, config: ProviderConfig): ModelProvider => {
+    const settings = JSON.stringify([config.kind, config.model, config.baseURL ?? null, config.apiKey ?? null])
+    const held = providers.get(memberId)
+    if (held?.settings === settings) return held.provider
+    const provider = createProvider(config, deps.provider)
+    providers.set(memberId, { settings, provider })
+    return provider
+  }
   return {
     run: async (turn) => {
       const { ctx, member, host, tree } = turn
-      const provider = createProvider(
-        {
-          kind: member.provider_kind!,
-          model: member.provider_model!,
-          baseURL: member.provider_base_url ?? undefined,
-          apiKey: deps.harness.secrets.get(secretRef(host.memberId)),
-        },
-        deps.provider,
-      )
+      const provider = providerOf(host.memberId, {
+        kind: member.provider_kind!,
+        model: member.provider_model!,
+        baseURL: member.provider_base_url ?? undefined,
+        apiKey: deps.harness.secrets.get(secretRef(host.memberId)),
+      })
       return runTurn(
         {
           ctx,
