@@ -5,22 +5,20 @@
  * edit as a diff and the command as a command, and a Deny reason reaches the scripted model; figures open
  * the items behind them; a member without a provider says "no model"; "Add member" starts from the team's
  * provider; a folder that is not a git repository says what that means; the sidebar folds at 900 px; a server
- * that is down shows a banner. Screenshots at 1440 and 1024 px under /work/shots/X (or SHOTS_DIR).
+ * that is down shows a banner. Screenshots at 1440 and 1024 px with the other e2e screenshots.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSession } from './support'
+import { browserSession, screenshot } from './support'
 
 const ui = browserSession()
-const shotsDir = process.env.SHOTS_DIR ?? '/work/shots/X'
 
 async function shoot(page: Page, name: string, widths = [1440, 1024]) {
-  mkdirSync(shotsDir, { recursive: true })
   for (const width of widths) {
     await page.setViewportSize({ width, height: 900 })
-    await page.screenshot({ path: join(shotsDir, `${name}-${width}.png`) })
+    await screenshot(page, `${name}-${width}`)
   }
   await page.setViewportSize({ width: 1440, height: 900 })
 }
@@ -242,10 +240,10 @@ describe('browser UI: decisions, approvals and the small things', () => {
     expect(await item('Impl').locator('.member-name').isVisible()).toBe(false)
     const rail = await page.getByTestId('sidebar').boundingBox()
     expect(rail!.width).toBeLessThan(80)
-    await page.screenshot({ path: join(shotsDir, 'x9-sidebar-900.png') })
+    await screenshot(page, 'x9-sidebar-900')
     await page.getByTestId('sidebar-toggle').click()
     expect(await item('Impl').locator('.member-name').isVisible()).toBe(true)
-    await page.screenshot({ path: join(shotsDir, 'x9-sidebar-900-open.png') })
+    await screenshot(page, 'x9-sidebar-900-open')
     await item('Tester').click()
     expect(await item('Impl').locator('.member-name').isVisible()).toBe(false)
     await page.setViewportSize({ width: 1440, height: 900 })

@@ -2,13 +2,10 @@
  * The workspace's loop settings in the sidebar: automatic turns for flagged members (default on) and delivery
  * by a passing implementation report (default off), saved through workspaces.update and kept across a reload.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { browserSession } from './support'
+import { browserSession, screenshot } from './support'
 
 const ui = browserSession()
-const shotsDir = process.env.SHOTS_DIR ?? '/work/shots/lead'
 
 describe('browser UI: loop settings', () => {
   it('shows the defaults, saves a change to the core and keeps it across a reload', async () => {
@@ -22,10 +19,9 @@ describe('browser UI: loop settings', () => {
     await turns.waitFor()
     expect(await turns.isChecked()).toBe(true)
     expect(await deliver.isChecked()).toBe(false)
-    mkdirSync(shotsDir, { recursive: true })
     for (const width of [1440, 1024]) {
       await page.setViewportSize({ width, height: 900 })
-      await page.screenshot({ path: join(shotsDir, `loop-settings-${width}.png`) })
+      await screenshot(page, `loop-settings-${width}`)
     }
     await page.setViewportSize({ width: 1440, height: 900 })
 

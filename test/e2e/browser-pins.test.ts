@@ -2,13 +2,10 @@
  * Pinned mentions in real Chromium through the bridge: a message written against D-1 v1 keeps saying
  * so after D-1 is edited to v2 in the UI, next to the card at v2, whose word diff shows the change.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { browserSession, newPage } from './support'
+import { browserSession, newPage, screenshot } from './support'
 
 const ui = browserSession()
-const shots = '/work/shots/Q'
 
 describe('browser UI: pinned mentions', () => {
   it('shows a message pinned to D-1 v1 as changed since, next to the v2 card and its diff', async () => {
@@ -86,9 +83,8 @@ describe('browser UI: pinned mentions', () => {
     expect(await fresh.getAttribute('data-changed')).toBeNull()
 
     // ---- screenshots at 1440 and 1024 px, the pinned message and its diff in view ----
-    mkdirSync(shots, { recursive: true })
     await user.scrollIntoViewIfNeeded()
-    await ui.page.screenshot({ path: join(shots, 'pins-1440.png') })
+    await screenshot(ui.page, 'pins-1440')
     const narrow = await newPage(ui.browser, { width: 1024, height: 800 })
     await narrow.page.goto(ui.stack.url)
     const narrowUser = narrow.page.locator('[data-testid=member-session] [data-kind=user]').first()
@@ -96,7 +92,7 @@ describe('browser UI: pinned mentions', () => {
     await narrowCard.getByTestId('pinned-diff-toggle').and(narrow.page.locator(':enabled')).click()
     await narrowCard.locator('ins').waitFor()
     await narrowUser.scrollIntoViewIfNeeded()
-    await narrow.page.screenshot({ path: join(shots, 'pins-1024.png') })
+    await screenshot(narrow.page, 'pins-1024')
     await narrow.context.close()
     expect(ui.errors).toEqual([])
   }, 60_000)
