@@ -429,6 +429,38 @@ describe('reports move tasks', () => {
     expect(byConcord(await steps(tester))).toHaveLength(1)
   })
 
+  it('autoDeliver delivers only on what the card offers: a report already stale when it comes in delivers nothing', async () => {
+    const impl = await member('Impl', 'implementer')
+    const { d, task } = await decisionAndTask(impl)
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoDeliver: true, autoTurns: false })
+    await edit(d, 'Web search gives up after 10 s.')
+    // Read against D-1 v1, which the edit has replaced: stale from the start, so the card offers nothing on it.
+    const stale = await t.core.invoke('reports.submit', {
+      taskId: task.id,
+      authorId: impl.id,
+      kind: 'implementation',
+      verdict: 'pass',
+      artifact: { commit: head },
+      basis: [{ decisionId: d.id, version: 1 }],
+      claims: [{ text: 'gives up after 5 s', decisionIds: [d.id] }],
+    })
+    expect(stale.validity).toBe('stale')
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).readiness.deliverOn).toBeNull()
+    // Then a report on the current decision, on a newer commit: the one delivery, on that commit (automatic work runs
+    // in arrival order, so a delivery on the stale report would have come first and kept the task on the old commit).
+    execFileSync('git', ['commit', '--allow-empty', '-qm', 'second'], { cwd: t.repoDir })
+    const second = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    const delivered = waitForEvent<{ task: Task }>(
+      t.core,
+      (e) => e.event === 'task.changed' && e.payload.task.id === task.id && e.payload.task.status === 'delivered',
+      15_000,
+    )
+    await passingReport(t.core, task, impl, 'implementation', second, [
+      { text: 'gives up after 10 s', decisionIds: [d.id] },
+    ])
+    expect((await delivered).payload.task.artifact?.commit).toBe(second)
+  })
+
   it('without autoDeliver, a passing implementation report by the assignee offers delivery on its commit', async () => {
     const impl = await member('Impl', 'implementer')
     const { task } = await decisionAndTask(impl)

@@ -301,10 +301,12 @@ export class AutoTurns {
     }
   }
 
-  /** autoDeliver: the assignee's passing implementation report on a task in progress delivers it on its commit. */
+  /**
+   * autoDeliver: a report that makes its task offer a delivery (readiness's deliverOn: the assignee's passing
+   * implementation report on a commit, still current) delivers it there, as the card's button would.
+   */
   private async onReport(report: Report): Promise<void> {
-    if (report.kind !== 'implementation' || report.verdict !== 'pass' || !report.artifact.commit || !report.authorId)
-      return
+    if (report.kind !== 'implementation') return
     let ctx: Ctx
     try {
       ctx = this.env.harness.ctx(report.workspaceId)
@@ -313,14 +315,14 @@ export class AutoTurns {
     }
     if (!workspaceSettings(ctx).autoDeliver) return
     const task = ctx.store.tasks.get(parseId(report.taskId, 'task', 'taskId').n)
-    if (!task || task.status !== 'in_progress' || task.assignee_id !== parseId(report.authorId, 'member', 'authorId').n)
-      return
+    const offer = task && readinessOfTask(ctx.wsId, ctx.store, task).deliverOn
+    if (!task || offer?.reportId !== report.id) return
     try {
       await this.env.call('tasks.setStatus', {
         taskId: report.taskId,
         status: 'delivered',
-        artifact: { commit: report.artifact.commit },
-        actorId: report.authorId,
+        artifact: { commit: offer.commit },
+        actorId: report.authorId ?? undefined,
       })
       ctx.store.log.bump('auto_deliveries')
     } catch (err) {
