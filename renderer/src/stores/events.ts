@@ -139,6 +139,8 @@ export function connectEvents(
       }
       case 'member.changed':
         s.applyMember(envelope.payload.member)
+        // A task's readiness names who to ask from the team as it is: the shown tasks are read again.
+        void s.invalidateLists(['tasks'])
         return
       case 'decision.created':
         s.applyDecision(envelope.payload.decision)
