@@ -8,6 +8,7 @@ import { useAction } from '../../lib/use-action'
 import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
 import { findStep, selectDecisions } from '../../stores/selectors'
+import { useTaskList } from '../../stores/task-lists'
 import { statusTone } from './DecisionCard'
 import { DecisionEditor, impactSentence, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
@@ -173,11 +174,8 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
   const [editing, setEditing] = useState(false)
   const [reverting, setReverting] = useState<Revision | null>(null)
   const [outcome, setOutcome] = useState<EditOutcome | null>(null)
-  const tasks = useApp((s) => s.tasks)
-  const dependents = useMemo(
-    () => Object.values(tasks).filter((t) => t.links.some((l) => l.decisionId === decision.id)),
-    [tasks, decision.id],
-  )
+  // The server's list of them (tasks.page by decision), read again on the events that may change it.
+  const dependents = useTaskList({ decisionId: decision.id })
 
   useEffect(() => {
     let live = true
@@ -246,11 +244,12 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
           </div>
         </>
       )}
-      {dependents.length > 0 && (
+      {dependents.tasks.length > 0 && (
         <div className="ddetail-deps">
-          <h4>Tasks that depend on it</h4>
-          {dependents.map((t) => {
-            const link = t.links.find((l) => l.decisionId === decision.id)!
+          <h4>Tasks that depend on it ({dependents.total})</h4>
+          {dependents.tasks.map((t) => {
+            const link = t.links.find((l) => l.decisionId === decision.id)
+            if (!link) return null
             return (
               <div key={t.id} className="dep-row">
                 <span className="dkey">{t.key}</span> {t.title}{' '}
@@ -262,6 +261,16 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
               </div>
             )
           })}
+          {dependents.hasMore && (
+            <button
+              className="btn small"
+              disabled={dependents.loading}
+              onClick={dependents.loadMore}
+              data-testid="dependents-more"
+            >
+              {dependents.total - dependents.tasks.length} more
+            </button>
+          )}
         </div>
       )}
       <h4>History</h4>
