@@ -544,7 +544,8 @@ export interface Metrics {
   tokens: {
     total: { input: number; output: number; unreported: number }
     perMember: { memberId: string; input: number; output: number; unreported: number }[]
-    perTask: { taskId: string; input: number; output: number; unreported: number }[]
+    /** `key` and `title`: the task's, so the table names it without the task list loaded. */
+    perTask: { taskId: string; key: string; title: string; input: number; output: number; unreported: number }[]
   }
 }
 

@@ -161,6 +161,12 @@ describe('browser UI: figures open their items', () => {
     const { page: narrow, context } = await newPage(ui.browser, { width: 1024, height: 800 })
     await narrow.goto(ui.stack.url)
     await narrow.getByTestId('tab-figures').click()
+    // Tokens per task name each task by key and title, though this page never loaded the tasks.
+    expect(await narrow.locator('.tokens-table').last().locator('tbody tr').first().textContent()).toMatch(
+      /^T-1 Web search tool\d/,
+    )
+    await narrow.locator('.tokens-table').last().scrollIntoViewIfNeeded()
+    await screenshot(narrow, 'figures-06-tokens-per-task-1024')
     await narrow.locator('[data-testid=figure][data-label="notices sent"]').click()
     await expect.poll(() => narrow.getByTestId('figure-item').count()).toBe(50)
     await screenshot(narrow, 'figures-04-notices-1024')

@@ -402,7 +402,20 @@ describe('token figures', () => {
     const members0 = recount('member_id')
     expect(members0.length).toBeGreaterThan(0)
     expect(m.tokens.perMember).toEqual(members0.map(({ id, ...u }) => ({ memberId: `${ws.id}-m${id}`, ...u })))
-    expect(m.tokens.perTask).toEqual(recount('task_id').map(({ id, ...u }) => ({ taskId: `${ws.id}-t${id}`, ...u })))
+    const titles = new Map(
+      (store.db.prepare('SELECT id, title FROM tasks').all() as { id: number; title: string }[]).map((r) => [
+        r.id,
+        r.title,
+      ]),
+    )
+    expect(m.tokens.perTask).toEqual(
+      recount('task_id').map(({ id, ...u }) => ({
+        taskId: `${ws.id}-t${id}`,
+        key: `T-${id}`,
+        title: titles.get(id),
+        ...u,
+      })),
+    )
     expect(m.tokens.total.input).toBe(members0.reduce((k, u) => k + u.input, 0))
   })
 })

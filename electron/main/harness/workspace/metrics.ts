@@ -1,10 +1,10 @@
 import type { Metrics } from '../../../../shared/schemas'
 import type { Ctx } from '../context'
-import { makeId } from '../ids'
+import { makeId, makeKey } from '../ids'
 
 export interface TokenTotals {
   perMember: { memberId: string; input: number; output: number; unreported: number }[]
-  perTask: { taskId: string; input: number; output: number; unreported: number }[]
+  perTask: Metrics['tokens']['perTask']
 }
 
 /** Tokens per member and per task, from the figures the store keeps with every step write (no scan of the steps). */
@@ -19,6 +19,8 @@ export function tokenTotals(ctx: Ctx): TokenTotals {
     })),
     perTask: usage.perTask().map((u) => ({
       taskId: makeId(ctx.wsId, 'task', u.id),
+      key: makeKey('task', u.id),
+      title: u.title,
       input: u.input,
       output: u.output,
       unreported: u.unreported,

@@ -72,7 +72,6 @@ function Figure({ label, value, explain, opens }: { label: string; value: number
 export function Figures() {
   const m = useApp((s) => s.metrics)
   const members = useApp((s) => s.members)
-  const tasks = useApp((s) => s.tasks)
   if (!m) return <EmptyState title="No figures yet">They appear as soon as the workspace has activity.</EmptyState>
   const flagged =
     m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
@@ -202,7 +201,7 @@ export function Figures() {
           {m.tokens.perTask.map((r) => (
             <tr key={r.taskId}>
               <td>
-                {tasks[r.taskId]?.key ?? r.taskId} <span className="muted">{tasks[r.taskId]?.title}</span>
+                {r.key} <span className="muted">{r.title}</span>
               </td>
               <TokenCells {...r} />
             </tr>
