@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Impact } from '../../shared/schemas'
 import { describeImpact } from '../../renderer/src/lib/impact'
+import { zeroCounts } from '../../electron/main/harness/decisions/impact'
 
 const base: Impact = {
   decisionId: 'w:decision:1',
   version: 2,
   normative: true,
   truncated: false,
-  counts: {
-    tasks: 0,
-    needsAdjustment: 0,
-    needsReverification: 0,
-    acceptanceRevoked: 0,
-    reports: 0,
-    staleClaims: 0,
-    restoredClaims: 0,
-  },
+  counts: zeroCounts(),
   tasks: [],
   reports: [],
   notifiedMemberIds: [],

@@ -13,17 +13,10 @@ import { TaskBoard } from '../../renderer/src/features/tasks/TaskBoard'
 import { ToolCall } from '../../renderer/src/features/session/ToolCall'
 import { createAppStore, StoreContext } from '../../renderer/src/stores/app-store'
 import type { AppStore } from '../../renderer/src/stores/types'
+import { zeroCounts } from '../../electron/main/harness/decisions/impact'
 
 /** An impact's counts with nothing affected. */
-const noCounts = {
-  tasks: 0,
-  needsAdjustment: 0,
-  needsReverification: 0,
-  acceptanceRevoked: 0,
-  reports: 0,
-  staleClaims: 0,
-  restoredClaims: 0,
-}
+const noCounts = zeroCounts()
 
 const WS = 'w00000001'
 const decision = (version: number, statement: string): Decision => ({

@@ -10,6 +10,7 @@ import type { EventEnvelope, MethodName } from '../../shared/contract'
 import type { Decision, Report, Task } from '../../shared/schemas'
 import type { ClientApi, ConnectionState } from '../../renderer/src/api/bridge-client'
 import type { CompactImpact, ReportFilter, TaskFilter } from '../../renderer/src/api/pages'
+import { zeroCounts } from '../../electron/main/harness/decisions/impact'
 import { createAppStore } from '../../renderer/src/stores/app-store'
 import { connectEvents } from '../../renderer/src/stores/events'
 import { filterKey, queryKey } from '../../renderer/src/stores/list-query'
@@ -208,15 +209,7 @@ const edited = (version: number, impact: Partial<CompactImpact> = {}) => ({
     version,
     normative: true,
     truncated: false,
-    counts: {
-      tasks: 0,
-      needsAdjustment: 0,
-      needsReverification: 0,
-      acceptanceRevoked: 0,
-      reports: 0,
-      staleClaims: 0,
-      restoredClaims: 0,
-    },
+    counts: zeroCounts(),
     tasks: [],
     reports: [],
     notifiedMemberIds: [],
