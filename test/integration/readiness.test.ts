@@ -10,6 +10,7 @@ import type { Core } from '../../electron/main/core'
 import type { EventEnvelope } from '../../shared/contract'
 import type { Task, TaskReadiness, Workspace } from '../../shared/schemas'
 import { initRepo, makeCore, type TestCore } from '../fixtures/core'
+import { deliverTask, passingReport } from '../fixtures/harness'
 
 type Kind = Task['requiredReports'][number]
 
@@ -136,16 +137,8 @@ describe('Task.readiness', () => {
       decisionIds: [linked.id],
       requiredReports: ['test'],
     })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tess.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [{ text: 'rows survive a restart', decisionIds: [other.id] }],
-    })
+    await deliverTask(t.core, task, head)
+    await passingReport(t.core, task, tess, 'test', head, [{ text: 'rows survive a restart', decisionIds: [other.id] }])
     expect((await readinessOf(task.id)).ready).toBe(true)
 
     const at = t.events.length
@@ -176,16 +169,8 @@ describe('Task.readiness', () => {
       decisionIds: [d.id],
       requiredReports: ['test'],
     })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
-    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: head } })
-    await t.core.invoke('reports.submit', {
-      taskId: task.id,
-      authorId: tess.id,
-      kind: 'test',
-      verdict: 'pass',
-      artifact: { commit: head },
-      claims: [],
-    })
+    await deliverTask(t.core, task, head)
+    await passingReport(t.core, task, tess, 'test', head)
     const edit = async (statement: string) => {
       const { version } = await t.core.invoke('decisions.get', { decisionId: d.id })
       return t.core.invoke('decisions.update', { decisionId: d.id, expectedVersion: version, statement })
