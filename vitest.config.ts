@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config'
 // - integration: the core with a real SQLite file, real git, real sandbox and real agent CLIs: forked processes
 //   (native modules, process.chdir, signals);
 // - e2e: the real UI in Chromium against `concord serve`, and the shipped suite (the built, packed, installed product).
-const shared = { testTimeout: 20_000, hookTimeout: 60_000 }
+// Every project fails a test during which an event listener threw (the bus only logs it): test/setup/listener-errors.ts.
+const shared = { testTimeout: 20_000, hookTimeout: 60_000, setupFiles: ['test/setup/listener-errors.ts'] }
 const UNIT = ['test/unit/**/*.test.{ts,tsx}']
 const FRESH = ['test/unit/markdown-highlight.test.tsx']
 

@@ -26,6 +26,10 @@ describe('browser UI: continue an interrupted turn', () => {
     await page.getByTestId('member-item').filter({ hasText: 'Ivy' }).click()
     await page.getByTestId('composer').fill('Write the search tool.')
     await page.getByTestId('send').click()
+    // Interrupt only once the model has taken the hanging reply: interrupted before its request, the turn never asks
+    // the model, and the hanging reply would stay queued and answer Continue instead (the flake of issue 37).
+    await models.waitForRequests(1, 30_000)
+    await page.getByText('Let me think about this for a long').waitFor()
     await page.getByRole('button', { name: 'Interrupt' }).click()
     const cont = page.getByTestId('continue-button')
     await cont.waitFor()

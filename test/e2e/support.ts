@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { createCore, type Core } from '../../electron/main/core'
 import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
 import { startModelServer, type ModelServer } from '../fixtures/model-server'
@@ -234,9 +234,34 @@ export function browserSession(options: { taskStartTurns?: boolean } = {}): Brow
     const { page, errors } = await newPage(session.browser)
     Object.assign(session, { page, errors })
   }, 120_000)
+  // A failed test says what the core and the model server saw, so a failure in CI can be understood from its log.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && session.stack) console.error(await whatTheStackSaw(session.stack))
+  })
   afterAll(async () => {
     await session.browser?.close()
     await session.stack?.close()
   })
   return session
+}
+
+/** Each member's session state (queued messages, error, approvals waiting) and the model server's last request. */
+async function whatTheStackSaw({ core, models }: Stack): Promise<string> {
+  const lines = ['what the stack saw when the test failed:']
+  for (const ws of await core.invoke('workspaces.list', {})) {
+    const members = new Map((await core.invoke('members.list', { workspaceId: ws.id })).map((m) => [m.id, m.name]))
+    for (const s of await core.invoke('sessions.list', { workspaceId: ws.id }))
+      lines.push(
+        `  ${ws.name} / ${members.get(s.memberId) ?? s.memberId}: ${s.state}, ${s.queued} queued` +
+          `${s.error ? `, error: ${s.error}` : ''}${s.pendingApprovals.length ? `, ${s.pendingApprovals.length} approval(s) waiting` : ''}`,
+      )
+  }
+  const last = models.requests.at(-1)
+  const said = JSON.stringify((last?.body as { messages?: unknown[] } | undefined)?.messages?.at(-1) ?? null)
+  lines.push(
+    `  model server: ${models.requests.length} request(s)` +
+      (last ? `, the last ${last.method} ${last.path}, its last message: ${said.slice(0, 400)}` : ''),
+    `  replies still scripted: ${models.pending}`,
+  )
+  return lines.join('\n')
 }

@@ -176,7 +176,7 @@ describe('automatic turns', () => {
     const auto = sessionWhere(
       t.core,
       impl.id,
-      (s) => s.state === 'running' && replies.asked.get('Impl')!.length === 1,
+      (s) => s.state === 'running' && (replies.asked.get('Impl')?.length ?? 0) === 1,
       15_000,
     )
     await t.core.invoke('sessions.send', { memberId: impl.id, text: 'write search.ts' })
