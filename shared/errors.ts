@@ -27,6 +27,8 @@ export const errorCodes = [
   'uncommitted_changes',
   'merge_blocked',
   'merge_conflict',
+  /** The base branch moved since the task's evidence was made: what would land is not the tree its reports checked. */
+  'base_moved',
   /** A revert to the version the decision is already at (or to content it already has). */
   'already_current',
   /** Another Concord (the app or `concord serve`) runs on this data folder; one at a time. */
@@ -91,6 +93,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   uncommitted_changes: 409,
   merge_blocked: 409,
   merge_conflict: 409,
+  base_moved: 409,
   already_current: 409,
   data_dir_locked: 409,
   no_commit: 409,

@@ -466,11 +466,34 @@ export interface Task {
   head: string | null
   /** The merge that landed the task in the base branch. */
   merged: { commit: string; at: string } | null
+  /** Its commit against the base branch's head as last checked (open tasks with a tree); null when not checked. */
+  base?: TaskBase | null
   version: number
   /** Set while archived (tasks.archive): left out of lists and pages. */
   archivedAt?: string | null
   createdAt: string
   updatedAt: string
+}
+
+/**
+ * A task's commit against the base branch (issue 30), as Concord last checked it when the base moved: what the card
+ * says ("behind main by 2 · overlaps T-1 in src/search.js · conflicts").
+ */
+export interface TaskBase {
+  branch: string
+  /** The base branch's head it was checked against. */
+  head: string
+  /** The commit checked: the delivered one, or the tree's head while in progress. */
+  commit: string
+  behind: number
+  /** Files both sides changed, by the merged task that changed them on the base side (null: other commits). */
+  overlaps: { taskId: string | null; key: string | null; files: string[] }[]
+  /** Paths a trial merge conflicts in; null when it merges cleanly (or git cannot tell: mergeTreeKnown false). */
+  conflicts: string[] | null
+  /** Merging it lands exactly the tree its commit has (what its reports checked). */
+  landsAsChecked: boolean
+  mergeTreeKnown: boolean
+  checkedAt: string
 }
 
 export interface Claim {
@@ -557,7 +580,11 @@ export interface HarnessEvent {
 }
 
 export interface AcceptanceReason {
-  code: 'evidence_stale' | 'evidence_missing'
+  /**
+   * base_moved: the base branch moved since the evidence was made, and merging would land a tree no report checked;
+   * merge_conflict: a trial merge with the base branch conflicts (never ready, never merged).
+   */
+  code: 'evidence_stale' | 'evidence_missing' | 'base_moved' | 'merge_conflict'
   reportId: string | null
   message: string
   /** The required report kind this reason is about. */

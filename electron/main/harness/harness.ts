@@ -37,6 +37,7 @@ export class Harness {
   readonly bus: EventBus
   readonly secrets: SecretStore
   private readonly stores = new Map<string, WorkspaceStore>()
+  private readonly closers = new Set<() => void>()
 
   constructor(private readonly options: HarnessOptions) {
     this.registry = new Registry(options.dataDir)
@@ -124,7 +125,14 @@ export class Harness {
     return this.ctx(parseId(id, kind, field).workspaceId, field)
   }
 
+  /** Runs `fn` when the harness closes (before its files do): watchers a workspace started stop with it. */
+  onClose(fn: () => void): void {
+    this.closers.add(fn)
+  }
+
   close(): void {
+    for (const fn of this.closers) fn()
+    this.closers.clear()
     for (const s of this.stores.values()) s.close()
     this.stores.clear()
     this.registry.close()

@@ -1,6 +1,7 @@
 /** Rows → API entities. Ids become routable strings; derived states (link, claim, report validity) are computed here. */
 import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type * as s from '../../../shared/schemas'
+import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { NoticeRow } from '../store/log-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -136,6 +137,7 @@ interface TaskRelated {
   /** The tasks the store's rule says are flagged (TasksRepo.flaggedAmong). */
   flagged: Set<number>
   readiness: Map<number, s.TaskReadiness>
+  base: Map<number, s.TaskBase>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -185,11 +187,18 @@ export function readinessOfTasks(
     return book
   }
   const none: ReadinessInput['latest'] = new Map()
+  const bases = store.base.among(
+    rows.filter((r) => r.status === 'delivered' || r.status === 'accepted').map((r) => r.id),
+  )
   const out = new Map<number, s.TaskReadiness>()
   for (const task of rows)
     out.set(
       task.id,
-      readinessOf(ws, { task, links: links.get(task.id) ?? [], latest: latest.get(task.id) ?? none }, members),
+      readinessOf(
+        ws,
+        { task, links: links.get(task.id) ?? [], latest: latest.get(task.id) ?? none, base: bases.get(task.id) },
+        members,
+      ),
     )
   return out
 }
@@ -197,6 +206,28 @@ export function readinessOfTasks(
 /** One task's readiness, its links read here (tasks.accept's check, automatic turns). */
 export function readinessOfTask(ws: string, store: WorkspaceStore, row: TaskRow): s.TaskReadiness {
   return readinessOfTasks(ws, store, [row], new Map([[row.id, store.tasks.links(row.id)]])).get(row.id)!
+}
+
+/** The statuses whose tasks are checked against the base branch (harness/workspace/base-moves.ts checks them). */
+export const baseCheckedStatuses: readonly TaskRow['status'][] = ['in_progress', 'delivered', 'accepted']
+
+export function toTaskBase(ws: string, c: BaseCheckRow): s.TaskBase {
+  const overlaps = JSON.parse(c.overlaps) as BaseOverlap[]
+  return {
+    branch: c.base_branch,
+    head: c.base_head,
+    commit: c.task_commit,
+    behind: c.behind,
+    overlaps: overlaps.map((o) => ({
+      taskId: o.taskId === null ? null : makeId(ws, 'task', o.taskId),
+      key: o.taskId === null ? null : makeKey('task', o.taskId),
+      files: o.files,
+    })),
+    conflicts: c.conflicts ? (JSON.parse(c.conflicts) as string[]) : null,
+    landsAsChecked: c.lands_as_checked === 1,
+    mergeTreeKnown: c.merge_tree === 1,
+    checkedAt: c.checked_at,
+  }
 }
 
 /** Tasks for a set of rows: links, blockers, branches and readiness are read once for the whole set, not per row. */
@@ -211,7 +242,11 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     branches: new Map(),
     flagged: store.tasks.flaggedAmong(ids),
     readiness: readinessOfTasks(ws, store, rows, linkRows),
+    base: new Map(),
   }
+  const open = new Set(related.branches.filter((b) => !b.merged_commit).map((b) => b.task_id))
+  const checked = rows.filter((r) => open.has(r.id) && baseCheckedStatuses.includes(r.status)).map((r) => r.id)
+  for (const [id, c] of store.base.among(checked)) rel.base.set(id, toTaskBase(ws, c))
   for (const l of related.links) {
     push(rel.links, l.task_id, {
       decisionId: makeId(ws, 'decision', l.decision_id),
@@ -255,6 +290,7 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     requiredReports: JSON.parse(r.required_reports) as s.Task['requiredReports'],
     readiness: rel.readiness.get(r.id)!,
     ...(rel.branches.get(r.id) ?? noBranch),
+    base: rel.base.get(r.id) ?? null,
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,

@@ -5,6 +5,7 @@
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/propagation'
+import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
 import type { NoticeRow } from '../store/log-repo'
@@ -25,6 +26,29 @@ const flagWords = {
 } as const
 
 const OTHER_DECISIONS_WITH_TEXT = 30
+
+/**
+ * What a move of the base branch means for a task in progress (issue 30), while it holds: the files the base changed
+ * that the member changed too, by the merged task (or the other commits) that changed them, and a conflicting merge.
+ */
+function baseMoveLines(c: BaseCheckRow): string[] {
+  const overlaps = JSON.parse(c.overlaps) as BaseOverlap[]
+  const out: string[] = []
+  if (!overlaps.length && !c.conflicts) return out
+  const what = overlaps
+    .map((o) =>
+      o.taskId === null
+        ? `commits on ${c.base_branch} changed ${o.files.join(', ')}`
+        : `${makeKey('task', o.taskId)} merged and changed ${o.files.join(', ')}`,
+    )
+    .join('; ')
+  if (what) out.push(`  ${c.base_branch} moved: ${what}, which you changed.`)
+  if (c.conflicts)
+    out.push(
+      `  merging ${c.base_branch} (${c.base_head.slice(0, 10)}) into your branch conflicts in ${(JSON.parse(c.conflicts) as string[]).join(', ')}.`,
+    )
+  return out
+}
 
 export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRow[]): Brief {
   const ws = ctx.wsId
@@ -56,6 +80,7 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
   const depends = new Set<number>()
   // One statement for every task's links: a member with hundreds of tasks starts its turn without one query per task.
   const linksOf = store.tasks.linksByTask(tasks.map((t) => t.id))
+  const bases = store.base.among(tasks.filter((t) => t.status === 'in_progress').map((t) => t.id))
   lines.push('', '## Your tasks')
   if (!tasks.length) lines.push('(none assigned)')
   for (const t of tasks) {
@@ -64,6 +89,8 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
     lines.push(
       `- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`,
     )
+    const moved = bases.get(t.id)
+    if (moved) lines.push(...baseMoveLines(moved))
     if (t.spec) lines.push(`  spec: ${t.spec}`)
     if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
     if (links.length) {

@@ -26,6 +26,13 @@ export class BranchesRepo {
         'INSERT INTO task_branches (task_id, branch, worktree, base_commit, head, created_at, state) VALUES (@task_id, @branch, @worktree, @base_commit, @head, @created_at, @state)',
       ),
       setState: db.prepare('UPDATE task_branches SET state = ? WHERE task_id = ?'),
+      insertBase: db.prepare(
+        'INSERT OR IGNORE INTO tree_bases (task_id, base_commit, at) VALUES (@task_id, @base_commit, @at)',
+      ),
+      setBase: db.prepare('UPDATE task_branches SET base_commit = ? WHERE task_id = ?'),
+      bases: db.prepare<[number], { base_commit: string; at: string }>(
+        'SELECT base_commit, at FROM tree_bases WHERE task_id = ? ORDER BY at, base_commit',
+      ),
       setMerging: db.prepare('UPDATE task_branches SET merging = ? WHERE task_id = ?'),
       get: db.prepare<[number], TaskBranchRow>('SELECT * FROM task_branches WHERE task_id = ?'),
       list: db.prepare<[], TaskBranchRow>('SELECT * FROM task_branches ORDER BY task_id'),
@@ -42,6 +49,18 @@ export class BranchesRepo {
     row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'state' | 'merging'> & { state?: TaskBranchRow['state'] },
   ): void {
     this.s.insert.run({ state: 'ready', ...row })
+    this.s.insertBase.run({ task_id: row.task_id, base_commit: row.base_commit, at: row.created_at })
+  }
+
+  /** The tree now rests on `base` (an update brought the base branch in): recorded beside the ones before it. */
+  setBase(taskId: number, base: string, at: string): void {
+    this.s.setBase.run(base, taskId)
+    this.s.insertBase.run({ task_id: taskId, base_commit: base, at })
+  }
+
+  /** Every base the task's tree rested on, the one it branched from first (schema v19). */
+  bases(taskId: number): { base_commit: string; at: string }[] {
+    return this.s.bases.all(taskId)
   }
 
   setState(taskId: number, state: TaskBranchRow['state']): void {

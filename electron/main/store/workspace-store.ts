@@ -13,6 +13,7 @@ import { ArchiveRepo } from './archive-repo'
 import { SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
 import { ApprovalRulesRepo } from './approval-rules-repo'
+import { BaseRepo } from './base-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -30,6 +31,7 @@ export class WorkspaceStore {
   readonly search: SearchRepo
   readonly retry: RetryRepo
   readonly approvalRules: ApprovalRulesRepo
+  readonly base: BaseRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -46,6 +48,7 @@ export class WorkspaceStore {
     this.search = new SearchRepo(db)
     this.retry = new RetryRepo(db)
     this.approvalRules = new ApprovalRulesRepo(db)
+    this.base = new BaseRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

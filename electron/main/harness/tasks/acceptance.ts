@@ -36,7 +36,14 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
     return { task: ctx.store.tasks.get(task.id)!, reasons }
   })
   if (outcome.reasons.length) {
-    const code = outcome.reasons.some((r) => r.code === 'evidence_stale') ? 'evidence_stale' : 'evidence_missing'
+    const has = (c: AcceptanceReason['code']) => outcome.reasons.some((r) => r.code === c)
+    const code = has('merge_conflict')
+      ? 'merge_conflict'
+      : has('base_moved')
+        ? 'base_moved'
+        : has('evidence_stale')
+          ? 'evidence_stale'
+          : 'evidence_missing'
     throw new ApiError(
       code,
       `${makeKey('task', outcome.task.id)} cannot be accepted: ${outcome.reasons.map((r) => r.message).join('; ')}`,

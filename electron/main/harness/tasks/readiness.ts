@@ -4,6 +4,7 @@
  * tasks (readinessOfTasks), and the Task DTO, tasks.accept and automatic turns all get their answer from there.
  */
 import type { AcceptanceAction, AcceptanceReason, Report, TaskReadiness } from '../../../../shared/schemas'
+import type { BaseCheckRow } from '../../store/base-repo'
 import type { MemberRow } from '../../store/members-repo'
 import type { Evidence } from '../../store/reports-repo'
 import type { TaskLinkRow, TaskRow } from '../../store/tasks-repo'
@@ -22,6 +23,8 @@ export interface ReadinessInput {
   task: TaskRow
   links: TaskLinkRow[]
   latest: Map<ReportKind, { row: Evidence['row']; report: EvidenceReport }>
+  /** The task's last check against the base branch (harness/workspace/base-moves.ts), if any. */
+  base?: BaseCheckRow
 }
 
 /** The workspace's members (archived ones too, by id), for the action each reason offers. */
@@ -46,9 +49,11 @@ export function readinessKinds(task: Pick<TaskRow, 'status' | 'assignee_id' | 'r
 export function readinessOf(ws: string, input: ReadinessInput, members: () => MemberBook): TaskReadiness {
   const { task } = input
   if (task.status === 'delivered') {
-    const reasons = acceptanceReasons(ws, input, members)
+    const reasons = [...acceptanceReasons(ws, input, members), ...baseReasons(ws, input, members)]
     return { ready: reasons.length === 0, reasons, deliverOn: null }
   }
+  // Accepted: past acceptance, but a moved base still says why merging it now would land an unchecked tree.
+  if (task.status === 'accepted') return { ready: false, reasons: baseReasons(ws, input, members), deliverOn: null }
   return { ready: false, reasons: [], deliverOn: task.status === 'in_progress' ? deliveryOffer(ws, input) : null }
 }
 
@@ -161,6 +166,35 @@ function acceptanceReasons(ws: string, { task, links, latest }: ReadinessInput, 
     for (const message of staleness(ws, links, report)) add('evidence_stale', message)
   }
   return reasons
+}
+
+/**
+ * What the base branch's move does to the delivered commit (issue 30): a trial merge that conflicts (merge_conflict),
+ * or a merge that would land a tree other than the commit's own, which is what the reports checked (base_moved). Only
+ * a check of this very commit counts: a commit delivered since is checked again when it is (base-moves.ts).
+ */
+function baseReasons(ws: string, { task, base }: ReadinessInput, members: () => MemberBook): AcceptanceReason[] {
+  if (!base || !task.artifact_commit || base.task_commit !== task.artifact_commit) return []
+  const tk = makeKey('task', task.id)
+  const main = base.base_branch
+  const book = members()
+  const assignee = task.assignee_id === null ? undefined : book.byId.get(task.assignee_id)
+  const action = (message: string): AcceptanceAction => ({
+    memberId: assignee ? makeId(ws, 'member', assignee.id) : null,
+    memberName: assignee?.name ?? null,
+    taskId: makeId(ws, 'task', task.id),
+    commit: task.artifact_commit,
+    label: `Ask ${assignee?.name ?? 'a member'} to update ${tk} from ${main}`,
+    text: `${message}. Please bring ${main} (${short(base.base_head)}) into ${tk}'s branch${base.conflicts ? ', resolve the conflicts' : ''}, run the tests on the result, and deliver it again.`,
+  })
+  if (base.conflicts) {
+    const paths = JSON.parse(base.conflicts) as string[]
+    const message = `${tk} conflicts with ${main} in ${paths.join(', ')}: it cannot be merged until its branch is updated`
+    return [{ code: 'merge_conflict', reportId: null, message, action: action(message) }]
+  }
+  if (base.lands_as_checked) return []
+  const message = `${main} moved since ${tk}'s evidence was made (${tk} is behind by ${base.behind}): merging would land a tree no report checked`
+  return [{ code: 'base_moved', reportId: null, message, action: action(message) }]
 }
 
 /** Why a report no longer rests on the current decisions the task depends on (its basis, its claims); empty when it does. */

@@ -21,6 +21,7 @@ import { gitPath, interruptedMerges, leftovers } from '../workspace/merge-recove
 import { refreshHead } from '../workspace/task-branches'
 import { taskRow } from './tasks'
 import { workspaceSettings } from '../workspace/workspace-settings'
+import { scheduleBaseCheck } from '../workspace/base-moves'
 
 /** One merge at a time per repository: git itself would refuse the second while the first holds the index. */
 const merging = new Set<string>()
@@ -97,6 +98,8 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
   } finally {
     merging.delete(repo)
   }
+  // The base moved: every other open task is checked against it now (the ref watcher would notice it too).
+  void scheduleBaseCheck(h, ctx.wsId)
   const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
   return dto
@@ -167,7 +170,11 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
   const r = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
     allowFailure: true,
   })
-  if (r.code === 0) return checkUntracked(repo, r.stdout.split('\n')[0]?.trim() ?? '', tk)
+  if (r.code === 0) {
+    const landed = r.stdout.split('\n')[0]?.trim() ?? ''
+    await checkLandsAsChecked(repo, landed, commit, tk)
+    return checkUntracked(repo, landed, tk)
+  }
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
   if (r.code === 1 && lines.length > 1) {
     const paths = [...new Set(lines.slice(1))]
@@ -181,6 +188,25 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
     'merge_blocked',
     `git could not check the merge of ${tk}: ${r.stderr.trim() || `exit code ${r.code}`}`,
     { reason: 'git' },
+  )
+}
+
+/**
+ * The base branch only receives the tree the task's reports checked (issue 30): the accepted commit's own tree. When
+ * the base moved since, the merge would land another tree, which no report checked: refused, nothing changed.
+ */
+async function checkLandsAsChecked(repo: string, landed: string, commit: string, tk: string): Promise<void> {
+  const checked = (
+    await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], { allowFailure: true })
+  ).stdout.trim()
+  if (!landed || landed === checked) return
+  const behind = (
+    await runOwnGit(repo, ['rev-list', '--count', `${commit}..HEAD`], { allowFailure: true })
+  ).stdout.trim()
+  throw new ApiError(
+    'base_moved',
+    `the base branch moved since ${tk}'s evidence was made (${tk} is behind by ${behind || 'some commits'}): merging would land a tree no report checked; nothing was changed. Bring the base branch into ${tk}'s branch, verify it there and deliver it again`,
+    { reason: 'base_moved', behind: Number(behind) || null },
   )
 }
 

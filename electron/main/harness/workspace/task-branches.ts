@@ -30,6 +30,7 @@ import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { hasNoCommit, noCommitWords } from './first-commit'
+import { watchBase } from './base-moves'
 import { interruptedMerges } from './merge-recovery'
 import { setupSettled, setUpTree, stopTreeRuns } from './tree-runs'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
@@ -113,6 +114,8 @@ export async function openWorkspace(h: Harness, p: ParsedParams<'workspaces.open
     // What a crash left: trees half made are finished, merges cut short are reported (merge-recovery.ts).
     await reconcileTrees(h, ctx)
     notes.push(...(await interruptedMerges(ctx, p.repoPath, false).catch(() => [])))
+    // The base branch is watched from now on; what moved while Concord was closed is checked now, off this call.
+    void watchBase(h, ctx)
   }
   return { ...workspace, settings: workspaceSettings(ctx), notes }
 }

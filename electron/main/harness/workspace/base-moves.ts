@@ -1,0 +1,232 @@
+/**
+ * Concord knows when the base moves (issue 30): the base branch of the user's repository is watched (its ref files,
+ * no polling) while the workspace is open and compared with the head last seen at each open, so a move made by
+ * Concord's own merge, or by the user's commits, pulls and resets, is noticed within a moment or at the next open.
+ * Each move checks every open task with a tree (in progress: its tree's head; delivered and accepted: the delivered
+ * commit) against the new head — repo/base-check.ts, in the sandbox, touching no working tree — off the request
+ * path, one check at a time per workspace, and records the answers in one transaction with a `base.moved` event.
+ *
+ * The rule a move applies, through the readiness every accept and merge reads (tasks/readiness.ts):
+ * - a delivered or accepted task whose merge would not land exactly the tree its reports checked is not ready
+ *   (base_moved); one whose trial merge conflicts is never ready and never merges (merge_conflict);
+ * - a task whose merge would land its own tree is not concerned: a fast-forward (or a move back to an ancestor, or
+ *   a base change that leaves the tree as it was) concerns nobody;
+ * - a task in progress whose files overlap what the base changed is told at its member's next step, in its brief.
+ */
+import { join } from 'node:path'
+import type { BaseOverlap, BaseCheckRow } from '../../store/base-repo'
+import { runOwnGit } from '../../platform/git'
+import { checkAgainstBase } from '../../repo/base-check'
+import { isOwnTree, treeHead } from '../../repo/git-repo'
+import { watchBranchRef } from '../../repo/ref-watch'
+import type { Ctx } from '../context'
+import type { Harness } from '../harness'
+import { now } from '../ids'
+import { baseCheckedStatuses, toTask } from '../mappers'
+import { workspaceSettings } from './workspace-settings'
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
+
+/** The statuses whose tasks are checked against the base: they have a tree and are not merged. */
+export const checkedStatuses = baseCheckedStatuses
+
+interface Watch {
+  close: () => void
+  /** The branch watched; '' before a watcher is started (a check asked for by a merge alone). */
+  branch: string
+  /** The check running now, and whether another was asked for meanwhile (it runs once after). */
+  running: Promise<void> | null
+  again: boolean
+}
+
+const watches = new Map<Harness, Map<string, Watch>>()
+/** Harnesses closed: a check still running when its core closed ends quietly. */
+const closed = new WeakSet<Harness>()
+
+/** The base branch's head as git has it now (read fresh, not from a long-lived git). */
+export async function baseHead(repo: string, branch: string): Promise<string | null> {
+  const r = await runOwnGit(
+    repo,
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`],
+    {
+      allowFailure: true,
+    },
+  )
+  const sha = r.stdout.trim()
+  return r.code === 0 && SHA.test(sha) ? sha : null
+}
+
+/**
+ * The harness's watches, made on first use with what ends them when it closes, and the one listener that checks a
+ * task delivered (or started) on a commit its last check did not see: the base did not move, the task did. Our own
+ * task.changed finds the check current and asks for nothing.
+ */
+function watchesOf(h: Harness): Map<string, Watch> {
+  const byWs = watches.get(h)
+  if (byWs) return byWs
+  const made = new Map<string, Watch>()
+  watches.set(h, made)
+  const off = h.bus.on((e) => {
+    if (e.event !== 'task.changed' || e.payload.readinessOnly) return
+    const t = e.payload.task
+    if (!t.branch || t.merged || !checkedStatuses.includes(t.status)) return
+    const seen = t.base?.commit
+    if (t.status === 'in_progress' ? !t.base : t.artifact?.commit && seen !== t.artifact.commit)
+      void scheduleBaseCheck(h, t.workspaceId)
+  })
+  h.onClose(() => {
+    closed.add(h)
+    off()
+    for (const w of made.values()) w.close()
+    made.clear()
+    watches.delete(h)
+  })
+  return made
+}
+
+function watchOf(h: Harness, wsId: string): Watch {
+  const byWs = watchesOf(h)
+  let w = byWs.get(wsId)
+  if (!w) byWs.set(wsId, (w = { close: () => undefined, branch: '', running: null, again: false }))
+  return w
+}
+
+/**
+ * Starts watching the workspace's base branch (once; a changed base branch restarts it) and checks the tasks now:
+ * what moved while Concord was closed is noticed here. Returns the check's promise (the open does not wait for it).
+ */
+export function watchBase(h: Harness, ctx: Ctx): Promise<void> {
+  const settings = workspaceSettings(ctx)
+  if (settings.isolation !== 'worktree' || !settings.baseBranch) return Promise.resolve()
+  const w = watchOf(h, ctx.wsId)
+  if (w.branch !== settings.baseBranch) {
+    w.close()
+    const branch = (w.branch = settings.baseBranch)
+    w.close = () => undefined
+    void watchBranchRef(h.workspace(ctx.wsId).repoPath, branch, () => void scheduleBaseCheck(h, ctx.wsId)).then(
+      (close) => {
+        if (w.branch === branch && !closed.has(h)) w.close = close
+        else close()
+      },
+    )
+  }
+  return scheduleBaseCheck(h, ctx.wsId)
+}
+
+/**
+ * A check of the workspace's tasks against the base, off the caller's path: one at a time per workspace; asked for
+ * while one runs, it runs once more after it. Never throws (a failure is logged: the next move checks again).
+ */
+export function scheduleBaseCheck(h: Harness, wsId: string): Promise<void> {
+  const watch = watchOf(h, wsId)
+  if (watch.running) {
+    watch.again = true
+    return watch.running
+  }
+  const run = async (): Promise<void> => {
+    do {
+      watch.again = false
+      if (closed.has(h)) return
+      try {
+        const ctx = h.ctx(wsId)
+        if (!ctx.store.db.open) return
+        await checkBase(h, ctx)
+      } catch (err) {
+        if (!closed.has(h) && !closedStore(err))
+          console.error('checking the tasks against the base branch failed:', err)
+      }
+    } while (watch.again)
+  }
+  watch.running = run().finally(() => {
+    watch.running = null
+  })
+  return watch.running
+}
+
+const closedStore = (err: unknown) => err instanceof Error && /not open|closed|does not exist/i.test(err.message)
+
+/** The check itself (scheduleBaseCheck runs it): every open task with a tree against the base branch's head. */
+export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
+  const settings = workspaceSettings(ctx)
+  const branch = settings.baseBranch
+  if (settings.isolation !== 'worktree' || !branch) return
+  const repo = h.workspace(ctx.wsId).repoPath
+  const head = await baseHead(repo, branch)
+  if (!head) return
+  const scratch = join(h.registry.dataDir, 'scratch', ctx.wsId, 'base')
+  const branches = ctx.store.branches.list()
+  const mergedBy = new Map(branches.filter((b) => b.merged_commit).map((b) => [b.merged_commit!, b.task_id]))
+  const open = branches.filter((b) => !b.merged_commit && b.worktree && b.state === 'ready' && isOwnTree(b.worktree))
+  const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
+  const before = ctx.store.base.among(open.map((b) => b.task_id))
+  const results: BaseCheckRow[] = []
+  for (const b of open) {
+    const task = rows.get(b.task_id)
+    if (!task || !checkedStatuses.includes(task.status)) continue
+    const commit =
+      task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
+    if (!commit) continue
+    const old = before.get(task.id)
+    if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) continue
+    const found = await checkAgainstBase(repo, b.worktree!, head, commit, scratch)
+    if (!found) continue
+    const groups = new Map<number | null, string[]>()
+    for (const { file, commits } of found.both) {
+      // A file is the merged tasks' that changed it on the base side, or "main's" (the user's own commits).
+      const by = new Set(commits.map((c) => mergedBy.get(c) ?? null))
+      for (const t of by) groups.set(t, [...(groups.get(t) ?? []), file])
+    }
+    const overlaps: BaseOverlap[] = [...groups].map(([taskId, files]) => ({ taskId, files }))
+    results.push({
+      task_id: task.id,
+      base_branch: branch,
+      base_head: head,
+      task_commit: commit,
+      behind: found.behind,
+      overlaps: JSON.stringify(overlaps),
+      conflicts: found.conflicts ? JSON.stringify(found.conflicts) : null,
+      lands_as_checked: found.landsAsChecked ? 1 : 0,
+      merge_tree: found.mergeTree ? 1 : 0,
+      checked_at: now(),
+    })
+  }
+  if (!ctx.store.db.open) return
+  const seen = ctx.store.base.seen(branch)
+  const changed = ctx.store.transaction(() => {
+    const out: number[] = []
+    for (const r of results) {
+      const old = ctx.store.base.get(r.task_id)
+      ctx.store.base.upsert(r)
+      if (!old || differs(old, r)) out.push(r.task_id)
+    }
+    if (seen !== head) {
+      ctx.store.base.setSeen(branch, head, now())
+      if (seen) {
+        const concerned = results.filter((r) => !r.lands_as_checked || r.conflicts).map((r) => r.task_id)
+        ctx.store.log.appendEvent(
+          'base.moved',
+          { branch, from: seen, to: head, mergedTaskId: mergedBy.get(head) ?? null, concerned },
+          now(),
+        )
+        ctx.store.log.bump('base_moves')
+      }
+    }
+    return out
+  })
+  for (const id of changed) {
+    const row = ctx.store.tasks.get(id)
+    if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
+  }
+}
+
+/** What the card and readiness show changed (not merely the time of the check). */
+function differs(a: BaseCheckRow, b: BaseCheckRow): boolean {
+  return (
+    a.behind !== b.behind ||
+    a.overlaps !== b.overlaps ||
+    a.conflicts !== b.conflicts ||
+    a.lands_as_checked !== b.lands_as_checked ||
+    a.task_commit !== b.task_commit ||
+    a.base_head !== b.base_head
+  )
+}

@@ -1,0 +1,166 @@
+/**
+ * Concord knows when the base moves (issue 30), in a real repository with real task trees: a sibling's merge and the
+ * user's own commit on main take the other delivered tasks whose merge would land an unchecked tree out of "ready",
+ * within a moment and through the ref watcher alone (no call asks for it); a conflict is found by a trial merge that
+ * touches neither the trees nor the user's checkout; a task in progress that changed the same file is told in its
+ * member's brief; and a move that leaves a task's merge a fast-forward concerns nobody.
+ */
+import { execFileSync } from 'node:child_process'
+import { writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Member, Task, Workspace } from '../../shared/schemas'
+import { buildBrief } from '../../electron/main/runtime/brief'
+import { rejectsWith } from '../fixtures/core'
+import { startedTask } from '../fixtures/harness'
+import { openWorkspace, type OpenWorkspace } from '../fixtures/workspace'
+
+let t: OpenWorkspace
+let ws: Workspace
+let ivy: Member
+
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=T', '-c', 'user.email=t@x', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).trim()
+const treeOf = (task: Task) => join(t.dataDir, 'worktrees', ws.id, task.key)
+const search = (lines: Record<number, string> = {}) =>
+  Array.from({ length: 12 }, (_, i) => lines[i] ?? `line ${i}`).join('\n') + '\n'
+const get = (task: Task) => t.core.invoke('tasks.get', { taskId: task.id })
+
+beforeEach(async () => {
+  t = await openWorkspace({ git: true })
+  ws = t.ws
+  // src/search.js on main, committed before the tasks start: every tree branches from it.
+  mkdirSync(join(t.repoDir, 'src'))
+  writeFileSync(join(t.repoDir, 'src', 'search.js'), search())
+  git(t.repoDir, 'add', '-A')
+  git(t.repoDir, 'commit', '-qm', 'search')
+  ivy = await t.core.invoke('members.create', {
+    workspaceId: ws.id,
+    name: 'Ivy',
+    role: 'implementer',
+    approval: 'auto',
+  })
+})
+afterEach(() => t.cleanup())
+
+/** A task started, its files written and committed in its tree. */
+async function committed(title: string, files: Record<string, string>): Promise<Task> {
+  const task = await startedTask(t.core, { workspaceId: ws.id, title, assigneeId: ivy.id, requiredReports: [] })
+  const dir = treeOf(task)
+  for (const [f, content] of Object.entries(files)) writeFileSync(join(dir, f), content)
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-qm', title)
+  return task
+}
+
+async function delivered(title: string, files: Record<string, string>): Promise<Task> {
+  const task = await committed(title, files)
+  const done = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+  expect(done.readiness.ready).toBe(true)
+  return done
+}
+
+const codes = (task: Task) => task.readiness.reasons.map((r) => r.code)
+const treeState = (task: Task) => ({
+  head: git(treeOf(task), 'rev-parse', 'HEAD'),
+  status: git(treeOf(task), 'status', '--porcelain', '--ignored'),
+})
+const checkout = () => ({ head: git(t.repoDir, 'rev-parse', 'HEAD'), status: git(t.repoDir, 'status', '--porcelain') })
+
+describe('a sibling merge', () => {
+  it('takes the other delivered task out of ready, names the overlap, and tells the task in progress', async () => {
+    const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'return { results, incomplete }' }) })
+    const t2 = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets(search())' }) })
+    const t3 = await committed('Spinner', { 'src/search.js': search({ 6: 'spinner()' }) })
+    await t.core.invoke('tasks.accept', { taskId: t1.id })
+    await t.core.invoke('tasks.merge', { taskId: t1.id })
+
+    await expect.poll(async () => codes(await get(t2))).toEqual(['base_moved'])
+    const after = await get(t2)
+    expect(after.readiness.ready).toBe(false)
+    expect(after.base).toMatchObject({
+      branch: 'main',
+      behind: 2,
+      conflicts: null,
+      landsAsChecked: false,
+      overlaps: [{ key: t1.key, files: ['src/search.js'] }],
+    })
+    expect(after.readiness.reasons[0]!.message).toContain(`main moved since ${t2.key}'s evidence was made`)
+    expect(after.readiness.reasons[0]!.action?.label).toBe(`Ask Ivy to update ${t2.key} from main`)
+    const refused = await rejectsWith(t.core.invoke('tasks.accept', { taskId: t2.id }), 'base_moved')
+    expect(refused.details).toMatchObject({ reasons: [{ code: 'base_moved' }] })
+
+    // The task in progress that changed the same file is told at its member's next step: its brief says so.
+    await expect.poll(async () => (await get(t3)).base?.overlaps.length).toBe(1)
+    const ctx = t.core.harness.ctx(ws.id)
+    const brief = buildBrief(
+      ctx,
+      ctx.store.members.list().find((m) => m.name === 'Ivy')!,
+      [],
+    ).text
+    expect(brief).toContain(`main moved: ${t1.key} merged and changed src/search.js, which you changed.`)
+  })
+
+  it('an accepted task whose merge would land an unchecked tree is refused with base_moved, nothing changed', async () => {
+    const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'results' }) })
+    const t2 = await delivered('Other', { 'other.txt': 'other\n' })
+    await t.core.invoke('tasks.accept', { taskId: t1.id })
+    await t.core.invoke('tasks.accept', { taskId: t2.id })
+    await t.core.invoke('tasks.merge', { taskId: t1.id })
+    const before = checkout()
+    const err = await rejectsWith(t.core.invoke('tasks.merge', { taskId: t2.id }), 'base_moved')
+    expect(err.message).toContain('no report checked')
+    expect(checkout()).toEqual(before)
+    // No file in common: behind, no overlap, and still not what its evidence checked.
+    await expect.poll(async () => codes(await get(t2))).toEqual(['base_moved'])
+    expect((await get(t2)).base).toMatchObject({ behind: 2, overlaps: [], conflicts: null })
+  })
+})
+
+describe("the user's own commits on main", () => {
+  it('a commit on main takes an overlapping delivered task out of ready through the ref watcher alone', async () => {
+    const task = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets(search())' }) })
+    writeFileSync(join(t.repoDir, 'src', 'search.js'), search({ 1: 'hotfix' }))
+    git(t.repoDir, 'commit', '-qam', 'hotfix')
+    await expect.poll(async () => codes(await get(task))).toEqual(['base_moved'])
+    expect((await get(task)).base).toMatchObject({
+      behind: 1,
+      overlaps: [{ key: null, taskId: null, files: ['src/search.js'] }],
+    })
+  })
+
+  it('a conflict is found by a trial merge that touches neither the tree nor your checkout', async () => {
+    const task = await delivered('Bullets', { 'src/search.js': search({ 5: 'from the task' }) })
+    const tree = treeState(task)
+    writeFileSync(join(t.repoDir, 'src', 'search.js'), search({ 5: 'from main' }))
+    git(t.repoDir, 'commit', '-qam', 'clash')
+    const mine = checkout()
+    await expect.poll(async () => codes(await get(task))).toEqual(['merge_conflict'])
+    expect((await get(task)).base).toMatchObject({ conflicts: ['src/search.js'], landsAsChecked: false })
+    expect(treeState(task)).toEqual(tree)
+    expect(checkout()).toEqual(mine)
+    await rejectsWith(t.core.invoke('tasks.accept', { taskId: task.id }), 'merge_conflict')
+  })
+
+  it('a move that leaves a task’s merge a fast-forward concerns nobody (a reset back, then a pull forward)', async () => {
+    const start = git(t.repoDir, 'rev-parse', 'HEAD')
+    const task = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets' }) })
+    await expect.poll(async () => (await get(task)).base?.head).toBe(start)
+    git(t.repoDir, 'reset', '-q', '--keep', 'HEAD~1')
+    const back = git(t.repoDir, 'rev-parse', 'HEAD')
+    await expect.poll(async () => (await get(task)).base?.head).toBe(back)
+    expect((await get(task)).readiness.ready).toBe(true)
+    git(t.repoDir, 'merge', '-q', '--ff-only', start)
+    await expect.poll(async () => (await get(task)).base?.head).toBe(start)
+    const now = await get(task)
+    expect(now.readiness).toMatchObject({ ready: true, reasons: [] })
+    expect(now.base).toMatchObject({ behind: 0, overlaps: [], landsAsChecked: true })
+    const moves = (await t.core.invoke('events.list', { workspaceId: ws.id, limit: 1000 })).filter(
+      (e) => e.type === 'base.moved',
+    )
+    expect(moves.map((e) => (e.payload as { concerned: number[] }).concerned)).toEqual([[], []])
+  })
+})
