@@ -269,6 +269,8 @@ export const methods = {
   /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
   'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),
   'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
+  /** What merging the task would do before it is done: whether it can land, and which other open tasks it concerns. */
+  'tasks.mergePreview': method(z.strictObject({ taskId: s.Id }), r<s.MergePreview>()),
 
   'reports.submit': method(
     z.strictObject({

@@ -496,6 +496,32 @@ export interface TaskBase {
   checkedAt: string
 }
 
+/** tasks.mergePreview: what merging a task would do, before the user clicks Merge (issue 30). */
+export interface MergePreview {
+  taskId: string
+  key: string
+  baseBranch: string
+  baseHead: string
+  /** The commit that would be merged: the accepted (delivered) one, or the tree's head. */
+  commit: string
+  /** The files merging it changes on the base branch. */
+  files: string[]
+  /** Why tasks.merge would refuse it now (the same code), or null when it can land. */
+  blocked: { code: 'merge_conflict' | 'base_moved'; message: string } | null
+  /** Every other open task with a tree, and what the move does to it. */
+  others: {
+    taskId: string
+    key: string
+    status: Task['status']
+    overlaps: string[]
+    /** overlaps: files in common; reverify: delivered or accepted, its tree must be verified again; behind: in progress, nothing in common. */
+    effect: 'overlaps' | 'reverify' | 'behind'
+    text: string
+  }[]
+  /** One sentence: "Merging T-1 moves main: T-2 overlaps (src/search.js) and will need updating and verifying again; …". */
+  text: string
+}
+
 export interface Claim {
   id: string
   text: string

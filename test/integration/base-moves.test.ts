@@ -120,6 +120,33 @@ describe('a sibling merge', () => {
   })
 })
 
+describe('the merge preview', () => {
+  it('names what merging does before it is done: the overlapping task, the one to verify again, the one behind', async () => {
+    const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'results' }) })
+    const t2 = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets' }) })
+    const t3 = await delivered('Docs', { 'docs.md': 'docs\n' })
+    const t4 = await committed('Spinner', { 'spin.js': 'spin\n' })
+    await t.core.invoke('tasks.accept', { taskId: t1.id })
+    const before = checkout()
+    const preview = await t.core.invoke('tasks.mergePreview', { taskId: t1.id })
+    expect(checkout()).toEqual(before)
+    expect(preview).toMatchObject({ key: t1.key, baseBranch: 'main', blocked: null, files: ['src/search.js'] })
+    expect(preview.others.map((o) => [o.key, o.effect, o.overlaps])).toEqual([
+      [t2.key, 'overlaps', ['src/search.js']],
+      [t3.key, 'reverify', []],
+      [t4.key, 'behind', []],
+    ])
+    expect(preview.text).toBe(
+      `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main.`,
+    )
+    // After the merge, the other's preview says why it cannot land now, with tasks.merge's code.
+    await t.core.invoke('tasks.merge', { taskId: t1.id })
+    const next = await t.core.invoke('tasks.mergePreview', { taskId: t2.id })
+    expect(next.blocked?.code).toBe('base_moved')
+    expect(next.text).toContain(`${t2.key} cannot be merged now`)
+  })
+})
+
 describe("the user's own commits on main", () => {
   it('a commit on main takes an overlapping delivered task out of ready through the ref watcher alone', async () => {
     const task = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets(search())' }) })

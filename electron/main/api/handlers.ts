@@ -22,6 +22,7 @@ import { openWorkspace, updateWorkspace } from '../harness/workspace/task-branch
 import { makeFirstCommit } from '../harness/workspace/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tree-runs'
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
+import { mergePreview } from '../harness/tasks/merge-preview'
 import { mergeTask } from '../harness/tasks/task-merge'
 import { revertDecision } from '../harness/decisions/revert'
 import { decisionHistory } from '../harness/decisions/history'
@@ -76,6 +77,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.mergePreview': (p) => mergePreview(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.treeRuns': (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')

@@ -108,6 +108,8 @@ export function watchBase(h: Harness, ctx: Ctx): Promise<void> {
         if (w.branch === branch && !closed.has(h)) w.close = close
         else close()
       },
+      // Closed meanwhile, or git gone: the next open compares the head again.
+      () => undefined,
     )
   }
   return scheduleBaseCheck(h, ctx.wsId)

@@ -1,0 +1,104 @@
+/**
+ * tasks.mergePreview: what merging a task does, named before the user clicks Merge (issue 30) — whether it can land
+ * now (the same refusals as tasks.merge: a conflict, or a base that moved since its evidence), the files it brings to
+ * the base branch, and what that move does to every other open task: one that changed the same files overlaps and
+ * needs updating and verifying again; a delivered or accepted one without a file in common needs its tree verified
+ * again on the new base (what would land is no longer what its reports checked); one in progress falls behind.
+ * Reads only: git runs in the tasks' trees through the sandboxed helpers of repo/base-check.ts; nothing is written.
+ */
+import { join } from 'node:path'
+import type { ParsedParams } from '../../../../shared/contract'
+import { ApiError } from '../../../../shared/errors'
+import type { MergePreview } from '../../../../shared/schemas'
+import { checkAgainstBase, changedSinceBase } from '../../repo/base-check'
+import { isOwnTree, treeHead } from '../../repo/git-repo'
+import type { Ctx } from '../context'
+import type { Harness } from '../harness'
+import { makeId, makeKey } from '../ids'
+import { baseCheckedStatuses } from '../mappers'
+import { baseHead } from '../workspace/base-moves'
+import { workspaceSettings } from '../workspace/workspace-settings'
+import { taskRow } from './tasks'
+
+const listed = (files: string[]) =>
+  files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ')
+
+export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mergePreview'>): Promise<MergePreview> {
+  const task = taskRow(ctx, p.taskId)
+  const tk = makeKey('task', task.id)
+  const branch = ctx.store.branches.get(task.id)
+  if (!branch?.worktree || branch.merged_commit || !isOwnTree(branch.worktree))
+    throw new ApiError(
+      'invalid_transition',
+      `${tk} has no open tree of its own (${branch?.merged_commit ? 'it was merged' : 'not started here, or a shared workspace'}): there is no merge to preview`,
+    )
+  const base = workspaceSettings(ctx).baseBranch
+  const repo = h.workspace(ctx.wsId).repoPath
+  const head = base ? await baseHead(repo, base) : null
+  if (!base || !head)
+    throw new ApiError('invalid_transition', `the base branch ${base ?? ''} has no commit to merge into`)
+  const commit = task.artifact_commit ?? (await treeHead(branch.worktree))
+  if (!commit) throw new ApiError('invalid_transition', `${tk} has no commit to merge`)
+  const scratch = join(h.registry.dataDir, 'scratch', ctx.wsId, 'base')
+  const own = await checkAgainstBase(repo, branch.worktree, head, commit, scratch)
+  const files = await changedSinceBase(repo, branch.worktree, head, commit)
+  const blocked: MergePreview['blocked'] = own?.conflicts
+    ? {
+        code: 'merge_conflict',
+        message: `${tk} conflicts with ${base} in ${listed(own.conflicts)}: it cannot be merged until its branch is updated`,
+      }
+    : own && !own.landsAsChecked
+      ? {
+          code: 'base_moved',
+          message: `${base} moved since ${tk}'s evidence was made (behind by ${own.behind}): merging now would land a tree no report checked`,
+        }
+      : null
+
+  const others: MergePreview['others'] = []
+  const open = ctx.store.branches
+    .list()
+    .filter((b) => b.task_id !== task.id && !b.merged_commit && b.worktree && b.state === 'ready')
+  const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
+  for (const b of open) {
+    const t = rows.get(b.task_id)
+    if (!t || !baseCheckedStatuses.includes(t.status) || !isOwnTree(b.worktree!)) continue
+    const theirCommit =
+      t.status !== 'in_progress' && t.artifact_commit ? t.artifact_commit : await treeHead(b.worktree!)
+    if (!theirCommit) continue
+    const theirs = new Set(await changedSinceBase(repo, b.worktree!, head, theirCommit))
+    const overlaps = files.filter((f) => theirs.has(f))
+    const key = makeKey('task', t.id)
+    const verified = t.status !== 'in_progress'
+    const effect: MergePreview['others'][number]['effect'] = overlaps.length
+      ? 'overlaps'
+      : verified && files.length
+        ? 'reverify'
+        : 'behind'
+    const text =
+      effect === 'overlaps'
+        ? `${key} overlaps (${listed(overlaps)}) and ${verified ? 'will need updating and verifying again' : 'its assignee will be told'}`
+        : effect === 'reverify'
+          ? `${key} will need verifying again on the new ${base}`
+          : `${key} falls behind ${base} (no file in common)`
+    others.push({ taskId: makeId(ctx.wsId, 'task', t.id), key, status: t.status, overlaps, effect, text })
+  }
+  const order = { overlaps: 0, reverify: 1, behind: 2 }
+  others.sort((a, b) => order[a.effect] - order[b.effect] || a.key.localeCompare(b.key, 'en', { numeric: true }))
+  const concerned = others.filter((o) => o.effect !== 'behind')
+  const text = blocked
+    ? `${tk} cannot be merged now: ${blocked.message}.`
+    : concerned.length
+      ? `Merging ${tk} moves ${base}: ${concerned.map((o) => o.text).join('; ')}.`
+      : `Merging ${tk} moves ${base}; no other open task is concerned.`
+  return {
+    taskId: makeId(ctx.wsId, 'task', task.id),
+    key: tk,
+    baseBranch: base,
+    baseHead: head,
+    commit,
+    files,
+    blocked,
+    others,
+    text,
+  }
+}
