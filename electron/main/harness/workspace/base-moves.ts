@@ -178,7 +178,10 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
       const by = new Set(commits.map((c) => mergedBy.get(c) ?? null))
       for (const t of by) groups.set(t, [...(groups.get(t) ?? []), file])
     }
-    const overlaps: BaseOverlap[] = [...groups].map(([taskId, files]) => ({ taskId, files }))
+    // The merged tasks in task order, then the other commits.
+    const overlaps: BaseOverlap[] = [...groups]
+      .sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity))
+      .map(([taskId, files]) => ({ taskId, files }))
     results.push({
       task_id: task.id,
       base_branch: branch,

@@ -62,8 +62,15 @@ export function TaskActions({ task }: { task: Task }) {
   const refused = refusal?.of === task ? refusal.reasons : null
   const ready = task.status === 'delivered' && !refused && readiness.ready
   const offer = task.status === 'in_progress' ? readiness.deliverOn : null
+  // Delivered: why it cannot be accepted. Accepted: why it cannot be merged now (the base moved, or it conflicts).
   const reasons: RefusalReason[] | null =
-    task.status !== 'delivered' ? null : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
+    task.status === 'accepted' && !task.merged
+      ? readiness.reasons.length
+        ? readiness.reasons
+        : null
+      : task.status !== 'delivered'
+        ? null
+        : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
   // One button per distinct action: several reasons about one report share it.
   const actions = reasons
     ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()]
@@ -83,12 +90,12 @@ export function TaskActions({ task }: { task: Task }) {
       )}
       {reasons && (
         <div className="refusal" role="alert" data-testid="refusal">
-          <b>Not ready to accept:</b>
+          <b>{task.status === 'accepted' ? 'Not ready to merge:' : 'Not ready to accept:'}</b>
           <ul>
             {reasons.map((r, i) => (
               <li key={i}>
-                <span className={`badge badge-${r.code === 'evidence_stale' ? 'bad' : 'warn'}`}>
-                  {r.code === 'evidence_stale' ? 'stale' : 'missing'}
+                <span className={`badge badge-${reasonTone[r.code] ?? 'warn'}`}>
+                  {reasonWords[r.code] ?? 'missing'}
                 </span>
                 <span>{r.message}</span>
               </li>
@@ -164,6 +171,15 @@ export function TaskActions({ task }: { task: Task }) {
     </>
   )
 }
+
+/** A reason's badge: what kind of trouble, in a word or two. */
+const reasonWords: Record<string, string> = {
+  evidence_stale: 'stale',
+  evidence_missing: 'missing',
+  base_moved: 'base moved',
+  merge_conflict: 'conflict',
+}
+const reasonTone: Record<string, 'bad' | 'warn'> = { evidence_stale: 'bad', merge_conflict: 'bad' }
 
 /** "Ask Tester to re-verify T-2 on a1b2c3d": opens the prefilled message, editable, and sends it linked to the task. */
 function AskMember({ action }: { action: AcceptanceAction }) {

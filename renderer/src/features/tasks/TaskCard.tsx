@@ -12,6 +12,7 @@ import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
 import { FirstCommitOffer } from '../workspaces/FirstCommit'
 import { TreeRuns } from '../trees/TreeRuns'
+import { BaseLine, MergePreviewLine } from './BaseLine'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -72,6 +73,12 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const delivering = moves.delivering === task.id
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
   const menu = taskMoves[task.status].filter((s) => s !== 'accepted')
+  // A conflicting trial merge, or a base moved since the evidence: Merge could only be refused, so it is not offered.
+  const mergeable =
+    task.status === 'accepted' &&
+    !!task.branch &&
+    !task.merged &&
+    !task.readiness.reasons.some((r) => r.code === 'merge_conflict' || r.code === 'base_moved')
 
   // The card is a new element in its new column: give it the focus the keyboard move left behind. Its row changes
   // first (the move's answer) and the column's list once the server is read again: only the card in the new column.
@@ -163,6 +170,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           )}
         </div>
       )}
+      <BaseLine task={task} />
+      {mergeable && <MergePreviewLine task={task} />}
       {open && !editing && (
         <div className="tcard-detail">
           {task.spec && <div className="tcard-spec">{task.spec}</div>}
@@ -220,7 +229,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
               Changes
             </button>
           )}
-          {task.status === 'accepted' && task.branch && !task.merged && (
+          {mergeable && (
             <>
               <button
                 className="btn small primary"
