@@ -60,6 +60,9 @@ async function delivered(title: string, files: Record<string, string>): Promise<
   const task = await committed(title, files)
   const done = await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
   expect(done.readiness.ready).toBe(true)
+  // The delivery's own check has run (against main as it is now): what a test moves next is a move.
+  const main = git(t.repoDir, 'rev-parse', 'main')
+  await expect.poll(async () => (await get(task)).base).toMatchObject({ commit: done.artifact!.commit, head: main })
   return done
 }
 
