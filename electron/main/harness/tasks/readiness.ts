@@ -177,16 +177,17 @@ function baseReasons(ws: string, { task, base }: ReadinessInput, members: () => 
   if (!base || !task.artifact_commit || base.task_commit !== task.artifact_commit) return []
   const tk = makeKey('task', task.id)
   const main = base.base_branch
-  const book = members()
-  const assignee = task.assignee_id === null ? undefined : book.byId.get(task.assignee_id)
-  const action = (message: string): AcceptanceAction => ({
-    memberId: assignee ? makeId(ws, 'member', assignee.id) : null,
-    memberName: assignee?.name ?? null,
-    taskId: makeId(ws, 'task', task.id),
-    commit: task.artifact_commit,
-    label: `Ask ${assignee?.name ?? 'a member'} to update ${tk} from ${main}`,
-    text: `${message}. Please bring ${main} (${short(base.base_head)}) into ${tk}'s branch${base.conflicts ? ', resolve the conflicts' : ''}, run the tests on the result, and deliver it again.`,
-  })
+  const action = (message: string): AcceptanceAction => {
+    const assignee = task.assignee_id === null ? undefined : members().byId.get(task.assignee_id)
+    return {
+      memberId: assignee ? makeId(ws, 'member', assignee.id) : null,
+      memberName: assignee?.name ?? null,
+      taskId: makeId(ws, 'task', task.id),
+      commit: task.artifact_commit,
+      label: `Ask ${assignee?.name ?? 'a member'} to update ${tk} from ${main}`,
+      text: `${message}. Please bring ${main} (${short(base.base_head)}) into ${tk}'s branch${base.conflicts ? ', resolve the conflicts' : ''}, run the tests on the result, and deliver it again.`,
+    }
+  }
   if (base.conflicts) {
     const paths = JSON.parse(base.conflicts) as string[]
     const message = `${tk} conflicts with ${main} in ${paths.join(', ')}: it cannot be merged until its branch is updated`
