@@ -4,9 +4,10 @@
  * and rules, in one transaction: a name already there refuses the whole copy with name_taken, and a failure half-way
  * leaves nothing behind. On a real core, real SQLite files, real git repositories and the wire-format model server.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createCore } from '../../electron/main/core'
 import { secretRef } from '../../electron/main/harness/members/members'
 import type { EventEnvelope } from '../../shared/contract'
 import type { ApprovalRule, Member, Workspace } from '../../shared/schemas'
@@ -68,7 +69,10 @@ beforeEach(async () => {
   initRepo(repoB)
   b = await t.core.invoke('workspaces.open', { repoPath: repoB, name: 'second', isolation: 'shared' })
 })
-afterEach(() => t.cleanup())
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await t.cleanup()
+})
 
 const copy = () => t.core.invoke('members.copyTeam', { workspaceId: b.id, fromWorkspaceId: a.id })
 const listB = () => t.core.invoke('members.list', { workspaceId: b.id })
@@ -261,6 +265,25 @@ describe('Use the team of another workspace', () => {
     const err = await rejectsWith(copy(), 'name_taken')
     expect(err.details).toEqual({ names: ['Lead', 'Impl', 'Tester', 'Agent'] })
     expect(await listB()).toHaveLength(4)
+  })
+
+  it('still offers the readable teams when the file of another workspace is damaged', async () => {
+    const repoC = join(dirname(t.repoDir), 'repo-c')
+    mkdirSync(repoC)
+    const c = await t.core.invoke('workspaces.open', { repoPath: repoC, name: 'damaged' })
+    await t.core.invoke('members.create', { workspaceId: c.id, name: 'Solo', role: 'solo' })
+    await t.core.close()
+    writeFileSync(join(t.dataDir, 'workspaces', `${c.id}.sqlite`), 'not a database, '.repeat(512))
+    t.core = createCore({ dataDir: t.dataDir, taskStartTurns: false })
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const sources = await t.core.invoke('members.teams', { workspaceId: b.id })
+    expect(sources.map((s) => s.name)).toEqual([a.name])
+    expect(warned.mock.calls.join(' ')).toContain(`the team of workspace ${c.id} is not offered`)
+    // Copying from it says why it cannot.
+    await rejectsWith(
+      t.core.invoke('members.copyTeam', { workspaceId: b.id, fromWorkspaceId: c.id }),
+      'storage_corrupt',
+    )
   })
 
   it('says which workspace it cannot copy from', async () => {

@@ -29,12 +29,24 @@ function teamOf(ctx: Ctx): { members: MemberRow[]; rules: ApprovalRuleRow[] } {
 const providerWords = (m: MemberRow): string | null =>
   m.agent ? m.agent : m.provider_kind ? `${m.provider_kind} · ${m.provider_model ?? ''}` : null
 
+/** A workspace whose file cannot be read now (damaged, locked, a disk error) offers no team; the others still do. */
+function readableTeam(h: Harness, workspaceId: string): ReturnType<typeof teamOf> | null {
+  try {
+    return teamOf(h.ctx(workspaceId))
+  } catch (err) {
+    const code = (err as ApiError).code
+    if (!(code?.startsWith('storage_') || code === 'io_error')) throw err
+    console.warn(`members.teams: the team of workspace ${workspaceId} is not offered: ${(err as Error).message}`)
+    return null
+  }
+}
+
 /** The other workspaces (not archived) whose team could be copied here, most recently opened first. */
 export function teamSources(h: Harness, ctx: Ctx): TeamSource[] {
   return h.registry.list().flatMap((w) => {
     if (w.id === ctx.wsId) return []
-    const team = teamOf(h.ctx(w.id))
-    if (team.members.length === 0) return []
+    const team = readableTeam(h, w.id)
+    if (!team || team.members.length === 0) return []
     return [
       {
         workspaceId: w.id,
