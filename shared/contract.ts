@@ -122,6 +122,14 @@ export const methods = {
     r<s.Member>(),
   ),
   'members.list': method(z.strictObject({ ...ws }), r<s.Member[]>()),
+  /** The other workspaces (not archived) with a team, most recently opened first: what members.copyTeam can copy. */
+  'members.teams': method(z.strictObject({ ...ws }), r<s.TeamSource[]>()),
+  /**
+   * "Use the team of <workspace>": copies the members of `fromWorkspaceId` (not archived) into this workspace, with
+   * their providers, approval policies and approval rules (each member's and the team's). Keys are referenced in the
+   * secret store, never copied. A member name already in this workspace refuses the whole copy (name_taken).
+   */
+  'members.copyTeam': method(z.strictObject({ ...ws, fromWorkspaceId: s.Id }), r<s.CopiedTeam>()),
 
   'decisions.create': method(
     z.strictObject({

@@ -282,6 +282,22 @@ export interface Member {
   updatedAt: string
 }
 
+/** Another workspace whose team can be copied into this one (members.teams). */
+export interface TeamSource {
+  workspaceId: string
+  /** The workspace's name, as the offer says it: "Use the team of <name>". */
+  name: string
+  members: { name: string; role: string; provider: string | null }[]
+  /** Its approval rules, the members' and the team's. */
+  rules: number
+}
+
+/** members.copyTeam: the members made in this workspace and the approval rules they brought. */
+export interface CopiedTeam {
+  members: Member[]
+  rules: ApprovalRule[]
+}
+
 export interface Decision {
   id: string
   workspaceId: string
