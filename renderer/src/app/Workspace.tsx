@@ -34,19 +34,6 @@ function Shortcuts() {
   )
 }
 
-/** The server is down or being reconnected to: say so where it cannot be missed, not only with a grey dot. */
-function ServerDownBanner() {
-  const connection = useApp((s) => s.connection)
-  if (connection === 'open') return null
-  return (
-    <div className="server-down" role="alert" data-testid="server-down" data-connection={connection}>
-      <strong>{connection === 'connecting' ? 'Reconnecting to Concord…' : 'Concord’s server is not reachable.'}</strong>{' '}
-      Nothing you do now is saved, and members’ replies do not arrive. It reconnects by itself when the server is back (
-      <code>concord serve</code> or the app).
-    </div>
-  )
-}
-
 function Centre() {
   const view = useApp((s) => s.view)
   const selected = useApp((s) => s.selectedMemberId)
@@ -89,7 +76,6 @@ export default function WorkspaceScreen() {
       )}
       <Shortcuts />
       <ArchiveUndo />
-      <ServerDownBanner />
     </div>
   )
 }
