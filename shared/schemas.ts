@@ -178,6 +178,12 @@ export interface TaskDiff {
   uncommitted: string[]
   /** sessions.changes only: the commits the turn's tree was at, by which the diff is named (base and head are trees). */
   turn?: TurnCommits
+  /**
+   * tasks.diff of a merged task: the diff is what was merged (its change against the base it was merged on, not the
+   * base branch now, which holds it). `onto`: the base branch's head the merge was made on (null for a merge made
+   * before Concord kept it); `branch`: the base branch's name.
+   */
+  merged?: { commit: string; onto: string | null; branch: string | null }
 }
 
 /** The commits around one turn: where its tree was before and after, and the commits it made. */
