@@ -273,6 +273,16 @@ export const methods = {
     z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }),
     r<s.TaskDiff>(),
   ),
+  /** Where a task's tree is on this machine, to open it yourself (the page cannot open programs). */
+  'tasks.treePath': method(z.strictObject({ taskId: s.Id }), r<{ path: string }>()),
+  /**
+   * The desktop app opens a task's tree in an editor (`editor`, default VS Code), a terminal or the file manager;
+   * `unsupported` under `concord serve` (system.info openTree is false: use tasks.treePath).
+   */
+  'tasks.openTree': method(
+    z.strictObject({ taskId: s.Id, in: s.OpenTreeIn, editor: s.Editor.optional() }),
+    r<{ path: string }>(),
+  ),
   /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
   /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
   'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),

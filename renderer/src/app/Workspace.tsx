@@ -10,7 +10,7 @@ import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
 import { shortcutHelp } from '../lib/shortcuts'
 import { useApp } from '../stores/app-store'
-import { useNarrowDrawer } from './narrow-drawer'
+import { useFoldDrawerOnPress, useNarrowDrawer } from './narrow-drawer'
 
 function Shortcuts() {
   const show = useApp((s) => s.showShortcuts)
@@ -50,10 +50,11 @@ export default function WorkspaceScreen() {
   const setPanelOpen = useApp((s) => s.setPanelOpen)
   // A workspace opened in a narrow window starts with the right panel folded.
   useNarrowDrawer()
+  const foldDrawer = useFoldDrawerOnPress()
   return (
     <div className={`app${panelOpen ? '' : ' panel-closed'}`} data-testid="app">
       <Sidebar />
-      <main className="centre">
+      <main className="centre" onPointerDown={foldDrawer}>
         {loading && memberCount === 0 ? (
           <div className="splash">Loading…</div>
         ) : memberCount === 0 ? (

@@ -88,7 +88,7 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
     await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
     ctx.store.transaction(() => {
       ctx.store.branches.setMerging(task.id, null)
-      ctx.store.branches.setMerged(task.id, merged, now())
+      ctx.store.branches.setMerged(task.id, merged, now(), before)
       ctx.store.log.appendEvent(
         'task.merged',
         { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches },
