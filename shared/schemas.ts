@@ -746,7 +746,7 @@ export interface RecordHit {
   kind: 'decision' | 'task' | 'report'
   id: string
   key: string
-  /** The record's title now; a report's is its kind on its task ("test report on T-1"). */
+  /** The record's title now; a report's is its kind and task, as its card says ("test of T-1"). */
   title: string
   /** A decision's or task's status, a report's verdict. */
   status: string

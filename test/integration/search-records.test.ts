@@ -49,7 +49,7 @@ describe('search.records', () => {
       kind: 'report',
       key: 'R-6',
       field: 'key',
-      title: 'test report on T-1',
+      title: 'test of T-1',
       status: 'pass',
     })
     expect(r6[0]!.taskId).toBe(task.id)

@@ -13,7 +13,8 @@ function matched(row: RecordHitRow, fields: RecordHitField[]): { field: RecordHi
   return { field: fields[i] ?? fields[0]!, snippet: snippets[i] ?? row.s0 }
 }
 
-const reportTitle = (kind: string, taskId: number) => `${kind} report on ${makeKey('task', taskId)}`
+/** As the report's card names it: "test of T-1". */
+const reportTitle = (kind: string, taskId: number) => `${kind} of ${makeKey('task', taskId)}`
 
 /** The record a query names by its key (`R-6`, `d-1`), if it exists and is shown in lists. */
 function byKey(ctx: Ctx, query: string): RecordHit | null {

@@ -11,7 +11,7 @@ import { selectMembers } from '../../stores/selectors'
 import type { Theme } from '../../stores/types'
 import { OpenRepositoryForm } from '../workspaces/Welcome'
 import { MemberEditor } from './MemberEditor'
-import { SearchButton } from '../search/SessionSearch'
+import { SearchButton } from '../search/SearchButton'
 import { ArchivedLink } from '../archive/ArchivedView'
 
 function MemberItem({ id, index }: { id: string; index: number }) {
