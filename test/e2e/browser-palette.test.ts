@@ -124,5 +124,5 @@ describe('the command palette in the browser', () => {
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
     expect(ui.errors).toEqual([])
-  })
+  }, 90_000)
 })

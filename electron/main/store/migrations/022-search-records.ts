@@ -11,7 +11,10 @@
  *   Revisions are never changed once written.
  *
  * Kept by triggers, in the statement that writes the row (so in its transaction, whatever writes it: the harness,
- * an import, a bench's bare SQL). As in 010, an update removes the old entry and adds the new one in one body.
+ * an import, a bench's bare SQL). As in 010, an update removes the old entry and adds the new one in one body, and
+ * only when the text changed: the repositories' updates set every column, and a decision's edit moves the status
+ * and flag of every dependent task (an edit costs what it changes, migration 008), which must not rewrite their
+ * index entries.
  * Reports and claims are written once (an insert each); a claim is its own entry rather than part of its report's,
  * so a report with many claims costs one index write per claim, not one rewrite of the report per claim.
  */
@@ -31,7 +34,8 @@ CREATE VIRTUAL TABLE revisions_fts USING fts5(text, decision_id UNINDEXED, versi
 CREATE TRIGGER decisions_fts_insert AFTER INSERT ON decisions BEGIN
   INSERT INTO decisions_fts (rowid, title, statement, rationale) VALUES (new.id, new.title, new.statement, new.rationale);
 END;
-CREATE TRIGGER decisions_fts_update AFTER UPDATE OF title, statement, rationale ON decisions BEGIN
+CREATE TRIGGER decisions_fts_update AFTER UPDATE OF title, statement, rationale ON decisions
+  WHEN old.title IS NOT new.title OR old.statement IS NOT new.statement OR old.rationale IS NOT new.rationale BEGIN
   INSERT INTO decisions_fts (decisions_fts, rowid, title, statement, rationale) VALUES ('delete', old.id, old.title, old.statement, old.rationale);
   INSERT INTO decisions_fts (rowid, title, statement, rationale) VALUES (new.id, new.title, new.statement, new.rationale);
 END;
@@ -47,7 +51,8 @@ END;
 CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
   INSERT INTO tasks_fts (rowid, title, spec, acceptance_criteria) VALUES (new.id, new.title, new.spec, new.acceptance_criteria);
 END;
-CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, spec, acceptance_criteria ON tasks BEGIN
+CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, spec, acceptance_criteria ON tasks
+  WHEN old.title IS NOT new.title OR old.spec IS NOT new.spec OR old.acceptance_criteria IS NOT new.acceptance_criteria BEGIN
   INSERT INTO tasks_fts (tasks_fts, rowid, title, spec, acceptance_criteria) VALUES ('delete', old.id, old.title, old.spec, old.acceptance_criteria);
   INSERT INTO tasks_fts (rowid, title, spec, acceptance_criteria) VALUES (new.id, new.title, new.spec, new.acceptance_criteria);
 END;
