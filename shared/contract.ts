@@ -477,6 +477,15 @@ export const methods = {
     z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(200).optional() }),
     r<s.SearchHit[]>(),
   ),
+  /**
+   * Decisions (title, statement, rationale and their earlier revisions), tasks (title, spec, acceptance criteria)
+   * and reports (summary, claims) whose words match, or whose key the query is (`R-6`, `d-1`: that one first).
+   * Plain text, as sessions.search; newest first within each kind, up to `limit` of each.
+   */
+  'search.records': method(
+    z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(50).optional() }),
+    r<s.RecordHit[]>(),
+  ),
   /** Runs a failed turn again: the message that started it is queued anew (first in line) and the member resumes. */
   'sessions.retry': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),
 } as const

@@ -775,6 +775,28 @@ export interface SearchHit {
 
 export { SEARCH_MARK_END, SEARCH_MARK_START } from './search-marks'
 
+/** Where a record's words matched: its key, a field it has now, or (a decision) one of its earlier revisions. */
+export type RecordHitField =
+  'key' | 'title' | 'statement' | 'rationale' | 'history' | 'spec' | 'acceptance' | 'summary' | 'claim'
+
+/** A decision, task or report found by search.records. */
+export interface RecordHit {
+  kind: 'decision' | 'task' | 'report'
+  id: string
+  key: string
+  /** The record's title now; a report's is its kind and task, as its card says ("test of T-1"). */
+  title: string
+  /** A decision's or task's status, a report's verdict. */
+  status: string
+  field: RecordHitField
+  /** The revision that matched, when field is 'history'. */
+  version?: number
+  /** The matched text around the words, each match between SEARCH_MARK_START and SEARCH_MARK_END; a key hit's is its title. */
+  snippet: string
+  /** A report's task. */
+  taskId?: string
+}
+
 // The items behind two Figures tiles (issue 13): notices sent and the turns Concord started.
 /**
  * A notice as sent: what it is about in keys, and the member's step that delivered it (null while pending). Compact:

@@ -19,9 +19,11 @@ describe('migrations', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
-    // The search index (010) is an FTS5 virtual table with shadow tables of FTS5's own making: not STRICT by design.
+    // The search indexes (010, 022) are FTS5 virtual tables with shadow tables of FTS5's own making: not STRICT by design.
     const sql = db
-      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'steps_fts%'")
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT GLOB '*_fts' AND name NOT GLOB '*_fts_*'",
+      )
       .pluck()
       .all() as string[]
     expect(sql.every((s) => /STRICT/.test(s))).toBe(true)
@@ -146,6 +148,36 @@ describe('migrations', () => {
       { version: 3, last_report_id: 9, tasks: '[]' },
     ])
     expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'impact_tasks'").pluck().get()).toBe(0)
+    db.close()
+  })
+
+  it('brings a database with records up to date (022): its decisions, revisions, tasks, reports and claims are searchable', () => {
+    const file = join(dir, 'v18.sqlite')
+    const before = migrations.findIndex((m) => m.name === '022-search-records')
+    const old = openDatabase(file, { migrations: migrations.slice(0, before) })
+    old.pragma('foreign_keys = OFF')
+    old.exec(`
+      INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at)
+        VALUES (1, 'Search timeout', 'Gives up after 10 s', 'accepted', 2, 'f2', 'x', 'x');
+      INSERT INTO decision_revisions (decision_id, version, title, statement, rationale, status, content_hash, fingerprint, reason, created_at)
+        VALUES (1, 1, 'Search timeout', 'Gives up after 5 s', '', 'accepted', 'h1', 'f1', 'created', 'x'),
+               (1, 2, 'Search timeout', 'Gives up after 10 s', '', 'accepted', 'h2', 'f2', 'slow providers', 'x');
+      INSERT INTO tasks (id, title, spec, status, created_at, updated_at) VALUES (1, 'Web search tool', 'Call the provider', 'todo', 'x', 'x');
+      INSERT INTO reports (id, task_id, kind, verdict, summary, claim_count, created_at) VALUES (1, 1, 'test', 'pass', 'Suite green', 1, 'x');
+      INSERT INTO claims (id, report_id, ordinal, text) VALUES (1, 1, 0, 'A hung provider times out');
+    `)
+    old.close()
+    const db = openDatabase(file)
+    const match = (table: string, q: string) =>
+      db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(q)
+    expect(match('decisions_fts', 'providers')).toEqual([])
+    expect(match('decisions_fts', '"10"')).toEqual([1])
+    expect(db.prepare("SELECT version FROM revisions_fts WHERE revisions_fts MATCH 'slow'").pluck().all()).toEqual([2])
+    expect(match('tasks_fts', 'provider')).toEqual([1])
+    expect(match('reports_fts', 'green')).toEqual([1])
+    expect(match('claims_fts', 'hung')).toEqual([1])
+    for (const t of ['decisions_fts', 'tasks_fts', 'reports_fts', 'claims_fts'])
+      expect(() => db.prepare(`INSERT INTO ${t} (${t}) VALUES ('integrity-check')`).run()).not.toThrow()
     db.close()
   })
 

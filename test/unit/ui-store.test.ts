@@ -506,7 +506,10 @@ describe('pure helpers', () => {
     expect(k('2', { ctrlKey: true })).toEqual({ type: 'member', index: 1 })
     expect(k('3', { metaKey: true })).toEqual({ type: 'member', index: 2 })
     expect(k('ArrowDown', { altKey: true })).toEqual({ type: 'nextMember' })
-    expect(k('k', { ctrlKey: true, inField: true })).toEqual({ type: 'focusComposer' })
+    // Ctrl/⌘ K opens the palette, from a text field too; Ctrl/⌘ Shift F (the session search's) opens it as well.
+    expect(k('k', { ctrlKey: true, inField: true })).toEqual({ type: 'palette' })
+    expect(k('K', { metaKey: true })).toEqual({ type: 'palette' })
+    expect(k('F', { ctrlKey: true, shiftKey: true, inField: true })).toEqual({ type: 'palette' })
     expect(k('/')).toEqual({ type: 'focusComposer' })
     expect(k('/', { inField: true })).toBeNull()
     expect(k('t', { altKey: true })).toEqual({ type: 'toggleTeam' })

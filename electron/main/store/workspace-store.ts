@@ -10,7 +10,7 @@ import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
 import { UsageRepo } from './usage-repo'
 import { ArchiveRepo } from './archive-repo'
-import { SearchRepo } from './search-repo'
+import { RecordSearchRepo, SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
 import { ApprovalRulesRepo } from './approval-rules-repo'
 
@@ -28,6 +28,7 @@ export class WorkspaceStore {
   readonly usage: UsageRepo
   readonly archive: ArchiveRepo
   readonly search: SearchRepo
+  readonly recordSearch: RecordSearchRepo
   readonly retry: RetryRepo
   readonly approvalRules: ApprovalRulesRepo
 
@@ -44,6 +45,7 @@ export class WorkspaceStore {
     this.usage = new UsageRepo(db)
     this.archive = new ArchiveRepo(db)
     this.search = new SearchRepo(db)
+    this.recordSearch = new RecordSearchRepo(db)
     this.retry = new RetryRepo(db)
     this.approvalRules = new ApprovalRulesRepo(db)
   }

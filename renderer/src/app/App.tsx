@@ -54,6 +54,10 @@ function useShortcuts() {
           if (id) s.selectMember(id)
           break
         }
+        case 'palette':
+          if (!s.workspaceId) return
+          s.setPaletteOpen(true)
+          break
         case 'focusComposer':
           if (s.view === 'team') s.setView('member')
           s.focusComposer()

@@ -5,6 +5,7 @@
 import { EmptyState, Modal } from '../components/ui'
 import { RightPanel } from '../features/RightPanel'
 import { ArchiveUndo } from '../features/archive/undo'
+import { CommandPalette } from '../features/search/CommandPalette'
 import { MemberSession, TeamView } from '../features/session/SessionView'
 import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
@@ -76,6 +77,7 @@ export default function WorkspaceScreen() {
         </button>
       )}
       <Shortcuts />
+      <CommandPalette />
       <ArchiveUndo />
     </div>
   )

@@ -128,6 +128,13 @@ export interface UiSlice {
   panelOpen: boolean
   /** A decision opened in the right panel. */
   focusDecisionId: string | null
+  /** A task shown above the board, and a report above the reports (what search jumped to). */
+  focusTaskId: string | null
+  focusReportId: string | null
+  /** The command palette (Ctrl/⌘ K): search over records and messages, and the common actions. */
+  paletteOpen: boolean
+  /** A "New decision" / "New task" asked for from the palette: the panel opens its form once, then clears it. */
+  newRecord: 'decision' | 'task' | null
   /** A step to scroll to and highlight in the selected session. */
   focusStepId: string | null
   composerFocusTick: number
@@ -144,6 +151,10 @@ export interface UiSlice {
   setRightTab(t: RightTab): void
   setPanelOpen(open: boolean): void
   openDecision(id: string | null): void
+  openTask(id: string | null): void
+  openReport(id: string | null): void
+  setPaletteOpen(open: boolean): void
+  startNew(kind: 'decision' | 'task' | null): void
   focusStep(memberId: string, stepId: string | null): void
   focusComposer(): void
   setShowShortcuts(v: boolean): void

@@ -9,6 +9,10 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   rightTab: 'decisions',
   panelOpen: true,
   focusDecisionId: null,
+  focusTaskId: null,
+  focusReportId: null,
+  paletteOpen: false,
+  newRecord: null,
   focusStepId: null,
   composerFocusTick: 0,
   showShortcuts: false,
@@ -27,6 +31,22 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   setPanelOpen: (panelOpen) => set({ panelOpen }),
   openDecision: (focusDecisionId) =>
     set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
+  openTask: (focusTaskId) => set(focusTaskId ? { focusTaskId, rightTab: 'tasks', panelOpen: true } : { focusTaskId }),
+  openReport: (focusReportId) =>
+    set(focusReportId ? { focusReportId, rightTab: 'reports', panelOpen: true } : { focusReportId }),
+  setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
+  startNew: (newRecord) =>
+    set(
+      newRecord
+        ? {
+            newRecord,
+            rightTab: newRecord === 'decision' ? 'decisions' : 'tasks',
+            panelOpen: true,
+            focusDecisionId: null,
+            focusTaskId: null,
+          }
+        : { newRecord },
+    ),
   focusStep(memberId, stepId) {
     set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId, lastMemberId: memberId })
     get().markRead(memberId)

@@ -17,6 +17,10 @@ export const emptyWorkspaceData = {
   ...emptyListsData,
   selectedMemberId: null,
   focusDecisionId: null,
+  focusTaskId: null,
+  focusReportId: null,
+  paletteOpen: false,
+  newRecord: null,
   focusStepId: null,
 } satisfies Partial<AppState>
 

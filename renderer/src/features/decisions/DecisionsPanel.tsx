@@ -22,6 +22,15 @@ export function DecisionsPanel() {
   const [query, setQuery] = useState('')
   const [creating, setCreating] = useState(false)
   const focused = useApp((s) => (focusId ? s.decisions[focusId] : undefined))
+  const newRecord = useApp((s) => s.newRecord)
+  const startNew = useApp((s) => s.startNew)
+
+  // "New decision" from the palette opens the form; closing it clears the request.
+  const showForm = creating || newRecord === 'decision'
+  const closeForm = () => {
+    setCreating(false)
+    if (newRecord) startNew(null)
+  }
 
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase()
@@ -48,8 +57,8 @@ export function DecisionsPanel() {
           New
         </button>
       </div>
-      {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
-      {decisions.length === 0 && !creating ? (
+      {showForm && <NewDecisionForm onClose={closeForm} />}
+      {decisions.length === 0 && !showForm ? (
         <EmptyState title="No decisions yet">
           Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or
           create one here. Mention it as <code>D-1</code> in any chat and it shows as a live card.

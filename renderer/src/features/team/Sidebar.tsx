@@ -12,7 +12,7 @@ import type { Theme } from '../../stores/types'
 import type { ConnectionState } from '../../api/bridge-client'
 import { OpenRepositoryForm } from '../workspaces/Welcome'
 import { MemberEditor } from './MemberEditor'
-import { SearchButton } from '../search/SessionSearch'
+import { SearchButton } from '../search/SearchButton'
 import { ArchivedLink } from '../archive/ArchivedView'
 
 function MemberItem({ id, index }: { id: string; index: number }) {
