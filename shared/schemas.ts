@@ -50,6 +50,24 @@ export const Verdict = z.enum(['pass', 'fail', 'partial'])
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
 export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
+/**
+ * Why a member stopped on an error, for code (the message is for a person): the provider refused the key
+ * (provider_auth) or no provider is set (no_provider) — both fixed in the member's settings —, the provider could
+ * not be reached, rate limited or failed otherwise, the repository could not be prepared for the turn, or the turn
+ * failed some other way (an external agent's error, say).
+ */
+export const SessionErrorCode = z.enum([
+  'provider_auth',
+  'no_provider',
+  'provider_unreachable',
+  'provider_rate_limited',
+  'provider_error',
+  'tree_unavailable',
+  'turn_failed',
+])
+export type SessionErrorCode = z.infer<typeof SessionErrorCode>
+/** The errors the member's provider settings fix: the session offers those settings rather than a retry. */
+export const settingsFixErrors: readonly SessionErrorCode[] = ['provider_auth', 'no_provider']
 export const Isolation = z.enum(['worktree', 'shared'])
 export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])
 /** A git branch name as Concord accepts it from a user (git check-ref-format's rules, conservatively). */
@@ -644,6 +662,8 @@ export interface SessionInfo {
   memberId: string
   state: z.infer<typeof MemberState>
   error: string | null
+  /** The stable code of `error` (null when there is none). */
+  errorCode: SessionErrorCode | null
   queued: number
   /**
    * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule
