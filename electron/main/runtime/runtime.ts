@@ -17,6 +17,7 @@ import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'
 import { secretRef } from '../harness/members/members'
 import { toStep } from '../harness/members/steps'
+import { taskRow } from '../harness/tasks/tasks'
 import type { TurnTree } from '../harness/workspace/task-branches'
 import type { StepRow } from '../store/steps-repo'
 import { acpEngine } from './acp/acp-turn'
@@ -260,8 +261,11 @@ export class Runtime {
     const host = this.host(p.memberId)
     const store = this.o.harness.ctx(host.wsId).store
     const limit = p.limit ?? 100
+    const before = p.before ?? Number.MAX_SAFE_INTEGER
     const start = store.members.get(host.memberRowId)?.session_start ?? 0
-    const rows = store.steps.page(host.memberRowId, p.before ?? Number.MAX_SAFE_INTEGER, limit + 1, start)
+    const rows = p.taskId
+      ? store.steps.pageOfTask(host.memberRowId, taskRow(this.ctx(host.wsId), p.taskId).id, before, limit + 1)
+      : store.steps.page(host.memberRowId, before, limit + 1, start)
     const hasMore = rows.length > limit
     const steps = (hasMore ? rows.slice(1) : rows).map((r) => toStep(host.wsId, r))
     return { ...host.info(), steps, hasMore }
