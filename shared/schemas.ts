@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { reportKinds } from './report-kinds'
+import type { SessionErrorCode } from './session-errors'
 
 export const Id = z.string().min(1).max(64)
 
@@ -50,24 +51,6 @@ export const Verdict = z.enum(['pass', 'fail', 'partial'])
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
 export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
-/**
- * Why a member stopped on an error, for code (the message is for a person): the provider refused the key
- * (provider_auth) or no provider is set (no_provider) — both fixed in the member's settings —, the provider could
- * not be reached, rate limited or failed otherwise, the repository could not be prepared for the turn, or the turn
- * failed some other way (an external agent's error, say).
- */
-export const SessionErrorCode = z.enum([
-  'provider_auth',
-  'no_provider',
-  'provider_unreachable',
-  'provider_rate_limited',
-  'provider_error',
-  'tree_unavailable',
-  'turn_failed',
-])
-export type SessionErrorCode = z.infer<typeof SessionErrorCode>
-/** The errors the member's provider settings fix: the session offers those settings rather than a retry. */
-export const settingsFixErrors: readonly SessionErrorCode[] = ['provider_auth', 'no_provider']
 export const Isolation = z.enum(['worktree', 'shared'])
 export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])
 /** A git branch name as Concord accepts it from a user (git check-ref-format's rules, conservatively). */

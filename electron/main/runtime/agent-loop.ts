@@ -5,7 +5,7 @@
  */
 import { currentText } from './approval-current'
 import { ApiError } from '../../../shared/errors'
-import type { SessionErrorCode } from '../../../shared/schemas'
+import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'

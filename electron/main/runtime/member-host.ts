@@ -2,7 +2,8 @@
  * One long-lived host per member: a FIFO inbox (queued steps in the store), one turn at a time,
  * a state the UI can watch, approvals, and interrupts. Members run in parallel, each in its own host.
  */
-import type { SessionErrorCode, SessionInfo } from '../../../shared/schemas'
+import type { SessionInfo } from '../../../shared/schemas'
+import type { SessionErrorCode } from '../../../shared/session-errors'
 import { makeId } from '../harness/ids'
 import type { Ctx } from '../harness/context'
 import type { StepRow } from '../store/steps-repo'

@@ -14,3 +14,8 @@ export function useNarrowDrawer(): void {
     if (window.matchMedia?.(DRAWER_QUERY).matches) setPanelOpen(false)
   }, [setPanelOpen])
 }
+
+/** Where the panel is a drawer over the session: folds it, for an action that opens a session from the panel. */
+export function foldDrawer(setPanelOpen: (open: boolean) => void): void {
+  if (window.matchMedia?.(DRAWER_QUERY).matches) setPanelOpen(false)
+}
