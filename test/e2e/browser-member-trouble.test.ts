@@ -186,6 +186,16 @@ describe('browser UI: member trouble on the board, a session per task', () => {
     await session.locator('[data-kind=model]').filter({ hasText: 'On the export.' }).waitFor()
     await session.locator('[data-kind=model]').filter({ hasText: 'Search is fine.' }).waitFor()
 
+    // With T-1 and T-2 both in progress, a message written in T-2's view goes to T-2 (the tree picker follows it).
+    models.enqueue({ text: 'T-2 started.' })
+    await core.invoke('tasks.setStatus', { taskId: t2, status: 'in_progress' })
+    await session.locator('[data-kind=model][data-status=done]').filter({ hasText: 'T-2 started.' }).waitFor()
+    const picker = page.getByTestId('tree-picker-select')
+    expect(await picker.inputValue()).toBe('none')
+    await session.getByTestId('session-task').selectOption(t2)
+    await banner.waitFor()
+    expect(await picker.inputValue()).toBe(t2)
+
     for (const width of [1024, 760]) {
       const { page: narrow, context, errors } = await newPage(ui.browser, { width, height: 800 })
       await narrow.goto(ui.stack.url)
