@@ -8,7 +8,14 @@ import { defineConfig } from 'vitest/config'
 //   (native modules, process.chdir, signals);
 // - e2e: the real UI in Chromium against `concord serve`, and the shipped suite (the built, packed, installed product).
 // Every project fails a test during which an event listener threw (the bus only logs it): test/setup/listener-errors.ts.
-const shared = { testTimeout: 20_000, hookTimeout: 60_000, setupFiles: ['test/setup/listener-errors.ts'] }
+// expect.poll waits up to 15 s unless a call says otherwise: vitest's default of 1 s failed browser tests whose UI
+// answer took longer on a loaded machine (browser-first-commit read 'from master' before opening's notes arrived).
+const shared = {
+  testTimeout: 20_000,
+  hookTimeout: 60_000,
+  setupFiles: ['test/setup/listener-errors.ts'],
+  expect: { poll: { timeout: 15_000 } },
+}
 const UNIT = ['test/unit/**/*.test.{ts,tsx}']
 const FRESH = ['test/unit/markdown-highlight.test.tsx']
 

@@ -100,6 +100,25 @@ describe('migrations', () => {
     db.close()
   })
 
+  it('brings a database with members up to date (024): each keeps reading its own key (api_key_ref NULL)', () => {
+    const at = migrations.findIndex((m) => m.name === '024-key-ref')
+    const file = join(dir, 'before-024.sqlite')
+    const old = openDatabase(file, { migrations: migrations.slice(0, at) })
+    old
+      .prepare(
+        "INSERT INTO members (name, role, authority, provider_kind, provider_model, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'openai', 'gpt', 'x', 'x')",
+      )
+      .run()
+    old.close()
+    const db = openDatabase(file, { migrations: migrations.slice(0, at + 1) })
+    expect(db.prepare('SELECT name, provider_model, api_key_ref FROM members').get()).toEqual({
+      name: 'Ann',
+      provider_model: 'gpt',
+      api_key_ref: null,
+    })
+    db.close()
+  })
+
   it('brings a v16 database with recorded edits up to date (017): each edit keeps its flagged tasks, in key order', () => {
     const file = join(dir, 'v16.sqlite')
     const v16 = openDatabase(file, { migrations: migrations.slice(0, 16) })

@@ -16,6 +16,8 @@ import * as m015 from './015-report-counts'
 import * as m016 from './016-search-prefix'
 import * as m017 from './017-impact-record'
 import * as m018 from './018-superseded'
+import * as m023 from './023-merged-base'
+import * as m024 from './024-key-ref'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -37,4 +39,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '016-search-prefix', up: m016.up },
   { name: '017-impact-record', up: m017.up },
   { name: '018-superseded', up: m018.up },
+  { name: '023-merged-base', up: m023.up },
+  { name: '024-key-ref', up: m024.up },
 ]
