@@ -368,9 +368,11 @@ export const methods = {
     }),
     r<{ stepId: string; queued: number }>(),
   ),
+  /** `taskId`: only the turns on that task (all of them: earlier conversations too), e.g. the turns of T-2. */
   'sessions.get': method(
     z.strictObject({
       memberId: s.Id,
+      taskId: s.Id.optional(),
       before: z.number().int().min(1).optional(),
       limit: z.number().int().min(1).max(500).optional(),
     }),

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { reportKinds } from './report-kinds'
+import type { SessionErrorCode } from './session-errors'
 
 export const Id = z.string().min(1).max(64)
 
@@ -666,6 +667,8 @@ export interface SessionInfo {
   memberId: string
   state: z.infer<typeof MemberState>
   error: string | null
+  /** The stable code of `error` (null when there is none). */
+  errorCode: SessionErrorCode | null
   queued: number
   /**
    * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule

@@ -89,6 +89,7 @@ const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): Se
   memberId: `${WS}-m1`,
   state,
   error: null,
+  errorCode: null,
   queued: 0,
   pendingApprovals: [],
   pendingNotices: 0,

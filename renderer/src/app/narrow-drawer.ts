@@ -15,6 +15,11 @@ export function useNarrowDrawer(): void {
   }, [setPanelOpen])
 }
 
+/** Where the panel is a drawer over the session: folds it, for an action that opens a session from the panel. */
+export function foldDrawer(setPanelOpen: (open: boolean) => void): void {
+  if (window.matchMedia?.(DRAWER_QUERY).matches) setPanelOpen(false)
+}
+
 /**
  * Where the panel is a drawer over the chat, a press in the chat folds it: the chat is the user's again, whole — a
  * decision card's Edit and its inline editor were cut in half under it (issue 31). Wide windows keep it open.

@@ -54,8 +54,21 @@ export interface MembersSlice {
   applyMember(member: Member): void
 }
 
+/** A member's session read per task: the pages of its turns on that task (sessions.get with taskId). */
+export type TaskSessionState = Omit<SessionState, 'info' | 'unread'>
+
 export interface SessionsSlice {
   sessions: Record<string, SessionState>
+  /** By taskSessionKey(memberId, taskId); live steps come from the member's session (SessionList merges them). */
+  taskSessions: Record<string, TaskSessionState>
+  /** The task whose turns a member's session shows instead of all of them (UI state, by member id). */
+  sessionTask: Record<string, string>
+  /** Opens the member's session showing only its turns on the task. */
+  openTaskSession(memberId: string, taskId: string): void
+  /** Back to every turn of the member's session. */
+  showAllTurns(memberId: string): void
+  loadTaskSession(memberId: string, taskId: string): Promise<void>
+  loadOlderOfTask(memberId: string, taskId: string): Promise<void>
   loadSession(memberId: string, force?: boolean): Promise<void>
   loadOlder(memberId: string): Promise<void>
   /** The member's conversation started anew (sessions.reset): forget its steps and load the new ones. */

@@ -22,6 +22,8 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   selectMember(id) {
     set({ selectedMemberId: id, view: 'member', focusStepId: null, ...(id ? { lastMemberId: id } : {}) })
     if (!id) return
+    // Chosen as a member (the sidebar, a link): its whole session, not the turns of one task shown before.
+    get().showAllTurns(id)
     get().markRead(id)
     // Ask for the session's page now rather than after the first render.
     void get().loadSession(id)

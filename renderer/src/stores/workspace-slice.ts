@@ -11,6 +11,8 @@ export const emptyWorkspaceData = {
   members: {},
   memberOrder: [],
   sessions: {},
+  taskSessions: {},
+  sessionTask: {},
   decisions: {},
   proposals: {},
   metrics: null,

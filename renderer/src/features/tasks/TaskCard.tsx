@@ -12,6 +12,8 @@ import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
 import { FirstCommitOffer } from '../workspaces/FirstCommit'
 import { TreeRuns } from '../trees/TreeRuns'
+import { AssigneeTrouble } from './AssigneeTrouble'
+import { foldDrawer } from '../../app/narrow-drawer'
 import { BranchHead, DeliveredCommit } from './TaskCommits'
 import { OpenTree } from '../trees/OpenTree'
 
@@ -62,6 +64,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
   const tasks = useApp((s) => s.tasks)
   const applyTask = useApp((s) => s.applyTask)
+  const openTaskSession = useApp((s) => s.openTaskSession)
+  const setPanelOpen = useApp((s) => s.setPanelOpen)
   const moves = useBoardMoves()
   const root = useRef<HTMLDivElement>(null)
   const [open, setOpen] = useState(false)
@@ -198,6 +202,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           </button>
         </div>
       )}
+      <AssigneeTrouble task={task} />
       <OpenTree task={task} />
       <TreeRuns task={task} />
       <TaskActions task={task} />
@@ -214,6 +219,19 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
       ) : (
         <div className="tcard-actions">
           <ArchiveButton target={{ kind: 'task', id: task.id }} className="btn small ghost" />
+          {assignee && (
+            <button
+              className="btn small"
+              onClick={() => {
+                openTaskSession(assignee.id, task.id)
+                foldDrawer(setPanelOpen)
+              }}
+              data-testid="task-session"
+              title={`${assignee.name}’s turns on ${task.key} only`}
+            >
+              Session
+            </button>
+          )}
           {(task.branch || task.artifact?.commit) && (
             <button className="btn small" onClick={() => setShowChanges(true)} data-testid="task-changes">
               Changes
