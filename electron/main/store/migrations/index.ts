@@ -16,6 +16,7 @@ import * as m015 from './015-report-counts'
 import * as m016 from './016-search-prefix'
 import * as m017 from './017-impact-record'
 import * as m018 from './018-superseded'
+import * as m020 from './020-follow-ups'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -37,4 +38,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '016-search-prefix', up: m016.up },
   { name: '017-impact-record', up: m017.up },
   { name: '018-superseded', up: m018.up },
+  // 019 is another change's (the lead puts it before this one).
+  { name: '020-follow-ups', up: m020.up },
 ]
