@@ -104,7 +104,7 @@ describe('follow-ups of a merged task (followUps: create)', () => {
         mergedTaskId: t1.id,
         mergedKey: 'T-1',
         cancelled: true,
-        text: 'T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); T-2 is cancelled',
+        text: 'T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); the change cancels it',
       },
     ])
     expect((await get(t2)).status).toBe('todo')
@@ -151,7 +151,7 @@ describe('follow-ups of a merged task (followUps: create)', () => {
         key: 'T-2',
         mergedKey: 'T-1',
         cancelled: false,
-        text: 'T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); cancelling T-2 is offered',
+        text: 'T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); cancelling it is offered',
       }),
     ])
     expect(impact.followUpTaskIds).toBeUndefined()

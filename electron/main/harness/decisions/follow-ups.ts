@@ -140,7 +140,7 @@ export function applyFollowUps(
           mergedTaskId: makeId(wsId, 'task', i.task.id),
           mergedKey: mkey,
           cancelled,
-          text: `${fkey} is obsolete: ${dkey} is back to what ${mkey} was merged on (v${i.pinnedVersion}); ${cancelled ? `${fkey} is cancelled` : `cancelling ${fkey} is offered`}`,
+          text: `${fkey} is obsolete: ${dkey} is back to what ${mkey} was merged on (v${i.pinnedVersion}); ${cancelled ? 'the change cancels it' : 'cancelling it is offered'}`,
         })
       }
     } else if (i.openFollowUps.length) out.changed.push(...carryForward(ctx, i, decision, at))
