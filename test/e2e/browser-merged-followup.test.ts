@@ -151,9 +151,16 @@ describe('browser UI: a merged task stays merged', () => {
 
   it('edit, edit, revert: one follow-up, the merged chip keeps v1, the revert cancels or offers to cancel it', async () => {
     const { core, repoDir, dataDir } = ui.stack
-    const ws = (await core.invoke('workspaces.list', {})).find((w) => w.repoPath === repoDir)!
+    // The cases above made the workspace and its member; run alone, this one makes them.
+    let ws = (await core.invoke('workspaces.list', {})).find((w) => w.repoPath === repoDir)
+    if (!ws) {
+      initRepo(repoDir)
+      ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'merged' })
+    }
     await core.invoke('workspaces.update', { workspaceId: ws.id, followUps: 'create' })
-    const ivy = (await core.invoke('members.list', { workspaceId: ws.id }))[0]!
+    const ivy =
+      (await core.invoke('members.list', { workspaceId: ws.id }))[0] ??
+      (await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer' }))
     const d = await core.invoke('decisions.create', {
       workspaceId: ws.id,
       title: 'Retry count',
