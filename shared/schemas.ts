@@ -178,6 +178,12 @@ export interface TaskDiff {
   uncommitted: string[]
   /** sessions.changes only: the commits the turn's tree was at, by which the diff is named (base and head are trees). */
   turn?: TurnCommits
+  /**
+   * tasks.diff of a merged task: the diff is what was merged (its change against the base it was merged on, not the
+   * base branch now, which holds it). `onto`: the base branch's head the merge was made on (null for a merge made
+   * before Concord kept it); `branch`: the base branch's name.
+   */
+  merged?: { commit: string; onto: string | null; branch: string | null }
 }
 
 /** The commits around one turn: where its tree was before and after, and the commits it made. */
@@ -280,6 +286,22 @@ export interface Member {
   archivedAt?: string | null
   createdAt: string
   updatedAt: string
+}
+
+/** Another workspace whose team can be copied into this one (members.teams). */
+export interface TeamSource {
+  workspaceId: string
+  /** The workspace's name, as the offer says it: "Use the team of <name>". */
+  name: string
+  members: { name: string; role: string; provider: string | null }[]
+  /** Its approval rules, the members' and the team's. */
+  rules: number
+}
+
+/** members.copyTeam: the members made in this workspace and the approval rules they brought. */
+export interface CopiedTeam {
+  members: Member[]
+  rules: ApprovalRule[]
 }
 
 export interface Decision {
@@ -731,7 +753,23 @@ export interface SystemInfo {
   secrets: { encrypted: boolean; description: string }
   /** Whether members' commands run in an OS sandbox here, and why not when they do not. */
   sandbox: { available: boolean; kind: 'bwrap' | 'sandbox-exec' | null; reason?: string }
+  /** Whether tasks.openTree can open a task's tree here (the desktop app); else the page copies its path. */
+  openTree: boolean
 }
+
+/** The editors a task's tree opens in, each by the URL its installer registers (vscode://file/<path>, …). */
+export const Editor = z.enum(['vscode', 'cursor', 'windsurf', 'vscodium', 'zed'])
+export type Editor = z.infer<typeof Editor>
+export const editorNames: Record<Editor, string> = {
+  vscode: 'VS Code',
+  cursor: 'Cursor',
+  windsurf: 'Windsurf',
+  vscodium: 'VSCodium',
+  zed: 'Zed',
+}
+/** Where tasks.openTree opens a tree: the editor, a terminal, or the system's file manager. */
+export const OpenTreeIn = z.enum(['editor', 'terminal', 'files'])
+export type OpenTreeIn = z.infer<typeof OpenTreeIn>
 
 // Archive and search (issue 13).
 export interface ArchivedItems {

@@ -111,7 +111,7 @@ async function run(seed: number) {
         head: 'b'.repeat(40),
         created_at: at,
       })
-      store.branches.setMerged(id, 'c'.repeat(40), at)
+      store.branches.setMerged(id, 'c'.repeat(40), at, 'a'.repeat(40))
     }
   }
   /** A report pinned to the decisions' current contents (basis on one, claims on any). */

@@ -10,7 +10,7 @@ import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
 import { shortcutHelp } from '../lib/shortcuts'
 import { useApp } from '../stores/app-store'
-import { useNarrowDrawer } from './narrow-drawer'
+import { useFoldDrawerOnPress, useNarrowDrawer } from './narrow-drawer'
 
 function Shortcuts() {
   const show = useApp((s) => s.showShortcuts)
@@ -34,19 +34,6 @@ function Shortcuts() {
   )
 }
 
-/** The server is down or being reconnected to: say so where it cannot be missed, not only with a grey dot. */
-function ServerDownBanner() {
-  const connection = useApp((s) => s.connection)
-  if (connection === 'open') return null
-  return (
-    <div className="server-down" role="alert" data-testid="server-down" data-connection={connection}>
-      <strong>{connection === 'connecting' ? 'Reconnecting to Concord…' : 'Concord’s server is not reachable.'}</strong>{' '}
-      Nothing you do now is saved, and members’ replies do not arrive. It reconnects by itself when the server is back (
-      <code>concord serve</code> or the app).
-    </div>
-  )
-}
-
 function Centre() {
   const view = useApp((s) => s.view)
   const selected = useApp((s) => s.selectedMemberId)
@@ -63,10 +50,11 @@ export default function WorkspaceScreen() {
   const setPanelOpen = useApp((s) => s.setPanelOpen)
   // A workspace opened in a narrow window starts with the right panel folded.
   useNarrowDrawer()
+  const foldDrawer = useFoldDrawerOnPress()
   return (
     <div className={`app${panelOpen ? '' : ' panel-closed'}`} data-testid="app">
       <Sidebar />
-      <main className="centre">
+      <main className="centre" onPointerDown={foldDrawer}>
         {loading && memberCount === 0 ? (
           <div className="splash">Loading…</div>
         ) : memberCount === 0 ? (
@@ -89,7 +77,6 @@ export default function WorkspaceScreen() {
       )}
       <Shortcuts />
       <ArchiveUndo />
-      <ServerDownBanner />
     </div>
   )
 }

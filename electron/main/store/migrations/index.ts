@@ -17,6 +17,8 @@ import * as m016 from './016-search-prefix'
 import * as m017 from './017-impact-record'
 import * as m018 from './018-superseded'
 import * as m020 from './020-follow-ups'
+import * as m023 from './023-merged-base'
+import * as m024 from './024-key-ref'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -38,6 +40,8 @@ export const migrations: { name: string; up: string }[] = [
   { name: '016-search-prefix', up: m016.up },
   { name: '017-impact-record', up: m017.up },
   { name: '018-superseded', up: m018.up },
-  // 019 is another change's (the lead puts it before this one).
+  { name: '023-merged-base', up: m023.up },
+  { name: '024-key-ref', up: m024.up },
+  // Numbered 020 but landed after 023 and 024 (independent of them): databases already at 023/024 get it next.
   { name: '020-follow-ups', up: m020.up },
 ]

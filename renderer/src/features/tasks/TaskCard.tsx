@@ -12,6 +12,8 @@ import { ArchiveButton } from '../archive/ArchiveButton'
 import { TaskEditor } from './TaskEditor'
 import { FirstCommitOffer } from '../workspaces/FirstCommit'
 import { TreeRuns } from '../trees/TreeRuns'
+import { BranchHead, DeliveredCommit } from './TaskCommits'
+import { OpenTree } from '../trees/OpenTree'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -153,18 +155,14 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
         {task.blockedBy.length > 0 && (
           <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
         )}
-        {task.artifact && (task.artifact.commit || task.artifact.digest) && (
-          <code className="small" title="delivered artifact">
-            {task.artifact.commit ? task.artifact.commit.slice(0, 8) : task.artifact.digest}
-          </code>
-        )}
+        <DeliveredCommit artifact={task.artifact} />
       </div>
       {task.branch && (
         <div className="tcard-branch small" data-testid="task-branch">
           <span className="branch-name" title="The task's branch; its worktree lives in Concord's data folder">
             ⎇ {task.branch}
           </span>
-          {task.head && <code title={`head ${task.head}`}>{task.head.slice(0, 8)}</code>}
+          <BranchHead head={task.head} />
           {task.merged && (
             <Badge tone="good" title={`merged as ${task.merged.commit}`}>
               merged
@@ -209,6 +207,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           </button>
         </div>
       )}
+      <OpenTree task={task} />
       <TreeRuns task={task} />
       <TaskActions task={task} />
       <ErrorText error={merge.error?.message} />
