@@ -403,6 +403,19 @@ export interface Impact {
   mergedTasks?: { taskId: string; key: string; text: string; followUp: FollowUpMode }[]
   /** The follow-up tasks the edit created for them (an applied edit only). */
   followUpTaskIds?: string[]
+  /**
+   * Follow-ups the edit made obsolete: the decision is back to the content their merged task was merged on. With
+   * `followUps: create` one nobody started is cancelled by the edit (`cancelled`); the others are offered for
+   * cancellation (tasks.setStatus cancelled).
+   */
+  obsoleteFollowUps?: {
+    taskId: string
+    key: string
+    mergedTaskId: string
+    mergedKey: string
+    cancelled: boolean
+    text: string
+  }[]
 }
 
 /** One page of an edit's whole impact (decisions.impact): tasks and reports each in key order. */

@@ -102,6 +102,63 @@ describe('migrations', () => {
     db.close()
   })
 
+  it('brings a database with follow-ups up to date (020): each is recorded, its merged task gets back the content it was merged on', () => {
+    const file = join(dir, 'before-020.sqlite')
+    const old = openDatabase(file, {
+      migrations: migrations.slice(
+        0,
+        migrations.findIndex((m) => m.name === '020-follow-ups'),
+      ),
+    })
+    old.pragma('foreign_keys = OFF')
+    old
+      .prepare(
+        `INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at)
+         VALUES (1, 'Timeout', '15 s', 'accepted', 3, 'f3', 'x', 'x')`,
+      )
+      .run()
+    old
+      .prepare(
+        `INSERT INTO decision_revisions (decision_id, version, title, statement, rationale, status, content_hash, fingerprint, created_at)
+         VALUES (1, 1, 'Timeout', '5 s', '', 'accepted', 'h1', 'f1', 'x'), (1, 2, 'Timeout', '10 s', '', 'accepted', 'h2', 'f2', 'x'),
+                (1, 3, 'Timeout', '15 s', '', 'accepted', 'h3', 'f3', 'x')`,
+      )
+      .run()
+    old
+      .prepare(
+        `INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES
+         (1, 'merged', 'accepted', 'x', 'x'), (2, 'follow-up v2', 'todo', 'x', 'x'), (3, 'follow-up v3', 'todo', 'x', 'x'), (4, 'other', 'todo', 'x', 'x')`,
+      )
+      .run()
+    // Before 020 each follow-up re-pinned its merged task: T-1 is on v3 here, though it was merged on v1.
+    old
+      .prepare(
+        `INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES
+         (1, 1, 3, 'f3'), (1, 2, 3, 'f3'), (1, 3, 3, 'f3'), (1, 4, 2, 'f2')`,
+      )
+      .run()
+    const created = old.prepare("INSERT INTO events (type, payload, created_at) VALUES ('task.created', ?, 'x')")
+    created.run(JSON.stringify({ taskId: 2, followUpOf: 1, decisionId: 1, version: 2 }))
+    created.run(JSON.stringify({ taskId: 4 }))
+    created.run(JSON.stringify({ taskId: 3, followUpOf: 1, decisionId: 1, version: 3 }))
+    created.run(JSON.stringify({ taskId: 9, followUpOf: 1, decisionId: 1, version: 4 }))
+    old.close()
+    const db = openDatabase(file)
+    expect(db.prepare('SELECT * FROM task_follow_ups ORDER BY task_id').all()).toEqual([
+      { task_id: 2, of_task_id: 1, decision_id: 1 },
+      { task_id: 3, of_task_id: 1, decision_id: 1 },
+    ])
+    expect(
+      db.prepare('SELECT task_id, pinned_version, pinned_fingerprint FROM task_links ORDER BY task_id').all(),
+    ).toEqual([
+      { task_id: 1, pinned_version: 1, pinned_fingerprint: 'f1' },
+      { task_id: 2, pinned_version: 3, pinned_fingerprint: 'f3' },
+      { task_id: 3, pinned_version: 3, pinned_fingerprint: 'f3' },
+      { task_id: 4, pinned_version: 2, pinned_fingerprint: 'f2' },
+    ])
+    db.close()
+  })
+
   it('brings a database with members up to date (024): each keeps reading its own key (api_key_ref NULL)', () => {
     const at = migrations.findIndex((m) => m.name === '024-key-ref')
     const file = join(dir, 'before-024.sqlite')

@@ -8,6 +8,7 @@ import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
+import { FollowUpsRepo } from './follow-ups-repo'
 import { UsageRepo } from './usage-repo'
 import { ArchiveRepo } from './archive-repo'
 import { RecordSearchRepo, SearchRepo } from './search-repo'
@@ -20,6 +21,7 @@ export class WorkspaceStore {
   readonly decisions: DecisionsRepo
   readonly proposals: ProposalsRepo
   readonly tasks: TasksRepo
+  readonly followUps: FollowUpsRepo
   readonly reports: ReportsRepo
   readonly log: LogRepo
   readonly steps: StepsRepo
@@ -37,6 +39,7 @@ export class WorkspaceStore {
     this.decisions = new DecisionsRepo(db)
     this.proposals = new ProposalsRepo(db)
     this.tasks = new TasksRepo(db)
+    this.followUps = new FollowUpsRepo(db)
     this.reports = new ReportsRepo(db)
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)

@@ -1,4 +1,5 @@
 import { FollowUpOffers } from './FollowUpOffers'
+import { mergedOn } from './pins'
 import { useEffect, useMemo, useState } from 'react'
 import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
@@ -262,10 +263,15 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             return (
               <div key={t.id} className="dep-row">
                 <span className="dkey">{t.key}</span> {t.title}{' '}
-                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>
-                  {link.state === 'suspect'
-                    ? `suspect: pinned v${link.pinnedVersion}`
-                    : `pinned v${link.pinnedVersion}`}
+                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'} data-testid="dep-pin">
+                  {t.merged
+                    ? mergedOn(decision.key, {
+                        version: link.pinnedVersion,
+                        nowVersion: link.state === 'suspect' ? link.currentVersion : null,
+                      })
+                    : link.state === 'suspect'
+                      ? `suspect: pinned v${link.pinnedVersion}`
+                      : `pinned v${link.pinnedVersion}`}
                 </span>
               </div>
             )

@@ -73,7 +73,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const [showChanges, setShowChanges] = useState(false)
   const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
   const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
-  const suspect = task.links.filter((l) => l.state === 'suspect')
+  // A merged task keeps the version it was merged on: its chips say so ("merged on D-1 v2 · now v3"), not suspect.
+  const suspect = task.merged ? [] : task.links.filter((l) => l.state === 'suspect')
   const refusal = moves.refusals[task.id]
   const delivering = moves.delivering === task.id
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
@@ -144,9 +145,17 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
         ) : (
           <span className="muted">unassigned</span>
         )}
-        {task.links.map((l) => (
-          <RefChip key={l.decisionId} refKey={l.decisionKey} />
-        ))}
+        {task.links.map((l) =>
+          task.merged ? (
+            <RefChip
+              key={l.decisionId}
+              refKey={l.decisionKey}
+              mergedOn={{ version: l.pinnedVersion, nowVersion: l.state === 'suspect' ? l.currentVersion : null }}
+            />
+          ) : (
+            <RefChip key={l.decisionId} refKey={l.decisionKey} />
+          ),
+        )}
         {task.blockedBy.length > 0 && (
           <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
         )}
