@@ -29,6 +29,9 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          // A browser flow is many steps through the UI: browser-worktrees took 18.4 s of the 20 s default alone
+          // and timed out beside another browser file. A case that names its own timeout keeps it.
+          testTimeout: 120_000,
           name: 'e2e',
           include: ['test/e2e/**/*.test.{ts,tsx}', 'test/shipped/**/*.test.{ts,tsx}'],
           pool: 'forks',

@@ -15,6 +15,7 @@ import { p7 } from './p7-worktrees'
 import { reportsPage } from './reports-page'
 import { reportsSubmit } from './reports-submit'
 import { searchPrefix } from './search-prefix'
+import { searchRecords } from './search-records'
 import { tasksPage } from './tasks-page'
 
 const onlyAt = process.argv.indexOf('--only')
@@ -29,6 +30,7 @@ if (wanted('auto-turns')) await autoTurnsHttp()
 if (wanted('reports')) await reportsPage()
 if (wanted('reports.submit')) await reportsSubmit()
 if (wanted('search')) await searchPrefix()
+if (wanted('search.records')) await searchRecords()
 if (wanted('tasks')) await tasksPage()
 if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()

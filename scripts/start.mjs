@@ -3,7 +3,7 @@
  * `npm start`: the desktop app (electron-vite dev) where it can run. It fetches the Electron binary
  * when it was not downloaded (unless ELECTRON_SKIP_BINARY_DOWNLOAD is set) and SQLite for Electron
  * when missing. Where one of them cannot be had, or there is no display, it says why in one line and
- * starts the browser UI instead: `concord serve` with a fresh token, printing the URL to open.
+ * starts the browser UI instead: `concord serve` with the token kept in the data folder, printing the URL to open.
  *
  *   npm start [-- ARGS]     ARGS go to the app (--data-dir=DIR) or to concord serve (--port, --data-dir)
  */

@@ -122,6 +122,14 @@ export const methods = {
     r<s.Member>(),
   ),
   'members.list': method(z.strictObject({ ...ws }), r<s.Member[]>()),
+  /** The other workspaces (not archived) with a team, most recently opened first: what members.copyTeam can copy. */
+  'members.teams': method(z.strictObject({ ...ws }), r<s.TeamSource[]>()),
+  /**
+   * "Use the team of <workspace>": copies the members of `fromWorkspaceId` (not archived) into this workspace, with
+   * their providers, approval policies and approval rules (each member's and the team's). Keys are referenced in the
+   * secret store, never copied. A member name already in this workspace refuses the whole copy (name_taken).
+   */
+  'members.copyTeam': method(z.strictObject({ ...ws, fromWorkspaceId: s.Id }), r<s.CopiedTeam>()),
 
   'decisions.create': method(
     z.strictObject({
@@ -265,6 +273,16 @@ export const methods = {
     z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }),
     r<s.TaskDiff>(),
   ),
+  /** Where a task's tree is on this machine, to open it yourself (the page cannot open programs). */
+  'tasks.treePath': method(z.strictObject({ taskId: s.Id }), r<{ path: string }>()),
+  /**
+   * The desktop app opens a task's tree in an editor (`editor`, default VS Code), a terminal or the file manager;
+   * `unsupported` under `concord serve` (system.info openTree is false: use tasks.treePath).
+   */
+  'tasks.openTree': method(
+    z.strictObject({ taskId: s.Id, in: s.OpenTreeIn, editor: s.Editor.optional() }),
+    r<{ path: string }>(),
+  ),
   /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
   /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
   'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),
@@ -352,9 +370,11 @@ export const methods = {
     }),
     r<{ stepId: string; queued: number }>(),
   ),
+  /** `taskId`: only the turns on that task (all of them: earlier conversations too), e.g. the turns of T-2. */
   'sessions.get': method(
     z.strictObject({
       memberId: s.Id,
+      taskId: s.Id.optional(),
       before: z.number().int().min(1).optional(),
       limit: z.number().int().min(1).max(500).optional(),
     }),
@@ -460,6 +480,15 @@ export const methods = {
   'sessions.search': method(
     z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(200).optional() }),
     r<s.SearchHit[]>(),
+  ),
+  /**
+   * Decisions (title, statement, rationale and their earlier revisions), tasks (title, spec, acceptance criteria)
+   * and reports (summary, claims) whose words match, or whose key the query is (`R-6`, `d-1`: that one first).
+   * Plain text, as sessions.search; newest first within each kind, up to `limit` of each.
+   */
+  'search.records': method(
+    z.strictObject({ ...ws, query: noNul(z.string().max(500)), limit: z.number().int().min(1).max(50).optional() }),
+    r<s.RecordHit[]>(),
   ),
   /** Runs a failed turn again: the message that started it is queued anew (first in line) and the member resumes. */
   'sessions.retry': method(z.strictObject({ memberId: s.Id }), r<s.SessionInfo>()),

@@ -37,6 +37,8 @@ export const errorCodes = [
   'no_commit',
   /** A folder given relative to the repository that is absolute, has a `..` part or leads outside it. */
   'folder_outside_repo',
+  /** A member of the same name is already in the workspace (copying another workspace's team): nothing was copied. */
+  'name_taken',
   'internal',
 ] as const
 
@@ -98,5 +100,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   data_dir_locked: 409,
   no_commit: 409,
   folder_outside_repo: 400,
+  name_taken: 409,
   internal: 500,
 }

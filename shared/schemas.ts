@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { reportKinds } from './report-kinds'
+import type { SessionErrorCode } from './session-errors'
 
 export const Id = z.string().min(1).max(64)
 
@@ -178,6 +179,12 @@ export interface TaskDiff {
   uncommitted: string[]
   /** sessions.changes only: the commits the turn's tree was at, by which the diff is named (base and head are trees). */
   turn?: TurnCommits
+  /**
+   * tasks.diff of a merged task: the diff is what was merged (its change against the base it was merged on, not the
+   * base branch now, which holds it). `onto`: the base branch's head the merge was made on (null for a merge made
+   * before Concord kept it); `branch`: the base branch's name.
+   */
+  merged?: { commit: string; onto: string | null; branch: string | null }
 }
 
 /** The commits around one turn: where its tree was before and after, and the commits it made. */
@@ -282,6 +289,22 @@ export interface Member {
   updatedAt: string
 }
 
+/** Another workspace whose team can be copied into this one (members.teams). */
+export interface TeamSource {
+  workspaceId: string
+  /** The workspace's name, as the offer says it: "Use the team of <name>". */
+  name: string
+  members: { name: string; role: string; provider: string | null }[]
+  /** Its approval rules, the members' and the team's. */
+  rules: number
+}
+
+/** members.copyTeam: the members made in this workspace and the approval rules they brought. */
+export interface CopiedTeam {
+  members: Member[]
+  rules: ApprovalRule[]
+}
+
 export interface Decision {
   id: string
   workspaceId: string
@@ -380,6 +403,19 @@ export interface Impact {
   mergedTasks?: { taskId: string; key: string; text: string; followUp: FollowUpMode }[]
   /** The follow-up tasks the edit created for them (an applied edit only). */
   followUpTaskIds?: string[]
+  /**
+   * Follow-ups the edit made obsolete: the decision is back to the content their merged task was merged on. With
+   * `followUps: create` one nobody started is cancelled by the edit (`cancelled`); the others are offered for
+   * cancellation (tasks.setStatus cancelled).
+   */
+  obsoleteFollowUps?: {
+    taskId: string
+    key: string
+    mergedTaskId: string
+    mergedKey: string
+    cancelled: boolean
+    text: string
+  }[]
 }
 
 /** One page of an edit's whole impact (decisions.impact): tasks and reports each in key order. */
@@ -697,6 +733,8 @@ export interface SessionInfo {
   memberId: string
   state: z.infer<typeof MemberState>
   error: string | null
+  /** The stable code of `error` (null when there is none). */
+  errorCode: SessionErrorCode | null
   queued: number
   /**
    * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule
@@ -771,7 +809,23 @@ export interface SystemInfo {
   secrets: { encrypted: boolean; description: string }
   /** Whether members' commands run in an OS sandbox here, and why not when they do not. */
   sandbox: { available: boolean; kind: 'bwrap' | 'sandbox-exec' | null; reason?: string }
+  /** Whether tasks.openTree can open a task's tree here (the desktop app); else the page copies its path. */
+  openTree: boolean
 }
+
+/** The editors a task's tree opens in, each by the URL its installer registers (vscode://file/<path>, …). */
+export const Editor = z.enum(['vscode', 'cursor', 'windsurf', 'vscodium', 'zed'])
+export type Editor = z.infer<typeof Editor>
+export const editorNames: Record<Editor, string> = {
+  vscode: 'VS Code',
+  cursor: 'Cursor',
+  windsurf: 'Windsurf',
+  vscodium: 'VSCodium',
+  zed: 'Zed',
+}
+/** Where tasks.openTree opens a tree: the editor, a terminal, or the system's file manager. */
+export const OpenTreeIn = z.enum(['editor', 'terminal', 'files'])
+export type OpenTreeIn = z.infer<typeof OpenTreeIn>
 
 // Archive and search (issue 13).
 export interface ArchivedItems {
@@ -789,6 +843,28 @@ export interface SearchHit {
 }
 
 export { SEARCH_MARK_END, SEARCH_MARK_START } from './search-marks'
+
+/** Where a record's words matched: its key, a field it has now, or (a decision) one of its earlier revisions. */
+export type RecordHitField =
+  'key' | 'title' | 'statement' | 'rationale' | 'history' | 'spec' | 'acceptance' | 'summary' | 'claim'
+
+/** A decision, task or report found by search.records. */
+export interface RecordHit {
+  kind: 'decision' | 'task' | 'report'
+  id: string
+  key: string
+  /** The record's title now; a report's is its kind and task, as its card says ("test of T-1"). */
+  title: string
+  /** A decision's or task's status, a report's verdict. */
+  status: string
+  field: RecordHitField
+  /** The revision that matched, when field is 'history'. */
+  version?: number
+  /** The matched text around the words, each match between SEARCH_MARK_START and SEARCH_MARK_END; a key hit's is its title. */
+  snippet: string
+  /** A report's task. */
+  taskId?: string
+}
 
 // The items behind two Figures tiles (issue 13): notices sent and the turns Concord started.
 /**

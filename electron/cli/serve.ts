@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { createCore } from '../main/core'
 import { resolveDataDir } from '../main/data-dir'
@@ -7,8 +6,7 @@ import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
 import { runtimePaths } from '../main/paths'
 import { noSandboxNotice } from '../main/sandbox-notice'
-
-export const MIN_TOKEN_LENGTH = 16
+import { keptToken, MIN_TOKEN_LENGTH } from './serve-token'
 
 /** `concord serve`: the core under plain Node, the renderer and API on 127.0.0.1. */
 export async function serve(args: ParsedArgs): Promise<void> {
@@ -20,16 +18,18 @@ export async function serve(args: ParsedArgs): Promise<void> {
   // The token is all that stands between any local process (or web page) and the API.
   if (given !== undefined && given.length < MIN_TOKEN_LENGTH) {
     throw new UsageError(
-      `--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to get a random one`,
+      `--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards the API); leave it out to use the one kept in the data folder`,
     )
   }
   const dataDir = resolveDataDir(stringFlag(args, 'data-dir'))
-  const token = given ?? randomBytes(24).toString('base64url')
   const { rendererDir: staticDir, rendererIndex } = runtimePaths()
   const core = createCore({ dataDir })
   let bridge
+  let kept: ReturnType<typeof keptToken> | null = null
   try {
-    bridge = await startBridge({ core, port, token, staticDir })
+    // Made once and kept (after the core holds the data folder's lock): a restart keeps the open tab's address working.
+    if (given === undefined) kept = keptToken(dataDir)
+    bridge = await startBridge({ core, port, token: given ?? kept!.token, staticDir })
   } catch (err) {
     await core.close()
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -43,6 +43,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   console.log(`Concord serving on ${bridge.url}`)
   void noSandboxNotice().then((line) => line && console.error(line))
   console.log(`data folder: ${dataDir}${existsSync(rendererIndex) ? '' : '  (UI not built: npm run build)'}`)
+  if (kept?.made) console.log(`token: made and kept in ${kept.file} (the same address works after a restart)`)
   const stop = async () => {
     await bridge.close()
     await core.close()

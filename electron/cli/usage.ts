@@ -25,11 +25,12 @@ export const commandHelp: Record<string, string> = {
   serve: `usage: concord serve [--port N] [--data-dir DIR] [--token TOKEN]
 
 Runs Concord's core under Node and serves the UI and the API (POST /api/<method>, events on /events)
-on 127.0.0.1, and prints the URL to open, token included.
+on 127.0.0.1, and prints the URL to open, token included. Without --token the token is the one kept in the
+data folder (serve-token, 0600, made on the first start), so the same URL works after a restart.
 
   --port N           the port (default 5183; 0 picks a free one)
 ${dataDirOption}
-  --token TOKEN      the API token, at least 16 characters (default: a random one)
+  --token TOKEN      the API token, at least 16 characters (default: the data folder's kept one)
 ${helpOption}
 `,
   export: `usage: concord export --repo PATH --format madr|markdown|json [--flavour FLAVOUR] [--out DIR] [--dry-run]

@@ -12,6 +12,7 @@ import { harnessHandlers, type Handlers } from './api/handlers'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
+import { treeOpenHandlers, type OpenTree } from './api/tree-open-handlers'
 import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
@@ -31,6 +32,8 @@ export interface CoreOptions {
   pickFolder?: PickFolder
   /** The desktop app's system notifications (absent in `concord serve`: system.notify is unsupported there). */
   notify?: Notify
+  /** The desktop app opens a task's tree in an editor, a terminal or the file manager (absent in `concord serve`). */
+  openTree?: OpenTree
   /** Size and count of the log files in `<dataDir>/logs` (tests make them small). */
   log?: LogOptions
   /**
@@ -111,7 +114,13 @@ function openCore(options: CoreOptions): Core {
     }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),
-    ...systemHandlers({ pickFolder: options.pickFolder, notify: options.notify, secrets }),
+    ...systemHandlers({
+      pickFolder: options.pickFolder,
+      notify: options.notify,
+      canOpenTree: Boolean(options.openTree),
+      secrets,
+    }),
+    ...treeOpenHandlers({ harness, openTree: options.openTree }),
     ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
     ...approvalHandlers({ harness, runtime }),
   }

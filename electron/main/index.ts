@@ -1,4 +1,5 @@
 /** Electron entry: hosts the core, opens one locked-down window, binds IPC. Thin on purpose. */
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell } from 'electron'
@@ -9,6 +10,9 @@ import { bindIpc } from './transport/ipc'
 import { runtimePaths } from './paths'
 import { noSandboxNotice } from './sandbox-notice'
 import { loadWindowState, saveWindowState } from './window-state'
+import { openPlan } from './system/open-plan'
+import { ApiError } from '../../shared/errors'
+import type { Editor, OpenTreeIn } from '../../shared/schemas'
 
 const dataDirFlag = process.argv.find((a) => a.startsWith('--data-dir='))?.slice('--data-dir='.length)
 const dataDir = dataDirFlag || process.env.CONCORD_DATA_DIR ? resolveDataDir(dataDirFlag) : app.getPath('userData')
@@ -81,6 +85,35 @@ function createWindow(): void {
   else void win.loadFile(paths.rendererIndex)
 }
 
+/** tasks.openTree in the desktop app: the plan (system/open-plan.ts) carried out by Electron's shell. */
+async function openTree(path: string, where: OpenTreeIn, editor: Editor): Promise<void> {
+  const plan = openPlan(path, where, editor)
+  if (!plan)
+    throw new ApiError(
+      'unsupported',
+      `No terminal was found (set $TERMINAL, or install x-terminal-emulator, gnome-terminal, konsole or xterm); the tree is at ${path}`,
+      { path },
+    )
+  if (plan.kind === 'url') return shell.openExternal(plan.url)
+  if (plan.kind === 'path') {
+    const failed = await shell.openPath(plan.path)
+    if (failed) throw new ApiError('io_error', `The file manager could not open ${path}: ${failed}`, { path })
+    return
+  }
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(plan.command, plan.args, { cwd: plan.cwd, detached: true, stdio: 'ignore' })
+    child.once('error', (err) =>
+      reject(
+        new ApiError('io_error', `${plan.command} did not start: ${err.message}; the tree is at ${path}`, { path }),
+      ),
+    )
+    child.once('spawn', () => {
+      child.unref()
+      resolve()
+    })
+  })
+}
+
 function buildMenu(): void {
   const template: Electron.MenuItemConstructorOptions[] = [
     ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
@@ -130,6 +163,7 @@ if (!app.requestSingleInstanceLock()) {
           note.show()
           return true
         },
+        openTree,
       })
     } catch (err) {
       // A damaged registry or secrets file: say which and what to do, not a stack trace.

@@ -114,7 +114,7 @@ describe('browser UI: drafts, retry, search, archive', () => {
     // Hostile text is just text.
     await page.getByTestId('search-open').click()
     await dialog.getByTestId('search-input').fill('"AND * col:umn (')
-    await dialog.getByText(/No message matches/).waitFor()
+    await dialog.getByTestId('search-none').waitFor()
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
 

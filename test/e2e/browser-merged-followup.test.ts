@@ -1,6 +1,9 @@
 /**
  * A decision edited after its task was merged (issue 22, Flow): the editor's impact preview says the merged task
  * keeps its code in the base branch and a follow-up task will be created; confirming creates it on the board.
+ * Follow-ups that do not pile up (issue 30): after two edits the merged task's chip says "merged on D-n v1 · now
+ * v3" beside one follow-up; a revert to v1 through the history cancels it (its preview says so), and a started
+ * follow-up made obsolete is offered for cancellation, one click.
  */
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -145,4 +148,120 @@ describe('browser UI: a merged task stays merged', () => {
     await screenshot(page, 'merged-followup-05-offer-taken-1440')
     expect(ui.errors).toEqual([])
   }, 90_000)
+
+  it('edit, edit, revert: one follow-up, the merged chip keeps v1, the revert cancels or offers to cancel it', async () => {
+    const { core, repoDir, dataDir } = ui.stack
+    // The cases above made the workspace and its member; run alone, this one makes them.
+    let ws = (await core.invoke('workspaces.list', {})).find((w) => w.repoPath === repoDir)
+    if (!ws) {
+      initRepo(repoDir)
+      ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'merged' })
+    }
+    await core.invoke('workspaces.update', { workspaceId: ws.id, followUps: 'create' })
+    const ivy =
+      (await core.invoke('members.list', { workspaceId: ws.id }))[0] ??
+      (await core.invoke('members.create', { workspaceId: ws.id, name: 'Ivy', role: 'implementer' }))
+    const d = await core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Retry count',
+      statement: 'Web search retries twice.',
+    })
+    const task = await core.invoke('tasks.create', {
+      workspaceId: ws.id,
+      title: 'Retry count',
+      assigneeId: ivy.id,
+      decisionIds: [d.id],
+      requiredReports: [],
+    })
+    await core.invoke('tasks.setStatus', { taskId: task.id, status: 'in_progress' })
+    const tree = join(dataDir, 'worktrees', ws.id, task.key)
+    writeFileSync(join(tree, 'retry.ts'), 'export const retries = 2\n')
+    git(tree, 'add', '-A')
+    git(tree, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'retry')
+    await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    await core.invoke('tasks.accept', { taskId: task.id })
+    await core.invoke('tasks.merge', { taskId: task.id })
+    const edit = (expectedVersion: number, statement: string) =>
+      core.invoke('decisions.update', { decisionId: d.id, expectedVersion, statement, reason: 'tuning' })
+    await edit(1, 'Web search retries 3 times.')
+    await edit(2, 'Web search retries 4 times.')
+    const followUpsOf = async () =>
+      (await core.invoke('tasks.list', { workspaceId: ws.id })).filter((x) =>
+        x.title.startsWith(`Follow up ${task.key} `),
+      )
+    const [follow] = await followUpsOf()
+    expect(await followUpsOf()).toHaveLength(1)
+
+    const page = ui.page
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await page.goto(ui.stack.url)
+    await page.getByTestId('tab-tasks').click()
+    const card = page.locator(`[data-testid=task-card][data-key="${task.key}"]`)
+    const chip = card.getByTestId('merged-on-chip')
+    await chip.waitFor()
+    expect(await chip.textContent()).toBe(`merged on ${d.key} v1 · now v3`)
+    // The merged task is not "suspect": its follow-up carries the change, under the version it now brings in.
+    expect(await card.textContent()).not.toContain('suspect')
+    const followCard = page.locator(`[data-testid=task-card][data-key="${follow!.key}"]`)
+    expect(await followCard.textContent()).toContain(`Follow up ${task.key} for ${d.key} v3: Retry count`)
+    for (const width of [1440, 1024, 760]) {
+      await page.setViewportSize({ width, height: 900 })
+      await card.scrollIntoViewIfNeeded()
+      await screenshot(page, `merged-followup-06-merged-chip-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+
+    // Revert to v1, what the merged code implements: the preview says the follow-up is cancelled, nothing is made.
+    await page.getByTestId('tab-decisions').click()
+    await page.getByTestId('decision-row').filter({ hasText: 'Retry count' }).click()
+    const detail = page.getByTestId('decision-detail')
+    await detail.locator('[data-testid=revision][data-version="1"]').getByTestId('revert').click()
+    const reverting = detail.getByTestId('decision-editor')
+    const preview = reverting.getByTestId('impact-preview')
+    await expect.poll(() => preview.textContent()).not.toMatch(/checking/)
+    expect(await preview.textContent()).toContain(
+      `${follow!.key} is obsolete: ${d.key} is back to what ${task.key} was merged on (v1); the change cancels it.`,
+    )
+    expect(await preview.textContent()).not.toContain('follow-up task will be created')
+    await screenshot(page, 'merged-followup-07-revert-preview-1440')
+    // The decision's dependents say it too: the merged task is not "suspect", it was merged on v1.
+    const dep = detail.locator('.dep-row').filter({ hasText: `${task.key} Retry count` })
+    expect(await dep.getByTestId('dep-pin').textContent()).toBe(`merged on ${d.key} v1 · now v3`)
+    await reverting.getByRole('button', { name: 'Revert → v4' }).click()
+    await detail.getByTestId('edit-outcome').waitFor()
+    await expect.poll(() => dep.getByTestId('dep-pin').textContent()).toBe(`merged on ${d.key} v1`)
+    expect((await core.invoke('tasks.get', { taskId: follow!.id })).status).toBe('cancelled')
+    expect(await followUpsOf()).toHaveLength(1)
+    await page.getByTestId('tab-tasks').click()
+    await expect.poll(() => chip.textContent()).toBe(`merged on ${d.key} v1`)
+
+    // Away again (one new follow-up), started, then back: the revert offers to cancel it; one click cancels it.
+    await edit(4, 'Web search retries 3 times.')
+    const started = (await followUpsOf()).find((x) => x.status === 'todo')!
+    await core.invoke('tasks.setStatus', { taskId: started.id, status: 'in_progress' })
+    await page.getByTestId('tab-decisions').click()
+    await detail.locator('[data-testid=revision][data-version="1"]').getByTestId('revert').click()
+    await expect.poll(() => preview.textContent()).not.toMatch(/checking/)
+    expect(await preview.textContent()).toContain(
+      `${started.key} is obsolete: ${d.key} is back to what ${task.key} was merged on (v1); cancelling it is offered.`,
+    )
+    await reverting.getByRole('button', { name: 'Revert → v6' }).click()
+    const cancel = detail.getByTestId('followup-cancel')
+    await cancel.waitFor()
+    expect(await cancel.textContent()).toBe(`Cancel ${started.key}, the obsolete follow-up of ${task.key}`)
+    expect((await core.invoke('tasks.get', { taskId: started.id })).status).toBe('in_progress')
+    for (const width of [1440, 1024, 760]) {
+      await page.setViewportSize({ width, height: 900 })
+      await screenshot(page, `merged-followup-08-cancel-offer-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await cancel.click()
+    await detail.getByTestId('followup-cancelled').waitFor()
+    expect(await detail.getByTestId('followup-cancelled').textContent()).toBe(
+      `${started.key} cancelled: ${task.key} already implements this version`,
+    )
+    expect((await core.invoke('tasks.get', { taskId: started.id })).status).toBe('cancelled')
+    expect(await followUpsOf()).toHaveLength(2)
+    expect(ui.errors).toEqual([])
+  }, 120_000)
 })

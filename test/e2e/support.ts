@@ -26,7 +26,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import { createCore, type Core } from '../../electron/main/core'
 import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
-import { startModelServer, type ModelServer } from '../fixtures/model-server'
+import { startModelServer, type ModelServer, type ModelServerOptions } from '../fixtures/model-server'
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const rendererOut = join(projectRoot, 'out', 'renderer')
@@ -154,7 +154,13 @@ export interface Stack {
 }
 
 /** A real core + bridge serving the built renderer, and a model server for the members. */
-export async function startStack(options: { taskStartTurns?: boolean } = {}): Promise<Stack> {
+export interface StackOptions {
+  taskStartTurns?: boolean
+  /** Options of the model server (e.g. `unscripted: onlyKey('sk-test')`: a 401 for any other key). */
+  models?: ModelServerOptions
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const root = mkdtempSync(join(tmpdir(), 'concord-e2e-'))
   const dataDir = join(root, 'data')
   const repoDir = join(root, 'repo')
@@ -163,7 +169,7 @@ export async function startStack(options: { taskStartTurns?: boolean } = {}): Pr
   const core = createCore({ dataDir, taskStartTurns: options.taskStartTurns ?? false })
   const token = randomBytes(18).toString('base64url')
   const bridge = await startBridge({ core, port: 0, token, staticDir: rendererOut })
-  const models = await startModelServer()
+  const models = await startModelServer(options.models)
   return {
     core,
     bridge,
@@ -225,7 +231,7 @@ export interface BrowserSession {
 }
 
 /** One stack, one Chromium and one page for a test file: filled in before its tests, closed after. */
-export function browserSession(options: { taskStartTurns?: boolean } = {}): BrowserSession {
+export function browserSession(options: StackOptions = {}): BrowserSession {
   const session = {} as BrowserSession
   beforeAll(async () => {
     ensureRendererBuilt()

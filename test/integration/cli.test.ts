@@ -149,7 +149,7 @@ describe('concord, the built command line', { timeout: 60_000 }, () => {
       ],
       [
         ['serve', '--token', 'fifteen-chars!!'],
-        'concord: usage: --token must be at least 16 characters long (it guards the API); leave it out to get a random one\n',
+        'concord: usage: --token must be at least 16 characters long (it guards the API); leave it out to use the one kept in the data folder\n',
       ],
       [['--version', 'now'], "concord: usage: unexpected argument 'now' after --version\n"],
       [

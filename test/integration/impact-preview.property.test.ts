@@ -3,10 +3,11 @@
  * what the edit wrote. Random decisions, tasks (every status, flags, merged ones), reports (basis and claims
  * pinned to the decisions' contents) and edits (new content, reverts, whitespace-only, withdrawals), from a
  * seeded PRNG (sfc32): for each edit, decisions.previewImpact, then decisions.update with the same change;
- * - the preview's counts, tasks, reports and notified members equal the edit's, and its merged tasks are the
- *   ones the edit made follow-ups for;
+ * - the preview's counts, tasks, reports, notified members and obsolete follow-ups equal the edit's, and its
+ *   merged tasks are the ones the edit made follow-ups for;
  * - each task in the impact has in the store the status and flag the impact names, every other task is as
- *   before; decisions.impact pages the same tasks; the notified members are the ones the edit queued notices for.
+ *   before, except the obsolete follow-ups the edit cancelled (issue 30: an edit back to the content their merged
+ *   task was merged on); decisions.impact pages the same tasks; the notified members are the ones the edit queued notices for.
  * A failing seed is printed; IMPACT_SEED=<n> replays one.
  */
 import { afterEach, describe, expect, it } from 'vitest'
@@ -62,6 +63,7 @@ const comparable = (i: Impact) => ({
   tasks: i.tasks,
   reports: i.reports,
   notifiedMemberIds: i.notifiedMemberIds,
+  obsoleteFollowUps: i.obsoleteFollowUps,
 })
 
 async function run(seed: number) {
@@ -109,7 +111,7 @@ async function run(seed: number) {
         head: 'b'.repeat(40),
         created_at: at,
       })
-      store.branches.setMerged(id, 'c'.repeat(40), at)
+      store.branches.setMerged(id, 'c'.repeat(40), at, 'a'.repeat(40))
     }
   }
   /** A report pinned to the decisions' current contents (basis on one, claims on any). */
@@ -141,7 +143,7 @@ async function run(seed: number) {
     for (let i = 0; i < 30; i++) addReport()
   })
 
-  const seen = { edits: 0, tasks: 0, reports: 0, notified: 0, merged: 0 }
+  const seen = { edits: 0, tasks: 0, reports: 0, notified: 0, merged: 0, cancelled: 0 }
   for (let step = 0; step < 24; step++) {
     store.transaction(() => {
       for (let i = int(4); i > 0; i--) shuffleTask()
@@ -181,8 +183,16 @@ async function run(seed: number) {
     const inImpact = new Map(impact.tasks.map((it) => [n(it.taskId), it]))
     const followUps = new Set((impact.followUpTaskIds ?? []).map(n))
     const merged = new Set((preview.mergedTasks ?? []).map((m) => n(m.taskId)))
+    const cancelled = new Set((impact.obsoleteFollowUps ?? []).filter((o) => o.cancelled).map((o) => n(o.taskId)))
+    seen.cancelled += cancelled.size
     for (const row of store.tasks.list(undefined, true)) {
       if (followUps.has(row.id)) continue
+      if (cancelled.has(row.id)) {
+        expect(inImpact.has(row.id)).toBe(false)
+        expect(before.get(row.id)!.status).toMatch(/^(todo|blocked)$/)
+        expect(row.status).toBe('cancelled')
+        continue
+      }
       const it = inImpact.get(row.id)
       const old = before.get(row.id)!
       if (it) {
@@ -216,7 +226,7 @@ async function run(seed: number) {
   return seen
 }
 
-const totals = { merged: 0 }
+const totals = { merged: 0, cancelled: 0 }
 
 describe('the impact preview', () => {
   it.each(SEEDS)(
@@ -230,6 +240,7 @@ describe('the impact preview', () => {
         expect(seen.reports).toBeGreaterThan(0)
         expect(seen.notified).toBeGreaterThan(0)
         totals.merged += seen.merged
+        totals.cancelled += seen.cancelled
       } catch (err) {
         console.error(`impact-preview property failed for seed ${seed} (replay: IMPACT_SEED=${seed})`)
         throw err
@@ -237,7 +248,8 @@ describe('the impact preview', () => {
     },
     120_000,
   )
-  it('met merged tasks in some seed', () => {
+  it('met merged tasks, and obsolete follow-ups cancelled, in some seed', () => {
     if (SEEDS.length > 1) expect(totals.merged).toBeGreaterThan(0)
+    if (SEEDS.length > 1) expect(totals.cancelled).toBeGreaterThan(0)
   })
 })

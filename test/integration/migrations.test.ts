@@ -19,9 +19,11 @@ describe('migrations', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
-    // The search index (010) is an FTS5 virtual table with shadow tables of FTS5's own making: not STRICT by design.
+    // The search indexes (010, 022) are FTS5 virtual tables with shadow tables of FTS5's own making: not STRICT by design.
     const sql = db
-      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'steps_fts%'")
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT GLOB '*_fts' AND name NOT GLOB '*_fts_*'",
+      )
       .pluck()
       .all() as string[]
     expect(sql.every((s) => /STRICT/.test(s))).toBe(true)
@@ -100,6 +102,82 @@ describe('migrations', () => {
     db.close()
   })
 
+  it('brings a database with follow-ups up to date (020): each is recorded, its merged task gets back the content it was merged on', () => {
+    const file = join(dir, 'before-020.sqlite')
+    const old = openDatabase(file, {
+      migrations: migrations.slice(
+        0,
+        migrations.findIndex((m) => m.name === '020-follow-ups'),
+      ),
+    })
+    old.pragma('foreign_keys = OFF')
+    old
+      .prepare(
+        `INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at)
+         VALUES (1, 'Timeout', '15 s', 'accepted', 3, 'f3', 'x', 'x')`,
+      )
+      .run()
+    old
+      .prepare(
+        `INSERT INTO decision_revisions (decision_id, version, title, statement, rationale, status, content_hash, fingerprint, created_at)
+         VALUES (1, 1, 'Timeout', '5 s', '', 'accepted', 'h1', 'f1', 'x'), (1, 2, 'Timeout', '10 s', '', 'accepted', 'h2', 'f2', 'x'),
+                (1, 3, 'Timeout', '15 s', '', 'accepted', 'h3', 'f3', 'x')`,
+      )
+      .run()
+    old
+      .prepare(
+        `INSERT INTO tasks (id, title, status, created_at, updated_at) VALUES
+         (1, 'merged', 'accepted', 'x', 'x'), (2, 'follow-up v2', 'todo', 'x', 'x'), (3, 'follow-up v3', 'todo', 'x', 'x'), (4, 'other', 'todo', 'x', 'x')`,
+      )
+      .run()
+    // Before 020 each follow-up re-pinned its merged task: T-1 is on v3 here, though it was merged on v1.
+    old
+      .prepare(
+        `INSERT INTO task_links (decision_id, task_id, pinned_version, pinned_fingerprint) VALUES
+         (1, 1, 3, 'f3'), (1, 2, 3, 'f3'), (1, 3, 3, 'f3'), (1, 4, 2, 'f2')`,
+      )
+      .run()
+    const created = old.prepare("INSERT INTO events (type, payload, created_at) VALUES ('task.created', ?, 'x')")
+    created.run(JSON.stringify({ taskId: 2, followUpOf: 1, decisionId: 1, version: 2 }))
+    created.run(JSON.stringify({ taskId: 4 }))
+    created.run(JSON.stringify({ taskId: 3, followUpOf: 1, decisionId: 1, version: 3 }))
+    created.run(JSON.stringify({ taskId: 9, followUpOf: 1, decisionId: 1, version: 4 }))
+    old.close()
+    const db = openDatabase(file)
+    expect(db.prepare('SELECT * FROM task_follow_ups ORDER BY task_id').all()).toEqual([
+      { task_id: 2, of_task_id: 1, decision_id: 1 },
+      { task_id: 3, of_task_id: 1, decision_id: 1 },
+    ])
+    expect(
+      db.prepare('SELECT task_id, pinned_version, pinned_fingerprint FROM task_links ORDER BY task_id').all(),
+    ).toEqual([
+      { task_id: 1, pinned_version: 1, pinned_fingerprint: 'f1' },
+      { task_id: 2, pinned_version: 3, pinned_fingerprint: 'f3' },
+      { task_id: 3, pinned_version: 3, pinned_fingerprint: 'f3' },
+      { task_id: 4, pinned_version: 2, pinned_fingerprint: 'f2' },
+    ])
+    db.close()
+  })
+
+  it('brings a database with members up to date (024): each keeps reading its own key (api_key_ref NULL)', () => {
+    const at = migrations.findIndex((m) => m.name === '024-key-ref')
+    const file = join(dir, 'before-024.sqlite')
+    const old = openDatabase(file, { migrations: migrations.slice(0, at) })
+    old
+      .prepare(
+        "INSERT INTO members (name, role, authority, provider_kind, provider_model, created_at, updated_at) VALUES ('Ann', 'lead', 'decider', 'openai', 'gpt', 'x', 'x')",
+      )
+      .run()
+    old.close()
+    const db = openDatabase(file, { migrations: migrations.slice(0, at + 1) })
+    expect(db.prepare('SELECT name, provider_model, api_key_ref FROM members').get()).toEqual({
+      name: 'Ann',
+      provider_model: 'gpt',
+      api_key_ref: null,
+    })
+    db.close()
+  })
+
   it('brings a v16 database with recorded edits up to date (017): each edit keeps its flagged tasks, in key order', () => {
     const file = join(dir, 'v16.sqlite')
     const v16 = openDatabase(file, { migrations: migrations.slice(0, 16) })
@@ -127,6 +205,36 @@ describe('migrations', () => {
       { version: 3, last_report_id: 9, tasks: '[]' },
     ])
     expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'impact_tasks'").pluck().get()).toBe(0)
+    db.close()
+  })
+
+  it('brings a database with records up to date (022): its decisions, revisions, tasks, reports and claims are searchable', () => {
+    const file = join(dir, 'v18.sqlite')
+    const before = migrations.findIndex((m) => m.name === '022-search-records')
+    const old = openDatabase(file, { migrations: migrations.slice(0, before) })
+    old.pragma('foreign_keys = OFF')
+    old.exec(`
+      INSERT INTO decisions (id, title, statement, status, version, fingerprint, created_at, updated_at)
+        VALUES (1, 'Search timeout', 'Gives up after 10 s', 'accepted', 2, 'f2', 'x', 'x');
+      INSERT INTO decision_revisions (decision_id, version, title, statement, rationale, status, content_hash, fingerprint, reason, created_at)
+        VALUES (1, 1, 'Search timeout', 'Gives up after 5 s', '', 'accepted', 'h1', 'f1', 'created', 'x'),
+               (1, 2, 'Search timeout', 'Gives up after 10 s', '', 'accepted', 'h2', 'f2', 'slow providers', 'x');
+      INSERT INTO tasks (id, title, spec, status, created_at, updated_at) VALUES (1, 'Web search tool', 'Call the provider', 'todo', 'x', 'x');
+      INSERT INTO reports (id, task_id, kind, verdict, summary, claim_count, created_at) VALUES (1, 1, 'test', 'pass', 'Suite green', 1, 'x');
+      INSERT INTO claims (id, report_id, ordinal, text) VALUES (1, 1, 0, 'A hung provider times out');
+    `)
+    old.close()
+    const db = openDatabase(file)
+    const match = (table: string, q: string) =>
+      db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(q)
+    expect(match('decisions_fts', 'providers')).toEqual([])
+    expect(match('decisions_fts', '"10"')).toEqual([1])
+    expect(db.prepare("SELECT version FROM revisions_fts WHERE revisions_fts MATCH 'slow'").pluck().all()).toEqual([2])
+    expect(match('tasks_fts', 'provider')).toEqual([1])
+    expect(match('reports_fts', 'green')).toEqual([1])
+    expect(match('claims_fts', 'hung')).toEqual([1])
+    for (const t of ['decisions_fts', 'tasks_fts', 'reports_fts', 'claims_fts'])
+      expect(() => db.prepare(`INSERT INTO ${t} (${t}) VALUES ('integrity-check')`).run()).not.toThrow()
     db.close()
   })
 

@@ -32,6 +32,7 @@ describe('a NUL character in a path or query', () => {
     expect((await api('members.create', { workspaceId, name: 'Ada', role: 'lead' })).status).toBe(200)
     const calls: [string, unknown, string][] = [
       ['sessions.search', { workspaceId, query: 'a\0b' }, 'query'],
+      ['search.records', { workspaceId, query: 'a\0b' }, 'query'],
       ['export.decisionLog', { workspaceId, format: 'markdown', outDir: `${t.repoDir}/out\0side` }, 'outDir'],
       ['export.decisionLog', { workspaceId, format: 'madr', outDir: 'docs\0' }, 'outDir'],
       ['workspaces.open', { repoPath: `${t.repoDir}\0x` }, 'repoPath'],

@@ -232,13 +232,16 @@ describe('agent loop', () => {
     const page = await t.core.invoke('sessions.get', { memberId: m.id })
     expect(page.state).toBe('error')
     expect(page.queued).toBe(1)
-    // Fixing the key resumes the inbox.
-    server.enqueue({ text: 'second handled' })
+    // Fixing the key runs the failed message again, then resumes the inbox (settings-fix.test.ts).
+    server.enqueue({ text: 'first handled' }, { text: 'second handled' })
     const idle = settled(m.id)
     await t.core.invoke('members.update', { memberId: m.id, provider: openai() })
     await idle
     const after = await t.core.invoke('sessions.get', { memberId: m.id })
-    expect(after.steps.at(-1)).toMatchObject({ kind: 'model', text: 'second handled' })
+    expect(after.steps.filter((s) => s.kind === 'model' && s.status === 'done').map((s) => s.text)).toEqual([
+      'first handled',
+      'second handled',
+    ])
   })
 
   it("each turn uses the member's provider settings as they are now: model, key, kind", async () => {

@@ -313,7 +313,7 @@ function serve(args: string[]): Promise<{ code: number | null; out: string; url?
 }
 
 describe('concord serve --token', () => {
-  it('refuses a token shorter than 16 characters, and makes up a long random one by default', async () => {
+  it('refuses a token shorter than 16 characters, and by default makes a long random one once and keeps it (0600)', async () => {
     const short = await serve(['--token', 'short-token-15ch'.slice(0, 15)])
     expect(short.url).toBeUndefined()
     expect(short.code).not.toBe(0)
@@ -323,7 +323,24 @@ describe('concord serve --token', () => {
     const random = await serve([])
     const token = new URL(random.url!).searchParams.get('token')!
     expect(token.length).toBeGreaterThanOrEqual(16)
+    // Kept in the data folder, the owner's only: the next start serves the same address.
+    const kept = join(dataDir, 'serve-token')
+    expect(readFileSync(kept, 'utf8').trim()).toBe(token)
+    expect(statSync(kept).mode & 0o777).toBe(0o600)
+    const tokenOf = (r: { url?: string }) => new URL(r.url!).searchParams.get('token')
+    expect(tokenOf(await serve([]))).toBe(token)
+    // --token is used as given and leaves the kept one alone.
     expect((await serve(['--token', 'exactly-16-chars'])).url).toContain('token=exactly-16-chars')
+    expect(readFileSync(kept, 'utf8').trim()).toBe(token)
+    // A kept file others may read is tightened; an unusable one (empty) is replaced by a new token.
+    chmodSync(kept, 0o644)
+    expect(tokenOf(await serve([]))).toBe(token)
+    expect(statSync(kept).mode & 0o777).toBe(0o600)
+    writeFileSync(kept, '')
+    const fresh = tokenOf(await serve([]))!
+    expect(fresh).not.toBe(token)
+    expect(fresh.length).toBeGreaterThanOrEqual(16)
+    expect(readFileSync(kept, 'utf8').trim()).toBe(fresh)
   }, 60_000)
 })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Impact } from '../../shared/schemas'
 import { describeImpact } from '../../renderer/src/lib/impact'
+import { impactSentence } from '../../renderer/src/features/decisions/DecisionEditor'
 import { zeroCounts } from '../../electron/main/harness/decisions/impact'
 
 const base: Impact = {
@@ -21,6 +22,40 @@ describe('impact preview of a merged task', () => {
       describeImpact({ ...base, mergedTasks: [{ taskId: 'w:task:1', key: 'T-1', text, followUp: 'create' }] }, {}),
     ).toBe(`${text}.`)
     expect(describeImpact(base, {})).toBe('No task or report depends on this decision yet.')
+  })
+})
+
+describe('impact preview of an edit back to what a merged task implements', () => {
+  const obsolete = (cancelled: boolean) => ({
+    taskId: 'w:task:2',
+    key: 'T-2',
+    mergedTaskId: 'w:task:1',
+    mergedKey: 'T-1',
+    cancelled,
+    text: `T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); ${cancelled ? 'the change cancels it' : 'cancelling it is offered'}`,
+  })
+  it('says which follow-up is obsolete and whether the change cancels it, also beside restored claims', () => {
+    expect(describeImpact({ ...base, obsoleteFollowUps: [obsolete(true)] }, {})).toBe(
+      'T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); the change cancels it.',
+    )
+    const restored = {
+      ...base,
+      obsoleteFollowUps: [obsolete(false)],
+      reports: [
+        {
+          reportId: 'w:report:1',
+          key: 'R-1',
+          taskId: 'w:task:1',
+          authorId: null,
+          staleClaimIds: [],
+          restoredClaimIds: ['c1'],
+          validity: 'valid' as const,
+        },
+      ],
+    }
+    expect(impactSentence(restored, {})).toBe(
+      'Nothing new is flagged. Restores 1 claim in R-1 (valid again). T-2 is obsolete: D-1 is back to what T-1 was merged on (v1); cancelling it is offered.',
+    )
   })
 })
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Decision, Revision, StepRef } from '../../shared/schemas'
 import { Markdown } from '../../renderer/src/components/Markdown'
 import { DecisionCard } from '../../renderer/src/features/decisions/DecisionCard'
+import { RefChip } from '../../renderer/src/features/decisions/RefChip'
 import { decisionChipView } from '../../renderer/src/features/decisions/pins'
 import { clientApi, renderIn, storeWith } from '../fixtures/app-store'
 import type { AppStore } from '../../renderer/src/stores/types'
@@ -88,6 +89,29 @@ describe('decision chips', () => {
     // Once the decision is back at the pinned version's number the mark goes: nothing changed since.
     act(() => store.setState({ decisions: { [`${WS}-d1`]: decision(1) } }))
     expect(container.querySelector('#pinned [data-ref="D-1"]')!.textContent).toBe('D-1v1')
+  })
+})
+
+describe("a merged task's decision chip", () => {
+  it('says the version the code was merged on, "· now v3" while the content moved on, never the live version alone', () => {
+    const { container } = mount(
+      storeAt(3),
+      <>
+        <div id="behind">
+          <RefChip refKey="D-1" mergedOn={{ version: 2, nowVersion: 3 }} />
+        </div>
+        <div id="back">
+          <RefChip refKey="D-1" mergedOn={{ version: 2, nowVersion: null }} />
+        </div>
+      </>,
+    )
+    const behind = container.querySelector('#behind [data-ref="D-1"]')!
+    expect(behind.textContent).toBe('merged on D-1 v2 · now v3')
+    expect(behind.getAttribute('data-version')).toBe('2')
+    expect(behind.className).toContain('ref-changed')
+    const back = container.querySelector('#back [data-ref="D-1"]')!
+    expect(back.textContent).toBe('merged on D-1 v2')
+    expect(back.className).not.toContain('ref-changed')
   })
 })
 

@@ -199,6 +199,7 @@ describe('questions to the human', () => {
       memberId: `${WS}-m1`,
       state: 'idle' as const,
       error: null,
+      errorCode: null,
       queued: 0,
       pendingApprovals: [],
       pendingNotices: 0,

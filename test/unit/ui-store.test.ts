@@ -89,6 +89,7 @@ const info = (state: SessionInfo['state'], extra: Partial<SessionInfo> = {}): Se
   memberId: `${WS}-m1`,
   state,
   error: null,
+  errorCode: null,
   queued: 0,
   pendingApprovals: [],
   pendingNotices: 0,
@@ -506,7 +507,10 @@ describe('pure helpers', () => {
     expect(k('2', { ctrlKey: true })).toEqual({ type: 'member', index: 1 })
     expect(k('3', { metaKey: true })).toEqual({ type: 'member', index: 2 })
     expect(k('ArrowDown', { altKey: true })).toEqual({ type: 'nextMember' })
-    expect(k('k', { ctrlKey: true, inField: true })).toEqual({ type: 'focusComposer' })
+    // Ctrl/⌘ K opens the palette, from a text field too; Ctrl/⌘ Shift F (the session search's) opens it as well.
+    expect(k('k', { ctrlKey: true, inField: true })).toEqual({ type: 'palette' })
+    expect(k('K', { metaKey: true })).toEqual({ type: 'palette' })
+    expect(k('F', { ctrlKey: true, shiftKey: true, inField: true })).toEqual({ type: 'palette' })
     expect(k('/')).toEqual({ type: 'focusComposer' })
     expect(k('/', { inField: true })).toBeNull()
     expect(k('t', { altKey: true })).toEqual({ type: 'toggleTeam' })
@@ -603,6 +607,68 @@ describe('browser client for the bridge', () => {
     }
     expect(backoffDelay(0, 250, 8000, () => 0.5)).toBe(250)
     expect(backoffDelay(10, 250, 8000, () => 0.5)).toBe(8000)
+  })
+
+  it('a socket that never opens asks whether the token is refused: a 401 ends the retries (unauthorized), no answer retries', async () => {
+    vi.useFakeTimers()
+    try {
+      FakeSocket.all = []
+      let answer: 'down' | 401 | 200 = 'down'
+      const asked: string[] = []
+      const fetch = vi.fn(async (url: string) => {
+        asked.push(url)
+        if (answer === 'down') throw new TypeError('Failed to fetch')
+        return new Response(JSON.stringify({ ok: answer === 200, value: [] }), { status: answer })
+      })
+      const client = createBridgeClient({
+        origin: 'http://127.0.0.1:5183',
+        token: 'old-token-of-the-tab',
+        fetch: fetch as never,
+        WebSocket: FakeSocket as never,
+        minDelay: 100,
+        maxDelay: 100,
+      })
+      const states: string[] = []
+      client.onConnection((s) => states.push(s))
+      client.onEvent(() => {})
+      // The server is down: the question gets no answer, and the socket is tried again.
+      FakeSocket.all[0]!.close()
+      await vi.advanceTimersByTimeAsync(300)
+      expect(asked).toEqual(['http://127.0.0.1:5183/api/workspaces.list'])
+      expect(FakeSocket.all).toHaveLength(2)
+      // It is back with another token: 401, and nothing more is tried.
+      answer = 401
+      FakeSocket.all[1]!.close()
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(states.at(-1)).toBe('unauthorized')
+      expect(FakeSocket.all).toHaveLength(2)
+      client.close()
+      expect(states.at(-1)).toBe('unauthorized')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a call answered 401 ends the retries too', async () => {
+    FakeSocket.all = []
+    const fetch = vi.fn(
+      async () =>
+        new Response(JSON.stringify({ ok: false, error: { code: 'unauthorized', message: 'wrong token' } }), {
+          status: 401,
+        }),
+    )
+    const client = createBridgeClient({
+      origin: 'http://127.0.0.1:5183',
+      token: 'old-token-of-the-tab',
+      fetch,
+      WebSocket: FakeSocket as never,
+    })
+    const states: string[] = []
+    client.onConnection((s) => states.push(s))
+    client.onEvent(() => {})
+    await expect(client.call('workspaces.list', {})).rejects.toMatchObject({ code: 'unauthorized' })
+    expect(states.at(-1)).toBe('unauthorized')
+    client.close()
   })
 
   it('takes the token from the address once and strips it', () => {

@@ -11,6 +11,7 @@ import {
 } from '../harness/workspace/archive'
 import type { Harness } from '../harness/harness'
 import { searchSessions } from '../harness/members/search'
+import { searchRecords } from '../harness/workspace/record-search'
 import type { Handlers } from './handlers'
 
 type ArchiveMethods =
@@ -23,8 +24,9 @@ type ArchiveMethods =
   | 'workspaces.archived'
   | 'archive.list'
   | 'sessions.search'
+  | 'search.records'
 
-/** Archive and restore, and search across sessions (issue 13). `activity` is the runtime's view of who is working. */
+/** Archive and restore, and search across sessions (issue 13) and records (issue 31). `activity` is the runtime's view of who is working. */
 export function archiveHandlers({
   harness: h,
   activity,
@@ -42,5 +44,6 @@ export function archiveHandlers({
     'workspaces.archived': () => archivedWorkspaces(h),
     'archive.list': (p) => archivedItems(h, p.workspaceId),
     'sessions.search': (p) => searchSessions(h.ctx(p.workspaceId), p.query, p.limit),
+    'search.records': (p) => searchRecords(h.ctx(p.workspaceId), p.query, p.limit),
   }
 }

@@ -10,6 +10,7 @@ import {
   updateDecision,
 } from '../harness/decisions/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members/members'
+import { copyTeam, teamSources } from '../harness/members/team-copy'
 import { getMetrics } from '../harness/workspace/metrics'
 import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
@@ -51,6 +52,8 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),
     'members.list': (p) => listMembers(h.ctx(p.workspaceId), h.secrets),
+    'members.teams': (p) => teamSources(h, h.ctx(p.workspaceId)),
+    'members.copyTeam': (p) => copyTeam(h, h.ctx(p.workspaceId), p.fromWorkspaceId),
 
     'decisions.create': (p) => createDecision(h.ctx(p.workspaceId), p),
     'decisions.get': (p) => getDecision(h.ctxOf('decision', p.decisionId, 'decisionId'), p.decisionId),

@@ -14,6 +14,8 @@ export type Notify = (title: string, body: string) => boolean
 export interface SystemDeps {
   pickFolder?: PickFolder
   notify?: Notify
+  /** The host opens task trees (tasks.openTree): the desktop app. */
+  canOpenTree?: boolean
   secrets: Pick<SecretStore, 'protection'>
 }
 
@@ -22,6 +24,7 @@ async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
   return {
     secrets: deps.secrets.protection,
     sandbox: await sandboxStatus(),
+    openTree: deps.canOpenTree === true,
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { currentText } from './approval-current'
 import { ApiError } from '../../../shared/errors'
+import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow } from '../store/members-repo'
@@ -158,7 +159,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
         restarted(step)
         continue
       }
-      if (planned !== 'ok') return { status: 'error', answer: '', error: planned }
+      if (planned !== 'ok') return { status: 'error', answer: '', error: planned.message, code: planned.code }
     }
 
     // Notices queued since the last call reach the member now, through the brief.
@@ -182,7 +183,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
       restarted(step)
       continue
     }
-    if (reply.kind === 'error') return { status: 'error', answer: '', error: reply.message }
+    if (reply.kind === 'error') return { status: 'error', answer: '', error: reply.message, code: reply.code }
     const result = reply.result
     if (!result.toolCalls.length) return { status: 'done', answer: result.text }
 
@@ -226,7 +227,7 @@ async function streamModelStep(
   { insert, finish }: TurnSteps,
   request: Parameters<ModelProvider['complete']>[0],
 ): Promise<
-  { kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | { kind: 'error'; message: string }
+  { kind: 'ok'; result: ModelResult; stepId: number } | { kind: 'interrupted' } | ({ kind: 'error' } & ModelFailure)
 > {
   const { store } = env.ctx
   const stepId = insert({ kind: 'model', status: 'streaming', text: '' })
@@ -268,10 +269,16 @@ async function streamModelStep(
       finish(stepId, { status: 'interrupted', text, ended_at: now() })
       return { kind: 'interrupted' }
     }
-    const message = err instanceof Error ? err.message : String(err)
+    const failure = modelFailure(err)
     finish(stepId, { status: 'error', text, is_error: 1, ended_at: now() })
-    insert({ kind: 'error', status: 'error', text: `The model call failed: ${message}`, is_error: 1, ended_at: now() })
-    return { kind: 'error', message }
+    insert({
+      kind: 'error',
+      status: 'error',
+      text: `The model call failed: ${failure.message}`,
+      is_error: 1,
+      ended_at: now(),
+    })
+    return { kind: 'error', ...failure }
   }
 }
 
@@ -372,6 +379,19 @@ async function runToolCall(
   }
 }
 
+/** A model call that failed: the provider's message, and its code for the session (a refused key: provider_auth). */
+interface ModelFailure {
+  message: string
+  code: SessionErrorCode
+}
+
+function modelFailure(err: unknown): ModelFailure {
+  const message = err instanceof Error ? err.message : String(err)
+  // ProviderError's codes other than 'aborted' (handled before) are session error codes too.
+  const code = err instanceof ProviderError && err.code !== 'aborted' ? err.code : 'provider_error'
+  return { message, code }
+}
+
 /** A planning call with a view that leaves old plans out (replanning does not build on stale plans). */
 async function planStep(
   env: TurnEnv,
@@ -379,7 +399,7 @@ async function planStep(
   { insert, finish }: TurnSteps,
   options: Parameters<typeof buildView>[2],
   signal: AbortSignal,
-): Promise<string> {
+): Promise<'ok' | 'interrupted' | ModelFailure> {
   const { store } = env.ctx
   const brief = buildBrief(env.ctx, env.member, [])
   const messages = buildView(
@@ -416,8 +436,8 @@ async function planStep(
       finish(stepId, { status: 'interrupted', ended_at: now() })
       return 'interrupted'
     }
-    const message = err instanceof Error ? err.message : String(err)
-    finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
-    return message
+    const failure = modelFailure(err)
+    finish(stepId, { status: 'error', text: failure.message, is_error: 1, ended_at: now() })
+    return failure
   }
 }

@@ -7,7 +7,7 @@ import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import { rulesFor } from '../harness/members/approval-rules'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
-import { secretRef } from '../harness/members/members'
+import { keyRefOf } from '../harness/members/members'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { sandboxStatus } from '../platform/sandbox'
 import { runTurn } from './agent-loop'
@@ -51,7 +51,7 @@ export function builtinEngine(deps: BuiltinEngineDeps): TurnEngine {
         kind: member.provider_kind!,
         model: member.provider_model!,
         baseURL: member.provider_base_url ?? undefined,
-        apiKey: deps.harness.secrets.get(secretRef(host.memberId)),
+        apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
       })
       return runTurn(
         {

@@ -3,6 +3,7 @@
  * a state the UI can watch, approvals, and interrupts. Members run in parallel, each in its own host.
  */
 import type { SessionInfo } from '../../../shared/schemas'
+import type { SessionErrorCode } from '../../../shared/session-errors'
 import { makeId } from '../harness/ids'
 import type { Ctx } from '../harness/context'
 import type { StepRow } from '../store/steps-repo'
@@ -14,6 +15,8 @@ export interface TurnOutcome {
   status: 'done' | 'interrupted' | 'error' | 'max_steps'
   answer: string
   error?: string
+  /** Why it failed, for code (default turn_failed). */
+  code?: SessionErrorCode
 }
 
 /** What the card shows beside the call: why it asks, and the rule "Always allow" would add. */
@@ -40,6 +43,7 @@ export interface HostEnv {
 export class MemberHost {
   state: HostState = 'idle'
   error: string | null = null
+  errorCode: SessionErrorCode | null = null
   abort: AbortController | null = null
   /** Why the current turn was stopped: the human, Concord shutting down, or a notice that interrupts (ACP agents). */
   stopReason: 'human' | 'shutdown' | 'notice' = 'human'
@@ -69,6 +73,7 @@ export class MemberHost {
       memberId: this.memberId,
       state: this.state,
       error: this.error,
+      errorCode: this.errorCode,
       queued: store.steps.queuedCount(this.memberRowId),
       pendingApprovals: [...this.approvals.entries()].map(([callId, a]) => ({
         callId,
@@ -96,9 +101,10 @@ export class MemberHost {
     return { stepId: makeId(this.wsId, 'step', row.id), text }
   }
 
-  setState(state: HostState, error: string | null = null): void {
+  setState(state: HostState, error: string | null = null, code: SessionErrorCode | null = null): void {
     this.state = state
     this.error = error
+    this.errorCode = error === null ? null : (code ?? 'turn_failed')
     this.env.onState(this)
   }
 
@@ -152,7 +158,7 @@ export class MemberHost {
       this.turnWaiters.delete(next.id)
       if (outcome.status === 'error') {
         // The rest of the inbox stays queued until the user sends again or fixes the provider.
-        this.setState('error', outcome.error ?? 'the turn failed')
+        this.setState('error', outcome.error ?? 'the turn failed', outcome.code)
         return
       }
     }

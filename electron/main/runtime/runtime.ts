@@ -4,9 +4,11 @@
  * lives beside: its tree (turn-tree.ts), messages between members (messages.ts, delegation.ts), crash resume
  * (recovery.ts), warm-up (warm-up.ts), retry and reset (retry.ts), notices mid-turn (mid-turn-notice.ts).
  */
+import { createHash } from 'node:crypto'
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { SessionInfo, SessionPage } from '../../../shared/schemas'
+import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { EventBus } from '../events/event-bus'
 import { stricterPolicy } from '../harness/members/approval-policy'
 import { addRule } from '../harness/members/approval-rules'
@@ -14,7 +16,9 @@ import type { Ctx } from '../harness/context'
 import { memberRowOf } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'
+import { secretRef } from '../harness/members/members'
 import { toStep } from '../harness/members/steps'
+import { taskRow } from '../harness/tasks/tasks'
 import type { TurnTree } from '../harness/workspace/task-branches'
 import type { StepRow } from '../store/steps-repo'
 import { acpEngine } from './acp/acp-turn'
@@ -27,7 +31,7 @@ import { enqueue, promptWithNotices, queueTaskStart, wake, type Inbox } from './
 import { noticeMidTurn } from './mid-turn-notice'
 import type { CreateProviderOptions } from './providers'
 import { Recovery, resumeQueued } from './recovery'
-import { requeueFailedTurn, resetSession } from './retry'
+import { failedTurn, requeueFailedTurn, resetSession } from './retry'
 import { busSink, writeStep, type StepSink } from './step-writer'
 import type { Turn, TurnEngine } from './turn-engine'
 import { prepareTree, recordChanges, snapshot } from './turn-tree'
@@ -57,6 +61,8 @@ export class Runtime {
   private closed = false
   /** Turns Concord starts itself for flagged members and stale evidence (auto-turns.ts). */
   private readonly autoTurns: AutoTurns
+  /** The provider settings of each member in error as they were when it failed (providerSettings). */
+  private readonly failedWith = new Map<string, string>()
 
   constructor(private readonly o: RuntimeOptions) {
     this.recovery = new Recovery(o.harness, o.recover !== false)
@@ -89,9 +95,8 @@ export class Runtime {
       closing: () => this.closed,
     })
     o.bus.on((e) => this.autoTurns.onEvent(e))
-    // A fixed provider (or any member edit) lifts an error state and resumes the inbox.
     o.bus.on((e) => {
-      if (e.event === 'member.changed') this.hosts.get(e.payload.member.id)?.resume()
+      if (e.event === 'member.changed') this.memberChanged(e.payload.member.id)
       const host = e.event === 'notice.created' ? this.hosts.get(e.payload.notice.memberId) : undefined
       if (host && e.event === 'notice.created') noticeMidTurn(o.harness, host, e.payload.notice)
     })
@@ -106,6 +111,30 @@ export class Runtime {
     warmUpProviders(o.bus, kinds)
   }
 
+  /**
+   * A member was edited. Not in error: its inbox resumes. In error with its provider settings changed (the fix of a
+   * refused key, say): the failed turn runs again with them, ahead of the messages queued behind it, so nothing is
+   * typed again. In error with the same settings (a new role, say): nothing changes, the error and its Retry stay.
+   */
+  private memberChanged(memberId: string): void {
+    const host = this.hosts.get(memberId)
+    if (!host) return
+    if (host.state !== 'error') return host.resume()
+    if (this.failedWith.get(memberId) === this.providerSettings(host) || host.abort) return
+    const { store } = this.o.harness.ctx(host.wsId)
+    if (failedTurn(store, host.memberRowId)) this.retry(memberId)
+    else host.resume()
+  }
+
+  /** What a turn's provider is made of (kind, model, endpoint, agent and key), as a digest: the key stays out of it. */
+  private providerSettings(host: MemberHost): string {
+    const m = this.o.harness.ctx(host.wsId).store.members.get(host.memberRowId)
+    const key = this.o.harness.secrets.get(secretRef(host.memberId)) ?? null
+    const { provider_kind, provider_model, provider_base_url, agent, agent_command, agent_args, agent_env } = m ?? {}
+    const parts = [provider_kind, provider_model, provider_base_url, agent, agent_command, agent_args, agent_env, key]
+    return createHash('sha256').update(JSON.stringify(parts)).digest('hex')
+  }
+
   private ctx(wsId: string): Ctx {
     return this.recovery.ctx(wsId)
   }
@@ -118,7 +147,10 @@ export class Runtime {
     const n = memberRowOf(ctx, memberId, field)
     const host = new MemberHost(workspaceId, n, {
       ctx: () => this.o.harness.ctx(workspaceId),
-      onState: (h) => this.o.bus.emit('session.state', { workspaceId, session: h.info() }),
+      onState: (h) => {
+        if (h.state === 'error') this.failedWith.set(h.memberId, this.providerSettings(h))
+        this.o.bus.emit('session.state', { workspaceId, session: h.info() })
+      },
       runTurn: (h, start) => this.turn(h, start),
     })
     this.hosts.set(memberId, host)
@@ -132,7 +164,12 @@ export class Runtime {
     const ctx = harness.ctx(host.wsId)
     const member = ctx.store.members.get(host.memberRowId)!
     if (!member.agent && (!member.provider_kind || !member.provider_model)) {
-      return this.failTurn(ctx, start, `${member.name} has no model provider set: choose one in the member's settings.`)
+      return this.failTurn(
+        ctx,
+        start,
+        `${member.name} has no model provider set: choose one in the member's settings.`,
+        'no_provider',
+      )
     }
     let tree: TurnTree
     try {
@@ -142,6 +179,7 @@ export class Runtime {
         ctx,
         start,
         `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`,
+        'tree_unavailable',
       )
     }
     const before = tree.readOnly ? null : await snapshot(harness, host.wsId, tree)
@@ -174,10 +212,11 @@ export class Runtime {
   }
 
   /** A turn that could not start: its error step (the host shows the error state). */
-  private failTurn(ctx: Ctx, start: StepRow, text: string): TurnOutcome {
+  private failTurn(ctx: Ctx, start: StepRow, text: string, code: SessionErrorCode): TurnOutcome {
     writeStep(ctx.store, this.sink(ctx.wsId), {
       member_id: start.member_id,
       turn_id: start.id,
+      task_id: start.task_id,
       kind: 'error',
       status: 'error',
       text,
@@ -185,7 +224,7 @@ export class Runtime {
       started_at: now(),
       ended_at: now(),
     })
-    return { status: 'error', answer: '', error: text }
+    return { status: 'error', answer: '', error: text, code }
   }
 
   /** A task moved to in progress: its assignee gets a turn on it (see queueTaskStart). */
@@ -223,8 +262,11 @@ export class Runtime {
     const host = this.host(p.memberId)
     const store = this.o.harness.ctx(host.wsId).store
     const limit = p.limit ?? 100
+    const before = p.before ?? Number.MAX_SAFE_INTEGER
     const start = store.members.get(host.memberRowId)?.session_start ?? 0
-    const rows = store.steps.page(host.memberRowId, p.before ?? Number.MAX_SAFE_INTEGER, limit + 1, start)
+    const rows = p.taskId
+      ? store.steps.pageOfTask(host.memberRowId, taskRow(this.ctx(host.wsId), p.taskId).id, before, limit + 1)
+      : store.steps.page(host.memberRowId, before, limit + 1, start)
     const hasMore = rows.length > limit
     const steps = (hasMore ? rows.slice(1) : rows).map((r) => toStep(host.wsId, r))
     return { ...host.info(), steps, hasMore }

@@ -9,6 +9,8 @@ export interface TaskBranchRow {
   head: string
   merged_commit: string | null
   merged_at: string | null
+  /** The base branch's head the merge was made on (migration 023); null for merges made before it was kept. */
+  merged_base: string | null
   created_at: string
   /** 'creating' until the tree is made and the branch is in the user's repository (migration 014). */
   state: 'creating' | 'ready'
@@ -40,13 +42,15 @@ export class BranchesRepo {
       setHead: db.prepare('UPDATE task_branches SET head = ? WHERE task_id = ?'),
       setWorktree: db.prepare('UPDATE task_branches SET worktree = ? WHERE task_id = ?'),
       setMerged: db.prepare(
-        'UPDATE task_branches SET merged_commit = ?, merged_at = ?, worktree = NULL WHERE task_id = ?',
+        'UPDATE task_branches SET merged_commit = ?, merged_at = ?, merged_base = ?, worktree = NULL WHERE task_id = ?',
       ),
     }
   }
 
   insert(
-    row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'state' | 'merging'> & { state?: TaskBranchRow['state'] },
+    row: Omit<TaskBranchRow, 'merged_commit' | 'merged_at' | 'merged_base' | 'state' | 'merging'> & {
+      state?: TaskBranchRow['state']
+    },
   ): void {
     this.s.insert.run({ state: 'ready', ...row })
     this.s.insertBase.run({ task_id: row.task_id, base_commit: row.base_commit, at: row.created_at })
@@ -91,7 +95,8 @@ export class BranchesRepo {
     this.s.setWorktree.run(worktree, taskId)
   }
 
-  setMerged(taskId: number, commit: string, at: string): void {
-    this.s.setMerged.run(commit, at, taskId)
+  /** `base`: the base branch's head the merge was made on. */
+  setMerged(taskId: number, commit: string, at: string, base: string): void {
+    this.s.setMerged.run(commit, at, base, taskId)
   }
 }

@@ -32,13 +32,22 @@ export interface MemberRow {
   session_start: number
   /** Set while the member is archived: out of lists, kept in the store and the export. */
   archived_at: string | null
+  /** The secret-store entry its key is read from when not its own (a member copied from another team; migration 024). */
+  api_key_ref: string | null
   created_at: string
   updated_at: string
 }
 
 export type MemberFields = Omit<
   MemberRow,
-  'id' | 'created_at' | 'session_start' | 'acp_session' | 'agent_interrupt' | 'agent_turn_timeout_s' | 'archived_at'
+  | 'id'
+  | 'created_at'
+  | 'session_start'
+  | 'acp_session'
+  | 'agent_interrupt'
+  | 'agent_turn_timeout_s'
+  | 'archived_at'
+  | 'api_key_ref'
 >
 
 export class MembersRepo {
@@ -59,6 +68,7 @@ export class MembersRepo {
       setSessionStart: db.prepare('UPDATE members SET session_start = ? WHERE id = ?'),
       setAcpSession: db.prepare('UPDATE members SET acp_session = ? WHERE id = ?'),
       setAgentSettings: db.prepare('UPDATE members SET agent_interrupt = ?, agent_turn_timeout_s = ? WHERE id = ?'),
+      setKeyRef: db.prepare('UPDATE members SET api_key_ref = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members WHERE archived_at IS NULL ORDER BY id'),
       listAll: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
@@ -75,6 +85,11 @@ export class MembersRepo {
 
   update(id: number, fields: MemberFields): void {
     this.s.update.run({ ...fields, id })
+  }
+
+  /** Where the member's key is read from: another member's entry in the secret store, or null for its own. */
+  setKeyRef(id: number, ref: string | null): void {
+    this.s.setKeyRef.run(ref, id)
   }
 
   setSessionStart(id: number, stepId: number): void {

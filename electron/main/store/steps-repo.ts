@@ -107,6 +107,10 @@ export class StepsRepo {
       page: db.prepare<[number, number, number, number], StepRow>(
         'SELECT * FROM steps WHERE member_id = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?',
       ),
+      // Walks the member's index backwards, keeping the task's steps (every step of a turn carries its task).
+      pageOfTask: db.prepare<[number, number, number, number], StepRow>(
+        'SELECT * FROM steps WHERE member_id = ? AND task_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      ),
       recent: db.prepare<[number, number, number], StepRow>(
         'SELECT * FROM steps WHERE member_id = ? AND id > ? ORDER BY id DESC LIMIT ?',
       ),
@@ -251,6 +255,11 @@ export class StepsRepo {
   /** Up to `limit` steps before `before` and after `after` (both exclusive), in ascending order. */
   page(memberId: number, before: number, limit: number, after = 0): StepRow[] {
     return this.s.page.all(memberId, before, after, limit).reverse()
+  }
+
+  /** Up to `limit` of the member's steps on one task before `before` (exclusive), in ascending order. */
+  pageOfTask(memberId: number, taskId: number, before: number, limit: number): StepRow[] {
+    return this.s.pageOfTask.all(memberId, taskId, before, limit).reverse()
   }
 
   /** The newest `limit` steps after `after` (the start of the current conversation), in ascending order. */

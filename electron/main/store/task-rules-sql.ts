@@ -32,8 +32,15 @@ export function touchedByChangeSql(t: string): string {
   return `${t}.status NOT IN (${list(untouchedOnChange)}) AND NOT EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = ${t}.id AND b.merged_at IS NOT NULL)`
 }
 
-/** The one home of "a task is flagged": a flag, or a link pinned to content its decision no longer has. */
+/**
+ * The one home of "a task is flagged": a flag, or a link pinned to content its decision no longer has — except a
+ * merged task's link to a decision it has a follow-up for (not cancelled): the follow-up carries the change, and the
+ * merged task keeps the content it was merged on.
+ */
 export function taskFlaggedSql(t: string): string {
   return `(${t}.flag IS NOT NULL OR EXISTS (SELECT 1 FROM task_links l JOIN decisions d ON d.id = l.decision_id
-    WHERE l.task_id = ${t}.id AND l.pinned_fingerprint <> d.fingerprint))`
+    WHERE l.task_id = ${t}.id AND l.pinned_fingerprint <> d.fingerprint
+      AND NOT (EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = ${t}.id AND b.merged_at IS NOT NULL)
+        AND EXISTS (SELECT 1 FROM task_follow_ups f JOIN tasks ft ON ft.id = f.task_id
+          WHERE f.of_task_id = ${t}.id AND f.decision_id = l.decision_id AND ft.status <> 'cancelled'))))`
 }

@@ -1,12 +1,11 @@
 import type { Statement } from 'better-sqlite3'
 import type { Db } from './connection'
 
-import { untouchedOnChange, type TaskFlagValue, type TaskStatusValue } from '../../../shared/task-rules'
+import type { TaskFlagValue, TaskStatusValue } from '../../../shared/task-rules'
 import { flagOnChangeSql, statusOnChangeSql, taskFlaggedSql, touchedByChangeSql } from './task-rules-sql'
 
 export type { TaskFlagValue, TaskStatusValue }
 
-const untouched = untouchedOnChange.map((s) => `'${s}'`).join(', ')
 export interface TaskRow {
   id: number
   title: string
@@ -126,15 +125,6 @@ export class TasksRepo {
            WHERE b.task_id = ? AND t.status NOT IN ('accepted', 'cancelled') ORDER BY b.blocker_id`,
         )
         .pluck(),
-      // A merged task stays merged when a decision it implemented changes: a follow-up task carries the change.
-      repinLink: db.prepare(
-        'UPDATE task_links SET pinned_version = ?, pinned_fingerprint = ? WHERE task_id = ? AND decision_id = ?',
-      ),
-      mergedDependents: db.prepare<[number, string], TaskRow>(
-        `SELECT t.* FROM task_links l JOIN tasks t ON t.id = l.task_id
-         WHERE l.decision_id = ? AND l.pinned_fingerprint <> ? AND t.status NOT IN (${untouched})
-           AND EXISTS (SELECT 1 FROM task_branches b WHERE b.task_id = t.id AND b.merged_at IS NOT NULL) ORDER BY t.id`,
-      ),
       // The tasks an edit from another content to @to flags, each with its status and flag before and after
       // (shared/task-rules: the flag rule, revoked acceptance, untouched tasks), then the same set updated.
       // Read as one text, packed as the edit's record keeps it: one string from SQLite instead of a row object per task.
@@ -232,16 +222,6 @@ export class TasksRepo {
   replaceBlockers(taskId: number, blockerIds: number[]): void {
     this.s.deleteBlockers.run(taskId)
     for (const b of blockerIds) this.s.insertBlocker.run(taskId, b)
-  }
-
-  /** Merged tasks linked to the decision at another content than `fingerprint` (outside the impact: see mergedDependents). */
-  mergedDependentsNotAt(decisionId: number, fingerprint: string): TaskRow[] {
-    return this.s.mergedDependents.all(decisionId, fingerprint)
-  }
-
-  /** One link pinned to a decision's content (a merged task whose follow-up carries the change). */
-  repinLink(taskId: number, decisionId: number, version: number, fingerprint: string): void {
-    this.s.repinLink.run(version, fingerprint, taskId, decisionId)
   }
 
   /**

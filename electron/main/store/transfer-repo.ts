@@ -121,7 +121,10 @@ export class TransferRepo {
     this.s.setMeta.run(key, value)
   }
 
-  insertMember(row: Omit<MemberRow, 'session_start' | 'agent_interrupt' | 'agent_turn_timeout_s'>): void {
+  /** An imported member: no key comes with it, neither a key nor where one is (api_key_ref stays NULL). */
+  insertMember(
+    row: Omit<MemberRow, 'session_start' | 'agent_interrupt' | 'agent_turn_timeout_s' | 'api_key_ref'>,
+  ): void {
     this.s.member.run(row)
   }
 

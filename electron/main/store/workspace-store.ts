@@ -8,9 +8,10 @@ import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
+import { FollowUpsRepo } from './follow-ups-repo'
 import { UsageRepo } from './usage-repo'
 import { ArchiveRepo } from './archive-repo'
-import { SearchRepo } from './search-repo'
+import { RecordSearchRepo, SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
 import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
@@ -21,6 +22,7 @@ export class WorkspaceStore {
   readonly decisions: DecisionsRepo
   readonly proposals: ProposalsRepo
   readonly tasks: TasksRepo
+  readonly followUps: FollowUpsRepo
   readonly reports: ReportsRepo
   readonly log: LogRepo
   readonly steps: StepsRepo
@@ -29,6 +31,7 @@ export class WorkspaceStore {
   readonly usage: UsageRepo
   readonly archive: ArchiveRepo
   readonly search: SearchRepo
+  readonly recordSearch: RecordSearchRepo
   readonly retry: RetryRepo
   readonly approvalRules: ApprovalRulesRepo
   readonly base: BaseRepo
@@ -38,6 +41,7 @@ export class WorkspaceStore {
     this.decisions = new DecisionsRepo(db)
     this.proposals = new ProposalsRepo(db)
     this.tasks = new TasksRepo(db)
+    this.followUps = new FollowUpsRepo(db)
     this.reports = new ReportsRepo(db)
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)
@@ -46,6 +50,7 @@ export class WorkspaceStore {
     this.usage = new UsageRepo(db)
     this.archive = new ArchiveRepo(db)
     this.search = new SearchRepo(db)
+    this.recordSearch = new RecordSearchRepo(db)
     this.retry = new RetryRepo(db)
     this.approvalRules = new ApprovalRulesRepo(db)
     this.base = new BaseRepo(db)

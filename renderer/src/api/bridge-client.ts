@@ -1,13 +1,15 @@
 /**
  * The browser's ConcordApi: every contract method as `POST /api/<method>` and the event stream over one
  * WebSocket that reconnects with backoff. Used when the renderer runs against `concord serve`.
+ * A server that refuses the token (401: it was started with another one) is not retried: the state becomes
+ * 'unauthorized', which no reconnecting can end.
  */
 import type { ConcordApi } from '../../../shared/api'
 import type { EventEnvelope, MethodName, Params, Result } from '../../../shared/contract'
 import { decode, decodeEvent, unwrap } from '../../../shared/wire'
 import { ApiCallError } from './errors'
 
-export type ConnectionState = 'connecting' | 'open' | 'closed'
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'unauthorized'
 
 /** A client whose event channel can drop and come back; `onConnection` reports each change. */
 export interface ClientApi extends ConcordApi {
@@ -42,6 +44,8 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
   let attempt = 0
   let timer: ReturnType<typeof setTimeout> | null = null
   let closed = false
+  /** The server answered 401 to the token: nothing more is tried. */
+  let refused = false
 
   const setState = (s: ConnectionState) => {
     if (s === state) return
@@ -49,15 +53,47 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
     for (const l of connListeners) l(s)
   }
 
+  function refuse() {
+    if (refused || closed) return
+    refused = true
+    if (timer) clearTimeout(timer)
+    socket?.close()
+    setState('unauthorized')
+  }
+
+  /**
+   * Why a socket closed before it opened: the browser does not tell a refused token (the upgrade's 401) from a server
+   * that is down, so one call with the token asks. A 401 refuses; anything else (no answer at all) retries.
+   */
+  async function tokenRefused(): Promise<boolean> {
+    try {
+      const res = await doFetch(new URL('/api/workspaces.list', options.origin).toString(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
+      return res.status === 401
+    } catch {
+      return false
+    }
+  }
+
+  function retry() {
+    if (closed || refused) return
+    timer = setTimeout(connect, backoffDelay(attempt++, options.minDelay, options.maxDelay))
+  }
+
   function connect() {
-    if (closed || socket) return
+    if (closed || refused || socket) return
     const url = new URL('/events', options.origin)
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
     url.searchParams.set('token', options.token)
     setState('connecting')
     const ws = new WS(url.toString())
     socket = ws
+    let opened = false
     ws.onopen = () => {
+      opened = true
       attempt = 0
       setState('open')
     }
@@ -72,8 +108,14 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
         setState('closed')
         return
       }
+      if (refused) return
       setState('connecting')
-      timer = setTimeout(connect, backoffDelay(attempt++, options.minDelay, options.maxDelay))
+      if (opened) retry()
+      else
+        void tokenRefused().then((no) => {
+          if (no) refuse()
+          else retry()
+        })
     }
     ws.onerror = () => ws.close()
   }
@@ -89,6 +131,7 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
     } catch {
       throw new ApiCallError('network', 'Cannot reach the Concord server. Is `concord serve` still running?')
     }
+    if (res.status === 401) refuse()
     let text: string
     try {
       text = await res.text()
@@ -115,7 +158,7 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
       closed = true
       if (timer) clearTimeout(timer)
       socket?.close()
-      setState('closed')
+      if (!refused) setState('closed')
     },
   }
 }

@@ -54,5 +54,10 @@ export function chooseApi(): ApiChoice {
   if (window.api) return { kind: 'electron', api: fromPreload(window.api) }
   const token = takeToken()
   if (!token) return { kind: 'no-token' }
-  return { kind: 'browser', api: createBridgeClient({ origin: location.origin, token }) }
+  const api = createBridgeClient({ origin: location.origin, token })
+  // A refused token is not kept for the next load: that shows what to open instead of trying it again.
+  api.onConnection((state) => {
+    if (state === 'unauthorized') forgetToken()
+  })
+  return { kind: 'browser', api }
 }

@@ -3,6 +3,7 @@ import { Welcome } from '../features/workspaces/Welcome'
 import { matchShortcut } from '../lib/shortcuts'
 import { useApp, useAppStore } from '../stores/app-store'
 import { loadWorkspaceScreen, useWorkspaceScreen } from './screens'
+import { ServerDownBanner } from './ServerDownBanner'
 import './layout.css'
 
 function useTheme() {
@@ -53,6 +54,10 @@ function useShortcuts() {
           if (id) s.selectMember(id)
           break
         }
+        case 'palette':
+          if (!s.workspaceId) return
+          s.setPaletteOpen(true)
+          break
         case 'focusComposer':
           if (s.view === 'team') s.setView('member')
           s.focusComposer()
@@ -89,14 +94,21 @@ export function App() {
   }, [workspaceId, screen, error])
 
   if (!loaded) return <div className="splash">{error ? 'Cannot reach Concord.' : 'Loading…'}</div>
-  if (!workspaceId) return <Welcome />
-  if (!screen)
-    return (
-      <div className="splash">
-        {failure
-          ? `Concord could not load the workspace screen (${failure.message}); it tries again when the server is back.`
-          : 'Loading…'}
-      </div>
-    )
-  return <screen.default />
+  // Over every screen once loaded (the welcome screen too): a server that went away, or one that refuses this tab.
+  return (
+    <>
+      {!workspaceId ? (
+        <Welcome />
+      ) : !screen ? (
+        <div className="splash">
+          {failure
+            ? `Concord could not load the workspace screen (${failure.message}); it tries again when the server is back.`
+            : 'Loading…'}
+        </div>
+      ) : (
+        <screen.default />
+      )}
+      <ServerDownBanner />
+    </>
+  )
 }

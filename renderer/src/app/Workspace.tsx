@@ -5,12 +5,13 @@
 import { EmptyState, Modal } from '../components/ui'
 import { RightPanel } from '../features/RightPanel'
 import { ArchiveUndo } from '../features/archive/undo'
+import { CommandPalette } from '../features/search/CommandPalette'
 import { MemberSession, TeamView } from '../features/session/SessionView'
 import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
 import { shortcutHelp } from '../lib/shortcuts'
 import { useApp } from '../stores/app-store'
-import { useNarrowDrawer } from './narrow-drawer'
+import { useFoldDrawerOnPress, useNarrowDrawer } from './narrow-drawer'
 
 function Shortcuts() {
   const show = useApp((s) => s.showShortcuts)
@@ -34,19 +35,6 @@ function Shortcuts() {
   )
 }
 
-/** The server is down or being reconnected to: say so where it cannot be missed, not only with a grey dot. */
-function ServerDownBanner() {
-  const connection = useApp((s) => s.connection)
-  if (connection === 'open') return null
-  return (
-    <div className="server-down" role="alert" data-testid="server-down" data-connection={connection}>
-      <strong>{connection === 'connecting' ? 'Reconnecting to Concord…' : 'Concord’s server is not reachable.'}</strong>{' '}
-      Nothing you do now is saved, and members’ replies do not arrive. It reconnects by itself when the server is back (
-      <code>concord serve</code> or the app).
-    </div>
-  )
-}
-
 function Centre() {
   const view = useApp((s) => s.view)
   const selected = useApp((s) => s.selectedMemberId)
@@ -63,10 +51,11 @@ export default function WorkspaceScreen() {
   const setPanelOpen = useApp((s) => s.setPanelOpen)
   // A workspace opened in a narrow window starts with the right panel folded.
   useNarrowDrawer()
+  const foldDrawer = useFoldDrawerOnPress()
   return (
     <div className={`app${panelOpen ? '' : ' panel-closed'}`} data-testid="app">
       <Sidebar />
-      <main className="centre">
+      <main className="centre" onPointerDown={foldDrawer}>
         {loading && memberCount === 0 ? (
           <div className="splash">Loading…</div>
         ) : memberCount === 0 ? (
@@ -88,8 +77,8 @@ export default function WorkspaceScreen() {
         </button>
       )}
       <Shortcuts />
+      <CommandPalette />
       <ArchiveUndo />
-      <ServerDownBanner />
     </div>
   )
 }

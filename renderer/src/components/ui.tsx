@@ -112,7 +112,10 @@ export function Modal({
   useEffect(() => {
     // Focus moves into the dialog, and back to what had it when the dialog closes.
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
-    const el = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
+    // A field marked data-autofocus (what the dialog was opened to change) first, else the first field.
+    const el =
+      ref.current?.querySelector<HTMLElement>('[data-autofocus]') ??
+      ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary')
     el?.focus()
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' && e.key !== 'Tab') return

@@ -15,6 +15,11 @@ function named<T>(items: T[], total: number, show: (t: T) => string, noun: strin
   return rest > 0 ? [...shown, `and ${rest.toLocaleString('en')} more ${noun}${rest === 1 ? '' : 's'}`] : shown
 }
 
+/** What the edit does to merged tasks' follow-ups: made or offered, and made obsolete (cancelled or offered). */
+export function followUpSentences(impact: Impact): string {
+  return [...(impact.mergedTasks ?? []), ...(impact.obsoleteFollowUps ?? [])].map((m) => `${m.text}.`).join(' ')
+}
+
 /**
  * The impact preview in a sentence, as the design puts it:
  * "flags T-2 in progress by Implementer, T-3 delivered; stales 2 claims in R-4". A large edit names the first few
@@ -45,7 +50,7 @@ export function describeImpact(impact: Impact, members: Record<string, Member>):
   if (tasks.length) parts.push(`flags ${tasks.join(', ')}`)
   if (reports.length) parts.push(`stales ${reports.join(', ')}`)
   // A merged task stays merged: the edit makes a follow-up task instead of reopening it.
-  const merged = (impact.mergedTasks ?? []).map((m) => `${m.text}.`).join(' ')
+  const merged = followUpSentences(impact)
   if (!parts.length) return merged || 'No task or report depends on this decision yet.'
   const text = parts.join('; ')
   const notified = impact.notifiedMemberIds.map((id) => members[id]?.name).filter(Boolean)

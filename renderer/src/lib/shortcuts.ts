@@ -4,6 +4,7 @@ export type ShortcutAction =
   | { type: 'prevMember' }
   | { type: 'nextMember' }
   | { type: 'focusComposer' }
+  | { type: 'palette' }
   | { type: 'toggleTeam' }
   | { type: 'togglePanel' }
   | { type: 'help' }
@@ -22,10 +23,11 @@ export interface KeyLike {
 export const shortcutHelp: { keys: string; what: string }[] = [
   { keys: 'Ctrl/⌘ 1 – 9', what: 'Switch to member 1 – 9' },
   { keys: 'Alt ↑ / Alt ↓', what: 'Previous / next member' },
-  { keys: 'Ctrl/⌘ K  or  /', what: 'Focus the message box' },
+  { keys: 'Ctrl/⌘ K', what: 'Search decisions, tasks, reports and messages; run a command' },
+  { keys: '/', what: 'Focus the message box' },
   { keys: 'Alt T', what: 'Team view: all sessions side by side' },
   { keys: 'Alt P', what: 'Show or hide the right panel' },
-  { keys: 'Ctrl/⌘ Shift F', what: 'Search every session' },
+  { keys: 'Ctrl/⌘ Shift F', what: 'Search (the same as Ctrl/⌘ K)' },
   { keys: 'Enter / Shift Enter', what: 'Send / new line' },
   { keys: '?', what: 'This list' },
   { keys: 'Esc', what: 'Close a dialog' },
@@ -37,7 +39,8 @@ export function matchShortcut(e: KeyLike): ShortcutAction | null {
   if (mod && !e.altKey && !e.shiftKey && /^[1-9]$/.test(e.key)) return { type: 'member', index: Number(e.key) - 1 }
   if (e.altKey && !mod && e.key === 'ArrowUp') return { type: 'prevMember' }
   if (e.altKey && !mod && e.key === 'ArrowDown') return { type: 'nextMember' }
-  if (mod && !e.altKey && e.key.toLowerCase() === 'k') return { type: 'focusComposer' }
+  if (mod && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') return { type: 'palette' }
+  if (mod && !e.altKey && e.shiftKey && e.key.toLowerCase() === 'f') return { type: 'palette' }
   if (e.altKey && !mod && (e.key.toLowerCase() === 't' || e.key === '†')) return { type: 'toggleTeam' }
   if (e.altKey && !mod && (e.key.toLowerCase() === 'p' || e.key === 'π')) return { type: 'togglePanel' }
   if (!e.inField && !mod && !e.altKey) {

@@ -1,7 +1,7 @@
 import { asClientError } from '../api/errors'
 import { appendText, mergeSteps, upsertStep } from './steps'
 import { sessionOf } from './workspace-slice'
-import type { AppState, SessionState, SessionsSlice, SliceCreator } from './types'
+import type { AppState, SessionState, SessionsSlice, SliceCreator, TaskSessionState } from './types'
 
 /** Steps fetched on opening a session: enough for the first screen, the rest pages in on scroll. */
 export const FIRST_PAGE = 30
@@ -14,8 +14,92 @@ function patch(s: AppState, memberId: string, change: (x: SessionState) => Parti
 
 const isOnScreen = (s: AppState, memberId: string) => s.view === 'team' || s.selectedMemberId === memberId
 
+export const taskSessionKey = (memberId: string, taskId: string) => `${memberId}/${taskId}`
+
+const emptyTaskSession = (): TaskSessionState => ({
+  steps: [],
+  hasMore: false,
+  loaded: false,
+  loading: false,
+  loadingOlder: false,
+  error: null,
+})
+
+function patchTask(
+  s: AppState,
+  key: string,
+  change: (x: TaskSessionState) => Partial<TaskSessionState>,
+): Partial<AppState> {
+  const held = s.taskSessions[key] ?? emptyTaskSession()
+  return { taskSessions: { ...s.taskSessions, [key]: { ...held, ...change(held) } } }
+}
+
+/** The task sessions of every member but this one (a reset gives queued messages new ids: read them again). */
+const withoutMember = (all: Record<string, TaskSessionState>, memberId: string) =>
+  Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith(`${memberId}/`)))
+
 export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) => ({
   sessions: {},
+  taskSessions: {},
+  sessionTask: {},
+
+  openTaskSession(memberId, taskId) {
+    get().selectMember(memberId)
+    set((s) => ({ sessionTask: { ...s.sessionTask, [memberId]: taskId } }))
+    void get().loadTaskSession(memberId, taskId)
+  },
+
+  showAllTurns(memberId) {
+    if (!get().sessionTask[memberId]) return
+    set((s) => {
+      const { [memberId]: _gone, ...rest } = s.sessionTask
+      return { sessionTask: rest }
+    })
+  },
+
+  async loadTaskSession(memberId, taskId) {
+    const key = taskSessionKey(memberId, taskId)
+    if (get().taskSessions[key]?.loading) return
+    set((s) => patchTask(s, key, () => ({ loading: true, error: null })))
+    try {
+      const { steps, hasMore } = await api.call('sessions.get', { memberId, taskId, limit: FIRST_PAGE })
+      set((s) =>
+        patchTask(s, key, (x) => {
+          const oldest = x.steps[0]
+          const keepsOlder = x.loaded && steps[0] && oldest && oldest.seq < steps[0].seq
+          return {
+            steps: mergeSteps(x.steps, steps),
+            hasMore: keepsOlder ? x.hasMore : hasMore,
+            loaded: true,
+            loading: false,
+          }
+        }),
+      )
+    } catch (err) {
+      set((s) => patchTask(s, key, () => ({ loading: false, error: asClientError(err).message })))
+    }
+  },
+
+  async loadOlderOfTask(memberId, taskId) {
+    const key = taskSessionKey(memberId, taskId)
+    const held = get().taskSessions[key]
+    if (!held || !held.loaded || !held.hasMore || held.loadingOlder) return
+    const before = held.steps.find((st) => Number.isInteger(st.seq))?.seq
+    if (before === undefined) return
+    set((s) => patchTask(s, key, () => ({ loadingOlder: true })))
+    try {
+      const page = await api.call('sessions.get', { memberId, taskId, before, limit: OLDER_PAGE })
+      set((s) =>
+        patchTask(s, key, (x) => ({
+          steps: mergeSteps(page.steps, x.steps),
+          hasMore: page.hasMore,
+          loadingOlder: false,
+        })),
+      )
+    } catch (err) {
+      set((s) => patchTask(s, key, () => ({ loadingOlder: false, error: asClientError(err).message })))
+    }
+  },
 
   async loadSession(memberId, force = false) {
     const held = get().sessions[memberId]
@@ -60,8 +144,13 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
   },
 
   applySessionReset(memberId) {
-    set((s) => ({ sessions: { ...s.sessions, [memberId]: sessionOf(memberId) } }))
+    set((s) => ({
+      sessions: { ...s.sessions, [memberId]: sessionOf(memberId) },
+      taskSessions: withoutMember(s.taskSessions, memberId),
+    }))
     void get().loadSession(memberId, true)
+    const taskId = get().sessionTask[memberId]
+    if (taskId) void get().loadTaskSession(memberId, taskId)
   },
 
   applyStep(memberId, step) {

@@ -3,7 +3,16 @@ import { mentionPattern } from '../../../shared/keys'
 import type { SessionInfo, Step } from '../../../shared/schemas'
 
 export function idleInfo(memberId: string): SessionInfo {
-  return { memberId, state: 'idle', error: null, queued: 0, pendingApprovals: [], pendingNotices: 0, question: null }
+  return {
+    memberId,
+    state: 'idle',
+    error: null,
+    errorCode: null,
+    queued: 0,
+    pendingApprovals: [],
+    pendingNotices: 0,
+    question: null,
+  }
 }
 
 /** Of two copies of one step, the one that knows more: a finished step beats a running one, then the longer text. */

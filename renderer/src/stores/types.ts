@@ -54,8 +54,21 @@ export interface MembersSlice {
   applyMember(member: Member): void
 }
 
+/** A member's session read per task: the pages of its turns on that task (sessions.get with taskId). */
+export type TaskSessionState = Omit<SessionState, 'info' | 'unread'>
+
 export interface SessionsSlice {
   sessions: Record<string, SessionState>
+  /** By taskSessionKey(memberId, taskId); live steps come from the member's session (SessionList merges them). */
+  taskSessions: Record<string, TaskSessionState>
+  /** The task whose turns a member's session shows instead of all of them (UI state, by member id). */
+  sessionTask: Record<string, string>
+  /** Opens the member's session showing only its turns on the task. */
+  openTaskSession(memberId: string, taskId: string): void
+  /** Back to every turn of the member's session. */
+  showAllTurns(memberId: string): void
+  loadTaskSession(memberId: string, taskId: string): Promise<void>
+  loadOlderOfTask(memberId: string, taskId: string): Promise<void>
   loadSession(memberId: string, force?: boolean): Promise<void>
   loadOlder(memberId: string): Promise<void>
   /** The member's conversation started anew (sessions.reset): forget its steps and load the new ones. */
@@ -128,6 +141,13 @@ export interface UiSlice {
   panelOpen: boolean
   /** A decision opened in the right panel. */
   focusDecisionId: string | null
+  /** A task shown above the board, and a report above the reports (what search jumped to). */
+  focusTaskId: string | null
+  focusReportId: string | null
+  /** The command palette (Ctrl/⌘ K): search over records and messages, and the common actions. */
+  paletteOpen: boolean
+  /** A "New decision" / "New task" asked for from the palette: the panel opens its form once, then clears it. */
+  newRecord: 'decision' | 'task' | null
   /** A step to scroll to and highlight in the selected session. */
   focusStepId: string | null
   composerFocusTick: number
@@ -144,6 +164,10 @@ export interface UiSlice {
   setRightTab(t: RightTab): void
   setPanelOpen(open: boolean): void
   openDecision(id: string | null): void
+  openTask(id: string | null): void
+  openReport(id: string | null): void
+  setPaletteOpen(open: boolean): void
+  startNew(kind: 'decision' | 'task' | null): void
   focusStep(memberId: string, stepId: string | null): void
   focusComposer(): void
   setShowShortcuts(v: boolean): void

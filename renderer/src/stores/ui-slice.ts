@@ -9,6 +9,10 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   rightTab: 'decisions',
   panelOpen: true,
   focusDecisionId: null,
+  focusTaskId: null,
+  focusReportId: null,
+  paletteOpen: false,
+  newRecord: null,
   focusStepId: null,
   composerFocusTick: 0,
   showShortcuts: false,
@@ -18,6 +22,8 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   selectMember(id) {
     set({ selectedMemberId: id, view: 'member', focusStepId: null, ...(id ? { lastMemberId: id } : {}) })
     if (!id) return
+    // Chosen as a member (the sidebar, a link): its whole session, not the turns of one task shown before.
+    get().showAllTurns(id)
     get().markRead(id)
     // Ask for the session's page now rather than after the first render.
     void get().loadSession(id)
@@ -27,6 +33,22 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   setPanelOpen: (panelOpen) => set({ panelOpen }),
   openDecision: (focusDecisionId) =>
     set(focusDecisionId ? { focusDecisionId, rightTab: 'decisions', panelOpen: true } : { focusDecisionId }),
+  openTask: (focusTaskId) => set(focusTaskId ? { focusTaskId, rightTab: 'tasks', panelOpen: true } : { focusTaskId }),
+  openReport: (focusReportId) =>
+    set(focusReportId ? { focusReportId, rightTab: 'reports', panelOpen: true } : { focusReportId }),
+  setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
+  startNew: (newRecord) =>
+    set(
+      newRecord
+        ? {
+            newRecord,
+            rightTab: newRecord === 'decision' ? 'decisions' : 'tasks',
+            panelOpen: true,
+            focusDecisionId: null,
+            focusTaskId: null,
+          }
+        : { newRecord },
+    ),
   focusStep(memberId, stepId) {
     set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId, lastMemberId: memberId })
     get().markRead(memberId)

@@ -11,12 +11,18 @@ export const emptyWorkspaceData = {
   members: {},
   memberOrder: [],
   sessions: {},
+  taskSessions: {},
+  sessionTask: {},
   decisions: {},
   proposals: {},
   metrics: null,
   ...emptyListsData,
   selectedMemberId: null,
   focusDecisionId: null,
+  focusTaskId: null,
+  focusReportId: null,
+  paletteOpen: false,
+  newRecord: null,
   focusStepId: null,
 } satisfies Partial<AppState>
 

@@ -36,8 +36,10 @@ export interface DecisionChange {
   impact: Impact
   /** The notices this change queued (emitted after the commit). */
   notices: NoticeSummary[]
-  /** The merged tasks the change left alone (each got a follow-up task). */
+  /** The merged tasks the change left behind with no follow-up open (each got, or is offered, one). */
   merged: number[]
+  /** Follow-up tasks the change cancelled as obsolete or carried to the new version. */
+  changedTasks: number[]
 }
 
 export function changeDecisionTx(
@@ -108,7 +110,7 @@ export function changeDecisionTx(
         meta.actorId,
         at,
       )
-    : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [], merged: [] }
+    : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [], merged: [], changedTasks: [] }
   const impact = propagated.impact
   // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (the edit's record and the pins).
   ctx.store.log.appendEvent(
@@ -132,6 +134,7 @@ export function changeDecisionTx(
     impact,
     notices,
     merged: propagated.merged,
+    changedTasks: propagated.changedTasks,
   }
 }
 
@@ -142,8 +145,9 @@ export function emitDecisionChange(
   meta: { editorial: boolean; reason: string; actorId: string | null },
 ): void {
   ctx.emit('decision.changed', { workspaceId: ctx.wsId, decision: change.decision, impact: change.impact, ...meta })
-  for (const id of change.impact.followUpTaskIds ?? []) {
-    const row = ctx.store.tasks.get(parseId(id, 'task', 'taskId').n)
+  const followUps = (change.impact.followUpTaskIds ?? []).map((id) => parseId(id, 'task', 'taskId').n)
+  for (const n of [...followUps, ...change.changedTasks]) {
+    const row = ctx.store.tasks.get(n)
     if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
   }
   for (const notice of change.notices) ctx.emit('notice.created', { workspaceId: ctx.wsId, notice })

@@ -8,7 +8,7 @@ import { contentHash } from './fingerprint'
 import { makeKey, now } from '../ids'
 import { emptyImpact } from './impact'
 import { toDecision, toProposal } from '../mappers'
-import { mergedTasksOf } from './propagation'
+import { mergedTasksOf } from './follow-ups'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { createProposalTx } from './proposals'
 

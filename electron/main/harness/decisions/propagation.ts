@@ -4,12 +4,13 @@
  * content (the tasks linked to it, the claims and basis entries pinned to either content). Its preview is this
  * same code run in a transaction that is rolled back (decisions.ts previewImpact).
  */
-import { IMPACT_SUMMARY_LIMIT, type FollowUpMode, type Impact } from '../../../../shared/schemas'
+import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../../shared/schemas'
 import { taskFlagWords as flagWords, notifiedOnChange } from '../../../../shared/task-rules'
-import type { TaskFlagValue, TaskRow } from '../../store/tasks-repo'
+import type { TaskFlagValue } from '../../store/tasks-repo'
 import type { Ctx } from '../context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
 import { makeId, makeKey } from '../ids'
+import { applyFollowUps, mergedTasksOf } from './follow-ups'
 import { touchedReports, type EditPins } from '../reports/touched-reports'
 import { workspaceSettings } from '../workspace/workspace-settings'
 
@@ -17,63 +18,12 @@ export interface PropagationResult {
   impact: Impact
   noticeIds: number[]
   /**
-   * The merged tasks the change left alone; each got a follow-up (impact.followUpTaskIds, in the same order), or,
-   * with followUps: offer, is offered one (impact.mergedTasks).
+   * The merged tasks the change left behind with no follow-up open; each got a follow-up (impact.followUpTaskIds,
+   * in the same order), or, with followUps: offer, is offered one (impact.mergedTasks).
    */
   merged: number[]
-}
-
-const mergedText = (key: string, mode: FollowUpMode) =>
-  `${key} is merged: the base branch has its code; ${mode === 'create' ? 'a follow-up task will be created' : 'a follow-up task is offered'}`
-
-/**
- * What a preview (or, with followUps: offer, the edit's answer) says of the merged tasks an edit leaves behind: the
- * follow-ups the edit creates, or offers.
- */
-export function mergedTasksOf(ws: string, merged: number[], mode: FollowUpMode): Pick<Impact, 'mergedTasks'> {
-  if (!merged.length) return {}
-  return {
-    mergedTasks: merged.map((n) => ({
-      taskId: makeId(ws, 'task', n),
-      key: makeKey('task', n),
-      text: mergedText(makeKey('task', n), mode),
-      followUp: mode,
-    })),
-  }
-}
-
-/**
- * A merged task is not reopened by a change to a decision it implemented (its worktree is gone, its code is in the
- * base branch): a follow-up task linked to the new version, assigned like it, brings the code in line. Its link is
- * re-pinned so that the next edit does not make a second follow-up for the same change. Inside the caller's
- * transaction; the edit (followUps: create) and tasks.followUp (offer) both make it here.
- */
-export function createFollowUp(
-  ctx: Ctx,
-  t: TaskRow,
-  decision: { id: number; version: number; statement: string },
-  to: string,
-  at: string,
-): number {
-  const { store } = ctx
-  const dkey = makeKey('decision', decision.id)
-  const key = makeKey('task', t.id)
-  const id = store.tasks.insert({
-    title: `Follow up ${key} for ${dkey} v${decision.version}: ${t.title}`,
-    spec: `${key} was merged before ${dkey} changed to v${decision.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${decision.statement}`,
-    acceptance_criteria: t.acceptance_criteria,
-    assignee_id: t.assignee_id,
-    required_reports: t.required_reports,
-    created_at: at,
-  })
-  store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
-  store.tasks.repinLink(t.id, decision.id, decision.version, to)
-  store.log.appendEvent(
-    'task.created',
-    { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
-    at,
-  )
-  return id
+  /** Follow-ups the change cancelled (obsolete) or carried to the new version: their rows changed. */
+  changedTasks: number[]
 }
 
 interface Recipient {
@@ -126,6 +76,9 @@ export function applyPropagation(
 ): PropagationResult {
   const { store } = ctx
   const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
+  // First the merged tasks' follow-ups: one cancelled here as obsolete is then left alone by the flagging.
+  const mode = workspaceSettings(ctx).followUps
+  const follow = applyFollowUps(ctx, decision, to, mode, at)
   const flagged = store.tasks.flagDependents(decision.id, to, at)
   store.decisions.insertImpact(
     {
@@ -137,10 +90,7 @@ export function applyPropagation(
     },
     flagged,
   )
-  const merged = store.tasks.mergedDependentsNotAt(decision.id, to)
-  // With followUps: offer nothing is created: the merged task's link stays behind, so the offer stands until taken.
-  const mode = workspaceSettings(ctx).followUps
-  const followUps = mode === 'create' ? merged.map((t) => createFollowUp(ctx, t, decision, to, at)) : []
+  const followUps = follow.created
 
   const hits = flagged.rows.map(hitOf)
   const recipients = new Map<number, Recipient>()
@@ -219,17 +169,12 @@ export function applyPropagation(
       notifiedMemberIds: [...recipients.keys()].sort((a, b) => a - b).map((m) => makeId(ctx.wsId, 'member', m)),
       ...(followUps.length ? { followUpTaskIds: followUps.map((n) => makeId(ctx.wsId, 'task', n)) } : {}),
       // Offered, not created: the answer names the merged tasks whose follow-up the user may create.
-      ...(mode === 'offer'
-        ? mergedTasksOf(
-            ctx.wsId,
-            merged.map((t) => t.id),
-            mode,
-          )
-        : {}),
+      ...(mode === 'offer' ? mergedTasksOf(ctx.wsId, follow.behind, mode) : {}),
+      ...(follow.obsolete.length ? { obsoleteFollowUps: follow.obsolete } : {}),
     },
     reserveFor(decision, reason),
   )
-  return { impact, noticeIds, merged: merged.map((t) => t.id) }
+  return { impact, noticeIds, merged: follow.behind, changedTasks: follow.changed }
 }
 
 /**

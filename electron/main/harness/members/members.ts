@@ -9,11 +9,19 @@ import { makeId, now } from '../ids'
 import { toMember } from '../mappers'
 import { defaultApproval } from './approval-policy'
 
+/** A member's own entry in the secret store. */
 export const secretRef = (memberId: string) => `member:${memberId}:apiKey`
+
+/**
+ * Where a member's key is read from: its own entry, or, for a member copied from another workspace's team, the entry
+ * of the member it was copied from (the key is referenced, never copied: team-copy.ts).
+ */
+export const keyRefOf = (memberId: string, row: Pick<MemberRow, 'api_key_ref'>): string =>
+  row.api_key_ref ?? secretRef(memberId)
 
 export function memberDto(ctx: Ctx, secrets: SecretStore, row: MemberRow): Member {
   const id = makeId(ctx.wsId, 'member', row.id)
-  return toMember(ctx.wsId, row, secrets.has(secretRef(id)))
+  return toMember(ctx.wsId, row, secrets.has(keyRefOf(id, row)))
 }
 
 /**
@@ -124,7 +132,8 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
   const n = memberRowOf(ctx, p.memberId, 'memberId')
   const ref = secretRef(p.memberId)
   const previous = secrets.get(ref) ?? null
-  // The key is write-only: a provider without apiKey keeps the stored key; provider null forgets it.
+  // The key is write-only: a provider without apiKey keeps the stored key (its own, or the one a copied member refers
+  // to); provider null forgets it; a new key is the member's own from then on.
   const key = p.provider === null ? null : p.provider?.apiKey || previous
   const row = withKey(
     secrets,
@@ -165,6 +174,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
           )
         else if (provider)
           ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
+        if (p.provider === null || p.provider?.apiKey) ctx.store.members.setKeyRef(n, null)
         secrets.set(ref, key)
         return ctx.store.members.get(n)!
       }),

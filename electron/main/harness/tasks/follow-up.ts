@@ -8,7 +8,7 @@ import type { Task } from '../../../../shared/schemas'
 import { actorOf, decisionRow, type Ctx } from '../context'
 import { makeKey, now } from '../ids'
 import { toTask } from '../mappers'
-import { createFollowUp } from '../decisions/propagation'
+import { createFollowUp } from '../decisions/follow-ups'
 import { taskRow } from './tasks'
 
 export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task {
@@ -19,15 +19,15 @@ export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task 
   const tk = makeKey('task', merged.id)
   const dk = makeKey('decision', decision.id)
   const id = ctx.store.transaction(() => {
-    const behind = ctx.store.tasks
-      .mergedDependentsNotAt(decision.id, decision.fingerprint)
-      .find((t) => t.id === merged.id)
+    const behind = ctx.store.followUps
+      .implementers(decision.id, decision.fingerprint)
+      .find((i) => i.task.id === merged.id && i.pinnedFingerprint !== decision.fingerprint && !i.openFollowUps.length)
     if (!behind)
       throw new ApiError(
         'invalid_transition',
-        `${tk} has no follow-up to make for ${dk} v${decision.version}: it is not merged, not linked to ${dk}, or already in line with (or followed up for) this version`,
+        `${tk} has no follow-up to make for ${dk} v${decision.version}: it is not merged, not linked to ${dk}, already in line with this version, or has a follow-up open`,
       )
-    return createFollowUp(ctx, behind, decision, decision.fingerprint, now())
+    return createFollowUp(ctx, behind.task, decision, decision.fingerprint, now())
   })
   const created = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(id)!)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task: created })

@@ -30,9 +30,16 @@ export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff
       `${tk} has no branch or delivered commit yet: start it in a worktree workspace, or deliver a commit`,
     )
   let base: string | null
+  let merged: TaskDiff['merged']
   if (p.against) {
     base = await resolveCommit(repo, p.against)
     if (!base) throw new ApiError('invalid_params', `against: '${p.against}' is not a commit in this repository`)
+  } else if (branch?.merged_commit) {
+    // Merged: the base branch holds the head now, so compare with where the branch met it at the merge.
+    const onto = branch.merged_base ?? (await firstParentOf(repo, branch.merged_commit, head))
+    const mb = onto ? (await runOwnGit(repo, ['merge-base', onto, head], { allowFailure: true })).stdout.trim() : ''
+    base = /^[0-9a-f]{40}/.test(mb) ? mb : branch.base_commit
+    merged = { commit: branch.merged_commit, onto, branch: workspaceSettings(ctx).baseBranch }
   } else {
     // The branch's own changes: from where it meets the base branch now (the base may have moved on since).
     const baseBranch = workspaceSettings(ctx).baseBranch
@@ -44,7 +51,17 @@ export async function taskDiff(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.diff
   const files = await diffFiles(repo, base, head)
   const { patch, truncated } = await diffPatch(repo, base, head)
   const uncommitted = branch?.worktree && existsSync(branch.worktree) ? await uncommittedFiles(branch.worktree) : []
-  return { base, head, files, patch, truncated, uncommitted }
+  return { base, head, files, patch, truncated, uncommitted, ...(merged ? { merged } : {}) }
+}
+
+/**
+ * For a merge recorded before its base was kept: a merge or squash commit's first parent is the base branch's head it
+ * was made on; a fast-forward (the merged commit is the head itself) leaves no trace of it (null).
+ */
+async function firstParentOf(repo: string, mergedCommit: string, head: string): Promise<string | null> {
+  if (mergedCommit === head) return null
+  const r = await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${mergedCommit}^1`], { allowFailure: true })
+  return /^[0-9a-f]{40}$/.test(r.stdout.trim()) ? r.stdout.trim() : null
 }
 
 /** sessions.changes: the diff of what one turn changed, between the trees recorded before and after it. */

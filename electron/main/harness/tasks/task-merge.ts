@@ -10,6 +10,7 @@ import path from 'node:path'
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Task } from '../../../../shared/schemas'
+import { identityEnv, resolveIdentity } from '../../repo/git-identity'
 import { removeTree, resolveCommit } from '../../repo/git-repo'
 import { stopTreeRuns } from '../workspace/tree-runs'
 import { runOwnGit } from '../../platform/git'
@@ -88,7 +89,7 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
     await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
     ctx.store.transaction(() => {
       ctx.store.branches.setMerging(task.id, null)
-      ctx.store.branches.setMerged(task.id, merged, now())
+      ctx.store.branches.setMerged(task.id, merged, now(), before)
       ctx.store.log.appendEvent(
         'task.merged',
         { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches },
@@ -253,8 +254,12 @@ async function checkUntracked(repo: string, tree: string, tk: string): Promise<v
 }
 
 async function land(repo: string, commit: string, strategy: string, message: string, before: string): Promise<void> {
+  // The merge commit is yours, as git names you in your checkout (includeIf in ~/.gitconfig too); with no identity
+  // there, git says so and nothing is changed.
+  const identity = await resolveIdentity(repo)
+  const env = identity ? identityEnv(identity) : undefined
   const run = async (args: string[]) => {
-    const r = await runOwnGit(repo, args, { allowFailure: true })
+    const r = await runOwnGit(repo, args, { allowFailure: true, env })
     if (r.code !== 0) {
       // Put the checkout back exactly as it was: no MERGE_HEAD, no half-merged files — and say so only when it is.
       await runOwnGit(repo, ['merge', '--abort'], { allowFailure: true })

@@ -6,6 +6,7 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { FirstCommit } from '../../../../shared/schemas'
+import { identityEnv, resolveIdentity, type GitIdentity } from '../../repo/git-identity'
 import { inspectRepo, resolveCommit } from '../../repo/git-repo'
 import { runOwnGit } from '../../platform/git'
 import type { Ctx } from '../context'
@@ -14,7 +15,10 @@ import { now } from '../ids'
 import { updateWorkspaceSettings, workspaceSettings } from './workspace-settings'
 
 /** Used only when git knows no identity for the user (no user.name / user.email anywhere). */
-const CONCORD_IDENT = { name: 'Concord', email: 'concord@localhost' }
+const CONCORD: GitIdentity = {
+  author: { name: 'Concord', email: 'concord@localhost' },
+  committer: { name: 'Concord', email: 'concord@localhost' },
+}
 
 /** The words a refusal and the open note use, so both say the same thing. */
 export function noCommitWords(branch: string | null): string {
@@ -50,17 +54,16 @@ export async function makeFirstCommit(
     )
   if (!info.branch)
     throw new ApiError('invalid_params', `HEAD of ${repo} names no branch; check out a branch (git switch -c main)`)
-  const ident = await runOwnGit(repo, ['var', 'GIT_AUTHOR_IDENT'], { allowFailure: true })
-  const identity =
-    ident.code === 0 ? [] : ['-c', `user.name=${CONCORD_IDENT.name}`, '-c', `user.email=${CONCORD_IDENT.email}`]
+  // Who git names in your checkout (includeIf in ~/.gitconfig too), else Concord.
+  const identity = identityEnv((await resolveIdentity(repo)) ?? CONCORD)
   const message = p.message ?? 'Initial commit'
   if (p.contents === 'files') {
     await own(repo, ['add', '-A', '--', '.'])
-    await own(repo, [...identity, 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', message])
+    await own(repo, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', message], identity)
   } else {
     // An empty commit leaves the index alone (what the user staged stays staged, uncommitted): plumbing, no checkout.
     const tree = (await own(repo, ['hash-object', '-t', 'tree', '-w', '/dev/null'])).trim()
-    const made = (await own(repo, [...identity, 'commit-tree', tree, '-m', message])).trim()
+    const made = (await own(repo, ['commit-tree', tree, '-m', message], identity)).trim()
     await own(repo, ['update-ref', '-m', 'concord: first commit', `refs/heads/${info.branch}`, made, ''])
   }
   const sha = await resolveCommit(repo, 'HEAD')
@@ -82,8 +85,8 @@ export async function makeFirstCommit(
   return { commit: sha, branch: info.branch, files: files.length, author, settings }
 }
 
-async function own(repo: string, args: string[]): Promise<string> {
-  const r = await runOwnGit(repo, args, { allowFailure: true })
+async function own(repo: string, args: string[], env?: Record<string, string>): Promise<string> {
+  const r = await runOwnGit(repo, args, { allowFailure: true, env })
   if (r.code !== 0)
     throw new ApiError(
       'io_error',

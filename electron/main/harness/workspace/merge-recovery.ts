@@ -67,7 +67,7 @@ export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean)
       ctx.store.transaction(() => {
         ctx.store.branches.setMerging(row.task_id, null)
         if (landed) {
-          ctx.store.branches.setMerged(row.task_id, head, now())
+          ctx.store.branches.setMerged(row.task_id, head, now(), rec.head)
           ctx.store.log.appendEvent(
             'task.merged',
             { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true },

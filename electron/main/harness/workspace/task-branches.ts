@@ -25,6 +25,7 @@ import {
   type RepoInfo,
 } from '../../repo/git-repo'
 import { uncommittedFiles } from '../../repo/file-changes'
+import { carryIdentity } from '../../repo/git-identity'
 import type { TaskBranchRow } from '../../store/branches-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
@@ -186,6 +187,8 @@ export async function ensureTaskWorktree(h: Harness, ctx: Ctx, taskRowId: number
     await createBranchRef(repo, row.branch, row.base_commit)
     const start = (await resolveCommit(repo, `refs/heads/${row.branch}`)) ?? row.head
     await makeTree(repo, dir, row.branch, start)
+    // A clone has none of your checkout's config: who commits in it is carried over (an agent commits as you).
+    await carryIdentity(repo, dir)
     ctx.store.transaction(() => {
       ctx.store.branches.setWorktree(taskRowId, dir)
       if (wasCreating) {
@@ -367,6 +370,8 @@ export async function treeForTurn(
     const branch = await ensureTaskWorktree(h, ctx, task.id)
     if (branch?.worktree) await setupSettled(ctx, task.id)
     if (branch?.worktree) {
+      // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
+      await carryIdentity(repo, branch.worktree)
       const head = (await refreshHead(h, ctx, task.id))?.head ?? branch.head
       return {
         root: branch.worktree,

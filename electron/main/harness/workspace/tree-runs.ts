@@ -117,7 +117,8 @@ export async function stopTreeRuns(ctx: Ctx, taskRowId: number): Promise<void> {
   }
 }
 
-function treeOf(ctx: Ctx, taskRowId: number): string {
+/** The task's own tree (its folder), or invalid_transition saying why it has none. */
+export function treeOf(ctx: Ctx, taskRowId: number): string {
   const row = ctx.store.branches.get(taskRowId)
   if (!row?.worktree || row.state !== 'ready')
     throw new ApiError(

@@ -9,7 +9,7 @@
 import type { MethodName, Params, Result } from '../../../../shared/contract'
 import type { ApprovalPolicy } from '../../harness/members/approval-policy'
 import type { Harness } from '../../harness/harness'
-import { secretRef } from '../../harness/members/members'
+import { keyRefOf } from '../../harness/members/members'
 import { now } from '../../harness/ids'
 import type { StepRow } from '../../store/steps-repo'
 import { turnSteps, writeStep, type TurnSteps } from '../step-writer'
@@ -61,7 +61,7 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
           },
           dataDir: deps.harness.registry.dataDir,
           sandbox: sandboxPolicy(deps.harness, ctx, host, tree),
-          apiKey: deps.harness.secrets.get(secretRef(host.memberId)),
+          apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
         },
         host,
         start,

@@ -35,9 +35,11 @@ export function DecisionCard({
   const stale = decision !== undefined && pinnedVersion !== undefined && pinnedVersion !== decision.version
   const pinned = usePinnedRevision(stale ? decision.id : undefined, stale ? pinnedVersion : undefined)
   if (!decision) return null
+  // Pinned to an older version: that version's title and status, once its revision is loaded.
+  const shown = stale ? pinned : decision
   return (
     <div
-      className={`dcard st-${decision.status}${stale ? ' dcard-pinned' : ''}`}
+      className={`dcard st-${(shown ?? decision).status}${stale ? ' dcard-pinned' : ''}`}
       data-testid="decision-card"
       data-key={decision.key}
       data-version={decision.version}
@@ -45,11 +47,14 @@ export function DecisionCard({
     >
       <div className="dcard-head">
         <span className="dkey">{decision.key}</span>
-        <span className="dtitle">{decision.title}</span>
+        <span className="dtitle">{shown ? shown.title : decision.title}</span>
         <span className="spacer" />
-        <Badge tone={statusTone[decision.status]}>{decision.status}</Badge>
-        <span className="dver" title="version">
-          v{decision.version}
+        {/* The status and version of the text shown: a message's older version is not labelled with today's. */}
+        <span className="dcard-status" data-testid="dcard-status">
+          {shown && <Badge tone={statusTone[shown.status]}>{shown.status}</Badge>}
+        </span>
+        <span className="dver" title={stale ? `the version this message was written against` : 'version'}>
+          v{stale ? pinnedVersion : decision.version}
         </span>
         {!editing && (
           <span className="dcard-links">

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { isNormativeChange } from '../../../../shared/normative'
 import type { Decision, Impact, Revision } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
-import { describeImpact } from '../../lib/impact'
+import { describeImpact, followUpSentences } from '../../lib/impact'
 import { useAction } from '../../lib/use-action'
 import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
@@ -269,7 +269,10 @@ export function DecisionEditor({
 export function impactSentence(impact: Impact, members: Parameters<typeof describeImpact>[1]): string {
   const restored = restoredText(impact)
   const flagsNothing = impact.tasks.length === 0 && impact.reports.every((r) => r.staleClaimIds.length === 0)
-  if (restored && flagsNothing) return `Nothing new is flagged.${restored}`
+  if (restored && flagsNothing) {
+    const followUps = followUpSentences(impact)
+    return `Nothing new is flagged.${restored}${followUps ? ` ${followUps}` : ''}`
+  }
   return describeImpact(impact, members) + restored
 }
 

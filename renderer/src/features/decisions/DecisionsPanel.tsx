@@ -1,4 +1,5 @@
 import { FollowUpOffers } from './FollowUpOffers'
+import { mergedOn } from './pins'
 import { useEffect, useMemo, useState } from 'react'
 import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'
@@ -22,6 +23,15 @@ export function DecisionsPanel() {
   const [query, setQuery] = useState('')
   const [creating, setCreating] = useState(false)
   const focused = useApp((s) => (focusId ? s.decisions[focusId] : undefined))
+  const newRecord = useApp((s) => s.newRecord)
+  const startNew = useApp((s) => s.startNew)
+
+  // "New decision" from the palette opens the form; closing it clears the request.
+  const showForm = creating || newRecord === 'decision'
+  const closeForm = () => {
+    setCreating(false)
+    if (newRecord) startNew(null)
+  }
 
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase()
@@ -48,8 +58,8 @@ export function DecisionsPanel() {
           New
         </button>
       </div>
-      {creating && <NewDecisionForm onClose={() => setCreating(false)} />}
-      {decisions.length === 0 && !creating ? (
+      {showForm && <NewDecisionForm onClose={closeForm} />}
+      {decisions.length === 0 && !showForm ? (
         <EmptyState title="No decisions yet">
           Decisions are the trade-offs your team must agree on. Hover any message and choose <b>Record decision</b>, or
           create one here. Mention it as <code>D-1</code> in any chat and it shows as a live card.
@@ -253,10 +263,15 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             return (
               <div key={t.id} className="dep-row">
                 <span className="dkey">{t.key}</span> {t.title}{' '}
-                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'}>
-                  {link.state === 'suspect'
-                    ? `suspect: pinned v${link.pinnedVersion}`
-                    : `pinned v${link.pinnedVersion}`}
+                <span className={link.state === 'suspect' ? 'badge badge-warn' : 'muted'} data-testid="dep-pin">
+                  {t.merged
+                    ? mergedOn(decision.key, {
+                        version: link.pinnedVersion,
+                        nowVersion: link.state === 'suspect' ? link.currentVersion : null,
+                      })
+                    : link.state === 'suspect'
+                      ? `suspect: pinned v${link.pinnedVersion}`
+                      : `pinned v${link.pinnedVersion}`}
                 </span>
               </div>
             )

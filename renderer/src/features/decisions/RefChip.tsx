@@ -2,16 +2,26 @@ import { keyKind } from '../../../../shared/keys'
 import { useApp } from '../../stores/app-store'
 import { decisionByKey, proposalByKey, taskByKey } from '../../stores/selectors'
 import { taskStatusWords } from '../../lib/impact'
-import { changedSince, decisionChipView, usePinnedVersion } from './pins'
+import { changedSince, decisionChipView, mergedOn, usePinnedVersion, type DecisionChipView } from './pins'
 import './pins.css'
 
 /**
  * An inline `D-n` / `P-n` / `T-n`. A decision shows the version the step was written against (its pin, or
  * the version its text names: "D-1 v1") and, when the decision has moved on, that it changed since;
  * unpinned, the current version. A task's status is in its title, not in the sentence: "T-1 was
- * delivered" in an old message does not read "T-1 in progress was delivered".
+ * delivered" in an old message does not read "T-1 in progress was delivered". `mergedOn`: the chip of a merged
+ * task's link, the version its code was merged on and the current one when the content moved on since
+ * ("merged on D-1 v2 · now v3"; an edit back to that content makes it "merged on D-1 v2" again).
  */
-export function RefChip({ refKey, writtenVersion }: { refKey: string; writtenVersion?: number }) {
+export function RefChip({
+  refKey,
+  writtenVersion,
+  mergedOn: merged,
+}: {
+  refKey: string
+  writtenVersion?: number
+  mergedOn?: DecisionChipView
+}) {
   const kind = keyKind(refKey)
   const decision = useApp(decisionByKey(refKey))
   const proposal = useApp(proposalByKey(refKey))
@@ -21,6 +31,22 @@ export function RefChip({ refKey, writtenVersion }: { refKey: string; writtenVer
   const openDecision = useApp((s) => s.openDecision)
   const setRightTab = useApp((s) => s.setRightTab)
   if (kind === 'decision' && decision) {
+    if (merged) {
+      const changed = merged.nowVersion !== null
+      return (
+        <button
+          className={`ref-chip ref-decision ref-merged st-${decision.status}${changed ? ' ref-changed' : ''}`}
+          onClick={() => openDecision(decision.id)}
+          title={`${mergedOn(refKey, merged)}: the base branch has code written for ${refKey} v${merged.version} — ${decision.title}: ${decision.statement}`}
+          data-ref={refKey}
+          data-version={merged.version}
+          data-changed={changed ? merged.nowVersion! : undefined}
+          data-testid="merged-on-chip"
+        >
+          {mergedOn(refKey, merged)}
+        </button>
+      )
+    }
     const view = decisionChipView(decision.version, pinned)
     const changed = view.nowVersion !== null
     return (

@@ -30,6 +30,10 @@ export function decisionChipView(currentVersion: number, pinnedVersion: number |
 
 export const changedSince = (nowVersion: number) => `changed since — now v${nowVersion}`
 
+/** A merged task's chip: the version its code was merged on, and the current one if the decision moved on. */
+export const mergedOn = (key: string, view: DecisionChipView) =>
+  `merged on ${key} v${view.version}${view.nowVersion === null ? '' : ` · now v${view.nowVersion}`}`
+
 // Revisions never change: one history fetch per decision serves every card, fetched again only when a
 // pin names a version newer than the history it has.
 const histories = new Map<string, Promise<Revision[]>>()

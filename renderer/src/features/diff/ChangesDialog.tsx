@@ -62,6 +62,22 @@ function TurnCommitsLine({ turn }: { turn: TurnCommits }) {
   )
 }
 
+/** A merged task's diff is what was merged: say where it landed, before the range. */
+function MergedWords({ merged }: { merged: NonNullable<TaskDiff['merged']> }) {
+  return (
+    <>
+      merged into {merged.branch ?? 'the base branch'} as <code title={merged.commit}>{merged.commit.slice(0, 8)}</code>
+      {merged.onto && (
+        <>
+          {' '}
+          (on <code title={merged.onto}>{merged.onto.slice(0, 8)}</code>)
+        </>
+      )}
+      :{' '}
+    </>
+  )
+}
+
 function useDark(): boolean {
   const theme = useApp((s) => s.theme)
   if (theme !== 'system') return theme === 'dark'
@@ -111,8 +127,10 @@ export function ChangesDialog({
               {diff.turn ? (
                 <TurnCommitsLine turn={diff.turn} />
               ) : (
-                <span className="muted small">
-                  {diff.base.slice(0, 8)} → {diff.head.slice(0, 8)}
+                <span className="muted small" data-testid="diff-range">
+                  {diff.merged && <MergedWords merged={diff.merged} />}
+                  <code title={diff.base}>{diff.base.slice(0, 8)}</code> →{' '}
+                  <code title={diff.head}>{diff.head.slice(0, 8)}</code>
                 </span>
               )}
               <span className="spacer" />

@@ -5,6 +5,8 @@ import { EmptyState } from '../../components/ui'
 import { useReportList } from '../../stores/task-lists'
 import { ReportCard } from './ReportCard'
 import { takeStaleReportsOnly } from '../metrics/open-filtered'
+import { useApp } from '../../stores/app-store'
+import { FocusedReport } from './FocusedReport'
 import './reports.css'
 
 /** Rows this close to the end of what is loaded ask for the next page. */
@@ -43,11 +45,17 @@ export function foldSuperseded(
   return { rows, folded }
 }
 
+/** The reports panel: the report search opened, or every report. */
+export function ReportsPanel() {
+  const focus = useApp((s) => s.focusReportId)
+  return focus ? <FocusedReport id={focus} /> : <ReportList />
+}
+
 /**
  * The workspace's reports, newest first, page by page from the server and virtualized: only the cards on
  * screen are in the DOM, so thousands scroll like ten. Counts are the server's (every report, loaded or not).
  */
-export function ReportsPanel() {
+function ReportList() {
   const [staleOnly, setStaleOnly] = useState(() => takeStaleReportsOnly() ?? false)
   const all = useReportList({})
   const list = useReportList(staleOnly ? { stale: true } : {})

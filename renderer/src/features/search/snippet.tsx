@@ -1,9 +1,13 @@
 import { SEARCH_MARK_END, SEARCH_MARK_START } from '../../../../shared/search-marks'
+import { markdownToPlain } from '../../lib/plain-text'
 
-/** A search snippet with its matches marked: the core puts each between two private-use characters; never HTML. */
+/**
+ * A search snippet with its matches marked: the core puts each between two private-use characters; never HTML.
+ * Its Markdown reads as it renders ("**Fail** the `search`": "Fail the search"), on one line.
+ */
 export function Snippet({ text }: { text: string }) {
   const parts: { text: string; match: boolean }[] = []
-  let rest = text
+  let rest = markdownToPlain(text).replace(/\s+/g, ' ')
   for (;;) {
     const start = rest.indexOf(SEARCH_MARK_START)
     if (start < 0) break

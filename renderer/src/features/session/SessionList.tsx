@@ -3,7 +3,9 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import type { Step } from '../../../../shared/schemas'
 import { loadAnchor, saveAnchor, type ScrollAnchor } from '../../lib/scroll-anchors'
 import { useApp } from '../../stores/app-store'
-import { buildRows } from '../../stores/steps'
+import { taskSessionKey } from '../../stores/sessions-slice'
+import { buildRows, mergeSteps } from '../../stores/steps'
+import type { TaskSessionState } from '../../stores/types'
 import { RecordDecisionDialog } from './RecordDecisionDialog'
 import { StepRow, type StepActions } from './StepRow'
 
@@ -14,12 +16,45 @@ const SETTLE_FRAMES = 3
 const SETTLE_MAX_FRAMES = 120
 
 /**
+ * The steps a session view shows: the member's session, or its turns on one task — the pages read for that task
+ * with the live steps of the member's session on it (those within the range read, so no gap opens).
+ */
+function useSessionSteps(memberId: string, taskId: string | undefined): TaskSessionState | undefined {
+  const own = useApp((s) => s.sessions[memberId])
+  const ofTask = useApp((s) => (taskId ? s.taskSessions[taskSessionKey(memberId, taskId)] : undefined))
+  const live = own?.steps
+  return useMemo(() => {
+    if (!taskId) return own
+    if (!ofTask) return undefined
+    const from = ofTask.hasMore ? (ofTask.steps[0]?.seq ?? Infinity) : -Infinity
+    const mine = (live ?? []).filter((st) => st.taskId === taskId && st.seq >= from)
+    return mine.length ? { ...ofTask, steps: mergeSteps(ofTask.steps, mine) } : ofTask
+  }, [own, ofTask, live, taskId])
+}
+
+/**
  * A member's session as a virtualized list: only the rows on screen are in the DOM; older steps page in
  * from the store when the top comes near; the view sticks to the bottom while new text streams in.
  */
-export function SessionList({ memberId, empty }: { memberId: string; empty: React.ReactNode }) {
-  const session = useApp((s) => s.sessions[memberId])
-  const loadOlder = useApp((s) => s.loadOlder)
+export function SessionList({
+  memberId,
+  taskId,
+  empty,
+}: {
+  memberId: string
+  /** Only the member's turns on this task (sessions.get with taskId), live steps included. */
+  taskId?: string
+  empty: React.ReactNode
+}) {
+  const session = useSessionSteps(memberId, taskId)
+  const loadOlderOfMember = useApp((s) => s.loadOlder)
+  const loadOlderOfTask = useApp((s) => s.loadOlderOfTask)
+  const loadOlder = useCallback(
+    (id: string) => (taskId ? loadOlderOfTask(id, taskId) : loadOlderOfMember(id)),
+    [taskId, loadOlderOfTask, loadOlderOfMember],
+  )
+  // Where the user left the view is kept per view: the whole session, or one task's turns.
+  const anchorKey = taskId ? taskSessionKey(memberId, taskId) : memberId
   const focusStepId = useApp((s) => s.focusStepId)
   const workspaceId = useApp((s) => s.workspaceId)
   const steps = session?.steps
@@ -34,7 +69,7 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
   const scrollRef = useRef<HTMLDivElement>(null)
   // Where the user left this session (before a reload or a switch to another member): restored once its row is
   // loaded. Until then the view neither follows the newest steps nor records a position of its own.
-  const [leftAt] = useState(() => (workspaceId ? loadAnchor(workspaceId, memberId) : null))
+  const [leftAt] = useState(() => (workspaceId ? loadAnchor(workspaceId, anchorKey) : null))
   const restoring = useRef<ScrollAnchor | null>(leftAt)
   const stick = useRef(leftAt === null)
   const prev = useRef<{ firstKey: string | undefined; total: number }>({ firstKey: undefined, total: 0 })
@@ -104,8 +139,8 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX
     const top = el.scrollTop
     const item = atBottom ? undefined : virtualizer.getVirtualItems().find((v) => v.index > 0 && v.end > top)
-    saveAnchor(workspaceId, memberId, item ? { key: String(item.key), offset: Math.round(top - item.start) } : null)
-  }, [workspaceId, memberId, virtualizer])
+    saveAnchor(workspaceId, anchorKey, item ? { key: String(item.key), offset: Math.round(top - item.start) } : null)
+  }, [workspaceId, anchorKey, virtualizer])
   useEffect(
     () => () => {
       if (keepTimer.current !== null) {
@@ -223,7 +258,9 @@ export function SessionList({ memberId, empty }: { memberId: string; empty: Reac
                         ? 'Loading older steps…'
                         : session.hasMore
                           ? ''
-                          : 'Beginning of the session'}
+                          : taskId
+                            ? 'The first turn on this task'
+                            : 'Beginning of the session'}
                   </div>
                 ) : row ? (
                   <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>

@@ -10,6 +10,9 @@ import { approvalSummary } from './ApprovalPreview'
 import { RetryButton } from './RetryButton'
 import { ContinueButton } from './ContinueButton'
 import { ArchiveButton } from '../archive/ArchiveButton'
+import { TaskTurnsBanner, TaskTurnsPicker } from './TaskTurns'
+import { fixedInSettings } from '../../../../shared/session-errors'
+import './member-trouble.css'
 
 /** Whether a key press belongs to a field (typing), not to the approval bar's shortcuts. */
 const typing = (t: EventTarget | null) =>
@@ -117,6 +120,7 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
   if (!member) return null
   const state = info?.state ?? 'idle'
   const busy = state === 'running' || state === 'waiting_approval'
+  const settingsFix = state === 'error' && fixedInSettings(info?.errorCode)
   return (
     <div className={`session-head${compact ? ' compact' : ''}`} data-testid="session-head" data-state={state}>
       <Avatar id={member.id} name={member.name} size={compact ? 24 : 32} />
@@ -143,29 +147,48 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
               · {member.provider ? member.provider.model : 'no provider'} · {member.authority}
             </span>
           )}
+          {!compact && <TaskTurnsPicker memberId={memberId} />}
         </div>
         {state === 'error' && info?.error && (
-          <div className="error-inline">
-            {info.error} <RetryButton memberId={memberId} />
-            <button
-              className="btn small"
-              onClick={() => void restart.run()}
-              disabled={restart.pending}
-              data-testid="restart-member"
-              title={
-                member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'
-              }
-            >
-              Restart
-            </button>
-            {restart.error && <span className="error-inline"> {restart.error.message}</span>}
-            {!compact && (
+          <div className="error-inline session-stop" data-testid="session-error" data-code={info.errorCode ?? ''}>
+            <span className="session-stop-text">{info.error}</span>
+            {settingsFix ? (
+              // Restart and a new conversation do not fix a key: the settings do, and saving them sends the message.
               <>
-                {' '}
-                <button className="link-btn" onClick={() => setConfirmReset(true)}>
-                  Start a new conversation
-                </button>{' '}
-                if this keeps failing.
+                <button
+                  className="btn small primary"
+                  onClick={() => setEditing(true)}
+                  data-testid="fix-in-settings"
+                  title={`Open ${member.name}’s provider settings; saving them sends the failed message again`}
+                >
+                  Fix in settings
+                </button>
+                <RetryButton memberId={memberId} primary={false} />
+              </>
+            ) : (
+              <>
+                <RetryButton memberId={memberId} />
+                <button
+                  className="btn small"
+                  onClick={() => void restart.run()}
+                  disabled={restart.pending}
+                  data-testid="restart-member"
+                  title={
+                    member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'
+                  }
+                >
+                  Restart
+                </button>
+                {restart.error && <span className="error-inline"> {restart.error.message}</span>}
+                {!compact && (
+                  <>
+                    {' '}
+                    <button className="link-btn" onClick={() => setConfirmReset(true)}>
+                      Start a new conversation
+                    </button>{' '}
+                    if this keeps failing.
+                  </>
+                )}
               </>
             )}
           </div>
@@ -217,7 +240,13 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
       >
         ⚙
       </button>
-      {editing && <MemberEditor member={member} onClose={() => setEditing(false)} />}
+      {editing && (
+        <MemberEditor
+          member={member}
+          fixing={settingsFix ? (info?.error ?? undefined) : undefined}
+          onClose={() => setEditing(false)}
+        />
+      )}
     </div>
   )
 }
@@ -243,6 +272,8 @@ function SessionEmpty({ memberId, compact }: { memberId: string; compact?: boole
 
 export function MemberSession({ memberId, compact }: { memberId: string; compact?: boolean }) {
   const loadSession = useApp((s) => s.loadSession)
+  // The team view's small panels show every turn; the member's own view may show one task's.
+  const taskId = useApp((s) => (compact ? undefined : s.sessionTask[memberId]))
   useEffect(() => {
     void loadSession(memberId)
   }, [loadSession, memberId])
@@ -253,7 +284,19 @@ export function MemberSession({ memberId, compact }: { memberId: string; compact
       data-member-id={memberId}
     >
       <SessionHeader memberId={memberId} compact={compact} />
-      <SessionList key={memberId} memberId={memberId} empty={<SessionEmpty memberId={memberId} compact={compact} />} />
+      {taskId && <TaskTurnsBanner memberId={memberId} taskId={taskId} />}
+      <SessionList
+        key={`${memberId}/${taskId ?? ''}`}
+        memberId={memberId}
+        taskId={taskId}
+        empty={
+          taskId ? (
+            <div className="muted small task-turns-empty">No turn on this task yet.</div>
+          ) : (
+            <SessionEmpty memberId={memberId} compact={compact} />
+          )
+        }
+      />
       <ApprovalBar memberId={memberId} keys={!compact} />
       <Composer memberId={memberId} compact={compact} autoFocus={!compact} />
     </div>

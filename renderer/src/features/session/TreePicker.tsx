@@ -1,7 +1,7 @@
 /**
  * Under the message box: the tree the next turn will run in (issue 22, "Turns that know their task"). With one task
  * in progress it is that task's; with several, the one the draft names (exactly one), else none (a read-only
- * checkout of the base branch), and the user can choose. The choice goes with the message as sessions.send taskId.
+ * checkout of the base branch) — or the task whose turns the session shows —, and the user can choose. The choice goes with the message as sessions.send taskId.
  */
 import { useEffect, useMemo, useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
@@ -53,13 +53,15 @@ export function useTurnTree(memberId: string, workspaceId: string, text: string)
       .filter((t) => t.status === 'in_progress' && t.workspaceId === workspaceId)
       .sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }))
   }, [fetched, cached, memberId, workspaceId])
+  // The session read per task (TaskTurns.tsx): a message written there goes to that task unless it names another.
+  const viewedId = useApp((s) => s.sessionTask[memberId])
   const value = choice.memberId === memberId ? choice.value : 'auto'
   const chosen = value === 'none' ? null : value === 'auto' ? null : (tasks.find((t) => t.id === value) ?? null)
   const task =
     value === 'auto' || (value !== 'none' && !chosen)
       ? tasks.length === 1
         ? tasks[0]!
-        : namedTask(text, tasks)
+        : (namedTask(text, tasks) ?? tasks.find((t) => t.id === viewedId) ?? null)
       : chosen
   return { tasks, task, choice: value, choose: (v) => setChoice({ memberId, value: v }) }
 }

@@ -10,6 +10,7 @@ import { BoardColumn } from './BoardColumn'
 import { NewTaskForm } from './NewTaskForm'
 import { NoTasks } from './NoTasks'
 import { takeBoardFilter } from '../metrics/open-filtered'
+import { FocusedTask } from './FocusedTask'
 import './board.css'
 
 const working = workingStatuses
@@ -81,6 +82,16 @@ export function TaskBoard() {
   const [creating, setCreating] = useState(false)
   const [filter, setFilter] = useState<BoardFilter>(() => takeBoardFilter() ?? {})
   const [wide, setWide] = useState(false)
+  const focusTaskId = useApp((s) => s.focusTaskId)
+  const newRecord = useApp((s) => s.newRecord)
+  const startNew = useApp((s) => s.startNew)
+
+  // "New task" from the palette opens the form; closing it clears the request.
+  const showForm = creating || newRecord === 'task'
+  const closeForm = () => {
+    setCreating(false)
+    if (newRecord) startNew(null)
+  }
 
   useEffect(() => {
     if (!wide) return
@@ -112,8 +123,14 @@ export function TaskBoard() {
   const body = (
     <>
       {toolbar}
-      {creating && <NewTaskForm onClose={() => setCreating(false)} />}
-      {!hasTasks && !loading && !creating ? <NoTasks /> : <Columns filter={filter} wide={wide} />}
+      {showForm && <NewTaskForm onClose={closeForm} />}
+      {focusTaskId ? (
+        <FocusedTask id={focusTaskId} />
+      ) : !hasTasks && !loading && !showForm ? (
+        <NoTasks />
+      ) : (
+        <Columns filter={filter} wide={wide} />
+      )}
     </>
   )
   return (

@@ -13,6 +13,10 @@ import { TaskEditor } from './TaskEditor'
 import { FirstCommitOffer } from '../workspaces/FirstCommit'
 import { TreeRuns } from '../trees/TreeRuns'
 import { BaseLine, MergePreviewLine } from './BaseLine'
+import { AssigneeTrouble } from './AssigneeTrouble'
+import { foldDrawer } from '../../app/narrow-drawer'
+import { BranchHead, DeliveredCommit } from './TaskCommits'
+import { OpenTree } from '../trees/OpenTree'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -61,6 +65,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
   const tasks = useApp((s) => s.tasks)
   const applyTask = useApp((s) => s.applyTask)
+  const openTaskSession = useApp((s) => s.openTaskSession)
+  const setPanelOpen = useApp((s) => s.setPanelOpen)
   const moves = useBoardMoves()
   const root = useRef<HTMLDivElement>(null)
   const [open, setOpen] = useState(false)
@@ -68,7 +74,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const [showChanges, setShowChanges] = useState(false)
   const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
   const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
-  const suspect = task.links.filter((l) => l.state === 'suspect')
+  // A merged task keeps the version it was merged on: its chips say so ("merged on D-1 v2 · now v3"), not suspect.
+  const suspect = task.merged ? [] : task.links.filter((l) => l.state === 'suspect')
   const refusal = moves.refusals[task.id]
   const delivering = moves.delivering === task.id
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
@@ -145,24 +152,28 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
         ) : (
           <span className="muted">unassigned</span>
         )}
-        {task.links.map((l) => (
-          <RefChip key={l.decisionId} refKey={l.decisionKey} />
-        ))}
+        {task.links.map((l) =>
+          task.merged ? (
+            <RefChip
+              key={l.decisionId}
+              refKey={l.decisionKey}
+              mergedOn={{ version: l.pinnedVersion, nowVersion: l.state === 'suspect' ? l.currentVersion : null }}
+            />
+          ) : (
+            <RefChip key={l.decisionId} refKey={l.decisionKey} />
+          ),
+        )}
         {task.blockedBy.length > 0 && (
           <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
         )}
-        {task.artifact && (task.artifact.commit || task.artifact.digest) && (
-          <code className="small" title="delivered artifact">
-            {task.artifact.commit ? task.artifact.commit.slice(0, 8) : task.artifact.digest}
-          </code>
-        )}
+        <DeliveredCommit artifact={task.artifact} />
       </div>
       {task.branch && (
         <div className="tcard-branch small" data-testid="task-branch">
           <span className="branch-name" title="The task's branch; its worktree lives in Concord's data folder">
             ⎇ {task.branch}
           </span>
-          {task.head && <code title={`head ${task.head}`}>{task.head.slice(0, 8)}</code>}
+          <BranchHead head={task.head} />
           {task.merged && (
             <Badge tone="good" title={`merged as ${task.merged.commit}`}>
               merged
@@ -209,6 +220,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           </button>
         </div>
       )}
+      <AssigneeTrouble task={task} />
+      <OpenTree task={task} />
       <TreeRuns task={task} />
       <TaskActions task={task} />
       <ErrorText error={merge.error?.message} />
@@ -224,6 +237,19 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
       ) : (
         <div className="tcard-actions">
           <ArchiveButton target={{ kind: 'task', id: task.id }} className="btn small ghost" />
+          {assignee && (
+            <button
+              className="btn small"
+              onClick={() => {
+                openTaskSession(assignee.id, task.id)
+                foldDrawer(setPanelOpen)
+              }}
+              data-testid="task-session"
+              title={`${assignee.name}’s turns on ${task.key} only`}
+            >
+              Session
+            </button>
+          )}
           {(task.branch || task.artifact?.commit) && (
             <button className="btn small" onClick={() => setShowChanges(true)} data-testid="task-changes">
               Changes

@@ -37,7 +37,16 @@ export function workspaceProvider(members: Member[]): NonNullable<Member['provid
 }
 
 /** Creates a member (from a role preset or from scratch) or edits one. */
-export function MemberEditor({ member, onClose }: { member?: Member; onClose(): void }) {
+export function MemberEditor({
+  member,
+  fixing,
+  onClose,
+}: {
+  member?: Member
+  /** Opened from "Fix in settings": the error the member stopped on, said above the fields. */
+  fixing?: string
+  onClose(): void
+}) {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
   // A new member starts from the team's provider, not from a fixed default.
@@ -234,6 +243,13 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
       </div>
       {member && <MemberRules member={member} />}
       <SandboxNote />
+      {/* Beside the fields that fix it (the key field has the focus, so this part is what shows). */}
+      {fixing && (
+        <div className="settings-fix" role="alert" data-testid="settings-fix">
+          <b>{member?.name} stopped:</b> {fixing}
+          <div className="small">Saving sends the message that failed again, then what is queued behind it.</div>
+        </div>
+      )}
       <label className="check">
         <input type="checkbox" checked={useProvider} onChange={(e) => setUseProvider(e.target.checked)} /> Agent and
         model
@@ -270,6 +286,7 @@ export function MemberEditor({ member, onClose }: { member?: Member; onClose(): 
                 draft={draft}
                 onChange={setDraft}
                 hasKey={member?.provider?.kind !== 'acp' ? member?.provider?.hasKey : false}
+                focusKey={!!fixing}
               />
               <label className="check">
                 <input

@@ -26,10 +26,13 @@ export function ProviderFields({
   draft,
   onChange,
   hasKey,
+  focusKey,
 }: {
   draft: ProviderDraft
   onChange(d: ProviderDraft): void
   hasKey?: boolean
+  /** Opened to fix a refused key: the key field takes the focus. */
+  focusKey?: boolean
 }) {
   const preset = providerPresets[draft.kind]
   const keyStorage = useKeyStorage()
@@ -88,6 +91,7 @@ export function ProviderFields({
           placeholder={hasKey ? '•••••••• (stored)' : preset.needsKey ? 'sk-…' : ''}
           onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
           aria-label="API key"
+          data-autofocus={focusKey || undefined}
         />
       </Field>
     </div>

@@ -7,6 +7,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { MemberEditor } from './MemberEditor'
 import { ProviderFields } from './ProviderFields'
+import { TeamOffer } from './TeamOffer'
 
 /** First run in a workspace: set up a provider, then create the team from role presets. */
 export function SetupWizard() {
@@ -52,6 +53,8 @@ export function SetupWizard() {
   return (
     <div className="setup" data-testid="setup">
       <div className="setup-card">
+        {/* Another workspace's team, in one click: the alternative to both steps below. */}
+        {stage === 'provider' && workspace && <TeamOffer workspaceId={workspace.id} />}
         <div className="setup-steps">
           <span className={stage === 'provider' ? 'on' : 'done'}>1 · Provider</span>
           <span className={stage === 'team' ? 'on' : ''}>2 · Team</span>

@@ -9,9 +9,10 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import { selectMembers } from '../../stores/selectors'
 import type { Theme } from '../../stores/types'
+import type { ConnectionState } from '../../api/bridge-client'
 import { OpenRepositoryForm } from '../workspaces/Welcome'
 import { MemberEditor } from './MemberEditor'
-import { SearchButton } from '../search/SessionSearch'
+import { SearchButton } from '../search/SearchButton'
 import { ArchivedLink } from '../archive/ArchivedView'
 
 function MemberItem({ id, index }: { id: string; index: number }) {
@@ -88,6 +89,12 @@ function MemberItem({ id, index }: { id: string; index: number }) {
 
 const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' }
 const themeLabel: Record<Theme, string> = { system: '◐ System', light: '☀ Light', dark: '☾ Dark' }
+const connectionTitle: Record<ConnectionState, string> = {
+  open: 'connected',
+  connecting: 'reconnecting…',
+  closed: 'disconnected',
+  unauthorized: 'token refused',
+}
 
 export function Sidebar() {
   const workspaces = useApp((s) => s.workspaces)
@@ -188,10 +195,7 @@ export function Sidebar() {
           ⌨ Shortcuts
         </button>
         <NotifyButton on={notify.on} toggle={notify.toggle} />
-        <span
-          className={`conn conn-${connection}`}
-          title={connection === 'open' ? 'connected' : connection === 'connecting' ? 'reconnecting…' : 'disconnected'}
-        />
+        <span className={`conn conn-${connection}`} title={connectionTitle[connection]} />
         {notify.refused && (
           <div className="side-foot-note small" role="alert" data-testid="notify-refused">
             {notify.refused}

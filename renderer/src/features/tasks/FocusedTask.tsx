@@ -1,0 +1,23 @@
+import { useEffect } from 'react'
+import { useApp } from '../../stores/app-store'
+import { TaskCard } from './TaskCard'
+
+/** One task above the board, as search opened it, with the way back to every task. */
+export function FocusedTask({ id }: { id: string }) {
+  const task = useApp((s) => s.tasks[id])
+  const needTasks = useApp((s) => s.needTasks)
+  const openTask = useApp((s) => s.openTask)
+  useEffect(() => {
+    void needTasks([id])
+  }, [id, needTasks])
+  return (
+    <div className="task-focus" data-testid="task-focus" data-key={task?.key}>
+      <div className="panel-toolbar">
+        <button className="link-btn" onClick={() => openTask(null)} data-testid="task-focus-back">
+          ← All tasks
+        </button>
+      </div>
+      {task ? <TaskCard task={task} lane={task.status} /> : <div className="muted pad">Loading…</div>}
+    </div>
+  )
+}
