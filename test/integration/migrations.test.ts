@@ -102,12 +102,12 @@ describe('migrations', () => {
     db.close()
   })
 
-  it('brings a database with follow-ups up to date (020): each is recorded, its merged task gets back the content it was merged on', () => {
+  it('brings a database with follow-ups up to date (019): each is recorded, its merged task gets back the content it was merged on', () => {
     const file = join(dir, 'before-020.sqlite')
     const old = openDatabase(file, {
       migrations: migrations.slice(
         0,
-        migrations.findIndex((m) => m.name === '020-follow-ups'),
+        migrations.findIndex((m) => m.name === '019-follow-ups'),
       ),
     })
     old.pragma('foreign_keys = OFF')
@@ -159,8 +159,8 @@ describe('migrations', () => {
     db.close()
   })
 
-  it('brings a database with members up to date (024): each keeps reading its own key (api_key_ref NULL)', () => {
-    const at = migrations.findIndex((m) => m.name === '024-key-ref')
+  it('brings a database with members up to date (022): each keeps reading its own key (api_key_ref NULL)', () => {
+    const at = migrations.findIndex((m) => m.name === '022-key-ref')
     const file = join(dir, 'before-024.sqlite')
     const old = openDatabase(file, { migrations: migrations.slice(0, at) })
     old
@@ -208,9 +208,9 @@ describe('migrations', () => {
     db.close()
   })
 
-  it('brings a database with records up to date (022): its decisions, revisions, tasks, reports and claims are searchable', () => {
+  it('brings a database with records up to date (020): its decisions, revisions, tasks, reports and claims are searchable', () => {
     const file = join(dir, 'v18.sqlite')
-    const before = migrations.findIndex((m) => m.name === '022-search-records')
+    const before = migrations.findIndex((m) => m.name === '020-search-records')
     const old = openDatabase(file, { migrations: migrations.slice(0, before) })
     old.pragma('foreign_keys = OFF')
     old.exec(`

@@ -9,7 +9,7 @@ export interface TaskBranchRow {
   head: string
   merged_commit: string | null
   merged_at: string | null
-  /** The base branch's head the merge was made on (migration 023); null for merges made before it was kept. */
+  /** The base branch's head the merge was made on (migration 021); null for merges made before it was kept. */
   merged_base: string | null
   created_at: string
   /** 'creating' until the tree is made and the branch is in the user's repository (migration 014). */

@@ -22,7 +22,7 @@ export interface Implementer {
   openFollowUps: number[]
 }
 
-/** Which follow-up task brings which merged task in line with which decision (migration 020). */
+/** Which follow-up task brings which merged task in line with which decision (migration 019). */
 export class FollowUpsRepo {
   private readonly s
 

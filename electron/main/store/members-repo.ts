@@ -32,7 +32,7 @@ export interface MemberRow {
   session_start: number
   /** Set while the member is archived: out of lists, kept in the store and the export. */
   archived_at: string | null
-  /** The secret-store entry its key is read from when not its own (a member copied from another team; migration 024). */
+  /** The secret-store entry its key is read from when not its own (a member copied from another team; migration 022). */
   api_key_ref: string | null
   created_at: string
   updated_at: string

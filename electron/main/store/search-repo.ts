@@ -71,7 +71,7 @@ const snip = (table: string, column: number, tokens: number) =>
   `snippet(${table}, ${column}, @start, @end, '…', ${tokens})`
 
 /**
- * Search over the records (the indexes of migration 022): decisions (what they say now, and every revision), tasks,
+ * Search over the records (the indexes of migration 020): decisions (what they say now, and every revision), tasks,
  * reports and their claims. Each reads its index newest first and stops at the limit; the rows it names are read
  * through their primary keys.
  */

@@ -16,11 +16,11 @@ import * as m015 from './015-report-counts'
 import * as m016 from './016-search-prefix'
 import * as m017 from './017-impact-record'
 import * as m018 from './018-superseded'
-import * as m020 from './020-follow-ups'
-import * as m022 from './022-search-records'
-import * as m023 from './023-merged-base'
-import * as m024 from './024-key-ref'
-import * as m019 from './019-base-moves'
+import * as m019 from './019-follow-ups'
+import * as m020 from './020-search-records'
+import * as m021 from './021-merged-base'
+import * as m022 from './022-key-ref'
+import * as m023 from './023-base-moves'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -42,9 +42,9 @@ export const migrations: { name: string; up: string }[] = [
   { name: '016-search-prefix', up: m016.up },
   { name: '017-impact-record', up: m017.up },
   { name: '018-superseded', up: m018.up },
-  { name: '020-follow-ups', up: m020.up },
-  { name: '022-search-records', up: m022.up },
-  { name: '023-merged-base', up: m023.up },
-  { name: '024-key-ref', up: m024.up },
-  { name: '019-base-moves', up: m019.up },
+  { name: '019-follow-ups', up: m019.up },
+  { name: '020-search-records', up: m020.up },
+  { name: '021-merged-base', up: m021.up },
+  { name: '022-key-ref', up: m022.up },
+  { name: '023-base-moves', up: m023.up },
 ]

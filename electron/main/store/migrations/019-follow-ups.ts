@@ -5,7 +5,7 @@
  *
  * Backfill: the follow-ups named by the log's task.created events. Their merged tasks had been re-pinned to each
  * follow-up's version; each gets back the content of the version before its first follow-up (the content it was
- * merged on, as long as no edit was left without a follow-up). Numbered 020: 019 belongs to another change.
+ * merged on, as long as no edit was left without a follow-up).
  */
 export const up = `
 CREATE TABLE task_follow_ups (
