@@ -350,6 +350,12 @@ export class Runtime {
     const pending = host.approvals.get(p.callId)
     if (!pending) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
     const suggestion = pending.suggestion ?? { tool: pending.name }
+    // Never the whole tool for a command Concord cannot take apart: allowing run_command would allow anything.
+    if (suggestion.noRule && !p.rule)
+      throw new ApiError(
+        'invalid_params',
+        `callId: no rule is offered for this call: ${suggestion.noRule}; allow it once`,
+      )
     const ctx = this.o.harness.ctx(host.wsId)
     const rule = addRule(
       ctx,
