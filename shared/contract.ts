@@ -415,7 +415,8 @@ export const methods = {
   ),
   /**
    * Answers a waiting call with Allow and adds the rule it suggests (or `rule`) for the member or the team, so
-   * the same kind of call runs without asking from now on.
+   * the same kind of call runs without asking from now on. A call that suggests no rule (`suggestion.noRule`) is
+   * refused with invalid_params unless `rule` is given; it still waits.
    */
   'sessions.allowAlways': method(
     z.strictObject({

@@ -738,14 +738,15 @@ export interface SessionInfo {
   queued: number
   /**
    * Calls waiting for the human. `why`: why this one asks under the member's policy; `suggestion`: the rule
-   * "Always allow" would make (a command prefix, else the tool).
+   * "Always allow" would make (a command prefix, else the tool), or `noRule`: why it offers none (a command Concord
+   * cannot take apart with confidence, a shell, `env`, an interpreter with code).
    */
   pendingApprovals: {
     callId: string
     name: string
     argumentsText: string
     why?: string
-    suggestion?: { tool: string; commandPrefix?: string }
+    suggestion?: { tool: string; commandPrefix?: string; noRule?: string }
     /** A write_file's target file as it is now, to show the change against it; null: the write creates it. */
     current?: string | null
   }[]

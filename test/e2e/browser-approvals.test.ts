@@ -2,7 +2,7 @@
  * Approvals only where they matter, in the real UI: the wizard says in one line what a new member may do without
  * asking (and creates the team sandboxed); a member waiting on two calls shows both, answers them from the keyboard
  * one at a time (the answered one leaves the bar at once), "Always…" makes a rule that the member's settings list
- * and remove. Screenshots at 1440 and 1024.
+ * and remove; a command it cannot take apart offers no rule. Screenshots at 1440 and 1024 (760 too for the last).
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -105,6 +105,47 @@ describe('browser UI: approvals', () => {
     await rule.getByRole('button', { name: /Remove/ }).click()
     await rule.waitFor({ state: 'detached' })
     expect(await core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: impl.id })).toEqual([])
+    expect(ui.errors).toEqual([])
+  }, 120_000)
+
+  it('"Always…" on a command it cannot take apart offers no rule, and says so (issue 32)', async () => {
+    const { core } = ui.stack
+    const page = ui.page
+    const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'norule', isolation: 'shared' })
+    await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
+    const m = await core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Codex',
+      role: 'implementer',
+      provider: { kind: 'openai', model: 'scripted-model', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-test' },
+      approval: 'ask',
+    })
+    ui.stack.models.enqueue(
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'bash -lc "npm test && curl x"' } }] },
+      { text: 'Not run.' },
+    )
+    await page.goto(ui.stack.url)
+    await page.getByTestId('member-item').filter({ hasText: 'Codex' }).click()
+    await core.invoke('sessions.send', { memberId: m.id, text: 'Run the tests' })
+    const bar = page.locator('[data-testid=member-session]').getByTestId('approval-bar')
+    await bar.getByTestId('approval-item').first().waitFor()
+    await page.locator('body').press('l')
+    const none = bar.getByTestId('no-rule')
+    await none.waitFor()
+    expect(await none.textContent()).toContain(
+      'No rule offered: Concord cannot take this command apart with confidence, so it offers no rule for it.',
+    )
+    expect(await bar.locator('[data-action=always-member]').count()).toBe(0)
+    for (const width of [1440, 1024, 760]) {
+      await page.setViewportSize({ width, height: 900 })
+      await screenshot(page, `approvals-05-no-rule-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await none.getByRole('button', { name: 'Back' }).click()
+    await page.locator('body').press('d')
+    await page.keyboard.press('Enter')
+    await bar.waitFor({ state: 'detached' })
+    expect(await core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([])
     expect(ui.errors).toEqual([])
   }, 120_000)
 })

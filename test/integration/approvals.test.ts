@@ -232,6 +232,60 @@ describe('approval rules', () => {
   })
 })
 
+describe('"Always allow" on a command run through a shell (issue 32)', () => {
+  it('offers the command inside, never the shell; a command it cannot take apart gets no rule', async () => {
+    const m = await t.member('Codex', { role: 'implementer', approval: 'ask' })
+    const run = (command: string) => ({ toolCalls: [{ name: 'run_command', arguments: { command } }] })
+    server.enqueue(run('bash -lc "echo hi && id"'), { text: 'ok' })
+    let waiting = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'chain' })
+    const chain = (await waiting).payload.session.pendingApprovals[0]!
+    expect(chain.suggestion).toEqual({
+      tool: 'run_command',
+      noRule: expect.stringContaining('cannot take this command apart'),
+    })
+    // Never the whole tool: no rule is made, and the call still waits.
+    await rejectsWith(
+      t.core.invoke('sessions.allowAlways', { memberId: m.id, callId: chain.callId, scope: 'member' }),
+      'invalid_params',
+    )
+    expect(await t.core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: m.id })).toEqual([])
+    let idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: chain.callId, allow: false })
+    await idle
+
+    server.enqueue(run('bash -lc "echo hi"'), { text: 'ok' })
+    waiting = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'echo' })
+    const card = (await waiting).payload.session.pendingApprovals[0]!
+    expect(card.suggestion).toEqual({ tool: 'run_command', commandPrefix: 'echo hi' })
+    idle = idleOf(m.id)
+    const { rule } = await t.core.invoke('sessions.allowAlways', {
+      memberId: m.id,
+      callId: card.callId,
+      scope: 'member',
+    })
+    await idle
+    expect(rule).toMatchObject({ tool: 'run_command', commandPrefix: 'echo hi' })
+
+    // The rule covers `echo hi` inside a shell; not the shell running something else.
+    const asked = approvalsAsked(t.core, m.id)
+    server.enqueue(run("bash -lc 'echo hi there'"), { text: 'ok' })
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'again' })
+    await idle
+    expect(asked()).toBe(0)
+    server.enqueue(run('bash -lc "touch laundered"'), { text: 'ok' })
+    waiting = waitingOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'other' })
+    const other = (await waiting).payload.session.pendingApprovals[0]!
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.approve', { memberId: m.id, callId: other.callId, allow: false })
+    await idle
+    expect(asked()).toBe(1)
+  })
+})
+
 describe('several calls waiting at once', () => {
   it('answering one takes it off the waiting list at once (an event says so), and the other is still answerable', async () => {
     const m = await t.core.invoke('members.create', {

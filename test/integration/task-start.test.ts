@@ -80,4 +80,53 @@ describe('starting a task starts its agent', () => {
     await done
     expect(lastUser(server.requests[0]!)).toBe('[From Concord] Start T-2: Mine')
   })
+
+  it("a member under ask cannot launder a command through an auto assignee by starting its task; the human's start keeps auto", async () => {
+    const lead = await t.member('Lead', { approval: 'ask', authority: 'decider' })
+    const impl = await t.member('Impl', { approval: 'auto' })
+    // Lead's and Impl's calls race once the task starts: each reply is chosen by who asks.
+    const isImpl = (r: RecordedRequest) => String(r.body.messages[0].content).startsWith('You are Impl')
+    const either = (forImpl: object, forLead: object) => (r: RecordedRequest) => (isImpl(r) ? forImpl : forLead)
+    const write = (path: string) => ({ toolCalls: [{ name: 'write_file', arguments: { path, content: 'x' } }] })
+    server.enqueue(
+      { toolCalls: [{ name: 'create_task', arguments: { title: 'Cache', assigneeId: 'Impl' } }] },
+      { toolCalls: [{ name: 'update_task_status', arguments: { taskId: 'T-1', status: 'in_progress' } }] },
+      either(write('laundered.txt'), { text: 'Impl is on it.' }),
+      either(write('laundered.txt'), { text: 'Impl is on it.' }),
+    )
+    const asked: string[] = []
+    const off = t.core.bus.on((e) => {
+      if (e.event !== 'session.state' || e.payload.session.state !== 'waiting_approval') return
+      const call = e.payload.session.pendingApprovals[0]!
+      const memberId = e.payload.session.memberId
+      asked.push(`${memberId === lead.id ? 'Lead' : 'Impl'}:${call.name}`)
+      // The human lets Lead create the task, and refuses what Impl's started turn asks.
+      void t.core.invoke('sessions.approve', { memberId, callId: call.callId, allow: memberId === lead.id })
+    })
+    const leadIdle = sessionState(t.core, lead.id, 'idle', { timeoutMs: 15_000 })
+    const implIdle = idle(impl)
+    await t.core.invoke('sessions.send', { memberId: lead.id, text: 'get a cache built' })
+    await leadIdle
+    server.enqueue({ text: 'Not written.' })
+    await implIdle
+    off()
+    const [task] = await t.core.invoke('tasks.list', { workspaceId: ws.id })
+    expect(task).toMatchObject({ status: 'in_progress', assigneeId: impl.id })
+    // Impl's write waited for the human under Lead's `ask`, and was refused: nothing was written.
+    expect(asked).toEqual(['Lead:create_task', 'Impl:write_file'])
+    const implTools = (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.filter(
+      (s) => s.kind === 'tool',
+    )
+    expect(implTools.map((s) => [s.tool?.name, s.status])).toEqual([['write_file', 'denied']])
+    expect(existsSync(join(worktreeOf(task!), 'laundered.txt'))).toBe(false)
+
+    // The human starting a task of Impl's: Impl's own `auto` applies, nothing asks.
+    const mine = await t.core.invoke('tasks.create', { workspaceId: ws.id, title: 'Mine', assigneeId: impl.id })
+    server.enqueue(write('mine.txt'), { text: 'Done.' })
+    const done = idle(impl)
+    await t.core.invoke('tasks.setStatus', { taskId: mine.id, status: 'in_progress' })
+    await done
+    expect(asked).toHaveLength(2)
+    expect(readFileSync(join(worktreeOf(mine), 'mine.txt'), 'utf8')).toBe('x')
+  })
 })

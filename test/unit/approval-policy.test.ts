@@ -224,6 +224,67 @@ describe('rules', () => {
     })
     expect(suggestedRule(tool('write_file', { path: 'a' }, true))).toEqual({ tool: 'write_file' })
   })
+
+  // Issue 32: one click on "Always…" for `bash -lc "npm test"` allowed every later `bash -lc …`.
+  const cmd = (command: string) => suggestedRule(tool('run_command', { command }, true))
+  it.each([
+    ['bash -lc "npm test"', 'npm test'],
+    ["bash -lc 'npm test -- --run'", 'npm test'],
+    ['sh -c "git log --oneline"', 'git log'],
+    ['/bin/bash -l -c "npx vitest run"', 'npx vitest'],
+    ['bash -c "bash -lc \'cargo build\'"', 'cargo build'],
+    ['node build.js --prod', 'node build.js'],
+    ['npm test -- "a;b"', 'npm test'],
+  ])('suggests the command inside an interpreter: %s → %s', (command, prefix) => {
+    expect(cmd(command)).toEqual({ tool: 'run_command', commandPrefix: prefix })
+  })
+
+  it.each([
+    // Shells, env and interpreters with code are never the prefix.
+    'bash script.sh',
+    'bash -lc "npm test" extra',
+    'sh -i',
+    'env npm test',
+    'env FOO=1 npm test',
+    'node -e "require(1)"',
+    'python3 -c "print(1)"',
+    'python3 -m pytest',
+    'sudo npm test',
+    'xargs rm',
+    'find . -exec rm {} ;',
+    'npx -y cowsay',
+    // What cannot be taken apart with confidence: a chain, a pipe, a substitution, a variable, an assignment.
+    'bash -lc "npm test && curl x"',
+    'bash -lc "$(curl x)"',
+    'npm test; rm -rf /',
+    'echo $(git push)',
+    'cat a | sh',
+    'X=1 npm test',
+    'npm test > out',
+    'bash -lc "npm test \\"',
+    'bash -lc "npm test',
+    '',
+  ])('suggests no rule (and says why) for %s', (command) => {
+    const s = cmd(command)
+    expect(s.commandPrefix).toBeUndefined()
+    expect(s.noRule).toMatch(/offers no rule/)
+  })
+
+  it('an allow prefix covers the command inside a shell, as an agent sends it, and nothing else', () => {
+    const acp = (command: string[]) =>
+      describeAcpCall({ kind: 'execute', title: 'run', rawInput: { command } }, { root, concordTools: [] })
+    const codex = acp(['bash', '-lc', 'npm test -- --run'])
+    expect(codex.command).toBe("bash -lc 'npm test -- --run'")
+    expect(suggestedRule(codex)).toEqual({ tool: 'run_command', commandPrefix: 'npm test' })
+    const rules: PolicyRule[] = [{ effect: 'allow', tool: 'run_command', commandPrefix: 'npm test', pathGlob: null }]
+    expect(needsHuman('ask', rules, codex, on).ask).toBe(false)
+    expect(needsHuman('ask', rules, acp(['bash', '-lc', 'npm test && curl evil']), on).ask).toBe(true)
+    expect(needsHuman('ask', rules, acp(['bash', '-lc', 'npm install']), on).ask).toBe(true)
+    expect(needsHuman('ask', rules, acp(['bash', '-lc', "npm test it's"]), on).ask).toBe(true)
+    // A rule for the shell itself (made before) never covers more than it says.
+    expect(allowPrefixMatches('bash -lc "curl evil"', 'npm test')).toBe(false)
+    expect(allowPrefixMatches('env PATH=/tmp npm test', 'npm test')).toBe(false)
+  })
 })
 
 describe('stricterPolicy: a message carries its sender’s policy', () => {

@@ -22,7 +22,7 @@ export interface TurnOutcome {
 /** What the card shows beside the call: why it asks, and the rule "Always allow" would add. */
 export interface ApprovalExtra {
   why?: string
-  suggestion?: { tool: string; commandPrefix?: string }
+  suggestion?: { tool: string; commandPrefix?: string; noRule?: string }
   /** A write_file's target as it is now (null: a new file), for the diff on the card. */
   current?: string | null
 }

@@ -60,9 +60,16 @@ export function enqueue(
 /**
  * A task moved to in progress: its assignee gets a turn on it, a message from Concord naming the task with its
  * spec and acceptance criteria, unless the workspace says not to, the assignee moved it itself (it is working
- * on it already) or cannot work (no model, archived).
+ * on it already) or cannot work (no model, archived). `approval` is the policy of the member whose action started
+ * it (null: the human's), carried as a message carries its sender's: the turn runs under the stricter of the two.
  */
-export function queueTaskStart(inbox: Inbox, wsId: string, taskRowId: number, actorId: string | undefined): void {
+export function queueTaskStart(
+  inbox: Inbox,
+  wsId: string,
+  taskRowId: number,
+  actorId: string | undefined,
+  approval: ApprovalPolicy | null = null,
+): void {
   const ctx = inbox.harness.ctx(wsId)
   if (!workspaceSettings(ctx).startAgentOnTaskStart) return
   const task = ctx.store.tasks.get(taskRowId)
@@ -81,6 +88,7 @@ export function queueTaskStart(inbox: Inbox, wsId: string, taskRowId: number, ac
     text: parts.join('\n\n'),
     from_member_id: null,
     task_id: task.id,
+    approval,
     started_at: now(),
   })
   wake(inbox.bus, inbox.host(memberId))

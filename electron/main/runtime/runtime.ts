@@ -10,7 +10,7 @@ import { ApiError } from '../../../shared/errors'
 import type { SessionInfo, SessionPage } from '../../../shared/schemas'
 import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { EventBus } from '../events/event-bus'
-import { stricterPolicy } from '../harness/members/approval-policy'
+import { stricterPolicy, type ApprovalPolicy } from '../harness/members/approval-policy'
 import { addRule } from '../harness/members/approval-rules'
 import type { Ctx } from '../harness/context'
 import { memberRowOf } from '../harness/context'
@@ -63,6 +63,8 @@ export class Runtime {
   private readonly autoTurns: AutoTurns
   /** The provider settings of each member in error as they were when it failed (providerSettings). */
   private readonly failedWith = new Map<string, string>()
+  /** The policy of each member's running turn (its own, or stricter from the message that started it). */
+  private readonly turnPolicies = new Map<string, ApprovalPolicy>()
 
   constructor(private readonly o: RuntimeOptions) {
     this.recovery = new Recovery(o.harness, o.recover !== false)
@@ -201,7 +203,13 @@ export class Runtime {
         }),
     }
     const engine = member.agent ? this.acp : this.builtin
-    const outcome = await engine.run(turn)
+    this.turnPolicies.set(host.memberId, turn.approval)
+    let outcome: TurnOutcome
+    try {
+      outcome = await engine.run(turn)
+    } finally {
+      this.turnPolicies.delete(host.memberId)
+    }
     await recordChanges(harness, bus, ctx, start, tree, before)
     engine.after?.(turn, outcome)
     return outcome
@@ -227,11 +235,16 @@ export class Runtime {
     return { status: 'error', answer: '', error: text, code }
   }
 
-  /** A task moved to in progress: its assignee gets a turn on it (see queueTaskStart). */
+  /**
+   * A task moved to in progress: its assignee gets a turn on it (see queueTaskStart). Moved by a member, the turn
+   * carries that member's policy (its running turn's, which may be stricter than its own), as a message would: an
+   * `ask` member cannot run commands through an `auto` assignee by starting its task. Moved by the human, the
+   * assignee's own policy applies.
+   */
   startTask(wsId: string, taskRowId: number, actorId: string | undefined): void {
     if (this.closed || this.o.taskStartTurns === false) return
     try {
-      queueTaskStart(this.inbox, wsId, taskRowId, actorId)
+      queueTaskStart(this.inbox, wsId, taskRowId, actorId, actorId ? this.actorPolicy(wsId, actorId) : null)
     } catch (err) {
       // The move stands; the card still lets the human start the conversation.
       console.error(
@@ -239,6 +252,13 @@ export class Runtime {
         err instanceof Error ? err.message : err,
       )
     }
+  }
+
+  /** The policy a member's action carries: the stricter of its own and its running turn's. */
+  private actorPolicy(wsId: string, actorId: string): ApprovalPolicy {
+    const ctx = this.ctx(wsId)
+    const row = ctx.store.members.get(memberRowOf(ctx, actorId, 'actorId'))!
+    return stricterPolicy(row.approval, this.turnPolicies.get(actorId))
   }
 
   /** A turn Concord queued (auto-turns.ts): shown in the session now, picked up when the member is free. */
@@ -330,6 +350,12 @@ export class Runtime {
     const pending = host.approvals.get(p.callId)
     if (!pending) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
     const suggestion = pending.suggestion ?? { tool: pending.name }
+    // Never the whole tool for a command Concord cannot take apart: allowing run_command would allow anything.
+    if (suggestion.noRule && !p.rule)
+      throw new ApiError(
+        'invalid_params',
+        `callId: no rule is offered for this call: ${suggestion.noRule}; allow it once`,
+      )
     const ctx = this.o.harness.ctx(host.wsId)
     const rule = addRule(
       ctx,

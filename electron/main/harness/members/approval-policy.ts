@@ -11,6 +11,7 @@ import path from 'node:path'
 import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schemas'
 import { ruleWords } from '../../../../shared/approval-words'
 import { sandboxStatus } from '../../platform/sandbox'
+import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
 
 export type ApprovalPolicy = ApprovalPolicyName
 
@@ -84,9 +85,6 @@ export async function defaultApproval(): Promise<ApprovalPolicy> {
 
 // ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Shell syntax that chains or substitutes commands: an allow prefix never covers what follows it. */
-const CHAIN = /[;&|`$<>()\n\r]/
-
 /** A command starts with `prefix` as whole words (`npm test` covers `npm test -- x`, not `npm tester`). */
 function startsWithWords(command: string, prefix: string): boolean {
   const c = command.trim().replace(/\s+/g, ' ')
@@ -94,9 +92,12 @@ function startsWithWords(command: string, prefix: string): boolean {
   return c === p || c.startsWith(`${p} `)
 }
 
-/** An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution. */
+/**
+ * An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution; a
+ * shell's `-c` string is the command inside (`npm test` covers `bash -lc "npm test"`), see command-words.ts.
+ */
 export function allowPrefixMatches(command: string, prefix: string): boolean {
-  return startsWithWords(command, prefix) && !CHAIN.test(command)
+  return wordsStartWith(command, prefix)
 }
 
 /** A deny prefix: any command in a chain starts with it (`cd x && git push` is caught by `git push`). */
@@ -297,7 +298,7 @@ export function describeAcpCall(
       .map((k) => str(raw[k]))
       .filter((p): p is string => !!p),
   ]
-  const command = Array.isArray(raw.command) ? raw.command.map(String).join(' ') : (str(raw.command) ?? str(raw.cmd))
+  const command = Array.isArray(raw.command) ? shellJoin(raw.command.map(String)) : (str(raw.command) ?? str(raw.cmd))
   switch (call.kind) {
     case 'read':
     case 'search':
@@ -330,14 +331,21 @@ export function describeAcpCall(
   }
 }
 
-/** The rule "Always allow" offers for a call: its command's first words, else the tool itself. */
-export function suggestedRule(call: PolicyCall): { tool: string; commandPrefix?: string } {
-  if (call.effect === 'command' && call.command) {
-    const words = call.command.trim().split(/\s+/)
-    // "npm test", "git log", "npx vitest": the program and its subcommand, when the second word is one.
-    const second = words[1] ?? ''
-    const prefix = /^[a-z][\w:.-]*$/i.test(second) ? `${words[0]} ${second}` : (words[0] ?? '')
-    if (prefix && !CHAIN.test(prefix)) return { tool: call.tool, commandPrefix: prefix }
-  }
-  return { tool: call.tool }
+/** The rule "Always allow" offers for a call (see command-words.ts). */
+export interface RuleSuggestion {
+  tool: string
+  commandPrefix?: string
+  /** No rule is offered for this call, and why (a command Concord cannot take apart, an interpreter…). */
+  noRule?: string
+}
+
+/**
+ * The rule "Always allow" offers: for a command, the command it runs' first words (`npm test`, also for
+ * `bash -lc "npm test"`), never a shell, `env` or an interpreter with code, and none when the command cannot be
+ * taken apart with confidence (never the whole tool); for any other call, the tool.
+ */
+export function suggestedRule(call: PolicyCall): RuleSuggestion {
+  if (call.effect !== 'command') return { tool: call.tool }
+  const s = suggestedPrefix(call.command ?? '')
+  return 'prefix' in s ? { tool: call.tool, commandPrefix: s.prefix } : { tool: call.tool, noRule: s.none }
 }

@@ -75,7 +75,7 @@ export function suggestionWords(tool: string, suggestion?: Suggestion): string {
   return suggestion?.commandPrefix ? `${suggestion.commandPrefix} …` : (suggestion?.tool ?? tool)
 }
 
-type Suggestion = { tool: string; commandPrefix?: string }
+type Suggestion = { tool: string; commandPrefix?: string; noRule?: string }
 
 /**
  * Allow, Always allow (a rule for this member or the whole team, made from the call), Deny with a reason. The
@@ -132,6 +132,29 @@ export function ApproveButtons({ memberId, callId, tool }: { memberId: string; c
         </button>
         {act.error && <span className="error-inline">{act.error.message}</span>}
       </form>
+    )
+  }
+  if (mode === 'always' && suggestion?.noRule) {
+    // Never the whole tool: a command Concord cannot take apart (or a shell, an interpreter) gets no rule.
+    return (
+      <span
+        className="approve always-allow"
+        role="group"
+        aria-label="Always allow"
+        data-testid="no-rule"
+        onKeyDown={(e) => e.key === 'Escape' && setMode('buttons')}
+      >
+        <span className="small">No rule offered: {suggestion.noRule}. Allow it once, or deny it.</span>
+        <button
+          ref={forMember}
+          type="button"
+          className="btn small ghost"
+          onClick={() => setMode('buttons')}
+          data-action="back"
+        >
+          Back
+        </button>
+      </span>
     )
   }
   if (mode === 'always') {
