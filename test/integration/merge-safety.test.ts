@@ -249,6 +249,34 @@ describe('a merge that landed before Concord could record it', () => {
   })
 })
 
+describe('a squash merge that landed before Concord could record it', () => {
+  it('is recorded as merged at the next start, and merging again is refused rather than squashed a second time', async () => {
+    const task = await acceptedTask('Squashed', { 'squashed.txt': 's\n' })
+    const head = git(t.repoDir, 'rev-parse', 'HEAD')
+    await t.core.close()
+    closed = true
+    // What a crash right after git's squash commit leaves: the commit in the checkout, the record of it still running.
+    git(t.repoDir, 'merge', '-q', '--squash', task.artifact!.commit!)
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'squashed')
+    const squashed = git(t.repoDir, 'rev-parse', 'HEAD')
+    const db = new Database(join(t.dataDir, 'workspaces', `${ws.id}.sqlite`))
+    db.prepare('UPDATE task_branches SET merging = ?').run(
+      JSON.stringify({ head, commit: task.artifact!.commit, at: new Date().toISOString() }),
+    )
+    db.close()
+    const core = createCore({ dataDir: t.dataDir })
+    try {
+      const reopened = await core.invoke('workspaces.open', { repoPath: t.repoDir })
+      expect(reopened.notes.join('\n')).toContain('had landed')
+      expect((await core.invoke('tasks.get', { taskId: task.id })).merged?.commit).toBe(squashed)
+      await rejectsWith(core.invoke('tasks.merge', { taskId: task.id, strategy: 'squash' }), 'invalid_transition')
+      expect(git(t.repoDir, 'rev-parse', 'HEAD')).toBe(squashed)
+    } finally {
+      await core.close()
+    }
+  })
+})
+
 describe('a crash while a tree is made', () => {
   it('is finished at the next start: the task gets its branch and tree, and no second branch is made', async () => {
     writeFileSync(join(t.repoDir, '.gitattributes'), '*.slow filter=slow\n')

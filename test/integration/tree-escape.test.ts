@@ -206,6 +206,25 @@ describe("Concord brings the task's branch into the user's repository", () => {
     expect((err as { message: string }).message).toContain('does not descend from')
     expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
   })
+
+  it("an orphan commit named as the artifact is refused before any of its objects enter the user's repository", async () => {
+    const m = await ivy()
+    const task = await taskFor(m, 'Feature')
+    const tree = treeOf(task)
+    git(tree, 'checkout', '-q', '--orphan', 'elsewhere')
+    writeFileSync(join(tree, 'other.txt'), 'other\n')
+    git(tree, 'add', '-A')
+    git(tree, '-c', 'user.name=A', '-c', 'user.email=a@x', 'commit', '-qm', 'unrelated')
+    const orphan = git(tree, 'rev-parse', 'HEAD')
+    const err = await t.core
+      .invoke('tasks.setStatus', { taskId: task.id, status: 'delivered', artifact: { commit: orphan } })
+      .catch((e: unknown) => e as { code: string; message: string })
+    expect(err).toMatchObject({ code: 'invalid_artifact' })
+    expect((err as { message: string }).message).toContain('not on its branch')
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
+    expect(() => git(t.repoDir, 'cat-file', '-e', `${orphan}^{commit}`)).toThrow()
+    expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
+  })
 })
 
 describe('trees made before trees were clones', () => {

@@ -273,32 +273,16 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
         `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`,
       )
     const file = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.bundle`)
+    const quarantine = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.quarantine`)
     writeFileSync(file, bundle.raw, { mode: 0o600 })
     try {
-      const fetched = await runOwnGit(
-        root,
-        [
-          '-c',
-          'transfer.fsckObjects=true',
-          '-c',
-          'fetch.fsckObjects=true',
-          'fetch',
-          '--quiet',
-          '--no-tags',
-          '--no-write-fetch-head',
-          '--no-recurse-submodules',
-          file,
-          'HEAD',
-        ],
-        { allowFailure: true },
-      )
-      if (fetched.code !== 0)
-        throw new ApiError(
-          'io_error',
-          `could not bring ${branch} into your repository: ${fetched.stderr.trim() || `exit code ${fetched.code}`}`,
-        )
+      // First into a repository of Concord's own that reads the user's objects (alternates) and writes none of them:
+      // what the bundle holds is checked there, and only a head on the task's branch goes on to the user's repository.
+      if (!(await onTaskBranch(root, quarantine, file, branch, head, base))) return { head, landed: false }
+      await fetchBundle(root, file, branch)
     } finally {
       rmSync(file, { force: true })
+      rmSync(quarantine, { recursive: true, force: true })
     }
     if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0)
       return { head, landed: false }
@@ -312,6 +296,62 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
   )
   if (moved.code !== 0) return { head, landed: (await resolveCommit(root, `refs/heads/${branch}`)) === head }
   return { head, landed: true }
+}
+
+/** The bundle's commits fetched (every object checked, no ref written) into `into`. */
+async function fetchBundle(into: string, file: string, branch: string): Promise<void> {
+  const fetched = await runOwnGit(
+    into,
+    [
+      '-c',
+      'transfer.fsckObjects=true',
+      '-c',
+      'fetch.fsckObjects=true',
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--no-recurse-submodules',
+      file,
+      'HEAD',
+    ],
+    { allowFailure: true },
+  )
+  if (fetched.code !== 0)
+    throw new ApiError(
+      'io_error',
+      `could not bring ${branch} into your repository: ${fetched.stderr.trim() || `exit code ${fetched.code}`}`,
+    )
+}
+
+/**
+ * Whether the bundle's `head` descends from `base`, decided in a bare repository made at `quarantine` that borrows
+ * the user's objects read-only: the tree's own history (its grafts, replace refs) has no say, and nothing of the
+ * bundle is in the user's repository yet.
+ */
+async function onTaskBranch(
+  root: string,
+  quarantine: string,
+  file: string,
+  branch: string,
+  head: string,
+  base: string,
+) {
+  const objects = await objectsOf(root)
+  rmSync(quarantine, { recursive: true, force: true })
+  const made = await runOwnGit(path.dirname(quarantine), ['init', '--quiet', '--bare', quarantine], {
+    allowFailure: true,
+  })
+  if (made.code !== 0)
+    throw new ApiError('io_error', `could not check the tree's commits: ${made.stderr.trim() || 'git init failed'}`)
+  writeFileSync(path.join(quarantine, 'objects', 'info', 'alternates'), objects.map((o) => `${o}\n`).join(''))
+  await fetchBundle(quarantine, file, branch)
+  return (await runOwnGit(quarantine, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code === 0
+}
+
+/** True when `commit` is `base` or descends from it in the user's repository. */
+export async function descendsFrom(root: string, commit: string, base: string): Promise<boolean> {
+  return (await runOwnGit(root, ['merge-base', '--is-ancestor', base, commit], { allowFailure: true })).code === 0
 }
 
 /** The task's branch created in the user's repository at `base` unless it is there already (a retry). */

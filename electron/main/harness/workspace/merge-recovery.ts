@@ -43,6 +43,27 @@ export async function leftovers(repo: string, before: string): Promise<string[]>
 }
 
 /**
+ * The commit in which a recorded merge of `rec.commit` onto `rec.head` landed, or null when it did not. A merge or a
+ * fast-forward has the task's commit as an ancestor (HEAD itself is recorded, as before); a squash never does, so it
+ * is the commit that follows `rec.head` on HEAD's first-parent line, with the task's commit's own tree (tasks.merge
+ * lands only that tree: checkLandsAsChecked).
+ */
+async function landedCommit(repo: string, rec: { head: string; commit: string }, head: string) {
+  if ((await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0)
+    return head
+  const after = await runOwnGit(repo, ['rev-list', '--first-parent', '--reverse', `${rec.head}..${head}`], {
+    allowFailure: true,
+  })
+  const next = after.code === 0 ? after.stdout.split('\n')[0]?.trim() : ''
+  if (!next || (await resolveCommit(repo, `${next}^1`)) !== rec.head) return null
+  const trees = await runOwnGit(repo, ['rev-parse', `${next}^{tree}`, `${rec.commit}^{tree}`], {
+    allowFailure: true,
+  })
+  const [made, task] = trees.stdout.trim().split('\n')
+  return trees.code === 0 && made && made === task ? next : null
+}
+
+/**
  * A merge Concord recorded as running and never finished (it was killed, perhaps with git): `refuse` (before a new
  * merge) throws merge_blocked saying what is left in the checkout; a checkout found as it was is cleared silently,
  * and one where the merge landed is recorded as merged. Returns the notes for the workspace at start.
@@ -58,26 +79,22 @@ export async function interruptedMerges(ctx: Ctx, repo: string, refuse: boolean)
     // changed files are.
     const all = await leftovers(repo, rec.head)
     const found = all.filter((f) => !f.startsWith('HEAD moved'))
-    const landed =
-      !found.length &&
-      head !== null &&
-      head !== rec.head &&
-      (await runOwnGit(repo, ['merge-base', '--is-ancestor', rec.commit, head], { allowFailure: true })).code === 0
+    const landed = !found.length && head !== null && head !== rec.head ? await landedCommit(repo, rec, head) : null
     if (!found.length) {
       ctx.store.transaction(() => {
         ctx.store.branches.setMerging(row.task_id, null)
         if (landed) {
-          ctx.store.branches.setMerged(row.task_id, head, now(), rec.head)
+          ctx.store.branches.setMerged(row.task_id, landed, now(), rec.head)
           ctx.store.log.appendEvent(
             'task.merged',
-            { taskId: row.task_id, commit: rec.commit, merged: head, recovered: true },
+            { taskId: row.task_id, commit: rec.commit, merged: landed, recovered: true },
             now(),
           )
         }
       })
       if (landed)
         notes.push(
-          `The merge of ${tk} that was running when Concord stopped had landed (${head.slice(0, 10)}); it is recorded as merged.`,
+          `The merge of ${tk} that was running when Concord stopped had landed (${landed.slice(0, 10)}); it is recorded as merged.`,
         )
       continue
     }

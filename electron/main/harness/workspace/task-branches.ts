@@ -11,6 +11,7 @@ import type { OpenedWorkspace, WorkspaceSettings } from '../../../../shared/sche
 import {
   convertWorktree,
   createBranchRef,
+  descendsFrom,
   ensureCheckout,
   freeBranchName,
   inspectRepo,
@@ -295,7 +296,7 @@ export async function resolveArtifact(
   if (inTree && !(await resolveCommit(repo, sha))) {
     throw new ApiError(
       'invalid_artifact',
-      `artifact.commit: ${sha.slice(0, 10)} is in the task's tree but not on its branch (only the branch head is brought into your repository); check it out or merge it into the branch and commit`,
+      `artifact.commit: ${sha.slice(0, 10)} is in the task's tree but not on its branch (Concord brings into your repository only the tree's head, and only when it descends from the task's base); check it out or merge it into the branch and commit`,
     )
   }
   return { ...artifact, commit: sha }
@@ -312,7 +313,21 @@ export async function deliveryArtifact(
   given: { commit?: string; digest?: string } | undefined,
 ) {
   const branch = await refreshHead(h, ctx, taskRowId)
-  if (given) return resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
+  if (given) {
+    const artifact = await resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
+    // Deliverable means on the task's branch: a commit of the task's tree (or of your repository) that does not
+    // descend from the task's base is not the task's work.
+    if (
+      branch &&
+      artifact?.commit &&
+      !(await descendsFrom(h.workspace(ctx.wsId).repoPath, artifact.commit, branch.base_commit))
+    )
+      throw new ApiError(
+        'invalid_artifact',
+        `artifact.commit: ${artifact.commit.slice(0, 10)} does not descend from ${makeKey('task', taskRowId)}'s base ${branch.base_commit.slice(0, 10)}, so it is not on ${branch.branch}: deliver a commit of the task's branch`,
+      )
+    return artifact
+  }
   if (!branch?.worktree || !existsSync(branch.worktree)) return undefined
   const dirty = await uncommittedFiles(branch.worktree)
   if (dirty.length) {
