@@ -277,6 +277,7 @@ export async function importWorkspace(
   const { file, bytes } = await readExportFile(p.path)
   const doc = await parseExport(bytes, file, slicer)
   const repoPath = repoFolder(p.repoPath)
+  harness.refuseDataDirRepo(repoPath)
   const existing = harness.registry.byPath(repoPath)
   if (existing) {
     throw new ApiError(
