@@ -4,10 +4,11 @@
  * most IMPORT_MAX_BYTES; anything else is refused with a clear error and nothing is changed.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, openSync, closeSync, ftruncateSync, readdirSync } from 'node:fs'
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IMPORT_MAX_BYTES } from '../../electron/main/export/import'
+import { MAX_ELEMENTS } from '../../electron/main/export/json'
 import { makeCore, rejectsWith, type TestCore } from '../fixtures/core'
 
 let t: TestCore
@@ -57,5 +58,37 @@ describe('import.workspace reads regular files only, up to a limit', () => {
     const err = await rejectsWith(attempt(big), 'payload_too_large')
     expect(err.message).toContain(`${big} is 501.0 MB; an import reads at most 500.0 MB`)
     await nothingChanged()
+  })
+})
+
+describe('import.workspace counts before it checks element by element', () => {
+  /** A good export of an empty workspace with `fill` applied, written beside the repository. */
+  async function exportWith(name: string, fill: (doc: Record<string, unknown>) => void): Promise<string> {
+    const ws = await t.core.invoke('workspaces.open', { repoPath: t.repoDir, name: 'Shop' })
+    const out = join(dirname(t.repoDir), `export-${name}`)
+    const done = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json', outDir: out })
+    const doc = JSON.parse(readFileSync(done.files[0]!, 'utf8')) as Record<string, unknown>
+    fill(doc)
+    const file = join(dirname(t.repoDir), `${name}.json`)
+    writeFileSync(file, JSON.stringify(doc))
+    return file
+  }
+
+  it('refuses 1,000,000 empty members (a 3 MB file) by their count, before checking one', async () => {
+    const file = await exportWith('members', (d) => (d.members = Array.from({ length: 1_000_000 }, () => ({}))))
+    const err = await rejectsWith(attempt(file), 'payload_too_large')
+    expect(err.message).toContain(
+      `has 1,000,000 members; an import takes at most ${MAX_ELEMENTS.members.toLocaleString('en-US')}`,
+    )
+    expect((await t.core.invoke('workspaces.list', {})).map((w) => w.name)).toEqual(['Shop'])
+  })
+
+  it('stops at the first problems of a long list of bad elements', async () => {
+    const file = await exportWith('decisions', (d) => (d.decisions = Array.from({ length: 100_000 }, () => ({}))))
+    const err = await rejectsWith(attempt(file), 'invalid_params')
+    expect(err.message).toContain('decisions[0].id')
+    expect(err.message).toContain('checking stopped at these first problems')
+    expect(err.message).not.toContain('decisions[1]')
+    expect((await t.core.invoke('workspaces.list', {})).map((w) => w.name)).toEqual(['Shop'])
   })
 })
