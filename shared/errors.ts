@@ -39,6 +39,8 @@ export const errorCodes = [
   'folder_outside_repo',
   /** A member of the same name is already in the workspace (copying another workspace's team): nothing was copied. */
   'name_taken',
+  /** A repository folder that is, lies inside or holds Concord's data folder (where every key is kept). */
+  'data_folder_repo',
   'internal',
 ] as const
 
@@ -101,5 +103,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   no_commit: 409,
   folder_outside_repo: 400,
   name_taken: 409,
+  data_folder_repo: 400,
   internal: 500,
 }

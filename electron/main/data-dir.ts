@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs'
+import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
+import { ApiError } from '../../shared/errors'
 import { storageFault } from './faults'
 
 /** --data-dir, else CONCORD_DATA_DIR, else the OS app-data folder. */
@@ -37,5 +38,28 @@ export function tightenFile(file: string): void {
     if (mode & 0o077) chmodSync(file, mode & 0o700)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
+}
+
+/**
+ * Refuses a repository folder that is the data folder, lies inside it or holds it: a member working there would
+ * read every workspace's file and the secret store (a command printed secrets.json with every key). Both are
+ * compared as real paths (links resolved), so a link to the data folder is refused too. `repo` is a real path.
+ */
+export function refuseDataDirRepo(dataDir: string, repo: string, field = 'repoPath'): void {
+  let data: string
+  try {
+    data = realpathSync(dataDir)
+  } catch {
+    data = resolve(dataDir)
+  }
+  const within = (inner: string, outer: string) =>
+    inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep)
+  const how = within(repo, data) ? 'is inside' : within(data, repo) ? 'holds' : null
+  if (how) {
+    throw new ApiError(
+      'data_folder_repo',
+      `${field}: ${repo} ${how} Concord's data folder (${data}), where every workspace's keys are kept; open a repository outside it`,
+    )
   }
 }

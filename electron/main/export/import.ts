@@ -5,8 +5,8 @@
  * file meanwhile: the registry learns about the workspace only after the last slice; on any failure the
  * new file is removed and the registry is untouched.
  */
-import { existsSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { readFile, stat } from 'node:fs/promises'
+import { constants, existsSync, realpathSync, rmSync, statSync, type Stats } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import type { Workspace } from '../../../shared/schemas'
@@ -45,21 +45,85 @@ function absolute(path: string, field: string): string {
   return path
 }
 
-async function readExportFile(path: string): Promise<{ file: string; bytes: Buffer }> {
-  let file = absolute(path, 'path')
+/**
+ * The largest export file an import reads: under V8's longest string (about 512 MiB), which a malformed file's
+ * message needs, and far above a real workspace (100,000 decisions are about 150 MB).
+ */
+export const IMPORT_MAX_BYTES = 500 * 1024 * 1024
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+
+/** What a path that is not a regular file is, for a message. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
+  if (st.isSocket()) return 'a socket'
+  if (st.isDirectory()) return 'a folder'
+  return 'not a regular file'
+}
+
+const notRegular = (file: string, kind: string) =>
+  new ApiError(
+    'invalid_params',
+    `path: ${file} is ${kind}, not a regular file; give an export file or the folder holding ${JSON_FILE}`,
+  )
+
+/**
+ * Opens the file for reading without waiting: O_NONBLOCK, so a named pipe with no writer cannot hold the call
+ * (what it is is then checked on the open descriptor, never by path first).
+ */
+async function openForImport(file: string): Promise<FileHandle> {
   try {
-    if ((await stat(file)).isDirectory()) file = join(file, JSON_FILE)
+    return await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    // A socket (or a FIFO opened the other way) cannot be opened as a file at all.
+    if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw notRegular(file, 'not a regular file')
     throw ioError(`path: cannot read ${file}`, err)
   }
+}
+
+const tooLarge = (file: string, size: string) =>
+  new ApiError(
+    'payload_too_large',
+    `path: ${file} is ${size}; an import reads at most ${megabytes(IMPORT_MAX_BYTES)} (${IMPORT_MAX_BYTES} bytes) — nothing was changed`,
+  )
+
+/**
+ * The export's bytes: a regular file (or a folder's concord-export.json) of at most IMPORT_MAX_BYTES, checked on
+ * the opened descriptor. A named pipe, a device (/dev/zero) or a socket is refused before a byte is read; a file
+ * that grows past the limit while it is read is refused at the limit.
+ */
+async function readExportFile(path: string): Promise<{ file: string; bytes: Buffer }> {
+  let file = absolute(path, 'path')
+  let handle = await openForImport(file)
   try {
-    return { file, bytes: await readFile(file) }
+    let st = await handle.stat()
+    if (st.isDirectory()) {
+      await handle.close()
+      file = join(file, JSON_FILE)
+      handle = await openForImport(file)
+      st = await handle.stat()
+    }
+    if (!st.isFile()) throw notRegular(file, kindOf(st))
+    if (st.size > IMPORT_MAX_BYTES) throw tooLarge(file, megabytes(st.size))
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(8 * 1024 * 1024, IMPORT_MAX_BYTES + 1 - total))
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+      if (bytesRead === 0) break
+      chunks.push(chunk.subarray(0, bytesRead))
+      total += bytesRead
+      if (total > IMPORT_MAX_BYTES) throw tooLarge(file, `over the limit (it grew while it was read)`)
+    }
+    return { file, bytes: Buffer.concat(chunks, total) }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new ApiError('invalid_params', `path: ${file} does not exist`)
+    if (err instanceof ApiError) throw err
     throw ioError(`path: cannot read ${file}`, err)
+  } finally {
+    await handle.close().catch(() => undefined)
   }
 }
 
@@ -277,6 +341,7 @@ export async function importWorkspace(
   const { file, bytes } = await readExportFile(p.path)
   const doc = await parseExport(bytes, file, slicer)
   const repoPath = repoFolder(p.repoPath)
+  harness.refuseDataDirRepo(repoPath)
   const existing = harness.registry.byPath(repoPath)
   if (existing) {
     throw new ApiError(

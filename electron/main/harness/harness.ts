@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { ApiError } from '../../../shared/errors'
+import { refuseDataDirRepo } from '../data-dir'
 import type { Workspace } from '../../../shared/schemas'
 import type { EventBus } from '../events/event-bus'
 import { storageFault } from '../faults'
@@ -53,6 +54,7 @@ export class Harness {
     } catch {
       throw new ApiError('invalid_params', `repoPath: ${repoPath} is not an existing folder`)
     }
+    refuseDataDirRepo(this.options.dataDir, real)
     const at = now()
     const existing = this.registry.byPath(real)
     if (existing) {
@@ -81,6 +83,11 @@ export class Harness {
     const workspace = toWorkspace(row)
     this.bus.emit('workspace.opened', { workspace })
     return workspace
+  }
+
+  /** Refuses a repository folder (a real path) that is, lies inside or holds the data folder. */
+  refuseDataDirRepo(real: string): void {
+    refuseDataDirRepo(this.options.dataDir, real)
   }
 
   /** Opens a workspace file with the same SQLite binding the harness uses (Electron's ABI in the app). */
