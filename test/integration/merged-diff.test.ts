@@ -24,8 +24,12 @@ beforeEach(async () => {
 })
 afterEach(() => t.cleanup())
 
-/** A task started from main's head, one commit in its tree, delivered and accepted. */
-async function acceptedTask(title: string, file: string, content: string): Promise<Task> {
+/**
+ * A task started from main's head, one commit in its tree, delivered and accepted. `meanwhile` runs after the task's
+ * commit: when it moves main (returning the new head), the tree brings main in before delivering, as an update does,
+ * so the accepted commit is what lands (main only receives the tree that was accepted, issue 30).
+ */
+async function acceptedTask(title: string, file: string, content: string, meanwhile?: () => string): Promise<Task> {
   const task = await t.core.invoke('tasks.create', {
     workspaceId: ws.id,
     title,
@@ -37,6 +41,11 @@ async function acceptedTask(title: string, file: string, content: string): Promi
   writeFileSync(join(dir, file), content)
   git(dir, 'add', '-A')
   git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', title)
+  if (meanwhile) {
+    meanwhile()
+    git(dir, 'fetch', '-q', t.repoDir, 'main')
+    git(dir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'merge', '-q', '--no-edit', 'FETCH_HEAD')
+  }
   await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
   return t.core.invoke('tasks.accept', { taskId: task.id })
 }
@@ -52,10 +61,17 @@ function userCommit(file: string, content: string): string {
 describe('a merged task’s diff', () => {
   for (const strategy of ['merge', 'squash', 'ff-only'] as const) {
     it(`shows what a ${strategy} landed, against the base it was merged on`, async () => {
-      const task = await acceptedTask('Search timeout', 'search.ts', 'export const timeoutMs = 30_000\n')
+      // main moves on after the task started (its tree brings it in before delivering; a fast-forward needs main
+      // under the task's commit as it is).
+      let onto = git(t.repoDir, 'rev-parse', 'HEAD')
+      const moveMain = () => (onto = userCommit('notes.md', 'mine\n'))
+      const task = await acceptedTask(
+        'Search timeout',
+        'search.ts',
+        'export const timeoutMs = 30_000\n',
+        strategy === 'ff-only' ? undefined : moveMain,
+      )
       const commit = task.artifact!.commit!
-      // main moves on before the merge (not for a fast-forward, which needs main under the task's commit).
-      const onto = strategy === 'ff-only' ? git(t.repoDir, 'rev-parse', 'HEAD') : userCommit('notes.md', 'mine\n')
       const merged = await t.core.invoke('tasks.merge', { taskId: task.id, strategy })
       // ...and after it: the diff still shows the task's change, not main's later commits.
       userCommit('later.md', 'after the merge\n')

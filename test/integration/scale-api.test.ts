@@ -3,6 +3,8 @@
  * one serialization of the impact for the answer and the event, restored claims on a revert, and token
  * figures kept with the steps (checked against a plain SQL recount).
  */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../electron/main/core'
 import type { EventEnvelope } from '../../shared/contract'
@@ -138,7 +140,9 @@ describe('getMany', () => {
     const a = await task('a', [d])
     const b = await task('b', [d])
     const r = await report(a, [d])
-    const ws2 = await core.invoke('workspaces.open', { repoPath: t.dataDir })
+    const other = join(t.repoDir, '..', 'other-repo')
+    mkdirSync(other)
+    const ws2 = await core.invoke('workspaces.open', { repoPath: other })
     const c = await core.invoke('tasks.create', { workspaceId: ws2.id, title: 'c' })
     const missing = `${ws.id}-t999`
     const got = await core.invoke('tasks.getMany', { ids: [b.id, missing, c.id, a.id, b.id] })

@@ -649,6 +649,38 @@ describe('browser client for the bridge', () => {
     }
   })
 
+  it('a token question that gets no answer at all is given up, and the socket tried again', async () => {
+    vi.useFakeTimers()
+    try {
+      FakeSocket.all = []
+      // A server that takes the connection and never answers: the fetch ends only when its signal aborts.
+      const fetch = vi.fn(
+        (_url: string, init: RequestInit) =>
+          new Promise<Response>((_, reject) =>
+            init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+          ),
+      )
+      const client = createBridgeClient({
+        origin: 'http://127.0.0.1:5183',
+        token: 't',
+        fetch: fetch as never,
+        WebSocket: FakeSocket as never,
+        minDelay: 100,
+        maxDelay: 100,
+      })
+      client.onEvent(() => {})
+      FakeSocket.all[0]!.close()
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(fetch).toHaveBeenCalledTimes(1)
+      expect(FakeSocket.all).toHaveLength(1)
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(FakeSocket.all).toHaveLength(2)
+      client.close()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('a call answered 401 ends the retries too', async () => {
     FakeSocket.all = []
     const fetch = vi.fn(

@@ -34,6 +34,9 @@ export function backoffDelay(attempt: number, min = 250, max = 8000, random = Ma
   return Math.round(base * (0.8 + 0.4 * random()))
 }
 
+/** How long the token probe after a failed connect waits for an answer before it counts as "no answer". */
+const PROBE_TIMEOUT = 5000
+
 export function createBridgeClient(options: BridgeClientOptions): ClientApi {
   const doFetch = options.fetch ?? fetch.bind(globalThis)
   const WS = options.WebSocket ?? WebSocket
@@ -63,18 +66,25 @@ export function createBridgeClient(options: BridgeClientOptions): ClientApi {
 
   /**
    * Why a socket closed before it opened: the browser does not tell a refused token (the upgrade's 401) from a server
-   * that is down, so one call with the token asks. A 401 refuses; anything else (no answer at all) retries.
+   * that is down, so one call with the token asks. A 401 refuses; anything else (no answer at all) retries. The ask
+   * gives up after PROBE_TIMEOUT: a server that accepts the connection but never answers (one still starting, or
+   * stopped mid-answer) would otherwise leave the tab waiting on it for good, with no retry ever scheduled.
    */
   async function tokenRefused(): Promise<boolean> {
+    const abort = new AbortController()
+    const giveUp = setTimeout(() => abort.abort(), PROBE_TIMEOUT)
     try {
       const res = await doFetch(new URL('/api/workspaces.list', options.origin).toString(), {
         method: 'POST',
         headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
         body: '{}',
+        signal: abort.signal,
       })
       return res.status === 401
     } catch {
       return false
+    } finally {
+      clearTimeout(giveUp)
     }
   }
 
