@@ -21,14 +21,23 @@ let loading: Promise<void> | null = null
 let version = 0
 const waiting = new Set<() => void>()
 
-/** Loads the highlighter once; the rendered trees are dropped and the subscribed blocks render again. */
+/**
+ * Loads the highlighter once; the rendered trees are dropped and the subscribed blocks render again. A load that
+ * fails (the server restarted mid-download) is tried again by the next code block; code shows plain meanwhile.
+ */
 export function loadHighlighter(): Promise<void> {
-  return (loading ??= import('./highlighter').then((m) => {
-    lowlight = m.lowlight
-    version++
-    cache.clear()
-    for (const f of waiting) f()
-  }))
+  return (loading ??= import('./highlighter').then(
+    (m) => {
+      lowlight = m.lowlight
+      version++
+      cache.clear()
+      for (const f of waiting) f()
+    },
+    (err: unknown) => {
+      loading = null
+      throw err
+    },
+  ))
 }
 
 /** For useSyncExternalStore: a block renders again once the highlighter is loaded. */
@@ -53,7 +62,7 @@ function highlightCode(tree: Root): void {
         const code = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'code')
         const classes = code?.properties.className ?? []
         const lang = classes.find((c) => c.startsWith('language-'))?.slice('language-'.length)
-        if (code && lang && !lowlight) void loadHighlighter()
+        if (code && lang && !lowlight) loadHighlighter().catch(() => undefined)
         else if (code && lang && lowlight?.registered(lang)) {
           const result = lowlight.highlight(lang, code.children.map(textOf).join(''))
           code.children = result.children as ElementContent[]
@@ -169,13 +178,15 @@ export function openFence(block: string): OpenFence | null {
  * Compiles the parser and the highlighter while the app is idle, so the first session opened does not
  * pay for it (creating the highlighter alone takes tens of milliseconds).
  */
-export function prewarmMarkdown(): void {
+/** Warms the processor now; resolves once the highlighter is loaded and warm too (or could not be loaded). */
+export function prewarmMarkdown(): Promise<void> {
   processor.runSync(
     processor.parse(
       'Warm **up** `D-1`, [link](https://example.com)\n\n- a\n- b\n\n```ts\nconst a: number = 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |',
     ),
   )
-  void loadHighlighter().then(() =>
-    lowlight?.highlight('typescript', 'export function f(a: string): number { return a.length }'),
+  return loadHighlighter().then(
+    () => void lowlight?.highlight('typescript', 'export function f(a: string): number { return a.length }'),
+    (err: unknown) => console.warn('Concord could not load the code highlighter yet; code shows plain:', err),
   )
 }
