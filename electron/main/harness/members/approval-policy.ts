@@ -12,6 +12,7 @@ import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schema
 import { ruleWords } from '../../../../shared/approval-words'
 import { sandboxStatus } from '../../platform/sandbox'
 import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
+import { commandsRun, prefixMatch, type CommandsRun } from './shell-commands'
 
 export type ApprovalPolicy = ApprovalPolicyName
 
@@ -85,13 +86,6 @@ export async function defaultApproval(): Promise<ApprovalPolicy> {
 
 // ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** A command starts with `prefix` as whole words (`npm test` covers `npm test -- x`, not `npm tester`). */
-function startsWithWords(command: string, prefix: string): boolean {
-  const c = command.trim().replace(/\s+/g, ' ')
-  const p = prefix.trim().replace(/\s+/g, ' ')
-  return c === p || c.startsWith(`${p} `)
-}
-
 /**
  * An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution; a
  * shell's `-c` string is the command inside (`npm test` covers `bash -lc "npm test"`), see command-words.ts.
@@ -100,9 +94,12 @@ export function allowPrefixMatches(command: string, prefix: string): boolean {
   return wordsStartWith(command, prefix)
 }
 
-/** A deny prefix: any command in a chain starts with it (`cd x && git push` is caught by `git push`). */
+/**
+ * A deny prefix: any command the line runs starts with it, as the shell reads the line (see shell-commands.ts):
+ * `{ touch M; }`, `env touch M`, `sh -c 'touch M'`, `echo $(git push)`, `git -C . push`… Only a certain match.
+ */
 export function denyPrefixMatches(command: string, prefix: string): boolean {
-  return command.split(/&&|\|\||[;&|\n\r]|\$\(|`|\(/).some((part) => startsWithWords(part, prefix))
+  return prefixMatch(commandsRun(command), prefix) === 'yes'
 }
 
 /** `*` any characters but `/`, `**` any (also `/`), `?` one character; matched against the whole relative path. */
@@ -131,25 +128,29 @@ export function insideTree(root: string | undefined, p: string): string | null {
   return rel.split(path.sep).join('/')
 }
 
-function ruleMatches(rule: PolicyRule, call: PolicyCall): boolean {
-  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return false
+/**
+ * Whether a rule covers a call: `yes`, `no`, or for a deny prefix `maybe` (the command may run what it names, as
+ * far as Concord can read it). `run` reads the call's command once, for every deny rule.
+ */
+function ruleMatches(rule: PolicyRule, call: PolicyCall, run: () => CommandsRun): 'yes' | 'maybe' | 'no' {
+  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return 'no'
+  let verdict: 'yes' | 'maybe' = 'yes'
   if (rule.commandPrefix) {
-    if (call.command === undefined) return false
-    if (
-      !(rule.effect === 'deny'
-        ? denyPrefixMatches(call.command, rule.commandPrefix)
-        : allowPrefixMatches(call.command, rule.commandPrefix))
-    )
-      return false
+    if (call.command === undefined) return 'no'
+    if (rule.effect === 'deny') {
+      const m = prefixMatch(run(), rule.commandPrefix)
+      if (m === 'no' && !run().unsure) return 'no'
+      if (m !== 'yes') verdict = 'maybe'
+    } else if (!allowPrefixMatches(call.command, rule.commandPrefix)) return 'no'
   }
   if (rule.pathGlob) {
-    if (!call.paths?.length) return false
+    if (!call.paths?.length) return 'no'
     const re = globToRegExp(rule.pathGlob)
     const rel = call.paths.map((p) => insideTree(call.root, p) ?? path.resolve(call.root ?? '/', p))
     // Deny: any path it names; allow: every path.
-    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return false
+    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return 'no'
   }
-  return true
+  return verdict
 }
 
 // ── the decision ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -179,7 +180,8 @@ function leavesSandbox(call: PolicyCall): string | null {
 
 /**
  * Whether a call waits for the human. Deny rules first (the member's, then the team's: any that matches refuses
- * the call), then allow rules (one that matches runs it), then the policy.
+ * the call; a command Concord cannot read with confidence asks when a deny rule names commands), then allow rules
+ * (one that matches runs it), then the policy.
  */
 export function needsHuman(
   policy: ApprovalPolicy,
@@ -187,16 +189,24 @@ export function needsHuman(
   call: PolicyCall,
   sandbox: SandboxState,
 ): PolicyAnswer {
-  const deny = rules.find((r) => r.effect === 'deny' && ruleMatches(r, call))
+  let read: CommandsRun | undefined
+  const run = (): CommandsRun => (read ??= commandsRun(call.command ?? ''))
+  const denies = rules.filter((r) => r.effect === 'deny').map((r) => ({ r, m: ruleMatches(r, call, run) }))
+  const forTeam = (r: PolicyRule) => (r.memberId === null ? ' (for the team)' : '')
+  const deny = denies.find((d) => d.m === 'yes')?.r
   if (deny)
+    return { ask: false, deny: true, why: `refused by the rule "${ruleWords(deny)}"${forTeam(deny)}`, rule: deny }
+  const unsure = denies.find((d) => d.m === 'maybe')?.r
+  if (unsure)
     return {
-      ask: false,
-      deny: true,
-      why: `refused by the rule "${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`,
-      rule: deny,
+      ask: true,
+      deny: false,
+      why: `Concord cannot tell whether the rule "${ruleWords(unsure)}"${forTeam(unsure)} refuses it: ${
+        run().unsure ?? 'a word it compares is only known when the command runs'
+      }`,
     }
   if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
-  const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call))
+  const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call, run) === 'yes')
   if (allow)
     return {
       ask: false,
