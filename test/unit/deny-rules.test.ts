@@ -104,6 +104,7 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', 'cd "$DIR" && npm test'],
     ['git push', 'git commit -m "$MSG"'],
     ['git push', './script.sh'],
+    ['git push', `python3 -c "print('hello')"`],
   ])('deny `%s` runs %j', (prefix, command) => {
     expect(decide(prefix, command)).toBe('run')
   })
@@ -125,6 +126,11 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', 'g*t push'],
     ['touch', '{touch,x} M'],
     ['touch', 'env -S "touch M"'],
+    // Code handed to an interpreter is not shell: when it names the rule's words, it asks.
+    ['touch', `python3 -c "import os; os.system('touch M')"`],
+    ['git push', `node -e "require('child_process').execFileSync('git', ['push'])"`],
+    ['git push', 'python3 - <<EOF\nimport subprocess\nsubprocess.run("git push", shell=True)\nEOF'],
+    ['git push', `env perl -e 'system("git push")'`],
   ])('deny `%s` asks for %j', (prefix, command) => {
     expect(decide(prefix, command)).toBe('ask')
   })
@@ -141,6 +147,14 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
       deny: false,
       why: 'Concord cannot tell whether the rule "deny run_command `git push …`" (for the team) refuses it: eval runs a string that is only known when it runs',
     })
+  })
+
+  it('says when it asks for code handed to an interpreter', () => {
+    const call = { tool: 'run_command', effect: 'command' as const, asksUnderAsk: true }
+    const a = needsHuman('auto', [rule('touch')], { ...call, command: `python3 -c "os.system('touch M')"` }, on)
+    expect(a.why).toBe(
+      'Concord cannot tell whether the rule "deny run_command `touch …`" (for the team) refuses it: it hands an interpreter code that names it',
+    )
   })
 
   it('without a deny rule an unreadable command runs under auto as before', () => {
@@ -164,6 +178,7 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
         [null],
       ],
       unsure: 'the program it runs is only known when it runs',
+      code: [],
     })
     expect(prefixMatch(commandsRun('git $X'), 'git push')).toBe('maybe')
     expect(prefixMatch(commandsRun('git'), 'git push')).toBe('no')

@@ -12,7 +12,7 @@ import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schema
 import { ruleWords } from '../../../../shared/approval-words'
 import { sandboxStatus } from '../../platform/sandbox'
 import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
-import { commandsRun, prefixMatch, type CommandsRun } from './shell-commands'
+import { commandsRun, maybeWhy, prefixMatch, type CommandsRun } from './shell-commands'
 
 export type ApprovalPolicy = ApprovalPolicyName
 
@@ -201,9 +201,10 @@ export function needsHuman(
     return {
       ask: true,
       deny: false,
-      why: `Concord cannot tell whether the rule "${ruleWords(unsure)}"${forTeam(unsure)} refuses it: ${
-        run().unsure ?? 'a word it compares is only known when the command runs'
-      }`,
+      why: `Concord cannot tell whether the rule "${ruleWords(unsure)}"${forTeam(unsure)} refuses it: ${maybeWhy(
+        run(),
+        unsure.commandPrefix ?? '',
+      )}`,
     }
   if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
   const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call, run) === 'yes')

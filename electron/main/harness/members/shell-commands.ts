@@ -24,8 +24,33 @@ export interface CommandsRun {
   commands: Word[][]
   /** Why Concord cannot tell every command this runs, or null when it can. */
   unsure: string | null
+  /** Code handed to an interpreter (`python3 -c '…'`, `node -e '…'`, a here-document for one), as text. */
+  code: string[]
 }
 
+/** Interpreters: code they are handed is not shell, but a deny rule it names (`os.system('git push')`) asks. */
+const INTERPRETERS = new Set([
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'pwsh',
+  'powershell',
+  'tclsh',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+])
 /** Shells whose `-c` string is the command they run. */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'fish', 'rbash'])
 /**
@@ -105,6 +130,7 @@ function wordText(word: ShellWord | undefined): Word {
 class Reader {
   commands: Word[][] = []
   unsure: string | null = null
+  code: string[] = []
 
   doubt(why: string): void {
     this.unsure ??= why
@@ -133,6 +159,10 @@ class Reader {
     if (!node.name) return
     const words = [wordText(node.name), ...node.args.filter((a) => a.type === 'Word').map((w) => wordText(w))]
     this.run(words, depth)
+    if (words[0] && INTERPRETERS.has(path.posix.basename(words[0])))
+      for (const r of node.redirects)
+        if (r.type === 'HereDoc') this.code.push(r.body.text)
+        else if (r.type === 'HereString' && r.target) this.code.push(r.target.text)
   }
 
   /** A command as words: recorded, and the commands it runs read in turn. */
@@ -146,6 +176,7 @@ class Reader {
     const name = path.posix.basename(program)
     const rest = words.slice(1)
     if (SHELLS.has(name)) return this.shell(rest, depth)
+    if (INTERPRETERS.has(name)) return void this.code.push(rest.filter((w) => w !== null).join(' '))
     if (name === 'git') return this.git(rest)
     if (name === 'eval') return this.text(rest, depth, 'eval runs a string that is only known when it runs')
     if (name === 'trap') {
@@ -271,13 +302,13 @@ class Reader {
 export function commandsRun(command: string): CommandsRun {
   const reader = new Reader()
   reader.script(command, 0)
-  return { commands: reader.commands, unsure: reader.unsure }
+  return { commands: reader.commands, unsure: reader.unsure, code: reader.code }
 }
 
 /**
  * Whether a deny prefix (`git push`, `touch`) matches one of the commands: `yes` when a command starts with its
  * words (the program by its name, whatever its path), `maybe` when one might, as far as the words only the shell
- * knows go (`git $SUB`, `$X push`), else `no`.
+ * knows go (`git $SUB`, `$X push`) or when code handed to an interpreter names its words in order, else `no`.
  */
 export function prefixMatch(run: CommandsRun, prefix: string): 'yes' | 'maybe' | 'no' {
   const want = prefix.trim().split(/\s+/).filter(Boolean)
@@ -297,5 +328,21 @@ export function prefixMatch(run: CommandsRun, prefix: string): 'yes' | 'maybe' |
     if (verdict === 'yes') return 'yes'
     if (verdict === 'maybe') maybe = true
   }
-  return maybe ? 'maybe' : 'no'
+  return maybe || run.code.some((c) => mentions(c, want)) ? 'maybe' : 'no'
+}
+
+/** Code names the words in order, each a whole token (`'git', 'push'` and `git push` both name `git push`). */
+function mentions(code: string, words: string[]): boolean {
+  const token = (w: string) => `(?<![\\w.-])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`
+  return new RegExp(words.map(token).join('[\\s\\S]*?')).test(code)
+}
+
+/** Why a deny prefix may match (prefixMatch answered `maybe`), in words for the approval card. */
+export function maybeWhy(run: CommandsRun, prefix: string): string {
+  if (run.unsure) return run.unsure
+  const want = prefix.trim().split(/\s+/).filter(Boolean)
+  if (want.length) want[0] = path.posix.basename(want[0]!)
+  return run.code.some((c) => mentions(c, want))
+    ? 'it hands an interpreter code that names it'
+    : 'a word it compares is only known when the command runs'
 }
