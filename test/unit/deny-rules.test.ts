@@ -82,6 +82,7 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', "'git' 'push'"],
     ['git push', 'env GIT_TRACE=1 git push'],
     ['git push', 'cd /tmp && git push'],
+    ['git push', '/usr/lib/git-core/git-push origin'],
     // Not valid shell, but what Concord could read names the rule: refused rather than asked.
     ['git push', 'echo $(git push'],
   ])('deny `%s` refuses %j', (prefix, command) => {
@@ -126,6 +127,12 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', 'g*t push'],
     ['touch', '{touch,x} M'],
     ['touch', 'env -S "touch M"'],
+    ['git push', "bash /dev/stdin <<< 'git push'"],
+    ['git push', "source /dev/stdin <<< 'git push'"],
+    ['git push', '. <(echo git push)'],
+    // An alias or a git-<name> program in git's subcommand place may run anything.
+    ['git push', 'git config alias.p push && git p'],
+    ['git push', 'git p origin main'],
     // Code handed to an interpreter is not shell: when it names the rule's words, it asks.
     ['touch', `python3 -c "import os; os.system('touch M')"`],
     ['git push', `node -e "require('child_process').execFileSync('git', ['push'])"`],
@@ -179,6 +186,7 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
       ],
       unsure: 'the program it runs is only known when it runs',
       code: [],
+      gitOthers: [],
     })
     expect(prefixMatch(commandsRun('git $X'), 'git push')).toBe('maybe')
     expect(prefixMatch(commandsRun('git'), 'git push')).toBe('no')

@@ -15,6 +15,7 @@
  */
 import path from 'node:path'
 import { forEachChild, parse, type Command, type SyntaxNode, type Word as ShellWord } from 'unbash'
+import { GIT_SUBCOMMANDS } from './git-subcommands'
 
 /** A word as the shell runs it: its text without quoting, or null when only the running shell knows it. */
 export type Word = string | null
@@ -26,6 +27,8 @@ export interface CommandsRun {
   unsure: string | null
   /** Code handed to an interpreter (`python3 -c '…'`, `node -e '…'`, a here-document for one), as text. */
   code: string[]
+  /** Words in git's subcommand place that git does not know: an alias or a program (`git p`). */
+  gitOthers: string[]
 }
 
 /** Interpreters: code they are handed is not shell, but a deny rule it names (`os.system('git push')`) asks. */
@@ -112,6 +115,10 @@ const GIT_VALUE_OPTIONS = new Set([
   '--super-prefix',
   '--list-cmds',
 ])
+/** A file that is the command's input, or another process's: what it holds is only known when it runs. */
+const isInput = (file: Word | undefined): boolean =>
+  typeof file === 'string' && /^\/(dev\/(stdin|fd\/|tcp\/|udp\/)|proc\/)/.test(file)
+
 /** How deep Concord reads commands inside commands, and how many it reads, before it is not sure. */
 const MAX_DEPTH = 8
 const MAX_COMMANDS = 400
@@ -131,6 +138,7 @@ class Reader {
   commands: Word[][] = []
   unsure: string | null = null
   code: string[] = []
+  gitOthers: string[] = []
 
   doubt(why: string): void {
     this.unsure ??= why
@@ -178,6 +186,11 @@ class Reader {
     if (SHELLS.has(name)) return this.shell(rest, depth)
     if (INTERPRETERS.has(name)) return void this.code.push(rest.filter((w) => w !== null).join(' '))
     if (name === 'git') return this.git(rest)
+    // `/usr/lib/git-core/git-push` is `git push`.
+    if (name.startsWith('git-') && GIT_SUBCOMMANDS.has(name.slice(4)))
+      return this.run(['git', name.slice(4), ...rest], depth)
+    if ((name === 'source' || name === '.') && (rest[0] === null || isInput(rest[0])))
+      return this.doubt('it runs commands it reads from its input')
     if (name === 'eval') return this.text(rest, depth, 'eval runs a string that is only known when it runs')
     if (name === 'trap') {
       if (rest[0] === null) return this.doubt('trap runs a string that is only known when it runs')
@@ -258,7 +271,7 @@ class Reader {
       if (operand !== undefined) this.script(operand, depth + 1)
       return
     }
-    if (stdin || operand === undefined) this.doubt('a shell that reads its commands from its input')
+    if (stdin || operand === undefined || isInput(operand)) this.doubt('a shell that reads its commands from its input')
   }
 
   /** `eval a b` runs its words joined by spaces; `watch x y` runs them through a shell. */
@@ -291,6 +304,8 @@ class Reader {
         return this.doubt('it gives git an alias on the command line')
       i += GIT_VALUE_OPTIONS.has(a) ? 2 : 1
     }
+    const sub = args[i]
+    if (sub && !GIT_SUBCOMMANDS.has(sub)) this.gitOthers.push(sub)
     if (i > 0 && i < args.length) {
       if (this.commands.length >= MAX_COMMANDS) return this.doubt('it runs too many commands to read')
       this.commands.push(['git', ...args.slice(i)])
@@ -302,7 +317,7 @@ class Reader {
 export function commandsRun(command: string): CommandsRun {
   const reader = new Reader()
   reader.script(command, 0)
-  return { commands: reader.commands, unsure: reader.unsure, code: reader.code }
+  return { commands: reader.commands, unsure: reader.unsure, code: reader.code, gitOthers: reader.gitOthers }
 }
 
 /**
@@ -328,7 +343,8 @@ export function prefixMatch(run: CommandsRun, prefix: string): 'yes' | 'maybe' |
     if (verdict === 'yes') return 'yes'
     if (verdict === 'maybe') maybe = true
   }
-  return maybe || run.code.some((c) => mentions(c, want)) ? 'maybe' : 'no'
+  if (maybe || run.code.some((c) => mentions(c, want))) return 'maybe'
+  return want[0] === 'git' && want.length > 1 && run.gitOthers.length ? 'maybe' : 'no'
 }
 
 /** Code names the words in order, each a whole token (`'git', 'push'` and `git push` both name `git push`). */
@@ -342,7 +358,8 @@ export function maybeWhy(run: CommandsRun, prefix: string): string {
   if (run.unsure) return run.unsure
   const want = prefix.trim().split(/\s+/).filter(Boolean)
   if (want.length) want[0] = path.posix.basename(want[0]!)
-  return run.code.some((c) => mentions(c, want))
-    ? 'it hands an interpreter code that names it'
-    : 'a word it compares is only known when the command runs'
+  if (run.code.some((c) => mentions(c, want))) return 'it hands an interpreter code that names it'
+  if (want[0] === 'git' && run.gitOthers.length)
+    return `git ${run.gitOthers[0]} is not a command git knows: an alias or a program, which may run anything`
+  return 'a word it compares is only known when the command runs'
 }
