@@ -65,16 +65,19 @@ afterAll(async () => {
 interface Page {
   state: string
   queued: number
-  pendingApprovals: { callId: string; why?: string }[]
+  pendingApprovals: { callId: string; why?: string; suggestion?: { noRule?: string } }[]
 }
 const page = (): Promise<Page> => api('sessions.get', { memberId })
 
 /** One turn in which the model runs `command`: what the policy did (denied, asked, ran) and what the model was told. */
-async function runThroughServe(command: string): Promise<{ outcome: string; told: string; why?: string }> {
+async function runThroughServe(
+  command: string,
+): Promise<{ outcome: string; told: string; why?: string; noRule?: string }> {
   const before = server.requests.length
   server.enqueue({ toolCalls: [{ name: 'run_command', arguments: { command } }] }, { text: 'ok' })
   await api('sessions.send', { memberId, text: `run it: ${command}`, taskId })
   let why: string | undefined
+  let noRule: string | undefined
   let asked = false
   await expect
     .poll(async () => {
@@ -82,6 +85,7 @@ async function runThroughServe(command: string): Promise<{ outcome: string; told
       if (p.state === 'waiting_approval' && p.pendingApprovals[0]) {
         asked = true
         why = p.pendingApprovals[0].why
+        noRule = p.pendingApprovals[0].suggestion?.noRule
         await api('sessions.approve', { memberId, callId: p.pendingApprovals[0].callId, allow: false })
       }
       return p.state === 'idle' && p.queued === 0 && server.requests.length >= before + 2
@@ -90,7 +94,7 @@ async function runThroughServe(command: string): Promise<{ outcome: string; told
   const messages = server.requests[before + 1]!.body.messages as { role: string; content: string }[]
   const told = messages.filter((m) => m.role === 'tool').at(-1)?.content ?? ''
   const outcome = asked ? 'asked' : told.startsWith('error (denied_by_rule)') ? 'denied' : 'ran'
-  return { outcome, told, ...(why === undefined ? {} : { why }) }
+  return { outcome, told, ...(why === undefined ? {} : { why }), ...(noRule === undefined ? {} : { noRule }) }
 }
 
 describe('a team deny rule through concord serve, member under auto', () => {
@@ -141,11 +145,12 @@ describe('a team deny rule through concord serve, member under auto', () => {
     expect(r.told).toContain('refused by the rule "deny `git push …`" (for the team)')
   })
 
-  it.each(['$X push origin main', 'eval "$CMD"', 'echo git push | sh'])(
-    'a command Concord cannot read asks, even under auto: %j',
+  it.each(['$X push origin main', 'eval "$CMD"', 'echo git push | sh', 'git config alias.p push && git p'])(
+    'a command Concord cannot read asks, even under auto, and offers no "Always allow" rule: %j',
     async (command) => {
       const r = await runThroughServe(command)
       expect(r.outcome).toBe('asked')
+      expect(r.noRule).toBe('a deny rule may refuse this command, so Concord offers no rule for it')
       expect(r.why).toMatch(
         /^Concord cannot tell whether the rule "deny (`touch …`|`git push …`)" \(for the team\) refuses it: /,
       )

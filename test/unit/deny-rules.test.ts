@@ -4,7 +4,7 @@
  * policy itself would run everything: only the rule decides.
  */
 import { describe, expect, it } from 'vitest'
-import { needsHuman, type PolicyRule } from '../../electron/main/harness/members/approval-policy'
+import { needsHuman, suggestedRule, type PolicyRule } from '../../electron/main/harness/members/approval-policy'
 import { commandsRun, prefixMatch } from '../../electron/main/harness/members/shell-commands'
 
 const on = { available: true }
@@ -152,8 +152,20 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     expect(a).toEqual({
       ask: true,
       deny: false,
+      mayBeDenied: true,
       why: 'Concord cannot tell whether the rule "deny run_command `git push …`" (for the team) refuses it: eval runs a string that is only known when it runs',
     })
+  })
+
+  it('offers no "Always allow" rule for a call a deny rule may refuse: the allow would never reach it', () => {
+    const call = { tool: 'run_command', effect: 'command' as const, asksUnderAsk: true, command: 'git p origin' }
+    const a = needsHuman('auto', [rule('git push')], call, on)
+    expect(a.ask).toBe(true)
+    expect(suggestedRule(call, a)).toEqual({
+      tool: 'run_command',
+      noRule: 'a deny rule may refuse this command, so Concord offers no rule for it',
+    })
+    expect(suggestedRule(call)).toEqual({ tool: 'run_command', commandPrefix: 'git p' })
   })
 
   it('says when it asks for code handed to an interpreter', () => {

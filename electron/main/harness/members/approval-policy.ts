@@ -71,6 +71,8 @@ export interface PolicyAnswer {
   why: string
   /** The rule that decided, if one did. */
   rule?: PolicyRule
+  /** It asks because a deny rule may refuse it: "Always allow" offers no rule (see suggestedRule). */
+  mayBeDenied?: boolean
 }
 
 /** The stricter of two policies (`ask` > `sandboxed` > `auto`): a message carries its sender's policy. */
@@ -201,6 +203,7 @@ export function needsHuman(
     return {
       ask: true,
       deny: false,
+      mayBeDenied: true,
       why: `Concord cannot tell whether the rule "${ruleWords(unsure)}"${forTeam(unsure)} refuses it: ${maybeWhy(
         run(),
         unsure.commandPrefix ?? '',
@@ -353,9 +356,12 @@ export interface RuleSuggestion {
 /**
  * The rule "Always allow" offers: for a command, the command it runs' first words (`npm test`, also for
  * `bash -lc "npm test"`), never a shell, `env` or an interpreter with code, and none when the command cannot be
- * taken apart with confidence (never the whole tool); for any other call, the tool.
+ * taken apart with confidence (never the whole tool) or when a deny rule may refuse it; for any other call, the tool.
  */
-export function suggestedRule(call: PolicyCall): RuleSuggestion {
+export function suggestedRule(call: PolicyCall, answer?: PolicyAnswer): RuleSuggestion {
+  // An allow rule would never reach it (deny rules come first), and must not look as if it did.
+  if (answer?.mayBeDenied)
+    return { tool: call.tool, noRule: 'a deny rule may refuse this command, so Concord offers no rule for it' }
   if (call.effect !== 'command') return { tool: call.tool }
   const s = suggestedPrefix(call.command ?? '')
   return 'prefix' in s ? { tool: call.tool, commandPrefix: s.prefix } : { tool: call.tool, noRule: s.none }
