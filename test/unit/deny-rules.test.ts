@@ -83,6 +83,8 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', 'env GIT_TRACE=1 git push'],
     ['git push', 'cd /tmp && git push'],
     ['git push', '/usr/lib/git-core/git-push origin'],
+    ['git push', 'command git push -v'],
+    ['git push', 'env git push -S'],
     // Not valid shell, but what Concord could read names the rule: refused rather than asked.
     ['git push', 'echo $(git push'],
   ])('deny `%s` refuses %j', (prefix, command) => {
@@ -127,6 +129,7 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     ['git push', 'g*t push'],
     ['touch', '{touch,x} M'],
     ['touch', 'env -S "touch M"'],
+    ['touch', 'env -iS"touch M"'],
     ['git push', "bash /dev/stdin <<< 'git push'"],
     ['git push', "source /dev/stdin <<< 'git push'"],
     ['git push', '. <(echo git push)'],

@@ -215,12 +215,12 @@ class Reader {
     }
     const exact = RUNNER_OPTIONS[name]
     if (exact) {
-      if (exact.stop?.some((o) => rest.includes(o))) return
-      if (name === 'env') {
-        const split = rest.findIndex((w) => w === '-S' || w === '--split-string' || w?.startsWith('--split-string='))
-        if (split >= 0) return this.doubt('env -S splits a string into a command')
-      }
       const inner = this.afterOptions(rest, exact.withValue, name === 'env')
+      // Only the runner's own options count (`command -v git`, not `command git push -v`).
+      const own = rest.slice(0, rest.length - inner.length)
+      if (exact.stop?.some((o) => own.includes(o))) return
+      if (name === 'env' && own.some((w) => /^(-[a-zA-Z0-9]*S|--split-string)/.test(w ?? '')))
+        return this.doubt('env -S splits a string into a command')
       return this.run(inner, depth + 1)
     }
     if (LOOSE_RUNNERS.has(name) || DASH_C_STRING.has(name))
