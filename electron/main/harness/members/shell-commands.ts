@@ -11,7 +11,9 @@
  * in every engine, and unbash parses Bash 5.3 syntax into a typed tree with its syntax errors, which is what
  * "as the shell does" needs. A word the shell only knows when it runs (`$X`, `$(…)`, a glob, a brace) is null.
  * What Concord cannot read with confidence (a syntax error, `eval` of a variable, a shell reading its input,
- * an alias, a `-c` string that is a variable) is `unsure`, with why: a deny rule then asks, never allows.
+ * an alias, a `-c` string that is a variable) is `unsure`, with why: a deny rule then asks, never allows. Two
+ * more things make a deny prefix a maybe (prefixMatch): code handed to an interpreter (`python3 -c`, `node -e`)
+ * that names its words, and, for a git subcommand, a word git does not know in that place (an alias: `git p`).
  */
 import path from 'node:path'
 import { forEachChild, parse, type Command, type SyntaxNode, type Word as ShellWord } from 'unbash'
