@@ -4,7 +4,12 @@
  * policy itself would run everything: only the rule decides.
  */
 import { describe, expect, it } from 'vitest'
-import { needsHuman, suggestedRule, type PolicyRule } from '../../electron/main/harness/members/approval-policy'
+import {
+  describeAcpCall,
+  needsHuman,
+  suggestedRule,
+  type PolicyRule,
+} from '../../electron/main/harness/members/approval-policy'
 import { commandsRun, prefixMatch } from '../../electron/main/harness/members/shell-commands'
 
 const on = { available: true }
@@ -177,6 +182,14 @@ describe('a deny rule matches the command wherever the shell runs it', () => {
     expect(a.why).toBe(
       'Concord cannot tell whether the rule "deny run_command `touch …`" (for the team) refuses it: it hands an interpreter code that names it',
     )
+  })
+
+  it('holds for an agent’s command as it arrives over ACP (Codex: ["bash","-lc",…])', () => {
+    const acp = (command: string[]) =>
+      describeAcpCall({ kind: 'execute', title: 'run', rawInput: { command } }, { root: '/t', concordTools: [] })
+    expect(needsHuman('auto', [rule('touch')], acp(['bash', '-lc', '{ touch M; }']), on).deny).toBe(true)
+    expect(needsHuman('auto', [rule('git push')], acp(['bash', '-lc', 'git -C . push']), on).deny).toBe(true)
+    expect(needsHuman('auto', [rule('git push')], acp(['bash', '-lc', 'npm test']), on).ask).toBe(false)
   })
 
   it('without a deny rule an unreadable command runs under auto as before', () => {
