@@ -63,7 +63,8 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'fish
  * their options that take a value, the command is read exactly; the others (`sudo`, `xargs`…) are read at every
  * word that could start it (`sudo -u root touch x`: `root touch x` and `touch x`), so a deny errs toward refusing.
  */
-const RUNNER_OPTIONS: Record<string, { withValue: string[]; stop?: string[] }> = {
+const RUNNER_OPTIONS: Record<string, { withValue: string[]; stop?: string[]; operands?: number }> = {
+  timeout: { withValue: ['-s', '--signal', '-k', '--kill-after'], operands: 1 },
   env: { withValue: ['-u', '--unset', '-C', '--chdir'] },
   command: { withValue: [], stop: ['-v', '-V'] },
   exec: { withValue: ['-a'] },
@@ -80,7 +81,6 @@ const LOOSE_RUNNERS = new Set([
   'doas',
   'xargs',
   'parallel',
-  'timeout',
   'strace',
   'ltrace',
   'chroot',
@@ -223,7 +223,8 @@ class Reader {
       if (exact.stop?.some((o) => own.includes(o))) return
       if (name === 'env' && own.some((w) => /^(-[a-zA-Z0-9]*S|--split-string)/.test(w ?? '')))
         return this.doubt('env -S splits a string into a command')
-      return this.run(inner, depth + 1)
+      // `timeout 5 cmd`: the duration comes before the command.
+      return this.run(inner.slice(exact.operands ?? 0), depth + 1)
     }
     if (LOOSE_RUNNERS.has(name) || DASH_C_STRING.has(name))
       rest.forEach((w, i) => {
