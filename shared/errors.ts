@@ -41,6 +41,8 @@ export const errorCodes = [
   'name_taken',
   /** A repository folder that is, lies inside or holds Concord's data folder (where every key is kept). */
   'data_folder_repo',
+  /** A task tree's commits hold objects git calls broken (a malformed commit): not brought into the user's repository. */
+  'invalid_objects',
   'internal',
 ] as const
 
@@ -104,5 +106,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   folder_outside_repo: 400,
   name_taken: 409,
   data_folder_repo: 400,
+  invalid_objects: 422,
   internal: 500,
 }

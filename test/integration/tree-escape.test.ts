@@ -225,6 +225,33 @@ describe("Concord brings the task's branch into the user's repository", () => {
     expect(() => git(t.repoDir, 'cat-file', '-e', `${orphan}^{commit}`)).toThrow()
     expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
   })
+  it("a commit git calls broken (a committer line with no email) is refused before it enters the user's repository", async () => {
+    const m = await ivy()
+    const task = await taskFor(m, 'Broken')
+    const tree = treeOf(task)
+    const before = userRepo()
+    writeFileSync(join(tree, 'work.txt'), 'work\n')
+    git(tree, 'add', '-A')
+    const treeId = git(tree, 'write-tree')
+    const parent = git(tree, 'rev-parse', 'HEAD')
+    const raw = `tree ${treeId}\nparent ${parent}\nauthor A <a@x> 1700000000 +0000\ncommitter broken line\n\nmsg\n`
+    const broken = execFileSync('git', ['hash-object', '-t', 'commit', '--literally', '-w', '--stdin'], {
+      cwd: tree,
+      input: raw,
+      encoding: 'utf8',
+    }).trim()
+    git(tree, 'reset', '-q', broken)
+    const err = await t.core
+      .invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+      .catch((e: unknown) => e as { code: string; message: string })
+    expect(err).toMatchObject({ code: 'invalid_objects' })
+    expect((err as { message: string }).message).toContain('missing email')
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
+    expect(() => git(t.repoDir, 'cat-file', '-e', `${broken}^{commit}`)).toThrow()
+    expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
+    expect(userRepo()).toEqual(before)
+    execFileSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: t.repoDir, stdio: 'pipe' })
+  })
 })
 
 describe('trees made before trees were clones', () => {

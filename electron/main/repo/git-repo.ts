@@ -10,6 +10,7 @@ import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../platform/git'
 import { batchCommit, closeBatches, restartBatch } from '../platform/git-batch'
+import { checkBundleObjects } from './bundle-objects'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -247,8 +248,9 @@ export interface SyncResult {
 
 /**
  * Brings a task tree's head into the user's repository as the task's branch. The tree is hostile, so: the bundle is
- * made in a read-only sandbox with no program of the tree's config running (runTreeGit), the user's repository
- * fetches that file with every object checked (transfer.fsckObjects) and hooks off, and the only ref written is the
+ * made in a read-only sandbox with no program of the tree's config running (runTreeGit), its objects are checked in a
+ * quarantine repository (bundle-objects.ts: `index-pack --strict`, as `fetch <bundle>` does not on every git), the
+ * user's repository fetches that file with hooks off, and the only ref written is the
  * task's own branch — and only to a commit that descends from the task's base.
  */
 export async function syncTaskBranch(root: string, dir: string, branch: string, base: string): Promise<SyncResult> {
@@ -345,7 +347,7 @@ async function onTaskBranch(
   if (made.code !== 0)
     throw new ApiError('io_error', `could not check the tree's commits: ${made.stderr.trim() || 'git init failed'}`)
   writeFileSync(path.join(quarantine, 'objects', 'info', 'alternates'), objects.map((o) => `${o}\n`).join(''))
-  await fetchBundle(quarantine, file, branch)
+  await checkBundleObjects(quarantine, file, branch)
   return (await runOwnGit(quarantine, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code === 0
 }
 
