@@ -43,6 +43,8 @@ export const errorCodes = [
   'data_folder_repo',
   /** A task tree's commits hold objects git calls broken (a malformed commit): not brought into the user's repository. */
   'invalid_objects',
+  /** A task tree's new commits weigh more than the workspace's treeTransferLimitMB: not brought over. */
+  'transfer_too_large',
   'internal',
 ] as const
 
@@ -107,5 +109,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   name_taken: 409,
   data_folder_repo: 400,
   invalid_objects: 422,
+  transfer_too_large: 413,
   internal: 500,
 }
