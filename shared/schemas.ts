@@ -152,6 +152,8 @@ export interface WorkspaceSettings {
   runCommand: string | null
   /** The setup and run commands may use the network (they are yours, not a member's). Default on. */
   treeNetwork: boolean
+  /** The most a task tree's new commits may weigh when Concord brings them into your repository (MB). Default 500. */
+  treeTransferLimitMB: number
 }
 
 export const FollowUpMode = z.enum(['create', 'offer'])
