@@ -5,32 +5,22 @@
  * tests), started and stopped from the task's card, one at a time per task. Their output is kept in the data folder
  * (tree-runs/<workspace>/<task>-<kind>.json) and shown on the card; a failed setup leaves the tree as it is.
  */
-import {
-  copyFileSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { dirname, join, sep } from 'node:path'
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import type { TreeRun } from '../../../../shared/schemas'
-import { runOwnGit } from '../../platform/git'
 import { sandboxedSpawn } from '../../platform/sandbox'
 import { runShell } from '../../platform/shell'
 import { objectsOf } from '../../repo/git-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
+import { copyIntoTree } from './tree-copy'
 import { workspaceSettings } from './workspace-settings'
 
 const SETUP_TIMEOUT_MS = 30 * 60_000
 /** A dev server runs until stopped; a day is the bound. */
 const RUN_TIMEOUT_MS = 24 * 60 * 60_000
-const MAX_COPIED = 10_000
 /** Output events at most this often while a command prints. */
 const EMIT_MS = 250
 
@@ -233,75 +223,4 @@ function start(
   live.set(key, entry)
   emit()
   return entry
-}
-
-/**
- * Copies the files the patterns name from the checkout into the tree: those not in the commit (untracked or ignored:
- * git ls-files --others), so the tree's own files are never overwritten. A symlink whose target is out of the
- * checkout, and any path whose folder in the tree is a symlink, is refused and named.
- */
-export async function copyIntoTree(
-  repo: string,
-  tree: string,
-  patterns: string[],
-): Promise<{ copied: string[]; refused: string[] }> {
-  const copied: string[] = []
-  const refused: string[] = []
-  if (!patterns.length) return { copied, refused }
-  const listed = await runOwnGit(
-    repo,
-    ['ls-files', '-z', '--others', '--', ...patterns.map((p) => `:(top,glob)${p}`)],
-    { allowFailure: true },
-  )
-  if (listed.code !== 0) return { copied, refused: [`the list could not be read: ${listed.stderr.trim()}`] }
-  const repoReal = realpathSync(repo)
-  const treeReal = realpathSync(tree)
-  const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + sep)
-  for (const rel of listed.stdout.split('\0').filter(Boolean).slice(0, MAX_COPIED)) {
-    if (rel.split('/').some((p) => p === '..' || p.toLowerCase() === '.git')) {
-      refused.push(`${rel} (inside .git or out of the checkout)`)
-      continue
-    }
-    const from = join(repoReal, rel)
-    let source = from
-    try {
-      if (lstatSync(from).isSymbolicLink()) {
-        source = realpathSync(from)
-        if (!inside(source, repoReal) || inside(source, join(repoReal, '.git'))) {
-          refused.push(`${rel} (a symlink out of your checkout)`)
-          continue
-        }
-      }
-      if (!statSync(source).isFile()) continue
-      const to = join(treeReal, rel)
-      if (!safeTarget(treeReal, rel)) {
-        refused.push(`${rel} (its folder in the task's tree is a symlink, or the path is taken)`)
-        continue
-      }
-      mkdirSync(dirname(to), { recursive: true })
-      copyFileSync(source, to, 1 /* COPYFILE_EXCL: never overwrite */)
-      copied.push(rel)
-    } catch (err) {
-      refused.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
-    }
-  }
-  return { copied, refused }
-}
-
-/** Every folder on the way to `rel` in the tree is a real folder (or not there yet) and the file itself is not there. */
-function safeTarget(treeReal: string, rel: string): boolean {
-  const parts = rel.split('/')
-  let at = treeReal
-  for (let i = 0; i < parts.length; i++) {
-    at = join(at, parts[i]!)
-    let st
-    try {
-      st = lstatSync(at)
-    } catch {
-      return true // from here on nothing exists: the folders are made fresh
-    }
-    if (i === parts.length - 1) return false // the file is there (committed or made): left as it is
-    if (st.isSymbolicLink() || !st.isDirectory()) return false
-  }
-  return true
 }
