@@ -212,7 +212,8 @@ export interface TreeRun {
   kind: 'setup' | 'run'
   /** null: a setup that only copied files. */
   command: string | null
-  state: 'running' | 'passed' | 'failed' | 'stopped'
+  /** interrupted: a setup Concord was stopped during (killed, crashed); it runs again before the next turn in the tree. */
+  state: 'running' | 'passed' | 'failed' | 'stopped' | 'interrupted'
   exitCode: number | null
   /** Output, stdout and stderr interleaved, first and last 32 KB kept; the copy's own lines first for a setup. */
   output: string

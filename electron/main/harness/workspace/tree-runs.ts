@@ -47,8 +47,17 @@ function save(h: Harness, wsId: string, taskRowId: number, run: TreeRun): void {
 function load(h: Harness, wsId: string, taskRowId: number, kind: TreeRun['kind']): TreeRun | null {
   try {
     const run = JSON.parse(readFileSync(recordPath(h, wsId, taskRowId, kind), 'utf8')) as TreeRun
-    // A record left 'running' by a Concord that stopped: its process went with it.
-    return run.state === 'running' ? { ...run, state: 'stopped', endedAt: run.endedAt ?? run.startedAt } : run
+    // A record left 'running' by a Concord that stopped: its process went with it. A setup cut short leaves the tree
+    // half set up: interrupted, and run again before the next turn there (setupSettled).
+    if (run.state !== 'running') return run
+    if (run.kind === 'setup')
+      return {
+        ...run,
+        state: 'interrupted',
+        endedAt: run.endedAt ?? run.startedAt,
+        output: `${run.output}\n[interrupted: Concord stopped while the setup ran; it runs again before the next turn]`,
+      }
+    return { ...run, state: 'stopped', endedAt: run.endedAt ?? run.startedAt }
   } catch {
     return null
   }
@@ -62,9 +71,20 @@ export function treeRuns(h: Harness, ctx: Ctx, taskRowId: number): TreeRun[] {
   })
 }
 
-/** Resolves when the task's setup (if one runs) has ended: a turn in the tree waits for it. */
-export async function setupSettled(ctx: Ctx, taskRowId: number): Promise<void> {
-  await live.get(keyOf(ctx.wsId, taskRowId, 'setup'))?.done.catch(() => undefined)
+/**
+ * Resolves when the task's setup (if one runs) has ended: a turn in the tree waits for it. A setup that was interrupted
+ * (Concord killed during it) is run again first, so no turn works in a half-set-up tree.
+ */
+export async function setupSettled(h: Harness, ctx: Ctx, taskRowId: number, tree: string): Promise<void> {
+  const running = live.get(keyOf(ctx.wsId, taskRowId, 'setup'))
+  if (running) {
+    await running.done.catch(() => undefined)
+    return
+  }
+  if (load(h, ctx.wsId, taskRowId, 'setup')?.state !== 'interrupted') return
+  const settings = workspaceSettings(ctx)
+  if (!settings.setupCommand && settings.copyFiles.length === 0) return
+  await start(h, ctx, taskRowId, tree, 'setup', settings.setupCommand).done.catch(() => undefined)
 }
 
 /** Called when a task's tree has just been created: copies the listed files and runs the setup command, if any. */
@@ -221,6 +241,12 @@ function start(
   })()
   const entry: Live = { run, abort, done }
   live.set(key, entry)
+  // Recorded before it runs: a Concord killed meanwhile finds it 'running', i.e. interrupted (load).
+  try {
+    save(h, ctx.wsId, taskRowId, run)
+  } catch {
+    // As at the end: the record is lost, not the run.
+  }
   emit()
   return entry
 }

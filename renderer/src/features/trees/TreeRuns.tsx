@@ -15,8 +15,9 @@ const stateWords: Record<TreeRun['state'], string> = {
   passed: 'done',
   failed: 'failed',
   stopped: 'stopped',
+  interrupted: 'interrupted: runs again before the next turn',
 }
-const tone = { running: 'info', passed: 'good', failed: 'bad', stopped: 'warn' } as const
+const tone = { running: 'info', passed: 'good', failed: 'bad', stopped: 'warn', interrupted: 'warn' } as const
 
 export function TreeRuns({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
