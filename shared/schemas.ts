@@ -222,6 +222,15 @@ export interface TreeRun {
   refused: string[]
   /** false: no OS sandbox here, the command ran with the allow-listed environment only. */
   sandboxed: boolean
+  /** The files the command runs (the script it names, package.json for `npm run`…) with their git blob ids as run. */
+  scripts?: Record<string, string>
+  /**
+   * Those of them a member changed since the user last ran the command (before any run: since the task's base): the
+   * command ran with the network off this once (issue 32).
+   */
+  memberChanged?: string[]
+  /** Whether the command had the network. */
+  network?: boolean
   startedAt: string
   endedAt: string | null
 }

@@ -15,6 +15,7 @@ import { objectsOf } from '../../repo/git-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
+import { blobsOf, memberChanged, scriptsOf } from './run-scripts'
 import { copyIntoTree } from './tree-copy'
 import { workspaceSettings } from './workspace-settings'
 
@@ -147,6 +148,8 @@ function start(
   command: string | null,
 ): Live {
   const key = keyOf(ctx.wsId, taskRowId, kind)
+  // What the user last ran (read before this run's record replaces it): the baseline of "changed by a member".
+  const lastRan = load(h, ctx.wsId, taskRowId, kind)?.scripts
   if (live.has(key))
     throw new ApiError(
       'invalid_transition',
@@ -190,11 +193,22 @@ function start(
       }
       if (command) {
         const root = realpathSync(tree)
+        // A script a member changed since the user last ran it runs without the network this once, and the card says so.
+        run.scripts = await blobsOf(repo, root, scriptsOf(command, root))
+        run.memberChanged = await memberChanged(
+          repo,
+          ctx.store.branches.get(taskRowId)?.base_commit ?? null,
+          run.scripts,
+          lastRan,
+        )
+        run.network = settings.treeNetwork && run.memberChanged.length === 0
+        if (settings.treeNetwork && !run.network)
+          run.output += `[network off: ${run.memberChanged.join(', ')} changed by a member since you last ran it; run it again to give it the network]\n`
         const plan = await sandboxedSpawn(['/bin/sh', '-c', command], {
           root,
           policy: {
             dataDir: h.registry.dataDir,
-            network: settings.treeNetwork,
+            network: run.network,
             env: settings.commandEnv,
             scratchDir: join(h.registry.dataDir, 'scratch', ctx.wsId, `t${taskRowId}`),
             readable: await objectsOf(repo),
