@@ -384,7 +384,7 @@ export async function treeForTurn(
   const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
     const branch = await ensureTaskWorktree(h, ctx, task.id)
-    if (branch?.worktree) await setupSettled(ctx, task.id)
+    if (branch?.worktree) await setupSettled(h, ctx, task.id, branch.worktree)
     if (branch?.worktree) {
       // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
       await carryIdentity(repo, branch.worktree)
