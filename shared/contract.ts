@@ -52,6 +52,8 @@ export const methods = {
       startAgentOnTaskStart: z.boolean().optional(),
       /** A decision changed after its task was merged: create the follow-up task, or offer it. */
       followUps: s.FollowUpMode.optional(),
+      /** How tasks.updateBranch brings the base branch into a task's tree: merge (default) or rebase. */
+      updates: s.UpdateMode.optional(),
       /** Run in the sandbox in each new task tree (empty: none). */
       setupCommand: z.string().max(4000).optional(),
       /** Copied from your checkout into each new task tree: paths or globs relative to it (no .., no .git). */
@@ -289,6 +291,16 @@ export const methods = {
   /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
   'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),
   'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
+  /**
+   * Brings the base branch's current head into the task's tree (merge, or rebase per the workspace setting `updates`),
+   * in the sandbox, hooks off, as you. `assignee: true` hands the work to the assignee: an automatic turn in its tree
+   * (a conflict left for it to resolve, or the clean update to test and deliver again). A conflict without an assignee
+   * that can take a turn changes nothing and fails with merge_conflict.
+   */
+  'tasks.updateBranch': method(
+    z.strictObject({ taskId: s.Id, assignee: z.boolean().optional(), ...actor }),
+    r<s.BranchUpdate>(),
+  ),
   /** What merging the task would do before it is done: whether it can land, and which other open tasks it concerns. */
   'tasks.mergePreview': method(z.strictObject({ taskId: s.Id }), r<s.MergePreview>()),
 

@@ -29,6 +29,10 @@ export const errorCodes = [
   'merge_conflict',
   /** The base branch moved since the task's evidence was made: what would land is not the tree its reports checked. */
   'base_moved',
+  /** A head (delivered, or brought up to date) that still holds git's conflict markers in some files. */
+  'conflict_markers',
+  /** A task's branch cannot be brought up to date now (its tree is mid-merge, has uncommitted changes, or is gone). */
+  'update_blocked',
   /** A revert to the version the decision is already at (or to content it already has). */
   'already_current',
   /** Another Concord (the app or `concord serve`) runs on this data folder; one at a time. */
@@ -103,6 +107,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   merge_conflict: 409,
   base_moved: 409,
   already_current: 409,
+  conflict_markers: 409,
+  update_blocked: 409,
   data_dir_locked: 409,
   no_commit: 409,
   folder_outside_repo: 400,

@@ -144,6 +144,8 @@ export interface WorkspaceSettings {
    * `offer` leaves it to the user (the edit's answer and preview offer it; tasks.followUp creates it).
    */
   followUps: FollowUpMode
+  /** How a task's branch is brought up to date with the base branch (tasks.updateBranch): merge (default) or rebase. */
+  updates: UpdateMode
   /** Run in the sandbox in a task's new tree, after the files below are copied (e.g. `npm ci`); null: none. */
   setupCommand: string | null
   /** Files and glob patterns (relative to your checkout) copied from it into a task's new tree: `.env`, local config. */
@@ -155,6 +157,9 @@ export interface WorkspaceSettings {
   /** The most a task tree's new commits may weigh when Concord brings them into your repository (MB). Default 500. */
   treeTransferLimitMB: number
 }
+
+export const UpdateMode = z.enum(['merge', 'rebase'])
+export type UpdateMode = z.infer<typeof UpdateMode>
 
 export const FollowUpMode = z.enum(['create', 'offer'])
 export type FollowUpMode = z.infer<typeof FollowUpMode>
@@ -542,6 +547,26 @@ export interface TaskBase {
   landsAsChecked: boolean
   mergeTreeKnown: boolean
   checkedAt: string
+}
+
+/** tasks.updateBranch: what bringing the base branch into a task's tree did. */
+export interface BranchUpdate {
+  /**
+   * updated: the tree's head moved (a delivered or accepted task is delivered again on it and needs verifying there);
+   * current: the tree already had the base's head; conflict: the tree is left in the merge, for its assignee's turn.
+   */
+  outcome: 'updated' | 'current' | 'conflict'
+  mode: UpdateMode
+  baseBranch: string
+  baseHead: string
+  /** The tree's head before and after. */
+  from: string
+  head: string
+  /** The conflicting files, each with the base's commits and the task's that changed it (outcome conflict). */
+  conflicts: { file: string; base: string[]; task: string[] }[]
+  /** The automatic turn queued for the assignee (its step), or null. */
+  turn: { memberId: string; memberName: string; stepId: string | null } | null
+  task: Task
 }
 
 /** tasks.mergePreview: what merging a task would do, before the user clicks Merge (issue 30). */

@@ -111,6 +111,8 @@ function openCore(options: CoreOptions): Core {
     ...harnessHandlers({
       harness,
       onTaskStarted: (wsId, taskRowId, actorId) => runtime.startTask(wsId, taskRowId, actorId),
+      queueTurn: (wsId, memberRowId, taskRowId, trigger, lines) =>
+        runtime.queueTurn(wsId, memberRowId, taskRowId, trigger, lines),
     }),
     ...runtimeHandlers(runtime),
     ...exportHandlers({ harness }),

@@ -25,6 +25,7 @@ import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tr
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
 import { mergePreview } from '../harness/tasks/merge-preview'
 import { mergeTask } from '../harness/tasks/task-merge'
+import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
 import { revertDecision } from '../harness/decisions/revert'
 import { decisionHistory } from '../harness/decisions/history'
 import { impactPage } from '../harness/decisions/impact'
@@ -39,9 +40,11 @@ export interface HandlerDeps {
   harness: Harness
   /** A task moved to in progress (not by its own assignee): the runtime starts the assignee's turn on it. */
   onTaskStarted?: TaskStarted
+  /** A use case asks for an automatic turn (tasks.updateBranch): the runtime queues it. */
+  queueTurn?: QueueTurn
 }
 
-export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
+export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: HandlerDeps) {
   return {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
@@ -80,6 +83,7 @@ export function harnessHandlers({ harness: h, onTaskStarted }: HandlerDeps) {
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.updateBranch': (p) => updateBranch(h, h.ctxOf('task', p.taskId, 'taskId'), p, queueTurn),
     'tasks.mergePreview': (p) => mergePreview(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.treeRuns': (p) => {

@@ -334,10 +334,39 @@ export class AutoTurns {
     }
   }
 
-  /** Queues the turn (or joins the member's auto turn still waiting), once per member and trigger. */
-  private start(ctx: Ctx, memberRowId: number, taskRowId: number, trigger: string, lines: string[]): void {
+  /**
+   * A turn a use case asks for (tasks.updateBranch: the assignee resolves a conflict, or tests an update), whatever
+   * the autoTurns setting: the user asked for it. Queued now and told to its member at once; null when the member
+   * cannot take a turn. stepId null: this trigger had its turn already.
+   */
+  queueFor(
+    wsId: string,
+    memberRowId: number,
+    taskRowId: number,
+    trigger: string,
+    lines: string[],
+  ): { stepId: number | null } | null {
+    if (this.env.closing()) return null
+    const ctx = this.env.harness.ctx(wsId)
     const member = ctx.store.members.get(memberRowId)
-    if (!member || !canWork(member)) return
+    if (!member || !canWork(member)) return null
+    const memberId = makeId(wsId, 'member', memberRowId)
+    const before = this.toNotify.get(memberId)
+    const stepId = this.start(ctx, memberRowId, taskRowId, trigger, lines)
+    const told = this.toNotify.get(memberId)
+    // Told now unless a running job queued it first (it tells it when done).
+    if (told && !before) {
+      this.toNotify.delete(memberId)
+      const step = ctx.store.steps.get(told.stepId)
+      if (step) this.env.queued(memberId, step)
+    }
+    return { stepId }
+  }
+
+  /** Queues the turn (or joins the member's auto turn still waiting), once per member and trigger. */
+  private start(ctx: Ctx, memberRowId: number, taskRowId: number, trigger: string, lines: string[]): number | null {
+    const member = ctx.store.members.get(memberRowId)
+    if (!member || !canWork(member)) return null
     const repo = autoTurnsRepo(ctx.store)
     const stepId = ctx.store.transaction(() => {
       const claim = repo.claim(memberRowId, taskRowId, trigger, now())
@@ -369,9 +398,10 @@ export class AutoTurns {
       }
       repo.setStep(claim, id)
       ctx.store.log.bump('auto_turns')
-      return changed ? id : null
+      return { id, changed }
     })
-    if (stepId !== null) this.toNotify.set(makeId(ctx.wsId, 'member', memberRowId), { ctx, stepId })
+    if (stepId?.changed) this.toNotify.set(makeId(ctx.wsId, 'member', memberRowId), { ctx, stepId: stepId.id })
+    return stepId?.id ?? null
   }
 }
 

@@ -277,6 +277,12 @@ export class Runtime {
     }
   }
 
+  /** A turn a use case queues for a member on a task (tasks.updateBranch), see AutoTurns.queueFor. */
+  queueTurn(wsId: string, memberRowId: number, taskRowId: number, trigger: string, lines: string[]) {
+    if (this.closed) return null
+    return this.autoTurns.queueFor(wsId, memberRowId, taskRowId, trigger, lines)
+  }
+
   /** The policy a member's action carries: the stricter of its own and its running turn's. */
   private actorPolicy(wsId: string, actorId: string): ApprovalPolicy {
     const ctx = this.ctx(wsId)

@@ -9,7 +9,11 @@ import type { Task } from '../../../../shared/schemas'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { assertBranchable, deliveryArtifact, ensureTaskWorktree, releaseTaskWorktree } from '../workspace/task-branches'
+import { runOwnGit } from '../../platform/git'
+import { filesWithConflictMarkers } from '../../repo/branch-update'
+import { makeKey } from '../ids'
 import { getTask, setTaskStatus, taskRow } from './tasks'
+import { markersRefused } from './task-update'
 
 /** A task moved to in progress (not by its own assignee): the runtime starts the assignee's turn on it. */
 export type TaskStarted = (workspaceId: string, taskRowId: number, actorId: string | undefined) => void
@@ -22,6 +26,15 @@ export async function moveTask(
 ): Promise<Task> {
   const { id: n, status: before } = taskRow(ctx, p.taskId)
   const artifact = p.status === 'delivered' ? await deliveryArtifact(h, ctx, n, p.artifact) : p.artifact
+  // A head that still holds conflict markers (a merge resolved in name only) is not delivered.
+  if (p.status === 'delivered' && artifact?.commit) {
+    const repo = h.workspace(ctx.wsId).repoPath
+    const marked = await filesWithConflictMarkers(
+      (args) => runOwnGit(repo, args, { allowFailure: true }),
+      artifact.commit,
+    )
+    if (marked.length) throw markersRefused(makeKey('task', n), artifact.commit, marked)
+  }
   // A repository without a commit is refused before the task moves: it would be in progress with no tree.
   if (p.status === 'in_progress') await assertBranchable(h, ctx, n)
   const task = setTaskStatus(ctx, { ...p, artifact })
