@@ -192,6 +192,41 @@ describe("Concord brings the task's branch into the user's repository", () => {
     expect(readdirSync(markers)).toEqual([])
   })
 
+  it("three members reporting at once on the tree's new commit all land on the task's branch (one transfer at a time)", async () => {
+    const m = await ivy()
+    const task = await taskFor(m, 'Together')
+    const tree = treeOf(task)
+    const authors = await Promise.all(
+      (['tester', 'reviewer', 'implementer'] as const).map((role, i) =>
+        t.core.invoke('members.create', { workspaceId: ws.id, name: `R${i}`, role, approval: 'auto' }),
+      ),
+    )
+    for (let round = 0; round < 3; round++) {
+      writeFileSync(join(tree, `work-${round}.txt`), `${round}\n`)
+      git(tree, 'add', '-A')
+      git(tree, '-c', 'user.name=A', '-c', 'user.email=a@x', 'commit', '-qm', `round ${round}`)
+      const head = git(tree, 'rev-parse', 'HEAD')
+      const short = head.slice(0, 10)
+      const reports = await Promise.all(
+        authors.map((a) =>
+          t.core.invoke('reports.submit', {
+            taskId: task.id,
+            authorId: a.id,
+            kind: 'test',
+            verdict: 'pass',
+            artifact: { commit: short },
+            claims: [],
+          }),
+        ),
+      )
+      expect(reports.map((r) => r.artifact?.commit)).toEqual([head, head, head])
+      expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(head)
+    }
+    expect(readdirSync(join(tree, '..')).filter((f) => f.includes('.transfer') || f.includes('.quarantine'))).toEqual(
+      [],
+    )
+  })
+
   it("a head that does not descend from the task's base is not brought over, and delivery says why", async () => {
     const m = await ivy()
     const task = await taskFor(m, 'Feature')

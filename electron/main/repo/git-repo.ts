@@ -11,6 +11,7 @@ import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../platform/git'
 import { batchCommit, closeBatches, restartBatch } from '../platform/git-batch'
 import { checkBundleObjects } from './bundle-objects'
+import { onePerTree } from './one-per-tree'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -253,7 +254,17 @@ export interface SyncResult {
  * user's repository fetches that file with hooks off, and the only ref written is the
  * task's own branch — and only to a commit that descends from the task's base.
  */
-export async function syncTaskBranch(
+export function syncTaskBranch(
+  root: string,
+  dir: string,
+  branch: string,
+  base: string,
+  limit: TransferLimit,
+): Promise<SyncResult> {
+  return onePerTree(path.resolve(dir), () => syncOnce(root, dir, branch, base, limit))
+}
+
+async function syncOnce(
   root: string,
   dir: string,
   branch: string,
