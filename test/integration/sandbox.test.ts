@@ -307,7 +307,11 @@ describe('process lifetime', () => {
     const t = token()
     const ready = path.join(root, `ready-${t}`)
     const w = await startWorker(`echo up > ${ready}; sleep ${t}`, { dataDir, scratchDir })
-    await until('the command runs', () => existsSync(ready) && processesWith(t).length > 0)
+    // The worker's line saying it started can reach us after the command is visible: wait for both.
+    await until(
+      'the command runs and the worker said so',
+      () => existsSync(ready) && processesWith(t).length > 0 && w.lines().some((l) => l.started),
+    )
     const started = w.lines().find((l) => l.started)?.started as ProcessInfo
     expect(started.pid).toBeGreaterThan(0)
     w.child.kill('SIGKILL')
