@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { autoTurnsHttp } from './auto-turns-http'
+import { baseMoves } from './base-moves'
 import { coordinationTokens } from './coordination-tokens'
 import { importWait } from './import-wait'
 import { interruptBuiltin } from './interrupt-builtin'
@@ -35,6 +36,7 @@ if (wanted('tasks')) await tasksPage()
 if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()
 if (wanted('tokens')) await coordinationTokens()
+if (wanted('base-moves')) await baseMoves()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],

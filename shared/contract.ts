@@ -61,6 +61,8 @@ export const methods = {
       /** The command a task's card can start in its tree (empty: none). */
       runCommand: z.string().max(4000).optional(),
       treeNetwork: z.boolean().optional(),
+      /** The most a task tree's new commits may weigh when brought into your repository, in MB. */
+      treeTransferLimitMB: z.number().int().min(1).max(1_000_000).optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),

@@ -45,6 +45,10 @@ export const errorCodes = [
   'name_taken',
   /** A repository folder that is, lies inside or holds Concord's data folder (where every key is kept). */
   'data_folder_repo',
+  /** A task tree's commits hold objects git calls broken (a malformed commit): not brought into the user's repository. */
+  'invalid_objects',
+  /** A task tree's new commits weigh more than the workspace's treeTransferLimitMB: not brought over. */
+  'transfer_too_large',
   'internal',
 ] as const
 
@@ -110,5 +114,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   folder_outside_repo: 400,
   name_taken: 409,
   data_folder_repo: 400,
+  invalid_objects: 422,
+  transfer_too_large: 413,
   internal: 500,
 }

@@ -154,6 +154,8 @@ export interface WorkspaceSettings {
   runCommand: string | null
   /** The setup and run commands may use the network (they are yours, not a member's). Default on. */
   treeNetwork: boolean
+  /** The most a task tree's new commits may weigh when Concord brings them into your repository (MB). Default 500. */
+  treeTransferLimitMB: number
 }
 
 export const UpdateMode = z.enum(['merge', 'rebase'])
@@ -217,7 +219,8 @@ export interface TreeRun {
   kind: 'setup' | 'run'
   /** null: a setup that only copied files. */
   command: string | null
-  state: 'running' | 'passed' | 'failed' | 'stopped'
+  /** interrupted: a setup Concord was stopped during (killed, crashed); it runs again before the next turn in the tree. */
+  state: 'running' | 'passed' | 'failed' | 'stopped' | 'interrupted'
   exitCode: number | null
   /** Output, stdout and stderr interleaved, first and last 32 KB kept; the copy's own lines first for a setup. */
   output: string
@@ -226,6 +229,15 @@ export interface TreeRun {
   refused: string[]
   /** false: no OS sandbox here, the command ran with the allow-listed environment only. */
   sandboxed: boolean
+  /** The files the command runs (the script it names, package.json for `npm run`…) with their git blob ids as run. */
+  scripts?: Record<string, string>
+  /**
+   * Those of them a member changed since the user last ran the command (before any run: since the task's base): the
+   * command ran with the network off this once (issue 32).
+   */
+  memberChanged?: string[]
+  /** Whether the command had the network. */
+  network?: boolean
   startedAt: string
   endedAt: string | null
 }

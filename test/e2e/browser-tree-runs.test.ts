@@ -32,6 +32,8 @@ describe('browser UI: task trees set up and run', () => {
     await dialog.getByTestId('tree-copy-files').fill('.env\n../secrets')
     await dialog.getByTestId('tree-setup-command').fill('. ./.env && echo "installing for port $PORT" && exit 1')
     await dialog.getByTestId('tree-run-command').fill('echo "serving on $(cat .env)"; sleep 60')
+    expect(await dialog.getByTestId('tree-transfer-limit').inputValue()).toBe('500')
+    await dialog.getByTestId('tree-transfer-limit').fill('50')
     await page.getByTestId('tree-settings-save').click()
     await expect.poll(() => dialog.textContent()).toContain("copyFiles: '../secrets' leaves your checkout")
     for (const w of widths) {
@@ -42,7 +44,10 @@ describe('browser UI: task trees set up and run', () => {
     await dialog.getByTestId('tree-copy-files').fill('.env')
     await page.getByTestId('tree-settings-save').click()
     await expect.poll(() => page.getByTestId('tree-settings-open').textContent()).toBe('Task trees: setup, files, run')
-    expect((await core.invoke('workspaces.settings', { workspaceId: ws.id })).copyFiles).toEqual(['.env'])
+    expect(await core.invoke('workspaces.settings', { workspaceId: ws.id })).toMatchObject({
+      copyFiles: ['.env'],
+      treeTransferLimitMB: 50,
+    })
 
     const task = await core.invoke('tasks.create', { workspaceId: ws.id, title: 'Port', requiredReports: [] })
     await page.getByTestId('tab-tasks').click()

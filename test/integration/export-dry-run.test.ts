@@ -116,6 +116,39 @@ describe('the folder field', () => {
 })
 
 describe('export.download', () => {
+  it('holds more than 65,535 files (a ZIP64 zip): 70,000 decisions, each listed by unzip', async () => {
+    const { store } = t.core.harness.ctx(ws.id)
+    const at = '2025-01-01T00:00:00.000Z'
+    store.transaction(() => {
+      for (let i = 0; i < 70_000; i++)
+        store.decisions.insert({
+          title: `Decision ${i}`,
+          statement: `Statement ${i}.`,
+          rationale: '',
+          status: 'accepted',
+          fingerprint: `fp-${i}`,
+          source_message_id: null,
+          supersedes: null,
+          created_by: null,
+          created_at: at,
+        })
+    })
+    const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })
+    expect(dl.entries).toHaveLength(70_002)
+    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
+    try {
+      const zip = join(scratch, dl.name)
+      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+      const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+      expect(listed.trim().split('\n')).toEqual(dl.entries)
+      expect(execFileSync('unzip', ['-p', zip, dl.entries[70_001]!], { encoding: 'utf8' })).toContain(
+        'Statement 69999.',
+      )
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it('is a zip of the files the export would write, at their paths in the repository, writing nothing', async () => {
     const before = tree()
     const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })

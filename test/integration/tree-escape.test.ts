@@ -4,6 +4,7 @@
  * which Concord brings over itself with no program of the tree running. Real git, real bubblewrap, a real core.
  */
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -191,6 +192,41 @@ describe("Concord brings the task's branch into the user's repository", () => {
     expect(readdirSync(markers)).toEqual([])
   })
 
+  it("three members reporting at once on the tree's new commit all land on the task's branch (one transfer at a time)", async () => {
+    const m = await ivy()
+    const task = await taskFor(m, 'Together')
+    const tree = treeOf(task)
+    const authors = await Promise.all(
+      (['tester', 'reviewer', 'implementer'] as const).map((role, i) =>
+        t.core.invoke('members.create', { workspaceId: ws.id, name: `R${i}`, role, approval: 'auto' }),
+      ),
+    )
+    for (let round = 0; round < 3; round++) {
+      writeFileSync(join(tree, `work-${round}.txt`), `${round}\n`)
+      git(tree, 'add', '-A')
+      git(tree, '-c', 'user.name=A', '-c', 'user.email=a@x', 'commit', '-qm', `round ${round}`)
+      const head = git(tree, 'rev-parse', 'HEAD')
+      const short = head.slice(0, 10)
+      const reports = await Promise.all(
+        authors.map((a) =>
+          t.core.invoke('reports.submit', {
+            taskId: task.id,
+            authorId: a.id,
+            kind: 'test',
+            verdict: 'pass',
+            artifact: { commit: short },
+            claims: [],
+          }),
+        ),
+      )
+      expect(reports.map((r) => r.artifact?.commit)).toEqual([head, head, head])
+      expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(head)
+    }
+    expect(readdirSync(join(tree, '..')).filter((f) => f.includes('.transfer') || f.includes('.quarantine'))).toEqual(
+      [],
+    )
+  })
+
   it("a head that does not descend from the task's base is not brought over, and delivery says why", async () => {
     const m = await ivy()
     const task = await taskFor(m, 'Feature')
@@ -224,6 +260,58 @@ describe("Concord brings the task's branch into the user's repository", () => {
     expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
     expect(() => git(t.repoDir, 'cat-file', '-e', `${orphan}^{commit}`)).toThrow()
     expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
+  })
+  it("a commit git calls broken (a committer line with no email) is refused before it enters the user's repository", async () => {
+    const m = await ivy()
+    const task = await taskFor(m, 'Broken')
+    const tree = treeOf(task)
+    const before = userRepo()
+    writeFileSync(join(tree, 'work.txt'), 'work\n')
+    git(tree, 'add', '-A')
+    const treeId = git(tree, 'write-tree')
+    const parent = git(tree, 'rev-parse', 'HEAD')
+    const raw = `tree ${treeId}\nparent ${parent}\nauthor A <a@x> 1700000000 +0000\ncommitter broken line\n\nmsg\n`
+    const broken = execFileSync('git', ['hash-object', '-t', 'commit', '--literally', '-w', '--stdin'], {
+      cwd: tree,
+      input: raw,
+      encoding: 'utf8',
+    }).trim()
+    git(tree, 'reset', '-q', broken)
+    const err = await t.core
+      .invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+      .catch((e: unknown) => e as { code: string; message: string })
+    expect(err).toMatchObject({ code: 'invalid_objects' })
+    expect((err as { message: string }).message).toContain('missing email')
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
+    expect(() => git(t.repoDir, 'cat-file', '-e', `${broken}^{commit}`)).toThrow()
+    expect(git(t.repoDir, 'rev-parse', task.branch!)).toBe(git(t.repoDir, 'rev-parse', 'main'))
+    expect(userRepo()).toEqual(before)
+    execFileSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: t.repoDir, stdio: 'pipe' })
+  })
+  it("a tree's commits weighing more than treeTransferLimitMB are refused, naming the size and the setting", async () => {
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, treeTransferLimitMB: 10 })
+    const m = await ivy()
+    const task = await taskFor(m, 'Big')
+    const tree = treeOf(task)
+    const before = userRepo()
+    writeFileSync(join(tree, 'big.bin'), randomBytes(40 * 1024 * 1024)) // random: git cannot compress it below 10 MB
+    git(tree, 'add', '-A')
+    git(tree, '-c', 'user.name=A', '-c', 'user.email=a@x', 'commit', '-qm', 'big')
+    const big = git(tree, 'rev-parse', 'HEAD')
+    const err = await t.core
+      .invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+      .catch((e: unknown) => e as { code: string; message: string; details: unknown })
+    expect(err).toMatchObject({
+      code: 'transfer_too_large',
+      details: { limit: 10 * 1024 * 1024, setting: 'treeTransferLimitMB' },
+    })
+    expect((err as { message: string }).message).toMatch(/weigh 40\.\d MB, over the 10\.0 MB .*treeTransferLimitMB/)
+    expect((await t.core.invoke('tasks.get', { taskId: task.id })).status).toBe('in_progress')
+    expect(() => git(t.repoDir, 'cat-file', '-e', `${big}^{commit}`)).toThrow()
+    expect(userRepo()).toEqual(before)
+    expect(readdirSync(join(tree, '..')).filter((f) => f.includes('.transfer') || f.includes('.quarantine'))).toEqual(
+      [],
+    )
   })
 })
 

@@ -199,7 +199,7 @@ export async function exportDownload(
       .replace(/^-|-$/g, '') || 'workspace'
   return {
     name: `${slug}-decisions-${p.format}.zip`,
-    zipBase64: zipStore(entries).toString('base64'),
+    zipBase64: (await zipStore(entries)).toString('base64'),
     entries: entries.map((e) => e.name),
   }
 }

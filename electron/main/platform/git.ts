@@ -374,7 +374,11 @@ function repositoryMergeDrivers(entries: [string, string][], start: number): Rec
 export async function runOwnGit(
   root: string,
   args: string[],
-  opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & { env?: Record<string, string> } = {},
+  opts: Pick<RunGitOptions, 'allowFailure' | 'maxBuffer' | 'signal'> & {
+    env?: Record<string, string>
+    /** git's stdin: this file from byte `start` on, streamed off the loop (a bundle's pack). */
+    inputFile?: { path: string; start: number }
+  } = {},
 ): Promise<GitResult> {
   const env = { ...commandEnv(undefined), ...opts.env }
   // The filter and merge-driver settings in one read (git is spawned once less per call; a turn's snapshot makes 3 calls).
@@ -401,7 +405,7 @@ function spawnGit(
   args: string[],
   cwd: string,
   env: Record<string, string>,
-  opts: RunGitOptions & { raw?: boolean },
+  opts: RunGitOptions & { raw?: boolean; inputFile?: { path: string; start: number } },
   what = args[0],
 ): Promise<GitResult & { raw?: Buffer }> {
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
@@ -415,6 +419,7 @@ function spawnGit(
       cwd,
       env: own ? ownProgramEnv(env) : env,
       detached: true,
+      inputFile: opts.inputFile,
     })
     let ended = (): void => {}
     const out: Buffer[] = []

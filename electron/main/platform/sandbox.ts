@@ -152,6 +152,11 @@ export interface SandboxRequest {
    * this call although the policy protects it (userCheckout). Never set for a command.
    */
   writableGitDir?: boolean
+  /**
+   * Only the root is writable: no scratch HOME or TMPDIR, nothing else (Concord's own copy into a task's tree, which
+   * an agent's link must not lead anywhere else). /tmp is still a private, empty folder.
+   */
+  onlyRoot?: boolean
 }
 
 export interface SandboxedSpawn {
@@ -184,7 +189,9 @@ export async function sandboxedSpawn(
     cwd: req.root,
     writable: req.readOnly
       ? []
-      : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
+      : req.onlyRoot
+        ? uniqueReal(rootWritable ? [req.root] : [])
+        : uniqueReal([...(rootWritable ? [req.root] : []), scratch.home, scratch.tmp, ...(req.writable ?? [])]),
     readOnly: uniqueReal([
       ...(rootWritable ? [] : [req.root]),
       ...(gitDir ? [gitDir] : []),

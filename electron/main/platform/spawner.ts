@@ -19,6 +19,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
+import { createReadStream } from 'node:fs'
 
 interface OffLoopOptions {
   cwd?: string
@@ -29,6 +30,8 @@ interface OffLoopOptions {
   input?: boolean
   /** A long-lived child (a batch process) that must not keep this process running. */
   background?: boolean
+  /** stdin is this file from byte `start` on, streamed by the helper (a bundle's pack): nothing passes this loop. */
+  inputFile?: { path: string; start: number }
 }
 
 /** The part of a ChildProcess the callers use. */
@@ -60,6 +63,7 @@ type ToHelper =
       env: Record<string, string>
       detached: boolean
       input: boolean
+      inputFile?: { path: string; start: number }
     }
   | { t: 'destroy' | 'end'; id: number }
   | { t: 'write'; id: number; data: string }
@@ -73,9 +77,11 @@ type FromHelper =
 /** The helper: plain CommonJS, Node built-ins only, so it runs from any build (Electron, the CLI bundle, tests). */
 const HELPER = `
 const { spawn } = require('node:child_process')
+const { createReadStream } = require('node:fs')
 const children = new Map()
 const send = (m) => { try { process.send(m) } catch {} }
 process.on('disconnect', () => process.exit(0))
+const pipeFile = (f, to) => createReadStream(f.path, { start: f.start }).on('error', () => to.destroy()).pipe(to)
 process.on('message', (m) => {
   if (m.t !== 'spawn') {
     const c = children.get(m.id)
@@ -87,8 +93,9 @@ process.on('message', (m) => {
   }
   let c
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: m.detached, stdio: [m.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true })
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: m.detached, stdio: [m.input || m.inputFile ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true })
     if (c.stdin) c.stdin.on('error', () => {})
+    if (m.inputFile) pipeFile(m.inputFile, c.stdin)
   } catch (e) {
     send({ t: 'error', id: m.id, code: e.code, message: e.message })
     send({ t: 'close', id: m.id, code: null, signal: null })
@@ -160,6 +167,7 @@ class Spawner {
       env: opts.env,
       detached: opts.detached ?? false,
       input: opts.input ?? false,
+      inputFile: opts.inputFile,
     })
     return child
   }
@@ -263,10 +271,16 @@ function directSpawn(file: string, args: string[], opts: OffLoopOptions): OffLoo
     cwd: opts.cwd,
     env: opts.env,
     detached: opts.detached ?? false,
-    stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    stdio: [opts.input || opts.inputFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     windowsHide: true,
   })
   child.stdin?.on('error', () => {})
+  if (opts.inputFile && child.stdin) {
+    const to = child.stdin
+    createReadStream(opts.inputFile.path, { start: opts.inputFile.start })
+      .on('error', () => to.destroy())
+      .pipe(to)
+  }
   if (opts.background) {
     child.unref()
     for (const s of [child.stdin, child.stdout, child.stderr]) (s as { unref?: () => void } | null)?.unref?.()

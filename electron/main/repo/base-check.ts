@@ -26,6 +26,12 @@ export interface BaseCheckResult {
   mergeTree: boolean
 }
 
+/**
+ * What one check of many tasks against one base shares: the base side's commits since a merge base are the same for
+ * every task that parted from main there (most of them), so they are read once per merge base.
+ */
+export type BaseSideCache = Map<string, Promise<string>>
+
 /** null: the commit or the base is not readable from the tree, or they share no history. */
 export async function checkAgainstBase(
   root: string,
@@ -33,6 +39,7 @@ export async function checkAgainstBase(
   base: string,
   commit: string,
   scratch: string,
+  baseSide: BaseSideCache = new Map(),
 ): Promise<BaseCheckResult | null> {
   if (!SHA.test(base) || !SHA.test(commit)) return null
   const store = path.join(scratch, 'objects')
@@ -56,27 +63,35 @@ export async function checkAgainstBase(
   const behind = Number(behindOut.stdout.trim()) || 0
   if (behind === 0) return { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
 
-  const own_ = await git(['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit])
+  // The task's side, the base's side and the trial merge do not depend on each other: asked at once.
+  const ownP = git(['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit])
+  const trialP = git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit])
+  const own_ = await ownP
   const mine = new Set(own_.stdout.split('\n').filter(Boolean))
   // Each first-parent commit of the base since the parting, with the files it changed against its first parent: a
   // merge commit of a task counts as that task's change.
-  const log = await git([
-    'log',
-    '--first-parent',
-    '--diff-merges=first-parent',
-    '--no-renames',
-    '--name-only',
-    '--format=%x01%H',
-    `${mb}..${base}`,
-  ])
+  const key = `${mb}..${base}`
+  let log = baseSide.get(key)
+  if (!log) {
+    log = git([
+      'log',
+      '--first-parent',
+      '--diff-merges=first-parent',
+      '--no-renames',
+      '--name-only',
+      '--format=%x01%H',
+      key,
+    ]).then((r) => (r.code === 0 ? r.stdout : ''))
+    baseSide.set(key, log)
+  }
   const byFile = new Map<string, string[]>()
-  for (const chunk of log.stdout.split('\x01').filter(Boolean)) {
+  for (const chunk of (await log).split('\x01').filter(Boolean)) {
     const [sha = '', ...files] = chunk.split('\n').filter(Boolean)
     for (const f of files) if (mine.has(f)) byFile.set(f, [...(byFile.get(f) ?? []), sha.trim()])
   }
   const both = [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
 
-  const trial = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit])
+  const trial = await trialP
   const lines = trial.stdout.split('\n').filter((l) => l.length > 0)
   if (trial.code === 0 && SHA.test(lines[0] ?? '')) {
     const checked = (await git(['rev-parse', '--verify', '--quiet', `${commit}^{tree}`])).stdout.trim()

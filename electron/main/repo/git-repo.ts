@@ -5,11 +5,13 @@
  * Every call goes through runOwnGit (the user's repository) or runTreeGit (a tree, hostile): no program named by a
  * repository's config ever runs.
  */
-import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../platform/git'
 import { batchCommit, closeBatches, restartBatch } from '../platform/git-batch'
+import { checkBundleObjects } from './bundle-objects'
+import { onePerTree } from './one-per-tree'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
@@ -247,11 +249,28 @@ export interface SyncResult {
 
 /**
  * Brings a task tree's head into the user's repository as the task's branch. The tree is hostile, so: the bundle is
- * made in a read-only sandbox with no program of the tree's config running (runTreeGit), the user's repository
- * fetches that file with every object checked (transfer.fsckObjects) and hooks off, and the only ref written is the
+ * made in a read-only sandbox with no program of the tree's config running (runTreeGit), its objects are checked in a
+ * quarantine repository (bundle-objects.ts: `index-pack --strict`, as `fetch <bundle>` does not on every git), the
+ * user's repository fetches that file with hooks off, and the only ref written is the
  * task's own branch — and only to a commit that descends from the task's base.
  */
-export async function syncTaskBranch(root: string, dir: string, branch: string, base: string): Promise<SyncResult> {
+export function syncTaskBranch(
+  root: string,
+  dir: string,
+  branch: string,
+  base: string,
+  limit: TransferLimit,
+): Promise<SyncResult> {
+  return onePerTree(path.resolve(dir), () => syncOnce(root, dir, branch, base, limit))
+}
+
+async function syncOnce(
+  root: string,
+  dir: string,
+  branch: string,
+  base: string,
+  limit: TransferLimit,
+): Promise<SyncResult> {
   if (!isOwnTree(dir)) return { head: null, landed: false }
   const head = await treeHead(dir)
   if (!head) return { head: null, landed: false }
@@ -260,28 +279,17 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
   const present = (await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code === 0
   if (!present) {
     const readable = await objectsOf(root)
-    const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', '-', 'HEAD', `^${base}`], {
-      sandboxed: true,
-      readable,
-      raw: true,
-      allowFailure: true,
-      maxBuffer: 1024 * 1024 * 1024,
-    })
-    if (bundle.code !== 0 || !bundle.raw)
-      throw new ApiError(
-        'io_error',
-        `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`,
-      )
-    const file = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.bundle`)
+    const folder = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.transfer`)
+    const file = path.join(folder, 'tree.bundle')
     const quarantine = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.quarantine`)
-    writeFileSync(file, bundle.raw, { mode: 0o600 })
     try {
+      await writeTreeBundle(dir, folder, file, branch, base, readable, limit)
       // First into a repository of Concord's own that reads the user's objects (alternates) and writes none of them:
       // what the bundle holds is checked there, and only a head on the task's branch goes on to the user's repository.
       if (!(await onTaskBranch(root, quarantine, file, branch, head, base))) return { head, landed: false }
       await fetchBundle(root, file, branch)
     } finally {
-      rmSync(file, { force: true })
+      rmSync(folder, { recursive: true, force: true })
       rmSync(quarantine, { recursive: true, force: true })
     }
     if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0)
@@ -298,7 +306,58 @@ export async function syncTaskBranch(root: string, dir: string, branch: string, 
   return { head, landed: true }
 }
 
-/** The bundle's commits fetched (every object checked, no ref written) into `into`. */
+/** The most a tree's new commits may weigh when brought over, and the setting that says so (for the refusal). */
+export interface TransferLimit {
+  bytes: number
+  setting: string
+}
+
+const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+
+/**
+ * The tree's commits since `base` written by git itself to `file` (streamed to disk: nothing of it passes through
+ * Concord's memory or event loop), in a read-only sandbox where only `folder` is writable. Refused with
+ * 'transfer_too_large' before it is written when the objects weigh more than the limit, and after when the bundle does.
+ */
+async function writeTreeBundle(
+  dir: string,
+  folder: string,
+  file: string,
+  branch: string,
+  base: string,
+  readable: string[],
+  limit: TransferLimit,
+): Promise<void> {
+  const tooLarge = (bytes: number): ApiError =>
+    new ApiError(
+      'transfer_too_large',
+      `${branch}'s new commits weigh ${mb(bytes)}, over the ${mb(limit.bytes)} a tree may bring into your repository (the workspace setting ${limit.setting}): remove the large files from those commits, or raise ${limit.setting}`,
+      { bytes, limit: limit.bytes, setting: limit.setting },
+    )
+  const usage = await runTreeGit(dir, ['rev-list', '--objects', '--disk-usage', 'HEAD', `^${base}`], {
+    sandboxed: true,
+    readable,
+    allowFailure: true,
+  })
+  const weight = Number(usage.stdout.trim())
+  if (usage.code === 0 && Number.isFinite(weight) && weight > limit.bytes) throw tooLarge(weight)
+  rmSync(folder, { recursive: true, force: true })
+  mkdirSync(folder, { recursive: true, mode: 0o700 })
+  const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', file, 'HEAD', `^${base}`], {
+    readable,
+    writable: [folder],
+    allowFailure: true,
+  })
+  if (bundle.code !== 0 || !existsSync(file))
+    throw new ApiError(
+      'io_error',
+      `could not read the commits of ${branch} from its tree: ${bundle.stderr.trim() || `exit code ${bundle.code}`}`,
+    )
+  const size = statSync(file).size
+  if (size > limit.bytes) throw tooLarge(size)
+}
+
+/** The bundle's commits fetched (no ref written) into `into`. */
 async function fetchBundle(into: string, file: string, branch: string): Promise<void> {
   const fetched = await runOwnGit(
     into,
@@ -345,7 +404,7 @@ async function onTaskBranch(
   if (made.code !== 0)
     throw new ApiError('io_error', `could not check the tree's commits: ${made.stderr.trim() || 'git init failed'}`)
   writeFileSync(path.join(quarantine, 'objects', 'info', 'alternates'), objects.map((o) => `${o}\n`).join(''))
-  await fetchBundle(quarantine, file, branch)
+  await checkBundleObjects(quarantine, file, branch)
   return (await runOwnGit(quarantine, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code === 0
 }
 

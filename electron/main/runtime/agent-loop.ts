@@ -342,7 +342,7 @@ async function runToolCall(
       call.name === 'write_file' ? currentText(env.workspaceRoot, (args as { path?: unknown }).path) : undefined
     const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, {
       why: answer.why,
-      suggestion: suggestedRule(described),
+      suggestion: suggestedRule(described, answer),
       ...(current !== undefined ? { current } : {}),
     })
     if (!allowed) {

@@ -209,10 +209,33 @@ export class Runtime {
       outcome = await engine.run(turn)
     } finally {
       this.turnPolicies.delete(host.memberId)
+      this.endOpenSteps(ctx, start)
     }
     await recordChanges(harness, bus, ctx, start, tree, before)
     engine.after?.(turn, outcome)
     return outcome
+  }
+
+  /**
+   * The turn is over: a step of it still streaming or running (its last write failed, e.g. the disk filled mid-stream)
+   * is ended as interrupted now, not left open until the next start of Concord. If this write fails too, the restart's
+   * recovery ends it (recovery.ts).
+   */
+  private endOpenSteps(ctx: Ctx, start: StepRow): void {
+    try {
+      const open = ctx.store.steps.openOfTurn(start.id)
+      if (!open.length) return
+      const sink = this.sink(ctx.wsId)
+      ctx.store.transaction(() => {
+        for (const s of open) ctx.store.steps.finish(s.id, { status: 'interrupted', ended_at: now() })
+      })
+      for (const s of open) {
+        const row = ctx.store.steps.get(s.id)
+        if (row) sink(row)
+      }
+    } catch {
+      // The store still refuses writes: the steps stay open and the next start's recovery ends them.
+    }
   }
 
   private sink(wsId: string): StepSink {

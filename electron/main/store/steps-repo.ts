@@ -128,6 +128,9 @@ export class StepsRepo {
       queuedCount: db
         .prepare<[number], number>("SELECT count(*) FROM steps WHERE member_id = ? AND status = 'queued'")
         .pluck(),
+      openOfTurn: db.prepare<[number], StepRow>(
+        "SELECT * FROM steps WHERE turn_id = ? AND status IN ('streaming','running','waiting_approval') ORDER BY id",
+      ),
       open: db.prepare<[], StepRow>(
         "SELECT * FROM steps WHERE status IN ('streaming','running','waiting_approval') ORDER BY id",
       ),
@@ -300,6 +303,11 @@ export class StepsRepo {
 
   queuedCount(memberId: number): number {
     return this.s.queuedCount.get(memberId) ?? 0
+  }
+
+  /** A turn's steps still in flight: none once the turn has ended, unless a write failed (a full disk). */
+  openOfTurn(turnId: number): StepRow[] {
+    return this.s.openOfTurn.all(turnId)
   }
 
   /** Steps a previous process left in flight (it stopped or crashed mid-turn). */

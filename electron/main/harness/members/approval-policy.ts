@@ -12,6 +12,7 @@ import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schema
 import { ruleWords } from '../../../../shared/approval-words'
 import { sandboxStatus } from '../../platform/sandbox'
 import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
+import { commandsRun, maybeWhy, prefixMatch, type CommandsRun } from './shell-commands'
 
 export type ApprovalPolicy = ApprovalPolicyName
 
@@ -70,6 +71,8 @@ export interface PolicyAnswer {
   why: string
   /** The rule that decided, if one did. */
   rule?: PolicyRule
+  /** It asks because a deny rule may refuse it: "Always allow" offers no rule (see suggestedRule). */
+  mayBeDenied?: boolean
 }
 
 /** The stricter of two policies (`ask` > `sandboxed` > `auto`): a message carries its sender's policy. */
@@ -85,13 +88,6 @@ export async function defaultApproval(): Promise<ApprovalPolicy> {
 
 // ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** A command starts with `prefix` as whole words (`npm test` covers `npm test -- x`, not `npm tester`). */
-function startsWithWords(command: string, prefix: string): boolean {
-  const c = command.trim().replace(/\s+/g, ' ')
-  const p = prefix.trim().replace(/\s+/g, ' ')
-  return c === p || c.startsWith(`${p} `)
-}
-
 /**
  * An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution; a
  * shell's `-c` string is the command inside (`npm test` covers `bash -lc "npm test"`), see command-words.ts.
@@ -100,9 +96,12 @@ export function allowPrefixMatches(command: string, prefix: string): boolean {
   return wordsStartWith(command, prefix)
 }
 
-/** A deny prefix: any command in a chain starts with it (`cd x && git push` is caught by `git push`). */
+/**
+ * A deny prefix: any command the line runs starts with it, as the shell reads the line (see shell-commands.ts):
+ * `{ touch M; }`, `env touch M`, `sh -c 'touch M'`, `echo $(git push)`, `git -C . push`… Only a certain match.
+ */
 export function denyPrefixMatches(command: string, prefix: string): boolean {
-  return command.split(/&&|\|\||[;&|\n\r]|\$\(|`|\(/).some((part) => startsWithWords(part, prefix))
+  return prefixMatch(commandsRun(command), prefix) === 'yes'
 }
 
 /** `*` any characters but `/`, `**` any (also `/`), `?` one character; matched against the whole relative path. */
@@ -131,25 +130,29 @@ export function insideTree(root: string | undefined, p: string): string | null {
   return rel.split(path.sep).join('/')
 }
 
-function ruleMatches(rule: PolicyRule, call: PolicyCall): boolean {
-  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return false
+/**
+ * Whether a rule covers a call: `yes`, `no`, or for a deny prefix `maybe` (the command may run what it names, as
+ * far as Concord can read it). `run` reads the call's command once, for every deny rule.
+ */
+function ruleMatches(rule: PolicyRule, call: PolicyCall, run: () => CommandsRun): 'yes' | 'maybe' | 'no' {
+  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return 'no'
+  let verdict: 'yes' | 'maybe' = 'yes'
   if (rule.commandPrefix) {
-    if (call.command === undefined) return false
-    if (
-      !(rule.effect === 'deny'
-        ? denyPrefixMatches(call.command, rule.commandPrefix)
-        : allowPrefixMatches(call.command, rule.commandPrefix))
-    )
-      return false
+    if (call.command === undefined) return 'no'
+    if (rule.effect === 'deny') {
+      const m = prefixMatch(run(), rule.commandPrefix)
+      if (m === 'no' && !run().unsure) return 'no'
+      if (m !== 'yes') verdict = 'maybe'
+    } else if (!allowPrefixMatches(call.command, rule.commandPrefix)) return 'no'
   }
   if (rule.pathGlob) {
-    if (!call.paths?.length) return false
+    if (!call.paths?.length) return 'no'
     const re = globToRegExp(rule.pathGlob)
     const rel = call.paths.map((p) => insideTree(call.root, p) ?? path.resolve(call.root ?? '/', p))
     // Deny: any path it names; allow: every path.
-    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return false
+    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return 'no'
   }
-  return true
+  return verdict
 }
 
 // ── the decision ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -179,7 +182,8 @@ function leavesSandbox(call: PolicyCall): string | null {
 
 /**
  * Whether a call waits for the human. Deny rules first (the member's, then the team's: any that matches refuses
- * the call), then allow rules (one that matches runs it), then the policy.
+ * the call; a command Concord cannot read with confidence asks when a deny rule names commands), then allow rules
+ * (one that matches runs it), then the policy.
  */
 export function needsHuman(
   policy: ApprovalPolicy,
@@ -187,16 +191,26 @@ export function needsHuman(
   call: PolicyCall,
   sandbox: SandboxState,
 ): PolicyAnswer {
-  const deny = rules.find((r) => r.effect === 'deny' && ruleMatches(r, call))
+  let read: CommandsRun | undefined
+  const run = (): CommandsRun => (read ??= commandsRun(call.command ?? ''))
+  const denies = rules.filter((r) => r.effect === 'deny').map((r) => ({ r, m: ruleMatches(r, call, run) }))
+  const forTeam = (r: PolicyRule) => (r.memberId === null ? ' (for the team)' : '')
+  const deny = denies.find((d) => d.m === 'yes')?.r
   if (deny)
+    return { ask: false, deny: true, why: `refused by the rule "${ruleWords(deny)}"${forTeam(deny)}`, rule: deny }
+  const unsure = denies.find((d) => d.m === 'maybe')?.r
+  if (unsure)
     return {
-      ask: false,
-      deny: true,
-      why: `refused by the rule "${ruleWords(deny)}"${deny.memberId === null ? ' (for the team)' : ''}`,
-      rule: deny,
+      ask: true,
+      deny: false,
+      mayBeDenied: true,
+      why: `Concord cannot tell whether the rule "${ruleWords(unsure)}"${forTeam(unsure)} refuses it: ${maybeWhy(
+        run(),
+        unsure.commandPrefix ?? '',
+      )}`,
     }
   if (call.effect === 'read' && !call.asksUnderAsk) return { ask: false, deny: false, why: 'reads run without asking' }
-  const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call))
+  const allow = rules.find((r) => r.effect === 'allow' && ruleMatches(r, call, run) === 'yes')
   if (allow)
     return {
       ask: false,
@@ -342,9 +356,12 @@ export interface RuleSuggestion {
 /**
  * The rule "Always allow" offers: for a command, the command it runs' first words (`npm test`, also for
  * `bash -lc "npm test"`), never a shell, `env` or an interpreter with code, and none when the command cannot be
- * taken apart with confidence (never the whole tool); for any other call, the tool.
+ * taken apart with confidence (never the whole tool) or when a deny rule may refuse it; for any other call, the tool.
  */
-export function suggestedRule(call: PolicyCall): RuleSuggestion {
+export function suggestedRule(call: PolicyCall, answer?: PolicyAnswer): RuleSuggestion {
+  // An allow rule would never reach it (deny rules come first), and must not look as if it did.
+  if (answer?.mayBeDenied)
+    return { tool: call.tool, noRule: 'a deny rule may refuse this command, so Concord offers no rule for it' }
   if (call.effect !== 'command') return { tool: call.tool }
   const s = suggestedPrefix(call.command ?? '')
   return 'prefix' in s ? { tool: call.tool, commandPrefix: s.prefix } : { tool: call.tool, noRule: s.none }

@@ -16,7 +16,7 @@
 import { join } from 'node:path'
 import type { BaseOverlap, BaseCheckRow } from '../../store/base-repo'
 import { runOwnGit } from '../../platform/git'
-import { checkAgainstBase } from '../../repo/base-check'
+import { checkAgainstBase, type BaseSideCache } from '../../repo/base-check'
 import { isOwnTree, treeHead } from '../../repo/git-repo'
 import { watchBranchRef } from '../../repo/ref-watch'
 import type { Ctx } from '../context'
@@ -26,6 +26,11 @@ import { baseCheckedStatuses, toTask } from '../mappers'
 import { workspaceSettings } from './workspace-settings'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
+
+/** Tasks checked side by side in one check of the base. */
+const CHECKS_AT_ONCE = 4
+/** task.changed events sent between two turns of the event loop after a check. */
+const EMITS_AT_ONCE = 10
 
 /** The statuses whose tasks are checked against the base: they have a tree and are not merged. */
 export const checkedStatuses = baseCheckedStatuses
@@ -162,16 +167,17 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
   const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
   const before = ctx.store.base.among(open.map((b) => b.task_id))
   const results: BaseCheckRow[] = []
-  for (const b of open) {
+  const baseSide: BaseSideCache = new Map()
+  const checkOne = async (b: (typeof open)[number]): Promise<void> => {
     const task = rows.get(b.task_id)
-    if (!task || !checkedStatuses.includes(task.status)) continue
+    if (!task || !checkedStatuses.includes(task.status)) return
     const commit =
       task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
-    if (!commit) continue
+    if (!commit) return
     const old = before.get(task.id)
-    if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) continue
-    const found = await checkAgainstBase(repo, b.worktree!, head, commit, scratch)
-    if (!found) continue
+    if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) return
+    const found = await checkAgainstBase(repo, b.worktree!, head, commit, scratch, baseSide)
+    if (!found) return
     const groups = new Map<number | null, string[]>()
     for (const { file, commits } of found.both) {
       // A file is the merged tasks' that changed it on the base side, or "main's" (the user's own commits).
@@ -195,6 +201,13 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
       checked_at: now(),
     })
   }
+  // A few tasks at a time: each check is a handful of short git processes, mostly waiting on their start.
+  let next = 0
+  const worker = async () => {
+    while (next < open.length) await checkOne(open[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(CHECKS_AT_ONCE, open.length) }, worker))
+  results.sort((a, b) => a.task_id - b.task_id)
   if (!ctx.store.db.open) return
   const seen = ctx.store.base.seen(branch)
   const changed = ctx.store.transaction(() => {
@@ -218,7 +231,11 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
     }
     return out
   })
-  for (const id of changed) {
+  // The cards' events, a few at a time with the loop free between them: a move that concerns 50 tasks does not hold
+  // every other request for the time 50 task reads take.
+  for (const [i, id] of changed.entries()) {
+    if (i > 0 && i % EMITS_AT_ONCE === 0) await new Promise((r) => setImmediate(r))
+    if (closed.has(h) || !ctx.store.db.open) return
     const row = ctx.store.tasks.get(id)
     if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
   }

@@ -261,7 +261,8 @@ export async function refreshHead(h: Harness, ctx: Ctx, taskRowId: number): Prom
   if (!row?.worktree || !existsSync(row.worktree) || row.state !== 'ready') return row
   const repo = h.workspace(ctx.wsId).repoPath
   if (needsConversion(row.worktree)) await convertWorktree(repo, row.worktree, row.branch)
-  const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit)
+  const limit = { bytes: workspaceSettings(ctx).treeTransferLimitMB * 1024 * 1024, setting: 'treeTransferLimitMB' }
+  const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit, limit)
   if (head && landed && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
   return ctx.store.branches.get(taskRowId)
 }
@@ -383,7 +384,7 @@ export async function treeForTurn(
   const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
     const branch = await ensureTaskWorktree(h, ctx, task.id)
-    if (branch?.worktree) await setupSettled(ctx, task.id)
+    if (branch?.worktree) await setupSettled(h, ctx, task.id, branch.worktree)
     if (branch?.worktree) {
       // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
       await carryIdentity(repo, branch.worktree)

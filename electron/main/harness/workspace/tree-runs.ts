@@ -5,32 +5,23 @@
  * tests), started and stopped from the task's card, one at a time per task. Their output is kept in the data folder
  * (tree-runs/<workspace>/<task>-<kind>.json) and shown on the card; a failed setup leaves the tree as it is.
  */
-import {
-  copyFileSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { dirname, join, sep } from 'node:path'
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import type { TreeRun } from '../../../../shared/schemas'
-import { runOwnGit } from '../../platform/git'
 import { sandboxedSpawn } from '../../platform/sandbox'
 import { runShell } from '../../platform/shell'
 import { objectsOf } from '../../repo/git-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
+import { blobsOf, memberChanged, scriptsOf } from './run-scripts'
+import { copyIntoTree } from './tree-copy'
 import { workspaceSettings } from './workspace-settings'
 
 const SETUP_TIMEOUT_MS = 30 * 60_000
 /** A dev server runs until stopped; a day is the bound. */
 const RUN_TIMEOUT_MS = 24 * 60 * 60_000
-const MAX_COPIED = 10_000
 /** Output events at most this often while a command prints. */
 const EMIT_MS = 250
 
@@ -57,8 +48,17 @@ function save(h: Harness, wsId: string, taskRowId: number, run: TreeRun): void {
 function load(h: Harness, wsId: string, taskRowId: number, kind: TreeRun['kind']): TreeRun | null {
   try {
     const run = JSON.parse(readFileSync(recordPath(h, wsId, taskRowId, kind), 'utf8')) as TreeRun
-    // A record left 'running' by a Concord that stopped: its process went with it.
-    return run.state === 'running' ? { ...run, state: 'stopped', endedAt: run.endedAt ?? run.startedAt } : run
+    // A record left 'running' by a Concord that stopped: its process went with it. A setup cut short leaves the tree
+    // half set up: interrupted, and run again before the next turn there (setupSettled).
+    if (run.state !== 'running') return run
+    if (run.kind === 'setup')
+      return {
+        ...run,
+        state: 'interrupted',
+        endedAt: run.endedAt ?? run.startedAt,
+        output: `${run.output}\n[interrupted: Concord stopped while the setup ran; it runs again before the next turn]`,
+      }
+    return { ...run, state: 'stopped', endedAt: run.endedAt ?? run.startedAt }
   } catch {
     return null
   }
@@ -72,9 +72,20 @@ export function treeRuns(h: Harness, ctx: Ctx, taskRowId: number): TreeRun[] {
   })
 }
 
-/** Resolves when the task's setup (if one runs) has ended: a turn in the tree waits for it. */
-export async function setupSettled(ctx: Ctx, taskRowId: number): Promise<void> {
-  await live.get(keyOf(ctx.wsId, taskRowId, 'setup'))?.done.catch(() => undefined)
+/**
+ * Resolves when the task's setup (if one runs) has ended: a turn in the tree waits for it. A setup that was interrupted
+ * (Concord killed during it) is run again first, so no turn works in a half-set-up tree.
+ */
+export async function setupSettled(h: Harness, ctx: Ctx, taskRowId: number, tree: string): Promise<void> {
+  const running = live.get(keyOf(ctx.wsId, taskRowId, 'setup'))
+  if (running) {
+    await running.done.catch(() => undefined)
+    return
+  }
+  if (load(h, ctx.wsId, taskRowId, 'setup')?.state !== 'interrupted') return
+  const settings = workspaceSettings(ctx)
+  if (!settings.setupCommand && settings.copyFiles.length === 0) return
+  await start(h, ctx, taskRowId, tree, 'setup', settings.setupCommand).done.catch(() => undefined)
 }
 
 /** Called when a task's tree has just been created: copies the listed files and runs the setup command, if any. */
@@ -137,6 +148,8 @@ function start(
   command: string | null,
 ): Live {
   const key = keyOf(ctx.wsId, taskRowId, kind)
+  // What the user last ran (read before this run's record replaces it): the baseline of "changed by a member".
+  const lastRan = load(h, ctx.wsId, taskRowId, kind)?.scripts
   if (live.has(key))
     throw new ApiError(
       'invalid_transition',
@@ -180,11 +193,22 @@ function start(
       }
       if (command) {
         const root = realpathSync(tree)
+        // A script a member changed since the user last ran it runs without the network this once, and the card says so.
+        run.scripts = await blobsOf(repo, root, scriptsOf(command, root))
+        run.memberChanged = await memberChanged(
+          repo,
+          ctx.store.branches.get(taskRowId)?.base_commit ?? null,
+          run.scripts,
+          lastRan,
+        )
+        run.network = settings.treeNetwork && run.memberChanged.length === 0
+        if (settings.treeNetwork && !run.network)
+          run.output += `[network off: ${run.memberChanged.join(', ')} changed by a member since you last ran it; run it again to give it the network]\n`
         const plan = await sandboxedSpawn(['/bin/sh', '-c', command], {
           root,
           policy: {
             dataDir: h.registry.dataDir,
-            network: settings.treeNetwork,
+            network: run.network,
             env: settings.commandEnv,
             scratchDir: join(h.registry.dataDir, 'scratch', ctx.wsId, `t${taskRowId}`),
             readable: await objectsOf(repo),
@@ -231,77 +255,12 @@ function start(
   })()
   const entry: Live = { run, abort, done }
   live.set(key, entry)
+  // Recorded before it runs: a Concord killed meanwhile finds it 'running', i.e. interrupted (load).
+  try {
+    save(h, ctx.wsId, taskRowId, run)
+  } catch {
+    // As at the end: the record is lost, not the run.
+  }
   emit()
   return entry
-}
-
-/**
- * Copies the files the patterns name from the checkout into the tree: those not in the commit (untracked or ignored:
- * git ls-files --others), so the tree's own files are never overwritten. A symlink whose target is out of the
- * checkout, and any path whose folder in the tree is a symlink, is refused and named.
- */
-export async function copyIntoTree(
-  repo: string,
-  tree: string,
-  patterns: string[],
-): Promise<{ copied: string[]; refused: string[] }> {
-  const copied: string[] = []
-  const refused: string[] = []
-  if (!patterns.length) return { copied, refused }
-  const listed = await runOwnGit(
-    repo,
-    ['ls-files', '-z', '--others', '--', ...patterns.map((p) => `:(top,glob)${p}`)],
-    { allowFailure: true },
-  )
-  if (listed.code !== 0) return { copied, refused: [`the list could not be read: ${listed.stderr.trim()}`] }
-  const repoReal = realpathSync(repo)
-  const treeReal = realpathSync(tree)
-  const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + sep)
-  for (const rel of listed.stdout.split('\0').filter(Boolean).slice(0, MAX_COPIED)) {
-    if (rel.split('/').some((p) => p === '..' || p.toLowerCase() === '.git')) {
-      refused.push(`${rel} (inside .git or out of the checkout)`)
-      continue
-    }
-    const from = join(repoReal, rel)
-    let source = from
-    try {
-      if (lstatSync(from).isSymbolicLink()) {
-        source = realpathSync(from)
-        if (!inside(source, repoReal) || inside(source, join(repoReal, '.git'))) {
-          refused.push(`${rel} (a symlink out of your checkout)`)
-          continue
-        }
-      }
-      if (!statSync(source).isFile()) continue
-      const to = join(treeReal, rel)
-      if (!safeTarget(treeReal, rel)) {
-        refused.push(`${rel} (its folder in the task's tree is a symlink, or the path is taken)`)
-        continue
-      }
-      mkdirSync(dirname(to), { recursive: true })
-      copyFileSync(source, to, 1 /* COPYFILE_EXCL: never overwrite */)
-      copied.push(rel)
-    } catch (err) {
-      refused.push(`${rel} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
-    }
-  }
-  return { copied, refused }
-}
-
-/** Every folder on the way to `rel` in the tree is a real folder (or not there yet) and the file itself is not there. */
-function safeTarget(treeReal: string, rel: string): boolean {
-  const parts = rel.split('/')
-  let at = treeReal
-  for (let i = 0; i < parts.length; i++) {
-    at = join(at, parts[i]!)
-    let st
-    try {
-      st = lstatSync(at)
-    } catch {
-      return true // from here on nothing exists: the folders are made fresh
-    }
-    if (i === parts.length - 1) return false // the file is there (committed or made): left as it is
-    if (st.isSymbolicLink() || !st.isDirectory()) return false
-  }
-  return true
 }

@@ -228,7 +228,7 @@ export class AcpUpdates {
     const argsText = JSON.stringify(toolArgs(call) ?? call.rawInput ?? {})
     const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', argsText, {
       why: answer.why,
-      suggestion: suggestedRule(described),
+      suggestion: suggestedRule(described, answer),
     })
     if (this.signal.aborted || reqSignal.aborted) return { outcome: { outcome: 'cancelled' } }
     if (!allowed) {

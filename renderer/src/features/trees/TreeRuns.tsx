@@ -15,8 +15,9 @@ const stateWords: Record<TreeRun['state'], string> = {
   passed: 'done',
   failed: 'failed',
   stopped: 'stopped',
+  interrupted: 'interrupted: runs again before the next turn',
 }
-const tone = { running: 'info', passed: 'good', failed: 'bad', stopped: 'warn' } as const
+const tone = { running: 'info', passed: 'good', failed: 'bad', stopped: 'warn', interrupted: 'warn' } as const
 
 export function TreeRuns({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
@@ -134,6 +135,14 @@ function RunLine({
           {shown ? 'Hide' : 'Output'}
         </button>
       </div>
+      {run.memberChanged && run.memberChanged.length > 0 && (
+        <div className="warn-inline small" data-testid={`${testId}-member-changed`}>
+          {run.memberChanged.join(', ')} changed by a member since you last ran it
+          {run.network === false
+            ? `: it ran with the network off. ${label === 'Run' ? 'Run' : 'Set up'} again to give it the network.`
+            : '.'}
+        </div>
+      )}
       {run.refused.length > 0 && (
         <div className="warn-inline small" data-testid={`${testId}-refused`}>
           Not copied: {run.refused.join('; ')}

@@ -38,6 +38,7 @@ function TreeSettings({ onClose }: { onClose(): void }) {
   const [copyFiles, setCopy] = useState(settings.copyFiles.join('\n'))
   const [runCommand, setRun] = useState(settings.runCommand ?? '')
   const [treeNetwork, setNetwork] = useState(settings.treeNetwork)
+  const [transferLimit, setTransferLimit] = useState(String(settings.treeTransferLimitMB))
   const save = useAction(async () => {
     if (!workspaceId) return
     const next = await api.call('workspaces.update', {
@@ -45,6 +46,8 @@ function TreeSettings({ onClose }: { onClose(): void }) {
       setupCommand,
       runCommand,
       treeNetwork,
+      // Sent as typed: the server names a bad value (treeTransferLimitMB) rather than this form guessing one.
+      treeTransferLimitMB: Number(transferLimit),
       copyFiles: copyFiles
         .split('\n')
         .map((l) => l.trim())
@@ -118,6 +121,20 @@ function TreeSettings({ onClose }: { onClose(): void }) {
           />
           <span className="muted small">
             A dev server or the tests: a task’s card starts it in its tree and stops it.
+          </span>
+        </label>
+        <label className="field">
+          <b>Largest transfer of a tree (MB)</b>
+          <input
+            type="number"
+            min={1}
+            value={transferLimit}
+            onChange={(e) => setTransferLimit(e.target.value)}
+            data-testid="tree-transfer-limit"
+          />
+          <span className="muted small">
+            The most a task’s new commits may weigh when Concord brings them into your repository; heavier ones are
+            refused, naming their size.
           </span>
         </label>
         <label className="check small">
