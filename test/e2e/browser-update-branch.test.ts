@@ -45,6 +45,7 @@ describe('browser UI: updating a task’s branch', () => {
       name: 'Ivy',
       role: 'implementer',
       approval: 'auto',
+      provider: { kind: 'openai', model: 'scripted', baseURL: ui.stack.models.openaiBaseURL, apiKey: 'sk-e2e' },
     })
     const made = async (title: string, files: Record<string, string>): Promise<Task> => {
       const task = await core.invoke('tasks.create', {
@@ -90,17 +91,34 @@ describe('browser UI: updating a task’s branch', () => {
     await shots('ub1-update-offered')
 
     await update.click()
-    await expect
-      .poll(() => card(docs).getByTestId('update-result').textContent())
-      .toMatch(
-        new RegExp(`^Updated from main: ${docs.key} is at [0-9a-f]{7}\\. It needs verifying again on the new head\\.$`),
-      )
+    const result = card(docs).getByTestId('update-result')
+    await result.waitFor()
+    expect(await result.textContent()).toMatch(
+      new RegExp(`^Updated from main: ${docs.key} is at [0-9a-f]{7}\\. It needs verifying again on the new head\\.$`),
+    )
     const after = await core.invoke('tasks.get', { taskId: docs.id })
     expect(after.status).toBe('delivered')
     expect(git(repoDir, 'merge-base', '--is-ancestor', main, after.artifact!.commit!)).toBe('')
     await expect.poll(() => card(docs).getAttribute('data-status')).toBe('delivered')
     await card(docs).scrollIntoViewIfNeeded()
     await shots('ub2-updated')
+
+    // "Ask Ivy to update" on the conflicting one: one click, and Ivy's automatic turn in its tree names the file.
+    ui.stack.models.enqueue({ text: 'I will resolve the conflict in src/search.js.' })
+    await card(bullets).getByTestId('ask-update').click()
+    const asked = card(bullets).getByTestId('update-result')
+    await asked.waitFor()
+    expect(await asked.textContent()).toBe(
+      `main conflicts with ${bullets.key} in src/search.js: Ivy was asked to resolve it in its tree.`,
+    )
+    await expect.poll(() => ui.stack.models.requests.length).toBe(1)
+    expect(JSON.stringify(ui.stack.models.requests[0]!.body)).toContain('src/search.js')
+    const tree = join(dataDir, 'worktrees', ws.id, bullets.key)
+    expect(git(tree, 'rev-parse', '--verify', '--quiet', 'MERGE_HEAD')).toMatch(/^[0-9a-f]{40}$/)
+    expect(await card(bullets).getByTestId('merge-task').count()).toBe(0)
+    expect(await card(bullets).getByTestId('ask-update').count()).toBe(0) // it is Ivy's now: no second ask
+    await card(bullets).scrollIntoViewIfNeeded()
+    await shots('ub3-asked')
     expect(ui.errors).toEqual([])
   }, 180_000)
 })

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { AcceptanceAction, BranchUpdate, Notice, Task } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
 import { Badge, ErrorText } from '../../components/ui'
+import { stillShown, useBranchUpdates } from './branch-updates-store'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -58,6 +59,11 @@ export function TaskActions({ task }: { task: Task }) {
     await api.call('sessions.send', { memberId: n.memberId, text: n.text, taskId: task.id })
   })
 
+  // What the last "Update from <base>" did, shown while the task is at the head it made (the reasons that offered it
+  // are gone by then).
+  const updated = useBranchUpdates((s) => s.byTask[task.id])
+  // A conflict handed to the assignee is theirs until they deliver again: no second ask.
+  const handedOver = stillShown(updated, task.artifact?.commit)
   const { readiness } = task
   const refused = refusal?.of === task ? refusal.reasons : null
   const ready = task.status === 'delivered' && !refused && readiness.ready
@@ -109,7 +115,7 @@ export function TaskActions({ task }: { task: Task }) {
               </li>
             ))}
           </ul>
-          {baseReason && task.branch && (
+          {baseReason && task.branch && !(handedOver && updated?.update.outcome === 'conflict') && (
             <UpdateBranch task={task} conflicts={baseReason.code === 'merge_conflict'} action={baseReason.action} />
           )}
           {actions.length > 0 && (
@@ -120,6 +126,11 @@ export function TaskActions({ task }: { task: Task }) {
             </div>
           )}
         </div>
+      )}
+      {updated && handedOver && (
+        <p className="small muted" role="status" data-testid="update-result">
+          {updateWords(updated.update, task.key)}
+        </p>
       )}
       <ErrorText error={accept.error?.message ?? ack.error?.message ?? deliver.error?.message ?? tell.error?.message} />
       {notice && assignee && task.flag && (
@@ -199,20 +210,14 @@ function UpdateBranch({
 }) {
   const api = useApp((s) => s.api)
   const applyTask = useApp((s) => s.applyTask)
+  const record = useBranchUpdates((s) => s.record)
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
-  const [done, setDone] = useState<BranchUpdate | null>(null)
   const update = useAction(async (byAssignee: boolean) => {
     const r = await api.call('tasks.updateBranch', { taskId: task.id, ...(byAssignee ? { assignee: true } : {}) })
+    record(task.id, { update: r, was: task.artifact?.commit ?? null })
     applyTask(r.task)
-    setDone(r)
   })
   const base = task.base?.branch ?? 'main'
-  if (done)
-    return (
-      <p className="small muted" role="status" data-testid="update-result">
-        {updateWords(done, task.key)}
-      </p>
-    )
   return (
     <div className="refusal-actions" data-testid="update-branch">
       {!conflicts && (
