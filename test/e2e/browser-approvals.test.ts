@@ -86,6 +86,12 @@ describe('browser UI: approvals', () => {
     await page.locator('body').press('a')
     await bar.waitFor({ state: 'detached' })
     await expect.poll(() => existsSync(join(ui.stack.repoDir, 'ran.txt'))).toBe(true)
+    // The turn ends only once both commands have: `npm test` may outlast the touch, and a turn still open would take
+    // the next test's scripted reply as its own.
+    await page
+      .locator('[data-testid=member-session] [data-kind=model][data-status=done]')
+      .filter({ hasText: 'Both ran.' })
+      .waitFor()
     const rules = await core.invoke('approvalRules.list', { workspaceId: ws.id, memberId: impl.id })
     expect(rules.map((r) => [r.memberId, r.effect, r.tool, r.commandPrefix])).toEqual([
       [impl.id, 'allow', 'run_command', 'npm test'],

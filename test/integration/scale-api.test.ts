@@ -251,7 +251,7 @@ describe('the impact of an edit', () => {
     })
     await rejectsWith(core.invoke('decisions.impact', { decisionId: d.id, version: 9 }), 'not_found')
     await rejectsWith(core.invoke('decisions.impact', { decisionId: d.id, version: 2, cursor: 'x' }), 'invalid_params')
-  }, 60_000)
+  }, 180_000) // 440 API calls of setup: 49 s in a full run at a load of 7
 
   it('keeps the decision.changed frame under 64 KB with 1,000 affected tasks, and the answer and the event carry one serialization', async () => {
     const d = await decide('REST')
@@ -320,7 +320,7 @@ describe('the impact of an edit', () => {
     expect(result.impact.tasks.length).toBeGreaterThan(0)
     // The edit's record keeps every flagged task (decisions.impact pages them), in one row.
     expect(ctx.store.db.prepare('SELECT json_array_length(tasks) FROM decision_impacts').pluck().all()).toEqual([1000])
-  }, 60_000)
+  }, 180_000) // 550 API calls of setup: over 60 s in a full run at a load of 7
 
   it('a revert lists the claims it restores, in its preview and its impact, and the reports are valid at once', async () => {
     const d = await decide('REST')
