@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react'
-import type { AcceptanceAction, Notice, Task } from '../../../../shared/schemas'
+import type { AcceptanceAction, BranchUpdate, Notice, Task } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
 import { Badge, ErrorText } from '../../components/ui'
+import { stillShown, useBranchUpdates } from './branch-updates-store'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -58,6 +59,11 @@ export function TaskActions({ task }: { task: Task }) {
     await api.call('sessions.send', { memberId: n.memberId, text: n.text, taskId: task.id })
   })
 
+  // What the last "Update from <base>" did, shown while the task is at the head it made (the reasons that offered it
+  // are gone by then).
+  const updated = useBranchUpdates((s) => s.byTask[task.id])
+  // A conflict handed to the assignee is theirs until they deliver again: no second ask.
+  const handedOver = stillShown(updated, task.artifact?.commit)
   const { readiness } = task
   const refused = refusal?.of === task ? refusal.reasons : null
   const ready = task.status === 'delivered' && !refused && readiness.ready
@@ -71,9 +77,17 @@ export function TaskActions({ task }: { task: Task }) {
       : task.status !== 'delivered'
         ? null
         : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
+  // A moved base or a conflict is resolved by updating the branch (UpdateBranch), not by a message.
+  const baseReason = reasons?.find((r) => r.code === 'merge_conflict') ?? reasons?.find((r) => r.code === 'base_moved')
   // One button per distinct action: several reasons about one report share it.
   const actions = reasons
-    ? [...new Map(reasons.filter((r) => r.action).map((r) => [r.action!.label, r.action!])).values()]
+    ? [
+        ...new Map(
+          reasons
+            .filter((r) => r.action && r !== baseReason && r.code !== baseReason?.code)
+            .map((r) => [r.action!.label, r.action!]),
+        ).values(),
+      ]
     : []
 
   return (
@@ -101,6 +115,9 @@ export function TaskActions({ task }: { task: Task }) {
               </li>
             ))}
           </ul>
+          {baseReason && task.branch && !(handedOver && updated?.update.outcome === 'conflict') && (
+            <UpdateBranch task={task} conflicts={baseReason.code === 'merge_conflict'} action={baseReason.action} />
+          )}
           {actions.length > 0 && (
             <div className="refusal-actions">
               {actions.map((a) => (
@@ -109,6 +126,11 @@ export function TaskActions({ task }: { task: Task }) {
             </div>
           )}
         </div>
+      )}
+      {updated && handedOver && (
+        <p className="small muted" role="status" data-testid="update-result">
+          {updateWords(updated.update, task.key)}
+        </p>
       )}
       <ErrorText error={accept.error?.message ?? ack.error?.message ?? deliver.error?.message ?? tell.error?.message} />
       {notice && assignee && task.flag && (
@@ -170,6 +192,73 @@ export function TaskActions({ task }: { task: Task }) {
       )}
     </>
   )
+}
+
+/**
+ * The one action that resolves a moved base (issue 30): "Update from <base>" brings it into the task's tree now (the
+ * clean case: a conflict goes to the assignee, or is refused with nothing changed), "Ask <assignee> to update" hands
+ * it to the assignee's automatic turn in one click. With a conflict, only the assignee can resolve it.
+ */
+function UpdateBranch({
+  task,
+  conflicts,
+  action,
+}: {
+  task: Task
+  conflicts: boolean
+  action: AcceptanceAction | null | undefined
+}) {
+  const api = useApp((s) => s.api)
+  const applyTask = useApp((s) => s.applyTask)
+  const record = useBranchUpdates((s) => s.record)
+  const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
+  const update = useAction(async (byAssignee: boolean) => {
+    const r = await api.call('tasks.updateBranch', { taskId: task.id, ...(byAssignee ? { assignee: true } : {}) })
+    record(task.id, { update: r, was: task.artifact?.commit ?? null })
+    applyTask(r.task)
+  })
+  const base = task.base?.branch ?? 'main'
+  return (
+    <div className="refusal-actions" data-testid="update-branch">
+      {!conflicts && (
+        <button
+          className="btn small primary"
+          disabled={update.pending}
+          onClick={() => void update.run(false)}
+          data-testid="update-from-base"
+          title={`Bring ${base} into ${task.key}'s tree now (in the sandbox, hooks off); it is verified again on the new head`}
+        >
+          Update from {base}
+        </button>
+      )}
+      {assignee && (
+        <button
+          className={`btn small${conflicts ? ' primary' : ''}`}
+          disabled={update.pending}
+          onClick={() => void update.run(true)}
+          data-testid="ask-update"
+          title={
+            conflicts
+              ? `${assignee.name} gets a turn in ${task.key}'s tree, left in the merge, to resolve the conflicts and deliver again`
+              : `${base} is brought in and ${assignee.name} gets a turn to test the result and deliver again`
+          }
+        >
+          {action?.label ?? `Ask ${assignee.name} to update`}
+        </button>
+      )}
+      <ErrorText error={update.error?.message} />
+    </div>
+  )
+}
+
+function updateWords(r: BranchUpdate, key: string): string {
+  const to = r.head.slice(0, 7)
+  if (r.outcome === 'current') return `${key} already has ${r.baseBranch} (${r.baseHead.slice(0, 7)}).`
+  if (r.outcome === 'conflict')
+    return `${r.baseBranch} conflicts with ${key} in ${r.conflicts.map((c) => c.file).join(', ')}: ${r.turn?.memberName ?? 'its assignee'} was asked to resolve it in its tree.`
+  const verify = r.task.status === 'delivered' ? ' It needs verifying again on the new head.' : ''
+  const turn = r.turn ? ` ${r.turn.memberName} was asked to test it.` : ''
+  return `Updated from ${r.baseBranch}: ${key} is at ${to}.${verify}${turn}`
 }
 
 /** A reason's badge: what kind of trouble, in a word or two. */
