@@ -4,40 +4,19 @@
  * src/search.js", is not offered Merge and says why; the user's own conflicting commit on main adds "conflicts".
  * Screenshots at 1440, 1024 and 760.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Task } from '../../shared/schemas'
-import { initRepo } from '../fixtures/core'
-import { browserSession, screenshot } from './support'
+import { browserSession } from './support'
+import { git, repoWithSearch, search, shots } from './code-moves'
 
 const ui = browserSession()
-
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=T', '-c', 'user.email=t@x', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  }).trim()
-const search = (lines: Record<number, string> = {}) =>
-  Array.from({ length: 12 }, (_, i) => lines[i] ?? `line ${i}`).join('\n') + '\n'
-
-async function shots(name: string) {
-  for (const w of [1440, 1024, 760]) {
-    await ui.page.setViewportSize({ width: w, height: 900 })
-    await screenshot(ui.page, `${name}-${w}`)
-  }
-  await ui.page.setViewportSize({ width: 1440, height: 900 })
-}
 
 describe('browser UI: the base moves', () => {
   it('previews the merge, then tells the overlapping sibling it is behind and, after your commit, that it conflicts', async () => {
     const { core, repoDir, dataDir } = ui.stack
-    initRepo(repoDir)
-    mkdirSync(join(repoDir, 'src'))
-    writeFileSync(join(repoDir, 'src', 'search.js'), search())
-    git(repoDir, 'add', '-A')
-    git(repoDir, 'commit', '-qm', 'search')
+    repoWithSearch(repoDir)
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'base moves' })
     const ivy = await core.invoke('members.create', {
       workspaceId: ws.id,
@@ -76,7 +55,7 @@ describe('browser UI: the base moves', () => {
         `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main.`,
       )
     await card(t1).scrollIntoViewIfNeeded()
-    await shots('bm1-merge-preview')
+    await shots(ui.page, 'bm1-merge-preview')
 
     await card(t1).getByTestId('merge-task').click()
     await card(t1).locator('.badge', { hasText: 'merged' }).waitFor()
@@ -92,7 +71,7 @@ describe('browser UI: the base moves', () => {
     await expect.poll(() => card(t3).getByTestId('task-base').textContent()).toBe('behind main by 2')
     expect(await card(t3).getByTestId('ready-to-accept').count()).toBe(0)
     await card(t2).scrollIntoViewIfNeeded()
-    await shots('bm2-behind')
+    await shots(ui.page, 'bm2-behind')
 
     // Your own commit on main, on the line T-2 changed: the card says it conflicts, within moments, by itself.
     writeFileSync(join(repoDir, 'src', 'search.js'), search({ 1: 'results', 10: 'hotfix' }))
@@ -105,7 +84,7 @@ describe('browser UI: the base moves', () => {
     expect(await card(t2).getByTestId('refusal').textContent()).toContain('conflicts with main in src/search.js')
     expect(await card(t2).getByTestId('merge-task').count()).toBe(0)
     await card(t2).scrollIntoViewIfNeeded()
-    await shots('bm3-conflicts')
+    await shots(ui.page, 'bm3-conflicts')
     expect(ui.errors).toEqual([])
   }, 180_000)
 })

@@ -5,40 +5,19 @@
  * trial merge conflicts offers only the assignee's update as its primary action, never Merge.
  * Screenshots at 1440, 1024 and 760.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Task } from '../../shared/schemas'
-import { initRepo } from '../fixtures/core'
-import { browserSession, screenshot } from './support'
+import { browserSession } from './support'
+import { git, repoWithSearch, search, shots } from './code-moves'
 
 const ui = browserSession()
-
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'user.name=T', '-c', 'user.email=t@x', ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-  }).trim()
-const search = (lines: Record<number, string> = {}) =>
-  Array.from({ length: 12 }, (_, i) => lines[i] ?? `line ${i}`).join('\n') + '\n'
-
-async function shots(name: string) {
-  for (const w of [1440, 1024, 760]) {
-    await ui.page.setViewportSize({ width: w, height: 900 })
-    await screenshot(ui.page, `${name}-${w}`)
-  }
-  await ui.page.setViewportSize({ width: 1440, height: 900 })
-}
 
 describe('browser UI: updating a task’s branch', () => {
   it('"Update from main" on a card after main moved brings main into the tree; a conflict offers only the assignee', async () => {
     const { core, repoDir, dataDir } = ui.stack
-    initRepo(repoDir)
-    mkdirSync(join(repoDir, 'src'))
-    writeFileSync(join(repoDir, 'src', 'search.js'), search())
-    git(repoDir, 'add', '-A')
-    git(repoDir, 'commit', '-qm', 'search')
+    repoWithSearch(repoDir)
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'updates' })
     const ivy = await core.invoke('members.create', {
       workspaceId: ws.id,
@@ -88,7 +67,7 @@ describe('browser UI: updating a task’s branch', () => {
     expect(await card(bullets).getByTestId('ask-update').getAttribute('class')).toContain('primary')
     expect(await card(bullets).getByTestId('merge-task').count()).toBe(0)
     await card(docs).scrollIntoViewIfNeeded()
-    await shots('ub1-update-offered')
+    await shots(ui.page, 'ub1-update-offered')
 
     await update.click()
     const result = card(docs).getByTestId('update-result')
@@ -101,7 +80,7 @@ describe('browser UI: updating a task’s branch', () => {
     expect(git(repoDir, 'merge-base', '--is-ancestor', main, after.artifact!.commit!)).toBe('')
     await expect.poll(() => card(docs).getAttribute('data-status')).toBe('delivered')
     await card(docs).scrollIntoViewIfNeeded()
-    await shots('ub2-updated')
+    await shots(ui.page, 'ub2-updated')
 
     // "Ask Ivy to update" on the conflicting one: one click, and Ivy's automatic turn in its tree names the file.
     ui.stack.models.enqueue({ text: 'I will resolve the conflict in src/search.js.' })
@@ -118,7 +97,7 @@ describe('browser UI: updating a task’s branch', () => {
     expect(await card(bullets).getByTestId('merge-task').count()).toBe(0)
     expect(await card(bullets).getByTestId('ask-update').count()).toBe(0) // it is Ivy's now: no second ask
     await card(bullets).scrollIntoViewIfNeeded()
-    await shots('ub3-asked')
+    await shots(ui.page, 'ub3-asked')
     expect(ui.errors).toEqual([])
   }, 180_000)
 })
