@@ -148,7 +148,7 @@ export function enqueueMerge(
         queued_by: actor.memberId,
         queued_at: at,
         state: 'waiting',
-        message: `queued to merge: ${why}`,
+        message: `${why}: to be updated and verified again`,
         updated_at: at,
       })
       ctx.store.log.appendEvent('task.merge_queued', { taskId: task.id, queuedBy: actor.memberId, strategy, why }, at)

@@ -100,7 +100,12 @@ export async function mergeTask(
           err.code === 'merge_conflict' ||
           (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
       )
-        queued = err.message
+        queued =
+          err.code === 'merge_conflict'
+            ? `it conflicts with ${settings.baseBranch}`
+            : err.code === 'base_moved'
+              ? `${settings.baseBranch} moved since its evidence was made`
+              : 'it cannot be fast-forwarded'
       else throw err
     }
     if (queued !== null) return null
