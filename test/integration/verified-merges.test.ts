@@ -182,6 +182,32 @@ describe('verified merges', () => {
   )
 
   it(
+    'several queued merges go through one queue in order, each verified on top of the one before',
+    async () => {
+      const { t2 } = await siblings({ 'src/search.js': search({ 9: 'bullets(search())' }) })
+      const t3 = await accepted('Docs', { 'src/list.js': search({ 4: 'documented' }) })
+      replies.script('Tess', reportCall(t2, 'test'), reportCall(t3, 'test'))
+      const first = await t.core.invoke('tasks.merge', { taskId: t2.id })
+      const second = await t.core.invoke('tasks.merge', { taskId: t3.id })
+      expect(first.mergeQueue?.position).toBe(1)
+      expect(second.mergeQueue).toMatchObject({ position: 2, state: 'waiting' })
+      await expect.poll(async () => (await get(t3)).merged, { timeout: 60_000 }).not.toBeNull()
+      const merged2 = (await get(t2)).merged!.commit
+      const tests3 = (await t.core.invoke('reports.list', { taskId: t3.id })).filter((r) => r.kind === 'test')
+      const checked3 = tests3.at(-1)!.artifact.commit!
+      // T-3 was updated only after T-2 landed: its checked head has T-2's merge in it, and main is exactly its tree.
+      git(t.repoDir, 'merge-base', '--is-ancestor', merged2, checked3)
+      expect(git(t.repoDir, 'rev-parse', 'main^{tree}')).toBe(git(t.repoDir, 'rev-parse', `${checked3}^{tree}`))
+      expect(git(t.repoDir, 'show', 'main:src/search.js')).toContain('bullets(search())')
+      const order = (await t.core.invoke('events.list', { workspaceId: ws.id }))
+        .filter((e) => e.type === 'task.merged')
+        .map((e) => (e.payload as { taskId: number }).taskId)
+      expect(order.slice(-2)).toEqual([Number(t2.key.slice(2)), Number(t3.key.slice(2))])
+    },
+    SLOW,
+  )
+
+  it(
     'as-accepted lands at once, the merged tree not re-verified, and the preview says so',
     async () => {
       await t.core.invoke('workspaces.update', { workspaceId: ws.id, merges: 'as-accepted' })
