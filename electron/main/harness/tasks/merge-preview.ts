@@ -86,11 +86,11 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
   const order = { overlaps: 0, reverify: 1, behind: 2 }
   others.sort((a, b) => order[a.effect] - order[b.effect] || a.key.localeCompare(b.key, 'en', { numeric: true }))
   const concerned = others.filter((o) => o.effect !== 'behind')
-  // Verified (default): a merge that cannot land as checked is queued — updated, verified again, then landed. So is
+  // Verified (default): a merge that cannot land as checked (the base moved) is queued — updated, verified again, then landed. So is
   // one behind other queued merges. As accepted: it lands what was accepted, its merged tree not verified again.
   const verified = settings.merges === 'verified'
   const queueLength = ctx.store.mergeQueue.list().filter((q) => q.task_id !== task.id).length
-  const queued = verified && (blocked !== null || queueLength > 0)
+  const queued = verified && blocked?.code !== 'merge_conflict' && (blocked !== null || queueLength > 0)
   const mode = verified
     ? 'Verified merge: main only receives a tree a passing test checked.'
     : 'As accepted: the merged tree is not re-verified.'

@@ -91,21 +91,18 @@ export async function mergeTask(
     try {
       await checkMergeable(repo, commit, strategy, tk, verified)
     } catch (err) {
-      // Verified: a merge that would land an unchecked tree (or conflicts) is queued — updated, verified, then landed.
+      // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
+      // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
       if (
         verified &&
         !opts.fromQueue &&
         err instanceof ApiError &&
-        (err.code === 'base_moved' ||
-          err.code === 'merge_conflict' ||
-          (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
+        (err.code === 'base_moved' || (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
       )
         queued =
-          err.code === 'merge_conflict'
-            ? `it conflicts with ${settings.baseBranch}`
-            : err.code === 'base_moved'
-              ? `${settings.baseBranch} moved since its evidence was made`
-              : 'it cannot be fast-forwarded'
+          err.code === 'base_moved'
+            ? `${settings.baseBranch} moved since its evidence was made`
+            : 'it cannot be fast-forwarded'
       else throw err
     }
     if (queued !== null) return null
