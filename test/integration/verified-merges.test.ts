@@ -208,6 +208,38 @@ describe('verified merges', () => {
   )
 
   it(
+    'a hotfix on main that conflicts with a queued task hands it to its assignee; resolved, it is verified and lands',
+    async () => {
+      const { t2 } = await siblings({ 'src/search.js': search({ 9: 'bullets(search())' }) })
+      // Tess's first turn ends without a report; her second (on the resolved head) reports.
+      replies.script('Tess', { text: 'I will test it later' }, reportCall(t2, 'test'))
+      await t.core.invoke('tasks.merge', { taskId: t2.id })
+      await expect.poll(async () => (await get(t2)).mergeQueue?.state, { timeout: 20_000 }).toBe('verifying')
+      // Your own commit on main, on the line T-2 changed: treated like a sibling merge.
+      writeFileSync(join(t.repoDir, 'src', 'search.js'), search({ 2: 'return { results, incomplete }', 9: 'hotfix' }))
+      git(t.repoDir, 'commit', '-qam', 'hotfix')
+      await expect.poll(async () => (await get(t2)).mergeQueue?.state, { timeout: 20_000 }).toBe('conflict')
+      expect((await get(t2)).mergeQueue?.message).toMatch(/conflicts with main in src\/search\.js: waiting for Ivy/)
+      expect(git(t.repoDir, 'show', 'main:src/search.js')).not.toContain('bullets')
+      // Ivy resolves it (here by hand, in her tree) and delivers again: the queue goes on by itself.
+      const tree = treeOf(t2)
+      writeFileSync(
+        join(tree, 'src', 'search.js'),
+        search({ 2: 'return { results, incomplete }', 9: 'hotfix; bullets(search())' }),
+      )
+      git(tree, 'commit', '-qam', 'resolved')
+      await t.core.invoke('tasks.setStatus', { taskId: t2.id, status: 'delivered' })
+      await expect.poll(async () => (await get(t2)).merged, { timeout: 30_000 }).not.toBeNull()
+      const test = (await t.core.invoke('reports.list', { taskId: t2.id })).filter((r) => r.kind === 'test').at(-1)!
+      expect(git(t.repoDir, 'rev-parse', 'main^{tree}')).toBe(
+        git(t.repoDir, 'rev-parse', `${test.artifact.commit}^{tree}`),
+      )
+      expect(git(t.repoDir, 'show', 'main:src/search.js')).toContain('hotfix; bullets(search())')
+    },
+    SLOW,
+  )
+
+  it(
     'as-accepted lands at once, the merged tree not re-verified, and the preview says so',
     async () => {
       await t.core.invoke('workspaces.update', { workspaceId: ws.id, merges: 'as-accepted' })

@@ -257,6 +257,8 @@ async function advance(h: Harness, ctx: Ctx, queueTurn: QueueTurn | undefined): 
     }
     const mid = treeMidOperation(branch.worktree)
     if (mid) {
+      // The update's own message (the files, who resolves them) stays while the tree is in the merge.
+      if (first.state === 'conflict') return
       setState(ctx, first, 'conflict', `waiting for ${who} to resolve ${tk}'s conflict with the base branch`)
       return
     }
