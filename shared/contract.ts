@@ -54,6 +54,8 @@ export const methods = {
       followUps: s.FollowUpMode.optional(),
       /** How tasks.updateBranch brings the base branch into a task's tree: merge (default) or rebase. */
       updates: s.UpdateMode.optional(),
+      /** verified (default): the base only receives a tree a passing test checked (merges queue); as-accepted: land at once. */
+      merges: s.MergeMode.optional(),
       /** Run in the sandbox in each new task tree (empty: none). */
       setupCommand: z.string().max(4000).optional(),
       /** Copied from your checkout into each new task tree: paths or globs relative to it (no .., no .git). */
@@ -287,9 +289,13 @@ export const methods = {
     z.strictObject({ taskId: s.Id, in: s.OpenTreeIn, editor: s.Editor.optional() }),
     r<{ path: string }>(),
   ),
-  /** Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. */
   /** The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer). */
   'tasks.followUp': method(z.strictObject({ taskId: s.Id, decisionId: s.Id, ...actor }), r<s.Task>()),
+  /**
+   * Deciders only, accepted tasks only: lands the accepted commit in the base branch of your checkout. With the
+   * workspace setting merges: verified (default), a task whose merge would land a tree no passing report checked (the
+   * base moved) is queued instead: the answer's mergeQueue says what it waits for; Concord merges it when verified.
+   */
   'tasks.merge': method(z.strictObject({ taskId: s.Id, strategy: s.MergeStrategy.optional(), ...actor }), r<s.Task>()),
   /**
    * Brings the base branch's current head into the task's tree (merge, or rebase per the workspace setting `updates`),
@@ -301,6 +307,8 @@ export const methods = {
     z.strictObject({ taskId: s.Id, assignee: z.boolean().optional(), ...actor }),
     r<s.BranchUpdate>(),
   ),
+  /** Takes a task's queued merge out of the merge queue (merges: verified); the task stays as it is. */
+  'tasks.unqueueMerge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   /** What merging the task would do before it is done: whether it can land, and which other open tasks it concerns. */
   'tasks.mergePreview': method(z.strictObject({ taskId: s.Id }), r<s.MergePreview>()),
 

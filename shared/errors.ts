@@ -29,6 +29,8 @@ export const errorCodes = [
   'merge_conflict',
   /** The base branch moved since the task's evidence was made: what would land is not the tree its reports checked. */
   'base_moved',
+  /** A verified merge needs a member who can take the turn that verifies it (a tester, a reviewer): none can. */
+  'merge_unverifiable',
   /** A head (delivered, or brought up to date) that still holds git's conflict markers in some files. */
   'conflict_markers',
   /** A task's branch cannot be brought up to date now (its tree is mid-merge, has uncommitted changes, or is gone). */
@@ -106,6 +108,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   merge_blocked: 409,
   merge_conflict: 409,
   base_moved: 409,
+  merge_unverifiable: 409,
   already_current: 409,
   conflict_markers: 409,
   update_blocked: 409,

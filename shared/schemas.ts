@@ -146,6 +146,12 @@ export interface WorkspaceSettings {
   followUps: FollowUpMode
   /** How a task's branch is brought up to date with the base branch (tasks.updateBranch): merge (default) or rebase. */
   updates: UpdateMode
+  /**
+   * verified (default): the base branch only ever receives a tree a passing test report checked; a merge whose tree
+   * would differ is queued (updated, re-verified, then landed). as-accepted: tasks.merge lands what was accepted at
+   * once, even a merged tree no report checked.
+   */
+  merges: MergeMode
   /** Run in the sandbox in a task's new tree, after the files below are copied (e.g. `npm ci`); null: none. */
   setupCommand: string | null
   /** Files and glob patterns (relative to your checkout) copied from it into a task's new tree: `.env`, local config. */
@@ -160,6 +166,9 @@ export interface WorkspaceSettings {
 
 export const UpdateMode = z.enum(['merge', 'rebase'])
 export type UpdateMode = z.infer<typeof UpdateMode>
+
+export const MergeMode = z.enum(['verified', 'as-accepted'])
+export type MergeMode = z.infer<typeof MergeMode>
 
 export const FollowUpMode = z.enum(['create', 'offer'])
 export type FollowUpMode = z.infer<typeof FollowUpMode>
@@ -521,6 +530,8 @@ export interface Task {
   merged: { commit: string; at: string } | null
   /** Its commit against the base branch's head as last checked (open tasks with a tree); null when not checked. */
   base?: TaskBase | null
+  /** Its place in the workspace's merge queue (verified merges): what the queued merge waits for; null when not queued. */
+  mergeQueue?: TaskMergeQueue | null
   version: number
   /** Set while archived (tasks.archive): left out of lists and pages. */
   archivedAt?: string | null
@@ -547,6 +558,30 @@ export interface TaskBase {
   landsAsChecked: boolean
   mergeTreeKnown: boolean
   checkedAt: string
+}
+
+/**
+ * A merge the user asked for that waits its turn (workspace setting merges: verified): the task's branch is brought
+ * up to date with the base, verified again there, and merged by Concord once passing evidence is on the tree that
+ * would land. One queue per workspace, in order: only the first is updated and verified at a time.
+ */
+export interface TaskMergeQueue {
+  /** 1 for the merge that goes next. */
+  position: number
+  /**
+   * waiting: behind another queued merge; updating: its branch is being brought up to date; verifying: waiting for
+   * the reports on the updated head; conflict: the update conflicts, its assignee resolves it; blocked: the merge
+   * itself was refused (your checkout: see message) and is tried again at the next change.
+   */
+  state: 'waiting' | 'updating' | 'verifying' | 'conflict' | 'blocked'
+  /** What it waits for, in words ("waiting for Tess's test on abc1234"). */
+  message: string
+  /** The reports it waits for: who is asked, of which kind, on which commit. */
+  waitingFor: { memberId: string | null; memberName: string | null; kind: string; commit: string | null }[]
+  /** Who asked for the merge (null: the human). */
+  queuedBy: string | null
+  queuedAt: string
+  strategy: z.infer<typeof MergeStrategy>
 }
 
 /** tasks.updateBranch: what bringing the base branch into a task's tree did. */
@@ -579,8 +614,15 @@ export interface MergePreview {
   commit: string
   /** The files merging it changes on the base branch. */
   files: string[]
-  /** Why tasks.merge would refuse it now (the same code), or null when it can land. */
+  /**
+   * Why it cannot land as it is now (merge_conflict, base_moved), or null when it can. With merges: verified,
+   * tasks.merge then queues it (see queued) rather than refusing; with as-accepted, base_moved does not stop it.
+   */
   blocked: { code: 'merge_conflict' | 'base_moved'; message: string } | null
+  /** The workspace's merges setting in force, and what Merge does with it now. */
+  merges: MergeMode
+  /** Merge would queue it (verified: update, re-verify, then land) rather than land it at once. */
+  queued: boolean
   /** Every other open task with a tree, and what the move does to it. */
   others: {
     taskId: string

@@ -9,6 +9,7 @@ import { lockDataDir } from './data-dir-lock'
 import { dispatch } from './api/dispatch'
 import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
+import { resumeMergeQueues } from './harness/tasks/merge-queue'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
@@ -126,6 +127,8 @@ function openCore(options: CoreOptions): Core {
     ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
     ...approvalHandlers({ harness, runtime }),
   }
+  // Queued merges resume where they were (verified merges: merge-queue.ts), once the core is up.
+  if (!options.transient) setImmediate(() => resumeMergeQueues(harness))
   return {
     bus,
     harness,

@@ -1,7 +1,7 @@
 /**
  * The base moves, in the real UI (issue 30): an accepted task's card says what merging it does before Merge is
  * clicked; after the merge the sibling that changed the same file says plainly "behind main by 2 · overlaps T-1 in
- * src/search.js", is not offered Merge and says why; the user's own conflicting commit on main adds "conflicts".
+ * src/search.js", says why it is not ready and offers "Merge when verified" (it would queue); the user's own conflicting commit on main adds "conflicts".
  * Screenshots at 1440, 1024 and 760.
  */
 import { writeFileSync } from 'node:fs'
@@ -52,7 +52,7 @@ describe('browser UI: the base moves', () => {
     await expect
       .poll(() => card(t1).getByTestId('merge-preview').textContent())
       .toBe(
-        `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main.`,
+        `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main. Verified merge: main only receives a tree a passing test checked.`,
       )
     await card(t1).scrollIntoViewIfNeeded()
     await shots(ui.page, 'bm1-merge-preview')
@@ -63,10 +63,10 @@ describe('browser UI: the base moves', () => {
     await expect
       .poll(() => card(t2).getByTestId('task-base').textContent())
       .toBe(`behind main by 2 · overlaps ${t1.key} in src/search.js`)
-    expect(await card(t2).getByTestId('merge-task').count()).toBe(0)
     expect(await card(t2).getByTestId('refusal').textContent()).toContain('Not ready to merge:base moved')
-    // Merge is not offered, so neither is its preview: the reasons say why instead.
-    expect(await card(t2).getByTestId('merge-preview').count()).toBe(0)
+    // Verified merges: Merge queues it (updated, verified again, then landed), and its preview says so.
+    expect(await card(t2).getByTestId('merge-task').textContent()).toBe('Merge when verified')
+    await expect.poll(() => card(t2).getByTestId('merge-preview').textContent()).toContain(`Merge queues ${t2.key}`)
     // The delivered task with no file in common: behind, and no longer ready to accept.
     await expect.poll(() => card(t3).getByTestId('task-base').textContent()).toBe('behind main by 2')
     expect(await card(t3).getByTestId('ready-to-accept').count()).toBe(0)

@@ -107,19 +107,26 @@ describe('a sibling merge', () => {
     expect(brief).toContain(`main moved: ${t1.key} merged and changed src/search.js, which you changed.`)
   })
 
-  it('an accepted task whose merge would land an unchecked tree is refused with base_moved, nothing changed', async () => {
+  it('an accepted task whose merge would land an unchecked tree is not landed as it is: queued, updated, then landed', async () => {
     const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'results' }) })
     const t2 = await delivered('Other', { 'other.txt': 'other\n' })
     await t.core.invoke('tasks.accept', { taskId: t1.id })
     await t.core.invoke('tasks.accept', { taskId: t2.id })
     await t.core.invoke('tasks.merge', { taskId: t1.id })
-    const before = checkout()
-    const err = await rejectsWith(t.core.invoke('tasks.merge', { taskId: t2.id }), 'base_moved')
-    expect(err.message).toContain('no report checked')
-    expect(checkout()).toEqual(before)
     // No file in common: behind, no overlap, and still not what its evidence checked.
     await expect.poll(async () => codes(await get(t2))).toEqual(['base_moved'])
     expect((await get(t2)).base).toMatchObject({ behind: 2, overlaps: [], conflicts: null })
+    // Verified merges (default): queued, not refused, and not landed on its old commit.
+    const queued = await t.core.invoke('tasks.merge', { taskId: t2.id })
+    expect(queued.merged).toBeNull()
+    expect(queued.mergeQueue).toMatchObject({ position: 1 })
+    // It requires no report: once updated, its new head is what lands, exactly.
+    await expect.poll(async () => (await get(t2)).merged, { timeout: 20_000 }).not.toBeNull()
+    const done = await get(t2)
+    expect(done.artifact!.commit).not.toBe(t2.artifact!.commit)
+    expect(git(t.repoDir, 'rev-parse', 'main^{tree}')).toBe(
+      git(t.repoDir, 'rev-parse', `${done.artifact!.commit}^{tree}`),
+    )
   })
 })
 
@@ -140,13 +147,14 @@ describe('the merge preview', () => {
       [t4.key, 'behind', []],
     ])
     expect(preview.text).toBe(
-      `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main.`,
+      `Merging ${t1.key} moves main: ${t2.key} overlaps (src/search.js) and will need updating and verifying again; ${t3.key} will need verifying again on the new main. Verified merge: main only receives a tree a passing test checked.`,
     )
     // After the merge, the other's preview says why it cannot land now, with tasks.merge's code.
     await t.core.invoke('tasks.merge', { taskId: t1.id })
     const next = await t.core.invoke('tasks.mergePreview', { taskId: t2.id })
     expect(next.blocked?.code).toBe('base_moved')
-    expect(next.text).toContain(`${t2.key} cannot be merged now`)
+    expect(next.text).toContain(`Merge queues ${t2.key}`)
+    expect(next.queued).toBe(true)
   })
 })
 

@@ -25,6 +25,7 @@ import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tr
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
 import { mergePreview } from '../harness/tasks/merge-preview'
 import { mergeTask } from '../harness/tasks/task-merge'
+import { installMergeQueue, unqueueMerge } from '../harness/tasks/merge-queue'
 import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
 import { revertDecision } from '../harness/decisions/revert'
 import { decisionHistory } from '../harness/decisions/history'
@@ -45,6 +46,8 @@ export interface HandlerDeps {
 }
 
 export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: HandlerDeps) {
+  // Verified merges: the queue moves on the events that can move it, with the runtime's automatic turns.
+  installMergeQueue(h, queueTurn)
   return {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
@@ -83,6 +86,7 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.unqueueMerge': (p) => unqueueMerge(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.updateBranch': (p) => updateBranch(h, h.ctxOf('task', p.taskId, 'taskId'), p, queueTurn),
     'tasks.mergePreview': (p) => mergePreview(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),

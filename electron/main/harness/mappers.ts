@@ -2,6 +2,7 @@
 import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type * as s from '../../../shared/schemas'
 import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
+import type { MergeQueueRow } from '../store/merge-queue-repo'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { NoticeRow } from '../store/log-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -138,6 +139,7 @@ interface TaskRelated {
   flagged: Set<number>
   readiness: Map<number, s.TaskReadiness>
   base: Map<number, s.TaskBase>
+  mergeQueue: Map<number, s.TaskMergeQueue>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -190,13 +192,20 @@ export function readinessOfTasks(
   const bases = store.base.among(
     rows.filter((r) => r.status === 'delivered' || r.status === 'accepted').map((r) => r.id),
   )
+  const carried = store.mergeQueue.carriedAmong(rows.filter((r) => r.status === 'delivered').map((r) => r.id))
   const out = new Map<number, s.TaskReadiness>()
   for (const task of rows)
     out.set(
       task.id,
       readinessOf(
         ws,
-        { task, links: links.get(task.id) ?? [], latest: latest.get(task.id) ?? none, base: bases.get(task.id) },
+        {
+          task,
+          links: links.get(task.id) ?? [],
+          latest: latest.get(task.id) ?? none,
+          base: bases.get(task.id),
+          carried: carried.get(task.id),
+        },
         members,
       ),
     )
@@ -230,6 +239,36 @@ export function toTaskBase(ws: string, c: BaseCheckRow): s.TaskBase {
   }
 }
 
+/** A queued merge as the card shows it: its place, its state, and the reports it waits for (from the readiness). */
+function toMergeQueue(
+  ws: string,
+  store: WorkspaceStore,
+  q: MergeQueueRow & { rank: number },
+  readiness: s.TaskReadiness,
+): s.TaskMergeQueue {
+  const by = q.queued_by === null ? null : store.members.get(q.queued_by)
+  const waitingFor =
+    q.state === 'verifying'
+      ? readiness.reasons
+          .filter((r) => r.reportKind && r.code !== 'base_moved' && r.code !== 'merge_conflict')
+          .map((r) => ({
+            memberId: r.action?.memberId ?? null,
+            memberName: r.action?.memberName ?? null,
+            kind: r.reportKind!,
+            commit: r.action?.commit ?? null,
+          }))
+      : []
+  return {
+    position: q.rank,
+    state: q.state,
+    message: q.message,
+    waitingFor,
+    queuedBy: by ? makeId(ws, 'member', by.id) : null,
+    queuedAt: q.queued_at,
+    strategy: q.strategy as s.TaskMergeQueue['strategy'],
+  }
+}
+
 /** Tasks for a set of rows: links, blockers, branches and readiness are read once for the whole set, not per row. */
 export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.Task[] {
   const ids = rows.map((r) => r.id)
@@ -243,7 +282,10 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     flagged: store.tasks.flaggedAmong(ids),
     readiness: readinessOfTasks(ws, store, rows, linkRows),
     base: new Map(),
+    mergeQueue: new Map(),
   }
+  for (const [id, q] of store.mergeQueue.among(ids))
+    rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
   const open = new Set(related.branches.filter((b) => !b.merged_commit).map((b) => b.task_id))
   const checked = rows.filter((r) => open.has(r.id) && baseCheckedStatuses.includes(r.status)).map((r) => r.id)
   for (const [id, c] of store.base.among(checked)) rel.base.set(id, toTaskBase(ws, c))
@@ -291,6 +333,7 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     readiness: rel.readiness.get(r.id)!,
     ...(rel.branches.get(r.id) ?? noBranch),
     base: rel.base.get(r.id) ?? null,
+    mergeQueue: rel.mergeQueue.get(r.id) ?? null,
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,

@@ -119,3 +119,34 @@ export async function changedSinceBase(root: string, tree: string, base: string,
   const r = await runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit], calls)
   return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []
 }
+
+/**
+ * The files both the commit and the base changed since they parted (the targeted rule of task-update.ts: none in
+ * common means an update leaves the task's own diff as it was). null when git cannot tell (no shared history).
+ */
+export async function filesInCommon(
+  root: string,
+  tree: string,
+  base: string,
+  commit: string,
+): Promise<string[] | null> {
+  if (!SHA.test(base) || !SHA.test(commit)) return null
+  const user = await objectsOf(root)
+  const own = path.join(tree, '.git', 'objects')
+  const calls = {
+    env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: user.join(path.delimiter) },
+    readable: [own, ...user],
+    sandboxed: true,
+    allowFailure: true,
+  }
+  const mb = (await runTreeGit(tree, ['merge-base', base, commit], calls)).stdout.trim()
+  if (!SHA.test(mb)) return null
+  const diff = (to: string) =>
+    runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, to], calls).then((r) =>
+      r.code === 0 ? r.stdout.split('\n').filter(Boolean) : null,
+    )
+  const [mine, theirs] = await Promise.all([diff(commit), diff(base)])
+  if (!mine || !theirs) return null
+  const set = new Set(theirs)
+  return mine.filter((f) => set.has(f))
+}

@@ -15,6 +15,7 @@ import { RecordSearchRepo, SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
 import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
+import { MergeQueueRepo } from './merge-queue-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -35,6 +36,7 @@ export class WorkspaceStore {
   readonly retry: RetryRepo
   readonly approvalRules: ApprovalRulesRepo
   readonly base: BaseRepo
+  readonly mergeQueue: MergeQueueRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -54,6 +56,7 @@ export class WorkspaceStore {
     this.retry = new RetryRepo(db)
     this.approvalRules = new ApprovalRulesRepo(db)
     this.base = new BaseRepo(db)
+    this.mergeQueue = new MergeQueueRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

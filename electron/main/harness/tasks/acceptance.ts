@@ -10,7 +10,12 @@ import { taskRow } from './tasks'
  * Compare-and-set acceptance: succeeds only if the required reports pass, check the delivered
  * artifact and rest on the current content of every decision the task depends on.
  */
-export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
+export function acceptTask(
+  ctx: Ctx,
+  p: ParsedParams<'tasks.accept'>,
+  /** Accepted by a queued merge (merge-queue.ts): the user's Merge click carried the intent; recorded as such. */
+  via?: { mergeQueue: { queuedBy: number | null; queuedAt: string } },
+): Task {
   const actor = actorOf(ctx, p.actorId)
   requireDecider(actor, 'accept tasks')
   const taskId = taskRow(ctx, p.taskId).id
@@ -32,7 +37,13 @@ export function acceptTask(ctx: Ctx, p: ParsedParams<'tasks.accept'>): Task {
     ctx.store.tasks.repinLinks(task.id)
     ctx.store.tasks.update({ ...task, status: 'accepted', flag: null, updated_at: now() })
     ctx.store.log.bump('acceptances.accepted')
-    ctx.store.log.appendEvent('task.accepted', { taskId: task.id, actorId: actor.memberId }, now())
+    ctx.store.log.appendEvent(
+      'task.accepted',
+      via
+        ? { taskId: task.id, actorId: actor.memberId, by: 'merge_queue', queuedAt: via.mergeQueue.queuedAt }
+        : { taskId: task.id, actorId: actor.memberId },
+      now(),
+    )
     return { task: ctx.store.tasks.get(task.id)!, reasons }
   })
   if (outcome.reasons.length) {

@@ -32,7 +32,8 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
       'invalid_transition',
       `${tk} has no open tree of its own (${branch?.merged_commit ? 'it was merged' : 'not started here, or a shared workspace'}): there is no merge to preview`,
     )
-  const base = workspaceSettings(ctx).baseBranch
+  const settings = workspaceSettings(ctx)
+  const base = settings.baseBranch
   const repo = h.workspace(ctx.wsId).repoPath
   const head = base ? await baseHead(repo, base) : null
   if (!base || !head)
@@ -85,11 +86,22 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
   const order = { overlaps: 0, reverify: 1, behind: 2 }
   others.sort((a, b) => order[a.effect] - order[b.effect] || a.key.localeCompare(b.key, 'en', { numeric: true }))
   const concerned = others.filter((o) => o.effect !== 'behind')
-  const text = blocked
-    ? `${tk} cannot be merged now: ${blocked.message}.`
-    : concerned.length
-      ? `Merging ${tk} moves ${base}: ${concerned.map((o) => o.text).join('; ')}.`
-      : `Merging ${tk} moves ${base}; no other open task is concerned.`
+  // Verified (default): a merge that cannot land as checked (the base moved) is queued — updated, verified again, then landed. So is
+  // one behind other queued merges. As accepted: it lands what was accepted, its merged tree not verified again.
+  const verified = settings.merges === 'verified'
+  const queueLength = ctx.store.mergeQueue.list().filter((q) => q.task_id !== task.id).length
+  const queued = verified && blocked?.code !== 'merge_conflict' && (blocked !== null || queueLength > 0)
+  const mode = verified
+    ? 'Verified merge: main only receives a tree a passing test checked.'
+    : 'As accepted: the merged tree is not re-verified.'
+  const lead = queued
+    ? `Merge queues ${tk}: ${blocked ? `${blocked.message}, so Concord updates its branch, has it verified again and merges it when the evidence passes` : `it merges after the ${queueLength} queued before it`}.`
+    : blocked && (blocked.code === 'merge_conflict' || verified)
+      ? `${tk} cannot be merged now: ${blocked.message}.`
+      : concerned.length
+        ? `Merging ${tk} moves ${base}: ${concerned.map((o) => o.text).join('; ')}.`
+        : `Merging ${tk} moves ${base}; no other open task is concerned.`
+  const text = `${lead} ${mode}`
   return {
     taskId: makeId(ctx.wsId, 'task', task.id),
     key: tk,
@@ -98,6 +110,8 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
     commit,
     files,
     blocked,
+    merges: settings.merges,
+    queued,
     others,
     text,
   }

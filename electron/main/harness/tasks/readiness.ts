@@ -25,6 +25,11 @@ export interface ReadinessInput {
   latest: Map<ReportKind, { row: Evidence['row']; report: EvidenceReport }>
   /** The task's last check against the base branch (harness/workspace/base-moves.ts), if any. */
   base?: BaseCheckRow
+  /**
+   * Reviews carried over by updates that left the task's own diff unchanged (to_commit → from_commit, see
+   * task-update.ts): a review on a commit this chain leads back to from the delivered one still counts.
+   */
+  carried?: Map<string, string>
 }
 
 /** The workspace's members (archived ones too, by id), for the action each reason offers. */
@@ -68,6 +73,21 @@ function sameArtifact(task: TaskRow, r: { commit: string | null; digest: string 
   const digestOk = task.artifact_digest ? r.digest !== null && r.digest === task.artifact_digest : true
   const overlap = (task.artifact_commit && r.commit) || (task.artifact_digest && r.digest)
   return Boolean(overlap) && commitOk && digestOk
+}
+
+/**
+ * The targeted rule (issue 30): a review on a commit that updates of the task's branch carried to the delivered one
+ * (each update changed none of the task's own files: its diff is what was reviewed) still holds. Tests never carry:
+ * the tree changed, so what was tested is tested again.
+ */
+function carriedTo(task: TaskRow, r: { commit: string | null }, carried: Map<string, string> | undefined): boolean {
+  if (!carried || !r.commit || !task.artifact_commit || task.artifact_digest) return false
+  let c: string | undefined = task.artifact_commit
+  for (let i = 0; c && i < 100; i++) {
+    c = carried.get(c)
+    if (c === r.commit) return true
+  }
+  return false
 }
 
 /** Who writes a report of this kind when none is in: the assignee implements; a tester tests, a reviewer reviews (not the assignee). */
@@ -130,7 +150,7 @@ function actionFor(
 }
 
 /** Every reason the task's current evidence cannot support acceptance, each with its action; empty when it can. */
-function acceptanceReasons(ws: string, { task, links, latest }: ReadinessInput, members: () => MemberBook) {
+function acceptanceReasons(ws: string, { task, links, latest, carried }: ReadinessInput, members: () => MemberBook) {
   const reasons: AcceptanceReason[] = []
   const tk = makeKey('task', task.id)
   for (const kind of JSON.parse(task.required_reports) as ReportKind[]) {
@@ -157,7 +177,7 @@ function acceptanceReasons(ws: string, { task, links, latest }: ReadinessInput, 
         action: actionFor(ws, members(), task, kind, row, code === 'evidence_stale' ? 'stale' : 'failed', message),
       })
     if (report.verdict !== 'pass') add('evidence_missing', `${rk} (${kind}) has verdict ${report.verdict}, not pass`)
-    if (!sameArtifact(task, report.artifact)) {
+    if (!sameArtifact(task, report.artifact) && !(kind === 'review' && carriedTo(task, report.artifact, carried))) {
       add(
         'evidence_stale',
         `${rk} checked ${artifactText(report.artifact)}; ${tk} is delivered at ${artifactText({ commit: task.artifact_commit, digest: task.artifact_digest })}`,

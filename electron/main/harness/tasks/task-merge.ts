@@ -23,12 +23,20 @@ import { refreshHead } from '../workspace/task-branches'
 import { taskRow } from './tasks'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { scheduleBaseCheck } from '../workspace/base-moves'
+import { enqueueMerge } from './merge-queue'
 
 /** One merge at a time per repository: git itself would refuse the second while the first holds the index. */
 const merging = new Set<string>()
 
-export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.merge'>): Promise<Task> {
-  requireDecider(actorOf(ctx, p.actorId), 'merge tasks')
+export async function mergeTask(
+  h: Harness,
+  ctx: Ctx,
+  p: ParsedParams<'tasks.merge'>,
+  /** fromQueue: the merge queue lands a task it verified (merge-queue.ts); never queued again from here. */
+  opts: { fromQueue?: boolean } = {},
+): Promise<Task> {
+  const actor = actorOf(ctx, p.actorId)
+  requireDecider(actor, 'merge tasks')
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
   if (task.status !== 'accepted')
@@ -45,11 +53,28 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
   if (!commit)
     throw new ApiError('invalid_transition', `${tk} was accepted without a commit; there is nothing to merge`)
   const settings = workspaceSettings(ctx)
+  const verified = settings.merges === 'verified'
+  const strategy = p.strategy ?? 'merge'
+  // Verified merges: a task already queued stays where it is; one behind others in the queue joins it at the end.
+  if (verified && !opts.fromQueue) {
+    const queue = ctx.store.mergeQueue.list()
+    if (queue.some((q) => q.task_id === task.id)) return toTask(ctx.wsId, ctx.store, task)
+    if (queue.length)
+      return enqueueMerge(
+        h,
+        ctx,
+        task.id,
+        actor,
+        strategy,
+        `behind ${queue.length} queued merge${queue.length > 1 ? 's' : ''}`,
+      )
+  }
   const repo = h.workspace(ctx.wsId).repoPath
   if (merging.has(repo))
     throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
   merging.add(repo)
-  try {
+  let queued: string | null = null
+  const landed = await (async () => {
     await interruptedMerges(ctx, repo, true)
     // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
     await refreshHead(h, ctx, task.id).catch(() => undefined)
@@ -63,8 +88,24 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
       )
     }
     await checkCheckout(repo, settings.baseBranch!)
-    const strategy = p.strategy ?? 'merge'
-    await checkMergeable(repo, commit, strategy, tk)
+    try {
+      await checkMergeable(repo, commit, strategy, tk, verified)
+    } catch (err) {
+      // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
+      // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
+      if (
+        verified &&
+        !opts.fromQueue &&
+        err instanceof ApiError &&
+        (err.code === 'base_moved' || (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
+      )
+        queued =
+          err.code === 'base_moved'
+            ? `${settings.baseBranch} moved since its evidence was made`
+            : 'it cannot be fast-forwarded'
+      else throw err
+    }
+    if (queued !== null) return null
     const message = `${strategy === 'squash' ? '' : 'Merge '}${tk}: ${task.title} (${branch.branch})`
     const before = (await resolveCommit(repo, 'HEAD'))!
     ctx.store.transaction(() =>
@@ -90,15 +131,25 @@ export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.mer
     ctx.store.transaction(() => {
       ctx.store.branches.setMerging(task.id, null)
       ctx.store.branches.setMerged(task.id, merged, now(), before)
+      const q = ctx.store.mergeQueue.get(task.id)
+      ctx.store.mergeQueue.remove(task.id)
       ctx.store.log.appendEvent(
         'task.merged',
-        { taskId: task.id, commit, merged, strategy, branchDeleted: settings.deleteMergedBranches },
+        {
+          taskId: task.id,
+          commit,
+          merged,
+          strategy,
+          branchDeleted: settings.deleteMergedBranches,
+          merges: settings.merges,
+          ...(q ? { queuedBy: q.queued_by, queuedAt: q.queued_at } : {}),
+        },
         now(),
       )
     })
-  } finally {
-    merging.delete(repo)
-  }
+    return merged
+  })().finally(() => merging.delete(repo))
+  if (landed === null) return enqueueMerge(h, ctx, task.id, actor, strategy, queued ?? 'the base branch moved')
   // The base moved: every other open task is checked against it now (the ref watcher would notice it too).
   void scheduleBaseCheck(h, ctx.wsId)
   const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
@@ -156,8 +207,17 @@ async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
   }
 }
 
-/** Conflicts are found without touching the checkout (git merge-tree), so a refused merge leaves nothing behind. */
-async function checkMergeable(repo: string, commit: string, strategy: string, tk: string): Promise<void> {
+/**
+ * Conflicts are found without touching the checkout (git merge-tree), so a refused merge leaves nothing behind.
+ * `verified`: the tree that would land must be the checked one (checkLandsAsChecked); as-accepted lands it anyway.
+ */
+async function checkMergeable(
+  repo: string,
+  commit: string,
+  strategy: string,
+  tk: string,
+  verified: boolean,
+): Promise<void> {
   if (strategy === 'ff-only') {
     const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
     if (ff.code !== 0)
@@ -173,7 +233,7 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
   })
   if (r.code === 0) {
     const landed = r.stdout.split('\n')[0]?.trim() ?? ''
-    await checkLandsAsChecked(repo, landed, commit, tk)
+    if (verified) await checkLandsAsChecked(repo, landed, commit, tk)
     return checkUntracked(repo, landed, tk)
   }
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
@@ -193,8 +253,11 @@ async function checkMergeable(repo: string, commit: string, strategy: string, tk
 }
 
 /**
- * The base branch only receives the tree the task's reports checked (issue 30): the accepted commit's own tree. When
- * the base moved since, the merge would land another tree, which no report checked: refused, nothing changed.
+ * Verified merges (issue 30): the base branch only receives the tree the task's reports checked — the accepted
+ * commit's own tree. A fast-forward lands it as it is; a --no-ff merge (or a squash) lands the merge of the base and
+ * the commit, which is that same tree only when the commit already has the base in it (its branch was updated from
+ * the base, and verified there). Otherwise the merge would land a tree no report checked: base_moved, nothing
+ * changed (tasks.merge then queues it: merge-queue.ts).
  */
 async function checkLandsAsChecked(repo: string, landed: string, commit: string, tk: string): Promise<void> {
   const checked = (

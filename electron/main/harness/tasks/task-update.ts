@@ -11,6 +11,10 @@
  * - Conflict: nothing is left half-done unless its assignee takes it — then the tree stays in the merge (markers,
  *   MERGE_HEAD) and the assignee gets an automatic turn naming the files and both sides' commits; it resolves,
  *   commits and delivers again. With no assignee that can take a turn, the merge is aborted: merge_conflict.
+ * - The targeted rule: an update that changes none of the task's own files (no file in common with the base's move)
+ *   leaves the task's own diff as it was: its reviews (and their claims) carry over to the new head, and only the
+ *   test is run again on the new tree (only the tester's report is stale). Where files overlap, everything is checked
+ *   again (test and review). Either way the tree that would land is checked before it lands (verified merges).
  * - A head that still holds conflict markers is refused (conflict_markers), here and on delivery (task-status.ts).
  */
 import type { ParsedParams } from '../../../../shared/contract'
@@ -19,7 +23,8 @@ import type { BranchUpdate } from '../../../../shared/schemas'
 import { runTreeGit } from '../../platform/git'
 import { filesWithConflictMarkers, treeMidOperation, updateTree, type TreeUpdate } from '../../repo/branch-update'
 import { carryIdentity, identityEnv, resolveIdentity } from '../../repo/git-identity'
-import { isOwnTree, objectsOf } from '../../repo/git-repo'
+import { isOwnTree, objectsOf, treeHead } from '../../repo/git-repo'
+import { filesInCommon } from '../../repo/base-check'
 import { actorOf, requireAssigneeOrDecider, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
@@ -99,6 +104,10 @@ export async function updateBranch(
     const assignee = task.assignee_id === null ? undefined : ctx.store.members.get(task.assignee_id)
     // A conflict stays in the tree only for an assignee that can take a turn; the runtime says whether one can.
     const handOver = Boolean(assignee && queueTurn)
+    // The targeted rule: the files the task and the base's move both changed, read before the update (after it, the
+    // base's changes are part of the task's history). None: the task's own diff stays as it was reviewed.
+    const before = await treeHead(tree)
+    const common = before ? await filesInCommon(repo, tree, head, before) : null
     const done = await updateTree(tree, head, {
       mode: settings.updates,
       message: `Merge ${main} (${short(head)}) into ${tk}`,
@@ -128,7 +137,13 @@ export async function updateBranch(
       return { outcome: 'current', conflicts: [], turn: null, ...base(row) }
     }
     // The tree's base is the base's head now: the task's branch in your repository descends from it.
-    ctx.store.transaction(() => ctx.store.branches.setBase(task.id, head, now()))
+    ctx.store.transaction(() => {
+      ctx.store.branches.setBase(task.id, head, now())
+      // No file in common with the base's move: its reviews carry over to the new head (readiness.ts carriedTo);
+      // its tests do not: the tree is new, what was tested is tested again.
+      if (common !== null && common.length === 0 && done.from === before)
+        ctx.store.mergeQueue.carry(task.id, done.head, done.from, now())
+    })
     const synced = await refreshHead(h, ctx, task.id)
     if (synced?.head !== done.head)
       throw new ApiError(
@@ -139,7 +154,15 @@ export async function updateBranch(
       const current = ctx.store.tasks.get(task.id)!
       ctx.store.log.appendEvent(
         'task.updated',
-        { taskId: task.id, base: head, from: done.from, to: done.head, mode: settings.updates },
+        {
+          taskId: task.id,
+          base: head,
+          from: done.from,
+          to: done.head,
+          mode: settings.updates,
+          overlaps: common,
+          reviewsCarried: common !== null && common.length === 0,
+        },
         now(),
       )
       // Delivered or accepted: delivered again on the new head, as a new commit after delivery is.

@@ -21,6 +21,7 @@ import * as m020 from './020-search-records'
 import * as m021 from './021-merged-base'
 import * as m022 from './022-key-ref'
 import * as m023 from './023-base-moves'
+import * as m024 from './024-merge-queue'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -47,4 +48,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '021-merged-base', up: m021.up },
   { name: '022-key-ref', up: m022.up },
   { name: '023-base-moves', up: m023.up },
+  { name: '024-merge-queue', up: m024.up },
 ]

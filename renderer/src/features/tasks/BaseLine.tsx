@@ -59,7 +59,10 @@ export function MergePreviewLine({ task }: { task: Task }) {
   }, [api, task.id, task.updatedAt, task.base?.head])
   if (!preview) return null
   return (
-    <div className={`merge-preview small${preview.blocked ? ' blocked' : ''}`} data-testid="merge-preview">
+    <div
+      className={`merge-preview small${preview.blocked && !preview.queued ? ' blocked' : ''}`}
+      data-testid="merge-preview"
+    >
       {preview.text}
     </div>
   )

@@ -74,18 +74,24 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const [showChanges, setShowChanges] = useState(false)
   const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
   const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
+  const unqueue = useAction(async () => applyTask(await api.call('tasks.unqueueMerge', { taskId: task.id })))
+  const mergesMode = useApp((s) => s.workspaceSettings?.merges ?? 'verified')
   // A merged task keeps the version it was merged on: its chips say so ("merged on D-1 v2 · now v3"), not suspect.
   const suspect = task.merged ? [] : task.links.filter((l) => l.state === 'suspect')
   const refusal = moves.refusals[task.id]
   const delivering = moves.delivering === task.id
   // Acceptance has its own button (TaskActions); the menu offers the other moves the table allows.
   const menu = taskMoves[task.status].filter((s) => s !== 'accepted')
-  // A conflicting trial merge, or a base moved since the evidence: Merge could only be refused, so it is not offered.
+  // A conflicting trial merge: Merge could only be refused (its assignee updates it first), so it is not offered. A
+  // base moved since the evidence: Merge queues it (verified merges: updated, re-verified, then landed by Concord), or
+  // lands what was accepted (as-accepted). A queued task offers Cancel instead.
   const mergeable =
     task.status === 'accepted' &&
     !!task.branch &&
     !task.merged &&
-    !task.readiness.reasons.some((r) => r.code === 'merge_conflict' || r.code === 'base_moved')
+    !task.mergeQueue &&
+    !task.readiness.reasons.some((r) => r.code === 'merge_conflict')
+  const queuesOnMerge = mergesMode === 'verified' && task.readiness.reasons.some((r) => r.code === 'base_moved')
 
   // The card is a new element in its new column: give it the focus the keyboard move left behind. Its row changes
   // first (the move's answer) and the column's list once the server is read again: only the card in the new column.
@@ -183,6 +189,24 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
       )}
       <BaseLine task={task} />
       {mergeable && <MergePreviewLine task={task} />}
+      {task.mergeQueue && !task.merged && (
+        <div className={`merge-queued small state-${task.mergeQueue.state}`} data-testid="merge-queued">
+          <span>
+            <b>queued to merge</b>
+            {task.mergeQueue.position > 1 ? ` (#${task.mergeQueue.position})` : ''} · {task.mergeQueue.message}
+          </span>
+          <button
+            className="btn small"
+            disabled={unqueue.pending}
+            onClick={() => void unqueue.run()}
+            data-testid="unqueue-merge"
+            title={`Take ${task.key} out of the merge queue; it stays as it is`}
+          >
+            Cancel
+          </button>
+          <ErrorText error={unqueue.error?.message} />
+        </div>
+      )}
       {open && !editing && (
         <div className="tcard-detail">
           {task.spec && <div className="tcard-spec">{task.spec}</div>}
@@ -262,9 +286,15 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
                 disabled={merge.pending}
                 onClick={() => void merge.run()}
                 data-testid="merge-task"
-                title={`Land the accepted commit in the base branch (${strategy})`}
+                title={
+                  queuesOnMerge
+                    ? `Queue ${task.key}: Concord updates its branch, has it verified again, and merges it then (${strategy})`
+                    : mergesMode === 'as-accepted'
+                      ? `Land the accepted commit in the base branch (${strategy}); as accepted: the merged tree is not re-verified`
+                      : `Land the accepted commit in the base branch (${strategy})`
+                }
               >
-                Merge
+                {queuesOnMerge ? 'Merge when verified' : 'Merge'}
               </button>
               <select
                 className="small"

@@ -5,7 +5,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
 
-type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'followUps'
+type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'followUps' | 'merges'
 
 const toggles: { key: Toggle; label: string; explain: string }[] = [
   {
@@ -32,13 +32,27 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
     explain:
       'When a decision a merged task implemented changes, Concord creates its follow-up task at once; off, the edit offers a button that creates it.',
   },
+  {
+    key: 'merges',
+    label: 'Verified merges',
+    explain:
+      'The base branch only receives a tree a passing test checked: Merge on a task the base moved under queues it, Concord updates its branch, has it tested (and reviewed where files overlap) again, and merges it then. Off (as accepted): Merge lands what was accepted at once; the merged tree is not re-verified.',
+  },
 ]
 
-/** The checkbox of each setting (followUps is create | offer: checked is create). */
+/** The checkbox of each setting (followUps is create | offer: checked is create; merges: checked is verified). */
 const checkedOf = (settings: WorkspaceSettings, key: Toggle): boolean =>
-  key === 'followUps' ? settings.followUps === 'create' : settings[key]
+  key === 'followUps'
+    ? settings.followUps === 'create'
+    : key === 'merges'
+      ? settings.merges !== 'as-accepted'
+      : settings[key]
 const valueOf = (key: Toggle, checked: boolean) =>
-  key === 'followUps' ? { followUps: checked ? ('create' as const) : ('offer' as const) } : { [key]: checked }
+  key === 'followUps'
+    ? { followUps: checked ? ('create' as const) : ('offer' as const) }
+    : key === 'merges'
+      ? { merges: checked ? ('verified' as const) : ('as-accepted' as const) }
+      : { [key]: checked }
 
 /** The workspace's loop settings: a turn on task start, automatic turns for flagged members, delivery by report (workspaces.update). */
 export function LoopSettings() {
