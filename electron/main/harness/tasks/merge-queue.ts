@@ -32,7 +32,7 @@ import { readinessOfTask, toTask } from '../mappers'
 import { baseHead, scheduleBaseCheck } from '../workspace/base-moves'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { acceptTask } from './acceptance'
-import { mergeTask } from './task-merge'
+import { landAccepted } from './task-merge'
 import { updateBranch, type QueueTurn } from './task-update'
 import { taskRow } from './tasks'
 
@@ -115,6 +115,17 @@ export function scheduleMergeQueue(h: Harness, wsId: string): Promise<void> {
   })().finally(() => q.running.delete(wsId))
   q.running.set(wsId, entry)
   return entry.promise
+}
+
+/**
+ * tasks.merge: lands an accepted task (task-merge.ts), or with merges: verified queues it when its merge would not land
+ * its checked tree.
+ */
+export async function mergeTask(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.merge'>): Promise<Task> {
+  const outcome = await landAccepted(h, ctx, p)
+  if ('task' in outcome) return outcome.task
+  const task = taskRow(ctx, p.taskId)
+  return enqueueMerge(h, ctx, task.id, actorOf(ctx, p.actorId), p.strategy ?? 'merge', outcome.queueBecause)
 }
 
 /**
@@ -346,7 +357,7 @@ async function advance(h: Harness, ctx: Ctx, queueTurn: QueueTurn | undefined): 
       }
     }
     try {
-      await mergeTask(
+      await landAccepted(
         h,
         ctx,
         {

@@ -23,20 +23,25 @@ import { refreshHead } from '../workspace/task-branches'
 import { taskRow } from './tasks'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { scheduleBaseCheck } from '../workspace/base-moves'
-import { enqueueMerge } from './merge-queue'
 
 /** One merge at a time per repository: git itself would refuse the second while the first holds the index. */
 const merging = new Set<string>()
 
-export async function mergeTask(
+/** What a merge attempt came to: the task as merged (or already queued), or why verified merges must queue it. */
+export type MergeOutcome = { task: Task } | { queueBecause: string }
+
+/**
+ * Lands the accepted task, or — with verified merges and not from the queue itself — says why it must be queued
+ * instead (tasks.merge's front door, mergeTask in merge-queue.ts, queues it).
+ */
+export async function landAccepted(
   h: Harness,
   ctx: Ctx,
   p: ParsedParams<'tasks.merge'>,
-  /** fromQueue: the merge queue lands a task it verified (merge-queue.ts); never queued again from here. */
+  /** fromQueue: the merge queue lands a task it verified; never answered with queueBecause. */
   opts: { fromQueue?: boolean } = {},
-): Promise<Task> {
-  const actor = actorOf(ctx, p.actorId)
-  requireDecider(actor, 'merge tasks')
+): Promise<MergeOutcome> {
+  requireDecider(actorOf(ctx, p.actorId), 'merge tasks')
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
   if (task.status !== 'accepted')
@@ -58,16 +63,8 @@ export async function mergeTask(
   // Verified merges: a task already queued stays where it is; one behind others in the queue joins it at the end.
   if (verified && !opts.fromQueue) {
     const queue = ctx.store.mergeQueue.list()
-    if (queue.some((q) => q.task_id === task.id)) return toTask(ctx.wsId, ctx.store, task)
-    if (queue.length)
-      return enqueueMerge(
-        h,
-        ctx,
-        task.id,
-        actor,
-        strategy,
-        `behind ${queue.length} queued merge${queue.length > 1 ? 's' : ''}`,
-      )
+    if (queue.some((q) => q.task_id === task.id)) return { task: toTask(ctx.wsId, ctx.store, task) }
+    if (queue.length) return { queueBecause: `behind ${queue.length} queued merge${queue.length > 1 ? 's' : ''}` }
   }
   const repo = h.workspace(ctx.wsId).repoPath
   if (merging.has(repo))
@@ -149,12 +146,12 @@ export async function mergeTask(
     })
     return merged
   })().finally(() => merging.delete(repo))
-  if (landed === null) return enqueueMerge(h, ctx, task.id, actor, strategy, queued ?? 'the base branch moved')
+  if (landed === null) return { queueBecause: queued ?? 'the base branch moved' }
   // The base moved: every other open task is checked against it now (the ref watcher would notice it too).
   void scheduleBaseCheck(h, ctx.wsId)
   const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
-  return dto
+  return { task: dto }
 }
 
 /** Your checkout must be on the base branch with nothing uncommitted in tracked files. */
