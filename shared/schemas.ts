@@ -836,8 +836,13 @@ export interface ExportResult {
 /** The export as a store-only zip: entries are the files' paths relative to the repository. */
 export interface ExportDownload {
   name: string
-  /** The zip file, base64. */
-  zipBase64: string
+  /**
+   * Where the bridge serves the zip, once (`GET /downloads/<id>/<name>`, a path on its origin): the zip was written to
+   * a file as it was built, never held whole in memory. Unfetched, it is removed after an hour.
+   */
+  url: string
+  /** The zip's size in bytes. */
+  size: number
   entries: string[]
 }
 

@@ -4,7 +4,16 @@
  * out through a link), and `export.download` packs the same files into a zip, read back here with `unzip`.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -135,17 +144,13 @@ describe('export.download', () => {
     })
     const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })
     expect(dl.entries).toHaveLength(70_002)
-    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
-    try {
-      const zip = join(scratch, dl.name)
-      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+    {
+      const zip = join(t.dataDir, dl.url)
       const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
       expect(listed.trim().split('\n')).toEqual(dl.entries)
       expect(execFileSync('unzip', ['-p', zip, dl.entries[70_001]!], { encoding: 'utf8' })).toContain(
         'Statement 69999.',
       )
-    } finally {
-      rmSync(scratch, { recursive: true, force: true })
     }
   }, 120_000)
 
@@ -155,10 +160,11 @@ describe('export.download', () => {
     expect(tree()).toEqual(before)
     expect(dl.name).toBe('web-search-decisions-madr.zip')
     expect(dl.entries).toEqual(['docs/decisions/0001-search-timeout.md', 'docs/decisions/0002-result-cache.md'])
-    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
-    try {
-      const zip = join(scratch, dl.name)
-      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+    // Written under the data folder, served at dl.url by the bridge.
+    expect(dl.url).toMatch(/^\/downloads\/[0-9a-f]{32}\/web-search-decisions-madr\.zip$/)
+    const zip = join(t.dataDir, dl.url)
+    expect(statSync(zip).size).toBe(dl.size)
+    {
       execFileSync('unzip', ['-tq', zip])
       const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n')
       expect(listed).toEqual(dl.entries)
@@ -168,8 +174,6 @@ describe('export.download', () => {
         expect(execFileSync('unzip', ['-p', zip, name], { encoding: 'utf8' })).toBe(
           readFileSync(join(t.repoDir, name), 'utf8'),
         )
-    } finally {
-      rmSync(scratch, { recursive: true, force: true })
     }
     const json = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json', folder: 'exports' })
     expect(json.entries).toEqual(['exports/concord-export.json', 'exports/concord-export.schema.json'])
