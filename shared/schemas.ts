@@ -843,7 +843,8 @@ export interface ExportDownload {
   url: string
   /** The zip's size in bytes. */
   size: number
-  entries: string[]
+  /** How many files it holds (their names are in the zip: 100,000 of them would make a large answer). */
+  count: number
 }
 
 /** What the core can promise about the machine it runs on. Never holds a path of the data folder. */

@@ -31,7 +31,7 @@ function recording() {
         name: 'ws-decisions-madr.zip',
         url: '/downloads/0123456789abcdef0123456789abcdef/ws-decisions-madr.zip',
         size: 22,
-        entries: ['docs/decisions/0001-a.md'],
+        count: 1,
       }
     return { items: [], nextCursor: null, total: 0 }
   })

@@ -43,18 +43,21 @@ export const adrLabel = (n: number) => `ADR-${String(n).padStart(4, '0')}`
 /** The file name without `.md`: log4brains calls this the slug and links by it. */
 export const adrSlug = (ref: AdrRef) => ref.file.replace(/\.md$/, '')
 
-/** `decisions`: every decision's id and title, when doc holds none (the export download reads them in pages). */
 export function adrContext(
   doc: ExportDoc,
   files: Map<string, { number: number; file: string }>,
   human?: string,
-  decisions: readonly { id: string; title: string }[] = doc.decisions,
 ): AdrContext {
   const refs = new Map<string, AdrRef>()
-  for (const d of decisions) {
+  for (const d of doc.decisions) {
     const f = files.get(d.id)!
     refs.set(d.id, { id: d.id, number: f.number, file: f.file, title: d.title })
   }
+  return adrContextOf(doc, refs, human)
+}
+
+/** adrContext with every decision's place already known (the export download: doc holds no decisions). */
+export function adrContextOf(doc: ExportDoc, refs: Map<string, AdrRef>, human?: string): AdrContext {
   return { doc, people: peopleOf(doc, human), refs }
 }
 

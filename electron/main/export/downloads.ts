@@ -27,6 +27,8 @@ export interface WrittenZip {
   /** Where the bridge serves it: `/downloads/<id>/<name>`. */
   url: string
   size: number
+  /** Entries in it. */
+  count: number
 }
 
 /** Removes downloads older than KEEP_MS (fetched or not, finished or not). */
@@ -64,6 +66,7 @@ export async function writeZip(
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const part = join(dir, `.${name}.part`)
   let size = 0
+  let count: number
   try {
     const file = await open(part, 'wx', 0o600)
     try {
@@ -73,6 +76,7 @@ export async function writeZip(
       }, slicer)
       await fill(zip)
       await zip.finish()
+      count = zip.entries
     } finally {
       await file.close()
     }
@@ -81,7 +85,7 @@ export async function writeZip(
     await rm(dir, { recursive: true, force: true })
     throw err
   }
-  return { url: `/downloads/${id}/${name}`, size }
+  return { url: `/downloads/${id}/${name}`, size, count }
 }
 
 /** The file of a finished download, or null (an unknown id, a name it does not have, one still being written). */

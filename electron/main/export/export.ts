@@ -29,7 +29,7 @@ import { now } from '../harness/ids'
 import { gitUserName } from '../repo/git-repo'
 import { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
-import { adrContext, flavours, type Flavour } from './adr-model'
+import { adrContextOf, flavours, type Flavour } from './adr-model'
 import { adrFolder, repoFlavour, repoFolder } from './conventions'
 import {
   checkCreatableDir,
@@ -203,7 +203,7 @@ export async function exportDecisionLog(harness: Harness, p: ExportParams): Prom
 }
 
 /** Decisions read (and files zipped) between two looks at the slicer. */
-const PAGE = 200
+const PAGE = 100
 
 /**
  * The ADR files of every decision, read a page at a time from `store` (a reader holding one snapshot): first the ids
@@ -226,7 +226,8 @@ async function* madrFiles(
     await slicer.tick()
   }
   const { placed, support } = await placeMadrSliced(heads, target.dir, slicer)
-  const ctx = adrContext(context, placed, human, heads)
+  heads.length = 0
+  const ctx = adrContextOf(context, placed, human)
   for (let after = 0; ;) {
     const page = readDecisionPage(store, after, PAGE)
     if (page.last === null) break
@@ -261,11 +262,11 @@ export async function exportDownload(
       .replace(/^-|-$/g, '') || 'workspace'
   const name = `${slug}-decisions-${p.format}.zip`
   sweepDownloads(harness.dataDir)
-  const entries: string[] = []
   const reader = harness.openReader(p.workspaceId)
   const transfer = new TransferRepo(reader.db)
   try {
     transfer.beginRead()
+    await slicer.pause()
     const files =
       p.format === 'madr'
         ? madrFiles(reader, workspace, target, human, slicer)
@@ -277,10 +278,9 @@ export async function exportDownload(
       for await (const f of files) {
         const entry = inRepo(target.repo, f.path)!
         await z.add(entry, f.content)
-        entries.push(entry)
       }
     })
-    return { name, url: zip.url, size: zip.size, entries }
+    return { name, url: zip.url, size: zip.size, count: zip.count }
   } finally {
     transfer.endRead()
     reader.close()

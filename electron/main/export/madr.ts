@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { isKey } from '../../../shared/keys'
-import { adrContext, type AdrContext, type Flavour } from './adr-model'
+import { adrContext, type AdrContext, type AdrRef, type Flavour } from './adr-model'
 import { noticeDecisionId } from './adr-sections'
 import { sequenceLock, SEQUENCE_LOCK } from './conventions'
 import type { PlannedFile } from './files'
@@ -101,25 +101,38 @@ export interface MadrPlan {
   support: PlannedFile[]
 }
 
-/** Where each decision's file goes: its number and name. */
+/** Where each decision's file goes: its number and name (with its id and title, all an ADR says of another). */
 export interface MadrPlacement {
-  placed: Map<string, { number: number; file: string }>
+  placed: Map<string, AdrRef>
   obsolete: string[]
   support: PlannedFile[]
 }
 
-/** Numbers and names every decision's file (only ids and titles needed), refusing a name taken by another file. */
-function placeMadr(decisions: readonly { id: string; title: string }[], dir: string, found: Scan): MadrPlacement {
+/**
+ * Numbers and names every decision's file (only ids and titles needed), refusing a name taken by another file; a
+ * step per decision (slugs cost: the export download runs it in slices).
+ */
+function* placeSteps(
+  decisions: readonly { id: string; title: string }[],
+  dir: string,
+  found: Scan,
+  out: MadrPlacement,
+): Generator<void> {
   const { mine, foreign, maxNumber } = found
   const lock = sequenceLock(dir)
   let next = Math.max(maxNumber, lock ?? 0)
-  const placed = new Map<string, { number: number; file: string }>()
+  const { placed, obsolete } = out
   for (const d of decisions) {
     const number = mine.get(d.id)?.number ?? ++next
-    placed.set(d.id, { number, file: `${String(number).padStart(4, '0')}-${slugify(d.title)}.md` })
+    placed.set(d.id, {
+      id: d.id,
+      number,
+      file: `${String(number).padStart(4, '0')}-${slugify(d.title)}.md`,
+      title: d.title,
+    })
+    yield
   }
   const ownerOf = new Map([...mine].map(([id, e]) => [e.name, id]))
-  const obsolete: string[] = []
   for (const d of decisions) {
     const name = placed.get(d.id)!.file
     const owner = ownerOf.get(name)
@@ -131,19 +144,23 @@ function placeMadr(decisions: readonly { id: string; title: string }[], dir: str
     }
     const old = mine.get(d.id)
     if (old && old.name !== name) obsolete.push(join(dir, old.name))
+    yield
   }
   // adr-tools numbers its next ADR from the lock when there is one: move it past Concord's numbers.
-  const support = lock !== null && next > lock ? [{ path: join(dir, SEQUENCE_LOCK), content: String(next) }] : []
-  return { placed, obsolete, support }
+  if (lock !== null && next > lock) out.support.push({ path: join(dir, SEQUENCE_LOCK), content: String(next) })
 }
 
-/** placeMadr after a scan of the folder in slices (the export download). */
+const emptyPlacement = (): MadrPlacement => ({ placed: new Map(), obsolete: [], support: [] })
+
+/** placeSteps, with a scan of the folder before, all in slices (the export download). */
 export async function placeMadrSliced(
   decisions: readonly { id: string; title: string }[],
   dir: string,
   slicer: Slicer,
 ): Promise<MadrPlacement> {
-  return placeMadr(decisions, dir, await scanSliced(dir, slicer))
+  const out = emptyPlacement()
+  await drain(placeSteps(decisions, dir, await scanSliced(dir, slicer), out), slicer)
+  return out
 }
 
 /** One decision's ADR file, laid out by the flavour. */
@@ -153,7 +170,9 @@ export function renderAdr(flavour: Flavour, ctx: AdrContext, d: DecisionDoc): st
 
 /** `human`: the name the files give the human user (the repository's git user.name). */
 export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
-  const { placed, obsolete, support } = placeMadr(doc.decisions, dir, scan(dir))
+  const placement = emptyPlacement()
+  for (const _ of placeSteps(doc.decisions, dir, scan(dir), placement));
+  const { placed, obsolete, support } = placement
   const ctx = adrContext(doc, placed, human)
   const files: PlannedFile[] = doc.decisions.map((d) => ({
     path: join(dir, placed.get(d.id)!.file),

@@ -32,15 +32,24 @@ const MAX = 0xffffffff
 /** Bytes handed to the sink at once (and checksummed between two looks at the slicer). */
 const CHUNK = 1024 * 1024
 
-/** Where the zip's bytes go, in order (a file being written). */
+/**
+ * Where the zip's bytes go, in order (a file being written). A chunk is the writer's own buffer, reused once the
+ * promise resolves: a sink that keeps it copies it.
+ */
 export type ZipSink = (chunk: Buffer) => Promise<void>
 
 export class ZipWriter {
   private readonly time: number
   private readonly date: number
-  private readonly centrals: Buffer[] = []
-  private pending: Buffer[] = []
-  private pendingBytes = 0
+  /** The central directory so far, in blocks of CHUNK bytes (one allocation per block, not per entry). */
+  private readonly directory: Buffer[] = []
+  private block = Buffer.alloc(0)
+  private blockUsed = 0
+  private directoryLength = 0
+  /** Bytes waiting for the sink. */
+  private readonly stage = Buffer.allocUnsafe(CHUNK)
+  private staged = 0
+  private readonly local = Buffer.alloc(30)
   private offset = 0
   private count = 0
 
@@ -58,17 +67,29 @@ export class ZipWriter {
   }
 
   private async put(buf: Buffer): Promise<void> {
-    this.pending.push(buf)
-    this.pendingBytes += buf.length
-    if (this.pendingBytes >= CHUNK) await this.flush()
+    if (this.staged + buf.length > CHUNK) await this.flush()
+    if (buf.length >= CHUNK) await this.sink(buf)
+    else {
+      buf.copy(this.stage, this.staged)
+      this.staged += buf.length
+    }
   }
 
   private async flush(): Promise<void> {
-    if (!this.pendingBytes) return
-    const chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
-    this.pending = []
-    this.pendingBytes = 0
+    if (!this.staged) return
+    const chunk = this.stage.subarray(0, this.staged)
+    this.staged = 0
     await this.sink(chunk)
+  }
+
+  /** Room for `size` more bytes of central directory: the current block, or a new one. */
+  private directoryRoom(size: number): Buffer {
+    if (this.blockUsed + size > this.block.length) {
+      if (this.blockUsed) this.directory.push(this.block.subarray(0, this.blockUsed))
+      this.block = Buffer.alloc(Math.max(CHUNK, size))
+      this.blockUsed = 0
+    }
+    return this.block
   }
 
   /** The checksum of a large buffer, a slice at a time. */
@@ -90,7 +111,7 @@ export class ZipWriter {
     if (data.length >= MAX || this.offset >= MAX)
       throw new ApiError('payload_too_large', 'the export is too large for a zip')
     const crc = await this.checksum(data)
-    const local = Buffer.alloc(30)
+    const local = this.local
     local.writeUInt32LE(0x04034b50, 0)
     local.writeUInt16LE(10, 4) // version needed: 1.0 (stored)
     local.writeUInt16LE(UTF8_NAMES, 6)
@@ -102,21 +123,25 @@ export class ZipWriter {
     local.writeUInt32LE(data.length, 22)
     local.writeUInt16LE(name.length, 26)
     local.writeUInt16LE(0, 28)
-    const central = Buffer.alloc(46)
-    central.writeUInt32LE(0x02014b50, 0)
-    central.writeUInt16LE(0x031e, 4) // made by: Unix, spec 3.0
-    central.writeUInt16LE(10, 6)
-    central.writeUInt16LE(UTF8_NAMES, 8)
-    central.writeUInt16LE(0, 10)
-    central.writeUInt16LE(this.time, 12)
-    central.writeUInt16LE(this.date, 14)
-    central.writeUInt32LE(crc, 16)
-    central.writeUInt32LE(data.length, 20)
-    central.writeUInt32LE(data.length, 24)
-    central.writeUInt16LE(name.length, 28)
-    central.writeUInt32LE((0o100644 << 16) >>> 0, 38) // external attributes: a regular file, rw-r--r--
-    central.writeUInt32LE(this.offset, 42)
-    this.centrals.push(central, name)
+    const central = this.directoryRoom(46 + name.length)
+    const c = this.blockUsed
+    central.fill(0, c, c + 46)
+    central.writeUInt32LE(0x02014b50, c)
+    central.writeUInt16LE(0x031e, c + 4) // made by: Unix, spec 3.0
+    central.writeUInt16LE(10, c + 6)
+    central.writeUInt16LE(UTF8_NAMES, c + 8)
+    central.writeUInt16LE(0, c + 10)
+    central.writeUInt16LE(this.time, c + 12)
+    central.writeUInt16LE(this.date, c + 14)
+    central.writeUInt32LE(crc, c + 16)
+    central.writeUInt32LE(data.length, c + 20)
+    central.writeUInt32LE(data.length, c + 24)
+    central.writeUInt16LE(name.length, c + 28)
+    central.writeUInt32LE((0o100644 << 16) >>> 0, c + 38) // external attributes: a regular file, rw-r--r--
+    central.writeUInt32LE(this.offset, c + 42)
+    name.copy(central, c + 46)
+    this.blockUsed += 46 + name.length
+    this.directoryLength += 46 + name.length
     this.count++
     this.offset += local.length + name.length + data.length
     await this.put(local)
@@ -129,11 +154,9 @@ export class ZipWriter {
 
   /** The central directory and the end records; the sink has every byte once this resolves. */
   async finish(): Promise<void> {
-    let directoryLength = 0
-    for (const part of this.centrals) {
-      directoryLength += part.length
-      await this.put(part)
-    }
+    if (this.blockUsed) this.directory.push(this.block.subarray(0, this.blockUsed))
+    for (const part of this.directory) await this.put(part)
+    const directoryLength = this.directoryLength
     const entries = this.count
     const offset = this.offset
     const zip64 = entries > 0xfffe || directoryLength >= MAX || offset >= MAX

@@ -72,7 +72,7 @@ export function ExportBox() {
     } else {
       const z = await api.call('export.download', params())
       saveFrom(z.name, z.url)
-      setDone(`Downloaded ${z.name} (${z.entries.length} file${z.entries.length === 1 ? '' : 's'}).`)
+      setDone(`Downloaded ${z.name} (${z.count} file${z.count === 1 ? '' : 's'}).`)
     }
   })
   // Opening the box and every change of format, flavour or folder plans again (a typed folder after a pause).
