@@ -262,6 +262,8 @@ export async function exportDownload(
       .replace(/^-|-$/g, '') || 'workspace'
   const name = `${slug}-decisions-${p.format}.zip`
   sweepDownloads(harness.dataDir)
+  // Each a slice of its own: the checks above, opening a second connection, the reads.
+  await slicer.pause()
   const reader = harness.openReader(p.workspaceId)
   const transfer = new TransferRepo(reader.db)
   try {
