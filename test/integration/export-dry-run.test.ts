@@ -124,6 +124,9 @@ describe('the folder field', () => {
   })
 })
 
+/** The JSON export's text but for when it was exported. */
+const sameBut = (text: string) => text.replace(/"exportedAt": "[^"]*"/, '"exportedAt": "…"')
+
 describe('export.download', () => {
   it('holds more than 65,535 files (a ZIP64 zip): 70,000 decisions, each listed by unzip', async () => {
     const { store } = t.core.harness.ctx(ws.id)
@@ -157,6 +160,53 @@ describe('export.download', () => {
       expect(execFileSync('unzip', ['-p', zip, names[70_001]!], { encoding: 'utf8' })).toContain('Statement 69999.')
     }
   }, 120_000)
+
+  it('writes the JSON export in pieces, a page of decisions at a time, byte for byte the export’s file', async () => {
+    const text = async () => {
+      const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json' })
+      const zip = join(t.dataDir, dl.url)
+      execFileSync('unzip', ['-tq', zip])
+      return execFileSync('unzip', ['-p', zip, 'concord-export.json'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    }
+    const written = async () => {
+      await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json' })
+      return readFileSync(join(t.repoDir, 'concord-export.json'), 'utf8')
+    }
+    const ada = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ada', role: 'lead' })
+    // More than a page of decisions (100), with names that need escaping.
+    for (let i = 0; i < 230; i++)
+      await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: `Decision ${i} "quoted" \\ größe`,
+        statement: `Line one\nline two ${i}.`,
+      })
+    const [first] = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.update', {
+      decisionId: first!.id,
+      expectedVersion: 1,
+      statement: 'Search timeout: 10 s.',
+      reason: 'measured',
+      actorId: ada.id,
+    })
+    const zipped = await text()
+    expect(zipped).toContain('Decision 229')
+    expect(sameBut(zipped)).toBe(sameBut(await written()))
+  })
+
+  it('writes the JSON export of a workspace without decisions as the export does', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'concord-empty-'))
+    try {
+      initRepo(repo)
+      const empty = await t.core.invoke('workspaces.open', { repoPath: repo, name: 'Empty', isolation: 'shared' })
+      const dl = await t.core.invoke('export.download', { workspaceId: empty.id, format: 'json' })
+      const zipped = execFileSync('unzip', ['-p', join(t.dataDir, dl.url), 'concord-export.json'], { encoding: 'utf8' })
+      await t.core.invoke('export.decisionLog', { workspaceId: empty.id, format: 'json' })
+      expect(zipped).toContain('"decisions": []')
+      expect(sameBut(zipped)).toBe(sameBut(readFileSync(join(repo, 'concord-export.json'), 'utf8')))
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
+  })
 
   it('is a zip of the files the export would write, at their paths in the repository, writing nothing', async () => {
     const before = tree()

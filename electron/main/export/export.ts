@@ -39,13 +39,15 @@ import {
   writeBatch,
   type PlannedFile,
 } from './files'
-import { isConcordJson, JSON_FILE, renderJson } from './json'
+import { isConcordJson, JSON_FILE, renderJson, renderJsonPieces } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
 import { placeMadrSliced, planMadr, renderAdr } from './madr'
 import { isConcordLog, LOG_FILE, renderLog } from './markdown'
 import { sweepDownloads, writeZip } from './downloads'
 import { readContext, readDecisionHeads, readDecisionPage, readSnapshot } from './snapshot'
 import { Slicer } from './sliced'
+import type { DecisionDoc } from './schema'
+import type { ZipWriter } from './zip'
 
 export type ExportFormat = ExportResult['format']
 
@@ -240,6 +242,31 @@ async function* madrFiles(
   yield* support
 }
 
+/** The JSON export into the zip: concord-export.json rendered in pieces, the decisions a page at a time, twice. */
+async function zipJson(
+  zip: ZipWriter,
+  store: WorkspaceStore,
+  workspace: Workspace,
+  target: ExportTarget,
+  slicer: Slicer,
+): Promise<void> {
+  // The same refusals as the export: a file of that name that Concord did not write.
+  const json = ownedFile(join(target.dir, JSON_FILE), '', isConcordJson)
+  const schema = ownedFile(join(target.dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)
+  const context = readContext(store, workspace, now())
+  async function* pages(): AsyncGenerator<DecisionDoc[]> {
+    for (let after = 0; ;) {
+      const page = readDecisionPage(store, after, PAGE)
+      if (page.last === null) return
+      yield page.decisions
+      after = page.last
+      await slicer.tick()
+    }
+  }
+  await zip.addPieces(inRepo(target.repo, json.path)!, () => renderJsonPieces(context, pages))
+  await zip.add(inRepo(target.repo, schema.path)!, schema.content)
+}
+
 /**
  * The export's files in a zip, named by their paths in the repository; nothing is written into the repository.
  * The zip is built as the rows are read (a page at a time, from a connection of its own holding one snapshot) and
@@ -269,18 +296,17 @@ export async function exportDownload(
   try {
     transfer.beginRead()
     await slicer.pause()
-    const files =
-      p.format === 'madr'
-        ? madrFiles(reader, workspace, target, human, slicer)
-        : (async function* () {
-            const plan = planExport(harness, params, human, false, reader)
-            yield* [...plan.files, ...plan.support]
-          })()
     const zip = await writeZip(harness.dataDir, name, slicer, async (z) => {
-      for await (const f of files) {
-        const entry = inRepo(target.repo, f.path)!
-        await z.add(entry, f.content)
-      }
+      if (p.format === 'json') return zipJson(z, reader, workspace, target, slicer)
+      const files =
+        p.format === 'madr'
+          ? madrFiles(reader, workspace, target, human, slicer)
+          : (async function* () {
+              // DECISIONS.md is one text: rendered whole (not yet in pieces).
+              const plan = planExport(harness, params, human, false, reader)
+              yield* [...plan.files, ...plan.support]
+            })()
+      for await (const f of files) await z.add(inRepo(target.repo, f.path)!, f.content)
     })
     return { name, url: zip.url, size: zip.size, count: zip.count }
   } finally {

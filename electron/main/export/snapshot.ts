@@ -125,14 +125,19 @@ export function readSnapshot(store: WorkspaceStore, workspace: Workspace, export
  * tasks, reports and notices around its decision. The export download reads the decisions in pages beside it.
  */
 export function readContext(store: WorkspaceStore, workspace: Workspace, exportedAt: string): ExportDoc {
-  return new TransferRepo(store.db).snapshot(() => ({
-    schemaVersion: SCHEMA_VERSION,
-    generator: GENERATOR,
-    exportedAt,
-    workspace: { name: workspace.name, createdAt: workspace.createdAt },
-    decisions: [],
-    ...readAllButDecisions(store),
-  }))
+  return new TransferRepo(store.db).snapshot(() => {
+    const { members, ...rest } = readAllButDecisions(store)
+    // The keys in readSnapshot's order: renderJsonPieces lays the decisions into this document's text.
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      generator: GENERATOR,
+      exportedAt,
+      workspace: { name: workspace.name, createdAt: workspace.createdAt },
+      members,
+      decisions: [],
+      ...rest,
+    }
+  })
 }
 
 function readAllButDecisions(

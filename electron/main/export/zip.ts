@@ -104,13 +104,52 @@ export class ZipWriter {
   }
 
   async add(entryName: string, content: string | Buffer): Promise<void> {
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+    const name = this.header(entryName, data.length, await this.checksum(data))
+    await this.put(this.local)
+    await this.put(name)
+    for (let at = 0; at < data.length; at += CHUNK) {
+      await this.put(at === 0 && data.length <= CHUNK ? data : data.subarray(at, at + CHUNK))
+      if (data.length > CHUNK) await this.slicer.tick()
+    }
+  }
+
+  /**
+   * An entry too large to hold whole, given as the pieces `pieces()` yields, which must yield the same pieces each
+   * time: gone through once for its size and checksum (a stored entry's header comes first), then again to write it.
+   */
+  async addPieces(entryName: string, pieces: () => AsyncIterable<string | Buffer>): Promise<void> {
+    let size = 0
+    let crc = 0
+    for await (const piece of pieces()) {
+      const data = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece
+      size += data.length
+      if (size >= MAX) throw new ApiError('payload_too_large', 'the export is too large for a zip')
+      crc = crc32(data, crc)
+      await this.slicer.tick()
+    }
+    const name = this.header(entryName, size, crc)
+    await this.put(this.local)
+    await this.put(name)
+    let written = 0
+    let check = 0
+    for await (const piece of pieces()) {
+      const data = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece
+      written += data.length
+      check = crc32(data, check)
+      await this.put(data)
+      await this.slicer.tick()
+    }
+    if (written !== size || check !== crc) throw new Error(`zip entry ${entryName} changed between its two readings`)
+  }
+
+  /** Fills the local header (this.local) and the central record of an entry; its name's bytes. */
+  private header(entryName: string, size: number, crc: number): Buffer {
     if (!entryName || entryName.startsWith('/') || entryName.split('/').includes('..'))
       throw new ApiError('invalid_params', `zip entry ${JSON.stringify(entryName)} is not a relative path`)
     const name = Buffer.from(entryName, 'utf8')
-    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
-    if (data.length >= MAX || this.offset >= MAX)
-      throw new ApiError('payload_too_large', 'the export is too large for a zip')
-    const crc = await this.checksum(data)
+    if (size >= MAX || this.offset >= MAX) throw new ApiError('payload_too_large', 'the export is too large for a zip')
+    const data = { length: size }
     const local = this.local
     local.writeUInt32LE(0x04034b50, 0)
     local.writeUInt16LE(10, 4) // version needed: 1.0 (stored)
@@ -144,12 +183,7 @@ export class ZipWriter {
     this.directoryLength += 46 + name.length
     this.count++
     this.offset += local.length + name.length + data.length
-    await this.put(local)
-    await this.put(name)
-    for (let at = 0; at < data.length; at += CHUNK) {
-      await this.put(at === 0 && data.length <= CHUNK ? data : data.subarray(at, at + CHUNK))
-      if (data.length > CHUNK) await this.slicer.tick()
-    }
+    return name
   }
 
   /** The central directory and the end records; the sink has every byte once this resolves. */
