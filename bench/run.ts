@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { autoTurnsHttp } from './auto-turns-http'
 import { baseMoves } from './base-moves'
 import { coordinationTokens } from './coordination-tokens'
+import { exportStream } from './export-stream'
 import { importWait } from './import-wait'
 import { interruptBuiltin } from './interrupt-builtin'
 import { metricsBench } from './metrics'
@@ -37,6 +38,7 @@ if (wanted('import-wait')) await importWait()
 if (wanted('interrupt')) await interruptBuiltin()
 if (wanted('tokens')) await coordinationTokens()
 if (wanted('base-moves')) await baseMoves()
+if (wanted('export-stream')) await exportStream()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],

@@ -470,7 +470,9 @@ export const methods = {
   ),
   /**
    * The export as a zip to download (for `concord serve`, whose browser user may not see the server's checkout):
-   * the same files the export would write, at their paths relative to the repository; nothing is written.
+   * the same files the export would write, at their paths relative to the repository; nothing is written into the
+   * repository. The zip is built in slices that leave the server answering, written to a file as it goes, and served
+   * once at the answer's `url`.
    */
   'export.download': method(
     z.strictObject({

@@ -878,9 +878,15 @@ export interface ExportResult {
 /** The export as a store-only zip: entries are the files' paths relative to the repository. */
 export interface ExportDownload {
   name: string
-  /** The zip file, base64. */
-  zipBase64: string
-  entries: string[]
+  /**
+   * Where the bridge serves the zip, once (`GET /downloads/<id>/<name>`, a path on its origin): the zip was written to
+   * a file as it was built, never held whole in memory. Unfetched, it is removed after an hour.
+   */
+  url: string
+  /** The zip's size in bytes. */
+  size: number
+  /** How many files it holds (their names are in the zip: 100,000 of them would make a large answer). */
+  count: number
 }
 
 /** What the core can promise about the machine it runs on. Never holds a path of the data folder. */

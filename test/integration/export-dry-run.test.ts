@@ -4,7 +4,16 @@
  * out through a link), and `export.download` packs the same files into a zip, read back here with `unzip`.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -115,6 +124,9 @@ describe('the folder field', () => {
   })
 })
 
+/** The JSON export's text but for when it was exported. */
+const sameBut = (text: string) => text.replace(/"exportedAt": "[^"]*"/, '"exportedAt": "…"')
+
 describe('export.download', () => {
   it('holds more than 65,535 files (a ZIP64 zip): 70,000 decisions, each listed by unzip', async () => {
     const { store } = t.core.harness.ctx(ws.id)
@@ -134,44 +146,96 @@ describe('export.download', () => {
         })
     })
     const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })
-    expect(dl.entries).toHaveLength(70_002)
-    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
-    try {
-      const zip = join(scratch, dl.name)
-      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+    expect(dl.count).toBe(70_002)
+    {
+      const zip = join(t.dataDir, dl.url)
       const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
-      expect(listed.trim().split('\n')).toEqual(dl.entries)
-      expect(execFileSync('unzip', ['-p', zip, dl.entries[70_001]!], { encoding: 'utf8' })).toContain(
-        'Statement 69999.',
-      )
-    } finally {
-      rmSync(scratch, { recursive: true, force: true })
+      const names = listed.trim().split('\n')
+      expect(names).toHaveLength(70_002)
+      expect(names.slice(0, 2)).toEqual([
+        'docs/decisions/0001-search-timeout.md',
+        'docs/decisions/0002-result-cache.md',
+      ])
+      expect(names[70_001]).toBe('docs/decisions/70002-decision-69999.md')
+      expect(execFileSync('unzip', ['-p', zip, names[70_001]!], { encoding: 'utf8' })).toContain('Statement 69999.')
     }
   }, 120_000)
+
+  it('writes the JSON export in pieces, a page of decisions at a time, byte for byte the export’s file', async () => {
+    const text = async () => {
+      const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json' })
+      const zip = join(t.dataDir, dl.url)
+      execFileSync('unzip', ['-tq', zip])
+      return execFileSync('unzip', ['-p', zip, 'concord-export.json'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    }
+    const written = async () => {
+      await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'json' })
+      return readFileSync(join(t.repoDir, 'concord-export.json'), 'utf8')
+    }
+    const ada = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ada', role: 'lead' })
+    // More than a page of decisions (100), with names that need escaping.
+    for (let i = 0; i < 230; i++)
+      await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: `Decision ${i} "quoted" \\ größe`,
+        statement: `Line one\nline two ${i}.`,
+      })
+    const [first] = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.update', {
+      decisionId: first!.id,
+      expectedVersion: 1,
+      statement: 'Search timeout: 10 s.',
+      reason: 'measured',
+      actorId: ada.id,
+    })
+    const zipped = await text()
+    expect(zipped).toContain('Decision 229')
+    expect(sameBut(zipped)).toBe(sameBut(await written()))
+  })
+
+  it('writes the JSON export of a workspace without decisions as the export does', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'concord-empty-'))
+    try {
+      initRepo(repo)
+      const empty = await t.core.invoke('workspaces.open', { repoPath: repo, name: 'Empty', isolation: 'shared' })
+      const dl = await t.core.invoke('export.download', { workspaceId: empty.id, format: 'json' })
+      const zipped = execFileSync('unzip', ['-p', join(t.dataDir, dl.url), 'concord-export.json'], { encoding: 'utf8' })
+      await t.core.invoke('export.decisionLog', { workspaceId: empty.id, format: 'json' })
+      expect(zipped).toContain('"decisions": []')
+      expect(sameBut(zipped)).toBe(sameBut(readFileSync(join(repo, 'concord-export.json'), 'utf8')))
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
+  })
 
   it('is a zip of the files the export would write, at their paths in the repository, writing nothing', async () => {
     const before = tree()
     const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr' })
     expect(tree()).toEqual(before)
     expect(dl.name).toBe('web-search-decisions-madr.zip')
-    expect(dl.entries).toEqual(['docs/decisions/0001-search-timeout.md', 'docs/decisions/0002-result-cache.md'])
-    const scratch = mkdtempSync(join(tmpdir(), 'concord-zip-'))
-    try {
-      const zip = join(scratch, dl.name)
-      writeFileSync(zip, Buffer.from(dl.zipBase64, 'base64'))
+    const entries = ['docs/decisions/0001-search-timeout.md', 'docs/decisions/0002-result-cache.md']
+    expect(dl.count).toBe(2)
+    // Written under the data folder, served at dl.url by the bridge.
+    expect(dl.url).toMatch(/^\/downloads\/[0-9a-f]{32}\/web-search-decisions-madr\.zip$/)
+    const zip = join(t.dataDir, dl.url)
+    expect(statSync(zip).size).toBe(dl.size)
+    {
       execFileSync('unzip', ['-tq', zip])
       const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n')
-      expect(listed).toEqual(dl.entries)
+      expect(listed).toEqual(entries)
       // The same bytes the export then writes.
       await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
-      for (const name of dl.entries)
+      for (const name of entries)
         expect(execFileSync('unzip', ['-p', zip, name], { encoding: 'utf8' })).toBe(
           readFileSync(join(t.repoDir, name), 'utf8'),
         )
-    } finally {
-      rmSync(scratch, { recursive: true, force: true })
     }
     const json = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json', folder: 'exports' })
-    expect(json.entries).toEqual(['exports/concord-export.json', 'exports/concord-export.schema.json'])
+    expect(json.count).toBe(2)
+    expect(
+      execFileSync('unzip', ['-Z1', join(t.dataDir, json.url)], { encoding: 'utf8' })
+        .trim()
+        .split('\n'),
+    ).toEqual(['exports/concord-export.json', 'exports/concord-export.schema.json'])
   })
 })

@@ -27,7 +27,12 @@ function recording() {
       }
     }
     if (m === 'export.download')
-      return { name: 'ws-decisions-madr.zip', zipBase64: btoa('PK'), entries: ['docs/decisions/0001-a.md'] }
+      return {
+        name: 'ws-decisions-madr.zip',
+        url: '/downloads/0123456789abcdef0123456789abcdef/ws-decisions-madr.zip',
+        size: 22,
+        count: 1,
+      }
     return { items: [], nextCursor: null, total: 0 }
   })
   return { api, sent }

@@ -53,6 +53,11 @@ export function adrContext(
     const f = files.get(d.id)!
     refs.set(d.id, { id: d.id, number: f.number, file: f.file, title: d.title })
   }
+  return adrContextOf(doc, refs, human)
+}
+
+/** adrContext with every decision's place already known (the export download: doc holds no decisions). */
+export function adrContextOf(doc: ExportDoc, refs: Map<string, AdrRef>, human?: string): AdrContext {
   return { doc, people: peopleOf(doc, human), refs }
 }
 

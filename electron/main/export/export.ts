@@ -23,11 +23,13 @@
 import { realpathSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import type { ExportDownload, ExportResult } from '../../../shared/schemas'
+import type { ExportDownload, ExportResult, Workspace } from '../../../shared/schemas'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
 import { gitUserName } from '../repo/git-repo'
-import { flavours, type Flavour } from './adr-model'
+import { TransferRepo } from '../store/transfer-repo'
+import type { WorkspaceStore } from '../store/workspace-store'
+import { adrContextOf, flavours, type Flavour } from './adr-model'
 import { adrFolder, repoFlavour, repoFolder } from './conventions'
 import {
   checkCreatableDir,
@@ -37,12 +39,15 @@ import {
   writeBatch,
   type PlannedFile,
 } from './files'
-import { isConcordJson, JSON_FILE, renderJson } from './json'
+import { isConcordJson, JSON_FILE, renderJson, renderJsonPieces } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
-import { planMadr } from './madr'
+import { placeMadrSliced, planMadr, renderAdr } from './madr'
 import { isConcordLog, LOG_FILE, renderLog } from './markdown'
-import { readSnapshot } from './snapshot'
-import { zipStore } from './zip'
+import { sweepDownloads, writeZip } from './downloads'
+import { readContext, readDecisionHeads, readDecisionPage, readSnapshot } from './snapshot'
+import { Slicer } from './sliced'
+import type { DecisionDoc } from './schema'
+import type { ZipWriter } from './zip'
 
 export type ExportFormat = ExportResult['format']
 
@@ -81,8 +86,14 @@ interface ExportPlan {
   obsolete: string[]
 }
 
-/** Everything the export would write, read and checked, nothing written: one path for the export, its dry run and the zip. */
-function planExport(harness: Harness, p: ExportParams, human: string | undefined, writing: boolean): ExportPlan {
+interface ExportTarget {
+  repo: string
+  dir: string
+  flavour: Flavour
+}
+
+/** The parameters checked and the folder the files go to (made when writing, else only checked creatable). */
+function exportTarget(harness: Harness, p: ExportParams, writing: boolean): ExportTarget {
   if (!formats.includes(p.format)) {
     throw new ApiError('invalid_params', `format: '${p.format}' is not an export format; use ${formats.join(', ')}`)
   }
@@ -113,7 +124,20 @@ function planExport(harness: Harness, p: ExportParams, human: string | undefined
   refuseLinksInRepo(repo, dir)
   if (writing) ensureWritableDir(dir)
   else checkCreatableDir(dir)
-  const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
+  return { repo, dir, flavour }
+}
+
+/** Everything the export would write, read and checked, nothing written: one path for the export and its dry run. */
+function planExport(
+  harness: Harness,
+  p: ExportParams,
+  human: string | undefined,
+  writing: boolean,
+  store: WorkspaceStore = harness.ctx(p.workspaceId).store,
+): ExportPlan {
+  const { repo, dir, flavour } = exportTarget(harness, p, writing)
+  const workspace = harness.workspace(p.workspaceId)
+  const doc = readSnapshot(store, workspace, now())
   switch (p.format) {
     case 'madr':
       return { repo, dir, ...planMadr(doc, dir, flavour, human) }
@@ -180,26 +204,113 @@ export async function exportDecisionLog(harness: Harness, p: ExportParams): Prom
   }
 }
 
-/** The export's files in a zip, named by their paths in the repository; nothing is written. */
+/** Decisions read (and files zipped) between two looks at the slicer. */
+const PAGE = 100
+
+/**
+ * The ADR files of every decision, read a page at a time from `store` (a reader holding one snapshot): first the ids
+ * and titles (each file's number and name), then each page rendered. Nothing of the whole log is held but its titles.
+ */
+async function* madrFiles(
+  store: WorkspaceStore,
+  workspace: Workspace,
+  target: ExportTarget,
+  human: string | undefined,
+  slicer: Slicer,
+): AsyncGenerator<PlannedFile> {
+  const context = readContext(store, workspace, now())
+  const heads: { id: string; title: string }[] = []
+  for (let after = 0; ;) {
+    const page = readDecisionHeads(store, after, PAGE * 10)
+    if (page.last === null) break
+    heads.push(...page.heads)
+    after = page.last
+    await slicer.tick()
+  }
+  const { placed, support } = await placeMadrSliced(heads, target.dir, slicer)
+  heads.length = 0
+  const ctx = adrContextOf(context, placed, human)
+  for (let after = 0; ;) {
+    const page = readDecisionPage(store, after, PAGE)
+    if (page.last === null) break
+    for (const d of page.decisions) {
+      yield { path: join(target.dir, placed.get(d.id)!.file), content: renderAdr(target.flavour, ctx, d) }
+      await slicer.tick()
+    }
+    after = page.last
+  }
+  yield* support
+}
+
+/** The JSON export into the zip: concord-export.json rendered in pieces, the decisions a page at a time, twice. */
+async function zipJson(
+  zip: ZipWriter,
+  store: WorkspaceStore,
+  workspace: Workspace,
+  target: ExportTarget,
+  slicer: Slicer,
+): Promise<void> {
+  // The same refusals as the export: a file of that name that Concord did not write.
+  const json = ownedFile(join(target.dir, JSON_FILE), '', isConcordJson)
+  const schema = ownedFile(join(target.dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)
+  const context = readContext(store, workspace, now())
+  async function* pages(): AsyncGenerator<DecisionDoc[]> {
+    for (let after = 0; ;) {
+      const page = readDecisionPage(store, after, PAGE)
+      if (page.last === null) return
+      yield page.decisions
+      after = page.last
+      await slicer.tick()
+    }
+  }
+  await zip.addPieces(inRepo(target.repo, json.path)!, () => renderJsonPieces(context, pages))
+  await zip.add(inRepo(target.repo, schema.path)!, schema.content)
+}
+
+/**
+ * The export's files in a zip, named by their paths in the repository; nothing is written into the repository.
+ * The zip is built as the rows are read (a page at a time, from a connection of its own holding one snapshot) and
+ * written to a file under the data folder as it goes, giving the event loop back between slices: an export of 100,000
+ * decisions does not stop the server (issue 32). The answer names the URL the bridge serves it at.
+ */
 export async function exportDownload(
   harness: Harness,
   p: Omit<ExportParams, 'outDir' | 'dryRun'>,
+  slicer = new Slicer(),
 ): Promise<ExportDownload> {
   const human = await humanName(harness, p.workspaceId)
-  const plan = planExport(harness, { ...p, outDir: undefined }, human, false)
-  const entries = [...plan.files, ...plan.support].map((f) => ({
-    name: inRepo(plan.repo, f.path)!,
-    content: f.content,
-  }))
+  const params = { ...p, outDir: undefined }
+  const target = exportTarget(harness, params, false)
   const workspace = harness.workspace(p.workspaceId)
   const slug =
     workspace.name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '') || 'workspace'
-  return {
-    name: `${slug}-decisions-${p.format}.zip`,
-    zipBase64: (await zipStore(entries)).toString('base64'),
-    entries: entries.map((e) => e.name),
+  const name = `${slug}-decisions-${p.format}.zip`
+  sweepDownloads(harness.dataDir)
+  // Each a slice of its own: the checks above, opening a second connection, the reads.
+  await slicer.pause()
+  const reader = harness.openReader(p.workspaceId)
+  const transfer = new TransferRepo(reader.db)
+  try {
+    transfer.beginRead()
+    await slicer.pause()
+    const zip = await writeZip(harness.dataDir, name, slicer, async (z) => {
+      if (p.format === 'json') return zipJson(z, reader, workspace, target, slicer)
+      const files =
+        p.format === 'madr'
+          ? madrFiles(reader, workspace, target, human, slicer)
+          : (async function* () {
+              // DECISIONS.md is one text: rendered whole (not yet in pieces).
+              const plan = planExport(harness, params, human, false, reader)
+              yield* [...plan.files, ...plan.support]
+            })()
+      for await (const f of files) await z.add(inRepo(target.repo, f.path)!, f.content)
+    })
+    return { name, url: zip.url, size: zip.size, count: zip.count }
+  } finally {
+    transfer.endRead()
+    reader.close()
   }
 }

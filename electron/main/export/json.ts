@@ -3,12 +3,13 @@
  * problem named — malformed JSON, a schema from a newer Concord, a wrong shape, a reference to
  * something the file does not contain, a revision whose text does not match its recorded hash.
  */
+import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { ApiError } from '../../../shared/errors'
 import { contentHash } from '../harness/decisions/fingerprint'
 import { SCHEMA_REF } from './json-schema'
 import { drain, parseJsonSliced, Slicer } from './sliced'
-import { ExportV1, GENERATOR, SCHEMA_VERSION, type ExportDoc } from './schema'
+import { ExportV1, GENERATOR, SCHEMA_VERSION, type DecisionDoc, type ExportDoc } from './schema'
 
 export const JSON_FILE = 'concord-export.json'
 
@@ -16,6 +17,29 @@ export const JSON_FILE = 'concord-export.json'
 export function renderJson(doc: ExportDoc): string {
   const { $schema: _, ...rest } = doc
   return JSON.stringify({ $schema: SCHEMA_REF, ...rest }, null, 2) + '\n'
+}
+
+/**
+ * renderJson's text, byte for byte, in pieces: `context` is the document without its decisions (readContext), and the
+ * decisions come a page at a time from `pages`, each laid into the text as JSON.stringify would indent it. For an
+ * export too large to hold as one string (the export download: 100,000 decisions).
+ */
+export async function* renderJsonPieces(
+  context: ExportDoc,
+  pages: () => AsyncIterable<DecisionDoc[]>,
+): AsyncGenerator<string> {
+  const mark = `concord-decisions-${randomUUID()}`
+  const whole = renderJson({ ...context, decisions: [mark as unknown as DecisionDoc] })
+  const at = whole.indexOf(JSON.stringify(mark))
+  let first = true
+  for await (const page of pages()) {
+    for (const d of page) {
+      yield (first ? whole.slice(0, at) : ',\n    ') + JSON.stringify(d, null, 2).replaceAll('\n', '\n    ')
+      first = false
+    }
+  }
+  // No decisions: the empty list as renderJson writes it.
+  yield first ? renderJson({ ...context, decisions: [] }) : whole.slice(at + JSON.stringify(mark).length)
 }
 
 /** True for a file this or another Concord wrote (so a re-export may replace it). */

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { isKey } from '../../../shared/keys'
-import { adrContext, type AdrContext, type Flavour } from './adr-model'
+import { adrContext, type AdrContext, type AdrRef, type Flavour } from './adr-model'
 import { noticeDecisionId } from './adr-sections'
 import { sequenceLock, SEQUENCE_LOCK } from './conventions'
 import type { PlannedFile } from './files'
@@ -21,6 +21,7 @@ import { renderLog4brainsFlavour } from './flavour-log4brains'
 import { renderMadrFlavour } from './flavour-madr'
 import { frontMatter } from './front-matter'
 import { GENERATOR, type DecisionDoc, type ExportDoc } from './schema'
+import { drain, type Slicer } from './sliced'
 import { slugify } from './slug'
 
 const numbered = /^(\d{4,})-.+\.md$/
@@ -49,15 +50,19 @@ interface Existing {
   number: number
 }
 
-function scan(dir: string): { mine: Map<string, Existing>; foreign: Set<string>; maxNumber: number } {
-  const mine = new Map<string, Existing>()
-  const foreign = new Set<string>()
-  let maxNumber = 0
+interface Scan {
+  mine: Map<string, Existing>
+  foreign: Set<string>
+  maxNumber: number
+}
+
+/** The numbered files of the folder, read one per step (the export download runs it in slices). */
+function* scanSteps(dir: string, out: Scan): Generator<void> {
   let names: string[]
   try {
     names = readdirSync(dir).sort()
   } catch {
-    return { mine, foreign, maxNumber }
+    return
   }
   for (const name of names) {
     const m = numbered.exec(name)
@@ -65,12 +70,27 @@ function scan(dir: string): { mine: Map<string, Existing>; foreign: Set<string>;
     // A link is refused unread (invalid_params): it may point at any file of the user's.
     const id = concordDecisionId(readTextIfExists(join(dir, name)) ?? '')
     const number = Number(m[1])
-    if (!dated.test(name) || id) maxNumber = Math.max(maxNumber, number)
+    if (!dated.test(name) || id) out.maxNumber = Math.max(out.maxNumber, number)
     // Two files claiming one decision (a copy): the lower number is the decision's, the other is left alone.
-    if (id && !mine.has(id)) mine.set(id, { name, number })
-    else foreign.add(name)
+    if (id && !out.mine.has(id)) out.mine.set(id, { name, number })
+    else out.foreign.add(name)
+    yield
   }
-  return { mine, foreign, maxNumber }
+}
+
+const emptyScan = (): Scan => ({ mine: new Map(), foreign: new Set(), maxNumber: 0 })
+
+function scan(dir: string): Scan {
+  const out = emptyScan()
+  for (const _ of scanSteps(dir, out));
+  return out
+}
+
+/** scan() a file at a time, giving the event loop back between slices. */
+async function scanSliced(dir: string, slicer: Slicer): Promise<Scan> {
+  const out = emptyScan()
+  await drain(scanSteps(dir, out), slicer)
+  return out
 }
 
 export interface MadrPlan {
@@ -81,21 +101,42 @@ export interface MadrPlan {
   support: PlannedFile[]
 }
 
-/** `human`: the name the files give the human user (the repository's git user.name). */
-export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
-  const { mine, foreign, maxNumber } = scan(dir)
+/** Where each decision's file goes: its number and name (with its id and title, all an ADR says of another). */
+export interface MadrPlacement {
+  placed: Map<string, AdrRef>
+  obsolete: string[]
+  support: PlannedFile[]
+}
+
+/**
+ * Numbers and names every decision's file (only ids and titles needed), refusing a name taken by another file; a
+ * step per decision (slugs cost: the export download runs it in slices).
+ */
+function* placeSteps(
+  decisions: readonly { id: string; title: string }[],
+  dir: string,
+  found: Scan,
+  out: MadrPlacement,
+): Generator<void> {
+  const { mine, foreign, maxNumber } = found
   const lock = sequenceLock(dir)
   let next = Math.max(maxNumber, lock ?? 0)
-  const placed = new Map<string, { number: number; file: string }>()
-  for (const d of doc.decisions) {
+  const { placed, obsolete } = out
+  for (const d of decisions) {
     const number = mine.get(d.id)?.number ?? ++next
-    placed.set(d.id, { number, file: `${String(number).padStart(4, '0')}-${slugify(d.title)}.md` })
+    placed.set(d.id, {
+      id: d.id,
+      number,
+      file: `${String(number).padStart(4, '0')}-${slugify(d.title)}.md`,
+      title: d.title,
+    })
+    yield
   }
-  const obsolete: string[] = []
-  for (const d of doc.decisions) {
+  const ownerOf = new Map([...mine].map(([id, e]) => [e.name, id]))
+  for (const d of decisions) {
     const name = placed.get(d.id)!.file
-    const owner = [...mine].find(([id, e]) => e.name === name && id !== d.id)
-    if (foreign.has(name) || owner) {
+    const owner = ownerOf.get(name)
+    if (foreign.has(name) || (owner !== undefined && owner !== d.id)) {
       throw new ApiError(
         'invalid_params',
         `outDir: ${join(dir, name)} exists and was not written by Concord for ${d.id}; move it away or export to another folder`,
@@ -103,13 +144,39 @@ export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr',
     }
     const old = mine.get(d.id)
     if (old && old.name !== name) obsolete.push(join(dir, old.name))
+    yield
   }
+  // adr-tools numbers its next ADR from the lock when there is one: move it past Concord's numbers.
+  if (lock !== null && next > lock) out.support.push({ path: join(dir, SEQUENCE_LOCK), content: String(next) })
+}
+
+const emptyPlacement = (): MadrPlacement => ({ placed: new Map(), obsolete: [], support: [] })
+
+/** placeSteps, with a scan of the folder before, all in slices (the export download). */
+export async function placeMadrSliced(
+  decisions: readonly { id: string; title: string }[],
+  dir: string,
+  slicer: Slicer,
+): Promise<MadrPlacement> {
+  const out = emptyPlacement()
+  await drain(placeSteps(decisions, dir, await scanSliced(dir, slicer), out), slicer)
+  return out
+}
+
+/** One decision's ADR file, laid out by the flavour. */
+export function renderAdr(flavour: Flavour, ctx: AdrContext, d: DecisionDoc): string {
+  return render[flavour](ctx, d)
+}
+
+/** `human`: the name the files give the human user (the repository's git user.name). */
+export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
+  const placement = emptyPlacement()
+  for (const _ of placeSteps(doc.decisions, dir, scan(dir), placement));
+  const { placed, obsolete, support } = placement
   const ctx = adrContext(doc, placed, human)
   const files: PlannedFile[] = doc.decisions.map((d) => ({
     path: join(dir, placed.get(d.id)!.file),
     content: render[flavour](ctx, d),
   }))
-  // adr-tools numbers its next ADR from the lock when there is one: move it past Concord's numbers.
-  const support = lock !== null && next > lock ? [{ path: join(dir, SEQUENCE_LOCK), content: String(next) }] : []
   return { files, obsolete, support }
 }

@@ -95,6 +95,20 @@ export class Harness {
     return WorkspaceStore.open(file, { nativeBinding: this.options.nativeBinding, label })
   }
 
+  /**
+   * A second connection to a workspace's file, for a long read in slices that holds a snapshot of its own while the
+   * workspace's connection goes on writing (the export download). The caller closes it.
+   */
+  openReader(workspaceId: string): WorkspaceStore {
+    this.workspace(workspaceId)
+    return this.openWorkspaceStore(this.registry.byId(workspaceId)!)
+  }
+
+  /** The data folder (the export download writes its zips under it). */
+  get dataDir(): string {
+    return this.options.dataDir
+  }
+
   /** Opens a workspace's file; a failure names the workspace, not the file's path. */
   private openWorkspaceStore(row: Pick<WorkspaceRow, 'id' | 'name'>): WorkspaceStore {
     const label = workspaceLabel(row)

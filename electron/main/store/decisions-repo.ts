@@ -19,6 +19,8 @@ export interface DecisionRow {
   updated_at: string
 }
 
+export type DecisionHead = Pick<DecisionRow, 'id' | 'title'>
+
 export interface RevisionRow {
   decision_id: number
   version: number
@@ -65,6 +67,13 @@ export class DecisionsRepo {
       setSupersededBy: db.prepare('UPDATE decisions SET superseded_by = ? WHERE id = ?'),
       get: db.prepare<[number], DecisionRow>('SELECT * FROM decisions WHERE id = ?'),
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
+      page: db.prepare<[number, number], DecisionRow>('SELECT * FROM decisions WHERE id > ? ORDER BY id LIMIT ?'),
+      heads: db.prepare<[number, number], DecisionHead>(
+        'SELECT id, title FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
+      ),
+      historyBetween: db.prepare<[number, number], RevisionRow>(
+        'SELECT * FROM decision_revisions WHERE decision_id BETWEEN ? AND ? ORDER BY decision_id, version',
+      ),
       history: db.prepare<[number], RevisionRow>(
         'SELECT * FROM decision_revisions WHERE decision_id = ? ORDER BY version',
       ),
@@ -119,6 +128,21 @@ export class DecisionsRepo {
 
   history(id: number): RevisionRow[] {
     return this.s.history.all(id)
+  }
+
+  /** At most `limit` decisions after id `afterId`, in id order: a long read in slices (the export download). */
+  page(afterId: number, limit: number): DecisionRow[] {
+    return this.s.page.all(afterId, limit)
+  }
+
+  /** The ids and titles of at most `limit` decisions after id `afterId`, in id order. */
+  heads(afterId: number, limit: number): DecisionHead[] {
+    return this.s.heads.all(afterId, limit)
+  }
+
+  /** The revisions of the decisions with ids first..last, by decision then version (history() of a page at once). */
+  historyBetween(first: number, last: number): RevisionRow[] {
+    return this.s.historyBetween.all(first, last)
   }
 
   revision(id: number, version: number): RevisionRow | undefined {

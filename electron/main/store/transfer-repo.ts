@@ -60,6 +60,20 @@ export class TransferRepo {
   }
 
   /**
+   * Opens a read transaction that stays open across turns of the event loop, for a long read in slices (the export
+   * download). Only on a connection of its own (Harness.openReader): the workspace's main connection writes meanwhile,
+   * and its writes must not land inside this transaction. The snapshot is taken here (the first read), not later.
+   */
+  beginRead(): void {
+    this.db.exec('BEGIN DEFERRED')
+    this.db.prepare('SELECT count(*) FROM meta').pluck().get()
+  }
+
+  endRead(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT')
+  }
+
+  /**
    * Runs fn in one IMMEDIATE transaction with foreign keys checked at commit, so rows that refer to
    * each other (supersedes / superseded_by) can go in any order. fn must be synchronous.
    */

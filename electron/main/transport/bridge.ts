@@ -13,6 +13,7 @@ import type { ApiResponse } from '../../../shared/contract'
 import { ApiError, httpStatusOf, type ApiErrorShape } from '../../../shared/errors'
 import { refuse, respond } from '../../../shared/wire'
 import { errorShape, toApiError } from '../api/dispatch'
+import { downloadFile, removeDownload } from '../export/downloads'
 import { stringifyReusing } from '../events/serialized'
 import type { Core } from '../core'
 
@@ -156,6 +157,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         send(res, 405, refuse({ code: 'invalid_params', message: 'method not allowed' }))
         return
       }
+      if (url.pathname.startsWith('/downloads/')) {
+        serveDownload(req, res, url.pathname)
+        return
+      }
       serveStatic(res, url.pathname)
       return
     } catch (err) {
@@ -191,6 +196,35 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     } catch (err) {
       sendError(res, errorShape(err))
     }
+  }
+
+  /**
+   * A zip export.download wrote (`/downloads/<id>/<name>`), streamed from its file and removed once sent in full. The
+   * random id is the capability: only a caller holding the token got it (an `<a download>` cannot send the header).
+   */
+  function serveDownload(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    const [id = '', name = '', ...more] = pathname.slice('/downloads/'.length).split('/')
+    const dataDir = core.harness.dataDir
+    const file = more.length ? null : downloadFile(dataDir, id, name)
+    if (!file) {
+      sendError(res, { code: 'not_found', message: 'no such download: export again' })
+      return
+    }
+    res.writeHead(200, {
+      'content-type': 'application/zip',
+      'content-length': String(statSync(file).size),
+      'content-disposition': `attachment; filename="${name}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
+    if (req.method === 'HEAD') {
+      res.end()
+      return
+    }
+    const stream = createReadStream(file)
+    stream.on('error', () => res.destroy())
+    res.on('finish', () => removeDownload(dataDir, id))
+    stream.pipe(res)
   }
 
   function serveStatic(res: ServerResponse, pathname: string) {

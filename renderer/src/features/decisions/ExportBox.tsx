@@ -14,17 +14,14 @@ function shown(repoFolder: string | null, outDir: string, file: string): string 
   return repoFolder ? `${repoFolder}/${name}` : name
 }
 
-/** A download of bytes the core built (a zip), without a round trip through a URL the bridge would have to serve. */
-function saveBytes(name: string, base64: string): void {
-  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))
-  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/zip' }))
+/** A download of the zip the core wrote, from the URL the bridge serves it at (once). */
+function saveFrom(name: string, url: string): void {
   const a = document.createElement('a')
   a.href = url
   a.download = name
   document.body.append(a)
   a.click()
   a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
 /**
@@ -74,8 +71,8 @@ export function ExportBox() {
       setDone(`Wrote ${r.changed.length} of ${r.files.length} file${r.files.length === 1 ? '' : 's'}.`)
     } else {
       const z = await api.call('export.download', params())
-      saveBytes(z.name, z.zipBase64)
-      setDone(`Downloaded ${z.name} (${z.entries.length} file${z.entries.length === 1 ? '' : 's'}).`)
+      saveFrom(z.name, z.url)
+      setDone(`Downloaded ${z.name} (${z.count} file${z.count === 1 ? '' : 's'}).`)
     }
   })
   // Opening the box and every change of format, flavour or folder plans again (a typed folder after a pause).
