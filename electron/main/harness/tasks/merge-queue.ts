@@ -80,6 +80,8 @@ export function installMergeQueue(h: Harness, queueTurn?: QueueTurn): void {
 
 /** At start: every workspace's queue resumes where it was. */
 export function resumeMergeQueues(h: Harness): void {
+  // Closed before it ran (a core opened and closed at once): nothing to resume, its database is gone.
+  if (closed.has(h)) return
   for (const w of h.listWorkspaces()) {
     try {
       if (h.ctx(w.id).store.mergeQueue.list().length) void scheduleMergeQueue(h, w.id)
