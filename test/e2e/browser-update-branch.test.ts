@@ -1,6 +1,7 @@
 /**
  * Updating a task's branch in the real UI (issue 30): after the user's own commit on main, an accepted task's card
- * says the base moved and offers "Update from main" (primary) and "Ask Ivy to update"; one click brings main into the
+ * says the base moved and offers "Merge when verified" (primary: verified merges are the default), "Update from main"
+ * and "Ask Ivy to update"; one click on Update brings main into the
  * task's tree, the card says so and the task is delivered again on the new head, to be verified there. A task whose
  * trial merge conflicts offers only the assignee's update as its primary action, never Merge.
  * Screenshots at 1440, 1024 and 760.
@@ -56,10 +57,13 @@ describe('browser UI: updating a task’s branch', () => {
     const main = git(repoDir, 'rev-parse', 'main')
 
     await expect.poll(() => card(docs).getByTestId('task-base').textContent()).toBe('behind main by 1')
-    expect(await card(docs).getByTestId('merge-task').count()).toBe(0)
+    // Accepted, with verified merges (the default): "Merge when verified" updates, verifies and lands it — the primary
+    // action; "Update from main" only brings main in.
+    expect(await card(docs).getByTestId('merge-task').textContent()).toBe('Merge when verified')
+    expect(await card(docs).getByTestId('merge-task').getAttribute('class')).toContain('primary')
     const update = card(docs).getByTestId('update-from-base')
     await expect.poll(() => update.count()).toBe(1)
-    expect(await update.getAttribute('class')).toContain('primary')
+    expect(await update.getAttribute('class')).not.toContain('primary')
     expect(await card(docs).getByTestId('ask-update').textContent()).toBe(`Ask Ivy to update ${docs.key} from main`)
     // The conflicting one: only the assignee can resolve it, and that is its primary action; never Merge.
     await expect.poll(() => card(bullets).getByTestId('task-base').textContent()).toContain('conflicts')

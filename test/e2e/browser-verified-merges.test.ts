@@ -114,6 +114,9 @@ describe('browser UI: verified merges', () => {
     await expect.poll(() => queued.textContent(), { timeout: 30_000 }).toMatch(/waiting for Tess's test on [0-9a-f]{7}/)
     expect(await queued.textContent()).toContain('queued to merge')
     expect(await card(t2).getByTestId('unqueue-merge').count()).toBe(1)
+    // The queue asks Tess itself: the card offers no second ask and no update of its own.
+    expect(await card(t2).getByTestId('refusal-action').count()).toBe(0)
+    expect(await card(t2).getByTestId('update-branch').count()).toBe(0)
     // Not landed on its old evidence.
     expect(git(repoDir, 'rev-parse', 'main')).toBe(mainBefore)
     await card(t2).scrollIntoViewIfNeeded()

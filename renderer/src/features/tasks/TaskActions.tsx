@@ -77,18 +77,24 @@ export function TaskActions({ task }: { task: Task }) {
       : task.status !== 'delivered'
         ? null
         : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
+  // A queued merge the queue is working on asks the members itself (update, re-verify): no second ask from the card.
+  // Blocked, it waits for the user, who gets the asks back.
+  const queueWorks = !!task.mergeQueue && task.mergeQueue.state !== 'blocked'
   // A moved base or a conflict is resolved by updating the branch (UpdateBranch), not by a message.
-  const baseReason = reasons?.find((r) => r.code === 'merge_conflict') ?? reasons?.find((r) => r.code === 'base_moved')
+  const baseReason = queueWorks
+    ? undefined
+    : (reasons?.find((r) => r.code === 'merge_conflict') ?? reasons?.find((r) => r.code === 'base_moved'))
   // One button per distinct action: several reasons about one report share it.
-  const actions = reasons
-    ? [
-        ...new Map(
-          reasons
-            .filter((r) => r.action && r !== baseReason && r.code !== baseReason?.code)
-            .map((r) => [r.action!.label, r.action!]),
-        ).values(),
-      ]
-    : []
+  const actions =
+    reasons && !queueWorks
+      ? [
+          ...new Map(
+            reasons
+              .filter((r) => r.action && r !== baseReason && r.code !== baseReason?.code)
+              .map((r) => [r.action!.label, r.action!]),
+          ).values(),
+        ]
+      : []
 
   return (
     <>
@@ -217,12 +223,14 @@ function UpdateBranch({
     record(task.id, { update: r, was: task.artifact?.commit ?? null })
     applyTask(r.task)
   })
+  // With verified merges an accepted task's primary action is "Merge when verified" (it updates, verifies and lands).
+  const mergesVerified = useApp((s) => (s.workspaceSettings?.merges ?? 'verified') === 'verified')
   const base = task.base?.branch ?? 'main'
   return (
     <div className="refusal-actions" data-testid="update-branch">
       {!conflicts && (
         <button
-          className="btn small primary"
+          className={`btn small${task.status === 'accepted' && mergesVerified ? '' : ' primary'}`}
           disabled={update.pending}
           onClick={() => void update.run(false)}
           data-testid="update-from-base"
