@@ -159,6 +159,58 @@ describe('verified merges', () => {
   )
 
   it(
+    'a re-verification that fails goes to the assignee; the fix is verified again and lands, never the failing tree',
+    async () => {
+      // No file in common: the update tells nobody but the tester, whose test fails on the updated head.
+      const { t2 } = await siblings({ 'src/list.js': search({ 9: 'bullets(search())' }) })
+      const failing = {
+        toolCalls: [
+          {
+            name: 'submit_report',
+            arguments: { taskId: t2.key, kind: 'test', verdict: 'fail', summary: 'TypeError in bullets', claims: [] },
+          },
+        ],
+      }
+      replies.script('Tess', failing, reportCall(t2, 'test'))
+      replies.script(
+        'Ivy',
+        {
+          toolCalls: [
+            {
+              name: 'write_file',
+              arguments: { path: 'src/list.js', content: search({ 9: 'bullets(search().results)' }) },
+            },
+          ],
+        },
+        { toolCalls: [{ name: 'git_commit', arguments: { message: 'bullets read results' } }] },
+        { toolCalls: [{ name: 'update_task_status', arguments: { taskId: t2.key, status: 'delivered' } }] },
+        { text: 'fixed' },
+      )
+      const mainBefore = git(t.repoDir, 'rev-parse', 'main')
+      await t.core.invoke('tasks.merge', { taskId: t2.id })
+      // The failing report is on the updated head: the queue says it waits for Ivy, and asks her.
+      await expect
+        .poll(async () => (await get(t2)).mergeQueue?.message ?? '', { timeout: 30_000 })
+        .toContain("waiting for Ivy to fix what Tess's test found")
+      expect(git(t.repoDir, 'rev-parse', 'main')).toBe(mainBefore)
+      await expect.poll(async () => (await get(t2)).merged, { timeout: 60_000 }).not.toBeNull()
+      const asked = await concordTurns(ivy)
+      expect(asked).toHaveLength(1)
+      expect(asked[0]!.text).toMatch(
+        /T-2 is queued to merge, and Tess's test report R-\d+ on [0-9a-f]{7} fails: TypeError in bullets/,
+      )
+      const tests = (await t.core.invoke('reports.list', { taskId: t2.id })).filter((r) => r.kind === 'test')
+      expect(tests.map((r) => r.verdict)).toEqual(['pass', 'fail', 'pass'])
+      // What landed is what the last, passing test checked: Ivy's fix, not the tree that failed.
+      expect(git(t.repoDir, 'rev-parse', 'main^{tree}')).toBe(
+        git(t.repoDir, 'rev-parse', `${tests[2]!.artifact.commit}^{tree}`),
+      )
+      expect(git(t.repoDir, 'show', 'main:src/list.js')).toContain('bullets(search().results)')
+    },
+    SLOW,
+  )
+
+  it(
     'where the update changes none of the task’s files, the review carries over and only the test runs again',
     async () => {
       const { t2 } = await siblings({ 'src/list.js': search({ 9: 'bullets' }) }, ['test', 'review'])

@@ -330,7 +330,7 @@ async function advance(h: Harness, ctx: Ctx, queueTurn: QueueTurn | undefined): 
           .filter((r) => r.reportKind)
           .map((r) =>
             r.code === 'evidence_missing' && r.reportId
-              ? `${who} to fix what ${r.action?.memberName ?? 'a member'}'s ${r.reportKind} found`
+              ? `${who} to fix what ${authorName(ctx, r.reportId)}'s ${r.reportKind} found`
               : `${r.action?.memberName ?? 'a member'}'s ${r.reportKind} on ${short(fresh.artifact_commit)}`,
           )
         setState(
@@ -404,6 +404,18 @@ function askVerifiers(
         `${tk} is queued to merge, and its branch was brought up to date with the base: its head is now ${short(task.artifact_commit)}.`,
         `Your ${makeKey('report', n)} (${report.kind}) no longer supports ${tk}: ${r.message}. Re-verify ${tk} on ${short(task.artifact_commit)} and submit a new ${report.kind} report; Concord merges it once the evidence passes.`,
       ])
+    } else if (r.code === 'evidence_missing' && r.reportId) {
+      // A report that fails on the head itself (not one made stale by a new head, whose author re-verifies above):
+      // the assignee fixes it, delivers again, and the queue has it verified again.
+      if (reasons.some((o) => o.code === 'evidence_stale' && o.reportId === r.reportId)) continue
+      const n = parseId(r.reportId, 'report', 'reportId').n
+      const report = ctx.store.reports.get(n)
+      if (!report || task.assignee_id === null) continue
+      const summary = report.summary.trim().split('\n')[0]!.slice(0, 300)
+      queueTurn(ctx.wsId, task.assignee_id, task.id, `fix:${task.id}:${n}`, [
+        `${tk} is queued to merge, and ${authorName(ctx, r.reportId)}'s ${report.kind} report ${makeKey('report', n)} on ${short(report.artifact_commit)} fails: ${summary}`,
+        `Fix ${tk} in your tree, commit, and deliver it again (update_task_status delivered); Concord has it verified again and merges it once the evidence passes.`,
+      ])
     } else if (r.code === 'evidence_missing' && !r.reportId) {
       queueTurn(ctx.wsId, member, task.id, `verify:${task.id}:${task.artifact_commit}:${r.reportKind}`, [
         `${tk} is queued to merge on ${short(task.artifact_commit)}, and it has no ${r.reportKind} report there.`,
@@ -411,4 +423,11 @@ function askVerifiers(
       ])
     }
   }
+}
+
+/** The name of a report's author, for the queue's words. */
+function authorName(ctx: Ctx, reportId: string): string {
+  const report = ctx.store.reports.get(parseId(reportId, 'report', 'reportId').n)
+  const author = report?.author_id == null ? undefined : ctx.store.members.get(report.author_id)
+  return author?.name ?? 'a member'
 }
