@@ -4,6 +4,7 @@
  */
 import { ARMS, type ArmName } from './arms/arm'
 import { FIGURES, type Figures, type Outcome } from './simulate'
+import { CODE_FIGURES, type CodeFigures } from './code/simulate'
 import { at } from './at'
 
 export interface ArmFigures extends Figures {
@@ -14,6 +15,8 @@ export interface Results {
   runs: number
   scenarios: number
   arms: Partial<Record<ArmName, ArmFigures>>
+  /** The code scenarios (npm run eval -- --code-variants N), when they ran. */
+  code?: { scenarios: number; arms: Partial<Record<ArmName, CodeFigures & { worst: CodeFigures }>> }
 }
 
 /** One sentence per figure: the README says the same. */
@@ -32,7 +35,37 @@ export const DEFINITIONS: Record<keyof Figures, string> = {
   wallMs: 'milliseconds to run one scenario under the arm (the only figure that is not deterministic)',
 }
 
+/** The code scenarios' figures: the README says the same. */
+export const CODE_DEFINITIONS: Record<keyof CodeFigures, string> = {
+  untestedTreesLanded:
+    'merges after which main held a tree that no passing test report checked (main\u2019s tree after each merge against the trees of the commits the passing test reports named, read from git)',
+  reworkTurns: 'turns members spent re-checking or re-doing delivered work because a merge moved the base',
+  humanActions: 'the human\u2019s actions: one accept and one Merge per task, plus what a moved base cost',
+  baseMoveInterventions:
+    'the human\u2019s actions a moved base cost beyond accept and Merge: broadcasts typed, tasks accepted again, branches updated by hand',
+  coordinationTokens:
+    'tokens of the text about merges that entered members\u2019 contexts (announcements, automatic turns)',
+  wallMs: 'milliseconds to run one code scenario under the arm (git and, for Concord, the product: not deterministic)',
+}
+
 const round = (n: number) => Math.round(n * 100) / 100
+
+function meanWorst<F extends string>(keys: F[], list: Record<F, number>[]) {
+  const mean = {} as Record<F, number>
+  const worst = {} as Record<F, number>
+  for (const f of keys) {
+    const values = list.map((o) => o[f])
+    mean[f] = round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length))
+    worst[f] = round(Math.max(0, ...values))
+  }
+  return { ...mean, worst }
+}
+
+export function summarizeCode(scenarios: number, outcomes: Map<ArmName, CodeFigures[]>): NonNullable<Results['code']> {
+  const arms: NonNullable<Results['code']>['arms'] = {}
+  for (const [arm, list] of outcomes) arms[arm] = meanWorst(CODE_FIGURES, list)
+  return { scenarios, arms }
+}
 
 export function summarize(seed: number, runs: number, scenarios: number, outcomes: Map<ArmName, Outcome[]>): Results {
   const arms: Results['arms'] = {}
@@ -50,9 +83,21 @@ export function summarize(seed: number, runs: number, scenarios: number, outcome
 }
 
 export function table(r: Results): string {
-  const arms = ARMS.filter((a) => r.arms[a])
+  return grid(r.arms, FIGURES)
+}
+
+/** The code scenarios' table (empty when they did not run). */
+export function codeTable(r: Results): string {
+  return r.code ? grid(r.code.arms, CODE_FIGURES) : ''
+}
+
+function grid<F extends string>(
+  byArm: Partial<Record<ArmName, Record<F, number> & { worst: Record<F, number> }>>,
+  figures: F[],
+): string {
+  const arms = ARMS.filter((a) => byArm[a])
   const head = ['figure (mean / worst)', ...arms]
-  const rows = FIGURES.map((f) => [f, ...arms.map((a) => `${r.arms[a]![f]} / ${r.arms[a]!.worst[f]}`)])
+  const rows = figures.map((f) => [f, ...arms.map((a) => `${byArm[a]![f]} / ${byArm[a]!.worst[f]}`)])
   const widths = head.map((_, i) => Math.max(...[head, ...rows].map((row) => at(row, i).length)))
   const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(at(widths, i))).join(' | ')} |`
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n')
@@ -70,7 +115,12 @@ export function tokenSources(outcomes: Map<ArmName, Outcome[]>): string {
     .join('; ')
 }
 
-const COLORS: Record<ArmName, string> = { concord: '#2f6fdb', broadcast: '#d9822b', chat: '#8a8f98' }
+const COLORS: Record<ArmName, string> = {
+  concord: '#2f6fdb',
+  broadcast: '#d9822b',
+  chat: '#8a8f98',
+  careful: '#3a9d5d',
+}
 
 /** One group of bars per figure (wall time left out), each group scaled to its largest mean. */
 export function svg(r: Results): string {

@@ -1,10 +1,11 @@
 /**
- * npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]
+ * npm run eval [-- --seed N --runs K --variants V --code-variants C|none --arm concord|broadcast|chat|careful --json --out DIR]
  *              [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]
  *              [--agent claude-code|codex|gemini [--agent-arg A]... [--step-timeout S] [--max-calls N]]
  *
- * Runs the Web Search scenario and V generated variants (default 50) under the three coordination arms, K runs
- * each (default 3), prints one table (or, with --json, the figures as JSON on stdout) and writes
+ * Runs the Web Search scenario and V generated variants (default 50) under the four coordination arms, K runs
+ * each (default 3), and the code scenarios (the search one and C generated, default 2; `none` leaves them out: they
+ * run real git and, for Concord, the real merge queue, so they are the slow part), prints the tables (or, with --json, the figures as JSON on stdout) and writes
  * DIR/eval-seed<N>.json and .svg (default DIR: eval/results, not committed). Deterministic for a seed, except
  * wallMs. With --provider the members' choices are a real model's (eval/model.ts); with --agent a real coding
  * agent's, driven over ACP with one MCP tool `act` (eval/agent.ts). The README's section "The experiment" says what each figure means.
@@ -17,13 +18,14 @@ import type { ProviderKind } from '../electron/main/runtime/providers'
 import { runExperiment } from './experiment'
 import { AGENTS, AgentDriver, checkAgentEnv, DEFAULT_STEP_TIMEOUT_MS, type EvalAgent } from './agent'
 import { DEFAULT_MAX_CALLS, ModelConfigError, ModelDriver, modelProvider, PROVIDERS, type Driver } from './model'
-import { svg, table, tokenSources } from './results'
+import { codeTable, svg, table, tokenSources } from './results'
 
 const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: '1' },
     runs: { type: 'string', default: '3' },
     variants: { type: 'string', default: '50' },
+    'code-variants': { type: 'string', default: '2' },
     arm: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
     out: { type: 'string', default: join(import.meta.dirname, 'results') },
@@ -45,7 +47,7 @@ const fail = (message: string, code = 2): never => {
 
 if (values.help) {
   process.stdout.write(
-    'npm run eval [-- --seed N --runs K --variants V --arm concord|broadcast|chat --json --out DIR]\n' +
+    'npm run eval [-- --seed N --runs K --variants V --code-variants C|none --arm concord|broadcast|chat|careful --json --out DIR]\n' +
       '             [--provider openai|anthropic|openai-compatible --model M [--base-url URL] [--max-calls N]]\n' +
       '             [--agent claude-code|codex|gemini [--agent-arg A]... [--step-timeout S] [--max-calls N]]\n' +
       'Keys from the environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional);\n' +
@@ -100,14 +102,16 @@ if (values.agent) {
 const seed = int('seed', values.seed, 0)
 const runs = int('runs', values.runs, 1)
 const variants = int('variants', values.variants, 0)
+const codeVariants = values['code-variants'] === 'none' ? -1 : int('code-variants', values['code-variants'], 0)
 const arms = (values.arm ?? ARMS).flatMap((a) => a.split(',')) as ArmName[]
 for (const a of arms) if (!ARMS.includes(a)) fail(`--arm must be one of ${ARMS.join(', ')}, not '${a}'`)
 
 const started = performance.now()
-const { results, outcomes } = await runExperiment({
+const { results, outcomes, codeOutcomes } = await runExperiment({
   seed,
   runs,
   variants,
+  codeVariants,
   arms,
   model,
   onScenario: (done, total) => {
@@ -129,6 +133,10 @@ else {
   )
   process.stdout.write(table(results) + '\n\n')
   process.stdout.write(`coordinationTokens by source, mean per scenario: ${tokenSources(outcomes)}\n\n`)
+  if (results.code)
+    process.stdout.write(
+      `Code scenarios (${results.code.scenarios}: tasks in parallel on one repository, merged in turn), mean / worst per scenario:\n\n${codeTable(results)}\n\n`,
+    )
   process.stdout.write(`Written: ${base}.json, ${base}.svg (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
 }
 if (model) {
@@ -152,6 +160,11 @@ if (model) {
   }
 }
 // A scenario the human's procedure could not finish is a fault of the experiment, not a figure: say so.
+for (const [arm, list] of codeOutcomes) {
+  const stuck = list.filter((o) => o.unfinished > 0)
+  if (stuck.length)
+    process.stderr.write(`warning: ${arm}: merges never landed in ${stuck.map((o) => o.scenario).join(', ')}\n`)
+}
 for (const [arm, list] of outcomes) {
   const stuck = list.filter((o) => o.unfinished > 0)
   if (stuck.length)

@@ -7,6 +7,7 @@
  */
 import type { Arm, ArmName, Sabotage, Status } from './arms/arm'
 import { BroadcastArm } from './arms/broadcast'
+import { CarefulArm } from './arms/careful'
 import { ChatArm } from './arms/chat'
 import { ConcordArm } from './arms/concord'
 import { Member } from './member'
@@ -63,6 +64,7 @@ export const HUMAN_EVERY = 3
 export function makeArm(name: ArmName, scenario: Scenario, world: World, sabotage?: Sabotage): Arm {
   if (name === 'concord') return new ConcordArm(scenario, world, sabotage)
   if (name === 'broadcast') return new BroadcastArm(scenario, world, sabotage)
+  if (name === 'careful') return new CarefulArm(scenario, world)
   return new ChatArm(scenario, world)
 }
 
@@ -172,7 +174,7 @@ export async function simulate(scenario: Scenario, armName: ArmName, o: Simulate
     }
     const unfinished = scenario.tasks.filter((_, t) => !(arm.status(t) === 'accepted' && world.aligned(t))).length
     return {
-      humanInterventions: interventions,
+      humanInterventions: interventions + (arm.humanActions ?? 0),
       affectedMissed: missed.size,
       staleEvidenceUsed: staleUsed,
       validEvidenceDiscarded: world.discarded,

@@ -7,8 +7,8 @@ import { tokens } from '../tokens'
 import type { ReportRecord, World } from '../world'
 import { at } from '../at'
 
-export type ArmName = 'concord' | 'broadcast' | 'chat'
-export const ARMS: ArmName[] = ['concord', 'broadcast', 'chat']
+export type ArmName = 'concord' | 'broadcast' | 'chat' | 'careful'
+export const ARMS: ArmName[] = ['concord', 'broadcast', 'chat', 'careful']
 export type Status = 'todo' | 'in_progress' | 'delivered' | 'accepted' | 'blocked' | 'cancelled'
 
 /** A request that reached a member: from Concord (an automatic turn) or from the human (a relay). */
@@ -56,6 +56,8 @@ export interface Arm {
   /** The same tokens by where they came from (notice, turn, brief, broadcast, thread, relay). */
   readonly tokensBy: Record<string, number>
   readonly disturbed: number
+  /** Actions the arm's own procedure has the human take as changes land (the careful human's), besides the audit's. */
+  readonly humanActions?: number
   close(): Promise<void>
 }
 

@@ -16,7 +16,7 @@ interface Message {
 }
 
 export class BroadcastArm extends BoardArm implements Arm {
-  readonly name = 'broadcast' as const
+  readonly name: 'broadcast' | 'careful' = 'broadcast'
   private readonly inbox: Message[][]
 
   constructor(

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { Sabotage } from '../../eval/arms/arm'
+import type { ArmName, Sabotage } from '../../eval/arms/arm'
 import { runExperiment, type Experiment } from '../../eval/experiment'
 import { BroadcastArm } from '../../eval/arms/broadcast'
 import { webSearchScenario } from '../../eval/scenarios'
@@ -22,7 +22,7 @@ import { startModelServer, type RecordedRequest, type ScriptedReply } from '../f
 
 const SEED = 3
 const VARIANTS = 4
-const run = (arms: ('concord' | 'broadcast' | 'chat')[], sabotage?: Sabotage) =>
+const run = (arms: ArmName[], sabotage?: Sabotage) =>
   runExperiment({ seed: SEED, runs: 2, variants: VARIANTS, arms, sabotage })
 /** Everything but wall time, which is the one figure that is not deterministic. */
 const figures = (e: Experiment) =>
@@ -33,7 +33,7 @@ const figures = (e: Experiment) =>
   ])
 const sum = (
   e: Experiment,
-  arm: 'concord' | 'broadcast' | 'chat',
+  arm: 'concord' | 'broadcast' | 'chat' | 'careful',
   f: 'affectedMissed' | 'staleEvidenceUsed' | 'humanInterventions' | 'unaffectedDisturbed' | 'coordinationTokens',
 ) => e.outcomes.get(arm)!.reduce((a, o) => a + o[f], 0)
 
@@ -80,6 +80,20 @@ describe('npm run eval', () => {
     )
     const again = await run(['concord', 'broadcast', 'chat'])
     expect(figures(again)).toEqual(figures(first))
+  }, 300_000)
+
+  it('the careful human misses nothing, by construction, and pays for it: every claim checked again, more human actions than Concord', async () => {
+    const e = await run(['concord', 'careful'])
+    for (const o of e.outcomes.get('careful')!)
+      expect(o, `${o.scenario} run ${o.run + 1}`).toMatchObject({
+        affectedMissed: 0,
+        staleEvidenceUsed: 0,
+        unfinished: 0,
+      })
+    const careful = e.outcomes.get('careful')!.reduce((a, o) => a + o.validEvidenceDiscarded, 0)
+    const concord = e.outcomes.get('concord')!.reduce((a, o) => a + o.validEvidenceDiscarded, 0)
+    expect(careful).toBeGreaterThan(concord)
+    expect(sum(e, 'careful', 'humanInterventions')).toBeGreaterThan(sum(e, 'concord', 'humanInterventions'))
   }, 300_000)
 
   it('goes red when propagation is broken: every change recorded as editorial flags nothing, and affected tasks are accepted', async () => {
