@@ -452,10 +452,13 @@ function spawnGit(
     child.stdout.on('data', collect(out))
     child.stderr.on('data', collect(err))
     child.on('error', (e: NodeJS.ErrnoException) => {
+      // ENOENT is also what spawning in a folder that is gone answers (a tree removed meanwhile): said as such.
       failure ??=
-        e.code === 'ENOENT'
-          ? new ToolError('git_missing', 'git is not installed or not on PATH.')
-          : new ToolError('git_error', `git ${what ?? ''} failed: ${e.message}`)
+        e.code === 'ENOENT' && !existsSync(cwd)
+          ? new ToolError('git_error', `git ${what ?? ''} failed: the folder ${cwd} does not exist (any more).`)
+          : e.code === 'ENOENT'
+            ? new ToolError('git_missing', 'git is not installed or not on PATH.')
+            : new ToolError('git_error', `git ${what ?? ''} failed: ${e.message}`)
     })
     child.on('close', (code) => {
       opts.signal?.removeEventListener('abort', onAbort)
