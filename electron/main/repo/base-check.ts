@@ -2,14 +2,17 @@
  * A task's commit against the base branch's head, as git sees it, without touching any working tree: how far behind,
  * the files both sides changed since they parted (with the base-side commits that changed each), and the trial merge
  * (`git merge-tree --write-tree`, git ≥ 2.38) — whether it conflicts and whether it lands exactly the commit's own
- * tree. Every call runs in the task's tree through runTreeGit, in the OS sandbox with no program of any config run;
- * the only thing written is the trial merge's objects, into Concord's scratch object store (the tree stays as it is).
+ * tree. Every call is runTreeGit's on the task's tree (treeGitCall: no program of any config runs), run with the
+ * other tasks' calls in a few sandboxed processes (tree-git-batch.ts); the only thing written is the trial merge's
+ * objects, into Concord's scratch object store (the trees stay as they are).
  * On a git without `merge-tree --write-tree` the trial merge is not known: conflicts are null, and a commit that is
  * behind counts as not landing as checked (the careful answer).
  */
 import { mkdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { runTreeGit, treeConfig } from '../platform/git'
+import { runTreeGit, treeConfigCall, treeConfigOf, treeGitCall, type GitResult } from '../platform/git'
+import { runTreeGitBatch, type TreeGitBatchCall } from '../platform/tree-git-batch'
 import { objectsOf } from './git-repo'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
@@ -41,62 +44,144 @@ export async function checkAgainstBase(
   scratch: string,
   baseSide: BaseSideCache = new Map(),
 ): Promise<BaseCheckResult | null> {
-  if (!SHA.test(base) || !SHA.test(commit)) return null
+  const [one] = await checkManyAgainstBase(root, base, [{ tree, commit }], scratch, baseSide)
+  return one ?? null
+}
+
+/** A task's tree and the commit of it checked. */
+export interface BaseCheckItem {
+  tree: string
+  commit: string
+}
+
+/** Processes side by side for one check of many tasks: the machine's cores, a few at most. */
+const PROCESSES = Math.max(1, Math.min(4, availableParallelism()))
+
+/**
+ * Many tasks against one base, the answers in order (see checkAgainstBase). Every git call of every task runs in a
+ * few sandboxed processes (tree-git-batch.ts), in three rounds: the trees' config (what runTreeGit overrides), then
+ * where each task parted from the base and how far behind it is, then for those behind their files, the trial merge
+ * and their own tree, with the base side's commits once per merge base.
+ */
+export async function checkManyAgainstBase(
+  root: string,
+  base: string,
+  items: BaseCheckItem[],
+  scratch: string,
+  baseSide: BaseSideCache = new Map(),
+): Promise<(BaseCheckResult | null)[]> {
+  const results: (BaseCheckResult | null)[] = items.map(() => null)
+  const valid = SHA.test(base) ? items.flatMap((it, i) => (SHA.test(it.commit) ? [i] : [])) : []
+  if (!valid.length) return results
   const store = path.join(scratch, 'objects')
   mkdirSync(store, { recursive: true, mode: 0o700 })
   const user = await objectsOf(root)
-  const own = path.join(tree, '.git', 'objects')
-  const config = await treeConfig(tree)
+  const ownOf = (tree: string) => path.join(tree, '.git', 'objects')
   // Reads: the tree's objects and the user's (the base's commits); the trial merge writes its objects to `store` only.
-  const calls = {
-    env: { GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: [own, ...user].join(path.delimiter) },
-    readable: [own, ...user],
+  const envOf = (tree: string) => ({
+    GIT_OBJECT_DIRECTORY: store,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: [ownOf(tree), ...user].join(path.delimiter),
+  })
+  const batch = {
+    readable: [...new Set([...valid.map((i) => ownOf(items[i]!.tree)), ...user])],
     writable: [scratch],
-    allowFailure: true,
-    config,
+    processes: PROCESSES,
   }
-  const git = (args: string[]) => runTreeGit(tree, args, calls)
-  const mb = (await git(['merge-base', base, commit])).stdout.trim()
-  if (!SHA.test(mb)) return null
-  const behindOut = await git(['rev-list', '--count', `${commit}..${base}`])
-  if (behindOut.code !== 0) return null
-  const behind = Number(behindOut.stdout.trim()) || 0
-  if (behind === 0) return { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
+  const configs = await runTreeGitBatch(
+    valid.map((i) => ({ tree: items[i]!.tree, ...treeConfigCall(items[i]!.tree) })),
+    { processes: PROCESSES },
+  )
+  const calls = new Map<number, (args: string[]) => Promise<TreeGitBatchCall>>()
+  valid.forEach((i, k) => {
+    const tree = items[i]!.tree
+    const config = treeConfigOf(configs[k]!.stdout)
+    calls.set(i, async (args) => ({ tree, ...(await treeGitCall(tree, args, { env: envOf(tree), config })) }))
+  })
+  const call = (i: number, args: string[]) => calls.get(i)!(args)
 
-  // The task's side, the base's side and the trial merge do not depend on each other: asked at once.
-  const ownP = git(['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit])
-  const trialP = git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit])
-  const own_ = await ownP
-  const mine = new Set(own_.stdout.split('\n').filter(Boolean))
+  const first = await runTreeGitBatch(
+    await Promise.all(
+      valid.flatMap((i) => [
+        call(i, ['merge-base', base, items[i]!.commit]),
+        call(i, ['rev-list', '--count', `${items[i]!.commit}..${base}`]),
+      ]),
+    ),
+    batch,
+  )
+  const parted = new Map<number, { mb: string; behind: number }>()
+  valid.forEach((i, k) => {
+    const mb = first[2 * k]!.stdout.trim()
+    const behindOut = first[2 * k + 1]!
+    if (!SHA.test(mb) || behindOut.code !== 0) return
+    const behind = Number(behindOut.stdout.trim()) || 0
+    if (behind === 0) results[i] = { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
+    else parted.set(i, { mb, behind })
+  })
+  if (!parted.size) return results
+
   // Each first-parent commit of the base since the parting, with the files it changed against its first parent: a
-  // merge commit of a task counts as that task's change.
-  const key = `${mb}..${base}`
-  let log = baseSide.get(key)
-  if (!log) {
-    log = git([
-      'log',
-      '--first-parent',
-      '--diff-merges=first-parent',
-      '--no-renames',
-      '--name-only',
-      '--format=%x01%H',
-      key,
-    ]).then((r) => (r.code === 0 ? r.stdout : ''))
-    baseSide.set(key, log)
+  // merge commit of a task counts as that task's change. Read once per merge base, in the first tree that has it.
+  const logs = new Map<string, number>()
+  for (const [i, { mb }] of parted)
+    if (!baseSide.has(`${mb}..${base}`) && !logs.has(`${mb}..${base}`)) logs.set(`${mb}..${base}`, i)
+  const behindOnes = [...parted.keys()]
+  const second = await runTreeGitBatch(
+    await Promise.all([
+      ...behindOnes.flatMap((i) => {
+        const { commit } = items[i]!
+        return [
+          call(i, ['diff', '--name-only', '--no-renames', '--no-ext-diff', parted.get(i)!.mb, commit]),
+          call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit]),
+          call(i, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`]),
+        ]
+      }),
+      ...[...logs].map(([key, i]) =>
+        call(i, [
+          'log',
+          '--first-parent',
+          '--diff-merges=first-parent',
+          '--no-renames',
+          '--name-only',
+          '--format=%x01%H',
+          key,
+        ]),
+      ),
+    ]),
+    batch,
+  )
+  ;[...logs.keys()].forEach((key, k) => {
+    const r = second[3 * behindOnes.length + k]!
+    baseSide.set(key, Promise.resolve(r.code === 0 ? r.stdout : ''))
+  })
+  for (const [k, i] of behindOnes.entries()) {
+    const { mb, behind } = parted.get(i)!
+    const [own, trial, checked] = second.slice(3 * k, 3 * k + 3) as [GitResult, GitResult, GitResult]
+    results[i] = fromTrial(behind, bothChanged(own, await baseSide.get(`${mb}..${base}`)!), trial, checked)
   }
+  return results
+}
+
+/** Files both sides changed, each with the base-side commits that changed it, sorted by file. */
+function bothChanged(own: GitResult, log: string): BaseCheckResult['both'] {
+  const mine = new Set(own.stdout.split('\n').filter(Boolean))
   const byFile = new Map<string, string[]>()
-  for (const chunk of (await log).split('\x01').filter(Boolean)) {
+  for (const chunk of log.split('\x01').filter(Boolean)) {
     const [sha = '', ...files] = chunk.split('\n').filter(Boolean)
     for (const f of files) if (mine.has(f)) byFile.set(f, [...(byFile.get(f) ?? []), sha.trim()])
   }
-  const both = [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
+  return [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
+}
 
-  const trial = await trialP
+/** The answer from the trial merge (`merge-tree --write-tree`) and the commit's own tree. */
+function fromTrial(
+  behind: number,
+  both: BaseCheckResult['both'],
+  trial: GitResult,
+  checked: GitResult,
+): BaseCheckResult {
   const lines = trial.stdout.split('\n').filter((l) => l.length > 0)
-  if (trial.code === 0 && SHA.test(lines[0] ?? '')) {
-    const checked = (await git(['rev-parse', '--verify', '--quiet', `${commit}^{tree}`])).stdout.trim()
-    return { behind, both, conflicts: null, landsAsChecked: lines[0] === checked, mergeTree: true }
-  }
+  if (trial.code === 0 && SHA.test(lines[0] ?? ''))
+    return { behind, both, conflicts: null, landsAsChecked: lines[0] === checked.stdout.trim(), mergeTree: true }
   if (trial.code === 1 && SHA.test(lines[0] ?? ''))
     return { behind, both, conflicts: [...new Set(lines.slice(1))], landsAsChecked: false, mergeTree: true }
   // An older git (usage error) or a failure: the merge is not known, and a commit behind the base is not as checked.
