@@ -11,7 +11,8 @@
 import { mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { runTreeGit, treeConfigCall, treeConfigOf, treeGitCall, type GitResult } from '../platform/git'
+import { runTreeGit, treeConfigCall, treeGitCall, type GitResult } from '../platform/git'
+import { cachedConfigCall, keepConfig, keptConfigs } from '../platform/tree-config-cache'
 import { runTreeGitBatch, type TreeGitBatchCall } from '../platform/tree-git-batch'
 import { objectsOf } from './git-repo'
 
@@ -59,9 +60,10 @@ const PROCESSES = Math.max(1, Math.min(4, availableParallelism()))
 
 /**
  * Many tasks against one base, the answers in order (see checkAgainstBase). Every git call of every task runs in a
- * few sandboxed processes (tree-git-batch.ts), in three rounds: the trees' config (what runTreeGit overrides), then
- * where each task parted from the base and how far behind it is, then for those behind their files, the trial merge
- * and their own tree, with the base side's commits once per merge base.
+ * few sandboxed processes (tree-git-batch.ts), in three rounds: the trees' config (what runTreeGit overrides, read
+ * again only when it may have changed: tree-config-cache.ts); where
+ * each task parted from the base, how far behind it is and the trial merge; then for those behind the files they
+ * changed, with the base side's commits once per merge base. What depends on objects alone is asked once (pure).
  */
 export async function checkManyAgainstBase(
   root: string,
@@ -83,58 +85,72 @@ export async function checkManyAgainstBase(
     GIT_ALTERNATE_OBJECT_DIRECTORIES: [ownOf(tree), ...user].join(path.delimiter),
   })
   const batch = {
-    readable: [...new Set([...valid.map((i) => ownOf(items[i]!.tree)), ...user])],
+    // The trees (their object stores are in them) are shown by runTreeGitBatch.
+    readable: user,
     writable: [scratch],
     processes: PROCESSES,
   }
-  const configs = await runTreeGitBatch(
-    valid.map((i) => ({ tree: items[i]!.tree, ...treeConfigCall(items[i]!.tree) })),
+  // The trees' config (what runTreeGit overrides), read for those whose config files changed since it was last read.
+  const trees = valid.map((i) => items[i]!.tree)
+  const kept = await keptConfigs(trees)
+  const unread = trees.flatMap((_, k) => (kept[k]!.config ? [] : [k]))
+  const read = await runTreeGitBatch(
+    unread.map((k) => ({ tree: trees[k]!, ...cachedConfigCall(treeConfigCall(trees[k]!)) })),
     { processes: PROCESSES },
   )
+  unread.forEach((k, n) => (kept[k]!.config = keepConfig(trees[k]!, kept[k]!.key, read[n]!.stdout)))
   const calls = new Map<number, (args: string[]) => Promise<TreeGitBatchCall>>()
   valid.forEach((i, k) => {
     const tree = items[i]!.tree
-    const config = treeConfigOf(configs[k]!.stdout)
+    const config = kept[k]!.config!
     calls.set(i, async (args) => ({ tree, ...(await treeGitCall(tree, args, { env: envOf(tree), config })) }))
   })
   const call = (i: number, args: string[]) => calls.get(i)!(args)
 
-  const first = await runTreeGitBatch(
-    await Promise.all(
-      valid.flatMap((i) => [
-        call(i, ['merge-base', base, items[i]!.commit]),
-        call(i, ['rev-list', '--count', `${items[i]!.commit}..${base}`]),
-      ]),
-    ),
-    batch,
-  )
-  const parted = new Map<number, { mb: string; behind: number }>()
-  valid.forEach((i, k) => {
-    const mb = first[2 * k]!.stdout.trim()
-    const behindOut = first[2 * k + 1]!
-    if (!SHA.test(mb) || behindOut.code !== 0) return
+  // Where each task parted from the base, how far behind it is, the trial merge, and (once per commit) its own tree.
+  const known = (i: number, what: string) => pure.get(`${items[i]!.tree}\0${what}`)
+  const treeOf = (i: number) => `${items[i]!.commit}^{tree}`
+  const firstCalls = valid.flatMap((i) => {
+    const { commit } = items[i]!
+    return [
+      call(i, ['merge-base', base, commit]),
+      call(i, ['rev-list', '--count', `${commit}..${base}`]),
+      call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit]),
+      ...(known(i, treeOf(i)) === undefined ? [call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
+    ]
+  })
+  const first = await runTreeGitBatch(await Promise.all(firstCalls), batch)
+  const parted = new Map<number, { mb: string; behind: number; trial: GitResult; checked: string }>()
+  let at = 0
+  for (const i of valid) {
+    const [mbOut, behindOut, trial] = first.slice(at, at + 3) as [GitResult, GitResult, GitResult]
+    at += 3
+    let checked = known(i, treeOf(i))
+    if (checked === undefined) {
+      checked = first[at++]!.stdout.trim()
+      if (SHA.test(checked)) remember(items[i]!.tree, treeOf(i), checked)
+    }
+    const mb = mbOut.stdout.trim()
+    if (!SHA.test(mb) || behindOut.code !== 0) continue
     const behind = Number(behindOut.stdout.trim()) || 0
     if (behind === 0) results[i] = { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
-    else parted.set(i, { mb, behind })
-  })
+    else parted.set(i, { mb, behind, trial, checked })
+  }
   if (!parted.size) return results
 
-  // Each first-parent commit of the base since the parting, with the files it changed against its first parent: a
-  // merge commit of a task counts as that task's change. Read once per merge base, in the first tree that has it.
+  // The files each task changed since it parted (once per merge base and commit), and each first-parent commit of the
+  // base since the parting with the files it changed against its first parent: a merge commit of a task counts as
+  // that task's change. The base side is read once per merge base, in the first tree that has it.
+  const mineOf = (i: number) => `${parted.get(i)!.mb}\0${items[i]!.commit}`
+  const diffs = [...parted.keys()].filter((i) => known(i, mineOf(i)) === undefined)
   const logs = new Map<string, number>()
   for (const [i, { mb }] of parted)
     if (!baseSide.has(`${mb}..${base}`) && !logs.has(`${mb}..${base}`)) logs.set(`${mb}..${base}`, i)
-  const behindOnes = [...parted.keys()]
   const second = await runTreeGitBatch(
     await Promise.all([
-      ...behindOnes.flatMap((i) => {
-        const { commit } = items[i]!
-        return [
-          call(i, ['diff', '--name-only', '--no-renames', '--no-ext-diff', parted.get(i)!.mb, commit]),
-          call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit]),
-          call(i, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`]),
-        ]
-      }),
+      ...diffs.map((i) =>
+        call(i, ['diff', '--name-only', '--no-renames', '--no-ext-diff', parted.get(i)!.mb, items[i]!.commit]),
+      ),
       ...[...logs].map(([key, i]) =>
         call(i, [
           'log',
@@ -149,21 +165,38 @@ export async function checkManyAgainstBase(
     ]),
     batch,
   )
+  const mine = new Map<number, string>()
+  diffs.forEach((i, k) => {
+    const r = second[k]!
+    mine.set(i, r.code === 0 ? r.stdout : '')
+    if (r.code === 0) remember(items[i]!.tree, mineOf(i), r.stdout)
+  })
   ;[...logs.keys()].forEach((key, k) => {
-    const r = second[3 * behindOnes.length + k]!
+    const r = second[diffs.length + k]!
     baseSide.set(key, Promise.resolve(r.code === 0 ? r.stdout : ''))
   })
-  for (const [k, i] of behindOnes.entries()) {
-    const { mb, behind } = parted.get(i)!
-    const [own, trial, checked] = second.slice(3 * k, 3 * k + 3) as [GitResult, GitResult, GitResult]
+  for (const [i, { mb, behind, trial, checked }] of parted) {
+    const own = mine.get(i) ?? known(i, mineOf(i)) ?? ''
     results[i] = fromTrial(behind, bothChanged(own, await baseSide.get(`${mb}..${base}`)!), trial, checked)
   }
   return results
 }
 
+/**
+ * What git answered about objects alone (a commit's tree; the files a commit changed since a merge base), per tree:
+ * the same names always name the same content, so a check after the next move asks only what the move changed.
+ */
+const pure = new Map<string, string>()
+const PURE_MAX = 20_000
+
+function remember(tree: string, what: string, answer: string): void {
+  if (pure.size >= PURE_MAX) pure.clear()
+  pure.set(`${tree}\0${what}`, answer)
+}
+
 /** Files both sides changed, each with the base-side commits that changed it, sorted by file. */
-function bothChanged(own: GitResult, log: string): BaseCheckResult['both'] {
-  const mine = new Set(own.stdout.split('\n').filter(Boolean))
+function bothChanged(own: string, log: string): BaseCheckResult['both'] {
+  const mine = new Set(own.split('\n').filter(Boolean))
   const byFile = new Map<string, string[]>()
   for (const chunk of log.split('\x01').filter(Boolean)) {
     const [sha = '', ...files] = chunk.split('\n').filter(Boolean)
@@ -173,15 +206,10 @@ function bothChanged(own: GitResult, log: string): BaseCheckResult['both'] {
 }
 
 /** The answer from the trial merge (`merge-tree --write-tree`) and the commit's own tree. */
-function fromTrial(
-  behind: number,
-  both: BaseCheckResult['both'],
-  trial: GitResult,
-  checked: GitResult,
-): BaseCheckResult {
+function fromTrial(behind: number, both: BaseCheckResult['both'], trial: GitResult, checked: string): BaseCheckResult {
   const lines = trial.stdout.split('\n').filter((l) => l.length > 0)
   if (trial.code === 0 && SHA.test(lines[0] ?? ''))
-    return { behind, both, conflicts: null, landsAsChecked: lines[0] === checked.stdout.trim(), mergeTree: true }
+    return { behind, both, conflicts: null, landsAsChecked: lines[0] === checked, mergeTree: true }
   if (trial.code === 1 && SHA.test(lines[0] ?? ''))
     return { behind, both, conflicts: [...new Set(lines.slice(1))], landsAsChecked: false, mergeTree: true }
   // An older git (usage error) or a failure: the merge is not known, and a commit behind the base is not as checked.
