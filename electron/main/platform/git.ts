@@ -238,15 +238,53 @@ function treeExplicit(tree: string): string[] {
 
 /** Reads the config runTreeGit needs before a call; pass it as `config` to calls made right after one another. */
 export async function treeConfig(tree: string, signal?: AbortSignal): Promise<TreeConfig> {
-  const programs = await spawnGit(
-    'git',
-    [...treeExplicit(tree), 'config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
-    tree,
-    commandEnv(undefined),
-    { signal, allowFailure: true },
-  )
-  return { entries: configEntries(programs.stdout) }
+  const programs = await spawnGit('git', treeConfigCall(tree).args, tree, commandEnv(undefined), {
+    signal,
+    allowFailure: true,
+  })
+  return treeConfigOf(programs.stdout)
 }
+
+/** One git call on a tree as runTreeGit makes it: the arguments after `git`, and the variables on top of commandEnv's. */
+export interface TreeGitCall {
+  args: string[]
+  env: Record<string, string>
+}
+
+/**
+ * The arguments and variables of runTreeGit's call (tree-git-batch.ts runs many of them in one process): the git
+ * folder and work tree named explicitly, every program override, the repository's filter and merge drivers set back to
+ * the user's own or to nothing.
+ */
+export async function treeGitCall(
+  tree: string,
+  args: string[],
+  opts: Pick<TreeGitOptions, 'config' | 'env' | 'signal' | 'write'> = {},
+): Promise<TreeGitCall> {
+  // Named explicitly when the tree has its own .git (task trees, checkouts, a checkout opened at its top); a shared
+  // workspace opened at a folder inside a repository is found as git finds it (reads only: writes are checked first).
+  const explicit = treeExplicit(tree)
+  const { entries } = opts.config ?? (await treeConfig(tree, opts.signal))
+  const filters = await repositoryFilters(tree, { ...commandEnv(undefined), ...opts.env }, opts.signal, entries)
+  const merges = repositoryMergeDrivers(entries, Number(filters.env.GIT_CONFIG_COUNT ?? 0))
+  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap(
+    (kv) => ['-c', kv],
+  )
+  return {
+    args: [...explicit, ...config, ...(opts.write ? [] : ['--no-optional-locks']), ...args],
+    env: { ...opts.env, ...filters.env, ...merges },
+  }
+}
+
+const CONFIG_READ = ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.']
+
+/** The call treeConfig makes (its output is read by treeConfigOf): no override, it only reads config. */
+export function treeConfigCall(tree: string): TreeGitCall {
+  return { args: [...treeExplicit(tree), ...CONFIG_READ], env: {} }
+}
+
+/** treeConfig's answer from the output of treeConfigCall. */
+export const treeConfigOf = (stdout: string): TreeConfig => ({ entries: configEntries(stdout) })
 
 /**
  * Concord's own git calls on a tree an agent works in (hostile: the agent may have written anything in it, its
@@ -262,24 +300,10 @@ export async function runTreeGit(
 ): Promise<GitResult & { raw?: Buffer }> {
   const st = await sandboxStatus()
   if (opts.write) assertOwnRepository(tree, !st.available)
-  const env = { ...commandEnv(undefined), ...opts.env }
-  // Named explicitly when the tree has its own .git (task trees, checkouts, a checkout opened at its top); a shared
-  // workspace opened at a folder inside a repository is found as git finds it (reads only: writes are checked above).
-  const explicit = treeExplicit(tree)
-  const { entries } = opts.config ?? (await treeConfig(tree, opts.signal))
-  const filters = await repositoryFilters(tree, env, opts.signal, entries)
-  const merges = repositoryMergeDrivers(entries, Number(filters.env.GIT_CONFIG_COUNT ?? 0))
-  const config = [...NO_PROGRAMS, 'core.hooksPath=/dev/null', 'commit.gpgSign=false', 'tag.gpgSign=false'].flatMap(
-    (kv) => ['-c', kv],
-  )
-  const argv: [string, ...string[]] = [
-    'git',
-    ...explicit,
-    ...config,
-    ...(opts.write ? [] : ['--no-optional-locks']),
-    ...args,
-  ]
-  const vars = { ...env, ...filters.env, ...merges }
+  const env = commandEnv(undefined)
+  const call = await treeGitCall(tree, args, opts)
+  const argv: [string, ...string[]] = ['git', ...call.args]
+  const vars = { ...env, ...call.env }
   const inSandbox = opts.write || opts.sandboxed || (opts.writable?.length ?? 0) > 0
   if (!inSandbox || !st.available)
     return spawnGit(argv[0], argv.slice(1), tree, vars, { ...opts, write: false }, args[0])
@@ -400,7 +424,7 @@ export async function runOwnGit(
 }
 
 /** Spawns git (or the sandbox around it) in its own process group and collects its output. */
-function spawnGit(
+export function spawnGit(
   file: string,
   args: string[],
   cwd: string,

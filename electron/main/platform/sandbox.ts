@@ -366,7 +366,8 @@ interface Plan {
 
 function real(p: string): string | null {
   try {
-    return realpathSync(path.resolve(p))
+    // The system's realpath: one call, where Node's own walks the path with an lstat per part.
+    return realpathSync.native(path.resolve(p))
   } catch {
     return null
   }
@@ -429,11 +430,7 @@ function homeExposed(env: Record<string, string>, programs: string[], shown: str
     if (!d || d === home || !within(d, home)) continue
     installRoot(d)
     // A program on PATH may be a link into another root (npm's bin links, pipx's venvs, a version manager's current).
-    for (const name of safeReaddir(d)) {
-      const target = real(path.join(d, name))
-      if (target && target !== path.join(d, name) && within(target, home) && !within(target, d))
-        installRoot(path.dirname(target))
-    }
+    for (const target of linkTargets(d)) if (within(target, home)) installRoot(path.dirname(target))
   }
   // The user's git identity: for commands through GIT_CONFIG_GLOBAL, for an agent with the real home in its place.
   for (const f of [env.GIT_CONFIG_GLOBAL, path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')])
@@ -441,6 +438,35 @@ function homeExposed(env: Record<string, string>, programs: string[], shown: str
   // Nested roots collapse into the outermost one.
   const unique = [...new Set(out)]
   return unique.filter((p) => !unique.some((q) => q !== p && within(p, q)))
+}
+
+/** How long a PATH folder's links are taken as read (with its mtime unchanged): see linkTargets. */
+const LINKS_FOR_MS = 5000
+const links = new Map<string, { mtimeMs: number; at: number; targets: string[] }>()
+
+/**
+ * Where the links in a PATH folder lead (outside it), read again when the folder changed (an entry added, removed or
+ * re-linked changes its mtime) or after LINKS_FOR_MS: every sandboxed spawn needs them, and reading a folder of 150
+ * shims with a realpath each took ~10 ms of the event loop per spawn (a check of 50 tasks against the base spawns
+ * hundreds of sandboxed git processes).
+ */
+function linkTargets(d: string): string[] {
+  let mtimeMs: number
+  try {
+    mtimeMs = statSync(d).mtimeMs
+  } catch {
+    return []
+  }
+  const at = Date.now()
+  const known = links.get(d)
+  if (known && known.mtimeMs === mtimeMs && at - known.at < LINKS_FOR_MS) return known.targets
+  const targets: string[] = []
+  for (const name of safeReaddir(d)) {
+    const target = real(path.join(d, name))
+    if (target && target !== path.join(d, name) && !within(target, d)) targets.push(target)
+  }
+  links.set(d, { mtimeMs, at, targets })
+  return targets
 }
 
 function safeReaddir(dir: string): string[] {

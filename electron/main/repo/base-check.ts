@@ -2,14 +2,18 @@
  * A task's commit against the base branch's head, as git sees it, without touching any working tree: how far behind,
  * the files both sides changed since they parted (with the base-side commits that changed each), and the trial merge
  * (`git merge-tree --write-tree`, git ≥ 2.38) — whether it conflicts and whether it lands exactly the commit's own
- * tree. Every call runs in the task's tree through runTreeGit, in the OS sandbox with no program of any config run;
- * the only thing written is the trial merge's objects, into Concord's scratch object store (the tree stays as it is).
+ * tree. Every call is runTreeGit's on the task's tree (treeGitCall: no program of any config runs), run with the
+ * other tasks' calls in a few sandboxed processes (tree-git-batch.ts); the only thing written is the trial merge's
+ * objects, into Concord's scratch object store (the trees stay as they are).
  * On a git without `merge-tree --write-tree` the trial merge is not known: conflicts are null, and a commit that is
  * behind counts as not landing as checked (the careful answer).
  */
 import { mkdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { runTreeGit, treeConfig } from '../platform/git'
+import { runTreeGit, treeConfigCall, treeGitCall, type GitResult } from '../platform/git'
+import { cachedConfigCall, keepConfig, keptConfigs } from '../platform/tree-config-cache'
+import { runTreeGitBatch, type TreeGitBatchCall } from '../platform/tree-git-batch'
 import { objectsOf } from './git-repo'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
@@ -41,62 +45,171 @@ export async function checkAgainstBase(
   scratch: string,
   baseSide: BaseSideCache = new Map(),
 ): Promise<BaseCheckResult | null> {
-  if (!SHA.test(base) || !SHA.test(commit)) return null
+  const [one] = await checkManyAgainstBase(root, base, [{ tree, commit }], scratch, baseSide)
+  return one ?? null
+}
+
+/** A task's tree and the commit of it checked. */
+export interface BaseCheckItem {
+  tree: string
+  commit: string
+}
+
+/** Processes side by side for one check of many tasks: the machine's cores, a few at most. */
+const PROCESSES = Math.max(1, Math.min(4, availableParallelism()))
+
+/**
+ * Many tasks against one base, the answers in order (see checkAgainstBase). Every git call of every task runs in a
+ * few sandboxed processes (tree-git-batch.ts), in three rounds: the trees' config (what runTreeGit overrides, read
+ * again only when it may have changed: tree-config-cache.ts); where
+ * each task parted from the base, how far behind it is and the trial merge; then for those behind the files they
+ * changed, with the base side's commits once per merge base. What depends on objects alone is asked once (pure).
+ */
+export async function checkManyAgainstBase(
+  root: string,
+  base: string,
+  items: BaseCheckItem[],
+  scratch: string,
+  baseSide: BaseSideCache = new Map(),
+): Promise<(BaseCheckResult | null)[]> {
+  const results: (BaseCheckResult | null)[] = items.map(() => null)
+  const valid = SHA.test(base) ? items.flatMap((it, i) => (SHA.test(it.commit) ? [i] : [])) : []
+  if (!valid.length) return results
   const store = path.join(scratch, 'objects')
   mkdirSync(store, { recursive: true, mode: 0o700 })
   const user = await objectsOf(root)
-  const own = path.join(tree, '.git', 'objects')
-  const config = await treeConfig(tree)
+  const ownOf = (tree: string) => path.join(tree, '.git', 'objects')
   // Reads: the tree's objects and the user's (the base's commits); the trial merge writes its objects to `store` only.
-  const calls = {
-    env: { GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: [own, ...user].join(path.delimiter) },
-    readable: [own, ...user],
+  const envOf = (tree: string) => ({
+    GIT_OBJECT_DIRECTORY: store,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: [ownOf(tree), ...user].join(path.delimiter),
+  })
+  const batch = {
+    // The trees (their object stores are in them) are shown by runTreeGitBatch.
+    readable: user,
     writable: [scratch],
-    allowFailure: true,
-    config,
+    processes: PROCESSES,
   }
-  const git = (args: string[]) => runTreeGit(tree, args, calls)
-  const mb = (await git(['merge-base', base, commit])).stdout.trim()
-  if (!SHA.test(mb)) return null
-  const behindOut = await git(['rev-list', '--count', `${commit}..${base}`])
-  if (behindOut.code !== 0) return null
-  const behind = Number(behindOut.stdout.trim()) || 0
-  if (behind === 0) return { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
+  // The trees' config (what runTreeGit overrides), read for those whose config files changed since it was last read.
+  const trees = valid.map((i) => items[i]!.tree)
+  const kept = await keptConfigs(trees)
+  const unread = trees.flatMap((_, k) => (kept[k]!.config ? [] : [k]))
+  const read = await runTreeGitBatch(
+    unread.map((k) => ({ tree: trees[k]!, ...cachedConfigCall(treeConfigCall(trees[k]!)) })),
+    { processes: PROCESSES },
+  )
+  unread.forEach((k, n) => (kept[k]!.config = keepConfig(trees[k]!, kept[k]!.key, read[n]!.stdout)))
+  const calls = new Map<number, (args: string[]) => Promise<TreeGitBatchCall>>()
+  valid.forEach((i, k) => {
+    const tree = items[i]!.tree
+    const config = kept[k]!.config!
+    calls.set(i, async (args) => ({ tree, ...(await treeGitCall(tree, args, { env: envOf(tree), config })) }))
+  })
+  const call = (i: number, args: string[]) => calls.get(i)!(args)
 
-  // The task's side, the base's side and the trial merge do not depend on each other: asked at once.
-  const ownP = git(['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit])
-  const trialP = git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit])
-  const own_ = await ownP
-  const mine = new Set(own_.stdout.split('\n').filter(Boolean))
-  // Each first-parent commit of the base since the parting, with the files it changed against its first parent: a
-  // merge commit of a task counts as that task's change.
-  const key = `${mb}..${base}`
-  let log = baseSide.get(key)
-  if (!log) {
-    log = git([
-      'log',
-      '--first-parent',
-      '--diff-merges=first-parent',
-      '--no-renames',
-      '--name-only',
-      '--format=%x01%H',
-      key,
-    ]).then((r) => (r.code === 0 ? r.stdout : ''))
-    baseSide.set(key, log)
+  // Where each task parted from the base, how far behind it is, the trial merge, and (once per commit) its own tree.
+  const known = (i: number, what: string) => pure.get(`${items[i]!.tree}\0${what}`)
+  const treeOf = (i: number) => `${items[i]!.commit}^{tree}`
+  const firstCalls = valid.flatMap((i) => {
+    const { commit } = items[i]!
+    return [
+      call(i, ['merge-base', base, commit]),
+      call(i, ['rev-list', '--count', `${commit}..${base}`]),
+      call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit]),
+      ...(known(i, treeOf(i)) === undefined ? [call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
+    ]
+  })
+  const first = await runTreeGitBatch(await Promise.all(firstCalls), batch)
+  const parted = new Map<number, { mb: string; behind: number; trial: GitResult; checked: string }>()
+  let at = 0
+  for (const i of valid) {
+    const [mbOut, behindOut, trial] = first.slice(at, at + 3) as [GitResult, GitResult, GitResult]
+    at += 3
+    let checked = known(i, treeOf(i))
+    if (checked === undefined) {
+      checked = first[at++]!.stdout.trim()
+      if (SHA.test(checked)) remember(items[i]!.tree, treeOf(i), checked)
+    }
+    const mb = mbOut.stdout.trim()
+    if (!SHA.test(mb) || behindOut.code !== 0) continue
+    const behind = Number(behindOut.stdout.trim()) || 0
+    if (behind === 0) results[i] = { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
+    else parted.set(i, { mb, behind, trial, checked })
   }
+  if (!parted.size) return results
+
+  // The files each task changed since it parted (once per merge base and commit), and each first-parent commit of the
+  // base since the parting with the files it changed against its first parent: a merge commit of a task counts as
+  // that task's change. The base side is read once per merge base, in the first tree that has it.
+  const mineOf = (i: number) => `${parted.get(i)!.mb}\0${items[i]!.commit}`
+  const diffs = [...parted.keys()].filter((i) => known(i, mineOf(i)) === undefined)
+  const logs = new Map<string, number>()
+  for (const [i, { mb }] of parted)
+    if (!baseSide.has(`${mb}..${base}`) && !logs.has(`${mb}..${base}`)) logs.set(`${mb}..${base}`, i)
+  const second = await runTreeGitBatch(
+    await Promise.all([
+      ...diffs.map((i) =>
+        call(i, ['diff', '--name-only', '--no-renames', '--no-ext-diff', parted.get(i)!.mb, items[i]!.commit]),
+      ),
+      ...[...logs].map(([key, i]) =>
+        call(i, [
+          'log',
+          '--first-parent',
+          '--diff-merges=first-parent',
+          '--no-renames',
+          '--name-only',
+          '--format=%x01%H',
+          key,
+        ]),
+      ),
+    ]),
+    batch,
+  )
+  const mine = new Map<number, string>()
+  diffs.forEach((i, k) => {
+    const r = second[k]!
+    mine.set(i, r.code === 0 ? r.stdout : '')
+    if (r.code === 0) remember(items[i]!.tree, mineOf(i), r.stdout)
+  })
+  ;[...logs.keys()].forEach((key, k) => {
+    const r = second[diffs.length + k]!
+    baseSide.set(key, Promise.resolve(r.code === 0 ? r.stdout : ''))
+  })
+  for (const [i, { mb, behind, trial, checked }] of parted) {
+    const own = mine.get(i) ?? known(i, mineOf(i)) ?? ''
+    results[i] = fromTrial(behind, bothChanged(own, await baseSide.get(`${mb}..${base}`)!), trial, checked)
+  }
+  return results
+}
+
+/**
+ * What git answered about objects alone (a commit's tree; the files a commit changed since a merge base), per tree:
+ * the same names always name the same content, so a check after the next move asks only what the move changed.
+ */
+const pure = new Map<string, string>()
+const PURE_MAX = 20_000
+
+function remember(tree: string, what: string, answer: string): void {
+  if (pure.size >= PURE_MAX) pure.clear()
+  pure.set(`${tree}\0${what}`, answer)
+}
+
+/** Files both sides changed, each with the base-side commits that changed it, sorted by file. */
+function bothChanged(own: string, log: string): BaseCheckResult['both'] {
+  const mine = new Set(own.split('\n').filter(Boolean))
   const byFile = new Map<string, string[]>()
-  for (const chunk of (await log).split('\x01').filter(Boolean)) {
+  for (const chunk of log.split('\x01').filter(Boolean)) {
     const [sha = '', ...files] = chunk.split('\n').filter(Boolean)
     for (const f of files) if (mine.has(f)) byFile.set(f, [...(byFile.get(f) ?? []), sha.trim()])
   }
-  const both = [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
+  return [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
+}
 
-  const trial = await trialP
+/** The answer from the trial merge (`merge-tree --write-tree`) and the commit's own tree. */
+function fromTrial(behind: number, both: BaseCheckResult['both'], trial: GitResult, checked: string): BaseCheckResult {
   const lines = trial.stdout.split('\n').filter((l) => l.length > 0)
-  if (trial.code === 0 && SHA.test(lines[0] ?? '')) {
-    const checked = (await git(['rev-parse', '--verify', '--quiet', `${commit}^{tree}`])).stdout.trim()
+  if (trial.code === 0 && SHA.test(lines[0] ?? ''))
     return { behind, both, conflicts: null, landsAsChecked: lines[0] === checked, mergeTree: true }
-  }
   if (trial.code === 1 && SHA.test(lines[0] ?? ''))
     return { behind, both, conflicts: [...new Set(lines.slice(1))], landsAsChecked: false, mergeTree: true }
   // An older git (usage error) or a failure: the merge is not known, and a commit behind the base is not as checked.

@@ -3,8 +3,9 @@
  * no polling) while the workspace is open and compared with the head last seen at each open, so a move made by
  * Concord's own merge, or by the user's commits, pulls and resets, is noticed within a moment or at the next open.
  * Each move checks every open task with a tree (in progress: its tree's head; delivered and accepted: the delivered
- * commit) against the new head — repo/base-check.ts, in the sandbox, touching no working tree — off the request
- * path, one check at a time per workspace, and records the answers in one transaction with a `base.moved` event.
+ * commit) against the new head — repo/base-check.ts, all of them in a few sandboxed processes, touching no working
+ * tree — off the request path, one check at a time per workspace, and records the answers in one transaction with a
+ * `base.moved` event.
  *
  * The rule a move applies, through the readiness every accept and merge reads (tasks/readiness.ts):
  * - a delivered or accepted task whose merge would not land exactly the tree its reports checked is not ready
@@ -16,19 +17,17 @@
 import { join } from 'node:path'
 import type { BaseOverlap, BaseCheckRow } from '../../store/base-repo'
 import { runOwnGit } from '../../platform/git'
-import { checkAgainstBase, type BaseSideCache } from '../../repo/base-check'
+import { checkManyAgainstBase } from '../../repo/base-check'
 import { isOwnTree, treeHead } from '../../repo/git-repo'
 import { watchBranchRef } from '../../repo/ref-watch'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { now } from '../ids'
-import { baseCheckedStatuses, toTask } from '../mappers'
+import { baseCheckedStatuses, toTasks } from '../mappers'
 import { workspaceSettings } from './workspace-settings'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
-/** Tasks checked side by side in one check of the base. */
-const CHECKS_AT_ONCE = 4
 /** task.changed events sent between two turns of the event loop after a check. */
 const EMITS_AT_ONCE = 10
 
@@ -166,20 +165,29 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
   const open = branches.filter((b) => !b.merged_commit && b.worktree && b.state === 'ready' && isOwnTree(b.worktree))
   const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
   const before = ctx.store.base.among(open.map((b) => b.task_id))
+  // What each task is checked on: a task in progress its tree's head, the others their delivered commit. A task whose
+  // last check saw the same base and commit is not checked again.
+  const asked = (
+    await Promise.all(
+      open.map(async (b) => {
+        const task = rows.get(b.task_id)
+        if (!task || !checkedStatuses.includes(task.status)) return null
+        const commit =
+          task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
+        if (!commit) return null
+        const old = before.get(task.id)
+        if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) return null
+        return { task, tree: b.worktree!, commit }
+      }),
+    )
+  ).filter((a) => a !== null)
+  const found = await checkManyAgainstBase(repo, head, asked, scratch)
   const results: BaseCheckRow[] = []
-  const baseSide: BaseSideCache = new Map()
-  const checkOne = async (b: (typeof open)[number]): Promise<void> => {
-    const task = rows.get(b.task_id)
-    if (!task || !checkedStatuses.includes(task.status)) return
-    const commit =
-      task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
-    if (!commit) return
-    const old = before.get(task.id)
-    if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) return
-    const found = await checkAgainstBase(repo, b.worktree!, head, commit, scratch, baseSide)
-    if (!found) return
+  for (const [k, { task, commit }] of asked.entries()) {
+    const check = found[k]
+    if (!check) continue
     const groups = new Map<number | null, string[]>()
-    for (const { file, commits } of found.both) {
+    for (const { file, commits } of check.both) {
       // A file is the merged tasks' that changed it on the base side, or "main's" (the user's own commits).
       const by = new Set(commits.map((c) => mergedBy.get(c) ?? null))
       for (const t of by) groups.set(t, [...(groups.get(t) ?? []), file])
@@ -193,20 +201,14 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
       base_branch: branch,
       base_head: head,
       task_commit: commit,
-      behind: found.behind,
+      behind: check.behind,
       overlaps: JSON.stringify(overlaps),
-      conflicts: found.conflicts ? JSON.stringify(found.conflicts) : null,
-      lands_as_checked: found.landsAsChecked ? 1 : 0,
-      merge_tree: found.mergeTree ? 1 : 0,
+      conflicts: check.conflicts ? JSON.stringify(check.conflicts) : null,
+      lands_as_checked: check.landsAsChecked ? 1 : 0,
+      merge_tree: check.mergeTree ? 1 : 0,
       checked_at: now(),
     })
   }
-  // A few tasks at a time: each check is a handful of short git processes, mostly waiting on their start.
-  let next = 0
-  const worker = async () => {
-    while (next < open.length) await checkOne(open[next++]!)
-  }
-  await Promise.all(Array.from({ length: Math.min(CHECKS_AT_ONCE, open.length) }, worker))
   results.sort((a, b) => a.task_id - b.task_id)
   if (!ctx.store.db.open) return
   const seen = ctx.store.base.seen(branch)
@@ -233,11 +235,12 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
   })
   // The cards' events, a few at a time with the loop free between them: a move that concerns 50 tasks does not hold
   // every other request for the time 50 task reads take.
-  for (const [i, id] of changed.entries()) {
-    if (i > 0 && i % EMITS_AT_ONCE === 0) await new Promise((r) => setImmediate(r))
+  // Each few read together (toTasks: one statement per table for them all, not per task).
+  for (let i = 0; i < changed.length; i += EMITS_AT_ONCE) {
+    if (i > 0) await new Promise((r) => setImmediate(r))
     if (closed.has(h) || !ctx.store.db.open) return
-    const row = ctx.store.tasks.get(id)
-    if (row) ctx.emit('task.changed', { workspaceId: ctx.wsId, task: toTask(ctx.wsId, ctx.store, row) })
+    const rows = ctx.store.tasks.getMany(changed.slice(i, i + EMITS_AT_ONCE))
+    for (const task of toTasks(ctx.wsId, ctx.store, rows)) ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
   }
 }
 
