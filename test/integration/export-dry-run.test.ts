@@ -193,6 +193,68 @@ describe('export.download', () => {
     expect(sameBut(zipped)).toBe(sameBut(await written()))
   })
 
+  it('writes DECISIONS.md in pieces, a page of decisions at a time, byte for byte the export’s file', async () => {
+    const zipped = async (workspaceId = ws.id) => {
+      const dl = await t.core.invoke('export.download', { workspaceId, format: 'markdown' })
+      const zip = join(t.dataDir, dl.url)
+      execFileSync('unzip', ['-tq', zip])
+      expect(dl.count).toBe(1)
+      return execFileSync('unzip', ['-p', zip, 'DECISIONS.md'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    }
+    const written = async (workspaceId = ws.id, repo = t.repoDir) => {
+      await t.core.invoke('export.decisionLog', { workspaceId, format: 'markdown' })
+      return readFileSync(join(repo, 'DECISIONS.md'), 'utf8')
+    }
+    const ada = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ada', role: 'lead' })
+    // More than two pages of decisions (100 each), one superseding another across pages, a revision, escaping.
+    for (let i = 0; i < 230; i++)
+      await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: `Decision ${i} | "quoted" \\ größe`,
+        statement: `Line one\nline two ${i}.`,
+      })
+    const [first] = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.update', {
+      decisionId: first!.id,
+      expectedVersion: 1,
+      statement: 'Search timeout: 10 s.',
+      reason: 'measured',
+      actorId: ada.id,
+    })
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout, again',
+      statement: 'Give up after 12 s.',
+      supersedes: first!.id,
+    })
+    const text = await zipped()
+    expect(text).toContain('233 decisions.')
+    expect(text).toContain('Decision 229')
+    expect(text).toContain('**Status:** superseded by [D-233](#d-233)')
+    expect(text).toBe(await written())
+
+    const repo = mkdtempSync(join(tmpdir(), 'concord-empty-'))
+    try {
+      initRepo(repo)
+      const empty = await t.core.invoke('workspaces.open', { repoPath: repo, name: 'Empty', isolation: 'shared' })
+      const none = await zipped(empty.id)
+      expect(none).toContain('No decisions recorded yet.')
+      expect(none).toBe(await written(empty.id, repo))
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a DECISIONS.md in the repository that Concord did not write, as the export does', async () => {
+    writeFileSync(join(t.repoDir, 'DECISIONS.md'), '# Our own decisions\n')
+    for (const call of [
+      t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' }),
+      t.core.invoke('export.download', { workspaceId: ws.id, format: 'markdown' }),
+    ])
+      expect((await rejectsWith(call, 'invalid_params')).message).toContain('was not written by Concord')
+    expect(readFileSync(join(t.repoDir, 'DECISIONS.md'), 'utf8')).toBe('# Our own decisions\n')
+  })
+
   it('writes the JSON export of a workspace without decisions as the export does', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'concord-empty-'))
     try {

@@ -86,6 +86,9 @@ export function readDecisionPage(
   return { decisions: rows.map((d) => decisionDoc(d, revisions.get(d.id) ?? [])), last }
 }
 
+/** How many decisions the workspace has. */
+export const countDecisions = (store: WorkspaceStore): number => store.decisions.count()
+
 /** The ids (D-n) and titles of at most `limit` decisions after row `afterId`; `last` as readDecisionPage's. */
 export function readDecisionHeads(
   store: WorkspaceStore,
