@@ -41,10 +41,18 @@ import {
 } from './files'
 import { isConcordJson, JSON_FILE, renderJson, renderJsonPieces } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
-import { placeMadrSliced, planMadr, renderAdr } from './madr'
+import { AdrNumbers, pageRefs } from './adr-numbers'
+import { madrPlacerSliced, planMadr, renderAdr } from './madr'
 import { isConcordLog, LOG_FILE, renderLog, renderLogPieces } from './markdown'
 import { sweepDownloads, writeZip } from './downloads'
-import { countDecisions, readContext, readDecisionHeads, readDecisionPage, readSnapshot } from './snapshot'
+import {
+  countDecisions,
+  readContext,
+  readDecisionHeads,
+  readDecisionPage,
+  readDecisionTitle,
+  readSnapshot,
+} from './snapshot'
 import { Slicer } from './sliced'
 import type { DecisionDoc } from './schema'
 import type { ZipWriter } from './zip'
@@ -201,41 +209,6 @@ export async function exportDecisionLog(harness: Harness, p: ExportParams): Prom
 /** Decisions read (and files zipped) between two looks at the slicer. */
 const PAGE = 100
 
-/**
- * The ADR files of every decision, read a page at a time from `store` (a reader holding one snapshot): first the ids
- * and titles (each file's number and name), then each page rendered. Nothing of the whole log is held but its titles.
- */
-async function* madrFiles(
-  store: WorkspaceStore,
-  workspace: Workspace,
-  target: ExportTarget,
-  human: string | undefined,
-  slicer: Slicer,
-): AsyncGenerator<PlannedFile> {
-  const context = readContext(store, workspace, now())
-  const heads: { id: string; title: string }[] = []
-  for (let after = 0; ;) {
-    const page = readDecisionHeads(store, after, PAGE * 10)
-    if (page.last === null) break
-    heads.push(...page.heads)
-    after = page.last
-    await slicer.tick()
-  }
-  const { placed, support } = await placeMadrSliced(heads, target.dir, slicer)
-  heads.length = 0
-  const ctx = adrContextOf(context, placed, human)
-  for (let after = 0; ;) {
-    const page = readDecisionPage(store, after, PAGE)
-    if (page.last === null) break
-    for (const d of page.decisions) {
-      yield { path: join(target.dir, placed.get(d.id)!.file), content: renderAdr(target.flavour, ctx, d) }
-      await slicer.tick()
-    }
-    after = page.last
-  }
-  yield* support
-}
-
 /** The decisions a page at a time, from `store` (a reader holding one snapshot); a look at the slicer between pages. */
 function decisionPages(store: WorkspaceStore, slicer: Slicer): () => AsyncGenerator<DecisionDoc[]> {
   return async function* () {
@@ -247,6 +220,41 @@ function decisionPages(store: WorkspaceStore, slicer: Slicer): () => AsyncGenera
       await slicer.tick()
     }
   }
+}
+
+/**
+ * The ADR files of every decision, read a page at a time from `store` (a reader holding one snapshot): first the ids
+ * and titles, each numbered (kept as AdrNumbers: nothing else of the whole log is held), then each page rendered.
+ */
+async function* madrFiles(
+  store: WorkspaceStore,
+  workspace: Workspace,
+  target: ExportTarget,
+  human: string | undefined,
+  slicer: Slicer,
+): AsyncGenerator<PlannedFile> {
+  const context = readContext(store, workspace, now())
+  const placer = await madrPlacerSliced(target.dir, slicer)
+  const numbers = new AdrNumbers()
+  for (let after = 0; ;) {
+    const page = readDecisionHeads(store, after, PAGE * 10)
+    if (page.last === null) break
+    for (const head of page.heads) {
+      numbers.add(head.id, placer.place(head).number)
+      await slicer.tick()
+    }
+    after = page.last
+  }
+  const ctx = adrContextOf(context, new Map(), human)
+  const titleOf = (id: string) => readDecisionTitle(store, id)
+  for await (const page of decisionPages(store, slicer)()) {
+    const refs = pageRefs(page, numbers, titleOf)
+    for (const d of page) {
+      yield { path: join(target.dir, refs.get(d.id)!.file), content: renderAdr(target.flavour, { ...ctx, refs }, d) }
+      await slicer.tick()
+    }
+  }
+  yield* placer.support()
 }
 
 /** The JSON export into the zip: concord-export.json rendered in pieces, the decisions a page at a time, twice. */

@@ -5,6 +5,7 @@
  * Secrets are never read: members come from their rows, which hold no key; the secret store is not
  * touched here.
  */
+import { parseKey } from '../../../shared/keys'
 import type { Workspace } from '../../../shared/schemas'
 import { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
@@ -84,6 +85,12 @@ export function readDecisionPage(
     else revisions.set(r.decision_id, [r])
   }
   return { decisions: rows.map((d) => decisionDoc(d, revisions.get(d.id) ?? [])), last }
+}
+
+/** The title of decision `id` (`D-n`), or undefined when there is none. */
+export function readDecisionTitle(store: WorkspaceStore, id: string): string | undefined {
+  const key = parseKey(id)
+  return key?.kind === 'decision' ? store.decisions.get(key.n)?.title : undefined
 }
 
 /** How many decisions the workspace has. */
