@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Workspace } from '../../shared/schemas'
 import { initRepo, makeCore, rejectsWith, type TestCore } from '../fixtures/core'
@@ -161,6 +162,62 @@ describe('export.download', () => {
     }
   }, 120_000)
 
+  it('numbers and names the ADR files as the export does, links across pages included, byte for byte', async () => {
+    // Exported once, then the first decision renamed: its file keeps its number under a new name.
+    await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr' })
+    const [first] = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.update', {
+      decisionId: first!.id,
+      expectedVersion: 1,
+      title: 'Search deadline',
+      reason: 'clearer',
+    })
+    // A numbered ADR Concord did not write: new decisions are numbered after it.
+    writeFileSync(join(t.repoDir, 'docs', 'decisions', '0010-ours.md'), '# Ours\n')
+    // adr-tools' lock, behind Concord's numbers: moved past them.
+    mkdirSync(join(t.repoDir, 'doc', 'adr'), { recursive: true })
+    writeFileSync(join(t.repoDir, 'doc', 'adr', '.adr-sequence.lock'), '3')
+    // More than two pages (100) of decisions; links across pages, both ways.
+    for (let i = 0; i < 230; i++)
+      await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: i === 150 ? 'Search deadline, replaced' : `Decision ${i} größe`,
+        statement: `Statement ${i}.`,
+        ...(i === 150 ? { supersedes: first!.id } : {}),
+      })
+    const all = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Decision 5, replaced',
+      statement: 'Replaced.',
+      supersedes: all[7]!.id,
+    })
+
+    for (const flavour of ['madr', 'adr-tools'] as const) {
+      const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'madr', flavour })
+      const zip = join(t.dataDir, dl.url)
+      const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n')
+      const done = await t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'madr', flavour })
+      const files = done.files.map((f) => relative(t.repoDir, f))
+      const lock = flavour === 'adr-tools' ? ['doc/adr/.adr-sequence.lock'] : []
+      expect(listed).toEqual([...files, ...lock])
+      expect(files[0]).toBe(
+        flavour === 'madr' ? 'docs/decisions/0001-search-deadline.md' : 'doc/adr/0004-search-deadline.md',
+      )
+      // Every file's bytes, in order: unzip -p writes them one after another.
+      expect(execFileSync('unzip', ['-p', zip], { encoding: 'utf8', maxBuffer: 64 << 20 })).toBe(
+        listed.map((name) => readFileSync(join(t.repoDir, name), 'utf8')).join(''),
+      )
+      const text = (name: string) => execFileSync('unzip', ['-p', zip, name], { encoding: 'utf8' })
+      if (flavour === 'madr') {
+        expect(files[2]).toBe('docs/decisions/0011-decision-0-große.md')
+        // The first decision's file names its successor, on a later page, by its number and file.
+        expect(text(files[0]!)).toContain('0161-search-deadline-replaced.md')
+        expect(text(files[152]!)).toContain('0001-search-deadline.md')
+      } else expect(text(lock[0]!)).toBe('236')
+    }
+  }, 60_000)
+
   it('writes the JSON export in pieces, a page of decisions at a time, byte for byte the export’s file', async () => {
     const text = async () => {
       const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'json' })
@@ -191,6 +248,68 @@ describe('export.download', () => {
     const zipped = await text()
     expect(zipped).toContain('Decision 229')
     expect(sameBut(zipped)).toBe(sameBut(await written()))
+  })
+
+  it('writes DECISIONS.md in pieces, a page of decisions at a time, byte for byte the export’s file', async () => {
+    const zipped = async (workspaceId = ws.id) => {
+      const dl = await t.core.invoke('export.download', { workspaceId, format: 'markdown' })
+      const zip = join(t.dataDir, dl.url)
+      execFileSync('unzip', ['-tq', zip])
+      expect(dl.count).toBe(1)
+      return execFileSync('unzip', ['-p', zip, 'DECISIONS.md'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    }
+    const written = async (workspaceId = ws.id, repo = t.repoDir) => {
+      await t.core.invoke('export.decisionLog', { workspaceId, format: 'markdown' })
+      return readFileSync(join(repo, 'DECISIONS.md'), 'utf8')
+    }
+    const ada = await t.core.invoke('members.create', { workspaceId: ws.id, name: 'Ada', role: 'lead' })
+    // More than two pages of decisions (100 each), one superseding another across pages, a revision, escaping.
+    for (let i = 0; i < 230; i++)
+      await t.core.invoke('decisions.create', {
+        workspaceId: ws.id,
+        title: `Decision ${i} | "quoted" \\ größe`,
+        statement: `Line one\nline two ${i}.`,
+      })
+    const [first] = await t.core.invoke('decisions.list', { workspaceId: ws.id })
+    await t.core.invoke('decisions.update', {
+      decisionId: first!.id,
+      expectedVersion: 1,
+      statement: 'Search timeout: 10 s.',
+      reason: 'measured',
+      actorId: ada.id,
+    })
+    await t.core.invoke('decisions.create', {
+      workspaceId: ws.id,
+      title: 'Search timeout, again',
+      statement: 'Give up after 12 s.',
+      supersedes: first!.id,
+    })
+    const text = await zipped()
+    expect(text).toContain('233 decisions.')
+    expect(text).toContain('Decision 229')
+    expect(text).toContain('**Status:** superseded by [D-233](#d-233)')
+    expect(text).toBe(await written())
+
+    const repo = mkdtempSync(join(tmpdir(), 'concord-empty-'))
+    try {
+      initRepo(repo)
+      const empty = await t.core.invoke('workspaces.open', { repoPath: repo, name: 'Empty', isolation: 'shared' })
+      const none = await zipped(empty.id)
+      expect(none).toContain('No decisions recorded yet.')
+      expect(none).toBe(await written(empty.id, repo))
+    } finally {
+      rmSync(repo, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a DECISIONS.md in the repository that Concord did not write, as the export does', async () => {
+    writeFileSync(join(t.repoDir, 'DECISIONS.md'), '# Our own decisions\n')
+    for (const call of [
+      t.core.invoke('export.decisionLog', { workspaceId: ws.id, format: 'markdown' }),
+      t.core.invoke('export.download', { workspaceId: ws.id, format: 'markdown' }),
+    ])
+      expect((await rejectsWith(call, 'invalid_params')).message).toContain('was not written by Concord')
+    expect(readFileSync(join(t.repoDir, 'DECISIONS.md'), 'utf8')).toBe('# Our own decisions\n')
   })
 
   it('writes the JSON export of a workspace without decisions as the export does', async () => {

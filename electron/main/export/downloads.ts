@@ -1,6 +1,7 @@
 /**
  * Zips the export download writes, under `<dataDir>/downloads/<id>/<name>`, served once by the bridge at
- * `/downloads/<id>/<name>` and removed then (or after an hour). The id is 128 random bits: the URL is the capability,
+ * `/downloads/<id>/<name>` and removed then, or an hour after it was written: not served past that, removed by a
+ * timer, and swept by the next export or the next start of the bridge. The id is 128 random bits: the URL is the capability,
  * handed only to a caller holding the token (an `<a download>` cannot send the token's header).
  *
  * A zip is written as it is built, under a temporary name (`.<name>.part`) in its own folder, and renamed to its
@@ -8,9 +9,9 @@
  * removes the folder; a kill leaves only the `.part`, swept with the rest after an hour.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { mkdir, open, rename, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Slicer } from './sliced'
 import { ZipWriter } from './zip'
 
@@ -81,6 +82,14 @@ export async function writeZip(
       await file.close()
     }
     await rename(part, join(dir, name))
+    // Gone an hour on even if nobody fetches it and no export sweeps; a Concord stopped before then sweeps it later.
+    setTimeout(() => {
+      try {
+        rmSync(dir, { recursive: true, force: true })
+      } catch {
+        // Not removable now: the next sweep looks again.
+      }
+    }, KEEP_MS).unref()
   } catch (err) {
     await rm(dir, { recursive: true, force: true })
     throw err
@@ -88,14 +97,60 @@ export async function writeZip(
   return { url: `/downloads/${id}/${name}`, size, count }
 }
 
-/** The file of a finished download, or null (an unknown id, a name it does not have, one still being written). */
-export function downloadFile(dataDir: string, id: string, name: string): string | null {
+/**
+ * A finished download, unexpired, as a regular file (a link is never followed): its path and size, or null for an
+ * unknown id, a name it does not have, one still being written or already taken. An expired one is removed.
+ */
+function finished(dataDir: string, id: string, name: string, now: number): { path: string; size: number } | null {
+  // Nothing is looked up for an id or name the export never gives: `..`, `/`, `%`, a `.part` or `.sending` file.
   if (!ID.test(id) || !NAME.test(name)) return null
-  const file = join(downloadsDir(dataDir), id, name)
-  return existsSync(file) && statSync(file).isFile() ? file : null
+  const path = join(downloadsDir(dataDir), id, name)
+  try {
+    const stat = lstatSync(path)
+    if (!stat.isFile()) return null
+    if (now - stat.mtimeMs > KEEP_MS) {
+      removeDownload(dataDir, id)
+      return null
+    }
+    return { path, size: stat.size }
+  } catch {
+    return null
+  }
 }
 
-/** A download served: its folder goes. */
+/** A finished download, left to be fetched (HEAD), or null. */
+export function peekDownload(
+  dataDir: string,
+  id: string,
+  name: string,
+  now = Date.now(),
+): { path: string; size: number } | null {
+  return finished(dataDir, id, name, now)
+}
+
+/**
+ * Takes a finished download for sending, once: renamed away from its name in the same step, so a second GET — even
+ * one arriving while the first is still being sent — finds nothing. The caller removes it (removeDownload) once the
+ * answer closes, sent in full or not. Null as peekDownload.
+ */
+export function takeDownload(
+  dataDir: string,
+  id: string,
+  name: string,
+  now = Date.now(),
+): { path: string; size: number } | null {
+  const found = finished(dataDir, id, name, now)
+  if (!found) return null
+  const taken = join(dirname(found.path), `.${name}.sending`)
+  try {
+    renameSync(found.path, taken)
+  } catch {
+    return null // taken by another GET in between, or swept
+  }
+  return { path: taken, size: found.size }
+}
+
+/** A download served (or expired): its folder goes. */
 export function removeDownload(dataDir: string, id: string): void {
   if (ID.test(id)) rmSync(join(downloadsDir(dataDir), id), { recursive: true, force: true })
 }

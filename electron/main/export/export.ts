@@ -41,10 +41,18 @@ import {
 } from './files'
 import { isConcordJson, JSON_FILE, renderJson, renderJsonPieces } from './json'
 import { exportJsonSchema, isConcordSchema, SCHEMA_FILE } from './json-schema'
-import { placeMadrSliced, planMadr, renderAdr } from './madr'
-import { isConcordLog, LOG_FILE, renderLog } from './markdown'
+import { AdrNumbers, pageRefs } from './adr-numbers'
+import { madrPlacerSliced, planMadr, renderAdr } from './madr'
+import { isConcordLog, LOG_FILE, renderLog, renderLogPieces } from './markdown'
 import { sweepDownloads, writeZip } from './downloads'
-import { readContext, readDecisionHeads, readDecisionPage, readSnapshot } from './snapshot'
+import {
+  countDecisions,
+  readContext,
+  readDecisionHeads,
+  readDecisionPage,
+  readDecisionTitle,
+  readSnapshot,
+} from './snapshot'
 import { Slicer } from './sliced'
 import type { DecisionDoc } from './schema'
 import type { ZipWriter } from './zip'
@@ -128,16 +136,10 @@ function exportTarget(harness: Harness, p: ExportParams, writing: boolean): Expo
 }
 
 /** Everything the export would write, read and checked, nothing written: one path for the export and its dry run. */
-function planExport(
-  harness: Harness,
-  p: ExportParams,
-  human: string | undefined,
-  writing: boolean,
-  store: WorkspaceStore = harness.ctx(p.workspaceId).store,
-): ExportPlan {
+function planExport(harness: Harness, p: ExportParams, human: string | undefined, writing: boolean): ExportPlan {
   const { repo, dir, flavour } = exportTarget(harness, p, writing)
   const workspace = harness.workspace(p.workspaceId)
-  const doc = readSnapshot(store, workspace, now())
+  const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
   switch (p.format) {
     case 'madr':
       return { repo, dir, ...planMadr(doc, dir, flavour, human) }
@@ -207,9 +209,22 @@ export async function exportDecisionLog(harness: Harness, p: ExportParams): Prom
 /** Decisions read (and files zipped) between two looks at the slicer. */
 const PAGE = 100
 
+/** The decisions a page at a time, from `store` (a reader holding one snapshot); a look at the slicer between pages. */
+function decisionPages(store: WorkspaceStore, slicer: Slicer): () => AsyncGenerator<DecisionDoc[]> {
+  return async function* () {
+    for (let after = 0; ;) {
+      const page = readDecisionPage(store, after, PAGE)
+      if (page.last === null) return
+      yield page.decisions
+      after = page.last
+      await slicer.tick()
+    }
+  }
+}
+
 /**
  * The ADR files of every decision, read a page at a time from `store` (a reader holding one snapshot): first the ids
- * and titles (each file's number and name), then each page rendered. Nothing of the whole log is held but its titles.
+ * and titles, each numbered (kept as AdrNumbers: nothing else of the whole log is held), then each page rendered.
  */
 async function* madrFiles(
   store: WorkspaceStore,
@@ -219,27 +234,27 @@ async function* madrFiles(
   slicer: Slicer,
 ): AsyncGenerator<PlannedFile> {
   const context = readContext(store, workspace, now())
-  const heads: { id: string; title: string }[] = []
+  const placer = await madrPlacerSliced(target.dir, slicer)
+  const numbers = new AdrNumbers()
   for (let after = 0; ;) {
     const page = readDecisionHeads(store, after, PAGE * 10)
     if (page.last === null) break
-    heads.push(...page.heads)
-    after = page.last
-    await slicer.tick()
-  }
-  const { placed, support } = await placeMadrSliced(heads, target.dir, slicer)
-  heads.length = 0
-  const ctx = adrContextOf(context, placed, human)
-  for (let after = 0; ;) {
-    const page = readDecisionPage(store, after, PAGE)
-    if (page.last === null) break
-    for (const d of page.decisions) {
-      yield { path: join(target.dir, placed.get(d.id)!.file), content: renderAdr(target.flavour, ctx, d) }
+    for (const head of page.heads) {
+      numbers.add(head.id, placer.place(head).number)
       await slicer.tick()
     }
     after = page.last
   }
-  yield* support
+  const ctx = adrContextOf(context, new Map(), human)
+  const titleOf = (id: string) => readDecisionTitle(store, id)
+  for await (const page of decisionPages(store, slicer)()) {
+    const refs = pageRefs(page, numbers, titleOf)
+    for (const d of page) {
+      yield { path: join(target.dir, refs.get(d.id)!.file), content: renderAdr(target.flavour, { ...ctx, refs }, d) }
+      await slicer.tick()
+    }
+  }
+  yield* placer.support()
 }
 
 /** The JSON export into the zip: concord-export.json rendered in pieces, the decisions a page at a time, twice. */
@@ -254,17 +269,25 @@ async function zipJson(
   const json = ownedFile(join(target.dir, JSON_FILE), '', isConcordJson)
   const schema = ownedFile(join(target.dir, SCHEMA_FILE), exportJsonSchema(), isConcordSchema)
   const context = readContext(store, workspace, now())
-  async function* pages(): AsyncGenerator<DecisionDoc[]> {
-    for (let after = 0; ;) {
-      const page = readDecisionPage(store, after, PAGE)
-      if (page.last === null) return
-      yield page.decisions
-      after = page.last
-      await slicer.tick()
-    }
-  }
-  await zip.addPieces(inRepo(target.repo, json.path)!, () => renderJsonPieces(context, pages))
+  await zip.addPieces(inRepo(target.repo, json.path)!, () => renderJsonPieces(context, decisionPages(store, slicer)))
   await zip.add(inRepo(target.repo, schema.path)!, schema.content)
+}
+
+/** DECISIONS.md into the zip, in pieces: the index and then the sections, each a page of decisions at a time. */
+async function zipMarkdown(
+  zip: ZipWriter,
+  store: WorkspaceStore,
+  workspace: Workspace,
+  target: ExportTarget,
+  human: string | undefined,
+  slicer: Slicer,
+): Promise<void> {
+  const log = ownedFile(join(target.dir, LOG_FILE), '', isConcordLog)
+  const context = readContext(store, workspace, now())
+  const count = countDecisions(store)
+  await zip.addPieces(inRepo(target.repo, log.path)!, () =>
+    renderLogPieces(context, count, decisionPages(store, slicer), human),
+  )
 }
 
 /**
@@ -279,8 +302,7 @@ export async function exportDownload(
   slicer = new Slicer(),
 ): Promise<ExportDownload> {
   const human = await humanName(harness, p.workspaceId)
-  const params = { ...p, outDir: undefined }
-  const target = exportTarget(harness, params, false)
+  const target = exportTarget(harness, { ...p, outDir: undefined }, false)
   const workspace = harness.workspace(p.workspaceId)
   const slug =
     workspace.name
@@ -298,15 +320,9 @@ export async function exportDownload(
     await slicer.pause()
     const zip = await writeZip(harness.dataDir, name, slicer, async (z) => {
       if (p.format === 'json') return zipJson(z, reader, workspace, target, slicer)
-      const files =
-        p.format === 'madr'
-          ? madrFiles(reader, workspace, target, human, slicer)
-          : (async function* () {
-              // DECISIONS.md is one text: rendered whole (not yet in pieces).
-              const plan = planExport(harness, params, human, false, reader)
-              yield* [...plan.files, ...plan.support]
-            })()
-      for await (const f of files) await z.add(inRepo(target.repo, f.path)!, f.content)
+      if (p.format === 'markdown') return zipMarkdown(z, reader, workspace, target, human, slicer)
+      for await (const f of madrFiles(reader, workspace, target, human, slicer))
+        await z.add(inRepo(target.repo, f.path)!, f.content)
     })
     return { name, url: zip.url, size: zip.size, count: zip.count }
   } finally {

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { isKey } from '../../../shared/keys'
-import { adrContext, type AdrContext, type AdrRef, type Flavour } from './adr-model'
+import { adrContextOf, type AdrContext, type AdrRef, type Flavour } from './adr-model'
 import { noticeDecisionId } from './adr-sections'
 import { sequenceLock, SEQUENCE_LOCK } from './conventions'
 import type { PlannedFile } from './files'
@@ -101,66 +101,56 @@ export interface MadrPlan {
   support: PlannedFile[]
 }
 
-/** Where each decision's file goes: its number and name (with its id and title, all an ADR says of another). */
-export interface MadrPlacement {
-  placed: Map<string, AdrRef>
-  obsolete: string[]
-  support: PlannedFile[]
-}
+/** `0007-search-timeout.md` */
+export const adrFileName = (number: number, title: string) => `${String(number).padStart(4, '0')}-${slugify(title)}.md`
 
 /**
- * Numbers and names every decision's file (only ids and titles needed), refusing a name taken by another file; a
- * step per decision (slugs cost: the export download runs it in slices).
+ * Numbers and names each decision's file, one decision at a time in creation order (only its id and title needed),
+ * refusing a name another file has: a decision Concord wrote before keeps its number, a new one gets the next. Holds
+ * nothing per decision placed (the export download places 100,000 before it renders one).
  */
-function* placeSteps(
-  decisions: readonly { id: string; title: string }[],
-  dir: string,
-  found: Scan,
-  out: MadrPlacement,
-): Generator<void> {
-  const { mine, foreign, maxNumber } = found
-  const lock = sequenceLock(dir)
-  let next = Math.max(maxNumber, lock ?? 0)
-  const { placed, obsolete } = out
-  for (const d of decisions) {
-    const number = mine.get(d.id)?.number ?? ++next
-    placed.set(d.id, {
-      id: d.id,
-      number,
-      file: `${String(number).padStart(4, '0')}-${slugify(d.title)}.md`,
-      title: d.title,
-    })
-    yield
+export class MadrPlacer {
+  private readonly lock: number | null
+  private next: number
+  private readonly ownerOf: Map<string, string>
+  /** Concord's files of decisions whose slug changed. */
+  readonly obsolete: string[] = []
+
+  constructor(
+    private readonly dir: string,
+    private readonly found: Scan,
+  ) {
+    this.lock = sequenceLock(dir)
+    this.next = Math.max(found.maxNumber, this.lock ?? 0)
+    this.ownerOf = new Map([...found.mine].map(([id, e]) => [e.name, id]))
   }
-  const ownerOf = new Map([...mine].map(([id, e]) => [e.name, id]))
-  for (const d of decisions) {
-    const name = placed.get(d.id)!.file
-    const owner = ownerOf.get(name)
-    if (foreign.has(name) || (owner !== undefined && owner !== d.id)) {
+
+  place(d: { id: string; title: string }): AdrRef {
+    const old = this.found.mine.get(d.id)
+    const number = old?.number ?? ++this.next
+    const file = adrFileName(number, d.title)
+    const owner = this.ownerOf.get(file)
+    if (this.found.foreign.has(file) || (owner !== undefined && owner !== d.id)) {
       throw new ApiError(
         'invalid_params',
-        `outDir: ${join(dir, name)} exists and was not written by Concord for ${d.id}; move it away or export to another folder`,
+        `outDir: ${join(this.dir, file)} exists and was not written by Concord for ${d.id}; move it away or export to another folder`,
       )
     }
-    const old = mine.get(d.id)
-    if (old && old.name !== name) obsolete.push(join(dir, old.name))
-    yield
+    if (old && old.name !== file) this.obsolete.push(join(this.dir, old.name))
+    return { id: d.id, number, file, title: d.title }
   }
-  // adr-tools numbers its next ADR from the lock when there is one: move it past Concord's numbers.
-  if (lock !== null && next > lock) out.support.push({ path: join(dir, SEQUENCE_LOCK), content: String(next) })
+
+  /** Once every decision is placed: adr-tools numbers its next ADR from the lock, so it moves past Concord's numbers. */
+  support(): PlannedFile[] {
+    return this.lock !== null && this.next > this.lock
+      ? [{ path: join(this.dir, SEQUENCE_LOCK), content: String(this.next) }]
+      : []
+  }
 }
 
-const emptyPlacement = (): MadrPlacement => ({ placed: new Map(), obsolete: [], support: [] })
-
-/** placeSteps, with a scan of the folder before, all in slices (the export download). */
-export async function placeMadrSliced(
-  decisions: readonly { id: string; title: string }[],
-  dir: string,
-  slicer: Slicer,
-): Promise<MadrPlacement> {
-  const out = emptyPlacement()
-  await drain(placeSteps(decisions, dir, await scanSliced(dir, slicer), out), slicer)
-  return out
+/** A placer for the folder, its files scanned in slices (the export download). */
+export async function madrPlacerSliced(dir: string, slicer: Slicer): Promise<MadrPlacer> {
+  return new MadrPlacer(dir, await scanSliced(dir, slicer))
 }
 
 /** One decision's ADR file, laid out by the flavour. */
@@ -170,13 +160,12 @@ export function renderAdr(flavour: Flavour, ctx: AdrContext, d: DecisionDoc): st
 
 /** `human`: the name the files give the human user (the repository's git user.name). */
 export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
-  const placement = emptyPlacement()
-  for (const _ of placeSteps(doc.decisions, dir, scan(dir), placement));
-  const { placed, obsolete, support } = placement
-  const ctx = adrContext(doc, placed, human)
+  const placer = new MadrPlacer(dir, scan(dir))
+  const placed = new Map(doc.decisions.map((d) => [d.id, placer.place(d)]))
+  const ctx = adrContextOf(doc, placed, human)
   const files: PlannedFile[] = doc.decisions.map((d) => ({
     path: join(dir, placed.get(d.id)!.file),
     content: render[flavour](ctx, d),
   }))
-  return { files, obsolete, support }
+  return { files, obsolete: placer.obsolete, support: placer.support() }
 }

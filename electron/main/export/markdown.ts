@@ -44,62 +44,104 @@ function revisionSection(rev: RevisionDoc, previous: RevisionDoc | undefined, by
   return out
 }
 
-export function renderLog(doc: ExportDoc, human?: string): string {
-  const people = peopleOf(doc, human)
+/** The lines before the index: the mark, the title and, when there are decisions, how many and the table's head. */
+function headLines(doc: ExportDoc, count: number): string[] {
   const out = [
     `${MARK}: the decision log of this workspace. Change decisions in Concord and export again: edits made to this file are overwritten. -->`,
     '',
     `# Decision log: ${oneLine(doc.workspace.name)}`,
     '',
   ]
-  if (!doc.decisions.length) {
+  if (!count) {
     out.push('No decisions recorded yet.', '')
-    return out.join('\n')
+    return out
   }
   out.push(
-    `${doc.decisions.length} decision${doc.decisions.length === 1 ? '' : 's'}. A normative change alters what dependent work must do; an editorial one does not.`,
+    `${count} decision${count === 1 ? '' : 's'}. A normative change alters what dependent work must do; an editorial one does not.`,
     '',
     '| ID | Title | Status | Version | Last change |',
     '| --- | --- | --- | --- | --- |',
   )
-  for (const d of doc.decisions) {
-    out.push(
-      `| [${d.id}](#${anchor(d.id)}) | ${cell(d.title)} | ${d.status} | v${d.version} | ${cell(lastChange(d, people))} |`,
-    )
-  }
+  return out
+}
+
+function indexRow(d: DecisionDoc, people: People): string {
+  return `| [${d.id}](#${anchor(d.id)}) | ${cell(d.title)} | ${d.status} | v${d.version} | ${cell(lastChange(d, people))} |`
+}
+
+function decisionLines(doc: ExportDoc, people: People, d: DecisionDoc): string[] {
+  const status: string[] = [d.status]
+  if (d.supersededBy) status.push(`by [${d.supersededBy}](#${anchor(d.supersededBy)})`)
+  const facts = [
+    `**Status:** ${status.join(' ')}`,
+    `**Version:** ${d.version}`,
+    `**Fingerprint:** \`${d.fingerprint}\``,
+  ]
+  if (d.supersedes) facts.push(`**Supersedes:** [${d.supersedes}](#${anchor(d.supersedes)})`)
+  facts.push(`**Created:** ${minute(d.createdAt)} by ${people(d.createdBy)}`)
+  const out = [
+    '---',
+    '',
+    `<a id="${anchor(d.id)}"></a>`,
+    '',
+    `## ${d.id}: ${oneLine(d.title)}`,
+    '',
+    facts.join(' · '),
+    '',
+    '### Statement',
+    '',
+    d.statement.trim(),
+    '',
+    '### Rationale',
+    '',
+    d.rationale.trim() || '_No rationale was recorded._',
+    '',
+    '### History (newest first)',
+    '',
+  ]
+  for (const { rev, previous } of newestFirst(d))
+    out.push(...revisionSection(rev, previous, revisionAuthor({ doc, people }, d, rev)))
+  return out
+}
+
+export function renderLog(doc: ExportDoc, human?: string): string {
+  const people = peopleOf(doc, human)
+  const out = headLines(doc, doc.decisions.length)
+  if (!doc.decisions.length) return out.join('\n')
+  for (const d of doc.decisions) out.push(indexRow(d, people))
   out.push('')
-  for (const d of doc.decisions) {
-    const status: string[] = [d.status]
-    if (d.supersededBy) status.push(`by [${d.supersededBy}](#${anchor(d.supersededBy)})`)
-    const facts = [
-      `**Status:** ${status.join(' ')}`,
-      `**Version:** ${d.version}`,
-      `**Fingerprint:** \`${d.fingerprint}\``,
-    ]
-    if (d.supersedes) facts.push(`**Supersedes:** [${d.supersedes}](#${anchor(d.supersedes)})`)
-    facts.push(`**Created:** ${minute(d.createdAt)} by ${people(d.createdBy)}`)
-    out.push(
-      '---',
-      '',
-      `<a id="${anchor(d.id)}"></a>`,
-      '',
-      `## ${d.id}: ${oneLine(d.title)}`,
-      '',
-      facts.join(' · '),
-      '',
-      '### Statement',
-      '',
-      d.statement.trim(),
-      '',
-      '### Rationale',
-      '',
-      d.rationale.trim() || '_No rationale was recorded._',
-      '',
-      '### History (newest first)',
-      '',
-    )
-    for (const { rev, previous } of newestFirst(d))
-      out.push(...revisionSection(rev, previous, revisionAuthor({ doc, people }, d, rev)))
-  }
+  for (const d of doc.decisions) out.push(...decisionLines(doc, people, d))
   return out.join('\n')
+}
+
+/**
+ * renderLog's text, byte for byte, in pieces (a page of decisions each): `context` is the document without its
+ * decisions (readContext), `count` how many there are, and `pages` gives them a page at a time, in order, each time
+ * it is called — twice: once for the index, once for the sections. For a log too large to hold as one string (the
+ * export download: 100,000 decisions).
+ */
+export async function* renderLogPieces(
+  context: ExportDoc,
+  count: number,
+  pages: () => AsyncIterable<DecisionDoc[]>,
+  human?: string,
+): AsyncGenerator<string> {
+  const people = peopleOf(context, human)
+  // Lines joined by newlines, as renderLog's one array: every piece but the first starts with the newline between.
+  let first = true
+  const piece = (lines: string[]) => {
+    const text = (first ? '' : '\n') + lines.join('\n')
+    first = false
+    return text
+  }
+  yield piece(headLines(context, count))
+  if (!count) return
+  for await (const page of pages()) if (page.length) yield piece(page.map((d) => indexRow(d, people)))
+  yield piece([''])
+  for await (const page of pages()) {
+    if (!page.length) continue
+    const lines: string[] = []
+    for (const d of page) for (const line of decisionLines(context, people, d)) lines.push(line)
+    yield piece(lines)
+  }
 }

@@ -5,6 +5,7 @@
  * Secrets are never read: members come from their rows, which hold no key; the secret store is not
  * touched here.
  */
+import { parseKey } from '../../../shared/keys'
 import type { Workspace } from '../../../shared/schemas'
 import { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
@@ -85,6 +86,15 @@ export function readDecisionPage(
   }
   return { decisions: rows.map((d) => decisionDoc(d, revisions.get(d.id) ?? [])), last }
 }
+
+/** The title of decision `id` (`D-n`), or undefined when there is none. */
+export function readDecisionTitle(store: WorkspaceStore, id: string): string | undefined {
+  const key = parseKey(id)
+  return key?.kind === 'decision' ? store.decisions.get(key.n)?.title : undefined
+}
+
+/** How many decisions the workspace has. */
+export const countDecisions = (store: WorkspaceStore): number => store.decisions.count()
 
 /** The ids (D-n) and titles of at most `limit` decisions after row `afterId`; `last` as readDecisionPage's. */
 export function readDecisionHeads(

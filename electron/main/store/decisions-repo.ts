@@ -68,6 +68,7 @@ export class DecisionsRepo {
       get: db.prepare<[number], DecisionRow>('SELECT * FROM decisions WHERE id = ?'),
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
       page: db.prepare<[number, number], DecisionRow>('SELECT * FROM decisions WHERE id > ? ORDER BY id LIMIT ?'),
+      count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM decisions'),
       heads: db.prepare<[number, number], DecisionHead>(
         'SELECT id, title FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
       ),
@@ -133,6 +134,11 @@ export class DecisionsRepo {
   /** At most `limit` decisions after id `afterId`, in id order: a long read in slices (the export download). */
   page(afterId: number, limit: number): DecisionRow[] {
     return this.s.page.all(afterId, limit)
+  }
+
+  /** How many decisions there are (the export download's log says so before it reads them). */
+  count(): number {
+    return this.s.count.get()!.n
   }
 
   /** The ids and titles of at most `limit` decisions after id `afterId`, in id order. */

@@ -13,7 +13,7 @@ import type { ApiResponse } from '../../../shared/contract'
 import { ApiError, httpStatusOf, type ApiErrorShape } from '../../../shared/errors'
 import { refuse, respond } from '../../../shared/wire'
 import { errorShape, toApiError } from '../api/dispatch'
-import { downloadFile, removeDownload } from '../export/downloads'
+import { peekDownload, removeDownload, sweepDownloads, takeDownload } from '../export/downloads'
 import { stringifyReusing } from '../events/serialized'
 import type { Core } from '../core'
 
@@ -129,6 +129,8 @@ function sendError(res: ServerResponse, err: ApiError | ApiErrorShape, headers: 
 
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { core, token } = options
+  // Downloads left by a Concord stopped before they were fetched or expired.
+  sweepDownloads(core.harness.dataDir)
   const maxBody = options.maxBodyBytes ?? 10 * 1024 * 1024
   let port = options.port
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`])
@@ -157,8 +159,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         send(res, 405, refuse({ code: 'invalid_params', message: 'method not allowed' }))
         return
       }
-      if (url.pathname.startsWith('/downloads/')) {
-        serveDownload(req, res, url.pathname)
+      // The download route takes the path as sent: never a normalised one (`/downloads/<id>/../<id>/<name>`).
+      const rawPath = (req.url ?? '/').split('?')[0]!
+      if (rawPath.startsWith('/downloads/')) {
+        serveDownload(req, res, rawPath)
         return
       }
       serveStatic(res, url.pathname)
@@ -199,31 +203,35 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   }
 
   /**
-   * A zip export.download wrote (`/downloads/<id>/<name>`), streamed from its file and removed once sent in full. The
-   * random id is the capability: only a caller holding the token got it (an `<a download>` cannot send the header).
+   * A zip export.download wrote (`/downloads/<id>/<name>`, `rawPath` as sent), streamed from its file, once: taken at
+   * the first GET and removed when that answer closes, sent in full or not. The random id is the capability: only a
+   * caller holding the token got it (an `<a download>` cannot send the header). Anything else is a 404 that serves
+   * nothing.
    */
-  function serveDownload(req: IncomingMessage, res: ServerResponse, pathname: string) {
-    const [id = '', name = '', ...more] = pathname.slice('/downloads/'.length).split('/')
+  function serveDownload(req: IncomingMessage, res: ServerResponse, rawPath: string) {
+    const [id = '', name = '', ...more] = rawPath.slice('/downloads/'.length).split('/')
     const dataDir = core.harness.dataDir
-    const file = more.length ? null : downloadFile(dataDir, id, name)
-    if (!file) {
+    const head = req.method === 'HEAD'
+    // HEAD looks without taking it.
+    const found = more.length ? null : (head ? peekDownload : takeDownload)(dataDir, id, name)
+    if (!found) {
       sendError(res, { code: 'not_found', message: 'no such download: export again' })
       return
     }
     res.writeHead(200, {
       'content-type': 'application/zip',
-      'content-length': String(statSync(file).size),
+      'content-length': String(found.size),
       'content-disposition': `attachment; filename="${name}"`,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     })
-    if (req.method === 'HEAD') {
+    if (head) {
       res.end()
       return
     }
-    const stream = createReadStream(file)
+    res.on('close', () => removeDownload(dataDir, id))
+    const stream = createReadStream(found.path)
     stream.on('error', () => res.destroy())
-    res.on('finish', () => removeDownload(dataDir, id))
     stream.pipe(res)
   }
 
