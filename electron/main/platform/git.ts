@@ -17,6 +17,7 @@ import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError } from './tool-error'
 import type { ProcessHook, SandboxPolicy } from './sandbox-policy'
 import { spawnOffLoop } from './spawner'
+import { keepOwnConfig, keptOwnConfig, OWN_CONFIG_READ, ownConfigKey } from './own-config-cache'
 
 export interface GitResult {
   stdout: string
@@ -406,14 +407,14 @@ export async function runOwnGit(
 ): Promise<GitResult> {
   const env = { ...commandEnv(undefined), ...opts.env }
   // The filter and merge-driver settings in one read (git is spawned once less per call; a turn's snapshot makes 3 calls).
-  const programs = await spawnGit(
-    'git',
-    ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge)\\.'],
-    root,
-    env,
-    { signal: opts.signal, allowFailure: true },
-  )
-  const entries = configEntries(programs.stdout)
+  // Kept while the config files are unchanged (own-config-cache.ts): a merge makes ~15 calls on one repository.
+  const key = await ownConfigKey(root, env)
+  let stdout = keptOwnConfig(root, key)
+  if (stdout === null) {
+    stdout = (await spawnGit('git', OWN_CONFIG_READ, root, env, { signal: opts.signal, allowFailure: true })).stdout
+    keepOwnConfig(root, key, stdout)
+  }
+  const entries = configEntries(stdout)
   const filters = await repositoryFilters(root, env, opts.signal, entries)
   const count = Number(filters.env.GIT_CONFIG_COUNT ?? 0)
   const merges = repositoryMergeDrivers(entries, count)
