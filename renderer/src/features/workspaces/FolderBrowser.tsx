@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import type { FolderListing } from '../../../../shared/schemas'
 import { asClientError } from '../../api/errors'
 import { Badge, ErrorText, Modal } from '../../components/ui'
@@ -23,21 +23,31 @@ export function FolderBrowser({
   const [error, setError] = useState<string | null>(null)
   const [loading, setLoading] = useState(false)
 
+  // Only the newest listing asked for is shown: a slow first listing (home) answering after the folder you went to
+  // must not replace it. And a path you typed while a listing loaded is not overwritten by that listing's path.
+  const asked = useRef(0)
+  const typedSince = useRef(false)
+  const show = useCallback((n: number, next: FolderListing) => {
+    if (n !== asked.current) return false
+    setListing(next)
+    if (!typedSince.current) setTyped(next.path)
+    setError(null)
+    return true
+  }, [])
   const go = useCallback(
     async (path?: string) => {
+      const n = ++asked.current
+      typedSince.current = false
       setLoading(true)
       try {
-        const next = await api.call('folders.browse', path ? { path } : {})
-        setListing(next)
-        setTyped(next.path)
-        setError(null)
+        show(n, await api.call('folders.browse', path ? { path } : {}))
       } catch (err) {
-        setError(asClientError(err).message)
+        if (n === asked.current) setError(asClientError(err).message)
       } finally {
-        setLoading(false)
+        if (n === asked.current) setLoading(false)
       }
     },
-    [api],
+    [api, show],
   )
 
   // Start where the typed path points when it is a folder, else at home.
@@ -49,14 +59,14 @@ export function FolderBrowser({
       void go()
       return
     }
+    const n = ++asked.current
     api.call('folders.browse', { path: from }).then(
-      (l) => {
-        setListing(l)
-        setTyped(l.path)
+      (l) => void show(n, l),
+      () => {
+        if (n === asked.current) void go()
       },
-      () => void go(),
     )
-  }, [api, start, go])
+  }, [api, start, go, show])
 
   return (
     <Modal
@@ -112,7 +122,10 @@ export function FolderBrowser({
         </button>
         <input
           value={typed}
-          onChange={(e) => setTyped(e.target.value)}
+          onChange={(e) => {
+            typedSince.current = true
+            setTyped(e.target.value)
+          }}
           aria-label="Folder path"
           spellCheck={false}
           data-testid="folder-path"
