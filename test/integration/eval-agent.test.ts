@@ -90,6 +90,8 @@ function competent(toolNames: Set<string>) {
 }
 
 /** The live processes whose working folder is under `dir`, or that run the eval's act server. */
+const ACT_MCP = join(import.meta.dirname, '..', '..', 'eval', 'act-mcp.mjs')
+
 function processesIn(dir: string): string[] {
   const out: string[] = []
   for (const d of readdirSync('/proc')) {
@@ -98,7 +100,8 @@ function processesIn(dir: string): string[] {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ')
       // A process whose memory is already released (no command line) is one being killed, not one left running.
       if (!cmd) continue
-      if (readlinkSync(`/proc/${d}/cwd`).startsWith(dir) || cmd.includes('act-mcp.mjs')) out.push(cmd)
+      // This checkout's act server only: another test run on the machine (two at once) has its own, not ours to count.
+      if (readlinkSync(`/proc/${d}/cwd`).startsWith(dir) || cmd.includes(ACT_MCP)) out.push(cmd)
     } catch {
       // gone meanwhile
     }
