@@ -21,17 +21,23 @@ const listing = (path: string, folders: string[]): FolderListing => ({
   truncated: false,
 })
 
+/** A client whose first listing (home, no path) answers only when released; a path's listing answers at once. */
+function slowHome() {
+  let release: () => void = () => {}
+  const api = clientApi(async (method: string, p: { path?: string }) => {
+    if (method !== 'folders.browse') return []
+    if (!p.path) {
+      await new Promise<void>((r) => (release = r))
+      return listing('/home/u', ['docs'])
+    }
+    return listing(p.path, ['repo', 'data'])
+  })
+  return { api, releaseHome: () => release() }
+}
+
 describe('folder chooser', () => {
   it('a slow first listing answering late replaces neither the folder you went to nor what you typed', async () => {
-    let releaseHome: () => void = () => {}
-    const api = clientApi(async (method: string, p: { path?: string }) => {
-      if (method !== 'folders.browse') return []
-      if (!p.path) {
-        await new Promise<void>((r) => (releaseHome = r))
-        return listing('/home/u', ['docs'])
-      }
-      return listing(p.path, ['repo', 'data'])
-    })
+    const { api, releaseHome } = slowHome()
     renderIn(storeWith({}, api), <FolderBrowser onChoose={() => {}} onClose={() => {}} />)
     const input = screen.getByTestId<HTMLInputElement>('folder-path')
     fireEvent.change(input, { target: { value: '/tmp/e2e' } })
@@ -47,15 +53,7 @@ describe('folder chooser', () => {
   })
 
   it('going to a folder while the first listing loads shows that folder, even when the first answers after it', async () => {
-    let releaseHome: () => void = () => {}
-    const api = clientApi(async (method: string, p: { path?: string }) => {
-      if (method !== 'folders.browse') return []
-      if (!p.path) {
-        await new Promise<void>((r) => (releaseHome = r))
-        return listing('/home/u', ['docs'])
-      }
-      return listing(p.path, ['repo', 'data'])
-    })
+    const { api, releaseHome } = slowHome()
     renderIn(storeWith({}, api), <FolderBrowser onChoose={() => {}} onClose={() => {}} />)
     const input = screen.getByTestId<HTMLInputElement>('folder-path')
     fireEvent.change(input, { target: { value: '/tmp/e2e' } })
