@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { at } from '../eval/at'
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -16,4 +18,10 @@ export function time(fn: () => void): number {
   const t0 = performance.now()
   fn()
   return performance.now() - t0
+}
+
+/** A full garbage collection now (the `gc` V8 gives with --expose-gc, reached without restarting the process). */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
 }

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createCore } from '../../electron/main/core'
+import { countDecisions } from '../../electron/main/export/snapshot'
 import type { Bridge } from '../../electron/main/transport/bridge'
 import type { Workspace } from '../../shared/schemas'
 import { initRepo, makeCore, type TestCore } from '../fixtures/core'
@@ -130,6 +131,42 @@ describe('export.download of a large workspace', { timeout: 180_000 }, () => {
     // A made-up id is not found either, and nothing outside the downloads folder is reachable that way.
     expect((await fetch(`${base}/downloads/${'0'.repeat(32)}/${ZIP}`)).status).toBe(404)
     expect((await fetch(`${base}/downloads/..%2F..%2Fsecrets.json`)).status).toBe(404)
+  })
+})
+
+describe('DECISIONS.md of a large workspace', { timeout: 180_000 }, () => {
+  it('says how many decisions it holds, counted a range of ids at a time with a yield between ranges', async () => {
+    const { store } = t.core.harness.ctx(ws.id)
+    let yields = 0
+    const count = await countDecisions(store, async () => {
+      yields++
+    })
+    expect(count).toBe(DECISIONS)
+    expect(yields).toBe(3) // ids 1–10,000, 10,001–20,000, 20,001–30,000
+    // The log renders each decision's history: the seeded decisions get their first revision.
+    store.transaction(() => {
+      for (let id = 1; id <= DECISIONS; id++)
+        store.decisions.insertRevision({
+          decision_id: id,
+          version: 1,
+          title: `Decision ${id - 1}`,
+          statement: `Statement ${id - 1}.`,
+          rationale: '',
+          status: 'accepted',
+          content_hash: `h-${id}`,
+          fingerprint: `fp-${id - 1}`,
+          reason: '',
+          actor_id: null,
+          editorial: 0,
+          source_message_id: null,
+          created_at: '2025-01-01T00:00:00.000Z',
+        })
+    })
+    const dl = await t.core.invoke('export.download', { workspaceId: ws.id, format: 'markdown' })
+    // A stored (uncompressed) zip: the log's text is in its bytes as written.
+    const text = readFileSync(join(t.dataDir, dl.url)).toString('utf8')
+    expect(text).toContain(`${DECISIONS} decisions. A normative change`)
+    expect(text).toContain(`| [D-${DECISIONS}](#d-${DECISIONS}) | Decision ${DECISIONS - 1} |`)
   })
 })
 

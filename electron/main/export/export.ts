@@ -284,7 +284,7 @@ async function zipMarkdown(
 ): Promise<void> {
   const log = ownedFile(join(target.dir, LOG_FILE), '', isConcordLog)
   const context = readContext(store, workspace, now())
-  const count = countDecisions(store)
+  const count = await countDecisions(store, () => slicer.tick())
   await zip.addPieces(inRepo(target.repo, log.path)!, () =>
     renderLogPieces(context, count, decisionPages(store, slicer), human),
   )

@@ -93,8 +93,17 @@ export function readDecisionTitle(store: WorkspaceStore, id: string): string | u
   return key?.kind === 'decision' ? store.decisions.get(key.n)?.title : undefined
 }
 
-/** How many decisions the workspace has. */
-export const countDecisions = (store: WorkspaceStore): number => store.decisions.count()
+/** How many decisions the workspace has, counted RANGE ids at a time, `between` called after each range. */
+export async function countDecisions(store: WorkspaceStore, between: () => Promise<void>): Promise<number> {
+  const RANGE = 10_000
+  const max = store.decisions.maxId()
+  let n = 0
+  for (let after = 0; after < max; after += RANGE) {
+    n += store.decisions.countBetween(after, Math.min(after + RANGE, max))
+    await between()
+  }
+  return n
+}
 
 /** The ids (D-n) and titles of at most `limit` decisions after row `afterId`; `last` as readDecisionPage's. */
 export function readDecisionHeads(

@@ -68,7 +68,10 @@ export class DecisionsRepo {
       get: db.prepare<[number], DecisionRow>('SELECT * FROM decisions WHERE id = ?'),
       list: db.prepare<[], DecisionRow>('SELECT * FROM decisions ORDER BY id'),
       page: db.prepare<[number, number], DecisionRow>('SELECT * FROM decisions WHERE id > ? ORDER BY id LIMIT ?'),
-      count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM decisions'),
+      countBetween: db.prepare<[number, number], { n: number }>(
+        'SELECT count(*) AS n FROM decisions WHERE id > ? AND id <= ?',
+      ),
+      maxId: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM decisions'),
       heads: db.prepare<[number, number], DecisionHead>(
         'SELECT id, title FROM decisions WHERE id > ? ORDER BY id LIMIT ?',
       ),
@@ -136,9 +139,17 @@ export class DecisionsRepo {
     return this.s.page.all(afterId, limit)
   }
 
-  /** How many decisions there are (the export download's log says so before it reads them). */
-  count(): number {
-    return this.s.count.get()!.n
+  /**
+   * How many decisions have an id in (afterId, upToId]: the export download's log says how many there are before it
+   * reads them, and counts them a range at a time (one count(*) of 100,000 rows held the server 40–80 ms).
+   */
+  countBetween(afterId: number, upToId: number): number {
+    return this.s.countBetween.get(afterId, upToId)!.n
+  }
+
+  /** The highest decision id, or 0 when there are none. */
+  maxId(): number {
+    return this.s.maxId.get()!.n ?? 0
   }
 
   /** The ids and titles of at most `limit` decisions after id `afterId`, in id order. */
