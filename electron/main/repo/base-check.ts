@@ -108,31 +108,96 @@ export async function checkManyAgainstBase(
   const call = (i: number, args: string[]) => calls.get(i)!(args)
 
   // Where each task parted from the base, how far behind it is, the trial merge, and (once per commit) its own tree.
+  // A task checked before on the same commit against an ancestor of this base (since) is asked only the trial merge,
+  // when the commits the base gained are none of its history (Since); the others are asked everything.
   const known = (i: number, what: string) => pure.get(`${items[i]!.tree}\0${what}`)
   const treeOf = (i: number) => `${items[i]!.commit}^{tree}`
-  const firstCalls = valid.flatMap((i) => {
+  const since = new Map<number, Since>()
+  for (const i of valid) {
+    const prior = sinceOf(known(i, sinceKey(items[i]!.commit)))
+    if (prior) since.set(i, prior)
+  }
+  const groups = sinceGroups(since, base)
+  const partingCalls = (i: number) => {
     const { commit } = items[i]!
+    return [call(i, ['merge-base', '--all', base, commit]), call(i, ['rev-list', '--count', `${commit}..${base}`])]
+  }
+  const firstCalls = valid.flatMap((i) => [
+    ...(since.has(i) ? [] : partingCalls(i)),
+    call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, items[i]!.commit]),
+    ...(known(i, treeOf(i)) === undefined ? [call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
+  ])
+  // Per group, two calls that read the objects of all its trees: whether its old base is an ancestor of this one and
+  // how many commits the base gained (left 0, right n), and how many of those are in none of the tasks' histories.
+  const groupCalls = groups.flatMap(({ head, members }) => {
+    const [one] = members
+    const trees = [...new Set(members.map((i) => items[i]!.tree))]
+    const env = {
+      GIT_OBJECT_DIRECTORY: store,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: [...trees.map(ownOf), ...user].join(path.delimiter),
+    }
+    const commits = [...new Set(members.map((i) => items[i]!.commit))]
+    const at = async (args: string[]) => ({
+      tree: items[one!]!.tree,
+      ...(await treeGitCall(items[one!]!.tree, args, { env, config: kept[valid.indexOf(one!)]!.config! })),
+    })
     return [
-      call(i, ['merge-base', base, commit]),
-      call(i, ['rev-list', '--count', `${commit}..${base}`]),
-      call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit]),
-      ...(known(i, treeOf(i)) === undefined ? [call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
+      at(['rev-list', '--count', '--left-right', `${head}...${base}`]),
+      at(['rev-list', '--count', base, '--not', head, ...commits]),
     ]
   })
-  const first = await runTreeGitBatch(await Promise.all(firstCalls), batch)
+  const answers = await runTreeGitBatch(await Promise.all([...firstCalls, ...groupCalls]), {
+    ...batch,
+    readable: [...user, ...groups.flatMap(({ members }) => members.map((i) => ownOf(items[i]!.tree)))],
+  })
+  const first = answers.slice(0, firstCalls.length)
+  // Per task checked before: how many commits the base gained since, or null when it is asked in full (its old base
+  // is not an ancestor of this one, or a commit the base gained is in the history of a task of its group).
+  const gained = new Map<number, number | null>()
+  for (const [i, prior] of since) if (prior.head === base) gained.set(i, 0)
+  groups.forEach(({ members }, k) => {
+    const [lr, rest] = answers.slice(firstCalls.length + 2 * k, firstCalls.length + 2 * k + 2) as [GitResult, GitResult]
+    const [left, right] = lr.stdout.trim().split(/\s+/).map(Number)
+    const unseen = Number(rest.stdout.trim())
+    const ok = lr.code === 0 && rest.code === 0 && left === 0 && Number.isInteger(right) && unseen === right
+    for (const i of members) gained.set(i, ok ? right : null)
+  })
+  const again = [...since.keys()].filter((i) => gained.get(i) === null)
+  const retried = await runTreeGitBatch(await Promise.all(again.flatMap(partingCalls)), batch)
   const parted = new Map<number, { mb: string; behind: number; trial: GitResult; checked: string }>()
   let at = 0
   for (const i of valid) {
-    const [mbOut, behindOut, trial] = first.slice(at, at + 3) as [GitResult, GitResult, GitResult]
-    at += 3
+    const prior = since.get(i)
+    const more = gained.get(i) ?? null
+    let mbOut: GitResult | null = null
+    let behindOut: GitResult | null = null
+    if (!prior) {
+      ;[mbOut, behindOut] = first.slice(at, at + 2) as [GitResult, GitResult]
+      at += 2
+    } else if (more === null) {
+      const k = again.indexOf(i)
+      ;[mbOut, behindOut] = retried.slice(2 * k, 2 * k + 2) as [GitResult, GitResult]
+    }
+    const trial = first[at++]!
     let checked = known(i, treeOf(i))
     if (checked === undefined) {
       checked = first[at++]!.stdout.trim()
       if (SHA.test(checked)) remember(items[i]!.tree, treeOf(i), checked)
     }
-    const mb = mbOut.stdout.trim()
-    if (!SHA.test(mb) || behindOut.code !== 0) continue
-    const behind = Number(behindOut.stdout.trim()) || 0
+    let mb: string
+    let behind: number
+    if (mbOut && behindOut) {
+      const bases = mbOut.stdout.split('\n').filter(Boolean)
+      mb = bases[0] ?? ''
+      if (!SHA.test(mb) || behindOut.code !== 0) continue
+      behind = Number(behindOut.stdout.trim()) || 0
+      // One merge base: the next check of this commit may build on this one.
+      if (bases.length === 1) remember(items[i]!.tree, sinceKey(items[i]!.commit), `${base} ${mb} ${behind}`)
+    } else {
+      mb = prior!.mb
+      behind = prior!.behind + more!
+      remember(items[i]!.tree, sinceKey(items[i]!.commit), `${base} ${mb} ${behind}`)
+    }
     if (behind === 0) results[i] = { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
     else parted.set(i, { mb, behind, trial, checked })
   }
@@ -192,6 +257,41 @@ const PURE_MAX = 20_000
 function remember(tree: string, what: string, answer: string): void {
   if (pure.size >= PURE_MAX) pure.clear()
   pure.set(`${tree}\0${what}`, answer)
+}
+
+/**
+ * A commit's last check: the base it was checked against, its one merge base with it and how far behind it was. A
+ * later base H that descends from that one (every commit of the old base is in H) and gained none of the commit's own
+ * history has the same merge base (the commits both reach are the same), and is behind by the commits H gained more.
+ */
+interface Since {
+  head: string
+  mb: string
+  behind: number
+}
+
+const sinceKey = (commit: string) => `since\0${commit}`
+
+function sinceOf(kept: string | undefined): Since | null {
+  const [head = '', mb = '', behind = ''] = (kept ?? '').split(' ')
+  return SHA.test(head) && SHA.test(mb) && /^\d+$/.test(behind) ? { head, mb, behind: Number(behind) } : null
+}
+
+/** Tasks in a group's calls at most (their trees' object folders are named in one variable). */
+const GROUP_MAX = 64
+
+/**
+ * The tasks checked before against another base, grouped by that base, GROUP_MAX at most per group (this base
+ * itself needs no git call).
+ */
+function sinceGroups(since: Map<number, Since>, base: string): { head: string; members: number[] }[] {
+  const byHead = new Map<string, number[]>()
+  for (const [i, { head }] of since) if (head !== base) byHead.set(head, [...(byHead.get(head) ?? []), i])
+  return [...byHead].flatMap(([head, all]) => {
+    const out: { head: string; members: number[] }[] = []
+    for (let k = 0; k < all.length; k += GROUP_MAX) out.push({ head, members: all.slice(k, k + GROUP_MAX) })
+    return out
+  })
 }
 
 /** Files both sides changed, each with the base-side commits that changed it, sorted by file. */
