@@ -42,9 +42,10 @@ async function person(root: string, variable: 'GIT_AUTHOR_IDENT' | 'GIT_COMMITTE
 
 /** The identity git resolves in the checkout at `root`, or null when git knows none there ("Author identity unknown"). */
 export async function resolveIdentity(root: string): Promise<GitIdentity | null> {
-  const author = await person(root, 'GIT_AUTHOR_IDENT')
+  // Both asked at once: each is a git process start, and a merge waits on them.
+  const [author, committer] = await Promise.all([person(root, 'GIT_AUTHOR_IDENT'), person(root, 'GIT_COMMITTER_IDENT')])
   if (!author) return null
-  return { author, committer: (await person(root, 'GIT_COMMITTER_IDENT')) ?? author }
+  return { author, committer: committer ?? author }
 }
 
 /** The environment that makes one of Concord's own git commits record this identity. */

@@ -75,7 +75,12 @@ export async function landAccepted(
     await interruptedMerges(ctx, repo, true)
     // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
     await refreshHead(h, ctx, task.id).catch(() => undefined)
-    if ((await runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true })).code !== 0) {
+    // Read-only questions asked at once (each git call is a process start): the commit is here, the checkout's state.
+    const [present, checkout] = await Promise.all([
+      runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true }),
+      readCheckout(repo),
+    ])
+    if (present.code !== 0) {
       throw new ApiError(
         'merge_blocked',
         `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`,
@@ -84,7 +89,7 @@ export async function landAccepted(
         },
       )
     }
-    await checkCheckout(repo, settings.baseBranch!)
+    checkCheckout(checkout, settings.baseBranch!)
     try {
       await checkMergeable(repo, commit, strategy, tk, verified)
     } catch (err) {
@@ -154,11 +159,35 @@ export async function landAccepted(
   return { task: dto }
 }
 
+interface CheckoutState {
+  current: string
+  lock: string | null
+  merging: boolean
+  status: string | Error
+}
+
+/** What checkCheckout needs of your checkout, read in parallel (all read-only). */
+async function readCheckout(repo: string): Promise<CheckoutState> {
+  const [head, lock, mergeHead, status] = await Promise.all([
+    runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true }),
+    gitPath(repo, 'index.lock'),
+    runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true }),
+    runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty']).then(
+      (r) => r.stdout,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    ),
+  ])
+  return {
+    current: head.stdout.trim(),
+    lock: lock && existsSync(lock) ? lock : null,
+    merging: mergeHead.code === 0,
+    status,
+  }
+}
+
 /** Your checkout must be on the base branch with nothing uncommitted in tracked files. */
-async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
-  const current = (
-    await runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true })
-  ).stdout.trim()
+function checkCheckout(state: CheckoutState, baseBranch: string): void {
+  const { current, lock } = state
   if (current !== baseBranch) {
     throw new ApiError(
       'merge_blocked',
@@ -168,27 +197,21 @@ async function checkCheckout(repo: string, baseBranch: string): Promise<void> {
       },
     )
   }
-  const lock = await gitPath(repo, 'index.lock')
-  if (lock && existsSync(lock)) {
+  if (lock) {
     throw new ApiError(
       'merge_blocked',
       `your checkout's index is locked (${lock} exists): a git command is running there, or one was killed before it finished. If no git is running, check your checkout (git status), remove ${lock}, and merge again`,
       { reason: 'index_locked', files: [lock] },
     )
   }
-  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0) {
+  if (state.merging) {
     throw new ApiError('merge_blocked', 'your checkout is in the middle of a merge: finish or abort it first', {
       reason: 'merge_in_progress',
     })
   }
-  const status = await runOwnGit(repo, [
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=no',
-    '--ignore-submodules=dirty',
-  ])
-  const dirty = status.stdout
+  // git status failing is said where it was asked before: after the checks above.
+  if (state.status instanceof Error) throw state.status
+  const dirty = state.status
     .split('\0')
     .filter((e) => e.length > 3)
     .map((e) => e.slice(3))
@@ -225,12 +248,16 @@ async function checkMergeable(
       )
     return checkUntracked(repo, `${commit}^{tree}`, tk)
   }
-  const r = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
-    allowFailure: true,
-  })
+  // The checked tree is asked beside the trial merge (two process starts at once, not one after the other).
+  const [r, checked] = await Promise.all([
+    runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
+      allowFailure: true,
+    }),
+    verified ? checkedTree(repo, commit) : Promise.resolve(''),
+  ])
   if (r.code === 0) {
     const landed = r.stdout.split('\n')[0]?.trim() ?? ''
-    if (verified) await checkLandsAsChecked(repo, landed, commit, tk)
+    if (verified) await checkLandsAsChecked(repo, landed, checked, commit, tk)
     return checkUntracked(repo, landed, tk)
   }
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
@@ -256,10 +283,13 @@ async function checkMergeable(
  * the base, and verified there). Otherwise the merge would land a tree no report checked: base_moved, nothing
  * changed (tasks.merge then queues it: merge-queue.ts).
  */
-async function checkLandsAsChecked(repo: string, landed: string, commit: string, tk: string): Promise<void> {
-  const checked = (
-    await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], { allowFailure: true })
-  ).stdout.trim()
+async function checkLandsAsChecked(
+  repo: string,
+  landed: string,
+  checked: string,
+  commit: string,
+  tk: string,
+): Promise<void> {
   if (!landed || landed === checked) return
   const behind = (
     await runOwnGit(repo, ['rev-list', '--count', `${commit}..HEAD`], { allowFailure: true })
@@ -269,6 +299,13 @@ async function checkLandsAsChecked(repo: string, landed: string, commit: string,
     `the base branch moved since ${tk}'s evidence was made (${tk} is behind by ${behind || 'some commits'}): merging would land a tree no report checked; nothing was changed. Bring the base branch into ${tk}'s branch, verify it there and deliver it again`,
     { reason: 'base_moved', behind: Number(behind) || null },
   )
+}
+
+/** The tree of the accepted commit: what its reports checked. */
+async function checkedTree(repo: string, commit: string): Promise<string> {
+  return (
+    await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], { allowFailure: true })
+  ).stdout.trim()
 }
 
 /**
