@@ -48,6 +48,8 @@ export const methods = {
       autoTurns: z.boolean().optional(),
       /** A passing implementation report by the assignee delivers its task on the report's commit. */
       autoDeliver: z.boolean().optional(),
+      /** A delivery asks the tester and reviewer for the checks the task requires and lacks. */
+      autoChecks: z.boolean().optional(),
       /** Moving a task to in progress starts its assignee's turn on it. */
       startAgentOnTaskStart: z.boolean().optional(),
       /** A decision changed after its task was merged: create the follow-up task, or offer it. */
