@@ -327,7 +327,14 @@ export const methods = {
         .max(200)
         .optional(),
       claims: z
-        .array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) }))
+        .array(
+          z.strictObject({
+            text: z.string().trim().min(1).max(5_000),
+            decisionIds: z.array(s.Id).max(50),
+            /** Whether this behaviour held; omitted, the report's verdict. */
+            verdict: s.Verdict.optional(),
+          }),
+        )
         .max(500),
     }),
     r<s.Report>(),

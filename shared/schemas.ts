@@ -647,6 +647,8 @@ export interface Claim {
   text: string
   decisionIds: string[]
   state: 'valid' | 'stale'
+  /** Whether this behaviour held (pass), failed, or held in part. */
+  verdict: z.infer<typeof Verdict>
 }
 
 export interface BasisEntry {
