@@ -48,6 +48,8 @@ export const methods = {
       autoTurns: z.boolean().optional(),
       /** A passing implementation report by the assignee delivers its task on the report's commit. */
       autoDeliver: z.boolean().optional(),
+      /** A delivery asks the tester and reviewer for the checks the task requires and lacks. */
+      autoChecks: z.boolean().optional(),
       /** Moving a task to in progress starts its assignee's turn on it. */
       startAgentOnTaskStart: z.boolean().optional(),
       /** A decision changed after its task was merged: create the follow-up task, or offer it. */
@@ -325,7 +327,14 @@ export const methods = {
         .max(200)
         .optional(),
       claims: z
-        .array(z.strictObject({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(s.Id).max(50) }))
+        .array(
+          z.strictObject({
+            text: z.string().trim().min(1).max(5_000),
+            decisionIds: z.array(s.Id).max(50),
+            /** Whether this behaviour held; omitted, the report's verdict. */
+            verdict: s.Verdict.optional(),
+          }),
+        )
         .max(500),
     }),
     r<s.Report>(),

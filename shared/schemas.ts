@@ -137,6 +137,11 @@ export interface WorkspaceSettings {
   autoTurns: boolean
   /** A passing implementation report by the assignee on a task in progress delivers it on the report's commit. Default off. */
   autoDeliver: boolean
+  /**
+   * A delivery asks the team's tester and reviewer (the members whose role fits) for the test and review the task
+   * requires and lacks, with the message the card's "Ask" would send. Default on; it asks no one when none fits.
+   */
+  autoChecks: boolean
   /** Moving a task to in progress starts its assignee's turn on it (a message from Concord naming the task). Default on. */
   startAgentOnTaskStart: boolean
   /**
@@ -642,6 +647,8 @@ export interface Claim {
   text: string
   decisionIds: string[]
   state: 'valid' | 'stale'
+  /** Whether this behaviour held (pass), failed, or held in part. */
+  verdict: z.infer<typeof Verdict>
 }
 
 export interface BasisEntry {

@@ -22,7 +22,8 @@ describe('browser UI: one answer on the card, plain words, undo', () => {
     const core = ui.stack.core
     const head = initRepo(ui.stack.repoDir)
     const ws = await core.invoke('workspaces.open', { repoPath: ui.stack.repoDir, name: 'words', isolation: 'shared' })
-    await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false })
+    // The card's refusal of a missing test is what this reads: no check is asked for on delivery (autoChecks).
+    await core.invoke('workspaces.update', { workspaceId: ws.id, autoTurns: false, autoChecks: false })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
     const impl = await core.invoke('members.create', {
       workspaceId: ws.id,

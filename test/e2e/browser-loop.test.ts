@@ -35,6 +35,8 @@ describe('browser UI: the loop closes itself', () => {
     execFileSync('git', ['commit', '-qm', 'search'], { cwd: repo })
     const c2 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
     const ws = await core.invoke('workspaces.open', { repoPath: repo, name: 'loop', isolation: 'shared' })
+    // The manual Ask is what this test clicks: the checks a delivery asks for itself are browser-checks.test.ts's.
+    await core.invoke('workspaces.update', { workspaceId: ws.id, autoChecks: false })
     const provider = { kind: 'openai' as const, model: 'gpt-test', baseURL: models.openaiBaseURL, apiKey: 'sk-test' }
     const mk = (name: string, role: string) =>
       core.invoke('members.create', {

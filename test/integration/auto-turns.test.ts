@@ -35,6 +35,9 @@ beforeEach(async () => {
     memberDefaults: () => ({ authority: 'proposer' }),
   })
   ws = t.ws
+  // These tests count the turns a change starts; the first checks a delivery asks for (autoChecks) would add a turn
+  // to each tester and reviewer here: they are tested in checks-asked.test.ts.
+  await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoChecks: false })
   head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
 })
 afterEach(() => t.cleanup())

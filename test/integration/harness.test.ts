@@ -362,7 +362,7 @@ describe('acceptance', () => {
       claims: [],
     })
     const err = await rejectsWith(core.invoke('tasks.accept', { taskId: tk.id }), 'evidence_missing')
-    expect(err.message).toMatch(/R-3 \(test\) has verdict fail/)
+    expect(err.message).toMatch(/R-3 failed/)
   })
 
   it('reverting a decision restores the validity of evidence pinned to that content', async () => {

@@ -68,7 +68,9 @@ describe('concord mcp', () => {
       'ask_human',
       'get_brief',
       'get_decision',
+      'get_report',
       'list_decisions',
+      'list_reports',
       'message_member',
       'propose_decision_change',
       'submit_report',
@@ -90,6 +92,31 @@ describe('concord mcp', () => {
     })
     const asDecider = await connect(decider.id)
     expect((await asDecider.listTools()).tools.map((x) => x.name)).toContain('update_decision')
+  })
+
+  it("reads a task's reports: list_reports and get_report, claims with their verdicts (issue 33)", async () => {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    const r = await t.core.invoke('reports.submit', {
+      taskId: (await t.core.invoke('tasks.list', { workspaceId: ws.id }))[0]!.id,
+      kind: 'test',
+      verdict: 'fail',
+      summary: 'POST breaks',
+      artifact: { commit: head },
+      claims: [
+        { text: 'GET /items works', decisionIds: [decision.id], verdict: 'pass' },
+        { text: 'POST /items returns 201', decisionIds: [decision.id], verdict: 'fail' },
+      ],
+    })
+    const client = await connect(impl.id)
+    const list = textOf(await client.callTool({ name: 'list_reports', arguments: { taskId: 'T-1' } }))
+    expect(list).toBe(`${r.key} (id ${r.id}) test fail [valid]: POST breaks`)
+    const one = textOf(await client.callTool({ name: 'get_report', arguments: { reportId: r.key } }))
+    expect(one).toContain(`on commit ${head}`)
+    expect(one).toContain('Summary: POST breaks')
+    expect(one).toContain('1. [pass] GET /items works')
+    expect(one).toContain('2. [fail] POST /items returns 201')
+    const missing = await client.callTool({ name: 'get_report', arguments: { reportId: 'R-99' } })
+    expect(missing.isError).toBe(true)
   })
 
   it('reads decisions and submits a report whose basis is the current version and artifact the HEAD commit', async () => {

@@ -238,6 +238,28 @@ describe('migrations', () => {
     db.close()
   })
 
+  it("brings a database with claims up to date (025): each claim takes its report's verdict", () => {
+    const file = join(dir, 'before-025.sqlite')
+    const at = migrations.findIndex((m) => m.name === '025-claim-verdicts')
+    const old = openDatabase(file, { migrations: migrations.slice(0, at) })
+    old.pragma('foreign_keys = OFF')
+    old.exec(`
+      INSERT INTO tasks (id, title, spec, status, created_at, updated_at) VALUES (1, 'Web search tool', '', 'delivered', 'x', 'x');
+      INSERT INTO reports (id, task_id, kind, verdict, summary, claim_count, created_at)
+        VALUES (1, 1, 'test', 'fail', 'Broken', 2, 'x'), (2, 1, 'review', 'pass', 'Fine', 1, 'x');
+      INSERT INTO claims (id, report_id, ordinal, text) VALUES (1, 1, 0, 'times out'), (2, 1, 1, 'logs'), (3, 2, 0, 'readable');
+    `)
+    old.close()
+    const db = openDatabase(file, { migrations: migrations.slice(0, at + 1) })
+    expect(db.prepare('SELECT id, text, verdict FROM claims ORDER BY id').all()).toEqual([
+      { id: 1, text: 'times out', verdict: 'fail' },
+      { id: 2, text: 'logs', verdict: 'fail' },
+      { id: 3, text: 'readable', verdict: 'pass' },
+    ])
+    expect(() => db.prepare("UPDATE claims SET verdict = 'maybe' WHERE id = 1").run()).toThrow(/CHECK/)
+    db.close()
+  })
+
   it('refuses a database written by a newer Concord and leaves it untouched', () => {
     const file = join(dir, 'new.sqlite')
     const raw = new Database(file)

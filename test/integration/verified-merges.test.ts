@@ -50,6 +50,9 @@ beforeEach(async () => {
     memberDefaults: () => ({ authority: 'proposer' }),
   })
   ws = t.ws
+  // These tests script each member's turns for the queue's re-verification; the first checks a delivery asks for
+  // itself (autoChecks, checks-asked.test.ts) would take those scripted replies first.
+  await t.core.invoke('workspaces.update', { workspaceId: ws.id, autoChecks: false })
   mkdirSync(join(t.repoDir, 'src'))
   writeFileSync(join(t.repoDir, 'src', 'search.js'), search())
   writeFileSync(join(t.repoDir, 'src', 'list.js'), search())

@@ -72,7 +72,7 @@ const report = (n: number, extra: Partial<Report> = {}): Report => ({
   validity: 'valid',
   basis: [{ decisionId: D1, version: 1, state: 'current' }],
   artifact: { commit: 'a'.repeat(40), digest: null },
-  claims: [{ id: `${WS}-c${n}`, text: 'holds', decisionIds: [D1], state: 'valid' }],
+  claims: [{ id: `${WS}-c${n}`, text: 'holds', decisionIds: [D1], state: 'valid', verdict: 'pass' }],
   createdAt: '',
   supersededBy: null,
   ...extra,

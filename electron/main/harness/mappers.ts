@@ -147,7 +147,7 @@ const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, hea
 /**
  * The readiness of each task (the rule: tasks/readiness.ts), read set-wise: the newest report of each kind it looks at
  * for the whole set in one statement (ReportsRepo.evidence); a stale one then whole, as toReports reads it (the rule
- * names its stale claims), a valid one as that statement gave it (every claim of it is valid); the members once if a
+ * names its stale claims, counts a failing one's claims), a valid passing one as that statement gave it (every claim of it is valid); the members once if a
  * reason needs them. Tasks whose status has no readiness to compute cost nothing. `links`: each task's links.
  */
 export function readinessOfTasks(
@@ -159,7 +159,8 @@ export function readinessOfTasks(
   const pairs: [number, ReportRow['kind']][] = []
   for (const r of rows) for (const kind of new Set(readinessKinds(r))) pairs.push([r.id, kind])
   const evidence = store.reports.evidence(pairs)
-  const stale = store.reports.getMany(evidence.filter((e) => e.stale).map((e) => e.row.id))
+  // Read whole too: a report that did not pass (the rule counts its failing claims and carries its summary).
+  const stale = store.reports.getMany(evidence.filter((e) => e.stale || e.row.verdict !== 'pass').map((e) => e.row.id))
   const whole = new Map(toReports(ws, store, stale).map((r) => [r.id, r]))
   const latest = new Map<number, ReadinessInput['latest']>()
   for (const { row, basis } of evidence) {
@@ -170,6 +171,7 @@ export function readinessOfTasks(
       id,
       key: makeKey('report', row.id),
       verdict: row.verdict,
+      summary: '',
       artifact: { commit: row.artifact_commit, digest: row.artifact_digest },
       basis: basis.map((b) => ({
         decisionId: makeId(ws, 'decision', b.decision_id),
@@ -359,6 +361,7 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
       text: c.text,
       decisionIds: entry?.decisionIds ?? [],
       state: entry?.stale ? 'stale' : 'valid',
+      verdict: c.verdict,
     })
   }
   const basis = new Map<number, s.BasisEntry[]>()

@@ -3,7 +3,9 @@
  * human relaying it. Triggers, and only these:
  * - a notice for a member whose task in progress or delivered is flagged (adjust and acknowledge / re-verify);
  * - a delivery (or a change with no one left to adjust) that leaves a member's report stale (re-verify and report);
- * - with autoDeliver, a passing implementation report by the assignee delivers its task on the report's commit.
+ * - with autoDeliver, a passing implementation report by the assignee delivers its task on the report's commit;
+ * - with autoChecks, a delivery asks the tester and reviewer for the checks the task requires and lacks (the
+ *   message the card's Ask would send: readiness's action, its one home).
  * Each trigger is keyed by what caused it (task + decision version, or task + delivered commit + versions) and
  * claimed once per member in the store, so an auto turn's own results cannot start another for the same change.
  * One auto turn per member at a time: a trigger that finds one still queued joins it.
@@ -259,10 +261,35 @@ export class AutoTurns {
 
   private onTask(t: Task): void {
     if (t.status !== 'delivered') return
+    this.askForChecks(t)
     const ctx = this.ctx(t.workspaceId)
     const task = ctx?.store.tasks.get(parseId(t.id, 'task', 'taskId').n)
     if (ctx && task)
       this.staleAuthors(ctx, task, `${makeKey('task', task.id)} was delivered on ${short(task.artifact_commit)}`)
+  }
+
+  /**
+   * autoChecks: each required report the delivered task has none of is asked of the member readiness names for it
+   * (its action: who, and the text the card's Ask sends), once per task, kind and delivered artifact.
+   */
+  private askForChecks(t: Task): void {
+    let ctx: Ctx
+    try {
+      ctx = this.env.harness.ctx(t.workspaceId)
+    } catch {
+      return
+    }
+    if (!workspaceSettings(ctx).autoChecks) return
+    const task = ctx.store.tasks.get(parseId(t.id, 'task', 'taskId').n)
+    if (!task || task.status !== 'delivered') return
+    for (const r of readinessOfTask(ctx.wsId, ctx.store, task).reasons) {
+      if (r.code !== 'evidence_missing' || r.reportId !== null || !r.action?.memberId) continue
+      const memberRow = parseId(r.action.memberId, 'member', 'memberId').n
+      // The assignee checking its own work is no check: the card asks the human to pick who.
+      if (memberRow === task.assignee_id) continue
+      const artifact = task.artifact_commit ?? task.artifact_digest
+      this.start(ctx, memberRow, task.id, `check:${task.id}:${r.reportKind}:${artifact}`, [r.action.text])
+    }
   }
 
   /**

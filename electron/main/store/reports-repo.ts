@@ -50,6 +50,7 @@ export interface ClaimRow {
   report_id: number
   ordinal: number
   text: string
+  verdict: 'pass' | 'fail' | 'partial'
 }
 
 export interface ClaimLinkRow {
@@ -78,7 +79,7 @@ export class ReportsRepo {
         `INSERT INTO report_basis (decision_id, report_id, version, fingerprint, task_id, author_id, claim_count)
          SELECT ?, id, ?, ?, task_id, author_id, claim_count FROM reports WHERE id = ?`,
       ),
-      insertClaim: db.prepare('INSERT INTO claims (report_id, ordinal, text) VALUES (?, ?, ?)'),
+      insertClaim: db.prepare('INSERT INTO claims (report_id, ordinal, text, verdict) VALUES (?, ?, ?, ?)'),
       insertClaimLink: db.prepare(
         'INSERT INTO claim_links (decision_id, report_id, claim_id, pinned_fingerprint) VALUES (?, ?, ?, ?)',
       ),
@@ -208,8 +209,8 @@ export class ReportsRepo {
     this.s.insertBasis.run(decisionId, version, fingerprint, reportId)
   }
 
-  insertClaim(reportId: number, ordinal: number, text: string): number {
-    return Number(this.s.insertClaim.run(reportId, ordinal, text).lastInsertRowid)
+  insertClaim(reportId: number, ordinal: number, text: string, verdict: ClaimRow['verdict'] = 'pass'): number {
+    return Number(this.s.insertClaim.run(reportId, ordinal, text, verdict).lastInsertRowid)
   }
 
   insertClaimLink(claimId: number, reportId: number, decisionId: number, fingerprint: string): void {

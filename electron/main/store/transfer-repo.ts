@@ -40,7 +40,10 @@ export class TransferRepo {
         `INSERT INTO reports (id, task_id, author_id, kind, verdict, summary, artifact_commit, artifact_digest, claim_count, created_at)
          VALUES (@id, @task_id, @author_id, @kind, @verdict, @summary, @artifact_commit, @artifact_digest, @claim_count, @created_at)`,
       ),
-      claim: db.prepare('INSERT INTO claims (id, report_id, ordinal, text) VALUES (?, ?, ?, ?)'),
+      // The export keeps no claim verdicts yet: each takes its report's, as migration 025 gave the claims before it.
+      claim: db.prepare(
+        'INSERT INTO claims (id, report_id, ordinal, text, verdict) SELECT ?, id, ?, ?, verdict FROM reports WHERE id = ?',
+      ),
       notice: db.prepare(
         `INSERT INTO notices (id, member_id, kind, decision_id, decision_version, task_ids, report_ids, text, created_at, delivered_at)
          VALUES (@id, @member_id, @kind, @decision_id, @decision_version, @task_ids, @report_ids, @text, @created_at, @delivered_at)`,
@@ -159,7 +162,7 @@ export class TransferRepo {
   }
 
   insertClaim(id: number, reportId: number, ordinal: number, text: string): void {
-    this.s.claim.run(id, reportId, ordinal, text)
+    this.s.claim.run(id, ordinal, text, reportId)
   }
 
   /** An imported notice lists its reports (report_count stays NULL). */

@@ -35,6 +35,8 @@ export interface RefusalReason {
   code: string
   reportId: string | null
   message: string
+  /** The report kind it is about (missing, failed or stale), when it is about one. */
+  reportKind?: 'implementation' | 'test' | 'review'
   /** The prefilled message that resolves it (memberId null: no member fits, pick one). */
   action?: AcceptanceAction | null
 }

@@ -67,7 +67,7 @@ export function submitReport(ctx: Ctx, p: ParsedParams<'reports.submit'>): Repor
     })
     for (const [decisionId, b] of basis) ctx.store.reports.insertBasis(id, decisionId, b.version, b.fingerprint)
     p.claims.forEach((c, i) => {
-      const claimId = ctx.store.reports.insertClaim(id, i, c.text)
+      const claimId = ctx.store.reports.insertClaim(id, i, c.text, c.verdict ?? p.verdict)
       const seen = new Set<number>()
       for (const d of claimDecisions[i] ?? []) {
         if (seen.has(d.id)) continue

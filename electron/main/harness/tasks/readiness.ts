@@ -13,10 +13,11 @@ import { makeId, makeKey } from '../ids'
 export type ReportKind = NonNullable<AcceptanceReason['reportKind']>
 
 /**
- * A report as the rule reads it: as the API shows it, but for a valid report (no claim stale, no basis entry suspect:
- * the store's one rule, ReportsRepo.staleAmong) its claims may be left out, since the rule names only stale ones.
+ * A report as the rule reads it: as the API shows it, but for a valid passing report (no claim stale, no basis entry
+ * suspect: the store's one rule, ReportsRepo.staleAmong) its claims and summary may be left out, since the rule names
+ * only stale claims and counts only a failing report's.
  */
-export type EvidenceReport = Pick<Report, 'id' | 'key' | 'verdict' | 'artifact' | 'basis' | 'claims'>
+export type EvidenceReport = Pick<Report, 'id' | 'key' | 'verdict' | 'summary' | 'artifact' | 'basis' | 'claims'>
 
 /** What the rule reads of one task: its row, its links, and the newest report of each kind readinessKinds names. */
 export interface ReadinessInput {
@@ -113,6 +114,7 @@ function actionFor(
   report: Evidence['row'] | null,
   why: 'missing' | 'failed' | 'stale',
   message: string,
+  found?: EvidenceReport,
 ): AcceptanceAction {
   const tk = makeKey('task', task.id)
   const commit = task.artifact_commit
@@ -137,7 +139,7 @@ function actionFor(
     why === 'stale'
       ? `Please re-verify ${tk}${on} against the current decisions and submit a new ${kind} report. (${message})`
       : why === 'failed'
-        ? `${message}. Please fix ${tk}, then deliver it again.`
+        ? `${found ? findings(found) : message}\n\nPlease fix ${tk}, then deliver it again.`
         : `Please check ${tk}${on} and submit ${kindWords[kind]} on it.`
   return {
     memberId: who ? makeId(ws, 'member', who.id) : null,
@@ -147,6 +149,24 @@ function actionFor(
     label,
     text,
   }
+}
+
+/** A claim that did not hold: its verdict is fail or partial. */
+const failing = (r: EvidenceReport) => r.claims.filter((c) => c.verdict !== 'pass')
+
+/** "R-8 failed: 2 of 5 claims" (partial: "R-8 partly failed: …"); a report with no claims says only its verdict. */
+export function failedText(r: EvidenceReport): string {
+  const what = r.verdict === 'partial' ? 'partly failed' : 'failed'
+  return r.claims.length ? `${r.key} ${what}: ${failing(r).length} of ${r.claims.length} claims` : `${r.key} ${what}`
+}
+
+/** What a failed report found, for whoever fixes it: its verdict line, its summary, and each claim that did not hold. */
+function findings(r: EvidenceReport): string {
+  const lines = [`${failedText(r)}.`]
+  if (r.summary.trim()) lines.push(`Summary: ${r.summary.trim()}`)
+  const bad = failing(r)
+  if (bad.length) lines.push(`Failing claims:\n${bad.map((c) => `- [${c.verdict}] ${c.text}`).join('\n')}`)
+  return lines.join('\n')
 }
 
 /** Every reason the task's current evidence cannot support acceptance, each with its action; empty when it can. */
@@ -174,9 +194,18 @@ function acceptanceReasons(ws: string, { task, links, latest, carried }: Readine
         reportId: report.id,
         message,
         reportKind: kind,
-        action: actionFor(ws, members(), task, kind, row, code === 'evidence_stale' ? 'stale' : 'failed', message),
+        action: actionFor(
+          ws,
+          members(),
+          task,
+          kind,
+          row,
+          code === 'evidence_stale' ? 'stale' : 'failed',
+          message,
+          code === 'evidence_stale' ? undefined : report,
+        ),
       })
-    if (report.verdict !== 'pass') add('evidence_missing', `${rk} (${kind}) has verdict ${report.verdict}, not pass`)
+    if (report.verdict !== 'pass') add('evidence_missing', failedText(report))
     if (!sameArtifact(task, report.artifact) && !(kind === 'review' && carriedTo(task, report.artifact, carried))) {
       add(
         'evidence_stale',

@@ -9,6 +9,8 @@ export const MCP_TOOL_NAMES = [
   'acknowledge_task',
   'update_task_status',
   'submit_report',
+  'list_reports',
+  'get_report',
   'message_member',
   'ask_human',
 ] as const

@@ -8,7 +8,7 @@ import type { MethodName, Params, Result } from '../../../../shared/contract'
 import { keyPrefix, parseKey } from '../../../../shared/keys'
 import { ReportKind, TaskStatus } from '../../../../shared/schemas'
 import { kinds, splitId } from '../../harness/ids'
-import type { Decision, Task } from '../../../../shared/schemas'
+import type { Decision, Report, Task } from '../../../../shared/schemas'
 import { gitHead } from '../../platform/git'
 import { defineTool } from './tool-schema'
 import { ToolError } from '../../platform/tool-error'
@@ -84,6 +84,22 @@ async function resolveMember(ctx: HarnessToolContext, ref: string, allowSelf = f
 
 const decisionLine = (d: Decision) => `${d.key} v${d.version} [${d.status}] "${d.title}" (id ${d.id}): ${d.statement}`
 const taskLine = (t: Task) => `${t.key} [${t.status}${t.flag ? `, ${t.flag}` : ''}] "${t.title}" (id ${t.id})`
+
+/** A report as a member reads it: what it checked, what it says, and each claim with its verdict. */
+function reportText(r: Report): string {
+  const artifact = [
+    r.artifact.commit && `commit ${r.artifact.commit}`,
+    r.artifact.digest && `digest ${r.artifact.digest}`,
+  ]
+    .filter(Boolean)
+    .join(', ')
+  const claims = r.claims.map((c, i) => `  ${i + 1}. [${c.verdict}${c.state === 'stale' ? ', stale' : ''}] ${c.text}`)
+  return [
+    `${r.key} (id ${r.id}) ${r.kind} ${r.verdict} [${r.validity}] on ${artifact || 'no artifact'}`,
+    `Summary: ${r.summary}`,
+    claims.length ? `Claims:\n${claims.join('\n')}` : 'Claims: none',
+  ].join('\n')
+}
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tools with different argument types in one list; each `run` only ever gets what its own `args` parsed */
 export function harnessTools(): HTool<any>[] {
@@ -244,7 +260,16 @@ export function harnessTools(): HTool<any>[] {
         verdict: z.enum(['pass', 'fail', 'partial']),
         summary: z.string().max(50_000),
         claims: z
-          .array(z.object({ text: z.string().trim().min(1).max(5_000), decisionIds: z.array(keyOrId).max(50) }))
+          .array(
+            z.object({
+              text: z.string().trim().min(1).max(5_000),
+              decisionIds: z.array(keyOrId).max(50),
+              verdict: z
+                .enum(['pass', 'fail', 'partial'])
+                .optional()
+                .describe('whether this behaviour held; omitted, the report verdict'),
+            }),
+          )
           .max(200),
         commit: z.string().optional(),
       }),
@@ -270,6 +295,7 @@ export function harnessTools(): HTool<any>[] {
         basis,
         claims: a.claims.map((c) => ({
           text: c.text,
+          verdict: c.verdict,
           decisionIds: c.decisionIds.map((d) => resolveRef(ctx, d, 'decision')),
         })),
       })
@@ -279,6 +305,27 @@ export function harnessTools(): HTool<any>[] {
         report.basis.map((b) => `${keyOf.get(b.decisionId) ?? b.decisionId} v${b.version}`).join(', ') || 'none'
       return `Report ${report.key} submitted on ${task.key} (${report.verdict}, commit ${commit.slice(0, 10)}, basis ${basisText}; validity ${report.validity}).`
     },
+  )
+
+  add(
+    tool(
+      'list_reports',
+      "A task's reports, newest last: id, kind, verdict, summary and validity (stale: a decision it rests on changed).",
+      z.object({ taskId: keyOrId }),
+    ),
+    async (a, ctx) =>
+      (await ctx.call('reports.list', { taskId: resolveRef(ctx, a.taskId, 'task') }))
+        .map((r) => `${r.key} (id ${r.id}) ${r.kind} ${r.verdict} [${r.validity}]: ${r.summary}`)
+        .join('\n') || '(no reports on this task yet)',
+  )
+
+  add(
+    tool(
+      'get_report',
+      'One report: its summary, its claims with their verdicts, and the artifact (commit) it checked.',
+      z.object({ reportId: keyOrId.describe('R-n or report id') }),
+    ),
+    async (a, ctx) => reportText(await ctx.call('reports.get', { reportId: resolveRef(ctx, a.reportId, 'report') })),
   )
 
   add(

@@ -22,6 +22,7 @@ import * as m021 from './021-merged-base'
 import * as m022 from './022-key-ref'
 import * as m023 from './023-base-moves'
 import * as m024 from './024-merge-queue'
+import * as m025 from './025-claim-verdicts'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -49,4 +50,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '022-key-ref', up: m022.up },
   { name: '023-base-moves', up: m023.up },
   { name: '024-merge-queue', up: m024.up },
+  { name: '025-claim-verdicts', up: m025.up },
 ]

@@ -77,6 +77,21 @@ export function TaskActions({ task }: { task: Task }) {
       : task.status !== 'delivered'
         ? null
         : (refused ?? (readiness.reasons.length ? readiness.reasons : null))
+  // Checks a delivery asked for (autoChecks): the named tester and reviewer are on it, nothing for the user to do yet.
+  const autoChecks = useApp((s) => s.workspaceSettings?.autoChecks ?? false)
+  const byId = useApp((s) => s.members)
+  // Only a member with a model or an agent is asked (the core's canWork): the others stay for the user to ask.
+  const asked = (r: RefusalReason) =>
+    autoChecks &&
+    !!byId[r.action?.memberId ?? '']?.provider &&
+    task.status === 'delivered' &&
+    r.code === 'evidence_missing' &&
+    !r.reportId &&
+    !!r.action?.memberId &&
+    r.action.memberId !== task.assigneeId
+  const waiting = refused ? [] : (reasons ?? []).filter(asked)
+  const shown = reasons?.filter((r) => !waiting.includes(r)) ?? null
+  const trouble = shown?.length ? shown : null
   // A queued merge the queue is working on asks the members itself (update, re-verify): no second ask from the card.
   // Blocked, it waits for the user, who gets the asks back.
   const queueWorks = !!task.mergeQueue && task.mergeQueue.state !== 'blocked'
@@ -86,10 +101,10 @@ export function TaskActions({ task }: { task: Task }) {
     : (reasons?.find((r) => r.code === 'merge_conflict') ?? reasons?.find((r) => r.code === 'base_moved'))
   // One button per distinct action: several reasons about one report share it.
   const actions =
-    reasons && !queueWorks
+    trouble && !queueWorks
       ? [
           ...new Map(
-            reasons
+            trouble
               .filter((r) => r.action && r !== baseReason && r.code !== baseReason?.code)
               .map((r) => [r.action!.label, r.action!]),
           ).values(),
@@ -108,14 +123,19 @@ export function TaskActions({ task }: { task: Task }) {
           </Badge>
         </div>
       )}
-      {reasons && (
+      {waiting.length > 0 && (
+        <p className="task-waiting small muted" role="status" data-testid="checks-waiting">
+          Waiting for {waitingWords(waiting)}
+        </p>
+      )}
+      {trouble && (
         <div className="refusal" role="alert" data-testid="refusal">
           <b>{task.status === 'accepted' ? 'Not ready to merge:' : 'Not ready to accept:'}</b>
           <ul>
-            {reasons.map((r, i) => (
+            {trouble.map((r, i) => (
               <li key={i}>
                 <span className={`badge badge-${reasonTone[r.code] ?? 'warn'}`}>
-                  {reasonWords[r.code] ?? 'missing'}
+                  {r.code === 'evidence_missing' && r.reportId ? 'failed' : (reasonWords[r.code] ?? 'missing')}
                 </span>
                 <span>{r.message}</span>
               </li>
@@ -267,6 +287,13 @@ function updateWords(r: BranchUpdate, key: string): string {
   const verify = r.task.status === 'delivered' ? ' It needs verifying again on the new head.' : ''
   const turn = r.turn ? ` ${r.turn.memberName} was asked to test it.` : ''
   return `Updated from ${r.baseBranch}: ${key} is at ${to}.${verify}${turn}`
+}
+
+/** "Tess's test and Rev's review": who the delivery asked, for what. */
+function waitingWords(asked: RefusalReason[]): string {
+  const kind = (k: RefusalReason['reportKind']) => (k === 'implementation' ? 'implementation report' : (k ?? 'check'))
+  const parts = asked.map((r) => `${r.action!.memberName ?? 'a member'}'s ${kind(r.reportKind)}`)
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '')
 }
 
 /** A reason's badge: what kind of trouble, in a word or two. */

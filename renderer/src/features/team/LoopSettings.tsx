@@ -5,7 +5,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
 
-type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'followUps' | 'merges'
+type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'autoChecks' | 'followUps' | 'merges'
 
 const toggles: { key: Toggle; label: string; explain: string }[] = [
   {
@@ -25,6 +25,12 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
     label: 'Deliver on a passing implementation report',
     explain:
       "The assignee's passing implementation report on a task in progress delivers it on the report's commit (otherwise the card offers it).",
+  },
+  {
+    key: 'autoChecks',
+    label: 'Delivery asks for the checks',
+    explain:
+      'Delivering a task asks its tester and reviewer for the test and review it requires, with the message the card would send (otherwise the card offers Ask).',
   },
   {
     key: 'followUps',
