@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Task } from '../../shared/schemas'
+import { oldHunks, overlaps } from '../../electron/main/harness/tasks/diff-comments'
 import { rejectsWith, waitForEvent } from '../fixtures/core'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
@@ -148,5 +149,24 @@ describe('comments on a task’s diff', () => {
     // Nothing to send yet.
     await rejectsWith(t.core.invoke('diffComments.send', { taskId: task.id }), 'invalid_transition')
     expect(await t.core.invoke('diffComments.list', { taskId: task.id })).toEqual([])
+  })
+})
+
+describe('which hunks change a comment’s lines', () => {
+  it('reads -U0 hunk headers and counts rewrites, removals and insertions inside the range', () => {
+    const patch = '@@ -3 +3 @@\n-a\n+b\n@@ -8,2 +7,0 @@\n-x\n-y\n@@ -12,0 +11,2 @@\n+p\n+q\n'
+    expect(oldHunks(patch)).toEqual([
+      { start: 3, count: 1 },
+      { start: 8, count: 2 },
+      { start: 12, count: 0 },
+    ])
+    expect(overlaps({ start: 3, count: 1 }, 3, 3)).toBe(true)
+    expect(overlaps({ start: 3, count: 1 }, 4, 6)).toBe(false)
+    expect(overlaps({ start: 8, count: 2 }, 5, 8)).toBe(true)
+    expect(overlaps({ start: 8, count: 2 }, 10, 12)).toBe(false)
+    // Lines inserted after line 12: between 12 and 13 changes 12..13, not 12 alone nor 13..14.
+    expect(overlaps({ start: 12, count: 0 }, 12, 13)).toBe(true)
+    expect(overlaps({ start: 12, count: 0 }, 12, 12)).toBe(false)
+    expect(overlaps({ start: 12, count: 0 }, 13, 14)).toBe(false)
   })
 })
