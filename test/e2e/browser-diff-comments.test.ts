@@ -54,9 +54,9 @@ describe('browser UI: comments on a task’s diff', () => {
     const dialog = ui.page.getByRole('dialog', { name: /T-1 · changes on/ })
     await dialog.locator('.changes-file').first().waitFor()
     const row = (n: number) => dialog.locator(`tr:has([data-line-new-num="${n}"])`)
-    const plus = async (n: number) => {
+    const plus = async (n: number, modifiers: 'Shift'[] = []) => {
       await row(n).hover()
-      await row(n).locator('.diff-add-widget').click()
+      await row(n).locator('.diff-add-widget').click({ modifiers })
     }
 
     // ---- a line: hover, "+", write, add ----
@@ -76,8 +76,12 @@ describe('browser UI: comments on a task’s diff', () => {
       expect.stringContaining('Lines 5–7'),
     ])
     expect(await dialog.getByTestId('diff-comments-send').textContent()).toBe('Send 2 comments')
-    // The form open on a third line, for the screenshots; cancelled, it adds nothing.
+    // ---- a range by shift-click: "+" on line 8, shift-click "+" on line 9: the form is for 8 through 9 ----
     await plus(8)
+    await plus(9, ['Shift'])
+    expect(await form.locator('.diff-comment-range span').textContent()).toBe('Line 8 through')
+    expect(await form.getByTestId('diff-comment-through').inputValue()).toBe('9')
+    // Open for the screenshots; cancelled, it adds nothing.
     await form.getByLabel('Comment').fill('Another thought')
     for (const w of widths) {
       await ui.page.setViewportSize({ width: w, height: 900 })

@@ -200,6 +200,8 @@ export function ChangesDialog({
                       diffViewWrap
                       {...(taskId && {
                         diffViewAddWidget: true,
+                        onAddWidgetClick: (line: number, side: SplitSide) =>
+                          comments.plusClicked(f.path, sideOf(side), line),
                         extendData: extendDataOf(comments.comments, f.path),
                         renderExtendLine: ({ data }: { data: DiffComment[] }) => (
                           <CommentThread comments={data} state={comments} />
@@ -214,8 +216,10 @@ export function ChangesDialog({
                           onClose(): void
                         }) => (
                           <CommentForm
+                            key={`${lineNumber}-${comments.from.current ?? ''}`}
                             path={f.path}
-                            line={lineNumber}
+                            line={comments.from.current ?? lineNumber}
+                            lastLine={lineNumber}
                             side={sideOf(side)}
                             state={comments}
                             onClose={close}

@@ -3,7 +3,7 @@
  * the line they end on, and the bar that sends the drafts to the assignee as one message.
  */
 import { SplitSide } from '@git-diff-view/react'
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { DiffComment } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
@@ -41,8 +41,29 @@ export function useDiffComments(taskId: string | null) {
     await api.call('diffComments.delete', { commentId })
     await reload()
   })
+  // A range by shift-click: the "+" of a first line anchors, a shift-click on a later "+" of the same file and side
+  // opens the form from the anchor through that line. The library's click callback carries no event: the shift key is
+  // read from the pointerdown that precedes it.
+  const shift = useRef(false)
+  useEffect(() => {
+    const down = (e: PointerEvent) => (shift.current = e.shiftKey)
+    window.addEventListener('pointerdown', down, true)
+    return () => window.removeEventListener('pointerdown', down, true)
+  }, [])
+  // Refs, not state: a render of the dialog between the press and the form would rebuild the diff and close the form.
+  const anchor = useRef<{ path: string; side: CommentSide; line: number } | null>(null)
+  const from = useRef<number | null>(null)
+  const plusClicked = useCallback((path: string, side: CommentSide, line: number) => {
+    const a = anchor.current
+    if (shift.current && a && a.path === path && a.side === side && a.line < line) {
+      from.current = a.line
+      return
+    }
+    from.current = null
+    anchor.current = { path, side, line }
+  }, [])
   const send = useAction(async () => setComments((await api.call('diffComments.send', { taskId: taskId! })).comments))
-  return { comments, add, remove, send }
+  return { comments, add, remove, send, plusClicked, from }
 }
 
 export type DiffCommentsState = ReturnType<typeof useDiffComments>
@@ -101,18 +122,21 @@ export function CommentThread({ comments, state }: { comments: DiffComment[]; st
 export function CommentForm({
   path,
   line,
+  lastLine = line,
   side,
   state,
   onClose,
 }: {
   path: string
+  /** The first line; the form opens under the last one (lastLine: a shift-clicked range). */
   line: number
+  lastLine?: number
   side: CommentSide
   state: DiffCommentsState
   onClose(): void
 }) {
   const [body, setBody] = useState('')
-  const [through, setThrough] = useState(String(line))
+  const [through, setThrough] = useState(String(lastLine))
   const endLine = Number(through)
   const valid = body.trim() !== '' && Number.isInteger(endLine) && endLine >= line
   return (
@@ -170,7 +194,7 @@ export function CommentsBar({ state }: { state: DiffCommentsState }) {
   if (!state.comments.length)
     return (
       <div className="diff-comments-bar muted small" data-testid="diff-comments-bar">
-        Hover a line and press + to comment on it; “through” makes it a range.
+        Hover a line and press + to comment on it; “through” or a shift-click on a later + makes it a range.
       </div>
     )
   return (
