@@ -281,6 +281,34 @@ export const methods = {
     z.strictObject({ taskId: s.Id, against: z.string().trim().min(1).max(256).optional() }),
     r<s.TaskDiff>(),
   ),
+  /**
+   * A draft comment on lines of the task's diff as tasks.diff shows it now (its head): `side` new (default) numbers the
+   * head's lines, old the base's. A path the diff does not change is `path_not_in_diff`; lines past the file's end (or
+   * endLine before startLine) are `line_out_of_range`.
+   */
+  'diffComments.add': method(
+    z.strictObject({
+      taskId: s.Id,
+      path: pathText,
+      startLine: z.number().int().min(1),
+      endLine: z.number().int().min(1).optional(),
+      side: s.DiffCommentSide.optional(),
+      body: z.string().trim().min(1, 'must not be empty').max(20_000),
+    }),
+    r<s.DiffComment>(),
+  ),
+  /** The task's comments, oldest first (sent ones a later delivery changed are resolved first). */
+  'diffComments.list': method(z.strictObject({ taskId: s.Id }), r<s.DiffComment[]>()),
+  /** Removes a draft; a sent comment stays (`invalid_transition`). */
+  'diffComments.delete': method(z.strictObject({ commentId: s.Id }), r<{ deleted: true }>()),
+  /**
+   * Sends every draft of the task to its assignee as one message, each with its file:line and the quoted lines, as
+   * sessions.send does (the member's turn runs as usual).
+   */
+  'diffComments.send': method(
+    z.strictObject({ taskId: s.Id }),
+    r<{ stepId: string; sent: number; comments: s.DiffComment[] }>(),
+  ),
   /** Where a task's tree is on this machine, to open it yourself (the page cannot open programs). */
   'tasks.treePath': method(z.strictObject({ taskId: s.Id }), r<{ path: string }>()),
   /**
@@ -564,6 +592,8 @@ export interface Events {
   'session.reset': { workspaceId: string; memberId: string }
   /** A task tree's setup or run command started, printed (at most a few times a second) or ended. */
   'task.treeRun': { workspaceId: string; taskId: string; run: s.TreeRun }
+  /** A task's diff comments changed (added, deleted, sent, resolved by a delivery): the whole list. */
+  'diffComments.changed': { workspaceId: string; taskId: string; comments: s.DiffComment[] }
 }
 
 export type EventName = keyof Events

@@ -53,6 +53,8 @@ export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
 export const Isolation = z.enum(['worktree', 'shared'])
 export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])
+/** Which side of a diff a comment's line numbers count on: the task's head ('new') or its base ('old'). */
+export const DiffCommentSide = z.enum(['new', 'old'])
 /** A git branch name as Concord accepts it from a user (git check-ref-format's rules, conservatively). */
 export const BranchName = z
   .string()
@@ -537,6 +539,8 @@ export interface Task {
   base?: TaskBase | null
   /** Its place in the workspace's merge queue (verified merges): what the queued merge waits for; null when not queued. */
   mergeQueue?: TaskMergeQueue | null
+  /** Comments on its diff sent to the assignee and not resolved by a later delivery yet. */
+  openComments?: number
   version: number
   /** Set while archived (tasks.archive): left out of lists and pages. */
   archivedAt?: string | null
@@ -1002,4 +1006,28 @@ export interface AutoTurnPage {
   items: AutoTurn[]
   nextCursor: string | null
   total: number
+}
+
+/**
+ * A comment on a line or a range of lines of a task's diff (issue 33): a draft until sent to the assignee with the
+ * others (diffComments.send), resolved when a later delivery changes those lines.
+ */
+export interface DiffComment {
+  id: string
+  taskId: string
+  path: string
+  startLine: number
+  endLine: number
+  side: z.infer<typeof DiffCommentSide>
+  /** The commit the comment was made on (the head the Changes view showed). */
+  commit: string
+  /** The lines commented on, as they were in that commit. */
+  quoted: string
+  body: string
+  state: 'draft' | 'sent' | 'resolved'
+  createdAt: string
+  sentAt: string | null
+  resolvedAt: string | null
+  /** The delivery that changed the lines. */
+  resolvedCommit: string | null
 }

@@ -11,6 +11,7 @@ import { exportHandlers } from './api/export-handlers'
 import { harnessHandlers, type Handlers } from './api/handlers'
 import { resumeMergeQueues } from './harness/tasks/merge-queue'
 import { runtimeHandlers } from './api/runtime-handlers'
+import { commentHandlers } from './api/comment-handlers'
 import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
 import { treeOpenHandlers, type OpenTree } from './api/tree-open-handlers'
@@ -116,6 +117,7 @@ function openCore(options: CoreOptions): Core {
         runtime.queueTurn(wsId, memberRowId, taskRowId, trigger, lines),
     }),
     ...runtimeHandlers(runtime),
+    ...commentHandlers(harness, runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({
       pickFolder: options.pickFolder,

@@ -23,6 +23,12 @@ import { openWorkspace, updateWorkspace } from '../harness/workspace/task-branch
 import { makeFirstCommit } from '../harness/workspace/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tree-runs'
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'
+import {
+  addDiffComment,
+  deleteDiffComment,
+  installDiffComments,
+  listDiffComments,
+} from '../harness/tasks/diff-comments'
 import { mergePreview } from '../harness/tasks/merge-preview'
 import { installMergeQueue, mergeTask, unqueueMerge } from '../harness/tasks/merge-queue'
 import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
@@ -47,6 +53,7 @@ export interface HandlerDeps {
 export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: HandlerDeps) {
   // Verified merges: the queue moves on the events that can move it, with the runtime's automatic turns.
   installMergeQueue(h, queueTurn)
+  installDiffComments(h)
   return {
     'workspaces.open': (p) => openWorkspace(h, p),
     'workspaces.list': () => h.listWorkspaces(),
@@ -84,6 +91,9 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'tasks.acknowledge': (p) => acknowledgeTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.accept': (p) => acceptTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.diff': (p) => taskDiff(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'diffComments.add': (p) => addDiffComment(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'diffComments.list': (p) => listDiffComments(h, h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
+    'diffComments.delete': (p) => deleteDiffComment(h.ctxOf('comment', p.commentId, 'commentId'), p.commentId),
     'tasks.merge': (p) => mergeTask(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.unqueueMerge': (p) => unqueueMerge(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.updateBranch': (p) => updateBranch(h, h.ctxOf('task', p.taskId, 'taskId'), p, queueTurn),

@@ -15,6 +15,7 @@ export const kinds = {
   notice: 'n',
   step: 's',
   rule: 'a',
+  comment: 'k',
 } as const
 export type EntityKind = keyof typeof kinds
 

@@ -140,6 +140,7 @@ interface TaskRelated {
   readiness: Map<number, s.TaskReadiness>
   base: Map<number, s.TaskBase>
   mergeQueue: Map<number, s.TaskMergeQueue>
+  openComments: Map<number, number>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -285,6 +286,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     readiness: readinessOfTasks(ws, store, rows, linkRows),
     base: new Map(),
     mergeQueue: new Map(),
+    openComments: store.diffComments.openCounts(ids),
   }
   for (const [id, q] of store.mergeQueue.among(ids))
     rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
@@ -336,6 +338,7 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     ...(rel.branches.get(r.id) ?? noBranch),
     base: rel.base.get(r.id) ?? null,
     mergeQueue: rel.mergeQueue.get(r.id) ?? null,
+    openComments: rel.openComments.get(r.id) ?? 0,
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,

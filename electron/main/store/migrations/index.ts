@@ -23,6 +23,7 @@ import * as m022 from './022-key-ref'
 import * as m023 from './023-base-moves'
 import * as m024 from './024-merge-queue'
 import * as m025 from './025-claim-verdicts'
+import * as m026 from './026-diff-comments'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -51,4 +52,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '023-base-moves', up: m023.up },
   { name: '024-merge-queue', up: m024.up },
   { name: '025-claim-verdicts', up: m025.up },
+  { name: '026-diff-comments', up: m026.up },
 ]

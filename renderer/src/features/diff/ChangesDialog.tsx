@@ -3,13 +3,14 @@
  * (chosen over react-diff-view and @pierre/diffs because it highlights with lowlight, the highlighter the chat
  * already uses, and needs no second tokenizer), parsed from git's own unified patch.
  */
-import { DiffModeEnum, DiffView } from '@git-diff-view/react'
+import { DiffModeEnum, DiffView, type SplitSide } from '@git-diff-view/react'
 import '@git-diff-view/react/styles/diff-view.css'
 import { useEffect, useMemo, useState } from 'react'
 import { asClientError } from '../../api/errors'
-import type { DiffFile, TaskDiff, TurnCommits } from '../../../../shared/schemas'
+import type { DiffComment, DiffFile, TaskDiff, TurnCommits } from '../../../../shared/schemas'
 import { ErrorText, Modal } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
+import { CommentForm, CommentThread, CommentsBar, extendDataOf, sideOf, useDiffComments } from './DiffComments'
 
 const statusLetter: Record<DiffFile['status'], string> = {
   added: 'A',
@@ -88,11 +89,15 @@ export function ChangesDialog({
   title,
   load,
   onClose,
+  taskId,
 }: {
   title: string
   load: () => Promise<TaskDiff>
   onClose(): void
+  /** A task's diff takes comments on its lines (a turn's diff does not). */
+  taskId?: string
 }) {
+  const comments = useDiffComments(taskId ?? null)
   const [diff, setDiff] = useState<TaskDiff | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [split, setSplit] = useState(false)
@@ -147,6 +152,7 @@ export function ChangesDialog({
                 ))}
               </ul>
             )}
+            {taskId && <CommentsBar state={comments} />}
             {diff.uncommitted.length > 0 && (
               <div className="warn-inline small" data-testid="uncommitted">
                 Not committed yet, so not in this diff: {diff.uncommitted.join(', ')}
@@ -192,6 +198,34 @@ export function ChangesDialog({
                       diffViewTheme={dark ? 'dark' : 'light'}
                       diffViewHighlight
                       diffViewWrap
+                      {...(taskId && {
+                        diffViewAddWidget: true,
+                        onAddWidgetClick: (line: number, side: SplitSide) =>
+                          comments.plusClicked(f.path, sideOf(side), line),
+                        extendData: extendDataOf(comments.comments, f.path),
+                        renderExtendLine: ({ data }: { data: DiffComment[] }) => (
+                          <CommentThread comments={data} state={comments} />
+                        ),
+                        renderWidgetLine: ({
+                          lineNumber,
+                          side,
+                          onClose: close,
+                        }: {
+                          lineNumber: number
+                          side: SplitSide
+                          onClose(): void
+                        }) => (
+                          <CommentForm
+                            key={`${lineNumber}-${comments.from.current ?? ''}`}
+                            path={f.path}
+                            line={comments.from.current ?? lineNumber}
+                            lastLine={lineNumber}
+                            side={sideOf(side)}
+                            state={comments}
+                            onClose={close}
+                          />
+                        ),
+                      })}
                     />
                   ) : (
                     <div className="muted small">

@@ -173,6 +173,16 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
         )}
         <DeliveredCommit artifact={task.artifact} />
+        {!!task.openComments && (
+          <button
+            className="linklike small open-comments"
+            onClick={() => setShowChanges(true)}
+            data-testid="open-comments"
+            title="Comments on its diff sent to the assignee that no delivery has addressed yet"
+          >
+            {task.openComments} open comment{task.openComments === 1 ? '' : 's'}
+          </button>
+        )}
       </div>
       {task.branch && (
         <div className="tcard-branch small" data-testid="task-branch">
@@ -253,6 +263,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
         <ChangesDialog
           title={`${task.key} · changes on ${task.branch ?? 'its commit'}`}
           load={() => api.call('tasks.diff', { taskId: task.id })}
+          taskId={task.id}
           onClose={() => setShowChanges(false)}
         />
       )}
