@@ -16,6 +16,7 @@ import { RetryRepo } from './retry-repo'
 import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
 import { MergeQueueRepo } from './merge-queue-repo'
+import { PullRequestsRepo } from './pull-requests-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -37,6 +38,7 @@ export class WorkspaceStore {
   readonly approvalRules: ApprovalRulesRepo
   readonly base: BaseRepo
   readonly mergeQueue: MergeQueueRepo
+  readonly pullRequests: PullRequestsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -57,6 +59,7 @@ export class WorkspaceStore {
     this.approvalRules = new ApprovalRulesRepo(db)
     this.base = new BaseRepo(db)
     this.mergeQueue = new MergeQueueRepo(db)
+    this.pullRequests = new PullRequestsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

@@ -22,6 +22,7 @@ import * as m021 from './021-merged-base'
 import * as m022 from './022-key-ref'
 import * as m023 from './023-base-moves'
 import * as m024 from './024-merge-queue'
+import * as m027 from './027-pull-requests'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -49,4 +50,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '022-key-ref', up: m022.up },
   { name: '023-base-moves', up: m023.up },
   { name: '024-merge-queue', up: m024.up },
+  // 025 and 026 are other parts of issue 33; 027 goes after them when they land.
+  { name: '027-pull-requests', up: m027.up },
 ]
