@@ -1,7 +1,7 @@
 /**
  * Push and pull request in the real UI (issue 33): an accepted task's card offers "Push & open PR"; clicked, the branch
  * lands in the remote (a local bare repository) and the card shows the PR's link and state from the stand-in forge
- * (GitHub's REST wire format, the real Octokit client). CI fails on the forge: Refresh shows it with the failed check
+ * (GitHub's REST wire format, the real Octokit client), whose API and token were set in the "Pull requests…" form. CI fails on the forge: Refresh shows it with the failed check
  * and the review comment; merged on the forge, Refresh marks the task merged. Screenshots at 1440, 1024 and 760.
  */
 import { execFileSync } from 'node:child_process'
@@ -49,7 +49,6 @@ describe('browser UI: push and pull request', () => {
     git(repoDir, 'remote', 'add', 'origin', 'https://github.com/acme/shop.git')
     git(repoDir, 'config', 'remote.origin.pushurl', bare)
     const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'pull requests' })
-    await core.invoke('forge.configure', { workspaceId: ws.id, baseUrl: forge.url, token: 'ghp_e2e' })
     const member = (name: string, role: string) =>
       core.invoke('members.create', {
         workspaceId: ws.id,
@@ -95,6 +94,20 @@ describe('browser UI: push and pull request', () => {
     await ui.page.goto(ui.stack.url)
     await ui.page.getByTestId('sidebar').waitFor()
     await ui.page.getByTestId('tab-tasks').click()
+    // The forge's API and token, set in the workspace's "Pull requests…" form; the token is never shown again.
+    await ui.page.getByTestId('forge-settings-open').click()
+    await expect.poll(() => ui.page.getByTestId('forge-base-url').inputValue()).toBe('https://api.github.com')
+    expect(await ui.page.getByTestId('forge-remote').inputValue()).toBe('origin')
+    await ui.page.getByTestId('forge-base-url').fill(forge.url)
+    await ui.page.getByTestId('forge-token').fill('ghp_e2e')
+    await shots('pr0-forge-settings')
+    await ui.page.getByTestId('forge-settings-save').click()
+    await ui.page.getByTestId('forge-settings').waitFor({ state: 'detached' })
+    expect(await core.invoke('forge.configure', { workspaceId: ws.id })).toEqual({
+      baseUrl: forge.url,
+      remote: 'origin',
+      hasToken: true,
+    })
     const card = ui.page.locator(`[data-testid=task-card][data-key="${task.key}"]`)
     await card.scrollIntoViewIfNeeded()
     await shots('pr1-offer')
@@ -105,6 +118,7 @@ describe('browser UI: push and pull request', () => {
     expect(await link.textContent()).toBe('PR #1')
     expect(await link.getAttribute('href')).toBe('https://github.com/acme/shop/pull/1')
     expect(git(bare, 'rev-parse', `refs/heads/${task.branch}`)).toBe(commit)
+    expect(forge.requests.find((r) => r.method === 'POST')?.authorization).toBe('token ghp_e2e')
     expect(forge.pulls.get(1)!.body).toContain(`| ${d.key} | Search results are paged | v1 |`)
     await shots('pr2-opened')
 
