@@ -31,6 +31,19 @@ export const methods = {
   'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
   'workspaces.settings': method(z.strictObject({ ...ws }), r<s.WorkspaceSettings>()),
   /** Changes the workspace's settings; fields left out keep their value. */
+  /**
+   * Where the workspace's pull requests go: the forge API (default https://api.github.com), the remote pushed to
+   * (default origin), the token (kept in the secret store, never returned, logged or given to a member; null removes it).
+   */
+  'forge.configure': method(
+    z.strictObject({
+      ...ws,
+      baseUrl: z.url().max(2000).optional(),
+      remote: z.string().trim().min(1).max(200).optional(),
+      token: z.string().trim().min(1).max(1000).nullable().optional(),
+    }),
+    r<s.ForgeSettings>(),
+  ),
   'workspaces.update': method(
     z.strictObject({
       ...ws,
@@ -341,6 +354,17 @@ export const methods = {
   'tasks.unqueueMerge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
   /** What merging the task would do before it is done: whether it can land, and which other open tasks it concerns. */
   'tasks.mergePreview': method(z.strictObject({ taskId: s.Id }), r<s.MergePreview>()),
+  /**
+   * Pushes the task's branch to the remote (the user's own `git push`, with the user's environment and credentials) and
+   * opens a pull request on GitHub whose body is the task's evidence (decisions and versions, reports and verdicts, the
+   * commits they checked, the claims). Errors: no_remote, not_github_remote, push_failed, forge_error, no_token.
+   */
+  'tasks.openPullRequest': method(
+    z.strictObject({ taskId: s.Id, remote: z.string().trim().min(1).max(200).optional(), ...actor }),
+    r<s.Task>(),
+  ),
+  /** Reads the task's pull request again: its state, CI and review comments; merged on the forge marks it merged. */
+  'tasks.refreshPullRequest': method(z.strictObject({ taskId: s.Id }), r<s.Task>()),
 
   'reports.submit': method(
     z.strictObject({

@@ -55,6 +55,16 @@ export const errorCodes = [
   'path_not_in_diff',
   /** A diff comment on lines the file does not have (or a range that ends before it starts). */
   'line_out_of_range',
+  /** Push and pull request: the workspace's repository has no such remote (or none at all). */
+  'no_remote',
+  /** The remote's URL is not a github.com repository (ssh or https form): no pull request can be opened there. */
+  'not_github_remote',
+  /** git push failed; details.stderr is git's own words (with any credentials in URLs taken out). */
+  'push_failed',
+  /** The forge answered with an error; details.status and details.message are its own. */
+  'forge_error',
+  /** No forge token is in the secret store (forge.configure sets it). */
+  'no_token',
   'internal',
 ] as const
 
@@ -125,5 +135,10 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   data_folder_repo: 400,
   invalid_objects: 422,
   transfer_too_large: 413,
+  no_remote: 409,
+  not_github_remote: 409,
+  push_failed: 502,
+  forge_error: 502,
+  no_token: 409,
   internal: 500,
 }

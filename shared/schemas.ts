@@ -541,6 +541,8 @@ export interface Task {
   mergeQueue?: TaskMergeQueue | null
   /** Comments on its diff sent to the assignee and not resolved by a later delivery yet. */
   openComments?: number
+  /** Its pull request on the forge (tasks.openPullRequest), as the last refresh found it; null when none was opened. */
+  pullRequest?: TaskPullRequest | null
   version: number
   /** Set while archived (tasks.archive): left out of lists and pages. */
   archivedAt?: string | null
@@ -1030,4 +1032,27 @@ export interface DiffComment {
   resolvedAt: string | null
   /** The delivery that changed the lines. */
   resolvedCommit: string | null
+}
+
+/** A task's pull request on GitHub (issue 33): where it is, and its CI and review comments as last refreshed. */
+export interface TaskPullRequest {
+  remote: string
+  owner: string
+  repo: string
+  number: number
+  url: string
+  headSha: string
+  state: 'open' | 'closed' | 'merged'
+  /** The head commit's combined status and check runs, as one word: any failure fails it. */
+  ci: 'pending' | 'success' | 'failure' | 'none'
+  checks: { name: string; state: 'pending' | 'success' | 'failure'; url: string | null }[]
+  reviewComments: { id: number; author: string; body: string; path: string | null; line: number | null; url: string }[]
+  updatedAt: string
+}
+
+/** The workspace's forge settings (forge.configure); the token itself is never returned. */
+export interface ForgeSettings {
+  baseUrl: string
+  remote: string
+  hasToken: boolean
 }

@@ -30,6 +30,7 @@ import {
   listDiffComments,
 } from '../harness/tasks/diff-comments'
 import { mergePreview } from '../harness/tasks/merge-preview'
+import { configureForge, openPullRequest, refreshPullRequest } from '../harness/tasks/pull-request'
 import { installMergeQueue, mergeTask, unqueueMerge } from '../harness/tasks/merge-queue'
 import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
 import { revertDecision } from '../harness/decisions/revert'
@@ -59,6 +60,7 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'workspaces.list': () => h.listWorkspaces(),
     'workspaces.settings': (p) => workspaceSettings(h.ctx(p.workspaceId)),
     'workspaces.update': (p) => updateWorkspace(h, h.ctx(p.workspaceId), p),
+    'forge.configure': (p) => configureForge(h, h.ctx(p.workspaceId), p),
     'workspaces.firstCommit': (p) => makeFirstCommit(h, h.ctx(p.workspaceId), p),
 
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
@@ -98,6 +100,8 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'tasks.unqueueMerge': (p) => unqueueMerge(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.updateBranch': (p) => updateBranch(h, h.ctxOf('task', p.taskId, 'taskId'), p, queueTurn),
     'tasks.mergePreview': (p) => mergePreview(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.openPullRequest': (p) => openPullRequest(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.refreshPullRequest': (p) => refreshPullRequest(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.treeRuns': (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')

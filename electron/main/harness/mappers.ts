@@ -10,6 +10,7 @@ import type { ProposalRow } from '../store/proposals-repo'
 import type { ReportRow } from '../store/reports-repo'
 import type { TaskLinkRow, TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
+import type { PullRequestRow } from '../store/pull-requests-repo'
 import { makeId, makeKey } from './ids'
 import {
   readinessKinds,
@@ -141,6 +142,7 @@ interface TaskRelated {
   base: Map<number, s.TaskBase>
   mergeQueue: Map<number, s.TaskMergeQueue>
   openComments: Map<number, number>
+  pullRequests: Map<number, PullRequestRow>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -287,6 +289,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     base: new Map(),
     mergeQueue: new Map(),
     openComments: store.diffComments.openCounts(ids),
+    pullRequests: store.pullRequests.among(ids),
   }
   for (const [id, q] of store.mergeQueue.among(ids))
     rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
@@ -339,9 +342,27 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     base: rel.base.get(r.id) ?? null,
     mergeQueue: rel.mergeQueue.get(r.id) ?? null,
     openComments: rel.openComments.get(r.id) ?? 0,
+    pullRequest: toPullRequest(rel.pullRequests.get(r.id)),
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }
+}
+
+function toPullRequest(r: PullRequestRow | undefined): s.TaskPullRequest | null {
+  if (!r) return null
+  return {
+    remote: r.remote,
+    owner: r.owner,
+    repo: r.repo,
+    number: r.number,
+    url: r.url,
+    headSha: r.head_sha,
+    state: r.state,
+    ci: r.ci_state,
+    checks: JSON.parse(r.checks) as s.TaskPullRequest['checks'],
+    reviewComments: JSON.parse(r.comments) as s.TaskPullRequest['reviewComments'],
     updatedAt: r.updated_at,
   }
 }

@@ -17,6 +17,7 @@ import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
 import { MergeQueueRepo } from './merge-queue-repo'
 import { DiffCommentsRepo } from './diff-comments-repo'
+import { PullRequestsRepo } from './pull-requests-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -39,6 +40,7 @@ export class WorkspaceStore {
   readonly base: BaseRepo
   readonly mergeQueue: MergeQueueRepo
   readonly diffComments: DiffCommentsRepo
+  readonly pullRequests: PullRequestsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -60,6 +62,7 @@ export class WorkspaceStore {
     this.base = new BaseRepo(db)
     this.mergeQueue = new MergeQueueRepo(db)
     this.diffComments = new DiffCommentsRepo(db)
+    this.pullRequests = new PullRequestsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

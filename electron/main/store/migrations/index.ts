@@ -24,6 +24,7 @@ import * as m023 from './023-base-moves'
 import * as m024 from './024-merge-queue'
 import * as m025 from './025-claim-verdicts'
 import * as m026 from './026-diff-comments'
+import * as m027 from './027-pull-requests'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -53,4 +54,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '024-merge-queue', up: m024.up },
   { name: '025-claim-verdicts', up: m025.up },
   { name: '026-diff-comments', up: m026.up },
+  { name: '027-pull-requests', up: m027.up },
 ]

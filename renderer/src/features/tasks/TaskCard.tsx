@@ -17,6 +17,7 @@ import { AssigneeTrouble } from './AssigneeTrouble'
 import { foldDrawer } from '../../app/narrow-drawer'
 import { BranchHead, DeliveredCommit } from './TaskCommits'
 import { OpenTree } from '../trees/OpenTree'
+import { PullRequestLine } from './PullRequest'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -199,6 +200,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
       )}
       <BaseLine task={task} />
       {mergeable && <MergePreviewLine task={task} />}
+      <PullRequestLine task={task} open={open} />
       {task.mergeQueue && !task.merged && (
         <div className={`merge-queued small state-${task.mergeQueue.state}`} data-testid="merge-queued">
           <span>

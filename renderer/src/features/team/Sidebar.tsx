@@ -3,6 +3,7 @@ import { FirstCommitOffer, NO_COMMIT_NOTE } from '../workspaces/FirstCommit'
 import { LoopSettings } from './LoopSettings'
 import { NotifyButton, useNotifyToggle } from './NotifyToggle'
 import { TreeSettingsLink } from '../trees/TreeSettings'
+import { ForgeSettingsLink } from '../trees/ForgeSettings'
 import { Avatar, ErrorText, Modal, StatusDot, stateWords } from '../../components/ui'
 import { tailOfPath } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -158,6 +159,7 @@ export function Sidebar() {
         <IsolationLine />
         <LoopSettings />
         <TreeSettingsLink />
+        <ForgeSettingsLink />
       </div>
       <div className="side-section grow">
         <div className="side-label">

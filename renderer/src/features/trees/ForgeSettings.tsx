@@ -1,0 +1,119 @@
+/**
+ * Where the workspace's pull requests go (forge.configure): the remote pushed to, GitHub's API base URL, and the token.
+ * The token is write-only: the form says whether one is set, never what it is.
+ */
+import { useEffect, useState } from 'react'
+import type { ForgeSettings as Settings } from '../../../../shared/schemas'
+import { ErrorText, Modal } from '../../components/ui'
+import { useAction } from '../../lib/use-action'
+import { useApp } from '../../stores/app-store'
+import './trees.css'
+
+export function ForgeSettingsLink() {
+  const isolation = useApp((s) => s.workspaceSettings?.isolation)
+  const [open, setOpen] = useState(false)
+  if (isolation !== 'worktree') return null
+  return (
+    <>
+      <button
+        className="link-btn small tree-settings-link"
+        onClick={() => setOpen(true)}
+        data-testid="forge-settings-open"
+        title="The remote a task's branch is pushed to, and the GitHub token its pull request is opened with"
+      >
+        Pull requests…
+      </button>
+      {open && <ForgeSettings onClose={() => setOpen(false)} />}
+    </>
+  )
+}
+
+function ForgeSettings({ onClose }: { onClose(): void }) {
+  const workspaceId = useApp((s) => s.workspaceId)
+  const api = useApp((s) => s.api)
+  const [current, setCurrent] = useState<Settings | null>(null)
+  const [remote, setRemote] = useState('')
+  const [baseUrl, setBaseUrl] = useState('')
+  const [token, setToken] = useState('')
+  const [removeToken, setRemoveToken] = useState(false)
+  const load = useAction(async () => {
+    if (!workspaceId) return
+    const s = await api.call('forge.configure', { workspaceId })
+    setCurrent(s)
+    setRemote(s.remote)
+    setBaseUrl(s.baseUrl)
+  })
+  const loadRun = load.run
+  useEffect(() => {
+    void loadRun()
+  }, [loadRun])
+  const save = useAction(async () => {
+    if (!workspaceId) return
+    await api.call('forge.configure', {
+      workspaceId,
+      remote,
+      baseUrl,
+      ...(removeToken ? { token: null } : token.trim() ? { token } : {}),
+    })
+    onClose()
+  })
+  return (
+    <Modal
+      title="Pull requests"
+      onClose={onClose}
+      footer={
+        <>
+          <button className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            className="btn primary"
+            disabled={save.pending || !current}
+            onClick={() => void save.run()}
+            data-testid="forge-settings-save"
+          >
+            Save
+          </button>
+        </>
+      }
+    >
+      <div className="tree-settings" data-testid="forge-settings">
+        <p className="muted small">
+          “Push &amp; open PR” on a task’s card runs your own <code>git push</code> (your credentials; Concord reads
+          none) and opens a pull request on GitHub with the task’s evidence.
+        </p>
+        <label className="field">
+          <b>Remote</b>
+          <input type="text" value={remote} onChange={(e) => setRemote(e.target.value)} data-testid="forge-remote" />
+          <span className="muted small">Its URL names the GitHub repository (ssh or https).</span>
+        </label>
+        <label className="field">
+          <b>GitHub API</b>
+          <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} data-testid="forge-base-url" />
+          <span className="muted small">https://api.github.com, or your GitHub Enterprise’s API.</span>
+        </label>
+        <label className="field">
+          <b>Token</b>
+          <input
+            type="password"
+            value={token}
+            autoComplete="off"
+            onChange={(e) => setToken(e.target.value)}
+            placeholder={current?.hasToken ? 'set — leave empty to keep it' : 'a token that may open pull requests'}
+            data-testid="forge-token"
+          />
+          <span className="muted small">
+            Kept in Concord’s secret store; never shown again, logged or given to a member.
+          </span>
+        </label>
+        {current?.hasToken && (
+          <label className="check small">
+            <input type="checkbox" checked={removeToken} onChange={(e) => setRemoveToken(e.target.checked)} /> Remove
+            the token
+          </label>
+        )}
+        <ErrorText error={load.error?.message ?? save.error?.message} />
+      </div>
+    </Modal>
+  )
+}
