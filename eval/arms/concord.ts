@@ -140,6 +140,9 @@ export class ConcordArm extends ArmBase implements Arm {
     const s = this.scenario
     const ws = await this.invoke('workspaces.open', { repoPath: repoDir, isolation: 'shared' })
     this.wsId = ws.id
+    // A delivery's first checks are how work is handed out: the scenario's tester and reviewer check a delivery on
+    // their own in every arm (eval/member.ts), so Concord's automatic ask (autoChecks) would count in this arm only.
+    await this.invoke('workspaces.update', { workspaceId: ws.id, autoChecks: false })
     for (const m of s.members) {
       // A model on record makes the member one Concord starts turns for; no call ever reaches it (no runtime here).
       const member = await this.invoke('members.create', {

@@ -41,6 +41,8 @@ function differences(before: Schema, after: Schema, at: string): string[] {
     for (const name of names) {
       const b = before.properties?.[name]
       const a = after.properties?.[name]
+      // An optional property added since (a claim's verdict) leaves what the model was shown as it was.
+      if (!b && a && !(after.required ?? []).includes(name)) continue
       if (!b || !a) out.push(`${at}.${name}: ${b ? 'dropped' : 'added'}`)
       else out.push(...differences(b, a, `${at}.${name}`))
     }
@@ -54,11 +56,18 @@ describe('tool JSON Schemas derived from zod args', () => {
   const tools = [...repoTools(), ...harnessTools()]
 
   it('show the model what the hand-written schemas showed, for every tool', () => {
-    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(handwritten).sort())
+    // Every tool that had a hand-written schema is still there; tools added since (list_reports, get_report) were
+    // never hand-written: theirs must still be closed objects with a description.
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(Object.keys(handwritten)))
     for (const t of tools) {
       const before = handwritten[t.name]
-      expect(t.description, t.name).toBe(before!.description)
-      expect(differences(before!.parameters, t.parameters as Schema, t.name), t.name).toEqual([])
+      if (!before) {
+        expect(t.description.length, t.name).toBeGreaterThan(0)
+        expect((t.parameters as Schema).additionalProperties, t.name).toBe(false)
+        continue
+      }
+      expect(t.description, t.name).toBe(before.description)
+      expect(differences(before.parameters, t.parameters as Schema, t.name), t.name).toEqual([])
     }
   })
 
