@@ -6,7 +6,8 @@
  * member's brief; and a move that leaves a task's merge a fast-forward concerns nobody.
  */
 import { execFileSync } from 'node:child_process'
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { writeFileSync, mkdirSync, rmSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Task, Workspace } from '../../shared/schemas'
@@ -200,5 +201,50 @@ describe("the user's own commits on main", () => {
       (e) => e.type === 'base.moved',
     )
     expect(moves.map((e) => (e.payload as { concerned: number[] }).concerned)).toEqual([[], []])
+  })
+})
+
+describe('a preview asked while a merge is under way', () => {
+  it('answers with a code, not a failure, for the task being merged (its tree already gone) and leaves it out of the others', async () => {
+    const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'results' }) })
+    const t2 = await delivered('Docs', { 'docs.md': 'docs\n' })
+    await t.core.invoke('tasks.accept', { taskId: t1.id })
+    // What tasks.merge leaves between landing and recording the merge: the record of it running, the tree removed.
+    const db = new Database(join(t.dataDir, 'workspaces', `${ws.id}.sqlite`))
+    db.prepare('UPDATE task_branches SET merging = ? WHERE task_id = ?').run(
+      JSON.stringify({ head: git(t.repoDir, 'rev-parse', 'HEAD'), commit: 'x', at: new Date().toISOString() }),
+      Number(t1.key.slice(2)),
+    )
+    db.close()
+    // Removed part-way: rm goes through the folder in no set order, so git may find its folder with nothing in it.
+    rmSync(treeOf(t1), { recursive: true, force: true })
+    mkdirSync(join(treeOf(t1), '.git'), { recursive: true })
+    await rejectsWith(t.core.invoke('tasks.mergePreview', { taskId: t1.id }), 'invalid_transition')
+    const other = await t.core.invoke('tasks.mergePreview', { taskId: t2.id })
+    expect(other.others.map((o) => o.key)).toEqual([])
+  })
+})
+
+describe('previews asked while the merge runs', () => {
+  it('each answers or refuses with a code: none fails', async () => {
+    const t1 = await delivered('Results', { 'src/search.js': search({ 1: 'results' }) })
+    const t2 = await delivered('Docs', { 'docs.md': 'docs\n' })
+    await t.core.invoke('tasks.accept', { taskId: t1.id })
+    const previews: Promise<unknown>[] = []
+    const merge = t.core.invoke('tasks.merge', { taskId: t1.id })
+    for (let i = 0; i < 40; i++) {
+      previews.push(
+        t.core.invoke('tasks.mergePreview', { taskId: t1.id }),
+        t.core.invoke('tasks.mergePreview', { taskId: t2.id }),
+      )
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    await merge
+    const failures = (await Promise.allSettled(previews))
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r).reason as { code?: string; message?: string })
+      .filter((e) => e.code !== 'invalid_transition')
+      .map((e) => `${e.code}: ${e.message}`)
+    expect(failures).toEqual([])
   })
 })

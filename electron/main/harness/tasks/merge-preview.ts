@@ -18,6 +18,7 @@ import { makeId, makeKey } from '../ids'
 import { baseCheckedStatuses } from '../mappers'
 import { baseHead } from '../workspace/base-moves'
 import { workspaceSettings } from '../workspace/workspace-settings'
+import type { TaskRow } from '../../store/tasks-repo'
 import { taskRow } from './tasks'
 
 const listed = (files: string[]) =>
@@ -32,17 +33,32 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
       'invalid_transition',
       `${tk} has no open tree of its own (${branch?.merged_commit ? 'it was merged' : 'not started here, or a shared workspace'}): there is no merge to preview`,
     )
+  if (branch.merging) throw beingMerged(tk)
+  try {
+    return await preview(h, ctx, task, branch.worktree)
+  } catch (err) {
+    // A merge that started meanwhile removes the tree under the questions asked of it: say so, not a failure.
+    if (!(err instanceof ApiError) && ctx.store.branches.get(task.id)?.merging) throw beingMerged(tk)
+    throw err
+  }
+}
+
+const beingMerged = (tk: string) =>
+  new ApiError('invalid_transition', `${tk} is being merged right now: there is no merge to preview`)
+
+async function preview(h: Harness, ctx: Ctx, task: TaskRow, tree: string): Promise<MergePreview> {
+  const tk = makeKey('task', task.id)
   const settings = workspaceSettings(ctx)
   const base = settings.baseBranch
   const repo = h.workspace(ctx.wsId).repoPath
   const head = base ? await baseHead(repo, base) : null
   if (!base || !head)
     throw new ApiError('invalid_transition', `the base branch ${base ?? ''} has no commit to merge into`)
-  const commit = task.artifact_commit ?? (await treeHead(branch.worktree))
+  const commit = task.artifact_commit ?? (await treeHead(tree))
   if (!commit) throw new ApiError('invalid_transition', `${tk} has no commit to merge`)
   const scratch = join(h.registry.dataDir, 'scratch', ctx.wsId, 'base')
-  const own = await checkAgainstBase(repo, branch.worktree, head, commit, scratch)
-  const files = await changedSinceBase(repo, branch.worktree, head, commit)
+  const own = await checkAgainstBase(repo, tree, head, commit, scratch)
+  const files = await changedSinceBase(repo, tree, head, commit)
   const blocked: MergePreview['blocked'] = own?.conflicts
     ? {
         code: 'merge_conflict',
@@ -58,15 +74,23 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
   const others: MergePreview['others'] = []
   const open = ctx.store.branches
     .list()
-    .filter((b) => b.task_id !== task.id && !b.merged_commit && b.worktree && b.state === 'ready')
+    .filter((b) => b.task_id !== task.id && !b.merged_commit && !b.merging && b.worktree && b.state === 'ready')
   const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
   for (const b of open) {
     const t = rows.get(b.task_id)
     if (!t || !baseCheckedStatuses.includes(t.status) || !isOwnTree(b.worktree!)) continue
-    const theirCommit =
-      t.status !== 'in_progress' && t.artifact_commit ? t.artifact_commit : await treeHead(b.worktree!)
-    if (!theirCommit) continue
-    const theirs = new Set(await changedSinceBase(repo, b.worktree!, head, theirCommit))
+    let theirs: Set<string>
+    try {
+      const theirCommit =
+        t.status !== 'in_progress' && t.artifact_commit ? t.artifact_commit : await treeHead(b.worktree!)
+      if (!theirCommit) continue
+      theirs = new Set(await changedSinceBase(repo, b.worktree!, head, theirCommit))
+    } catch (err) {
+      // Merged meanwhile (its tree removed under the question): it is no longer an open task to name.
+      const now = ctx.store.branches.get(t.id)
+      if (now?.merging || now?.merged_commit) continue
+      throw err
+    }
     const overlaps = files.filter((f) => theirs.has(f))
     const key = makeKey('task', t.id)
     const verified = t.status !== 'in_progress'
