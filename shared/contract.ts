@@ -63,6 +63,7 @@ export const methods = {
       autoDeliver: z.boolean().optional(),
       /** A delivery asks the tester and reviewer for the checks the task requires and lacks. */
       autoChecks: z.boolean().optional(),
+      planFirst: z.boolean().optional(),
       /** Moving a task to in progress starts its assignee's turn on it. */
       startAgentOnTaskStart: z.boolean().optional(),
       /** A decision changed after its task was merged: create the follow-up task, or offer it. */
@@ -248,6 +249,8 @@ export const methods = {
       decisionIds: z.array(s.Id).max(200).optional(),
       blockedBy: z.array(s.Id).max(200).optional(),
       requiredReports: z.array(s.ReportKind).max(3).optional(),
+      /** Plan first (default: the workspace's planFirst setting). */
+      planFirst: z.boolean().optional(),
       ...actor,
     }),
     r<s.Task>(),
@@ -279,12 +282,21 @@ export const methods = {
       decisionIds: z.array(s.Id).max(200).optional(),
       blockedBy: z.array(s.Id).max(200).optional(),
       requiredReports: z.array(s.ReportKind).max(3).optional(),
+      /** Plan first; changes only before coding starts (to do, or no plan approved yet): else `invalid_transition`. */
+      planFirst: z.boolean().optional(),
       ...actor,
     }),
     r<s.Task>(),
   ),
   'tasks.setStatus': method(
-    z.strictObject({ taskId: s.Id, status: s.TaskStatus, artifact: s.Artifact.optional(), ...actor }),
+    z.strictObject({
+      taskId: s.Id,
+      status: s.TaskStatus,
+      artifact: s.Artifact.optional(),
+      /** With a start (in_progress): make the task plan first, or not, as it starts. */
+      planFirst: z.boolean().optional(),
+      ...actor,
+    }),
     r<s.Task>(),
   ),
   'tasks.acknowledge': method(z.strictObject({ taskId: s.Id, ...actor }), r<s.Task>()),
@@ -321,6 +333,36 @@ export const methods = {
   'diffComments.send': method(
     z.strictObject({ taskId: s.Id }),
     r<{ stepId: string; sent: number; comments: s.DiffComment[] }>(),
+  ),
+  /**
+   * The assignee submits its plan for a plan-first task in progress (the submit_plan tool). Empty: `plan_empty`; a
+   * task not plan first, not in progress, with a plan already waiting or approved: `invalid_transition`.
+   */
+  'plans.submit': method(
+    z.strictObject({ taskId: s.Id, plan: z.string().max(50_000), ...actor }),
+    r<{ plan: s.TaskPlan; task: s.Task }>(),
+  ),
+  /** The task's plans, oldest first. */
+  'plans.list': method(z.strictObject({ taskId: s.Id }), r<s.TaskPlan[]>()),
+  /** A decider approves the waiting plan: the assignee's next turn writes code, the plan in its brief. */
+  'plans.approve': method(
+    z.strictObject({ taskId: s.Id, ...actor }),
+    r<{ plan: s.TaskPlan; task: s.Task; stepId: string | null }>(),
+  ),
+  /** A decider sends the waiting plan back with a comment, which goes to the assignee as a message: it plans again. */
+  'plans.requestChanges': method(
+    z.strictObject({ taskId: s.Id, comment: z.string().trim().min(1, 'must not be empty').max(20_000), ...actor }),
+    r<{ plan: s.TaskPlan; task: s.Task; stepId: string | null }>(),
+  ),
+  /** A decider rejects the waiting plan: the task goes back to to-do (default) or is cancelled (`to`). */
+  'plans.reject': method(
+    z.strictObject({
+      taskId: s.Id,
+      to: z.enum(['todo', 'cancelled']).optional(),
+      comment: z.string().trim().max(20_000).optional(),
+      ...actor,
+    }),
+    r<{ plan: s.TaskPlan; task: s.Task }>(),
   ),
   /** Where a task's tree is on this machine, to open it yourself (the page cannot open programs). */
   'tasks.treePath': method(z.strictObject({ taskId: s.Id }), r<{ path: string }>()),

@@ -51,6 +51,10 @@ export const errorCodes = [
   'invalid_objects',
   /** A task tree's new commits weigh more than the workspace's treeTransferLimitMB: not brought over. */
   'transfer_too_large',
+  /** A plan decision (approve, request changes, reject) on a task with no plan waiting for one. */
+  'plan_not_pending',
+  /** A plan submitted with no text. */
+  'plan_empty',
   /** A diff comment on a file the task's diff does not change. */
   'path_not_in_diff',
   /** A diff comment on lines the file does not have (or a range that ends before it starts). */
@@ -98,6 +102,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   invalid_params: 400,
   not_found: 404,
   path_not_in_diff: 400,
+  plan_not_pending: 409,
+  plan_empty: 400,
   line_out_of_range: 400,
   unknown_method: 404,
   version_conflict: 409,

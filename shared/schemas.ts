@@ -144,6 +144,8 @@ export interface WorkspaceSettings {
    * requires and lacks, with the message the card's "Ask" would send. Default on; it asks no one when none fits.
    */
   autoChecks: boolean
+  /** New tasks are plan first (a plan approved before any code is written) unless created otherwise. Default off. */
+  planFirst: boolean
   /** Moving a task to in progress starts its assignee's turn on it (a message from Concord naming the task). Default on. */
   startAgentOnTaskStart: boolean
   /**
@@ -541,6 +543,10 @@ export interface Task {
   mergeQueue?: TaskMergeQueue | null
   /** Comments on its diff sent to the assignee and not resolved by a later delivery yet. */
   openComments?: number
+  /** Plan first: the assignee's first turn writes a plan in a read-only tree; code only once a plan is approved. */
+  planFirst?: boolean
+  /** The latest plan submitted for the task (plan first), null before one is. */
+  plan?: TaskPlan | null
   /** Its pull request on the forge (tasks.openPullRequest), as the last refresh found it; null when none was opened. */
   pullRequest?: TaskPullRequest | null
   version: number
@@ -1055,4 +1061,29 @@ export interface ForgeSettings {
   baseUrl: string
   remote: string
   hasToken: boolean
+}
+
+/** Where a submitted plan stands: waiting for the user, approved, sent back with a comment, or rejected. */
+export const PlanState = z.enum(['pending', 'approved', 'changes_requested', 'rejected'])
+
+/**
+ * A plan for a plan-first task (issue 33): written by the assignee in a read-only tree, submitted (plans.submit,
+ * the submit_plan tool), then approved (coding starts), sent back with a comment (it plans again) or rejected.
+ */
+export interface TaskPlan {
+  id: string
+  taskId: string
+  /** 1 for the task's first plan, 2 for the one after a request for changes, … */
+  n: number
+  body: string
+  state: z.infer<typeof PlanState>
+  /** The member who submitted it (null: submitted by the user). */
+  authorId: string | null
+  submittedAt: string
+  /** The user's comment with a request for changes or a rejection. */
+  comment: string | null
+  decidedAt: string | null
+  decidedBy: string | null
+  /** A rejection's move of the task: back to to-do or cancelled. */
+  rejectedTo: 'todo' | 'cancelled' | null
 }

@@ -242,7 +242,7 @@ describe('previews asked while the merge runs', () => {
     await merge
     const failures = (await Promise.allSettled(previews))
       .filter((r) => r.status === 'rejected')
-      .map((r) => (r).reason as { code?: string; message?: string })
+      .map((r) => r.reason as { code?: string; message?: string })
       .filter((e) => e.code !== 'invalid_transition')
       .map((e) => `${e.code}: ${e.message}`)
     expect(failures).toEqual([])

@@ -73,6 +73,7 @@ describe('concord mcp', () => {
       'list_reports',
       'message_member',
       'propose_decision_change',
+      'submit_plan',
       'submit_report',
       'update_task_status',
     ])

@@ -16,6 +16,7 @@ export const kinds = {
   step: 's',
   rule: 'a',
   comment: 'k',
+  plan: 'l',
 } as const
 export type EntityKind = keyof typeof kinds
 

@@ -11,6 +11,7 @@ import type { ReportRow } from '../store/reports-repo'
 import type { TaskLinkRow, TaskRow } from '../store/tasks-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { PullRequestRow } from '../store/pull-requests-repo'
+import type { PlanRow } from '../store/plans-repo'
 import { makeId, makeKey } from './ids'
 import {
   readinessKinds,
@@ -143,6 +144,7 @@ interface TaskRelated {
   mergeQueue: Map<number, s.TaskMergeQueue>
   openComments: Map<number, number>
   pullRequests: Map<number, PullRequestRow>
+  plans: Map<number, PlanRow>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -290,6 +292,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     mergeQueue: new Map(),
     openComments: store.diffComments.openCounts(ids),
     pullRequests: store.pullRequests.among(ids),
+    plans: store.plans.latestAmong(ids),
   }
   for (const [id, q] of store.mergeQueue.among(ids))
     rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
@@ -343,6 +346,8 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     mergeQueue: rel.mergeQueue.get(r.id) ?? null,
     openComments: rel.openComments.get(r.id) ?? 0,
     pullRequest: toPullRequest(rel.pullRequests.get(r.id)),
+    planFirst: r.plan_first === 1,
+    plan: rel.plans.has(r.id) ? toPlan(ws, rel.plans.get(r.id)!) : null,
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
@@ -451,5 +456,21 @@ function noticeOf(ws: string, r: NoticeRow, tasks: number[], reports: number[]):
     text: r.text,
     createdAt: r.created_at,
     deliveredAt: r.delivered_at,
+  }
+}
+
+export function toPlan(ws: string, p: PlanRow): s.TaskPlan {
+  return {
+    id: makeId(ws, 'plan', p.id),
+    taskId: makeId(ws, 'task', p.task_id),
+    n: p.n,
+    body: p.body,
+    state: p.state,
+    authorId: idOrNull(ws, 'member', p.author_id),
+    submittedAt: p.submitted_at,
+    comment: p.comment,
+    decidedAt: p.decided_at,
+    decidedBy: idOrNull(ws, 'member', p.decided_by),
+    rejectedTo: p.rejected_to,
   }
 }

@@ -5,6 +5,7 @@
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/propagation'
+import { planBriefLines } from '../harness/tasks/plans'
 import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -93,6 +94,7 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
     if (moved) lines.push(...baseMoveLines(moved))
     if (t.spec) lines.push(`  spec: ${t.spec}`)
     if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
+    if (t.status === 'in_progress' && t.plan_first === 1) lines.push(...planBriefLines(ctx, t).map((l) => `  ${l}`))
     if (links.length) {
       lines.push(
         '  depends on: ' +

@@ -11,6 +11,7 @@ import { requireActiveMember } from '../harness/workspace/archive'
 import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
+import { planPhaseOf } from '../harness/tasks/plan-phase'
 import type { MemberHost } from './member-host'
 import { busSink, writeStep } from './step-writer'
 
@@ -81,6 +82,10 @@ export function queueTaskStart(
   const parts = [`Start ${makeKey('task', task.id)}: ${task.title}`]
   if (task.spec.trim()) parts.push(task.spec.trim())
   if (task.acceptance_criteria.trim()) parts.push(`Acceptance criteria:\n${task.acceptance_criteria.trim()}`)
+  if (planPhaseOf(ctx, task.id) === 'planning')
+    parts.push(
+      'Plan first: write no code yet (your tree is read-only). Read what you need, then submit your plan with submit_plan; you code once the user approves it.',
+    )
   writeStep(ctx.store, busSink(inbox.bus, wsId), {
     member_id: member.id,
     kind: 'message',

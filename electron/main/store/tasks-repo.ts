@@ -22,6 +22,8 @@ export interface TaskRow {
   archived_at: string | null
   created_at: string
   updated_at: string
+  /** 1: plan first (migration 029); absent in rows made before it. */
+  plan_first?: number
 }
 
 export interface TaskLinkRow {

@@ -18,6 +18,7 @@ import { BaseRepo } from './base-repo'
 import { MergeQueueRepo } from './merge-queue-repo'
 import { DiffCommentsRepo } from './diff-comments-repo'
 import { PullRequestsRepo } from './pull-requests-repo'
+import { PlansRepo } from './plans-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -41,6 +42,7 @@ export class WorkspaceStore {
   readonly mergeQueue: MergeQueueRepo
   readonly diffComments: DiffCommentsRepo
   readonly pullRequests: PullRequestsRepo
+  readonly plans: PlansRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -63,6 +65,7 @@ export class WorkspaceStore {
     this.mergeQueue = new MergeQueueRepo(db)
     this.diffComments = new DiffCommentsRepo(db)
     this.pullRequests = new PullRequestsRepo(db)
+    this.plans = new PlansRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

@@ -14,6 +14,8 @@ import {
 } from '../context'
 import { makeKey, now } from '../ids'
 import { toTask, toTasks } from '../mappers'
+import { workspaceSettings } from '../workspace/workspace-settings'
+import { assertPlanAllowsDelivery, setPlanFirst } from './plan-phase'
 
 export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
   const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
@@ -73,6 +75,7 @@ export function createTask(ctx: Ctx, p: ParsedParams<'tasks.create'>): Task {
     })
     ctx.store.tasks.replaceLinks(id, links)
     ctx.store.tasks.replaceBlockers(id, blockers)
+    if (p.planFirst ?? workspaceSettings(ctx).planFirst) ctx.store.plans.setPlanFirst(id, true)
     ctx.store.log.appendEvent('task.created', { taskId: id }, at)
     return ctx.store.tasks.get(id)!
   })
@@ -105,6 +108,7 @@ export function updateTask(ctx: Ctx, p: ParsedParams<'tasks.update'>): Task {
       )
     }
     if (blockers) ctx.store.tasks.replaceBlockers(row.id, blockers)
+    if (p.planFirst !== undefined) setPlanFirst(ctx, ctx.store.tasks.get(row.id)!, p.planFirst)
     ctx.store.tasks.update({
       ...row,
       title: p.title ?? row.title,
@@ -139,6 +143,12 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
     if (current.status === 'accepted') requireDecider(actor, `reopen the accepted ${key}`)
     const refused = moveRefusal(key, current.status, p.status)
     if (refused) throw new ApiError('invalid_transition', refused)
+    if (p.planFirst !== undefined) {
+      if (p.status !== 'in_progress')
+        throw new ApiError('invalid_params', 'planFirst: only a start (status in_progress) sets plan first')
+      setPlanFirst(ctx, current, p.planFirst)
+    }
+    if (p.status === 'delivered') assertPlanAllowsDelivery(ctx, current)
     if (p.status === 'in_progress' || p.status === 'delivered') {
       const open = ctx.store.tasks.openBlockers(row.id)
       if (open.length) {

@@ -30,6 +30,7 @@ import { carryIdentity } from '../../repo/git-identity'
 import type { TaskBranchRow } from '../../store/branches-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
+import { planPhaseOf } from '../tasks/plan-phase'
 import { makeKey, now } from '../ids'
 import { hasNoCommit, noCommitWords } from './first-commit'
 import { watchBase } from './base-moves'
@@ -377,11 +378,20 @@ export async function treeForTurn(
 ): Promise<TurnTree> {
   const repo = h.workspace(ctx.wsId).repoPath
   const settings = workspaceSettings(ctx)
+  const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
   if (settings.isolation !== 'worktree' || !settings.baseBranch) {
+    const phase = task?.assignee_id === memberRowId ? planPhaseOf(ctx, task.id) : 'off'
+    if (phase === 'planning' || phase === 'pending')
+      return {
+        root: repo,
+        readOnly: `the repository at ${repo}, read-only until your plan for ${makeKey('task', task!.id)} is approved`,
+        description: `the repository at ${repo} (read-only: plan first)`,
+        taskRowId: null,
+        commit: null,
+      }
     return { root: repo, description: `the repository at ${repo}`, taskRowId: null, commit: null }
   }
   const mine = join(worktreesDir(h, ctx.wsId), `m${memberRowId}-readonly`)
-  const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
     const branch = await ensureTaskWorktree(h, ctx, task.id)
     if (branch?.worktree) await setupSettled(h, ctx, task.id, branch.worktree)
@@ -389,10 +399,15 @@ export async function treeForTurn(
       // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
       await carryIdentity(repo, branch.worktree)
       const head = (await refreshHead(h, ctx, task.id))?.head ?? branch.head
+      const description = `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`
+      // Plan first: the task's own tree, read-only until a plan of it is approved (writes and commits are refused).
+      const phase = planPhaseOf(ctx, task.id)
+      const planning = phase === 'planning' || phase === 'pending'
       return {
         root: branch.worktree,
         readable: await objectsOf(repo),
-        description: `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`,
+        ...(planning ? { readOnly: `${description}, read-only until your plan is approved` } : {}),
+        description: planning ? `${description} (read-only: plan first)` : description,
         taskRowId: task.id,
         commit: head,
       }

@@ -9,6 +9,7 @@ export const MCP_TOOL_NAMES = [
   'acknowledge_task',
   'update_task_status',
   'submit_report',
+  'submit_plan',
   'list_reports',
   'get_report',
   'message_member',

@@ -309,6 +309,23 @@ export function harnessTools(): HTool<any>[] {
 
   add(
     tool(
+      'submit_plan',
+      'Submit your plan for a plan-first task (the brief says which): the steps you will take, the files you will change, how you will check it. The user approves it, asks for changes (you plan again) or rejects it; you write code only once it is approved. Ends your turn.',
+      z.object({ taskId: keyOrId, plan: z.string().max(50_000) }),
+    ),
+    async (a, ctx) => {
+      const { plan, task } = await ctx.call('plans.submit', {
+        taskId: resolveRef(ctx, a.taskId, 'task'),
+        plan: a.plan,
+        actorId: ctx.memberId,
+      })
+      ctx.endTurn('plan submitted')
+      return `Plan ${plan.n} for ${task.key} submitted; it waits for the user's review. Write no code until it is approved.`
+    },
+  )
+
+  add(
+    tool(
       'list_reports',
       "A task's reports, newest last: id, kind, verdict, summary and validity (stale: a decision it rests on changed).",
       z.object({ taskId: keyOrId }),
