@@ -5,7 +5,7 @@
  * (the task goes back to to-do or is cancelled). Bad input has stable codes. Real SQLite file, real git repository,
  * the real sandbox, the scripted model server.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Task } from '../../shared/schemas'
@@ -30,7 +30,14 @@ const systemText = (body: { messages: { role: string; content: unknown }[] }) =>
   JSON.stringify(body.messages.filter((m) => m.role === 'system').map((m) => m.content))
 
 async function planFirstTask(title = 'Search timeout'): Promise<Task> {
+  const d = await t.core.invoke('decisions.create', {
+    workspaceId: t.ws.id,
+    title: 'Search gives up',
+    statement: 'Search gives up after 5 s',
+    status: 'accepted',
+  })
   return t.core.invoke('tasks.create', {
+    decisionIds: [d.id],
     workspaceId: t.ws.id,
     title,
     spec: 'Give up after 5 s',
@@ -182,6 +189,31 @@ describe('a plan before code', () => {
     expect(started.planFirst).toBe(false)
     const missing = task.id.replace(/t\d+$/, 't999')
     await rejectsWith(submit('1. x', missing), 'not_found')
-    writeFileSync(join(t.repoDir, 'unused.txt'), '')
+
+    // The plans are kept in the export (JSON, and the decision's consequences in MADR), and restored by import.
+    const json = await t.core.invoke('export.decisionLog', { workspaceId: t.ws.id, format: 'json', outDir: t.dataDir })
+    const text = readFileSync(json.files[0]!, 'utf8')
+    const doc = JSON.parse(text) as { tasks: { id: string; planFirst?: boolean; plans?: unknown[] }[] }
+    expect(doc.tasks[0]).toMatchObject({
+      id: 'T-1',
+      planFirst: true,
+      plans: [
+        { n: 1, body: '1. do it', state: 'rejected', rejectedTo: 'todo', comment: 'Not now', authorId: 'M-1' },
+        { n: 2, body: '2. do it better', state: 'rejected', rejectedTo: 'cancelled', comment: null },
+      ],
+    })
+    expect(doc.tasks[1]).not.toHaveProperty('plans')
+    const madr = await t.core.invoke('export.decisionLog', { workspaceId: t.ws.id, format: 'madr', outDir: t.dataDir })
+    const adr = madr.files.find((f) => /0001-/.test(f))!
+    expect(readFileSync(adr, 'utf8')).toMatch(/T-1 “Search timeout”.*; plan 2 rejected\./)
+    const repo2 = join(t.repoDir, '..', 'repo2')
+    mkdirSync(repo2)
+    const restored = await t.core.invoke('import.workspace', { path: json.files[0]!, repoPath: repo2 })
+    const restoredT1 = (await t.core.invoke('tasks.list', { workspaceId: restored.id }))[0]!
+    expect(restoredT1).toMatchObject({ planFirst: true, plan: { n: 2, state: 'rejected' } })
+    const again = await t.core.invoke('export.decisionLog', { workspaceId: restored.id, format: 'json', outDir: repo2 })
+    expect(readFileSync(again.files[0]!, 'utf8').replace(/"exportedAt": ".*"/, '')).toBe(
+      text.replace(/"exportedAt": ".*"/, ''),
+    )
   })
 })

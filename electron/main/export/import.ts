@@ -260,6 +260,20 @@ function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDo
       t.links.map((l) => ({ decisionId: n(l.decisionId), version: l.pinnedVersion, fingerprint: l.pinnedFingerprint })),
     )
     store.tasks.replaceBlockers(n(t.id), t.blockedBy.map(n))
+    if (t.planFirst) store.plans.setPlanFirst(n(t.id), true)
+    for (const p of t.plans ?? [])
+      store.plans.restore({
+        task_id: n(t.id),
+        n: p.n,
+        body: p.body,
+        author_id: nOrNull(p.authorId),
+        state: p.state,
+        submitted_at: p.submittedAt,
+        comment: p.comment,
+        decided_at: p.decidedAt,
+        decided_by: nOrNull(p.decidedBy),
+        rejected_to: p.rejectedTo,
+      })
     yield
   }
   for (const r of doc.reports) {

@@ -13,6 +13,7 @@ import {
   Authority,
   ApprovalPolicy,
   DecisionStatus,
+  PlanState,
   ProposalState,
   ProviderKind,
   ReportKind,
@@ -123,6 +124,19 @@ export const ProposalV1 = z.strictObject({
   createdAt: Time,
 })
 
+/** A plan of a plan-first task (issue 33), numbered per task, with where it stands. */
+export const PlanV1 = z.strictObject({
+  n: z.number().int().min(1),
+  body: Text.min(1),
+  state: PlanState,
+  authorId: Ref('member').nullable(),
+  submittedAt: Time,
+  comment: Text.nullable(),
+  decidedAt: Time.nullable(),
+  decidedBy: Ref('member').nullable(),
+  rejectedTo: z.enum(['todo', 'cancelled']).nullable(),
+})
+
 export const TaskV1 = z.strictObject({
   id: Ref('task'),
   title: z.string().max(300),
@@ -147,6 +161,10 @@ export const TaskV1 = z.strictObject({
     }),
   ),
   blockedBy: z.array(Ref('task')),
+  /** Plan first (absent: not plan first, and in exports made before plans existed). */
+  planFirst: z.boolean().optional(),
+  /** Every plan submitted for the task, oldest first (absent: none). */
+  plans: z.array(PlanV1).optional(),
 })
 
 export const ReportV1 = z.strictObject({

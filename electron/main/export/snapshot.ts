@@ -10,6 +10,7 @@ import type { Workspace } from '../../../shared/schemas'
 import { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
+import type { PlanRow } from '../store/plans-repo'
 import { GENERATOR, localId, SCHEMA_VERSION, type DecisionDoc, type ExportDoc, type LocalKind } from './schema'
 
 const ref = (kind: LocalKind, n: number | null) => (n === null ? null : localId(kind, n))
@@ -200,6 +201,25 @@ function readAllButDecisions(
     createdAt: p.created_at,
   }))
 
+  const planRows = new Map<number, PlanRow[]>()
+  for (const p of store.plans.all()) planRows.set(p.task_id, [...(planRows.get(p.task_id) ?? []), p])
+  const plansOf = (taskId: number) => {
+    const rows = planRows.get(taskId)
+    if (!rows) return {}
+    return {
+      plans: rows.map((p) => ({
+        n: p.n,
+        body: p.body,
+        state: p.state,
+        authorId: ref('member', p.author_id),
+        submittedAt: p.submitted_at,
+        comment: p.comment,
+        decidedAt: p.decided_at,
+        decidedBy: ref('member', p.decided_by),
+        rejectedTo: p.rejected_to,
+      })),
+    }
+  }
   const tasks = store.tasks.list(undefined, true).map((t) => ({
     id: localId('task', t.id),
     title: t.title,
@@ -221,6 +241,8 @@ function readAllButDecisions(
       state: l.pinned_fingerprint === l.current_fingerprint ? ('current' as const) : ('suspect' as const),
     })),
     blockedBy: store.tasks.blockers(t.id).map((b) => localId('task', b)),
+    ...(t.plan_first === 1 ? { planFirst: true } : {}),
+    ...plansOf(t.id),
   }))
 
   const reportRows = store.reports.list()

@@ -49,9 +49,9 @@ export class PlansRepo {
          WHERE id = ? AND state = 'pending'`,
       ),
       all: db.prepare<[], PlanRow>('SELECT * FROM task_plans ORDER BY task_id, n'),
-      restore: db.prepare<PlanRow>(
-        `INSERT INTO task_plans (id, task_id, n, body, author_id, state, submitted_at, comment, decided_at, decided_by, rejected_to)
-         VALUES (@id, @task_id, @n, @body, @author_id, @state, @submitted_at, @comment, @decided_at, @decided_by, @rejected_to)`,
+      restore: db.prepare<Omit<PlanRow, 'id'>>(
+        `INSERT INTO task_plans (task_id, n, body, author_id, state, submitted_at, comment, decided_at, decided_by, rejected_to)
+         VALUES (@task_id, @n, @body, @author_id, @state, @submitted_at, @comment, @decided_at, @decided_by, @rejected_to)`,
       ),
     }
   }
@@ -94,8 +94,8 @@ export class PlansRepo {
     return this.s.all.all()
   }
 
-  /** Import: a plan as exported, row number kept. */
-  restore(row: PlanRow): void {
+  /** Import: a plan as exported (its task and number). */
+  restore(row: Omit<PlanRow, 'id'>): void {
     this.s.restore.run(row)
   }
 }
