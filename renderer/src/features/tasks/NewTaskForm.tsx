@@ -14,6 +14,8 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
   const [picked, setPicked] = useState<string[]>([])
   const [criteria, setCriteria] = useState('')
   const [required, setRequired] = useState<ReportKind[]>(['test', 'review'])
+  const planFirstDefault = useApp((s) => s.workspaceSettings?.planFirst ?? false)
+  const [planFirst, setPlanFirst] = useState(planFirstDefault)
   const create = useAction(async () => {
     applyTask(
       await api.call('tasks.create', {
@@ -24,6 +26,7 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
         ...(assigneeId ? { assigneeId } : {}),
         decisionIds: picked,
         requiredReports: required,
+        planFirst,
       }),
     )
     onClose()
@@ -56,6 +59,18 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
         <AssigneeSelect value={assigneeId} onChange={setAssigneeId} />
       </Field>
       <DependsOn picked={picked} onChange={setPicked} />
+      <label
+        className="check"
+        title="The assignee first writes a plan in a read-only tree; code only once you approve it"
+      >
+        <input
+          type="checkbox"
+          checked={planFirst}
+          onChange={(e) => setPlanFirst(e.target.checked)}
+          data-testid="plan-first"
+        />{' '}
+        Plan first: approve a plan before any code is written
+      </label>
     </CardForm>
   )
 }

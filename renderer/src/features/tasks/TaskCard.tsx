@@ -18,6 +18,7 @@ import { foldDrawer } from '../../app/narrow-drawer'
 import { BranchHead, DeliveredCommit } from './TaskCommits'
 import { OpenTree } from '../trees/OpenTree'
 import { PullRequestLine } from './PullRequest'
+import { PlanReview } from './PlanReview'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -198,6 +199,7 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           )}
         </div>
       )}
+      <PlanReview task={task} />
       <BaseLine task={task} />
       {mergeable && <MergePreviewLine task={task} />}
       <PullRequestLine task={task} open={open} />

@@ -5,7 +5,8 @@ import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
 
-type Toggle = 'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'autoChecks' | 'followUps' | 'merges'
+type Toggle =
+  'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'autoChecks' | 'planFirst' | 'followUps' | 'merges'
 
 const toggles: { key: Toggle; label: string; explain: string }[] = [
   {
@@ -31,6 +32,12 @@ const toggles: { key: Toggle; label: string; explain: string }[] = [
     label: 'Delivery asks for the checks',
     explain:
       'Delivering a task asks its tester and reviewer for the test and review it requires, with the message the card would send (otherwise the card offers Ask).',
+  },
+  {
+    key: 'planFirst',
+    label: 'New tasks are plan first',
+    explain:
+      "A new task's assignee first writes a plan in a read-only tree; you approve it, ask for changes or reject it, and code is written only once you approve (each new task can still choose).",
   },
   {
     key: 'followUps',
