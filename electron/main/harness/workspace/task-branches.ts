@@ -356,6 +356,8 @@ export interface TurnTree {
   root: string
   /** Set when the tree is a read-only checkout: which one, for refusals and the brief. */
   readOnly?: string
+  /** The member plans a plan-first task (read-only until a plan is approved): an ACP agent's plan mode, if it has one. */
+  planning?: boolean
   /** The user's object store the tree (a clone) reads through alternates: read-only in the turn's sandbox. */
   readable?: string[]
   /** For the brief: "task T-3's worktree on concord/T-3-x at abc1234". */
@@ -385,6 +387,7 @@ export async function treeForTurn(
       return {
         root: repo,
         readOnly: `the repository at ${repo}, read-only until your plan for ${makeKey('task', task!.id)} is approved`,
+        planning: true,
         description: `the repository at ${repo} (read-only: plan first)`,
         taskRowId: null,
         commit: null,
@@ -406,7 +409,7 @@ export async function treeForTurn(
       return {
         root: branch.worktree,
         readable: await objectsOf(repo),
-        ...(planning ? { readOnly: `${description}, read-only until your plan is approved` } : {}),
+        ...(planning ? { readOnly: `${description}, read-only until your plan is approved`, planning } : {}),
         description: planning ? `${description} (read-only: plan first)` : description,
         taskRowId: task.id,
         commit: head,

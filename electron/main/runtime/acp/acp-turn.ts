@@ -15,7 +15,7 @@ import type { StepRow } from '../../store/steps-repo'
 import { turnSteps, writeStep, type TurnSteps } from '../step-writer'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
-import { openSession } from './acp-session'
+import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
@@ -61,6 +61,7 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
           },
           dataDir: deps.harness.registry.dataDir,
           sandbox: sandboxPolicy(deps.harness, ctx, host, tree),
+          planning: tree.planning === true,
           apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
         },
         host,
@@ -98,6 +99,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   }
   const session = await openSession(env, started)
   if ('error' in session) return fail(session.error)
+  await planMode(env, started.agent, session.sessionId)
 
   const promptText = turnPrompt(env, host, start, steps, session.fresh)
   const updates = new AcpUpdates(

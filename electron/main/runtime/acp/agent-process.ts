@@ -59,6 +59,8 @@ export class AgentProcess {
   readonly conn: ClientConnection
   init: InitializeResponse | null = null
   sessionId: string | null = null
+  /** The session's modes as the agent reported them (ACP session modes), null when it offers none. */
+  modes: { current: string; available: string[] } | null = null
   private stderr = ''
   private readonly sessions = new Map<string, SessionHandlers>()
   /** Resolves with a description once the process has exited (or could not start). */

@@ -14,6 +14,8 @@ export interface AcpTurnEnv {
   workspaceRoot: string
   dataDir: string
   sandbox?: SandboxPolicy
+  /** The turn plans a plan-first task: the agent's plan mode where it offers one (acp-session.ts planMode). */
+  planning?: boolean
   approval: MemberRow['approval']
   agents: AgentPool
   /** What Concord's MCP tools for this agent need of the runtime (the turn's tree and policy are added here). */
