@@ -41,11 +41,28 @@ describe('browser UI: a plan before code', () => {
     await ui.page.getByLabel('Task title').fill('Search timeout')
     await ui.page.getByLabel('Assignee').selectOption({ label: 'Ivy (implementer)' })
     await ui.page.getByTestId('plan-first').check()
+    for (const w of widths) {
+      await ui.page.setViewportSize({ width: w, height: 900 })
+      await ui.page.getByTestId('plan-first').scrollIntoViewIfNeeded()
+      await screenshot(ui.page, `plan-first-form-${w}`)
+    }
+    await ui.page.setViewportSize({ width: 1440, height: 900 })
     await ui.page.getByRole('button', { name: 'Create task' }).click()
     const card = ui.page.locator('[data-testid=task-card][data-key="T-1"]')
     await card.waitFor()
+    await card.getByTestId('plan-first-line').waitFor()
     const task = (await core.invoke('tasks.list', { workspaceId: ws.id }))[0]!
     expect(task.planFirst).toBe(true)
+    // The card's editor can change it until coding starts: off, saved, on again.
+    await card.getByTestId('edit-task').click()
+    await card.getByTestId('plan-first').uncheck()
+    await card.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(async () => (await core.invoke('tasks.get', { taskId: task.id })).planFirst).toBe(false)
+    await card.getByTestId('edit-task').click()
+    await card.getByTestId('plan-first').check()
+    await card.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(async () => (await core.invoke('tasks.get', { taskId: task.id })).planFirst).toBe(true)
+    await card.getByTestId('plan-first').waitFor({ state: 'detached' })
 
     // ---- started: Ivy's first turn tries to write, then submits a plan ----
     const plan1 = '1. Add a 5 s timeout to search()\n2. Test it with a slow fake backend'

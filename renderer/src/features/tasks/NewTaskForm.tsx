@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { CardForm, Field } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { AssigneeSelect, DependsOn, RequiredReports, type ReportKind } from './task-fields'
+import { AssigneeSelect, DependsOn, PlanFirstCheck, RequiredReports, type ReportKind } from './task-fields'
 
 export function NewTaskForm({ onClose }: { onClose(): void }) {
   const api = useApp((s) => s.api)
@@ -59,18 +59,7 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
         <AssigneeSelect value={assigneeId} onChange={setAssigneeId} />
       </Field>
       <DependsOn picked={picked} onChange={setPicked} />
-      <label
-        className="check"
-        title="The assignee first writes a plan in a read-only tree; code only once you approve it"
-      >
-        <input
-          type="checkbox"
-          checked={planFirst}
-          onChange={(e) => setPlanFirst(e.target.checked)}
-          data-testid="plan-first"
-        />{' '}
-        Plan first: approve a plan before any code is written
-      </label>
+      <PlanFirstCheck checked={planFirst} onChange={setPlanFirst} />
     </CardForm>
   )
 }

@@ -45,7 +45,7 @@ export function PlanReview({ task }: { task: Task }) {
   if (plan?.state !== 'pending') {
     if (task.status !== 'in_progress')
       return (
-        <div className="plan-line small muted" data-testid="plan-first">
+        <div className="plan-line small muted" data-testid="plan-first-line">
           plan first{plan?.state === 'rejected' ? ` · plan ${plan.n} rejected` : ''}
         </div>
       )

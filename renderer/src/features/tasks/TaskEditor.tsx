@@ -3,7 +3,7 @@ import type { Task } from '../../../../shared/schemas'
 import { CardForm, Field } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { AssigneeSelect, DependsOn, RequiredReports, type ReportKind } from './task-fields'
+import { AssigneeSelect, DependsOn, PlanFirstCheck, RequiredReports, type ReportKind } from './task-fields'
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x))
 
@@ -17,6 +17,11 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
   const [assigneeId, setAssigneeId] = useState(task.assigneeId ?? '')
   const [decisionIds, setDecisionIds] = useState(task.links.map((l) => l.decisionId))
   const [required, setRequired] = useState<ReportKind[]>(task.requiredReports)
+  const [planFirst, setPlanFirst] = useState(!!task.planFirst)
+  // Plan first changes only before coding starts: to do, or in progress with no plan waiting or approved.
+  const planOpen =
+    task.status === 'todo' ||
+    (task.status === 'in_progress' && task.plan?.state !== 'pending' && task.plan?.state !== 'approved')
 
   const changes = {
     ...(title.trim() !== task.title ? { title: title.trim() } : {}),
@@ -30,6 +35,7 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
       ? { decisionIds }
       : {}),
     ...(!sameSet(required, task.requiredReports) ? { requiredReports: required } : {}),
+    ...(planFirst !== !!task.planFirst ? { planFirst } : {}),
   }
   const changed = Object.keys(changes).length > 0
   const save = useAction(async () => {
@@ -64,6 +70,7 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
         </Field>
         <DependsOn picked={decisionIds} onChange={setDecisionIds} />
         <RequiredReports picked={required} onChange={setRequired} />
+        {planOpen && <PlanFirstCheck checked={planFirst} onChange={setPlanFirst} />}
       </CardForm>
     </div>
   )

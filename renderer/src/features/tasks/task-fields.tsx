@@ -86,3 +86,16 @@ export function AssigneeSelect({
     </select>
   )
 }
+
+/** Plan first: the assignee's first turn writes a plan in a read-only tree, and code waits for your approval. */
+export function PlanFirstCheck({ checked, onChange }: { checked: boolean; onChange(next: boolean): void }) {
+  return (
+    <label
+      className="check"
+      title="The assignee first writes a plan in a read-only tree; code only once you approve it"
+    >
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid="plan-first" />{' '}
+      Plan first: approve a plan before any code is written
+    </label>
+  )
+}
