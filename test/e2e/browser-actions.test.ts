@@ -50,12 +50,15 @@ async function human<T>(step: string, what: string, fn: () => Promise<T>, typedM
   return fn()
 }
 /** The screen at 1440, 1024 and 760 px wide (each product change of this issue is on one), then back to 1440. */
-async function shots(name: string): Promise<void> {
+async function shots(name: string, centre = false): Promise<void> {
   for (const width of [1440, 1024, 760]) {
     await ui.page.setViewportSize({ width, height: 900 })
+    // At 760 px the right panel is a drawer over the centre: folded to show a screen in the centre.
+    if (width === 760 && centre) await ui.page.getByRole('button', { name: 'Hide panel' }).click()
     await screenshot(ui.page, `actions-${name}-${width}`)
   }
   await ui.page.setViewportSize({ width: 1440, height: 900 })
+  if (centre) await ui.page.getByRole('button', { name: 'Show panel' }).click()
 }
 const call = (name: string, args: object): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] })
 
@@ -78,7 +81,7 @@ describe('browser UI: from an empty data folder to a merged task', () => {
     )
     await human('setup', 'type the base URL', () => page.getByLabel('Base URL').fill(models.openaiBaseURL))
     await human('setup', 'type the model', () => page.getByLabel('Model').fill('scripted-model'))
-    await shots('01-provider-and-preset-team')
+    await shots('01-provider-and-preset-team', true)
     await human('setup', 'Create the team (one click, the preset)', () =>
       page.getByTestId('create-preset-team').click(),
     )
