@@ -5,17 +5,17 @@
  * implementer), accept, merge — in at most 20 human actions and 0 typed relays. Every click, typed field and key press
  * the user makes goes through human(), and the tally per step is printed.
  *
- * The count (last run, 2026-12-06): 19 human actions, 0 typed relays (at most 20 asserted; CONCORD_ACTIONS_BOUND=18
- * turns it red: "expected 19 to be less than or equal to 18").
- *   setup 6            type the folder, Open repository, Local / OpenAI-compatible, type the base URL, type the
- *                      model, Create the team (the preset, from the provider step)
+ * The count (last run, 2026-12-06): 18 human actions, 0 typed relays (at most 20 asserted; CONCORD_ACTIONS_BOUND=17
+ * turns it red: "expected 18 to be less than or equal to 17").
+ *   setup 5            type the folder, Open repository, Local / OpenAI-compatible, type the base URL (the model is
+ *                      prefilled from the server's list), Create the team (the preset, from the provider step)
  *   decision 4         New, type the title, type the statement, Record decision (it opens, offering a task on it)
  *   task 3             New task on D-1 (linked, the implementer assigned), type the title, Create and start
  *   decision change 4  D-1 on T-1's card, Edit, type the new statement, Confirm
  *   accept and merge 2 open Tasks, Accept and merge
- * Before this issue's changes the same flow took 26 (setup 7: Next, then Create 4 members; task 6: open Tasks, New
- * task, title, assignee, link D-1, Create task; start 1: Move to in progress; decision change 5: open Decisions, open
- * D-1, Edit, statement, Confirm; accept and merge 3: open Tasks, Accept, Merge). Between the actions everything is the
+ * Before this issue's changes the same flow took 26 (setup 7: also type the model, Next, Create 4 members; task 6:
+ * open Tasks, New task, title, assignee, link D-1, Create task; start 1: Move to in progress; decision change 5: open
+ * Decisions, open D-1, Edit, statement, Confirm; accept and merge 3: open Tasks, Accept, Merge). Between the actions everything is the
  * members' and Concord's: the implementer's turn on the start, the change reaching it as a turn Concord starts, its
  * report and delivery, the tester's and reviewer's reports asked by the delivery, and the merge into main.
  */
@@ -39,6 +39,7 @@ const script = (name: string, ...replies: ScriptedReply[]) =>
 beforeAll(async () => {
   models = await startModelServer({
     unscripted: (req) => scripts.get(nameOf(req))?.shift() ?? { text: 'Done.' },
+    models: ['scripted-model', 'scripted-small'],
   })
 })
 afterAll(async () => models.close())
@@ -80,7 +81,8 @@ describe('browser UI: from an empty data folder to a merged task', () => {
       page.getByRole('radio', { name: 'Local / OpenAI-compatible' }).click(),
     )
     await human('setup', 'type the base URL', () => page.getByLabel('Base URL').fill(models.openaiBaseURL))
-    await human('setup', 'type the model', () => page.getByLabel('Model').fill('scripted-model'))
+    // The model is the first one the local server lists (GET /v1/models), prefilled: nothing to type.
+    await expect.poll(() => page.getByLabel('Model').inputValue()).toBe('scripted-model')
     await shots('01-provider-and-preset-team', true)
     await human('setup', 'Create the team (one click, the preset)', () =>
       page.getByTestId('create-preset-team').click(),
@@ -93,6 +95,7 @@ describe('browser UI: from an empty data folder to a merged task', () => {
     const members = await core.invoke('members.list', { workspaceId: ws!.id })
     const byName = (n: string) => members.find((m) => m.name === n)!
     expect(members.map((m) => m.name).sort()).toEqual(['Implementer', 'Lead', 'Reviewer', 'Tester'])
+    expect(members.map((m) => m.provider?.model)).toEqual(Array(4).fill('scripted-model'))
 
     // ---- a decision ----
     await human('decision', 'New (decisions panel)', () =>

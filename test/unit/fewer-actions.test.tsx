@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 /**
  * The friction issue 33's count removed from the way to a merged task (test/e2e/browser-actions.test.ts counts it):
- * the preset team from the provider step in one click, a recorded decision that opens with "New task on D-1", a task
+ * the preset team from the provider step in one click, the model a local server lists prefilled, a recorded decision that opens with "New task on D-1", a task
  * form that starts with the decision linked and the implementer assigned and can create and start in one click, and
  * "Accept and merge" on a ready task with a branch. Each test fails without its change.
  */
@@ -101,6 +101,7 @@ describe('fewer actions to a merged task', () => {
     let n = 0
     const { called } = mount(<SetupWizard />, {
       'members.create': (p) => member(++n, p.name as string, p.role as string),
+      'providers.models': () => ({ models: [] }),
     })
     fireEvent.click(screen.getByRole('radio', { name: 'Local / OpenAI-compatible' }))
     fireEvent.change(screen.getByLabelText('Base URL'), { target: { value: 'http://127.0.0.1:9/v1' } })
@@ -111,6 +112,27 @@ describe('fewer actions to a merged task', () => {
     expect(
       called('members.create').every((p) => (p.provider as { baseURL: string }).baseURL === 'http://127.0.0.1:9/v1'),
     ).toBe(true)
+  })
+
+  it('prefills the model with the first one a local server lists, and leaves a model typed before it alone', async () => {
+    const { called } = mount(<SetupWizard />, {
+      'providers.models': () => ({ models: ['qwen2.5-coder:7b', 'llama3.1:8b'] }),
+    })
+    fireEvent.click(screen.getByRole('radio', { name: 'Local / OpenAI-compatible' }))
+    const model = screen.getByLabelText<HTMLInputElement>('Model')
+    expect(model.value).toBe('llama3.1')
+    fireEvent.change(screen.getByLabelText('Base URL'), { target: { value: 'http://127.0.0.1:9/v1' } })
+    await waitFor(() => expect(model.value).toBe('qwen2.5-coder:7b'), { timeout: 3000 })
+    expect(called('providers.models').at(-1)).toEqual({ baseURL: 'http://127.0.0.1:9/v1' })
+    expect(screen.getByTestId('listed-models').textContent).toBe('Listed at this URL: qwen2.5-coder:7b, llama3.1:8b')
+    // A model the user typed is theirs: another URL's list does not replace it.
+    fireEvent.change(model, { target: { value: 'my-model' } })
+    fireEvent.change(screen.getByLabelText('Base URL'), { target: { value: 'http://127.0.0.1:10/v1' } })
+    await waitFor(() => expect(called('providers.models').at(-1)).toEqual({ baseURL: 'http://127.0.0.1:10/v1' }), {
+      timeout: 3000,
+    })
+    await waitFor(() => expect(screen.getByTestId('listed-models')).toBeTruthy())
+    expect(model.value).toBe('my-model')
   })
 
   it('opens a recorded decision, whose "New task on D-1" opens the task form on it', async () => {

@@ -70,7 +70,7 @@ export function SetupWizard() {
                 : 'app (encrypted with the system keychain)'}{' '}
               and are never shown again.
             </p>
-            {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} />}
+            {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} prefillModel />}
             <label className="check">
               <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip
               for now (members cannot talk until they have a provider)
