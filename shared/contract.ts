@@ -99,6 +99,22 @@ export const methods = {
   'folders.browse': method(z.strictObject({ path: pathText.optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
+  /**
+   * The models an OpenAI-compatible server lists (GET <baseURL>/models), so the setup can prefill one: asked by
+   * Concord, not the page (no CORS, and the key stays out of the page once typed). provider_error when it does not
+   * answer with a list.
+   */
+  'providers.models': method(
+    z.strictObject({
+      baseURL: z
+        .string()
+        .trim()
+        .max(2000)
+        .regex(/^https?:\/\/\S+$/, 'an http(s) URL'),
+      apiKey: z.string().max(1000).optional(),
+    }),
+    r<{ models: string[] }>(),
+  ),
   /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
   'system.info': method(z.strictObject({}), r<s.SystemInfo>()),
   /**
