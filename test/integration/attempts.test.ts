@@ -170,6 +170,38 @@ describe('several attempts at one task', () => {
     expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
   })
 
+  it('interrupts a member still working on an attempt that was not picked, before its tree goes', async () => {
+    const task = await todo()
+    const { attempts } = await t.core.invoke('tasks.tryWith', { taskId: task.id, memberIds: [ivy.id, kim.id] })
+    const [a, b] = attempts as [Task, Task]
+    writeFileSync(join(treeOf(a), 'search.js'), 'export const timeout = 5\n')
+    commit(treeOf(a), 'timeout 5')
+    await t.core.invoke('tasks.setStatus', { taskId: a.id, status: 'delivered' })
+    // Kim's turn on her attempt is still streaming (the model never finishes) when Ivy's is picked.
+    t.server.enqueue({ text: 'Still thinking about', hang: true })
+    const running = waitForEvent(
+      t.core,
+      (e) =>
+        e.event === 'session.state' && e.payload.session.memberId === kim.id && e.payload.session.state === 'running',
+      10_000,
+      'Kim running',
+    )
+    await t.core.invoke('sessions.send', { memberId: kim.id, text: 'Go', taskId: b.id })
+    await running
+    await t.server.waitForRequests(1)
+    const idle = waitForEvent(
+      t.core,
+      (e) => e.event === 'session.state' && e.payload.session.memberId === kim.id && e.payload.session.state === 'idle',
+      10_000,
+      'Kim stopped by the pick',
+    )
+    await t.core.invoke('tasks.pickAttempt', { taskId: task.id, attemptId: a.id })
+    await idle
+    expect(existsSync(treeOf(b))).toBe(false)
+    const session = await t.core.invoke('sessions.get', { memberId: kim.id, taskId: b.id })
+    expect(session.steps.some((s) => s.kind === 'interrupted' || s.status === 'interrupted')).toBe(true)
+  })
+
   it('refuses bad tries and picks with stable codes', async () => {
     const task = await todo()
     await rejectsWith(t.core.invoke('tasks.tryWith', { taskId: task.id, memberIds: [ivy.id] }), 'too_few_attempts')

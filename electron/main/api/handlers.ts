@@ -30,7 +30,7 @@ import {
   listDiffComments,
 } from '../harness/tasks/diff-comments'
 import { mergePreview } from '../harness/tasks/merge-preview'
-import { listAttempts, pickAttempt, tryWith } from '../harness/tasks/attempts'
+import { listAttempts, tryWith } from '../harness/tasks/attempts'
 import { configureForge, openPullRequest, refreshPullRequest } from '../harness/tasks/pull-request'
 import { installMergeQueue, mergeTask, unqueueMerge } from '../harness/tasks/merge-queue'
 import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
@@ -105,7 +105,6 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'tasks.refreshPullRequest': (p) => refreshPullRequest(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.tryWith': (p) => tryWith(h, h.ctxOf('task', p.taskId, 'taskId'), p, onTaskStarted),
     'tasks.attempts': (p) => listAttempts(h, h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
-    'tasks.pickAttempt': (p) => pickAttempt(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.treeRuns': (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')

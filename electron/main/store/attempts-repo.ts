@@ -49,6 +49,9 @@ export class AttemptsRepo {
       moveComments: db.prepare<[number, number]>('UPDATE diff_comments SET task_id = ? WHERE task_id = ?'),
       moveBaseCheck: db.prepare<[number, number]>('UPDATE base_checks SET task_id = ? WHERE task_id = ?'),
       dropLinks: db.prepare<[number]>('DELETE FROM task_links WHERE task_id = ?'),
+      working: db.prepare<[number], { member_id: number }>(
+        "SELECT DISTINCT member_id FROM steps WHERE status IN ('streaming', 'running', 'waiting_approval') AND task_id = ?",
+      ),
     }
   }
 
@@ -71,6 +74,11 @@ export class AttemptsRepo {
 
   work(attempt: number): AttemptWork {
     return this.s.work.get(attempt, attempt) ?? { input: null, output: null, first_step: null, last_step: null }
+  }
+
+  /** The members with a step in flight on one of these tasks (a turn that is working on it now). */
+  workingOn(taskIds: number[]): number[] {
+    return [...new Set(taskIds.flatMap((id) => this.s.working.all(id).map((r) => r.member_id)))]
   }
 
   /**

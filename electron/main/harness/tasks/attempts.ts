@@ -175,7 +175,15 @@ function pickRefusal(original: TaskRow, attempt: TaskRow): ApiError | null {
   return null
 }
 
-export async function pickAttempt(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.pickAttempt'>): Promise<TaskAttempts> {
+/** Stops the turns of these members (their attempt was not picked) before its tree goes. */
+export type StopTurns = (memberIds: string[]) => void
+
+export async function pickAttempt(
+  h: Harness,
+  ctx: Ctx,
+  p: ParsedParams<'tasks.pickAttempt'>,
+  stopTurns?: StopTurns,
+): Promise<TaskAttempts> {
   const original = taskRow(ctx, p.taskId)
   const attempt = taskRow(ctx, p.attemptId, 'attemptId')
   requireDecider(actorOf(ctx, p.actorId), `pick an attempt for ${makeKey('task', original.id)}`)
@@ -221,6 +229,9 @@ export async function pickAttempt(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.p
       at,
     )
   })
+  // A member still working on an attempt not picked is stopped: its tree is about to go.
+  const working = ctx.store.attempts.workingOn(others.map((r) => r.id))
+  if (working.length) stopTurns?.(working.map((m) => makeId(ctx.wsId, 'member', m)))
   // The others' trees go once the pick is recorded (their branches stay, as a cancel leaves them).
   for (const other of others) await releaseTaskWorktree(h, ctx, other.id).catch(() => false)
   for (const id of [original.id, attempt.id, ...others.map((r) => r.id)])
