@@ -6,7 +6,7 @@
  * Real SQLite file, real git repository, the scripted model server.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Task } from '../../shared/schemas'
@@ -168,6 +168,20 @@ describe('several attempts at one task', () => {
     // A second pick is refused; the task accepts like any delivered one.
     await rejectsWith(t.core.invoke('tasks.pickAttempt', { taskId: task.id, attemptId: b.id }), 'invalid_transition')
     expect((await t.core.invoke('tasks.accept', { taskId: task.id })).status).toBe('accepted')
+
+    // The export keeps who tried what and which was picked; an import restores it.
+    const exported = await t.core.invoke('export.decisionLog', { workspaceId: t.ws.id, format: 'json' })
+    const doc = JSON.parse(readFileSync(exported.files[0]!, 'utf8')) as { tasks: Record<string, unknown>[] }
+    expect(doc.tasks.map((x) => [x.id, x.attemptOf ?? null, x.pickedAttempt ?? null])).toEqual([
+      ['T-1', null, 'T-2'],
+      ['T-2', 'T-1', null],
+      ['T-3', 'T-1', null],
+    ])
+    const repo2 = join(t.repoDir, '..', 'repo2')
+    mkdirSync(repo2)
+    const restored = await t.core.invoke('import.workspace', { path: exported.files[0]!, repoPath: repo2 })
+    const again = (await t.core.invoke('tasks.list', { workspaceId: restored.id }))[0]!
+    expect(again).toMatchObject({ key: 'T-1', attempts: 2, pickedAttempt: expect.stringMatching(/-t2$/) })
   })
 
   it('interrupts a member still working on an attempt that was not picked, before its tree goes', async () => {
