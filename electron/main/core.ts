@@ -12,6 +12,7 @@ import { harnessHandlers, type Handlers } from './api/handlers'
 import { resumeMergeQueues } from './harness/tasks/merge-queue'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { commentHandlers } from './api/comment-handlers'
+import { attemptHandlers } from './api/attempt-handlers'
 import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
 import { treeOpenHandlers, type OpenTree } from './api/tree-open-handlers'
@@ -118,6 +119,7 @@ function openCore(options: CoreOptions): Core {
     }),
     ...runtimeHandlers(runtime),
     ...commentHandlers(harness, runtime),
+    ...attemptHandlers(harness, runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({
       pickFolder: options.pickFolder,

@@ -260,6 +260,8 @@ function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDo
       t.links.map((l) => ({ decisionId: n(l.decisionId), version: l.pinnedVersion, fingerprint: l.pinnedFingerprint })),
     )
     store.tasks.replaceBlockers(n(t.id), t.blockedBy.map(n))
+    if (t.attemptOf || t.pickedAttempt)
+      transfer.setAttempt(n(t.id), t.attemptOf ? n(t.attemptOf) : null, t.pickedAttempt ? n(t.pickedAttempt) : null)
     yield
   }
   for (const r of doc.reports) {

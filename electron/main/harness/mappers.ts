@@ -143,6 +143,7 @@ interface TaskRelated {
   mergeQueue: Map<number, s.TaskMergeQueue>
   openComments: Map<number, number>
   pullRequests: Map<number, PullRequestRow>
+  attempts: Map<number, number>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -290,6 +291,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     mergeQueue: new Map(),
     openComments: store.diffComments.openCounts(ids),
     pullRequests: store.pullRequests.among(ids),
+    attempts: store.attempts.counts(),
   }
   for (const [id, q] of store.mergeQueue.among(ids))
     rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
@@ -343,6 +345,10 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     mergeQueue: rel.mergeQueue.get(r.id) ?? null,
     openComments: rel.openComments.get(r.id) ?? 0,
     pullRequest: toPullRequest(rel.pullRequests.get(r.id)),
+    // Attempts ("Try it with…") only where there are some: most tasks are neither tried nor an attempt.
+    ...(r.attempt_of ? { attemptOf: makeId(ws, 'task', r.attempt_of) } : {}),
+    ...(rel.attempts.get(r.id) ? { attempts: rel.attempts.get(r.id) } : {}),
+    ...(r.picked_attempt ? { pickedAttempt: makeId(ws, 'task', r.picked_attempt) } : {}),
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,

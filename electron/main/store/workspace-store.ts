@@ -17,6 +17,7 @@ import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
 import { MergeQueueRepo } from './merge-queue-repo'
 import { DiffCommentsRepo } from './diff-comments-repo'
+import { AttemptsRepo } from './attempts-repo'
 import { PullRequestsRepo } from './pull-requests-repo'
 
 /** One workspace's harness file and its repositories. */
@@ -41,6 +42,7 @@ export class WorkspaceStore {
   readonly mergeQueue: MergeQueueRepo
   readonly diffComments: DiffCommentsRepo
   readonly pullRequests: PullRequestsRepo
+  readonly attempts: AttemptsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -63,6 +65,7 @@ export class WorkspaceStore {
     this.mergeQueue = new MergeQueueRepo(db)
     this.diffComments = new DiffCommentsRepo(db)
     this.pullRequests = new PullRequestsRepo(db)
+    this.attempts = new AttemptsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

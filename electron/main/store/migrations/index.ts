@@ -25,6 +25,8 @@ import * as m024 from './024-merge-queue'
 import * as m025 from './025-claim-verdicts'
 import * as m026 from './026-diff-comments'
 import * as m027 from './027-pull-requests'
+// 029 is another part of issue 33; the lead orders the entries when merging.
+import * as m028 from './028-attempts'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -55,4 +57,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '025-claim-verdicts', up: m025.up },
   { name: '026-diff-comments', up: m026.up },
   { name: '027-pull-requests', up: m027.up },
+  { name: '028-attempts', up: m028.up },
 ]
