@@ -100,6 +100,22 @@ export const methods = {
   'folders.browse': method(z.strictObject({ path: pathText.optional() }), r<s.FolderListing>()),
   /** The desktop app's native folder dialog; `unsupported` in the browser (use folders.browse). */
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
+  /**
+   * The models an OpenAI-compatible server lists (GET <baseURL>/models), so the setup can prefill one: asked by
+   * Concord, not the page (no CORS, and the key stays out of the page once typed). provider_error when it does not
+   * answer with a list.
+   */
+  'providers.models': method(
+    z.strictObject({
+      baseURL: z
+        .string()
+        .trim()
+        .max(2000)
+        .regex(/^https?:\/\/\S+$/, 'an http(s) URL'),
+      apiKey: z.string().max(1000).optional(),
+    }),
+    r<{ models: string[] }>(),
+  ),
   /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
   'system.info': method(z.strictObject({}), r<s.SystemInfo>()),
   /**
@@ -407,6 +423,22 @@ export const methods = {
   ),
   /** Reads the task's pull request again: its state, CI and review comments; merged on the forge marks it merged. */
   'tasks.refreshPullRequest': method(z.strictObject({ taskId: s.Id }), r<s.Task>()),
+  /**
+   * "Try it with…": runs a task not started yet on 2–4 distinct members at once, each attempt a task of its own (its
+   * requirement, decisions and required reports copied) started with its member in its own branch and tree. Deciders
+   * only. Errors: too_few_attempts, too_many_attempts, not_found (a member), invalid_transition (started or tried).
+   */
+  'tasks.tryWith': method(
+    z.strictObject({ taskId: s.Id, memberIds: z.array(s.Id).max(50), ...actor }),
+    r<{ task: s.Task; attempts: s.Task[] }>(),
+  ),
+  /** The attempts at a task side by side: member, status, files with +/- lines, reports and verdicts, tokens, time. */
+  'tasks.attempts': method(z.strictObject({ taskId: s.Id }), r<s.TaskAttempts>()),
+  /**
+   * Picks a delivered attempt as the task's delivery: its branch, tree, artifact and reports become the task's, the
+   * other attempts are cancelled and archived and their trees removed. Deciders only.
+   */
+  'tasks.pickAttempt': method(z.strictObject({ taskId: s.Id, attemptId: s.Id, ...actor }), r<s.TaskAttempts>()),
 
   'reports.submit': method(
     z.strictObject({

@@ -69,6 +69,10 @@ export const errorCodes = [
   'forge_error',
   /** No forge token is in the secret store (forge.configure sets it). */
   'no_token',
+  /** "Try it with…" named fewer than 2 distinct members: one attempt is just a start. */
+  'too_few_attempts',
+  /** "Try it with…" named more than 4 members. */
+  'too_many_attempts',
   'internal',
 ] as const
 
@@ -105,6 +109,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   plan_not_pending: 409,
   plan_empty: 400,
   line_out_of_range: 400,
+  too_few_attempts: 400,
+  too_many_attempts: 400,
   unknown_method: 404,
   version_conflict: 409,
   evidence_stale: 409,

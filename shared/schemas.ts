@@ -549,6 +549,12 @@ export interface Task {
   plan?: TaskPlan | null
   /** Its pull request on the forge (tasks.openPullRequest), as the last refresh found it; null when none was opened. */
   pullRequest?: TaskPullRequest | null
+  /** The task this one is an attempt at (tasks.tryWith); null for a task of its own. */
+  attemptOf?: string | null
+  /** How many attempts were made at it (tasks.tryWith); 0 when none. */
+  attempts?: number
+  /** The attempt picked as its delivery (tasks.pickAttempt); null before a pick. */
+  pickedAttempt?: string | null
   version: number
   /** Set while archived (tasks.archive): left out of lists and pages. */
   archivedAt?: string | null
@@ -1086,4 +1092,35 @@ export interface TaskPlan {
   decidedBy: string | null
   /** A rejection's move of the task: back to to-do or cancelled. */
   rejectedTo: 'todo' | 'cancelled' | null
+}
+
+/** One attempt at a task as the compare view lays it out (tasks.attempts): what it changed, proved and cost. */
+export interface TaskAttempt {
+  task: Task
+  member: { id: string; name: string; role: string; model: string | null } | null
+  /** Files changed on its branch against the base it started from, with their +/- lines (empty before a commit). */
+  files: DiffFile[]
+  additions: number
+  deletions: number
+  reports: {
+    id: string
+    key: string
+    kind: z.infer<typeof ReportKind>
+    verdict: z.infer<typeof Verdict>
+    claims: number
+    summary: string
+  }[]
+  /** Tokens its turns spent, as recorded per step; null when no step recorded any. */
+  tokens: { input: number; output: number } | null
+  /** From its first step's start to its last step's end; null before any step. */
+  durationMs: number | null
+  /** Its tree is there (removed once another attempt was picked). */
+  hasTree: boolean
+  picked: boolean
+}
+
+export interface TaskAttempts {
+  taskId: string
+  pickedId: string | null
+  attempts: TaskAttempt[]
 }

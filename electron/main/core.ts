@@ -13,6 +13,7 @@ import { resumeMergeQueues } from './harness/tasks/merge-queue'
 import { runtimeHandlers } from './api/runtime-handlers'
 import { commentHandlers } from './api/comment-handlers'
 import { planHandlers } from './api/plan-handlers'
+import { attemptHandlers } from './api/attempt-handlers'
 import { archiveHandlers } from './api/archive-handlers'
 import { systemHandlers, type Notify, type PickFolder } from './api/system-handlers'
 import { treeOpenHandlers, type OpenTree } from './api/tree-open-handlers'
@@ -120,6 +121,7 @@ function openCore(options: CoreOptions): Core {
     ...runtimeHandlers(runtime),
     ...commentHandlers(harness, runtime),
     ...planHandlers(harness, runtime),
+    ...attemptHandlers(harness, runtime),
     ...exportHandlers({ harness }),
     ...systemHandlers({
       pickFolder: options.pickFolder,

@@ -80,9 +80,20 @@ describe('a sibling merge', () => {
     const t2 = await delivered('Bullets', { 'src/search.js': search({ 10: 'bullets(search())' }) })
     const t3 = await committed('Spinner', { 'src/search.js': search({ 6: 'spinner()' }) })
     await t.core.invoke('tasks.accept', { taskId: t1.id })
+    // Every card the user is shown for T-2 on the new main names T-1 as the overlap: the check that runs while T-1's
+    // tree goes already knows the commit its merge made.
+    const shown: unknown[] = []
+    const off = t.core.bus.on((e) => {
+      if (e.event !== 'task.changed') return
+      const { task } = e.payload
+      if (task.id === t2.id && task.base && task.base.behind > 0) shown.push(task.base.overlaps)
+    })
     await t.core.invoke('tasks.merge', { taskId: t1.id })
 
     await expect.poll(async () => codes(await get(t2))).toEqual(['base_moved'])
+    off()
+    expect(shown.length).toBeGreaterThan(0)
+    for (const o of shown) expect(o).toMatchObject([{ key: t1.key, files: ['src/search.js'] }])
     const after = await get(t2)
     expect(after.readiness.ready).toBe(false)
     expect(after.base).toMatchObject({
@@ -231,13 +242,15 @@ describe('previews asked while the merge runs', () => {
     const t2 = await delivered('Docs', { 'docs.md': 'docs\n' })
     await t.core.invoke('tasks.accept', { taskId: t1.id })
     const previews: Promise<unknown>[] = []
-    const merge = t.core.invoke('tasks.merge', { taskId: t1.id })
-    for (let i = 0; i < 40; i++) {
+    let done = false
+    const merge = t.core.invoke('tasks.merge', { taskId: t1.id }).finally(() => (done = true))
+    // A pair of previews every few milliseconds for as long as the merge runs (at most 30 pairs).
+    for (let i = 0; i < 30 && !done; i++) {
       previews.push(
         t.core.invoke('tasks.mergePreview', { taskId: t1.id }),
         t.core.invoke('tasks.mergePreview', { taskId: t2.id }),
       )
-      await new Promise((r) => setTimeout(r, 5))
+      await new Promise((r) => setTimeout(r, 10))
     }
     await merge
     const failures = (await Promise.allSettled(previews))
@@ -246,5 +259,5 @@ describe('previews asked while the merge runs', () => {
       .filter((e) => e.code !== 'invalid_transition')
       .map((e) => `${e.code}: ${e.message}`)
     expect(failures).toEqual([])
-  })
+  }, 60_000)
 })

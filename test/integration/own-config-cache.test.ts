@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runOwnGit } from '../../electron/main/platform/git'
-import { keptOwnConfig, ownConfigKey } from '../../electron/main/platform/own-config-cache'
+import { keptOwnConfig, ownConfig, ownConfigKey } from '../../electron/main/platform/own-config-cache'
 import { commandEnv } from '../../electron/main/platform/command-env'
 
 let root: string
@@ -92,5 +92,32 @@ describe("runOwnGit's kept config read", () => {
     git(repo, 'worktree', 'add', '-q', linked, 'other')
     await runOwnGit(linked, ['status', '--porcelain'])
     expect(await ownConfigKey(linked, commandEnv(undefined))).toBeNull()
+  })
+
+  it('keeps one answer per environment (a merge reads under the scratch home and under your own home for git var)', async () => {
+    const repo = conflicted('two-homes')
+    const scratch = commandEnv(undefined)
+    const mine = { ...scratch, HOME: path.join(root, 'my-home') }
+    await runOwnGit(repo, ['status', '--porcelain'])
+    await runOwnGit(repo, ['status', '--porcelain'], { env: { HOME: mine.HOME } })
+    expect(keptOwnConfig(repo, await ownConfigKey(repo, scratch))).not.toBeNull()
+    expect(keptOwnConfig(repo, await ownConfigKey(repo, mine))).not.toBeNull()
+  })
+
+  it('reads once for calls made at once, and keeps nothing of a read git did not answer', async () => {
+    const repo = conflicted('at-once')
+    const key = await ownConfigKey(repo, commandEnv(undefined))
+    let reads = 0
+    const read = async () => {
+      reads++
+      await new Promise((r) => setTimeout(r, 20))
+      return { stdout: 'x', code: reads === 1 ? 128 : 0 }
+    }
+    expect(await Promise.all([ownConfig(repo, key, read), ownConfig(repo, key, read)])).toEqual(['x', 'x'])
+    expect(reads).toBe(1)
+    expect(keptOwnConfig(repo, key)).toBeNull()
+    await ownConfig(repo, key, read)
+    expect(reads).toBe(2)
+    expect(keptOwnConfig(repo, key)).toBe('x')
   })
 })

@@ -30,6 +30,7 @@ import {
   listDiffComments,
 } from '../harness/tasks/diff-comments'
 import { mergePreview } from '../harness/tasks/merge-preview'
+import { listAttempts, tryWith } from '../harness/tasks/attempts'
 import { configureForge, openPullRequest, refreshPullRequest } from '../harness/tasks/pull-request'
 import { installMergeQueue, mergeTask, unqueueMerge } from '../harness/tasks/merge-queue'
 import { updateBranch, type QueueTurn } from '../harness/tasks/task-update'
@@ -102,6 +103,8 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'tasks.mergePreview': (p) => mergePreview(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.openPullRequest': (p) => openPullRequest(h, h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.refreshPullRequest': (p) => refreshPullRequest(h, h.ctxOf('task', p.taskId, 'taskId'), p),
+    'tasks.tryWith': (p) => tryWith(h, h.ctxOf('task', p.taskId, 'taskId'), p, onTaskStarted),
+    'tasks.attempts': (p) => listAttempts(h, h.ctxOf('task', p.taskId, 'taskId'), p.taskId),
     'tasks.followUp': (p) => followUpTask(h.ctxOf('task', p.taskId, 'taskId'), p),
     'tasks.treeRuns': (p) => {
       const ctx = h.ctxOf('task', p.taskId, 'taskId')

@@ -28,9 +28,28 @@ async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
   }
 }
 
+/** What an OpenAI-compatible server lists at GET <baseURL>/models ({ data: [{ id }] }), in its order. */
+export async function providerModels(baseURL: string, apiKey?: string): Promise<{ models: string[] }> {
+  const url = `${baseURL.replace(/\/+$/, '')}/models`
+  let res: Response
+  try {
+    res = await fetch(url, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(5000),
+    })
+  } catch (err) {
+    throw new ApiError('provider_error', `${url} did not answer: ${(err as Error).message}`)
+  }
+  if (!res.ok) throw new ApiError('provider_error', `${url} answered ${res.status} ${res.statusText}`.trim())
+  const body = (await res.json().catch(() => null)) as { data?: unknown } | null
+  if (!Array.isArray(body?.data)) throw new ApiError('provider_error', `${url} did not answer with a list of models`)
+  const ids = body.data.map((m: unknown) => (m as { id?: unknown } | null)?.id)
+  return { models: ids.filter((id): id is string => typeof id === 'string' && id !== '').slice(0, 500) }
+}
+
 export function systemHandlers(
   deps: SystemDeps,
-): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info' | 'system.notify'> {
+): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info' | 'system.notify' | 'providers.models'> {
   const { pickFolder, notify } = deps
   return {
     'folders.browse': (p) => listFolders(p.path),
@@ -43,6 +62,7 @@ export function systemHandlers(
       return { path: await pickFolder(p.title) }
     },
     'system.info': () => systemInfo(deps),
+    'providers.models': (p) => providerModels(p.baseURL, p.apiKey),
     'system.notify': (p) => {
       if (!notify)
         throw new ApiError(

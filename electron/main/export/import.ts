@@ -274,6 +274,8 @@ function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDo
         decided_by: nOrNull(p.decidedBy),
         rejected_to: p.rejectedTo,
       })
+    if (t.attemptOf || t.pickedAttempt)
+      transfer.setAttempt(n(t.id), t.attemptOf ? n(t.attemptOf) : null, t.pickedAttempt ? n(t.pickedAttempt) : null)
     yield
   }
   for (const r of doc.reports) {

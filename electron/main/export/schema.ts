@@ -150,6 +150,10 @@ export const TaskV1 = z.strictObject({
   version: Version,
   /** When the task was archived (absent: not archived). */
   archivedAt: Time.optional(),
+  /** The task this one is an attempt at ("Try it with…"; absent: a task of its own). */
+  attemptOf: Ref('task').optional(),
+  /** The attempt picked as this task's delivery (absent: none picked). */
+  pickedAttempt: Ref('task').optional(),
   createdAt: Time,
   updatedAt: Time,
   links: z.array(

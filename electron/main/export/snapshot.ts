@@ -232,6 +232,8 @@ function readAllButDecisions(
     requiredReports: JSON.parse(t.required_reports) as ExportDoc['tasks'][number]['requiredReports'],
     version: t.version,
     ...(t.archived_at ? { archivedAt: t.archived_at } : {}),
+    ...(t.attempt_of ? { attemptOf: localId('task', t.attempt_of) } : {}),
+    ...(t.picked_attempt ? { pickedAttempt: localId('task', t.picked_attempt) } : {}),
     createdAt: t.created_at,
     updatedAt: t.updated_at,
     links: store.tasks.links(t.id).map((l) => ({

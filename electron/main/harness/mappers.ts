@@ -145,6 +145,7 @@ interface TaskRelated {
   openComments: Map<number, number>
   pullRequests: Map<number, PullRequestRow>
   plans: Map<number, PlanRow>
+  attempts: Map<number, number>
 }
 
 const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, head: null, merged: null }
@@ -293,6 +294,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
     openComments: store.diffComments.openCounts(ids),
     pullRequests: store.pullRequests.among(ids),
     plans: store.plans.latestAmong(ids),
+    attempts: store.attempts.counts(),
   }
   for (const [id, q] of store.mergeQueue.among(ids))
     rel.mergeQueue.set(id, toMergeQueue(ws, store, q, rel.readiness.get(id)!))
@@ -348,6 +350,10 @@ function taskOf(ws: string, r: TaskRow, rel: TaskRelated): s.Task {
     pullRequest: toPullRequest(rel.pullRequests.get(r.id)),
     planFirst: r.plan_first === 1,
     plan: rel.plans.has(r.id) ? toPlan(ws, rel.plans.get(r.id)!) : null,
+    // Attempts ("Try it with…") only where there are some: most tasks are neither tried nor an attempt.
+    ...(r.attempt_of ? { attemptOf: makeId(ws, 'task', r.attempt_of) } : {}),
+    ...(rel.attempts.get(r.id) ? { attempts: rel.attempts.get(r.id) } : {}),
+    ...(r.picked_attempt ? { pickedAttempt: makeId(ws, 'task', r.picked_attempt) } : {}),
     version: r.version,
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,

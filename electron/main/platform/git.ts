@@ -17,7 +17,7 @@ import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError } from './tool-error'
 import type { ProcessHook, SandboxPolicy } from './sandbox-policy'
 import { spawnOffLoop } from './spawner'
-import { keepOwnConfig, keptOwnConfig, OWN_CONFIG_READ, ownConfigKey } from './own-config-cache'
+import { OWN_CONFIG_READ, ownConfig, ownConfigKey } from './own-config-cache'
 
 export interface GitResult {
   stdout: string
@@ -409,11 +409,12 @@ export async function runOwnGit(
   // The filter and merge-driver settings in one read (git is spawned once less per call; a turn's snapshot makes 3 calls).
   // Kept while the config files are unchanged (own-config-cache.ts): a merge makes ~15 calls on one repository.
   const key = await ownConfigKey(root, env)
-  let stdout = keptOwnConfig(root, key)
-  if (stdout === null) {
-    stdout = (await spawnGit('git', OWN_CONFIG_READ, root, env, { signal: opts.signal, allowFailure: true })).stdout
-    keepOwnConfig(root, key, stdout)
-  }
+  const stdout = await ownConfig(
+    root,
+    key,
+    () => spawnGit('git', OWN_CONFIG_READ, root, env, { signal: opts.signal, allowFailure: true }),
+    !opts.signal,
+  )
   const entries = configEntries(stdout)
   const filters = await repositoryFilters(root, env, opts.signal, entries)
   const count = Number(filters.env.GIT_CONFIG_COUNT ?? 0)

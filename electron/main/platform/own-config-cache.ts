@@ -15,8 +15,11 @@ import path from 'node:path'
 /** The read runOwnGit makes when the answer may be kept: the include keys too (their presence says not to keep). */
 export const OWN_CONFIG_READ = ['config', '-z', '--show-scope', '--get-regexp', '^(filter|merge|include|includeif)\\.']
 
-const kept = new Map<string, { key: string; stdout: string }>()
+/** Answers by repository and key: a merge reads under two environments (the scratch home, and your own for `git var`). */
+const kept = new Map<string, string>()
 const KEPT_MAX = 1_000
+/** Reads under way by repository and key: calls made at once share one git process. */
+const reading = new Map<string, Promise<string>>()
 
 /** Variables that move where git finds config, or add to it: with any of them set, nothing is kept. */
 const MOVES_CONFIG =
@@ -68,23 +71,50 @@ export async function ownConfigKey(root: string, env: Record<string, string>): P
   return `${env.GIT_CONFIG_NOSYSTEM ?? ''}|${ids.join('|')}`
 }
 
-/** The kept answer of the read in `root` under `key`, if any. */
-export function keptOwnConfig(root: string, key: string | null): string | null {
-  if (key === null) return null
-  const k = kept.get(root)
-  return k && k.key === key ? k.stdout : null
+/** What the read gave: git config's output and exit code (1 is "no such key": an answer too). */
+export interface ConfigRead {
+  stdout: string
+  code: number | null
 }
 
-/** Keeps the read's output under `key`, unless the config includes other files. */
-export function keepOwnConfig(root: string, key: string | null, stdout: string): void {
-  if (key === null) return
+/**
+ * The read's output in `root` under `key`: the kept answer, the read already under way, or a new one by `read`,
+ * kept when git answered (exit 0, or 1 for no match) and the config includes no other file. With a null key it is
+ * always read; a read that can be cancelled (`shared` false) is never shared with another call.
+ */
+export async function ownConfig(
+  root: string,
+  key: string | null,
+  read: () => Promise<ConfigRead>,
+  shared = true,
+): Promise<string> {
+  if (key === null) return (await read()).stdout
+  const k = `${root}\0${key}`
+  const known = kept.get(k)
+  if (known !== undefined) return known
+  const pending = shared ? reading.get(k) : undefined
+  if (pending) return pending
+  const p = read()
+    .then((r) => {
+      if (r.code === 0 || r.code === 1) keep(k, r.stdout)
+      return r.stdout
+    })
+    .finally(() => {
+      if (reading.get(k) === p) reading.delete(k)
+    })
+  if (shared) reading.set(k, p)
+  return p
+}
+
+/** Keeps the read's output under `k`, unless the config includes other files. */
+function keep(k: string, stdout: string): void {
   const parts = stdout.split('\0')
-  for (let i = 1; i < parts.length; i += 2) {
-    if (/^include(if)?\./i.test(parts[i] ?? '')) {
-      kept.delete(root)
-      return
-    }
-  }
+  for (let i = 1; i < parts.length; i += 2) if (/^include(if)?\./i.test(parts[i] ?? '')) return
   if (kept.size >= KEPT_MAX) kept.clear()
-  kept.set(root, { key, stdout })
+  kept.set(k, stdout)
+}
+
+/** The kept answer of the read in `root` under `key`, if any (tests read it). */
+export function keptOwnConfig(root: string, key: string | null): string | null {
+  return key === null ? null : (kept.get(`${root}\0${key}`) ?? null)
 }

@@ -6,6 +6,7 @@
  * repository's config ever runs.
  */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../platform/git'
@@ -206,7 +207,8 @@ export async function convertWorktree(root: string, dir: string, branch: string)
 async function removeTreeFolder(root: string, dir: string): Promise<void> {
   closeBatches(dir)
   const linked = isLinkedWorktree(dir)
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
+  // Off the event loop: a tree of thousands of files takes a while, and the other tasks' checks start meanwhile.
+  await rm(dir, { recursive: true, force: true })
   if (linked) await runOwnGit(root, ['worktree', 'prune'], { allowFailure: true })
 }
 

@@ -20,6 +20,10 @@ export interface TaskRow {
   version: number
   /** Set while the task is archived: out of lists and pages, kept in the store and the export. */
   archived_at: string | null
+  /** The task this one is an attempt at ("Try it with…", migration 028); null for a task of its own. */
+  attempt_of?: number | null
+  /** The attempt picked as this task's delivery (migration 028). */
+  picked_attempt?: number | null
   created_at: string
   updated_at: string
   /** 1: plan first (migration 029); absent in rows made before it. */

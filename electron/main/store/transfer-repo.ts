@@ -36,6 +36,9 @@ export class TransferRepo {
         `INSERT INTO tasks (id, title, spec, acceptance_criteria, status, assignee_id, flag, artifact_commit, artifact_digest, required_reports, version, archived_at, created_at, updated_at)
          VALUES (@id, @title, @spec, @acceptance_criteria, @status, @assignee_id, @flag, @artifact_commit, @artifact_digest, @required_reports, @version, @archived_at, @created_at, @updated_at)`,
       ),
+      attempt: db.prepare<[number | null, number | null, number]>(
+        'UPDATE tasks SET attempt_of = ?, picked_attempt = ? WHERE id = ?',
+      ),
       report: db.prepare(
         `INSERT INTO reports (id, task_id, author_id, kind, verdict, summary, artifact_commit, artifact_digest, claim_count, created_at)
          VALUES (@id, @task_id, @author_id, @kind, @verdict, @summary, @artifact_commit, @artifact_digest, @claim_count, @created_at)`,
@@ -155,6 +158,11 @@ export class TransferRepo {
 
   insertTask(row: TaskRow): void {
     this.s.task.run(row)
+  }
+
+  /** A task's attempt links (migration 028), set once every task exists. */
+  setAttempt(id: number, attemptOf: number | null, pickedAttempt: number | null): void {
+    this.s.attempt.run(attemptOf, pickedAttempt, id)
   }
 
   insertReport(row: Omit<ReportRow, 'superseded_by'>): void {

@@ -17,6 +17,7 @@ import { ApprovalRulesRepo } from './approval-rules-repo'
 import { BaseRepo } from './base-repo'
 import { MergeQueueRepo } from './merge-queue-repo'
 import { DiffCommentsRepo } from './diff-comments-repo'
+import { AttemptsRepo } from './attempts-repo'
 import { PullRequestsRepo } from './pull-requests-repo'
 import { PlansRepo } from './plans-repo'
 
@@ -43,6 +44,7 @@ export class WorkspaceStore {
   readonly diffComments: DiffCommentsRepo
   readonly pullRequests: PullRequestsRepo
   readonly plans: PlansRepo
+  readonly attempts: AttemptsRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -66,6 +68,7 @@ export class WorkspaceStore {
     this.diffComments = new DiffCommentsRepo(db)
     this.pullRequests = new PullRequestsRepo(db)
     this.plans = new PlansRepo(db)
+    this.attempts = new AttemptsRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

@@ -180,6 +180,7 @@ export function CardForm({
   submitLabel,
   canSubmit,
   error,
+  extra,
   children,
 }: {
   onSubmit(): void
@@ -187,6 +188,8 @@ export function CardForm({
   submitLabel: string
   canSubmit: boolean
   error?: string
+  /** Another way to submit, beside the submit button (e.g. "Create and start"). */
+  extra?: ReactNode
   children: ReactNode
 }) {
   return (
@@ -203,6 +206,7 @@ export function CardForm({
         <button type="button" className="btn" onClick={onCancel}>
           Cancel
         </button>
+        {extra}
         <button className="btn primary" disabled={!canSubmit}>
           {submitLabel}
         </button>

@@ -148,6 +148,8 @@ export interface UiSlice {
   paletteOpen: boolean
   /** A "New decision" / "New task" asked for from the palette: the panel opens its form once, then clears it. */
   newRecord: 'decision' | 'task' | null
+  /** The decision a new task is opened on ("New task on D-1"): the form starts with it linked. */
+  newTaskOn: string | null
   /** A step to scroll to and highlight in the selected session. */
   focusStepId: string | null
   composerFocusTick: number
@@ -167,7 +169,7 @@ export interface UiSlice {
   openTask(id: string | null): void
   openReport(id: string | null): void
   setPaletteOpen(open: boolean): void
-  startNew(kind: 'decision' | 'task' | null): void
+  startNew(kind: 'decision' | 'task' | null, decisionId?: string): void
   focusStep(memberId: string, stepId: string | null): void
   focusComposer(): void
   setShowShortcuts(v: boolean): void

@@ -13,6 +13,7 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   focusReportId: null,
   paletteOpen: false,
   newRecord: null,
+  newTaskOn: null,
   focusStepId: null,
   composerFocusTick: 0,
   showShortcuts: false,
@@ -37,17 +38,18 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   openReport: (focusReportId) =>
     set(focusReportId ? { focusReportId, rightTab: 'reports', panelOpen: true } : { focusReportId }),
   setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
-  startNew: (newRecord) =>
+  startNew: (newRecord, decisionId) =>
     set(
       newRecord
         ? {
             newRecord,
+            newTaskOn: newRecord === 'task' ? (decisionId ?? null) : null,
             rightTab: newRecord === 'decision' ? 'decisions' : 'tasks',
             panelOpen: true,
             focusDecisionId: null,
             focusTaskId: null,
           }
-        : { newRecord },
+        : { newRecord, newTaskOn: null },
     ),
   focusStep(memberId, stepId) {
     set({ selectedMemberId: memberId, view: 'member', focusStepId: stepId, lastMemberId: memberId })

@@ -38,13 +38,14 @@ export async function mergePreview(h: Harness, ctx: Ctx, p: ParsedParams<'tasks.
     return await preview(h, ctx, task, branch.worktree)
   } catch (err) {
     // A merge that started meanwhile removes the tree under the questions asked of it: say so, not a failure.
-    if (!(err instanceof ApiError) && ctx.store.branches.get(task.id)?.merging) throw beingMerged(tk)
+    const now = ctx.store.branches.get(task.id)
+    if (!(err instanceof ApiError) && (now?.merging || now?.merged_commit)) throw beingMerged(tk)
     throw err
   }
 }
 
 const beingMerged = (tk: string) =>
-  new ApiError('invalid_transition', `${tk} is being merged right now: there is no merge to preview`)
+  new ApiError('invalid_transition', `${tk} is being merged (or was just merged): there is no merge to preview`)
 
 async function preview(h: Harness, ctx: Ctx, task: TaskRow, tree: string): Promise<MergePreview> {
   const tk = makeKey('task', task.id)

@@ -10,10 +10,10 @@ import path from 'node:path'
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Task } from '../../../../shared/schemas'
-import { identityEnv, resolveIdentity } from '../../repo/git-identity'
+import { identityEnv, resolveIdentity, type GitIdentity } from '../../repo/git-identity'
 import { removeTree, resolveCommit } from '../../repo/git-repo'
 import { stopTreeRuns } from '../workspace/tree-runs'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit, type GitResult } from '../../platform/git'
 import { actorOf, requireDecider, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
@@ -75,10 +75,13 @@ export async function landAccepted(
     await interruptedMerges(ctx, repo, true)
     // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
     await refreshHead(h, ctx, task.id).catch(() => undefined)
-    // Read-only questions asked at once (each git call is a process start): the commit is here, the checkout's state.
-    const [present, checkout] = await Promise.all([
+    // Read-only questions asked at once (each git call is a process start): the commit is here, the checkout's state,
+    // the trial merge and who the merge commit is by. Their answers are read in the order the refusals are made.
+    const [present, checkout, trial, identity] = await Promise.all([
       runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true }),
       readCheckout(repo),
+      trialMerge(repo, commit, strategy, verified),
+      resolveIdentity(repo),
     ])
     if (present.code !== 0) {
       throw new ApiError(
@@ -91,7 +94,7 @@ export async function landAccepted(
     }
     checkCheckout(checkout, settings.baseBranch!)
     try {
-      await checkMergeable(repo, commit, strategy, tk, verified)
+      await checkMergeable(repo, commit, trial, tk, verified)
     } catch (err) {
       // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
       // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
@@ -114,7 +117,7 @@ export async function landAccepted(
       ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now() })),
     )
     try {
-      await land(repo, commit, strategy, message, before)
+      await land(repo, commit, strategy, message, before, identity)
     } catch (err) {
       // Put back cleanly: nothing to report later. Else the record stays, and the next merge says what is left.
       if (!(
@@ -127,6 +130,12 @@ export async function landAccepted(
       throw err
     }
     const merged = (await resolveCommit(repo, 'HEAD'))!
+    // The base moved: the other open tasks are checked against it while this tree goes (checkBase reads the merged
+    // commit from the record, so their overlaps already name this task; the ref watcher would notice the move too).
+    ctx.store.transaction(() =>
+      ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now(), merged })),
+    )
+    void scheduleBaseCheck(h, ctx.wsId)
     // The tree goes: a run command (dev server, watcher) still running in it goes first.
     await stopTreeRuns(ctx, task.id)
     await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
@@ -152,7 +161,7 @@ export async function landAccepted(
     return merged
   })().finally(() => merging.delete(repo))
   if (landed === null) return { queueBecause: queued ?? 'the base branch moved' }
-  // The base moved: every other open task is checked against it now (the ref watcher would notice it too).
+  // Once more now that the merge is recorded (a check that finds nothing new asks git nothing).
   void scheduleBaseCheck(h, ctx.wsId)
   const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
@@ -227,6 +236,24 @@ function checkCheckout(state: CheckoutState, baseBranch: string): void {
   }
 }
 
+/** The trial merge's answers, asked before the checkout is checked (all read-only; used only if it passes). */
+type Trial =
+  { strategy: 'ff-only'; ancestor: number | null } | { strategy: 'merge' | 'squash'; tree: GitResult; checked: string }
+
+async function trialMerge(repo: string, commit: string, strategy: string, verified: boolean): Promise<Trial> {
+  if (strategy === 'ff-only') {
+    const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
+    return { strategy, ancestor: ff.code }
+  }
+  const [tree, checked] = await Promise.all([
+    runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
+      allowFailure: true,
+    }),
+    verified ? checkedTree(repo, commit) : Promise.resolve(''),
+  ])
+  return { strategy: strategy === 'squash' ? 'squash' : 'merge', tree, checked }
+}
+
 /**
  * Conflicts are found without touching the checkout (git merge-tree), so a refused merge leaves nothing behind.
  * `verified`: the tree that would land must be the checked one (checkLandsAsChecked); as-accepted lands it anyway.
@@ -234,13 +261,12 @@ function checkCheckout(state: CheckoutState, baseBranch: string): void {
 async function checkMergeable(
   repo: string,
   commit: string,
-  strategy: string,
+  trial: Trial,
   tk: string,
   verified: boolean,
 ): Promise<void> {
-  if (strategy === 'ff-only') {
-    const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
-    if (ff.code !== 0)
+  if (trial.strategy === 'ff-only') {
+    if (trial.ancestor !== 0)
       throw new ApiError(
         'merge_blocked',
         `${tk} cannot be fast-forwarded: the base branch has moved on; use strategy "merge" or "squash"`,
@@ -248,13 +274,7 @@ async function checkMergeable(
       )
     return checkUntracked(repo, `${commit}^{tree}`, tk)
   }
-  // The checked tree is asked beside the trial merge (two process starts at once, not one after the other).
-  const [r, checked] = await Promise.all([
-    runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
-      allowFailure: true,
-    }),
-    verified ? checkedTree(repo, commit) : Promise.resolve(''),
-  ])
+  const { tree: r, checked } = trial
   if (r.code === 0) {
     const landed = r.stdout.split('\n')[0]?.trim() ?? ''
     if (verified) await checkLandsAsChecked(repo, landed, checked, commit, tk)
@@ -350,10 +370,16 @@ async function checkUntracked(repo: string, tree: string, tk: string): Promise<v
   }
 }
 
-async function land(repo: string, commit: string, strategy: string, message: string, before: string): Promise<void> {
-  // The merge commit is yours, as git names you in your checkout (includeIf in ~/.gitconfig too); with no identity
-  // there, git says so and nothing is changed.
-  const identity = await resolveIdentity(repo)
+async function land(
+  repo: string,
+  commit: string,
+  strategy: string,
+  message: string,
+  before: string,
+  /** Who the merge commit is by: you, as git names you in your checkout (includeIf in ~/.gitconfig too); with no
+   * identity there, git says so and nothing is changed. */
+  identity: GitIdentity | null,
+): Promise<void> {
   const env = identity ? identityEnv(identity) : undefined
   const run = async (args: string[]) => {
     const r = await runOwnGit(repo, args, { allowFailure: true, env })

@@ -149,6 +149,15 @@ export function setTaskStatus(ctx: Ctx, p: ParsedParams<'tasks.setStatus'>): Tas
       setPlanFirst(ctx, current, p.planFirst)
     }
     if (p.status === 'delivered') assertPlanAllowsDelivery(ctx, current)
+    // A task being tried by several members gets its work from the attempt picked, not from a start of its own.
+    if (p.status === 'in_progress' && !current.picked_attempt) {
+      const attempts = ctx.store.attempts.of(row.id)
+      if (attempts.length)
+        throw new ApiError(
+          'invalid_transition',
+          `${key} is being tried by ${attempts.map((a) => makeKey('task', a.id)).join(', ')}: pick one of them (tasks.pickAttempt)`,
+        )
+    }
     if (p.status === 'in_progress' || p.status === 'delivered') {
       const open = ctx.store.tasks.openBlockers(row.id)
       if (open.length) {

@@ -161,8 +161,16 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
   if (!head) return
   const scratch = join(h.registry.dataDir, 'scratch', ctx.wsId, 'base')
   const branches = ctx.store.branches.list()
-  const mergedBy = new Map(branches.filter((b) => b.merged_commit).map((b) => [b.merged_commit!, b.task_id]))
-  const open = branches.filter((b) => !b.merged_commit && b.worktree && b.state === 'ready' && isOwnTree(b.worktree))
+  // A merge being recorded (tasks.merge: landed, its tree going) counts as merged, with the commit it made.
+  const mergedBy = new Map(
+    branches.flatMap((b) => {
+      const made = b.merged_commit ?? mergingCommit(b.merging)
+      return made ? [[made, b.task_id] as const] : []
+    }),
+  )
+  const open = branches.filter(
+    (b) => !b.merged_commit && !b.merging && b.worktree && b.state === 'ready' && isOwnTree(b.worktree),
+  )
   const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
   const before = ctx.store.base.among(open.map((b) => b.task_id))
   // What each task is checked on: a task in progress its tree's head, the others their delivered commit. A task whose
@@ -241,6 +249,17 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
     if (closed.has(h) || !ctx.store.db.open) return
     const rows = ctx.store.tasks.getMany(changed.slice(i, i + EMITS_AT_ONCE))
     for (const task of toTasks(ctx.wsId, ctx.store, rows)) ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
+  }
+}
+
+/** The commit a merge under way made, once it has landed (its record then names it). */
+function mergingCommit(merging: string | null): string | null {
+  if (!merging) return null
+  try {
+    const merged = (JSON.parse(merging) as { merged?: unknown }).merged
+    return typeof merged === 'string' ? merged : null
+  } catch {
+    return null
   }
 }
 

@@ -25,6 +25,7 @@ import * as m024 from './024-merge-queue'
 import * as m025 from './025-claim-verdicts'
 import * as m026 from './026-diff-comments'
 import * as m027 from './027-pull-requests'
+import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
@@ -56,6 +57,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '025-claim-verdicts', up: m025.up },
   { name: '026-diff-comments', up: m026.up },
   { name: '027-pull-requests', up: m027.up },
-  // 028 is another part of issue 33 (attempts); the lead orders the entries when merging.
+  { name: '028-attempts', up: m028.up },
   { name: '029-task-plans', up: m029.up },
 ]

@@ -105,6 +105,7 @@ function NewDecisionForm({
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
   const applyDecision = useApp((s) => s.applyDecision)
+  const openDecision = useApp((s) => s.openDecision)
   const [title, setTitle] = useState('')
   const [statement, setStatement] = useState(initial?.statement ?? '')
   const [rationale, setRationale] = useState('')
@@ -117,6 +118,8 @@ function NewDecisionForm({
     })
     applyDecision(d)
     onClose()
+    // What was recorded, with what comes next: a task on it, or an edit.
+    openDecision(d.id)
   })
   return (
     <CardForm
@@ -184,6 +187,7 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
   const [editing, setEditing] = useState(false)
   const [reverting, setReverting] = useState<Revision | null>(null)
   const [outcome, setOutcome] = useState<EditOutcome | null>(null)
+  const startNew = useApp((s) => s.startNew)
   // The server's list of them (tasks.page by decision), read again on the events that may change it.
   const dependents = useTaskList({ decisionId: decision.id })
 
@@ -251,6 +255,16 @@ function DecisionDetail({ decision, onBack }: { decision: Decision; onBack(): vo
             >
               Edit
             </button>
+            {decision.status !== 'rejected' && decision.status !== 'superseded' && (
+              <button
+                className="btn small"
+                onClick={() => startNew('task', decision.id)}
+                data-testid="new-task-on"
+                title={`A new task that implements ${decision.key}, linked to it`}
+              >
+                New task on {decision.key}
+              </button>
+            )}
           </div>
         </>
       )}

@@ -38,9 +38,11 @@ export function TaskActions({ task }: { task: Task }) {
     }
   }, [api, task.id, task.flag, task.assigneeId, task.updatedAt, pendingNotices])
 
-  const accept = useAction(async () => {
+  // `andMerge`: the one click a ready task with a branch offers, accepting it and then merging it (or queueing it).
+  const accept = useAction(async (andMerge?: boolean) => {
     try {
       applyTask(await api.call('tasks.accept', { taskId: task.id }))
+      if (andMerge) applyTask(await api.call('tasks.merge', { taskId: task.id, strategy: 'merge' }))
     } catch (err) {
       // The refusal is the same check as the readiness shown, made later: its reasons replace the card's until the task comes anew.
       const reasons = refusalReasons(err as never)
@@ -183,9 +185,20 @@ export function TaskActions({ task }: { task: Task }) {
               Deliver on {offer.commit.slice(0, 7)}
             </button>
           )}
+          {ready && task.branch && (
+            <button
+              className="btn small primary"
+              disabled={accept.pending}
+              onClick={() => void accept.run(true)}
+              data-testid="accept-merge"
+              title={`Accept ${task.key} and land it in the base branch (merge commit)`}
+            >
+              Accept and merge
+            </button>
+          )}
           {task.status === 'delivered' && (
             <button
-              className={`btn small${ready ? ' primary' : ''}`}
+              className={`btn small${ready && !task.branch ? ' primary' : ''}`}
               disabled={accept.pending}
               onClick={() => void accept.run()}
               data-testid="accept-task"

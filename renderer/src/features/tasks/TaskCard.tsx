@@ -19,6 +19,8 @@ import { BranchHead, DeliveredCommit } from './TaskCommits'
 import { OpenTree } from '../trees/OpenTree'
 import { PullRequestLine } from './PullRequest'
 import { PlanReview } from './PlanReview'
+import { AttemptsDialog, TryWithDialog } from './Attempts'
+import { useAttemptsView } from './attempts-store'
 
 const flagTone = { requirements_updated: 'info', needs_adjustment: 'warn', needs_reverification: 'bad' } as const
 
@@ -74,6 +76,12 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
   const [open, setOpen] = useState(false)
   const [editing, setEditing] = useState(false)
   const [showChanges, setShowChanges] = useState(false)
+  const attemptsOpen = useAttemptsView((s) => s.open)
+  const showAttempts = useAttemptsView((s) => s.show)
+  const closeAttempts = useAttemptsView((s) => s.close)
+  const attemptsView = attemptsOpen?.taskId === task.id ? attemptsOpen.mode : null
+  // "Try it with…": a task still to do that never started and was not tried (nor is an attempt itself).
+  const triable = task.status === 'todo' && !task.branch && !task.attemptOf && !task.attempts
   const [strategy, setStrategy] = useState<'merge' | 'squash' | 'ff-only'>('merge')
   const merge = useAction(async () => applyTask(await api.call('tasks.merge', { taskId: task.id, strategy })))
   const unqueue = useAction(async () => applyTask(await api.call('tasks.unqueueMerge', { taskId: task.id })))
@@ -175,6 +183,26 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           <span className="muted small">blocked by {task.blockedBy.map((id) => tasks[id]?.key ?? id).join(', ')}</span>
         )}
         <DeliveredCommit artifact={task.artifact} />
+        {!!task.attempts && (
+          <button
+            className="linklike small"
+            onClick={() => showAttempts(task.id, 'compare')}
+            data-testid="task-attempts"
+            title="The attempts side by side: what each changed, its reports, tokens and time"
+          >
+            {task.attempts} attempts{task.pickedAttempt ? ' · one picked' : ''}
+          </button>
+        )}
+        {task.attemptOf && (
+          <button
+            className="linklike small"
+            onClick={() => showAttempts(task.id, 'compare')}
+            data-testid="attempt-of"
+            title="Compare it with the other attempts"
+          >
+            attempt at {tasks[task.attemptOf]?.key ?? 'another task'}
+          </button>
+        )}
         {!!task.openComments && (
           <button
             className="linklike small open-comments"
@@ -271,6 +299,8 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
           onClose={() => setShowChanges(false)}
         />
       )}
+      {attemptsView === 'try' && <TryWithDialog task={task} onClose={closeAttempts} />}
+      {attemptsView === 'compare' && <AttemptsDialog task={task} onClose={closeAttempts} />}
       {delivering ? (
         <Delivery task={task} />
       ) : (
@@ -287,6 +317,16 @@ export function TaskCard({ task, lane }: { task: Task; lane: Task['status'] }) {
               title={`${assignee.name}’s turns on ${task.key} only`}
             >
               Session
+            </button>
+          )}
+          {triable && (
+            <button
+              className="btn small"
+              onClick={() => showAttempts(task.id, 'try')}
+              data-testid="try-with"
+              title={`Run ${task.key} on 2–4 members at once, each in its own branch and tree, and pick the best`}
+            >
+              Try it with…
             </button>
           )}
           {(task.branch || task.artifact?.commit) && (

@@ -21,21 +21,61 @@ function useKeyStorage(): SystemInfo['secrets'] | null {
   return secrets
 }
 
+/**
+ * The models the server at a local / OpenAI-compatible base URL lists (providers.models, asked by Concord once the
+ * URL has settled); none for the other kinds, an unfinished URL or a server that does not answer.
+ */
+function useListedModels(draft: ProviderDraft): string[] {
+  const api = useApp((s) => s.api)
+  const [listed, setListed] = useState<{ for: string; models: string[] } | null>(null)
+  const baseURL = draft.baseURL.trim()
+  const apiKey = draft.apiKey.trim()
+  const asks = draft.kind === 'openai-compatible' && /^https?:\/\/\S+$/.test(baseURL)
+  const key = JSON.stringify([baseURL, apiKey])
+  useEffect(() => {
+    if (!asks) return
+    let live = true
+    const t = setTimeout(() => {
+      api.call('providers.models', { baseURL, ...(apiKey ? { apiKey } : {}) }).then(
+        (r) => live && setListed({ for: key, models: r.models }),
+        () => live && setListed({ for: key, models: [] }),
+      )
+    }, 400)
+    return () => {
+      live = false
+      clearTimeout(t)
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, asks, key])
+  return asks && listed?.for === key ? listed.models : []
+}
+
 /** Provider kind, model, base URL and a write-only key. The key field is never pre-filled. */
 export function ProviderFields({
   draft,
   onChange,
   hasKey,
   focusKey,
+  prefillModel,
 }: {
   draft: ProviderDraft
   onChange(d: ProviderDraft): void
   hasKey?: boolean
   /** Opened to fix a refused key: the key field takes the focus. */
   focusKey?: boolean
+  /** A new provider (the setup): the preset's model gives way to the first one the server lists. */
+  prefillModel?: boolean
 }) {
   const preset = providerPresets[draft.kind]
   const keyStorage = useKeyStorage()
+  const models = useListedModels(draft)
+  const first = models[0]
+  useEffect(() => {
+    if (prefillModel && first && draft.model === preset.model && !models.includes(draft.model))
+      onChange({ ...draft, model: first })
+    // Only when the list arrives: a model typed afterwards is the user's.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [models])
   return (
     <div className="provider-fields">
       <div className="segmented" role="radiogroup" aria-label="Provider">
@@ -54,12 +94,30 @@ export function ProviderFields({
       </div>
       <div className="muted small">{preset.hint}</div>
       <div className="form-grid">
-        <Field label="Model">
+        <Field
+          label="Model"
+          hint={
+            models.length > 0 ? (
+              <span data-testid="listed-models">
+                Listed at this URL: {models.slice(0, 4).join(', ')}
+                {models.length > 4 ? ` and ${models.length - 4} more` : ''}
+              </span>
+            ) : undefined
+          }
+        >
           <input
             value={draft.model}
             onChange={(e) => onChange({ ...draft, model: e.target.value })}
             aria-label="Model"
+            list={models.length > 0 ? 'listed-models' : undefined}
           />
+          {models.length > 0 && (
+            <datalist id="listed-models">
+              {models.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+          )}
         </Field>
         <Field label={draft.kind === 'openai-compatible' ? 'Base URL' : 'Base URL (optional)'}>
           <input

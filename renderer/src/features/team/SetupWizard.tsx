@@ -70,21 +70,37 @@ export function SetupWizard() {
                 : 'app (encrypted with the system keychain)'}{' '}
               and are never shown again.
             </p>
-            {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} />}
+            {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} prefillModel />}
             <label className="check">
               <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip
               for now (members cannot talk until they have a provider)
             </label>
             <div className="form-actions">
               <button
-                className="btn primary"
+                className="btn"
                 disabled={!providerOk}
                 onClick={() => setStage('team')}
                 data-testid="provider-next"
+                title="Rename, untick or add members before they are created"
               >
-                Next: the team
+                Choose the team…
+              </button>
+              {/* The preset team in one click, on this provider: step 2 is only for changing it. */}
+              <button
+                className="btn primary"
+                disabled={!providerOk || create.pending}
+                onClick={() => void create.run()}
+                data-testid="create-preset-team"
+                title={`Creates ${rolePresets.map((p) => p.name).join(', ')} with this provider`}
+              >
+                Create the team
               </button>
             </div>
+            <p className="muted small setup-team-line" data-testid="preset-team-line">
+              The team: {rolePresets.map((p) => p.name).join(', ')}. Choose the team… to rename, untick or add members
+              first.
+            </p>
+            <ErrorText error={create.error?.message} />
           </>
         ) : (
           <>
