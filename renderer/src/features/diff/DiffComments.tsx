@@ -12,8 +12,7 @@ import { useApp } from '../../stores/app-store'
 export type CommentSide = DiffComment['side']
 export const sideOf = (s: SplitSide): CommentSide => (s === SplitSide.old ? 'old' : 'new')
 
-/** The task's comments, loaded when the view opens, replaced by what each action answers and by each change the core
- * announces (null: a turn's diff). */
+/** The task's comments, loaded when the view opens and replaced by what each action answers (null: a turn's diff). */
 export function useDiffComments(taskId: string | null) {
   const api = useApp((s) => s.api)
   const [comments, setComments] = useState<DiffComment[]>([])
@@ -27,13 +26,8 @@ export function useDiffComments(taskId: string | null) {
         (list) => alive && setComments(list),
         () => undefined,
       )
-    // Changed elsewhere (a delivery resolved some, another window added one): the whole list comes with the event.
-    const off = api.onEvent((e) => {
-      if (alive && e.event === 'diffComments.changed' && e.payload.taskId === taskId) setComments(e.payload.comments)
-    })
     return () => {
       alive = false
-      off()
     }
   }, [api, taskId])
   const add = useAction(
