@@ -102,8 +102,8 @@ export const methods = {
   'folders.pick': method(z.strictObject({ title: z.string().max(200).optional() }), r<{ path: string | null }>()),
   /**
    * The models an OpenAI-compatible server lists (GET <baseURL>/models), so the setup can prefill one: asked by
-   * Concord, not the page (no CORS, and the key stays out of the page once typed). provider_error when it does not
-   * answer with a list.
+   * Concord, not the page (no CORS, and the key stays out of the page once typed). A server that does not answer
+   * with a list (many do not offer one) is no failure of the call: no models, and `unavailable` says why.
    */
   'providers.models': method(
     z.strictObject({
@@ -114,7 +114,7 @@ export const methods = {
         .regex(/^https?:\/\/\S+$/, 'an http(s) URL'),
       apiKey: z.string().max(1000).optional(),
     }),
-    r<{ models: string[] }>(),
+    r<{ models: string[]; unavailable?: string }>(),
   ),
   /** What this Concord can promise about the machine it runs on (where keys live); never a path. */
   'system.info': method(z.strictObject({}), r<s.SystemInfo>()),

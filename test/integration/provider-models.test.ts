@@ -1,6 +1,6 @@
 /**
  * providers.models (issue 33, fewer actions in the setup): Concord asks an OpenAI-compatible server for the models it
- * lists, so the setup prefills one; a server that does not answer with a list is a provider_error, a URL that is
+ * lists, so the setup prefills one; a server that does not answer with a list gives none and says why, a URL that is
  * not http(s) invalid_params.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,15 +26,15 @@ describe('providers.models', () => {
     expect(models.requests).toEqual([])
   })
 
-  it('answers provider_error for a server without a model list, and invalid_params for a URL that is not http(s)', async () => {
+  it('answers no models and why for a server without a model list (no failure: many offer none), and invalid_params for a URL that is not http(s)', async () => {
     const gone = models.openaiBaseURL.replace('/v1', '/nothing')
-    await expect(t.core.invoke('providers.models', { baseURL: gone })).rejects.toMatchObject({
-      code: 'provider_error',
-      message: expect.stringContaining('answered 404'),
+    expect(await t.core.invoke('providers.models', { baseURL: gone })).toEqual({
+      models: [],
+      unavailable: expect.stringContaining('answered 404'),
     })
-    await expect(t.core.invoke('providers.models', { baseURL: 'http://127.0.0.1:1/v1' })).rejects.toMatchObject({
-      code: 'provider_error',
-      message: expect.stringContaining('did not answer'),
+    expect(await t.core.invoke('providers.models', { baseURL: 'http://127.0.0.1:1/v1' })).toEqual({
+      models: [],
+      unavailable: expect.stringContaining('did not answer'),
     })
     await expect(t.core.invoke('providers.models', { baseURL: 'file:///etc/passwd' })).rejects.toMatchObject({
       code: 'invalid_params',

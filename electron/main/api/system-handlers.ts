@@ -29,8 +29,12 @@ async function systemInfo(deps: SystemDeps): Promise<SystemInfo> {
 }
 
 /** What an OpenAI-compatible server lists at GET <baseURL>/models ({ data: [{ id }] }), in its order. */
-export async function providerModels(baseURL: string, apiKey?: string): Promise<{ models: string[] }> {
+export async function providerModels(
+  baseURL: string,
+  apiKey?: string,
+): Promise<{ models: string[]; unavailable?: string }> {
   const url = `${baseURL.replace(/\/+$/, '')}/models`
+  const none = (unavailable: string) => ({ models: [], unavailable })
   let res: Response
   try {
     res = await fetch(url, {
@@ -38,11 +42,11 @@ export async function providerModels(baseURL: string, apiKey?: string): Promise<
       signal: AbortSignal.timeout(5000),
     })
   } catch (err) {
-    throw new ApiError('provider_error', `${url} did not answer: ${(err as Error).message}`)
+    return none(`${url} did not answer: ${(err as Error).message}`)
   }
-  if (!res.ok) throw new ApiError('provider_error', `${url} answered ${res.status} ${res.statusText}`.trim())
+  if (!res.ok) return none(`${url} answered ${res.status} ${res.statusText}`.trim())
   const body = (await res.json().catch(() => null)) as { data?: unknown } | null
-  if (!Array.isArray(body?.data)) throw new ApiError('provider_error', `${url} did not answer with a list of models`)
+  if (!Array.isArray(body?.data)) return none(`${url} did not answer with a list of models`)
   const ids = body.data.map((m: unknown) => (m as { id?: unknown } | null)?.id)
   return { models: ids.filter((id): id is string => typeof id === 'string' && id !== '').slice(0, 500) }
 }
