@@ -439,6 +439,7 @@ describe('task board', () => {
       acceptanceCriteria: 'Signed payloads',
       decisionIds: [`${WS}-d1`],
       requiredReports: ['test', 'implementation'],
+      planFirst: false,
     })
     await waitFor(() => expect(store.getState().tasks[`${WS}-t2`]?.title).toBe('Webhooks'))
   })
