@@ -71,11 +71,36 @@ const aggregateOrder = aggregates.slice(0, -1).map((agg, i) => ({
   to: { path: aggregates.slice(i + 1).flatMap((a) => a.path) },
 }))
 
+/**
+ * The renderer's floors, bottom to top: the client of the contract, helpers, the zustand stores (and the hand-offs
+ * between panels), the kit of components every feature uses, the features, and the app that lays them out.
+ */
+const rendererFloors = [
+  { name: 'api', path: ['^renderer/src/api/'] },
+  { name: 'lib', path: ['^renderer/src/lib/'] },
+  { name: 'stores', path: ['^renderer/src/stores/'] },
+  { name: 'components', path: ['^renderer/src/components/'] },
+  { name: 'features', path: ['^renderer/src/features/'] },
+  { name: 'app', path: ['^renderer/src/app/', '^renderer/src/main\\.tsx$'] },
+]
+
+const rendererOrder = rendererFloors.slice(0, -1).map((floor, i) => ({
+  name: `renderer-${floor.name}`,
+  comment: `renderer/src/${floor.name} imports a floor above it (${rendererFloors
+    .slice(i + 1)
+    .map((f) => f.name)
+    .join(', ')}): move what it needs down (a store, a component of the kit)`,
+  severity: 'error',
+  from: { path: floor.path },
+  to: { path: rendererFloors.slice(i + 1).flatMap((f) => f.path) },
+}))
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
     ...aggregateOrder,
+    ...rendererOrder,
     {
       name: 'renderer-sees-shared-only',
       comment: 'the renderer reaches the core only through the contract in shared/ (window.api, the bridge)',
@@ -101,7 +126,7 @@ module.exports = {
       name: 'no-circular',
       comment: 'modules that import each other (through any path): move what both need into a lower module',
       severity: 'error',
-      from: { path: '^(electron|shared)/' },
+      from: { path: '^(electron|shared|renderer)/' },
       to: { circular: true },
     },
   ],

@@ -57,6 +57,16 @@ describe('layers', () => {
       write('electron/main/harness/decisions/d.ts', "import { t } from '../tasks/t'\nexport const d = t\n")
       write('electron/main/harness/tasks/up.ts', "import { d } from '../decisions/d'\nexport const tasksUp = d\n")
       write('electron/main/harness/kernel-up.ts', "import { t } from './tasks/t'\nexport const kernelUp = t\n")
+      // The renderer's floors: a feature may use the kit (down); the kit may not reach into a feature (up).
+      write('renderer/src/features/chips/Chip.ts', 'export const chip = 1\n')
+      write(
+        'renderer/src/components/Kit.ts',
+        "import { chip } from '../features/chips/Chip'\nexport const kit = chip\n",
+      )
+      write(
+        'renderer/src/features/chips/Uses.ts',
+        "import { kit } from '../../components/Kit'\nexport const uses = kit\n",
+      )
       // The renderer past shared/.
       write('renderer/src/view.ts', "import { git } from '../../electron/main/platform/git'\nexport const view = git\n")
 
@@ -66,6 +76,7 @@ describe('layers', () => {
         'aggregate-tasks electron/main/harness/tasks/up.ts → electron/main/harness/decisions/d.ts',
         'layer-domain electron/main/harness/up.ts → electron/main/runtime/engine.ts',
         'layer-platform electron/main/log/up.ts → electron/main/store/a.ts',
+        'renderer-components renderer/src/components/Kit.ts → renderer/src/features/chips/Chip.ts',
         'renderer-sees-shared-only renderer/src/view.ts → electron/main/platform/git.ts',
       ])
       expect(f.cycles.length).toBeGreaterThan(0)

@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { TreeRun } from '../../shared/schemas'
-import { useTreeRuns } from '../../renderer/src/features/trees/tree-runs-store'
+import { useTreeRuns } from '../../renderer/src/stores/tree-runs'
 
 const T = 'w00000001-t1'
 const run = (over: Partial<TreeRun>): TreeRun => ({

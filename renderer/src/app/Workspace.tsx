@@ -3,7 +3,7 @@
  * App when a workspace is open (or earlier, main.tsx preloads it), so the welcome screen does not parse it.
  */
 import { EmptyState, Modal } from '../components/ui'
-import { RightPanel } from '../features/RightPanel'
+import { RightPanel } from './RightPanel'
 import { ArchiveUndo } from '../features/archive/undo'
 import { CommandPalette } from '../features/search/CommandPalette'
 import { MemberSession, TeamView } from '../features/session/SessionView'
@@ -11,7 +11,7 @@ import { SetupWizard } from '../features/team/SetupWizard'
 import { Sidebar } from '../features/team/Sidebar'
 import { shortcutHelp } from '../lib/shortcuts'
 import { useApp } from '../stores/app-store'
-import { useFoldDrawerOnPress, useNarrowDrawer } from './narrow-drawer'
+import { useFoldDrawerOnPress, useNarrowDrawer } from '../components/narrow-drawer'
 
 function Shortcuts() {
   const show = useApp((s) => s.showShortcuts)

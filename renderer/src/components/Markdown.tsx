@@ -6,8 +6,8 @@
 import type { Components } from 'hast-util-to-jsx-runtime'
 import { memo, useRef, useSyncExternalStore, type ReactNode } from 'react'
 import type { StepRef } from '../../../shared/schemas'
-import { PinsContext } from '../features/decisions/pins'
-import { RefChip } from '../features/decisions/RefChip'
+import { PinsContext } from './pins'
+import { RefChip } from './RefChip'
 import { CodeBlock } from './CodeBlock'
 import { highlighterVersion, openFence, renderMarkdown, splitBlocks, subscribeHighlighter } from './markdown-render'
 

@@ -4,7 +4,7 @@
  */
 import type { EventEnvelope } from '../../../shared/contract'
 import type { SessionInfo } from '../../../shared/schemas'
-import { useTreeRuns } from '../features/trees/tree-runs-store'
+import { useTreeRuns } from './tree-runs'
 import type { AppStore } from './types'
 
 export interface Scheduler {

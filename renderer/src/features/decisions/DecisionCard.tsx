@@ -6,8 +6,8 @@ import { decisionByKey } from '../../stores/selectors'
 import { DecisionEditor, type EditOutcome } from './DecisionEditor'
 import { Diff } from './Diff'
 import { FollowUpOffers } from './FollowUpOffers'
-import { changedSince, usePinnedRevision } from './pins'
-import './pins.css'
+import { changedSince, usePinnedRevision } from '../../components/pins'
+import '../../components/pins.css'
 
 export const statusTone = { proposed: 'info', accepted: 'good', rejected: 'bad', superseded: 'neutral' } as const
 

@@ -1,5 +1,5 @@
 import { FollowUpOffers } from './FollowUpOffers'
-import { mergedOn } from './pins'
+import { mergedOn } from '../../components/pins'
 import { useEffect, useMemo, useState } from 'react'
 import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge, CardForm, EmptyState, ErrorText, Field } from '../../components/ui'

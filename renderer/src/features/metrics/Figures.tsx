@@ -4,9 +4,8 @@ import { compactNumber } from '../../lib/format'
 import { useState } from 'react'
 import { useApp } from '../../stores/app-store'
 import type { RightTab } from '../../stores/types'
-import type { BoardFilter } from '../tasks/board-data'
 import { FigureItemsDialog, type FigureList } from './FigureItems'
-import { openFiltered } from './open-filtered'
+import { openFiltered, type BoardFilter } from '../../stores/open-filtered'
 import './figures.css'
 
 /** A tab (filtered) or, for figures whose items live in no tab, the list of them in a modal. */

@@ -7,7 +7,7 @@ import { useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
 import { fixedInSettings } from '../../../../shared/session-errors'
 import { useApp } from '../../stores/app-store'
-import { foldDrawer } from '../../app/narrow-drawer'
+import { foldDrawer } from '../../components/narrow-drawer'
 import { MemberEditor } from '../team/MemberEditor'
 import '../session/member-trouble.css'
 

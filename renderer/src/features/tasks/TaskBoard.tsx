@@ -9,7 +9,7 @@ import { BoardMovesProvider } from './board-moves'
 import { BoardColumn } from './BoardColumn'
 import { NewTaskForm } from './NewTaskForm'
 import { NoTasks } from './NoTasks'
-import { takeBoardFilter } from '../metrics/open-filtered'
+import { takeBoardFilter } from '../../stores/open-filtered'
 import { FocusedTask } from './FocusedTask'
 import './board.css'
 

@@ -1,12 +1,9 @@
 import type { Task } from '../../../../shared/schemas'
 import { useTaskList, type TaskList } from '../../stores/task-lists'
+import type { BoardFilter } from '../../stores/open-filtered'
 
 /** What the board's filters narrow it to; served by tasks.page (server-side), one list per column. */
-export interface BoardFilter {
-  assigneeId?: string
-  flagged?: true
-  decisionId?: string
-}
+export type { BoardFilter }
 
 /** One column's tasks: a paged list of one status under the board's filters. */
 export function useColumnTasks(status: Task['status'], filter: BoardFilter): TaskList {

@@ -7,7 +7,7 @@ import type { Task, TreeRun } from '../../../../shared/schemas'
 import { Badge, ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { useTreeRuns } from './tree-runs-store'
+import { useTreeRuns } from '../../stores/tree-runs'
 import './trees.css'
 
 const stateWords: Record<TreeRun['state'], string> = {

@@ -7,12 +7,12 @@ import {
   staleReportCount,
 } from '../stores/selectors'
 import type { RightTab } from '../stores/types'
-import { DecisionsPanel } from './decisions/DecisionsPanel'
-import { Inbox } from './inbox/Inbox'
-import { Figures } from './metrics/Figures'
-import { ReportsPanel } from './reports/ReportsPanel'
-import { TaskBoard } from './tasks/TaskBoard'
-import '../app/layout.css'
+import { DecisionsPanel } from '../features/decisions/DecisionsPanel'
+import { Inbox } from '../features/inbox/Inbox'
+import { Figures } from '../features/metrics/Figures'
+import { ReportsPanel } from '../features/reports/ReportsPanel'
+import { TaskBoard } from '../features/tasks/TaskBoard'
+import './layout.css'
 
 // In a narrow panel (1024 px windows) only the open tab keeps its label; the others are icons named on hover.
 const tabs: { id: RightTab; label: string; icon: string }[] = [

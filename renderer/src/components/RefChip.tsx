@@ -1,7 +1,7 @@
-import { keyKind } from '../../../../shared/keys'
-import { useApp } from '../../stores/app-store'
-import { decisionByKey, proposalByKey, taskByKey } from '../../stores/selectors'
-import { taskStatusWords } from '../../lib/impact'
+import { keyKind } from '../../../shared/keys'
+import { useApp } from '../stores/app-store'
+import { decisionByKey, proposalByKey, taskByKey } from '../stores/selectors'
+import { taskStatusWords } from '../lib/impact'
 import { changedSince, decisionChipView, mergedOn, usePinnedVersion, type DecisionChipView } from './pins'
 import './pins.css'
 

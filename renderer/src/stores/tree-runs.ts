@@ -3,7 +3,7 @@
  * and kept current by the task.treeRun event (stores/events.ts), so every card reads one copy.
  */
 import { create } from 'zustand'
-import type { TreeRun } from '../../../../shared/schemas'
+import type { TreeRun } from '../../../shared/schemas'
 
 interface TreeRunsState {
   byTask: Record<string, { setup?: TreeRun; run?: TreeRun }>

@@ -1,4 +1,9 @@
-import type { BoardFilter } from '../tasks/board-data'
+/** What a figure asks the board to show: one assignee's tasks, the flagged ones, or those on one decision. */
+export interface BoardFilter {
+  assigneeId?: string
+  flagged?: true
+  decisionId?: string
+}
 
 /**
  * A figure opens the items behind its number: the board or the reports panel, already filtered. The filter is

@@ -3,9 +3,9 @@
  * the chips inside its Markdown through a context, and the pinned revisions fetched once and cached.
  */
 import { createContext, useContext, useEffect, useState } from 'react'
-import type { Revision, StepRef } from '../../../../shared/schemas'
-import type { ClientApi } from '../../api/bridge-client'
-import { useApp } from '../../stores/app-store'
+import type { Revision, StepRef } from '../../../shared/schemas'
+import type { ClientApi } from '../api/bridge-client'
+import { useApp } from '../stores/app-store'
 
 /** The pins of the step whose text is being rendered; null outside a step (panels, previews). */
 export const PinsContext = createContext<readonly StepRef[] | null>(null)
