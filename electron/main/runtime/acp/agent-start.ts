@@ -81,7 +81,10 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
     ([k, v]) => envRefusal(k, v) === null,
   )
   Object.assign(out, preset.env, Object.fromEntries(own))
-  if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
+  // The key from the secret store, in the variable the member names (a custom agent's) or the preset's: in this
+  // process's environment only (a secret-looking name rides in the launcher's environment, never on a command line).
+  const keyVariable = m.agent_key_variable ?? preset.keyVariable
+  if (env.apiKey && keyVariable) out[keyVariable] = env.apiKey
   return { vars: out, stateDirs }
 }
 
