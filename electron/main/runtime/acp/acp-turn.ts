@@ -19,6 +19,7 @@ import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
+import { declinedByCapabilities, declinesStdioMcp, notConnectedAfterTurn } from './declined-tools'
 import { agentPresets } from './presets'
 import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
@@ -100,6 +101,11 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const session = await openSession(env, started)
   if ('error' in session) return fail(session.error)
   await planMode(env, started.agent, session.sessionId)
+  const label = agentPresets[member.agent!].label
+  // A new agent process in a new session: its first turn says plainly when Concord's tools do not reach it.
+  const firstTurn = started.fresh && session.fresh
+  const declined = firstTurn && declinesStdioMcp(started.agent.init)
+  if (declined) steps.insert({ kind: 'notice', status: 'done', text: declinedByCapabilities(label), ended_at: now() })
 
   const promptText = turnPrompt(env, host, start, steps, session.fresh)
   const updates = new AcpUpdates(
@@ -109,7 +115,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     started.sandboxed ? { available: true } : { available: false, reason: started.notSandboxed },
     signal,
   )
-  return promptLoop(env, host, start, started.agent, session.sessionId, promptText, steps, updates, fail)
+  const outcome = await promptLoop(env, host, start, started.agent, session.sessionId, promptText, steps, updates, fail)
+  if (firstTurn && !declined && outcome.status === 'done') {
+    const text = await notConnectedAfterTurn(started, label)
+    if (text) steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
+  }
+  return outcome
 }
 
 /** Every prompt starts with the brief; notices pending now are delivered with it. */

@@ -30,6 +30,9 @@ export interface StartedAgent {
   /** Concord's MCP server, for session/new and session/load when the agent does not take it in its config. */
   sessionMcp: McpServer[]
   sessionMeta: { _meta?: Record<string, unknown> }
+  /** The member's gateway, and how many agents had connected to it before this process started (declined tools). */
+  gateway: McpGateway
+  mcpConnectionsBefore: number
 }
 
 /**
@@ -152,6 +155,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     }
   }
   const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
   let agent: AgentProcess
   try {
@@ -188,5 +192,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     notSandboxed: spawn.reason,
     sessionMcp,
     sessionMeta,
+    gateway,
+    mcpConnectionsBefore,
   }
 }
