@@ -125,7 +125,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     steps.insert({
       kind: 'notice',
       status: 'done',
-      text: `Under the approval policy ask, ${label} works in a read-only tree: Concord cannot make it ask before it writes a file or runs a command that changes one (it may never send a permission request). It can still read, answer and report. To let it write, choose sandboxed or auto in its settings.`,
+      text: `${label} works in a read-only tree under the approval policy ask: Concord cannot make it ask before it writes a file or runs a command that changes one (it may never send a permission request). It can still read, answer and report. To let it write, choose sandboxed or auto in its settings.`,
       ended_at: now(),
     })
   }
