@@ -4,6 +4,7 @@
  * never returned by the API. Arguments that carry a secret are refused like variables are.
  */
 import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { takeTurn } from '../fixtures/sessions'
 import { scriptedProvider } from '../fixtures/scripted-agent'
@@ -17,6 +18,20 @@ afterEach(() => t.cleanup())
 
 const KEY = 'sk-scripted-0123456789abcdef'
 const sha = (v: string) => createHash('sha256').update(v).digest('hex')
+
+/** The command lines of this machine's processes that run the scripted agent (its launcher included). */
+function agentCommandLines(): string[] {
+  const lines: string[] = []
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')
+      if (line.includes('scripted-acp-agent.mjs')) lines.push(line)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return lines
+}
 
 const create = (provider: Record<string, unknown>) =>
   t.core.invoke('members.create', {
@@ -48,6 +63,10 @@ describe("a custom ACP agent's key", () => {
       .join('')
     expect(said).toContain(`OPENAI_API_KEY=${sha(KEY)}`)
     expect(said).toContain('ANTHROPIC_API_KEY unset')
+    // The agent is kept for the next turn: neither it nor its sandbox's launcher has the key on its command line.
+    const lines = agentCommandLines()
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) expect(line).not.toContain(KEY)
 
     const listed = await t.core.invoke('members.list', { workspaceId: t.ws.id })
     const session = await t.core.invoke('sessions.get', { memberId: m.id })
