@@ -98,6 +98,11 @@ export const AcpProviderInput = z
       .optional(),
     /** Kept in the secret store; passed only to this agent's process, as the preset's key variable. */
     apiKey: z.string().min(1).max(500).optional(),
+    /**
+     * The environment variable the key is set in (OPENAI_API_KEY, ANTHROPIC_API_KEY, …): a custom agent's own; for a
+     * preset, overrides its variable. Checked when saved (keyVariableRefusal).
+     */
+    keyVariable: z.string().trim().min(1).max(100).optional(),
     /** HOME (and CODEX_HOME, CLAUDE_CONFIG_DIR) under the data folder, per member: members share no agent state. */
     isolatedHome: z.boolean().optional(),
     /** A task flagged needs_adjustment cancels the running turn and re-prompts with the notice at once. */
@@ -296,6 +301,8 @@ export interface AcpMemberProvider {
   command: string | null
   args: string[]
   env: Record<string, string>
+  /** The variable the stored key is set in, as the member names it; null: the preset's own (none for a custom agent). */
+  keyVariable: string | null
   isolatedHome: boolean
   interruptOnAdjustment: boolean
   turnTimeoutSeconds: number

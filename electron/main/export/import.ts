@@ -159,6 +159,7 @@ function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDo
       agent_command: null,
       agent_args: '[]',
       agent_env: '{}',
+      agent_key_variable: null,
       agent_isolated_home: 0,
       acp_session: null,
       created_at: m.createdAt,

@@ -41,6 +41,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
           command: r.agent_command,
           args: JSON.parse(r.agent_args) as string[],
           env: JSON.parse(r.agent_env) as Record<string, string>,
+          keyVariable: r.agent_key_variable,
           isolatedHome: r.agent_isolated_home === 1,
           interruptOnAdjustment: r.agent_interrupt === 1,
           turnTimeoutSeconds: r.agent_turn_timeout_s,

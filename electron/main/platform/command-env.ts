@@ -124,6 +124,52 @@ export function envRefusal(name: string, value: unknown, secretHint = 'commands 
 }
 
 /**
+ * Why a name may not carry an agent's key, or null when it may: a variable name (letters, digits and _) that looks like
+ * a secret (isSecretEnvName: OPENAI_API_KEY, ANTHROPIC_API_KEY, QWEN_TOKEN, …), so that the sandbox passes it in the
+ * launcher's environment and never on a command line, and never one of Concord's own (CONCORD_*).
+ */
+export function keyVariableRefusal(name: string): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    return `${JSON.stringify(name)} is not an environment variable name (letters, digits and _, not starting with a digit).`
+  if (/^CONCORD_/i.test(name))
+    return `${name} is one of Concord's own variables; name the variable the agent reads its key from.`
+  if (!isSecretEnvName(name))
+    return `${name} does not look like a key's variable (names like *_API_KEY, *_TOKEN, *_KEY, *_SECRET): Concord passes a key only in such a variable, which never appears on a command line.`
+  return null
+}
+
+/** Values that are keys whatever names them: the prefixes providers and forges give their keys and tokens. */
+const KEY_VALUE = /^(sk-|sk_|rk_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abpr]-|AIza|hf_)[A-Za-z0-9_-]{12,}$/
+
+/**
+ * Why an argument of an agent's command line may not be saved, or null when it may: the same rule as a variable's
+ * (envRefusal: a secret-looking name, a URL with a password), applied to the `NAME=value` and `--name=value` forms and
+ * to a `--name value` pair (`--api-key sk-…`, `--token …`), plus a value that is a key by its form (sk-…, ghp_…).
+ * Every process of the machine can read a command line, and the member's settings are returned by the API: a key
+ * goes in the secret store and reaches the agent in its key variable.
+ */
+export function argRefusal(args: readonly string[], secretHint: string): string | null {
+  const flagName = (a: string) => a.replace(/^-+/, '').replace(/-/g, '_')
+  for (const [i, arg] of args.entries()) {
+    const eq = /^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$/s.exec(arg)
+    const name = eq ? flagName(eq[1]!) : null
+    const value = eq ? eq[2]! : arg
+    const next = args[i + 1]
+    const pairName =
+      !eq && /^--?[A-Za-z]/.test(arg) && next !== undefined && !next.startsWith('-') ? flagName(arg) : null
+    for (const n of [name, pairName]) {
+      if (n && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && isSecretEnvName(n))
+        return `Argument ${i + 1} (${eq ? eq[1] : arg}) passes a secret on the command line; ${secretHint}. Remove it.`
+    }
+    if (KEY_VALUE.test(value.trim()))
+      return `Argument ${i + 1} looks like a key (${value.trim().slice(0, 4)}…); ${secretHint}. Remove it.`
+    if (CREDENTIAL_URL.test(value))
+      return `Argument ${i + 1} is a URL with a password in it; ${secretHint}. Remove the password.`
+  }
+  return null
+}
+
+/**
  * Throws ToolError 'env_refused' for a workspace variable that may not be set (envRefusal). Also meant for the settings
  * form, before the variables are saved.
  */

@@ -131,7 +131,17 @@ export class Runtime {
     const m = this.o.harness.ctx(host.wsId).store.members.get(host.memberRowId)
     const key = this.o.harness.secrets.get(secretRef(host.memberId)) ?? null
     const { provider_kind, provider_model, provider_base_url, agent, agent_command, agent_args, agent_env } = m ?? {}
-    const parts = [provider_kind, provider_model, provider_base_url, agent, agent_command, agent_args, agent_env, key]
+    const parts = [
+      provider_kind,
+      provider_model,
+      provider_base_url,
+      agent,
+      agent_command,
+      agent_args,
+      agent_env,
+      m?.agent_key_variable,
+      key,
+    ]
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex')
   }
 

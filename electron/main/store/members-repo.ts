@@ -16,6 +16,8 @@ export interface MemberRow {
   agent_args: string
   /** JSON object of plain variables. */
   agent_env: string
+  /** The variable a custom agent's key is set in (migration 030); null: the preset's own. */
+  agent_key_variable: string | null
   agent_isolated_home: number
   /** The agent's session id (session/load after a restart). */
   acp_session: string | null
@@ -56,13 +58,13 @@ export class MembersRepo {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, agent, agent_command, agent_args, agent_env, agent_isolated_home, created_at, updated_at)
-         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @agent, @agent_command, @agent_args, @agent_env, @agent_isolated_home, @updated_at, @updated_at)`,
+        `INSERT INTO members (name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, agent, agent_command, agent_args, agent_env, agent_key_variable, agent_isolated_home, created_at, updated_at)
+         VALUES (@name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @agent, @agent_command, @agent_args, @agent_env, @agent_key_variable, @agent_isolated_home, @updated_at, @updated_at)`,
       ),
       update: db.prepare(
         `UPDATE members SET name = @name, role = @role, authority = @authority, instructions = @instructions, provider_kind = @provider_kind,
          provider_model = @provider_model, provider_base_url = @provider_base_url, approval = @approval, max_steps = @max_steps, planning_interval = @planning_interval, network = @network,
-         agent = @agent, agent_command = @agent_command, agent_args = @agent_args, agent_env = @agent_env, agent_isolated_home = @agent_isolated_home, updated_at = @updated_at
+         agent = @agent, agent_command = @agent_command, agent_args = @agent_args, agent_env = @agent_env, agent_key_variable = @agent_key_variable, agent_isolated_home = @agent_isolated_home, updated_at = @updated_at
          WHERE id = @id`,
       ),
       setSessionStart: db.prepare('UPDATE members SET session_start = ? WHERE id = ?'),

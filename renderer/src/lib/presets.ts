@@ -104,6 +104,8 @@ export interface AgentDraft {
   /** NAME=value, one per line (plain values; the key goes in apiKey). */
   env: string
   apiKey: string
+  /** A custom agent's variable for its key (OPENAI_API_KEY, …); presets have their own. */
+  keyVariable: string
   isolatedHome: boolean
   interruptOnAdjustment: boolean
   turnTimeoutMinutes: number
@@ -121,6 +123,7 @@ export function agentDraftFor(
       .map(([k, v]) => `${k}=${v}`)
       .join('\n'),
     apiKey: '',
+    keyVariable: from?.keyVariable ?? '',
     isolatedHome: from?.isolatedHome ?? true,
     interruptOnAdjustment: from?.interruptOnAdjustment ?? false,
     turnTimeoutMinutes: from ? Math.max(1, Math.round(from.turnTimeoutSeconds / 60)) : 10,
@@ -149,6 +152,7 @@ export function agentParam(d: AgentDraft) {
     ...(args.length ? { args } : {}),
     ...(Object.keys(env).length ? { env } : {}),
     ...(d.apiKey.trim() ? { apiKey: d.apiKey.trim() } : {}),
+    ...(d.agent === 'custom' && d.keyVariable.trim() ? { keyVariable: d.keyVariable.trim() } : {}),
     isolatedHome: d.isolatedHome,
     interruptOnAdjustment: d.interruptOnAdjustment,
     turnTimeoutSeconds: Math.round(d.turnTimeoutMinutes * 60),

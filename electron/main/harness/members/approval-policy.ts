@@ -283,13 +283,38 @@ export interface AcpToolCallLike {
   kind?: string | null
   rawInput?: unknown
   locations?: { path: string }[] | null
+  _meta?: Record<string, unknown> | null
 }
 
-/** The Concord tool an agent's MCP call names (`mcp__concord__submit_report`, `concord.submit_report`, …). */
-function concordToolOf(call: AcpToolCallLike, names: readonly string[]): string | null {
-  const text = call.title ?? ''
-  const name = /concord(?:__|\.|\/|:\s*|\s+)([a-z_]+)/i.exec(text)?.[1]
-  return name && names.includes(name) ? name : null
+/** The kinds of call that change files or run programs: never taken for a Concord tool on a bare name alone. */
+const MUTATING_KINDS = new Set(['edit', 'delete', 'move', 'execute'])
+
+/** A name with Concord's server in it (`mcp__concord__submit_report`, `concord.submit_report`, `submit_report (concord MCP Server)`). */
+function qualifiedConcordName(text: string): string | null {
+  return (
+    /concord(?:__|\.|\/|:\s*|\s+)([a-z_]+)/i.exec(text)?.[1] ??
+    /(?:^|\s)([a-z_]+) \(concord MCP Server\)/i.exec(text)?.[1] ??
+    null
+  )
+}
+
+/**
+ * The Concord tool an agent's call is, from what the agent says of it: its title naming Concord's server, its
+ * `_meta.toolName` (Qwen Code's tool_call), or — for a call that neither edits nor runs anything — a bare tool name
+ * in `_meta.toolName` or in the options' "Always Allow …: <tool>" (Qwen Code's permission request, whose title is only
+ * the arguments JSON). `options` are the request's option names.
+ */
+export function concordToolOf(
+  call: AcpToolCallLike,
+  names: readonly string[],
+  options: readonly string[] = [],
+): string | null {
+  const known = (n: string | null | undefined) => (n && names.includes(n) ? n : null)
+  const metaName = typeof call._meta?.toolName === 'string' ? call._meta.toolName : ''
+  const qualified = known(qualifiedConcordName(call.title ?? '')) ?? known(qualifiedConcordName(metaName))
+  if (qualified) return qualified
+  if (MUTATING_KINDS.has(call.kind ?? '')) return null
+  return known(metaName) ?? options.map((o) => known(/:\s*([a-z_]+)\s*$/i.exec(o)?.[1])).find(Boolean) ?? null
 }
 
 /**
@@ -299,12 +324,20 @@ function concordToolOf(call: AcpToolCallLike, names: readonly string[]): string 
  */
 export function describeAcpCall(
   call: AcpToolCallLike,
-  s: CallSetting & { concordTools: readonly string[] },
+  s: CallSetting & {
+    concordTools: readonly string[]
+    /** The Concord tool the agent's earlier report of this call named (its tool_call update), when it did. */
+    knownConcordTool?: string | null
+    /** The names of the request's options (Qwen Code names the tool there). */
+    optionNames?: readonly string[]
+  },
 ): PolicyCall {
   const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
   const base = { root: s.root, readOnlyTree: s.readOnlyTree }
   // Concord's own MCP tools apply this policy themselves when they run (runtime/mcp/server.ts): the agent's own ask is a read.
-  const concord = concordToolOf(call, s.concordTools)
+  const concord =
+    (MUTATING_KINDS.has(call.kind ?? '') ? null : s.knownConcordTool) ??
+    concordToolOf(call, s.concordTools, s.optionNames)
   if (concord) return { ...base, tool: concord, effect: 'read', asksUnderAsk: false }
   const paths = [
     ...(call.locations ?? []).map((l) => l.path),

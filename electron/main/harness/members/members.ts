@@ -1,6 +1,6 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
-import { envRefusal } from '../../platform/command-env'
+import { argRefusal, envRefusal, keyVariableRefusal } from '../../platform/command-env'
 import type { Member } from '../../../../shared/schemas'
 import type { MemberRow } from '../../store/members-repo'
 import type { SecretStore } from '../../secrets/secret-store'
@@ -62,6 +62,13 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
       )
       if (why) throw new ApiError('invalid_params', `provider.env: ${why}`)
     }
+    // Its command line is no place for a key either: one rule with the variables' (argRefusal).
+    const argsWhy = argRefusal(provider.args ?? [], "the agent's key goes in apiKey, set in its key variable")
+    if (argsWhy) throw new ApiError('invalid_params', `provider.args: ${argsWhy}`)
+    if (provider.keyVariable !== undefined) {
+      const why = keyVariableRefusal(provider.keyVariable)
+      if (why) throw new ApiError('invalid_params', `provider.keyVariable: ${why}`)
+    }
     return {
       provider_kind: null,
       provider_model: null,
@@ -70,6 +77,7 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
       agent_command: provider.command ?? null,
       agent_args: JSON.stringify(provider.args ?? []),
       agent_env: JSON.stringify(provider.env ?? {}),
+      agent_key_variable: provider.keyVariable ?? null,
       agent_isolated_home: provider.isolatedHome ? 1 : 0,
     }
   }
@@ -81,6 +89,7 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
     agent_command: null,
     agent_args: '[]',
     agent_env: '{}',
+    agent_key_variable: null,
     agent_isolated_home: 0,
   }
 }
@@ -157,6 +166,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
                 agent_command: cur.agent_command,
                 agent_args: cur.agent_args,
                 agent_env: cur.agent_env,
+                agent_key_variable: cur.agent_key_variable,
                 agent_isolated_home: cur.agent_isolated_home,
               }
             : providerColumns(provider)),

@@ -98,6 +98,7 @@ export function copyTeam(h: Harness, ctx: Ctx, fromWorkspaceId: string): CopiedT
         agent_command: m.agent_command,
         agent_args: m.agent_args,
         agent_env: m.agent_env,
+        agent_key_variable: m.agent_key_variable,
         agent_isolated_home: m.agent_isolated_home,
         approval: m.approval,
         max_steps: m.max_steps,

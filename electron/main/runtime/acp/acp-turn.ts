@@ -19,10 +19,13 @@ import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
+import { declinedByCapabilities, declinesStdioMcp, notConnectedAfterTurn } from './declined-tools'
 import { agentPresets } from './presets'
 import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
 import { sandboxPolicy } from '../turn-tree'
+import type { SandboxPolicy } from '../../platform/sandbox-policy'
+import type { MemberRow } from '../../store/members-repo'
 
 /** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */
 const RETIRE_GRACE_MS = 5_000
@@ -60,7 +63,7 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
             message: (to, text, approval) => deps.message(host, to, text, approval),
           },
           dataDir: deps.harness.registry.dataDir,
-          sandbox: sandboxPolicy(deps.harness, ctx, host, tree),
+          sandbox: askThroughSandbox(sandboxPolicy(deps.harness, ctx, host, tree), member, approval),
           planning: tree.planning === true,
           apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
         },
@@ -75,6 +78,27 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
   }
 }
 
+/**
+ * The policy `ask` for an agent Concord cannot make ask (askThroughSandbox): what the tree's read-only reason says,
+ * so that the turn can tell the human and refuse to start without the OS sandbox.
+ */
+const ASK_READ_ONLY = 'ask: the agent is not known to ask before it writes'
+
+/**
+ * Under `ask`, an agent not known to send permission requests before it writes or runs a command (any custom agent;
+ * opencode 1.18 never asks) works in a read-only tree: `ask` is enforced by the sandbox, not by the agent's good
+ * will. Chosen over refusing the policy in the member's settings because a read-only tree keeps `ask` useful (the
+ * agent still reads, plans, answers and reports) and the human allows writes by choosing `sandboxed` or `auto`.
+ */
+export function askThroughSandbox(
+  sandbox: SandboxPolicy,
+  member: MemberRow,
+  approval: MemberRow['approval'],
+): SandboxPolicy {
+  if (approval !== 'ask' || agentPresets[member.agent!].asksBeforeActing || sandbox.readOnlyTree) return sandbox
+  return { ...sandbox, readOnlyTree: ASK_READ_ONLY }
+}
+
 export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
   const { store } = env.ctx
   const member = env.member
@@ -87,8 +111,24 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     return { status: 'error', answer: '', error: text }
   }
 
+  const askReadOnly = env.sandbox?.readOnlyTree === ASK_READ_ONLY
   const started = await startAgent(env, host)
   if ('error' in started) return fail(started.error)
+  const label = agentPresets[member.agent!].label
+  if (askReadOnly && !started.sandboxed) {
+    started.agent.kill()
+    return fail(
+      `${label} was not started: under the approval policy ask, Concord keeps the tree of an agent that is not known to ask before it writes read-only, and without the OS sandbox (${started.notSandboxed ?? 'none here'}) it cannot. Choose sandboxed or auto in the member's settings, or run Concord where the sandbox works.`,
+    )
+  }
+  if (askReadOnly && started.fresh) {
+    steps.insert({
+      kind: 'notice',
+      status: 'done',
+      text: `${label} works in a read-only tree under the approval policy ask: Concord cannot make it ask before it writes a file or runs a command that changes one (it may never send a permission request). It can still read, answer and report. To let it write, choose sandboxed or auto in its settings.`,
+      ended_at: now(),
+    })
+  }
   if (started.fresh && !started.sandboxed) {
     steps.insert({
       kind: 'notice',
@@ -100,6 +140,10 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const session = await openSession(env, started)
   if ('error' in session) return fail(session.error)
   await planMode(env, started.agent, session.sessionId)
+  // A new agent process in a new session: its first turn says plainly when Concord's tools do not reach it.
+  const firstTurn = started.fresh && session.fresh
+  const declined = firstTurn && declinesStdioMcp(started.agent.init)
+  if (declined) steps.insert({ kind: 'notice', status: 'done', text: declinedByCapabilities(label), ended_at: now() })
 
   const promptText = turnPrompt(env, host, start, steps, session.fresh)
   const updates = new AcpUpdates(
@@ -109,7 +153,12 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     started.sandboxed ? { available: true } : { available: false, reason: started.notSandboxed },
     signal,
   )
-  return promptLoop(env, host, start, started.agent, session.sessionId, promptText, steps, updates, fail)
+  const outcome = await promptLoop(env, host, start, started.agent, session.sessionId, promptText, steps, updates, fail)
+  if (firstTurn && !declined && outcome.status === 'done') {
+    const text = await notConnectedAfterTurn(started, label)
+    if (text) steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
+  }
+  return outcome
 }
 
 /** Every prompt starts with the brief; notices pending now are delivered with it. */

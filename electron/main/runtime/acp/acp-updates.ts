@@ -10,7 +10,13 @@ import type {
   RequestPermissionResponse,
   SessionUpdate,
 } from '@agentclientprotocol/sdk'
-import { describeAcpCall, needsHuman, suggestedRule, type SandboxState } from '../../harness/members/approval-policy'
+import {
+  concordToolOf,
+  describeAcpCall,
+  needsHuman,
+  suggestedRule,
+  type SandboxState,
+} from '../../harness/members/approval-policy'
 import { rulesFor } from '../../harness/members/approval-rules'
 import { makeId, now } from '../../harness/ids'
 import { TEXT_FLUSH_MS } from '../../harness/members/steps'
@@ -46,6 +52,11 @@ export class AcpUpdates {
   answer = ''
   /** ACP tool call id → its step. */
   private readonly tools = new Map<string, number>()
+  /**
+   * ACP tool call id → the Concord tool the agent's report of it named (Qwen Code's tool_call carries
+   * `_meta.toolName`; its permission request for the same call has only the arguments JSON as its title).
+   */
+  private readonly concordCalls = new Map<string, string>()
   private planStep: number | null = null
   /**
    * Denials of this turn: the agent hears them (with the human's reason) in its next prompt, since ACP's answer to a
@@ -97,11 +108,17 @@ export class AcpUpdates {
   /** A call's step, made at its first mention; its arguments are filled in as the agent tells more (toolArgs). */
   private toolStep(toolCallId: string, title: string, call: AcpToolCall): number {
     const { store, tools } = this
+    const named = concordToolOf(call, MCP_TOOL_NAMES)
+    if (named) this.concordCalls.set(toolCallId, named)
+    // A Concord tool's step keeps a name that says so: a title that is only the arguments JSON (Qwen Code's
+    // permission request) does not replace it.
+    const concord = this.concordCalls.get(toolCallId)
+    const concordName = concord && !named ? `concord: ${concord}` : null
     const known = tools.get(toolCallId)
     if (known !== undefined) {
       const row = store.steps.get(known)
       const args = toolArgs(call)
-      const name = call.title || row?.tool_name || title
+      const name = concordName ? (row?.tool_name ?? concordName) : call.title || row?.tool_name || title
       const argsJson = args ? JSON.stringify(args) : (row?.tool_args ?? '{}')
       if (row && !row.ended_at && (name !== row.tool_name || argsJson !== row.tool_args)) {
         this.steps.change(known, (s) => s.setTool(known, name, argsJson))
@@ -126,7 +143,7 @@ export class AcpUpdates {
       kind: 'tool',
       status: 'running',
       tool_call_id: toolCallId,
-      tool_name: title,
+      tool_name: concordName ?? title,
       tool_args: JSON.stringify(toolArgs(call) ?? {}),
     })
     tools.set(toolCallId, id)
@@ -206,6 +223,9 @@ export class AcpUpdates {
   ): Promise<RequestPermissionResponse> => {
     const { env, host, steps } = this
     const call = r.toolCall
+    const optionNames = r.options.map((o) => o.name)
+    const concord = concordToolOf(call, MCP_TOOL_NAMES, optionNames)
+    if (concord) this.concordCalls.set(call.toolCallId, concord)
     const stepId = this.toolStep(call.toolCallId, call.title ?? 'tool', call)
     const callId = makeId(env.ctx.wsId, 'step', stepId)
     // The same decision as for Concord's own loop (approval-policy.ts): the member's policy, its rules and the team's.
@@ -213,6 +233,8 @@ export class AcpUpdates {
       root: env.workspaceRoot,
       readOnlyTree: !!env.sandbox?.readOnlyTree,
       concordTools: MCP_TOOL_NAMES,
+      knownConcordTool: this.concordCalls.get(call.toolCallId) ?? null,
+      optionNames,
     })
     const answer = needsHuman(env.approval, rulesFor(env.ctx, env.member.id), described, this.sandbox)
     if (answer.deny) {

@@ -30,6 +30,9 @@ export interface StartedAgent {
   /** Concord's MCP server, for session/new and session/load when the agent does not take it in its config. */
   sessionMcp: McpServer[]
   sessionMeta: { _meta?: Record<string, unknown> }
+  /** The member's gateway, and how many agents had connected to it before this process started (declined tools). */
+  gateway: McpGateway
+  mcpConnectionsBefore: number
 }
 
 /**
@@ -81,7 +84,10 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
     ([k, v]) => envRefusal(k, v) === null,
   )
   Object.assign(out, preset.env, Object.fromEntries(own))
-  if (env.apiKey && preset.keyVariable) out[preset.keyVariable] = env.apiKey
+  // The key from the secret store, in the variable the member names (a custom agent's) or the preset's: in this
+  // process's environment only (a secret-looking name rides in the launcher's environment, never on a command line).
+  const keyVariable = m.agent_key_variable ?? preset.keyVariable
+  if (env.apiKey && keyVariable) out[keyVariable] = env.apiKey
   return { vars: out, stateDirs }
 }
 
@@ -149,6 +155,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     }
   }
   const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
   let agent: AgentProcess
   try {
@@ -185,5 +192,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     notSandboxed: spawn.reason,
     sessionMcp,
     sessionMeta,
+    gateway,
+    mcpConnectionsBefore,
   }
 }

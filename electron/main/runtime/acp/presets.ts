@@ -51,6 +51,12 @@ export interface AgentPreset {
    * is not started.
    */
   workspaceConfig?: string[]
+  /**
+   * The agent sends a permission request before it edits a file or runs a command when it is not told to run them
+   * (measured for each preset). Under the policy `ask`, an agent not known to ask (any custom agent: opencode 1.18
+   * ran commands under `ask` without one) gets a read-only tree instead (acp-turn.ts askThroughSandbox).
+   */
+  asksBeforeActing?: boolean
   /** The process keeps answering in the same session after `session/cancel` (measured); otherwise it is restarted. */
   survivesCancel?: boolean
   /**
@@ -80,6 +86,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@zed-industries/claude-agent-acp', bin: 'dist/index.js' },
     keyVariable: 'ANTHROPIC_API_KEY',
     homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],
+    asksBeforeActing: true,
     stateFiles: ['.claude', '.claude.json'],
     // claude-agent-acp 0.23.1 passes _meta.claudeCode.options to the Claude Agent SDK: allowedTools are permission
     // rules, so Concord's own tools run without a permission request (Concord applies the member's policy to them).
@@ -95,6 +102,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
     keyVariable: 'OPENAI_API_KEY',
     homeVariables: ['HOME', 'CODEX_HOME'],
+    asksBeforeActing: true,
     stateFiles: ['.codex'],
     survivesCancel: true,
     // Measured with codex-acp 0.16: a server from session/new gets an approval request per tool call. Concord's
@@ -133,6 +141,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
     keyVariable: 'GEMINI_API_KEY',
     homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
+    asksBeforeActing: true,
     stateFiles: ['.gemini'],
     // Measured with 0.61: in a folder it does not trust, Gemini CLI starts no MCP server, Concord's included. The
     // member's folder is one the user opened in Concord; env GEMINI_CLI_TRUST_WORKSPACE=false opts out.

@@ -14,6 +14,8 @@ export interface AcpToolCall {
   rawOutput?: unknown
   content?: ToolCallContent[] | null
   locations?: ToolCallLocation[] | null
+  /** What the agent adds of its own (Qwen Code: `toolName`, the name of the tool in its registry). */
+  _meta?: Record<string, unknown> | null
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)

@@ -48,6 +48,9 @@ export class McpGateway {
   private readonly servers = new Set<McpServer>()
   private closed = false
   readonly ready: Promise<void>
+  /** Connections that presented the token: how Concord knows an agent took its tools at all. */
+  connections = 0
+  private readonly waiters = new Set<() => void>()
 
   /** `binding` is called for each connection: the member's binding as it is then (its authority sets the tools). */
   constructor(private readonly binding: () => McpBinding) {
@@ -87,9 +90,24 @@ export class McpGateway {
       const given = head.subarray(0, nl)
       const expected = Buffer.from(this.token)
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy()
+      this.connections++
+      for (const w of this.waiters) w()
       this.serve(socket, head.subarray(nl + 1))
     }
     socket.on('data', onData)
+  }
+
+  /** Whether an agent connected after the count was `since`, waiting up to `ms` for it. */
+  async connectedSince(since: number, ms: number): Promise<boolean> {
+    if (this.connections > since) return true
+    let done: () => void = () => {}
+    const connected = new Promise<void>((resolve) => (done = resolve))
+    this.waiters.add(done)
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([connected, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+    clearTimeout(timer)
+    this.waiters.delete(done)
+    return this.connections > since
   }
 
   /** Serves Concord's MCP tools on this connection, in this process, as the member. */

@@ -13,6 +13,7 @@ export function AgentFields({
 }) {
   const choice = agentChoices[draft.agent]
   const custom = draft.agent === 'custom'
+  const keyVariable = custom ? draft.keyVariable.trim() : choice.keyVariable
   return (
     <div className="provider-fields" data-testid="agent-fields">
       {choice.install && (
@@ -57,7 +58,10 @@ export function AgentFields({
             aria-label="Agent arguments"
           />
         </Field>
-        <Field label="Environment" hint="NAME=value, one per line; plain values only (the key goes below).">
+        <Field
+          label="Environment"
+          hint="NAME=value, one per line; plain values only (the key goes below, never here or in the arguments)."
+        >
           <textarea
             rows={2}
             value={draft.env}
@@ -66,19 +70,35 @@ export function AgentFields({
           />
         </Field>
       </div>
-      <Field
-        label="API key (optional)"
-        hint={`${hasKey ? 'A key is stored. Leave empty to keep it. ' : ''}Without one the agent uses its own login.${choice.keyVariable ? ` Passed only to this agent as ${choice.keyVariable}.` : ''}`}
-      >
-        <input
-          type="password"
-          autoComplete="off"
-          value={draft.apiKey}
-          placeholder={hasKey ? '•••••••• (stored)' : ''}
-          onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
-          aria-label="Agent API key"
-        />
-      </Field>
+      <div className="form-grid">
+        <Field
+          label="API key (optional)"
+          hint={`${hasKey ? 'A key is stored. Leave empty to keep it. ' : ''}Without one the agent uses its own login.${keyVariable ? ` Passed only to this agent as ${keyVariable}.` : ''}`}
+        >
+          <input
+            type="password"
+            autoComplete="off"
+            value={draft.apiKey}
+            placeholder={hasKey ? '•••••••• (stored)' : ''}
+            onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
+            aria-label="Agent API key"
+          />
+        </Field>
+        {custom && (
+          <Field
+            label="Key variable"
+            hint="The environment variable the agent reads its key from (its documentation names it). The key stays in Concord’s secret store and is set only in this agent’s process."
+          >
+            <input
+              value={draft.keyVariable}
+              placeholder="OPENAI_API_KEY"
+              spellCheck={false}
+              onChange={(e) => onChange({ ...draft, keyVariable: e.target.value })}
+              aria-label="Key variable"
+            />
+          </Field>
+        )}
+      </div>
       <label className="check">
         <input
           type="checkbox"

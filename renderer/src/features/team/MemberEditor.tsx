@@ -241,6 +241,12 @@ export function MemberEditor({
       <div className="small policy-line" data-testid="policy-line">
         <b>Without asking:</b> {policyLine(approval, sandbox, network)}
       </div>
+      {choice === 'custom' && approval === 'ask' && (
+        <div className="small warn-inline" data-testid="ask-read-only">
+          Concord cannot make a custom agent ask before it writes (some never do), so under ask its tree is read-only.
+          Choose sandboxed or auto to let it write.
+        </div>
+      )}
       {member && <MemberRules member={member} />}
       <SandboxNote />
       {/* Beside the fields that fix it (the key field has the focus, so this part is what shows). */}
