@@ -27,6 +27,7 @@ import * as m026 from './026-diff-comments'
 import * as m027 from './027-pull-requests'
 import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
+import * as m030 from './030-turn-undo'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -59,4 +60,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '027-pull-requests', up: m027.up },
   { name: '028-attempts', up: m028.up },
   { name: '029-task-plans', up: m029.up },
+  { name: '030-turn-undo', up: m030.up },
 ]
