@@ -85,8 +85,13 @@ describe('undo a turn', () => {
     const after = files(tree)
     expect(after).not.toEqual(before)
 
+    // A ref of the name it would take is there already (an undo that stopped half-way): it is left as it is.
+    const ref = `refs/concord/undone/turn-${start.id.split('-s')[1]}`
+    git(tree, 'update-ref', ref, head0)
     const undone = await t.core.invoke('sessions.undoTurn', { stepId: start.id })
     expect(undone).toMatchObject({ commit: head0, from: head1, exact: true, commitsUndone: [head1] })
+    expect(undone.keptRef).toBe(`${ref}-2`)
+    expect(git(tree, 'rev-parse', ref)).toBe(head0)
     expect(files(tree)).toEqual(before)
     expect(git(tree, 'rev-parse', 'HEAD')).toBe(head0)
     expect(git(tree, 'status', '--porcelain')).toBe(status0)

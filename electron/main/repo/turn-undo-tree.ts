@@ -39,6 +39,8 @@ export interface UndoneTree {
   /** The head the tree had before the undo. */
   from: string
   keptCommit: string
+  /** `keptRef`, or `keptRef-2`… when a ref of that name was there already (an undo that stopped half-way, say). */
+  keptRef: string
   /** The tree is byte for byte the checkpoint's (everything not ignored). */
   exact: boolean
 }
@@ -84,16 +86,35 @@ export async function undoTree(dir: string, o: UndoTreeOptions): Promise<UndoneT
     await git(['add', '-A', '--', '.'], temp)
     const now = await git(['write-tree'], temp)
     const keptCommit = await git(['commit-tree', now, '-p', from, '-m', o.message], { ...temp, ...o.env })
-    await git(['update-ref', '-m', 'concord: undo a turn', o.keptRef, keptCommit])
+    const keptRef = await keepAt(o.keptRef, keptCommit, (args) =>
+      runTreeGit(dir, args, { write: true, readable, config, allowFailure: true }),
+    )
     await git(['read-tree', '-u', '--reset', o.tree], { ...temp, GIT_ALTERNATE_OBJECT_DIRECTORIES: store })
     await git(['update-ref', '-m', `concord: undo a turn, back to ${o.commit.slice(0, 10)}`, 'HEAD', o.commit, from])
     await git(['read-tree', o.commit])
     await runTreeGit(dir, ['update-index', '-q', '--refresh'], { write: true, readable, config, allowFailure: true })
     const after = await snapshotTree(dir, o.scratch).catch(() => null)
-    return { from, keptCommit, exact: after === o.tree }
+    return { from, keptCommit, keptRef, exact: after === o.tree }
   } finally {
     rmSync(index, { force: true })
   }
+}
+
+/** Creates `ref` at `commit`, never moving one that exists (it may hold what an earlier attempt kept): the name used. */
+async function keepAt(
+  ref: string,
+  commit: string,
+  git: (args: string[]) => Promise<{ code: number; stderr: string }>,
+): Promise<string> {
+  let last = ''
+  for (let n = 1; n <= 20; n++) {
+    const name = n === 1 ? ref : `${ref}-${n}`
+    // An empty old value: created only if it does not exist.
+    const r = await git(['update-ref', '-m', 'concord: undo a turn', name, commit, ''])
+    if (r.code === 0) return name
+    last = r.stderr.trim()
+  }
+  throw new ApiError('io_error', `could not keep the tree's state aside under ${ref}: ${last}`)
 }
 
 /** The commits on `from` that `to` does not have: what an undo took off the branch. */

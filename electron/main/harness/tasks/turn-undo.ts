@@ -74,13 +74,12 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
     const repo = h.workspace(ctx.wsId).repoPath
     const readable = await objectsOf(repo)
     const identity = await resolveIdentity(repo)
-    const keptRef = `refs/concord/undone/${key}`
     const tree = branch.worktree
     const done = await undoTree(tree, {
       commit: checkpoint.commit,
       tree: checkpoint.tree,
       scratch: join(h.registry.dataDir, 'scratch', ctx.wsId, 'snapshots'),
-      keptRef,
+      keptRef: `refs/concord/undone/${key}`,
       message: `What ${tk}'s tree held when Concord undid the turn ${stepId}`,
       env: identityEnv(identity ?? { author: FALLBACK, committer: FALLBACK }),
       readable,
@@ -91,7 +90,7 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
     const undone: TurnUndone = {
       at: now(),
       commit: checkpoint.commit,
-      keptRef,
+      keptRef: done.keptRef,
       keptCommit: done.keptCommit,
       from: done.from,
       exact: done.exact,
@@ -138,7 +137,7 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
       taskId: dto.id,
       commit: checkpoint.commit,
       from: done.from,
-      keptRef,
+      keptRef: done.keptRef,
       keptCommit: done.keptCommit,
       tree,
       exact: done.exact,
