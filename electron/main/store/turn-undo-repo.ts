@@ -55,9 +55,11 @@ export class TurnUndoRepo {
       tell: db.prepare<[number, number]>(
         'UPDATE steps SET undone_told = ? WHERE member_id = ? AND undone IS NOT NULL AND undone_told IS NULL',
       ),
+      // The member's latest turn is the turn of its newest step that has one (queued messages have none yet).
       toldIn: db.prepare<[number, number], StepRow>(
-        `SELECT * FROM steps WHERE member_id = ? AND undone_told IS NOT NULL
-         AND undone_told = (SELECT max(turn_id) FROM steps WHERE member_id = ?) ORDER BY id`,
+        `SELECT * FROM steps WHERE member_id = ? AND undone IS NOT NULL AND undone_told = (
+           SELECT turn_id FROM steps WHERE member_id = ? AND turn_id IS NOT NULL ORDER BY id DESC LIMIT 1
+         ) ORDER BY id`,
       ),
     }
   }

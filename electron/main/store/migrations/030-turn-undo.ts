@@ -15,6 +15,8 @@ ALTER TABLE steps ADD COLUMN checkpoint TEXT;
 ALTER TABLE steps ADD COLUMN undone TEXT;
 ALTER TABLE steps ADD COLUMN undone_told INTEGER;
 CREATE INDEX steps_checkpoints ON steps(id) WHERE checkpoint IS NOT NULL;
+-- What the brief reads before every model call, and each turn's start writes: a member's turns undone, by when told.
+CREATE INDEX steps_undone ON steps(member_id, undone_told) WHERE undone IS NOT NULL;
 CREATE TABLE undone_commits (
   task_id INTEGER NOT NULL REFERENCES tasks(id),
   commit_sha TEXT NOT NULL,
