@@ -46,10 +46,36 @@ const upward = layers.slice(0, -1).map((layer, i) => ({
   to: { path: layers.slice(i + 1).flatMap((l) => l.path) },
 }))
 
+/**
+ * The harness's aggregates, bottom to top: each answers for its own records and may use the ones below it, never one
+ * above (a decision's change reaches tasks and reports; a report reads its task; a task reads its tree). The kernel is
+ * what every aggregate stands on: ids, the request context, the read rules and the mappers to the contract's shapes.
+ */
+const aggregates = [
+  { name: 'kernel', path: ['^electron/main/harness/[^/]+\\.ts$', '^electron/main/harness/rules/'] },
+  { name: 'members', path: ['^electron/main/harness/members/'] },
+  { name: 'workspace', path: ['^electron/main/harness/workspace/'] },
+  { name: 'tasks', path: ['^electron/main/harness/tasks/'] },
+  { name: 'reports', path: ['^electron/main/harness/reports/'] },
+  { name: 'decisions', path: ['^electron/main/harness/decisions/'] },
+]
+
+const aggregateOrder = aggregates.slice(0, -1).map((agg, i) => ({
+  name: `aggregate-${agg.name}`,
+  comment: `harness/${agg.name} imports an aggregate above it (${aggregates
+    .slice(i + 1)
+    .map((a) => a.name)
+    .join(', ')}): move what it needs down, or have the aggregate above call it`,
+  severity: 'error',
+  from: { path: agg.path },
+  to: { path: aggregates.slice(i + 1).flatMap((a) => a.path) },
+}))
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...upward,
+    ...aggregateOrder,
     {
       name: 'renderer-sees-shared-only',
       comment: 'the renderer reaches the core only through the contract in shared/ (window.api, the bridge)',

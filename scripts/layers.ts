@@ -38,7 +38,9 @@ export async function cruiseLayers(baseDir = ROOT, sources = SOURCES): Promise<L
   return {
     modules: result.summary.totalCruised,
     dependencies: result.summary.totalDependenciesCruised ?? 0,
-    up: violations.filter((v) => v.rule.name.startsWith('layer-') || v.rule.name.includes('shared')),
+    up: violations.filter(
+      (v) => v.rule.name.startsWith('layer-') || v.rule.name.startsWith('aggregate-') || v.rule.name.includes('shared'),
+    ),
     cycles: violations.filter((v) => v.rule.name === 'no-circular'),
     unplaced: violations.filter((v) => v.rule.name === 'unplaced'),
   }

@@ -51,11 +51,19 @@ describe('layers', () => {
       write('electron/main/store/b.ts', "import { a } from './a'\nexport const b = () => a\n")
       // A folder on no floor.
       write('electron/main/gadgets/x.ts', "import { rule } from '../../../shared/rule'\nexport const x = rule\n")
+      // The harness's aggregates: a decision's change may reach a task (down); a task may not reach a decision, and the
+      // kernel (ids, context, mappers) no aggregate (up).
+      write('electron/main/harness/tasks/t.ts', 'export const t = 1\n')
+      write('electron/main/harness/decisions/d.ts', "import { t } from '../tasks/t'\nexport const d = t\n")
+      write('electron/main/harness/tasks/up.ts', "import { d } from '../decisions/d'\nexport const tasksUp = d\n")
+      write('electron/main/harness/kernel-up.ts', "import { t } from './tasks/t'\nexport const kernelUp = t\n")
       // The renderer past shared/.
       write('renderer/src/view.ts', "import { git } from '../../electron/main/platform/git'\nexport const view = git\n")
 
       const f = await cruiseLayers(root, ['electron', 'shared', 'renderer/src'])
       expect(f.up.map((v) => `${v.rule.name} ${v.from} → ${v.to}`).sort()).toEqual([
+        'aggregate-kernel electron/main/harness/kernel-up.ts → electron/main/harness/tasks/t.ts',
+        'aggregate-tasks electron/main/harness/tasks/up.ts → electron/main/harness/decisions/d.ts',
         'layer-domain electron/main/harness/up.ts → electron/main/runtime/engine.ts',
         'layer-platform electron/main/log/up.ts → electron/main/store/a.ts',
         'renderer-sees-shared-only renderer/src/view.ts → electron/main/platform/git.ts',

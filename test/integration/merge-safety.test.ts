@@ -109,6 +109,25 @@ describe('a merge never overwrites a file git does not track', () => {
   })
 })
 
+describe('a merge that lands another tree than the accepted commit’s', () => {
+  it('checks your untracked files against the tree it lands: a file the base deleted and you have is not refused', async () => {
+    await t.core.invoke('workspaces.update', { workspaceId: ws.id, merges: 'as-accepted' })
+    writeFileSync(join(t.repoDir, 'old.txt'), 'tracked\n')
+    git(t.repoDir, 'add', 'old.txt')
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'old file')
+    const task = await acceptedTask('Feature', { 'feature.txt': 'f\n' })
+    // After the task parted: the base deletes old.txt, and you keep a file of that name git does not track. The merged
+    // tree has no old.txt (only the accepted commit's own tree has it): merging writes nothing there.
+    git(t.repoDir, 'rm', '-q', 'old.txt')
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'drop old file')
+    writeFileSync(join(t.repoDir, 'old.txt'), 'mine, untracked\n')
+    const merged = await t.core.invoke('tasks.merge', { taskId: task.id })
+    expect(merged.merged?.commit).toBe(git(t.repoDir, 'rev-parse', 'HEAD'))
+    expect(readFileSync(join(t.repoDir, 'old.txt'), 'utf8')).toBe('mine, untracked\n')
+    expect(readFileSync(join(t.repoDir, 'feature.txt'), 'utf8')).toBe('f\n')
+  })
+})
+
 // ---------------------------------------------------------------------------------------------------------------------
 // crashes
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../../shared/errors'
 import type { Editor, OpenTreeIn } from '../../../shared/schemas'
 import type { Harness } from '../harness/harness'
 import { makeKey } from '../harness/ids'
-import { taskRow } from '../harness/tasks/tasks'
+import { taskRow } from '../harness/context'
 import { treeOf } from '../harness/workspace/tree-runs'
 import type { Handlers } from './handlers'
 

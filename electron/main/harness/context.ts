@@ -10,6 +10,7 @@ import type { EventName, Events } from '../../../shared/contract'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
+import type { TaskRow } from '../store/tasks-repo'
 import { parseId, type EntityKind } from './ids'
 
 export type Emit = <E extends EventName>(event: E, payload: Events[E]) => void
@@ -57,6 +58,12 @@ export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'):
   const n = rowOf(ctx, 'decision', decisionId, field)
   const row = ctx.store.decisions.get(n)
   if (!row) throw new ApiError('not_found', `${field}: decision ${decisionId} does not exist`)
+  return row
+}
+
+export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
+  const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
+  if (!row) throw new ApiError('not_found', `${field}: task ${taskId} does not exist`)
   return row
 }
 

@@ -19,7 +19,7 @@ import {
   type EvidenceReport,
   type MemberBook,
   type ReadinessInput,
-} from './tasks/readiness'
+} from './rules/readiness'
 
 const idOrNull = (ws: string, kind: Parameters<typeof makeId>[1], n: number | null) =>
   n === null ? null : makeId(ws, kind, n)

@@ -6,10 +6,9 @@ import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Report, ReportPage, Task, TaskPage } from '../../../shared/schemas'
 import type { Harness } from './harness'
-import { decisionRow, memberRowOf, type Ctx } from './context'
+import { decisionRow, memberRowOf, taskRow, type Ctx } from './context'
 import { parseId, type EntityKind } from './ids'
 import { toReports, toTasks } from './mappers'
-import { taskRow } from './tasks/tasks'
 
 export const DEFAULT_PAGE = 100
 

@@ -37,14 +37,14 @@ class CatFileBatch {
     private readonly onClosed: () => void,
   ) {}
 
-  /** The full SHA of the commit `ref` names, or null when git does not resolve it here (or the batch failed). */
-  resolve(ref: string): Promise<string | null> {
+  /** The full SHA of the `peel` (commit or tree) `ref` names, or null when git does not resolve it here (or the batch failed). */
+  resolve(ref: string, peel: Peel): Promise<string | null> {
     const child = this.start()
     this.touch()
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.close(), ANSWER_MS)
       this.pending.push({ resolve, timer })
-      child.write(`${ref}^{commit}\n`)
+      child.write(`${ref}^{${peel}}\n`)
     })
   }
 
@@ -106,6 +106,9 @@ class CatFileBatch {
   }
 }
 
+/** What a name is peeled to: the commit it names, or that commit's tree. */
+type Peel = 'commit' | 'tree'
+
 const batches = new Map<string, CatFileBatch>()
 
 function batchFor(cwd: string, tree: string | undefined): CatFileBatch {
@@ -127,7 +130,12 @@ function batchFor(cwd: string, tree: string | undefined): CatFileBatch {
  * already be checked (no whitespace, no leading '-').
  */
 export function batchCommit(root: string, ref: string, tree = false): Promise<string | null> {
-  return batchFor(root, tree ? root : undefined).resolve(ref)
+  return batchFor(root, tree ? root : undefined).resolve(ref, 'commit')
+}
+
+/** The tree of the commit `ref` names in the repository at `root` (see batchCommit); null when not resolved. */
+export function batchTree(root: string, ref: string): Promise<string | null> {
+  return batchFor(root, undefined).resolve(ref, 'tree')
 }
 
 /** A batch that answered "no" where rev-parse said yes (a repository replaced under it): a fresh one next time. */

@@ -9,7 +9,9 @@
  * none), and nothing of the tree's config is followed: it is read with --local (no includes) and only written.
  */
 import os from 'node:os'
+import { commandEnv } from '../platform/command-env'
 import { runOwnGit, runTreeGit } from '../platform/git'
+import { keptOwnConfig, ownConfigKey } from '../platform/own-config-cache'
 
 export interface GitPerson {
   name: string
@@ -40,13 +42,30 @@ async function person(root: string, variable: 'GIT_AUTHOR_IDENT' | 'GIT_COMMITTE
   return m ? { name: m[1]!, email: m[2]! } : null
 }
 
-/** The identity git resolves in the checkout at `root`, or null when git knows none there ("Author identity unknown"). */
+/**
+ * The identity git resolves in the checkout at `root`, or null when git knows none there ("Author identity unknown").
+ * Kept while the config files git read it from are unchanged (own-config-cache.ts's key) and include no other file:
+ * a merge asks it, and each ask is two git processes.
+ */
 export async function resolveIdentity(root: string): Promise<GitIdentity | null> {
+  const key = await ownConfigKey(root, { ...commandEnv(undefined), ...userHomeEnv() })
+  const k = key === null ? null : `${root}\0${key}`
+  const known = k === null ? undefined : identities.get(k)
+  if (known) return known
   // Both asked at once: each is a git process start, and a merge waits on them.
   const [author, committer] = await Promise.all([person(root, 'GIT_AUTHOR_IDENT'), person(root, 'GIT_COMMITTER_IDENT')])
   if (!author) return null
-  return { author, committer: committer ?? author }
+  const id = { author, committer: committer ?? author }
+  // runOwnGit kept its config read under the same key only when the config includes no other file.
+  if (k !== null && keptOwnConfig(root, key) !== null) {
+    if (identities.size >= IDENTITIES_MAX) identities.clear()
+    identities.set(k, id)
+  }
+  return id
 }
+
+const identities = new Map<string, GitIdentity>()
+const IDENTITIES_MAX = 100
 
 /** The environment that makes one of Concord's own git commits record this identity. */
 export function identityEnv(id: GitIdentity): Record<string, string> {

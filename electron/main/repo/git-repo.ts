@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit, runTreeGit } from '../platform/git'
-import { batchCommit, closeBatches, restartBatch } from '../platform/git-batch'
+import { batchCommit, batchTree, closeBatches, restartBatch } from '../platform/git-batch'
 import { checkBundleObjects } from './bundle-objects'
 import { onePerTree } from './one-per-tree'
 
@@ -59,6 +59,20 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   if (known) return known
   const sha = await revParseCommit(root, ref)
   if (sha) restartBatch(root)
+  return sha
+}
+
+/** The tree of the commit `ref` names in the repository at `root` (as resolveCommit: the long-lived cat-file first). */
+export async function resolveCommitTree(root: string, ref: string): Promise<string | null> {
+  if (!validRef(ref)) return null
+  const known = await batchTree(root, ref)
+  if (known) return known
+  const r = await runOwnGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{tree}`], {
+    allowFailure: true,
+  })
+  const sha = r.stdout.trim()
+  if (r.code !== 0 || !SHA.test(sha)) return null
+  restartBatch(root)
   return sha
 }
 

@@ -11,7 +11,7 @@ import { requireActiveMember } from '../harness/workspace/archive'
 import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
-import { planPhaseOf } from '../harness/tasks/plan-phase'
+import { planPhaseOf } from '../harness/rules/plan-phase'
 import type { MemberHost } from './member-host'
 import { busSink, writeStep } from './step-writer'
 

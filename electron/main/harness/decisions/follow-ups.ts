@@ -16,12 +16,7 @@ import type { Implementer } from '../../store/follow-ups-repo'
 import type { TaskRow } from '../../store/tasks-repo'
 import type { Ctx } from '../context'
 import { makeId, makeKey } from '../ids'
-
-interface ChangedDecision {
-  id: number
-  version: number
-  statement: string
-}
+import { createFollowUp, followUpText, type ChangedDecision } from '../tasks/follow-up'
 
 export interface FollowUpOutcome {
   /** The merged tasks left behind with no follow-up open: each got one (create) or is offered one (offer). */
@@ -50,40 +45,6 @@ export function mergedTasksOf(ws: string, merged: number[], mode: FollowUpMode):
       followUp: mode,
     })),
   }
-}
-
-/** The title and spec Concord writes for a follow-up of merged task `t` for the decision at `d.version`. */
-function followUpText(t: TaskRow, d: ChangedDecision): { title: string; spec: string } {
-  const dkey = makeKey('decision', d.id)
-  const key = makeKey('task', t.id)
-  return {
-    title: `Follow up ${key} for ${dkey} v${d.version}: ${t.title}`,
-    spec: `${key} was merged before ${dkey} changed to v${d.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${d.statement}`,
-  }
-}
-
-/**
- * The follow-up of merged task `t` for the decision's current content, linked to it and assigned like `t`. Inside
- * the caller's transaction; the edit (followUps: create) and tasks.followUp (offer) both make it here. `t`'s own
- * link stays on the content it was merged on.
- */
-export function createFollowUp(ctx: Ctx, t: TaskRow, decision: ChangedDecision, to: string, at: string): number {
-  const { store } = ctx
-  const id = store.tasks.insert({
-    ...followUpText(t, decision),
-    acceptance_criteria: t.acceptance_criteria,
-    assignee_id: t.assignee_id,
-    required_reports: t.required_reports,
-    created_at: at,
-  })
-  store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
-  store.followUps.insert(id, t.id, decision.id)
-  store.log.appendEvent(
-    'task.created',
-    { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
-    at,
-  )
-  return id
 }
 
 /** An open follow-up still titled as Concord wrote it for the version its link is on gets the new version's text. */

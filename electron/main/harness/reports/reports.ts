@@ -1,12 +1,11 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Report } from '../../../../shared/schemas'
-import { decisionRow, memberRowOf, rowOf, type Ctx } from '../context'
+import { decisionRow, memberRowOf, rowOf, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { toReport, toReports, toTask } from '../mappers'
-import { readinessKinds } from '../tasks/readiness'
-import { taskRow } from '../tasks/tasks'
+import { readinessKinds } from '../rules/readiness'
 import { refreshHead, resolveArtifact } from '../workspace/task-branches'
 
 /**

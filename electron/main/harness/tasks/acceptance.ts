@@ -1,10 +1,9 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { AcceptanceReason, Task } from '../../../../shared/schemas'
-import { actorOf, requireDecider, type Ctx } from '../context'
+import { actorOf, requireDecider, taskRow, type Ctx } from '../context'
 import { makeKey, now } from '../ids'
 import { readinessOfTask, toTask } from '../mappers'
-import { taskRow } from './tasks'
 
 /**
  * Compare-and-set acceptance: succeeds only if the required reports pass, check the delivered
@@ -25,7 +24,7 @@ export function acceptTask(
     if (task.status === 'accepted') return { task, reasons: [] as AcceptanceReason[] }
     if (task.status !== 'delivered')
       throw new ApiError('invalid_transition', `${tk} is ${task.status}; only a delivered task can be accepted`)
-    // The same check the Task's readiness shows (tasks/readiness.ts), read inside the compare-and-set.
+    // The same check the Task's readiness shows (rules/readiness.ts), read inside the compare-and-set.
     const { reasons } = readinessOfTask(ctx.wsId, ctx.store, task)
     if (reasons.length) {
       ctx.store.log.bump(

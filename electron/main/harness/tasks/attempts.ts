@@ -9,14 +9,14 @@ import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { DiffFile, Task, TaskAttempt, TaskAttempts } from '../../../../shared/schemas'
 import type { TaskRow } from '../../store/tasks-repo'
-import { actorOf, memberRowOf, requireDecider, type Ctx } from '../context'
+import { actorOf, memberRowOf, requireDecider, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
 import { toTask, toTasks } from '../mappers'
 import { assertBranchable, refreshHead, releaseTaskWorktree } from '../workspace/task-branches'
 import { diffFiles } from './task-diff'
 import { moveTask, type TaskStarted } from './task-status'
-import { getTask, taskRow } from './tasks'
+import { getTask } from './tasks'
 
 export const MIN_ATTEMPTS = 2
 export const MAX_ATTEMPTS = 4

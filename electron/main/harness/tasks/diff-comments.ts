@@ -7,12 +7,11 @@ import { ApiError } from '../../../../shared/errors'
 import type { DiffComment, Task } from '../../../../shared/schemas'
 import { runOwnGit } from '../../platform/git'
 import type { DiffCommentRow } from '../../store/diff-comments-repo'
-import { rowOf, type Ctx } from '../context'
+import { rowOf, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
 import { toTask } from '../mappers'
 import { taskDiff } from './task-diff'
-import { taskRow } from './tasks'
 
 /** At most this many lines are quoted per comment in the stored record and the message; the range itself is whole. */
 const QUOTE_LINES = 40

@@ -1,15 +1,14 @@
 /**
- * The follow-up task a decision's change offered for a merged task (workspace setting followUps: offer), created
- * when the user takes the offer: the same task the edit makes with followUps: create (propagation.createFollowUp).
+ * A follow-up task of a merged task for a decision's new content (decisions/follow-ups.ts says when one is due): made
+ * here by the edit (workspace setting followUps: create), or when the user takes the offer (followUps: offer).
  */
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Task } from '../../../../shared/schemas'
-import { actorOf, decisionRow, type Ctx } from '../context'
+import { actorOf, decisionRow, taskRow, type Ctx } from '../context'
 import { makeKey, now } from '../ids'
 import { toTask } from '../mappers'
-import { createFollowUp } from '../decisions/follow-ups'
-import { taskRow } from './tasks'
+import type { TaskRow } from '../../store/tasks-repo'
 
 export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task {
   // Any member of the workspace may create a task; the actor must be one.
@@ -36,4 +35,44 @@ export function followUpTask(ctx: Ctx, p: ParsedParams<'tasks.followUp'>): Task 
     task: toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(merged.id)!),
   })
   return created
+}
+
+export interface ChangedDecision {
+  id: number
+  version: number
+  statement: string
+}
+
+/** The title and spec Concord writes for a follow-up of merged task `t` for the decision at `d.version`. */
+export function followUpText(t: TaskRow, d: ChangedDecision): { title: string; spec: string } {
+  const dkey = makeKey('decision', d.id)
+  const key = makeKey('task', t.id)
+  return {
+    title: `Follow up ${key} for ${dkey} v${d.version}: ${t.title}`,
+    spec: `${key} was merged before ${dkey} changed to v${d.version}: the base branch has its code, written for the earlier version. Bring it in line with the current statement: ${d.statement}`,
+  }
+}
+
+/**
+ * The follow-up of merged task `t` for the decision's current content, linked to it and assigned like `t`. Inside
+ * the caller's transaction; the edit (followUps: create) and tasks.followUp (offer) both make it here. `t`'s own
+ * link stays on the content it was merged on.
+ */
+export function createFollowUp(ctx: Ctx, t: TaskRow, decision: ChangedDecision, to: string, at: string): number {
+  const { store } = ctx
+  const id = store.tasks.insert({
+    ...followUpText(t, decision),
+    acceptance_criteria: t.acceptance_criteria,
+    assignee_id: t.assignee_id,
+    required_reports: t.required_reports,
+    created_at: at,
+  })
+  store.tasks.replaceLinks(id, [{ decisionId: decision.id, version: decision.version, fingerprint: to }])
+  store.followUps.insert(id, t.id, decision.id)
+  store.log.appendEvent(
+    'task.created',
+    { taskId: id, followUpOf: t.id, decisionId: decision.id, version: decision.version },
+    at,
+  )
+  return id
 }

@@ -12,14 +12,13 @@ import { ApiError } from '../../../../shared/errors'
 import type { MergePreview } from '../../../../shared/schemas'
 import { checkAgainstBase, changedSinceBase } from '../../repo/base-check'
 import { isOwnTree, treeHead } from '../../repo/git-repo'
-import type { Ctx } from '../context'
+import { taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey } from '../ids'
 import { baseCheckedStatuses } from '../mappers'
 import { baseHead } from '../workspace/base-moves'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import type { TaskRow } from '../../store/tasks-repo'
-import { taskRow } from './tasks'
 
 const listed = (files: string[]) =>
   files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ')

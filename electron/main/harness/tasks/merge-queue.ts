@@ -25,7 +25,7 @@ import { treeMidOperation } from '../../repo/branch-update'
 import { isOwnTree } from '../../repo/git-repo'
 import type { MergeQueueRow } from '../../store/merge-queue-repo'
 import type { MemberRow } from '../../store/members-repo'
-import { actorOf, requireDecider, type Actor, type Ctx } from '../context'
+import { actorOf, requireDecider, taskRow, type Actor, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now, parseId } from '../ids'
 import { readinessOfTask, toTask } from '../mappers'
@@ -34,7 +34,6 @@ import { workspaceSettings } from '../workspace/workspace-settings'
 import { acceptTask } from './acceptance'
 import { landAccepted } from './task-merge'
 import { updateBranch, type QueueTurn } from './task-update'
-import { taskRow } from './tasks'
 
 type MergeStrategy = TaskMergeQueue['strategy']
 

@@ -9,11 +9,10 @@ import { ApiError } from '../../../../shared/errors'
 import type { Task, TaskPlan } from '../../../../shared/schemas'
 import type { PlanDecision, PlanRow } from '../../store/plans-repo'
 import type { TaskRow } from '../../store/tasks-repo'
-import { actorOf, requireAssigneeOrDecider, requireDecider, type Actor, type Ctx } from '../context'
+import { actorOf, requireAssigneeOrDecider, requireDecider, taskRow, type Actor, type Ctx } from '../context'
 import { makeKey, now } from '../ids'
 import { toPlan, toTask } from '../mappers'
-import { planPhase } from './plan-phase'
-import { taskRow } from './tasks'
+import { planPhase } from '../rules/plan-phase'
 
 function emitted(ctx: Ctx, taskRowId: number): Task {
   const task = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(taskRowId)!)

@@ -10,7 +10,7 @@ import type { ForgeSettings, Task } from '../../../../shared/schemas'
 import { ciStateOf, DEFAULT_FORGE_URL, Forge, pushBranch, remoteRepo } from '../../repo/forge'
 import { removeTree } from '../../repo/git-repo'
 import type { PullRequestRow } from '../../store/pull-requests-repo'
-import { actorOf, requireDecider, type Ctx } from '../context'
+import { actorOf, requireDecider, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now, parseId } from '../ids'
 import { toReports, toTask } from '../mappers'
@@ -19,7 +19,6 @@ import { refreshHead } from '../workspace/task-branches'
 import { stopTreeRuns } from '../workspace/tree-runs'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { pullRequestBody, type BodyDecision } from './pull-request-body'
-import { taskRow } from './tasks'
 
 /** The secret store's name for a workspace's forge token. */
 const tokenRef = (wsId: string) => `forge:${wsId}`

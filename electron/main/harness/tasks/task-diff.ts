@@ -8,11 +8,10 @@ import { snapshotObjects, statusWord, uncommittedFiles, withSnapshots } from '..
 import { resolveCommit } from '../../repo/git-repo'
 import { runOwnGit } from '../../platform/git'
 import { turnChanges } from '../members/steps'
-import { rowOf, type Ctx } from '../context'
+import { rowOf, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey } from '../ids'
 import { refreshHead } from '../workspace/task-branches'
-import { taskRow } from './tasks'
 import { workspaceSettings } from '../workspace/workspace-settings'
 
 /** The patch is cut here; the file list and counts are always whole. */

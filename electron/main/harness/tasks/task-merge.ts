@@ -11,16 +11,15 @@ import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { Task } from '../../../../shared/schemas'
 import { identityEnv, resolveIdentity, type GitIdentity } from '../../repo/git-identity'
-import { removeTree, resolveCommit } from '../../repo/git-repo'
+import { removeTree, resolveCommit, resolveCommitTree } from '../../repo/git-repo'
 import { stopTreeRuns } from '../workspace/tree-runs'
 import { runOwnGit, type GitResult } from '../../platform/git'
-import { actorOf, requireDecider, type Ctx } from '../context'
+import { actorOf, requireDecider, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { toTask } from '../mappers'
 import { gitPath, interruptedMerges, leftovers } from '../workspace/merge-recovery'
 import { refreshHead } from '../workspace/task-branches'
-import { taskRow } from './tasks'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { scheduleBaseCheck } from '../workspace/base-moves'
 
@@ -75,15 +74,19 @@ export async function landAccepted(
     await interruptedMerges(ctx, repo, true)
     // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
     await refreshHead(h, ctx, task.id).catch(() => undefined)
-    // Read-only questions asked at once (each git call is a process start): the commit is here, the checkout's state,
-    // the trial merge and who the merge commit is by. Their answers are read in the order the refusals are made.
-    const [present, checkout, trial, identity] = await Promise.all([
-      runOwnGit(repo, ['cat-file', '-e', `${commit}^{commit}`], { allowFailure: true }),
+    // Read-only questions asked at once (each git call is a process start): the commit is here and its tree (the
+    // repository's long-lived cat-file), the checkout's state, the trial merge, who the merge commit is by (kept while
+    // your config is unchanged), and what the commit adds over HEAD (the files the merge adds when it lands the
+    // commit's own tree). Their answers are read in the order the refusals are made.
+    const [present, commitTree, checkout, trial, identity, adds] = await Promise.all([
+      resolveCommit(repo, commit),
+      resolveCommitTree(repo, commit),
       readCheckout(repo),
-      trialMerge(repo, commit, strategy, verified),
+      trialMerge(repo, commit, strategy),
       resolveIdentity(repo),
+      addedOver(repo, commit),
     ])
-    if (present.code !== 0) {
+    if (present === null) {
       throw new ApiError(
         'merge_blocked',
         `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`,
@@ -94,7 +97,7 @@ export async function landAccepted(
     }
     checkCheckout(checkout, settings.baseBranch!)
     try {
-      await checkMergeable(repo, commit, trial, tk, verified)
+      await checkMergeable(repo, commit, trial, tk, verified, commitTree ?? '', adds)
     } catch (err) {
       // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
       // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
@@ -180,7 +183,8 @@ async function readCheckout(repo: string): Promise<CheckoutState> {
   const [head, lock, mergeHead, status] = await Promise.all([
     runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true }),
     gitPath(repo, 'index.lock'),
-    runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true }),
+    // git merge refuses while the file exists ("You have not concluded your merge").
+    gitPath(repo, 'MERGE_HEAD'),
     runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty']).then(
       (r) => r.stdout,
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
@@ -189,7 +193,7 @@ async function readCheckout(repo: string): Promise<CheckoutState> {
   return {
     current: head.stdout.trim(),
     lock: lock && existsSync(lock) ? lock : null,
-    merging: mergeHead.code === 0,
+    merging: !!mergeHead && existsSync(mergeHead),
     status,
   }
 }
@@ -237,21 +241,24 @@ function checkCheckout(state: CheckoutState, baseBranch: string): void {
 }
 
 /** The trial merge's answers, asked before the checkout is checked (all read-only; used only if it passes). */
-type Trial =
-  { strategy: 'ff-only'; ancestor: number | null } | { strategy: 'merge' | 'squash'; tree: GitResult; checked: string }
+type Trial = { strategy: 'ff-only'; ancestor: number | null } | { strategy: 'merge' | 'squash'; tree: GitResult }
 
-async function trialMerge(repo: string, commit: string, strategy: string, verified: boolean): Promise<Trial> {
+async function trialMerge(repo: string, commit: string, strategy: string): Promise<Trial> {
   if (strategy === 'ff-only') {
     const ff = await runOwnGit(repo, ['merge-base', '--is-ancestor', 'HEAD', commit], { allowFailure: true })
     return { strategy, ancestor: ff.code }
   }
-  const [tree, checked] = await Promise.all([
-    runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
-      allowFailure: true,
-    }),
-    verified ? checkedTree(repo, commit) : Promise.resolve(''),
-  ])
-  return { strategy: strategy === 'squash' ? 'squash' : 'merge', tree, checked }
+  const tree = await runOwnGit(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', commit], {
+    allowFailure: true,
+  })
+  return { strategy: strategy === 'squash' ? 'squash' : 'merge', tree }
+}
+
+/** `git diff-tree` of HEAD against the commit's tree: what landing exactly that tree changes (checkUntracked reads it). */
+function addedOver(repo: string, commit: string): Promise<GitResult> {
+  return runOwnGit(repo, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', 'HEAD', commit], {
+    allowFailure: true,
+  })
 }
 
 /**
@@ -264,6 +271,10 @@ async function checkMergeable(
   trial: Trial,
   tk: string,
   verified: boolean,
+  /** The accepted commit's tree: what its reports checked. */
+  checked: string,
+  /** HEAD against that tree (addedOver): the files a merge adds when it lands exactly that tree. */
+  adds: GitResult,
 ): Promise<void> {
   if (trial.strategy === 'ff-only') {
     if (trial.ancestor !== 0)
@@ -272,13 +283,15 @@ async function checkMergeable(
         `${tk} cannot be fast-forwarded: the base branch has moved on; use strategy "merge" or "squash"`,
         { reason: 'not_fast_forward' },
       )
-    return checkUntracked(repo, `${commit}^{tree}`, tk)
+    return checkUntracked(repo, adds, tk)
   }
-  const { tree: r, checked } = trial
+  const { tree: r } = trial
   if (r.code === 0) {
     const landed = r.stdout.split('\n')[0]?.trim() ?? ''
     if (verified) await checkLandsAsChecked(repo, landed, checked, commit, tk)
-    return checkUntracked(repo, landed, tk)
+    // A merge that lands another tree than the commit's (as-accepted, the base moved) adds what that tree adds.
+    if (!landed) return
+    return checkUntracked(repo, landed === checked ? adds : await addedOver(repo, landed), tk)
   }
   const lines = r.stdout.split('\n').filter((l) => l.length > 0)
   if (r.code === 1 && lines.length > 1) {
@@ -321,22 +334,11 @@ async function checkLandsAsChecked(
   )
 }
 
-/** The tree of the accepted commit: what its reports checked. */
-async function checkedTree(repo: string, commit: string): Promise<string> {
-  return (
-    await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], { allowFailure: true })
-  ).stdout.trim()
-}
-
 /**
  * Files the merge would write where your checkout has a file git does not track (untracked or ignored: a build
  * output, your `.env`): git merge replaces ignored files silently, so they are found first, from the merged tree.
  */
-async function checkUntracked(repo: string, tree: string, tk: string): Promise<void> {
-  if (!tree) return
-  const r = await runOwnGit(repo, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', 'HEAD', tree], {
-    allowFailure: true,
-  })
+async function checkUntracked(repo: string, r: GitResult, tk: string): Promise<void> {
   if (r.code !== 0) return
   const parts = r.stdout.split('\0')
   const blocked: string[] = []

@@ -6,13 +6,13 @@
  */
 import type { ParsedParams } from '../../../../shared/contract'
 import type { Task } from '../../../../shared/schemas'
-import type { Ctx } from '../context'
+import { taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { assertBranchable, deliveryArtifact, ensureTaskWorktree, releaseTaskWorktree } from '../workspace/task-branches'
 import { runOwnGit } from '../../platform/git'
 import { filesWithConflictMarkers } from '../../repo/branch-update'
 import { makeKey } from '../ids'
-import { getTask, setTaskStatus, taskRow } from './tasks'
+import { getTask, setTaskStatus } from './tasks'
 import { markersRefused } from './task-update'
 
 /** A task moved to in progress (not by its own assignee): the runtime starts the assignee's turn on it. */

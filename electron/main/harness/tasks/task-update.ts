@@ -25,14 +25,13 @@ import { filesWithConflictMarkers, treeMidOperation, updateTree, type TreeUpdate
 import { carryIdentity, identityEnv, resolveIdentity } from '../../repo/git-identity'
 import { isOwnTree, objectsOf, treeHead } from '../../repo/git-repo'
 import { filesInCommon } from '../../repo/base-check'
-import { actorOf, requireAssigneeOrDecider, type Ctx } from '../context'
+import { actorOf, requireAssigneeOrDecider, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
 import { toTask } from '../mappers'
 import { baseHead, checkedStatuses, scheduleBaseCheck } from '../workspace/base-moves'
 import { refreshHead } from '../workspace/task-branches'
 import { workspaceSettings } from '../workspace/workspace-settings'
-import { taskRow } from './tasks'
 
 /**
  * The runtime queues an automatic turn for a member on a task (auto-turns.ts), once per trigger; null when the

@@ -9,19 +9,13 @@ import {
   memberRowOf,
   requireAssigneeOrDecider,
   requireDecider,
-  rowOf,
+  taskRow,
   type Ctx,
 } from '../context'
 import { makeKey, now } from '../ids'
 import { toTask, toTasks } from '../mappers'
 import { workspaceSettings } from '../workspace/workspace-settings'
-import { assertPlanAllowsDelivery, setPlanFirst } from './plan-phase'
-
-export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
-  const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
-  if (!row) throw new ApiError('not_found', `${field}: task ${taskId} does not exist`)
-  return row
-}
+import { assertPlanAllowsDelivery, setPlanFirst } from '../rules/plan-phase'
 
 function linksFor(ctx: Ctx, decisionIds: string[]) {
   const seen = new Set<number>()

@@ -7,7 +7,7 @@
  * tree — off the request path, one check at a time per workspace, and records the answers in one transaction with a
  * `base.moved` event.
  *
- * The rule a move applies, through the readiness every accept and merge reads (tasks/readiness.ts):
+ * The rule a move applies, through the readiness every accept and merge reads (rules/readiness.ts):
  * - a delivered or accepted task whose merge would not land exactly the tree its reports checked is not ready
  *   (base_moved); one whose trial merge conflicts is never ready and never merges (merge_conflict);
  * - a task whose merge would land its own tree is not concerned: a fast-forward (or a move back to an ancestor, or

@@ -2,17 +2,44 @@
  * A merge cut short (Concord or git killed while tasks.merge ran, task-merge.ts): what it left in the user's checkout,
  * and the merges recorded as running that the next start (task-branches.ts) and the next merge find.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
+import path from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import { resolveCommit } from '../../repo/git-repo'
 import { runOwnGit } from '../../platform/git'
 import type { Ctx } from '../context'
 import { makeKey, now } from '../ids'
 
-/** An absolute path in the checkout's git folder. */
+/**
+ * An absolute path in the checkout's git folder (a name git writes there: index.lock, MERGE_HEAD). Where git keeps it
+ * depends only on the repository's layout, so an answer is kept while `.git` is the same folder (device, inode), or
+ * the same `.git` file of a worktree, unchanged (its size and times too).
+ */
 export async function gitPath(repo: string, name: string): Promise<string | null> {
+  const id = layoutId(repo)
+  const k = `${repo}\0${name}`
+  const known = id ? gitPaths.get(k) : undefined
+  if (known && known.id === id) return known.path
   const r = await runOwnGit(repo, ['rev-parse', '--path-format=absolute', '--git-path', name], { allowFailure: true })
-  return r.code === 0 ? r.stdout.trim() || null : null
+  const found = r.code === 0 ? r.stdout.trim() || null : null
+  if (found && id && layoutId(repo) === id) {
+    if (gitPaths.size >= GIT_PATHS_MAX) gitPaths.clear()
+    gitPaths.set(k, { id, path: found })
+  }
+  return found
+}
+
+const gitPaths = new Map<string, { id: string; path: string }>()
+const GIT_PATHS_MAX = 200
+
+function layoutId(repo: string): string | null {
+  try {
+    const s = lstatSync(path.join(repo, '.git'), { bigint: true })
+    // A folder's times change with every file git writes in it; what it points at does not.
+    return s.isDirectory() ? `${s.dev}:${s.ino}:dir` : `${s.dev}:${s.ino}:${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+  } catch {
+    return null
+  }
 }
 
 /** What differs in the checkout from how it was before a merge (HEAD, tracked files, a lock, MERGE_HEAD); empty when nothing. */
