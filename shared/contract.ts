@@ -553,6 +553,12 @@ export const methods = {
   /** Copies the listed files and runs the setup command again in the task's tree (after a failure, or a change). */
   'tasks.setupAgain': method(z.strictObject({ taskId: s.Id }), r<s.TreeRun>()),
   'sessions.changes': method(z.strictObject({ stepId: s.Id }), r<s.TaskDiff>()),
+  /**
+   * Undoes a turn that ran in its task's tree (stepId: the turn's first step): the tree goes back to where it was before
+   * it, what is there now is kept aside in the tree (keptRef), the turn is marked undone and its member told at its
+   * next turn. Only the latest turn in force in that tree; not while the member is in a turn (busy).
+   */
+  'sessions.undoTurn': method(z.strictObject({ stepId: s.Id }), r<s.UndoneTurn>()),
   'sessions.approve': method(
     z.strictObject({
       memberId: s.Id,

@@ -828,8 +828,39 @@ export interface Step {
   origin?: 'concord' | null
   /** What its text mentioned, pinned when the text was stored; empty on steps from before pins existed. */
   refs: StepRef[]
+  /**
+   * On a turn's first step, for a turn that ran in its task's tree: the commit the tree was at before it (what
+   * sessions.undoTurn puts back), and once undone, when and where what was there then is kept.
+   */
+  checkpoint?: { commit: string; undone: StepUndone | null } | null
   startedAt: string
   endedAt: string | null
+}
+
+/** A turn undone: the tree is back at `commit`; what it held at the undo is the commit `keptCommit` at `keptRef` in the task's tree. */
+export interface StepUndone {
+  at: string
+  commit: string
+  keptRef: string
+  keptCommit: string
+}
+
+/** sessions.undoTurn's answer. */
+export interface UndoneTurn {
+  turnId: string
+  taskId: string
+  /** The commit the tree is back at, and the one it was at before the undo. */
+  commit: string
+  from: string
+  /** What the tree held at the undo, committed on `from`, in the task's tree (`tree`) under this ref. */
+  keptRef: string
+  keptCommit: string
+  tree: string
+  /** The tree is byte for byte what it was before the turn (files git ignores are left as they are). */
+  exact: boolean
+  /** The commits the undo took off the task's branch. */
+  commitsUndone: string[]
+  task: Task
 }
 
 /** A mention pinned with its step: the record's key and id, and for a decision the version it had then. */

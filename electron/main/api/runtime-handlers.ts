@@ -10,6 +10,7 @@ type SessionMethods =
   | 'sessions.restart'
   | 'sessions.approve'
   | 'sessions.retry'
+  | 'sessions.undoTurn'
 
 export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods> {
   return {
@@ -21,5 +22,6 @@ export function runtimeHandlers(runtime: Runtime): Pick<Handlers, SessionMethods
     'sessions.restart': (p) => runtime.restart(p.memberId),
     'sessions.approve': (p) => runtime.approve(p),
     'sessions.retry': (p) => runtime.retry(p.memberId),
+    'sessions.undoTurn': (p) => runtime.undoTurn(p.stepId),
   }
 }

@@ -202,6 +202,7 @@ export function readinessOfTasks(
     rows.filter((r) => r.status === 'delivered' || r.status === 'accepted').map((r) => r.id),
   )
   const carried = store.mergeQueue.carriedAmong(rows.filter((r) => r.status === 'delivered').map((r) => r.id))
+  const undone = store.turnUndo.commitsAmong(rows.filter((r) => r.status === 'in_progress').map((r) => r.id))
   const out = new Map<number, s.TaskReadiness>()
   for (const task of rows)
     out.set(
@@ -214,6 +215,7 @@ export function readinessOfTasks(
           latest: latest.get(task.id) ?? none,
           base: bases.get(task.id),
           carried: carried.get(task.id),
+          undone: undone.get(task.id),
         },
         members,
       ),

@@ -10,6 +10,7 @@ import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
 import type { NoticeRow } from '../store/log-repo'
+import { parseCheckpoint, parseUndone } from '../store/turn-undo-repo'
 
 export interface Brief {
   text: string
@@ -144,7 +145,28 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
           .join('\n'),
       )
   }
+  lines.push(...undoneLines(ctx, member))
   return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices, noticeTexts }
+}
+
+/**
+ * Turns of the member the human undid since its last turn (sessions.undoTurn), told during the turn that follows:
+ * the tree is back where it was, and the work of those turns is not in it any more.
+ */
+function undoneLines(ctx: Ctx, member: MemberRow): string[] {
+  const rows = ctx.store.turnUndo.toldInLatest(member.id)
+  if (!rows.length) return []
+  const out = ['', '## Turns the human undid (read this first: your tree is not what you left it)']
+  for (const r of rows) {
+    const c = parseCheckpoint(r)
+    const u = parseUndone(r)
+    if (!c || !u) continue
+    const asked = r.text.length > 80 ? `${r.text.slice(0, 80)}…` : r.text
+    out.push(
+      `- Your turn that answered "${asked}" on ${makeKey('task', c.task)} was undone: its tree is back at ${c.commit.slice(0, 10)} as it was before that turn (uncommitted changes from then included). The commits and edits of that turn are not in the tree any more (kept aside under ${u.keptRef}, for the human); reports you made on them no longer count. Look at the tree again before you go on, and do not redo that work unless asked.`,
+    )
+  }
+  return out
 }
 
 /**

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
-import type { SessionInfo, SessionPage } from '../../../shared/schemas'
+import type { SessionInfo, SessionPage, UndoneTurn } from '../../../shared/schemas'
 import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { EventBus } from '../events/event-bus'
 import { stricterPolicy, type ApprovalPolicy } from '../harness/members/approval-policy'
@@ -17,6 +17,7 @@ import type { Harness } from '../harness/harness'
 import { makeId, now, parseId } from '../harness/ids'
 import { secretRef } from '../harness/members/members'
 import { toStep } from '../harness/members/steps'
+import { undoTurn } from '../harness/tasks/turn-undo'
 import type { TurnTree } from '../harness/workspace/task-branches'
 import type { StepRow } from '../store/steps-repo'
 import { acpEngine } from './acp/acp-turn'
@@ -32,7 +33,7 @@ import { Recovery, resumeQueued } from './recovery'
 import { failedTurn, requeueFailedTurn, resetSession } from './retry'
 import { busSink, writeStep, type StepSink } from './step-writer'
 import type { Turn, TurnEngine } from './turn-engine'
-import { prepareTree, recordChanges, snapshot } from './turn-tree'
+import { prepareTree, recordChanges, recordCheckpoint, snapshot } from './turn-tree'
 import { warmUpProviders } from './warm-up'
 
 export interface RuntimeOptions {
@@ -63,6 +64,8 @@ export class Runtime {
   private readonly failedWith = new Map<string, string>()
   /** The policy of each member's running turn (its own, or stricter from the message that started it). */
   private readonly turnPolicies = new Map<string, ApprovalPolicy>()
+  /** A turn being undone, by member: its next turn waits for the undo to finish (undoTurn). */
+  private readonly undoing = new Map<string, Promise<unknown>>()
 
   constructor(private readonly o: RuntimeOptions) {
     this.recovery = new Recovery(o.harness, o.recover !== false)
@@ -181,6 +184,9 @@ export class Runtime {
         'no_provider',
       )
     }
+    // A turn undone a moment ago: this one starts on the tree put back, and is told of it (the brief).
+    await this.undoing.get(host.memberId)?.catch(() => undefined)
+    ctx.store.turnUndo.tell(member.id, start.id)
     let tree: TurnTree
     try {
       tree = await prepareTree(harness, ctx, member, start)
@@ -193,6 +199,7 @@ export class Runtime {
       )
     }
     const before = tree.readOnly ? null : await snapshot(harness, host.wsId, tree)
+    recordCheckpoint(bus, ctx, start, tree, before)
     const turn: Turn = {
       ctx,
       member,
@@ -412,6 +419,24 @@ export class Runtime {
   }
 
   /** Runs a failed turn again from its message (see retry.ts); an agent gets a fresh process, as with Restart. */
+  /** sessions.undoTurn: refused (busy) while the turn's member is in a turn; its next turn waits for the undo. */
+  async undoTurn(stepId: string): Promise<UndoneTurn> {
+    const { workspaceId, n } = parseId(stepId, 'step', 'stepId')
+    const ctx = this.ctx(workspaceId)
+    const row = ctx.store.steps.get(n)
+    if (!row) throw new ApiError('not_found', `stepId: there is no step ${stepId}`)
+    const host = this.host(makeId(workspaceId, 'member', row.member_id))
+    if (host.abort || this.undoing.has(host.memberId))
+      throw new ApiError('busy', `${host.memberId} is working; wait for its turn to end before undoing a turn`)
+    const work = undoTurn(this.o.harness, ctx, stepId)
+    this.undoing.set(host.memberId, work)
+    try {
+      return await work
+    } finally {
+      this.undoing.delete(host.memberId)
+    }
+  }
+
   retry(memberId: string): SessionInfo {
     const host = this.host(memberId)
     if (host.abort)

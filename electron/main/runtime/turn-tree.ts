@@ -58,6 +58,25 @@ export async function snapshot(harness: Harness, wsId: string, tree: TurnTree): 
   return snap ? { tree: snap, commit: await treeHead(tree.root).catch(() => null) } : null
 }
 
+/**
+ * Where the task's tree is as the turn starts (its HEAD, and everything in it as `before` snapshotted it), on the
+ * turn's first step: what sessions.undoTurn puts back (harness/tasks/turn-undo.ts). Only a turn in its task's own
+ * tree, writable, gets one.
+ */
+export function recordCheckpoint(
+  bus: EventBus,
+  ctx: Ctx,
+  start: StepRow,
+  tree: TurnTree,
+  before: TreeSnapshot | null,
+): void {
+  if (tree.taskRowId === null || tree.readOnly || !before?.commit) return
+  const branch = ctx.store.branches.get(tree.taskRowId)
+  if (!branch) return
+  const checkpoint = { task: tree.taskRowId, commit: before.commit, tree: before.tree, base: branch.base_commit }
+  changeStep(ctx.store, busSink(bus, ctx.wsId), start.id, () => ctx.store.turnUndo.setCheckpoint(start.id, checkpoint))
+}
+
 /** The files this turn changed in its tree, on the turn's last step (and the task's head as it is now). */
 export async function recordChanges(
   harness: Harness,

@@ -29,6 +29,12 @@ export interface StepRow {
   changes: string | null
   /** What the text mentioned when it was stored, JSON PinnedRef[]; null on steps from before schema v7. */
   refs: string | null
+  /** On a turn's first step: where its task's tree was before it (turn-undo-repo.ts TurnCheckpoint JSON). */
+  checkpoint?: string | null
+  /** On a turn's first step, once the turn is undone (TurnUndone JSON). */
+  undone?: string | null
+  /** The turn at whose start the member was told this one was undone. */
+  undone_told?: number | null
 }
 
 /** A mention resolved when the step's text was stored: the key, and a decision's version at that moment. */

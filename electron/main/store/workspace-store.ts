@@ -20,6 +20,7 @@ import { DiffCommentsRepo } from './diff-comments-repo'
 import { AttemptsRepo } from './attempts-repo'
 import { PullRequestsRepo } from './pull-requests-repo'
 import { PlansRepo } from './plans-repo'
+import { TurnUndoRepo } from './turn-undo-repo'
 
 /** One workspace's harness file and its repositories. */
 export class WorkspaceStore {
@@ -45,6 +46,7 @@ export class WorkspaceStore {
   readonly pullRequests: PullRequestsRepo
   readonly plans: PlansRepo
   readonly attempts: AttemptsRepo
+  readonly turnUndo: TurnUndoRepo
 
   private constructor(readonly db: Db) {
     this.members = new MembersRepo(db)
@@ -69,6 +71,7 @@ export class WorkspaceStore {
     this.pullRequests = new PullRequestsRepo(db)
     this.plans = new PlansRepo(db)
     this.attempts = new AttemptsRepo(db)
+    this.turnUndo = new TurnUndoRepo(db)
   }
 
   static open(file: string, options?: OpenOptions): WorkspaceStore {

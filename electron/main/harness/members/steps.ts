@@ -2,6 +2,7 @@ import { parseKey } from '../../../../shared/keys'
 import type { Step, StepRef } from '../../../../shared/schemas'
 import { makeId } from '../ids'
 import type { PinnedRef, StepRow } from '../../store/steps-repo'
+import { parseCheckpoint, parseUndone } from '../../store/turn-undo-repo'
 
 /**
  * Streamed text is saved at most this long after its first unsaved delta, so a crash loses at most that much and
@@ -38,8 +39,20 @@ export function toStep(ws: string, r: StepRow): Step {
     // A message no member sent is a turn Concord started itself (auto-turns.ts); the human's own are `user` steps.
     origin: r.kind === 'message' && r.from_member_id === null ? 'concord' : null,
     refs: stepRefs(ws, r.refs),
+    checkpoint: stepCheckpoint(r),
     startedAt: r.started_at,
     endedAt: r.ended_at,
+  }
+}
+
+/** A turn's checkpoint as the session shows it (only the first step of a turn in a task's tree has one). */
+function stepCheckpoint(r: StepRow): Step['checkpoint'] {
+  const c = parseCheckpoint(r)
+  if (!c) return null
+  const u = parseUndone(r)
+  return {
+    commit: c.commit,
+    undone: u ? { at: u.at, commit: u.commit, keptRef: u.keptRef, keptCommit: u.keptCommit } : null,
   }
 }
 

@@ -31,6 +31,8 @@ export interface ReadinessInput {
    * task-update.ts): a review on a commit this chain leads back to from the delivered one still counts.
    */
   carried?: Map<string, string>
+  /** Commits an undone turn took off the task's branch (turn-undo.ts): a report on one offers no delivery. */
+  undone?: Set<string>
 }
 
 /** The workspace's members (archived ones too, by id), for the action each reason offers. */
@@ -269,11 +271,12 @@ function staleness(ws: string, links: TaskLinkRow[], report: EvidenceReport): st
  * The assignee's latest implementation report, passing, on a commit, and still resting on the current decisions:
  * what an in-progress task can be delivered on (a report a decision change left stale offers nothing).
  */
-function deliveryOffer(ws: string, { task, links, latest }: ReadinessInput): TaskReadiness['deliverOn'] {
+function deliveryOffer(ws: string, { task, links, latest, undone }: ReadinessInput): TaskReadiness['deliverOn'] {
   const r = latest.get('implementation')
   if (task.assignee_id === null || !r) return null
   const { row, report } = r
   if (row.verdict !== 'pass' || row.author_id !== task.assignee_id || !row.artifact_commit) return null
+  if (undone?.has(row.artifact_commit)) return null
   if (staleness(ws, links, report).length) return null
   return { commit: row.artifact_commit, reportId: report.id, reportKey: report.key }
 }

@@ -317,6 +317,11 @@ export async function deliveryArtifact(
   const branch = await refreshHead(h, ctx, taskRowId)
   if (given) {
     const artifact = await resolveArtifact(h, ctx, given, branch?.worktree ?? undefined)
+    if (artifact?.commit && ctx.store.turnUndo.isUndone(taskRowId, artifact.commit))
+      throw new ApiError(
+        'invalid_artifact',
+        `artifact.commit: ${artifact.commit.slice(0, 10)} was made by a turn that was undone: it is not on ${makeKey('task', taskRowId)}'s branch any more; deliver the tree's head`,
+      )
     // Deliverable means on the task's branch: a commit of the task's tree (or of your repository) that does not
     // descend from the task's base is not the task's work.
     if (

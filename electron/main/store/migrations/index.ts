@@ -28,6 +28,7 @@ import * as m027 from './027-pull-requests'
 import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
 import * as m030 from './030-agent-key-variable'
+import * as m031 from './031-turn-undo'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -61,4 +62,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '028-attempts', up: m028.up },
   { name: '029-task-plans', up: m029.up },
   { name: '030-agent-key-variable', up: m030.up },
+  { name: '031-turn-undo', up: m031.up },
 ]

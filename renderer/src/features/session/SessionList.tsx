@@ -8,6 +8,7 @@ import { buildRows, mergeSteps } from '../../stores/steps'
 import type { TaskSessionState } from '../../stores/types'
 import { RecordDecisionDialog } from './RecordDecisionDialog'
 import { StepRow, type StepActions } from './StepRow'
+import { turnUndo } from './turn-undo'
 
 const STICK_PX = 64
 const LOAD_OLDER_PX = 400
@@ -66,6 +67,7 @@ export function SessionList({
     built.current = { steps: next, rows }
     return rows
   }, [steps])
+  const undo = useMemo(() => turnUndo(steps ?? []), [steps])
   const scrollRef = useRef<HTMLDivElement>(null)
   // Where the user left this session (before a reload or a switch to another member): restored once its row is
   // loaded. Until then the view neither follows the newest steps nor records a position of its own.
@@ -264,7 +266,14 @@ export function SessionList({
                   </div>
                 ) : row ? (
                   <div key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
-                    <StepRow row={row} memberId={memberId} actions={actions} highlighted={row.key === focusStepId} />
+                    <StepRow
+                      row={row}
+                      memberId={memberId}
+                      actions={actions}
+                      highlighted={row.key === focusStepId}
+                      undoable={row.step.id === undo.undoable}
+                      undone={undo.undone.has(row.step.turnId)}
+                    />
                   </div>
                 ) : null
               })}

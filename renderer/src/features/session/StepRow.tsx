@@ -12,6 +12,7 @@ import { ProposalCard } from '../decisions/ProposalCard'
 import { ToolCall } from './ToolCall'
 import { ChangesDialog } from '../diff/LazyChangesDialog'
 import { MemberEditor } from '../team/MemberEditor'
+import { TurnUndo } from './TurnUndo'
 
 const MAX_CARDS = 6
 
@@ -198,18 +199,24 @@ export const StepRow = memo(
     memberId,
     actions,
     highlighted,
+    undoable = false,
+    undone = false,
   }: {
     row: Row
     memberId: string
     actions: StepActions
     highlighted: boolean
+    /** The turn this step starts is the one "Undo this turn" is offered on (turn-undo.ts). */
+    undoable?: boolean
+    /** The step belongs to a turn that was undone: shown struck. */
+    undone?: boolean
   }) {
     const { step } = row
     const bodyRef = useRef<HTMLDivElement>(null)
     const member = useApp((s) => s.members[memberId])
     const from = useApp((s) => (step.fromMemberId ? s.members[step.fromMemberId] : undefined))
     const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
-    const cls = `step step-${step.kind}${step.status === 'streaming' ? ' streaming' : ''}${highlighted ? ' highlighted' : ''}`
+    const cls = `step step-${step.kind}${step.status === 'streaming' ? ' streaming' : ''}${highlighted ? ' highlighted' : ''}${undone ? ' turn-undone' : ''}`
     const common = {
       className: cls,
       'data-step-id': step.id,
@@ -231,6 +238,7 @@ export const StepRow = memo(
               <Markdown text={step.text} refs={step.refs} />
             </div>
             <Cards step={step} />
+            <TurnUndo step={step} memberId={memberId} undoable={undoable} />
           </div>
         )
       case 'message':
@@ -250,6 +258,7 @@ export const StepRow = memo(
               <Markdown text={step.text} refs={step.refs} />
             </div>
             <Cards step={step} />
+            <TurnUndo step={step} memberId={memberId} undoable={undoable} />
           </div>
         )
       case 'model':
@@ -356,6 +365,8 @@ export const StepRow = memo(
     a.memberId === b.memberId &&
     a.actions === b.actions &&
     a.highlighted === b.highlighted &&
+    a.undoable === b.undoable &&
+    a.undone === b.undone &&
     a.row.tools.length === b.row.tools.length &&
     a.row.tools.every((t, i) => t === b.row.tools[i]),
 )
