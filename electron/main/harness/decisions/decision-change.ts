@@ -12,6 +12,7 @@ import { emptyImpact } from './impact'
 import { toDecision, toNoticeSummary, toTask } from '../mappers'
 import { parseId } from '../ids'
 import { applyPropagation } from './propagation'
+import { assertAtVersion, versionConflict } from './version-check'
 
 export interface ChangeMeta {
   reason: string
@@ -52,15 +53,7 @@ export function changeDecisionTx(
   const { decisions } = ctx.store
   const row = decisions.get(id)
   if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
-  if (row.version !== expectedVersion) {
-    throw new ApiError(
-      'version_conflict',
-      `${makeKey('decision', id)} is at v${row.version}, but this edit was made against v${expectedVersion}; reload it and apply your change again`,
-      {
-        currentVersion: row.version,
-      },
-    )
-  }
+  assertAtVersion(row, expectedVersion, 'edit')
   const next = {
     title: fields.title ?? row.title,
     statement: fields.statement ?? row.statement,
@@ -79,12 +72,8 @@ export function changeDecisionTx(
   // An editorial fix keeps the normative fingerprint; content seen before gets its old fingerprint back (revert).
   const fingerprint = meta.editorial ? row.fingerprint : (decisions.fingerprintOfContent(id, hash) ?? hash)
   const at = now()
-  if (!decisions.updateHead(id, expectedVersion, { ...next, fingerprint, updated_at: at })) {
-    throw new ApiError(
-      'version_conflict',
-      `${makeKey('decision', id)} changed while this edit was applied; reload it and try again`,
-    )
-  }
+  if (!decisions.updateHead(id, expectedVersion, { ...next, fingerprint, updated_at: at }))
+    throw versionConflict(id, decisions.get(id)?.version ?? expectedVersion, expectedVersion, 'edit')
   const version = row.version + 1
   decisions.insertRevision({
     decision_id: id,

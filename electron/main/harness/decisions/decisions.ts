@@ -11,6 +11,7 @@ import { toDecision, toProposal } from '../mappers'
 import { mergedTasksOf } from './follow-ups'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { createProposalTx } from './proposals'
+import { assertAtVersion } from './version-check'
 
 export function createDecision(ctx: Ctx, p: ParsedParams<'decisions.create'>): Decision {
   const actor = actorOf(ctx, p.actorId)
@@ -89,13 +90,7 @@ export function updateDecision(ctx: Ctx, p: ParsedParams<'decisions.update'>): R
     throw new ApiError('forbidden', `${actor.name} is an observer and may not change decisions`)
   if (actor.authority === 'proposer') {
     // A proposer's change is recorded as a proposal; nothing else moves until a decider accepts it.
-    if (row.version !== p.expectedVersion) {
-      throw new ApiError(
-        'version_conflict',
-        `${makeKey('decision', row.id)} is at v${row.version}, not v${p.expectedVersion}`,
-        { currentVersion: row.version },
-      )
-    }
+    assertAtVersion(row, p.expectedVersion, 'proposal')
     const proposal = ctx.store.transaction(() => createProposalTx(ctx, row, actor.memberId, p))
     const dto = toProposal(ctx.wsId, proposal)
     ctx.emit('proposal.changed', { workspaceId: ctx.wsId, proposal: dto })

@@ -4,6 +4,7 @@ import type { Ctx } from '../context'
 import { decisionRow } from '../context'
 import { updateDecision } from './decisions'
 import { makeKey } from '../ids'
+import { assertAtVersion } from './version-check'
 
 /**
  * Reverting is an ordinary edit whose new content is an earlier revision's: the same authority rules,
@@ -14,15 +15,7 @@ import { makeKey } from '../ids'
 export function revertDecision(ctx: Ctx, p: ParsedParams<'decisions.revert'>): Result<'decisions.revert'> {
   const row = decisionRow(ctx, p.decisionId)
   const key = makeKey('decision', row.id)
-  if (row.version !== p.expectedVersion) {
-    throw new ApiError(
-      'version_conflict',
-      `${key} is at v${row.version}, but this revert was made against v${p.expectedVersion}; reload it and choose the version again`,
-      {
-        currentVersion: row.version,
-      },
-    )
-  }
+  assertAtVersion(row, p.expectedVersion, 'revert')
   if (p.toVersion >= row.version) {
     throw new ApiError(
       'already_current',
