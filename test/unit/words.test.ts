@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { noticeHeadline } from '../../electron/main/harness/decisions/propagation'
+import { noticeHeadline } from '../../electron/main/harness/decisions/notice-text'
 import { markdownToPlain } from '../../renderer/src/lib/plain-text'
 
 describe('words', () => {

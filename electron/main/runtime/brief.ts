@@ -4,7 +4,7 @@
  */
 import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
-import { CURRENT_STATEMENT } from '../harness/decisions/propagation'
+import { CURRENT_STATEMENT } from '../harness/decisions/notice-text'
 import { planBriefLines } from '../harness/tasks/plans'
 import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
 import type { DecisionRow } from '../store/decisions-repo'

@@ -4,13 +4,14 @@
  * content (the tasks linked to it, the claims and basis entries pinned to either content). Its preview is this
  * same code run in a transaction that is rolled back (decisions.ts previewImpact).
  */
-import { IMPACT_SUMMARY_LIMIT, type Impact } from '../../../../shared/schemas'
-import { taskFlagWords as flagWords, notifiedOnChange } from '../../../../shared/task-rules'
+import { IMPACT_SUMMARY_LIMIT, type FollowUpMode, type Impact } from '../../../../shared/schemas'
+import { notifiedOnChange } from '../../../../shared/task-rules'
 import type { TaskFlagValue } from '../../store/tasks-repo'
 import type { Ctx } from '../context'
 import { finishSummary, hitOf, memberIds, reserveFor, summaryTruncated, toImpactReports, toImpactTasks } from './impact'
-import { makeId, makeKey } from '../ids'
-import { applyFollowUps, mergedTasksOf } from './follow-ups'
+import { makeId } from '../ids'
+import { noticeText, type Recipient } from './notice-text'
+import { applyFollowUps, mergedTasksOf, type FollowUpOutcome } from './follow-ups'
 import { touchedReports, type EditPins } from '../reports/touched-reports'
 import { workspaceSettings } from '../workspace/workspace-settings'
 
@@ -24,12 +25,6 @@ export interface PropagationResult {
   merged: number[]
   /** Follow-ups the change cancelled (obsolete) or carried to the new version: their rows changed. */
   changedTasks: number[]
-}
-
-interface Recipient {
-  tasks: { id: number; flag: TaskFlagValue }[]
-  /** How many of its reports the edit leaves behind (a claim made stale or its basis made suspect). */
-  reports: number
 }
 
 /**
@@ -59,70 +54,83 @@ function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient:
   }
 }
 
+/** The decision as changed: what the notices and the summary say of it. */
+type ChangedDecision = { id: number; version: number; title: string; statement: string; rationale: string }
+
 /**
- * Applies a normative change whose fingerprint went from → to (producing `decision.version`): flags the
- * dependent tasks in one set-based update, records the edit (with the tasks it flagged), creates the merged
- * tasks' follow-ups, queues notices, counts. Claims are not written: their staleness is their pin against the
- * decision's fingerprint.
+ * Applies a normative change whose fingerprint went from → to (producing `decision.version`), in three steps: the
+ * work it moves (follow-ups of merged tasks, the dependent tasks flagged in one set-based update, the edit recorded
+ * with them), who is told (notices), and what it counted (the figures and the impact summary). Claims are not
+ * written: their staleness is their pin against the decision's fingerprint.
  */
 export function applyPropagation(
   ctx: Ctx,
-  decision: { id: number; version: number; title: string; statement: string; rationale: string },
+  decision: ChangedDecision,
   from: string,
   to: string,
   reason: string,
   actorId: number | null,
   at: string,
 ): PropagationResult {
-  const { store } = ctx
-  const pins = { decisionId: decision.id, from, to, last: store.reports.lastId() }
-  // First the merged tasks' follow-ups: one cancelled here as obsolete is then left alone by the flagging.
+  const pins = { decisionId: decision.id, from, to, last: ctx.store.reports.lastId() }
   const mode = workspaceSettings(ctx).followUps
-  const follow = applyFollowUps(ctx, decision, to, mode, at)
-  const flagged = store.tasks.flagDependents(decision.id, to, at)
+  const { follow, hits } = moveWork(ctx, decision, pins, mode, at)
+  const { recipients, noticeIds, side } = notify(ctx, decision, pins, reason, actorId, hits, at)
+  const impact = count(ctx, decision, pins, reason, mode, { hits, follow, recipients, noticeIds, side })
+  return { impact, noticeIds, merged: follow.behind, changedTasks: follow.changed }
+}
+
+/** The work the change moves: the merged tasks' follow-ups, then the dependent tasks flagged, the edit recorded. */
+function moveWork(ctx: Ctx, decision: ChangedDecision, pins: EditPins, mode: FollowUpMode, at: string) {
+  const { store } = ctx
+  // First the merged tasks' follow-ups: one cancelled here as obsolete is then left alone by the flagging.
+  const follow = applyFollowUps(ctx, decision, pins.to, mode, at)
+  const flagged = store.tasks.flagDependents(decision.id, pins.to, at)
   store.decisions.insertImpact(
     {
       decision_id: decision.id,
       version: decision.version,
-      from_fingerprint: from,
-      to_fingerprint: to,
+      from_fingerprint: pins.from,
+      to_fingerprint: pins.to,
       last_report_id: pins.last,
     },
     flagged,
   )
-  const followUps = follow.created
+  return { follow, hits: flagged.rows.map(hitOf) }
+}
 
-  const hits = flagged.rows.map(hitOf)
+type Hit = ReturnType<typeof hitOf>
+
+/** Who is told: the assignees of the flagged tasks (in member order), then the authors of the reports left behind. */
+function notify(
+  ctx: Ctx,
+  decision: ChangedDecision,
+  pins: EditPins,
+  reason: string,
+  actorId: number | null,
+  hits: Hit[],
+  at: string,
+) {
   const recipients = new Map<number, Recipient>()
   const recipient = (m: number) => {
     let r = recipients.get(m)
     if (!r) recipients.set(m, (r = { tasks: [], reports: 0 }))
     return r
   }
-  const byFlag: Record<TaskFlagValue, number> = {
-    requirements_updated: 0,
-    needs_adjustment: 0,
-    needs_reverification: 0,
-  }
-  let acceptanceRevoked = 0
   const told = new Map<number, Recipient['tasks']>()
   for (const t of hits) {
-    byFlag[t.flag]++
-    if (t.oldStatus === 'accepted') acceptanceRevoked++
     if (t.assigneeId !== null && t.assigneeId !== actorId && notifiedOnChange.includes(t.oldStatus)) {
       const tasks = told.get(t.assigneeId)
       if (tasks) tasks.push({ id: t.id, flag: t.flag })
       else told.set(t.assigneeId, [{ id: t.id, flag: t.flag }])
     }
   }
-  // Notices go out to the assignees in member order, then to the authors of reports left behind.
   for (const m of [...told.keys()].sort((a, b) => a - b)) recipient(m).tasks = told.get(m)!
   const side = reportSide(ctx, pins, actorId, recipient)
-
   const noticeIds: number[] = []
   for (const [memberId, hit] of recipients) {
     noticeIds.push(
-      store.log.insertNotice({
+      ctx.store.log.insertNotice({
         member_id: memberId,
         kind: 'decision_changed',
         decision_id: decision.id,
@@ -136,8 +144,36 @@ export function applyPropagation(
       }),
     )
   }
+  return { recipients, noticeIds, side }
+}
 
-  store.log.bumpMany({
+/** What the change counted: the workspace's figures, and the impact summary the edit answers with. */
+function count(
+  ctx: Ctx,
+  decision: ChangedDecision,
+  pins: EditPins,
+  reason: string,
+  mode: FollowUpMode,
+  done: {
+    hits: Hit[]
+    follow: FollowUpOutcome
+    recipients: Map<number, Recipient>
+    noticeIds: number[]
+    side: ReturnType<typeof reportSide>
+  },
+): Impact {
+  const { hits, follow, recipients, noticeIds, side } = done
+  const byFlag: Record<TaskFlagValue, number> = {
+    requirements_updated: 0,
+    needs_adjustment: 0,
+    needs_reverification: 0,
+  }
+  let acceptanceRevoked = 0
+  for (const t of hits) {
+    byFlag[t.flag]++
+    if (t.oldStatus === 'accepted') acceptanceRevoked++
+  }
+  ctx.store.log.bumpMany({
     'tasks_flagged.requirements_updated': byFlag.requirements_updated,
     'tasks_flagged.needs_adjustment': byFlag.needs_adjustment,
     'tasks_flagged.needs_reverification': byFlag.needs_reverification,
@@ -146,7 +182,6 @@ export function applyPropagation(
     'claims.made_stale': side.staleClaims,
     'claims.kept_valid': Math.max(0, side.claimsOfLeaving - side.staleClaims),
   })
-
   const counts = {
     tasks: hits.length,
     needsAdjustment: byFlag.needs_adjustment,
@@ -157,7 +192,8 @@ export function applyPropagation(
     restoredClaims: side.restoredClaims,
   }
   const member = memberIds(ctx.wsId)
-  const impact = finishSummary(
+  const followUps = follow.created
+  return finishSummary(
     {
       decisionId: makeId(ctx.wsId, 'decision', decision.id),
       version: decision.version,
@@ -174,52 +210,4 @@ export function applyPropagation(
     },
     reserveFor(decision, reason),
   )
-  return { impact, noticeIds, merged: follow.behind, changedTasks: follow.changed }
-}
-
-/**
- * The label of a notice's second line, the decision's statement at the notice's version. The brief leaves that line
- * out where it shows the same text among its decisions (runtime/brief.ts); a notice read alone keeps it.
- */
-export const CURRENT_STATEMENT = 'Current statement: '
-
-const NOTICE_LIST = 8
-
-function listSome<T>(items: T[], total: number, show: (t: T) => string): string {
-  const head = items.slice(0, NOTICE_LIST).map(show).join(', ')
-  return total > NOTICE_LIST ? `${head} and ${total - NOTICE_LIST} more` : head
-}
-
-/** The notice's first line: one sentence, whatever punctuation the reason ends with ("felt hung." is not "felt hung.."). */
-export function noticeHeadline(d: { id: number; version: number; title: string }, reason: string): string {
-  const why = reason.trim()
-  const line = `${makeKey('decision', d.id)} "${d.title}" changed (now v${d.version})${why ? `: ${why}` : ''}`
-  return /[.!?…]$/.test(line) ? line : `${line}.`
-}
-
-function noticeText(
-  ctx: Ctx,
-  pins: EditPins,
-  d: { id: number; version: number; title: string; statement: string },
-  reason: string,
-  memberId: number,
-  hit: Recipient,
-): string {
-  const lines = [noticeHeadline(d, reason)]
-  lines.push(`${CURRENT_STATEMENT}${d.statement}`)
-  if (hit.tasks.length)
-    lines.push(
-      `Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`,
-    )
-  if (hit.reports) {
-    const first = ctx.store.reports.authorPins(pins.decisionId, pins.from, memberId, 0, pins.last, NOTICE_LIST)
-    const stale = ctx.store.reports.pinnedClaimCounts(pins.decisionId, pins.from, first)
-    lines.push(
-      `Your reports with stale evidence: ${listSome(first, hit.reports, (id) => {
-        const n = stale.get(id) ?? 0
-        return `${makeKey('report', id)} (${n} claim${n === 1 ? '' : 's'} stale)`
-      })}.`,
-    )
-  }
-  return lines.join('\n')
 }
