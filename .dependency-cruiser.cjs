@@ -7,7 +7,7 @@
  *   store       SQLite: the only place with SQL
  *   domain      use cases: harness/ (decisions, tasks, reports, members), repo/ (the workspace's git), export/
  *   runtime     member hosts and engines: the built-in loop, ACP, the MCP serving of Concord's tools, tools/
- *   faces       api/ (the handlers of the contract), mcp/ (`concord mcp`)
+ *   faces       api/ (the handlers of the contract; concord-mcp/: `concord mcp`)
  *   core        core.ts: the composition root that wires one workspace's floors together
  *   transport   Electron IPC and the browser bridge, bound to a core
  *   shell       the Electron app (index.ts, its window and notices), the preload, the command line
@@ -18,20 +18,17 @@ const layers = [
   { name: 'shared', path: ['^shared/'] },
   {
     name: 'platform',
-    path: [
-      '^electron/main/(platform|log|secrets|events|system)/',
-      '^electron/main/(paths|data-dir|data-dir-lock|faults)\\.ts$',
-    ],
+    path: ['^electron/main/platform/'],
   },
   { name: 'store', path: ['^electron/main/store/'] },
   { name: 'domain', path: ['^electron/main/(harness|repo|export)/'] },
   { name: 'runtime', path: ['^electron/main/runtime/'] },
-  { name: 'faces', path: ['^electron/main/(api|mcp)/'] },
+  { name: 'faces', path: ['^electron/main/api/'] },
   { name: 'core', path: ['^electron/main/core\\.ts$'] },
   { name: 'transport', path: ['^electron/main/transport/'] },
   {
     name: 'shell',
-    path: ['^electron/main/(index|sandbox-notice|window-state)\\.ts$', '^electron/preload/', '^electron/cli/'],
+    path: ['^electron/main/index\\.ts$', '^electron/main/shell/', '^electron/preload/', '^electron/cli/'],
   },
 ]
 

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { createCore } from '../main/core'
-import { resolveDataDir } from '../main/data-dir'
+import { resolveDataDir } from '../main/platform/data-dir'
 import { flavours, type Flavour } from '../main/export/adr-model'
 import { formats, type ExportFormat } from '../main/export/export'
 import { stringFlag, switchFlag, type ParsedArgs } from './args'

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { createCore } from '../main/core'
-import { resolveDataDir } from '../main/data-dir'
+import { resolveDataDir } from '../main/platform/data-dir'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
 

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { resolveDataDir } from '../main/data-dir'
+import { resolveDataDir } from '../main/platform/data-dir'
 import { createMcpServer } from '../main/runtime/mcp/server'
-import { standaloneBinding } from '../main/mcp/standalone'
+import { standaloneBinding } from '../main/api/concord-mcp/standalone'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
 

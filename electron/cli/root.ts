@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runtimePaths } from '../main/paths'
+import { runtimePaths } from '../main/platform/paths'
 
 /** The folder of Concord's package.json (electron/main/paths.ts knows where it is in each layout). */
 export const projectRoot = runtimePaths().root

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fchmodSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { tightenFile } from '../main/data-dir'
+import { tightenFile } from '../main/platform/data-dir'
 
 export const MIN_TOKEN_LENGTH = 16
 export const TOKEN_FILE = 'serve-token'

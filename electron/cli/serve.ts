@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import { createCore } from '../main/core'
-import { resolveDataDir } from '../main/data-dir'
+import { resolveDataDir } from '../main/platform/data-dir'
 import { startBridge } from '../main/transport/bridge'
 import { stringFlag, type ParsedArgs } from './args'
 import { UsageError } from './errors'
-import { runtimePaths } from '../main/paths'
-import { noSandboxNotice } from '../main/sandbox-notice'
+import { runtimePaths } from '../main/platform/paths'
+import { noSandboxNotice } from '../main/shell/sandbox-notice'
 import { keptToken, MIN_TOKEN_LENGTH } from './serve-token'
 
 /** `concord serve`: the core under plain Node, the renderer and API on 127.0.0.1. */

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_FOLDERS } from '../../electron/main/system/folders'
+import { MAX_FOLDERS } from '../../electron/main/platform/system/folders'
 import { startBridge, type Bridge } from '../../electron/main/transport/bridge'
 import { initRepo, makeCore, type TestCore } from '../fixtures/core'
 import { callApi } from '../fixtures/http'

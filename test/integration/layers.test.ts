@@ -45,7 +45,7 @@ describe('layers', () => {
       // The domain reaching up into the runtime.
       write('electron/main/harness/up.ts', "import { engine } from '../runtime/engine'\nexport const up = engine\n")
       // The platform reaching up into the store.
-      write('electron/main/log/up.ts', "import { a } from '../store/a'\nexport const logUp = a\n")
+      write('electron/main/platform/log/up.ts', "import { a } from '../../store/a'\nexport const logUp = a\n")
       // A circle in the store.
       write('electron/main/store/a.ts', "import { b } from './b'\nexport const a = 1\nexport const ab = () => b\n")
       write('electron/main/store/b.ts', "import { a } from './a'\nexport const b = () => a\n")
@@ -75,7 +75,7 @@ describe('layers', () => {
         'aggregate-kernel electron/main/harness/kernel-up.ts → electron/main/harness/tasks/t.ts',
         'aggregate-tasks electron/main/harness/tasks/up.ts → electron/main/harness/decisions/d.ts',
         'layer-domain electron/main/harness/up.ts → electron/main/runtime/engine.ts',
-        'layer-platform electron/main/log/up.ts → electron/main/store/a.ts',
+        'layer-platform electron/main/platform/log/up.ts → electron/main/store/a.ts',
         'renderer-components renderer/src/components/Kit.ts → renderer/src/features/chips/Chip.ts',
         'renderer-sees-shared-only renderer/src/view.ts → electron/main/platform/git.ts',
       ])

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EventEnvelope } from '../../shared/contract'
-import { EventBus } from '../../electron/main/events/event-bus'
-import { startRelay, type Relay } from '../../electron/main/mcp/app-relay'
+import { EventBus } from '../../electron/main/platform/events/event-bus'
+import { startRelay, type Relay } from '../../electron/main/api/concord-mcp/app-relay'
 
 const repoRoot = join(import.meta.dirname, '..', '..')
 const script = join(repoRoot, 'test', 'fixtures', 'relay-last-words.ts')

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createCore, type Core, type CoreOptions } from '../../electron/main/core'
 import { secretRef } from '../../electron/main/harness/members/members'
-import type { SecretCipher } from '../../electron/main/secrets/secret-store'
+import type { SecretCipher } from '../../electron/main/platform/secrets/secret-store'
 import type { Member, Workspace } from '../../shared/schemas'
 import { rejectsWith } from '../fixtures/core'
 

@@ -5,7 +5,7 @@
  * Loaded for every project (vitest.config.ts setupFiles); the core runs in the test's own process there.
  */
 import { afterEach } from 'vitest'
-import { listenerErrors } from '../../electron/main/events/event-bus'
+import { listenerErrors } from '../../electron/main/platform/events/event-bus'
 
 const seen: string[] = []
 const log = listenerErrors.report.bind(listenerErrors)

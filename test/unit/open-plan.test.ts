@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { editorUrl, openPlan } from '../../electron/main/system/open-plan'
+import { editorUrl, openPlan } from '../../electron/main/platform/system/open-plan'
 
 let bin: string | null = null
 afterEach(() => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createPackageWithOptions } from '@electron/asar'
 import { afterAll, describe, expect, it } from 'vitest'
-import { nodeCommand, packagedFiles, pathsFor, runtimePaths } from '../../electron/main/paths'
+import { nodeCommand, packagedFiles, pathsFor, runtimePaths } from '../../electron/main/platform/paths'
 import { checkPackagedApp, packagedResources } from '../../scripts/check-package.mjs'
 
 const base = mkdtempSync(join(tmpdir(), 'concord-paths-'))

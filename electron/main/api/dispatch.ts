@@ -1,10 +1,10 @@
 import type { z } from 'zod'
 import { methods, type MethodName } from '../../../shared/contract'
 import { ApiError, type ApiErrorShape } from '../../../shared/errors'
-import { isSqliteError, storageFault } from '../faults'
+import { isSqliteError, storageFault } from '../platform/faults'
 import { workspaceFileName } from '../harness/harness'
 import { isWorkspaceId, splitId } from '../harness/ids'
-import { LOG_FILE, type ErrorLog } from '../log/logger'
+import { LOG_FILE, type ErrorLog } from '../platform/log/logger'
 import type { Handlers } from './handlers'
 
 function describeIssues(error: z.ZodError): string {

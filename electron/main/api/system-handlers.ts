@@ -1,8 +1,8 @@
 import { ApiError } from '../../../shared/errors'
 import type { SystemInfo } from '../../../shared/schemas'
-import type { SecretStore } from '../secrets/secret-store'
+import type { SecretStore } from '../platform/secrets/secret-store'
 import { sandboxStatus } from '../platform/sandbox'
-import { listFolders } from '../system/folders'
+import { listFolders } from '../platform/system/folders'
 import type { Handlers } from './handlers'
 
 /** Opens the host's folder dialog; resolves null when the user cancels. */

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../../../shared/errors'
 import { makeKey } from '../../../shared/keys'
-import type { EventBus } from '../events/event-bus'
+import type { EventBus } from '../platform/events/event-bus'
 import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import { requireActiveMember } from '../harness/workspace/archive'
 import type { Harness } from '../harness/harness'

@@ -9,7 +9,7 @@ import type { MethodName, Params, ParsedParams, Result } from '../../../shared/c
 import { ApiError } from '../../../shared/errors'
 import type { SessionInfo, SessionPage, UndoneTurn } from '../../../shared/schemas'
 import type { SessionErrorCode } from '../../../shared/session-errors'
-import type { EventBus } from '../events/event-bus'
+import type { EventBus } from '../platform/events/event-bus'
 import { stricterPolicy, type ApprovalPolicy } from '../harness/members/approval-policy'
 import { addRule } from '../harness/members/approval-rules'
 import { memberRowOf, taskRow, type Ctx } from '../harness/context'

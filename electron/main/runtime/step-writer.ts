@@ -3,7 +3,7 @@
  * (`session.step`, which the UI applies as it comes). A step written inside a transaction is announced by its caller
  * once the transaction is over (`quiet`), or by a whole-session event (`session.reset`).
  */
-import type { EventBus } from '../events/event-bus'
+import type { EventBus } from '../platform/events/event-bus'
 import { makeId, now } from '../harness/ids'
 import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
 import type { WorkspaceStore } from '../store/workspace-store'

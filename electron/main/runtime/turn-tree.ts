@@ -3,7 +3,7 @@
  * branch), what the member's commands and agent may touch in it, and what the turn changed there, recorded after.
  */
 import { join } from 'node:path'
-import type { EventBus } from '../events/event-bus'
+import type { EventBus } from '../platform/events/event-bus'
 import type { Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { toTask } from '../harness/mappers'

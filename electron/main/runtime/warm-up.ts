@@ -1,5 +1,5 @@
 /** The provider SDKs members use load once the first screen is up, not at start and not in the first turn. */
-import type { EventBus } from '../events/event-bus'
+import type { EventBus } from '../platform/events/event-bus'
 import { warmProvider, type ProviderKind } from './providers'
 
 /** After start, when the first screen is up: the provider SDKs members use are loaded then (see warmProvider). */

@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { ApiError } from '../../../shared/errors'
-import { tightenFile } from '../data-dir'
+import { tightenFile } from '../platform/data-dir'
 import { migrations as defaultMigrations } from './migrations'
 
 export type Db = Database.Database

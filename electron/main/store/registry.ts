@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { ensureDataDir } from '../data-dir'
-import { storageFault } from '../faults'
+import { ensureDataDir } from '../platform/data-dir'
+import { storageFault } from '../platform/faults'
 import { openDatabase, type Db } from './connection'
 
 const registryMigrations = [

@@ -14,7 +14,7 @@ import { ApiError, httpStatusOf, type ApiErrorShape } from '../../../shared/erro
 import { refuse, respond } from '../../../shared/wire'
 import { errorShape, toApiError } from '../api/dispatch'
 import { peekDownload, removeDownload, sweepDownloads, takeDownload } from '../export/downloads'
-import { stringifyReusing } from '../events/serialized'
+import { stringifyReusing } from '../platform/events/serialized'
 import type { Core } from '../core'
 
 export interface BridgeOptions {

@@ -12,7 +12,7 @@ import {
   type ImpactReport,
   type ImpactTask,
 } from '../../../../shared/schemas'
-import { preserialize } from '../../events/serialized'
+import { preserialize } from '../../platform/events/serialized'
 import type { ImpactTaskRow, TaskFlagValue, TaskStatusValue } from '../../store/tasks-repo'
 import { decisionRow, type Ctx } from '../context'
 import { makeId, makeKey } from '../ids'

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { nodeCommand } from '../../paths'
+import { nodeCommand } from '../../platform/paths'
 import type { McpBinding } from './server'
 
 /** The variable that carries the gateway's token to the proxy. */

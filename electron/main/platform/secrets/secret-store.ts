@@ -11,7 +11,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { ApiError } from '../../../shared/errors'
+import { ApiError } from '../../../../shared/errors'
 import { tightenFile } from '../data-dir'
 import { storageFault } from '../faults'
 

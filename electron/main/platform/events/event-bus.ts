@@ -1,4 +1,4 @@
-import type { EventEnvelope, EventName, Events } from '../../../shared/contract'
+import type { EventEnvelope, EventName, Events } from '../../../../shared/contract'
 
 export type EventListener = (envelope: EventEnvelope) => void
 

@@ -6,7 +6,7 @@
  */
 import { delimiter, join } from 'node:path'
 import { existsSync } from 'node:fs'
-import type { Editor, OpenTreeIn } from '../../../shared/schemas'
+import type { Editor, OpenTreeIn } from '../../../../shared/schemas'
 
 export type OpenPlan =
   | { kind: 'url'; url: string }

@@ -3,7 +3,7 @@
  * message that says what broke and what to do, naming the workspace (or file) without its path and
  * never quoting the failing file's content.
  */
-import { ApiError } from '../../shared/errors'
+import { ApiError } from '../../../shared/errors'
 
 export type StorageCode = 'storage_full' | 'storage_corrupt' | 'storage_readonly' | 'storage_busy' | 'io_error'
 

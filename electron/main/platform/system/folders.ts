@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join } from 'node:path'
-import type { FolderEntry, FolderListing } from '../../../shared/schemas'
-import { ApiError } from '../../../shared/errors'
+import type { FolderEntry, FolderListing } from '../../../../shared/schemas'
+import { ApiError } from '../../../../shared/errors'
 
 /** A home folder with more sub-folders than this is listed in part (the listing says so). */
 export const MAX_FOLDERS = 1000

@@ -9,8 +9,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { EventEnvelope, EventName } from '../../../shared/contract'
-import type { EventBus } from '../events/event-bus'
+import type { EventEnvelope, EventName } from '../../../../shared/contract'
+import type { EventBus } from '../../platform/events/event-bus'
 
 // session.step: the steps a `concord mcp` from the user's own terminal records in its member's session (its tool calls,
 // the notices it delivered); the rest of a session (state, resets, deltas) is the app's alone.

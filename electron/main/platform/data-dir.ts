@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
-import { ApiError } from '../../shared/errors'
+import { ApiError } from '../../../shared/errors'
 import { storageFault } from './faults'
 
 /** --data-dir, else CONCORD_DATA_DIR, else the OS app-data folder. */

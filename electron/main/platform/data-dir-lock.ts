@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { ApiError } from '../../shared/errors'
+import { ApiError } from '../../../shared/errors'
 import { storageFault } from './faults'
-import { processStartTime } from './platform/process-records'
+import { processStartTime } from './process-records'
 
 export const LOCK_FILE = 'concord.lock'
 
