@@ -157,6 +157,23 @@ describe('concord export / import from the command line', { timeout: 120_000 }, 
     }
   })
 
+  it('refuses to overwrite an ADR file changed since it was written, naming it, until --overwrite-edited (issue 35)', async () => {
+    const out = join(root, 'edited')
+    const args = ['export', '--repo', repo, '--format', 'madr', '--out', out, '--data-dir', dataDir]
+    expect((await concord(args, repo)).code).toBe(0)
+    const file = join(out, '0002-use-graphql.md')
+    const edited = readFileSync(file, 'utf8').replace('\nstatus: accepted\n', '\nstatus: deprecated\n')
+    writeFileSync(file, edited)
+    const refused = await concord(args, repo)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toBe(
+      `concord: file_edited: A file was changed since Concord wrote it: ${file} (its status is now "deprecated", where this export would write "accepted"). Make the change in Concord (or undo it in the file) and export again, or export overwriting edited files.\n`,
+    )
+    expect(readFileSync(file, 'utf8')).toBe(edited)
+    expect(await concord([...args, '--overwrite-edited'], repo)).toMatchObject({ code: 0, stderr: '' })
+    expect(readFileSync(file, 'utf8')).toContain('\nstatus: accepted\n')
+  })
+
   it('--dry-run lists what the export would write and writes nothing', async () => {
     const out = join(root, 'dry')
     const args = ['export', '--repo', repo, '--format', 'madr', '--out', out, '--data-dir', dataDir]
