@@ -112,7 +112,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'get_brief',
       'Your brief: your tasks with their flags and the current text of the decisions they depend on.',
-      z.strictObject({}),
+      z.object({}),
     ),
     async (_a, ctx) => ctx.brief().text,
   )
@@ -121,7 +121,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'list_decisions',
       'All decisions of this workspace with their current version, status and statement.',
-      z.strictObject({}),
+      z.object({}),
     ),
     async (_a, ctx) =>
       (await ctx.call('decisions.list', { workspaceId: ctx.workspaceId })).map(decisionLine).join('\n') ||
@@ -132,7 +132,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'get_decision',
       'One decision: its current version, status, statement and rationale.',
-      z.strictObject({ decisionId: decisionRef }),
+      z.object({ decisionId: decisionRef }),
     ),
     async (a, ctx) => {
       const d = await ctx.call('decisions.get', { decisionId: resolveRef(ctx, a.decisionId, 'decision') })
@@ -144,7 +144,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'propose_decision_change',
       'Propose a new statement for a decision. Nothing changes until a decider accepts the proposal.',
-      z.strictObject({
+      z.object({
         decisionId: decisionRef,
         statement: z.string().trim().min(1).max(20_000),
         reason: z.string().max(5_000),
@@ -166,7 +166,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'update_decision',
       'Change a decision (deciders only). expectedVersion must be the version you read; a concurrent change is refused.',
-      z.strictObject({
+      z.object({
         decisionId: keyOrId,
         expectedVersion: z.number().int().min(1),
         statement: z.string().trim().min(1).max(20_000),
@@ -191,7 +191,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'create_task',
       'Create a task that depends on decisions (their current versions are pinned).',
-      z.strictObject({
+      z.object({
         title: z.string().trim().min(1).max(300),
         spec: z.string().max(50_000).optional(),
         assigneeId: z.string().optional().describe('member id or name'),
@@ -216,7 +216,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'update_task_status',
       'Move a task: todo, in_progress, delivered (records the repository HEAD as the delivered artifact), blocked or cancelled.',
-      z.strictObject({
+      z.object({
         taskId: keyOrId,
         status: TaskStatus.exclude(['accepted']),
         commit: z.string().optional(),
@@ -244,7 +244,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'acknowledge_task',
       'Confirm you have re-aligned a flagged task with the current decisions.',
-      z.strictObject({ taskId: keyOrId }),
+      z.object({ taskId: keyOrId }),
     ),
     async (a, ctx) =>
       `${taskLine(await ctx.call('tasks.acknowledge', { taskId: resolveRef(ctx, a.taskId, 'task'), actorId: ctx.memberId }))} acknowledged.`,
@@ -254,14 +254,14 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'submit_report',
       'Submit a report on a task: what you checked (commit, default HEAD), your verdict, and the claims you verified, each with the decisions it exercises. Its basis is the decision versions in your brief now. Ends your turn.',
-      z.strictObject({
+      z.object({
         taskId: keyOrId,
         kind: ReportKind,
         verdict: z.enum(['pass', 'fail', 'partial']),
         summary: z.string().max(50_000),
         claims: z
           .array(
-            z.strictObject({
+            z.object({
               text: z.string().trim().min(1).max(5_000),
               decisionIds: z.array(keyOrId).max(50),
               verdict: z
@@ -311,7 +311,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'submit_plan',
       'Submit your plan for a plan-first task (the brief says which): the steps you will take, the files you will change, how you will check it. The user approves it, asks for changes (you plan again) or rejects it; you write code only once it is approved. Ends your turn.',
-      z.strictObject({ taskId: keyOrId, plan: z.string().max(50_000) }),
+      z.object({ taskId: keyOrId, plan: z.string().max(50_000) }),
     ),
     async (a, ctx) => {
       const { plan, task } = await ctx.call('plans.submit', {
@@ -328,7 +328,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'list_reports',
       "A task's reports, newest last: id, kind, verdict, summary and validity (stale: a decision it rests on changed).",
-      z.strictObject({ taskId: keyOrId }),
+      z.object({ taskId: keyOrId }),
     ),
     async (a, ctx) =>
       (await ctx.call('reports.list', { taskId: resolveRef(ctx, a.taskId, 'task') }))
@@ -340,7 +340,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'get_report',
       'One report: its summary, its claims with their verdicts, and the artifact (commit) it checked.',
-      z.strictObject({ reportId: keyOrId.describe('R-n or report id') }),
+      z.object({ reportId: keyOrId.describe('R-n or report id') }),
     ),
     async (a, ctx) => reportText(await ctx.call('reports.get', { reportId: resolveRef(ctx, a.reportId, 'report') })),
   )
@@ -349,7 +349,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'message_member',
       'Send a message to another member (it is queued in their inbox; you do not wait).',
-      z.strictObject({ memberId: memberRef, text: z.string().trim().min(1).max(50_000) }),
+      z.object({ memberId: memberRef, text: z.string().trim().min(1).max(50_000) }),
     ),
     async (a, ctx) => {
       const to = await resolveMember(ctx, a.memberId)
@@ -362,7 +362,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'delegate',
       'Give another member a task and wait for its answer (it runs a turn of its own; its final answer is returned).',
-      z.strictObject({ memberId: memberRef, task: z.string().trim().min(1).max(50_000) }),
+      z.object({ memberId: memberRef, task: z.string().trim().min(1).max(50_000) }),
     ),
     async (a, ctx) => ctx.delegate(await resolveMember(ctx, a.memberId), a.task, ctx.signal),
   )
@@ -371,7 +371,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'ask_human',
       'Ask the human a question. Ends your turn; their answer arrives as the next message.',
-      z.strictObject({ question: z.string().trim().min(1).max(20_000) }),
+      z.object({ question: z.string().trim().min(1).max(20_000) }),
     ),
     async (a, ctx) => {
       ctx.endTurn('asked the human')
@@ -383,7 +383,7 @@ export function harnessTools(): HTool<any>[] {
     tool(
       'read_tool_output',
       'Read the full output of an earlier tool call whose output was cut in your view.',
-      z.strictObject({
+      z.object({
         stepId: z.string().min(1).max(80),
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(100_000).optional(),
