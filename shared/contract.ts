@@ -606,6 +606,11 @@ export const methods = {
       flavour: z.enum(['madr', 'adr-tools', 'log4brains']).optional(),
       /** Plan the export and list its files, writing nothing (the same code path as the real export). */
       dryRun: z.boolean().optional(),
+      /**
+       * MADR files of Concord's that were changed since they were written (a status adr-tools rewrote, a hand
+       * edit) are refused with file_edited, naming each file and its change; true overwrites them.
+       */
+      overwriteEdited: z.boolean().optional(),
     }),
     r<s.ExportResult>(),
   ),

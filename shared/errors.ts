@@ -73,6 +73,8 @@ export const errorCodes = [
   'too_few_attempts',
   /** "Try it with…" named more than 4 members. */
   'too_many_attempts',
+  /** An export would overwrite a file of Concord's that was changed since it was written; details.files name them. */
+  'file_edited',
   'internal',
 ] as const
 
@@ -138,6 +140,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   base_moved: 409,
   merge_unverifiable: 409,
   already_current: 409,
+  file_edited: 409,
   conflict_markers: 409,
   update_blocked: 409,
   data_dir_locked: 409,

@@ -21,7 +21,15 @@ const commands: Record<string, Command> = {
     },
   },
   export: {
-    options: { repo: 'string', format: 'string', flavour: 'string', out: 'string', 'dry-run': 'boolean', ...dataDir },
+    options: {
+      repo: 'string',
+      format: 'string',
+      flavour: 'string',
+      out: 'string',
+      'dry-run': 'boolean',
+      'overwrite-edited': 'boolean',
+      ...dataDir,
+    },
     run: async (args) => (await import('./export')).exportCommand(args),
   },
   import: {

@@ -42,6 +42,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
   const repo = repoOf(args)
   const out = stringFlag(args, 'out')
   const dryRun = switchFlag(args, 'dry-run')
+  const overwriteEdited = switchFlag(args, 'overwrite-edited')
   const dataDir = existingDataDir(args)
   const core = createCore({ dataDir, transient: true })
   try {
@@ -59,6 +60,7 @@ export async function exportCommand(args: ParsedArgs): Promise<number> {
       ...(out === undefined ? {} : { outDir: resolve(out) }),
       ...(flavour === undefined ? {} : { flavour: flavour as Flavour }),
       ...(dryRun ? { dryRun: true } : {}),
+      ...(overwriteEdited ? { overwriteEdited: true } : {}),
     })
     const shown = (f: string) => {
       const rel = relative(process.cwd(), f)

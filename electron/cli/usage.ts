@@ -34,7 +34,7 @@ ${dataDirOption}
 ${helpOption}
 `,
   export: `usage: concord export --repo PATH --format madr|markdown|json [--flavour FLAVOUR] [--out DIR] [--dry-run]
-                      [--data-dir DIR]
+                      [--overwrite-edited] [--data-dir DIR]
 
 Writes the decision log of the repository's workspace.
 
@@ -45,6 +45,8 @@ Writes the decision log of the repository's workspace.
                      with a .log4brains.yml, adr-tools with a .adr-dir, else madr)
   --out DIR          where to write (default: the repository)
   --dry-run          list the files it would write, change and remove, and write nothing
+  --overwrite-edited for madr: rewrite Concord's files even where they were changed since it wrote them
+                     (without it such files are refused with file_edited, each named with its change)
 ${dataDirOption}
 ${helpOption}
 `,

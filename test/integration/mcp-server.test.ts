@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs'
 import net from 'node:net'
 import { join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, Member, Task, Workspace } from '../../shared/schemas'
@@ -167,6 +168,60 @@ describe('concord mcp', () => {
     expect(textOf(await client.callTool({ name: 'list_decisions', arguments: {} }))).not.toContain(
       'Notices from Concord',
     )
+  })
+
+  it('lists every input schema as strict JSON Schema 2020-12 with closed objects, and refuses an extra argument (issue 35)', async () => {
+    const decider = await t.core.invoke('members.create', {
+      workspaceId: ws.id,
+      name: 'Lead',
+      role: 'lead',
+      authority: 'decider',
+      approval: 'auto',
+    })
+    const client = await connect(decider.id)
+    const { tools } = await client.listTools()
+    expect(tools.length).toBeGreaterThan(10)
+    // A client that loads only 2020-12, in strict mode: an unknown dialect, keyword or format fails to compile.
+    const ajv = new Ajv2020({ strict: true, allErrors: true })
+    const closedEverywhere = (s: unknown, at: string): string[] => {
+      if (!s || typeof s !== 'object') return []
+      const o = s as Record<string, unknown>
+      const here = o.type === 'object' && o.additionalProperties !== false ? [at] : []
+      return [...here, ...Object.entries(o).flatMap(([k, v]) => closedEverywhere(v, `${at}.${k}`))]
+    }
+    for (const tool of tools) {
+      expect(tool.inputSchema.$schema, tool.name).toBe('https://json-schema.org/draft/2020-12/schema')
+      const validate = ajv.compile(tool.inputSchema)
+      expect(closedEverywhere(tool.inputSchema, tool.name)).toEqual([])
+      expect(validate.errors ?? null).toBeNull()
+    }
+    const report = ajv.compile(tools.find((x) => x.name === 'submit_report')!.inputSchema)
+    const good = {
+      taskId: 'T-1',
+      kind: 'implementation',
+      verdict: 'pass',
+      summary: 'done',
+      claims: [{ text: 'GET /items works', decisionIds: ['D-1'] }],
+    }
+    expect(report(good), JSON.stringify(report.errors)).toBe(true)
+
+    // The server refuses what the schema refuses: an extra argument at the top and inside a claim, nothing done.
+    for (const args of [
+      { ...good, priority: 'high' },
+      { ...good, claims: [{ ...good.claims[0], severity: 'low' }] },
+    ]) {
+      expect(report(args)).toBe(false)
+      const r = await client.callTool({ name: 'submit_report', arguments: args })
+      expect(r.isError).toBe(true)
+      expect(textOf(r)).toMatch(
+        /^error \(invalid_arguments\): Invalid arguments for submit_report: .*(priority|severity)/,
+      )
+    }
+    const extra = await client.callTool({ name: 'get_brief', arguments: { verbose: true } })
+    expect(extra.isError).toBe(true)
+    expect(textOf(extra)).toContain('error (invalid_arguments)')
+    expect(await t.core.invoke('reports.list', { workspaceId: ws.id })).toEqual([])
+    expect((await client.callTool({ name: 'submit_report', arguments: good })).isError).toBeFalsy()
   })
 
   it('refuses bad arguments, another workspace and calls that need approval, each with its reason', async () => {

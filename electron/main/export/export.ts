@@ -69,6 +69,8 @@ export interface ExportParams {
   flavour?: Flavour
   /** Plan and list, write nothing. */
   dryRun?: boolean
+  /** Overwrite MADR files edited since Concord wrote them (else refused with file_edited). */
+  overwriteEdited?: boolean
 }
 
 export const formats: readonly ExportFormat[] = ['madr', 'markdown', 'json']
@@ -142,7 +144,7 @@ function planExport(harness: Harness, p: ExportParams, human: string | undefined
   const doc = readSnapshot(harness.ctx(p.workspaceId).store, workspace, now())
   switch (p.format) {
     case 'madr':
-      return { repo, dir, ...planMadr(doc, dir, flavour, human) }
+      return { repo, dir, ...planMadr(doc, dir, flavour, { human, overwriteEdited: p.overwriteEdited }) }
     case 'markdown':
       return {
         repo,

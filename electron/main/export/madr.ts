@@ -21,6 +21,7 @@ import { renderLog4brainsFlavour } from './flavour-log4brains'
 import { renderMadrFlavour } from './flavour-madr'
 import { frontMatter } from './front-matter'
 import { GENERATOR, type DecisionDoc, type ExportDoc } from './schema'
+import { asWritten, seal, statedStatus } from './seal'
 import { drain, type Slicer } from './sliced'
 import { slugify } from './slug'
 
@@ -140,6 +141,12 @@ export class MadrPlacer {
     return { id: d.id, number, file, title: d.title }
   }
 
+  /** The file Concord wrote for the decision before, if any (under its old name when the title changed). */
+  existing(id: string): string | undefined {
+    const old = this.found.mine.get(id)
+    return old && join(this.dir, old.name)
+  }
+
   /** Once every decision is placed: adr-tools numbers its next ADR from the lock, so it moves past Concord's numbers. */
   support(): PlannedFile[] {
     return this.lock !== null && this.next > this.lock
@@ -155,17 +162,65 @@ export async function madrPlacerSliced(dir: string, slicer: Slicer): Promise<Mad
 
 /** One decision's ADR file, laid out by the flavour. */
 export function renderAdr(flavour: Flavour, ctx: AdrContext, d: DecisionDoc): string {
-  return render[flavour](ctx, d)
+  return seal(render[flavour](ctx, d))
 }
 
-/** `human`: the name the files give the human user (the repository's git user.name). */
-export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', human?: string): MadrPlan {
+/** A file of Concord's changed since it was written, and how, in words. */
+export interface EditedFile {
+  path: string
+  change: string
+}
+
+function editedFile(path: string, text: string, content: string): EditedFile {
+  const now = statedStatus(text)
+  const ours = statedStatus(content)
+  return {
+    path,
+    change:
+      now !== ours
+        ? `its status is now ${JSON.stringify(now ?? '(none)')}, where this export would write ${JSON.stringify(ours ?? '(none)')}`
+        : 'its text was edited (its status is as Concord wrote it)',
+  }
+}
+
+/**
+ * An export never silently drops what the user changed in its files since it wrote them: the files are named with
+ * the change (file_edited), and nothing is written until the change is made in Concord, undone in the file, or the
+ * export is asked to overwrite them.
+ */
+function refuseEdited(edited: EditedFile[]): void {
+  if (!edited.length) return
+  const shown = edited.slice(0, 3).map((e) => `${e.path} (${e.change})`)
+  const more = edited.length > shown.length ? `, and ${edited.length - shown.length} more` : ''
+  throw new ApiError(
+    'file_edited',
+    `${edited.length === 1 ? 'A file was' : `${edited.length} files were`} changed since Concord wrote ${edited.length === 1 ? 'it' : 'them'}: ${shown.join('; ')}${more}. Make the change in Concord (or undo it in the file) and export again, or export overwriting edited files.`,
+    { files: edited },
+  )
+}
+
+export interface MadrOptions {
+  /** `human`: the name the files give the human user (the repository's git user.name). */
+  human?: string
+  /** Overwrite Concord's files even where they were edited since they were written. */
+  overwriteEdited?: boolean
+}
+
+export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr', opts: MadrOptions = {}): MadrPlan {
   const placer = new MadrPlacer(dir, scan(dir))
   const placed = new Map(doc.decisions.map((d) => [d.id, placer.place(d)]))
-  const ctx = adrContextOf(doc, placed, human)
+  const ctx = adrContextOf(doc, placed, opts.human)
   const files: PlannedFile[] = doc.decisions.map((d) => ({
     path: join(dir, placed.get(d.id)!.file),
-    content: render[flavour](ctx, d),
+    content: renderAdr(flavour, ctx, d),
   }))
+  if (!opts.overwriteEdited)
+    refuseEdited(
+      doc.decisions.flatMap((d, i) => {
+        const path = placer.existing(d.id)
+        const text = path === undefined ? null : readTextIfExists(path)
+        return text !== null && asWritten(text) === false ? [editedFile(path!, text, files[i]!.content)] : []
+      }),
+    )
   return { files, obsolete: placer.obsolete, support: placer.support() }
 }

@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState } from 'react'
 import type { ExportResult } from '../../../../shared/schemas'
+import { asClientError } from '../../api/errors'
 import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { EditedFiles, editedFilesOf, type EditedFile } from './EditedFiles'
 
 type Format = ExportResult['format']
 type Flavour = '' | 'madr' | 'adr-tools' | 'log4brains'
@@ -34,12 +36,17 @@ export function ExportBox() {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
   const writes = useApp((s) => s.nativeDialogs)
+  const repoPath = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId)?.repoPath)
   const [open, setOpen] = useState(false)
   const [format, setFormat] = useState<Format>('madr')
   // '' leaves the flavour to the repository's conventions (the core reads .log4brains.yml / .adr-dir).
   const [flavour, setFlavour] = useState<Flavour>('')
   // '' leaves the folder to the conventions too; the preview shows which one that is.
   const [folder, setFolder] = useState('')
+  // Files changed since Concord wrote them are refused (file_edited) until the user chooses to overwrite them.
+  const [overwrite, setOverwrite] = useState(false)
+  // The refused files stay listed (with the box ticked) while the export plans again with overwriting.
+  const [edited, setEdited] = useState<EditedFile[] | null>(null)
   const [plan, setPlan] = useState<ExportResult | null>(null)
   const [done, setDone] = useState<string | null>(null)
   const params = () => ({
@@ -52,21 +59,41 @@ export function ExportBox() {
   const seq = useRef(0)
   const preview = useAction(async () => {
     const mine = ++seq.current
-    const r = await api.call('export.decisionLog', { ...params(), dryRun: true })
-    if (mine === seq.current) setPlan(r)
+    try {
+      const r = await api.call('export.decisionLog', {
+        ...params(),
+        dryRun: true,
+        ...(overwrite ? { overwriteEdited: true } : {}),
+      })
+      if (mine === seq.current) setPlan(r)
+    } catch (err) {
+      const files = editedFilesOf(asClientError(err))
+      if (files && mine === seq.current) setEdited(files)
+      throw err
+    }
   })
+  const refused = editedFilesOf(preview.error)
   /** Any change of the inputs drops the plan shown: the button writes only what was listed. */
+  const replan = () => {
+    seq.current++
+    setPlan(null)
+    setDone(null)
+  }
+  const overwriteChanged = (v: boolean) => {
+    replan()
+    setOverwrite(v)
+  }
   const changed =
     <T,>(set: (v: T) => void) =>
     (v: T) => {
-      seq.current++
-      setPlan(null)
-      setDone(null)
+      replan()
+      setEdited(null)
+      setOverwrite(false)
       set(v)
     }
   const run = useAction(async () => {
     if (writes) {
-      const r = await api.call('export.decisionLog', params())
+      const r = await api.call('export.decisionLog', { ...params(), ...(overwrite ? { overwriteEdited: true } : {}) })
       setPlan({ ...r, changed: [] })
       setDone(`Wrote ${r.changed.length} of ${r.files.length} file${r.files.length === 1 ? '' : 's'}.`)
     } else {
@@ -81,7 +108,7 @@ export function ExportBox() {
     if (!open) return
     const timer = setTimeout(() => void run0(), folder ? 350 : 0)
     return () => clearTimeout(timer)
-  }, [open, format, flavour, folder, run0])
+  }, [open, format, flavour, folder, overwrite, run0])
 
   if (!open)
     return (
@@ -96,6 +123,9 @@ export function ExportBox() {
       </div>
     )
   const n = plan?.files.length ?? 0
+  // A refused export has no plan to name its folder: a file is shown by its path in the repository where it is there.
+  const inRepo = (f: string) =>
+    repoPath && f.startsWith(repoPath) && /^[\\/]/.test(f.slice(repoPath.length)) ? f.slice(repoPath.length + 1) : f
   return (
     <div className="export-box" data-testid="export-box">
       <div className="export-row">
@@ -146,7 +176,8 @@ export function ExportBox() {
           />
         </label>
       </div>
-      <ErrorText error={preview.error ? preview.error.message : null} />
+      {edited && <EditedFiles files={edited} shown={inRepo} overwrite={overwrite} onOverwrite={overwriteChanged} />}
+      <ErrorText error={preview.error && !refused ? preview.error.message : null} />
       {plan && (
         <div className="export-result" data-testid="export-plan">
           {done ? (
@@ -183,10 +214,12 @@ export function ExportBox() {
           </ul>
         </div>
       )}
-      <ErrorText error={run.error ? `Export failed: ${run.error.message}` : null} />
+      <ErrorText error={run.error && !editedFilesOf(run.error) ? `Export failed: ${run.error.message}` : null} />
       <div className="export-row">
         <span className="muted">
-          {writes ? 'Files Concord did not write are never overwritten.' : 'Nothing is written on the server.'}
+          {writes
+            ? 'Files Concord did not write, and its own files changed since, are never overwritten unasked.'
+            : 'Nothing is written on the server.'}
         </span>
         <span className="spacer" />
         <button
