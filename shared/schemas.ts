@@ -3,6 +3,7 @@
  * field is refused, so a typo (`expectedVerison`) is an error, not a silent no-op.
  */
 import { z } from 'zod'
+import { agentKinds } from './agent-kinds'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -84,7 +85,7 @@ export const ModelProviderInput = z.strictObject({
 })
 
 /** An external coding agent driven over ACP (Claude Code, Codex, Gemini CLI, or any ACP command). */
-export const AgentPreset = z.enum(['claude-code', 'codex', 'gemini', 'custom'])
+export const AgentPreset = z.enum(agentKinds)
 export const AcpProviderInput = z
   .strictObject({
     kind: z.literal('acp'),

@@ -1,3 +1,4 @@
+import type { AgentKind } from '../../../shared/agent-kinds'
 import type { Db } from './connection'
 
 export interface MemberRow {
@@ -10,7 +11,7 @@ export interface MemberRow {
   provider_model: string | null
   provider_base_url: string | null
   /** Set when the member is an external agent over ACP (then provider_kind is null). */
-  agent: 'claude-code' | 'codex' | 'gemini' | 'custom' | null
+  agent: AgentKind | null
   agent_command: string | null
   /** JSON array of strings. */
   agent_args: string

@@ -7,22 +7,19 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
+import { agentKindInfo, type AgentKind, type AgentKindInfo } from '../../../../shared/agent-kinds'
 import type { MemberRow } from '../../store/members-repo'
 import { MCP_TOOL_NAMES } from '../mcp/tool-names'
 
-export type AgentKind = NonNullable<MemberRow['agent']>
+export type { AgentKind }
 
-export interface AgentPreset {
-  label: string
-  /** The line that installs it, shown when its command is missing. */
-  install: string
+/** An agent's label, install line and key variable (shared/agent-kinds.ts), and how Concord runs it. */
+export interface AgentPreset extends AgentKindInfo {
   /** Command on PATH, and its arguments. */
   command: string
   args: string[]
   /** A package in node_modules whose `bin` is the same program (run with this Node). */
   localPackage?: { name: string; bin: string }
-  /** Where an API key from Concord's secret store goes. */
-  keyVariable?: string
   /** Variables pointing at the agent's state, set under the member's own folder when homes are isolated. */
   homeVariables: string[]
   /** Its state in the user's real home (used without an isolated home): writable inside the sandbox. */
@@ -79,12 +76,10 @@ const toml = (v: unknown): string =>
 
 export const agentPresets: Record<AgentKind, AgentPreset> = {
   'claude-code': {
-    label: 'Claude Code',
-    install: 'npm i -g @zed-industries/claude-agent-acp',
+    ...agentKindInfo['claude-code'],
     command: 'claude-agent-acp',
     args: [],
     localPackage: { name: '@zed-industries/claude-agent-acp', bin: 'dist/index.js' },
-    keyVariable: 'ANTHROPIC_API_KEY',
     homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],
     asksBeforeActing: true,
     stateFiles: ['.claude', '.claude.json'],
@@ -95,12 +90,10 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     }),
   },
   codex: {
-    label: 'Codex',
-    install: 'npm i -g @zed-industries/codex-acp',
+    ...agentKindInfo.codex,
     command: 'codex-acp',
     args: [],
     localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
-    keyVariable: 'OPENAI_API_KEY',
     homeVariables: ['HOME', 'CODEX_HOME'],
     asksBeforeActing: true,
     stateFiles: ['.codex'],
@@ -133,13 +126,11 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     ],
   },
   gemini: {
-    label: 'Gemini CLI',
-    install: 'npm i -g @google/gemini-cli',
+    ...agentKindInfo.gemini,
     command: 'gemini',
     // Gemini CLI 0.61: --acp (--experimental-acp is deprecated).
     args: ['--acp'],
     localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },
-    keyVariable: 'GEMINI_API_KEY',
     homeVariables: ['HOME', 'GEMINI_CLI_HOME'],
     asksBeforeActing: true,
     stateFiles: ['.gemini'],
@@ -156,8 +147,9 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
     replaysAfterLoad: true,
   },
   custom: {
+    ...agentKindInfo.custom,
+    // The editor's 'Custom command' is no name for the program in a message: it is the ACP agent.
     label: 'The ACP agent',
-    install: '',
     command: '',
     args: [],
     homeVariables: ['HOME'],
