@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { agentKinds } from './agent-kinds'
+import { providerKinds } from './enums'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -50,7 +51,7 @@ export const LinkState = z.enum(['current', 'suspect'])
 export const ReportKind = z.enum(reportKinds)
 export const Verdict = z.enum(['pass', 'fail', 'partial'])
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
-export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
+export const ProviderKind = z.enum(providerKinds)
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
 export const Isolation = z.enum(['worktree', 'shared'])
 export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])

@@ -1,7 +1,8 @@
 import { agentKindInfo, type AgentKind, type AgentKindInfo } from '../../../shared/agent-kinds'
+import type { ProviderKindValue } from '../../../shared/enums'
 import type { Member } from '../../../shared/schemas'
 
-export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible'
+export type ProviderKind = ProviderKindValue
 
 export interface ProviderDraft {
   kind: ProviderKind

@@ -1,0 +1,13 @@
+/**
+ * The one list of each small enumeration that both sides, the store and the UI name: schemas.ts builds its zod enums
+ * from these (`z.enum(list)`), the store's row types and the renderer read the same lists. Kept free of zod so the
+ * renderer can import it. (Agent kinds, which carry data, live in agent-kinds.ts; report kinds in report-kinds.ts.)
+ *
+ * The old migrations wrote these words into their tables' CHECKs (001 provider_kind, decision status and verdict;
+ * 002 step kind and status; 025 claim verdict): migrations are history and are not edited, so a new word also needs
+ * a migration that widens its CHECK.
+ */
+
+/** The model providers Concord's own agent loop can call. */
+export const providerKinds = ['openai', 'anthropic', 'openai-compatible'] as const
+export type ProviderKindValue = (typeof providerKinds)[number]
