@@ -11,3 +11,7 @@
 /** The model providers Concord's own agent loop can call. */
 export const providerKinds = ['openai', 'anthropic', 'openai-compatible'] as const
 export type ProviderKindValue = (typeof providerKinds)[number]
+
+/** A decision's status, in the editor's order. */
+export const decisionStatuses = ['proposed', 'accepted', 'rejected', 'superseded'] as const
+export type DecisionStatusValue = (typeof decisionStatuses)[number]

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { agentKinds } from './agent-kinds'
-import { providerKinds } from './enums'
+import { decisionStatuses, providerKinds } from './enums'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -44,7 +44,7 @@ export interface ApprovalRule {
   pathGlob: string | null
   createdAt: string
 }
-export const DecisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded'])
+export const DecisionStatus = z.enum(decisionStatuses)
 export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled'])
 export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
 export const LinkState = z.enum(['current', 'suspect'])
