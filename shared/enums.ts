@@ -15,3 +15,7 @@ export type ProviderKindValue = (typeof providerKinds)[number]
 /** A decision's status, in the editor's order. */
 export const decisionStatuses = ['proposed', 'accepted', 'rejected', 'superseded'] as const
 export type DecisionStatusValue = (typeof decisionStatuses)[number]
+
+/** A report's verdict, and each of its claims'. */
+export const verdicts = ['pass', 'fail', 'partial'] as const
+export type VerdictValue = (typeof verdicts)[number]

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { agentKinds } from './agent-kinds'
-import { decisionStatuses, providerKinds } from './enums'
+import { decisionStatuses, providerKinds, verdicts } from './enums'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -49,7 +49,7 @@ export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted'
 export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
 export const LinkState = z.enum(['current', 'suspect'])
 export const ReportKind = z.enum(reportKinds)
-export const Verdict = z.enum(['pass', 'fail', 'partial'])
+export const Verdict = z.enum(verdicts)
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
 export const ProviderKind = z.enum(providerKinds)
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
