@@ -19,3 +19,20 @@ export type DecisionStatusValue = (typeof decisionStatuses)[number]
 /** A report's verdict, and each of its claims'. */
 export const verdicts = ['pass', 'fail', 'partial'] as const
 export type VerdictValue = (typeof verdicts)[number]
+
+/** What one step of a member's session is (schemas.ts's Step says what each holds). */
+export const stepKinds = ['user', 'message', 'model', 'tool', 'notice', 'error', 'interrupted', 'plan'] as const
+export type StepKindValue = (typeof stepKinds)[number]
+
+/** Where a step stands. */
+export const stepStatuses = [
+  'queued',
+  'streaming',
+  'running',
+  'waiting_approval',
+  'done',
+  'denied',
+  'error',
+  'interrupted',
+] as const
+export type StepStatusValue = (typeof stepStatuses)[number]

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { agentKinds } from './agent-kinds'
-import { decisionStatuses, providerKinds, verdicts } from './enums'
+import { decisionStatuses, providerKinds, verdicts, type StepKindValue, type StepStatusValue } from './enums'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -794,9 +794,8 @@ export interface TaskReadiness {
 
 // ---- runtime: member sessions ----
 
-export type StepKind = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
-export type StepStatus =
-  'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+export type StepKind = StepKindValue
+export type StepStatus = StepStatusValue
 
 export interface StepToolCall {
   id: string
