@@ -6,8 +6,9 @@
  * is in force: a rejected or superseded decision no longer binds its dependents. Title and rationale are
  * not normative, and neither is a move between the in-force statuses (proposed → accepted).
  */
+import type { DecisionStatusValue } from './enums'
 
-export type DecisionStatusWord = 'proposed' | 'accepted' | 'rejected' | 'superseded'
+export type DecisionStatusWord = DecisionStatusValue
 
 export interface NormativeContent {
   statement: string

@@ -3,6 +3,8 @@
  * field is refused, so a typo (`expectedVerison`) is an error, not a silent no-op.
  */
 import { z } from 'zod'
+import { agentKinds } from './agent-kinds'
+import { decisionStatuses, providerKinds, verdicts, type StepKindValue, type StepStatusValue } from './enums'
 import { reportKinds } from './report-kinds'
 import type { SessionErrorCode } from './session-errors'
 
@@ -42,14 +44,14 @@ export interface ApprovalRule {
   pathGlob: string | null
   createdAt: string
 }
-export const DecisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded'])
+export const DecisionStatus = z.enum(decisionStatuses)
 export const TaskStatus = z.enum(['todo', 'in_progress', 'delivered', 'accepted', 'blocked', 'cancelled'])
 export const TaskFlag = z.enum(['requirements_updated', 'needs_adjustment', 'needs_reverification'])
 export const LinkState = z.enum(['current', 'suspect'])
 export const ReportKind = z.enum(reportKinds)
-export const Verdict = z.enum(['pass', 'fail', 'partial'])
+export const Verdict = z.enum(verdicts)
 export const ProposalState = z.enum(['pending', 'accepted', 'rejected'])
-export const ProviderKind = z.enum(['openai', 'anthropic', 'openai-compatible'])
+export const ProviderKind = z.enum(providerKinds)
 export const MemberState = z.enum(['idle', 'running', 'waiting_approval', 'error'])
 export const Isolation = z.enum(['worktree', 'shared'])
 export const MergeStrategy = z.enum(['merge', 'squash', 'ff-only'])
@@ -84,7 +86,7 @@ export const ModelProviderInput = z.strictObject({
 })
 
 /** An external coding agent driven over ACP (Claude Code, Codex, Gemini CLI, or any ACP command). */
-export const AgentPreset = z.enum(['claude-code', 'codex', 'gemini', 'custom'])
+export const AgentPreset = z.enum(agentKinds)
 export const AcpProviderInput = z
   .strictObject({
     kind: z.literal('acp'),
@@ -792,9 +794,8 @@ export interface TaskReadiness {
 
 // ---- runtime: member sessions ----
 
-export type StepKind = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
-export type StepStatus =
-  'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+export type StepKind = StepKindValue
+export type StepStatus = StepStatusValue
 
 export interface StepToolCall {
   id: string

@@ -1,7 +1,8 @@
+import type { DecisionStatusValue } from '../../../shared/enums'
 import type { Db } from './connection'
 import { unpackImpactTasks, type FlaggedTasks, type ImpactTaskRow } from './tasks-repo'
 
-export type DecisionStatusValue = 'proposed' | 'accepted' | 'rejected' | 'superseded'
+export type { DecisionStatusValue }
 
 export interface DecisionRow {
   id: number

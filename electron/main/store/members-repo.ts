@@ -1,3 +1,5 @@
+import type { AgentKind } from '../../../shared/agent-kinds'
+import type { ProviderKindValue } from '../../../shared/enums'
 import type { Db } from './connection'
 
 export interface MemberRow {
@@ -6,11 +8,11 @@ export interface MemberRow {
   role: string
   authority: 'observer' | 'proposer' | 'decider'
   instructions: string
-  provider_kind: 'openai' | 'anthropic' | 'openai-compatible' | null
+  provider_kind: ProviderKindValue | null
   provider_model: string | null
   provider_base_url: string | null
   /** Set when the member is an external agent over ACP (then provider_kind is null). */
-  agent: 'claude-code' | 'codex' | 'gemini' | 'custom' | null
+  agent: AgentKind | null
   agent_command: string | null
   /** JSON array of strings. */
   agent_args: string

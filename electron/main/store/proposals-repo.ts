@@ -1,3 +1,4 @@
+import type { DecisionStatusValue } from '../../../shared/enums'
 import type { Db } from './connection'
 
 export interface ProposalRow {
@@ -8,7 +9,7 @@ export interface ProposalRow {
   title: string | null
   statement: string | null
   rationale: string | null
-  status: 'proposed' | 'accepted' | 'rejected' | 'superseded' | null
+  status: DecisionStatusValue | null
   reason: string
   state: 'pending' | 'accepted' | 'rejected'
   decided_by: number | null

@@ -1,12 +1,14 @@
 import type { Statement } from 'better-sqlite3'
+import type { VerdictValue } from '../../../shared/enums'
+import type { reportKinds } from '../../../shared/report-kinds'
 import type { Db } from './connection'
 
 export interface ReportRow {
   id: number
   task_id: number
   author_id: number | null
-  kind: 'implementation' | 'test' | 'review'
-  verdict: 'pass' | 'fail' | 'partial'
+  kind: (typeof reportKinds)[number]
+  verdict: VerdictValue
   summary: string
   artifact_commit: string | null
   artifact_digest: string | null
@@ -50,7 +52,7 @@ export interface ClaimRow {
   report_id: number
   ordinal: number
   text: string
-  verdict: 'pass' | 'fail' | 'partial'
+  verdict: VerdictValue
 }
 
 export interface ClaimLinkRow {

@@ -1,9 +1,8 @@
+import type { StepKindValue, StepStatusValue } from '../../../shared/enums'
 import { announcedVersions, mentionedKeys, parseKey } from '../../../shared/keys'
 import type { Db } from './connection'
 
-export type StepKindValue = 'user' | 'message' | 'model' | 'tool' | 'notice' | 'error' | 'interrupted' | 'plan'
-export type StepStatusValue =
-  'queued' | 'streaming' | 'running' | 'waiting_approval' | 'done' | 'denied' | 'error' | 'interrupted'
+export type { StepKindValue, StepStatusValue }
 
 export interface StepRow {
   id: number

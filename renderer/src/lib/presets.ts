@@ -1,6 +1,8 @@
+import { agentKindInfo, type AgentKind, type AgentKindInfo } from '../../../shared/agent-kinds'
+import type { ProviderKindValue } from '../../../shared/enums'
 import type { Member } from '../../../shared/schemas'
 
-export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible'
+export type ProviderKind = ProviderKindValue
 
 export interface ProviderDraft {
   kind: ProviderKind
@@ -56,44 +58,18 @@ export function providerParam(d: ProviderDraft): {
 }
 
 /** What a member runs as: Concord's own agent loop with a model provider, or an external agent over ACP. */
-export type AgentKind = 'claude-code' | 'codex' | 'gemini' | 'custom'
+export type { AgentKind }
 export type AgentChoice = 'concord' | AgentKind
 
-/** Keep in step with electron/main/runtime/acp/presets.ts (a unit test compares the install lines). */
-export const agentChoices: Record<
-  AgentChoice,
-  { label: string; install: string; hint: string; keyVariable: string | null }
-> = {
+/** Concord's own agent, then the external agents of shared/agent-kinds.ts (the runtime's presets read the same list). */
+export const agentChoices: Record<AgentChoice, AgentKindInfo> = {
   concord: {
     label: 'Concord’s agent',
     install: '',
     hint: 'Concord runs the agent loop itself against a model provider (API key or a local model).',
     keyVariable: null,
   },
-  'claude-code': {
-    label: 'Claude Code',
-    install: 'npm i -g @zed-industries/claude-agent-acp',
-    hint: 'Your Claude Code, through its ACP adapter: its own login or an Anthropic key.',
-    keyVariable: 'ANTHROPIC_API_KEY',
-  },
-  codex: {
-    label: 'Codex',
-    install: 'npm i -g @zed-industries/codex-acp',
-    hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.',
-    keyVariable: 'OPENAI_API_KEY',
-  },
-  gemini: {
-    label: 'Gemini CLI',
-    install: 'npm i -g @google/gemini-cli',
-    hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.',
-    keyVariable: 'GEMINI_API_KEY',
-  },
-  custom: {
-    label: 'Custom command',
-    install: '',
-    hint: 'Any program that speaks ACP on its standard input and output.',
-    keyVariable: null,
-  },
+  ...agentKindInfo,
 }
 
 export interface AgentDraft {

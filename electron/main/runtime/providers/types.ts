@@ -1,6 +1,7 @@
 /** Provider-neutral shapes for one model call. The agent loop builds these; providers translate to each wire format. */
+import type { ProviderKindValue } from '../../../../shared/enums'
 
-export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible'
+export type ProviderKind = ProviderKindValue
 
 export interface ProviderConfig {
   kind: ProviderKind

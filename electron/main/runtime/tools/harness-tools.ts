@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import type { MethodName, Params, Result } from '../../../../shared/contract'
 import { keyPrefix, parseKey } from '../../../../shared/keys'
-import { ReportKind, TaskStatus } from '../../../../shared/schemas'
+import { ReportKind, TaskStatus, Verdict } from '../../../../shared/schemas'
 import { kinds, splitId } from '../../harness/ids'
 import type { Decision, Report, Task } from '../../../../shared/schemas'
 import { gitHead } from '../../platform/git'
@@ -257,17 +257,14 @@ export function harnessTools(): HTool<any>[] {
       z.object({
         taskId: keyOrId,
         kind: ReportKind,
-        verdict: z.enum(['pass', 'fail', 'partial']),
+        verdict: Verdict,
         summary: z.string().max(50_000),
         claims: z
           .array(
             z.object({
               text: z.string().trim().min(1).max(5_000),
               decisionIds: z.array(keyOrId).max(50),
-              verdict: z
-                .enum(['pass', 'fail', 'partial'])
-                .optional()
-                .describe('whether this behaviour held; omitted, the report verdict'),
+              verdict: Verdict.optional().describe('whether this behaviour held; omitted, the report verdict'),
             }),
           )
           .max(200),

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
+import { decisionStatuses } from '../../../../shared/enums'
 import { isNormativeChange } from '../../../../shared/normative'
 import type { Decision, Impact, Revision } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
@@ -7,8 +8,6 @@ import { useAction } from '../../lib/use-action'
 import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
 import './decision-editor.css'
-
-const statuses: Decision['status'][] = ['proposed', 'accepted', 'rejected', 'superseded']
 
 export interface EditOutcome {
   decision: Decision
@@ -189,7 +188,7 @@ export function DecisionEditor({
             onChange={(e) => setStatus(e.target.value as Decision['status'])}
             aria-label="Status"
           >
-            {statuses.map((s) => (
+            {decisionStatuses.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>

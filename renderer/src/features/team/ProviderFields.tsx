@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react'
+import { providerKinds } from '../../../../shared/enums'
 import type { SystemInfo } from '../../../../shared/schemas'
 import { Field } from '../../components/ui'
-import { draftFor, providerPresets, type ProviderDraft, type ProviderKind } from '../../lib/presets'
+import { draftFor, providerPresets, type ProviderDraft } from '../../lib/presets'
 import { useApp } from '../../stores/app-store'
 
 /** Where the core keeps keys (system.info), so the key field says it truthfully: encrypted or a plain 0600 file. */
@@ -79,7 +80,7 @@ export function ProviderFields({
   return (
     <div className="provider-fields">
       <div className="segmented" role="radiogroup" aria-label="Provider">
-        {(Object.keys(providerPresets) as ProviderKind[]).map((k) => (
+        {providerKinds.map((k) => (
           <button
             key={k}
             type="button"

@@ -1,0 +1,47 @@
+/**
+ * The external agents a member can run as over ACP: the one list, read by schemas.ts's AgentPreset, the members
+ * repository's row type, the runtime's presets (electron/main/runtime/acp/agents/, one file of quirks per agent) and
+ * the member editor. Kept free of zod so the renderer can import it.
+ *
+ * Migration 004 wrote these four kinds into members.agent's CHECK; old migrations are history and are not edited,
+ * so a new kind also needs a migration that widens that CHECK.
+ */
+export const agentKinds = ['claude-code', 'codex', 'gemini', 'custom'] as const
+export type AgentKind = (typeof agentKinds)[number]
+
+/** What a person is shown of an agent: in the member editor, and in the runtime's messages about it. */
+export interface AgentKindInfo {
+  label: string
+  /** The line that installs it, shown when its command is missing ('' for a custom command). */
+  install: string
+  hint: string
+  /** Where an API key from Concord's secret store goes (a custom agent names its own). */
+  keyVariable: string | null
+}
+
+export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
+  'claude-code': {
+    label: 'Claude Code',
+    install: 'npm i -g @zed-industries/claude-agent-acp',
+    hint: 'Your Claude Code, through its ACP adapter: its own login or an Anthropic key.',
+    keyVariable: 'ANTHROPIC_API_KEY',
+  },
+  codex: {
+    label: 'Codex',
+    install: 'npm i -g @zed-industries/codex-acp',
+    hint: 'Codex, through its ACP adapter: your ChatGPT login or an OpenAI key.',
+    keyVariable: 'OPENAI_API_KEY',
+  },
+  gemini: {
+    label: 'Gemini CLI',
+    install: 'npm i -g @google/gemini-cli',
+    hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.',
+    keyVariable: 'GEMINI_API_KEY',
+  },
+  custom: {
+    label: 'Custom command',
+    install: '',
+    hint: 'Any program that speaks ACP on its standard input and output.',
+    keyVariable: null,
+  },
+}
