@@ -11,7 +11,8 @@
  */
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { sandboxedSpawn, sandboxStatus } from './sandbox'
+import { sandboxedSpawn } from './sandbox/spawn'
+import { sandboxStatus } from './sandbox/status'
 import { recordProcess } from './process-records'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
 import { ToolError } from './tool-error'
