@@ -11,7 +11,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
-import { spawnGit, type GitResult, type TreeGitCall } from './git'
+import { spawnGit, type GitResult } from './git-spawn'
+import { type TreeGitCall } from './tree-git'
 import { sandboxedSpawn } from './sandbox/spawn'
 import { sandboxStatus } from './sandbox/status'
 

@@ -11,7 +11,7 @@
  */
 import { copyFileSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit } from '../../platform/own-git'
 import { sandboxedSpawn } from '../../platform/sandbox/spawn'
 import { sandboxStatus } from '../../platform/sandbox/status'
 import { runShell } from '../../platform/shell'
