@@ -1,5 +1,5 @@
 /**
- * run_command: a shell command in the workspace, inside the OS sandbox (sandbox.ts) with the allow-listed environment
+ * run_command: a shell command in the workspace, inside the OS sandbox (platform/sandbox/) with the allow-listed environment
  * (command-env.ts), with a timeout, an output cap and its whole process group killed on stop.
  */
 import { z } from 'zod'
