@@ -21,7 +21,7 @@ import { Harness, workspaceLabel } from './harness/harness'
 import { createLog, type LogOptions } from './platform/log/logger'
 import type { CreateProviderOptions } from './runtime/providers'
 import { Runtime } from './runtime/runtime'
-import { sandboxStatus } from './platform/sandbox'
+import { sandboxStatus } from './platform/sandbox/status'
 import { plainCipher, SecretStore, type SecretCipher } from './platform/secrets/secret-store'
 import { closeBatches } from './platform/git-batch'
 

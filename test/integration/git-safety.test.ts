@@ -8,7 +8,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, utimes
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { runOwnGit } from '../../electron/main/platform/git'
+import { runOwnGit } from '../../electron/main/platform/own-git'
 import { repoTools } from '../../electron/main/runtime/tools/repo-tools'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
 import type { SandboxPolicy } from '../../electron/main/platform/sandbox-policy'

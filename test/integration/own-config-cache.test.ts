@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runOwnGit } from '../../electron/main/platform/git'
+import { runOwnGit } from '../../electron/main/platform/own-git'
 import { keptOwnConfig, ownConfig, ownConfigKey } from '../../electron/main/platform/own-config-cache'
 import { commandEnv } from '../../electron/main/platform/command-env'
 

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import type { EventEnvelope } from '../../shared/contract'
 import type { TreeRun, Workspace } from '../../shared/schemas'
-import { sandboxStatus } from '../../electron/main/platform/sandbox'
+import { sandboxStatus } from '../../electron/main/platform/sandbox/status'
 import { makeCore, waitForEvent, type TestCore } from '../fixtures/core'
 
 let t: TestCore

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxedAgentSpawn, sandboxedSpawn, type SandboxedSpawn } from '../../electron/main/platform/sandbox'
+import { sandboxedAgentSpawn } from '../../electron/main/platform/sandbox/agent-spawn'
+import { sandboxedSpawn, type SandboxedSpawn } from '../../electron/main/platform/sandbox/spawn'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 
 let base: string

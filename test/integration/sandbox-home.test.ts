@@ -11,7 +11,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommandTool } from '../../electron/main/runtime/tools/command-tool'
 import { parseArgs } from '../../electron/main/runtime/tools/tool-helpers'
-import { sandboxedAgentSpawn } from '../../electron/main/platform/sandbox'
+import { sandboxedAgentSpawn } from '../../electron/main/platform/sandbox/agent-spawn'
 import type { ToolContext } from '../../electron/main/runtime/tools/types'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 

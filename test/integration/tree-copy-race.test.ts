@@ -9,7 +9,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { copyIntoTree } from '../../electron/main/harness/workspace/tree-copy'
-import { sandboxStatus } from '../../electron/main/platform/sandbox'
+import { sandboxStatus } from '../../electron/main/platform/sandbox/status'
 
 const ROUNDS = 60
 const FILES = 20

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runTreeGit, treeConfigCall, treeGitCall } from '../../electron/main/platform/git'
+import { runTreeGit, treeConfigCall, treeGitCall } from '../../electron/main/platform/tree-git'
 import { runTreeGitBatch } from '../../electron/main/platform/tree-git-batch'
 import { cachedConfigCall, keepConfig, keptConfigs } from '../../electron/main/platform/tree-config-cache'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
@@ -79,7 +79,7 @@ describe('tree git calls in one sandboxed process', () => {
     // `true` as the driver would say every file merged cleanly.
     git(hostile, 'config', 'merge.mine.driver', 'true')
     const [config] = await runTreeGitBatch([{ tree: hostile, ...treeConfigCall(hostile) }])
-    const { treeConfigOf } = await import('../../electron/main/platform/git')
+    const { treeConfigOf } = await import('../../electron/main/platform/tree-git')
     const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'main', 'other']
     const call = await treeGitCall(hostile, args, { config: treeConfigOf(config!.stdout) })
     // Outside the sandbox: the trial merge writes its objects into the tree here (a check gives it a scratch store).

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runOwnGit } from '../../electron/main/platform/git'
+import { runOwnGit } from '../../electron/main/platform/own-git'
 
 describe('git in a folder that is gone', () => {
   it('fails with git_error naming the folder, not git_missing', async () => {

@@ -1,7 +1,7 @@
 import { ApiError } from '../../../shared/errors'
 import type { SystemInfo } from '../../../shared/schemas'
 import type { SecretStore } from '../platform/secrets/secret-store'
-import { sandboxStatus } from '../platform/sandbox'
+import { sandboxStatus } from '../platform/sandbox/status'
 import { listFolders } from '../platform/system/folders'
 import type { Handlers } from './handlers'
 

@@ -11,7 +11,7 @@
  * caller's rev-parse as before: a miss costs what it always did, and says exactly what rev-parse says.
  */
 import { ownProgramEnv, trustedProgram, commandEnv } from './command-env'
-import { ownBatchArgs } from './git'
+import { ownBatchArgs } from './own-git'
 import { spawnOffLoop, type OffLoopChild } from './spawner'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/

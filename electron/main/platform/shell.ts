@@ -4,7 +4,7 @@
  * its whole tree killed on stop (bubblewrap's inner session included).
  */
 import { readFileSync } from 'node:fs'
-import { type SandboxedSpawn } from './sandbox'
+import { type SandboxedSpawn } from './sandbox/spawn'
 import { processStartTime, recordProcess } from './process-records'
 import type { ProcessHook } from './sandbox-policy'
 import { spawnOffLoop } from './spawner'

@@ -10,7 +10,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { commandEnv } from './command-env'
-import { treeConfigOf, type TreeConfig, type TreeGitCall } from './git'
+import { treeConfigOf, type TreeConfig, type TreeGitCall } from './tree-git'
 
 /** treeConfigCall's read, with the include keys too (their presence is what says not to keep the answer). */
 export function cachedConfigCall(call: TreeGitCall): TreeGitCall {

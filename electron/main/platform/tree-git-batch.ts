@@ -11,8 +11,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import { commandEnv, ownProgramEnv, trustedProgram } from './command-env'
-import { spawnGit, type GitResult, type TreeGitCall } from './git'
-import { sandboxedSpawn, sandboxStatus } from './sandbox'
+import { spawnGit, type GitResult } from './git-spawn'
+import { type TreeGitCall } from './tree-git'
+import { sandboxedSpawn } from './sandbox/spawn'
+import { sandboxStatus } from './sandbox/status'
 
 /** A call of the batch: runTreeGit's (treeGitCall or treeConfigCall) on `tree`. */
 export interface TreeGitBatchCall extends TreeGitCall {

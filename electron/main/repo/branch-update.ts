@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import { runTreeGit, treeConfig } from '../platform/git'
+import { runTreeGit, treeConfig } from '../platform/tree-git'
 import { treeHead } from './git-repo'
 
 export interface ConflictSides {

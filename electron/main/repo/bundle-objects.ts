@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs'
 import { ApiError } from '../../../shared/errors'
-import { runOwnGit } from '../platform/git'
+import { runOwnGit } from '../platform/own-git'
 
 /** A bundle's header (refs and prerequisites) is short; a longer one is not a bundle git made for one head. */
 const HEADER_MAX = 64 * 1024

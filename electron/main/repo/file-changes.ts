@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { runTreeGit, treeConfig } from '../platform/git'
+import { runTreeGit, treeConfig } from '../platform/tree-git'
 import { isOwnTree, treeHead } from './git-repo'
 
 /**

@@ -5,7 +5,7 @@
  */
 import { Octokit } from '@octokit/rest'
 import { ApiError } from '../../../shared/errors'
-import { spawnGit } from '../platform/git'
+import { spawnGit } from '../platform/git-spawn'
 
 export const DEFAULT_FORGE_URL = 'https://api.github.com'
 

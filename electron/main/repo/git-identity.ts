@@ -10,7 +10,8 @@
  */
 import os from 'node:os'
 import { commandEnv } from '../platform/command-env'
-import { runOwnGit, runTreeGit } from '../platform/git'
+import { runOwnGit } from '../platform/own-git'
+import { runTreeGit } from '../platform/tree-git'
 import { keptOwnConfig, ownConfigKey } from '../platform/own-config-cache'
 
 export interface GitPerson {

@@ -5,7 +5,7 @@
  */
 import { existsSync, watch, type FSWatcher } from 'node:fs'
 import path from 'node:path'
-import { runOwnGit } from '../platform/git'
+import { runOwnGit } from '../platform/own-git'
 
 const DEBOUNCE_MS = 150
 

@@ -15,7 +15,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
-import { runTreeGit, treeConfig } from '../platform/git'
+import { runTreeGit, treeConfig } from '../platform/tree-git'
 import { treeMidOperation } from './branch-update'
 import { snapshotObjects, snapshotTree } from './file-changes'
 import { treeHead } from './git-repo'

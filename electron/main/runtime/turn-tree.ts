@@ -45,7 +45,7 @@ export function sandboxPolicy(harness: Harness, ctx: Ctx, host: MemberHost, tree
     gitHooks: settings.gitHooks,
     ...(tree.readOnly ? { readOnlyTree: tree.readOnly } : {}),
     ...(tree.readable ? { readable: tree.readable } : {}),
-    // A shared workspace's tree is the user's checkout: its .git is read-only in the sandbox (sandbox.ts treeGitDir).
+    // A shared workspace's tree is the user's checkout: its .git is read-only in the sandbox (platform/sandbox/spawn.ts treeGitDir).
     ...(settings.isolation === 'shared' ? { userCheckout: true } : {}),
   }
 }

@@ -1,4 +1,4 @@
-import { sandboxStatus } from '../platform/sandbox'
+import { sandboxStatus } from '../platform/sandbox/status'
 
 /**
  * Says once, when Concord starts, that commands and agents will run without the OS sandbox and why (the reason names

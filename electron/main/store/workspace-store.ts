@@ -4,6 +4,7 @@ import { DecisionsRepo } from './decisions-repo'
 import { LogRepo } from './log-repo'
 import { MembersRepo } from './members-repo'
 import { ProposalsRepo } from './proposals-repo'
+import { ReportPinsRepo } from './report-pins-repo'
 import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
@@ -30,6 +31,7 @@ export class WorkspaceStore {
   readonly tasks: TasksRepo
   readonly followUps: FollowUpsRepo
   readonly reports: ReportsRepo
+  readonly reportPins: ReportPinsRepo
   readonly log: LogRepo
   readonly steps: StepsRepo
   readonly settings: SettingsRepo
@@ -55,6 +57,7 @@ export class WorkspaceStore {
     this.tasks = new TasksRepo(db)
     this.followUps = new FollowUpsRepo(db)
     this.reports = new ReportsRepo(db)
+    this.reportPins = new ReportPinsRepo(db)
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)
     this.settings = new SettingsRepo(db)

@@ -50,8 +50,8 @@ export function noticeText(
       `Your tasks: ${listSome(hit.tasks, hit.tasks.length, (t) => `${makeKey('task', t.id)} (${flagWords[t.flag]})`)}.`,
     )
   if (hit.reports) {
-    const first = ctx.store.reports.authorPins(pins.decisionId, pins.from, memberId, 0, pins.last, NOTICE_LIST)
-    const stale = ctx.store.reports.pinnedClaimCounts(pins.decisionId, pins.from, first)
+    const first = ctx.store.reportPins.authorPins(pins.decisionId, pins.from, memberId, 0, pins.last, NOTICE_LIST)
+    const stale = ctx.store.reportPins.pinnedClaimCounts(pins.decisionId, pins.from, first)
     lines.push(
       `Your reports with stale evidence: ${listSome(first, hit.reports, (id) => {
         const n = stale.get(id) ?? 0

@@ -33,7 +33,7 @@ export interface PropagationResult {
  * reports for the summary. Every report that existed is at most `pins.last` here (the edit is being made).
  */
 function reportSide(ctx: Ctx, pins: EditPins, actorId: number | null, recipient: (m: number) => Recipient) {
-  const r = ctx.store.reports
+  const r = ctx.store.reportPins
   const from = r.pinTotals(pins.decisionId, pins.from)
   const to = r.pinTotals(pins.decisionId, pins.to)
   const overlap = r.pinOverlap(

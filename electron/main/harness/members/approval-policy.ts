@@ -10,7 +10,7 @@
 import path from 'node:path'
 import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schemas'
 import { ruleWords } from '../../../../shared/approval-words'
-import { sandboxStatus } from '../../platform/sandbox'
+import { sandboxStatus } from '../../platform/sandbox/status'
 import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
 import { commandsRun, maybeWhy, prefixMatch, type CommandsRun } from './shell-commands'
 

@@ -33,7 +33,7 @@ export function touchedReports(
   limit = -1,
   pinned?: { from: boolean; to: boolean },
 ): TouchedReport[] {
-  const r = store.reports
+  const r = store.reportPins
   // A content no report is pinned to (the new one, mostly) needs no reading: the kept pin figures say so.
   const none = { ids: [], counts: [], tasks: [], authors: [], claimCounts: [] }
   const fromPinned = pinned?.from ?? r.pinTotals(e.decisionId, e.from).reports > 0
@@ -71,7 +71,7 @@ export function touchedReports(
   }
   // Claims on a decision the report's basis does not name: their heads in one read.
   if (headless.length) {
-    const heads = new Map(r.heads(headless.map((t) => t.id)).map((h) => [h.id, h]))
+    const heads = new Map(store.reports.heads(headless.map((t) => t.id)).map((h) => [h.id, h]))
     for (const t of headless) {
       const h = heads.get(t.id)
       if (h) Object.assign(t, { taskId: h.task_id, authorId: h.author_id, claimCount: h.claim_count })
@@ -80,7 +80,7 @@ export function touchedReports(
   return out
 }
 
-function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reports']['pinnedBasis']>, at: number): boolean {
+function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reportPins']['pinnedBasis']>, at: number): boolean {
   t.taskId = b.tasks[at] ?? 0
   t.authorId = b.authors[at] ?? null
   t.claimCount = b.claimCounts[at] ?? 0
@@ -89,7 +89,7 @@ function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reports']['pinn
 
 /** The claim ids the edit made stale and restored, for reports in (after, upTo]. */
 export function touchedClaims(store: WorkspaceStore, e: EditPins, after: number, upTo: number) {
-  const r = store.reports
+  const r = store.reportPins
   const ids = (fingerprint: string) =>
     r.pinTotals(e.decisionId, fingerprint).claims > 0
       ? r.pinnedClaimIds(e.decisionId, fingerprint, after, upTo)

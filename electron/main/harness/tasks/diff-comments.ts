@@ -5,7 +5,7 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { DiffComment, Task } from '../../../../shared/schemas'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit } from '../../platform/own-git'
 import type { DiffCommentRow } from '../../store/diff-comments-repo'
 import { rowOf, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'

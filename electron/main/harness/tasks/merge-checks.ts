@@ -6,7 +6,8 @@
 import { existsSync, lstatSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../../shared/errors'
-import { runOwnGit, type GitResult } from '../../platform/git'
+import { type GitResult } from '../../platform/git-spawn'
+import { runOwnGit } from '../../platform/own-git'
 import { gitPath } from '../workspace/merge-recovery'
 
 export interface CheckoutState {

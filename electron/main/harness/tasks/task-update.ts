@@ -20,7 +20,7 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import type { BranchUpdate } from '../../../../shared/schemas'
-import { runTreeGit } from '../../platform/git'
+import { runTreeGit } from '../../platform/tree-git'
 import { filesWithConflictMarkers, treeMidOperation, updateTree, type TreeUpdate } from '../../repo/branch-update'
 import { carryIdentity, identityEnv, resolveIdentity } from '../../repo/git-identity'
 import { isOwnTree, objectsOf, treeHead } from '../../repo/git-repo'

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path'
 import type { BaseOverlap, BaseCheckRow } from '../../store/base-repo'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit } from '../../platform/own-git'
 import { checkManyAgainstBase } from '../../repo/base-check'
 import { isOwnTree, treeHead } from '../../repo/git-repo'
 import { watchBranchRef } from '../../repo/ref-watch'

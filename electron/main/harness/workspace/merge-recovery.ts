@@ -6,7 +6,7 @@ import { existsSync, lstatSync } from 'node:fs'
 import path from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import { resolveCommit } from '../../repo/git-repo'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit } from '../../platform/own-git'
 import type { Ctx } from '../context'
 import { makeKey, now } from '../ids'
 

@@ -9,7 +9,7 @@
  */
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join, normalize, sep } from 'node:path'
-import { runOwnGit } from '../../platform/git'
+import { runOwnGit } from '../../platform/own-git'
 
 const PACKAGE_MANAGERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun'])
 const MAX_FILES = 20

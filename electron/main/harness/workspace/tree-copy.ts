@@ -11,8 +11,9 @@
  */
 import { copyFileSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
-import { runOwnGit } from '../../platform/git'
-import { sandboxedSpawn, sandboxStatus } from '../../platform/sandbox'
+import { runOwnGit } from '../../platform/own-git'
+import { sandboxedSpawn } from '../../platform/sandbox/spawn'
+import { sandboxStatus } from '../../platform/sandbox/status'
 import { runShell } from '../../platform/shell'
 
 const MAX_COPIED = 10_000

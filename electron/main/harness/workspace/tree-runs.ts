@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from
 import { dirname, join } from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import type { TreeRun } from '../../../../shared/schemas'
-import { sandboxedSpawn } from '../../platform/sandbox'
+import { sandboxedSpawn } from '../../platform/sandbox/spawn'
 import { runShell } from '../../platform/shell'
 import { objectsOf } from '../../repo/git-repo'
 import type { Ctx } from '../context'

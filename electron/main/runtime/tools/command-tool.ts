@@ -1,9 +1,9 @@
 /**
- * run_command: a shell command in the workspace, inside the OS sandbox (sandbox.ts) with the allow-listed environment
+ * run_command: a shell command in the workspace, inside the OS sandbox (platform/sandbox/) with the allow-listed environment
  * (command-env.ts), with a timeout, an output cap and its whole process group killed on stop.
  */
 import { z } from 'zod'
-import { sandboxedSpawn } from '../../platform/sandbox'
+import { sandboxedSpawn } from '../../platform/sandbox/spawn'
 import { runShell } from '../../platform/shell'
 import { COMMAND_OUTPUT_CAP, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, checkAborted } from './tool-helpers'
 import { defineTool } from './tool-schema'
