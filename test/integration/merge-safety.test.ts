@@ -109,6 +109,27 @@ describe('a merge never overwrites a file git does not track', () => {
   })
 })
 
+describe('a merge of yours under way in the checkout', () => {
+  it('is refused (merge_in_progress), and your merge is left as it was', async () => {
+    const task = await acceptedTask('Feature', { 'feature.txt': 'f\n' })
+    // Your own merge stopped at a conflict: MERGE_HEAD and a conflicted file in your checkout.
+    writeFileSync(join(t.repoDir, 'mine.txt'), 'base\n')
+    git(t.repoDir, 'add', 'mine.txt')
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qm', 'base of mine')
+    git(t.repoDir, 'checkout', '-qb', 'side')
+    writeFileSync(join(t.repoDir, 'mine.txt'), 'side\n')
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qam', 'side')
+    git(t.repoDir, 'checkout', '-q', 'main')
+    writeFileSync(join(t.repoDir, 'mine.txt'), 'main\n')
+    git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'commit', '-qam', 'main')
+    expect(() => git(t.repoDir, '-c', 'user.name=T', '-c', 'user.email=t@x', 'merge', '-q', 'side')).toThrow()
+    const mergeHead = git(t.repoDir, 'rev-parse', 'MERGE_HEAD')
+    const err = await rejectsWith(t.core.invoke('tasks.merge', { taskId: task.id }), 'merge_blocked')
+    expect(err.details).toMatchObject({ reason: 'merge_in_progress' })
+    expect(git(t.repoDir, 'rev-parse', 'MERGE_HEAD')).toBe(mergeHead)
+  })
+})
+
 describe('a merge that lands another tree than the accepted commit’s', () => {
   it('checks your untracked files against the tree it lands: a file the base deleted and you have is not refused', async () => {
     await t.core.invoke('workspaces.update', { workspaceId: ws.id, merges: 'as-accepted' })

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { ApiError } from '../../../../shared/errors'
 import { type GitResult } from '../../platform/git-spawn'
 import { runOwnGit } from '../../platform/own-git'
-import { gitPath } from '../workspace/merge-recovery'
+import { gitPath, mergeInProgress } from '../workspace/merge-recovery'
 
 export interface CheckoutState {
   current: string
@@ -22,8 +22,7 @@ export async function readCheckout(repo: string): Promise<CheckoutState> {
   const [head, lock, mergeHead, status] = await Promise.all([
     runOwnGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFailure: true }),
     gitPath(repo, 'index.lock'),
-    // git merge refuses while the file exists ("You have not concluded your merge").
-    gitPath(repo, 'MERGE_HEAD'),
+    mergeInProgress(repo),
     runOwnGit(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty']).then(
       (r) => r.stdout,
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
@@ -32,7 +31,7 @@ export async function readCheckout(repo: string): Promise<CheckoutState> {
   return {
     current: head.stdout.trim(),
     lock: lock && existsSync(lock) ? lock : null,
-    merging: !!mergeHead && existsSync(mergeHead),
+    merging: mergeHead,
     status,
   }
 }

@@ -42,6 +42,12 @@ function layoutId(repo: string): string | null {
   }
 }
 
+/** A merge is under way in the checkout: git merge refuses while MERGE_HEAD exists ("You have not concluded your merge"). */
+export async function mergeInProgress(repo: string): Promise<boolean> {
+  const file = await gitPath(repo, 'MERGE_HEAD')
+  return !!file && existsSync(file)
+}
+
 /** What differs in the checkout from how it was before a merge (HEAD, tracked files, a lock, MERGE_HEAD); empty when nothing. */
 export async function leftovers(repo: string, before: string): Promise<string[]> {
   const found: string[] = []
@@ -49,8 +55,7 @@ export async function leftovers(repo: string, before: string): Promise<string[]>
   if (lock && existsSync(lock)) found.push(`${lock} is left (git was killed mid-write)`)
   const head = await resolveCommit(repo, 'HEAD')
   if (head !== before) found.push(`HEAD moved from ${before.slice(0, 10)} to ${head?.slice(0, 10) ?? 'nothing'}`)
-  if ((await runOwnGit(repo, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { allowFailure: true })).code === 0)
-    found.push('a merge is in progress (MERGE_HEAD)')
+  if (await mergeInProgress(repo)) found.push('a merge is in progress (MERGE_HEAD)')
   if (!lock || !existsSync(lock)) {
     const status = await runOwnGit(
       repo,
