@@ -1,0 +1,67 @@
+/** A member of the team and its provider (a model or an ACP agent), and a team copied from another workspace. */
+import type { AgentPreset, ApprovalPolicy, ApprovalRule, Authority, ProviderKind } from './inputs'
+import type { z } from 'zod'
+
+export interface ModelMemberProvider {
+  kind: z.infer<typeof ProviderKind>
+  model: string
+  baseURL: string | null
+  /** On: a task in progress flagged needs_adjustment stops its running command; off, it hears after the command ends. */
+  interruptOnAdjustment: boolean
+  hasKey: boolean
+}
+
+export interface AcpMemberProvider {
+  kind: 'acp'
+  /** The agent preset, so lists that show a member's model show which agent it is. */
+  model: string
+  baseURL: null
+  agent: z.infer<typeof AgentPreset>
+  command: string | null
+  args: string[]
+  env: Record<string, string>
+  /** The variable the stored key is set in, as the member names it; null: the preset's own (none for a custom agent). */
+  keyVariable: string | null
+  isolatedHome: boolean
+  interruptOnAdjustment: boolean
+  turnTimeoutSeconds: number
+  hasKey: boolean
+}
+
+export type MemberProvider = ModelMemberProvider | AcpMemberProvider
+
+export interface Member {
+  id: string
+  workspaceId: string
+  name: string
+  role: string
+  authority: z.infer<typeof Authority>
+  instructions: string
+  provider: MemberProvider | null
+  approval: z.infer<typeof ApprovalPolicy>
+  maxSteps: number
+  /** Plan every N steps (0: never). */
+  planningInterval: number
+  /** Its commands may use the network; off by default. */
+  network: boolean
+  /** Set while archived (members.archive): left out of lists. */
+  archivedAt?: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** Another workspace whose team can be copied into this one (members.teams). */
+export interface TeamSource {
+  workspaceId: string
+  /** The workspace's name, as the offer says it: "Use the team of <name>". */
+  name: string
+  members: { name: string; role: string; provider: string | null }[]
+  /** Its approval rules, the members' and the team's. */
+  rules: number
+}
+
+/** members.copyTeam: the members made in this workspace and the approval rules they brought. */
+export interface CopiedTeam {
+  members: Member[]
+  rules: ApprovalRule[]
+}
