@@ -19,7 +19,7 @@ import { acknowledgeTask, createTask, getTask, listTasks, updateTask } from '../
 import { moveTask, type TaskStarted } from '../harness/tasks/task-status'
 import { memberRowOf, taskRow } from '../harness/context'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
-import { openWorkspace, updateWorkspace } from '../harness/workspace/task-branches'
+import { openWorkspace, updateWorkspace } from '../harness/workspace/workspace-open'
 import { makeFirstCommit } from '../harness/workspace/first-commit'
 import { setupAgain, startRun, stopRun, treeRuns } from '../harness/workspace/tree-runs'
 import { taskDiff, turnDiff } from '../harness/tasks/task-diff'

@@ -5,7 +5,7 @@
  */
 import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import type { Ctx } from '../harness/context'
-import type { TurnTree } from '../harness/workspace/task-branches'
+import type { TurnTree } from '../harness/workspace/turn-trees'
 import type { MemberRow } from '../store/members-repo'
 import type { StepRow } from '../store/steps-repo'
 import type { MemberHost, TurnOutcome } from './member-host'

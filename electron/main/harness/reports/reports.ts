@@ -6,7 +6,8 @@ import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { toReport, toReports, toTask } from '../mappers'
 import { readinessKinds } from '../rules/readiness'
-import { refreshHead, resolveArtifact } from '../workspace/task-branches'
+import { resolveArtifact } from '../workspace/artifacts'
+import { refreshHead } from '../workspace/task-branches'
 
 /**
  * reports.submit as every face asks for it: the artifact is resolved to the full commit in the workspace's repository
