@@ -7,73 +7,15 @@
  * git hooks, changing a decision, cancelling or accepting a task, anything an agent asks for that Concord cannot
  * place. Without a sandbox, `sandboxed` asks for every call `ask` would, and says why.
  */
-import path from 'node:path'
-import type { ApprovalPolicyName, ApprovalRule } from '../../../../shared/schemas'
 import { ruleWords } from '../../../../shared/approval-words'
 import { sandboxStatus } from '../../platform/sandbox/status'
-import { shellJoin, suggestedPrefix, wordsStartWith } from './command-words'
-import { commandsRun, maybeWhy, prefixMatch, type CommandsRun } from './shell-commands'
+import { shellJoin, suggestedPrefix } from './command-words'
+import type { ApprovalPolicy, PolicyAnswer, PolicyCall, PolicyRule, SandboxState } from './policy-types'
+import { insideTree, ruleMatches } from './rule-matching'
+import { commandsRun, maybeWhy, type CommandsRun } from './shell-commands'
 
-export type ApprovalPolicy = ApprovalPolicyName
-
-/** A rule as the policy reads it (stored rules and imported ones alike). */
-export type PolicyRule = Pick<ApprovalRule, 'effect' | 'tool' | 'commandPrefix' | 'pathGlob'> & {
-  id?: string
-  memberId?: string | null
-}
-
-/** What a call does, as far as the sandbox is concerned. */
-export type CallEffect =
-  /** Reads only (files, the harness): never asks. */
-  | 'read'
-  /** Writes the files named in `paths`. */
-  | 'write'
-  /** Runs `command` (network per `network`). */
-  | 'command'
-  /** Commits the tree (hooks per `hooks`). */
-  | 'commit'
-  /** Leaves the sandbox whatever its arguments (`leaves` says how). */
-  | 'leaves'
-
-export interface PolicyCall {
-  /** The tool's name as Concord knows it (an agent's calls are mapped onto run_command, write_file, …). */
-  tool: string
-  effect: CallEffect
-  /** Whether `ask` asks for it (the tool's needsApproval). Reads are false. */
-  asksUnderAsk: boolean
-  /** The shell command of a command. */
-  command?: string
-  /** The files a write touches, relative to `root` or absolute. */
-  paths?: string[]
-  /** The turn's own tree. */
-  root?: string
-  /** The tree is a read-only checkout: a write in it leaves what the sandbox lets this turn do. */
-  readOnlyTree?: boolean
-  /** A command runs with the network on. */
-  network?: boolean
-  /** A commit runs the repository's hooks. */
-  hooks?: boolean
-  /** For `leaves`: what it does, in words ("changes a team decision"). */
-  leaves?: string
-}
-
-export interface SandboxState {
-  available: boolean
-  reason?: string
-}
-
-export interface PolicyAnswer {
-  /** The call waits for the human. */
-  ask: boolean
-  /** The call is refused without asking (a deny rule). */
-  deny: boolean
-  /** Why, in words for the approval card and the agent. */
-  why: string
-  /** The rule that decided, if one did. */
-  rule?: PolicyRule
-  /** It asks because a deny rule may refuse it: "Always allow" offers no rule (see suggestedRule). */
-  mayBeDenied?: boolean
-}
+export type { ApprovalPolicy, CallEffect, PolicyAnswer, PolicyCall, PolicyRule, SandboxState } from './policy-types'
+export { allowPrefixMatches, denyPrefixMatches, globToRegExp, insideTree } from './rule-matching'
 
 /** The stricter of two policies (`ask` > `sandboxed` > `auto`): a message carries its sender's policy. */
 export function stricterPolicy(a: ApprovalPolicy, b: ApprovalPolicy | null | undefined): ApprovalPolicy {
@@ -87,73 +29,6 @@ export async function defaultApproval(): Promise<ApprovalPolicy> {
 }
 
 // ── rules ─────────────────────────────────────────────────────────────────────────────────────────────────────────
-
-/**
- * An allow prefix: the command is the prefix plus plain arguments, no chaining, redirection or substitution; a
- * shell's `-c` string is the command inside (`npm test` covers `bash -lc "npm test"`), see command-words.ts.
- */
-export function allowPrefixMatches(command: string, prefix: string): boolean {
-  return wordsStartWith(command, prefix)
-}
-
-/**
- * A deny prefix: any command the line runs starts with it, as the shell reads the line (see shell-commands.ts):
- * `{ touch M; }`, `env touch M`, `sh -c 'touch M'`, `echo $(git push)`, `git -C . push`… Only a certain match.
- */
-export function denyPrefixMatches(command: string, prefix: string): boolean {
-  return prefixMatch(commandsRun(command), prefix) === 'yes'
-}
-
-/** `*` any characters but `/`, `**` any (also `/`), `?` one character; matched against the whole relative path. */
-export function globToRegExp(glob: string): RegExp {
-  let re = ''
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob.charAt(i)
-    if (c === '*' && glob[i + 1] === '*') {
-      i++
-      if (glob[i + 1] === '/') {
-        i++
-        re += '(?:.*/)?'
-      } else re += '.*'
-    } else if (c === '*') re += '[^/]*'
-    else if (c === '?') re += '[^/]'
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
-  }
-  return new RegExp(`^${re}$`)
-}
-
-/** A path relative to the tree, or null when it is outside it (absolute elsewhere, or `..` out of it). */
-export function insideTree(root: string | undefined, p: string): string | null {
-  const abs = path.resolve(root ?? '/', p)
-  const rel = path.relative(root ?? '/', abs)
-  if (!root || rel.startsWith('..') || path.isAbsolute(rel)) return null
-  return rel.split(path.sep).join('/')
-}
-
-/**
- * Whether a rule covers a call: `yes`, `no`, or for a deny prefix `maybe` (the command may run what it names, as
- * far as Concord can read it). `run` reads the call's command once, for every deny rule.
- */
-function ruleMatches(rule: PolicyRule, call: PolicyCall, run: () => CommandsRun): 'yes' | 'maybe' | 'no' {
-  if (rule.tool && rule.tool !== '*' && rule.tool !== call.tool) return 'no'
-  let verdict: 'yes' | 'maybe' = 'yes'
-  if (rule.commandPrefix) {
-    if (call.command === undefined) return 'no'
-    if (rule.effect === 'deny') {
-      const m = prefixMatch(run(), rule.commandPrefix)
-      if (m === 'no' && !run().unsure) return 'no'
-      if (m !== 'yes') verdict = 'maybe'
-    } else if (!allowPrefixMatches(call.command, rule.commandPrefix)) return 'no'
-  }
-  if (rule.pathGlob) {
-    if (!call.paths?.length) return 'no'
-    const re = globToRegExp(rule.pathGlob)
-    const rel = call.paths.map((p) => insideTree(call.root, p) ?? path.resolve(call.root ?? '/', p))
-    // Deny: any path it names; allow: every path.
-    if (!(rule.effect === 'deny' ? rel.some((p) => re.test(p)) : rel.every((p) => re.test(p)))) return 'no'
-  }
-  return verdict
-}
 
 // ── the decision ──────────────────────────────────────────────────────────────────────────────────────────────────
 
