@@ -13,8 +13,8 @@ import {
   makeTree,
   removeTree,
   resolveCommit,
-  syncTaskBranch,
 } from '../../repo/git-repo'
+import { syncTaskBranch } from '../../repo/branch-sync'
 import type { TaskBranchRow } from '../../store/branches-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
