@@ -7,6 +7,7 @@
  */
 import { ApiError } from '../../../shared/errors'
 import type { EventName, Events } from '../../../shared/contract'
+import type { ReadableStore } from '../store/readable-store'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { DecisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -22,6 +23,12 @@ export interface Ctx {
   emit: Emit
 }
 
+/** A request context for code that only reads (pages): the store's reading methods, nothing to emit. */
+export interface ReadCtx {
+  wsId: string
+  store: ReadableStore
+}
+
 export interface Actor {
   /** null: the human user, always a decider. */
   memberId: number | null
@@ -33,13 +40,13 @@ export interface Actor {
  * Row number of an entity id that must belong to this workspace. Another workspace's id is `not_found`:
  * from inside one workspace, the others do not exist.
  */
-export function rowOf(ctx: Ctx, kind: EntityKind, id: string, field: string): number {
+export function rowOf(ctx: ReadCtx, kind: EntityKind, id: string, field: string): number {
   const { workspaceId, n } = parseId(id, kind, field)
   if (workspaceId !== ctx.wsId) throw new ApiError('not_found', `${field}: there is no ${kind} ${id} in this workspace`)
   return n
 }
 
-export function actorOf(ctx: Ctx, actorId: string | undefined, field = 'actorId'): Actor {
+export function actorOf(ctx: ReadCtx, actorId: string | undefined, field = 'actorId'): Actor {
   if (actorId === undefined) return { memberId: null, authority: 'decider', name: 'you' }
   const n = rowOf(ctx, 'member', actorId, field)
   const row = ctx.store.members.get(n)
@@ -47,21 +54,21 @@ export function actorOf(ctx: Ctx, actorId: string | undefined, field = 'actorId'
   return { memberId: n, authority: row.authority, name: row.name }
 }
 
-export function memberRowOf(ctx: Ctx, memberId: string, field: string): number {
+export function memberRowOf(ctx: ReadCtx, memberId: string, field: string): number {
   const n = rowOf(ctx, 'member', memberId, field)
   if (!ctx.store.members.get(n)) throw new ApiError('not_found', `${field}: member ${memberId} does not exist`)
   return n
 }
 
 /** The decision of an id in this workspace, or not_found. */
-export function decisionRow(ctx: Ctx, decisionId: string, field = 'decisionId'): DecisionRow {
+export function decisionRow(ctx: ReadCtx, decisionId: string, field = 'decisionId'): DecisionRow {
   const n = rowOf(ctx, 'decision', decisionId, field)
   const row = ctx.store.decisions.get(n)
   if (!row) throw new ApiError('not_found', `${field}: decision ${decisionId} does not exist`)
   return row
 }
 
-export function taskRow(ctx: Ctx, taskId: string, field = 'taskId'): TaskRow {
+export function taskRow(ctx: ReadCtx, taskId: string, field = 'taskId'): TaskRow {
   const row = ctx.store.tasks.get(rowOf(ctx, 'task', taskId, field))
   if (!row) throw new ApiError('not_found', `${field}: task ${taskId} does not exist`)
   return row

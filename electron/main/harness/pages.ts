@@ -6,7 +6,7 @@ import type { ParsedParams } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { Report, ReportPage, Task, TaskPage } from '../../../shared/schemas'
 import type { Harness } from './harness'
-import { decisionRow, memberRowOf, taskRow, type Ctx } from './context'
+import { decisionRow, memberRowOf, taskRow, type ReadCtx } from './context'
 import { parseId, type EntityKind } from './ids'
 import { toReports, toTasks } from './mappers'
 
@@ -17,8 +17,8 @@ function byWorkspace(
   h: Harness,
   kind: EntityKind,
   ids: string[],
-): { order: string[]; groups: Map<string, { ctx: Ctx; rows: number[] }> } {
-  const groups = new Map<string, { ctx: Ctx; rows: number[] }>()
+): { order: string[]; groups: Map<string, { ctx: ReadCtx; rows: number[] }> } {
+  const groups = new Map<string, { ctx: ReadCtx; rows: number[] }>()
   const order = [...new Set(ids)]
   order.forEach((id, i) => {
     const { workspaceId, n } = parseId(id, kind, `ids[${i}]`)
@@ -33,7 +33,7 @@ function getMany<T extends { id: string }>(
   h: Harness,
   kind: 'task' | 'report',
   ids: string[],
-  load: (ctx: Ctx, rows: number[]) => T[],
+  load: (ctx: ReadCtx, rows: number[]) => T[],
 ): T[] {
   const { order, groups } = byWorkspace(h, kind, ids)
   const found = new Map<string, T>()
@@ -57,7 +57,7 @@ export function cursorOf(cursor: string | undefined, method: string): number | u
   return Number(cursor)
 }
 
-export function pageTasks(ctx: Ctx, p: ParsedParams<'tasks.page'>): TaskPage {
+export function pageTasks(ctx: ReadCtx, p: ParsedParams<'tasks.page'>): TaskPage {
   const limit = p.limit ?? DEFAULT_PAGE
   const filter = {
     statuses: p.status,
@@ -74,7 +74,7 @@ export function pageTasks(ctx: Ctx, p: ParsedParams<'tasks.page'>): TaskPage {
   }
 }
 
-export function pageReports(ctx: Ctx, p: ParsedParams<'reports.page'>): ReportPage {
+export function pageReports(ctx: ReadCtx, p: ParsedParams<'reports.page'>): ReportPage {
   const limit = p.limit ?? DEFAULT_PAGE
   const filter = {
     taskId: p.taskId === undefined ? undefined : taskRow(ctx, p.taskId).id,

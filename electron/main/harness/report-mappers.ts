@@ -3,12 +3,12 @@ import type * as s from '../../../shared/schemas'
 import { IMPACT_SUMMARY_LIMIT } from '../../../shared/schemas'
 import type { NoticeRow } from '../store/log-repo'
 import type { ReportRow } from '../store/reports-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
+import type { ReadableStore } from '../store/readable-store'
 import { makeId, makeKey } from './ids'
 import { idOrNull, push } from './record-mappers'
 
 /** Reports for a set of rows: basis, claims and claim links are read once for the whole set, not per row. */
-export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]): s.Report[] {
+export function toReports(ws: string, store: ReadableStore, rows: ReportRow[]): s.Report[] {
   const related = store.reports.related(rows.map((r) => r.id))
   const byClaim = new Map<number, { decisionIds: string[]; stale: boolean }>()
   for (const l of related.links) {
@@ -59,17 +59,17 @@ export function toReports(ws: string, store: WorkspaceStore, rows: ReportRow[]):
   })
 }
 
-export function toReport(ws: string, store: WorkspaceStore, r: ReportRow): s.Report {
+export function toReport(ws: string, store: ReadableStore, r: ReportRow): s.Report {
   return toReports(ws, store, [r]).at(0)!
 }
 
 /** A notice with every task and report it names (its reports may be derived from its edit: see LogRepo.reportIds). */
-export function toNotice(ws: string, store: WorkspaceStore, r: NoticeRow): s.Notice {
+export function toNotice(ws: string, store: ReadableStore, r: NoticeRow): s.Notice {
   return noticeOf(ws, r, JSON.parse(r.task_ids) as number[], store.log.reportIds(r))
 }
 
 /** The notice for its event: the first ids and the counts, so its size does not grow with the edit. */
-export function toNoticeSummary(ws: string, store: WorkspaceStore, r: NoticeRow): s.NoticeSummary {
+export function toNoticeSummary(ws: string, store: ReadableStore, r: NoticeRow): s.NoticeSummary {
   const tasks = JSON.parse(r.task_ids) as number[]
   return {
     ...noticeOf(ws, r, tasks.slice(0, IMPACT_SUMMARY_LIMIT), store.log.reportIds(r, 0, IMPACT_SUMMARY_LIMIT)),

@@ -6,7 +6,7 @@ import type { PlanRow } from '../store/plans-repo'
 import type { PullRequestRow } from '../store/pull-requests-repo'
 import type { ReportRow } from '../store/reports-repo'
 import type { TaskLinkRow, TaskRow } from '../store/tasks-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
+import type { ReadableStore } from '../store/readable-store'
 import { makeId, makeKey } from './ids'
 import { idOrNull, push, toPlan } from './record-mappers'
 import { toReports } from './report-mappers'
@@ -43,7 +43,7 @@ const noBranch: Pick<s.Task, 'branch' | 'head' | 'merged'> = { branch: null, hea
  */
 export function readinessOfTasks(
   ws: string,
-  store: WorkspaceStore,
+  store: ReadableStore,
   rows: TaskRow[],
   links: Map<number, TaskLinkRow[]>,
 ): Map<number, s.TaskReadiness> {
@@ -108,7 +108,7 @@ export function readinessOfTasks(
 }
 
 /** One task's readiness, its links read here (tasks.accept's check, automatic turns). */
-export function readinessOfTask(ws: string, store: WorkspaceStore, row: TaskRow): s.TaskReadiness {
+export function readinessOfTask(ws: string, store: ReadableStore, row: TaskRow): s.TaskReadiness {
   return readinessOfTasks(ws, store, [row], new Map([[row.id, store.tasks.links(row.id)]])).get(row.id)!
 }
 
@@ -137,7 +137,7 @@ export function toTaskBase(ws: string, c: BaseCheckRow): s.TaskBase {
 /** A queued merge as the card shows it: its place, its state, and the reports it waits for (from the readiness). */
 function toMergeQueue(
   ws: string,
-  store: WorkspaceStore,
+  store: ReadableStore,
   q: MergeQueueRow & { rank: number },
   readiness: s.TaskReadiness,
 ): s.TaskMergeQueue {
@@ -165,7 +165,7 @@ function toMergeQueue(
 }
 
 /** Tasks for a set of rows: links, blockers, branches and readiness are read once for the whole set, not per row. */
-export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.Task[] {
+export function toTasks(ws: string, store: ReadableStore, rows: TaskRow[]): s.Task[] {
   const ids = rows.map((r) => r.id)
   const related = store.tasks.related(ids)
   const linkRows = new Map<number, TaskLinkRow[]>()
@@ -208,7 +208,7 @@ export function toTasks(ws: string, store: WorkspaceStore, rows: TaskRow[]): s.T
   return rows.map((r) => taskOf(ws, r, rel))
 }
 
-export function toTask(ws: string, store: WorkspaceStore, r: TaskRow): s.Task {
+export function toTask(ws: string, store: ReadableStore, r: TaskRow): s.Task {
   return toTasks(ws, store, [r]).at(0)!
 }
 

@@ -3,7 +3,7 @@
  * claims and basis entries pinned to `from` leave (stale, suspect), those pinned to `to` come back
  * (restored). Only reports that existed at the edit (id ≤ last) count, so the same answer holds later.
  */
-import type { WorkspaceStore } from '../../store/workspace-store'
+import type { ReadableStore } from '../../store/readable-store'
 
 export interface TouchedReport {
   id: number
@@ -27,7 +27,7 @@ export interface EditPins {
 
 /** Touched reports with id in (after, last], ascending; at most `limit` (-1: all). */
 export function touchedReports(
-  store: WorkspaceStore,
+  store: ReadableStore,
   e: EditPins,
   after: number,
   limit = -1,
@@ -80,7 +80,7 @@ export function touchedReports(
   return out
 }
 
-function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reportPins']['pinnedBasis']>, at: number): boolean {
+function setHead(t: TouchedReport, b: ReturnType<ReadableStore['reportPins']['pinnedBasis']>, at: number): boolean {
   t.taskId = b.tasks[at] ?? 0
   t.authorId = b.authors[at] ?? null
   t.claimCount = b.claimCounts[at] ?? 0
@@ -88,7 +88,7 @@ function setHead(t: TouchedReport, b: ReturnType<WorkspaceStore['reportPins']['p
 }
 
 /** The claim ids the edit made stale and restored, for reports in (after, upTo]. */
-export function touchedClaims(store: WorkspaceStore, e: EditPins, after: number, upTo: number) {
+export function touchedClaims(store: ReadableStore, e: EditPins, after: number, upTo: number) {
   const r = store.reportPins
   const ids = (fingerprint: string) =>
     r.pinTotals(e.decisionId, fingerprint).claims > 0
