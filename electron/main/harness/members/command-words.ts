@@ -9,30 +9,12 @@
  * `xargs`, `find`…) is never a rule's prefix: allowing it would allow anything (`env PATH=… npm test` included).
  */
 import path from 'node:path'
+import { INTERPRETER_NAMES } from './program-names'
 
 /** Shells whose `-c` string is the command to read. */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'fish'])
 /** Interpreters: a rule may name the script they run (`node build.js`), never the interpreter with code or flags. */
-const INTERPRETERS = new Set([
-  'node',
-  'nodejs',
-  'deno',
-  'bun',
-  'python',
-  'python2',
-  'python3',
-  'perl',
-  'ruby',
-  'php',
-  'lua',
-  'Rscript',
-  'osascript',
-  'pwsh',
-  'powershell',
-  'tclsh',
-  'awk',
-  'gawk',
-])
+const INTERPRETERS = new Set(INTERPRETER_NAMES)
 /** Programs that run the command or code they are handed: never a prefix, whatever follows. */
 const RUNNERS = new Set([
   'env',

@@ -18,6 +18,7 @@
 import path from 'node:path'
 import { forEachChild, parse, type Command, type SyntaxNode, type Word as ShellWord } from 'unbash'
 import { GIT_SUBCOMMANDS } from './git-subcommands'
+import { INTERPRETER_NAMES } from './program-names'
 
 /** A word as the shell runs it: its text without quoting, or null when only the running shell knows it. */
 export type Word = string | null
@@ -34,28 +35,7 @@ export interface CommandsRun {
 }
 
 /** Interpreters: code they are handed is not shell, but a deny rule it names (`os.system('git push')`) asks. */
-const INTERPRETERS = new Set([
-  'node',
-  'nodejs',
-  'deno',
-  'bun',
-  'python',
-  'python2',
-  'python3',
-  'perl',
-  'ruby',
-  'php',
-  'lua',
-  'Rscript',
-  'osascript',
-  'pwsh',
-  'powershell',
-  'tclsh',
-  'awk',
-  'gawk',
-  'mawk',
-  'nawk',
-])
+const INTERPRETERS = new Set([...INTERPRETER_NAMES, 'mawk', 'nawk'])
 /** Shells whose `-c` string is the command they run. */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'fish', 'rbash'])
 /**

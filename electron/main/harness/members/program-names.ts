@@ -1,0 +1,21 @@
+/** Interpreters of code: what a command line hands them is code, not shell (command-words.ts, shell-commands.ts). */
+export const INTERPRETER_NAMES: readonly string[] = [
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'pwsh',
+  'powershell',
+  'tclsh',
+  'awk',
+  'gawk',
+]
