@@ -82,6 +82,19 @@ export function recordedIn(e: AdrEntry, adr: string, people: People): string {
   return `Recorded in Concord as ${d.id} (${adr}), created ${minute(d.createdAt)} by ${people(d.createdBy)}; now at version ${d.version} (fingerprint \`${d.fingerprint}\`).`
 }
 
+/** The closing section of an ADR in a flavour that has no place of its own for Concord's record: where it is kept. */
+export function recordSection(ctx: AdrContext, d: DecisionDoc, e: AdrEntry, adr: string, heading: string): string[] {
+  return [
+    `## ${heading}`,
+    '',
+    recordedIn(e, adr, ctx.people),
+    '',
+    ...concordRecord(ctx, d, '###'),
+    generatedNotice(e, adr),
+    '',
+  ]
+}
+
 /** Revision history, earlier statements, pending proposals and linked reports, as `level` headings. */
 export function concordRecord(ctx: AdrContext, d: DecisionDoc, level: string): string[] {
   const { people } = ctx

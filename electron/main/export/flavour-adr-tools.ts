@@ -7,7 +7,7 @@
  * "generated" notice, which names the D-n, is the last line.
  */
 import { adrEntry, adrLabel, type AdrContext, type AdrRef } from './adr-model'
-import { concordRecord, consequenceBullets, generatedNotice, recordedIn } from './adr-sections'
+import { consequenceBullets, recordSection } from './adr-sections'
 import type { DecisionDoc } from './schema'
 import { day, oneLine } from './text'
 
@@ -41,14 +41,6 @@ export function renderAdrToolsFlavour(ctx: AdrContext, d: DecisionDoc): string {
   )
   const consequences = consequenceBullets(ctx, d)
   out.push(...(consequences.length ? consequences : ['No task depends on this decision.']), '')
-  out.push(
-    '## Concord record',
-    '',
-    recordedIn(e, adr, ctx.people),
-    '',
-    ...concordRecord(ctx, d, '###'),
-    generatedNotice(e, adr),
-    '',
-  )
+  out.push(...recordSection(ctx, d, e, adr, 'Concord record'))
   return out.join('\n')
 }

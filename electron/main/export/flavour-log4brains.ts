@@ -7,7 +7,7 @@
  * log4brains reads no front matter (it would hide the header), so the notice is the last line.
  */
 import { adrEntry, adrLabel, adrSlug, involved, type AdrContext, type AdrRef } from './adr-model'
-import { concordRecord, generatedNotice, madrBody, recordedIn } from './adr-sections'
+import { madrBody, recordSection } from './adr-sections'
 import type { DecisionDoc } from './schema'
 import { day, oneLine } from './text'
 
@@ -31,14 +31,6 @@ export function renderLog4brainsFlavour(ctx: AdrContext, d: DecisionDoc): string
     ...madrBody(ctx, d, e),
   ]
   if (e.supersedes) out.push('## Links', '', `- Supersedes ${link(e.supersedes)}`, '')
-  out.push(
-    '## More Information',
-    '',
-    recordedIn(e, adr, ctx.people),
-    '',
-    ...concordRecord(ctx, d, '###'),
-    generatedNotice(e, adr),
-    '',
-  )
+  out.push(...recordSection(ctx, d, e, adr, 'More Information'))
   return out.join('\n')
 }

@@ -29,16 +29,22 @@ export function syncTaskBranch(
   base: string,
   limit: TransferLimit,
 ): Promise<SyncResult> {
-  return onePerTree(path.resolve(dir), () => syncOnce(root, dir, branch, base, limit))
+  return onePerTree(path.resolve(dir), () => syncOnce({ root, dir, branch, base, limit }))
 }
 
-async function syncOnce(
-  root: string,
-  dir: string,
-  branch: string,
-  base: string,
-  limit: TransferLimit,
-): Promise<SyncResult> {
+async function syncOnce({
+  root,
+  dir,
+  branch,
+  base,
+  limit,
+}: {
+  root: string
+  dir: string
+  branch: string
+  base: string
+  limit: TransferLimit
+}): Promise<SyncResult> {
   if (!isOwnTree(dir)) return { head: null, landed: false }
   const head = await treeHead(dir)
   if (!head) return { head: null, landed: false }

@@ -59,18 +59,11 @@ function setMemberArchived(
   requireDecider(actorOf(ctx, p.actorId), archive ? 'archive members' : 'restore members')
   const n = memberRowOf(ctx, p.memberId, 'memberId')
   if (archive) requireIdle(ctx, n, activity)
-  const at = now()
-  const row = ctx.store.transaction(() => {
-    const cur = ctx.store.members.get(n)!
-    // Archiving twice keeps the first date; restoring a member that is not archived changes nothing.
-    if (Boolean(cur.archived_at) === archive) return cur
-    ctx.store.archive.setMember(n, archive ? at : null, at)
-    ctx.store.log.appendEvent(
-      archive ? 'member.archived' : 'member.restored',
-      { memberId: n, actorId: p.actorId ?? null },
-      at,
-    )
-    return ctx.store.members.get(n)!
+  const row = setArchivedTx(ctx, archive, {
+    get: () => ctx.store.members.get(n)!,
+    set: (date, at) => ctx.store.archive.setMember(n, date, at),
+    event: archive ? 'member.archived' : 'member.restored',
+    payload: { memberId: n, actorId: p.actorId ?? null },
   })
   const member = memberDto(ctx, h.secrets, row)
   ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
@@ -90,17 +83,11 @@ function setTaskArchived(h: Harness, p: { taskId: string; actorId?: string }, ar
   const n = rowOf(ctx, 'task', p.taskId, 'taskId')
   if (!ctx.store.tasks.get(n)) throw new ApiError('not_found', `taskId: task ${p.taskId} does not exist`)
   requireDecider(actorOf(ctx, p.actorId), `${archive ? 'archive' : 'restore'} ${makeKey('task', n)}`)
-  const at = now()
-  const row = ctx.store.transaction(() => {
-    const cur = ctx.store.tasks.get(n)!
-    if (Boolean(cur.archived_at) === archive) return cur
-    ctx.store.archive.setTask(n, archive ? at : null, at)
-    ctx.store.log.appendEvent(
-      archive ? 'task.archived' : 'task.restored',
-      { taskId: n, actorId: p.actorId ?? null },
-      at,
-    )
-    return ctx.store.tasks.get(n)!
+  const row = setArchivedTx(ctx, archive, {
+    get: () => ctx.store.tasks.get(n)!,
+    set: (date, at) => ctx.store.archive.setTask(n, date, at),
+    event: archive ? 'task.archived' : 'task.restored',
+    payload: { taskId: n, actorId: p.actorId ?? null },
   })
   const task = toTask(ctx.wsId, ctx.store, row)
   ctx.emit('task.changed', { workspaceId: ctx.wsId, task })
@@ -164,4 +151,23 @@ export function requireActiveMember(ctx: Ctx, rowId: number): void {
       'invalid_transition',
       `${row.name} is archived: restore it (Archived, in the sidebar) before sending it messages`,
     )
+}
+
+/**
+ * A member's or task's archived date set (or cleared) in one transaction, with its event. Archiving twice keeps the
+ * first date; restoring a record that is not archived changes nothing.
+ */
+function setArchivedTx<R extends { archived_at: string | null }>(
+  ctx: Ctx,
+  archive: boolean,
+  r: { get: () => R; set: (date: string | null, at: string) => void; event: string; payload: Record<string, unknown> },
+): R {
+  const at = now()
+  return ctx.store.transaction(() => {
+    const cur = r.get()
+    if (Boolean(cur.archived_at) === archive) return cur
+    r.set(archive ? at : null, at)
+    ctx.store.log.appendEvent(r.event, r.payload, at)
+    return r.get()
+  })
 }
