@@ -82,18 +82,15 @@ export function Question({ memberId, question, answered }: { memberId: string; q
   )
 }
 
-/** One tool call folded with its result: a line when closed, arguments and observation when open. */
-export function ToolCall({
-  memberId,
-  call,
-  result,
-  awaiting,
-}: {
+interface ToolCallProps {
   memberId: string
   call: StepToolCall
   result: Step | undefined
   awaiting: boolean
-}) {
+}
+
+/** One tool call folded with its result: a line when closed, arguments and observation when open. */
+export function ToolCall({ memberId, call, result, awaiting }: ToolCallProps) {
   const question = call.name === 'ask_human' ? questionText(call.argumentsText) : null
   const open = useApp((s) => s.sessions[memberId]?.info.question?.stepId)
   if (question && result?.status === 'done' && !result.tool?.isError)
@@ -101,17 +98,7 @@ export function ToolCall({
   return <FoldedToolCall memberId={memberId} call={call} result={result} awaiting={awaiting} />
 }
 
-function FoldedToolCall({
-  memberId,
-  call,
-  result,
-  awaiting,
-}: {
-  memberId: string
-  call: StepToolCall
-  result: Step | undefined
-  awaiting: boolean
-}) {
+function FoldedToolCall({ memberId, call, result, awaiting }: ToolCallProps) {
   const [open, setOpen] = useState(false)
   const [all, setAll] = useState(false)
   const approvalId = result?.tool?.callId ?? call.id
