@@ -9,25 +9,19 @@ import { DialogActions } from '../../components/DialogActions'
 import { ErrorText, Modal } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { SettingField } from './SettingField'
+import { SettingField, SettingsLink } from './SettingField'
 import './trees.css'
 
 export function ForgeSettingsLink() {
   const isolation = useApp((s) => s.workspaceSettings?.isolation)
-  const [open, setOpen] = useState(false)
   if (isolation !== 'worktree') return null
   return (
-    <>
-      <button
-        className="link-btn small tree-settings-link"
-        onClick={() => setOpen(true)}
-        data-testid="forge-settings-open"
-        title="The remote a task's branch is pushed to, and the GitHub token its pull request is opened with"
-      >
-        Pull requests…
-      </button>
-      {open && <ForgeSettings onClose={() => setOpen(false)} />}
-    </>
+    <SettingsLink
+      testId="forge-settings-open"
+      title="The remote a task's branch is pushed to, and the GitHub token its pull request is opened with"
+      label="Pull requests…"
+      dialog={(onClose) => <ForgeSettings onClose={onClose} />}
+    />
   )
 }
 

@@ -8,27 +8,21 @@ import { DialogActions } from '../../components/DialogActions'
 import { ErrorText, Modal } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
-import { SettingField } from './SettingField'
+import { SettingField, SettingsLink } from './SettingField'
 import './trees.css'
 
 export function TreeSettingsLink() {
   const settings = useApp((s) => s.workspaceSettings)
-  const [open, setOpen] = useState(false)
   if (settings?.isolation !== 'worktree') return null
   const set = [settings.setupCommand && 'setup', settings.copyFiles.length > 0 && 'files', settings.runCommand && 'run']
   const summary = set.filter(Boolean).join(', ')
   return (
-    <>
-      <button
-        className="link-btn small tree-settings-link"
-        onClick={() => setOpen(true)}
-        data-testid="tree-settings-open"
-        title="Files copied into each task's tree, its setup command, and a run command"
-      >
-        Task trees{summary ? `: ${summary}` : '…'}
-      </button>
-      {open && <TreeSettings onClose={() => setOpen(false)} />}
-    </>
+    <SettingsLink
+      testId="tree-settings-open"
+      title="Files copied into each task's tree, its setup command, and a run command"
+      label={`Task trees${summary ? `: ${summary}` : '…'}`}
+      dialog={(onClose) => <TreeSettings onClose={onClose} />}
+    />
   )
 }
 
