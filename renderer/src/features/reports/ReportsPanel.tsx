@@ -8,6 +8,7 @@ import { takeStaleReportsOnly } from '../../stores/open-filtered'
 import { useApp } from '../../stores/app-store'
 import { FocusedReport } from './FocusedReport'
 import './reports.css'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 /** Rows this close to the end of what is loaded ask for the next page. */
 const LOAD_AHEAD = 20
@@ -106,15 +107,9 @@ function ReportList() {
           {all.staleTotal} stale
         </span>
         <span className="spacer" />
-        <label className="reports-filter">
-          <input
-            type="checkbox"
-            checked={staleOnly}
-            onChange={(e) => setStaleOnly(e.target.checked)}
-            data-testid="reports-stale-only"
-          />{' '}
+        <CheckboxRow className="reports-filter" checked={staleOnly} onChange={setStaleOnly} testId="reports-stale-only">
           Stale only
-        </label>
+        </CheckboxRow>
       </div>
       <div className="reports-scroll" ref={scrollRef} data-testid="reports-scroll">
         {staleOnly && list.total === 0 && !loading && (

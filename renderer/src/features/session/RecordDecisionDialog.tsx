@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import type { Step } from '../../../../shared/schemas'
+import { DialogActions } from '../../components/DialogActions'
 import { ErrorText, Field, Modal } from '../../components/ui'
 import { excerpt } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -50,49 +51,21 @@ export function RecordDecisionDialog({ step, text, onClose }: { step: Step; text
       title="Record from this message"
       onClose={onClose}
       footer={
-        <>
-          <button className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button className="btn primary" disabled={!ready || submit.pending} onClick={() => void submit.run()}>
-            {mode === 'new' ? 'Record decision' : 'Propose change'}
-          </button>
-        </>
+        <DialogActions
+          onCancel={onClose}
+          onConfirm={() => void submit.run()}
+          confirmLabel={mode === 'new' ? 'Record decision' : 'Propose change'}
+          disabled={!ready || submit.pending}
+        />
       }
     >
-      <div className="segmented" role="tablist">
-        <button
-          role="tab"
-          aria-selected={mode === 'new'}
-          className={mode === 'new' ? 'on' : ''}
-          onClick={() => setMode('new')}
-        >
-          New decision
-        </button>
-        <button
-          role="tab"
-          aria-selected={mode === 'change'}
-          className={mode === 'change' ? 'on' : ''}
-          onClick={() => setMode('change')}
-          disabled={decisions.length === 0}
-        >
-          Change an existing one
-        </button>
-      </div>
+      <ModeTabs mode={mode} setMode={setMode} canChange={decisions.length > 0} />
       {mode === 'new' ? (
         <Field label="Title">
           <input value={title} onChange={(e) => setTitle(e.target.value)} aria-label="Decision title" />
         </Field>
       ) : (
-        <Field label="Decision" hint="Recorded as a proposal: it changes nothing until you (or a decider) accept it.">
-          <select value={decisionId} onChange={(e) => setDecisionId(e.target.value)} aria-label="Decision">
-            {decisions.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.key} · {d.title} (v{d.version}, {d.status})
-              </option>
-            ))}
-          </select>
-        </Field>
+        <DecisionPick decisionId={decisionId} setDecisionId={setDecisionId} />
       )}
       <Field label={mode === 'new' ? 'Statement' : 'New statement'}>
         <textarea value={statement} onChange={(e) => setStatement(e.target.value)} rows={5} aria-label="Statement" />
@@ -109,5 +82,54 @@ export function RecordDecisionDialog({ step, text, onClose }: { step: Step; text
       <div className="muted small">Linked to this message; the decision shows where it was made.</div>
       <ErrorText error={submit.error?.message} />
     </Modal>
+  )
+}
+
+/** New decision, or a change to an existing one (offered once there is one). */
+function ModeTabs({
+  mode,
+  setMode,
+  canChange,
+}: {
+  mode: 'new' | 'change'
+  setMode(mode: 'new' | 'change'): void
+  canChange: boolean
+}) {
+  return (
+    <div className="segmented" role="tablist">
+      <button
+        role="tab"
+        aria-selected={mode === 'new'}
+        className={mode === 'new' ? 'on' : ''}
+        onClick={() => setMode('new')}
+      >
+        New decision
+      </button>
+      <button
+        role="tab"
+        aria-selected={mode === 'change'}
+        className={mode === 'change' ? 'on' : ''}
+        onClick={() => setMode('change')}
+        disabled={!canChange}
+      >
+        Change an existing one
+      </button>
+    </div>
+  )
+}
+
+/** The decision a proposed change is for. */
+function DecisionPick({ decisionId, setDecisionId }: { decisionId: string; setDecisionId(id: string): void }) {
+  const decisions = useApp(selectDecisions)
+  return (
+    <Field label="Decision" hint="Recorded as a proposal: it changes nothing until you (or a decider) accept it.">
+      <select value={decisionId} onChange={(e) => setDecisionId(e.target.value)} aria-label="Decision">
+        {decisions.map((d) => (
+          <option key={d.id} value={d.id}>
+            {d.key} · {d.title} (v{d.version}, {d.status})
+          </option>
+        ))}
+      </select>
+    </Field>
   )
 }

@@ -1,12 +1,11 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Avatar, EmptyState, StatusDot, stateWords } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { MemberEditor } from '../team/MemberEditor'
 import { Composer } from './Composer'
 import { SessionList } from './SessionList'
-import { ApproveButtons } from './ToolCall'
-import { approvalSummary } from './ApprovalPreview'
+import { ApprovalBar } from './ApprovalBar'
 import { RetryButton } from './RetryButton'
 import { ContinueButton } from './ContinueButton'
 import { ArchiveButton } from '../archive/ArchiveButton'
@@ -14,107 +13,12 @@ import { TaskTurnsBanner, TaskTurnsPicker } from './TaskTurns'
 import { fixedInSettings } from '../../../../shared/session-errors'
 import './member-trouble.css'
 
-/** Whether a key press belongs to a field (typing), not to the approval bar's shortcuts. */
-const typing = (t: EventTarget | null) =>
-  t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))
-
-/**
- * The calls a member waits on, each with why it asks and its buttons. Keys (outside a text field): A allows the
- * first, L "always allows" it, D denies it (with a reason), Shift+A allows every call waiting.
- */
-function ApprovalBar({ memberId, keys }: { memberId: string; keys: boolean }) {
-  const api = useApp((s) => s.api)
-  const approvals = useApp((s) => s.sessions[memberId]?.info.pendingApprovals)
-  const bar = useRef<HTMLDivElement>(null)
-  const all = useAction(async (allow: boolean) => {
-    for (const a of approvals ?? [])
-      await api.call('sessions.approve', { memberId, callId: a.callId, allow }).catch(() => undefined)
-  })
-  const count = approvals?.length ?? 0
-  useEffect(() => {
-    if (!keys || !count) return
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return
-      const press = (action: string) => {
-        const button = bar.current?.querySelector<HTMLButtonElement>(
-          `[data-testid=approval-item] [data-action=${action}]`,
-        )
-        if (!button) return
-        e.preventDefault()
-        button.click()
-      }
-      if (e.key === 'A' && e.shiftKey) {
-        e.preventDefault()
-        void all.run(true)
-      } else if (e.key === 'a') press('allow')
-      else if (e.key === 'l') press('always')
-      else if (e.key === 'd') press('deny')
-    }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  }, [keys, count, all])
-  if (!approvals?.length) return null
-  return (
-    <div className="approval-bar" data-testid="approval-bar" ref={bar}>
-      {approvals.map((a) => (
-        <div key={a.callId} className="approval-item" data-testid="approval-item" data-call-id={a.callId}>
-          <span className="approval-what">
-            Wants to run <code>{a.name}</code> <span className="muted mono">{approvalSummary(a.argumentsText)}</span>
-            {a.why && (
-              <span className="approval-why small" data-testid="approval-why">
-                Asks because {a.why}.
-              </span>
-            )}
-          </span>
-          <ApproveButtons memberId={memberId} callId={a.callId} tool={a.name} />
-        </div>
-      ))}
-      <div className="approval-keys muted small">
-        {count > 1 && (
-          <>
-            <button
-              className="btn small primary"
-              disabled={all.pending}
-              onClick={() => void all.run(true)}
-              data-testid="allow-all"
-            >
-              Allow all {count}
-            </button>
-            <button
-              className="btn small danger"
-              disabled={all.pending}
-              onClick={() => void all.run(false)}
-              data-testid="deny-all"
-            >
-              Deny all
-            </button>
-          </>
-        )}
-        {keys && (
-          <span>
-            Keys: <kbd>A</kbd> allow · <kbd>L</kbd> always allow · <kbd>D</kbd> deny{count > 1 ? ' (the first)' : ''}
-            {count > 1 ? (
-              <>
-                {' '}
-                · <kbd>Shift</kbd>+<kbd>A</kbd> allow all
-              </>
-            ) : null}
-          </span>
-        )}
-      </div>
-    </div>
-  )
-}
-
 export function SessionHeader({ memberId, compact }: { memberId: string; compact?: boolean }) {
   const api = useApp((s) => s.api)
   const member = useApp((s) => s.members[memberId])
   const info = useApp((s) => s.sessions[memberId]?.info)
-  const selectMember = useApp((s) => s.selectMember)
   const [editing, setEditing] = useState(false)
   const interrupt = useAction(async () => api.call('sessions.interrupt', { memberId }))
-  const reset = useAction(async () => api.call('sessions.reset', { memberId }))
-  const restart = useAction(async () => api.call('sessions.restart', { memberId }))
   const [confirmReset, setConfirmReset] = useState(false)
   const hasSteps = useApp((s) => (s.sessions[memberId]?.steps.length ?? 0) > 0)
   if (!member) return null
@@ -125,91 +29,20 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
     <div className={`session-head${compact ? ' compact' : ''}`} data-testid="session-head" data-state={state}>
       <Avatar id={member.id} name={member.name} size={compact ? 24 : 32} />
       <div className="session-head-main">
-        <div className="session-head-name">
-          {compact ? (
-            <button className="link-btn strong" onClick={() => selectMember(memberId)}>
-              {member.name}
-            </button>
-          ) : (
-            member.name
-          )}
-          <span className="muted"> · {member.role}</span>
-        </div>
-        <div className="session-head-sub">
-          <StatusDot state={state} /> {stateWords[state]}
-          {info?.queued ? ` · ${info.queued} queued` : ''}
-          {info?.pendingNotices
-            ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending`
-            : ''}
-          {!compact && (
-            <span className="muted">
-              {' '}
-              · {member.provider ? member.provider.model : 'no provider'} · {member.authority}
-            </span>
-          )}
-          {!compact && <TaskTurnsPicker memberId={memberId} />}
-        </div>
+        <SessionTitle memberId={memberId} compact={compact} />
         {state === 'error' && info?.error && (
-          <div className="error-inline session-stop" data-testid="session-error" data-code={info.errorCode ?? ''}>
-            <span className="session-stop-text">{info.error}</span>
-            {settingsFix ? (
-              // Restart and a new conversation do not fix a key: the settings do, and saving them sends the message.
-              <>
-                <button
-                  className="btn small primary"
-                  onClick={() => setEditing(true)}
-                  data-testid="fix-in-settings"
-                  title={`Open ${member.name}’s provider settings; saving them sends the failed message again`}
-                >
-                  Fix in settings
-                </button>
-                <RetryButton memberId={memberId} primary={false} />
-              </>
-            ) : (
-              <>
-                <RetryButton memberId={memberId} />
-                <button
-                  className="btn small"
-                  onClick={() => void restart.run()}
-                  disabled={restart.pending}
-                  data-testid="restart-member"
-                  title={
-                    member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'
-                  }
-                >
-                  Restart
-                </button>
-                {restart.error && <span className="error-inline"> {restart.error.message}</span>}
-                {!compact && (
-                  <>
-                    {' '}
-                    <button className="link-btn" onClick={() => setConfirmReset(true)}>
-                      Start a new conversation
-                    </button>{' '}
-                    if this keeps failing.
-                  </>
-                )}
-              </>
-            )}
-          </div>
+          <SessionStop
+            memberId={memberId}
+            compact={compact}
+            error={info.error}
+            errorCode={info.errorCode}
+            settingsFix={settingsFix}
+            onFix={() => setEditing(true)}
+            onReset={() => setConfirmReset(true)}
+          />
         )}
         <ContinueButton memberId={memberId} />
-        {confirmReset && (
-          <div className="reset-confirm" role="group" aria-label="Start a new conversation">
-            {member.name} starts again without the earlier messages; they stay in the store and the export.{' '}
-            <button
-              className="btn small primary"
-              disabled={reset.pending}
-              onClick={() => void reset.run().then((r) => r && setConfirmReset(false))}
-            >
-              Start over
-            </button>{' '}
-            <button className="btn small" onClick={() => setConfirmReset(false)}>
-              Cancel
-            </button>
-            {reset.error && <span className="error-inline"> {reset.error.message}</span>}
-          </div>
-        )}
+        {confirmReset && <ResetConfirm memberId={memberId} onDone={() => setConfirmReset(false)} />}
       </div>
       {busy && (
         <button
@@ -247,6 +80,123 @@ export function SessionHeader({ memberId, compact }: { memberId: string; compact
           onClose={() => setEditing(false)}
         />
       )}
+    </div>
+  )
+}
+
+/** The member's name and role, its state, what waits for it, and (in its own view) its model and task picker. */
+function SessionTitle({ memberId, compact }: { memberId: string; compact?: boolean }) {
+  const member = useApp((s) => s.members[memberId])
+  const info = useApp((s) => s.sessions[memberId]?.info)
+  const selectMember = useApp((s) => s.selectMember)
+  if (!member) return null
+  const state = info?.state ?? 'idle'
+  return (
+    <>
+      <div className="session-head-name">
+        {compact ? (
+          <button className="link-btn strong" onClick={() => selectMember(memberId)}>
+            {member.name}
+          </button>
+        ) : (
+          member.name
+        )}
+        <span className="muted"> · {member.role}</span>
+      </div>
+      <div className="session-head-sub">
+        <StatusDot state={state} /> {stateWords[state]}
+        {info?.queued ? ` · ${info.queued} queued` : ''}
+        {info?.pendingNotices ? ` · ${info.pendingNotices} notice${info.pendingNotices === 1 ? '' : 's'} pending` : ''}
+        {!compact && (
+          <span className="muted">
+            {' '}
+            · {member.provider ? member.provider.model : 'no provider'} · {member.authority}
+          </span>
+        )}
+        {!compact && <TaskTurnsPicker memberId={memberId} />}
+      </div>
+    </>
+  )
+}
+
+/** Why the member stopped, and what gets it going again: the settings, Retry, Restart, or a new conversation. */
+function SessionStop(p: {
+  memberId: string
+  compact?: boolean
+  error: string
+  errorCode?: string | null
+  settingsFix: boolean
+  onFix(): void
+  onReset(): void
+}) {
+  const api = useApp((s) => s.api)
+  const member = useApp((s) => s.members[p.memberId])
+  const restart = useAction(async () => api.call('sessions.restart', { memberId: p.memberId }))
+  if (!member) return null
+  return (
+    <div className="error-inline session-stop" data-testid="session-error" data-code={p.errorCode ?? ''}>
+      <span className="session-stop-text">{p.error}</span>
+      {p.settingsFix ? (
+        // Restart and a new conversation do not fix a key: the settings do, and saving them sends the message.
+        <>
+          <button
+            className="btn small primary"
+            onClick={p.onFix}
+            data-testid="fix-in-settings"
+            title={`Open ${member.name}’s provider settings; saving them sends the failed message again`}
+          >
+            Fix in settings
+          </button>
+          <RetryButton memberId={p.memberId} primary={false} />
+        </>
+      ) : (
+        <>
+          <RetryButton memberId={p.memberId} />
+          <button
+            className="btn small"
+            onClick={() => void restart.run()}
+            disabled={restart.pending}
+            data-testid="restart-member"
+            title={member.provider?.kind === 'acp' ? 'Start its agent again and resume the queue' : 'Resume the queue'}
+          >
+            Restart
+          </button>
+          {restart.error && <span className="error-inline"> {restart.error.message}</span>}
+          {!p.compact && (
+            <>
+              {' '}
+              <button className="link-btn" onClick={p.onReset}>
+                Start a new conversation
+              </button>{' '}
+              if this keeps failing.
+            </>
+          )}
+        </>
+      )}
+    </div>
+  )
+}
+
+/** "Start a new conversation": said what it does, then Start over or Cancel. */
+function ResetConfirm({ memberId, onDone }: { memberId: string; onDone(): void }) {
+  const api = useApp((s) => s.api)
+  const member = useApp((s) => s.members[memberId])
+  const reset = useAction(async () => api.call('sessions.reset', { memberId }))
+  if (!member) return null
+  return (
+    <div className="reset-confirm" role="group" aria-label="Start a new conversation">
+      {member.name} starts again without the earlier messages; they stay in the store and the export.{' '}
+      <button
+        className="btn small primary"
+        disabled={reset.pending}
+        onClick={() => void reset.run().then((r) => r && onDone())}
+      >
+        Start over
+      </button>{' '}
+      <button className="btn small" onClick={onDone}>
+        Cancel
+      </button>
+      {reset.error && <span className="error-inline"> {reset.error.message}</span>}
     </div>
   )
 }

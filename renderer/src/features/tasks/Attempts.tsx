@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react'
 import type { Task, TaskAttempt, TaskAttempts } from '../../../../shared/schemas'
 import { taskStatusWords } from '../../../../shared/task-rules'
+import { DialogActions } from '../../components/DialogActions'
 import { Avatar, Badge, ErrorText, Modal } from '../../components/ui'
 import { asClientError } from '../../api/errors'
 import { useAction } from '../../lib/use-action'
@@ -30,22 +31,18 @@ export function TryWithDialog({ task, onClose }: { task: Task; onClose(): void }
       title={`Try ${task.key} with…`}
       onClose={onClose}
       footer={
-        <>
-          <span className="muted small grow" data-testid="try-with-count">
-            {picked.length} of {MIN}–{MAX} chosen
-          </span>
-          <button className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            className="btn primary"
-            disabled={!ok || start.pending}
-            onClick={() => void start.run()}
-            data-testid="try-with-start"
-          >
-            {start.pending ? 'Starting…' : `Start ${picked.length >= MIN ? picked.length : ''} attempts`}
-          </button>
-        </>
+        <DialogActions
+          before={
+            <span className="muted small grow" data-testid="try-with-count">
+              {picked.length} of {MIN}–{MAX} chosen
+            </span>
+          }
+          onCancel={onClose}
+          onConfirm={() => void start.run()}
+          confirmLabel={start.pending ? 'Starting…' : `Start ${picked.length >= MIN ? picked.length : ''} attempts`}
+          disabled={!ok || start.pending}
+          testId="try-with-start"
+        />
       }
     >
       <p className="muted small try-with-lead">

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
+import { ChoiceButtons } from '../../components/ChoiceButtons'
 import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -17,7 +18,6 @@ export function PlanReview({ task }: { task: Task }) {
   const assignee = useApp((s) => (task.assigneeId ? s.members[task.assigneeId] : undefined))
   const [mode, setMode] = useState<'read' | 'changes' | 'reject'>('read')
   const [comment, setComment] = useState('')
-  const [showApproved, setShowApproved] = useState(false)
   const approve = useAction(async () => applyTask((await api.call('plans.approve', { taskId: task.id })).task))
   const requestChanges = useAction(async () => {
     applyTask((await api.call('plans.requestChanges', { taskId: task.id, comment: comment.trim() })).task)
@@ -32,16 +32,7 @@ export function PlanReview({ task }: { task: Task }) {
   const plan = task.plan ?? null
   const who = author?.name ?? assignee?.name ?? 'the assignee'
 
-  if (plan?.state === 'approved')
-    return (
-      <div className="plan-line small" data-testid="plan-approved">
-        <button className="linklike" onClick={() => setShowApproved(!showApproved)} aria-expanded={showApproved}>
-          plan {plan.n} approved
-        </button>
-        {showApproved && <pre className="plan-body">{plan.body}</pre>}
-      </div>
-    )
-
+  if (plan?.state === 'approved') return <ApprovedPlan n={plan.n} body={plan.body} />
   if (plan?.state !== 'pending') {
     if (task.status !== 'in_progress')
       return (
@@ -68,81 +59,138 @@ export function PlanReview({ task }: { task: Task }) {
         {plan.body}
       </pre>
       {mode === 'changes' && (
-        <form
-          className="plan-form"
-          onSubmit={(e) => {
-            e.preventDefault()
-            if (comment.trim()) void requestChanges.run()
-          }}
-        >
-          <textarea
-            value={comment}
-            onChange={(e) => setComment(e.target.value)}
-            rows={3}
-            autoFocus
-            aria-label="What to change in the plan"
-            placeholder={`What ${who} should change; it plans again`}
-            data-testid="plan-comment"
-          />
-          <div className="plan-actions">
-            <button className="btn small primary" disabled={busy || !comment.trim()} data-testid="plan-send-changes">
-              Send to {who}
-            </button>
-            <button type="button" className="btn small" onClick={() => setMode('read')}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <ChangesForm
+          who={who}
+          comment={comment}
+          setComment={setComment}
+          busy={busy}
+          onSend={() => void requestChanges.run()}
+          onCancel={() => setMode('read')}
+        />
       )}
-      {mode === 'reject' && (
+      {mode !== 'changes' && (
+        <PlanChoices
+          mode={mode}
+          setMode={setMode}
+          busy={busy}
+          taskKey={task.key}
+          n={plan.n}
+          who={who}
+          onApprove={() => void approve.run()}
+          onReject={(to) => void reject.run(to)}
+        />
+      )}
+      <ErrorText error={(approve.error ?? requestChanges.error ?? reject.error)?.message} />
+    </section>
+  )
+}
+
+/** An approved plan, folded under one line. */
+function ApprovedPlan({ n, body }: { n: number; body: string }) {
+  const [open, setOpen] = useState(false)
+  return (
+    <div className="plan-line small" data-testid="plan-approved">
+      <button className="linklike" onClick={() => setOpen(!open)} aria-expanded={open}>
+        plan {n} approved
+      </button>
+      {open && <pre className="plan-body">{body}</pre>}
+    </div>
+  )
+}
+
+/** Request changes: the comment the assignee gets (it plans again), Send and Cancel. */
+function ChangesForm(p: {
+  who: string
+  comment: string
+  setComment(text: string): void
+  busy: boolean
+  onSend(): void
+  onCancel(): void
+}) {
+  return (
+    <form
+      className="plan-form"
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (p.comment.trim()) p.onSend()
+      }}
+    >
+      <textarea
+        value={p.comment}
+        onChange={(e) => p.setComment(e.target.value)}
+        rows={3}
+        autoFocus
+        aria-label="What to change in the plan"
+        placeholder={`What ${p.who} should change; it plans again`}
+        data-testid="plan-comment"
+      />
+      <div className="plan-actions">
+        <button className="btn small primary" disabled={p.busy || !p.comment.trim()} data-testid="plan-send-changes">
+          Send to {p.who}
+        </button>
+        <button type="button" className="btn small" onClick={p.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** Approve, Request changes, Reject; once Reject is chosen: back to to do, or cancel the task, or keep it. */
+function PlanChoices(p: {
+  mode: 'read' | 'reject'
+  setMode(mode: 'read' | 'changes' | 'reject'): void
+  busy: boolean
+  taskKey: string
+  n: number
+  who: string
+  onApprove(): void
+  onReject(to: 'todo' | 'cancelled'): void
+}) {
+  return (
+    <>
+      {p.mode === 'reject' && (
         <div className="plan-actions plan-reject" role="group" aria-label="Reject the plan">
-          <span className="small">Reject plan {plan.n}, and</span>
-          <button
-            className="btn small"
-            disabled={busy}
-            onClick={() => void reject.run('todo')}
-            data-testid="plan-reject-todo"
-          >
-            move {task.key} back to to do
-          </button>
-          <button
-            className="btn small danger"
-            disabled={busy}
-            onClick={() => void reject.run('cancelled')}
-            data-testid="plan-reject-cancel"
-          >
-            cancel {task.key}
-          </button>
-          <button type="button" className="btn small ghost" onClick={() => setMode('read')}>
+          <span className="small">Reject plan {p.n}, and</span>
+          <ChoiceButtons
+            disabled={p.busy}
+            choices={[
+              {
+                label: `move ${p.taskKey} back to to do`,
+                onClick: () => p.onReject('todo'),
+                testId: 'plan-reject-todo',
+              },
+              {
+                label: `cancel ${p.taskKey}`,
+                tone: 'danger',
+                onClick: () => p.onReject('cancelled'),
+                testId: 'plan-reject-cancel',
+              },
+            ]}
+          />
+          <button type="button" className="btn small ghost" onClick={() => p.setMode('read')}>
             Keep it
           </button>
         </div>
       )}
-      {mode === 'read' && (
+      {p.mode === 'read' && (
         <div className="plan-actions">
-          <button
-            className="btn small primary"
-            disabled={busy}
-            onClick={() => void approve.run()}
-            data-testid="plan-approve"
-            title={`${who} writes the code now, following this plan`}
-          >
-            Approve
-          </button>
-          <button className="btn small" disabled={busy} onClick={() => setMode('changes')} data-testid="plan-changes">
-            Request changes
-          </button>
-          <button
-            className="btn small ghost"
-            disabled={busy}
-            onClick={() => setMode('reject')}
-            data-testid="plan-reject"
-          >
-            Reject
-          </button>
+          <ChoiceButtons
+            disabled={p.busy}
+            choices={[
+              {
+                label: 'Approve',
+                tone: 'primary',
+                onClick: () => p.onApprove(),
+                testId: 'plan-approve',
+                title: `${p.who} writes the code now, following this plan`,
+              },
+              { label: 'Request changes', onClick: () => p.setMode('changes'), testId: 'plan-changes' },
+              { label: 'Reject', tone: 'ghost', onClick: () => p.setMode('reject'), testId: 'plan-reject' },
+            ]}
+          />
         </div>
       )}
-      <ErrorText error={(approve.error ?? requestChanges.error ?? reject.error)?.message} />
-    </section>
+    </>
   )
 }

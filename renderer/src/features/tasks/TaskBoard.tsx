@@ -12,6 +12,7 @@ import { NoTasks } from './NoTasks'
 import { takeBoardFilter } from '../../stores/open-filtered'
 import { FocusedTask } from './FocusedTask'
 import './board.css'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 const working = workingStatuses
 const foldable = foldedStatuses
@@ -47,14 +48,13 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
           </option>
         ))}
       </select>
-      <label className="check small">
-        <input
-          type="checkbox"
-          checked={!!filter.flagged}
-          onChange={(e) => onChange({ ...filter, flagged: e.target.checked ? true : undefined })}
-        />{' '}
+      <CheckboxRow
+        className="check small"
+        checked={!!filter.flagged}
+        onChange={(on) => onChange({ ...filter, flagged: on ? true : undefined })}
+      >
         Flagged only
-      </label>
+      </CheckboxRow>
     </div>
   )
 }

@@ -2,6 +2,7 @@ import type { Task } from '../../../../shared/schemas'
 import { reportKinds as kinds } from '../../../../shared/report-kinds'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers } from '../../stores/selectors'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 export type ReportKind = Task['requiredReports'][number]
 export const reportKinds: readonly ReportKind[] = kinds
@@ -90,12 +91,13 @@ export function AssigneeSelect({
 /** Plan first: the assignee's first turn writes a plan in a read-only tree, and code waits for your approval. */
 export function PlanFirstCheck({ checked, onChange }: { checked: boolean; onChange(next: boolean): void }) {
   return (
-    <label
-      className="check"
+    <CheckboxRow
+      checked={checked}
+      onChange={onChange}
+      testId="plan-first"
       title="The assignee first writes a plan in a read-only tree; code only once you approve it"
     >
-      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid="plan-first" />{' '}
       Plan first: approve a plan before any code is written
-    </label>
+    </CheckboxRow>
   )
 }

@@ -1,5 +1,6 @@
 import { Field } from '../../components/ui'
 import { agentChoices, type AgentDraft } from '../../lib/presets'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 /** An external agent's settings: its install line, command override, arguments, environment, key, home and turn rules. */
 export function AgentFields({
@@ -99,33 +100,33 @@ export function AgentFields({
           </Field>
         )}
       </div>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.isolatedHome}
-          onChange={(e) => onChange({ ...draft, isolatedHome: e.target.checked })}
-          aria-label="Isolated home"
-        />{' '}
+      <CheckboxRow
+        checked={draft.isolatedHome}
+        onChange={(isolatedHome) => onChange({ ...draft, isolatedHome })}
+        label="Isolated home"
+        hint={
+          <span className="muted small">
+            {' '}
+            (HOME and the agent’s config folder under Concord’s data folder, for this member only)
+          </span>
+        }
+      >
         Isolated home
-        <span className="muted small">
-          {' '}
-          (HOME and the agent’s config folder under Concord’s data folder, for this member only)
-        </span>
-      </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.interruptOnAdjustment}
-          onChange={(e) => onChange({ ...draft, interruptOnAdjustment: e.target.checked })}
-          aria-label="Interrupt and re-prompt"
-        />{' '}
+      </CheckboxRow>
+      <CheckboxRow
+        checked={draft.interruptOnAdjustment}
+        onChange={(interruptOnAdjustment) => onChange({ ...draft, interruptOnAdjustment })}
+        label="Interrupt and re-prompt"
+        hint={
+          <span className="muted small">
+            {' '}
+            (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it
+            hears at its next Concord tool call or turn end)
+          </span>
+        }
+      >
         Interrupt and re-prompt
-        <span className="muted small">
-          {' '}
-          (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it
-          hears at its next Concord tool call or turn end)
-        </span>
-      </label>
+      </CheckboxRow>
     </div>
   )
 }

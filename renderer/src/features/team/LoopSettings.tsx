@@ -4,6 +4,7 @@ import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import './loop-settings.css'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 type Toggle =
   'startAgentOnTaskStart' | 'autoTurns' | 'autoDeliver' | 'autoChecks' | 'planFirst' | 'followUps' | 'merges'
@@ -89,15 +90,15 @@ export function LoopSettings() {
   return (
     <div className="loop-settings small" data-testid="loop-settings">
       {toggles.map((t) => (
-        <label key={t.key} className="check" title={t.explain}>
-          <input
-            type="checkbox"
-            checked={shown[t.key] ?? checkedOf(settings, t.key)}
-            onChange={(e) => void save.run(t.key, e.target.checked)}
-            data-testid={`setting-${t.key}`}
-          />{' '}
+        <CheckboxRow
+          key={t.key}
+          title={t.explain}
+          checked={shown[t.key] ?? checkedOf(settings, t.key)}
+          onChange={(on) => void save.run(t.key, on)}
+          testId={`setting-${t.key}`}
+        >
           {t.label}
-        </label>
+        </CheckboxRow>
       ))}
       <ErrorText error={save.error?.message} />
     </div>

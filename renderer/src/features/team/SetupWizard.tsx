@@ -8,6 +8,7 @@ import { useApp } from '../../stores/app-store'
 import { MemberEditor } from './MemberEditor'
 import { ProviderFields } from './ProviderFields'
 import { TeamOffer } from './TeamOffer'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 /** First run in a workspace: set up a provider, then create the team from role presets. */
 export function SetupWizard() {
@@ -71,10 +72,9 @@ export function SetupWizard() {
               and are never shown again.
             </p>
             {!skipProvider && <ProviderFields draft={draft} onChange={setDraft} prefillModel />}
-            <label className="check">
-              <input type="checkbox" checked={skipProvider} onChange={(e) => setSkipProvider(e.target.checked)} /> Skip
-              for now (members cannot talk until they have a provider)
-            </label>
+            <CheckboxRow checked={skipProvider} onChange={setSkipProvider}>
+              Skip for now (members cannot talk until they have a provider)
+            </CheckboxRow>
             <div className="form-actions">
               <button
                 className="btn"

@@ -4,27 +4,24 @@
  */
 import { useEffect, useState } from 'react'
 import type { ForgeSettings as Settings } from '../../../../shared/schemas'
+import { CheckboxRow } from '../../components/CheckboxRow'
+import { DialogActions } from '../../components/DialogActions'
 import { ErrorText, Modal } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
+import { SettingField, SettingsLink } from './SettingField'
 import './trees.css'
 
 export function ForgeSettingsLink() {
   const isolation = useApp((s) => s.workspaceSettings?.isolation)
-  const [open, setOpen] = useState(false)
   if (isolation !== 'worktree') return null
   return (
-    <>
-      <button
-        className="link-btn small tree-settings-link"
-        onClick={() => setOpen(true)}
-        data-testid="forge-settings-open"
-        title="The remote a task's branch is pushed to, and the GitHub token its pull request is opened with"
-      >
-        Pull requests…
-      </button>
-      {open && <ForgeSettings onClose={() => setOpen(false)} />}
-    </>
+    <SettingsLink
+      testId="forge-settings-open"
+      title="The remote a task's branch is pushed to, and the GitHub token its pull request is opened with"
+      label="Pull requests…"
+      dialog={(onClose) => <ForgeSettings onClose={onClose} />}
+    />
   )
 }
 
@@ -62,19 +59,13 @@ function ForgeSettings({ onClose }: { onClose(): void }) {
       title="Pull requests"
       onClose={onClose}
       footer={
-        <>
-          <button className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            className="btn primary"
-            disabled={save.pending || !current}
-            onClick={() => void save.run()}
-            data-testid="forge-settings-save"
-          >
-            Save
-          </button>
-        </>
+        <DialogActions
+          onCancel={onClose}
+          onConfirm={() => void save.run()}
+          confirmLabel="Save"
+          disabled={save.pending || !current}
+          testId="forge-settings-save"
+        />
       }
     >
       <div className="tree-settings" data-testid="forge-settings">
@@ -82,18 +73,16 @@ function ForgeSettings({ onClose }: { onClose(): void }) {
           “Push &amp; open PR” on a task’s card runs your own <code>git push</code> (your credentials; Concord reads
           none) and opens a pull request on GitHub with the task’s evidence.
         </p>
-        <label className="field">
-          <b>Remote</b>
+        <SettingField name="Remote" hint="Its URL names the GitHub repository (ssh or https).">
           <input type="text" value={remote} onChange={(e) => setRemote(e.target.value)} data-testid="forge-remote" />
-          <span className="muted small">Its URL names the GitHub repository (ssh or https).</span>
-        </label>
-        <label className="field">
-          <b>GitHub API</b>
+        </SettingField>
+        <SettingField name="GitHub API" hint="https://api.github.com, or your GitHub Enterprise’s API.">
           <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} data-testid="forge-base-url" />
-          <span className="muted small">https://api.github.com, or your GitHub Enterprise’s API.</span>
-        </label>
-        <label className="field">
-          <b>Token</b>
+        </SettingField>
+        <SettingField
+          name="Token"
+          hint="Kept in Concord’s secret store; never shown again, logged or given to a member."
+        >
           <input
             type="password"
             value={token}
@@ -102,15 +91,11 @@ function ForgeSettings({ onClose }: { onClose(): void }) {
             placeholder={current?.hasToken ? 'set — leave empty to keep it' : 'a token that may open pull requests'}
             data-testid="forge-token"
           />
-          <span className="muted small">
-            Kept in Concord’s secret store; never shown again, logged or given to a member.
-          </span>
-        </label>
+        </SettingField>
         {current?.hasToken && (
-          <label className="check small">
-            <input type="checkbox" checked={removeToken} onChange={(e) => setRemoveToken(e.target.checked)} /> Remove
-            the token
-          </label>
+          <CheckboxRow className="check small" checked={removeToken} onChange={setRemoveToken}>
+            Remove the token
+          </CheckboxRow>
         )}
         <ErrorText error={load.error?.message ?? save.error?.message} />
       </div>

@@ -19,24 +19,30 @@ const stateWords: Record<TreeRun['state'], string> = {
 }
 const tone = { running: 'info', passed: 'good', failed: 'bad', stopped: 'warn', interrupted: 'warn' } as const
 
-export function TreeRuns({ task }: { task: Task }) {
+/** Loads a task's tree runs into their store while it has a tree; events keep them current after. */
+function useLoadTreeRuns(taskId: string, hasTree: boolean) {
   const api = useApp((s) => s.api)
-  const settings = useApp((s) => s.workspaceSettings)
-  const runs = useTreeRuns((s) => s.byTask[task.id])
   const applyAll = useTreeRuns((s) => s.applyAll)
-  const apply = useTreeRuns((s) => s.apply)
-  const hasTree = Boolean(task.branch && !task.merged && task.status !== 'cancelled')
   useEffect(() => {
     if (!hasTree) return
     let alive = true
-    api.call('tasks.treeRuns', { taskId: task.id }).then(
-      (list) => alive && applyAll(task.id, list),
+    api.call('tasks.treeRuns', { taskId }).then(
+      (list) => alive && applyAll(taskId, list),
       () => undefined,
     )
     return () => {
       alive = false
     }
-  }, [api, applyAll, hasTree, task.id])
+  }, [api, applyAll, hasTree, taskId])
+}
+
+export function TreeRuns({ task }: { task: Task }) {
+  const api = useApp((s) => s.api)
+  const settings = useApp((s) => s.workspaceSettings)
+  const runs = useTreeRuns((s) => s.byTask[task.id])
+  const apply = useTreeRuns((s) => s.apply)
+  const hasTree = Boolean(task.branch && !task.merged && task.status !== 'cancelled')
+  useLoadTreeRuns(task.id, hasTree)
   const act = useAction(async (what: 'tasks.run' | 'tasks.stopRun' | 'tasks.setupAgain') =>
     apply(await api.call(what, { taskId: task.id })),
   )
