@@ -19,6 +19,16 @@ function saveFrom(name: string, url: string): void {
   a.remove()
 }
 
+/** What the export is asked for: the format, and the flavour and folder when chosen. */
+function exportParams(workspaceId: string, format: Format, flavour: Flavour, folder: string) {
+  return {
+    workspaceId,
+    format,
+    ...(format === 'madr' && flavour ? { flavour } : {}),
+    ...(folder.trim() ? { folder: folder.trim() } : {}),
+  }
+}
+
 export function useExportPlan() {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)!
@@ -35,12 +45,7 @@ export function useExportPlan() {
   const [edited, setEdited] = useState<EditedFile[] | null>(null)
   const [plan, setPlan] = useState<ExportResult | null>(null)
   const [done, setDone] = useState<string | null>(null)
-  const params = () => ({
-    workspaceId,
-    format,
-    ...(format === 'madr' && flavour ? { flavour } : {}),
-    ...(folder.trim() ? { folder: folder.trim() } : {}),
-  })
+  const params = () => exportParams(workspaceId, format, flavour, folder)
   // Only the answer to the newest inputs is shown (an older dry run may answer last).
   const seq = useRef(0)
   const preview = useAction(async () => {
