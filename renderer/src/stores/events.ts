@@ -91,16 +91,10 @@ export interface EventWiring {
   flush(): void
 }
 
-export function connectEvents(
-  store: AppStore,
-  scheduler: Scheduler = frameScheduler,
-  notify: Notifier = desktopNotifier(store),
-): EventWiring {
-  const { api } = store.getState()
+/** Streamed text per member and step, applied to the store once per frame. */
+function deltaBuffer(store: AppStore, scheduler: Scheduler) {
   let deltas = new Map<string, Map<string, string>>()
   let frame: number | null = null
-  const timers = new Map<Refresh, ReturnType<typeof setTimeout>>()
-
   const flush = () => {
     if (frame !== null) scheduler.cancel(frame)
     frame = null
@@ -109,8 +103,32 @@ export function connectEvents(
     deltas = new Map()
     store.getState().applyDeltas(batch)
   }
+  return {
+    flush,
+    add(memberId: string, stepId: string, text: string) {
+      let byStep = deltas.get(memberId)
+      if (!byStep) {
+        byStep = new Map<string, string>()
+        deltas.set(memberId, byStep)
+      }
+      byStep.set(stepId, (byStep.get(stepId) ?? '') + text)
+      if (frame === null) frame = scheduler.request(flush)
+    },
+    /** Drops what is buffered for one step (its step event carries it), or for the whole member. */
+    drop(memberId: string, stepId?: string) {
+      if (stepId === undefined) deltas.delete(memberId)
+      else deltas.get(memberId)?.delete(stepId)
+    },
+    stop() {
+      if (frame !== null) scheduler.cancel(frame)
+    },
+  }
+}
+type DeltaBuffer = ReturnType<typeof deltaBuffer>
 
-  /** Coalesces refetches that several events in a burst would each ask for. */
+/** Coalesces refetches that several events in a burst would each ask for. */
+function refetcher(store: AppStore) {
+  const timers = new Map<Refresh, ReturnType<typeof setTimeout>>()
   const soon = (...which: Refresh[]) => {
     for (const w of which) {
       if (timers.has(w)) continue
@@ -125,96 +143,120 @@ export function connectEvents(
       )
     }
   }
+  const stop = () => {
+    for (const t of timers.values()) clearTimeout(t)
+  }
+  return { soon, stop }
+}
+type Soon = (...which: Refresh[]) => void
 
-  const onEvent = (envelope: EventEnvelope) => {
-    const s = store.getState()
-    const payload = envelope.payload as { workspaceId?: string }
-    if (envelope.event !== 'workspace.opened' && payload.workspaceId !== s.workspaceId) return
-    switch (envelope.event) {
-      case 'workspace.opened': {
-        const { workspace } = envelope.payload
-        if (!s.workspaces.some((w) => w.id === workspace.id))
-          store.setState({ workspaces: [...s.workspaces, workspace] })
-        return
-      }
-      case 'member.changed':
-        s.applyMember(envelope.payload.member)
-        // A task's readiness names who to ask from the team as it is: the shown tasks are read again.
-        void s.invalidateLists(['tasks'])
-        return
-      case 'decision.created':
-        s.applyDecision(envelope.payload.decision)
-        soon('metrics')
-        return
-      case 'decision.changed': {
-        const p = envelope.payload
-        // Applied once (the editor's answer may have been first): the lists it may affect are read again.
-        void s.applyDecisionChange(p.decision, p.impact)
-        soon('metrics')
-        if (p.impact.notifiedMemberIds.length) soon('sessions')
-        return
-      }
-      case 'proposal.changed':
-        s.applyProposal(envelope.payload.proposal)
-        soon('metrics')
-        return
-      case 'task.treeRun':
-        useTreeRuns.getState().apply(envelope.payload.run)
-        return
-      case 'task.changed':
-        s.applyTask(envelope.payload.task)
-        soon('metrics')
-        return
-      case 'report.submitted':
-        // Its card shows when a report list is read again, which fetches the task it names if none is cached.
-        s.applyReport(envelope.payload.report)
-        return
-      case 'notice.created': {
-        const { notice } = envelope.payload
-        const held = s.sessions[notice.memberId]
-        if (held) s.applySessionInfo({ ...held.info, pendingNotices: held.info.pendingNotices + 1 })
-        soon('metrics')
-        return
-      }
-      case 'session.state': {
-        const { session } = envelope.payload
-        const prev = s.sessions[session.memberId]?.info
-        s.applySessionInfo(session)
-        const name = s.members[session.memberId]?.name
-        const note = name ? notificationFor(prev, session, name) : null
-        // Opt-in (the user turned notifications on), and only while the window is not focused.
-        if (note && s.notifyDesktop && !windowFocused()) notify(note.title, note.body)
-        return
-      }
-      case 'session.step': {
-        const { memberId, step } = envelope.payload
-        // The step's text already contains every delta sent before it: drop what is still buffered.
-        deltas.get(memberId)?.delete(step.id)
-        s.applyStep(memberId, step)
-        if (step.usage) soon('metrics')
-        return
-      }
-      case 'session.reset': {
-        const { memberId } = envelope.payload
-        deltas.delete(memberId)
-        s.applySessionReset(memberId)
-        return
-      }
-      case 'session.delta': {
-        const { memberId, stepId, text } = envelope.payload
-        let byStep = deltas.get(memberId)
-        if (!byStep) {
-          byStep = new Map<string, string>()
-          deltas.set(memberId, byStep)
-        }
-        byStep.set(stepId, (byStep.get(stepId) ?? '') + text)
-        if (frame === null) frame = scheduler.request(flush)
-        return
-      }
+/** The events about the workspace's records: its team, decisions, proposals, tasks, reports and notices. */
+function applyRecordEvent(store: AppStore, envelope: EventEnvelope, soon: Soon): void {
+  const s = store.getState()
+  switch (envelope.event) {
+    case 'workspace.opened': {
+      const { workspace } = envelope.payload
+      if (!s.workspaces.some((w) => w.id === workspace.id)) store.setState({ workspaces: [...s.workspaces, workspace] })
+      return
+    }
+    case 'member.changed':
+      s.applyMember(envelope.payload.member)
+      // A task's readiness names who to ask from the team as it is: the shown tasks are read again.
+      void s.invalidateLists(['tasks'])
+      return
+    case 'decision.created':
+      s.applyDecision(envelope.payload.decision)
+      soon('metrics')
+      return
+    case 'decision.changed': {
+      const p = envelope.payload
+      // Applied once (the editor's answer may have been first): the lists it may affect are read again.
+      void s.applyDecisionChange(p.decision, p.impact)
+      soon('metrics')
+      if (p.impact.notifiedMemberIds.length) soon('sessions')
+      return
+    }
+    case 'proposal.changed':
+      s.applyProposal(envelope.payload.proposal)
+      soon('metrics')
+      return
+    case 'task.treeRun':
+      useTreeRuns.getState().apply(envelope.payload.run)
+      return
+    case 'task.changed':
+      s.applyTask(envelope.payload.task)
+      soon('metrics')
+      return
+    case 'report.submitted':
+      // Its card shows when a report list is read again, which fetches the task it names if none is cached.
+      s.applyReport(envelope.payload.report)
+      return
+    case 'notice.created': {
+      const { notice } = envelope.payload
+      const held = s.sessions[notice.memberId]
+      if (held) s.applySessionInfo({ ...held.info, pendingNotices: held.info.pendingNotices + 1 })
+      soon('metrics')
+      return
     }
   }
+}
 
-  const offEvents = api.onEvent(onEvent)
+/** The events about the members' sessions: their state, steps, resets and streamed text. */
+function applySessionEvent(
+  store: AppStore,
+  envelope: EventEnvelope,
+  { soon, deltas, notify }: { soon: Soon; deltas: DeltaBuffer; notify: Notifier },
+): void {
+  const s = store.getState()
+  switch (envelope.event) {
+    case 'session.state': {
+      const { session } = envelope.payload
+      const prev = s.sessions[session.memberId]?.info
+      s.applySessionInfo(session)
+      const name = s.members[session.memberId]?.name
+      const note = name ? notificationFor(prev, session, name) : null
+      // Opt-in (the user turned notifications on), and only while the window is not focused.
+      if (note && s.notifyDesktop && !windowFocused()) notify(note.title, note.body)
+      return
+    }
+    case 'session.step': {
+      const { memberId, step } = envelope.payload
+      // The step's text already contains every delta sent before it: drop what is still buffered.
+      deltas.drop(memberId, step.id)
+      s.applyStep(memberId, step)
+      if (step.usage) soon('metrics')
+      return
+    }
+    case 'session.reset': {
+      const { memberId } = envelope.payload
+      deltas.drop(memberId)
+      s.applySessionReset(memberId)
+      return
+    }
+    case 'session.delta': {
+      const { memberId, stepId, text } = envelope.payload
+      deltas.add(memberId, stepId, text)
+      return
+    }
+  }
+}
+
+export function connectEvents(
+  store: AppStore,
+  scheduler: Scheduler = frameScheduler,
+  notify: Notifier = desktopNotifier(store),
+): EventWiring {
+  const { api } = store.getState()
+  const deltas = deltaBuffer(store, scheduler)
+  const refetches = refetcher(store)
+  const soon = refetches.soon
+
+  const offEvents = api.onEvent((envelope: EventEnvelope) => {
+    const payload = envelope.payload as { workspaceId?: string }
+    if (envelope.event !== 'workspace.opened' && payload.workspaceId !== store.getState().workspaceId) return
+    applyRecordEvent(store, envelope, soon)
+    applySessionEvent(store, envelope, { soon, deltas, notify })
+  })
   let wasOpen = false
   const offConn = api.onConnection((state) => {
     store.setState({ connection: state })
@@ -224,12 +266,12 @@ export function connectEvents(
   })
 
   return {
-    flush,
+    flush: deltas.flush,
     stop() {
       offEvents()
       offConn()
-      if (frame !== null) scheduler.cancel(frame)
-      for (const t of timers.values()) clearTimeout(t)
+      deltas.stop()
+      refetches.stop()
     },
   }
 }

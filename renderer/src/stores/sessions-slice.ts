@@ -1,7 +1,8 @@
 import { asClientError } from '../api/errors'
 import { appendText, mergeSteps, upsertStep } from './steps'
 import { sessionOf } from './workspace-slice'
-import type { AppState, SessionState, SessionsSlice, SliceCreator, TaskSessionState } from './types'
+import type { Step } from '../../../shared/schemas'
+import type { AppState, AppStore, SessionState, SessionsSlice, SliceCreator, TaskSessionState } from './types'
 
 /** Steps fetched on opening a session: enough for the first screen, the rest pages in on scroll. */
 export const FIRST_PAGE = 30
@@ -38,8 +39,45 @@ function patchTask(
 const withoutMember = (all: Record<string, TaskSessionState>, memberId: string) =>
   Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith(`${memberId}/`)))
 
-export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) => ({
-  sessions: {},
+/** Changes one session (a member's, or a member's on a task) in the state. */
+type PatchOne = (s: AppState, change: (x: TaskSessionState) => Partial<TaskSessionState>) => Partial<AppState>
+
+/** The newest page merged in: older pages already loaded stay, and so does whether more precede them. */
+function withNewest(x: TaskSessionState, steps: Step[], hasMore: boolean): Partial<TaskSessionState> {
+  const first = steps[0]
+  const oldest = x.steps[0]
+  const keepsOlder = x.loaded && first && oldest && oldest.seq < first.seq
+  return { steps: mergeSteps(x.steps, steps), hasMore: keepsOlder ? x.hasMore : hasMore, loaded: true, loading: false }
+}
+
+/** Reads the page before the oldest loaded step, when there is one and no such read is under way. */
+async function loadOlderPage(
+  set: AppStore['setState'],
+  held: TaskSessionState | undefined,
+  patchOne: PatchOne,
+  read: (before: number) => Promise<{ steps: Step[]; hasMore: boolean }>,
+): Promise<void> {
+  if (!held || !held.loaded || !held.hasMore || held.loadingOlder) return
+  const before = held.steps.find((st) => Number.isInteger(st.seq))?.seq
+  if (before === undefined) return
+  set((s) => patchOne(s, () => ({ loadingOlder: true })))
+  try {
+    const page = await read(before)
+    set((s) =>
+      patchOne(s, (x) => ({ steps: mergeSteps(page.steps, x.steps), hasMore: page.hasMore, loadingOlder: false })),
+    )
+  } catch (err) {
+    set((s) => patchOne(s, () => ({ loadingOlder: false, error: asClientError(err).message })))
+  }
+}
+
+type TaskSessionsPart = Pick<
+  SessionsSlice,
+  'taskSessions' | 'sessionTask' | 'openTaskSession' | 'showAllTurns' | 'loadTaskSession' | 'loadOlderOfTask'
+>
+
+/** A member's turns on one task (sessions.get with taskId), and which task each member's session shows. */
+const createTaskSessionsPart: SliceCreator<TaskSessionsPart> = (set, get, api) => ({
   taskSessions: {},
   sessionTask: {},
 
@@ -63,43 +101,26 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
     set((s) => patchTask(s, key, () => ({ loading: true, error: null })))
     try {
       const { steps, hasMore } = await api.call('sessions.get', { memberId, taskId, limit: FIRST_PAGE })
-      set((s) =>
-        patchTask(s, key, (x) => {
-          const oldest = x.steps[0]
-          const keepsOlder = x.loaded && steps[0] && oldest && oldest.seq < steps[0].seq
-          return {
-            steps: mergeSteps(x.steps, steps),
-            hasMore: keepsOlder ? x.hasMore : hasMore,
-            loaded: true,
-            loading: false,
-          }
-        }),
-      )
+      set((s) => patchTask(s, key, (x) => withNewest(x, steps, hasMore)))
     } catch (err) {
       set((s) => patchTask(s, key, () => ({ loading: false, error: asClientError(err).message })))
     }
   },
 
-  async loadOlderOfTask(memberId, taskId) {
+  loadOlderOfTask(memberId, taskId) {
     const key = taskSessionKey(memberId, taskId)
-    const held = get().taskSessions[key]
-    if (!held || !held.loaded || !held.hasMore || held.loadingOlder) return
-    const before = held.steps.find((st) => Number.isInteger(st.seq))?.seq
-    if (before === undefined) return
-    set((s) => patchTask(s, key, () => ({ loadingOlder: true })))
-    try {
-      const page = await api.call('sessions.get', { memberId, taskId, before, limit: OLDER_PAGE })
-      set((s) =>
-        patchTask(s, key, (x) => ({
-          steps: mergeSteps(page.steps, x.steps),
-          hasMore: page.hasMore,
-          loadingOlder: false,
-        })),
-      )
-    } catch (err) {
-      set((s) => patchTask(s, key, () => ({ loadingOlder: false, error: asClientError(err).message })))
-    }
+    return loadOlderPage(
+      set,
+      get().taskSessions[key],
+      (s, change) => patchTask(s, key, change),
+      (before) => api.call('sessions.get', { memberId, taskId, before, limit: OLDER_PAGE }),
+    )
   },
+})
+
+/** The members' whole sessions: their pages, and the events that change them. */
+const createMemberSessionsPart: SliceCreator<Omit<SessionsSlice, keyof TaskSessionsPart>> = (set, get, api) => ({
+  sessions: {},
 
   async loadSession(memberId, force = false) {
     const held = get().sessions[memberId]
@@ -108,39 +129,20 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
     try {
       const page = await api.call('sessions.get', { memberId, limit: FIRST_PAGE })
       const { steps, hasMore, ...info } = page
-      set((s) =>
-        patch(s, memberId, (x) => {
-          // Keep older pages already loaded when re-fetching the newest one.
-          const merged = mergeSteps(x.steps, steps)
-          const first = steps[0]
-          const oldest = x.steps[0]
-          const keepsOlder = x.loaded && first && oldest && oldest.seq < first.seq
-          return { steps: merged, hasMore: keepsOlder ? x.hasMore : hasMore, info, loaded: true, loading: false }
-        }),
-      )
+      // Keep older pages already loaded when re-fetching the newest one.
+      set((s) => patch(s, memberId, (x) => ({ ...withNewest(x, steps, hasMore), info })))
     } catch (err) {
       set((s) => patch(s, memberId, () => ({ loading: false, error: asClientError(err).message })))
     }
   },
 
-  async loadOlder(memberId) {
-    const held = get().sessions[memberId]
-    if (!held || !held.loaded || !held.hasMore || held.loadingOlder) return
-    const before = held.steps.find((st) => Number.isInteger(st.seq))?.seq
-    if (before === undefined) return
-    set((s) => patch(s, memberId, () => ({ loadingOlder: true })))
-    try {
-      const page = await api.call('sessions.get', { memberId, before, limit: OLDER_PAGE })
-      set((s) =>
-        patch(s, memberId, (x) => ({
-          steps: mergeSteps(page.steps, x.steps),
-          hasMore: page.hasMore,
-          loadingOlder: false,
-        })),
-      )
-    } catch (err) {
-      set((s) => patch(s, memberId, () => ({ loadingOlder: false, error: asClientError(err).message })))
-    }
+  loadOlder(memberId) {
+    return loadOlderPage(
+      set,
+      get().sessions[memberId],
+      (s, change) => patch(s, memberId, change),
+      (before) => api.call('sessions.get', { memberId, before, limit: OLDER_PAGE }),
+    )
   },
 
   applySessionReset(memberId) {
@@ -188,4 +190,9 @@ export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) 
   markRead(memberId) {
     if (get().sessions[memberId]?.unread) set((s) => patch(s, memberId, () => ({ unread: 0 })))
   },
+})
+
+export const createSessionsSlice: SliceCreator<SessionsSlice> = (set, get, api) => ({
+  ...createTaskSessionsPart(set, get, api),
+  ...createMemberSessionsPart(set, get, api),
 })

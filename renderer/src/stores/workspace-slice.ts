@@ -1,4 +1,5 @@
 import type { Member } from '../../../shared/schemas'
+import type { ClientApi } from '../api/bridge-client'
 import { asClientError } from '../api/errors'
 import { emptyListsData } from './lists-slice'
 import { idleInfo } from './steps'
@@ -36,6 +37,51 @@ function sessionOf(memberId: string): SessionState {
     loadingOlder: false,
     error: null,
     unread: 0,
+  }
+}
+
+/** A workspace's first screen: its team, decisions, proposals, figures, sessions and archived members. */
+async function readFirstScreen(api: ClientApi, workspaceId: string) {
+  const [members, decisions, proposals, metrics, sessionInfos, archived] = await Promise.all([
+    api.call('members.list', { workspaceId }),
+    api.call('decisions.list', { workspaceId }),
+    api.call('proposals.list', { workspaceId }),
+    api.call('metrics.get', { workspaceId }).catch(() => null),
+    // The session runtime may be unavailable (e.g. an older core): members then show as idle.
+    api.call('sessions.list', { workspaceId }).catch(() => []),
+    // Archived members are not in the team, but tasks and messages still name them.
+    api.call('archive.list', { workspaceId }).catch(() => ({ members: [], tasks: [] })),
+  ])
+  return { members, decisions, proposals, metrics, sessionInfos, archived }
+}
+
+type FirstScreen = Awaited<ReturnType<typeof readFirstScreen>>
+
+/** The first screen applied, and the member to show: `keepSelection` is the one shown before (a reselect). */
+function withFirstScreen(s: AppState, screen: FirstScreen, keepSelection: string | null): Partial<AppState> {
+  const { members, decisions, proposals, metrics, sessionInfos, archived } = screen
+  const sessions: Record<string, SessionState> = {}
+  for (const m of members) {
+    const held = s.sessions[m.id] ?? sessionOf(m.id)
+    const info = sessionInfos.find((i) => i.memberId === m.id)
+    sessions[m.id] = info ? { ...held, info } : held
+  }
+  // The member open before a reload opens again when it belongs to this workspace.
+  const remembered = s.lastMemberId
+  const isMember = (id: string | null) => Boolean(id && members.some((m: Member) => m.id === id))
+  // A member the user chose while the workspace loaded wins over both.
+  const chosen = s.selectedMemberId !== keepSelection && isMember(s.selectedMemberId) ? s.selectedMemberId : null
+  const selected =
+    chosen ?? (isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null))
+  return {
+    workspaceLoading: false,
+    members: { ...byId(archived.members), ...byId(members) },
+    memberOrder: members.map((m) => m.id),
+    sessions,
+    decisions: byId(decisions),
+    proposals: byId(proposals),
+    metrics,
+    selectedMemberId: selected,
   }
 }
 
@@ -90,43 +136,9 @@ export const createWorkspaceSlice: SliceCreator<WorkspaceSlice> = (set, get, api
     // The first screen only: tasks and reports come page by page as their views ask (useTaskList, useReportList). The
     // tab counts are read now, and the lists it already had (selected again: a reconnect) are out of date.
     void get().invalidateLists()
-    const [members, decisions, proposals, metrics, sessionInfos, archived] = await Promise.all([
-      api.call('members.list', { workspaceId }),
-      api.call('decisions.list', { workspaceId }),
-      api.call('proposals.list', { workspaceId }),
-      api.call('metrics.get', { workspaceId }).catch(() => null),
-      // The session runtime may be unavailable (e.g. an older core): members then show as idle.
-      api.call('sessions.list', { workspaceId }).catch(() => []),
-      // Archived members are not in the team, but tasks and messages still name them.
-      api.call('archive.list', { workspaceId }).catch(() => ({ members: [], tasks: [] })),
-    ])
+    const screen = await readFirstScreen(api, workspaceId)
     if (get().workspaceId !== workspaceId) return
-    set((s) => {
-      const sessions: Record<string, SessionState> = {}
-      for (const m of members) {
-        const held = s.sessions[m.id] ?? sessionOf(m.id)
-        const info = sessionInfos.find((i) => i.memberId === m.id)
-        sessions[m.id] = info ? { ...held, info } : held
-      }
-      // The member open before a reload opens again when it belongs to this workspace.
-      const remembered = s.lastMemberId
-      const isMember = (id: string | null) => Boolean(id && members.some((m: Member) => m.id === id))
-      // A member the user chose while the workspace loaded wins over both.
-      const chosen = s.selectedMemberId !== keepSelection && isMember(s.selectedMemberId) ? s.selectedMemberId : null
-      const selected =
-        chosen ??
-        (isMember(keepSelection) ? keepSelection : isMember(remembered) ? remembered : (members[0]?.id ?? null))
-      return {
-        workspaceLoading: false,
-        members: { ...byId(archived.members), ...byId(members) },
-        memberOrder: members.map((m) => m.id),
-        sessions,
-        decisions: byId(decisions),
-        proposals: byId(proposals),
-        metrics,
-        selectedMemberId: selected,
-      }
-    })
+    set((s) => withFirstScreen(s, screen, keepSelection))
   },
 
   async resync() {

@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import type { Decision, Revision } from '../../../../shared/schemas'
 import { Badge } from '../../components/ui'
 import { describeImpact } from '../../lib/impact'
 import { useApp } from '../../stores/app-store'
@@ -57,55 +58,25 @@ export function DecisionCard({
           v{stale ? pinnedVersion : decision.version}
         </span>
         {!editing && (
-          <span className="dcard-links">
-            <button
-              className="link-btn"
-              onClick={() => {
-                setOutcome(null)
-                setEditing(true)
-              }}
-              title={stale ? `Edit from the current version, v${decision.version}` : undefined}
-            >
-              Edit
-            </button>
-            <button className="link-btn" onClick={() => openDecision(decision.id)}>
-              History
-            </button>
-          </span>
+          <CardLinks
+            title={stale ? `Edit from the current version, v${decision.version}` : undefined}
+            onEdit={() => {
+              setOutcome(null)
+              setEditing(true)
+            }}
+            onHistory={() => openDecision(decision.id)}
+          />
         )}
       </div>
-      {!editing && stale && (
-        <div className="dcard-pin" data-testid="pinned-version">
-          <span className="pin-label">
-            Written against v{pinnedVersion} · {changedSince(decision.version)}
-          </span>
-          <button
-            className="link-btn"
-            onClick={() => setShowDiff((v) => !v)}
-            aria-pressed={showDiff}
-            data-testid="pinned-diff-toggle"
-            disabled={!pinned}
-          >
-            {showDiff ? 'Hide change' : `Show change v${pinnedVersion} → v${decision.version}`}
-          </button>
-        </div>
-      )}
       {!editing && (
-        <div
-          className={`dcard-statement${showDiff ? ' dcard-diff' : ''}`}
-          title={stale ? pinned?.statement : decision.statement}
-          data-testid="dcard-statement"
-        >
-          {!stale ? (
-            decision.statement
-          ) : !pinned ? (
-            <span className="muted">Loading v{pinnedVersion}…</span>
-          ) : showDiff ? (
-            <Diff before={pinned.statement} after={decision.statement} />
-          ) : (
-            pinned.statement
-          )}
-        </div>
+        <PinnedStatement
+          decision={decision}
+          pinnedVersion={pinnedVersion}
+          pinned={pinned}
+          stale={stale}
+          showDiff={showDiff}
+          setShowDiff={setShowDiff}
+        />
       )}
       {outcome && !editing && (
         <div className="dcard-outcome" data-testid="edit-outcome">
@@ -125,5 +96,72 @@ export function DecisionCard({
         />
       ) : null}
     </div>
+  )
+}
+
+/** The statement shown: the current one, or the pinned version's with the change since it. */
+function PinnedStatement({
+  decision,
+  pinnedVersion,
+  pinned,
+  stale,
+  showDiff,
+  setShowDiff,
+}: {
+  decision: Decision
+  pinnedVersion: number | undefined
+  pinned: Revision | undefined
+  stale: boolean
+  showDiff: boolean
+  setShowDiff: (f: (v: boolean) => boolean) => void
+}) {
+  return (
+    <>
+      {stale && (
+        <div className="dcard-pin" data-testid="pinned-version">
+          <span className="pin-label">
+            Written against v{pinnedVersion} · {changedSince(decision.version)}
+          </span>
+          <button
+            className="link-btn"
+            onClick={() => setShowDiff((v) => !v)}
+            aria-pressed={showDiff}
+            data-testid="pinned-diff-toggle"
+            disabled={!pinned}
+          >
+            {showDiff ? 'Hide change' : `Show change v${pinnedVersion} → v${decision.version}`}
+          </button>
+        </div>
+      )}
+      <div
+        className={`dcard-statement${showDiff ? ' dcard-diff' : ''}`}
+        title={stale ? pinned?.statement : decision.statement}
+        data-testid="dcard-statement"
+      >
+        {!stale ? (
+          decision.statement
+        ) : !pinned ? (
+          <span className="muted">Loading v{pinnedVersion}…</span>
+        ) : showDiff ? (
+          <Diff before={pinned.statement} after={decision.statement} />
+        ) : (
+          pinned.statement
+        )}
+      </div>
+    </>
+  )
+}
+
+/** Edit in place, or open the decision's history. */
+function CardLinks({ title, onEdit, onHistory }: { title: string | undefined; onEdit(): void; onHistory(): void }) {
+  return (
+    <span className="dcard-links">
+      <button className="link-btn" onClick={onEdit} title={title}>
+        Edit
+      </button>
+      <button className="link-btn" onClick={onHistory}>
+        History
+      </button>
+    </span>
   )
 }

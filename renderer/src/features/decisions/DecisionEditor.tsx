@@ -1,18 +1,19 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef } from 'react'
 import { decisionStatuses } from '../../../../shared/enums'
-import { isNormativeChange } from '../../../../shared/normative'
-import type { Decision, Impact, Revision } from '../../../../shared/schemas'
+import type { Decision, Impact, Member, Revision } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
 import { describeImpact, followUpSentences } from '../../lib/impact'
-import { useAction } from '../../lib/use-action'
-import { asClientError } from '../../api/errors'
 import { useApp } from '../../stores/app-store'
+import {
+  useDecisionDraft,
+  useImpactPreview,
+  useSaveDraft,
+  type DecisionDraft,
+  type EditOutcome,
+} from './decision-draft'
 import './decision-editor.css'
 
-export interface EditOutcome {
-  decision: Decision
-  impact: Impact
-}
+export type { EditOutcome } from './decision-draft'
 
 /**
  * Edits a decision in place: the draft, a live impact preview, then one confirmed compare-and-set update
@@ -33,88 +34,10 @@ export function DecisionEditor({
   onCancel(): void
 }) {
   const api = useApp((s) => s.api)
-  const members = useApp((s) => s.members)
-  const applyDecisionChange = useApp((s) => s.applyDecisionChange)
-  const start = revertTo ?? decision
-  const [base, setBase] = useState(decision)
-  const [title, setTitle] = useState(start.title)
-  const [statement, setStatement] = useState(start.statement)
-  const [rationale, setRationale] = useState(start.rationale)
-  const [status, setStatus] = useState(start.status)
-  const [reason, setReason] = useState('')
-  const [editorial, setEditorial] = useState(false)
-  // A statement change asks whether the rationale still holds: kept (confirmed) or edited.
-  const [rationaleKept, setRationaleKept] = useState(false)
-  const [preview, setPreview] = useState<{ impact: Impact; forKey: string } | null>(null)
-  const [previewError, setPreviewError] = useState<string | null>(null)
-
-  const statementChanged = statement.trim() !== base.statement
-  const rationaleChanged = rationale.trim() !== base.rationale
-  const changed = title.trim() !== base.title || statementChanged || rationaleChanged || status !== base.status
-  // The one rule (shared/normative.ts): statement text, or a move between in force and withdrawn.
-  const normativeChange = isNormativeChange(
-    { statement: base.statement, status: base.status },
-    { statement: statement.trim(), status },
-  )
-  // Only a rationale that exists can argue against the new statement (none: nothing to confirm).
-  const rationaleAsked = statementChanged && !revertTo && base.rationale.trim() !== ''
-  const rationaleOpen = rationaleAsked && !rationaleChanged && !rationaleKept
-  const key = JSON.stringify([statement.trim(), status, editorial, base.version])
-  const moved = decision.version !== base.version
-
-  useEffect(() => {
-    if (!changed || !normativeChange) {
-      // Clearing the preview when the draft goes back to the decision is this effect's job, not a render's.
-      // eslint-disable-next-line react-hooks/set-state-in-effect
-      setPreview(null)
-      return
-    }
-    let live = true
-    const t = setTimeout(() => {
-      api
-        .call('decisions.previewImpact', {
-          decisionId: base.id,
-          ...(statement.trim() && statement.trim() !== base.statement ? { statement: statement.trim() } : {}),
-          ...(status !== base.status ? { status } : {}),
-          ...(editorial ? { editorial: true } : {}),
-        })
-        .then((impact) => {
-          if (!live) return
-          setPreview({ impact, forKey: key })
-          setPreviewError(null)
-        })
-        .catch((err: unknown) => live && setPreviewError(asClientError(err).message))
-    }, 250)
-    return () => {
-      live = false
-      clearTimeout(t)
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, changed, normativeChange])
-
-  const save = useAction(async () => {
-    const result = revertTo
-      ? await api.call('decisions.revert', {
-          decisionId: base.id,
-          toVersion: revertTo.version,
-          expectedVersion: base.version,
-          ...(reason.trim() ? { reason: reason.trim() } : {}),
-        })
-      : await api.call('decisions.update', {
-          decisionId: base.id,
-          expectedVersion: base.version,
-          ...(title.trim() !== base.title ? { title: title.trim() } : {}),
-          ...(statementChanged ? { statement: statement.trim() } : {}),
-          ...(rationaleChanged ? { rationale: rationale.trim() } : {}),
-          ...(status !== base.status ? { status } : {}),
-          reason: reason.trim() || undefined,
-          ...(editorial ? { editorial: true } : {}),
-          ...(sourceMessageId ? { sourceMessageId } : {}),
-        })
-    // The answer and the decision.changed event are applied once (the store dedupes by decision + version).
-    await applyDecisionChange(result.decision, result.impact)
-    onDone(result)
-  })
+  const d = useDecisionDraft(decision, revertTo)
+  const { base, changed, normativeChange, editorial, key } = d
+  const { preview, previewError } = useImpactPreview(api, d)
+  const save = useSaveDraft(d, revertTo, sourceMessageId, onDone)
 
   // Opened from a card in a chat: the statement gets the cursor and the whole editor comes into view
   // (focus inside a session also stops it from following newer steps while you edit).
@@ -126,9 +49,8 @@ export function DecisionEditor({
     root.current?.scrollIntoView({ block: 'nearest' })
   }, [])
 
-  const conflict = save.error?.code === 'version_conflict' || moved
+  const conflict = save.error?.code === 'version_conflict' || decision.version !== base.version
   const previewReady = !normativeChange || editorial || preview?.forKey === key
-  const ro = !!revertTo
 
   return (
     <div className={`deditor${revertTo ? ' reverting' : ''}`} data-testid="decision-editor" ref={root}>
@@ -138,97 +60,10 @@ export function DecisionEditor({
           Check the impact below before you confirm.
         </div>
       )}
-      <div className={`deditor-texts${rationaleAsked ? ' asking' : ''}`}>
-        <label className="field">
-          <span className="field-label">Statement</span>
-          <textarea
-            value={statement}
-            readOnly={ro}
-            onChange={(e) => setStatement(e.target.value)}
-            rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))}
-            aria-label="Statement"
-          />
-        </label>
-        <div
-          className={`field deditor-rationale${rationaleOpen ? ' open-question' : ''}`}
-          data-testid="rationale-field"
-        >
-          <span className="field-label">
-            {rationaleAsked ? 'Rationale: does it still hold for the new statement?' : 'Rationale'}
-          </span>
-          <textarea
-            value={rationale}
-            readOnly={ro}
-            onChange={(e) => setRationale(e.target.value)}
-            rows={Math.min(6, Math.max(2, rationale.split('\n').length + 1))}
-            aria-label="Rationale"
-            placeholder="Why this decision (printed as the context in the export)"
-          />
-          {rationaleAsked && !rationaleChanged && (
-            <label className="check" data-testid="rationale-keep">
-              <input type="checkbox" checked={rationaleKept} onChange={(e) => setRationaleKept(e.target.checked)} /> It
-              still holds as written
-            </label>
-          )}
-          {rationaleAsked && rationaleChanged && (
-            <span className="muted small">Rationale edited: it changes with the statement.</span>
-          )}
-        </div>
-      </div>
-      <div className="deditor-row">
-        <label className="field grow">
-          <span className="field-label">Title</span>
-          <input value={title} readOnly={ro} onChange={(e) => setTitle(e.target.value)} aria-label="Title" />
-        </label>
-        <label className="field">
-          <span className="field-label">Status</span>
-          <select
-            value={status}
-            disabled={ro}
-            onChange={(e) => setStatus(e.target.value as Decision['status'])}
-            aria-label="Status"
-          >
-            {decisionStatuses.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <label className="field">
-        <span className="field-label">Reason</span>
-        <input
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          placeholder={
-            revertTo ? `Why back to v${revertTo.version} (kept in the history)` : 'Why it changes (kept in the history)'
-          }
-          aria-label="Reason"
-        />
-      </label>
-      {!revertTo && (
-        <label className="check">
-          <input type="checkbox" checked={editorial} onChange={(e) => setEditorial(e.target.checked)} /> Editorial fix
-          only (wording; flags nothing)
-        </label>
-      )}
-      {changed && (
-        <div
-          className={`impact-preview${preview && preview.impact.tasks.length + preview.impact.reports.length > 0 && !editorial && normativeChange ? ' has-impact' : ''}`}
-          data-testid="impact-preview"
-        >
-          <strong>{normativeChange && !editorial ? 'Normative change. Impact: ' : 'Impact: '}</strong>
-          {!normativeChange
-            ? 'Not a normative change (title, rationale or a status that keeps it in force): no task or report is affected.'
-            : previewError
-              ? previewError
-              : preview && preview.forKey === key
-                ? editorial
-                  ? describeImpact({ ...preview.impact, normative: false }, members)
-                  : impactSentence(preview.impact, members)
-                : 'checking…'}
-        </div>
-      )}
-      {changed && rationaleOpen && (
+      <DraftTexts d={d} ro={!!revertTo} />
+      <DraftFields d={d} revertTo={revertTo} />
+      {changed && <ImpactPreview d={d} preview={preview} previewError={previewError} />}
+      {changed && d.rationaleOpen && (
         <div className="warn-text" data-testid="rationale-prompt">
           The statement changed but the rationale did not: confirm it still holds, or edit it.
         </div>
@@ -239,7 +74,7 @@ export function DecisionEditor({
           <button
             className="link-btn"
             onClick={() => {
-              setBase(decision)
+              d.setBase(decision)
               save.setError(null)
             }}
           >
@@ -254,12 +89,132 @@ export function DecisionEditor({
         </button>
         <button
           className="btn primary"
-          disabled={!changed || !previewReady || save.pending || conflict || rationaleOpen}
+          disabled={!changed || !previewReady || save.pending || conflict || d.rationaleOpen}
           onClick={() => void save.run()}
         >
           {save.pending ? 'Saving…' : revertTo ? `Revert → v${base.version + 1}` : `Confirm → v${base.version + 1}`}
         </button>
       </div>
+    </div>
+  )
+}
+
+/** The statement and the rationale, which a statement change asks about. */
+function DraftTexts({ d, ro }: { d: DecisionDraft; ro: boolean }) {
+  const { statement, rationale, rationaleAsked, rationaleChanged } = d
+  return (
+    <div className={`deditor-texts${rationaleAsked ? ' asking' : ''}`}>
+      <label className="field">
+        <span className="field-label">Statement</span>
+        <textarea
+          value={statement}
+          readOnly={ro}
+          onChange={(e) => d.setStatement(e.target.value)}
+          rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))}
+          aria-label="Statement"
+        />
+      </label>
+      <div
+        className={`field deditor-rationale${d.rationaleOpen ? ' open-question' : ''}`}
+        data-testid="rationale-field"
+      >
+        <span className="field-label">
+          {rationaleAsked ? 'Rationale: does it still hold for the new statement?' : 'Rationale'}
+        </span>
+        <textarea
+          value={rationale}
+          readOnly={ro}
+          onChange={(e) => d.setRationale(e.target.value)}
+          rows={Math.min(6, Math.max(2, rationale.split('\n').length + 1))}
+          aria-label="Rationale"
+          placeholder="Why this decision (printed as the context in the export)"
+        />
+        {rationaleAsked && !rationaleChanged && (
+          <label className="check" data-testid="rationale-keep">
+            <input type="checkbox" checked={d.rationaleKept} onChange={(e) => d.setRationaleKept(e.target.checked)} />{' '}
+            It still holds as written
+          </label>
+        )}
+        {rationaleAsked && rationaleChanged && (
+          <span className="muted small">Rationale edited: it changes with the statement.</span>
+        )}
+      </div>
+    </div>
+  )
+}
+
+/** The title, the status, the reason, and whether the edit is an editorial fix. */
+function DraftFields({ d, revertTo }: { d: DecisionDraft; revertTo: Revision | undefined }) {
+  const ro = !!revertTo
+  return (
+    <>
+      <div className="deditor-row">
+        <label className="field grow">
+          <span className="field-label">Title</span>
+          <input value={d.title} readOnly={ro} onChange={(e) => d.setTitle(e.target.value)} aria-label="Title" />
+        </label>
+        <label className="field">
+          <span className="field-label">Status</span>
+          <select
+            value={d.status}
+            disabled={ro}
+            onChange={(e) => d.setStatus(e.target.value as Decision['status'])}
+            aria-label="Status"
+          >
+            {decisionStatuses.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <label className="field">
+        <span className="field-label">Reason</span>
+        <input
+          value={d.reason}
+          onChange={(e) => d.setReason(e.target.value)}
+          placeholder={
+            revertTo ? `Why back to v${revertTo.version} (kept in the history)` : 'Why it changes (kept in the history)'
+          }
+          aria-label="Reason"
+        />
+      </label>
+      {!revertTo && (
+        <label className="check">
+          <input type="checkbox" checked={d.editorial} onChange={(e) => d.setEditorial(e.target.checked)} /> Editorial
+          fix only (wording; flags nothing)
+        </label>
+      )}
+    </>
+  )
+}
+
+/** What the draft would flag, as the server previews it. */
+function ImpactPreview({
+  d,
+  preview,
+  previewError,
+}: {
+  d: DecisionDraft
+  preview: { impact: Impact; forKey: string } | null
+  previewError: string | null
+}) {
+  const members: Record<string, Member> = useApp((s) => s.members)
+  const { normativeChange, editorial, key } = d
+  return (
+    <div
+      className={`impact-preview${preview && preview.impact.tasks.length + preview.impact.reports.length > 0 && !editorial && normativeChange ? ' has-impact' : ''}`}
+      data-testid="impact-preview"
+    >
+      <strong>{normativeChange && !editorial ? 'Normative change. Impact: ' : 'Impact: '}</strong>
+      {!normativeChange
+        ? 'Not a normative change (title, rationale or a status that keeps it in force): no task or report is affected.'
+        : previewError
+          ? previewError
+          : preview && preview.forKey === key
+            ? editorial
+              ? describeImpact({ ...preview.impact, normative: false }, members)
+              : impactSentence(preview.impact, members)
+            : 'checking…'}
     </div>
   )
 }

@@ -1,29 +1,14 @@
-import { useEffect, useRef, useState } from 'react'
 import type { ExportResult } from '../../../../shared/schemas'
-import { asClientError } from '../../api/errors'
 import { ErrorText } from '../../components/ui'
-import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { EditedFiles, editedFilesOf, type EditedFile } from './EditedFiles'
-
-type Format = ExportResult['format']
-type Flavour = '' | 'madr' | 'adr-tools' | 'log4brains'
+import { EditedFiles, editedFilesOf } from './EditedFiles'
+import { useExportPlan, type ExportPlan, type Flavour, type Format } from './export-plan'
 
 /** A file of the export by its path in the repository (or its full path when it lies outside). */
 function shown(repoFolder: string | null, outDir: string, file: string): string {
   if (repoFolder === null) return file
   const name = file.slice(outDir.length).replace(/^[\\/]/, '')
   return repoFolder ? `${repoFolder}/${name}` : name
-}
-
-/** A download of the zip the core wrote, from the URL the bridge serves it at (once). */
-function saveFrom(name: string, url: string): void {
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  document.body.append(a)
-  a.click()
-  a.remove()
 }
 
 /**
@@ -33,90 +18,17 @@ function saveFrom(name: string, url: string): void {
  * checkout, the same files come as a zip to download.
  */
 export function ExportBox() {
-  const api = useApp((s) => s.api)
-  const workspaceId = useApp((s) => s.workspaceId)!
-  const writes = useApp((s) => s.nativeDialogs)
   const repoPath = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId)?.repoPath)
-  const [open, setOpen] = useState(false)
-  const [format, setFormat] = useState<Format>('madr')
-  // '' leaves the flavour to the repository's conventions (the core reads .log4brains.yml / .adr-dir).
-  const [flavour, setFlavour] = useState<Flavour>('')
-  // '' leaves the folder to the conventions too; the preview shows which one that is.
-  const [folder, setFolder] = useState('')
-  // Files changed since Concord wrote them are refused (file_edited) until the user chooses to overwrite them.
-  const [overwrite, setOverwrite] = useState(false)
-  // The refused files stay listed (with the box ticked) while the export plans again with overwriting.
-  const [edited, setEdited] = useState<EditedFile[] | null>(null)
-  const [plan, setPlan] = useState<ExportResult | null>(null)
-  const [done, setDone] = useState<string | null>(null)
-  const params = () => ({
-    workspaceId,
-    format,
-    ...(format === 'madr' && flavour ? { flavour } : {}),
-    ...(folder.trim() ? { folder: folder.trim() } : {}),
-  })
-  // Only the answer to the newest inputs is shown (an older dry run may answer last).
-  const seq = useRef(0)
-  const preview = useAction(async () => {
-    const mine = ++seq.current
-    try {
-      const r = await api.call('export.decisionLog', {
-        ...params(),
-        dryRun: true,
-        ...(overwrite ? { overwriteEdited: true } : {}),
-      })
-      if (mine === seq.current) setPlan(r)
-    } catch (err) {
-      const files = editedFilesOf(asClientError(err))
-      if (files && mine === seq.current) setEdited(files)
-      throw err
-    }
-  })
+  const x = useExportPlan()
+  const { writes, plan, done, preview, run, edited, overwrite } = x
   const refused = editedFilesOf(preview.error)
-  /** Any change of the inputs drops the plan shown: the button writes only what was listed. */
-  const replan = () => {
-    seq.current++
-    setPlan(null)
-    setDone(null)
-  }
-  const overwriteChanged = (v: boolean) => {
-    replan()
-    setOverwrite(v)
-  }
-  const changed =
-    <T,>(set: (v: T) => void) =>
-    (v: T) => {
-      replan()
-      setEdited(null)
-      setOverwrite(false)
-      set(v)
-    }
-  const run = useAction(async () => {
-    if (writes) {
-      const r = await api.call('export.decisionLog', { ...params(), ...(overwrite ? { overwriteEdited: true } : {}) })
-      setPlan({ ...r, changed: [] })
-      setDone(`Wrote ${r.changed.length} of ${r.files.length} file${r.files.length === 1 ? '' : 's'}.`)
-    } else {
-      const z = await api.call('export.download', params())
-      saveFrom(z.name, z.url)
-      setDone(`Downloaded ${z.name} (${z.count} file${z.count === 1 ? '' : 's'}).`)
-    }
-  })
-  // Opening the box and every change of format, flavour or folder plans again (a typed folder after a pause).
-  const run0 = preview.run
-  useEffect(() => {
-    if (!open) return
-    const timer = setTimeout(() => void run0(), folder ? 350 : 0)
-    return () => clearTimeout(timer)
-  }, [open, format, flavour, folder, overwrite, run0])
-
-  if (!open)
+  if (!x.open)
     return (
       <div className="export-box">
         <div className="export-row">
           <span className="muted">Export the decision log</span>
           <span className="spacer" />
-          <button className="btn small" onClick={() => setOpen(true)} data-testid="export-open">
+          <button className="btn small" onClick={() => x.setOpen(true)} data-testid="export-open">
             Export…
           </button>
         </div>
@@ -131,89 +43,14 @@ export function ExportBox() {
       <div className="export-row">
         <span className="muted">Export the decision log</span>
         <span className="spacer" />
-        <button className="btn small ghost" onClick={() => changed(setOpen)(false)}>
+        <button className="btn small ghost" onClick={() => x.changed(x.setOpen)(false)}>
           Close
         </button>
       </div>
-      <div className="export-fields">
-        <label>
-          <span className="field-label">Format</span>
-          <select
-            value={format}
-            onChange={(e) => changed(setFormat)(e.target.value as Format)}
-            aria-label="Export format"
-          >
-            <option value="madr">MADR files</option>
-            <option value="markdown">One Markdown log</option>
-            <option value="json">JSON (full fidelity)</option>
-          </select>
-        </label>
-        {format === 'madr' && (
-          <label>
-            <span className="field-label">Flavour</span>
-            <select
-              value={flavour}
-              onChange={(e) => changed(setFlavour)(e.target.value as Flavour)}
-              aria-label="MADR flavour"
-              data-testid="export-flavour"
-            >
-              <option value="">As the repository says</option>
-              <option value="madr">MADR 4</option>
-              <option value="adr-tools">adr-tools</option>
-              <option value="log4brains">log4brains</option>
-            </select>
-          </label>
-        )}
-        <label className="export-folder">
-          <span className="field-label">Folder in the repository</span>
-          <input
-            value={folder}
-            onChange={(e) => changed(setFolder)(e.target.value)}
-            placeholder={plan && !folder ? plan.folder || '(the repository’s root)' : 'as the repository says'}
-            aria-label="Export folder"
-            data-testid="export-folder"
-            spellCheck={false}
-          />
-        </label>
-      </div>
-      {edited && <EditedFiles files={edited} shown={inRepo} overwrite={overwrite} onOverwrite={overwriteChanged} />}
+      <ExportFields x={x} />
+      {edited && <EditedFiles files={edited} shown={inRepo} overwrite={overwrite} onOverwrite={x.overwriteChanged} />}
       <ErrorText error={preview.error && !refused ? preview.error.message : null} />
-      {plan && (
-        <div className="export-result" data-testid="export-plan">
-          {done ? (
-            <span data-testid="export-done">{done}</span>
-          ) : (
-            <>
-              {writes ? 'Will write' : 'The zip will hold'} {n} file{n === 1 ? '' : 's'}
-              {writes && plan.folder !== null && (
-                <>
-                  {' '}
-                  in <code>{plan.folder || '.'}</code>
-                </>
-              )}
-              {writes && plan.changed.length < n && ` (${n - plan.changed.length} unchanged)`}:
-            </>
-          )}
-          <ul>
-            {plan.files.slice(0, 12).map((f) => (
-              <li key={f}>
-                <code>{shown(plan.folder, plan.outDir, f)}</code>
-                {!done && writes && (
-                  <span className="muted"> · {plan.changed.includes(f) ? 'new or changed' : 'unchanged'}</span>
-                )}
-              </li>
-            ))}
-            {plan.files.length > 12 && <li className="muted">…and {plan.files.length - 12} more</li>}
-            {!done &&
-              writes &&
-              plan.removed.map((f) => (
-                <li key={f} className="muted">
-                  <code>{shown(plan.folder, plan.outDir, f)}</code> · removed (renamed)
-                </li>
-              ))}
-          </ul>
-        </div>
-      )}
+      {plan && <ExportPlanList plan={plan} done={done} writes={writes} />}
       <ErrorText error={run.error && !editedFilesOf(run.error) ? `Export failed: ${run.error.message}` : null} />
       <div className="export-row">
         <span className="muted">
@@ -231,6 +68,95 @@ export function ExportBox() {
           {writes ? `Write ${n} file${n === 1 ? '' : 's'}` : 'Download zip'}
         </button>
       </div>
+    </div>
+  )
+}
+
+/** The export's inputs: format, flavour (MADR) and folder. */
+function ExportFields({ x }: { x: ExportPlan }) {
+  const { format, flavour, folder, plan, changed } = x
+  return (
+    <div className="export-fields">
+      <label>
+        <span className="field-label">Format</span>
+        <select
+          value={format}
+          onChange={(e) => changed(x.setFormat)(e.target.value as Format)}
+          aria-label="Export format"
+        >
+          <option value="madr">MADR files</option>
+          <option value="markdown">One Markdown log</option>
+          <option value="json">JSON (full fidelity)</option>
+        </select>
+      </label>
+      {format === 'madr' && (
+        <label>
+          <span className="field-label">Flavour</span>
+          <select
+            value={flavour}
+            onChange={(e) => changed(x.setFlavour)(e.target.value as Flavour)}
+            aria-label="MADR flavour"
+            data-testid="export-flavour"
+          >
+            <option value="">As the repository says</option>
+            <option value="madr">MADR 4</option>
+            <option value="adr-tools">adr-tools</option>
+            <option value="log4brains">log4brains</option>
+          </select>
+        </label>
+      )}
+      <label className="export-folder">
+        <span className="field-label">Folder in the repository</span>
+        <input
+          value={folder}
+          onChange={(e) => changed(x.setFolder)(e.target.value)}
+          placeholder={plan && !folder ? plan.folder || '(the repository’s root)' : 'as the repository says'}
+          aria-label="Export folder"
+          data-testid="export-folder"
+          spellCheck={false}
+        />
+      </label>
+    </div>
+  )
+}
+
+/** The files the export will write (or wrote), from its dry run. */
+function ExportPlanList({ plan, done, writes }: { plan: ExportResult; done: string | null; writes: boolean }) {
+  const n = plan.files.length
+  return (
+    <div className="export-result" data-testid="export-plan">
+      {done ? (
+        <span data-testid="export-done">{done}</span>
+      ) : (
+        <>
+          {writes ? 'Will write' : 'The zip will hold'} {n} file{n === 1 ? '' : 's'}
+          {writes && plan.folder !== null && (
+            <>
+              {' '}
+              in <code>{plan.folder || '.'}</code>
+            </>
+          )}
+          {writes && plan.changed.length < n && ` (${n - plan.changed.length} unchanged)`}:
+        </>
+      )}
+      <ul>
+        {plan.files.slice(0, 12).map((f) => (
+          <li key={f}>
+            <code>{shown(plan.folder, plan.outDir, f)}</code>
+            {!done && writes && (
+              <span className="muted"> · {plan.changed.includes(f) ? 'new or changed' : 'unchanged'}</span>
+            )}
+          </li>
+        ))}
+        {plan.files.length > 12 && <li className="muted">…and {plan.files.length - 12} more</li>}
+        {!done &&
+          writes &&
+          plan.removed.map((f) => (
+            <li key={f} className="muted">
+              <code>{shown(plan.folder, plan.outDir, f)}</code> · removed (renamed)
+            </li>
+          ))}
+      </ul>
     </div>
   )
 }

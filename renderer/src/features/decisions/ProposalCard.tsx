@@ -11,45 +11,12 @@ const stateTone = { pending: 'warn', accepted: 'good', rejected: 'bad' } as cons
 
 /** A proposed change to a decision, with its diff, impact preview and accept / reject. */
 export function ProposalCard({ proposal }: { proposal: Proposal }) {
-  const api = useApp((s) => s.api)
   const decision = useApp((s) => s.decisions[proposal.decisionId])
   const author = useApp(memberName(proposal.authorId))
   const members = useApp((s) => s.members)
-  const applyProposal = useApp((s) => s.applyProposal)
-  const applyDecision = useApp((s) => s.applyDecision)
-  const [impact, setImpact] = useState<Impact | null>(null)
-  const [rejectReason, setRejectReason] = useState<string | null>(null)
   const pending = proposal.state === 'pending'
 
-  useEffect(() => {
-    if (!pending || (!proposal.statement && !proposal.status)) return
-    let live = true
-    api
-      .call('decisions.previewImpact', {
-        decisionId: proposal.decisionId,
-        ...(proposal.statement ? { statement: proposal.statement } : {}),
-        ...(proposal.status ? { status: proposal.status } : {}),
-      })
-      .then((i) => live && setImpact(i))
-      .catch(() => {})
-    return () => {
-      live = false
-    }
-  }, [api, pending, proposal.decisionId, proposal.statement, proposal.status, decision?.version])
-
-  const accept = useAction(async () => {
-    const r = await api.call('proposals.accept', { proposalId: proposal.id })
-    applyProposal(r.proposal)
-    applyDecision(r.decision)
-  })
-  const reject = useAction(async () => {
-    const p = await api.call('proposals.reject', {
-      proposalId: proposal.id,
-      ...(rejectReason?.trim() ? { reason: rejectReason.trim() } : {}),
-    })
-    applyProposal(p)
-    setRejectReason(null)
-  })
+  const impact = useProposalImpact(proposal, decision?.version)
 
   return (
     <div className={`pcard ps-${proposal.state}`} data-testid="proposal-card" data-key={proposal.key}>
@@ -75,8 +42,57 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
       {proposal.reason && <div className="pcard-reason">“{proposal.reason}”</div>}
       {pending && impact && <div className="impact-preview">Impact if accepted: {describeImpact(impact, members)}</div>}
       {!pending && proposal.decisionReason && <div className="pcard-reason">Decided: {proposal.decisionReason}</div>}
+      <ProposalActions proposal={proposal} />
+    </div>
+  )
+}
+
+/** What accepting the proposal would flag, while it is pending (read again when the decision moves). */
+function useProposalImpact(proposal: Proposal, decisionVersion: number | undefined): Impact | null {
+  const api = useApp((s) => s.api)
+  const [impact, setImpact] = useState<Impact | null>(null)
+  const pending = proposal.state === 'pending'
+  useEffect(() => {
+    if (!pending || (!proposal.statement && !proposal.status)) return
+    let live = true
+    api
+      .call('decisions.previewImpact', {
+        decisionId: proposal.decisionId,
+        ...(proposal.statement ? { statement: proposal.statement } : {}),
+        ...(proposal.status ? { status: proposal.status } : {}),
+      })
+      .then((i) => live && setImpact(i))
+      .catch(() => {})
+    return () => {
+      live = false
+    }
+  }, [api, pending, proposal.decisionId, proposal.statement, proposal.status, decisionVersion])
+  return impact
+}
+
+/** Accept, or reject with an optional reason. */
+function ProposalActions({ proposal }: { proposal: Proposal }) {
+  const api = useApp((s) => s.api)
+  const applyProposal = useApp((s) => s.applyProposal)
+  const applyDecision = useApp((s) => s.applyDecision)
+  const [rejectReason, setRejectReason] = useState<string | null>(null)
+  const accept = useAction(async () => {
+    const r = await api.call('proposals.accept', { proposalId: proposal.id })
+    applyProposal(r.proposal)
+    applyDecision(r.decision)
+  })
+  const reject = useAction(async () => {
+    const p = await api.call('proposals.reject', {
+      proposalId: proposal.id,
+      ...(rejectReason?.trim() ? { reason: rejectReason.trim() } : {}),
+    })
+    applyProposal(p)
+    setRejectReason(null)
+  })
+  return (
+    <>
       <ErrorText error={accept.error?.message ?? reject.error?.message} />
-      {pending &&
+      {proposal.state === 'pending' &&
         (rejectReason === null ? (
           <div className="dcard-actions">
             <button className="btn primary small" disabled={accept.pending} onClick={() => void accept.run()}>
@@ -103,6 +119,6 @@ export function ProposalCard({ proposal }: { proposal: Proposal }) {
             </button>
           </div>
         ))}
-    </div>
+    </>
   )
 }
