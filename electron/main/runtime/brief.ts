@@ -6,11 +6,15 @@ import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/notice-text'
 import { planBriefLines } from '../harness/tasks/plans'
-import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
-import type { DecisionRow } from '../store/decisions-repo'
-import type { MemberRow } from '../store/members-repo'
-import type { NoticeRow } from '../store/log-repo'
-import { parseCheckpoint, parseUndone } from '../store/turn-undo-repo'
+import {
+  parseCheckpoint,
+  parseUndone,
+  type BaseCheckRow,
+  type BaseOverlap,
+  type DecisionRow,
+  type MemberRow,
+  type NoticeRow,
+} from '../harness/rows'
 
 export interface Brief {
   text: string

@@ -5,8 +5,7 @@
  */
 import { ApiError } from '../../../shared/errors'
 import { now } from '../harness/ids'
-import type { StepRow } from '../store/steps-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
+import type { StepRow, WorkspaceStore } from '../harness/rows'
 import { quiet, writeStep } from './step-writer'
 
 /** The start of the member's latest turn if that turn failed; null when the latest turn did not fail. */
