@@ -99,6 +99,15 @@ module.exports = {
     ...aggregateOrder,
     ...rendererOrder,
     {
+      // Named layer-* so that `npm run layers` counts it with the arrows up (scripts/layers.ts).
+      name: 'layer-runtime-not-store',
+      comment:
+        'the runtime and the faces reach the store through the harness (its ctx, its use cases, harness/rows.ts for the row types), never by importing it: decisions about what to do belong to the harness',
+      severity: 'error',
+      from: { path: '^electron/main/(runtime|api)/' },
+      to: { path: '^electron/main/store/' },
+    },
+    {
       name: 'renderer-sees-shared-only',
       comment: 'the renderer reaches the core only through the contract in shared/ (window.api, the bridge)',
       severity: 'error',

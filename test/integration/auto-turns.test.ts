@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Member, Step, Task, Workspace } from '../../shared/schemas'
 import { createCore } from '../../electron/main/core'
 import { rejectsWith, waitForEvent } from '../fixtures/core'
-import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/runtime/auto-turns'
+import { JOIN_MORE, JOIN_SPELLED } from '../../electron/main/harness/reports/auto-turn-queue'
 import {
   deliverTask,
   editForSlowProviders,

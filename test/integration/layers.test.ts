@@ -85,4 +85,38 @@ describe('layers', () => {
     },
     CRUISE_MS,
   )
+
+  it(
+    'the runtime and the faces never import the store (value or type): they reach it through the harness',
+    async () => {
+      const root = mkdtempSync(path.join(tmpdir(), 'concord-layers-'))
+      dirs.push(root)
+      const write = (file: string, text: string) => {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+        writeFileSync(path.join(root, file), text)
+      }
+      write(
+        'electron/main/store/steps-repo.ts',
+        'export interface StepRow {\n  id: number\n}\nexport const steps = 1\n',
+      )
+      // The harness re-exports the row type: allowed, and the way up for the runtime.
+      write('electron/main/harness/rows.ts', "export type { StepRow } from '../store/steps-repo'\n")
+      write(
+        'electron/main/runtime/fine.ts',
+        "import type { StepRow } from '../harness/rows'\nexport const fine = (r: StepRow) => r.id\n",
+      )
+      write(
+        'electron/main/runtime/typed.ts',
+        "import type { StepRow } from '../store/steps-repo'\nexport const typed = (r: StepRow) => r.id\n",
+      )
+      write('electron/main/api/valued.ts', "import { steps } from '../store/steps-repo'\nexport const valued = steps\n")
+
+      const f = await cruiseLayers(root, ['electron'])
+      expect(f.up.map((v) => `${v.rule.name} ${v.from} → ${v.to}`).sort()).toEqual([
+        'layer-runtime-not-store electron/main/api/valued.ts → electron/main/store/steps-repo.ts',
+        'layer-runtime-not-store electron/main/runtime/typed.ts → electron/main/store/steps-repo.ts',
+      ])
+    },
+    CRUISE_MS,
+  )
 })

@@ -6,11 +6,16 @@ import type { Ctx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/notice-text'
 import { planBriefLines } from '../harness/tasks/plans'
-import type { BaseCheckRow, BaseOverlap } from '../store/base-repo'
-import type { DecisionRow } from '../store/decisions-repo'
-import type { MemberRow } from '../store/members-repo'
-import type { NoticeRow } from '../store/log-repo'
-import { parseCheckpoint, parseUndone } from '../store/turn-undo-repo'
+import {
+  parseCheckpoint,
+  parseUndone,
+  type BaseCheckRow,
+  type BaseOverlap,
+  type TaskRow,
+  type DecisionRow,
+  type MemberRow,
+  type NoticeRow,
+} from '../harness/rows'
 
 export interface Brief {
   text: string
@@ -88,25 +93,7 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
   for (const t of tasks) {
     const links = linksOf.get(t.id) ?? []
     links.forEach((l) => depends.add(l.decision_id))
-    lines.push(
-      `- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`,
-    )
-    const moved = bases.get(t.id)
-    if (moved) lines.push(...baseMoveLines(moved))
-    if (t.spec) lines.push(`  spec: ${t.spec}`)
-    if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
-    if (t.status === 'in_progress' && t.plan_first === 1) lines.push(...planBriefLines(ctx, t).map((l) => `  ${l}`))
-    if (links.length) {
-      lines.push(
-        '  depends on: ' +
-          links
-            .map(
-              (l) =>
-                `${makeKey('decision', l.decision_id)} v${l.current_version}${l.pinned_fingerprint === l.current_fingerprint ? '' : ` (you last aligned with v${l.pinned_version})`}`,
-            )
-            .join(', '),
-      )
-    }
+    lines.push(...taskLines(ctx, t, links, bases.get(t.id)))
   }
 
   const dependent = [...depends].map((id) => decisions.get(id)!).filter(Boolean)
@@ -147,6 +134,36 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
   }
   lines.push(...undoneLines(ctx, member))
   return { text: lines.join('\n'), decisionVersions: versions, notices: pendingNotices, noticeTexts }
+}
+
+/** A task of the member's as its brief shows it: its line, its base moved, spec, acceptance, plan, links. */
+function taskLines(
+  ctx: Ctx,
+  t: TaskRow,
+  links: ReturnType<Ctx['store']['tasks']['links']>,
+  moved: BaseCheckRow | undefined,
+): string[] {
+  const ws = ctx.wsId
+  const lines: string[] = []
+  lines.push(
+    `- ${makeKey('task', t.id)} (id ${makeId(ws, 'task', t.id)}) [${t.status}] "${t.title}"${t.flag ? ` — ${flagWords[t.flag]}` : ''}`,
+  )
+  if (moved) lines.push(...baseMoveLines(moved))
+  if (t.spec) lines.push(`  spec: ${t.spec}`)
+  if (t.acceptance_criteria) lines.push(`  acceptance: ${t.acceptance_criteria}`)
+  if (t.status === 'in_progress' && t.plan_first === 1) lines.push(...planBriefLines(ctx, t).map((l) => `  ${l}`))
+  if (links.length) {
+    lines.push(
+      '  depends on: ' +
+        links
+          .map(
+            (l) =>
+              `${makeKey('decision', l.decision_id)} v${l.current_version}${l.pinned_fingerprint === l.current_fingerprint ? '' : ` (you last aligned with v${l.pinned_version})`}`,
+          )
+          .join(', '),
+    )
+  }
+  return lines
 }
 
 /**

@@ -4,7 +4,7 @@
  * old plans left out, and every tool call paired with a result so both wire formats accept it.
  */
 import type { ChatMessage, ToolCall } from './providers/types'
-import type { StepRow } from '../store/steps-repo'
+import type { StepRow } from '../harness/rows'
 
 export interface ViewOptions {
   /** Rough budget for the projected history, in characters. */

@@ -6,7 +6,7 @@ import type { SessionInfo } from '../../../shared/schemas'
 import type { SessionErrorCode } from '../../../shared/session-errors'
 import { makeId } from '../harness/ids'
 import type { Ctx } from '../harness/context'
-import type { StepRow } from '../store/steps-repo'
+import type { StepRow } from '../harness/rows'
 import type { Brief } from './brief'
 
 export type HostState = SessionInfo['state']

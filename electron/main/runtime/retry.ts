@@ -5,9 +5,11 @@
  */
 import { ApiError } from '../../../shared/errors'
 import { now } from '../harness/ids'
-import type { StepRow } from '../store/steps-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
-import { quiet, writeStep } from './step-writer'
+import type { StepRow, WorkspaceStore } from '../harness/rows'
+import type { EventBus } from '../platform/events/event-bus'
+import type { Ctx } from '../harness/context'
+import type { MemberHost } from './member-host'
+import { busSink, quiet, writeStep } from './step-writer'
 
 /** The start of the member's latest turn if that turn failed; null when the latest turn did not fail. */
 export function failedTurn(store: WorkspaceStore, memberRowId: number): StepRow | null {
@@ -79,4 +81,31 @@ export function resetSession(store: WorkspaceStore, memberRowId: number): (reado
     // Re-inserted after the new start, in their order.
     return requeue(store, queued)
   })
+}
+
+/**
+ * sessions.retry: the member's failed turn queued again (its agent stopped: the next turn gets a fresh process, as
+ * with Restart), then its inbox resumed.
+ */
+export function retryTurn(bus: EventBus, ctx: Ctx, host: MemberHost, stopAgent: () => void): void {
+  const { store } = ctx
+  const { stepId, moved } = requeueFailedTurn(
+    store,
+    host.memberRowId,
+    store.members.get(host.memberRowId)?.name ?? host.memberId,
+  )
+  for (const [from, to] of moved) host.renameTurn(from, to)
+  stopAgent()
+  // Moved messages have new ids: the view reloads; otherwise the one new step is enough.
+  if (moved.length) bus.emit('session.reset', { workspaceId: host.wsId, memberId: host.memberId })
+  else busSink(bus, host.wsId)(store.steps.get(stepId)!)
+  host.resume()
+}
+
+/** sessions.reset: a new conversation for the member (see resetSession), its view reloaded, its inbox resumed. */
+export function resetConversation(bus: EventBus, ctx: Ctx, host: MemberHost): void {
+  const moved = resetSession(ctx.store, host.memberRowId)
+  for (const [from, to] of moved) host.renameTurn(from, to)
+  bus.emit('session.reset', { workspaceId: host.wsId, memberId: host.memberId })
+  host.resume()
 }

@@ -1,39 +1,34 @@
 /**
  * The runtime: the registry of member hosts, one per member, created on first use, each running its turns with the
- * member's engine (Concord's own loop or an external agent over ACP, turn-engine.ts). What a turn needs around it
- * lives beside: its tree (turn-tree.ts), messages between members (messages.ts, delegation.ts), crash resume
- * (recovery.ts), warm-up (warm-up.ts), retry and reset (retry.ts), notices mid-turn (mid-turn-notice.ts).
+ * member's engine (Concord's own loop or an external agent over ACP: engines.ts, turn-engine.ts). What a turn needs
+ * around it lives beside: the turn itself (turn-run.ts), its tree (turn-tree.ts), messages between members
+ * (messages.ts, delegation.ts), crash resume (recovery.ts), warm-up (warm-up.ts), retry and reset (retry.ts), notices
+ * mid-turn (mid-turn-notice.ts), a session's pages (session-page.ts), approvals kept as rules (allow-always.ts).
  */
-import { createHash } from 'node:crypto'
 import type { MethodName, Params, ParsedParams, Result } from '../../../shared/contract'
 import { ApiError } from '../../../shared/errors'
 import type { SessionInfo, SessionPage, UndoneTurn } from '../../../shared/schemas'
-import type { SessionErrorCode } from '../../../shared/session-errors'
 import type { EventBus } from '../platform/events/event-bus'
 import { stricterPolicy, type ApprovalPolicy } from '../harness/members/approval-policy'
-import { addRule } from '../harness/members/approval-rules'
-import { memberRowOf, taskRow, type Ctx } from '../harness/context'
+import { memberRowOf, type Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
-import { makeId, now, parseId } from '../harness/ids'
-import { secretRef } from '../harness/members/members'
-import { toStep } from '../harness/members/steps'
-import { undoTurn } from '../harness/tasks/turn-undo'
-import type { TurnTree } from '../harness/workspace/turn-trees'
-import type { StepRow } from '../store/steps-repo'
-import { acpEngine } from './acp/acp-turn'
+import { makeId, parseId } from '../harness/ids'
+import type { StepRow } from '../harness/rows'
 import { AgentPool } from './acp/agent-process'
-import { builtinEngine } from './builtin-engine'
+import { turnEngines } from './engines'
 import { AutoTurns } from './auto-turns'
 import { Delegations } from './delegation'
-import { MemberHost, type TurnOutcome } from './member-host'
-import { enqueue, promptWithNotices, queueTaskStart, wake, type Inbox } from './messages'
+import { allowAlways } from './allow-always'
+import { MemberHost } from './member-host'
+import { enqueue, queueTaskStart, wake, type Inbox } from './messages'
 import { noticeMidTurn } from './mid-turn-notice'
 import type { CreateProviderOptions } from './providers'
 import { Recovery, resumeQueued } from './recovery'
-import { failedTurn, requeueFailedTurn, resetSession } from './retry'
-import { busSink, writeStep, type StepSink } from './step-writer'
-import type { Turn, TurnEngine } from './turn-engine'
-import { prepareTree, recordChanges, recordCheckpoint, snapshot } from './turn-tree'
+import { providerSettings } from './provider-settings'
+import { failedTurn, resetConversation, retryTurn } from './retry'
+import { sessionPage } from './session-page'
+import { busSink } from './step-writer'
+import { runTurn, undoWhenIdle, type TurnRunEnv } from './turn-run'
 import { warmUpProviders } from './warm-up'
 
 export interface RuntimeOptions {
@@ -53,8 +48,6 @@ export class Runtime {
   private readonly agents = new AgentPool()
   private readonly recovery: Recovery
   private readonly delegations: Delegations
-  private readonly builtin: TurnEngine
-  private readonly acp: TurnEngine
   /** Where messages are queued: the members' hosts of this registry. */
   private readonly inbox: Inbox
   private closed = false
@@ -66,6 +59,7 @@ export class Runtime {
   private readonly turnPolicies = new Map<string, ApprovalPolicy>()
   /** A turn being undone, by member: its next turn waits for the undo to finish (undoTurn). */
   private readonly undoing = new Map<string, Promise<unknown>>()
+  private readonly turnEnv: TurnRunEnv
 
   constructor(private readonly o: RuntimeOptions) {
     this.recovery = new Recovery(o.harness, o.recover !== false)
@@ -73,23 +67,19 @@ export class Runtime {
     this.delegations = new Delegations(o.harness, (to, text, from, approval) =>
       enqueue(this.inbox, to, text, from.memberRowId, null, approval),
     )
-    const message = (from: MemberHost, to: string, text: string, approval: Turn['approval'] | null) =>
-      void enqueue(this.inbox, to, text, from.memberRowId, null, approval)
-    this.builtin = builtinEngine({
+    this.turnEnv = {
       harness: o.harness,
-      provider: o.provider,
-      call: (method, params) => o.call(method, params),
-      message,
-      delegate: (from, to, task, signal, approval) => this.delegations.delegate(from, to, task, signal, approval),
-    })
-    this.acp = acpEngine({
-      harness: o.harness,
-      agents: this.agents,
-      call: (method, params) => o.call(method, params),
-      approve: (memberId, name, argumentsText) => this.approveExternal(memberId, name, argumentsText),
-      message,
-      promptWithNotices: (host) => promptWithNotices(o.harness, o.bus, host),
-    })
+      bus: o.bus,
+      engine: turnEngines({
+        ...o,
+        agents: this.agents,
+        inbox: this.inbox,
+        delegations: this.delegations,
+        approve: (memberId, name, argumentsText) => this.approveExternal(memberId, name, argumentsText),
+      }),
+      undoing: this.undoing,
+      turnPolicies: this.turnPolicies,
+    }
     this.autoTurns = new AutoTurns({
       harness: o.harness,
       call: (method, params) => o.call(method, params),
@@ -123,29 +113,10 @@ export class Runtime {
     const host = this.hosts.get(memberId)
     if (!host) return
     if (host.state !== 'error') return host.resume()
-    if (this.failedWith.get(memberId) === this.providerSettings(host) || host.abort) return
+    if (this.failedWith.get(memberId) === providerSettings(this.o.harness, host) || host.abort) return
     const { store } = this.o.harness.ctx(host.wsId)
     if (failedTurn(store, host.memberRowId)) this.retry(memberId)
     else host.resume()
-  }
-
-  /** What a turn's provider is made of (kind, model, endpoint, agent and key), as a digest: the key stays out of it. */
-  private providerSettings(host: MemberHost): string {
-    const m = this.o.harness.ctx(host.wsId).store.members.get(host.memberRowId)
-    const key = this.o.harness.secrets.get(secretRef(host.memberId)) ?? null
-    const { provider_kind, provider_model, provider_base_url, agent, agent_command, agent_args, agent_env } = m ?? {}
-    const parts = [
-      provider_kind,
-      provider_model,
-      provider_base_url,
-      agent,
-      agent_command,
-      agent_args,
-      agent_env,
-      m?.agent_key_variable,
-      key,
-    ]
-    return createHash('sha256').update(JSON.stringify(parts)).digest('hex')
   }
 
   private ctx(wsId: string): Ctx {
@@ -161,116 +132,14 @@ export class Runtime {
     const host = new MemberHost(workspaceId, n, {
       ctx: () => this.o.harness.ctx(workspaceId),
       onState: (h) => {
-        if (h.state === 'error') this.failedWith.set(h.memberId, this.providerSettings(h))
+        if (h.state === 'error') this.failedWith.set(h.memberId, providerSettings(this.o.harness, h))
         this.o.bus.emit('session.state', { workspaceId, session: h.info() })
       },
-      runTurn: (h, start) => this.turn(h, start),
+      runTurn: (h, start) => runTurn(this.turnEnv, h, start),
     })
     this.hosts.set(memberId, host)
     host.kick()
     return host
-  }
-
-  /** One turn: its tree prepared, run by the member's engine, what it changed in the tree recorded. */
-  private async turn(host: MemberHost, start: StepRow): Promise<TurnOutcome> {
-    const { harness, bus } = this.o
-    const ctx = harness.ctx(host.wsId)
-    const member = ctx.store.members.get(host.memberRowId)!
-    if (!member.agent && (!member.provider_kind || !member.provider_model)) {
-      return this.failTurn(
-        ctx,
-        start,
-        `${member.name} has no model provider set: choose one in the member's settings.`,
-        'no_provider',
-      )
-    }
-    // A turn undone a moment ago: this one starts on the tree put back, and is told of it (the brief).
-    await this.undoing.get(host.memberId)?.catch(() => undefined)
-    ctx.store.turnUndo.tell(member.id, start.id)
-    let tree: TurnTree
-    try {
-      tree = await prepareTree(harness, ctx, member, start)
-    } catch (err) {
-      return this.failTurn(
-        ctx,
-        start,
-        `Could not prepare the repository for this turn: ${err instanceof Error ? err.message : String(err)}`,
-        'tree_unavailable',
-      )
-    }
-    const before = tree.readOnly ? null : await snapshot(harness, host.wsId, tree)
-    recordCheckpoint(bus, ctx, start, tree, before)
-    const turn: Turn = {
-      ctx,
-      member,
-      host,
-      start,
-      tree,
-      // A message from a turn under `ask` keeps that policy here: approval cannot be laundered through a member.
-      approval: stricterPolicy(member.approval, start.approval),
-      emitStep: this.sink(host.wsId),
-      emitDelta: (stepId, text) =>
-        bus.emit('session.delta', {
-          workspaceId: host.wsId,
-          memberId: host.memberId,
-          stepId: makeId(host.wsId, 'step', stepId),
-          text,
-        }),
-    }
-    const engine = member.agent ? this.acp : this.builtin
-    this.turnPolicies.set(host.memberId, turn.approval)
-    let outcome: TurnOutcome
-    try {
-      outcome = await engine.run(turn)
-    } finally {
-      this.turnPolicies.delete(host.memberId)
-      this.endOpenSteps(ctx, start)
-    }
-    await recordChanges(harness, bus, ctx, start, tree, before)
-    engine.after?.(turn, outcome)
-    return outcome
-  }
-
-  /**
-   * The turn is over: a step of it still streaming or running (its last write failed, e.g. the disk filled mid-stream)
-   * is ended as interrupted now, not left open until the next start of Concord. If this write fails too, the restart's
-   * recovery ends it (recovery.ts).
-   */
-  private endOpenSteps(ctx: Ctx, start: StepRow): void {
-    try {
-      const open = ctx.store.steps.openOfTurn(start.id)
-      if (!open.length) return
-      const sink = this.sink(ctx.wsId)
-      ctx.store.transaction(() => {
-        for (const s of open) ctx.store.steps.finish(s.id, { status: 'interrupted', ended_at: now() })
-      })
-      for (const s of open) {
-        const row = ctx.store.steps.get(s.id)
-        if (row) sink(row)
-      }
-    } catch {
-      // The store still refuses writes: the steps stay open and the next start's recovery ends them.
-    }
-  }
-
-  private sink(wsId: string): StepSink {
-    return busSink(this.o.bus, wsId)
-  }
-
-  /** A turn that could not start: its error step (the host shows the error state). */
-  private failTurn(ctx: Ctx, start: StepRow, text: string, code: SessionErrorCode): TurnOutcome {
-    writeStep(ctx.store, this.sink(ctx.wsId), {
-      member_id: start.member_id,
-      turn_id: start.id,
-      task_id: start.task_id,
-      kind: 'error',
-      status: 'error',
-      text,
-      is_error: 1,
-      started_at: now(),
-      ended_at: now(),
-    })
-    return { status: 'error', answer: '', error: text, code }
   }
 
   /**
@@ -309,7 +178,7 @@ export class Runtime {
   private queuedByConcord(memberId: string, step: StepRow): void {
     if (this.closed) return
     const host = this.host(memberId)
-    this.sink(host.wsId)(step)
+    busSink(this.o.bus, host.wsId)(step)
     wake(this.o.bus, host)
   }
 
@@ -324,16 +193,7 @@ export class Runtime {
 
   get(p: ParsedParams<'sessions.get'>): SessionPage {
     const host = this.host(p.memberId)
-    const store = this.o.harness.ctx(host.wsId).store
-    const limit = p.limit ?? 100
-    const before = p.before ?? Number.MAX_SAFE_INTEGER
-    const start = store.members.get(host.memberRowId)?.session_start ?? 0
-    const rows = p.taskId
-      ? store.steps.pageOfTask(host.memberRowId, taskRow(this.ctx(host.wsId), p.taskId).id, before, limit + 1)
-      : store.steps.page(host.memberRowId, before, limit + 1, start)
-    const hasMore = rows.length > limit
-    const steps = (hasMore ? rows.slice(1) : rows).map((r) => toStep(host.wsId, r))
-    return { ...host.info(), steps, hasMore }
+    return sessionPage(this.ctx(host.wsId), host, p)
   }
 
   list(workspaceId: string): SessionInfo[] {
@@ -352,10 +212,7 @@ export class Runtime {
         'invalid_transition',
         `${memberId} is working; interrupt it before starting a new conversation`,
       )
-    const moved = resetSession(this.o.harness.ctx(host.wsId).store, host.memberRowId)
-    for (const [from, to] of moved) host.renameTurn(from, to)
-    this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
-    host.resume()
+    resetConversation(this.o.bus, this.o.harness.ctx(host.wsId), host)
     return host.info()
   }
 
@@ -391,23 +248,7 @@ export class Runtime {
   /** Allow, and from now on allow the same kind of call without asking: a rule for the member or the team. */
   allowAlways(p: ParsedParams<'sessions.allowAlways'>): Result<'sessions.allowAlways'> {
     const host = this.host(p.memberId)
-    const pending = host.approvals.get(p.callId)
-    if (!pending) throw new ApiError('not_found', `callId: no call ${p.callId} is waiting for approval`)
-    const suggestion = pending.suggestion ?? { tool: pending.name }
-    // Never the whole tool for a command Concord cannot take apart: allowing run_command would allow anything.
-    if (suggestion.noRule && !p.rule)
-      throw new ApiError(
-        'invalid_params',
-        `callId: no rule is offered for this call: ${suggestion.noRule}; allow it once`,
-      )
-    const ctx = this.o.harness.ctx(host.wsId)
-    const rule = addRule(
-      ctx,
-      p.scope === 'team' ? null : p.memberId,
-      p.rule ?? { effect: 'allow', tool: suggestion.tool, commandPrefix: suggestion.commandPrefix ?? null },
-    )
-    host.approve(p.callId, true)
-    return { session: host.info(), rule }
+    return allowAlways(this.o.harness.ctx(host.wsId), host, p)
   }
 
   // ── Archive and retry (issue 13) ──────────────────────────────────────────────────────────────
@@ -418,7 +259,6 @@ export class Runtime {
     return host?.abort ? 'a turn is running' : null
   }
 
-  /** Runs a failed turn again from its message (see retry.ts); an agent gets a fresh process, as with Restart. */
   /** sessions.undoTurn: refused (busy) while the turn's member is in a turn; its next turn waits for the undo. */
   async undoTurn(stepId: string): Promise<UndoneTurn> {
     const { workspaceId, n } = parseId(stepId, 'step', 'stepId')
@@ -426,33 +266,15 @@ export class Runtime {
     const row = ctx.store.steps.get(n)
     if (!row) throw new ApiError('not_found', `stepId: there is no step ${stepId}`)
     const host = this.host(makeId(workspaceId, 'member', row.member_id))
-    if (host.abort || this.undoing.has(host.memberId))
-      throw new ApiError('busy', `${host.memberId} is working; wait for its turn to end before undoing a turn`)
-    const work = undoTurn(this.o.harness, ctx, stepId)
-    this.undoing.set(host.memberId, work)
-    try {
-      return await work
-    } finally {
-      this.undoing.delete(host.memberId)
-    }
+    return undoWhenIdle(this.o.harness, ctx, host, this.undoing, stepId)
   }
 
+  /** Runs a failed turn again from its message (see retry.ts); an agent gets a fresh process, as with Restart. */
   retry(memberId: string): SessionInfo {
     const host = this.host(memberId)
     if (host.abort)
       throw new ApiError('invalid_transition', `${memberId} is working; wait for its turn to end before retrying`)
-    const { store } = this.o.harness.ctx(host.wsId)
-    const { stepId, moved } = requeueFailedTurn(
-      store,
-      host.memberRowId,
-      store.members.get(host.memberRowId)?.name ?? memberId,
-    )
-    for (const [from, to] of moved) host.renameTurn(from, to)
-    this.agents.stop(memberId)
-    // Moved messages have new ids: the view reloads; otherwise the one new step is enough.
-    if (moved.length) this.o.bus.emit('session.reset', { workspaceId: host.wsId, memberId })
-    else this.sink(host.wsId)(store.steps.get(stepId)!)
-    host.resume()
+    retryTurn(this.o.bus, this.o.harness.ctx(host.wsId), host, () => this.agents.stop(memberId))
     return host.info()
   }
   // ── end of archive and retry ─────────────────────────────────────────────────────────────────

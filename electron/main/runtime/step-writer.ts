@@ -5,8 +5,7 @@
  */
 import type { EventBus } from '../platform/events/event-bus'
 import { makeId, now } from '../harness/ids'
-import type { NewStep, StepRow, StepsRepo } from '../store/steps-repo'
-import type { WorkspaceStore } from '../store/workspace-store'
+import type { NewStep, StepRow, StepsRepo, WorkspaceStore } from '../harness/rows'
 import { toStep } from '../harness/members/steps'
 
 /** Where a written step is announced. */

@@ -6,8 +6,7 @@
 import type { ApprovalPolicy } from '../harness/members/approval-policy'
 import type { Ctx } from '../harness/context'
 import type { TurnTree } from '../harness/workspace/turn-trees'
-import type { MemberRow } from '../store/members-repo'
-import type { StepRow } from '../store/steps-repo'
+import type { MemberRow, StepRow } from '../harness/rows'
 import type { MemberHost, TurnOutcome } from './member-host'
 import type { StepSink } from './step-writer'
 

@@ -5,9 +5,7 @@
  */
 import { makeKey, mentionedKeys, parseKey } from '../../../shared/keys'
 import type { Ctx } from '../harness/context'
-import type { MemberRow } from '../store/members-repo'
-import type { StepRow } from '../store/steps-repo'
-import type { TaskRow } from '../store/tasks-repo'
+import type { MemberRow, StepRow, TaskRow } from '../harness/rows'
 
 export const tasksInProgress = (ctx: Ctx, member: MemberRow): TaskRow[] => ctx.store.tasks.inProgress(member.id)
 

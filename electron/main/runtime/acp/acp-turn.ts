@@ -11,7 +11,7 @@ import type { ApprovalPolicy } from '../../harness/members/approval-policy'
 import type { Harness } from '../../harness/harness'
 import { keyRefOf } from '../../harness/members/members'
 import { now } from '../../harness/ids'
-import type { StepRow } from '../../store/steps-repo'
+import type { StepRow, MemberRow } from '../../harness/rows'
 import { turnSteps, writeStep, type TurnSteps } from '../step-writer'
 import { buildBrief } from '../brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
@@ -25,7 +25,6 @@ import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
 import { sandboxPolicy } from '../turn-tree'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
-import type { MemberRow } from '../../store/members-repo'
 
 /** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */
 const RETIRE_GRACE_MS = 5_000

@@ -2,7 +2,7 @@
  * the prompt loop that uses them import it without importing each other in a circle. */
 import type { AppBindingEnv } from '../mcp/app-binding'
 import type { Ctx } from '../../harness/context'
-import type { MemberRow } from '../../store/members-repo'
+import type { MemberRow } from '../../harness/rows'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import type { StepSink } from '../step-writer'
 import type { AgentPool } from './agent-process'
