@@ -19,6 +19,7 @@ import type { WorkspaceStore } from '../store/workspace-store'
 import { ioError } from './files'
 import { JSON_FILE, parseExport } from './json'
 import type { ExportDoc } from './schema'
+import { insertAll } from './import-rows'
 import { Slicer } from './sliced'
 
 export interface ImportParams {
@@ -33,10 +34,6 @@ export interface ImportDeps {
   /** Opens (creating and migrating) a workspace file the way the harness does. */
   openStore: (file: string) => WorkspaceStore
 }
-
-/** Row number of a local id (`D-3` → 3); ids were checked by the schema. */
-const n = (id: string) => Number(id.slice(id.indexOf('-') + 1))
-const nOrNull = (id: string | null) => (id === null ? null : n(id))
 
 /** The API has no working directory a caller can see: a relative path would be resolved against the server's. */
 function absolute(path: string, field: string): string {
@@ -137,187 +134,6 @@ function repoFolder(repoPath: string): string {
   throw new ApiError('invalid_params', `repoPath: ${repoPath} is not an existing folder`)
 }
 
-/** Inserts the whole document, one entity per step (restoreSliced runs the steps in short transactions). */
-function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc): Generator<void, void, void> {
-  for (const m of doc.members) {
-    transfer.insertMember({
-      id: n(m.id),
-      name: m.name,
-      role: m.role,
-      authority: m.authority,
-      instructions: m.instructions,
-      provider_kind: m.provider?.kind ?? null,
-      provider_model: m.provider?.model ?? null,
-      provider_base_url: m.provider?.baseURL ?? null,
-      archived_at: m.archivedAt ?? null,
-      approval: m.approval,
-      max_steps: m.maxSteps,
-      planning_interval: m.planningInterval,
-      network: m.network ? 1 : 0,
-      // An agent's command and settings are machine-specific: not in the export, set again after import.
-      agent: null,
-      agent_command: null,
-      agent_args: '[]',
-      agent_env: '{}',
-      agent_key_variable: null,
-      agent_isolated_home: 0,
-      acp_session: null,
-      created_at: m.createdAt,
-      updated_at: m.updatedAt,
-    })
-    yield
-  }
-  for (const r of doc.approvalRules ?? []) {
-    store.approvalRules.insertWithId({
-      id: n(r.id),
-      member_id: nOrNull(r.memberId),
-      effect: r.effect,
-      tool: r.tool,
-      command_prefix: r.commandPrefix,
-      path_glob: r.pathGlob,
-      created_at: r.createdAt,
-    })
-  }
-  yield
-  for (const d of doc.decisions) {
-    const id = n(d.id)
-    transfer.insertDecision({
-      id,
-      title: d.title,
-      statement: d.statement,
-      rationale: d.rationale,
-      status: d.status,
-      version: d.version,
-      fingerprint: d.fingerprint,
-      source_message_id: d.sourceMessageId,
-      supersedes: nOrNull(d.supersedes),
-      superseded_by: nOrNull(d.supersededBy),
-      created_by: nOrNull(d.createdBy),
-      created_at: d.createdAt,
-      updated_at: d.updatedAt,
-    })
-    for (const r of d.revisions) {
-      store.decisions.insertRevision({
-        decision_id: id,
-        version: r.version,
-        title: r.title,
-        statement: r.statement,
-        rationale: r.rationale,
-        status: r.status,
-        content_hash: r.contentHash,
-        fingerprint: r.fingerprint,
-        reason: r.reason,
-        actor_id: nOrNull(r.actorId),
-        editorial: r.editorial ? 1 : 0,
-        source_message_id: r.sourceMessageId,
-        created_at: r.createdAt,
-      })
-    }
-    yield
-  }
-  for (const p of doc.proposals) {
-    transfer.insertProposal({
-      id: n(p.id),
-      decision_id: n(p.decisionId),
-      author_id: nOrNull(p.authorId),
-      base_version: p.baseVersion,
-      title: p.title,
-      statement: p.statement,
-      rationale: p.rationale,
-      status: p.status,
-      reason: p.reason,
-      state: p.state,
-      decided_by: nOrNull(p.decidedBy),
-      decided_at: p.decidedAt,
-      decision_reason: p.decisionReason,
-      source_message_id: p.sourceMessageId,
-      created_at: p.createdAt,
-    })
-    yield
-  }
-  for (const t of doc.tasks) {
-    transfer.insertTask({
-      id: n(t.id),
-      title: t.title,
-      spec: t.spec,
-      acceptance_criteria: t.acceptanceCriteria,
-      status: t.status,
-      archived_at: t.archivedAt ?? null,
-      assignee_id: nOrNull(t.assigneeId),
-      flag: t.flag,
-      artifact_commit: t.artifact?.commit ?? null,
-      artifact_digest: t.artifact?.digest ?? null,
-      required_reports: JSON.stringify(t.requiredReports),
-      version: t.version,
-      created_at: t.createdAt,
-      updated_at: t.updatedAt,
-    })
-    yield
-  }
-  // Links and blockers after every task exists (a task may be blocked by a later one).
-  for (const t of doc.tasks) {
-    store.tasks.replaceLinks(
-      n(t.id),
-      t.links.map((l) => ({ decisionId: n(l.decisionId), version: l.pinnedVersion, fingerprint: l.pinnedFingerprint })),
-    )
-    store.tasks.replaceBlockers(n(t.id), t.blockedBy.map(n))
-    if (t.planFirst) store.plans.setPlanFirst(n(t.id), true)
-    for (const p of t.plans ?? [])
-      store.plans.restore({
-        task_id: n(t.id),
-        n: p.n,
-        body: p.body,
-        author_id: nOrNull(p.authorId),
-        state: p.state,
-        submitted_at: p.submittedAt,
-        comment: p.comment,
-        decided_at: p.decidedAt,
-        decided_by: nOrNull(p.decidedBy),
-        rejected_to: p.rejectedTo,
-      })
-    if (t.attemptOf || t.pickedAttempt)
-      transfer.setAttempt(n(t.id), t.attemptOf ? n(t.attemptOf) : null, t.pickedAttempt ? n(t.pickedAttempt) : null)
-    yield
-  }
-  for (const r of doc.reports) {
-    const id = n(r.id)
-    transfer.insertReport({
-      id,
-      task_id: n(r.taskId),
-      author_id: nOrNull(r.authorId),
-      kind: r.kind,
-      verdict: r.verdict,
-      summary: r.summary,
-      artifact_commit: r.artifact.commit,
-      artifact_digest: r.artifact.digest,
-      claim_count: r.claims.length,
-      created_at: r.createdAt,
-    })
-    for (const b of r.basis) store.reports.insertBasis(id, n(b.decisionId), b.version, b.fingerprint)
-    r.claims.forEach((c, ordinal) => {
-      transfer.insertClaim(n(c.id), id, ordinal, c.text)
-      for (const x of c.decisions) store.reports.insertClaimLink(n(c.id), id, n(x.decisionId), x.pinnedFingerprint)
-    })
-    yield
-  }
-  for (const x of doc.notices) {
-    transfer.insertNotice({
-      id: n(x.id),
-      member_id: n(x.memberId),
-      kind: x.kind,
-      decision_id: n(x.decisionId),
-      decision_version: x.decisionVersion,
-      task_ids: JSON.stringify(x.taskIds.map(n)),
-      report_ids: JSON.stringify(x.reportIds.map(n)),
-      text: x.text,
-      created_at: x.createdAt,
-      delivered_at: x.deliveredAt,
-    })
-    yield
-  }
-  for (const [name, value] of Object.entries(doc.counters)) transfer.setCounter(name, value)
-}
-
 function removeWorkspaceFile(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true })
 }
@@ -349,6 +165,91 @@ async function restoreSliced(transfer: TransferRepo, steps: Iterator<void>, slic
   return transactions
 }
 
+/** The folder must not have a workspace already: an import makes a new one. */
+function refuseOccupied(harness: Harness, repoPath: string): void {
+  harness.refuseDataDirRepo(repoPath)
+  const existing = harness.registry.byPath(repoPath)
+  if (existing) {
+    throw new ApiError(
+      'invalid_params',
+      `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`,
+    )
+  }
+}
+
+/** A workspace id neither the registry nor a file in the data folder has. */
+function unusedWorkspaceId(harness: Harness): string {
+  let id = newWorkspaceId()
+  while (harness.registry.byId(id) || existsSync(harness.registry.workspaceFile(id))) id = newWorkspaceId()
+  return id
+}
+
+/** Every foreign key of the restored file points at a row, or the export is refused. */
+async function refuseDangling(transfer: TransferRepo, file: string, slicer: Slicer): Promise<void> {
+  for (const table of transfer.tablesWithForeignKeys()) {
+    const dangling = transfer.danglingReferencesIn(table)
+    const [first] = dangling
+    if (first) {
+      throw new ApiError(
+        'invalid_params',
+        `${file} is not a consistent Concord export: ${first.table} refers to a missing ${first.parent} row`,
+      )
+    }
+    await slicer.tick()
+  }
+}
+
+interface Restore {
+  id: string
+  repoPath: string
+  at: string
+  file: string
+  doc: ExportDoc
+}
+
+/** The document into the new workspace file, in slices, checked, and the import logged there. */
+async function restoreInto(s: WorkspaceStore, r: Restore, slicer: Slicer): Promise<void> {
+  const { id, repoPath, at, doc } = r
+  const transfer = new TransferRepo(s.db)
+  // The new file is not in the registry yet: no one else reads or writes it while its slices go in.
+  transfer.beginSlicedRestore()
+  await restoreSliced(
+    transfer,
+    (function* () {
+      transfer.setMeta('workspaceId', id)
+      transfer.setMeta('repoPath', repoPath)
+      transfer.setMeta('importedAt', at)
+      transfer.setMeta('importedExportOf', doc.exportedAt)
+      yield* insertAll(s, transfer, doc)
+    })(),
+    slicer,
+  )
+  await refuseDangling(transfer, r.file, slicer)
+  transfer.endSlicedRestore()
+  transfer.restoreSlice(() =>
+    s.log.appendEvent(
+      'workspace.imported',
+      { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt },
+      at,
+    ),
+  )
+}
+
+/** The new workspace into the registry: the moment others can see it. */
+function register(harness: Harness, row: WorkspaceRow): void {
+  try {
+    harness.registry.insert(row)
+  } catch (err) {
+    // The folder got a workspace meanwhile (workspaces.open while this import ran, or another process).
+    if (harness.registry.byPath(row.repo_path))
+      throw new ApiError(
+        'invalid_params',
+        `repoPath: ${row.repo_path} got a Concord workspace while importing; nothing was changed`,
+      )
+    throw err
+  }
+}
+
 export async function importWorkspace(
   { harness, openStore }: ImportDeps,
   p: ImportParams,
@@ -358,75 +259,18 @@ export async function importWorkspace(
   const { file, bytes } = await readExportFile(p.path)
   const doc = await parseExport(bytes, file, slicer)
   const repoPath = repoFolder(p.repoPath)
-  harness.refuseDataDirRepo(repoPath)
-  const existing = harness.registry.byPath(repoPath)
-  if (existing) {
-    throw new ApiError(
-      'invalid_params',
-      `repoPath: ${repoPath} already has a Concord workspace ("${existing.name}", ${existing.id}); import into a folder that has none — nothing was changed`,
-    )
-  }
-  let id = newWorkspaceId()
-  while (harness.registry.byId(id) || existsSync(harness.registry.workspaceFile(id))) id = newWorkspaceId()
+  refuseOccupied(harness, repoPath)
+  const id = unusedWorkspaceId(harness)
   const dbFile = harness.registry.workspaceFile(id)
   const at = now()
   let store: WorkspaceStore | undefined
   try {
     store = openStore(dbFile)
-    const s = store
-    const transfer = new TransferRepo(s.db)
-    // The new file is not in the registry yet: no one else reads or writes it while its slices go in.
-    transfer.beginSlicedRestore()
-    await restoreSliced(
-      transfer,
-      (function* () {
-        transfer.setMeta('workspaceId', id)
-        transfer.setMeta('repoPath', repoPath)
-        transfer.setMeta('importedAt', at)
-        transfer.setMeta('importedExportOf', doc.exportedAt)
-        yield* insertAll(s, transfer, doc)
-      })(),
-      slicer,
-    )
-    for (const table of transfer.tablesWithForeignKeys()) {
-      const dangling = transfer.danglingReferencesIn(table)
-      const [first] = dangling
-      if (first) {
-        throw new ApiError(
-          'invalid_params',
-          `${file} is not a consistent Concord export: ${first.table} refers to a missing ${first.parent} row`,
-        )
-      }
-      await slicer.tick()
-    }
-    transfer.endSlicedRestore()
-    transfer.restoreSlice(() =>
-      s.log.appendEvent(
-        'workspace.imported',
-        { workspaceId: id, repoPath, schemaVersion: doc.schemaVersion, exportedAt: doc.exportedAt },
-        at,
-      ),
-    )
+    await restoreInto(store, { id, repoPath, at, file, doc }, slicer)
     store.close()
     store = undefined
-    const row: WorkspaceRow = {
-      id,
-      name: p.name ?? doc.workspace.name,
-      repo_path: repoPath,
-      created_at: doc.workspace.createdAt,
-      opened_at: at,
-    }
-    try {
-      harness.registry.insert(row)
-    } catch (err) {
-      // The folder got a workspace meanwhile (workspaces.open while this import ran, or another process).
-      if (harness.registry.byPath(repoPath))
-        throw new ApiError(
-          'invalid_params',
-          `repoPath: ${repoPath} got a Concord workspace while importing; nothing was changed`,
-        )
-      throw err
-    }
+    const name = p.name ?? doc.workspace.name
+    register(harness, { id, name, repo_path: repoPath, created_at: doc.workspace.createdAt, opened_at: at })
   } catch (err) {
     try {
       store?.close()

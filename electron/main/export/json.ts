@@ -199,141 +199,179 @@ export async function parseExport(bytes: Buffer, source: string, slicer = new Sl
   return shape.doc
 }
 
-/**
- * Everything the shape cannot say (ids unique, references resolvable, history complete and intact), one entity at a
- * time: yields after each, so a caller can pause between them (import).
- */
-export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<void, void, void> {
-  /** The ids of a list, each repeated one a problem; yields every 1,000 items. */
-  function* unique(list: { id: string }[], name: string, seen = new Set<string>()): Generator<void, Set<string>, void> {
-    for (const [i, x] of list.entries()) {
-      if (seen.has(x.id)) problems.push(`${name}[${i}].id: ${x.id} appears twice`)
-      seen.add(x.id)
-      if (i % 1000 === 999) yield
-    }
-    return seen
+/** The ids of a list, each repeated one a problem; yields every 1,000 items. */
+function* unique(
+  problems: string[],
+  list: { id: string }[],
+  name: string,
+  seen = new Set<string>(),
+): Generator<void, Set<string>, void> {
+  for (const [i, x] of list.entries()) {
+    if (seen.has(x.id)) problems.push(`${name}[${i}].id: ${x.id} appears twice`)
+    seen.add(x.id)
+    if (i % 1000 === 999) yield
   }
-  const members = yield* unique(doc.members, 'members')
+  return seen
+}
+
+/** What the export holds, by id: each reference is checked against it, each miss a problem. */
+interface Known {
+  problems: string[]
+  reports: Set<string>
+  member: (id: string | null, at: string) => void
+  decision: (id: string | null, at: string, version?: number) => void
+  task: (id: string, at: string) => void
+}
+
+/** The ids of every entity (each repeated one a problem) and the checks of a reference to one. */
+function* knownIds(doc: ExportDoc, problems: string[]): Generator<void, Known, void> {
+  const members = yield* unique(problems, doc.members, 'members')
   const decisions = new Map<string, (typeof doc.decisions)[number]>()
   for (const [i, d] of doc.decisions.entries()) {
     decisions.set(d.id, d)
     if (i % 1000 === 999) yield
   }
-  yield* unique(doc.decisions, 'decisions')
-  yield* unique(doc.proposals, 'proposals')
-  const tasks = yield* unique(doc.tasks, 'tasks')
-  const reports = yield* unique(doc.reports, 'reports')
-  yield* unique(doc.notices, 'notices')
+  yield* unique(problems, doc.decisions, 'decisions')
+  yield* unique(problems, doc.proposals, 'proposals')
+  const tasks = yield* unique(problems, doc.tasks, 'tasks')
+  const reports = yield* unique(problems, doc.reports, 'reports')
+  yield* unique(problems, doc.notices, 'notices')
   yield* unique(
+    problems,
     doc.reports.flatMap((r) => r.claims),
     'claims',
   )
+  return {
+    problems,
+    reports,
+    member: (id, at) => {
+      if (id !== null && !members.has(id)) problems.push(`${at}: member ${id} is not in the export`)
+    },
+    decision: (id, at, version) => {
+      if (id === null) return
+      const d = decisions.get(id)
+      if (!d) problems.push(`${at}: decision ${id} is not in the export`)
+      else if (version !== undefined && version > d.version)
+        problems.push(`${at}: ${id} has no v${version} (it is at v${d.version})`)
+    },
+    task: (id, at) => {
+      if (!tasks.has(id)) problems.push(`${at}: task ${id} is not in the export`)
+    },
+  }
+}
 
-  const member = (id: string | null, at: string) => {
-    if (id !== null && !members.has(id)) problems.push(`${at}: member ${id} is not in the export`)
-  }
-  const decision = (id: string | null, at: string, version?: number) => {
-    if (id === null) return
-    const d = decisions.get(id)
-    if (!d) problems.push(`${at}: decision ${id} is not in the export`)
-    else if (version !== undefined && version > d.version)
-      problems.push(`${at}: ${id} has no v${version} (it is at v${d.version})`)
-  }
-  const task = (id: string, at: string) => {
-    if (!tasks.has(id)) problems.push(`${at}: task ${id} is not in the export`)
-  }
-
+/**
+ * Everything the shape cannot say (ids unique, references resolvable, history complete and intact), one entity at a
+ * time: yields after each, so a caller can pause between them (import).
+ */
+export function* referenceChecks(doc: ExportDoc, problems: string[]): Generator<void, void, void> {
+  const known = yield* knownIds(doc, problems)
   for (const [i, d] of doc.decisions.entries()) {
-    const at = `decisions[${i}]`
-    member(d.createdBy, `${at}.createdBy`)
-    decision(d.supersedes, `${at}.supersedes`)
-    decision(d.supersededBy, `${at}.supersededBy`)
-    if (d.supersedes === d.id || d.supersededBy === d.id) problems.push(`${at}: ${d.id} cannot supersede itself`)
-    d.revisions.forEach((r, j) => {
-      if (r.version !== j + 1)
-        problems.push(
-          `${at}.revisions[${j}].version: expected v${j + 1}, found v${r.version} (history must be complete and in order)`,
-        )
-      member(r.actorId, `${at}.revisions[${j}].actorId`)
-      if (r.contentHash !== contentHash(r.statement, r.status)) {
-        problems.push(
-          `${at}.revisions[${j}]: the statement or status does not match its contentHash (was the history edited?)`,
-        )
-      }
-    })
-    const last = d.revisions.at(-1)
-    if (!last) problems.push(`${at}.revisions: ${d.id} has no revisions`)
-    else if (d.version !== d.revisions.length)
-      problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
-    else if (
-      last.title !== d.title ||
-      last.statement !== d.statement ||
-      last.rationale !== d.rationale ||
-      last.status !== d.status ||
-      last.fingerprint !== d.fingerprint
-    ) {
-      problems.push(
-        `${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`,
-      )
-    }
+    checkDecision(known, d, `decisions[${i}]`)
     yield
   }
   for (const [i, p] of doc.proposals.entries()) {
     const at = `proposals[${i}]`
-    decision(p.decisionId, `${at}.decisionId`, p.baseVersion)
-    member(p.authorId, `${at}.authorId`)
-    member(p.decidedBy, `${at}.decidedBy`)
+    known.decision(p.decisionId, `${at}.decisionId`, p.baseVersion)
+    known.member(p.authorId, `${at}.authorId`)
+    known.member(p.decidedBy, `${at}.decidedBy`)
     yield
   }
   for (const [i, t] of doc.tasks.entries()) {
-    const at = `tasks[${i}]`
-    member(t.assigneeId, `${at}.assigneeId`)
-    const linked = new Set<string>()
-    t.links.forEach((l, j) => {
-      decision(l.decisionId, `${at}.links[${j}].decisionId`, l.pinnedVersion)
-      if (linked.has(l.decisionId)) problems.push(`${at}.links[${j}]: ${t.id} links ${l.decisionId} twice`)
-      linked.add(l.decisionId)
-    })
-    const blockers = new Set<string>()
-    t.blockedBy.forEach((b, j) => {
-      task(b, `${at}.blockedBy[${j}]`)
-      if (b === t.id) problems.push(`${at}.blockedBy[${j}]: ${t.id} cannot block itself`)
-      if (blockers.has(b)) problems.push(`${at}.blockedBy[${j}]: ${b} is listed twice`)
-      blockers.add(b)
-    })
+    checkTask(known, t, `tasks[${i}]`)
     yield
   }
   for (const [i, r] of doc.reports.entries()) {
-    const at = `reports[${i}]`
-    task(r.taskId, `${at}.taskId`)
-    member(r.authorId, `${at}.authorId`)
-    const based = new Set<string>()
-    r.basis.forEach((b, j) => {
-      decision(b.decisionId, `${at}.basis[${j}].decisionId`, b.version)
-      if (based.has(b.decisionId)) problems.push(`${at}.basis[${j}]: ${b.decisionId} is listed twice`)
-      based.add(b.decisionId)
-    })
-    r.claims.forEach((c, j) => {
-      const exercised = new Set<string>()
-      c.decisions.forEach((x, k) => {
-        decision(x.decisionId, `${at}.claims[${j}].decisions[${k}].decisionId`)
-        if (exercised.has(x.decisionId))
-          problems.push(`${at}.claims[${j}].decisions[${k}]: ${x.decisionId} is listed twice`)
-        exercised.add(x.decisionId)
-      })
-    })
+    checkReport(known, r, `reports[${i}]`)
     yield
   }
-  yield* unique(doc.approvalRules ?? [], 'approvalRules')
-  for (const [i, r] of (doc.approvalRules ?? []).entries()) member(r.memberId, `approvalRules[${i}].memberId`)
+  yield* unique(problems, doc.approvalRules ?? [], 'approvalRules')
+  for (const [i, r] of (doc.approvalRules ?? []).entries()) known.member(r.memberId, `approvalRules[${i}].memberId`)
   for (const [i, n] of doc.notices.entries()) {
     const at = `notices[${i}]`
-    member(n.memberId, `${at}.memberId`)
-    decision(n.decisionId, `${at}.decisionId`, n.decisionVersion)
-    n.taskIds.forEach((t, j) => task(t, `${at}.taskIds[${j}]`))
+    known.member(n.memberId, `${at}.memberId`)
+    known.decision(n.decisionId, `${at}.decisionId`, n.decisionVersion)
+    n.taskIds.forEach((t, j) => known.task(t, `${at}.taskIds[${j}]`))
     n.reportIds.forEach((r, j) => {
-      if (!reports.has(r)) problems.push(`${at}.reportIds[${j}]: report ${r} is not in the export`)
+      if (!known.reports.has(r)) problems.push(`${at}.reportIds[${j}]: report ${r} is not in the export`)
     })
     yield
   }
+}
+
+/** A decision's references, and its history: complete, in order, intact, ending where the decision is. */
+function checkDecision(known: Known, d: ExportDoc['decisions'][number], at: string): void {
+  const { problems } = known
+  known.member(d.createdBy, `${at}.createdBy`)
+  known.decision(d.supersedes, `${at}.supersedes`)
+  known.decision(d.supersededBy, `${at}.supersededBy`)
+  if (d.supersedes === d.id || d.supersededBy === d.id) problems.push(`${at}: ${d.id} cannot supersede itself`)
+  d.revisions.forEach((r, j) => {
+    if (r.version !== j + 1)
+      problems.push(
+        `${at}.revisions[${j}].version: expected v${j + 1}, found v${r.version} (history must be complete and in order)`,
+      )
+    known.member(r.actorId, `${at}.revisions[${j}].actorId`)
+    if (r.contentHash !== contentHash(r.statement, r.status)) {
+      problems.push(
+        `${at}.revisions[${j}]: the statement or status does not match its contentHash (was the history edited?)`,
+      )
+    }
+  })
+  const last = d.revisions.at(-1)
+  if (!last) problems.push(`${at}.revisions: ${d.id} has no revisions`)
+  else if (d.version !== d.revisions.length)
+    problems.push(`${at}.version: ${d.id} is at v${d.version} but has ${d.revisions.length} revisions`)
+  else if (
+    last.title !== d.title ||
+    last.statement !== d.statement ||
+    last.rationale !== d.rationale ||
+    last.status !== d.status ||
+    last.fingerprint !== d.fingerprint
+  ) {
+    problems.push(
+      `${at}: the current title, statement, rationale, status and fingerprint of ${d.id} must equal its last revision`,
+    )
+  }
+}
+
+/** A task's assignee, its links (each decision once) and its blockers (other tasks, each once). */
+function checkTask(known: Known, t: ExportDoc['tasks'][number], at: string): void {
+  const { problems } = known
+  known.member(t.assigneeId, `${at}.assigneeId`)
+  const linked = new Set<string>()
+  t.links.forEach((l, j) => {
+    known.decision(l.decisionId, `${at}.links[${j}].decisionId`, l.pinnedVersion)
+    if (linked.has(l.decisionId)) problems.push(`${at}.links[${j}]: ${t.id} links ${l.decisionId} twice`)
+    linked.add(l.decisionId)
+  })
+  const blockers = new Set<string>()
+  t.blockedBy.forEach((b, j) => {
+    known.task(b, `${at}.blockedBy[${j}]`)
+    if (b === t.id) problems.push(`${at}.blockedBy[${j}]: ${t.id} cannot block itself`)
+    if (blockers.has(b)) problems.push(`${at}.blockedBy[${j}]: ${b} is listed twice`)
+    blockers.add(b)
+  })
+}
+
+/** A report's task and author, its basis and its claims' decisions (each decision once). */
+function checkReport(known: Known, r: ExportDoc['reports'][number], at: string): void {
+  const { problems } = known
+  known.task(r.taskId, `${at}.taskId`)
+  known.member(r.authorId, `${at}.authorId`)
+  const based = new Set<string>()
+  r.basis.forEach((b, j) => {
+    known.decision(b.decisionId, `${at}.basis[${j}].decisionId`, b.version)
+    if (based.has(b.decisionId)) problems.push(`${at}.basis[${j}]: ${b.decisionId} is listed twice`)
+    based.add(b.decisionId)
+  })
+  r.claims.forEach((c, j) => {
+    const exercised = new Set<string>()
+    c.decisions.forEach((x, k) => {
+      known.decision(x.decisionId, `${at}.claims[${j}].decisions[${k}].decisionId`)
+      if (exercised.has(x.decisionId))
+        problems.push(`${at}.claims[${j}].decisions[${k}]: ${x.decisionId} is listed twice`)
+      exercised.add(x.decisionId)
+    })
+  })
 }

@@ -165,7 +165,19 @@ function readAllButDecisions(
 ): Omit<ExportDoc, 'schemaVersion' | 'generator' | 'exportedAt' | 'workspace' | 'decisions'> {
   const transfer = new TransferRepo(store.db)
   // Archived members and tasks are kept, with their archivedAt.
-  const members = store.members.list(true).map((m) => ({
+  const members = readMembers(store)
+  const proposals = readProposals(store)
+  const tasks = readTasks(store)
+  const reports = readReports(store)
+  const notices = readNotices(store, transfer)
+  const approvalRules = readApprovalRules(store)
+  const counters = Object.fromEntries([...store.log.counters()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
+  return { members, proposals, tasks, reports, notices, approvalRules, counters }
+}
+
+function readMembers(store: WorkspaceStore): ExportDoc['members'] {
+  return store.members.list(true).map((m) => ({
     id: localId('member', m.id),
     name: m.name,
     role: m.role,
@@ -182,8 +194,10 @@ function readAllButDecisions(
     createdAt: m.created_at,
     updatedAt: m.updated_at,
   }))
+}
 
-  const proposals = store.proposals.list().map((p) => ({
+function readProposals(store: WorkspaceStore): ExportDoc['proposals'] {
+  return store.proposals.list().map((p) => ({
     id: localId('proposal', p.id),
     decisionId: localId('decision', p.decision_id),
     authorId: ref('member', p.author_id),
@@ -200,10 +214,13 @@ function readAllButDecisions(
     sourceMessageId: p.source_message_id,
     createdAt: p.created_at,
   }))
+}
 
+/** Each task's plans, by task row id, as the export says them (a task with none has no `plans`). */
+function readPlans(store: WorkspaceStore): (taskId: number) => Pick<ExportDoc['tasks'][number], 'plans'> {
   const planRows = new Map<number, PlanRow[]>()
   for (const p of store.plans.all()) planRows.set(p.task_id, [...(planRows.get(p.task_id) ?? []), p])
-  const plansOf = (taskId: number) => {
+  return (taskId: number) => {
     const rows = planRows.get(taskId)
     if (!rows) return {}
     return {
@@ -220,7 +237,11 @@ function readAllButDecisions(
       })),
     }
   }
-  const tasks = store.tasks.list(undefined, true).map((t) => ({
+}
+
+function readTasks(store: WorkspaceStore): ExportDoc['tasks'] {
+  const plansOf = readPlans(store)
+  return store.tasks.list(undefined, true).map((t) => ({
     id: localId('task', t.id),
     title: t.title,
     spec: t.spec,
@@ -246,11 +267,13 @@ function readAllButDecisions(
     ...(t.plan_first === 1 ? { planFirst: true } : {}),
     ...plansOf(t.id),
   }))
+}
 
+function readReports(store: WorkspaceStore): ExportDoc['reports'] {
   const reportRows = store.reports.list()
   // Validity is the store's rule (reports-repo staleReport), not re-derived from the claims here.
   const staleReports = store.reports.staleAmong(reportRows.map((r) => r.id))
-  const reports = reportRows.map((r) => {
+  return reportRows.map((r) => {
     const links = store.reports.claimLinks(r.id)
     const basis = store.reports.basis(r.id).map((b) => ({
       decisionId: localId('decision', b.decision_id),
@@ -286,8 +309,10 @@ function readAllButDecisions(
       claims,
     }
   })
+}
 
-  const notices = transfer.notices().map((n) => ({
+function readNotices(store: WorkspaceStore, transfer: TransferRepo): ExportDoc['notices'] {
+  return transfer.notices().map((n) => ({
     id: localId('notice', n.id),
     memberId: localId('member', n.member_id),
     kind: n.kind,
@@ -299,8 +324,10 @@ function readAllButDecisions(
     createdAt: n.created_at,
     deliveredAt: n.delivered_at,
   }))
+}
 
-  const approvalRules = store.approvalRules.list().map((r) => ({
+function readApprovalRules(store: WorkspaceStore): ExportDoc['approvalRules'] {
+  return store.approvalRules.list().map((r) => ({
     id: localId('rule', r.id),
     memberId: r.member_id === null ? null : localId('member', r.member_id),
     effect: r.effect,
@@ -309,8 +336,4 @@ function readAllButDecisions(
     pathGlob: r.path_glob,
     createdAt: r.created_at,
   }))
-
-  const counters = Object.fromEntries([...store.log.counters()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-
-  return { members, proposals, tasks, reports, notices, approvalRules, counters }
 }

@@ -115,6 +115,29 @@ export interface ShellOptions {
 }
 
 /**
+ * Kills a spawned process's group and the groups its children made: SIGTERM first (terminate), SIGKILL after
+ * KILL_GRACE_MS or at once (killAll).
+ */
+function groupKiller(child: { pid?: number | undefined }) {
+  let killTimer: NodeJS.Timeout | undefined
+  let inner: ReturnType<typeof childGroups> = []
+  const killAll = (sig: NodeJS.Signals): void => {
+    killGroup(child.pid, sig)
+    for (const c of inner) if (c.start === undefined || processStartTime(c.pid) === c.start) killGroup(c.pid, sig)
+  }
+  const terminate = (): void => {
+    if (killTimer) return
+    // Frozen first, the spawned process starts no child while its children are read; SIGTERM waits for the SIGCONT.
+    sendSignal(child.pid, 'SIGSTOP')
+    inner = childGroups(child.pid)
+    killAll('SIGTERM')
+    sendSignal(child.pid, 'SIGCONT')
+    killTimer = setTimeout(() => killAll('SIGKILL'), KILL_GRACE_MS)
+  }
+  return { killAll, terminate, cancel: () => clearTimeout(killTimer) }
+}
+
+/**
  * Runs a planned spawn (sandboxedSpawn) in a process group of its own, collecting its output up to a cap, and kills
  * the whole tree of it on timeout, abort, or when it ends (background processes do not outlive it).
  */
@@ -130,23 +153,8 @@ export function runShell(plan: SandboxedSpawn, opts: ShellOptions): Promise<Comm
     let exitCode: number | null = null
     let exitSignal: NodeJS.Signals | null = null
     let settled = false
-    let killTimer: NodeJS.Timeout | undefined
     let drainTimer: NodeJS.Timeout | undefined
-    let inner: ReturnType<typeof childGroups> = []
-    const killAll = (sig: NodeJS.Signals): void => {
-      killGroup(child.pid, sig)
-      for (const c of inner) if (c.start === undefined || processStartTime(c.pid) === c.start) killGroup(c.pid, sig)
-    }
-
-    const terminate = (): void => {
-      if (killTimer) return
-      // Frozen first, the spawned process starts no child while its children are read; SIGTERM waits for the SIGCONT.
-      sendSignal(child.pid, 'SIGSTOP')
-      inner = childGroups(child.pid)
-      killAll('SIGTERM')
-      sendSignal(child.pid, 'SIGCONT')
-      killTimer = setTimeout(() => killAll('SIGKILL'), KILL_GRACE_MS)
-    }
+    const { killAll, terminate, cancel } = groupKiller(child)
     const timer = setTimeout(() => {
       timedOut = true
       terminate()
@@ -166,7 +174,7 @@ export function runShell(plan: SandboxedSpawn, opts: ShellOptions): Promise<Comm
       // Background processes left in the group do not outlive the command.
       killAll('SIGKILL')
       ended()
-      clearTimeout(killTimer)
+      cancel()
       child.stdout?.destroy()
       child.stderr?.destroy()
       resolve({ output: buf.toString(), exitCode, signal: exitSignal, timedOut, aborted })
@@ -182,7 +190,7 @@ export function runShell(plan: SandboxedSpawn, opts: ShellOptions): Promise<Comm
       if (settled) return
       settled = true
       clearTimeout(timer)
-      clearTimeout(killTimer)
+      cancel()
       signal.removeEventListener('abort', onAbort)
       ended()
       reject(new ToolError('command_failed', `Could not start the command: ${err.message}`))

@@ -12,12 +12,13 @@ import { mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { type GitResult } from '../platform/git-spawn'
-import { runTreeGit, treeConfigCall, treeGitCall } from '../platform/tree-git'
+import { treeConfigCall, treeGitCall } from '../platform/tree-git'
 import { cachedConfigCall, keepConfig, keptConfigs } from '../platform/tree-config-cache'
+import type { TreeConfig } from '../platform/tree-git'
 import { runTreeGitBatch, type TreeGitBatchCall } from '../platform/tree-git-batch'
 import { objectsOf } from './git-repo'
-
-const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
+import { bothChanged } from './merge-base-files'
+import { remember, recall, SHA, sinceGroups, sinceKey, sinceOf, type Since } from './base-check-memory'
 
 export interface BaseCheckResult {
   behind: number
@@ -76,10 +77,52 @@ export async function checkManyAgainstBase(
   const results: (BaseCheckResult | null)[] = items.map(() => null)
   const valid = SHA.test(base) ? items.flatMap((it, i) => (SHA.test(it.commit) ? [i] : [])) : []
   if (!valid.length) return results
+  const check = await prepareCheck(root, base, items, valid, scratch, baseSide)
+  const { first, gained } = await firstRound(check)
+  const parted = await partings(check, first, gained, results)
+  if (!parted.size) return results
+  await secondRound(check, parted, results)
+  return results
+}
+
+/** What the rounds of one check share: the tasks, where git reads and writes, each tree's call, what is known. */
+interface Check {
+  base: string
+  items: BaseCheckItem[]
+  valid: number[]
+  store: string
+  user: string[]
+  batch: { readable: string[]; writable: string[]; processes: number }
+  kept: { config: TreeConfig | null; key: string }[]
+  baseSide: BaseSideCache
+  /** The tasks checked before on the same commit against an ancestor of this base. */
+  since: Map<number, Since>
+  call: (i: number, args: string[]) => Promise<TreeGitBatchCall>
+  known: (i: number, what: string) => string | undefined
+  treeOf: (i: number) => string
+}
+
+/** Where a task parted from the base, how far behind it is, the trial merge and the commit's own tree. */
+interface Parted {
+  mb: string
+  behind: number
+  trial: GitResult
+  checked: string
+}
+
+const ownOf = (tree: string) => path.join(tree, '.git', 'objects')
+
+async function prepareCheck(
+  root: string,
+  base: string,
+  items: BaseCheckItem[],
+  valid: number[],
+  scratch: string,
+  baseSide: BaseSideCache,
+): Promise<Check> {
   const store = path.join(scratch, 'objects')
   mkdirSync(store, { recursive: true, mode: 0o700 })
   const user = await objectsOf(root)
-  const ownOf = (tree: string) => path.join(tree, '.git', 'objects')
   // Reads: the tree's objects and the user's (the base's commits); the trial merge writes its objects to `store` only.
   const envOf = (tree: string) => ({
     GIT_OBJECT_DIRECTORY: store,
@@ -91,8 +134,37 @@ export async function checkManyAgainstBase(
     writable: [scratch],
     processes: PROCESSES,
   }
-  // The trees' config (what runTreeGit overrides), read for those whose config files changed since it was last read.
-  const trees = valid.map((i) => items[i]!.tree)
+  const kept = await treeConfigs(valid.map((i) => items[i]!.tree))
+  const calls = new Map<number, (args: string[]) => Promise<TreeGitBatchCall>>()
+  valid.forEach((i, k) => {
+    const tree = items[i]!.tree
+    const config = kept[k]!.config!
+    calls.set(i, async (args) => ({ tree, ...(await treeGitCall(tree, args, { env: envOf(tree), config })) }))
+  })
+  const known = (i: number, what: string) => recall(items[i]!.tree, what)
+  const since = new Map<number, Since>()
+  for (const i of valid) {
+    const prior = sinceOf(known(i, sinceKey(items[i]!.commit)))
+    if (prior) since.set(i, prior)
+  }
+  return {
+    base,
+    items,
+    valid,
+    store,
+    user,
+    batch,
+    kept,
+    baseSide,
+    since,
+    call: (i, args) => calls.get(i)!(args),
+    known,
+    treeOf: (i) => `${items[i]!.commit}^{tree}`,
+  }
+}
+
+/** The trees' config (what runTreeGit overrides), read for those whose config files changed since it was last read. */
+async function treeConfigs(trees: string[]): Promise<{ config: TreeConfig | null; key: string }[]> {
   const kept = await keptConfigs(trees)
   const unread = trees.flatMap((_, k) => (kept[k]!.config ? [] : [k]))
   const read = await runTreeGitBatch(
@@ -100,107 +172,139 @@ export async function checkManyAgainstBase(
     { processes: PROCESSES },
   )
   unread.forEach((k, n) => (kept[k]!.config = keepConfig(trees[k]!, kept[k]!.key, read[n]!.stdout)))
-  const calls = new Map<number, (args: string[]) => Promise<TreeGitBatchCall>>()
-  valid.forEach((i, k) => {
-    const tree = items[i]!.tree
-    const config = kept[k]!.config!
-    calls.set(i, async (args) => ({ tree, ...(await treeGitCall(tree, args, { env: envOf(tree), config })) }))
-  })
-  const call = (i: number, args: string[]) => calls.get(i)!(args)
+  return kept
+}
 
-  // Where each task parted from the base, how far behind it is, the trial merge, and (once per commit) its own tree.
-  // A task checked before on the same commit against an ancestor of this base (since) is asked only the trial merge,
-  // when the commits the base gained are none of its history (Since); the others are asked everything.
-  const known = (i: number, what: string) => pure.get(`${items[i]!.tree}\0${what}`)
-  const treeOf = (i: number) => `${items[i]!.commit}^{tree}`
-  const since = new Map<number, Since>()
-  for (const i of valid) {
-    const prior = sinceOf(known(i, sinceKey(items[i]!.commit)))
-    if (prior) since.set(i, prior)
-  }
-  const groups = sinceGroups(since, base)
-  const partingCalls = (i: number) => {
-    const { commit } = items[i]!
-    return [call(i, ['merge-base', '--all', base, commit]), call(i, ['rev-list', '--count', `${commit}..${base}`])]
-  }
-  const firstCalls = valid.flatMap((i) => [
-    ...(since.has(i) ? [] : partingCalls(i)),
-    call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, items[i]!.commit]),
-    ...(known(i, treeOf(i)) === undefined ? [call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
+/** Where a task parted from the base (its merge bases) and how far behind it is. */
+function partingCalls(c: Check, i: number) {
+  const { commit } = c.items[i]!
+  return [
+    c.call(i, ['merge-base', '--all', c.base, commit]),
+    c.call(i, ['rev-list', '--count', `${commit}..${c.base}`]),
+  ]
+}
+
+/**
+ * Where each task parted from the base, how far behind it is, the trial merge, and (once per commit) its own tree.
+ * A task checked before on the same commit against an ancestor of this base (since) is asked only the trial merge,
+ * when the commits the base gained are none of its history (Since); the others are asked everything.
+ */
+async function firstRound(c: Check): Promise<{ first: GitResult[]; gained: Map<number, number | null> }> {
+  const { base, items, known, treeOf } = c
+  const groups = sinceGroups(c.since, base)
+  const firstCalls = c.valid.flatMap((i) => [
+    ...(c.since.has(i) ? [] : partingCalls(c, i)),
+    c.call(i, ['merge-tree', '--write-tree', '--name-only', '--no-messages', base, items[i]!.commit]),
+    ...(known(i, treeOf(i)) === undefined ? [c.call(i, ['rev-parse', '--verify', '--quiet', treeOf(i)])] : []),
   ])
-  // Per group, two calls that read the objects of all its trees: whether its old base is an ancestor of this one and
-  // how many commits the base gained (left 0, right n), and how many of those are in none of the tasks' histories.
-  const groupCalls = groups.flatMap(({ head, members }) => {
-    const [one] = members
-    const trees = [...new Set(members.map((i) => items[i]!.tree))]
-    const env = {
-      GIT_OBJECT_DIRECTORY: store,
-      GIT_ALTERNATE_OBJECT_DIRECTORIES: [...trees.map(ownOf), ...user].join(path.delimiter),
-    }
-    const commits = [...new Set(members.map((i) => items[i]!.commit))]
-    const at = async (args: string[]) => ({
-      tree: items[one!]!.tree,
-      ...(await treeGitCall(items[one!]!.tree, args, { env, config: kept[valid.indexOf(one!)]!.config! })),
-    })
-    return [
-      at(['rev-list', '--count', '--left-right', `${head}...${base}`]),
-      at(['rev-list', '--count', base, '--not', head, ...commits]),
-    ]
-  })
-  // What the next round would ask, asked now where it can be foreseen: a task checked before has, when its group's
-  // calls agree, the same merge base as then, so the files it changed since and the base side's commits since are
-  // known to be wanted (a sandboxed process less on every move of the base; unused when they disagree).
-  const aheadLogs = new Map<string, number>()
-  const aheadDiffs: number[] = []
-  for (const [i, prior] of since) {
-    if (prior.head === base && prior.behind === 0) continue
-    const key = `${prior.mb}..${base}`
-    if (!baseSide.has(key) && !aheadLogs.has(key)) aheadLogs.set(key, i)
-    if (known(i, `${prior.mb}\0${items[i]!.commit}`) === undefined) aheadDiffs.push(i)
-  }
+  const groupCalls = groups.flatMap((group) => groupCallsOf(c, group))
+  const ahead = aheadOf(c)
   const aheadCalls = [
-    ...aheadDiffs.map((i) => call(i, diffArgs(since.get(i)!.mb, items[i]!.commit))),
-    ...[...aheadLogs].map(([key, i]) => call(i, logArgs(key))),
+    ...ahead.diffs.map((i) => c.call(i, diffArgs(c.since.get(i)!.mb, items[i]!.commit))),
+    ...[...ahead.logs].map(([key, i]) => c.call(i, logArgs(key))),
   ]
   const answers = await runTreeGitBatch(await Promise.all([...firstCalls, ...groupCalls, ...aheadCalls]), {
-    ...batch,
-    readable: [...user, ...groups.flatMap(({ members }) => members.map((i) => ownOf(items[i]!.tree)))],
+    ...c.batch,
+    readable: [...c.user, ...groups.flatMap(({ members }) => members.map((i) => ownOf(items[i]!.tree)))],
   })
-  const first = answers.slice(0, firstCalls.length)
-  const ahead = answers.slice(firstCalls.length + groupCalls.length)
-  aheadDiffs.forEach((i, k) => {
-    if (ahead[k]!.code === 0) remember(items[i]!.tree, `${since.get(i)!.mb}\0${items[i]!.commit}`, ahead[k]!.stdout)
+  keepAhead(c, ahead, answers.slice(firstCalls.length + groupCalls.length))
+  const gained = gainedOf(c, groups, answers.slice(firstCalls.length, firstCalls.length + groupCalls.length))
+  return { first: answers.slice(0, firstCalls.length), gained }
+}
+
+/**
+ * Per group, two calls that read the objects of all its trees: whether its old base is an ancestor of this one and
+ * how many commits the base gained (left 0, right n), and how many of those are in none of the tasks' histories.
+ */
+function groupCallsOf(c: Check, { head, members }: { head: string; members: number[] }) {
+  const { items, base } = c
+  const [one] = members
+  const trees = [...new Set(members.map((i) => items[i]!.tree))]
+  const env = {
+    GIT_OBJECT_DIRECTORY: c.store,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: [...trees.map(ownOf), ...c.user].join(path.delimiter),
+  }
+  const commits = [...new Set(members.map((i) => items[i]!.commit))]
+  const at = async (args: string[]) => ({
+    tree: items[one!]!.tree,
+    ...(await treeGitCall(items[one!]!.tree, args, { env, config: c.kept[c.valid.indexOf(one!)]!.config! })),
   })
-  ;[...aheadLogs.keys()].forEach((key, k) => {
-    const r = ahead[aheadDiffs.length + k]!
-    if (r.code === 0) baseSide.set(key, Promise.resolve(r.stdout))
+  return [
+    at(['rev-list', '--count', '--left-right', `${head}...${base}`]),
+    at(['rev-list', '--count', base, '--not', head, ...commits]),
+  ]
+}
+
+/**
+ * What the next round would ask, asked now where it can be foreseen: a task checked before has, when its group's
+ * calls agree, the same merge base as then, so the files it changed since and the base side's commits since are
+ * known to be wanted (a sandboxed process less on every move of the base; unused when they disagree).
+ */
+function aheadOf(c: Check): { logs: Map<string, number>; diffs: number[] } {
+  const logs = new Map<string, number>()
+  const diffs: number[] = []
+  for (const [i, prior] of c.since) {
+    if (prior.head === c.base && prior.behind === 0) continue
+    const key = `${prior.mb}..${c.base}`
+    if (!c.baseSide.has(key) && !logs.has(key)) logs.set(key, i)
+    if (c.known(i, `${prior.mb}\0${c.items[i]!.commit}`) === undefined) diffs.push(i)
+  }
+  return { logs, diffs }
+}
+
+function keepAhead(c: Check, ahead: { logs: Map<string, number>; diffs: number[] }, answers: GitResult[]): void {
+  ahead.diffs.forEach((i, k) => {
+    const r = answers[k]!
+    if (r.code === 0) remember(c.items[i]!.tree, `${c.since.get(i)!.mb}\0${c.items[i]!.commit}`, r.stdout)
   })
-  // Per task checked before: how many commits the base gained since, or null when it is asked in full (its old base
-  // is not an ancestor of this one, or a commit the base gained is in the history of a task of its group).
+  ;[...ahead.logs.keys()].forEach((key, k) => {
+    const r = answers[ahead.diffs.length + k]!
+    if (r.code === 0) c.baseSide.set(key, Promise.resolve(r.stdout))
+  })
+}
+
+/**
+ * Per task checked before: how many commits the base gained since, or null when it is asked in full (its old base
+ * is not an ancestor of this one, or a commit the base gained is in the history of a task of its group).
+ */
+function gainedOf(c: Check, groups: { members: number[] }[], answers: GitResult[]): Map<number, number | null> {
   const gained = new Map<number, number | null>()
-  for (const [i, prior] of since) if (prior.head === base) gained.set(i, 0)
+  for (const [i, prior] of c.since) if (prior.head === c.base) gained.set(i, 0)
   groups.forEach(({ members }, k) => {
-    const [lr, rest] = answers.slice(firstCalls.length + 2 * k, firstCalls.length + 2 * k + 2) as [GitResult, GitResult]
+    const [lr, rest] = answers.slice(2 * k, 2 * k + 2) as [GitResult, GitResult]
     const [left, right] = lr.stdout.trim().split(/\s+/).map(Number)
     const unseen = Number(rest.stdout.trim())
     const ok = lr.code === 0 && rest.code === 0 && left === 0 && Number.isInteger(right) && unseen === right
     for (const i of members) gained.set(i, ok ? right : null)
   })
-  const again = [...since.keys()].filter((i) => gained.get(i) === null)
-  const retried = await runTreeGitBatch(await Promise.all(again.flatMap(partingCalls)), batch)
-  const parted = new Map<number, { mb: string; behind: number; trial: GitResult; checked: string }>()
+  return gained
+}
+
+/**
+ * Each task's parting, from the first round's answers or (for a task checked before whose base moved otherwise) asked
+ * again; a task not behind is answered at once, the others are returned for the second round.
+ */
+async function partings(
+  c: Check,
+  first: GitResult[],
+  gained: Map<number, number | null>,
+  results: (BaseCheckResult | null)[],
+): Promise<Map<number, Parted>> {
+  const { items, known, treeOf } = c
+  const again = [...c.since.keys()].filter((i) => gained.get(i) === null)
+  const retried = await runTreeGitBatch(await Promise.all(again.flatMap((i) => partingCalls(c, i))), c.batch)
+  const parted = new Map<number, Parted>()
   let at = 0
-  for (const i of valid) {
-    const prior = since.get(i)
+  for (const i of c.valid) {
+    const prior = c.since.get(i)
     const more = gained.get(i) ?? null
-    let mbOut: GitResult | null = null
-    let behindOut: GitResult | null = null
+    let asked: [GitResult, GitResult] | null = null
     if (!prior) {
-      ;[mbOut, behindOut] = first.slice(at, at + 2) as [GitResult, GitResult]
+      asked = first.slice(at, at + 2) as [GitResult, GitResult]
       at += 2
     } else if (more === null) {
       const k = again.indexOf(i)
-      ;[mbOut, behindOut] = retried.slice(2 * k, 2 * k + 2) as [GitResult, GitResult]
+      asked = retried.slice(2 * k, 2 * k + 2) as [GitResult, GitResult]
     }
     const trial = first[at++]!
     let checked = known(i, treeOf(i))
@@ -208,39 +312,46 @@ export async function checkManyAgainstBase(
       checked = first[at++]!.stdout.trim()
       if (SHA.test(checked)) remember(items[i]!.tree, treeOf(i), checked)
     }
-    let mb: string
-    let behind: number
-    if (mbOut && behindOut) {
-      const bases = mbOut.stdout.split('\n').filter(Boolean)
-      mb = bases[0] ?? ''
-      if (!SHA.test(mb) || behindOut.code !== 0) continue
-      behind = Number(behindOut.stdout.trim()) || 0
-      // One merge base: the next check of this commit may build on this one.
-      if (bases.length === 1) remember(items[i]!.tree, sinceKey(items[i]!.commit), `${base} ${mb} ${behind}`)
-    } else {
-      mb = prior!.mb
-      behind = prior!.behind + more!
-      remember(items[i]!.tree, sinceKey(items[i]!.commit), `${base} ${mb} ${behind}`)
-    }
+    const where = asked ? partedAt(c, i, asked) : { mb: prior!.mb, behind: prior!.behind + more! }
+    if (!where) continue
+    // Built on the last check: the next check of this commit may build on this one.
+    if (!asked) remember(items[i]!.tree, sinceKey(items[i]!.commit), `${c.base} ${where.mb} ${where.behind}`)
+    const { mb, behind } = where
     if (behind === 0) results[i] = { behind, both: [], conflicts: null, landsAsChecked: true, mergeTree: true }
     else parted.set(i, { mb, behind, trial, checked })
   }
-  if (!parted.size) return results
+  return parted
+}
 
-  // The files each task changed since it parted (once per merge base and commit), and each first-parent commit of the
-  // base since the parting with the files it changed against its first parent: a merge commit of a task counts as
-  // that task's change. The base side is read once per merge base, in the first tree that has it.
+/** The merge base and how far behind, from git's answers; null when there is no shared history. */
+function partedAt(c: Check, i: number, [mbOut, behindOut]: [GitResult, GitResult]) {
+  const bases = mbOut.stdout.split('\n').filter(Boolean)
+  const mb = bases[0] ?? ''
+  if (!SHA.test(mb) || behindOut.code !== 0) return null
+  const behind = Number(behindOut.stdout.trim()) || 0
+  // One merge base: the next check of this commit may build on this one.
+  if (bases.length === 1) remember(c.items[i]!.tree, sinceKey(c.items[i]!.commit), `${c.base} ${mb} ${behind}`)
+  return { mb, behind }
+}
+
+/**
+ * The files each task changed since it parted (once per merge base and commit), and each first-parent commit of the
+ * base since the parting with the files it changed against its first parent: a merge commit of a task counts as
+ * that task's change. The base side is read once per merge base, in the first tree that has it.
+ */
+async function secondRound(c: Check, parted: Map<number, Parted>, results: (BaseCheckResult | null)[]) {
+  const { items, base, baseSide } = c
   const mineOf = (i: number) => `${parted.get(i)!.mb}\0${items[i]!.commit}`
-  const diffs = [...parted.keys()].filter((i) => known(i, mineOf(i)) === undefined)
+  const diffs = [...parted.keys()].filter((i) => c.known(i, mineOf(i)) === undefined)
   const logs = new Map<string, number>()
   for (const [i, { mb }] of parted)
     if (!baseSide.has(`${mb}..${base}`) && !logs.has(`${mb}..${base}`)) logs.set(`${mb}..${base}`, i)
   const second = await runTreeGitBatch(
     await Promise.all([
-      ...diffs.map((i) => call(i, diffArgs(parted.get(i)!.mb, items[i]!.commit))),
-      ...[...logs].map(([key, i]) => call(i, logArgs(key))),
+      ...diffs.map((i) => c.call(i, diffArgs(parted.get(i)!.mb, items[i]!.commit))),
+      ...[...logs].map(([key, i]) => c.call(i, logArgs(key))),
     ]),
-    batch,
+    c.batch,
   )
   const mine = new Map<number, string>()
   diffs.forEach((i, k) => {
@@ -253,10 +364,9 @@ export async function checkManyAgainstBase(
     baseSide.set(key, Promise.resolve(r.code === 0 ? r.stdout : ''))
   })
   for (const [i, { mb, behind, trial, checked }] of parted) {
-    const own = mine.get(i) ?? known(i, mineOf(i)) ?? ''
+    const own = mine.get(i) ?? c.known(i, mineOf(i)) ?? ''
     results[i] = fromTrial(behind, bothChanged(own, await baseSide.get(`${mb}..${base}`)!), trial, checked)
   }
-  return results
 }
 
 /** The files a commit changed since its merge base with the base. */
@@ -273,64 +383,6 @@ const logArgs = (range: string) => [
   range,
 ]
 
-/**
- * What git answered about objects alone (a commit's tree; the files a commit changed since a merge base), per tree:
- * the same names always name the same content, so a check after the next move asks only what the move changed.
- */
-const pure = new Map<string, string>()
-const PURE_MAX = 20_000
-
-function remember(tree: string, what: string, answer: string): void {
-  if (pure.size >= PURE_MAX) pure.clear()
-  pure.set(`${tree}\0${what}`, answer)
-}
-
-/**
- * A commit's last check: the base it was checked against, its one merge base with it and how far behind it was. A
- * later base H that descends from that one (every commit of the old base is in H) and gained none of the commit's own
- * history has the same merge base (the commits both reach are the same), and is behind by the commits H gained more.
- */
-interface Since {
-  head: string
-  mb: string
-  behind: number
-}
-
-const sinceKey = (commit: string) => `since\0${commit}`
-
-function sinceOf(kept: string | undefined): Since | null {
-  const [head = '', mb = '', behind = ''] = (kept ?? '').split(' ')
-  return SHA.test(head) && SHA.test(mb) && /^\d+$/.test(behind) ? { head, mb, behind: Number(behind) } : null
-}
-
-/** Tasks in a group's calls at most (their trees' object folders are named in one variable). */
-const GROUP_MAX = 64
-
-/**
- * The tasks checked before against another base, grouped by that base, GROUP_MAX at most per group (this base
- * itself needs no git call).
- */
-function sinceGroups(since: Map<number, Since>, base: string): { head: string; members: number[] }[] {
-  const byHead = new Map<string, number[]>()
-  for (const [i, { head }] of since) if (head !== base) byHead.set(head, [...(byHead.get(head) ?? []), i])
-  return [...byHead].flatMap(([head, all]) => {
-    const out: { head: string; members: number[] }[] = []
-    for (let k = 0; k < all.length; k += GROUP_MAX) out.push({ head, members: all.slice(k, k + GROUP_MAX) })
-    return out
-  })
-}
-
-/** Files both sides changed, each with the base-side commits that changed it, sorted by file. */
-function bothChanged(own: string, log: string): BaseCheckResult['both'] {
-  const mine = new Set(own.split('\n').filter(Boolean))
-  const byFile = new Map<string, string[]>()
-  for (const chunk of log.split('\x01').filter(Boolean)) {
-    const [sha = '', ...files] = chunk.split('\n').filter(Boolean)
-    for (const f of files) if (mine.has(f)) byFile.set(f, [...(byFile.get(f) ?? []), sha.trim()])
-  }
-  return [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([file, commits]) => ({ file, commits }))
-}
-
 /** The answer from the trial merge (`merge-tree --write-tree`) and the commit's own tree. */
 function fromTrial(behind: number, both: BaseCheckResult['both'], trial: GitResult, checked: string): BaseCheckResult {
   const lines = trial.stdout.split('\n').filter((l) => l.length > 0)
@@ -340,52 +392,4 @@ function fromTrial(behind: number, both: BaseCheckResult['both'], trial: GitResu
     return { behind, both, conflicts: [...new Set(lines.slice(1))], landsAsChecked: false, mergeTree: true }
   // An older git (usage error) or a failure: the merge is not known, and a commit behind the base is not as checked.
   return { behind, both, conflicts: null, landsAsChecked: false, mergeTree: false }
-}
-
-/** The files a commit changed since it parted from the base (what merging it brings): the merge preview's side. */
-export async function changedSinceBase(root: string, tree: string, base: string, commit: string): Promise<string[]> {
-  if (!SHA.test(base) || !SHA.test(commit)) return []
-  const user = await objectsOf(root)
-  const own = path.join(tree, '.git', 'objects')
-  const calls = {
-    env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: user.join(path.delimiter) },
-    readable: [own, ...user],
-    sandboxed: true,
-    allowFailure: true,
-  }
-  const mb = (await runTreeGit(tree, ['merge-base', base, commit], calls)).stdout.trim()
-  if (!SHA.test(mb)) return []
-  const r = await runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit], calls)
-  return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []
-}
-
-/**
- * The files both the commit and the base changed since they parted (the targeted rule of task-update.ts: none in
- * common means an update leaves the task's own diff as it was). null when git cannot tell (no shared history).
- */
-export async function filesInCommon(
-  root: string,
-  tree: string,
-  base: string,
-  commit: string,
-): Promise<string[] | null> {
-  if (!SHA.test(base) || !SHA.test(commit)) return null
-  const user = await objectsOf(root)
-  const own = path.join(tree, '.git', 'objects')
-  const calls = {
-    env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: user.join(path.delimiter) },
-    readable: [own, ...user],
-    sandboxed: true,
-    allowFailure: true,
-  }
-  const mb = (await runTreeGit(tree, ['merge-base', base, commit], calls)).stdout.trim()
-  if (!SHA.test(mb)) return null
-  const diff = (to: string) =>
-    runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, to], calls).then((r) =>
-      r.code === 0 ? r.stdout.split('\n').filter(Boolean) : null,
-    )
-  const [mine, theirs] = await Promise.all([diff(commit), diff(base)])
-  if (!mine || !theirs) return null
-  const set = new Set(theirs)
-  return mine.filter((f) => set.has(f))
 }

@@ -58,6 +58,8 @@ export function teamSources(h: Harness, ctx: Ctx): TeamSource[] {
   })
 }
 
+type Team = ReturnType<typeof teamOf>
+
 /** Copies the team of `fromWorkspaceId` into the workspace of `ctx` (see the file's comment). */
 export function copyTeam(h: Harness, ctx: Ctx, fromWorkspaceId: string): CopiedTeam {
   if (fromWorkspaceId === ctx.wsId)
@@ -70,72 +72,10 @@ export function copyTeam(h: Harness, ctx: Ctx, fromWorkspaceId: string): CopiedT
 
   const at = now()
   const { members, rules } = ctx.store.transaction(() => {
-    // Read inside the transaction: a member added here meanwhile is seen. Archived members count too: restoring one
-    // would make two members answer to one name.
-    const here = new Map(ctx.store.members.list(true).map((m) => [nameKey(m.name), m]))
-    const taken = team.members.flatMap((m) => {
-      const mine = here.get(nameKey(m.name))
-      return mine ? [`"${mine.name}"${mine.archived_at ? ' (archived)' : ''}`] : []
-    })
-    if (taken.length)
-      throw new ApiError(
-        'name_taken',
-        `Nothing was copied from the team of "${fromName}": this workspace already has a member named ${taken.join(', ')}. Rename ${taken.length === 1 ? 'it' : 'them'} here first, or add the other members one by one.`,
-        { names: team.members.filter((m) => here.has(nameKey(m.name))).map((m) => m.name) },
-      )
-
+    refuseTakenNames(ctx, team, fromName)
     const rowIds = new Map<number, number>()
-    for (const m of team.members) {
-      const id = ctx.store.members.insert({
-        name: m.name,
-        role: m.role,
-        authority: m.authority,
-        instructions: m.instructions,
-        provider_kind: m.provider_kind,
-        provider_model: m.provider_model,
-        provider_base_url: m.provider_base_url,
-        agent: m.agent,
-        agent_command: m.agent_command,
-        agent_args: m.agent_args,
-        agent_env: m.agent_env,
-        agent_key_variable: m.agent_key_variable,
-        agent_isolated_home: m.agent_isolated_home,
-        approval: m.approval,
-        max_steps: m.max_steps,
-        planning_interval: m.planning_interval,
-        network: m.network,
-        updated_at: at,
-      })
-      rowIds.set(m.id, id)
-      ctx.store.members.setAgentSettings(id, m.agent_interrupt === 1, m.agent_turn_timeout_s)
-      // The key the original reads (its own, or the one it refers to itself): referenced, never copied.
-      const key = keyRefOf(makeId(from.wsId, 'member', m.id), m)
-      ctx.store.members.setKeyRef(id, h.secrets.has(key) ? key : null)
-      // A key an earlier member with this row id left behind (its commit and its undo both failed) is not this one's.
-      const own = secretRef(makeId(ctx.wsId, 'member', id))
-      if (h.secrets.has(own)) h.secrets.set(own, null)
-      ctx.store.log.appendEvent(
-        'member.created',
-        { memberId: id, name: m.name, role: m.role, copiedFrom: { workspaceId: from.wsId, memberId: m.id } },
-        at,
-      )
-    }
-    const added = team.rules.map((r) => {
-      const row = ctx.store.approvalRules.add({
-        member_id: r.member_id === null ? null : rowIds.get(r.member_id)!,
-        effect: r.effect,
-        tool: r.tool,
-        command_prefix: r.command_prefix,
-        path_glob: r.path_glob,
-        created_at: at,
-      })
-      ctx.store.log.appendEvent(
-        'approval_rule.added',
-        { ruleId: row.id, memberId: row.member_id, effect: row.effect },
-        at,
-      )
-      return row
-    })
+    for (const m of team.members) rowIds.set(m.id, copyMember(h, ctx, from.wsId, m, at))
+    const added = copyRules(ctx, team.rules, rowIds, at)
     ctx.store.log.appendEvent(
       'team.copied',
       { fromWorkspaceId: from.wsId, members: rowIds.size, rules: added.length },
@@ -147,4 +87,79 @@ export function copyTeam(h: Harness, ctx: Ctx, fromWorkspaceId: string): CopiedT
   const copied = members.map((row) => memberDto(ctx, h.secrets, row))
   for (const member of copied) ctx.emit('member.changed', { workspaceId: ctx.wsId, member })
   return { members: copied, rules: rules.map((r) => toApprovalRule(ctx.wsId, r)) }
+}
+
+/**
+ * Read inside the transaction: a member added here meanwhile is seen. Archived members count too: restoring one
+ * would make two members answer to one name.
+ */
+function refuseTakenNames(ctx: Ctx, team: Team, fromName: string): void {
+  const here = new Map(ctx.store.members.list(true).map((m) => [nameKey(m.name), m]))
+  const taken = team.members.flatMap((m) => {
+    const mine = here.get(nameKey(m.name))
+    return mine ? [`"${mine.name}"${mine.archived_at ? ' (archived)' : ''}`] : []
+  })
+  if (taken.length)
+    throw new ApiError(
+      'name_taken',
+      `Nothing was copied from the team of "${fromName}": this workspace already has a member named ${taken.join(', ')}. Rename ${taken.length === 1 ? 'it' : 'them'} here first, or add the other members one by one.`,
+      { names: team.members.filter((m) => here.has(nameKey(m.name))).map((m) => m.name) },
+    )
+}
+
+/** One member of the other workspace as a new member here (its key referenced, never copied); its row id. */
+function copyMember(h: Harness, ctx: Ctx, fromWsId: string, m: Team['members'][number], at: string): number {
+  const id = ctx.store.members.insert({
+    name: m.name,
+    role: m.role,
+    authority: m.authority,
+    instructions: m.instructions,
+    provider_kind: m.provider_kind,
+    provider_model: m.provider_model,
+    provider_base_url: m.provider_base_url,
+    agent: m.agent,
+    agent_command: m.agent_command,
+    agent_args: m.agent_args,
+    agent_env: m.agent_env,
+    agent_key_variable: m.agent_key_variable,
+    agent_isolated_home: m.agent_isolated_home,
+    approval: m.approval,
+    max_steps: m.max_steps,
+    planning_interval: m.planning_interval,
+    network: m.network,
+    updated_at: at,
+  })
+  ctx.store.members.setAgentSettings(id, m.agent_interrupt === 1, m.agent_turn_timeout_s)
+  // The key the original reads (its own, or the one it refers to itself): referenced, never copied.
+  const key = keyRefOf(makeId(fromWsId, 'member', m.id), m)
+  ctx.store.members.setKeyRef(id, h.secrets.has(key) ? key : null)
+  // A key an earlier member with this row id left behind (its commit and its undo both failed) is not this one's.
+  const own = secretRef(makeId(ctx.wsId, 'member', id))
+  if (h.secrets.has(own)) h.secrets.set(own, null)
+  ctx.store.log.appendEvent(
+    'member.created',
+    { memberId: id, name: m.name, role: m.role, copiedFrom: { workspaceId: fromWsId, memberId: m.id } },
+    at,
+  )
+  return id
+}
+
+/** The team's approval rules, each for the copy of its member (or for everyone). */
+function copyRules(ctx: Ctx, rules: Team['rules'], rowIds: Map<number, number>, at: string) {
+  return rules.map((r) => {
+    const row = ctx.store.approvalRules.add({
+      member_id: r.member_id === null ? null : rowIds.get(r.member_id)!,
+      effect: r.effect,
+      tool: r.tool,
+      command_prefix: r.command_prefix,
+      path_glob: r.path_glob,
+      created_at: at,
+    })
+    ctx.store.log.appendEvent(
+      'approval_rule.added',
+      { ruleId: row.id, memberId: row.member_id, effect: row.effect },
+      at,
+    )
+    return row
+  })
 }

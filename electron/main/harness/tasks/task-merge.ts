@@ -28,6 +28,21 @@ const merging = new Set<string>()
 /** What a merge attempt came to: the task as merged (or already queued), or why verified merges must queue it. */
 export type MergeOutcome = { task: Task } | { queueBecause: string }
 
+type TaskRow = ReturnType<typeof taskRow>
+
+/** One merge under way: the task, its branch and commit, how it lands, and whether the queue asked for it. */
+interface Merge {
+  repo: string
+  task: TaskRow
+  tk: string
+  branch: NonNullable<ReturnType<Ctx['store']['branches']['get']>>
+  commit: string
+  strategy: NonNullable<ParsedParams<'tasks.merge'>['strategy']>
+  settings: ReturnType<typeof workspaceSettings>
+  verified: boolean
+  fromQueue: boolean
+}
+
 /**
  * Lands the accepted task, or — with verified merges and not from the queue itself — says why it must be queued
  * instead (tasks.merge's front door, mergeTask in merge-queue.ts, queues it).
@@ -42,6 +57,32 @@ export async function landAccepted(
   requireDecider(actorOf(ctx, p.actorId), 'merge tasks')
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
+  const { branch, commit } = mergeable(ctx, task, tk)
+  const settings = workspaceSettings(ctx)
+  const verified = settings.merges === 'verified'
+  const fromQueue = Boolean(opts.fromQueue)
+  // Verified merges: a task already queued stays where it is; one behind others in the queue joins it at the end.
+  if (verified && !fromQueue) {
+    const queue = ctx.store.mergeQueue.list()
+    if (queue.some((q) => q.task_id === task.id)) return { task: toTask(ctx.wsId, ctx.store, task) }
+    if (queue.length) return { queueBecause: `behind ${queue.length} queued merge${queue.length > 1 ? 's' : ''}` }
+  }
+  const repo = h.workspace(ctx.wsId).repoPath
+  if (merging.has(repo))
+    throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
+  merging.add(repo)
+  const m: Merge = { repo, task, tk, branch, commit, strategy: p.strategy ?? 'merge', settings, verified, fromQueue }
+  const landed = await mergeOne(h, ctx, m).finally(() => merging.delete(repo))
+  if ('queueBecause' in landed) return landed
+  // Once more now that the merge is recorded (a check that finds nothing new asks git nothing).
+  void scheduleBaseCheck(h, ctx.wsId)
+  const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
+  ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
+  return { task: dto }
+}
+
+/** An accepted task with a branch of its own not merged yet, and the commit that was accepted. */
+function mergeable(ctx: Ctx, task: TaskRow, tk: string): { branch: Merge['branch']; commit: string } {
   if (task.status !== 'accepted')
     throw new ApiError('invalid_transition', `${tk} is ${task.status}; only an accepted task can be merged`)
   const branch = ctx.store.branches.get(task.id)
@@ -55,119 +96,113 @@ export async function landAccepted(
   const commit = task.artifact_commit
   if (!commit)
     throw new ApiError('invalid_transition', `${tk} was accepted without a commit; there is nothing to merge`)
-  const settings = workspaceSettings(ctx)
-  const verified = settings.merges === 'verified'
-  const strategy = p.strategy ?? 'merge'
-  // Verified merges: a task already queued stays where it is; one behind others in the queue joins it at the end.
-  if (verified && !opts.fromQueue) {
-    const queue = ctx.store.mergeQueue.list()
-    if (queue.some((q) => q.task_id === task.id)) return { task: toTask(ctx.wsId, ctx.store, task) }
-    if (queue.length) return { queueBecause: `behind ${queue.length} queued merge${queue.length > 1 ? 's' : ''}` }
+  return { branch, commit }
+}
+
+/** The merge, while this repository's merge lock is held: checked, landed and recorded, or why it must queue. */
+async function mergeOne(h: Harness, ctx: Ctx, m: Merge): Promise<{ merged: string } | { queueBecause: string }> {
+  await interruptedMerges(ctx, m.repo, true)
+  // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
+  await refreshHead(h, ctx, m.task.id).catch(() => undefined)
+  const checked = await checkBeforeLanding(m)
+  if ('queueBecause' in checked) return checked
+  const message = `${m.strategy === 'squash' ? '' : 'Merge '}${m.tk}: ${m.task.title} (${m.branch.branch})`
+  const before = (await resolveCommit(m.repo, 'HEAD'))!
+  ctx.store.transaction(() =>
+    ctx.store.branches.setMerging(m.task.id, JSON.stringify({ head: before, commit: m.commit, at: now() })),
+  )
+  try {
+    await land(m.repo, m.commit, m.strategy, message, before, checked.identity)
+  } catch (err) {
+    // Put back cleanly: nothing to report later. Else the record stays, and the next merge says what is left.
+    if (!(err instanceof ApiError && typeof err.details === 'object' && err.details !== null && 'found' in err.details))
+      ctx.store.transaction(() => ctx.store.branches.setMerging(m.task.id, null))
+    throw err
   }
-  const repo = h.workspace(ctx.wsId).repoPath
-  if (merging.has(repo))
-    throw new ApiError('merge_blocked', 'another merge into this repository is running; try again when it has finished')
-  merging.add(repo)
-  let queued: string | null = null
-  const landed = await (async () => {
-    await interruptedMerges(ctx, repo, true)
-    // The task's branch as its tree has it now, brought into your repository (the tree is its own repository).
-    await refreshHead(h, ctx, task.id).catch(() => undefined)
-    // Read-only questions asked at once (each git call is a process start): the commit is here and its tree (the
-    // repository's long-lived cat-file), the checkout's state, the trial merge, who the merge commit is by (kept while
-    // your config is unchanged), and what the commit adds over HEAD (the files the merge adds when it lands the
-    // commit's own tree). Their answers are read in the order the refusals are made.
-    const [present, commitTree, checkout, trial, identity, adds] = await Promise.all([
-      resolveCommit(repo, commit),
-      resolveCommitTree(repo, commit),
-      readCheckout(repo),
-      trialMerge(repo, commit, strategy),
-      resolveIdentity(repo),
-      addedOver(repo, commit),
-    ])
-    if (present === null) {
-      throw new ApiError(
-        'merge_blocked',
-        `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`,
-        {
-          reason: 'missing_commit',
-        },
-      )
-    }
-    checkCheckout(checkout, settings.baseBranch!)
-    try {
-      await checkMergeable(repo, commit, trial, tk, verified, commitTree ?? '', adds)
-    } catch (err) {
-      // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
-      // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
-      if (
-        verified &&
-        !opts.fromQueue &&
-        err instanceof ApiError &&
-        (err.code === 'base_moved' || (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
-      )
-        queued =
+  return { merged: await recordLanded(h, ctx, m, before) }
+}
+
+/**
+ * Read-only questions asked at once (each git call is a process start): the commit is here and its tree (the
+ * repository's long-lived cat-file), the checkout's state, the trial merge, who the merge commit is by (kept while
+ * your config is unchanged), and what the commit adds over HEAD (the files the merge adds when it lands the
+ * commit's own tree). Their answers are read in the order the refusals are made.
+ */
+async function checkBeforeLanding(m: Merge): Promise<{ identity: GitIdentity | null } | { queueBecause: string }> {
+  const { repo, commit, tk, settings } = m
+  const [present, commitTree, checkout, trial, identity, adds] = await Promise.all([
+    resolveCommit(repo, commit),
+    resolveCommitTree(repo, commit),
+    readCheckout(repo),
+    trialMerge(repo, commit, m.strategy),
+    resolveIdentity(repo),
+    addedOver(repo, commit),
+  ])
+  if (present === null) {
+    throw new ApiError(
+      'merge_blocked',
+      `the accepted commit ${commit.slice(0, 10)} of ${tk} is not in your repository (its tree did not bring it over); ask its assignee to deliver again`,
+      {
+        reason: 'missing_commit',
+      },
+    )
+  }
+  checkCheckout(checkout, settings.baseBranch!)
+  try {
+    await checkMergeable(repo, commit, trial, tk, m.verified, commitTree ?? '', adds)
+  } catch (err) {
+    // Verified: a merge that would land an unchecked tree is queued — updated, verified, then landed. A conflict is
+    // refused as before (merge_conflict): its assignee updates the branch first (the card offers it).
+    if (
+      m.verified &&
+      !m.fromQueue &&
+      err instanceof ApiError &&
+      (err.code === 'base_moved' || (err.details as { reason?: string } | undefined)?.reason === 'not_fast_forward')
+    )
+      return {
+        queueBecause:
           err.code === 'base_moved'
             ? `${settings.baseBranch} moved since its evidence was made`
-            : 'it cannot be fast-forwarded'
-      else throw err
-    }
-    if (queued !== null) return null
-    const message = `${strategy === 'squash' ? '' : 'Merge '}${tk}: ${task.title} (${branch.branch})`
-    const before = (await resolveCommit(repo, 'HEAD'))!
-    ctx.store.transaction(() =>
-      ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now() })),
-    )
-    try {
-      await land(repo, commit, strategy, message, before, identity)
-    } catch (err) {
-      // Put back cleanly: nothing to report later. Else the record stays, and the next merge says what is left.
-      if (!(
-        err instanceof ApiError &&
-        typeof err.details === 'object' &&
-        err.details !== null &&
-        'found' in err.details
-      ))
-        ctx.store.transaction(() => ctx.store.branches.setMerging(task.id, null))
-      throw err
-    }
-    const merged = (await resolveCommit(repo, 'HEAD'))!
-    // The base moved: the other open tasks are checked against it while this tree goes (checkBase reads the merged
-    // commit from the record, so their overlaps already name this task; the ref watcher would notice the move too).
-    ctx.store.transaction(() =>
-      ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now(), merged })),
-    )
-    void scheduleBaseCheck(h, ctx.wsId)
-    // The tree goes: a run command (dev server, watcher) still running in it goes first.
-    await stopTreeRuns(ctx, task.id)
-    await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
-    ctx.store.transaction(() => {
-      ctx.store.branches.setMerging(task.id, null)
-      ctx.store.branches.setMerged(task.id, merged, now(), before)
-      const q = ctx.store.mergeQueue.get(task.id)
-      ctx.store.mergeQueue.remove(task.id)
-      ctx.store.log.appendEvent(
-        'task.merged',
-        {
-          taskId: task.id,
-          commit,
-          merged,
-          strategy,
-          branchDeleted: settings.deleteMergedBranches,
-          merges: settings.merges,
-          ...(q ? { queuedBy: q.queued_by, queuedAt: q.queued_at } : {}),
-        },
-        now(),
-      )
-    })
-    return merged
-  })().finally(() => merging.delete(repo))
-  if (landed === null) return { queueBecause: queued ?? 'the base branch moved' }
-  // Once more now that the merge is recorded (a check that finds nothing new asks git nothing).
+            : 'it cannot be fast-forwarded',
+      }
+    throw err
+  }
+  return { identity }
+}
+
+/** The landed merge recorded, the task's tree removed, and the task marked merged. */
+async function recordLanded(h: Harness, ctx: Ctx, m: Merge, before: string): Promise<string> {
+  const { repo, task, commit, branch, settings } = m
+  const merged = (await resolveCommit(repo, 'HEAD'))!
+  // The base moved: the other open tasks are checked against it while this tree goes (checkBase reads the merged
+  // commit from the record, so their overlaps already name this task; the ref watcher would notice the move too).
+  ctx.store.transaction(() =>
+    ctx.store.branches.setMerging(task.id, JSON.stringify({ head: before, commit, at: now(), merged })),
+  )
   void scheduleBaseCheck(h, ctx.wsId)
-  const dto = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
-  ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
-  return { task: dto }
+  // The tree goes: a run command (dev server, watcher) still running in it goes first.
+  await stopTreeRuns(ctx, task.id)
+  await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
+  ctx.store.transaction(() => {
+    ctx.store.branches.setMerging(task.id, null)
+    ctx.store.branches.setMerged(task.id, merged, now(), before)
+    const q = ctx.store.mergeQueue.get(task.id)
+    ctx.store.mergeQueue.remove(task.id)
+    ctx.store.log.appendEvent(
+      'task.merged',
+      {
+        taskId: task.id,
+        commit,
+        merged,
+        strategy: m.strategy,
+        branchDeleted: settings.deleteMergedBranches,
+        merges: settings.merges,
+        ...(q ? { queuedBy: q.queued_by, queuedAt: q.queued_at } : {}),
+      },
+      now(),
+    )
+  })
+  return merged
 }
 
 async function land(

@@ -24,7 +24,7 @@ import { runTreeGit } from '../../platform/tree-git'
 import { filesWithConflictMarkers, treeMidOperation, updateTree, type TreeUpdate } from '../../repo/branch-update'
 import { carryIdentity, identityEnv, resolveIdentity } from '../../repo/git-identity'
 import { isOwnTree, objectsOf, treeHead } from '../../repo/git-repo'
-import { filesInCommon } from '../../repo/base-check'
+import { filesInCommon } from '../../repo/merge-base-files'
 import { actorOf, requireAssigneeOrDecider, taskRow, type Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeId, makeKey, now } from '../ids'
@@ -50,6 +50,10 @@ const updating = new Set<string>()
 
 const short = (sha: string) => sha.slice(0, 7)
 
+type TaskRow = ReturnType<typeof taskRow>
+type MemberRow = NonNullable<ReturnType<Ctx['store']['members']['get']>>
+type UpdateBase = Omit<BranchUpdate, 'outcome' | 'turn' | 'conflicts'>
+
 export async function updateBranch(
   h: Harness,
   ctx: Ctx,
@@ -59,6 +63,51 @@ export async function updateBranch(
   const task = taskRow(ctx, p.taskId)
   const tk = makeKey('task', task.id)
   requireAssigneeOrDecider(actorOf(ctx, p.actorId), task.assignee_id, tk, 'update')
+  const { settings, tree } = updatableTree(ctx, task, tk)
+  const repo = h.workspace(ctx.wsId).repoPath
+  const main = settings.baseBranch!
+  const lock = `${ctx.wsId}:${task.id}`
+  if (updating.has(lock))
+    throw new ApiError('update_blocked', `${tk} is being updated already; wait for it to finish`, { reason: 'running' })
+  updating.add(lock)
+  try {
+    refuseMidOperation(tree, task, tk)
+    const head = await baseHead(repo, main)
+    if (!head) throw new ApiError('update_blocked', `the base branch ${main} has no commit`, { reason: 'no_base' })
+    const assignee = task.assignee_id === null ? undefined : ctx.store.members.get(task.assignee_id)
+    // A conflict stays in the tree only for an assignee that can take a turn; the runtime says whether one can.
+    const handOver = Boolean(assignee && queueTurn)
+    const message = `Merge ${main} (${short(head)}) into ${tk}`
+    const { before, common, done } = await bringBaseIn(repo, tree, head, settings.updates, message, handOver)
+    const base = (row: ReturnType<typeof toTask>): UpdateBase => ({
+      mode: settings.updates,
+      baseBranch: main,
+      baseHead: head,
+      from: done.from,
+      head: done.head,
+      task: row,
+    })
+    if (done.outcome === 'conflict') return await conflicted(h, ctx, task.id, done, head, main, queueTurn, base)
+
+    await refuseMarkers(repo, tree, tk, done.head)
+    if (done.outcome === 'current') {
+      const row = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
+      return { outcome: 'current', conflicts: [], turn: null, ...base(row) }
+    }
+    const row = await recordUpdate(h, ctx, task.id, tk, { head, before, common, done, mode: settings.updates })
+    const turn =
+      p.assignee && assignee && queueTurn ? updateTurn(ctx, queueTurn, assignee, task.id, main, done, row.status) : null
+    const dto = toTask(ctx.wsId, ctx.store, row)
+    ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
+    void scheduleBaseCheck(h, ctx.wsId)
+    return { outcome: 'updated', conflicts: [], turn, ...base(dto) }
+  } finally {
+    updating.delete(lock)
+  }
+}
+
+/** The task's own tree, when it has one that an update can move (in progress, delivered or accepted, not merged). */
+function updatableTree(ctx: Ctx, task: TaskRow, tk: string) {
   if (!checkedStatuses.includes(task.status))
     throw new ApiError(
       'invalid_transition',
@@ -80,130 +129,144 @@ export async function updateBranch(
         reason: 'no_tree',
       },
     )
-  const tree = branch.worktree
-  const repo = h.workspace(ctx.wsId).repoPath
-  const main = settings.baseBranch
-  const lock = `${ctx.wsId}:${task.id}`
-  if (updating.has(lock))
-    throw new ApiError('update_blocked', `${tk} is being updated already; wait for it to finish`, { reason: 'running' })
-  updating.add(lock)
-  try {
-    const mid = treeMidOperation(tree)
-    if (mid)
-      throw new ApiError(
-        'update_blocked',
-        `${tk}'s tree is in the middle of ${mid}: ${task.assignee_id === null ? 'finish or abort it there' : 'its assignee resolves and commits it'} before it can be updated`,
-        { reason: 'in_progress' },
-      )
-    const head = await baseHead(repo, main)
-    if (!head) throw new ApiError('update_blocked', `the base branch ${main} has no commit`, { reason: 'no_base' })
-    // Who the merge commit is by: you, as git names you in your checkout (carried into the tree's own config too).
-    await carryIdentity(repo, tree)
-    const identity = await resolveIdentity(repo)
-    const assignee = task.assignee_id === null ? undefined : ctx.store.members.get(task.assignee_id)
-    // A conflict stays in the tree only for an assignee that can take a turn; the runtime says whether one can.
-    const handOver = Boolean(assignee && queueTurn)
-    // The targeted rule: the files the task and the base's move both changed, read before the update (after it, the
-    // base's changes are part of the task's history). None: the task's own diff stays as it was reviewed.
-    const before = await treeHead(tree)
-    const common = before ? await filesInCommon(repo, tree, head, before) : null
-    const done = await updateTree(tree, head, {
-      mode: settings.updates,
-      message: `Merge ${main} (${short(head)}) into ${tk}`,
-      env: identity ? identityEnv(identity) : {},
-      readable: await objectsOf(repo),
-      leaveConflict: handOver,
-    })
-    const base = (row: ReturnType<typeof toTask>): Omit<BranchUpdate, 'outcome' | 'turn' | 'conflicts'> => ({
-      mode: settings.updates,
-      baseBranch: main,
-      baseHead: head,
-      from: done.from,
-      head: done.head,
-      task: row,
-    })
-    if (done.outcome === 'conflict') return await conflicted(h, ctx, task.id, done, head, main, queueTurn, base)
+  return { settings, tree: branch.worktree }
+}
 
-    // A head (new, or current already) that still has markers is not an update anyone can build on.
-    const readable = await objectsOf(repo)
-    const marked = await filesWithConflictMarkers(
-      (args) => runTreeGit(tree, args, { allowFailure: true, sandboxed: true, readable }),
-      done.head,
+function refuseMidOperation(tree: string, task: TaskRow, tk: string): void {
+  const mid = treeMidOperation(tree)
+  if (mid)
+    throw new ApiError(
+      'update_blocked',
+      `${tk}'s tree is in the middle of ${mid}: ${task.assignee_id === null ? 'finish or abort it there' : 'its assignee resolves and commits it'} before it can be updated`,
+      { reason: 'in_progress' },
     )
-    if (marked.length) throw markersRefused(tk, done.head, marked)
-    if (done.outcome === 'current') {
-      const row = toTask(ctx.wsId, ctx.store, ctx.store.tasks.get(task.id)!)
-      return { outcome: 'current', conflicts: [], turn: null, ...base(row) }
-    }
-    // The tree's base is the base's head now: the task's branch in your repository descends from it.
-    ctx.store.transaction(() => {
-      ctx.store.branches.setBase(task.id, head, now())
-      // No file in common with the base's move: its reviews carry over to the new head (readiness.ts carriedTo);
-      // its tests do not: the tree is new, what was tested is tested again.
-      if (common !== null && common.length === 0 && done.from === before)
-        ctx.store.mergeQueue.carry(task.id, done.head, done.from, now())
-    })
-    const synced = await refreshHead(h, ctx, task.id)
-    if (synced?.head !== done.head)
-      throw new ApiError(
-        'io_error',
-        `${tk}'s tree moved to ${short(done.head)}, but its branch could not be brought into your repository`,
-      )
-    const row = ctx.store.transaction(() => {
-      const current = ctx.store.tasks.get(task.id)!
+}
+
+/** The base's head merged (or rebased) into the tree, and the files both changed, read before. */
+async function bringBaseIn(
+  repo: string,
+  tree: string,
+  head: string,
+  mode: ReturnType<typeof workspaceSettings>['updates'],
+  message: string,
+  leaveConflict: boolean,
+): Promise<{ before: string | null; common: string[] | null; done: TreeUpdate }> {
+  // Who the merge commit is by: you, as git names you in your checkout (carried into the tree's own config too).
+  await carryIdentity(repo, tree)
+  const identity = await resolveIdentity(repo)
+  // The targeted rule: the files the task and the base's move both changed, read before the update (after it, the
+  // base's changes are part of the task's history). None: the task's own diff stays as it was reviewed.
+  const before = await treeHead(tree)
+  const common = before ? await filesInCommon(repo, tree, head, before) : null
+  const done = await updateTree(tree, head, {
+    mode,
+    message,
+    env: identity ? identityEnv(identity) : {},
+    readable: await objectsOf(repo),
+    leaveConflict,
+  })
+  return { before, common, done }
+}
+
+/** A head (new, or current already) that still has markers is not an update anyone can build on. */
+async function refuseMarkers(repo: string, tree: string, tk: string, head: string): Promise<void> {
+  const readable = await objectsOf(repo)
+  const marked = await filesWithConflictMarkers(
+    (args) => runTreeGit(tree, args, { allowFailure: true, sandboxed: true, readable }),
+    head,
+  )
+  if (marked.length) throw markersRefused(tk, head, marked)
+}
+
+interface Updated {
+  head: string
+  before: string | null
+  common: string[] | null
+  done: TreeUpdate
+  mode: BranchUpdate['mode']
+}
+
+/** The new base recorded, the branch brought into your repository, and the task delivered again on its new head. */
+async function recordUpdate(h: Harness, ctx: Ctx, taskRowId: number, tk: string, u: Updated): Promise<TaskRow> {
+  const { head, before, common, done } = u
+  // The tree's base is the base's head now: the task's branch in your repository descends from it.
+  ctx.store.transaction(() => {
+    ctx.store.branches.setBase(taskRowId, head, now())
+    // No file in common with the base's move: its reviews carry over to the new head (readiness.ts carriedTo);
+    // its tests do not: the tree is new, what was tested is tested again.
+    if (common !== null && common.length === 0 && done.from === before)
+      ctx.store.mergeQueue.carry(taskRowId, done.head, done.from, now())
+  })
+  const synced = await refreshHead(h, ctx, taskRowId)
+  if (synced?.head !== done.head)
+    throw new ApiError(
+      'io_error',
+      `${tk}'s tree moved to ${short(done.head)}, but its branch could not be brought into your repository`,
+    )
+  return ctx.store.transaction(() => {
+    const current = ctx.store.tasks.get(taskRowId)!
+    ctx.store.log.appendEvent(
+      'task.updated',
+      {
+        taskId: taskRowId,
+        base: head,
+        from: done.from,
+        to: done.head,
+        mode: u.mode,
+        overlaps: common,
+        reviewsCarried: common !== null && common.length === 0,
+      },
+      now(),
+    )
+    // Delivered or accepted: delivered again on the new head, as a new commit after delivery is.
+    if (current.status === 'delivered' || current.status === 'accepted') {
+      ctx.store.tasks.update({
+        ...current,
+        status: 'delivered',
+        artifact_commit: done.head,
+        artifact_digest: null,
+        updated_at: now(),
+      })
       ctx.store.log.appendEvent(
-        'task.updated',
+        'task.status',
         {
-          taskId: task.id,
-          base: head,
-          from: done.from,
-          to: done.head,
-          mode: settings.updates,
-          overlaps: common,
-          reviewsCarried: common !== null && common.length === 0,
+          taskId: taskRowId,
+          from: current.status,
+          to: 'delivered',
+          commit: done.head,
+          digest: null,
+          reason: 'updated',
         },
         now(),
       )
-      // Delivered or accepted: delivered again on the new head, as a new commit after delivery is.
-      if (current.status === 'delivered' || current.status === 'accepted') {
-        ctx.store.tasks.update({
-          ...current,
-          status: 'delivered',
-          artifact_commit: done.head,
-          artifact_digest: null,
-          updated_at: now(),
-        })
-        ctx.store.log.appendEvent(
-          'task.status',
-          {
-            taskId: task.id,
-            from: current.status,
-            to: 'delivered',
-            commit: done.head,
-            digest: null,
-            reason: 'updated',
-          },
-          now(),
-        )
-      }
-      return ctx.store.tasks.get(task.id)!
-    })
-    let turn: BranchUpdate['turn'] = null
-    if (p.assignee && assignee && queueTurn) {
-      const queued = queueTurn(ctx.wsId, assignee.id, task.id, `update:${task.id}:${done.head}`, [
-        `${main} moved, and Concord brought it into ${tk}'s tree: its head is now ${short(done.head)} (was ${short(done.from)}).`,
-        `Run the tests on the updated tree, fix and commit what the new ${main} broke, then ${row.status === 'delivered' ? 'submit your report on the new head' : `deliver ${tk}`}.`,
-      ])
-      if (queued) turn = { memberId: makeId(ctx.wsId, 'member', assignee.id), memberName: assignee.name, stepId: null }
-      if (queued?.stepId) turn!.stepId = makeId(ctx.wsId, 'step', queued.stepId)
     }
-    const dto = toTask(ctx.wsId, ctx.store, row)
-    ctx.emit('task.changed', { workspaceId: ctx.wsId, task: dto })
-    void scheduleBaseCheck(h, ctx.wsId)
-    return { outcome: 'updated', conflicts: [], turn, ...base(dto) }
-  } finally {
-    updating.delete(lock)
+    return ctx.store.tasks.get(taskRowId)!
+  })
+}
+
+/** The assignee's turn on the updated tree: test it, fix what the new base broke, report or deliver. */
+function updateTurn(
+  ctx: Ctx,
+  queueTurn: QueueTurn,
+  assignee: MemberRow,
+  taskRowId: number,
+  main: string,
+  done: TreeUpdate,
+  status: string,
+): BranchUpdate['turn'] {
+  const tk = makeKey('task', taskRowId)
+  const queued = queueTurn(ctx.wsId, assignee.id, taskRowId, `update:${taskRowId}:${done.head}`, [
+    `${main} moved, and Concord brought it into ${tk}'s tree: its head is now ${short(done.head)} (was ${short(done.from)}).`,
+    `Run the tests on the updated tree, fix and commit what the new ${main} broke, then ${status === 'delivered' ? 'submit your report on the new head' : `deliver ${tk}`}.`,
+  ])
+  if (!queued) return null
+  const turn = {
+    memberId: makeId(ctx.wsId, 'member', assignee.id),
+    memberName: assignee.name,
+    stepId: null as string | null,
   }
+  if (queued.stepId) turn.stepId = makeId(ctx.wsId, 'step', queued.stepId)
+  return turn
 }
 
 /** The conflict handed to the assignee (the tree stays in the merge), or put back and refused when no one can take it. */
@@ -215,7 +278,7 @@ async function conflicted(
   head: string,
   main: string,
   queueTurn: QueueTurn | undefined,
-  base: (row: ReturnType<typeof toTask>) => Omit<BranchUpdate, 'outcome' | 'turn' | 'conflicts'>,
+  base: (row: ReturnType<typeof toTask>) => UpdateBase,
 ): Promise<BranchUpdate> {
   const task = ctx.store.tasks.get(taskRowId)!
   const tk = makeKey('task', task.id)

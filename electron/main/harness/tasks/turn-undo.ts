@@ -32,41 +32,12 @@ const undoing = new Set<string>()
 /** Who commits the kept-aside state when git knows no one in your checkout. */
 const FALLBACK = { name: 'Concord', email: 'concord@localhost' }
 
+type Checkpoint = NonNullable<ReturnType<typeof parseCheckpoint>>
+
 export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<UndoneTurn> {
-  const { n: turnId } = parseId(stepId, 'step', 'stepId')
-  const start = ctx.store.steps.get(turnId)
-  const checkpoint = start && start.turn_id === start.id ? parseCheckpoint(start) : null
-  if (!start || !checkpoint)
-    throw new ApiError(
-      'not_found',
-      `stepId: ${stepId} is not the start of a turn that ran in a task's tree (only those can be undone)`,
-    )
-  const key = `turn-${turnId}`
-  if (start.undone) throw new ApiError('invalid_transition', `this turn was undone already`, { reason: 'undone' })
-  const later = ctx.store.turnUndo.laterInForce(turnId, checkpoint.task)
-  if (later)
-    throw new ApiError(
-      'invalid_transition',
-      `a later turn (${makeId(ctx.wsId, 'step', later.id)}) worked in the same tree after this one: undo that one first`,
-      { reason: 'later_turn', turnId: makeId(ctx.wsId, 'step', later.id) },
-    )
+  const { turnId, checkpoint } = undoableTurn(ctx, stepId)
   const tk = makeKey('task', checkpoint.task)
-  const task = ctx.store.tasks.get(checkpoint.task)
-  const branch = ctx.store.branches.get(checkpoint.task)
-  if (!task || !branch) throw new ApiError('not_found', `${tk} or its branch is not there any more`)
-  if (branch.merged_commit) throw new ApiError('invalid_transition', `${tk} was merged: its turns cannot be undone`)
-  if (task.status === 'accepted' || task.status === 'cancelled')
-    throw new ApiError('invalid_transition', `${tk} is ${task.status}: its turns cannot be undone`)
-  if (!branch.worktree || branch.state !== 'ready' || !isOwnTree(branch.worktree))
-    throw new ApiError('invalid_transition', `${tk}'s tree is gone: there is nothing to put back`, {
-      reason: 'no_tree',
-    })
-  if (branch.base_commit !== checkpoint.base)
-    throw new ApiError(
-      'invalid_transition',
-      `${tk}'s branch was brought up to date with its base since this turn: undoing it would drop that update`,
-      { reason: 'base_moved' },
-    )
+  const tree = undoableTree(ctx, checkpoint, tk)
   const lock = `${ctx.wsId}:${checkpoint.task}`
   if (undoing.has(lock)) throw new ApiError('busy', `a turn of ${tk} is being undone already`)
   undoing.add(lock)
@@ -74,12 +45,11 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
     const repo = h.workspace(ctx.wsId).repoPath
     const readable = await objectsOf(repo)
     const identity = await resolveIdentity(repo)
-    const tree = branch.worktree
     const done = await undoTree(tree, {
       commit: checkpoint.commit,
       tree: checkpoint.tree,
       scratch: join(h.registry.dataDir, 'scratch', ctx.wsId, 'snapshots'),
-      keptRef: `refs/concord/undone/${key}`,
+      keptRef: `refs/concord/undone/turn-${turnId}`,
       message: `What ${tk}'s tree held when Concord undid the turn ${stepId}`,
       env: identityEnv(identity ?? { author: FALLBACK, committer: FALLBACK }),
       readable,
@@ -95,39 +65,7 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
       from: done.from,
       exact: done.exact,
     }
-    const row = ctx.store.transaction(() => {
-      ctx.store.turnUndo.setUndone(turnId, undone)
-      ctx.store.turnUndo.addCommits(checkpoint.task, dropped, turnId)
-      ctx.store.log.appendEvent(
-        'turn.undone',
-        { turnId, taskId: checkpoint.task, ...undone, commits: dropped },
-        undone.at,
-      )
-      const current = ctx.store.tasks.get(checkpoint.task)!
-      // Delivered on a commit the undo took off its branch: that delivery is not on the branch any more.
-      if (current.status === 'delivered' && current.artifact_commit && dropped.includes(current.artifact_commit)) {
-        ctx.store.tasks.update({
-          ...current,
-          status: 'in_progress',
-          artifact_commit: null,
-          artifact_digest: null,
-          updated_at: undone.at,
-        })
-        ctx.store.log.appendEvent(
-          'task.status',
-          {
-            taskId: checkpoint.task,
-            from: 'delivered',
-            to: 'in_progress',
-            commit: current.artifact_commit,
-            digest: current.artifact_digest,
-            reason: 'turn_undone',
-          },
-          undone.at,
-        )
-      }
-      return ctx.store.tasks.get(checkpoint.task)!
-    })
+    const row = recordUndone(ctx, turnId, checkpoint.task, undone, dropped)
     const step = toStep(ctx.wsId, ctx.store.steps.get(turnId)!)
     ctx.emit('session.step', { workspaceId: ctx.wsId, memberId: step.memberId, step })
     const dto = toTask(ctx.wsId, ctx.store, row)
@@ -147,4 +85,79 @@ export async function undoTurn(h: Harness, ctx: Ctx, stepId: string): Promise<Un
   } finally {
     undoing.delete(lock)
   }
+}
+
+/** The start of a turn that ran in a task's tree, not undone, with no later turn in force in that tree. */
+function undoableTurn(ctx: Ctx, stepId: string): { turnId: number; checkpoint: Checkpoint } {
+  const { n: turnId } = parseId(stepId, 'step', 'stepId')
+  const start = ctx.store.steps.get(turnId)
+  const checkpoint = start && start.turn_id === start.id ? parseCheckpoint(start) : null
+  if (!start || !checkpoint)
+    throw new ApiError(
+      'not_found',
+      `stepId: ${stepId} is not the start of a turn that ran in a task's tree (only those can be undone)`,
+    )
+  if (start.undone) throw new ApiError('invalid_transition', `this turn was undone already`, { reason: 'undone' })
+  const later = ctx.store.turnUndo.laterInForce(turnId, checkpoint.task)
+  if (later)
+    throw new ApiError(
+      'invalid_transition',
+      `a later turn (${makeId(ctx.wsId, 'step', later.id)}) worked in the same tree after this one: undo that one first`,
+      { reason: 'later_turn', turnId: makeId(ctx.wsId, 'step', later.id) },
+    )
+  return { turnId, checkpoint }
+}
+
+/** The task's tree, when it is still there to put back: not merged, accepted or cancelled, on the turn's base. */
+function undoableTree(ctx: Ctx, checkpoint: Checkpoint, tk: string): string {
+  const task = ctx.store.tasks.get(checkpoint.task)
+  const branch = ctx.store.branches.get(checkpoint.task)
+  if (!task || !branch) throw new ApiError('not_found', `${tk} or its branch is not there any more`)
+  if (branch.merged_commit) throw new ApiError('invalid_transition', `${tk} was merged: its turns cannot be undone`)
+  if (task.status === 'accepted' || task.status === 'cancelled')
+    throw new ApiError('invalid_transition', `${tk} is ${task.status}: its turns cannot be undone`)
+  if (!branch.worktree || branch.state !== 'ready' || !isOwnTree(branch.worktree))
+    throw new ApiError('invalid_transition', `${tk}'s tree is gone: there is nothing to put back`, {
+      reason: 'no_tree',
+    })
+  if (branch.base_commit !== checkpoint.base)
+    throw new ApiError(
+      'invalid_transition',
+      `${tk}'s branch was brought up to date with its base since this turn: undoing it would drop that update`,
+      { reason: 'base_moved' },
+    )
+  return branch.worktree
+}
+
+/** The turn marked undone, the commits it took off recorded, and a delivery on one of them taken back. */
+function recordUndone(ctx: Ctx, turnId: number, taskRowId: number, undone: TurnUndone, dropped: string[]) {
+  return ctx.store.transaction(() => {
+    ctx.store.turnUndo.setUndone(turnId, undone)
+    ctx.store.turnUndo.addCommits(taskRowId, dropped, turnId)
+    ctx.store.log.appendEvent('turn.undone', { turnId, taskId: taskRowId, ...undone, commits: dropped }, undone.at)
+    const current = ctx.store.tasks.get(taskRowId)!
+    // Delivered on a commit the undo took off its branch: that delivery is not on the branch any more.
+    if (current.status === 'delivered' && current.artifact_commit && dropped.includes(current.artifact_commit)) {
+      ctx.store.tasks.update({
+        ...current,
+        status: 'in_progress',
+        artifact_commit: null,
+        artifact_digest: null,
+        updated_at: undone.at,
+      })
+      ctx.store.log.appendEvent(
+        'task.status',
+        {
+          taskId: taskRowId,
+          from: 'delivered',
+          to: 'in_progress',
+          commit: current.artifact_commit,
+          digest: current.artifact_digest,
+          reason: 'turn_undone',
+        },
+        undone.at,
+      )
+    }
+    return ctx.store.tasks.get(taskRowId)!
+  })
 }

@@ -169,90 +169,10 @@ function start(
     endedAt: null,
   }
   const abort = new AbortController()
-  let timer: NodeJS.Timeout | null = null
-  const emit = () => {
-    timer = null
-    h.bus.emit('task.treeRun', { workspaceId: ctx.wsId, taskId: run.taskId, run: { ...run } })
-  }
-  const emitSoon = () => {
-    timer ??= setTimeout(emit, EMIT_MS)
-  }
+  const events = runEvents(h, ctx.wsId, run)
   const repo = h.workspace(ctx.wsId).repoPath
   const settings = workspaceSettings(ctx)
-  const done = (async (): Promise<TreeRun> => {
-    try {
-      if (kind === 'setup') {
-        const copy = await copyIntoTree(repo, tree, settings.copyFiles)
-        run.copied = copy.copied
-        run.refused = copy.refused
-        const lines = [
-          ...(copy.copied.length ? [`Copied from your checkout: ${copy.copied.join(', ')}`] : []),
-          ...copy.refused.map((r) => `Not copied: ${r}`),
-        ]
-        if (lines.length) run.output = `${lines.join('\n')}\n`
-      }
-      if (command) {
-        const root = realpathSync(tree)
-        // A script a member changed since the user last ran it runs without the network this once, and the card says so.
-        run.scripts = await blobsOf(repo, root, scriptsOf(command, root))
-        run.memberChanged = await memberChanged(
-          repo,
-          ctx.store.branches.get(taskRowId)?.base_commit ?? null,
-          run.scripts,
-          lastRan,
-        )
-        run.network = settings.treeNetwork && run.memberChanged.length === 0
-        if (settings.treeNetwork && !run.network)
-          run.output += `[network off: ${run.memberChanged.join(', ')} changed by a member since you last ran it; run it again to give it the network]\n`
-        const plan = await sandboxedSpawn(['/bin/sh', '-c', command], {
-          root,
-          policy: {
-            dataDir: h.registry.dataDir,
-            network: run.network,
-            env: settings.commandEnv,
-            scratchDir: join(h.registry.dataDir, 'scratch', ctx.wsId, `t${taskRowId}`),
-            readable: await objectsOf(repo),
-          },
-        })
-        run.sandboxed = plan.sandboxed
-        if (!plan.sandboxed) run.output += `[not sandboxed: ${plan.reason ?? 'no sandbox available'}]\n`
-        const head = run.output
-        let printed = ''
-        const r = await runShell(plan, {
-          timeoutMs: kind === 'setup' ? SETUP_TIMEOUT_MS : RUN_TIMEOUT_MS,
-          signal: abort.signal,
-          onOutput: (chunk) => {
-            // Live output is the tail; the kept record is the command's own head-and-tail cut at the end.
-            printed = (printed + chunk).slice(-32 * 1024)
-            run.output = head + printed
-            emitSoon()
-          },
-        })
-        run.output = head + r.output
-        run.exitCode = r.exitCode
-        run.state = r.aborted ? 'stopped' : r.exitCode === 0 && !r.timedOut ? 'passed' : 'failed'
-        if (r.timedOut)
-          run.output += `\n[timed out after ${(kind === 'setup' ? SETUP_TIMEOUT_MS : RUN_TIMEOUT_MS) / 60_000} min]`
-      } else {
-        run.state = run.refused.length ? 'failed' : 'passed'
-      }
-      if (run.state === 'passed' && run.refused.length) run.state = 'failed'
-    } catch (err) {
-      run.state = 'failed'
-      run.output += `\n${err instanceof Error ? err.message : String(err)}`
-    } finally {
-      if (timer) clearTimeout(timer)
-      run.endedAt = now()
-      live.delete(key)
-      try {
-        save(h, ctx.wsId, taskRowId, run)
-      } catch {
-        // The record is lost, not the tree: the event below still shows the result.
-      }
-      emit()
-    }
-    return { ...run }
-  })()
+  const done = execute({ h, ctx, taskRowId, tree, key, run, abort, events, lastRan, repo, settings })
   const entry: Live = { run, abort, done }
   live.set(key, entry)
   // Recorded before it runs: a Concord killed meanwhile finds it 'running', i.e. interrupted (load).
@@ -261,6 +181,129 @@ function start(
   } catch {
     // As at the end: the record is lost, not the run.
   }
-  emit()
+  events.emit()
   return entry
+}
+
+/** The run's task.treeRun events: one now, or one soon for live output (at most one per EMIT_MS). */
+function runEvents(h: Harness, wsId: string, run: TreeRun) {
+  let timer: NodeJS.Timeout | null = null
+  const emit = () => {
+    timer = null
+    h.bus.emit('task.treeRun', { workspaceId: wsId, taskId: run.taskId, run: { ...run } })
+  }
+  return {
+    emit,
+    soon: () => {
+      timer ??= setTimeout(emit, EMIT_MS)
+    },
+    cancel: () => {
+      if (timer) clearTimeout(timer)
+    },
+  }
+}
+
+/** One setup or run under way, and what it reads. */
+interface Running {
+  h: Harness
+  ctx: Ctx
+  taskRowId: number
+  tree: string
+  key: string
+  run: TreeRun
+  abort: AbortController
+  events: ReturnType<typeof runEvents>
+  lastRan: TreeRun['scripts']
+  repo: string
+  settings: ReturnType<typeof workspaceSettings>
+}
+
+/** Copies (setup), runs the command, and records the result whatever happens. */
+async function execute(r: Running): Promise<TreeRun> {
+  const { run } = r
+  try {
+    if (run.kind === 'setup') await copyFiles(r)
+    if (run.command) await runCommand(r, run.command)
+    else run.state = run.refused.length ? 'failed' : 'passed'
+    if (run.state === 'passed' && run.refused.length) run.state = 'failed'
+  } catch (err) {
+    run.state = 'failed'
+    run.output += `\n${err instanceof Error ? err.message : String(err)}`
+  } finally {
+    r.events.cancel()
+    run.endedAt = now()
+    live.delete(r.key)
+    try {
+      save(r.h, r.ctx.wsId, r.taskRowId, run)
+    } catch {
+      // The record is lost, not the tree: the event below still shows the result.
+    }
+    r.events.emit()
+  }
+  return { ...run }
+}
+
+/** The workspace's files to copy, from your checkout into the tree; what was copied and refused is said first. */
+async function copyFiles(r: Running): Promise<void> {
+  const { run } = r
+  const copy = await copyIntoTree(r.repo, r.tree, r.settings.copyFiles)
+  run.copied = copy.copied
+  run.refused = copy.refused
+  const lines = [
+    ...(copy.copied.length ? [`Copied from your checkout: ${copy.copied.join(', ')}`] : []),
+    ...copy.refused.map((x) => `Not copied: ${x}`),
+  ]
+  if (lines.length) run.output = `${lines.join('\n')}\n`
+}
+
+/** The command, in the sandbox, its output live; with the network unless a member changed its scripts. */
+async function runCommand(r: Running, command: string): Promise<void> {
+  const { h, ctx, run, settings } = r
+  const root = realpathSync(r.tree)
+  const network = await decideNetwork(r, command, root)
+  const plan = await sandboxedSpawn(['/bin/sh', '-c', command], {
+    root,
+    policy: {
+      dataDir: h.registry.dataDir,
+      network,
+      env: settings.commandEnv,
+      scratchDir: join(h.registry.dataDir, 'scratch', ctx.wsId, `t${r.taskRowId}`),
+      readable: await objectsOf(r.repo),
+    },
+  })
+  run.sandboxed = plan.sandboxed
+  if (!plan.sandboxed) run.output += `[not sandboxed: ${plan.reason ?? 'no sandbox available'}]\n`
+  const head = run.output
+  let printed = ''
+  const timeoutMs = run.kind === 'setup' ? SETUP_TIMEOUT_MS : RUN_TIMEOUT_MS
+  const result = await runShell(plan, {
+    timeoutMs,
+    signal: r.abort.signal,
+    onOutput: (chunk) => {
+      // Live output is the tail; the kept record is the command's own head-and-tail cut at the end.
+      printed = (printed + chunk).slice(-32 * 1024)
+      run.output = head + printed
+      r.events.soon()
+    },
+  })
+  run.output = head + result.output
+  run.exitCode = result.exitCode
+  run.state = result.aborted ? 'stopped' : result.exitCode === 0 && !result.timedOut ? 'passed' : 'failed'
+  if (result.timedOut) run.output += `\n[timed out after ${timeoutMs / 60_000} min]`
+}
+
+/** A script a member changed since the user last ran it runs without the network this once, and the card says so. */
+async function decideNetwork(r: Running, command: string, root: string): Promise<boolean> {
+  const { run, settings } = r
+  run.scripts = await blobsOf(r.repo, root, scriptsOf(command, root))
+  run.memberChanged = await memberChanged(
+    r.repo,
+    r.ctx.store.branches.get(r.taskRowId)?.base_commit ?? null,
+    run.scripts,
+    r.lastRan,
+  )
+  run.network = settings.treeNetwork && run.memberChanged.length === 0
+  if (settings.treeNetwork && !run.network)
+    run.output += `[network off: ${run.memberChanged.join(', ')} changed by a member since you last ran it; run it again to give it the network]\n`
+  return run.network
 }
