@@ -3,32 +3,19 @@
  * (in parallel) → record each step → repeat, until it answers, reports, asks the human, hits maxSteps
  * or is interrupted. The model proposes; the runtime validates and executes (DESIGN §3).
  */
-import { currentText } from './approval-current'
-import { ApiError } from '../../../shared/errors'
 import type { SessionErrorCode } from '../../../shared/session-errors'
-import type { Ctx } from '../harness/context'
 import { makeId, makeKey, now } from '../harness/ids'
 import type { MemberRow, StepRow } from '../harness/rows'
 import { TEXT_FLUSH_MS } from '../harness/members/steps'
-import { turnSteps, type StepSink, type TurnSteps } from './step-writer'
+import { turnSteps, type TurnSteps } from './step-writer'
 import { buildBrief } from './brief'
-import {
-  describeToolCall,
-  needsHuman,
-  suggestedRule,
-  type CallSetting,
-  type PolicyRule,
-  type SandboxState,
-} from '../harness/members/approval-policy'
 import { buildView, defaultViewOptions } from './context-view'
 import { loopTurn } from './loop-share'
 import type { MemberHost, TurnOutcome } from './member-host'
-import { ProviderError, type ModelProvider, type ModelResult, type ToolCall } from './providers/types'
-import type { HarnessToolContext } from './tools/harness-tools'
+import { ProviderError, type ModelProvider, type ModelResult } from './providers/types'
 import { turnTask } from './turn-task'
-import { parseArgs } from './tools/tool-helpers'
-import { ToolError } from '../platform/tool-error'
-import type { ToolDefinition } from './tools/types'
+import { runToolCall } from './tool-call-step'
+import type { TurnEnv } from './turn-env'
 
 /** Steps read from the store to build one view (the budget then trims it). */
 const VIEW_LOOKBACK = 400
@@ -63,32 +50,6 @@ export function interruptForNotice(host: MemberHost, decisionRowId: number): boo
   return interruptStep(host, `${makeKey('decision', decisionRowId)} changed`)
 }
 
-export interface TurnEnv {
-  ctx: Ctx
-  member: MemberRow
-  provider: ModelProvider
-  tools: ToolDefinition<unknown, HarnessToolContext>[]
-  toolContext(
-    host: MemberHost,
-    signal: AbortSignal,
-    endTurn: (reason: string) => void,
-    sourceStepId: string,
-  ): HarnessToolContext
-  emitStep: StepSink
-  emitDelta(stepId: number, text: string): void
-  workspaceRoot: string
-  /** Which tree the turn is in, in words for the member ("T-3's worktree, branch … at …"). */
-  treeDescription?: string
-  /** The policy this turn runs under: the member's, or stricter when the message came from a stricter turn. */
-  approval: MemberRow['approval']
-  /** The member's approval rules and the team's (approval-policy.ts reads them). */
-  rules?: PolicyRule[]
-  /** Whether the OS sandbox holds here (`sandboxed` asks for everything without it). */
-  sandbox?: SandboxState
-  /** What the policy needs to know of this turn's calls: its tree, network, hooks. */
-  callSetting?: CallSetting
-}
-
 export function systemPrompt(member: MemberRow, workspaceRoot: string, tree?: string): string {
   return [
     `You are ${member.name}, the ${member.role} of a small software team coordinated by Concord, working in the repository at ${workspaceRoot}.` +
@@ -112,36 +73,20 @@ export async function runTurn(env: TurnEnv, host: MemberHost, start: StepRow): P
 }
 
 async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
-  const { store } = env.ctx
   const member = env.member
   const signal = host.abort!.signal
   const taskId = turnTask(env.ctx, member, start)
-  const ws = env.ctx.wsId
-  const steps = turnSteps(store, env.emitStep, { memberRowId: member.id, turnId: start.id, taskId })
+  const steps = turnSteps(env.ctx.store, env.emitStep, { memberRowId: member.id, turnId: start.id, taskId })
   const { insert } = steps
   const interrupted = (): TurnOutcome => {
     insert({ kind: 'interrupted', status: 'done', text: interruptText(host), ended_at: now() })
     return { status: 'interrupted', answer: '' }
   }
-  const viewOptions = (omitPlans: boolean) => ({
-    ...defaultViewOptions,
-    omitPlans,
-    stepId: (n: number) => makeId(ws, 'step', n),
-    memberName: (n: number) => store.members.get(n)?.name ?? 'another member',
-  })
   const specs = env.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
 
   let ended: string | null = null
   let lastObservation = ''
-  // A step stopped by a notice (interruptStep) says so in the session and in the view, and the loop goes on.
-  const restarted = (step: RunningStep) => {
-    insert({
-      kind: 'interrupted',
-      status: 'done',
-      text: `Concord stopped the running step: ${step.reason}. The brief has the current decisions and the notice: re-plan against them.`,
-      ended_at: now(),
-    })
-  }
+  const restarted = (step: RunningStep) => recordRestart(steps, step)
   for (let n = 0; n < member.max_steps; n++) {
     // The brief, the view and the request are built in a loop turn of their own (loop-share.ts): members that
     // start together do not stack their preparations into one stall.
@@ -152,7 +97,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     const stepSignal = AbortSignal.any([signal, step.controller.signal])
 
     if (member.planning_interval > 0 && n % member.planning_interval === 0) {
-      const planned = await planStep(env, start, steps, viewOptions(true), stepSignal)
+      const planned = await planStep(env, start, steps, viewOptions(env, true), stepSignal)
       if (planned === 'interrupted' && signal.aborted) return interrupted()
       if (planned === 'interrupted') {
         restarted(step)
@@ -161,22 +106,8 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
       if (planned !== 'ok') return { status: 'error', answer: '', error: planned.message, code: planned.code }
     }
 
-    // Notices queued since the last call reach the member now, through the brief.
-    const pending = store.log.notices(member.id, true)
-    const brief = buildBrief(env.ctx, member, pending)
-    host.lastBrief = brief
-    if (pending.length) {
-      store.log.markDelivered(member.id, pending.at(-1)!.id, now())
-      insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
-    }
-    const messages = buildView(
-      store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start),
-      start.id,
-      viewOptions(false),
-    )
-    const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
-
-    const reply = await streamModelStep(env, steps, { system, messages, tools: specs, signal: stepSignal })
+    const request = { ...stepRequest(env, host, start, steps), tools: specs, signal: stepSignal }
+    const reply = await streamModelStep(env, steps, request)
     if (reply.kind === 'interrupted' && signal.aborted) return interrupted()
     if (reply.kind === 'interrupted') {
       restarted(step)
@@ -212,6 +143,52 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     ended_at: now(),
   })
   return { status: 'max_steps', answer: lastObservation }
+}
+
+/** A step stopped by a notice (interruptStep) says so in the session and in the view, and the loop goes on. */
+function recordRestart({ insert }: TurnSteps, step: RunningStep): void {
+  insert({
+    kind: 'interrupted',
+    status: 'done',
+    text: `Concord stopped the running step: ${step.reason}. The brief has the current decisions and the notice: re-plan against them.`,
+    ended_at: now(),
+  })
+}
+
+/** The options of the member's view of the session; a planning view leaves old plans out. */
+function viewOptions(env: TurnEnv, omitPlans: boolean): Parameters<typeof buildView>[2] {
+  const { store, wsId } = env.ctx
+  return {
+    ...defaultViewOptions,
+    omitPlans,
+    stepId: (n: number) => makeId(wsId, 'step', n),
+    memberName: (n: number) => store.members.get(n)?.name ?? 'another member',
+  }
+}
+
+/** The system prompt and messages of one model call: notices queued since the last call reach the member now, through the brief. */
+function stepRequest(
+  env: TurnEnv,
+  host: MemberHost,
+  start: StepRow,
+  { insert }: TurnSteps,
+): { system: string; messages: ReturnType<typeof buildView> } {
+  const { store } = env.ctx
+  const member = env.member
+  const pending = store.log.notices(member.id, true)
+  const brief = buildBrief(env.ctx, member, pending)
+  host.lastBrief = brief
+  if (pending.length) {
+    store.log.markDelivered(member.id, pending.at(-1)!.id, now())
+    insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
+  }
+  const messages = buildView(
+    store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start),
+    start.id,
+    viewOptions(env, false),
+  )
+  const system = `${systemPrompt(member, env.workspaceRoot, env.treeDescription)}\n\n${brief.text}`
+  return { system, messages }
 }
 
 /** Who stopped the turn: the human (Stop) or Concord shutting down; never blame the human for a restart. */
@@ -278,103 +255,6 @@ async function streamModelStep(
       ended_at: now(),
     })
     return { kind: 'error', ...failure }
-  }
-}
-
-async function runToolCall(
-  env: TurnEnv,
-  host: MemberHost,
-  call: ToolCall,
-  modelStepId: number,
-  steps: TurnSteps,
-  signal: AbortSignal,
-  endTurn: (reason: string) => void,
-  /** Why the step was stopped by a notice (interruptStep), if it was. */
-  stoppedBy: () => string | null,
-): Promise<string> {
-  const { insert, finish } = steps
-  const tool = env.tools.find((t) => t.name === call.name)
-  const stepId: number = insert({
-    kind: 'tool',
-    status: 'running',
-    tool_call_id: call.id,
-    tool_name: call.name,
-    tool_args: call.argumentsText,
-  })
-  const fail = (message: string) => {
-    finish(stepId, { status: 'error', text: message, is_error: 1, ended_at: now() })
-    return message
-  }
-  if (!tool)
-    return fail(`error: unknown tool '${call.name}'. Available tools: ${env.tools.map((t) => t.name).join(', ')}`)
-  let raw: unknown
-  try {
-    raw = call.argumentsText.trim() ? JSON.parse(call.argumentsText) : {}
-  } catch (err) {
-    return fail(
-      `error: the arguments are not valid JSON (${(err as Error).message}). Send the arguments of ${call.name} as one JSON object.`,
-    )
-  }
-  let args: unknown
-  try {
-    args = parseArgs(tool.args, raw, call.name)
-  } catch (err) {
-    return fail(`error (invalid_arguments): ${(err as Error).message}`)
-  }
-  const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(args) : tool.needsApproval
-  const described = describeToolCall(call.name, args, needsApproval, { root: env.workspaceRoot, ...env.callSetting })
-  const answer = needsHuman(
-    env.approval,
-    env.rules ?? [],
-    described,
-    env.sandbox ?? { available: false, reason: 'the sandbox was not checked' },
-  )
-  if (answer.deny) {
-    const text = `error (denied_by_rule): this call was ${answer.why}; it did not run. Do not retry it unchanged.`
-    finish(stepId, { status: 'denied', text, is_error: 1, ended_at: now() })
-    return text
-  }
-  if (answer.ask) {
-    steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
-    const approvalId = makeId(env.ctx.wsId, 'step', stepId)
-    const current =
-      call.name === 'write_file' ? currentText(env.workspaceRoot, (args as { path?: unknown }).path) : undefined
-    const allowed = await host.requestApproval(approvalId, stepId, call.name, call.argumentsText, {
-      why: answer.why,
-      suggestion: suggestedRule(described, answer),
-      ...(current !== undefined ? { current } : {}),
-    })
-    if (!allowed) {
-      const stopped = stoppedBy()
-      const text = !signal.aborted
-        ? `${host.denialText(approvalId)} (Do not retry it unchanged.)`
-        : stopped
-          ? `stopped: ${stopped} before this call was approved; it did not run. Call it again if it still applies to the current decisions.`
-          : host.stopReason === 'shutdown'
-            ? 'Concord was restarted before this call was approved; it did not run.'
-            : 'The turn was interrupted before this call ran.'
-      finish(stepId, { status: signal.aborted ? 'interrupted' : 'denied', text, is_error: 1, ended_at: now() })
-      return text
-    }
-    steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
-  }
-  try {
-    const output = await tool.run(
-      args,
-      env.toolContext(host, signal, endTurn, makeId(env.ctx.wsId, 'step', modelStepId)),
-    )
-    finish(stepId, { status: 'done', text: output, ended_at: now() })
-    return output
-  } catch (err) {
-    const stopped = stoppedBy()
-    if (stopped && err instanceof ToolError && err.code === 'aborted') {
-      const text = `stopped: ${stopped}. ${err.message}`
-      finish(stepId, { status: 'interrupted', text, is_error: 1, ended_at: now() })
-      return text
-    }
-    if (err instanceof ToolError || err instanceof ApiError) return fail(`error (${err.code}): ${err.message}`)
-    const e = err as { code?: string; message?: string }
-    return fail(`error${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`)
   }
 }
 
