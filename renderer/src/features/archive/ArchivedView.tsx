@@ -25,10 +25,12 @@ export function ArchivedLink({ testId = 'archived-open' }: { testId?: string }) 
   )
 }
 
-function ArchivedDialog({ onClose }: { onClose(): void }) {
+type ArchivedKind = 'member' | 'task' | 'workspace'
+
+/** What is archived (this workspace's members and tasks, and every archived workspace), and Restore for each. */
+function useArchived() {
   const api = useApp((s) => s.api)
   const workspaceId = useApp((s) => s.workspaceId)
-  const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
   const loadWorkspaces = useApp((s) => s.loadWorkspaces)
   const [items, setItems] = useState<ArchivedItems | null>(null)
   const [workspaces, setWorkspaces] = useState<Workspace[]>([])
@@ -45,7 +47,7 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
   useEffect(() => {
     void loadNow()
   }, [loadNow])
-  const restore = useAction(async (kind: 'member' | 'task' | 'workspace', id: string) => {
+  const restore = useAction(async (kind: ArchivedKind, id: string) => {
     if (kind === 'member') await api.call('members.restore', { memberId: id })
     else if (kind === 'task') await api.call('tasks.restore', { taskId: id })
     else {
@@ -55,27 +57,59 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
     await load.run()
     return true
   })
-  const empty = items && !items.members.length && !items.tasks.length && !workspaces.length
-  const row = (
-    kind: 'member' | 'task' | 'workspace',
-    id: string,
-    title: string,
-    sub: string,
-    at: string | null | undefined,
-  ) => (
-    <li key={id} className="archived-row" data-testid={`archived-${kind}`} data-id={id}>
+  return { items, workspaces, load, restore }
+}
+
+/** One archived item: what it is, when it was archived, and Restore. */
+function ArchivedRow({
+  kind,
+  id,
+  title,
+  sub,
+  at,
+  pending,
+  onRestore,
+}: {
+  kind: ArchivedKind
+  id: string
+  title: string
+  sub: string
+  at: string | null | undefined
+  pending: boolean
+  onRestore(kind: ArchivedKind, id: string): void
+}) {
+  return (
+    <li className="archived-row" data-testid={`archived-${kind}`} data-id={id}>
       <span className="archived-title">{title}</span>
       <span className="muted small">{sub}</span>
       <span className="muted small archived-when">archived {at ? shortTime(at) : ''}</span>
       <button
         className="btn small"
-        disabled={restore.pending}
-        onClick={() => void restore.run(kind, id)}
+        disabled={pending}
+        onClick={() => onRestore(kind, id)}
         data-testid={`restore-${kind}`}
       >
         Restore
       </button>
     </li>
+  )
+}
+
+function ArchivedDialog({ onClose }: { onClose(): void }) {
+  const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
+  const { items, workspaces, load, restore } = useArchived()
+  const empty = items && !items.members.length && !items.tasks.length && !workspaces.length
+  const row = (kind: ArchivedKind, id: string, title: string, sub: string, at: string | null | undefined) => (
+    <ArchivedRow
+      key={id}
+      kind={kind}
+      id={id}
+      title={title}
+      sub={sub}
+      at={at}
+      pending={restore.pending}
+      onRestore={(k, i) => void restore.run(k, i)}
+    />
   )
   return (
     <Modal title="Archived" onClose={onClose}>

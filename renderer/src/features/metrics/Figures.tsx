@@ -1,7 +1,8 @@
+import type { Metrics } from '../../../../shared/schemas'
 import { taskFlagWords } from '../../../../shared/task-rules'
 import { EmptyState } from '../../components/ui'
 import { compactNumber } from '../../lib/format'
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { useApp } from '../../stores/app-store'
 import type { RightTab } from '../../stores/types'
 import { FigureItemsDialog, type FigureList } from './FigureItems'
@@ -70,15 +71,25 @@ function Figure({ label, value, explain, opens }: { label: string; value: number
 /** The coordination figures: what the harness did for the team, and what it cost in tokens. */
 export function Figures() {
   const m = useApp((s) => s.metrics)
-  const members = useApp((s) => s.members)
   if (!m) return <EmptyState title="No figures yet">They appear as soon as the workspace has activity.</EmptyState>
+  return (
+    <div className="panel-section figures" data-testid="figures">
+      <h4>Coordination</h4>
+      <CoordinationFigures m={m} />
+      <h4>Tokens</h4>
+      <TokenFigures m={m} />
+    </div>
+  )
+}
+
+/** What the harness did for the team, each figure opening what it counts. */
+function CoordinationFigures({ m }: { m: Metrics }) {
   const flagged =
     m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
   const flaggedTasks: Opens = { tab: 'tasks', board: { flagged: true }, what: 'the board, flagged tasks only' }
   const staleReports: Opens = { tab: 'reports', staleReports: true, what: 'the stale reports' }
   return (
-    <div className="panel-section figures" data-testid="figures">
-      <h4>Coordination</h4>
+    <>
       <div className="figure-grid">
         <Figure
           label="decision edits"
@@ -146,7 +157,15 @@ export function Figures() {
         {m.tasksFlagged.needs_adjustment} · {taskFlagWords.needs_reverification} {m.tasksFlagged.needs_reverification} ·
         refused for missing evidence {m.acceptances.refusedMissing}
       </div>
-      <h4>Tokens</h4>
+    </>
+  )
+}
+
+/** The tokens spent, in total, per member and per task. */
+function TokenFigures({ m }: { m: Metrics }) {
+  const members = useApp((s) => s.members)
+  return (
+    <>
       <div className="muted small">
         {compactNumber(m.tokens.total.input)} in · {compactNumber(m.tokens.total.output)} out in total
         {m.tokens.total.unreported > 0 && (
@@ -157,57 +176,50 @@ export function Figures() {
           </>
         )}
       </div>
-      <table className="tokens-table">
-        <thead>
-          <tr>
-            <th>Member</th>
-            <th>in</th>
-            <th>out</th>
+      <TokenTable head="Member" empty={m.tokens.perMember.length === 0}>
+        {m.tokens.perMember.map((r) => (
+          <tr key={r.memberId}>
+            <td>{members[r.memberId]?.name ?? r.memberId}</td>
+            <TokenCells {...r} />
           </tr>
-        </thead>
-        <tbody>
-          {m.tokens.perMember.length === 0 && (
-            <tr>
-              <td colSpan={3} className="muted">
-                none yet
-              </td>
-            </tr>
-          )}
-          {m.tokens.perMember.map((r) => (
-            <tr key={r.memberId}>
-              <td>{members[r.memberId]?.name ?? r.memberId}</td>
-              <TokenCells {...r} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table className="tokens-table">
-        <thead>
-          <tr>
-            <th>Task</th>
-            <th>in</th>
-            <th>out</th>
+        ))}
+      </TokenTable>
+      <TokenTable head="Task" empty={m.tokens.perTask.length === 0}>
+        {m.tokens.perTask.map((r) => (
+          <tr key={r.taskId}>
+            <td>
+              {r.key} <span className="muted">{r.title}</span>
+            </td>
+            <TokenCells {...r} />
           </tr>
-        </thead>
-        <tbody>
-          {m.tokens.perTask.length === 0 && (
-            <tr>
-              <td colSpan={3} className="muted">
-                none yet
-              </td>
-            </tr>
-          )}
-          {m.tokens.perTask.map((r) => (
-            <tr key={r.taskId}>
-              <td>
-                {r.key} <span className="muted">{r.title}</span>
-              </td>
-              <TokenCells {...r} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </TokenTable>
+    </>
+  )
+}
+
+/** A table of token rows under one heading, saying so when it has none. */
+function TokenTable({ head, empty, children }: { head: string; empty: boolean; children: ReactNode }) {
+  return (
+    <table className="tokens-table">
+      <thead>
+        <tr>
+          <th>{head}</th>
+          <th>in</th>
+          <th>out</th>
+        </tr>
+      </thead>
+      <tbody>
+        {empty && (
+          <tr>
+            <td colSpan={3} className="muted">
+              none yet
+            </td>
+          </tr>
+        )}
+        {children}
+      </tbody>
+    </table>
   )
 }
 

@@ -86,31 +86,10 @@ function ReportList() {
   // Rows a fold adds are measured as they mount (measureElement), keyed by report id.
   const toggle = useCallback((id: string, open: boolean) => setToggled((t) => ({ ...t, [id]: !open })), [])
 
-  if (all.total === 0 && !all.loading) {
-    return (
-      <div className="panel-section">
-        <EmptyState title="No reports yet">
-          Members submit reports when they deliver, test or review a task: what they checked (a commit), what they
-          relied on (decision versions) and what they proved (claims). Acceptance uses only evidence that is still
-          current.
-        </EmptyState>
-      </div>
-    )
-  }
+  if (all.total === 0 && !all.loading) return <NoReports />
   return (
     <div className="reports-panel" data-testid="reports">
-      <div className="reports-toolbar">
-        <span data-testid="reports-count">
-          {all.total} report{all.total === 1 ? '' : 's'}
-        </span>
-        <span className={all.staleTotal ? 'reports-stale' : 'muted'} data-testid="reports-stale-count">
-          {all.staleTotal} stale
-        </span>
-        <span className="spacer" />
-        <CheckboxRow className="reports-filter" checked={staleOnly} onChange={setStaleOnly} testId="reports-stale-only">
-          Stale only
-        </CheckboxRow>
-      </div>
+      <ReportsToolbar total={all.total} staleTotal={all.staleTotal} staleOnly={staleOnly} setStaleOnly={setStaleOnly} />
       <div className="reports-scroll" ref={scrollRef} data-testid="reports-scroll">
         {staleOnly && list.total === 0 && !loading && (
           <div className="muted reports-none">No stale reports: every claim is still valid.</div>
@@ -130,25 +109,15 @@ function ReportList() {
                 ref={virtualizer.measureElement}
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                {row.by && (
-                  <div className="reports-superseded-by muted" data-testid="report-superseded-by">
-                    superseded by {row.by.key}
-                  </div>
-                )}
-                <div className={row.by ? 'reports-folded' : undefined}>
-                  <ReportCard report={r} open={open} onToggle={() => toggle(r.id, open)} />
-                </div>
-                {!row.by && under.length > 0 && (
-                  <button
-                    className="reports-fold link"
-                    data-testid="reports-fold"
-                    aria-expanded={!!expanded[r.id]}
-                    onClick={() => setExpanded((e) => ({ ...e, [r.id]: !e[r.id] }))}
-                  >
-                    {expanded[r.id] ? '▾' : '▸'} {under.length} older report{under.length === 1 ? '' : 's'} superseded
-                    by {r.key}
-                  </button>
-                )}
+                <ReportRow
+                  report={r}
+                  by={row.by}
+                  under={under.length}
+                  open={open}
+                  expanded={!!expanded[r.id]}
+                  onToggle={() => toggle(r.id, open)}
+                  onFold={() => setExpanded((e) => ({ ...e, [r.id]: !e[r.id] }))}
+                />
               </div>
             )
           })}
@@ -156,5 +125,82 @@ function ReportList() {
         {loading && <div className="muted reports-none">Loading…</div>}
       </div>
     </div>
+  )
+}
+
+function NoReports() {
+  return (
+    <div className="panel-section">
+      <EmptyState title="No reports yet">
+        Members submit reports when they deliver, test or review a task: what they checked (a commit), what they relied
+        on (decision versions) and what they proved (claims). Acceptance uses only evidence that is still current.
+      </EmptyState>
+    </div>
+  )
+}
+
+/** The counts (of every report, loaded or not) and the stale-only filter. */
+function ReportsToolbar({
+  total,
+  staleTotal,
+  staleOnly,
+  setStaleOnly,
+}: {
+  total: number
+  staleTotal: number
+  staleOnly: boolean
+  setStaleOnly(staleOnly: boolean): void
+}) {
+  return (
+    <div className="reports-toolbar">
+      <span data-testid="reports-count">
+        {total} report{total === 1 ? '' : 's'}
+      </span>
+      <span className={staleTotal ? 'reports-stale' : 'muted'} data-testid="reports-stale-count">
+        {staleTotal} stale
+      </span>
+      <span className="spacer" />
+      <CheckboxRow className="reports-filter" checked={staleOnly} onChange={setStaleOnly} testId="reports-stale-only">
+        Stale only
+      </CheckboxRow>
+    </div>
+  )
+}
+
+/** One report's row: its card, under the report that superseded it, or with the fold of those it superseded. */
+function ReportRow({
+  report: r,
+  by,
+  under,
+  open,
+  expanded,
+  onToggle,
+  onFold,
+}: {
+  report: Report
+  by: Report | null
+  /** How many reports are folded under this one. */
+  under: number
+  open: boolean
+  expanded: boolean
+  onToggle(): void
+  onFold(): void
+}) {
+  return (
+    <>
+      {by && (
+        <div className="reports-superseded-by muted" data-testid="report-superseded-by">
+          superseded by {by.key}
+        </div>
+      )}
+      <div className={by ? 'reports-folded' : undefined}>
+        <ReportCard report={r} open={open} onToggle={onToggle} />
+      </div>
+      {!by && under > 0 && (
+        <button className="reports-fold link" data-testid="reports-fold" aria-expanded={expanded} onClick={onFold}>
+          {expanded ? '▾' : '▸'} {under} older report{under === 1 ? '' : 's'} superseded by {r.key}
+        </button>
+      )}
+    </>
   )
 }

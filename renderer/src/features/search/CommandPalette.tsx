@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
 import type { RecordHit, SearchHit } from '../../../../shared/schemas'
 import { Avatar, Badge, Modal } from '../../components/ui'
 import { shortTime } from '../../lib/format'
@@ -68,19 +68,12 @@ export function CommandPalette() {
   return <Palette workspaceId={workspaceId} onClose={() => setOpen(false)} />
 }
 
-function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
-  const store = useAppStore()
+/** Asks the records and the sessions as the query settles; only the latest question's answer is kept. */
+function useSearchAnswer(workspaceId: string, query: string, setActive: (i: number) => void) {
   const api = useApp((s) => s.api)
-  const members = useApp((s) => s.members)
-  // The actions read the state they name when the palette opens (its labels: "Hide the right panel").
-  const actions = useMemo(() => paletteActions(store.getState()), [store])
-  const [query, setQuery] = useState('')
   const [answer, setAnswer] = useState<Answer | null>(null)
   const [error, setError] = useState<string | null>(null)
-  const [active, setActive] = useState(0)
   const asked = useRef(0)
-  const list = useRef<HTMLUListElement>(null)
-
   useEffect(() => {
     const q = query.trim()
     const n = ++asked.current
@@ -101,19 +94,33 @@ function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): voi
       )
     }, 120)
     return () => clearTimeout(timer)
-  }, [api, workspaceId, query])
+  }, [api, workspaceId, query, setActive])
+  return { answer, error }
+}
+
+/** The rows in order: a key typed puts its record first, otherwise the matching commands lead. */
+function paletteItems(actions: PaletteAction[], q: string, current: Answer | null): Item[] {
+  const acts = matchActions(actions, q).map((a): Item => ({ type: 'action', id: `a:${a.id}`, action: a }))
+  if (!q) return acts
+  const records = (current?.records ?? []).map((h): Item => ({ type: 'record', id: `r:${h.id}`, hit: h }))
+  const messages = (current?.messages ?? []).map((h): Item => ({ type: 'message', id: `m:${h.stepId}`, hit: h }))
+  // A key typed names a record: it leads. Otherwise a command whose words were typed does.
+  const keyed = records[0]?.type === 'record' && records[0].hit.field === 'key'
+  return keyed ? [...records, ...acts.slice(0, 4), ...messages] : [...acts.slice(0, 4), ...records, ...messages]
+}
+
+function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
+  const store = useAppStore()
+  // The actions read the state they name when the palette opens (its labels: "Hide the right panel").
+  const actions = useMemo(() => paletteActions(store.getState()), [store])
+  const [query, setQuery] = useState('')
+  const [active, setActive] = useState(0)
+  const { answer, error } = useSearchAnswer(workspaceId, query, setActive)
+  const list = useRef<HTMLUListElement>(null)
 
   const q = query.trim()
   const current = q && answer?.query === q ? answer : null
-  const items: Item[] = useMemo(() => {
-    const acts = matchActions(actions, q).map((a): Item => ({ type: 'action', id: `a:${a.id}`, action: a }))
-    if (!q) return acts
-    const records = (current?.records ?? []).map((h): Item => ({ type: 'record', id: `r:${h.id}`, hit: h }))
-    const messages = (current?.messages ?? []).map((h): Item => ({ type: 'message', id: `m:${h.stepId}`, hit: h }))
-    // A key typed names a record: it leads. Otherwise a command whose words were typed does.
-    const keyed = records[0]?.type === 'record' && records[0].hit.field === 'key'
-    return keyed ? [...records, ...acts.slice(0, 4), ...messages] : [...acts.slice(0, 4), ...records, ...messages]
-  }, [actions, q, current])
+  const items = useMemo(() => paletteItems(actions, q, current), [actions, q, current])
 
   useEffect(() => {
     list.current?.querySelector('[aria-selected=true]')?.scrollIntoView({ block: 'nearest' })
@@ -132,6 +139,18 @@ function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): voi
   // What is typed changes the list before its answer comes: the choice stays on a row that exists.
   const at = Math.min(active, items.length - 1)
   const waiting = !!q && !current && !error
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'ArrowDown') {
+      e.preventDefault()
+      setActive(Math.min(at + 1, items.length - 1))
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault()
+      setActive(Math.max(at - 1, 0))
+    } else if (e.key === 'Enter' && items[at] && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      run(items[at])
+    }
+  }
   return (
     <Modal title="Search and commands" onClose={onClose} wide>
       <div className="search-dialog palette" data-testid="search-dialog">
@@ -145,18 +164,7 @@ function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): voi
           aria-expanded={items.length > 0}
           aria-controls="palette-items"
           onChange={(e) => setQuery(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown') {
-              e.preventDefault()
-              setActive(Math.min(at + 1, items.length - 1))
-            } else if (e.key === 'ArrowUp') {
-              e.preventDefault()
-              setActive(Math.max(at - 1, 0))
-            } else if (e.key === 'Enter' && items[at] && !e.nativeEvent.isComposing) {
-              e.preventDefault()
-              run(items[at])
-            }
-          }}
+          onKeyDown={onKeyDown}
         />
         {error && (
           <div className="error-text" role="alert">
@@ -168,49 +176,7 @@ function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): voi
             Nothing matches “{q}”: no decision, task, report, message or command.
           </div>
         )}
-        {!!items.length && (
-          <ul className="search-hits" role="listbox" id="palette-items" aria-label="Matches" ref={list}>
-            {items.map((item, i) => {
-              const head = item.type !== items[i - 1]?.type ? groupNames[item.type] : null
-              return (
-                <li key={item.id} role="option" aria-selected={i === at}>
-                  {head && <div className="palette-group">{head}</div>}
-                  <button
-                    className={`search-hit${i === at ? ' active' : ''}`}
-                    onClick={() => run(item)}
-                    onMouseMove={() => i !== at && setActive(i)}
-                    tabIndex={-1}
-                    {...rowProps(item)}
-                  >
-                    {item.type === 'record' ? (
-                      <RecordRow hit={item.hit} />
-                    ) : item.type === 'action' ? (
-                      <span className="search-hit-head">
-                        <span className="palette-icon" aria-hidden>
-                          ›
-                        </span>
-                        <span>{item.action.label}</span>
-                        <span className="spacer" />
-                        {item.action.hint && <span className="muted small">{item.action.hint}</span>}
-                      </span>
-                    ) : (
-                      <>
-                        <span className="search-hit-head">
-                          <Avatar id={item.hit.memberId} name={members[item.hit.memberId]?.name ?? '?'} size={18} />
-                          <span className="strong">{members[item.hit.memberId]?.name ?? 'a member'}</span>
-                          <span className="muted small">· {kindWords[item.hit.kind] ?? item.hit.kind}</span>
-                          <span className="spacer" />
-                          <span className="muted small">{shortTime(item.hit.createdAt)}</span>
-                        </span>
-                        <Snippet text={item.hit.snippet} />
-                      </>
-                    )}
-                  </button>
-                </li>
-              )
-            })}
-          </ul>
-        )}
+        {!!items.length && <PaletteList items={items} at={at} listRef={list} setActive={setActive} run={run} />}
         {waiting && !items.length && <div className="muted small search-hint">Searching…</div>}
         <div className="muted small search-hint">
           Finds decisions (what they say and said), tasks, reports and their claims by key or words, and what was said
@@ -221,6 +187,77 @@ function Palette({ workspaceId, onClose }: { workspaceId: string; onClose(): voi
   )
 }
 
+/** The rows under group heads, the chosen one marked. */
+function PaletteList({
+  items,
+  at,
+  listRef,
+  setActive,
+  run,
+}: {
+  items: Item[]
+  at: number
+  listRef: RefObject<HTMLUListElement | null>
+  setActive(i: number): void
+  run(item: Item): void
+}) {
+  return (
+    <ul className="search-hits" role="listbox" id="palette-items" aria-label="Matches" ref={listRef}>
+      {items.map((item, i) => {
+        const head = item.type !== items[i - 1]?.type ? groupNames[item.type] : null
+        return (
+          <li key={item.id} role="option" aria-selected={i === at}>
+            {head && <div className="palette-group">{head}</div>}
+            <button
+              className={`search-hit${i === at ? ' active' : ''}`}
+              onClick={() => run(item)}
+              onMouseMove={() => i !== at && setActive(i)}
+              tabIndex={-1}
+              {...rowProps(item)}
+            >
+              {item.type === 'record' ? (
+                <RecordRow hit={item.hit} />
+              ) : item.type === 'action' ? (
+                <ActionRow action={item.action} />
+              ) : (
+                <MessageRow hit={item.hit} />
+              )}
+            </button>
+          </li>
+        )
+      })}
+    </ul>
+  )
+}
+
+function ActionRow({ action }: { action: PaletteAction }) {
+  return (
+    <span className="search-hit-head">
+      <span className="palette-icon" aria-hidden>
+        ›
+      </span>
+      <span>{action.label}</span>
+      <span className="spacer" />
+      {action.hint && <span className="muted small">{action.hint}</span>}
+    </span>
+  )
+}
+
+function MessageRow({ hit }: { hit: SearchHit }) {
+  const members = useApp((s) => s.members)
+  return (
+    <>
+      <span className="search-hit-head">
+        <Avatar id={hit.memberId} name={members[hit.memberId]?.name ?? '?'} size={18} />
+        <span className="strong">{members[hit.memberId]?.name ?? 'a member'}</span>
+        <span className="muted small">· {kindWords[hit.kind] ?? hit.kind}</span>
+        <span className="spacer" />
+        <span className="muted small">{shortTime(hit.createdAt)}</span>
+      </span>
+      <Snippet text={hit.snippet} />
+    </>
+  )
+}
 /** Test ids and data a test (or a person's tools) can find a row by. */
 function rowProps(item: Item): Record<string, string> {
   if (item.type === 'record')

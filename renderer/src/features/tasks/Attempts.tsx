@@ -100,51 +100,9 @@ function AttemptColumn({
       data-key={a.task.key}
       aria-label={`${a.member?.name ?? 'unassigned'}’s attempt ${a.task.key}`}
     >
-      <header className="attempt-head">
-        {a.member && <Avatar id={a.member.id} name={a.member.name} size={22} />}
-        <div>
-          <div className="attempt-member">{a.member?.name ?? 'unassigned'}</div>
-          <div className="muted small">
-            {a.task.key}
-            {a.member?.model ? ` · ${a.member.model}` : ''}
-          </div>
-        </div>
-        {a.picked ? (
-          <Badge tone="good">picked</Badge>
-        ) : (
-          <Badge tone={delivered ? 'info' : 'neutral'}>{taskStatusWords[a.task.status]}</Badge>
-        )}
-      </header>
-      <div className="attempt-block" data-testid="attempt-files">
-        <div className="attempt-label">
-          {a.files.length} file{a.files.length === 1 ? '' : 's'} <span className="add">+{a.additions}</span>{' '}
-          <span className="del">−{a.deletions}</span>
-        </div>
-        <ul className="attempt-files">
-          {a.files.map((f) => (
-            <li key={f.path}>
-              <code title={f.path}>{f.path}</code>
-              <span className="add">+{f.additions ?? '?'}</span>
-              <span className="del">−{f.deletions ?? '?'}</span>
-            </li>
-          ))}
-        </ul>
-        {!a.hasTree && !a.picked && <div className="muted small">tree removed</div>}
-      </div>
-      <div className="attempt-block" data-testid="attempt-reports">
-        <div className="attempt-label">Reports</div>
-        {a.reports.length === 0 && <div className="muted small">none yet</div>}
-        <ul className="attempt-reports">
-          {a.reports.map((r) => (
-            <li key={r.id} title={r.summary}>
-              <span className="dkey">{r.key}</span> {r.kind} <Badge tone={verdictTone[r.verdict]}>{r.verdict}</Badge>
-              <span className="muted small">
-                {r.claims} claim{r.claims === 1 ? '' : 's'}
-              </span>
-            </li>
-          ))}
-        </ul>
-      </div>
+      <AttemptHead a={a} delivered={delivered} />
+      <AttemptFiles a={a} />
+      <AttemptReports a={a} />
       <dl className="attempt-figures">
         <dt>Tokens</dt>
         <dd data-testid="attempt-tokens">
@@ -169,6 +127,69 @@ function AttemptColumn({
         </button>
       )}
     </section>
+  )
+}
+
+/** Who made the attempt, with which model, and where it stands. */
+function AttemptHead({ a, delivered }: { a: TaskAttempt; delivered: boolean }) {
+  return (
+    <header className="attempt-head">
+      {a.member && <Avatar id={a.member.id} name={a.member.name} size={22} />}
+      <div>
+        <div className="attempt-member">{a.member?.name ?? 'unassigned'}</div>
+        <div className="muted small">
+          {a.task.key}
+          {a.member?.model ? ` · ${a.member.model}` : ''}
+        </div>
+      </div>
+      {a.picked ? (
+        <Badge tone="good">picked</Badge>
+      ) : (
+        <Badge tone={delivered ? 'info' : 'neutral'}>{taskStatusWords[a.task.status]}</Badge>
+      )}
+    </header>
+  )
+}
+
+/** The files the attempt changed, with their line counts. */
+function AttemptFiles({ a }: { a: TaskAttempt }) {
+  return (
+    <div className="attempt-block" data-testid="attempt-files">
+      <div className="attempt-label">
+        {a.files.length} file{a.files.length === 1 ? '' : 's'} <span className="add">+{a.additions}</span>{' '}
+        <span className="del">−{a.deletions}</span>
+      </div>
+      <ul className="attempt-files">
+        {a.files.map((f) => (
+          <li key={f.path}>
+            <code title={f.path}>{f.path}</code>
+            <span className="add">+{f.additions ?? '?'}</span>
+            <span className="del">−{f.deletions ?? '?'}</span>
+          </li>
+        ))}
+      </ul>
+      {!a.hasTree && !a.picked && <div className="muted small">tree removed</div>}
+    </div>
+  )
+}
+
+/** The reports submitted on the attempt: kind, verdict and claims. */
+function AttemptReports({ a }: { a: TaskAttempt }) {
+  return (
+    <div className="attempt-block" data-testid="attempt-reports">
+      <div className="attempt-label">Reports</div>
+      {a.reports.length === 0 && <div className="muted small">none yet</div>}
+      <ul className="attempt-reports">
+        {a.reports.map((r) => (
+          <li key={r.id} title={r.summary}>
+            <span className="dkey">{r.key}</span> {r.kind} <Badge tone={verdictTone[r.verdict]}>{r.verdict}</Badge>
+            <span className="muted small">
+              {r.claims} claim{r.claims === 1 ? '' : 's'}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
   )
 }
 

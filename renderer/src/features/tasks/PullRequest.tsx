@@ -56,69 +56,107 @@ export function PullRequestLine({ task, open }: { task: Task; open: boolean }) {
   }
   return (
     <div className="pr-line small" data-testid="pull-request" data-state={pr.state} data-ci={pr.ci}>
-      <div className="pr-head">
-        <a href={pr.url} target="_blank" rel="noreferrer" data-testid="pull-request-link" title={pr.url}>
-          PR #{pr.number}
-        </a>
-        <span className="muted">
-          {pr.owner}/{pr.repo}
-        </span>
-        <Badge tone={stateTone[pr.state]}>{pr.state}</Badge>
-        <Badge
-          tone={ciTone[pr.ci]}
-          title={pr.checks.map((c) => `${c.name}: ${c.state}`).join('\n') || 'no status or check run on the head'}
-        >
-          <span data-testid="pull-request-ci">{ciWords[pr.ci]}</span>
-        </Badge>
-        <button
-          className="btn small ghost"
-          disabled={refresh.pending}
-          onClick={() => void refresh.run()}
-          data-testid="refresh-pull-request"
-          title="Read the pull request's state, CI and review comments from GitHub again"
-        >
-          {refresh.pending ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
-      {pr.checks.some((c) => c.state === 'failure') && (
-        <div className="pr-failed">
-          failed:{' '}
-          {pr.checks
-            .filter((c) => c.state === 'failure')
-            .map((c) => c.name)
-            .join(', ')}
-        </div>
-      )}
+      <PullRequestHead pr={pr} refreshing={refresh.pending} onRefresh={() => void refresh.run()} />
+      <FailedChecks pr={pr} />
       {pr.reviewComments.length > 0 && (
-        <div className="pr-comments" data-testid="pull-request-comments">
-          <ul>
-            {pr.reviewComments.map((c) => (
-              <li key={c.id}>
-                <b>{c.author}</b>
-                {c.path && (
-                  <span className="muted">
-                    {' '}
-                    {c.path}
-                    {c.line ? `:${c.line}` : ''}
-                  </span>
-                )}
-                : {c.body}
-              </li>
-            ))}
-          </ul>
-          {task.assigneeId && pr.state === 'open' && (
-            <button
-              className="btn small"
-              disabled={send.pending}
-              onClick={() => void send.run(pr)}
-              data-testid="send-review-comments"
-            >
-              {send.pending ? 'Sending…' : 'Send to assignee'}
-            </button>
-          )}
-        </div>
+        <ReviewComments
+          pr={pr}
+          canSend={!!task.assigneeId && pr.state === 'open'}
+          sending={send.pending}
+          onSend={() => void send.run(pr)}
+        />
       )}
       <ErrorText error={refresh.error?.message ?? send.error?.message} />
+    </div>
+  )
+}
+
+/** The PR's link, repository, state and CI, and Refresh. */
+function PullRequestHead({
+  pr,
+  refreshing,
+  onRefresh,
+}: {
+  pr: TaskPullRequest
+  refreshing: boolean
+  onRefresh(): void
+}) {
+  return (
+    <div className="pr-head">
+      <a href={pr.url} target="_blank" rel="noreferrer" data-testid="pull-request-link" title={pr.url}>
+        PR #{pr.number}
+      </a>
+      <span className="muted">
+        {pr.owner}/{pr.repo}
+      </span>
+      <Badge tone={stateTone[pr.state]}>{pr.state}</Badge>
+      <Badge
+        tone={ciTone[pr.ci]}
+        title={pr.checks.map((c) => `${c.name}: ${c.state}`).join('\n') || 'no status or check run on the head'}
+      >
+        <span data-testid="pull-request-ci">{ciWords[pr.ci]}</span>
+      </Badge>
+      <button
+        className="btn small ghost"
+        disabled={refreshing}
+        onClick={onRefresh}
+        data-testid="refresh-pull-request"
+        title="Read the pull request's state, CI and review comments from GitHub again"
+      >
+        {refreshing ? 'Refreshing…' : 'Refresh'}
+      </button>
+    </div>
+  )
+}
+
+/** The names of the checks that failed, when any did. */
+function FailedChecks({ pr }: { pr: TaskPullRequest }) {
+  if (!pr.checks.some((c) => c.state === 'failure')) return null
+  return (
+    <div className="pr-failed">
+      failed:{' '}
+      {pr.checks
+        .filter((c) => c.state === 'failure')
+        .map((c) => c.name)
+        .join(', ')}
+    </div>
+  )
+}
+
+/** The review comments, where each is and what it says, and (for an open PR with an assignee) Send to assignee. */
+function ReviewComments({
+  pr,
+  canSend,
+  sending,
+  onSend,
+}: {
+  pr: TaskPullRequest
+  canSend: boolean
+  sending: boolean
+  onSend(): void
+}) {
+  return (
+    <div className="pr-comments" data-testid="pull-request-comments">
+      <ul>
+        {pr.reviewComments.map((c) => (
+          <li key={c.id}>
+            <b>{c.author}</b>
+            {c.path && (
+              <span className="muted">
+                {' '}
+                {c.path}
+                {c.line ? `:${c.line}` : ''}
+              </span>
+            )}
+            : {c.body}
+          </li>
+        ))}
+      </ul>
+      {canSend && (
+        <button className="btn small" disabled={sending} onClick={onSend} data-testid="send-review-comments">
+          {sending ? 'Sending…' : 'Send to assignee'}
+        </button>
+      )}
     </div>
   )
 }
