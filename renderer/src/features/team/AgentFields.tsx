@@ -2,26 +2,16 @@ import { Field } from '../../components/ui'
 import { agentChoices, type AgentDraft } from '../../lib/presets'
 import { CheckboxRow } from '../../components/CheckboxRow'
 
-/** An external agent's settings: its install line, command override, arguments, environment, key, home and turn rules. */
-export function AgentFields({
-  draft,
-  onChange,
-  hasKey,
-}: {
+interface DraftProps {
   draft: AgentDraft
   onChange(d: AgentDraft): void
-  hasKey?: boolean
-}) {
-  const choice = agentChoices[draft.agent]
+}
+
+/** How the agent is started: command, turn timeout, arguments and environment. */
+function AgentRunFields({ draft, onChange }: DraftProps) {
   const custom = draft.agent === 'custom'
-  const keyVariable = custom ? draft.keyVariable.trim() : choice.keyVariable
   return (
-    <div className="provider-fields" data-testid="agent-fields">
-      {choice.install && (
-        <div className="small" data-testid="agent-install">
-          Install: <code>{choice.install}</code>
-        </div>
-      )}
+    <>
       <div className="form-grid">
         <Field
           label={custom ? 'Command' : 'Command (optional)'}
@@ -71,35 +61,51 @@ export function AgentFields({
           />
         </Field>
       </div>
-      <div className="form-grid">
+    </>
+  )
+}
+
+/** The agent's key, and for a custom agent the variable it reads it from. */
+function AgentKeyFields({ draft, onChange, hasKey }: DraftProps & { hasKey?: boolean }) {
+  const custom = draft.agent === 'custom'
+  const keyVariable = custom ? draft.keyVariable.trim() : agentChoices[draft.agent].keyVariable
+  return (
+    <div className="form-grid">
+      <Field
+        label="API key (optional)"
+        hint={`${hasKey ? 'A key is stored. Leave empty to keep it. ' : ''}Without one the agent uses its own login.${keyVariable ? ` Passed only to this agent as ${keyVariable}.` : ''}`}
+      >
+        <input
+          type="password"
+          autoComplete="off"
+          value={draft.apiKey}
+          placeholder={hasKey ? '•••••••• (stored)' : ''}
+          onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
+          aria-label="Agent API key"
+        />
+      </Field>
+      {custom && (
         <Field
-          label="API key (optional)"
-          hint={`${hasKey ? 'A key is stored. Leave empty to keep it. ' : ''}Without one the agent uses its own login.${keyVariable ? ` Passed only to this agent as ${keyVariable}.` : ''}`}
+          label="Key variable"
+          hint="The environment variable the agent reads its key from (its documentation names it). The key stays in Concord’s secret store and is set only in this agent’s process."
         >
           <input
-            type="password"
-            autoComplete="off"
-            value={draft.apiKey}
-            placeholder={hasKey ? '•••••••• (stored)' : ''}
-            onChange={(e) => onChange({ ...draft, apiKey: e.target.value })}
-            aria-label="Agent API key"
+            value={draft.keyVariable}
+            placeholder="OPENAI_API_KEY"
+            spellCheck={false}
+            onChange={(e) => onChange({ ...draft, keyVariable: e.target.value })}
+            aria-label="Key variable"
           />
         </Field>
-        {custom && (
-          <Field
-            label="Key variable"
-            hint="The environment variable the agent reads its key from (its documentation names it). The key stays in Concord’s secret store and is set only in this agent’s process."
-          >
-            <input
-              value={draft.keyVariable}
-              placeholder="OPENAI_API_KEY"
-              spellCheck={false}
-              onChange={(e) => onChange({ ...draft, keyVariable: e.target.value })}
-              aria-label="Key variable"
-            />
-          </Field>
-        )}
-      </div>
+      )}
+    </div>
+  )
+}
+
+/** The agent's isolated home and whether an adjustment interrupts its running turn. */
+function AgentSwitches({ draft, onChange }: DraftProps) {
+  return (
+    <>
       <CheckboxRow
         checked={draft.isolatedHome}
         onChange={(isolatedHome) => onChange({ ...draft, isolatedHome })}
@@ -127,6 +133,23 @@ export function AgentFields({
       >
         Interrupt and re-prompt
       </CheckboxRow>
+    </>
+  )
+}
+
+/** An external agent's settings: its install line, command override, arguments, environment, key, home and turn rules. */
+export function AgentFields({ draft, onChange, hasKey }: DraftProps & { hasKey?: boolean }) {
+  const choice = agentChoices[draft.agent]
+  return (
+    <div className="provider-fields" data-testid="agent-fields">
+      {choice.install && (
+        <div className="small" data-testid="agent-install">
+          Install: <code>{choice.install}</code>
+        </div>
+      )}
+      <AgentRunFields draft={draft} onChange={onChange} />
+      <AgentKeyFields draft={draft} onChange={onChange} hasKey={hasKey} />
+      <AgentSwitches draft={draft} onChange={onChange} />
     </div>
   )
 }
