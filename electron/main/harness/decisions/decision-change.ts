@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../../../../shared/errors'
 import type { Decision, Impact, NoticeSummary } from '../../../../shared/schemas'
-import type { DecisionStatusValue } from '../../store/decisions-repo'
+import type { DecisionRow, DecisionStatusValue } from '../../store/decisions-repo'
 import type { Ctx } from '../context'
 import { contentHash } from './fingerprint'
 import { makeKey, now } from '../ids'
@@ -54,20 +54,7 @@ export function changeDecisionTx(
   const row = decisions.get(id)
   if (!row) throw new ApiError('not_found', `decision ${makeKey('decision', id)} does not exist`)
   assertAtVersion(row, expectedVersion, 'edit')
-  const next = {
-    title: fields.title ?? row.title,
-    statement: fields.statement ?? row.statement,
-    rationale: fields.rationale ?? row.rationale,
-    status: fields.status ?? row.status,
-  }
-  if (
-    next.title === row.title &&
-    next.statement === row.statement &&
-    next.rationale === row.rationale &&
-    next.status === row.status
-  ) {
-    throw new ApiError('invalid_params', 'the edit changes nothing: give a new title, statement, rationale or status')
-  }
+  const next = nextContent(row, fields)
   const hash = contentHash(next.statement, next.status)
   // An editorial fix keeps the normative fingerprint; content seen before gets its old fingerprint back (revert).
   const fingerprint = meta.editorial ? row.fingerprint : (decisions.fingerprintOfContent(id, hash) ?? hash)
@@ -101,22 +88,7 @@ export function changeDecisionTx(
       )
     : { impact: emptyImpact(ctx.wsId, id, version), noticeIds: [], merged: [], changedTasks: [] }
   const impact = propagated.impact
-  // The log keeps the counts and the first tasks; the whole impact is in decisions.impact (the edit's record and the pins).
-  ctx.store.log.appendEvent(
-    'decision.changed',
-    {
-      decisionId: id,
-      version,
-      normative,
-      actorId: meta.actorId,
-      tasks: impact.tasks.map((t) => [t.key, t.flag]),
-      counts: impact.counts,
-      reports: impact.counts.reports,
-      staleClaims: impact.counts.staleClaims,
-      notified: impact.notifiedMemberIds,
-    },
-    at,
-  )
+  logChange(ctx, { id, version, normative, actorId: meta.actorId, impact, at })
   const notices = propagated.noticeIds.map((n) => toNoticeSummary(ctx.wsId, ctx.store, ctx.store.log.notice(n)!))
   return {
     decision: toDecision(ctx.wsId, decisions.get(id)!),
@@ -125,6 +97,48 @@ export function changeDecisionTx(
     merged: propagated.merged,
     changedTasks: propagated.changedTasks,
   }
+}
+
+/** The decision's content after the edit; an edit that changes nothing is refused. */
+function nextContent(row: DecisionRow, fields: ChangeFields): Required<ChangeFields> {
+  const next = {
+    title: fields.title ?? row.title,
+    statement: fields.statement ?? row.statement,
+    rationale: fields.rationale ?? row.rationale,
+    status: fields.status ?? row.status,
+  }
+  if (
+    next.title === row.title &&
+    next.statement === row.statement &&
+    next.rationale === row.rationale &&
+    next.status === row.status
+  ) {
+    throw new ApiError('invalid_params', 'the edit changes nothing: give a new title, statement, rationale or status')
+  }
+  return next
+}
+
+/** The log keeps the counts and the first tasks; the whole impact is in decisions.impact (the edit's record and the pins). */
+function logChange(
+  ctx: Ctx,
+  c: { id: number; version: number; normative: boolean; actorId: number | null; impact: Impact; at: string },
+): void {
+  const { impact } = c
+  ctx.store.log.appendEvent(
+    'decision.changed',
+    {
+      decisionId: c.id,
+      version: c.version,
+      normative: c.normative,
+      actorId: c.actorId,
+      tasks: impact.tasks.map((t) => [t.key, t.flag]),
+      counts: impact.counts,
+      reports: impact.counts.reports,
+      staleClaims: impact.counts.staleClaims,
+      notified: impact.notifiedMemberIds,
+    },
+    c.at,
+  )
 }
 
 /** After the commit: one event with the whole impact, then each queued notice. */

@@ -168,59 +168,89 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
       return made ? [[made, b.task_id] as const] : []
     }),
   )
+  const asked = await tasksToCheck(ctx, branches, head, branch)
+  const found = await checkManyAgainstBase(repo, head, asked, scratch)
+  const results: BaseCheckRow[] = []
+  for (const [k, { task, commit }] of asked.entries()) {
+    const check = found[k]
+    if (check) results.push(toBaseRow(task.id, commit, check, { branch, head }, mergedBy))
+  }
+  results.sort((a, b) => a.task_id - b.task_id)
+  if (!ctx.store.db.open) return
+  const changed = recordChecks(ctx, results, { branch, head }, mergedBy)
+  await emitChanged(h, ctx, changed)
+}
+
+type BranchRow = ReturnType<Ctx['store']['branches']['list']>[number]
+
+/**
+ * What each open task is checked on: a task in progress its tree's head, the others their delivered commit. A task
+ * whose last check saw the same base and commit is not checked again.
+ */
+async function tasksToCheck(ctx: Ctx, branches: BranchRow[], head: string, branch: string) {
   const open = branches.filter(
     (b) => !b.merged_commit && !b.merging && b.worktree && b.state === 'ready' && isOwnTree(b.worktree),
   )
   const rows = new Map(ctx.store.tasks.getMany(open.map((b) => b.task_id)).map((t) => [t.id, t]))
   const before = ctx.store.base.among(open.map((b) => b.task_id))
-  // What each task is checked on: a task in progress its tree's head, the others their delivered commit. A task whose
-  // last check saw the same base and commit is not checked again.
-  const asked = (
-    await Promise.all(
-      open.map(async (b) => {
-        const task = rows.get(b.task_id)
-        if (!task || !checkedStatuses.includes(task.status)) return null
-        const commit =
-          task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
-        if (!commit) return null
-        const old = before.get(task.id)
-        if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) return null
-        return { task, tree: b.worktree!, commit }
-      }),
-    )
-  ).filter((a) => a !== null)
-  const found = await checkManyAgainstBase(repo, head, asked, scratch)
-  const results: BaseCheckRow[] = []
-  for (const [k, { task, commit }] of asked.entries()) {
-    const check = found[k]
-    if (!check) continue
-    const groups = new Map<number | null, string[]>()
-    for (const { file, commits } of check.both) {
-      // A file is the merged tasks' that changed it on the base side, or "main's" (the user's own commits).
-      const by = new Set(commits.map((c) => mergedBy.get(c) ?? null))
-      for (const t of by) groups.set(t, [...(groups.get(t) ?? []), file])
-    }
-    // The merged tasks in task order, then the other commits.
-    const overlaps: BaseOverlap[] = [...groups]
-      .sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity))
-      .map(([taskId, files]) => ({ taskId, files }))
-    results.push({
-      task_id: task.id,
-      base_branch: branch,
-      base_head: head,
-      task_commit: commit,
-      behind: check.behind,
-      overlaps: JSON.stringify(overlaps),
-      conflicts: check.conflicts ? JSON.stringify(check.conflicts) : null,
-      lands_as_checked: check.landsAsChecked ? 1 : 0,
-      merge_tree: check.mergeTree ? 1 : 0,
-      checked_at: now(),
-    })
+  const asked = await Promise.all(
+    open.map(async (b) => {
+      const task = rows.get(b.task_id)
+      if (!task || !checkedStatuses.includes(task.status)) return null
+      const commit =
+        task.status !== 'in_progress' && task.artifact_commit ? task.artifact_commit : await treeHead(b.worktree!)
+      if (!commit) return null
+      const old = before.get(task.id)
+      if (old && old.base_head === head && old.task_commit === commit && old.base_branch === branch) return null
+      return { task, tree: b.worktree!, commit }
+    }),
+  )
+  return asked.filter((a) => a !== null)
+}
+
+type BaseCheck = NonNullable<Awaited<ReturnType<typeof checkManyAgainstBase>>[number]>
+
+/** One task's check as kept: the files both sides changed grouped by the merged task that changed them on the base side. */
+function toBaseRow(
+  taskId: number,
+  commit: string,
+  check: BaseCheck,
+  base: { branch: string; head: string },
+  mergedBy: Map<string, number>,
+): BaseCheckRow {
+  const groups = new Map<number | null, string[]>()
+  for (const { file, commits } of check.both) {
+    // A file is the merged tasks' that changed it on the base side, or "main's" (the user's own commits).
+    const by = new Set(commits.map((c) => mergedBy.get(c) ?? null))
+    for (const t of by) groups.set(t, [...(groups.get(t) ?? []), file])
   }
-  results.sort((a, b) => a.task_id - b.task_id)
-  if (!ctx.store.db.open) return
+  // The merged tasks in task order, then the other commits.
+  const overlaps: BaseOverlap[] = [...groups]
+    .sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity))
+    .map(([taskId, files]) => ({ taskId, files }))
+  return {
+    task_id: taskId,
+    base_branch: base.branch,
+    base_head: base.head,
+    task_commit: commit,
+    behind: check.behind,
+    overlaps: JSON.stringify(overlaps),
+    conflicts: check.conflicts ? JSON.stringify(check.conflicts) : null,
+    lands_as_checked: check.landsAsChecked ? 1 : 0,
+    merge_tree: check.mergeTree ? 1 : 0,
+    checked_at: now(),
+  }
+}
+
+/** The checks written in one transaction, and the base's move logged once; the tasks whose check changed. */
+function recordChecks(
+  ctx: Ctx,
+  results: BaseCheckRow[],
+  { branch, head }: { branch: string; head: string },
+  mergedBy: Map<string, number>,
+): number[] {
   const seen = ctx.store.base.seen(branch)
-  const changed = ctx.store.transaction(() => {
+  return ctx.store.transaction(() => {
     const out: number[] = []
     for (const r of results) {
       const old = ctx.store.base.get(r.task_id)
@@ -241,9 +271,14 @@ export async function checkBase(h: Harness, ctx: Ctx): Promise<void> {
     }
     return out
   })
-  // The cards' events, a few at a time with the loop free between them: a move that concerns 50 tasks does not hold
-  // every other request for the time 50 task reads take.
-  // Each few read together (toTasks: one statement per table for them all, not per task).
+}
+
+/**
+ * The cards' events, a few at a time with the loop free between them: a move that concerns 50 tasks does not hold
+ * every other request for the time 50 task reads take. Each few read together (toTasks: one statement per table for
+ * them all, not per task).
+ */
+async function emitChanged(h: Harness, ctx: Ctx, changed: number[]): Promise<void> {
   for (let i = 0; i < changed.length; i += EMITS_AT_ONCE) {
     if (i > 0) await new Promise((r) => setImmediate(r))
     if (closed.has(h) || !ctx.store.db.open) return

@@ -1,6 +1,8 @@
 /** The tree a member's turn works in: the task's own tree, a checkout of a commit, or the user's checkout, and the words the brief uses for it. */
+import { join } from 'node:path'
 import { carryIdentity } from '../../repo/git-identity'
 import { ensureCheckout, objectsOf, resolveCommit } from '../../repo/git-repo'
+import type { TaskRow } from '../../store/tasks-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { makeKey } from '../ids'
@@ -8,7 +10,6 @@ import { planPhaseOf } from '../rules/plan-phase'
 import { ensureTaskWorktree, refreshHead, worktreesDir } from './task-branches'
 import { setupSettled } from './tree-runs'
 import { workspaceSettings } from './workspace-settings'
-import { join } from 'node:path'
 
 /** The tree a turn works in, and the words the brief uses for it. */
 export interface TurnTree {
@@ -40,40 +41,11 @@ export async function treeForTurn(
   const repo = h.workspace(ctx.wsId).repoPath
   const settings = workspaceSettings(ctx)
   const task = taskRowId === null ? undefined : ctx.store.tasks.get(taskRowId)
-  if (settings.isolation !== 'worktree' || !settings.baseBranch) {
-    const phase = task?.assignee_id === memberRowId ? planPhaseOf(ctx, task.id) : 'off'
-    if (phase === 'planning' || phase === 'pending')
-      return {
-        root: repo,
-        readOnly: `the repository at ${repo}, read-only until your plan for ${makeKey('task', task!.id)} is approved`,
-        planning: true,
-        description: `the repository at ${repo} (read-only: plan first)`,
-        taskRowId: null,
-        commit: null,
-      }
-    return { root: repo, description: `the repository at ${repo}`, taskRowId: null, commit: null }
-  }
+  if (settings.isolation !== 'worktree' || !settings.baseBranch) return userCheckout(ctx, repo, memberRowId, task)
   const mine = join(worktreesDir(h, ctx.wsId), `m${memberRowId}-readonly`)
   if (task && task.assignee_id === memberRowId && task.status !== 'accepted' && task.status !== 'cancelled') {
-    const branch = await ensureTaskWorktree(h, ctx, task.id)
-    if (branch?.worktree) await setupSettled(h, ctx, task.id, branch.worktree)
-    if (branch?.worktree) {
-      // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
-      await carryIdentity(repo, branch.worktree)
-      const head = (await refreshHead(h, ctx, task.id))?.head ?? branch.head
-      const description = `${makeKey('task', task.id)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`
-      // Plan first: the task's own tree, read-only until a plan of it is approved (writes and commits are refused).
-      const phase = planPhaseOf(ctx, task.id)
-      const planning = phase === 'planning' || phase === 'pending'
-      return {
-        root: branch.worktree,
-        readable: await objectsOf(repo),
-        ...(planning ? { readOnly: `${description}, read-only until your plan is approved`, planning } : {}),
-        description: planning ? `${description} (read-only: plan first)` : description,
-        taskRowId: task.id,
-        commit: head,
-      }
-    }
+    const own = await ownTree(h, ctx, repo, task.id)
+    if (own) return own
   }
   if (task) {
     const branch = await refreshHead(h, ctx, task.id)
@@ -83,14 +55,7 @@ export async function treeForTurn(
       const what = task.artifact_commit
         ? `the delivered commit ${commit.slice(0, 10)} of ${makeKey('task', task.id)}`
         : `${makeKey('task', task.id)}'s current head ${commit.slice(0, 10)} (not delivered yet)`
-      return {
-        root: await ensureCheckout(repo, mine, commit),
-        readable: await objectsOf(repo),
-        readOnly: `a read-only checkout of ${what}`,
-        description: `a read-only checkout of ${what}`,
-        taskRowId: null,
-        commit,
-      }
+      return readOnlyCheckout(repo, mine, commit, what, `a read-only checkout of ${what}`)
     }
   }
   const base = await resolveCommit(repo, `refs/heads/${settings.baseBranch}`)
@@ -103,12 +68,60 @@ export async function treeForTurn(
       commit: null,
     }
   const what = `the base branch ${settings.baseBranch} at ${base.slice(0, 10)}`
+  return readOnlyCheckout(repo, mine, base, what, `a read-only checkout of ${what} (you have no task in progress)`)
+}
+
+/** A shared workspace or a plain folder: the user's checkout (read-only while the member's plan waits). */
+function userCheckout(ctx: Ctx, repo: string, memberRowId: number, task: TaskRow | undefined): TurnTree {
+  const phase = task?.assignee_id === memberRowId ? planPhaseOf(ctx, task.id) : 'off'
+  if (phase === 'planning' || phase === 'pending')
+    return {
+      root: repo,
+      readOnly: `the repository at ${repo}, read-only until your plan for ${makeKey('task', task!.id)} is approved`,
+      planning: true,
+      description: `the repository at ${repo} (read-only: plan first)`,
+      taskRowId: null,
+      commit: null,
+    }
+  return { root: repo, description: `the repository at ${repo}`, taskRowId: null, commit: null }
+}
+
+/** The assignee's own task tree, made if needed and set up; null when it has none. */
+async function ownTree(h: Harness, ctx: Ctx, repo: string, taskRowId: number): Promise<TurnTree | null> {
+  const branch = await ensureTaskWorktree(h, ctx, taskRowId)
+  if (branch?.worktree) await setupSettled(h, ctx, taskRowId, branch.worktree)
+  if (!branch?.worktree) return null
+  // Checked again before each turn: an identity you changed in your checkout since, or one an agent set, is put right.
+  await carryIdentity(repo, branch.worktree)
+  const head = (await refreshHead(h, ctx, taskRowId))?.head ?? branch.head
+  const description = `${makeKey('task', taskRowId)}'s worktree, branch ${branch.branch} at ${head.slice(0, 10)}`
+  // Plan first: the task's own tree, read-only until a plan of it is approved (writes and commits are refused).
+  const phase = planPhaseOf(ctx, taskRowId)
+  const planning = phase === 'planning' || phase === 'pending'
   return {
-    root: await ensureCheckout(repo, mine, base),
+    root: branch.worktree,
     readable: await objectsOf(repo),
-    readOnly: `a read-only checkout of ${what} (you have no task in progress)`,
+    ...(planning ? { readOnly: `${description}, read-only until your plan is approved`, planning } : {}),
+    description: planning ? `${description} (read-only: plan first)` : description,
+    taskRowId,
+    commit: head,
+  }
+}
+
+/** The member's own read-only checkout moved to `commit`. */
+async function readOnlyCheckout(
+  repo: string,
+  dir: string,
+  commit: string,
+  what: string,
+  readOnly: string,
+): Promise<TurnTree> {
+  return {
+    root: await ensureCheckout(repo, dir, commit),
+    readable: await objectsOf(repo),
+    readOnly,
     description: `a read-only checkout of ${what}`,
     taskRowId: null,
-    commit: base,
+    commit,
   }
 }
