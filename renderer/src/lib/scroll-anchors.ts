@@ -1,3 +1,5 @@
+import { readPref, writePref } from './local-prefs'
+
 /**
  * Where a person left a member's session, kept per workspace and member in localStorage so that a reload lands
  * on the same rows: the step at the top of the view and how far into it the view was scrolled. No anchor means
@@ -12,17 +14,9 @@ export interface ScrollAnchor {
 
 const key = (workspaceId: string, memberId: string) => `concord.scroll.${workspaceId}.${memberId}`
 
-function storage(): Storage | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage
-  } catch {
-    return null
-  }
-}
-
 export function loadAnchor(workspaceId: string, memberId: string): ScrollAnchor | null {
   try {
-    const raw = JSON.parse(storage()?.getItem(key(workspaceId, memberId)) ?? 'null') as Partial<ScrollAnchor> | null
+    const raw = JSON.parse(readPref(key(workspaceId, memberId)) ?? 'null') as Partial<ScrollAnchor> | null
     if (!raw || typeof raw.key !== 'string' || typeof raw.offset !== 'number' || !Number.isFinite(raw.offset))
       return null
     return { key: raw.key, offset: Math.max(0, raw.offset) }
@@ -33,12 +27,5 @@ export function loadAnchor(workspaceId: string, memberId: string): ScrollAnchor 
 
 /** null: the view is at the newest steps (nothing to restore). */
 export function saveAnchor(workspaceId: string, memberId: string, anchor: ScrollAnchor | null): void {
-  const s = storage()
-  if (!s) return
-  try {
-    if (anchor) s.setItem(key(workspaceId, memberId), JSON.stringify(anchor))
-    else s.removeItem(key(workspaceId, memberId))
-  } catch {
-    // Quota full: the position is not kept.
-  }
+  writePref(key(workspaceId, memberId), anchor ? JSON.stringify(anchor) : null)
 }

@@ -1,6 +1,6 @@
 import { asClientError } from '../api/errors'
 import { appendText, mergeSteps, upsertStep } from './steps'
-import { sessionOf } from './workspace-slice'
+import { emptyTaskSession, sessionOf } from './workspace-slice'
 import type { Step } from '../../../shared/schemas'
 import type { AppState, AppStore, SessionState, SessionsSlice, SliceCreator, TaskSessionState } from './types'
 
@@ -16,15 +16,6 @@ function patch(s: AppState, memberId: string, change: (x: SessionState) => Parti
 const isOnScreen = (s: AppState, memberId: string) => s.view === 'team' || s.selectedMemberId === memberId
 
 export const taskSessionKey = (memberId: string, taskId: string) => `${memberId}/${taskId}`
-
-const emptyTaskSession = (): TaskSessionState => ({
-  steps: [],
-  hasMore: false,
-  loaded: false,
-  loading: false,
-  loadingOlder: false,
-  error: null,
-})
 
 function patchTask(
   s: AppState,

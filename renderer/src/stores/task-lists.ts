@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo } from 'react'
 import type { Report, Task } from '../../../shared/schemas'
 import type { ReportFilter, TaskFilter } from '../api/pages'
 import { useApp } from './app-store'
-import { queryKey } from './list-query'
+import { queryKey, type FilterOf, type ListKind } from './list-query'
 import type { AppState } from './types'
 
 export type { ReportFilter, TaskFilter } from '../api/pages'
@@ -66,36 +66,32 @@ const staleTotalOf = (key: string) => (s: AppState) => {
   return q?.kind === 'reports' ? q.staleTotal : 0
 }
 
-export function useTaskList(filter: TaskFilter): TaskList {
-  const key = queryKey('tasks', filter)
+/** What every paged list hook shares: the stable filter, the first page on use, the totals and loadMore. */
+function useListQuery<K extends ListKind>(kind: K, filter: FilterOf<K>) {
+  const key = queryKey(kind, filter)
   // The filter object may be new on every render; the key is what identifies the list.
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const stable = useMemo(() => filter, [key])
   const workspaceId = useApp((s) => s.workspaceId)
   const show = useApp((s) => s.showList)
   const more = useApp((s) => s.loadMore)
-  useEffect(() => (workspaceId ? show('tasks', stable) : undefined), [workspaceId, show, stable])
-  const tasks = useApp(useMemo(() => selectTaskList(key), [key]))
+  useEffect(() => (workspaceId ? show(kind, stable) : undefined), [workspaceId, show, kind, stable])
   const total = useApp((s) => s.lists[key]?.total ?? 0)
   const hasMore = useApp((s) => !!s.lists[key]?.nextCursor)
   const loading = useApp((s) => s.lists[key]?.loading ?? true)
-  const loadMore = useCallback(() => void more('tasks', stable), [more, stable])
-  return { tasks, total, hasMore, loading, loadMore }
+  const loadMore = useCallback(() => void more(kind, stable), [more, kind, stable])
+  return { key, total, hasMore, loading, loadMore }
+}
+
+export function useTaskList(filter: TaskFilter): TaskList {
+  const { key, ...list } = useListQuery('tasks', filter)
+  const tasks = useApp(useMemo(() => selectTaskList(key), [key]))
+  return { tasks, ...list }
 }
 
 export function useReportList(filter: ReportFilter): ReportList {
-  const key = queryKey('reports', filter)
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const stable = useMemo(() => filter, [key])
-  const workspaceId = useApp((s) => s.workspaceId)
-  const show = useApp((s) => s.showList)
-  const more = useApp((s) => s.loadMore)
-  useEffect(() => (workspaceId ? show('reports', stable) : undefined), [workspaceId, show, stable])
+  const { key, ...list } = useListQuery('reports', filter)
   const reports = useApp(useMemo(() => selectReportList(key), [key]))
-  const total = useApp((s) => s.lists[key]?.total ?? 0)
   const staleTotal = useApp(useMemo(() => staleTotalOf(key), [key]))
-  const hasMore = useApp((s) => !!s.lists[key]?.nextCursor)
-  const loading = useApp((s) => s.lists[key]?.loading ?? true)
-  const loadMore = useCallback(() => void more('reports', stable), [more, stable])
-  return { reports, total, staleTotal, hasMore, loading, loadMore }
+  return { reports, staleTotal, ...list }
 }

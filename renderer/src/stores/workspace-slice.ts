@@ -3,7 +3,7 @@ import type { ClientApi } from '../api/bridge-client'
 import { asClientError } from '../api/errors'
 import { emptyListsData } from './lists-slice'
 import { idleInfo } from './steps'
-import type { AppState, SessionState, SliceCreator, WorkspaceSlice } from './types'
+import type { AppState, SessionState, SliceCreator, TaskSessionState, WorkspaceSlice } from './types'
 
 const byId = <T extends { id: string }>(items: T[]) =>
   Object.fromEntries(items.map((i) => [i.id, i])) as Record<string, T>
@@ -27,17 +27,18 @@ export const emptyWorkspaceData = {
   focusStepId: null,
 } satisfies Partial<AppState>
 
+/** A session's steps before anything is loaded (a member's, or a member's on a task). */
+export const emptyTaskSession = (): TaskSessionState => ({
+  steps: [],
+  hasMore: false,
+  loaded: false,
+  loading: false,
+  loadingOlder: false,
+  error: null,
+})
+
 function sessionOf(memberId: string): SessionState {
-  return {
-    info: idleInfo(memberId),
-    steps: [],
-    hasMore: false,
-    loaded: false,
-    loading: false,
-    loadingOlder: false,
-    error: null,
-    unread: 0,
-  }
+  return { info: idleInfo(memberId), ...emptyTaskSession(), unread: 0 }
 }
 
 /** A workspace's first screen: its team, decisions, proposals, figures, sessions and archived members. */
