@@ -1,7 +1,10 @@
 /** The contract's methods for decisions and the proposals members make to change them. */
 import { z } from 'zod'
 import * as s from '../schemas'
-import { method, r, statementText, actor, ws } from './method'
+import { method, r, statementText, actor, ws, page, because } from './method'
+
+/** What an edit answers: the decision as it is now and the edit's impact, or the proposal it became (no authority). */
+type DecisionEdit = { decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }
 
 export const decisionMethods = {
   'decisions.create': method(
@@ -28,12 +31,11 @@ export const decisionMethods = {
       statement: statementText.optional(),
       rationale: z.string().max(20_000).optional(),
       status: s.DecisionStatus.optional(),
-      reason: z.string().max(5_000).optional(),
       editorial: z.boolean().optional(),
-      sourceMessageId: z.string().max(200).optional(),
+      ...because,
       ...actor,
     }),
-    r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
+    r<DecisionEdit>(),
   ),
   /** A new revision with an earlier revision's content, through the normal edit path (decisions.update). */
   'decisions.revert': method(
@@ -41,19 +43,17 @@ export const decisionMethods = {
       decisionId: s.Id,
       toVersion: z.number().int().min(1),
       expectedVersion: z.number().int().min(1),
-      reason: z.string().max(5_000).optional(),
-      sourceMessageId: z.string().max(200).optional(),
+      ...because,
       ...actor,
     }),
-    r<{ decision: s.Decision; impact: s.Impact; proposal?: s.Proposal }>(),
+    r<DecisionEdit>(),
   ),
   /** The whole impact of the edit that produced `version`, paged (tasks and reports each in key order). */
   'decisions.impact': method(
     z.strictObject({
       decisionId: s.Id,
       version: z.number().int().min(1),
-      cursor: z.string().min(1).max(100).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
+      ...page,
     }),
     r<s.ImpactPage>(),
   ),
@@ -74,8 +74,7 @@ export const decisionMethods = {
       statement: statementText.optional(),
       rationale: z.string().max(20_000).optional(),
       status: s.DecisionStatus.optional(),
-      reason: z.string().max(5_000).optional(),
-      sourceMessageId: z.string().max(200).optional(),
+      ...because,
       ...actor,
     }),
     r<s.Proposal>(),

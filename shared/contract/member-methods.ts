@@ -3,6 +3,16 @@ import { z } from 'zod'
 import * as s from '../schemas'
 import { method, r, actor, ws } from './method'
 
+/** A member's settings beside its name, role, authority and provider: set at creation, changed by members.update. */
+const memberSettings = {
+  instructions: z.string().max(50_000).optional(),
+  approval: s.ApprovalPolicy.optional(),
+  maxSteps: z.number().int().min(1).max(1000).optional(),
+  planningInterval: z.number().int().min(0).max(100).optional(),
+  /** Commands of this member may use the network (off by default). */
+  network: z.boolean().optional(),
+}
+
 export const memberMethods = {
   'members.create': method(
     z.strictObject({
@@ -11,12 +21,7 @@ export const memberMethods = {
       role: z.string().trim().min(1).max(100),
       authority: s.Authority.optional(),
       provider: s.ProviderInput.optional(),
-      instructions: z.string().max(50_000).optional(),
-      approval: s.ApprovalPolicy.optional(),
-      maxSteps: z.number().int().min(1).max(1000).optional(),
-      planningInterval: z.number().int().min(0).max(100).optional(),
-      /** Commands of this member may use the network (off by default). */
-      network: z.boolean().optional(),
+      ...memberSettings,
     }),
     r<s.Member>(),
   ),
@@ -27,12 +32,7 @@ export const memberMethods = {
       role: z.string().trim().min(1).max(100).optional(),
       authority: s.Authority.optional(),
       provider: s.ProviderInput.nullable().optional(),
-      instructions: z.string().max(50_000).optional(),
-      approval: s.ApprovalPolicy.optional(),
-      maxSteps: z.number().int().min(1).max(1000).optional(),
-      planningInterval: z.number().int().min(0).max(100).optional(),
-      /** Commands of this member may use the network (off by default). */
-      network: z.boolean().optional(),
+      ...memberSettings,
     }),
     r<s.Member>(),
   ),

@@ -1,7 +1,7 @@
 /** The contract's methods for reports, the notices members were sent, the figures and automatic turns. */
 import { z } from 'zod'
 import * as s from '../schemas'
-import { method, r, ws } from './method'
+import { method, r, ws, page } from './method'
 
 export const reportMethods = {
   'reports.submit': method(
@@ -47,8 +47,7 @@ export const reportMethods = {
       authorId: s.Id.optional(),
       kind: s.ReportKind.optional(),
       stale: z.boolean().optional(),
-      cursor: z.string().min(1).max(100).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
+      ...page,
     }),
     r<s.ReportPage>(),
   ),
@@ -60,8 +59,7 @@ export const reportMethods = {
   'notices.sent': method(
     z.strictObject({
       ...ws,
-      cursor: z.string().min(1).max(100).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
+      ...page,
     }),
     r<s.SentNoticePage>(),
   ),
@@ -69,8 +67,7 @@ export const reportMethods = {
   'autoTurns.list': method(
     z.strictObject({
       ...ws,
-      cursor: z.string().min(1).max(100).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
+      ...page,
     }),
     r<s.AutoTurnPage>(),
   ),

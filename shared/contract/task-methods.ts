@@ -1,19 +1,24 @@
 /** The contract's methods for tasks: their lifecycle, branch and tree, diff comments and plans. */
 import { z } from 'zod'
 import * as s from '../schemas'
-import { method, pathText, r, actor, ws } from './method'
+import { method, pathText, r, actor, ws, page } from './method'
+
+/** What a task says and depends on: set at creation, changed by tasks.update. */
+const taskFields = {
+  spec: z.string().max(50_000).optional(),
+  acceptanceCriteria: z.string().max(20_000).optional(),
+  assigneeId: s.Id.nullable().optional(),
+  decisionIds: z.array(s.Id).max(200).optional(),
+  blockedBy: z.array(s.Id).max(200).optional(),
+  requiredReports: z.array(s.ReportKind).max(3).optional(),
+}
 
 export const taskMethods = {
   'tasks.create': method(
     z.strictObject({
       ...ws,
       title: z.string().trim().min(1, 'must not be empty').max(300),
-      spec: z.string().max(50_000).optional(),
-      acceptanceCriteria: z.string().max(20_000).optional(),
-      assigneeId: s.Id.nullable().optional(),
-      decisionIds: z.array(s.Id).max(200).optional(),
-      blockedBy: z.array(s.Id).max(200).optional(),
-      requiredReports: z.array(s.ReportKind).max(3).optional(),
+      ...taskFields,
       /** Plan first (default: the workspace's planFirst setting). */
       planFirst: z.boolean().optional(),
       ...actor,
@@ -32,8 +37,7 @@ export const taskMethods = {
       assigneeId: s.Id.optional(),
       flagged: z.boolean().optional(),
       decisionId: s.Id.optional(),
-      cursor: z.string().min(1).max(100).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
+      ...page,
     }),
     r<s.TaskPage>(),
   ),
@@ -41,12 +45,7 @@ export const taskMethods = {
     z.strictObject({
       taskId: s.Id,
       title: z.string().trim().min(1).max(300).optional(),
-      spec: z.string().max(50_000).optional(),
-      acceptanceCriteria: z.string().max(20_000).optional(),
-      assigneeId: s.Id.nullable().optional(),
-      decisionIds: z.array(s.Id).max(200).optional(),
-      blockedBy: z.array(s.Id).max(200).optional(),
-      requiredReports: z.array(s.ReportKind).max(3).optional(),
+      ...taskFields,
       /** Plan first; changes only before coding starts (to do, or no plan approved yet): else `invalid_transition`. */
       planFirst: z.boolean().optional(),
       ...actor,
