@@ -2,7 +2,7 @@
  * The brief: rebuilt from the store before every model call, so a member's context never loses the
  * current decisions — they come from the harness, not from chat history (DESIGN §3).
  */
-import type { Ctx } from '../harness/context'
+import type { ReadCtx } from '../harness/context'
 import { makeId, makeKey } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/notice-text'
 import { planBriefLines } from '../harness/tasks/plans'
@@ -57,7 +57,7 @@ function baseMoveLines(c: BaseCheckRow): string[] {
   return out
 }
 
-export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRow[]): Brief {
+export function buildBrief(ctx: ReadCtx, member: MemberRow, pendingNotices: NoticeRow[]): Brief {
   const ws = ctx.wsId
   const { store } = ctx
   const lines: string[] = []
@@ -138,9 +138,9 @@ export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRo
 
 /** A task of the member's as its brief shows it: its line, its base moved, spec, acceptance, plan, links. */
 function taskLines(
-  ctx: Ctx,
+  ctx: ReadCtx,
   t: TaskRow,
-  links: ReturnType<Ctx['store']['tasks']['links']>,
+  links: ReturnType<ReadCtx['store']['tasks']['links']>,
   moved: BaseCheckRow | undefined,
 ): string[] {
   const ws = ctx.wsId
@@ -170,7 +170,7 @@ function taskLines(
  * Turns of the member the human undid since its last turn (sessions.undoTurn), told during the turn that follows:
  * the tree is back where it was, and the work of those turns is not in it any more.
  */
-function undoneLines(ctx: Ctx, member: MemberRow): string[] {
+function undoneLines(ctx: ReadCtx, member: MemberRow): string[] {
   const rows = ctx.store.turnUndo.toldInLatest(member.id)
   if (!rows.length) return []
   const out = ['', '## Turns the human undid (read this first: your tree is not what you left it)']

@@ -9,7 +9,15 @@ import { ApiError } from '../../../../shared/errors'
 import type { Task, TaskPlan } from '../../../../shared/schemas'
 import type { PlanDecision, PlanRow } from '../../store/plans-repo'
 import type { TaskRow } from '../../store/tasks-repo'
-import { actorOf, requireAssigneeOrDecider, requireDecider, taskRow, type Actor, type Ctx } from '../context'
+import {
+  actorOf,
+  requireAssigneeOrDecider,
+  requireDecider,
+  taskRow,
+  type Actor,
+  type Ctx,
+  type ReadCtx,
+} from '../context'
 import { makeKey, now } from '../ids'
 import { toPlan, toTask } from '../mappers'
 import { planPhase } from '../rules/plan-phase'
@@ -105,7 +113,7 @@ export function changesText(plan: PlanRow, comment: string): string {
 }
 
 /** The brief's lines about a plan-first task of the member. */
-export function planBriefLines(ctx: Ctx, task: TaskRow): string[] {
+export function planBriefLines(ctx: ReadCtx, task: TaskRow): string[] {
   const latest = ctx.store.plans.latest(task.id)
   switch (planPhase(task, latest)) {
     case 'off':
