@@ -8,10 +8,9 @@ import {
 import { createMember, listMembers, updateMember } from '../harness/members/members'
 import { copyTeam, teamSources } from '../harness/members/team-copy'
 import { getMetrics } from '../harness/workspace/metrics'
-import { toNotice } from '../harness/mappers'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReportAtCommit } from '../harness/reports/reports'
-import { memberRowOf } from '../harness/context'
+import { listEvents, listNotices } from '../harness/workspace/log-lists'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { openWorkspace, updateWorkspace } from '../harness/workspace/workspace-open'
 import { makeFirstCommit } from '../harness/workspace/first-commit'
@@ -71,19 +70,10 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'reports.getMany': (p) => getReports(h, p.ids),
     'reports.page': (p) => pageReports(h.ctx(p.workspaceId), p),
 
-    'notices.list': (p) => {
-      const ctx = h.ctxOf('member', p.memberId, 'memberId')
-      const n = memberRowOf(ctx, p.memberId, 'memberId')
-      return ctx.store.log.notices(n, p.pending ?? false).map((r) => toNotice(ctx.wsId, ctx.store, r))
-    },
+    'notices.list': (p) => listNotices(h.ctxOf('member', p.memberId, 'memberId'), p),
     'metrics.get': (p) => getMetrics(h.ctx(p.workspaceId)),
     'notices.sent': (p) => sentNotices(h.ctx(p.workspaceId), p),
     'autoTurns.list': (p) => listAutoTurns(h.ctx(p.workspaceId), p),
-    'events.list': (p) => {
-      const ctx = h.ctx(p.workspaceId)
-      return ctx.store.log
-        .events(p.after ?? 0, p.limit ?? 200)
-        .map((e) => ({ id: e.id, type: e.type, payload: JSON.parse(e.payload) as unknown, createdAt: e.created_at }))
-    },
+    'events.list': (p) => listEvents(h.ctx(p.workspaceId), p),
   } satisfies Partial<Handlers>
 }
