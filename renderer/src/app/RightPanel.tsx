@@ -12,6 +12,7 @@ import { Inbox } from '../features/inbox/Inbox'
 import { Figures } from '../features/metrics/Figures'
 import { ReportsPanel } from '../features/reports/ReportsPanel'
 import { TaskBoard } from '../features/tasks/TaskBoard'
+import { PanelButton } from './PanelButton'
 import './layout.css'
 
 // In a narrow panel (1024 px windows) only the open tab keeps its label; the others are icons named on hover.
@@ -26,7 +27,6 @@ const tabs: { id: RightTab; label: string; icon: string }[] = [
 export function RightPanel() {
   const tab = useApp((s) => s.rightTab)
   const setTab = useApp((s) => s.setRightTab)
-  const setPanelOpen = useApp((s) => s.setPanelOpen)
   const pending = useApp(pendingProposalCount) + useApp(pendingApprovalCount) + useApp(openQuestionCount)
   const flagged = useApp(flaggedTaskCount)
   const staleReports = useApp(staleReportCount)
@@ -56,14 +56,7 @@ export function RightPanel() {
             {count[t.id]?.n ? <span className={`count ${count[t.id]!.tone}`}>{count[t.id]!.n}</span> : null}
           </button>
         ))}
-        <button
-          className="icon-btn tabs-close"
-          onClick={() => setPanelOpen(false)}
-          title="Hide panel (Alt P)"
-          aria-label="Hide panel"
-        >
-          ›
-        </button>
+        <PanelButton does="hide" />
       </nav>
       <div className="panel-body">
         {tab === 'decisions' && <DecisionsPanel />}

@@ -3,6 +3,7 @@
  * App when a workspace is open (or earlier, main.tsx preloads it), so the welcome screen does not parse it.
  */
 import { EmptyState, Modal } from '../components/ui'
+import { PanelButton } from './PanelButton'
 import { RightPanel } from './RightPanel'
 import { ArchiveUndo } from '../features/archive/undo'
 import { CommandPalette } from '../features/search/CommandPalette'
@@ -48,7 +49,6 @@ export default function WorkspaceScreen() {
   const loading = useApp((s) => s.workspaceLoading)
   const memberCount = useApp((s) => s.memberOrder.length)
   const panelOpen = useApp((s) => s.panelOpen)
-  const setPanelOpen = useApp((s) => s.setPanelOpen)
   // A workspace opened in a narrow window starts with the right panel folded.
   useNarrowDrawer()
   const foldDrawer = useFoldDrawerOnPress()
@@ -64,18 +64,7 @@ export default function WorkspaceScreen() {
           <Centre />
         )}
       </main>
-      {panelOpen ? (
-        <RightPanel />
-      ) : (
-        <button
-          className="panel-open"
-          onClick={() => setPanelOpen(true)}
-          title="Show panel (Alt P)"
-          aria-label="Show panel"
-        >
-          ‹
-        </button>
-      )}
+      {panelOpen ? <RightPanel /> : <PanelButton does="show" />}
       <Shortcuts />
       <CommandPalette />
       <ArchiveUndo />

@@ -1,11 +1,23 @@
 import { Field } from '../../components/ui'
 import { agentChoices, type AgentDraft } from '../../lib/presets'
+import { BoundedNumber } from '../../components/BoundedNumber'
 import { CheckboxRow } from '../../components/CheckboxRow'
 
 interface DraftProps {
   draft: AgentDraft
   onChange(d: AgentDraft): void
 }
+
+/** The agent's list fields: one item a line. */
+const listFields = [
+  { key: 'args', label: 'Arguments', hint: 'One per line.', aria: 'Agent arguments' },
+  {
+    key: 'env',
+    label: 'Environment',
+    hint: 'NAME=value, one per line; plain values only (the key goes below, never here or in the arguments).',
+    aria: 'Agent environment',
+  },
+] as const
 
 /** How the agent is started: command, turn timeout, arguments and environment. */
 function AgentRunFields({ draft, onChange }: DraftProps) {
@@ -28,38 +40,26 @@ function AgentRunFields({ draft, onChange }: DraftProps) {
           label="Turn timeout (minutes)"
           hint="Concord stops a turn that runs longer (some agents retry a dead model endpoint forever)."
         >
-          <input
-            type="number"
+          <BoundedNumber
+            value={draft.turnTimeoutMinutes}
             min={1}
             max={1440}
-            value={draft.turnTimeoutMinutes}
-            onChange={(e) =>
-              onChange({ ...draft, turnTimeoutMinutes: Math.min(1440, Math.max(1, Number(e.target.value) || 1)) })
-            }
-            aria-label="Turn timeout"
+            onChange={(turnTimeoutMinutes) => onChange({ ...draft, turnTimeoutMinutes })}
+            label="Turn timeout"
           />
         </Field>
       </div>
       <div className="form-grid">
-        <Field label="Arguments" hint="One per line.">
-          <textarea
-            rows={2}
-            value={draft.args}
-            onChange={(e) => onChange({ ...draft, args: e.target.value })}
-            aria-label="Agent arguments"
-          />
-        </Field>
-        <Field
-          label="Environment"
-          hint="NAME=value, one per line; plain values only (the key goes below, never here or in the arguments)."
-        >
-          <textarea
-            rows={2}
-            value={draft.env}
-            onChange={(e) => onChange({ ...draft, env: e.target.value })}
-            aria-label="Agent environment"
-          />
-        </Field>
+        {listFields.map((f) => (
+          <Field key={f.key} label={f.label} hint={f.hint}>
+            <textarea
+              rows={2}
+              value={draft[f.key]}
+              onChange={(e) => onChange({ ...draft, [f.key]: e.target.value })}
+              aria-label={f.aria}
+            />
+          </Field>
+        ))}
       </div>
     </>
   )
@@ -102,37 +102,34 @@ function AgentKeyFields({ draft, onChange, hasKey }: DraftProps & { hasKey?: boo
   )
 }
 
-/** The agent's isolated home and whether an adjustment interrupts its running turn. */
+/** The agent's switches: its isolated home, and whether an adjustment interrupts its running turn. */
+const switches = [
+  {
+    key: 'isolatedHome',
+    label: 'Isolated home',
+    hint: '(HOME and the agent’s config folder under Concord’s data folder, for this member only)',
+  },
+  {
+    key: 'interruptOnAdjustment',
+    label: 'Interrupt and re-prompt',
+    hint: '(when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it hears at its next Concord tool call or turn end)',
+  },
+] as const
+
 function AgentSwitches({ draft, onChange }: DraftProps) {
   return (
     <>
-      <CheckboxRow
-        checked={draft.isolatedHome}
-        onChange={(isolatedHome) => onChange({ ...draft, isolatedHome })}
-        label="Isolated home"
-        hint={
-          <span className="muted small">
-            {' '}
-            (HOME and the agent’s config folder under Concord’s data folder, for this member only)
-          </span>
-        }
-      >
-        Isolated home
-      </CheckboxRow>
-      <CheckboxRow
-        checked={draft.interruptOnAdjustment}
-        onChange={(interruptOnAdjustment) => onChange({ ...draft, interruptOnAdjustment })}
-        label="Interrupt and re-prompt"
-        hint={
-          <span className="muted small">
-            {' '}
-            (when a task it works on needs adjustment, stop the running turn and send the notice at once; otherwise it
-            hears at its next Concord tool call or turn end)
-          </span>
-        }
-      >
-        Interrupt and re-prompt
-      </CheckboxRow>
+      {switches.map((s) => (
+        <CheckboxRow
+          key={s.key}
+          checked={draft[s.key]}
+          onChange={(on) => onChange({ ...draft, [s.key]: on })}
+          label={s.label}
+          hint={<span className="muted small"> {s.hint}</span>}
+        >
+          {s.label}
+        </CheckboxRow>
+      ))}
     </>
   )
 }

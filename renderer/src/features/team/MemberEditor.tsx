@@ -2,8 +2,11 @@ import '../session/approvals.css'
 import { policyLabel, policyLine } from '../../../../shared/approval-words'
 import type { Member } from '../../../../shared/schemas'
 import { CheckboxRow } from '../../components/CheckboxRow'
-import { DialogActions } from '../../components/DialogActions'
-import { ErrorText, Field, Modal } from '../../components/ui'
+import { ActionDialog } from '../../components/ActionDialog'
+import { BoundedNumber } from '../../components/BoundedNumber'
+import { OptionSelect } from '../../components/OptionSelect'
+import { Segmented } from '../../components/Segmented'
+import { ErrorText, Field } from '../../components/ui'
 import { agentChoices, rolePresets, type AgentChoice } from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -46,19 +49,14 @@ export function MemberEditor({
     onClose()
   })
   return (
-    <Modal
+    <ActionDialog
       title={member ? `${member.name}’s settings` : 'Add a member'}
       onClose={onClose}
       wide
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          onConfirm={() => void save.run()}
-          confirmLabel={member ? 'Save' : 'Add member'}
-          disabled={!d.name.trim() || !d.role.trim() || save.pending}
-          testId="save-member"
-        />
-      }
+      action={save}
+      confirmLabel={member ? 'Save' : 'Add member'}
+      disabled={!d.name.trim() || !d.role.trim()}
+      testId="save-member"
     >
       {!member && <PresetRow role={d.role} onPick={d.applyPreset} />}
       <MemberNameFields d={d} />
@@ -77,7 +75,7 @@ export function MemberEditor({
       </CheckboxRow>
       {d.useProvider && <AgentSection d={d} member={member} fixing={fixing} />}
       <ErrorText error={save.error?.message} />
-    </Modal>
+    </ActionDialog>
   )
 }
 
@@ -124,6 +122,10 @@ function MemberNameFields({ d }: { d: MemberDraft }) {
   )
 }
 
+/** The choices of the authority and approval selects, in the order they are offered. */
+const authorities: readonly Member['authority'][] = ['observer', 'proposer', 'decider']
+const approvalPolicies: readonly Member['approval'][] = ['sandboxed', 'ask', 'auto']
+
 /** What the member may do: authority, approval policy, step limits, the network, and that policy in words. */
 function MemberPolicyFields({ d }: { d: MemberDraft }) {
   return (
@@ -133,29 +135,19 @@ function MemberPolicyFields({ d }: { d: MemberDraft }) {
           label="Authority over decisions"
           hint="Observer reads; proposer proposes; decider may change accepted decisions."
         >
-          <select
-            value={d.authority}
-            onChange={(e) => d.setAuthority(e.target.value as Member['authority'])}
-            aria-label="Authority"
-          >
-            <option value="observer">observer</option>
-            <option value="proposer">proposer</option>
-            <option value="decider">decider</option>
-          </select>
+          <OptionSelect value={d.authority} options={authorities} onChange={d.setAuthority} label="Authority" />
         </Field>
         <Field
           label="Approval"
           hint="When this member waits for you before a tool call. Rules below (made with “Always…” on a call) allow or deny one kind of call."
         >
-          <select
+          <OptionSelect
             value={d.approval}
-            onChange={(e) => d.setApproval(e.target.value as Member['approval'])}
-            aria-label="Approval policy"
-          >
-            <option value="sandboxed">{policyLabel.sandboxed}</option>
-            <option value="ask">{policyLabel.ask}</option>
-            <option value="auto">{policyLabel.auto}</option>
-          </select>
+            options={approvalPolicies}
+            labelOf={(p) => policyLabel[p]}
+            onChange={d.setApproval}
+            label="Approval policy"
+          />
         </Field>
         <Field label="Max steps per turn">
           <input
@@ -181,13 +173,12 @@ function MemberCommandFields({ d }: { d: MemberDraft }) {
         label="Plan every N steps"
         hint="A planning step (facts, what is left, next steps) every N steps of a turn; 0 never plans."
       >
-        <input
-          type="number"
+        <BoundedNumber
+          value={d.planningInterval}
           min={0}
           max={100}
-          value={d.planningInterval}
-          onChange={(e) => d.setPlanningInterval(Math.min(100, Math.max(0, Number(e.target.value) || 0)))}
-          aria-label="Planning interval"
+          onChange={d.setPlanningInterval}
+          label="Planning interval"
         />
       </Field>
       <CheckboxRow
@@ -216,20 +207,13 @@ function AgentSection({ d, member, fixing }: { d: MemberDraft; member?: Member; 
   const team = d.teamProvider
   return (
     <>
-      <div className="segmented" role="radiogroup" aria-label="Agent">
-        {(Object.keys(agentChoices) as AgentChoice[]).map((c) => (
-          <button
-            key={c}
-            type="button"
-            role="radio"
-            aria-checked={d.choice === c}
-            className={d.choice === c ? 'on' : ''}
-            onClick={() => d.chooseAgent(c)}
-          >
-            {agentChoices[c].label}
-          </button>
-        ))}
-      </div>
+      <Segmented
+        label="Agent"
+        options={Object.keys(agentChoices) as AgentChoice[]}
+        value={d.choice}
+        labelOf={(c) => agentChoices[c].label}
+        onChange={d.chooseAgent}
+      />
       <div className="muted small">{agentChoices[d.choice].hint}</div>
       {team && (
         <div className="muted small" data-testid="team-provider-note">

@@ -5,8 +5,8 @@
 import { useEffect, useState } from 'react'
 import type { ForgeSettings as Settings } from '../../../../shared/schemas'
 import { CheckboxRow } from '../../components/CheckboxRow'
-import { DialogActions } from '../../components/DialogActions'
-import { ErrorText, Modal } from '../../components/ui'
+import { ActionDialog } from '../../components/ActionDialog'
+import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { SettingField, SettingsLink } from './SettingField'
@@ -55,18 +55,12 @@ function ForgeSettings({ onClose }: { onClose(): void }) {
     onClose()
   })
   return (
-    <Modal
+    <ActionDialog
       title="Pull requests"
       onClose={onClose}
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          onConfirm={() => void save.run()}
-          confirmLabel="Save"
-          disabled={save.pending || !current}
-          testId="forge-settings-save"
-        />
-      }
+      action={save}
+      disabled={!current}
+      testId="forge-settings-save"
     >
       <div className="tree-settings" data-testid="forge-settings">
         <p className="muted small">
@@ -99,6 +93,6 @@ function ForgeSettings({ onClose }: { onClose(): void }) {
         )}
         <ErrorText error={load.error?.message ?? save.error?.message} />
       </div>
-    </Modal>
+    </ActionDialog>
   )
 }

@@ -4,8 +4,8 @@
  */
 import { useState } from 'react'
 import { CheckboxRow } from '../../components/CheckboxRow'
-import { DialogActions } from '../../components/DialogActions'
-import { ErrorText, Modal } from '../../components/ui'
+import { ActionDialog } from '../../components/ActionDialog'
+import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import { SettingField, SettingsLink } from './SettingField'
@@ -31,21 +31,23 @@ function TreeSettings({ onClose }: { onClose(): void }) {
   const workspaceId = useApp((s) => s.workspaceId)
   const api = useApp((s) => s.api)
   const store = useAppStore()
-  const [setupCommand, setSetup] = useState(settings.setupCommand ?? '')
-  const [copyFiles, setCopy] = useState(settings.copyFiles.join('\n'))
-  const [runCommand, setRun] = useState(settings.runCommand ?? '')
+  const [draft, setDraft] = useState<TreeDraft>({
+    copyFiles: settings.copyFiles.join('\n'),
+    setupCommand: settings.setupCommand ?? '',
+    runCommand: settings.runCommand ?? '',
+    transferLimit: String(settings.treeTransferLimitMB),
+  })
   const [treeNetwork, setNetwork] = useState(settings.treeNetwork)
-  const [transferLimit, setTransferLimit] = useState(String(settings.treeTransferLimitMB))
   const save = useAction(async () => {
     if (!workspaceId) return
     const next = await api.call('workspaces.update', {
       workspaceId,
-      setupCommand,
-      runCommand,
+      setupCommand: draft.setupCommand,
+      runCommand: draft.runCommand,
       treeNetwork,
       // Sent as typed: the server names a bad value (treeTransferLimitMB) rather than this form guessing one.
-      treeTransferLimitMB: Number(transferLimit),
-      copyFiles: copyFiles
+      treeTransferLimitMB: Number(draft.transferLimit),
+      copyFiles: draft.copyFiles
         .split('\n')
         .map((l) => l.trim())
         .filter(Boolean),
@@ -53,49 +55,51 @@ function TreeSettings({ onClose }: { onClose(): void }) {
     if (store.getState().workspaceId === workspaceId) store.setState({ workspaceSettings: next })
     onClose()
   })
-  const draft = { copyFiles, setCopy, setupCommand, setSetup, runCommand, setRun, transferLimit, setTransferLimit }
   return (
-    <Modal
-      title="Task trees"
-      onClose={onClose}
-      footer={
-        <DialogActions
-          onCancel={onClose}
-          onConfirm={() => void save.run()}
-          confirmLabel="Save"
-          disabled={save.pending}
-          testId="tree-settings-save"
-        />
-      }
-    >
+    <ActionDialog title="Task trees" onClose={onClose} action={save} testId="tree-settings-save">
       <div className="tree-settings" data-testid="tree-settings">
         <p className="muted small">
           Each started task works in a tree of its own, made from the base branch. These make it ready to work in; they
           apply to trees made from now on (a card’s “Set up again” applies them to its tree).
         </p>
-        <TreeSettingFields {...draft} />
+        <TreeSettingFields draft={draft} set={(key, value) => setDraft((d) => ({ ...d, [key]: value }))} />
         <CheckboxRow className="check small" checked={treeNetwork} onChange={setNetwork} testId="tree-network">
           The setup and run commands may use the network (they are yours, not a member’s)
         </CheckboxRow>
         <ErrorText error={save.error?.message} />
       </div>
-    </Modal>
+    </ActionDialog>
   )
 }
 
-type Setter = (value: string) => void
+/** The tree settings' text fields as typed: files copied in (one a line), the commands, the largest transfer. */
+interface TreeDraft {
+  copyFiles: string
+  setupCommand: string
+  runCommand: string
+  transferLimit: string
+}
+
+/** The commands a tree is set up and run with: one text field each. */
+const commandFields = [
+  {
+    key: 'setupCommand',
+    name: 'Setup command',
+    hint: 'Run in the sandbox in each new tree, after the files are copied; members’ turns in it wait for it. Its output shows on the task’s card.',
+    placeholder: 'npm ci',
+    testId: 'tree-setup-command',
+  },
+  {
+    key: 'runCommand',
+    name: 'Run command',
+    hint: 'A dev server or the tests: a task’s card starts it in its tree and stops it.',
+    placeholder: 'npm run dev',
+    testId: 'tree-run-command',
+  },
+] as const
 
 /** The tree settings' text fields: files copied in, the setup and run commands, the largest transfer. */
-function TreeSettingFields(p: {
-  copyFiles: string
-  setCopy: Setter
-  setupCommand: string
-  setSetup: Setter
-  runCommand: string
-  setRun: Setter
-  transferLimit: string
-  setTransferLimit: Setter
-}) {
+function TreeSettingFields({ draft, set }: { draft: TreeDraft; set(key: keyof TreeDraft, value: string): void }) {
   return (
     <>
       <SettingField
@@ -110,36 +114,23 @@ function TreeSettingFields(p: {
       >
         <textarea
           rows={3}
-          value={p.copyFiles}
-          onChange={(e) => p.setCopy(e.target.value)}
+          value={draft.copyFiles}
+          onChange={(e) => set('copyFiles', e.target.value)}
           placeholder={'.env\nconfig/*.local.json'}
           data-testid="tree-copy-files"
         />
       </SettingField>
-      <SettingField
-        name="Setup command"
-        hint="Run in the sandbox in each new tree, after the files are copied; members’ turns in it wait for it. Its output shows on the task’s card."
-      >
-        <input
-          type="text"
-          value={p.setupCommand}
-          onChange={(e) => p.setSetup(e.target.value)}
-          placeholder="npm ci"
-          data-testid="tree-setup-command"
-        />
-      </SettingField>
-      <SettingField
-        name="Run command"
-        hint="A dev server or the tests: a task’s card starts it in its tree and stops it."
-      >
-        <input
-          type="text"
-          value={p.runCommand}
-          onChange={(e) => p.setRun(e.target.value)}
-          placeholder="npm run dev"
-          data-testid="tree-run-command"
-        />
-      </SettingField>
+      {commandFields.map((f) => (
+        <SettingField key={f.key} name={f.name} hint={f.hint}>
+          <input
+            type="text"
+            value={draft[f.key]}
+            onChange={(e) => set(f.key, e.target.value)}
+            placeholder={f.placeholder}
+            data-testid={f.testId}
+          />
+        </SettingField>
+      ))}
       <SettingField
         name="Largest transfer of a tree (MB)"
         hint="The most a task’s new commits may weigh when Concord brings them into your repository; heavier ones are refused, naming their size."
@@ -147,8 +138,8 @@ function TreeSettingFields(p: {
         <input
           type="number"
           min={1}
-          value={p.transferLimit}
-          onChange={(e) => p.setTransferLimit(e.target.value)}
+          value={draft.transferLimit}
+          onChange={(e) => set('transferLimit', e.target.value)}
           data-testid="tree-transfer-limit"
         />
       </SettingField>

@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { RunButton } from '../../components/RunButton'
 import { ErrorText, Field } from '../../components/ui'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -47,15 +48,9 @@ export function OpenRepositoryForm({ onDone }: { onDone?(): void }) {
               aria-label="Repository folder"
               data-testid="repo-path"
             />
-            <button
-              type="button"
-              className="btn"
-              onClick={() => void pick.run()}
-              disabled={pick.pending}
-              data-testid="browse-folders"
-            >
+            <RunButton action={pick} testId="browse-folders">
               Browse…
-            </button>
+            </RunButton>
           </div>
         </Field>
         <Field label="Name (optional)">
