@@ -97,11 +97,18 @@ export async function writeZip(
   return { url: `/downloads/${id}/${name}`, size, count }
 }
 
+/** A finished download on disk. */
+interface FinishedDownload {
+  path: string
+  size: number
+}
+
 /**
- * A finished download, unexpired, as a regular file (a link is never followed): its path and size, or null for an
- * unknown id, a name it does not have, one still being written or already taken. An expired one is removed.
+ * A finished download, unexpired, as a regular file (a link is never followed), left to be fetched (HEAD): its path
+ * and size, or null for an unknown id, a name it does not have, one still being written or already taken. An expired
+ * one is removed.
  */
-function finished(dataDir: string, id: string, name: string, now: number): { path: string; size: number } | null {
+export function peekDownload(dataDir: string, id: string, name: string, now = Date.now()): FinishedDownload | null {
   // Nothing is looked up for an id or name the export never gives: `..`, `/`, `%`, a `.part` or `.sending` file.
   if (!ID.test(id) || !NAME.test(name)) return null
   const path = join(downloadsDir(dataDir), id, name)
@@ -118,28 +125,13 @@ function finished(dataDir: string, id: string, name: string, now: number): { pat
   }
 }
 
-/** A finished download, left to be fetched (HEAD), or null. */
-export function peekDownload(
-  dataDir: string,
-  id: string,
-  name: string,
-  now = Date.now(),
-): { path: string; size: number } | null {
-  return finished(dataDir, id, name, now)
-}
-
 /**
  * Takes a finished download for sending, once: renamed away from its name in the same step, so a second GET — even
  * one arriving while the first is still being sent — finds nothing. The caller removes it (removeDownload) once the
  * answer closes, sent in full or not. Null as peekDownload.
  */
-export function takeDownload(
-  dataDir: string,
-  id: string,
-  name: string,
-  now = Date.now(),
-): { path: string; size: number } | null {
-  const found = finished(dataDir, id, name, now)
+export function takeDownload(dataDir: string, id: string, name: string, now = Date.now()): FinishedDownload | null {
+  const found = peekDownload(dataDir, id, name, now)
   if (!found) return null
   const taken = join(dirname(found.path), `.${name}.sending`)
   try {

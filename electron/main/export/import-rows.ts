@@ -2,6 +2,7 @@
  * An export's entities as the rows of a new workspace file, every row keeping its original number: inserted one
  * entity per step (import.ts runs the steps in short transactions).
  */
+import { NO_AGENT } from '../store/members-repo'
 import type { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
 import type { ExportDoc } from './schema'
@@ -20,38 +21,25 @@ type Notice = ExportDoc['notices'][number]
 
 /** Inserts the whole document, one entity per step (restoreSliced runs the steps in short transactions). */
 export function* insertAll(store: WorkspaceStore, transfer: TransferRepo, doc: ExportDoc): Steps {
-  for (const m of doc.members) {
-    transfer.insertMember(memberRow(m))
-    yield
-  }
+  yield* eachStep(doc.members, (m) => transfer.insertMember(memberRow(m)))
   insertApprovalRules(store, doc)
   yield
-  for (const d of doc.decisions) {
-    insertDecision(store, transfer, d)
-    yield
-  }
-  for (const p of doc.proposals) {
-    transfer.insertProposal(proposalRow(p))
-    yield
-  }
-  for (const t of doc.tasks) {
-    transfer.insertTask(taskRow(t))
-    yield
-  }
+  yield* eachStep(doc.decisions, (d) => insertDecision(store, transfer, d))
+  yield* eachStep(doc.proposals, (p) => transfer.insertProposal(proposalRow(p)))
+  yield* eachStep(doc.tasks, (t) => transfer.insertTask(taskRow(t)))
   // Links and blockers after every task exists (a task may be blocked by a later one).
-  for (const t of doc.tasks) {
-    insertTaskLinks(store, transfer, t)
-    yield
-  }
-  for (const r of doc.reports) {
-    insertReport(store, transfer, r)
-    yield
-  }
-  for (const x of doc.notices) {
-    transfer.insertNotice(noticeRow(x))
-    yield
-  }
+  yield* eachStep(doc.tasks, (t) => insertTaskLinks(store, transfer, t))
+  yield* eachStep(doc.reports, (r) => insertReport(store, transfer, r))
+  yield* eachStep(doc.notices, (x) => transfer.insertNotice(noticeRow(x)))
   for (const [name, value] of Object.entries(doc.counters)) transfer.setCounter(name, value)
+}
+
+/** One step per entity. */
+function* eachStep<T>(entities: T[], insert: (entity: T) => void): Steps {
+  for (const e of entities) {
+    insert(e)
+    yield
+  }
 }
 
 function memberRow(m: Member): Parameters<TransferRepo['insertMember']>[0] {
@@ -70,12 +58,7 @@ function memberRow(m: Member): Parameters<TransferRepo['insertMember']>[0] {
     planning_interval: m.planningInterval,
     network: m.network ? 1 : 0,
     // An agent's command and settings are machine-specific: not in the export, set again after import.
-    agent: null,
-    agent_command: null,
-    agent_args: '[]',
-    agent_env: '{}',
-    agent_key_variable: null,
-    agent_isolated_home: 0,
+    ...NO_AGENT,
     acp_session: null,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

@@ -95,57 +95,61 @@ function parsePiece(buf: Buffer, start: number, end: number): unknown {
   return JSON.parse(buf.toString('utf8', start, end))
 }
 
+/**
+ * The elements of the array or object whose opening bracket is at buf[i], read one by one (`element` reads the one
+ * that starts at its index and returns the index after it), with a tick after each: the index after the closing one.
+ */
+async function eachElement(
+  buf: Buffer,
+  i: number,
+  close: number,
+  slicer: Slicer,
+  element: (start: number) => number | Promise<number>,
+): Promise<number> {
+  i = skipSpace(buf, i + 1)
+  if (buf[i] === close) return i + 1
+  for (;;) {
+    const end = await element(i)
+    await slicer.tick()
+    i = skipSpace(buf, end)
+    if (buf[i] === COMMA) i = skipSpace(buf, i + 1)
+    else if (buf[i] === close) return i + 1
+    else throw new Unsliceable()
+  }
+}
+
+/** A member's value that starts at buf[i]: an array element by element, anything else in one piece. */
+async function memberValue(buf: Buffer, i: number, slicer: Slicer): Promise<{ value: unknown; end: number }> {
+  if (buf[i] !== OPEN_ARRAY) {
+    const end = valueEnd(buf, i)
+    return { value: parsePiece(buf, i, end), end }
+  }
+  const list: unknown[] = []
+  const end = await eachElement(buf, i, CLOSE_ARRAY, slicer, (start) => {
+    const after = valueEnd(buf, start)
+    list.push(parsePiece(buf, start, after))
+    return after
+  })
+  return { value: list, end }
+}
+
 /** A top-level object: its members parsed one by one, and the elements of array members one by one. */
 async function parseObjectSliced(buf: Buffer, slicer: Slicer): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {}
-  let i = skipSpace(buf, 0)
-  if (buf[i] !== OPEN_OBJECT) throw new Unsliceable()
-  i = skipSpace(buf, i + 1)
-  if (buf[i] === CLOSE_OBJECT) i++
-  else {
-    for (;;) {
-      if (buf[i] !== QUOTE) throw new Unsliceable()
-      const keyEnd = stringEnd(buf, i)
-      const key = parsePiece(buf, i, keyEnd) as string
-      i = skipSpace(buf, keyEnd)
-      if (buf[i] !== COLON) throw new Unsliceable()
-      i = skipSpace(buf, i + 1)
-      let value: unknown
-      if (buf[i] === OPEN_ARRAY) {
-        const list: unknown[] = []
-        i = skipSpace(buf, i + 1)
-        if (buf[i] === CLOSE_ARRAY) i++
-        else {
-          for (;;) {
-            const end = valueEnd(buf, i)
-            list.push(parsePiece(buf, i, end))
-            await slicer.tick()
-            i = skipSpace(buf, end)
-            if (buf[i] === COMMA) i = skipSpace(buf, i + 1)
-            else if (buf[i] === CLOSE_ARRAY) {
-              i++
-              break
-            } else throw new Unsliceable()
-          }
-        }
-        value = list
-      } else {
-        const end = valueEnd(buf, i)
-        value = parsePiece(buf, i, end)
-        i = end
-      }
-      // As JSON.parse does: an own property, even for "__proto__"; a repeated key keeps its last value.
-      Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true })
-      await slicer.tick()
-      i = skipSpace(buf, i)
-      if (buf[i] === COMMA) i = skipSpace(buf, i + 1)
-      else if (buf[i] === CLOSE_OBJECT) {
-        i++
-        break
-      } else throw new Unsliceable()
-    }
-  }
-  if (skipSpace(buf, i) !== buf.length) throw new Unsliceable()
+  const open = skipSpace(buf, 0)
+  if (buf[open] !== OPEN_OBJECT) throw new Unsliceable()
+  const end = await eachElement(buf, open, CLOSE_OBJECT, slicer, async (start) => {
+    if (buf[start] !== QUOTE) throw new Unsliceable()
+    const keyEnd = stringEnd(buf, start)
+    const key = parsePiece(buf, start, keyEnd) as string
+    const colon = skipSpace(buf, keyEnd)
+    if (buf[colon] !== COLON) throw new Unsliceable()
+    const { value, end } = await memberValue(buf, skipSpace(buf, colon + 1), slicer)
+    // As JSON.parse does: an own property, even for "__proto__"; a repeated key keeps its last value.
+    Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true })
+    return end
+  })
+  if (skipSpace(buf, end) !== buf.length) throw new Unsliceable()
   return out
 }
 

@@ -7,9 +7,17 @@ import { runTreeGit } from '../platform/tree-git'
 import { SHA } from './base-check-memory'
 import { objectsOf } from './git-repo'
 
-/** The files a commit changed since it parted from the base (what merging it brings): the merge preview's side. */
-export async function changedSinceBase(root: string, tree: string, base: string, commit: string): Promise<string[]> {
-  if (!SHA.test(base) || !SHA.test(commit)) return []
+/**
+ * Where the commit parted from the base, read in the task's tree with the user's objects: a function giving the files
+ * changed from there to a commit (null when git cannot tell), or null when the two share no history.
+ */
+async function sincePartingPoint(
+  root: string,
+  tree: string,
+  base: string,
+  commit: string,
+): Promise<((to: string) => Promise<string[] | null>) | null> {
+  if (!SHA.test(base) || !SHA.test(commit)) return null
   const user = await objectsOf(root)
   const own = path.join(tree, '.git', 'objects')
   const calls = {
@@ -19,9 +27,17 @@ export async function changedSinceBase(root: string, tree: string, base: string,
     allowFailure: true,
   }
   const mb = (await runTreeGit(tree, ['merge-base', base, commit], calls)).stdout.trim()
-  if (!SHA.test(mb)) return []
-  const r = await runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, commit], calls)
-  return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []
+  if (!SHA.test(mb)) return null
+  return (to) =>
+    runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, to], calls).then((r) =>
+      r.code === 0 ? r.stdout.split('\n').filter(Boolean) : null,
+    )
+}
+
+/** The files a commit changed since it parted from the base (what merging it brings): the merge preview's side. */
+export async function changedSinceBase(root: string, tree: string, base: string, commit: string): Promise<string[]> {
+  const changedTo = await sincePartingPoint(root, tree, base, commit)
+  return (await changedTo?.(commit)) ?? []
 }
 
 /**
@@ -34,22 +50,9 @@ export async function filesInCommon(
   base: string,
   commit: string,
 ): Promise<string[] | null> {
-  if (!SHA.test(base) || !SHA.test(commit)) return null
-  const user = await objectsOf(root)
-  const own = path.join(tree, '.git', 'objects')
-  const calls = {
-    env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: user.join(path.delimiter) },
-    readable: [own, ...user],
-    sandboxed: true,
-    allowFailure: true,
-  }
-  const mb = (await runTreeGit(tree, ['merge-base', base, commit], calls)).stdout.trim()
-  if (!SHA.test(mb)) return null
-  const diff = (to: string) =>
-    runTreeGit(tree, ['diff', '--name-only', '--no-renames', '--no-ext-diff', mb, to], calls).then((r) =>
-      r.code === 0 ? r.stdout.split('\n').filter(Boolean) : null,
-    )
-  const [mine, theirs] = await Promise.all([diff(commit), diff(base)])
+  const changedTo = await sincePartingPoint(root, tree, base, commit)
+  if (!changedTo) return null
+  const [mine, theirs] = await Promise.all([changedTo(commit), changedTo(base)])
   if (!mine || !theirs) return null
   const set = new Set(theirs)
   return mine.filter((f) => set.has(f))

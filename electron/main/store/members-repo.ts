@@ -54,6 +54,16 @@ export type MemberFields = Omit<
   | 'api_key_ref'
 >
 
+/** The agent columns of a member that is no external agent: a model provider's, or none. */
+export const NO_AGENT = {
+  agent: null,
+  agent_command: null,
+  agent_args: '[]',
+  agent_env: '{}',
+  agent_key_variable: null,
+  agent_isolated_home: 0,
+} as const satisfies Partial<MemberRow>
+
 export class MembersRepo {
   private readonly s
 

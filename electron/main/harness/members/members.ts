@@ -2,7 +2,7 @@ import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import { argRefusal, envRefusal, keyVariableRefusal } from '../../platform/command-env'
 import type { Member } from '../../../../shared/schemas'
-import type { MemberRow } from '../../store/members-repo'
+import { NO_AGENT, type MemberRow } from '../../store/members-repo'
 import type { SecretStore } from '../../platform/secrets/secret-store'
 import { memberRowOf, type Ctx } from '../context'
 import { makeId, now } from '../ids'
@@ -85,12 +85,7 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
     provider_kind: provider?.kind ?? null,
     provider_model: provider?.model ?? null,
     provider_base_url: provider?.baseURL ?? null,
-    agent: null,
-    agent_command: null,
-    agent_args: '[]',
-    agent_env: '{}',
-    agent_key_variable: null,
-    agent_isolated_home: 0,
+    ...NO_AGENT,
   }
 }
 

@@ -24,6 +24,7 @@ import { actorOf, requireDecider, taskRow, type Actor, type Ctx } from '../conte
 import type { Harness } from '../harness'
 import { makeKey, now } from '../ids'
 import { toTask } from '../mappers'
+import { runOnePass, type Pass } from '../one-pass'
 import { advance } from './merge-queue-advance'
 import { landAccepted } from './task-merge'
 import type { QueueTurn } from './task-update'
@@ -32,7 +33,8 @@ type MergeStrategy = TaskMergeQueue['strategy']
 
 interface Queues {
   queueTurn?: QueueTurn
-  running: Map<string, { promise: Promise<void>; again: boolean }>
+  /** Each workspace's pass over its queue. */
+  passes: Map<string, Pass>
 }
 const byHarness = new WeakMap<Harness, Queues>()
 const closed = new WeakSet<Harness>()
@@ -43,7 +45,7 @@ const closed = new WeakSet<Harness>()
  */
 export function installMergeQueue(h: Harness, queueTurn?: QueueTurn): void {
   if (byHarness.has(h)) return
-  const q: Queues = { queueTurn, running: new Map() }
+  const q: Queues = { queueTurn, passes: new Map() }
   byHarness.set(h, q)
   const off = h.bus.on((e) => {
     const ws =
@@ -85,28 +87,16 @@ export function resumeMergeQueues(h: Harness): void {
 export function scheduleMergeQueue(h: Harness, wsId: string): Promise<void> {
   const q = byHarness.get(h)
   if (!q) return Promise.resolve()
-  const running = q.running.get(wsId)
-  if (running) {
-    running.again = true
-    return running.promise
-  }
-  const entry = { promise: Promise.resolve(), again: false }
-  entry.promise = (async () => {
-    do {
-      entry.again = false
-      if (closed.has(h)) return
-      try {
-        const ctx = h.ctx(wsId)
-        if (!ctx.store.db.open) return
-        await advance(h, ctx, q.queueTurn)
-      } catch (err) {
-        if (!closed.has(h) && !(err instanceof Error && /not open|closed/i.test(err.message)))
-          console.error('the merge queue failed:', err instanceof Error ? err.message : err)
-      }
-    } while (entry.again)
-  })().finally(() => q.running.delete(wsId))
-  q.running.set(wsId, entry)
-  return entry.promise
+  let pass = q.passes.get(wsId)
+  if (!pass) q.passes.set(wsId, (pass = { running: null, again: false }))
+  return runOnePass(h, wsId, pass, {
+    closed: () => closed.has(h),
+    run: (ctx) => advance(h, ctx, q.queueTurn),
+    failed: (err) => {
+      if (!(err instanceof Error && /not open|closed/i.test(err.message)))
+        console.error('the merge queue failed:', err instanceof Error ? err.message : err)
+    },
+  })
 }
 
 /**

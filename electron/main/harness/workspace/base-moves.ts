@@ -24,6 +24,7 @@ import type { Ctx } from '../context'
 import type { Harness } from '../harness'
 import { now } from '../ids'
 import { baseCheckedStatuses, toTasks } from '../mappers'
+import { runOnePass, type Pass } from '../one-pass'
 import { workspaceSettings } from './workspace-settings'
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/
@@ -34,13 +35,11 @@ const EMITS_AT_ONCE = 10
 /** The statuses whose tasks are checked against the base: they have a tree and are not merged. */
 export const checkedStatuses = baseCheckedStatuses
 
-interface Watch {
+/** A workspace's watch, and its check as a pass: the one running now, and whether another was asked for meanwhile. */
+interface Watch extends Pass {
   close: () => void
   /** The branch watched; '' before a watcher is started (a check asked for by a merge alone). */
   branch: string
-  /** The check running now, and whether another was asked for meanwhile (it runs once after). */
-  running: Promise<void> | null
-  again: boolean
 }
 
 const watches = new Map<Harness, Map<string, Watch>>()
@@ -124,29 +123,13 @@ export function watchBase(h: Harness, ctx: Ctx): Promise<void> {
  * while one runs, it runs once more after it. Never throws (a failure is logged: the next move checks again).
  */
 export function scheduleBaseCheck(h: Harness, wsId: string): Promise<void> {
-  const watch = watchOf(h, wsId)
-  if (watch.running) {
-    watch.again = true
-    return watch.running
-  }
-  const run = async (): Promise<void> => {
-    do {
-      watch.again = false
-      if (closed.has(h)) return
-      try {
-        const ctx = h.ctx(wsId)
-        if (!ctx.store.db.open) return
-        await checkBase(h, ctx)
-      } catch (err) {
-        if (!closed.has(h) && !closedStore(err))
-          console.error('checking the tasks against the base branch failed:', err)
-      }
-    } while (watch.again)
-  }
-  watch.running = run().finally(() => {
-    watch.running = null
+  return runOnePass(h, wsId, watchOf(h, wsId), {
+    closed: () => closed.has(h),
+    run: (ctx) => checkBase(h, ctx),
+    failed: (err) => {
+      if (!closedStore(err)) console.error('checking the tasks against the base branch failed:', err)
+    },
   })
-  return watch.running
 }
 
 const closedStore = (err: unknown) => err instanceof Error && /not open|closed|does not exist/i.test(err.message)

@@ -55,25 +55,14 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     }
   }
   const current = workspaceSettings(ctx)
+  // Every other field of the call is a setting of the same name.
+  const { workspaceId: _, setupCommand, copyFiles, runCommand, ...given } = p
   const next: WorkspaceSettings = {
-    commandEnv: p.commandEnv ?? current.commandEnv,
-    gitHooks: p.gitHooks ?? current.gitHooks,
-    isolation: p.isolation ?? current.isolation,
-    baseBranch: p.baseBranch ?? current.baseBranch,
-    deleteMergedBranches: p.deleteMergedBranches ?? current.deleteMergedBranches,
-    autoTurns: p.autoTurns ?? current.autoTurns,
-    autoDeliver: p.autoDeliver ?? current.autoDeliver,
-    autoChecks: p.autoChecks ?? current.autoChecks,
-    planFirst: p.planFirst ?? current.planFirst,
-    startAgentOnTaskStart: p.startAgentOnTaskStart ?? current.startAgentOnTaskStart,
-    followUps: p.followUps ?? current.followUps,
-    updates: p.updates ?? current.updates,
-    merges: p.merges ?? current.merges,
-    setupCommand: p.setupCommand === undefined ? current.setupCommand : p.setupCommand.trim() || null,
-    copyFiles: p.copyFiles === undefined ? current.copyFiles : checkedCopyFiles(p.copyFiles),
-    runCommand: p.runCommand === undefined ? current.runCommand : p.runCommand.trim() || null,
-    treeNetwork: p.treeNetwork ?? current.treeNetwork,
-    treeTransferLimitMB: p.treeTransferLimitMB ?? current.treeTransferLimitMB,
+    ...current,
+    ...givenOnly(given),
+    setupCommand: setupCommand === undefined ? current.setupCommand : setupCommand.trim() || null,
+    copyFiles: copyFiles === undefined ? current.copyFiles : checkedCopyFiles(copyFiles),
+    runCommand: runCommand === undefined ? current.runCommand : runCommand.trim() || null,
   }
   if (next.isolation === 'worktree' && !next.baseBranch)
     throw new ApiError(
@@ -90,6 +79,10 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
   })
   return next
 }
+
+/** The fields a call gives, those it leaves out (undefined or null) dropped: spread over what is saved, they keep it. */
+const givenOnly = <T extends object>(fields: T): Partial<T> =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)) as Partial<T>
 
 /**
  * The copied-files list as saved: each entry a path or glob relative to the checkout, never leaving it (no absolute

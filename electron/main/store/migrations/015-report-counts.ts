@@ -20,6 +20,17 @@
  *   the stale (or valid) reports newest first are a few index ranges, one per signature.
  * Reports, pins and decisions are never deleted, reports never change author or kind; the triggers rely on it.
  */
+/**
+ * The pin trigger's statements (NEW: the pin): the report moves to the signature of its pins as they are now (prev:
+ * the one it leaves), and that signature's pairs are listed by decision. Migration 018 recreates the trigger with them.
+ */
+export const toPinsSignature = `  UPDATE report_sig SET prev = sig_id, sig_id = (
+      SELECT n.id FROM sigs g JOIN sigs n ON n.author_id = g.author_id AND n.kind = g.kind
+      WHERE g.id = report_sig.sig_id
+        AND n.pins = (SELECT group_concat(p.decision_id || ':' || p.fingerprint, ',' ORDER BY p.decision_id, p.fingerprint) FROM report_pins p WHERE p.report_id = NEW.report_id))
+    WHERE report_id = NEW.report_id;
+  INSERT OR IGNORE INTO sig_pins SELECT p.decision_id, p.fingerprint, s.sig_id FROM report_pins p JOIN report_sig s ON s.report_id = p.report_id WHERE p.report_id = NEW.report_id;`
+
 export const up = `
 CREATE TABLE sigs (
   id INTEGER PRIMARY KEY,
@@ -86,12 +97,7 @@ CREATE TRIGGER report_pins_counts AFTER INSERT ON report_pins BEGIN
       (SELECT count(*) FROM report_pins p JOIN decisions d ON d.id = p.decision_id WHERE p.report_id = NEW.report_id AND p.fingerprint <> d.fingerprint)
     FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = NEW.report_id
     ON CONFLICT (author_id, kind, pins) DO NOTHING;
-  UPDATE report_sig SET prev = sig_id, sig_id = (
-      SELECT n.id FROM sigs g JOIN sigs n ON n.author_id = g.author_id AND n.kind = g.kind
-      WHERE g.id = report_sig.sig_id
-        AND n.pins = (SELECT group_concat(p.decision_id || ':' || p.fingerprint, ',' ORDER BY p.decision_id, p.fingerprint) FROM report_pins p WHERE p.report_id = NEW.report_id))
-    WHERE report_id = NEW.report_id;
-  INSERT OR IGNORE INTO sig_pins SELECT p.decision_id, p.fingerprint, s.sig_id FROM report_pins p JOIN report_sig s ON s.report_id = p.report_id WHERE p.report_id = NEW.report_id;
+${toPinsSignature}
   UPDATE report_counts SET stale = stale
       + (SELECT (n.stale_pins > 0) - (o.stale_pins > 0) FROM report_sig s JOIN sigs n ON n.id = s.sig_id JOIN sigs o ON o.id = s.prev WHERE s.report_id = NEW.report_id)
     WHERE scope IN (SELECT v.scope FROM report_sig s JOIN sig_scopes v ON v.sig_id = s.sig_id WHERE s.report_id = NEW.report_id);

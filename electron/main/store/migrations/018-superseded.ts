@@ -12,6 +12,8 @@
  * - reports_by_line (task, kind, author, id) finds that report with one index seek.
  * The three triggers of 015 are recreated with the live counts added (same statements otherwise).
  */
+import { toPinsSignature } from './015-report-counts'
+
 export const up = `
 ALTER TABLE reports ADD COLUMN superseded_by INTEGER;
 CREATE INDEX reports_by_line ON reports(task_id, kind, author_id, id);
@@ -53,12 +55,7 @@ CREATE TRIGGER report_pins_counts AFTER INSERT ON report_pins BEGIN
       0
     FROM report_sig s JOIN sigs g ON g.id = s.sig_id WHERE s.report_id = NEW.report_id
     ON CONFLICT (author_id, kind, pins) DO NOTHING;
-  UPDATE report_sig SET prev = sig_id, sig_id = (
-      SELECT n.id FROM sigs g JOIN sigs n ON n.author_id = g.author_id AND n.kind = g.kind
-      WHERE g.id = report_sig.sig_id
-        AND n.pins = (SELECT group_concat(p.decision_id || ':' || p.fingerprint, ',' ORDER BY p.decision_id, p.fingerprint) FROM report_pins p WHERE p.report_id = NEW.report_id))
-    WHERE report_id = NEW.report_id;
-  INSERT OR IGNORE INTO sig_pins SELECT p.decision_id, p.fingerprint, s.sig_id FROM report_pins p JOIN report_sig s ON s.report_id = p.report_id WHERE p.report_id = NEW.report_id;
+${toPinsSignature}
   UPDATE report_counts SET stale = stale
       + (SELECT (n.stale_pins > 0) - (o.stale_pins > 0) FROM report_sig s JOIN sigs n ON n.id = s.sig_id JOIN sigs o ON o.id = s.prev WHERE s.report_id = NEW.report_id),
     stale_live = stale_live

@@ -24,6 +24,29 @@ const revisionText = (r: string) =>
 
 const tokenize = `tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3 4 5 6'`
 
+/**
+ * The three triggers that keep `<table>_fts` (external content over the table's `columns`) as the table: an insert
+ * adds the entry, an update replaces it (only when the text changed, with onlyWhenChanged), a delete removes it.
+ */
+function indexTriggers(table: string, columns: string[], { onlyWhenChanged = false } = {}): string {
+  const fts = `${table}_fts`
+  const cols = columns.join(', ')
+  const of = (row: string) => columns.map((c) => `${row}.${c}`).join(', ')
+  const add = `INSERT INTO ${fts} (rowid, ${cols}) VALUES (new.id, ${of('new')});`
+  const remove = `INSERT INTO ${fts} (${fts}, rowid, ${cols}) VALUES ('delete', old.id, ${of('old')});`
+  const when = onlyWhenChanged ? `\n  WHEN ${columns.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ')}` : ''
+  return `CREATE TRIGGER ${fts}_insert AFTER INSERT ON ${table} BEGIN
+  ${add}
+END;
+CREATE TRIGGER ${fts}_update AFTER UPDATE OF ${cols} ON ${table}${when} BEGIN
+  ${remove}
+  ${add}
+END;
+CREATE TRIGGER ${fts}_delete AFTER DELETE ON ${table} BEGIN
+  ${remove}
+END;`
+}
+
 export const up = `
 CREATE VIRTUAL TABLE decisions_fts USING fts5(title, statement, rationale, content = 'decisions', content_rowid = 'id', ${tokenize});
 CREATE VIRTUAL TABLE tasks_fts USING fts5(title, spec, acceptance_criteria, content = 'tasks', content_rowid = 'id', ${tokenize});
@@ -31,56 +54,18 @@ CREATE VIRTUAL TABLE reports_fts USING fts5(summary, content = 'reports', conten
 CREATE VIRTUAL TABLE claims_fts USING fts5(text, content = 'claims', content_rowid = 'id', ${tokenize});
 CREATE VIRTUAL TABLE revisions_fts USING fts5(text, decision_id UNINDEXED, version UNINDEXED, ${tokenize});
 
-CREATE TRIGGER decisions_fts_insert AFTER INSERT ON decisions BEGIN
-  INSERT INTO decisions_fts (rowid, title, statement, rationale) VALUES (new.id, new.title, new.statement, new.rationale);
-END;
-CREATE TRIGGER decisions_fts_update AFTER UPDATE OF title, statement, rationale ON decisions
-  WHEN old.title IS NOT new.title OR old.statement IS NOT new.statement OR old.rationale IS NOT new.rationale BEGIN
-  INSERT INTO decisions_fts (decisions_fts, rowid, title, statement, rationale) VALUES ('delete', old.id, old.title, old.statement, old.rationale);
-  INSERT INTO decisions_fts (rowid, title, statement, rationale) VALUES (new.id, new.title, new.statement, new.rationale);
-END;
-CREATE TRIGGER decisions_fts_delete AFTER DELETE ON decisions BEGIN
-  INSERT INTO decisions_fts (decisions_fts, rowid, title, statement, rationale) VALUES ('delete', old.id, old.title, old.statement, old.rationale);
-END;
+${indexTriggers('decisions', ['title', 'statement', 'rationale'], { onlyWhenChanged: true })}
 
 CREATE TRIGGER revisions_fts_insert AFTER INSERT ON decision_revisions BEGIN
   INSERT INTO revisions_fts (text, decision_id, version)
     VALUES (${revisionText('new.')}, new.decision_id, new.version);
 END;
 
-CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
-  INSERT INTO tasks_fts (rowid, title, spec, acceptance_criteria) VALUES (new.id, new.title, new.spec, new.acceptance_criteria);
-END;
-CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, spec, acceptance_criteria ON tasks
-  WHEN old.title IS NOT new.title OR old.spec IS NOT new.spec OR old.acceptance_criteria IS NOT new.acceptance_criteria BEGIN
-  INSERT INTO tasks_fts (tasks_fts, rowid, title, spec, acceptance_criteria) VALUES ('delete', old.id, old.title, old.spec, old.acceptance_criteria);
-  INSERT INTO tasks_fts (rowid, title, spec, acceptance_criteria) VALUES (new.id, new.title, new.spec, new.acceptance_criteria);
-END;
-CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN
-  INSERT INTO tasks_fts (tasks_fts, rowid, title, spec, acceptance_criteria) VALUES ('delete', old.id, old.title, old.spec, old.acceptance_criteria);
-END;
+${indexTriggers('tasks', ['title', 'spec', 'acceptance_criteria'], { onlyWhenChanged: true })}
 
-CREATE TRIGGER reports_fts_insert AFTER INSERT ON reports BEGIN
-  INSERT INTO reports_fts (rowid, summary) VALUES (new.id, new.summary);
-END;
-CREATE TRIGGER reports_fts_update AFTER UPDATE OF summary ON reports BEGIN
-  INSERT INTO reports_fts (reports_fts, rowid, summary) VALUES ('delete', old.id, old.summary);
-  INSERT INTO reports_fts (rowid, summary) VALUES (new.id, new.summary);
-END;
-CREATE TRIGGER reports_fts_delete AFTER DELETE ON reports BEGIN
-  INSERT INTO reports_fts (reports_fts, rowid, summary) VALUES ('delete', old.id, old.summary);
-END;
+${indexTriggers('reports', ['summary'])}
 
-CREATE TRIGGER claims_fts_insert AFTER INSERT ON claims BEGIN
-  INSERT INTO claims_fts (rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER claims_fts_update AFTER UPDATE OF text ON claims BEGIN
-  INSERT INTO claims_fts (claims_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO claims_fts (rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER claims_fts_delete AFTER DELETE ON claims BEGIN
-  INSERT INTO claims_fts (claims_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
+${indexTriggers('claims', ['text'])}
 
 INSERT INTO decisions_fts (decisions_fts) VALUES ('rebuild');
 INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');
