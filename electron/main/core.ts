@@ -130,8 +130,8 @@ function openCore(options: CoreOptions): Core {
       secrets,
     }),
     ...treeOpenHandlers({ harness, openTree: options.openTree }),
-    ...archiveHandlers({ harness, activity: (memberId) => runtime.activity(memberId) }),
-    ...approvalHandlers({ harness, runtime }),
+    ...archiveHandlers(harness, (memberId) => runtime.activity(memberId)),
+    ...approvalHandlers(harness, runtime),
   }
   // Queued merges resume where they were (verified merges: merge-queue.ts), once the core is up.
   if (!options.transient) setImmediate(() => resumeMergeQueues(harness))

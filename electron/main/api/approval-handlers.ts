@@ -7,13 +7,7 @@ import type { Handlers } from './handlers'
 type ApprovalMethods = 'approvalRules.list' | 'approvalRules.add' | 'approvalRules.remove' | 'sessions.allowAlways'
 
 /** Approval rules per member and per team (the policy reads them: harness/members/approval-policy.ts), and "Always allow". */
-export function approvalHandlers({
-  harness: h,
-  runtime,
-}: {
-  harness: Harness
-  runtime: Runtime
-}): Pick<Handlers, ApprovalMethods> {
+export function approvalHandlers(h: Harness, runtime: Runtime): Pick<Handlers, ApprovalMethods> {
   return {
     'approvalRules.list': (p) => listRules(h.ctx(p.workspaceId), p.memberId),
     'approvalRules.add': (p) => addRule(h.ctx(p.workspaceId), p.memberId, p.rule),

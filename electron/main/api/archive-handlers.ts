@@ -27,13 +27,7 @@ type ArchiveMethods =
   | 'search.records'
 
 /** Archive and restore, and search across sessions (issue 13) and records (issue 31). `activity` is the runtime's view of who is working. */
-export function archiveHandlers({
-  harness: h,
-  activity,
-}: {
-  harness: Harness
-  activity: MemberActivity
-}): Pick<Handlers, ArchiveMethods> {
+export function archiveHandlers(h: Harness, activity: MemberActivity): Pick<Handlers, ArchiveMethods> {
   return {
     'members.archive': (p) => archiveMember(h, p, activity),
     'members.restore': (p) => restoreMember(h, p),
