@@ -3,7 +3,7 @@
  * current decisions — they come from the harness, not from chat history (DESIGN §3).
  */
 import type { Ctx } from '../harness/context'
-import { makeId, makeKey } from '../harness/ids'
+import { makeId, makeKey, now } from '../harness/ids'
 import { CURRENT_STATEMENT } from '../harness/decisions/notice-text'
 import { planBriefLines } from '../harness/tasks/plans'
 import {
@@ -16,6 +16,7 @@ import {
   type MemberRow,
   type NoticeRow,
 } from '../harness/rows'
+import type { TurnSteps } from './step-writer'
 
 export interface Brief {
   text: string
@@ -55,6 +56,20 @@ function baseMoveLines(c: BaseCheckRow): string[] {
       `  merging ${c.base_branch} (${c.base_head.slice(0, 10)}) into your branch conflicts in ${(JSON.parse(c.conflicts) as string[]).join(', ')}.`,
     )
   return out
+}
+
+/**
+ * The brief for a member's next model call or prompt, with the notices pending now: they go out with it, so they are
+ * marked delivered and shown in the session as one notice step.
+ */
+export function deliverBrief(ctx: Ctx, member: MemberRow, { insert }: Pick<TurnSteps, 'insert'>): Brief {
+  const pending = ctx.store.log.notices(member.id, true)
+  const brief = buildBrief(ctx, member, pending)
+  if (pending.length) {
+    ctx.store.log.markDelivered(member.id, pending.at(-1)!.id, now())
+    insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
+  }
+  return brief
 }
 
 export function buildBrief(ctx: Ctx, member: MemberRow, pendingNotices: NoticeRow[]): Brief {
