@@ -9,6 +9,7 @@ import type { MemberRow, StepRow } from '../harness/rows'
 import { TEXT_FLUSH_MS } from '../harness/members/steps'
 import { turnSteps, type TurnSteps } from './step-writer'
 import { buildBrief } from './brief'
+import { deliverBrief } from './deliver-brief'
 import { buildView, defaultViewOptions } from './context-view'
 import { loopTurn } from './loop-share'
 import type { MemberHost, TurnOutcome } from './member-host'
@@ -171,17 +172,12 @@ function stepRequest(
   env: TurnEnv,
   host: MemberHost,
   start: StepRow,
-  { insert }: TurnSteps,
+  steps: TurnSteps,
 ): { system: string; messages: ReturnType<typeof buildView> } {
   const { store } = env.ctx
   const member = env.member
-  const pending = store.log.notices(member.id, true)
-  const brief = buildBrief(env.ctx, member, pending)
+  const brief = deliverBrief(env.ctx, member, steps)
   host.lastBrief = brief
-  if (pending.length) {
-    store.log.markDelivered(member.id, pending.at(-1)!.id, now())
-    insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
-  }
   const messages = buildView(
     store.steps.recent(member.id, VIEW_LOOKBACK, member.session_start),
     start.id,

@@ -13,7 +13,7 @@ import { keyRefOf } from '../../harness/members/members'
 import { now } from '../../harness/ids'
 import type { StepRow, MemberRow } from '../../harness/rows'
 import { turnSteps, writeStep, type TurnSteps } from '../step-writer'
-import { buildBrief } from '../brief'
+import { deliverBrief } from '../deliver-brief'
 import type { MemberHost, TurnOutcome } from '../member-host'
 import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
@@ -152,7 +152,11 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     started.sandboxed ? { available: true } : { available: false, reason: started.notSandboxed },
     signal,
   )
-  const outcome = await promptLoop(env, host, start, started.agent, session.sessionId, promptText, steps, updates, fail)
+  const outcome = await promptLoop(
+    { env, host, start, agent: started.agent, steps, updates, fail },
+    session.sessionId,
+    promptText,
+  )
   if (firstTurn && !declined && outcome.status === 'done') {
     const text = await notConnectedAfterTurn(started, label)
     if (text) steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
@@ -164,13 +168,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
 function turnPrompt(env: AcpTurnEnv, host: MemberHost, start: StepRow, steps: TurnSteps, fresh: boolean): string {
   const { store } = env.ctx
   const member = env.member
-  const pending = store.log.notices(member.id, true)
-  const brief = buildBrief(env.ctx, member, pending)
+  const brief = deliverBrief(env.ctx, member, steps)
   host.lastBrief = brief
-  if (pending.length) {
-    store.log.markDelivered(member.id, pending.at(-1)!.id, now())
-    steps.insert({ kind: 'notice', status: 'done', text: pending.map((p) => p.text).join('\n\n'), ended_at: now() })
-  }
   const from = start.from_member_id !== null ? store.members.get(start.from_member_id)?.name : null
   const intro = fresh
     ? `You are ${member.name}, the ${member.role} of a team coordinated by Concord. Concord's tools (server "concord": get_brief, list_decisions, get_decision, submit_report, acknowledge_task, ask_human, ...) act on the team's decisions, tasks and reports; when the brief disagrees with earlier messages, the brief wins.${member.instructions.trim() ? `\n\n${member.instructions.trim()}` : ''}\n\n`
@@ -180,24 +179,23 @@ function turnPrompt(env: AcpTurnEnv, host: MemberHost, start: StepRow, steps: Tu
   return `${intro}${brief.text}\n\n## ${heading}\n${start.text}`
 }
 
+/** What a prompt and its end are handled with. */
+interface PromptTurn {
+  env: AcpTurnEnv
+  host: MemberHost
+  start: StepRow
+  agent: AgentProcess
+  steps: TurnSteps
+  updates: AcpUpdates
+  fail: (text: string) => TurnOutcome
+}
+
 /**
  * The prompt and its end: the agent's answer, a crash, Concord's turn timeout, a cancel (Stop, or a notice that
  * interrupts), or a denial that ended the agent's turn.
  */
-async function promptLoop(
-  env: AcpTurnEnv,
-  host: MemberHost,
-  start: StepRow,
-  agent: AgentProcess,
-  sessionId: string,
-  promptText: string,
-  steps: TurnSteps,
-  updates: AcpUpdates,
-  fail: (text: string) => TurnOutcome,
-): Promise<TurnOutcome> {
-  const { store } = env.ctx
-  const member = env.member
-  const preset = agentPresets[member.agent!]
+async function promptLoop(turn: PromptTurn, sessionId: string, promptText: string): Promise<TurnOutcome> {
+  const { env, host, agent, updates } = turn
   const signal = host.abort!.signal
   host.approveExternal = updates.approveExternal
   const detach = agent.attach(sessionId, {
@@ -206,9 +204,8 @@ async function promptLoop(
     },
     permission: updates.onPermission,
   })
-  const timeoutMs = env.turnTimeoutMs ?? member.agent_turn_timeout_s * 1000
-  let timedOut = false
-  let turnTimer: NodeJS.Timeout | undefined
+  const timeoutMs = env.turnTimeoutMs ?? env.member.agent_turn_timeout_s * 1000
+  let timeout: TurnTimeout | undefined
   const cancel = () => {
     void agent.conn.agent.notify('session/cancel', { sessionId }).catch(() => {})
   }
@@ -219,83 +216,124 @@ async function promptLoop(
       sessionId,
       prompt: [{ type: 'text', text: promptText }],
     })
-    const res = await Promise.race([
-      prompt,
-      agent.exited.then((why) => ({ crashed: why })),
-      new Promise<{ timedOut: true }>((resolveTimeout) => {
-        turnTimer = setTimeout(() => {
-          timedOut = true
-          cancel()
-          resolveTimeout({ timedOut: true })
-        }, timeoutMs)
-      }),
-    ])
+    timeout = turnTimeout(timeoutMs, cancel)
+    const res = await Promise.race([prompt, agent.exited.then((why) => ({ crashed: why })), timeout.expired])
     if ('crashed' in res) {
       updates.closeModel()
       agent.sessionId = null
-      return fail(
-        `${preset.label} stopped during the turn (${res.crashed})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`,
-      )
+      return turn.fail(stoppedText(turn, res.crashed))
     }
-    if ('timedOut' in res) {
-      updates.closeModel()
-      // An agent that does not stop when cancelled is stopped: the next turn starts it again.
-      agent.kill()
-      agent.sessionId = null
-      const limit = timeoutMs % 60_000 === 0 ? `${timeoutMs / 60_000} min` : `${Math.round(timeoutMs / 1000)} s`
-      return fail(
-        `${preset.label} did not finish within Concord's turn timeout (${limit}); it was stopped. Its model endpoint may be down. Send a message to start it again, or raise the timeout in the member's settings.`,
-      )
-    }
-    const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
-    updates.closeModel(usage)
-    // The human's Deny (with its reason) reaches the agent as Concord's next prompt: ACP carries no reason.
-    if (updates.denials.length && !signal.aborted) {
-      const { denials } = updates
-      const text = `The human denied ${denials.length === 1 ? 'a call' : `${denials.length} calls`} of your last turn; it did not run:\n${denials.map((d) => `- ${d}`).join('\n')}\nContinue without it; do not retry it unchanged.`
-      writeStep(store, env.emitStep, {
-        member_id: member.id,
-        kind: 'notice',
-        status: 'queued',
-        text,
-        task_id: start.task_id,
-        started_at: now(),
-      })
-      // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
-      if (res.stopReason === 'cancelled') {
-        if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
-        return { status: 'done', answer: updates.answer }
-      }
-    }
-    if (res.stopReason === 'cancelled' || signal.aborted) {
-      // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
-      // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn
-      // loads the session where the agent can, or opens a new one.
-      if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
-      steps.insert({ kind: 'interrupted', status: 'done', text: interruptedText[host.stopReason], ended_at: now() })
-      return { status: 'interrupted', answer: '' }
-    }
-    return { status: 'done', answer: updates.answer }
+    if ('timedOut' in res) return timedOut(turn, timeoutMs)
+    return await answered(turn, res)
   } catch (err) {
-    updates.closeModel()
-    // The connection closes a moment before the exit is reported: a dead agent is a crash, with its reason.
-    const why = await agent.exitReason(2000)
-    if (why) {
-      agent.sessionId = null
-      return fail(
-        `${preset.label} stopped during the turn (${why})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`,
-      )
-    }
-    return fail(
-      `${preset.label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`,
-    )
+    return await failed(turn, err)
   } finally {
-    clearTimeout(turnTimer)
+    timeout?.clear()
     host.approveExternal = null
     signal.removeEventListener('abort', onAbort)
     detach()
-    updates.finishOpen(signal.aborted || timedOut)
+    updates.finishOpen(signal.aborted || timeout?.fired === true)
   }
+}
+
+interface TurnTimeout {
+  /** Resolves when the timeout fires (the prompt has been cancelled then). */
+  expired: Promise<{ timedOut: true }>
+  readonly fired: boolean
+  clear(): void
+}
+
+/** Concord's turn timeout, started now: when it fires, the prompt is cancelled. */
+function turnTimeout(ms: number, cancel: () => void): TurnTimeout {
+  let timer: NodeJS.Timeout | undefined
+  let fired = false
+  const expired = new Promise<{ timedOut: true }>((resolveTimeout) => {
+    timer = setTimeout(() => {
+      fired = true
+      cancel()
+      resolveTimeout({ timedOut: true })
+    }, ms)
+  })
+  return {
+    expired,
+    get fired() {
+      return fired
+    },
+    clear: () => clearTimeout(timer),
+  }
+}
+
+/** An agent that exited during the turn, with the end of what it wrote to stderr. */
+function stoppedText({ env, agent }: PromptTurn, why: string): string {
+  return `${agentPresets[env.member.agent!].label} stopped during the turn (${why})${agent.stderrTail ? `: ${agent.stderrTail.slice(-1500)}` : ''}. Send a message to restart it.`
+}
+
+function timedOut(turn: PromptTurn, timeoutMs: number): TurnOutcome {
+  const { env, agent, updates } = turn
+  updates.closeModel()
+  // An agent that does not stop when cancelled is stopped: the next turn starts it again.
+  agent.kill()
+  agent.sessionId = null
+  const limit = timeoutMs % 60_000 === 0 ? `${timeoutMs / 60_000} min` : `${Math.round(timeoutMs / 1000)} s`
+  return turn.fail(
+    `${agentPresets[env.member.agent!].label} did not finish within Concord's turn timeout (${limit}); it was stopped. Its model endpoint may be down. Send a message to start it again, or raise the timeout in the member's settings.`,
+  )
+}
+
+/** The agent answered the prompt: its turn is done, or it ended on a cancel (Stop, a notice, or a Deny). */
+async function answered(turn: PromptTurn, res: { stopReason: string }): Promise<TurnOutcome> {
+  const { env, host, agent, steps, updates } = turn
+  const preset = agentPresets[env.member.agent!]
+  const signal = host.abort!.signal
+  const usage = (res as { usage?: { inputTokens?: number; outputTokens?: number } }).usage
+  updates.closeModel(usage)
+  // The human's Deny (with its reason) reaches the agent as Concord's next prompt: ACP carries no reason.
+  if (updates.denials.length && !signal.aborted) {
+    queueDenials(turn)
+    // Codex ends its turn on a reject: that is the Deny of one call, not the human stopping the turn.
+    if (res.stopReason === 'cancelled') {
+      if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
+      return { status: 'done', answer: updates.answer }
+    }
+  }
+  if (res.stopReason === 'cancelled' || signal.aborted) {
+    // Measured with claude-agent-acp 0.23: after a cancel, the next prompt in that process ends at once with the
+    // cancelled query's leftover result (also after session/load). So such an agent is restarted; the next turn
+    // loads the session where the agent can, or opens a new one.
+    if (!preset.survivesCancel) await agent.retire(RETIRE_GRACE_MS)
+    steps.insert({ kind: 'interrupted', status: 'done', text: interruptedText[host.stopReason], ended_at: now() })
+    return { status: 'interrupted', answer: '' }
+  }
+  return { status: 'done', answer: updates.answer }
+}
+
+/** The calls the human denied this turn, queued as the notice that is the agent's next prompt. */
+function queueDenials({ env, start, updates }: PromptTurn): void {
+  const { denials } = updates
+  const text = `The human denied ${denials.length === 1 ? 'a call' : `${denials.length} calls`} of your last turn; it did not run:\n${denials.map((d) => `- ${d}`).join('\n')}\nContinue without it; do not retry it unchanged.`
+  writeStep(env.ctx.store, env.emitStep, {
+    member_id: env.member.id,
+    kind: 'notice',
+    status: 'queued',
+    text,
+    task_id: start.task_id,
+    started_at: now(),
+  })
+}
+
+/** The prompt failed: a crash when the agent has exited, else the error as it came. */
+async function failed(turn: PromptTurn, err: unknown): Promise<TurnOutcome> {
+  const { env, agent, updates } = turn
+  updates.closeModel()
+  // The connection closes a moment before the exit is reported: a dead agent is a crash, with its reason.
+  const why = await agent.exitReason(2000)
+  if (why) {
+    agent.sessionId = null
+    return turn.fail(stoppedText(turn, why))
+  }
+  return turn.fail(
+    `${agentPresets[env.member.agent!].label} failed the turn: ${err instanceof Error ? err.message : String(err)}${agent.stderrTail ? `\n${agent.stderrTail.slice(-1500)}` : ''}`,
+  )
 }
 
 const interruptedText: Record<MemberHost['stopReason'], string> = {

@@ -11,12 +11,14 @@ import { appBinding } from '../mcp/app-binding'
 import { now } from '../../harness/ids'
 import { envRefusal, scratchPaths } from '../../platform/command-env'
 import { sandboxedAgentSpawn } from '../../platform/sandbox/agent-spawn'
+import type { SandboxedSpawn } from '../../platform/sandbox/spawn'
 import { sandboxStatus } from '../../platform/sandbox/status'
-import type { ProcessInfo } from '../../platform/sandbox-policy'
+import type { ProcessHook } from '../../platform/sandbox-policy'
 import type { MemberHost } from '../member-host'
 import type { AcpTurnEnv } from './turn-env'
 import { AgentStartError, type AgentProcess } from './agent-process'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
+import type { AgentPreset } from './agents/agent-preset'
 
 const START_TIMEOUT_MS = 60_000
 
@@ -108,7 +110,6 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
 
 /** The member's agent, running (started now if needed); or why it cannot run, in words for the session. */
 export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<StartedAgent | { error: string }> {
-  const { store } = env.ctx
   const member = env.member
   const preset = agentPresets[member.agent!]
   const concordSandbox = (await sandboxStatus()).available
@@ -116,23 +117,12 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     member,
     preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }),
   )
-  let gateway: McpGateway
-  try {
-    gateway = await env.agents.gateway(host.memberId, () =>
-      appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }),
-    )
-  } catch (err) {
-    return {
-      error: `Concord could not open the local socket ${preset.label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`,
-    }
-  }
-  const concordMcp = gateway.serverEntry('concord')
-  const viaConfig = preset.mcpArgs?.(concordMcp)
-  if (viaConfig) args.push(...viaConfig.args)
-  const sessionMcp: McpServer[] = viaConfig ? [] : [concordMcp]
-  const sessionMeta = preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {}
+  const gateway = await memberGateway(env, host)
+  if ('error' in gateway) return gateway
+  const tools = concordTools(preset, gateway)
+  args.push(...tools.args)
   const { vars, stateDirs } = agentEnv(env)
-  if (viaConfig) Object.assign(vars, viaConfig.env)
+  Object.assign(vars, tools.env)
   const workspaceConfig = (preset.workspaceConfig ?? [])
     .map((f) => join(env.workspaceRoot, f))
     .filter((p) => existsSync(p))
@@ -155,22 +145,63 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
       error: `${preset.label} was not started: this folder has ${workspaceConfig.map((p) => relative(env.workspaceRoot, p)).join(' and ')}, which ${preset.label} would apply (MCP servers, programs it runs, its environment), and without the OS sandbox (${spawn.reason ?? 'none here'}) Concord cannot hide them from it. Remove them from the repository, or run Concord where the sandbox works.`,
     }
   }
-  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
   const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
-  let agent: AgentProcess
+  const agent = await ensureAgent(env, host, spawn, command)
+  if ('error' in agent) return agent
+  return {
+    agent,
+    fresh: agent !== before,
+    sandboxed: spawn.sandboxed,
+    notSandboxed: spawn.reason,
+    sessionMcp: tools.sessionMcp,
+    sessionMeta: tools.sessionMeta,
+    gateway,
+    mcpConnectionsBefore,
+  }
+}
+
+/** The member's gateway socket, the agent's way to Concord's tools (opened once, for every turn of the member). */
+async function memberGateway(env: AcpTurnEnv, host: MemberHost): Promise<McpGateway | { error: string }> {
   try {
-    // Its process group is recorded like a command's, so the next start ends it if Concord dies (recovery.ts).
-    const onProcess = (p: ProcessInfo) => {
-      const id = store.steps.addProcess(null, p.pid, p.pgid, p.startTime ?? null, now())
-      return () => {
-        try {
-          store.steps.removeProcess(id)
-        } catch {
-          // The workspace was closed first: the record goes at the next start (recovery.ts).
-        }
-      }
+    return await env.agents.gateway(host.memberId, () =>
+      appBinding({ ...env.mcp, turn: () => env.agents.turn(host.memberId) }),
+    )
+  } catch (err) {
+    return {
+      error: `Concord could not open the local socket ${agentPresets[env.member.agent!].label} reaches its tools through: ${err instanceof Error ? err.message : String(err)}`,
     }
+  }
+}
+
+/**
+ * How Concord's MCP server reaches the agent: in its configuration (arguments and environment) where the preset knows
+ * how, else in session/new and session/load.
+ */
+function concordTools(
+  preset: AgentPreset,
+  gateway: McpGateway,
+): Pick<StartedAgent, 'sessionMcp' | 'sessionMeta'> & { args: string[]; env: Record<string, string> | undefined } {
+  const concordMcp = gateway.serverEntry('concord')
+  const viaConfig = preset.mcpArgs?.(concordMcp)
+  return {
+    args: viaConfig ? viaConfig.args : [],
+    env: viaConfig?.env,
+    sessionMcp: viaConfig ? [] : [concordMcp],
+    sessionMeta: preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {},
+  }
+}
+
+/** The member's agent process from the pool: the running one when its configuration is unchanged, else a new one. */
+async function ensureAgent(
+  env: AcpTurnEnv,
+  host: MemberHost,
+  spawn: SandboxedSpawn,
+  command: string,
+): Promise<AgentProcess | { error: string }> {
+  const preset = agentPresets[env.member.agent!]
+  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  try {
     const spec = {
       command: spawn.file,
       args: spawn.args,
@@ -178,22 +209,26 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
       cwd: spawn.cwd,
       fingerprint,
       notSandboxed: spawn.reason,
-      onProcess,
+      onProcess: recordProcess(env.ctx.store),
     }
-    agent = await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
+    return await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
   } catch (err) {
     if (err instanceof AgentStartError && err.code === 'agent_missing')
-      return { error: notInstalledText(member.agent!, command) }
+      return { error: notInstalledText(env.member.agent!, command) }
     return { error: err instanceof Error ? err.message : String(err) }
   }
-  return {
-    agent,
-    fresh: agent !== before,
-    sandboxed: spawn.sandboxed,
-    notSandboxed: spawn.reason,
-    sessionMcp,
-    sessionMeta,
-    gateway,
-    mcpConnectionsBefore,
+}
+
+/** The agent's process group is recorded like a command's, so the next start ends it if Concord dies (recovery.ts). */
+function recordProcess(store: AcpTurnEnv['ctx']['store']): ProcessHook {
+  return (p) => {
+    const id = store.steps.addProcess(null, p.pid, p.pgid, p.startTime ?? null, now())
+    return () => {
+      try {
+        store.steps.removeProcess(id)
+      } catch {
+        // The workspace was closed first: the record goes at the next start (recovery.ts).
+      }
+    }
   }
 }

@@ -7,24 +7,21 @@
  * Retries (429 / 5xx / connection failures, honouring retry-after-ms / retry-after) are left to the SDK.
  */
 import Anthropic from '@anthropic-ai/sdk'
-import type {
-  ChatMessage,
-  ModelProvider,
-  Usage,
-  ModelRequest,
-  ModelResult,
-  ProviderConfig,
-  ToolCall,
-  ToolSpec,
+import {
+  publicConfig,
+  ProviderError,
+  type ChatMessage,
+  type ModelProvider,
+  type Usage,
+  type ModelRequest,
+  type ModelResult,
+  type ProviderConfig,
+  type ProviderOptions,
+  type ToolCall,
+  type ToolSpec,
 } from './types'
-import { abortedError, CallbackError, checkStreamEnd, sdkErrorsOf, toProviderError } from './errors'
-import { ProviderError } from './types'
-
-export interface AnthropicProviderOptions {
-  apiKey?: string
-  maxRetries: number
-  timeoutMs?: number
-}
+import { abortedError, sdkErrorsOf } from './errors'
+import { streamReply, type ProviderFailure, type ReplyAssembler, type ReplyText } from './stream'
 
 /** Used when the request does not say: the Messages API requires max_tokens. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
@@ -32,16 +29,15 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
 export class AnthropicProvider implements ModelProvider {
   readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
   readonly #client: Anthropic | null
-  readonly #apiKey: string | undefined
-  readonly #label = 'Anthropic'
+  readonly #failure: ProviderFailure
 
-  constructor(config: ProviderConfig, options: AnthropicProviderOptions) {
-    this.config = Object.freeze({
-      kind: config.kind,
-      model: config.model,
-      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-    })
-    this.#apiKey = options.apiKey
+  constructor(config: ProviderConfig, options: ProviderOptions) {
+    this.config = publicConfig(config)
+    this.#failure = {
+      label: 'Anthropic',
+      where: config.baseURL ?? 'https://api.anthropic.com',
+      key: options.apiKey,
+    }
     this.#client = options.apiKey
       ? new Anthropic({
           apiKey: options.apiKey,
@@ -64,109 +60,96 @@ export class AnthropicProvider implements ModelProvider {
     if (signal?.aborted) throw abortedError()
 
     const params = anthropicParams(this.config.model, request)
+    return streamReply(
+      () => client.messages.create(params, signal ? { signal } : undefined),
+      (text) => new MessageAssembler(text),
+      onText,
+      sdkErrors,
+      { ...this.#failure, signal },
+    )
+  }
+}
 
-    let text = ''
-    let stopReason: string | null = null
-    // Filled by message_start / message_delta; stays null when the server reports none.
-    let usage: Usage | null = null
-    let sawEvent = false
-    const blocks = new Map<
-      number,
-      { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }
-    >()
+type StreamedBlock = { kind: 'tool'; id: string; name: string; json: string; startInput: unknown } | { kind: 'other' }
 
-    const emit = (delta: string) => {
-      if (!delta) return
-      text += delta
-      try {
-        onText(delta)
-      } catch (err) {
-        throw new CallbackError(err)
-      }
-    }
+/** A streamed message put together event by event: text goes on as it comes, tool_use blocks from their pieces. */
+class MessageAssembler implements ReplyAssembler<Anthropic.RawMessageStreamEvent> {
+  #stopReason: string | null = null
+  // Filled by message_start / message_delta; stays null when the server reports none.
+  #usage: Usage | null = null
+  readonly #blocks = new Map<number, StreamedBlock>()
 
-    try {
-      const stream = await client.messages.create(params, signal ? { signal } : undefined)
-      for await (const event of stream) {
-        sawEvent = true
-        switch (event.type) {
-          case 'message_start': {
-            const u = event.message.usage
-            if (u && typeof u.input_tokens === 'number') {
-              usage = {
-                inputTokens: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
-                outputTokens: u.output_tokens ?? 0,
-              }
-            }
-            break
-          }
-          case 'content_block_start': {
-            const block = event.content_block
-            if (block.type === 'tool_use') {
-              blocks.set(event.index, {
-                kind: 'tool',
-                id: block.id,
-                name: block.name,
-                json: '',
-                startInput: block.input,
-              })
-            } else {
-              blocks.set(event.index, { kind: 'other' })
-              if (block.type === 'text') emit(block.text)
-            }
-            break
-          }
-          case 'content_block_delta': {
-            const delta = event.delta
-            if (delta.type === 'text_delta') emit(delta.text)
-            else if (delta.type === 'input_json_delta') {
-              const block = blocks.get(event.index)
-              if (block?.kind === 'tool') block.json += delta.partial_json
-            }
-            break
-          }
-          case 'message_delta': {
-            if (event.delta.stop_reason) stopReason = event.delta.stop_reason
-            const u = event.usage
-            if (u) {
-              // message_delta usage is cumulative.
-              const next: Usage = usage ?? { inputTokens: 0, outputTokens: 0 }
-              if (typeof u.output_tokens === 'number') next.outputTokens = u.output_tokens
-              if (typeof u.input_tokens === 'number') {
-                next.inputTokens =
-                  u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
-              }
-              if (typeof u.output_tokens === 'number' || typeof u.input_tokens === 'number') usage = next
-            }
-            break
-          }
-          default:
-            break
+  constructor(private readonly text: ReplyText) {}
+
+  add(event: Anthropic.RawMessageStreamEvent): void {
+    switch (event.type) {
+      case 'message_start': {
+        const u = event.message.usage
+        if (u && typeof u.input_tokens === 'number') {
+          this.#usage = { inputTokens: inputTokensOf(u), outputTokens: u.output_tokens ?? 0 }
         }
+        break
       }
-    } catch (err) {
-      throw this.#toProviderError(err, signal, sawEvent)
+      case 'content_block_start': {
+        const block = event.content_block
+        if (block.type === 'tool_use') {
+          this.#blocks.set(event.index, {
+            kind: 'tool',
+            id: block.id,
+            name: block.name,
+            json: '',
+            startInput: block.input,
+          })
+        } else {
+          this.#blocks.set(event.index, { kind: 'other' })
+          if (block.type === 'text') this.text.add(block.text)
+        }
+        break
+      }
+      case 'content_block_delta': {
+        const delta = event.delta
+        if (delta.type === 'text_delta') this.text.add(delta.text)
+        else if (delta.type === 'input_json_delta') {
+          const block = this.#blocks.get(event.index)
+          if (block?.kind === 'tool') block.json += delta.partial_json
+        }
+        break
+      }
+      case 'message_delta':
+        if (event.delta.stop_reason) this.#stopReason = event.delta.stop_reason
+        if (event.usage) this.#addUsage(event.usage)
+        break
+      default:
+        break
     }
-    checkStreamEnd(signal, sawEvent, this.#label)
+  }
 
+  /** message_delta usage is cumulative. */
+  #addUsage(u: Anthropic.MessageDeltaUsage): void {
+    const next: Usage = this.#usage ?? { inputTokens: 0, outputTokens: 0 }
+    if (typeof u.output_tokens === 'number') next.outputTokens = u.output_tokens
+    if (typeof u.input_tokens === 'number') next.inputTokens = inputTokensOf(u)
+    if (typeof u.output_tokens === 'number' || typeof u.input_tokens === 'number') this.#usage = next
+  }
+
+  finish(): Omit<ModelResult, 'text'> {
     const toolCalls: ToolCall[] = []
-    for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
+    for (const [, block] of [...this.#blocks.entries()].sort((a, b) => a[0] - b[0])) {
       if (block.kind !== 'tool') continue
       const argumentsText = block.json !== '' ? block.json : JSON.stringify(block.startInput ?? {})
       toolCalls.push({ id: block.id, name: block.name, argumentsText })
     }
-    return { text, toolCalls, usage, stopReason: normaliseStopReason(stopReason, toolCalls.length > 0) }
+    return { toolCalls, usage: this.#usage, stopReason: normaliseStopReason(this.#stopReason, toolCalls.length > 0) }
   }
+}
 
-  #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
-    return toProviderError(err, sdkErrors, {
-      signal,
-      streaming,
-      label: this.#label,
-      where: this.config.baseURL ?? 'https://api.anthropic.com',
-      key: this.#apiKey,
-    })
-  }
+/** The input tokens of a call, whether read from the prompt cache, written to it, or neither. */
+function inputTokensOf(u: {
+  input_tokens: number | null
+  cache_creation_input_tokens?: number | null
+  cache_read_input_tokens?: number | null
+}): number {
+  return (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0)
 }
 
 const sdkErrors = sdkErrorsOf(Anthropic, apiErrorMessage)

@@ -12,7 +12,7 @@
  * Each SDK is loaded on a member's first model call, not when Concord starts: the two clients cost more
  * to import than the rest of the core together, and most workspaces use one provider or none.
  */
-import type { ModelProvider, ModelRequest, ModelResult, ProviderConfig } from './types'
+import { publicConfig, type ModelProvider, type ModelRequest, type ModelResult, type ProviderConfig } from './types'
 
 export * from './types'
 
@@ -85,11 +85,7 @@ class LazyProvider implements ModelProvider {
     config: ProviderConfig,
     private readonly load: () => Promise<ModelProvider>,
   ) {
-    this.config = Object.freeze({
-      kind: config.kind,
-      model: config.model,
-      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-    })
+    this.config = publicConfig(config)
   }
 
   async complete(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {

@@ -6,24 +6,21 @@
  * Retry-After and retry-after-ms) are left to the SDK; whatever is still failing afterwards becomes a ProviderError.
  */
 import OpenAI from 'openai'
-import type {
-  Usage,
-  ChatMessage,
-  ModelProvider,
-  ModelRequest,
-  ModelResult,
-  ProviderConfig,
-  ToolCall,
-  ToolSpec,
+import {
+  publicConfig,
+  ProviderError,
+  type Usage,
+  type ChatMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+  type ProviderConfig,
+  type ProviderOptions,
+  type ToolCall,
+  type ToolSpec,
 } from './types'
-import { abortedError, CallbackError, checkStreamEnd, sdkErrorsOf, toProviderError } from './errors'
-import { ProviderError } from './types'
-
-export interface OpenAIProviderOptions {
-  apiKey?: string
-  maxRetries: number
-  timeoutMs?: number
-}
+import { abortedError, sdkErrorsOf } from './errors'
+import { streamReply, type ProviderFailure, type ReplyAssembler, type ReplyText } from './stream'
 
 /** Placeholder sent to OpenAI-compatible servers that need no key (the SDK refuses to start without one). */
 export const NO_KEY_PLACEHOLDER = 'not-needed'
@@ -31,18 +28,16 @@ export const NO_KEY_PLACEHOLDER = 'not-needed'
 export class OpenAIProvider implements ModelProvider {
   readonly config: Readonly<Omit<ProviderConfig, 'apiKey'>>
   readonly #client: OpenAI | null
-  readonly #apiKey: string | undefined
   readonly #configError: ProviderError | null
-  readonly #label: string
+  readonly #failure: ProviderFailure
 
-  constructor(config: ProviderConfig, options: OpenAIProviderOptions) {
-    this.config = Object.freeze({
-      kind: config.kind,
-      model: config.model,
-      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-    })
-    this.#label = config.kind === 'openai' ? 'OpenAI' : 'OpenAI-compatible server'
-    this.#apiKey = options.apiKey
+  constructor(config: ProviderConfig, options: ProviderOptions) {
+    this.config = publicConfig(config)
+    this.#failure = {
+      label: config.kind === 'openai' ? 'OpenAI' : 'OpenAI-compatible server',
+      where: config.baseURL ?? 'https://api.openai.com/v1',
+      key: options.apiKey,
+    }
     let configError: ProviderError | null = null
     if (config.kind === 'openai' && !options.apiKey) {
       configError = new ProviderError(
@@ -87,50 +82,43 @@ export class OpenAIProvider implements ModelProvider {
         : {}),
     }
 
-    let text = ''
-    let finishReason: string | null = null
-    let usage: Usage | null = null
-    let sawChunk = false
-    const calls = new ToolCallAccumulator()
+    return streamReply(
+      () => client.chat.completions.create(params, signal ? { signal } : undefined),
+      (text) => new ChunkAssembler(text),
+      onText,
+      sdkErrors,
+      { ...this.#failure, signal },
+    )
+  }
+}
 
-    try {
-      const stream = await client.chat.completions.create(params, signal ? { signal } : undefined)
-      for await (const chunk of stream) {
-        sawChunk = true
-        if (chunk.usage) {
-          usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 }
-        }
-        const choice = chunk.choices?.[0]
-        if (!choice) continue
-        const delta = choice.delta
-        if (delta?.content) {
-          text += delta.content
-          try {
-            onText(delta.content)
-          } catch (err) {
-            throw new CallbackError(err)
-          }
-        }
-        if (delta?.tool_calls) for (const tc of delta.tool_calls) calls.add(tc)
-        if (choice.finish_reason) finishReason = choice.finish_reason
-      }
-    } catch (err) {
-      throw this.#toProviderError(err, signal, sawChunk)
+/** A streamed completion put together chunk by chunk: text goes on as it comes, tool calls from their deltas. */
+class ChunkAssembler implements ReplyAssembler<OpenAI.ChatCompletionChunk> {
+  #finishReason: string | null = null
+  #usage: Usage | null = null
+  readonly #calls = new ToolCallAccumulator()
+
+  constructor(private readonly text: ReplyText) {}
+
+  add(chunk: OpenAI.ChatCompletionChunk): void {
+    if (chunk.usage) {
+      this.#usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 }
     }
-    checkStreamEnd(signal, sawChunk, this.#label)
-
-    const toolCalls = calls.result()
-    return { text, toolCalls, usage, stopReason: normaliseFinishReason(finishReason, toolCalls.length > 0) }
+    const choice = chunk.choices?.[0]
+    if (!choice) return
+    const delta = choice.delta
+    this.text.add(delta?.content)
+    if (delta?.tool_calls) for (const tc of delta.tool_calls) this.#calls.add(tc)
+    if (choice.finish_reason) this.#finishReason = choice.finish_reason
   }
 
-  #toProviderError(err: unknown, signal: AbortSignal | undefined, streaming: boolean): unknown {
-    return toProviderError(err, sdkErrors, {
-      signal,
-      streaming,
-      label: this.#label,
-      where: this.config.baseURL ?? 'https://api.openai.com/v1',
-      key: this.#apiKey,
-    })
+  finish(): Omit<ModelResult, 'text'> {
+    const toolCalls = this.#calls.result()
+    return {
+      toolCalls,
+      usage: this.#usage,
+      stopReason: normaliseFinishReason(this.#finishReason, toolCalls.length > 0),
+    }
   }
 }
 

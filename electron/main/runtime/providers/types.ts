@@ -10,6 +10,22 @@ export interface ProviderConfig {
   apiKey?: string
 }
 
+/** How a provider's SDK client is made: the key (read when the member was set up), its retries and timeout. */
+export interface ProviderOptions {
+  apiKey?: string
+  maxRetries: number
+  timeoutMs?: number
+}
+
+/** The configuration a provider shows (frozen): everything but the key. */
+export function publicConfig(config: ProviderConfig): Readonly<Omit<ProviderConfig, 'apiKey'>> {
+  return Object.freeze({
+    kind: config.kind,
+    model: config.model,
+    ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+  })
+}
+
 export interface ToolCall {
   id: string
   name: string

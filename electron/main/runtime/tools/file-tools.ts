@@ -16,16 +16,19 @@ import {
   readTextFile,
   atomicWrite,
 } from './tool-helpers'
-import { defineTool } from './tool-schema'
-import { assertWritableTree, type ToolDefinition } from './types'
+import { defineTool, defineWritingTool } from './tool-schema'
+import type { ToolContext, ToolDefinition } from './types'
 import { ToolError } from '../../platform/tool-error'
 import { resolveInWorkspace, toWorkspaceRelative, workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
 // read_file
 
+/** The file a tool reads or writes. */
+const filePath = z.string().min(1).describe('File path relative to the workspace root.')
+
 const readFileArgs = z.object({
-  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  path: filePath,
   offset: z.number().int().min(1).optional().describe('1-based line number to start at.'),
   limit: z.number().int().min(1).optional().describe(`Maximum number of lines (default ${DEFAULT_READ_LINES}).`),
 })
@@ -74,6 +77,17 @@ const listFilesArgs = z.object({
 })
 type ListFilesArgs = z.infer<typeof listFilesArgs>
 
+/** Where list_files and search_text start (default: the workspace root), as given and resolved, with the root. */
+async function searchRoot(
+  ctx: ToolContext,
+  given: string | undefined,
+): Promise<{ rel: string; root: string; abs: string }> {
+  const rel = given ?? '.'
+  const root = await workspaceRealRoot(ctx.workspaceRoot)
+  const abs = await resolveInWorkspace(ctx.workspaceRoot, rel, { mustExist: true })
+  return { rel, root, abs }
+}
+
 async function readDirSorted(abs: string): Promise<Dirent[]> {
   const entries = await readdir(abs, { withFileTypes: true })
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -88,9 +102,7 @@ export const listFilesTool: ToolDefinition<ListFilesArgs> = defineTool({
   args: listFilesArgs,
   needsApproval: false,
   async run(args, ctx) {
-    const rel = args.path ?? '.'
-    const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const abs = await resolveInWorkspace(ctx.workspaceRoot, rel, { mustExist: true })
+    const { rel, root, abs } = await searchRoot(ctx, args.path)
     if (!(await stat(abs)).isDirectory()) throw new ToolError('not_a_directory', `${rel} is not a directory.`)
     const out: string[] = []
     let truncated = false
@@ -143,9 +155,7 @@ export const searchTextTool: ToolDefinition<SearchTextArgs> = defineTool({
   args: searchTextArgs,
   needsApproval: false,
   async run(args, ctx) {
-    const rel = args.path ?? '.'
-    const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const abs = await resolveInWorkspace(ctx.workspaceRoot, rel, { mustExist: true })
+    const { rel, root, abs } = await searchRoot(ctx, args.path)
     const matches: string[] = []
     let truncated = false
 
@@ -206,12 +216,12 @@ export const searchTextTool: ToolDefinition<SearchTextArgs> = defineTool({
 // write_file / edit_file
 
 const writeFileArgs = z.object({
-  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  path: filePath,
   content: z.string().describe('The complete new file content.'),
 })
 type WriteFileArgs = z.infer<typeof writeFileArgs>
 
-export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
+export const writeFileTool: ToolDefinition<WriteFileArgs> = defineWritingTool({
   name: 'write_file',
   description:
     'Create or overwrite a text file in the workspace with `content` (parent directories are created; the write is ' +
@@ -219,8 +229,6 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
   args: writeFileArgs,
   needsApproval: true,
   async run(args, ctx) {
-    checkAborted(ctx.signal)
-    assertWritableTree(ctx, 'write_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true })
     const created = await atomicWrite(abs, args.content)
     const bytes = Buffer.byteLength(args.content, 'utf8')
@@ -229,13 +237,13 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = defineTool({
 })
 
 const editFileArgs = z.object({
-  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  path: filePath,
   old: z.string().min(1).describe('Exact existing text to replace (must be unique in the file).'),
   new: z.string().describe('Replacement text.'),
 })
 type EditFileArgs = z.infer<typeof editFileArgs>
 
-export const editFileTool: ToolDefinition<EditFileArgs> = defineTool({
+export const editFileTool: ToolDefinition<EditFileArgs> = defineWritingTool({
   name: 'edit_file',
   description:
     'Replace the exact text `old` with `new` in a workspace file. `old` must occur exactly once (include enough ' +
@@ -243,8 +251,6 @@ export const editFileTool: ToolDefinition<EditFileArgs> = defineTool({
   args: editFileArgs,
   needsApproval: true,
   async run(args, ctx) {
-    checkAborted(ctx.signal)
-    assertWritableTree(ctx, 'edit_file')
     const abs = await resolveInWorkspace(ctx.workspaceRoot, args.path, { write: true, mustExist: true })
     const text = await readTextFile(abs, args.path)
     const first = text.indexOf(args.old)

@@ -10,17 +10,26 @@ import {
   runGit,
   type GitContext,
 } from '../../platform/git'
-import { GIT_OUTPUT_CAP, checkAborted, capText } from './tool-helpers'
-import { defineTool } from './tool-schema'
-import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'
+import { GIT_OUTPUT_CAP, capText } from './tool-helpers'
+import { defineTool, defineWritingTool } from './tool-schema'
+import type { ToolContext, ToolDefinition } from './types'
 import { workspaceRealRoot } from './workspace-path'
 
 // ---------------------------------------------------------------------------------------------------------------------
 // git tools
 
-/** What the git helpers take from a tool's context: the member's policy, the interrupt signal, process records. */
-function gitContext(ctx: ToolContext): GitContext {
-  return { signal: ctx.signal, sandbox: ctx.sandbox, onProcess: ctx.onProcess }
+/**
+ * The workspace repository a git tool works in, and what the git helpers take from the tool's context: the member's
+ * policy, the interrupt signal, process records.
+ */
+async function repository(ctx: ToolContext): Promise<{ root: string; g: GitContext }> {
+  const root = await workspaceRealRoot(ctx.workspaceRoot)
+  return { root, g: { signal: ctx.signal, sandbox: ctx.sandbox, onProcess: ctx.onProcess } }
+}
+
+/** The branch checked out, or words for a detached HEAD. */
+async function branchName(root: string, g: GitContext): Promise<string> {
+  return (await gitBranch(root, g)) ?? '(detached HEAD)'
 }
 
 const noArgs = z.object({})
@@ -32,12 +41,11 @@ export const gitStatusTool: ToolDefinition<NoArgs> = defineTool({
   args: noArgs,
   needsApproval: false,
   async run(_args, ctx) {
-    const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const g = gitContext(ctx)
+    const { root, g } = await repository(ctx)
     const out = await gitStatusPorcelain(root, g)
     const lines = out.split('\n').filter((l) => l.length > 0)
     const header = lines[0]?.startsWith('## ') ? lines.shift()! : ''
-    const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
+    const branch = await branchName(root, g)
     const result = [`Branch: ${branch}`]
     if (header) result.push(header)
     result.push(lines.length ? lines.join('\n') : '(working tree clean)')
@@ -59,8 +67,7 @@ export const gitDiffTool: ToolDefinition<GitDiffArgs> = defineTool({
   needsApproval: false,
   async run(args, ctx) {
     if (args.ref !== undefined) assertSafeRef(args.ref)
-    const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const g = gitContext(ctx)
+    const { root, g } = await repository(ctx)
     // No external diff programs or textconv drivers: both come from repository config (see git.ts).
     const base = ['diff', '--no-color', '--no-ext-diff', '--no-textconv', IGNORE_DIRTY_SUBMODULES]
     let diffArgs: string[]
@@ -91,7 +98,7 @@ const gitCommitArgs = z.object({
 })
 type GitCommitArgs = z.infer<typeof gitCommitArgs>
 
-export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
+export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineWritingTool({
   name: 'git_commit',
   description:
     'Stage every change in the workspace (`git add -A`) and commit it with `message`. Returns the new SHA. ' +
@@ -99,12 +106,9 @@ export const gitCommitTool: ToolDefinition<GitCommitArgs> = defineTool({
   args: gitCommitArgs,
   needsApproval: true,
   async run(args, ctx) {
-    checkAborted(ctx.signal)
-    assertWritableTree(ctx, 'git_commit')
-    const root = await workspaceRealRoot(ctx.workspaceRoot)
-    const g = gitContext(ctx)
+    const { root, g } = await repository(ctx)
     const sha = await gitCommitAll(root, args.message, g)
-    const branch = (await gitBranch(root, g)) ?? '(detached HEAD)'
+    const branch = await branchName(root, g)
     const stat = (
       await runGit(root, ['show', '--stat', '--format=', '--no-color', '--no-ext-diff', '--no-textconv', sha], {
         ...g,

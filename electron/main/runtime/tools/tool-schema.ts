@@ -1,6 +1,7 @@
 /** A tool's JSON Schema is derived from its zod `args`, so what the model is shown and what is validated cannot drift. */
 import { z } from 'zod'
-import type { ToolContext, ToolDefinition } from './types'
+import { checkAborted } from './tool-helpers'
+import { assertWritableTree, type ToolContext, type ToolDefinition } from './types'
 
 /**
  * The JSON Schema the model sees for `args`: the input side (optional fields not required), every object
@@ -40,6 +41,21 @@ export function defineTool<Args, Ctx extends ToolContext = ToolContext>(
       return (parameters ??= jsonSchemaOf(tool.args))
     },
   }
+}
+
+/**
+ * A tool that writes to the tree (a file, a commit): before it runs, an interrupted turn stops it and a read-only
+ * checkout refuses it, in words the member can act on.
+ */
+export function defineWritingTool<Args>(tool: Omit<ToolDefinition<Args>, 'parameters'>): ToolDefinition<Args> {
+  return defineTool({
+    ...tool,
+    async run(args, ctx) {
+      checkAborted(ctx.signal)
+      assertWritableTree(ctx, tool.name)
+      return tool.run(args, ctx)
+    },
+  })
 }
 
 type Def = {
