@@ -13,6 +13,7 @@ import { takeBoardFilter } from '../../stores/open-filtered'
 import { FocusedTask } from './FocusedTask'
 import './board.css'
 import { CheckboxRow } from '../../components/CheckboxRow'
+import { SelectOne } from '../../components/SelectOne'
 
 const working = workingStatuses
 const foldable = foldedStatuses
@@ -22,32 +23,23 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
   const decisions = useApp(selectDecisions)
   return (
     <div className="board-filters" data-testid="board-filters">
-      <select
+      <SelectOne
         value={filter.assigneeId ?? ''}
-        onChange={(e) => onChange({ ...filter, assigneeId: e.target.value || undefined })}
-        aria-label="Filter by member"
+        onChange={(v) => onChange({ ...filter, assigneeId: v || undefined })}
+        options={[{ value: '', text: 'Everyone' }, ...members.map((m) => ({ value: m.id, text: m.name }))]}
+        label="Filter by member"
         className="small"
-      >
-        <option value="">Everyone</option>
-        {members.map((m) => (
-          <option key={m.id} value={m.id}>
-            {m.name}
-          </option>
-        ))}
-      </select>
-      <select
+      />
+      <SelectOne
         value={filter.decisionId ?? ''}
-        onChange={(e) => onChange({ ...filter, decisionId: e.target.value || undefined })}
-        aria-label="Filter by decision"
+        onChange={(v) => onChange({ ...filter, decisionId: v || undefined })}
+        options={[
+          { value: '', text: 'Any decision' },
+          ...decisions.map((d) => ({ value: d.id, text: `${d.key} ${d.title}` })),
+        ]}
+        label="Filter by decision"
         className="small"
-      >
-        <option value="">Any decision</option>
-        {decisions.map((d) => (
-          <option key={d.id} value={d.id}>
-            {d.key} {d.title}
-          </option>
-        ))}
-      </select>
+      />
       <CheckboxRow
         className="check small"
         checked={!!filter.flagged}
