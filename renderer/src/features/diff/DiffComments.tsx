@@ -6,6 +6,7 @@ import { SplitSide } from '@git-diff-view/react'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { DiffComment } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
+import { SubmitForm } from '../../components/SubmitForm'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 
@@ -140,11 +141,10 @@ export function CommentForm({
   const endLine = Number(through)
   const valid = body.trim() !== '' && Number.isInteger(endLine) && endLine >= line
   return (
-    <form
+    <SubmitForm
       className="diff-comment-form"
-      data-testid="diff-comment-form"
-      onSubmit={(e) => {
-        e.preventDefault()
+      testId="diff-comment-form"
+      onSubmit={() => {
         if (!valid) return
         void state.add.run({ path, startLine: line, endLine, side, body }).then((added) => added && onClose())
       }}
@@ -180,7 +180,7 @@ export function CommentForm({
         </button>
       </div>
       <ErrorText error={state.add.error?.message} />
-    </form>
+    </SubmitForm>
   )
 }
 

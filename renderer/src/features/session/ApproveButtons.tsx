@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'react'
 import { ChoiceButtons } from '../../components/ChoiceButtons'
+import { SubmitForm } from '../../components/SubmitForm'
 import { Badge } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -113,13 +114,7 @@ function DenyReason(p: {
   onBack(): void
 }) {
   return (
-    <form
-      className="deny-reason"
-      onSubmit={(e) => {
-        e.preventDefault()
-        p.onDeny()
-      }}
-    >
+    <SubmitForm className="deny-reason" onSubmit={p.onDeny}>
       <input
         autoFocus
         value={p.reason}
@@ -135,7 +130,7 @@ function DenyReason(p: {
         Back
       </button>
       {p.error && <span className="error-inline">{p.error.message}</span>}
-    </form>
+    </SubmitForm>
   )
 }
 

@@ -13,6 +13,7 @@ import { takeBoardFilter } from '../../stores/open-filtered'
 import { FocusedTask } from './FocusedTask'
 import './board.css'
 import { CheckboxRow } from '../../components/CheckboxRow'
+import { useNewRecordForm } from '../../components/new-record-form'
 import { SelectOne } from '../../components/SelectOne'
 
 const working = workingStatuses
@@ -71,19 +72,10 @@ function Columns({ filter, wide }: { filter: BoardFilter; wide: boolean }) {
 /** The task board: columns by status, moved by drag or keyboard, checked by the core. In the panel the columns stack; "Board" opens them side by side over the window. */
 export function TaskBoard() {
   const { hasTasks, loading } = useHasTasks()
-  const [creating, setCreating] = useState(false)
   const [filter, setFilter] = useState<BoardFilter>(() => takeBoardFilter() ?? {})
   const [wide, setWide] = useState(false)
   const focusTaskId = useApp((s) => s.focusTaskId)
-  const newRecord = useApp((s) => s.newRecord)
-  const startNew = useApp((s) => s.startNew)
-
-  // "New task" from the palette opens the form; closing it clears the request.
-  const showForm = creating || newRecord === 'task'
-  const closeForm = () => {
-    setCreating(false)
-    if (newRecord) startNew(null)
-  }
+  const { showForm, openForm, closeForm } = useNewRecordForm('task')
 
   useEffect(() => {
     if (!wide) return
@@ -107,7 +99,7 @@ export function TaskBoard() {
       >
         {wide ? 'Close board' : 'Board ⤢'}
       </button>
-      <button className="btn small primary" onClick={() => setCreating(true)}>
+      <button className="btn small primary" onClick={openForm}>
         New task
       </button>
     </div>
