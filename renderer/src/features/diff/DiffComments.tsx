@@ -6,6 +6,7 @@ import { SplitSide } from '@git-diff-view/react'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { DiffComment } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
+import { whileMounted } from '../../components/while-mounted'
 import { SubmitForm } from '../../components/SubmitForm'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -21,15 +22,7 @@ export function useDiffComments(taskId: string | null) {
     if (taskId) setComments(await api.call('diffComments.list', { taskId }))
   }, [api, taskId])
   useEffect(() => {
-    let alive = true
-    if (taskId)
-      api.call('diffComments.list', { taskId }).then(
-        (list) => alive && setComments(list),
-        () => undefined,
-      )
-    return () => {
-      alive = false
-    }
+    if (taskId) return whileMounted(api.call('diffComments.list', { taskId }), setComments)
   }, [api, taskId])
   const add = useAction(
     async (p: { path: string; startLine: number; endLine: number; side: CommentSide; body: string }) => {
