@@ -6,6 +6,7 @@ import { createContext, useContext, useEffect, useState } from 'react'
 import type { Revision, StepRef } from '../../../shared/schemas'
 import type { ClientApi } from '../api/bridge-client'
 import { useApp } from '../stores/app-store'
+import { whileMounted } from './while-mounted'
 
 /** The pins of the step whose text is being rendered; null outside a step (panels, previews). */
 export const PinsContext = createContext<readonly StepRef[] | null>(null)
@@ -58,14 +59,7 @@ export function usePinnedRevision(decisionId: string | undefined, version: numbe
   const [rev, setRev] = useState<Revision | undefined>()
   useEffect(() => {
     if (!decisionId || version === undefined) return
-    let live = true
-    pinnedRevision(api, decisionId, version).then(
-      (r) => live && setRev(r),
-      () => live && setRev(undefined),
-    )
-    return () => {
-      live = false
-    }
+    return whileMounted(pinnedRevision(api, decisionId, version), setRev, () => setRev(undefined))
   }, [api, decisionId, version])
   return rev && rev.decisionId === decisionId && rev.version === version ? rev : undefined
 }

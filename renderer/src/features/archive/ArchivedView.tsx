@@ -60,23 +60,23 @@ function useArchived() {
   return { items, workspaces, load, restore }
 }
 
-/** One archived item: what it is, when it was archived, and Restore. */
-function ArchivedRow({
-  kind,
-  id,
-  title,
-  sub,
-  at,
-  pending,
-  onRestore,
-}: {
-  kind: ArchivedKind
+/** One archived item as a row shows it: what it is, and when it was archived. */
+interface ArchivedItem {
   id: string
   title: string
   sub: string
   at: string | null | undefined
-  pending: boolean
-  onRestore(kind: ArchivedKind, id: string): void
+}
+
+/** One archived item: what it is, when it was archived, and Restore. */
+function ArchivedRow({
+  kind,
+  item: { id, title, sub, at },
+  restore,
+}: {
+  kind: ArchivedKind
+  item: ArchivedItem
+  restore: { pending: boolean; run(kind: ArchivedKind, id: string): unknown }
 }) {
   return (
     <li className="archived-row" data-testid={`archived-${kind}`} data-id={id}>
@@ -85,8 +85,8 @@ function ArchivedRow({
       <span className="muted small archived-when">archived {at ? shortTime(at) : ''}</span>
       <button
         className="btn small"
-        disabled={pending}
-        onClick={() => onRestore(kind, id)}
+        disabled={restore.pending}
+        onClick={() => void restore.run(kind, id)}
         data-testid={`restore-${kind}`}
       >
         Restore
@@ -95,22 +95,37 @@ function ArchivedRow({
   )
 }
 
+/** The dialog's sections, in order: each kind's heading and its items as rows show them. */
+function archivedSections(items: ArchivedItems | null, workspaces: Workspace[]) {
+  const sections: { kind: ArchivedKind; heading: string; items: ArchivedItem[] }[] = [
+    {
+      kind: 'member',
+      heading: 'Members',
+      items: (items?.members ?? []).map((m) => ({ id: m.id, title: m.name, sub: m.role, at: m.archivedAt })),
+    },
+    {
+      kind: 'task',
+      heading: 'Tasks',
+      items: (items?.tasks ?? []).map((t) => ({
+        id: t.id,
+        title: `${t.key} ${t.title}`,
+        sub: t.status.replace('_', ' '),
+        at: t.archivedAt,
+      })),
+    },
+    {
+      kind: 'workspace',
+      heading: 'Workspaces',
+      items: workspaces.map((w) => ({ id: w.id, title: w.name, sub: w.repoPath, at: w.archivedAt })),
+    },
+  ]
+  return sections.filter((section) => section.items.length > 0)
+}
+
 function ArchivedDialog({ onClose }: { onClose(): void }) {
   const workspace = useApp((s) => s.workspaces.find((w) => w.id === s.workspaceId))
   const { items, workspaces, load, restore } = useArchived()
   const empty = items && !items.members.length && !items.tasks.length && !workspaces.length
-  const row = (kind: ArchivedKind, id: string, title: string, sub: string, at: string | null | undefined) => (
-    <ArchivedRow
-      key={id}
-      kind={kind}
-      id={id}
-      title={title}
-      sub={sub}
-      at={at}
-      pending={restore.pending}
-      onRestore={(k, i) => void restore.run(k, i)}
-    />
-  )
   return (
     <Modal title="Archived" onClose={onClose}>
       <div className="archived-view" data-testid="archived-view">
@@ -125,28 +140,16 @@ function ArchivedDialog({ onClose }: { onClose(): void }) {
         )}
         {!items && !load.error && <div className="muted">Loading…</div>}
         {empty && <div className="muted">Nothing is archived.</div>}
-        {!!items?.members.length && (
-          <section>
-            <h4>Members</h4>
-            <ul>{items.members.map((m) => row('member', m.id, m.name, m.role, m.archivedAt))}</ul>
-          </section>
-        )}
-        {!!items?.tasks.length && (
-          <section>
-            <h4>Tasks</h4>
+        {archivedSections(items, workspaces).map(({ kind, heading, items }) => (
+          <section key={kind}>
+            <h4>{heading}</h4>
             <ul>
-              {items.tasks.map((t) =>
-                row('task', t.id, `${t.key} ${t.title}`, t.status.replace('_', ' '), t.archivedAt),
-              )}
+              {items.map((item) => (
+                <ArchivedRow key={item.id} kind={kind} item={item} restore={restore} />
+              ))}
             </ul>
           </section>
-        )}
-        {workspaces.length > 0 && (
-          <section>
-            <h4>Workspaces</h4>
-            <ul>{workspaces.map((w) => row('workspace', w.id, w.name, w.repoPath, w.archivedAt))}</ul>
-          </section>
-        )}
+        ))}
         {workspace && (
           <div className="archived-foot">
             <ArchiveButton

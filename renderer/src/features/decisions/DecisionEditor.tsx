@@ -106,13 +106,7 @@ function DraftTexts({ d, ro }: { d: DecisionDraft; ro: boolean }) {
     <div className={`deditor-texts${rationaleAsked ? ' asking' : ''}`}>
       <label className="field">
         <span className="field-label">Statement</span>
-        <textarea
-          value={statement}
-          readOnly={ro}
-          onChange={(e) => d.setStatement(e.target.value)}
-          rows={Math.min(8, Math.max(3, statement.split('\n').length + 1))}
-          aria-label="Statement"
-        />
+        <GrowingText value={statement} readOnly={ro} onChange={d.setStatement} lines={[3, 8]} label="Statement" />
       </label>
       <div
         className={`field deditor-rationale${d.rationaleOpen ? ' open-question' : ''}`}
@@ -121,12 +115,12 @@ function DraftTexts({ d, ro }: { d: DecisionDraft; ro: boolean }) {
         <span className="field-label">
           {rationaleAsked ? 'Rationale: does it still hold for the new statement?' : 'Rationale'}
         </span>
-        <textarea
+        <GrowingText
           value={rationale}
           readOnly={ro}
-          onChange={(e) => d.setRationale(e.target.value)}
-          rows={Math.min(6, Math.max(2, rationale.split('\n').length + 1))}
-          aria-label="Rationale"
+          onChange={d.setRationale}
+          lines={[2, 6]}
+          label="Rationale"
           placeholder="Why this decision (printed as the context in the export)"
         />
         {rationaleAsked && !rationaleChanged && (
@@ -140,6 +134,34 @@ function DraftTexts({ d, ro }: { d: DecisionDraft; ro: boolean }) {
         )}
       </div>
     </div>
+  )
+}
+
+/** A text box one line taller than its text, within `lines` (the fewest and the most). */
+function GrowingText({
+  value,
+  readOnly,
+  onChange,
+  lines: [fewest, most],
+  label,
+  placeholder,
+}: {
+  value: string
+  readOnly: boolean
+  onChange(text: string): void
+  lines: [number, number]
+  label: string
+  placeholder?: string
+}) {
+  return (
+    <textarea
+      value={value}
+      readOnly={readOnly}
+      onChange={(e) => onChange(e.target.value)}
+      rows={Math.min(most, Math.max(fewest, value.split('\n').length + 1))}
+      aria-label={label}
+      placeholder={placeholder}
+    />
   )
 }
 

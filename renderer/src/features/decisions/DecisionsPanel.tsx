@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react'
+import { useNewRecordForm } from '../../components/new-record-form'
 import { Badge, CardForm, EmptyState, Field } from '../../components/ui'
 import { excerpt } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -14,17 +15,8 @@ export function DecisionsPanel() {
   const focusId = useApp((s) => s.focusDecisionId)
   const openDecision = useApp((s) => s.openDecision)
   const [query, setQuery] = useState('')
-  const [creating, setCreating] = useState(false)
   const focused = useApp((s) => (focusId ? s.decisions[focusId] : undefined))
-  const newRecord = useApp((s) => s.newRecord)
-  const startNew = useApp((s) => s.startNew)
-
-  // "New decision" from the palette opens the form; closing it clears the request.
-  const showForm = creating || newRecord === 'decision'
-  const closeForm = () => {
-    setCreating(false)
-    if (newRecord) startNew(null)
-  }
+  const { showForm, openForm, closeForm } = useNewRecordForm('decision')
 
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase()
@@ -47,7 +39,7 @@ export function DecisionsPanel() {
           onChange={(e) => setQuery(e.target.value)}
           aria-label="Search decisions"
         />
-        <button className="btn small primary" onClick={() => setCreating(true)}>
+        <button className="btn small primary" onClick={openForm}>
           New
         </button>
       </div>

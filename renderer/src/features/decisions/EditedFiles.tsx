@@ -1,4 +1,5 @@
 import type { ClientError } from '../../api/errors'
+import { CheckboxRow } from '../../components/CheckboxRow'
 
 export interface EditedFile {
   path: string
@@ -45,15 +46,9 @@ export function EditedFiles({
         Make the change in Concord (or undo it in the file) and export again; or overwrite, and the change in the file
         is lost.
       </p>
-      <label className="export-overwrite">
-        <input
-          type="checkbox"
-          checked={overwrite}
-          onChange={(e) => onOverwrite(e.target.checked)}
-          data-testid="export-overwrite"
-        />
+      <CheckboxRow className="export-overwrite" checked={overwrite} onChange={onOverwrite} testId="export-overwrite">
         Overwrite {files.length === 1 ? 'this file' : 'these files'}
-      </label>
+      </CheckboxRow>
     </div>
   )
 }

@@ -1,4 +1,5 @@
 import type { ExportResult } from '../../../../shared/schemas'
+import { SelectOne } from '../../components/SelectOne'
 import { ErrorText } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
 import { EditedFiles, editedFilesOf } from './EditedFiles'
@@ -72,6 +73,19 @@ export function ExportBox() {
   )
 }
 
+const formats: { value: Format; text: string }[] = [
+  { value: 'madr', text: 'MADR files' },
+  { value: 'markdown', text: 'One Markdown log' },
+  { value: 'json', text: 'JSON (full fidelity)' },
+]
+
+const flavours: { value: Flavour; text: string }[] = [
+  { value: '', text: 'As the repository says' },
+  { value: 'madr', text: 'MADR 4' },
+  { value: 'adr-tools', text: 'adr-tools' },
+  { value: 'log4brains', text: 'log4brains' },
+]
+
 /** The export's inputs: format, flavour (MADR) and folder. */
 function ExportFields({ x }: { x: ExportPlan }) {
   const { format, flavour, folder, plan, changed } = x
@@ -79,30 +93,18 @@ function ExportFields({ x }: { x: ExportPlan }) {
     <div className="export-fields">
       <label>
         <span className="field-label">Format</span>
-        <select
-          value={format}
-          onChange={(e) => changed(x.setFormat)(e.target.value as Format)}
-          aria-label="Export format"
-        >
-          <option value="madr">MADR files</option>
-          <option value="markdown">One Markdown log</option>
-          <option value="json">JSON (full fidelity)</option>
-        </select>
+        <SelectOne value={format} onChange={(v) => changed(x.setFormat)(v)} options={formats} label="Export format" />
       </label>
       {format === 'madr' && (
         <label>
           <span className="field-label">Flavour</span>
-          <select
+          <SelectOne
             value={flavour}
-            onChange={(e) => changed(x.setFlavour)(e.target.value as Flavour)}
-            aria-label="MADR flavour"
-            data-testid="export-flavour"
-          >
-            <option value="">As the repository says</option>
-            <option value="madr">MADR 4</option>
-            <option value="adr-tools">adr-tools</option>
-            <option value="log4brains">log4brains</option>
-          </select>
+            onChange={(v) => changed(x.setFlavour)(v)}
+            options={flavours}
+            label="MADR flavour"
+            testId="export-flavour"
+          />
         </label>
       )}
       <label className="export-folder">

@@ -6,6 +6,8 @@ import { SplitSide } from '@git-diff-view/react'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { DiffComment } from '../../../../shared/schemas'
 import { ErrorText } from '../../components/ui'
+import { whileMounted } from '../../components/while-mounted'
+import { SubmitForm } from '../../components/SubmitForm'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 
@@ -20,15 +22,7 @@ export function useDiffComments(taskId: string | null) {
     if (taskId) setComments(await api.call('diffComments.list', { taskId }))
   }, [api, taskId])
   useEffect(() => {
-    let alive = true
-    if (taskId)
-      api.call('diffComments.list', { taskId }).then(
-        (list) => alive && setComments(list),
-        () => undefined,
-      )
-    return () => {
-      alive = false
-    }
+    if (taskId) return whileMounted(api.call('diffComments.list', { taskId }), setComments)
   }, [api, taskId])
   const add = useAction(
     async (p: { path: string; startLine: number; endLine: number; side: CommentSide; body: string }) => {
@@ -140,11 +134,10 @@ export function CommentForm({
   const endLine = Number(through)
   const valid = body.trim() !== '' && Number.isInteger(endLine) && endLine >= line
   return (
-    <form
+    <SubmitForm
       className="diff-comment-form"
-      data-testid="diff-comment-form"
-      onSubmit={(e) => {
-        e.preventDefault()
+      testId="diff-comment-form"
+      onSubmit={() => {
         if (!valid) return
         void state.add.run({ path, startLine: line, endLine, side, body }).then((added) => added && onClose())
       }}
@@ -180,7 +173,7 @@ export function CommentForm({
         </button>
       </div>
       <ErrorText error={state.add.error?.message} />
-    </form>
+    </SubmitForm>
   )
 }
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { AutoTurn, SentNotice } from '../../../../shared/schemas'
 import { Avatar, EmptyState, Modal } from '../../components/ui'
+import type { ClientApi } from '../../api/bridge-client'
 import { shortTime } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
 import './figure-items.css'
@@ -61,6 +62,42 @@ function usePages<T>(load: (cursor: string | undefined) => Promise<Page<T>>) {
   return { ...state, more }
 }
 
+/** One list behind a figure: its words, how a page of it is read, and how an item shows. */
+interface ItemList<T> {
+  title: string
+  intro: string
+  empty: ReactNode
+  load(api: ClientApi, query: { workspaceId: string; limit: number; cursor?: string }): Promise<Page<T>>
+  row(item: T, index: number, onClose: () => void): ReactNode
+}
+
+const sentNotices: ItemList<SentNotice> = {
+  title: 'Notices sent',
+  intro:
+    'Each notice went to a member whose tasks or reports depend on a decision that changed; it reaches them at their next step.',
+  empty: (
+    <EmptyState title="No notices yet">
+      When a decision changes in substance, every member whose tasks or reports depend on it gets a notice in its next
+      step. Editorial fixes send none.
+    </EmptyState>
+  ),
+  load: (api, query) => api.call('notices.sent', query),
+  row: (n, _i, onClose) => <NoticeRow key={n.id} notice={n} onClose={onClose} />,
+}
+
+const autoTurns: ItemList<AutoTurn> = {
+  title: 'Relays you did not have to make',
+  intro: 'Turns Concord started itself, so you did not have to tell the member what changed.',
+  empty: (
+    <EmptyState title="No turn started by Concord yet">
+      With automatic turns on (workspace settings), a member whose task is flagged by a change, or whose report a
+      delivery made stale, gets a turn without you relaying it.
+    </EmptyState>
+  ),
+  load: (api, query) => api.call('autoTurns.list', query),
+  row: (a, i, onClose) => <AutoTurnRow key={`${a.stepId}-${i}`} turn={a} onClose={onClose} />,
+}
+
 /** The modal a Figures tile opens: who, about what, when, and a click that opens the step in the member's chat. */
 export function FigureItemsDialog({
   list,
@@ -72,89 +109,37 @@ export function FigureItemsDialog({
   onClose(): void
 }) {
   return list === 'notices' ? (
-    <SentNotices workspaceId={workspaceId} onClose={onClose} />
+    <ItemsFrame key={list} kind={list} list={sentNotices} workspaceId={workspaceId} onClose={onClose} />
   ) : (
-    <AutoTurns workspaceId={workspaceId} onClose={onClose} />
-  )
-}
-
-function SentNotices({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
-  const api = useApp((s) => s.api)
-  const load = useCallback(
-    (cursor: string | undefined) =>
-      api.call('notices.sent', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
-    [api, workspaceId],
-  )
-  const pages = usePages<SentNotice>(load)
-  return (
-    <ItemsFrame
-      title="Notices sent"
-      kind="notices"
-      intro="Each notice went to a member whose tasks or reports depend on a decision that changed; it reaches them at their next step."
-      empty={
-        <EmptyState title="No notices yet">
-          When a decision changes in substance, every member whose tasks or reports depend on it gets a notice in its
-          next step. Editorial fixes send none.
-        </EmptyState>
-      }
-      pages={pages}
-      onClose={onClose}
-      row={(n) => <NoticeRow key={n.id} notice={n} onClose={onClose} />}
-    />
-  )
-}
-
-function AutoTurns({ workspaceId, onClose }: { workspaceId: string; onClose(): void }) {
-  const api = useApp((s) => s.api)
-  const load = useCallback(
-    (cursor: string | undefined) =>
-      api.call('autoTurns.list', { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
-    [api, workspaceId],
-  )
-  const pages = usePages<AutoTurn>(load)
-  return (
-    <ItemsFrame
-      title="Relays you did not have to make"
-      kind="autoTurns"
-      intro="Turns Concord started itself, so you did not have to tell the member what changed."
-      empty={
-        <EmptyState title="No turn started by Concord yet">
-          With automatic turns on (workspace settings), a member whose task is flagged by a change, or whose report a
-          delivery made stale, gets a turn without you relaying it.
-        </EmptyState>
-      }
-      pages={pages}
-      onClose={onClose}
-      row={(a, i) => <AutoTurnRow key={`${a.stepId}-${i}`} turn={a} onClose={onClose} />}
-    />
+    <ItemsFrame key={list} kind={list} list={autoTurns} workspaceId={workspaceId} onClose={onClose} />
   )
 }
 
 function ItemsFrame<T>({
-  title,
   kind,
-  intro,
-  empty,
-  pages,
-  row,
+  list,
+  workspaceId,
   onClose,
 }: {
-  title: string
   kind: FigureList
-  intro: string
-  empty: ReactNode
-  pages: ReturnType<typeof usePages<T>>
-  row(item: T, index: number): ReactNode
+  list: ItemList<T>
+  workspaceId: string
   onClose(): void
 }) {
+  const api = useApp((s) => s.api)
+  const load = useCallback(
+    (cursor: string | undefined) => list.load(api, { workspaceId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
+    [api, workspaceId, list],
+  )
+  const pages = usePages<T>(load)
   const { items, total, nextCursor, loading, error, more } = pages
   const done = !loading || items.length > 0
   return (
-    <Modal title={title} onClose={onClose} wide>
+    <Modal title={list.title} onClose={onClose} wide>
       <div className="figure-items" data-testid="figure-items" data-list={kind}>
         {done && items.length > 0 && (
           <div className="muted small figure-items-intro">
-            {intro}{' '}
+            {list.intro}{' '}
             {items.length < total
               ? `Showing ${items.length} of ${total}, newest first.`
               : `${total} in all, newest first.`}
@@ -165,8 +150,10 @@ function ItemsFrame<T>({
             {error}
           </div>
         )}
-        {!loading && !error && items.length === 0 && empty}
-        {items.length > 0 && <ul className="figure-items-list">{items.map(row)}</ul>}
+        {!loading && !error && items.length === 0 && list.empty}
+        {items.length > 0 && (
+          <ul className="figure-items-list">{items.map((item, i) => list.row(item, i, onClose))}</ul>
+        )}
         {loading && items.length === 0 && <div className="muted small">Loading…</div>}
         {nextCursor && (
           <button

@@ -82,75 +82,92 @@ export function Figures() {
   )
 }
 
-/** What the harness did for the team, each figure opening what it counts. */
-function CoordinationFigures({ m }: { m: Metrics }) {
+interface FigureSpec {
+  label: string
+  value: number
+  explain: string
+  opens: Opens
+}
+
+/** A row of the table below: the figure's label, its number, what it counts, what a click opens. */
+const figure = (label: string, value: number, explain: string, opens: Opens): FigureSpec => ({
+  label,
+  value,
+  explain,
+  opens,
+})
+
+/** What the harness did for the team, each figure with what it counts and what it opens. */
+function coordinationSpecs(m: Metrics): FigureSpec[] {
   const flagged =
     m.tasksFlagged.requirements_updated + m.tasksFlagged.needs_adjustment + m.tasksFlagged.needs_reverification
   const flaggedTasks: Opens = { tab: 'tasks', board: { flagged: true }, what: 'the board, flagged tasks only' }
   const staleReports: Opens = { tab: 'reports', staleReports: true, what: 'the stale reports' }
+  return [
+    figure(
+      'decision edits',
+      m.decisionEdits.normative,
+      `Normative changes, each propagated to its dependents; ${m.decisionEdits.editorial} editorial fixes flagged nothing.`,
+      { tab: 'decisions', what: 'the decisions' },
+    ),
+    figure('tasks flagged', flagged, 'Times a task was told that a decision it depends on changed.', flaggedTasks),
+    figure(
+      'notices sent',
+      m.noticesSent,
+      'Messages put into a member’s next step: only to members whose work was affected.',
+      { list: 'notices', what: 'the notices, each at its step in the chat' },
+    ),
+    figure(
+      'relays you did not have to make',
+      m.autoTurns ?? 0,
+      'Turns Concord started itself for a flagged member or the author of stale evidence.',
+      { list: 'autoTurns', what: 'the turns Concord started, each in the chat' },
+    ),
+    figure(
+      'acceptances revoked',
+      m.acceptancesRevoked,
+      'Accepted tasks sent back to re-verification by a change.',
+      flaggedTasks,
+    ),
+    figure(
+      'claims made stale',
+      m.claims.madeStale,
+      'Verified behaviours whose decision changed: no longer evidence until re-checked.',
+      staleReports,
+    ),
+    figure(
+      'claims kept valid',
+      m.claims.keptValid,
+      'Claims of an affected report that stayed valid: evidence not thrown away.',
+      { tab: 'reports', staleReports: false, what: 'all reports' },
+    ),
+    figure(
+      'stale evidence blocked',
+      m.acceptances.refusedStale,
+      'Acceptances refused because a report was stale or based on old versions.',
+      staleReports,
+    ),
+    figure('accepted', m.acceptances.accepted, 'Tasks accepted on current evidence.', {
+      tab: 'tasks',
+      what: 'the board',
+    }),
+    figure(
+      'proposals',
+      m.proposals.created,
+      `Changes proposed by members without authority: ${m.proposals.accepted} accepted, ${m.proposals.rejected} rejected.`,
+      { tab: 'inbox', what: 'the inbox' },
+    ),
+  ]
+}
+
+/** What the harness did for the team, each figure opening what it counts. */
+function CoordinationFigures({ m }: { m: Metrics }) {
   return (
     <>
       <div className="figure-grid">
-        <Figure
-          label="decision edits"
-          value={m.decisionEdits.normative}
-          explain={`Normative changes, each propagated to its dependents; ${m.decisionEdits.editorial} editorial fixes flagged nothing.`}
-          opens={{ tab: 'decisions', what: 'the decisions' }}
-        />
-        <Figure
-          label="tasks flagged"
-          value={flagged}
-          explain="Times a task was told that a decision it depends on changed."
-          opens={flaggedTasks}
-        />
-        <Figure
-          label="notices sent"
-          value={m.noticesSent}
-          explain="Messages put into a member’s next step: only to members whose work was affected."
-          opens={{ list: 'notices', what: 'the notices, each at its step in the chat' }}
-        />
-        <Figure
-          label="relays you did not have to make"
-          value={m.autoTurns ?? 0}
-          explain="Turns Concord started itself for a flagged member or the author of stale evidence."
-          opens={{ list: 'autoTurns', what: 'the turns Concord started, each in the chat' }}
-        />
-        <Figure
-          label="acceptances revoked"
-          value={m.acceptancesRevoked}
-          explain="Accepted tasks sent back to re-verification by a change."
-          opens={flaggedTasks}
-        />
-        <Figure
-          label="claims made stale"
-          value={m.claims.madeStale}
-          explain="Verified behaviours whose decision changed: no longer evidence until re-checked."
-          opens={staleReports}
-        />
-        <Figure
-          label="claims kept valid"
-          value={m.claims.keptValid}
-          explain="Claims of an affected report that stayed valid: evidence not thrown away."
-          opens={{ tab: 'reports', staleReports: false, what: 'all reports' }}
-        />
-        <Figure
-          label="stale evidence blocked"
-          value={m.acceptances.refusedStale}
-          explain="Acceptances refused because a report was stale or based on old versions."
-          opens={staleReports}
-        />
-        <Figure
-          label="accepted"
-          value={m.acceptances.accepted}
-          explain="Tasks accepted on current evidence."
-          opens={{ tab: 'tasks', what: 'the board' }}
-        />
-        <Figure
-          label="proposals"
-          value={m.proposals.created}
-          explain={`Changes proposed by members without authority: ${m.proposals.accepted} accepted, ${m.proposals.rejected} rejected.`}
-          opens={{ tab: 'inbox', what: 'the inbox' }}
-        />
+        {coordinationSpecs(m).map((f) => (
+          <Figure key={f.label} {...f} />
+        ))}
       </div>
       <div className="flag-split muted small">
         {taskFlagWords.requirements_updated} {m.tasksFlagged.requirements_updated} · {taskFlagWords.needs_adjustment}{' '}

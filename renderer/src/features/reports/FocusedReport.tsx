@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { Report } from '../../../../shared/schemas'
 import { asClientError } from '../../api/errors'
+import { FocusedFrame } from '../../components/FocusedFrame'
 import { useApp } from '../../stores/app-store'
 import { ReportCard } from './ReportCard'
 
@@ -30,17 +31,12 @@ export function FocusedReport({ id }: { id: string }) {
   // The list's copy when it holds a newer reading (an edit staled a claim since), else the one read here.
   const report = cached ?? read
   return (
-    <div className="panel-section report-focus" data-testid="report-focus" data-key={report?.key}>
-      <div className="panel-toolbar">
-        <button className="link-btn" onClick={() => openReport(null)} data-testid="report-focus-back">
-          ← All reports
-        </button>
-      </div>
+    <FocusedFrame kind="report" className="panel-section" itemKey={report?.key} onBack={() => openReport(null)}>
       {report ? (
         <ReportCard report={report} open={open} onToggle={() => setOpen(!open)} />
       ) : (
         <div className={error ? 'error-text pad' : 'muted pad'}>{error ?? 'Loading…'}</div>
       )}
-    </div>
+    </FocusedFrame>
   )
 }

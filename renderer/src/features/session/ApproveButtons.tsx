@@ -2,8 +2,9 @@
  * A waiting tool call's buttons: Allow, Always allow (a rule for this member or the whole team, made from the call),
  * Deny with a reason. The buttons carry data-action so the approval bar's keys (A, L, D) press them.
  */
-import { useEffect, useRef, useState, type RefObject } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { ChoiceButtons } from '../../components/ChoiceButtons'
+import { SubmitForm } from '../../components/SubmitForm'
 import { Badge } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -56,11 +57,6 @@ export function ApproveButtons({ memberId, callId, tool }: { memberId: string; c
     api.call('sessions.allowAlways', { memberId, callId, scope }),
   )
   const error = act.error ?? always.error
-  // Opened from the keyboard (L): Enter then makes the rule for this member.
-  const forMember = useRef<HTMLButtonElement>(null)
-  useEffect(() => {
-    if (mode === 'always') forMember.current?.focus()
-  }, [mode])
   const back = () => setMode('buttons')
   if (mode === 'deny')
     return (
@@ -74,16 +70,7 @@ export function ApproveButtons({ memberId, callId, tool }: { memberId: string; c
       />
     )
   if (mode === 'always')
-    return (
-      <AlwaysAllow
-        memberId={memberId}
-        tool={tool}
-        suggestion={suggestion}
-        forMember={forMember}
-        always={always}
-        onBack={back}
-      />
-    )
+    return <AlwaysAllow memberId={memberId} tool={tool} suggestion={suggestion} always={always} onBack={back} />
   return (
     <span className="approve">
       {tool && <SandboxBadge tool={tool} />}
@@ -127,13 +114,7 @@ function DenyReason(p: {
   onBack(): void
 }) {
   return (
-    <form
-      className="deny-reason"
-      onSubmit={(e) => {
-        e.preventDefault()
-        p.onDeny()
-      }}
-    >
+    <SubmitForm className="deny-reason" onSubmit={p.onDeny}>
       <input
         autoFocus
         value={p.reason}
@@ -149,7 +130,7 @@ function DenyReason(p: {
         Back
       </button>
       {p.error && <span className="error-inline">{p.error.message}</span>}
-    </form>
+    </SubmitForm>
   )
 }
 
@@ -161,18 +142,21 @@ function AlwaysAllow({
   memberId,
   tool,
   suggestion,
-  forMember,
   always,
   onBack,
 }: {
   memberId: string
   tool?: string
   suggestion?: Suggestion
-  forMember: RefObject<HTMLButtonElement | null>
   always: { run(scope: 'member' | 'team'): unknown; pending: boolean; error: { message: string } | null }
   onBack(): void
 }) {
   const memberName = useApp((s) => s.members[memberId]?.name ?? 'this member')
+  // Opened from the keyboard (L): Enter then makes the rule for this member.
+  const forMember = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    forMember.current?.focus()
+  }, [])
   const noRule = suggestion?.noRule
   return (
     <span

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type RefObject } from 'react'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { clearDraft, loadDraft, saveDraft } from '../../lib/drafts'
@@ -12,22 +12,9 @@ function askForNotifications() {
   void Notification.requestPermission().catch(() => {})
 }
 
-export function Composer({
-  memberId,
-  compact,
-  autoFocus,
-}: {
-  memberId: string
-  compact?: boolean
-  autoFocus?: boolean
-}) {
-  const api = useApp((s) => s.api)
-  const member = useApp((s) => s.members[memberId])
-  const focusTick = useApp((s) => s.composerFocusTick)
-  const queued = useApp((s) => s.sessions[memberId]?.info.queued ?? 0)
-  const workspaceId = member?.workspaceId ?? ''
+/** The draft typed to a member, kept per workspace and member: switching members brings back what was typed to that one. */
+function useDraft(workspaceId: string, memberId: string) {
   const [text, setTextState] = useState(() => loadDraft(workspaceId, memberId))
-  // The draft of the member shown: switching members brings back what was typed to that one.
   const [draftOf, setDraftOf] = useState(`${workspaceId}/${memberId}`)
   if (draftOf !== `${workspaceId}/${memberId}`) {
     setDraftOf(`${workspaceId}/${memberId}`)
@@ -39,15 +26,13 @@ export function Composer({
       saveDraft(workspaceId, memberId, value)
       return value
     })
-  const ref = useRef<HTMLTextAreaElement>(null)
-  const tree = useTurnTree(memberId, workspaceId, text)
-  const send = useAction(async (value: string, taskId?: string) => {
-    askForNotifications()
-    await api.call('sessions.send', { memberId, text: value, ...(taskId ? { taskId } : {}) })
-    clearDraft(workspaceId, memberId)
-    return true
-  })
+  return [text, setText] as const
+}
 
+/** Focus on request (the focus key), and a height that grows with the text up to a limit. */
+function useMessageBox(text: string, compact: boolean | undefined, autoFocus: boolean | undefined) {
+  const focusTick = useApp((s) => s.composerFocusTick)
+  const ref = useRef<HTMLTextAreaElement>(null)
   useEffect(() => {
     if (autoFocus && focusTick > 0) ref.current?.focus()
   }, [focusTick, autoFocus])
@@ -58,6 +43,31 @@ export function Composer({
     el.style.height = 'auto'
     el.style.height = `${Math.min(el.scrollHeight, compact ? 120 : 220)}px`
   }, [text, compact])
+  return ref
+}
+
+export function Composer({
+  memberId,
+  compact,
+  autoFocus,
+}: {
+  memberId: string
+  compact?: boolean
+  autoFocus?: boolean
+}) {
+  const api = useApp((s) => s.api)
+  const member = useApp((s) => s.members[memberId])
+  const queued = useApp((s) => s.sessions[memberId]?.info.queued ?? 0)
+  const workspaceId = member?.workspaceId ?? ''
+  const [text, setText] = useDraft(workspaceId, memberId)
+  const tree = useTurnTree(memberId, workspaceId, text)
+  const send = useAction(async (value: string, taskId?: string) => {
+    askForNotifications()
+    await api.call('sessions.send', { memberId, text: value, ...(taskId ? { taskId } : {}) })
+    clearDraft(workspaceId, memberId)
+    return true
+  })
+  const ref = useMessageBox(text, compact, autoFocus)
 
   const submit = async () => {
     const value = text.trim()
@@ -83,36 +93,62 @@ export function Composer({
         </div>
       )}
       <TreePicker tree={tree} />
-      <div className="composer-row">
-        <textarea
-          ref={ref}
-          value={text}
-          rows={1}
-          placeholder={`Message ${member.name}${compact ? '' : ' — mention decisions as D-1; Enter sends, Shift+Enter for a new line'}`}
-          aria-label={`Message ${member.name}`}
-          data-testid="composer"
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-              e.preventDefault()
-              void submit()
-            }
-          }}
-        />
-        <button
-          className="btn primary"
-          disabled={!text.trim() || send.pending || noProvider}
-          onClick={() => void submit()}
-          data-testid="send"
-        >
-          Send
-        </button>
-      </div>
+      <MessageRow
+        boxRef={ref}
+        name={member.name}
+        compact={compact}
+        text={text}
+        setText={setText}
+        canSend={!!text.trim() && !send.pending && !noProvider}
+        onSend={() => void submit()}
+      />
       {queued > 0 && (
         <div className="composer-queued">
           {queued} message{queued === 1 ? '' : 's'} queued
         </div>
       )}
+    </div>
+  )
+}
+
+/** The message box and Send: Enter sends, Shift+Enter makes a new line. */
+function MessageRow({
+  boxRef,
+  name,
+  compact,
+  text,
+  setText,
+  canSend,
+  onSend,
+}: {
+  boxRef: RefObject<HTMLTextAreaElement | null>
+  name: string
+  compact: boolean | undefined
+  text: string
+  setText(text: string): void
+  canSend: boolean
+  onSend(): void
+}) {
+  return (
+    <div className="composer-row">
+      <textarea
+        ref={boxRef}
+        value={text}
+        rows={1}
+        placeholder={`Message ${name}${compact ? '' : ' — mention decisions as D-1; Enter sends, Shift+Enter for a new line'}`}
+        aria-label={`Message ${name}`}
+        data-testid="composer"
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault()
+            onSend()
+          }
+        }}
+      />
+      <button className="btn primary" disabled={!canSend} onClick={onSend} data-testid="send">
+        Send
+      </button>
     </div>
   )
 }

@@ -1,4 +1,4 @@
-import { useRef } from 'react'
+import { useRef, type RefObject } from 'react'
 import { Markdown } from '../../components/Markdown'
 import { Avatar } from '../../components/ui'
 import { shortTime } from '../../lib/format'
@@ -28,6 +28,31 @@ export interface StepKindProps {
   box: StepBox
 }
 
+/** A message's text in its bubble, then its cards and the turn's undo. */
+function Bubble({
+  className,
+  bodyRef,
+  step,
+  memberId,
+  undoable,
+}: {
+  className: string
+  bodyRef: RefObject<HTMLDivElement | null>
+  step: Row['step']
+  memberId: string
+  undoable: boolean
+}) {
+  return (
+    <>
+      <div className={`bubble ${className}`} ref={bodyRef}>
+        <Markdown text={step.text} refs={step.refs} />
+      </div>
+      <Cards step={step} />
+      <TurnUndo step={step} memberId={memberId} undoable={undoable} />
+    </>
+  )
+}
+
 export function UserStep({ row: { step }, memberId, actions, undoable, box }: StepKindProps) {
   const bodyRef = useRef<HTMLDivElement>(null)
   return (
@@ -37,11 +62,7 @@ export function UserStep({ row: { step }, memberId, actions, undoable, box }: St
         <span className="who">You</span>
         <span className="when">{shortTime(step.startedAt)}</span>
       </div>
-      <div className="bubble user-bubble" ref={bodyRef}>
-        <Markdown text={step.text} refs={step.refs} />
-      </div>
-      <Cards step={step} />
-      <TurnUndo step={step} memberId={memberId} undoable={undoable} />
+      <Bubble className="user-bubble" bodyRef={bodyRef} step={step} memberId={memberId} undoable={undoable} />
     </div>
   )
 }
@@ -61,11 +82,7 @@ export function MessageStep({ row: { step }, memberId, actions, undoable, box }:
         <span className="when">{shortTime(step.startedAt)}</span>
         <Actions step={step} bodyRef={bodyRef} actions={actions} />
       </div>
-      <div className="bubble message-bubble" ref={bodyRef}>
-        <Markdown text={step.text} refs={step.refs} />
-      </div>
-      <Cards step={step} />
-      <TurnUndo step={step} memberId={memberId} undoable={undoable} />
+      <Bubble className="message-bubble" bodyRef={bodyRef} step={step} memberId={memberId} undoable={undoable} />
     </div>
   )
 }

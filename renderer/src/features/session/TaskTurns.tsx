@@ -4,6 +4,7 @@
  */
 import { useEffect, useMemo } from 'react'
 import { useApp } from '../../stores/app-store'
+import { SelectOne } from '../../components/SelectOne'
 
 /** The tasks a member's session can be read by: its tasks the board knows, and those its loaded turns were on. */
 function useMemberTasks(memberId: string, current: string | undefined) {
@@ -37,20 +38,17 @@ export function TaskTurnsPicker({ memberId }: { memberId: string }) {
   return (
     <label className="task-turns-pick">
       <span className="muted"> · turns of</span>
-      <select
+      <SelectOne
         className="small"
         value={current ?? ''}
-        onChange={(e) => (e.target.value ? openTaskSession(memberId, e.target.value) : showAllTurns(memberId))}
-        aria-label="Show the turns of"
-        data-testid="session-task"
-      >
-        <option value="">every task</option>
-        {tasks.map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.key} {t.title}
-          </option>
-        ))}
-      </select>
+        onChange={(v) => (v ? openTaskSession(memberId, v) : showAllTurns(memberId))}
+        options={[
+          { value: '', text: 'every task' },
+          ...tasks.map((t) => ({ value: t.id, text: `${t.key} ${t.title}` })),
+        ]}
+        label="Show the turns of"
+        testId="session-task"
+      />
     </label>
   )
 }

@@ -161,27 +161,28 @@ export function useUserScroll(s: ListScroll, workspaceId: string | null | undefi
   return { away, setAway, onScroll, toLatest, unstick, onFocusCapture, onPointerDown }
 }
 
+/** Page back once more, if the session has older steps and no page is on its way; false when there are none left. */
+function usePageBack({ session, loadOlder, memberId }: ListScroll) {
+  const hasMore = session?.hasMore
+  const loadingOlder = session?.loadingOlder
+  return useCallback(() => {
+    if (hasMore && !loadingOlder) void loadOlder(memberId)
+    return !!hasMore
+  }, [hasMore, loadingOlder, loadOlder, memberId])
+}
+
 /** A step asked for (e.g. "where a decision was made"): page back until it is loaded, then show it. */
 export function useFocusStep(s: ListScroll, focusStepId: string | null | undefined) {
-  const { rows, session, loadOlder, memberId, virtualizer, stickRef } = s
+  const { rows, session, virtualizer, stickRef } = s
+  const pageBack = usePageBack(s)
   useEffect(() => {
     if (!focusStepId || !session?.loaded) return
     const index = rows.findIndex((r) => r.key === focusStepId || r.tools.some((t) => t.id === focusStepId))
     if (index >= 0) {
       stickRef.current = false
       virtualizer.scrollToIndex(index + 1, { align: 'center' })
-    } else if (session.hasMore && !session.loadingOlder) void loadOlder(memberId)
-  }, [
-    focusStepId,
-    rows,
-    session?.loaded,
-    session?.hasMore,
-    session?.loadingOlder,
-    loadOlder,
-    memberId,
-    virtualizer,
-    stickRef,
-  ])
+    } else pageBack()
+  }, [focusStepId, rows, session?.loaded, pageBack, virtualizer, stickRef])
 }
 
 /**
@@ -189,16 +190,14 @@ export function useFocusStep(s: ListScroll, focusStepId: string | null | undefin
  * it are measured and it holds still) scroll into it by the offset it had. A row that is gone: the newest.
  */
 export function useRestorePlace(s: ListScroll, setAway: (key: string | null) => void) {
-  const { rows, session, loadOlder, memberId, virtualizer, stickRef, restoringRef, scrollRef, lastKeyRef } = s
+  const { rows, session, virtualizer, stickRef, restoringRef, scrollRef, lastKeyRef } = s
+  const pageBack = usePageBack(s)
   useEffect(() => {
     const anchor = restoringRef.current
     if (!anchor || !session?.loaded) return
     const index = rows.findIndex((r) => r.key === anchor.key)
     if (index < 0) {
-      if (session.hasMore) {
-        if (!session.loadingOlder) void loadOlder(memberId)
-        return
-      }
+      if (pageBack()) return
       restoringRef.current = null
       stickRef.current = true
       return
@@ -221,20 +220,7 @@ export function useRestorePlace(s: ListScroll, setAway: (key: string | null) => 
       setAway(lastKeyRef.current)
     })
     return () => cancelAnimationFrame(handle)
-  }, [
-    rows,
-    session?.loaded,
-    session?.hasMore,
-    session?.loadingOlder,
-    loadOlder,
-    memberId,
-    virtualizer,
-    restoringRef,
-    stickRef,
-    scrollRef,
-    setAway,
-    lastKeyRef,
-  ])
+  }, [rows, session?.loaded, pageBack, virtualizer, restoringRef, stickRef, scrollRef, setAway, lastKeyRef])
 }
 
 /** Short sessions that do not fill the view yet still page in history. */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { MergePreview, Task } from '../../../../shared/schemas'
+import { whileMounted } from '../../components/while-mounted'
 import { useApp } from '../../stores/app-store'
 import './base-line.css'
 
@@ -47,16 +48,10 @@ export function BaseLine({ task }: { task: Task }) {
 export function MergePreviewLine({ task }: { task: Task }) {
   const api = useApp((s) => s.api)
   const [preview, setPreview] = useState<MergePreview | null>(null)
-  useEffect(() => {
-    let live = true
-    api.call('tasks.mergePreview', { taskId: task.id }).then(
-      (p) => live && setPreview(p),
-      () => live && setPreview(null),
-    )
-    return () => {
-      live = false
-    }
-  }, [api, task.id, task.updatedAt, task.base?.head])
+  useEffect(
+    () => whileMounted(api.call('tasks.mergePreview', { taskId: task.id }), setPreview, () => setPreview(null)),
+    [api, task.id, task.updatedAt, task.base?.head],
+  )
   if (!preview) return null
   return (
     <div

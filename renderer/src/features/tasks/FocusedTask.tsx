@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import { FocusedFrame } from '../../components/FocusedFrame'
 import { useApp } from '../../stores/app-store'
 import { TaskCard } from './TaskCard'
 
@@ -11,13 +12,8 @@ export function FocusedTask({ id }: { id: string }) {
     void needTasks([id])
   }, [id, needTasks])
   return (
-    <div className="task-focus" data-testid="task-focus" data-key={task?.key}>
-      <div className="panel-toolbar">
-        <button className="link-btn" onClick={() => openTask(null)} data-testid="task-focus-back">
-          ← All tasks
-        </button>
-      </div>
+    <FocusedFrame kind="task" itemKey={task?.key} onBack={() => openTask(null)}>
       {task ? <TaskCard task={task} lane={task.status} /> : <div className="muted pad">Loading…</div>}
-    </div>
+    </FocusedFrame>
   )
 }

@@ -3,7 +3,14 @@ import { CardForm, Field } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { selectMembers } from '../../stores/selectors'
-import { AssigneeSelect, DependsOn, PlanFirstCheck, RequiredReports, type ReportKind } from './task-fields'
+import {
+  AssigneeSelect,
+  CriteriaField,
+  DependsOn,
+  PlanFirstCheck,
+  RequiredReports,
+  type ReportKind,
+} from './task-fields'
 
 export function NewTaskForm({ onClose }: { onClose(): void }) {
   const api = useApp((s) => s.api)
@@ -64,15 +71,7 @@ export function NewTaskForm({ onClose }: { onClose(): void }) {
       <Field label="Spec">
         <textarea value={spec} onChange={(e) => setSpec(e.target.value)} rows={2} />
       </Field>
-      <Field label="Acceptance criteria">
-        <textarea
-          value={criteria}
-          onChange={(e) => setCriteria(e.target.value)}
-          rows={2}
-          aria-label="Acceptance criteria"
-          placeholder="What must hold for you to accept it"
-        />
-      </Field>
+      <CriteriaField value={criteria} onChange={setCriteria} placeholder="What must hold for you to accept it" />
       <RequiredReports picked={required} onChange={setRequired} />
       <Field label="Assignee">
         <AssigneeSelect value={assigneeId} onChange={setAssigneeId} />

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import { EmptyState } from '../../components/ui'
+import { whileMounted } from '../../components/while-mounted'
 import { useApp } from '../../stores/app-store'
 import { ArchivedLink } from '../archive/ArchivedView'
 import './no-tasks.css'
@@ -10,15 +11,10 @@ export function NoTasks() {
   const workspaceId = useApp((s) => s.workspaceId)
   const [archived, setArchived] = useState<{ workspaceId: string; tasks: number } | null>(null)
   useEffect(() => {
-    let live = true
     if (workspaceId)
-      api.call('archive.list', { workspaceId }).then(
-        (items) => live && setArchived({ workspaceId, tasks: items.tasks.length }),
-        () => undefined,
+      return whileMounted(api.call('archive.list', { workspaceId }), (items) =>
+        setArchived({ workspaceId, tasks: items.tasks.length }),
       )
-    return () => {
-      live = false
-    }
   }, [api, workspaceId])
   const kept = archived?.workspaceId === workspaceId ? archived.tasks : 0
   if (kept > 0) {

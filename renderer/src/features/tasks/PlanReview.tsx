@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
 import { ChoiceButtons } from '../../components/ChoiceButtons'
+import { SubmitForm } from '../../components/SubmitForm'
 import { ErrorText } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
@@ -108,10 +109,9 @@ function ChangesForm(p: {
   onCancel(): void
 }) {
   return (
-    <form
+    <SubmitForm
       className="plan-form"
-      onSubmit={(e) => {
-        e.preventDefault()
+      onSubmit={() => {
         if (p.comment.trim()) p.onSend()
       }}
     >
@@ -132,7 +132,7 @@ function ChangesForm(p: {
           Cancel
         </button>
       </div>
-    </form>
+    </SubmitForm>
   )
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { Member, Notice, Task } from '../../../../shared/schemas'
 import { refusalReasons, type RefusalReason } from '../../api/errors'
 import { Badge, ErrorText } from '../../components/ui'
+import { whileMounted } from '../../components/while-mounted'
 import { stillShown, useBranchUpdates } from './branch-updates-store'
 import { shortTime } from '../../lib/format'
 import { useAction } from '../../lib/use-action'
@@ -179,15 +180,12 @@ function useTaskNotice(task: Task): Notice | null {
   const pendingNotices = useApp((s) => (task.assigneeId ? s.sessions[task.assigneeId]?.info.pendingNotices : undefined))
   const [notice, setNotice] = useState<Notice | null>(null)
   useEffect(() => {
-    let live = true
     if (task.flag && task.assigneeId && task.flag !== 'requirements_updated') {
-      api.call('notices.list', { memberId: task.assigneeId }).then(
-        (all) => live && setNotice(all.filter((n) => n.taskIds.includes(task.id)).at(-1) ?? null),
-        () => live && setNotice(null),
+      return whileMounted(
+        api.call('notices.list', { memberId: task.assigneeId }),
+        (all) => setNotice(all.filter((n) => n.taskIds.includes(task.id)).at(-1) ?? null),
+        () => setNotice(null),
       )
-    }
-    return () => {
-      live = false
     }
   }, [api, task.id, task.flag, task.assigneeId, task.updatedAt, pendingNotices])
   return notice

@@ -13,6 +13,8 @@ import { takeBoardFilter } from '../../stores/open-filtered'
 import { FocusedTask } from './FocusedTask'
 import './board.css'
 import { CheckboxRow } from '../../components/CheckboxRow'
+import { useNewRecordForm } from '../../components/new-record-form'
+import { SelectOne } from '../../components/SelectOne'
 
 const working = workingStatuses
 const foldable = foldedStatuses
@@ -22,32 +24,23 @@ function Filters({ filter, onChange }: { filter: BoardFilter; onChange(f: BoardF
   const decisions = useApp(selectDecisions)
   return (
     <div className="board-filters" data-testid="board-filters">
-      <select
+      <SelectOne
         value={filter.assigneeId ?? ''}
-        onChange={(e) => onChange({ ...filter, assigneeId: e.target.value || undefined })}
-        aria-label="Filter by member"
+        onChange={(v) => onChange({ ...filter, assigneeId: v || undefined })}
+        options={[{ value: '', text: 'Everyone' }, ...members.map((m) => ({ value: m.id, text: m.name }))]}
+        label="Filter by member"
         className="small"
-      >
-        <option value="">Everyone</option>
-        {members.map((m) => (
-          <option key={m.id} value={m.id}>
-            {m.name}
-          </option>
-        ))}
-      </select>
-      <select
+      />
+      <SelectOne
         value={filter.decisionId ?? ''}
-        onChange={(e) => onChange({ ...filter, decisionId: e.target.value || undefined })}
-        aria-label="Filter by decision"
+        onChange={(v) => onChange({ ...filter, decisionId: v || undefined })}
+        options={[
+          { value: '', text: 'Any decision' },
+          ...decisions.map((d) => ({ value: d.id, text: `${d.key} ${d.title}` })),
+        ]}
+        label="Filter by decision"
         className="small"
-      >
-        <option value="">Any decision</option>
-        {decisions.map((d) => (
-          <option key={d.id} value={d.id}>
-            {d.key} {d.title}
-          </option>
-        ))}
-      </select>
+      />
       <CheckboxRow
         className="check small"
         checked={!!filter.flagged}
@@ -79,19 +72,10 @@ function Columns({ filter, wide }: { filter: BoardFilter; wide: boolean }) {
 /** The task board: columns by status, moved by drag or keyboard, checked by the core. In the panel the columns stack; "Board" opens them side by side over the window. */
 export function TaskBoard() {
   const { hasTasks, loading } = useHasTasks()
-  const [creating, setCreating] = useState(false)
   const [filter, setFilter] = useState<BoardFilter>(() => takeBoardFilter() ?? {})
   const [wide, setWide] = useState(false)
   const focusTaskId = useApp((s) => s.focusTaskId)
-  const newRecord = useApp((s) => s.newRecord)
-  const startNew = useApp((s) => s.startNew)
-
-  // "New task" from the palette opens the form; closing it clears the request.
-  const showForm = creating || newRecord === 'task'
-  const closeForm = () => {
-    setCreating(false)
-    if (newRecord) startNew(null)
-  }
+  const { showForm, openForm, closeForm } = useNewRecordForm('task')
 
   useEffect(() => {
     if (!wide) return
@@ -115,7 +99,7 @@ export function TaskBoard() {
       >
         {wide ? 'Close board' : 'Board ⤢'}
       </button>
-      <button className="btn small primary" onClick={() => setCreating(true)}>
+      <button className="btn small primary" onClick={openForm}>
         New task
       </button>
     </div>

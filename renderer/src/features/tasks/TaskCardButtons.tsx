@@ -3,6 +3,7 @@ import { useState } from 'react'
 import type { Task } from '../../../../shared/schemas'
 import { taskMoves, taskStatusWords } from '../../../../shared/task-rules'
 import { foldDrawer } from '../../components/narrow-drawer'
+import { SubmitForm } from '../../components/SubmitForm'
 import { useApp } from '../../stores/app-store'
 import { ArchiveButton } from '../archive/ArchiveButton'
 import { useAttemptsView } from './attempts-store'
@@ -26,13 +27,7 @@ export function Delivery({ task }: { task: Task }) {
   const moves = useBoardMoves()
   const [artifact, setArtifact] = useState('')
   return (
-    <form
-      className="tcard-actions"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void moves.perform(task, 'delivered', artifact)
-      }}
-    >
+    <SubmitForm className="tcard-actions" onSubmit={() => void moves.perform(task, 'delivered', artifact)}>
       <input
         className="grow"
         value={artifact}
@@ -47,7 +42,7 @@ export function Delivery({ task }: { task: Task }) {
       <button type="button" className="btn small" onClick={() => moves.setDelivering(null)}>
         Cancel
       </button>
-    </form>
+    </SubmitForm>
   )
 }
 

@@ -3,7 +3,7 @@ import type { Task } from '../../../../shared/schemas'
 import { CardForm, Field } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
-import { AssigneeSelect, DependsOn, PlanFirstCheck, RequiredReports, type ReportKind } from './task-fields'
+import { AssigneeSelect, CriteriaField, DependsOn, PlanFirstCheck, RequiredReports } from './task-fields'
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x))
 
@@ -16,7 +16,7 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
   const [criteria, setCriteria] = useState(task.acceptanceCriteria)
   const [assigneeId, setAssigneeId] = useState(task.assigneeId ?? '')
   const [decisionIds, setDecisionIds] = useState(task.links.map((l) => l.decisionId))
-  const [required, setRequired] = useState<ReportKind[]>(task.requiredReports)
+  const [required, setRequired] = useState(task.requiredReports)
   const [planFirst, setPlanFirst] = useState(!!task.planFirst)
   // Plan first changes only before coding starts: to do, or in progress with no plan waiting or approved.
   const planOpen =
@@ -57,14 +57,7 @@ export function TaskEditor({ task, onClose }: { task: Task; onClose(): void }) {
         <Field label="Spec">
           <textarea value={spec} onChange={(e) => setSpec(e.target.value)} rows={3} aria-label="Spec" />
         </Field>
-        <Field label="Acceptance criteria">
-          <textarea
-            value={criteria}
-            onChange={(e) => setCriteria(e.target.value)}
-            rows={2}
-            aria-label="Acceptance criteria"
-          />
-        </Field>
+        <CriteriaField value={criteria} onChange={setCriteria} />
         <Field label="Assignee">
           <AssigneeSelect value={assigneeId} onChange={setAssigneeId} label="Assignee" />
         </Field>

@@ -3,6 +3,7 @@ import { reportKinds as kinds } from '../../../../shared/report-kinds'
 import { useApp } from '../../stores/app-store'
 import { selectDecisions, selectMembers } from '../../stores/selectors'
 import { CheckboxRow } from '../../components/CheckboxRow'
+import { Field } from '../../components/ui'
 
 export type ReportKind = Task['requiredReports'][number]
 export const reportKinds: readonly ReportKind[] = kinds
@@ -99,5 +100,28 @@ export function PlanFirstCheck({ checked, onChange }: { checked: boolean; onChan
     >
       Plan first: approve a plan before any code is written
     </CheckboxRow>
+  )
+}
+
+/** What must hold for the task to be accepted. */
+export function CriteriaField({
+  value,
+  onChange,
+  placeholder,
+}: {
+  value: string
+  onChange(text: string): void
+  placeholder?: string
+}) {
+  return (
+    <Field label="Acceptance criteria">
+      <textarea
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        rows={2}
+        aria-label="Acceptance criteria"
+        placeholder={placeholder}
+      />
+    </Field>
   )
 }
