@@ -8,7 +8,7 @@ export function SelectOne<T extends string>({
   testId,
 }: {
   value: T
-  onChange(value: T): void
+  onChange(value: NoInfer<T>): void
   options: readonly { value: T; text: string }[]
   label: string
   className?: string

@@ -6,7 +6,7 @@ import { createContext, useContext, useEffect, useState } from 'react'
 import type { Revision, StepRef } from '../../../shared/schemas'
 import type { ClientApi } from '../api/bridge-client'
 import { useApp } from '../stores/app-store'
-import { whileMounted } from './while-mounted'
+import { whileMounted } from '../lib/while-mounted'
 
 /** The pins of the step whose text is being rendered; null outside a step (panels, previews). */
 export const PinsContext = createContext<readonly StepRef[] | null>(null)

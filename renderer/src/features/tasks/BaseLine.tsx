@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { MergePreview, Task } from '../../../../shared/schemas'
-import { whileMounted } from '../../components/while-mounted'
+import { whileMounted } from '../../lib/while-mounted'
 import { useApp } from '../../stores/app-store'
 import './base-line.css'
 

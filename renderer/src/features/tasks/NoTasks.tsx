@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import { EmptyState } from '../../components/ui'
-import { whileMounted } from '../../components/while-mounted'
+import { whileMounted } from '../../lib/while-mounted'
 import { useApp } from '../../stores/app-store'
 import { ArchivedLink } from '../archive/ArchivedView'
 import './no-tasks.css'

@@ -4,7 +4,7 @@ import type { Member } from '../../../../shared/schemas'
 import { CheckboxRow } from '../../components/CheckboxRow'
 import { ActionDialog } from '../../components/ActionDialog'
 import { BoundedNumber } from '../../components/BoundedNumber'
-import { OptionSelect } from '../../components/OptionSelect'
+import { SelectOne } from '../../components/SelectOne'
 import { Segmented } from '../../components/Segmented'
 import { ErrorText, Field } from '../../components/ui'
 import { agentChoices, rolePresets, type AgentChoice } from '../../lib/presets'
@@ -123,8 +123,19 @@ function MemberNameFields({ d }: { d: MemberDraft }) {
 }
 
 /** The choices of the authority and approval selects, in the order they are offered. */
-const authorities: readonly Member['authority'][] = ['observer', 'proposer', 'decider']
-const approvalPolicies: readonly Member['approval'][] = ['sandboxed', 'ask', 'auto']
+const authorities = (['observer', 'proposer', 'decider'] as const).map(
+  (a): { value: Member['authority']; text: string } => ({
+    value: a,
+    text: a,
+  }),
+)
+/** In the order of how much the member may do without asking. */
+const approvalPolicies = (['sandboxed', 'ask', 'auto'] as const).map(
+  (p): { value: Member['approval']; text: string } => ({
+    value: p,
+    text: policyLabel[p],
+  }),
+)
 
 /** What the member may do: authority, approval policy, step limits, the network, and that policy in words. */
 function MemberPolicyFields({ d }: { d: MemberDraft }) {
@@ -135,19 +146,13 @@ function MemberPolicyFields({ d }: { d: MemberDraft }) {
           label="Authority over decisions"
           hint="Observer reads; proposer proposes; decider may change accepted decisions."
         >
-          <OptionSelect value={d.authority} options={authorities} onChange={d.setAuthority} label="Authority" />
+          <SelectOne value={d.authority} options={authorities} onChange={d.setAuthority} label="Authority" />
         </Field>
         <Field
           label="Approval"
           hint="When this member waits for you before a tool call. Rules below (made with “Always…” on a call) allow or deny one kind of call."
         >
-          <OptionSelect
-            value={d.approval}
-            options={approvalPolicies}
-            labelOf={(p) => policyLabel[p]}
-            onChange={d.setApproval}
-            label="Approval policy"
-          />
+          <SelectOne value={d.approval} options={approvalPolicies} onChange={d.setApproval} label="Approval policy" />
         </Field>
         <Field label="Max steps per turn">
           <input
