@@ -55,11 +55,11 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
     }
   }
   const current = workspaceSettings(ctx)
-  // Every other field of the call is a setting of the same name.
+  // Every other field of the call is a setting of the same name (Pick fails to compile where one is not).
   const { workspaceId: _, setupCommand, copyFiles, runCommand, ...given } = p
   const next: WorkspaceSettings = {
     ...current,
-    ...givenOnly(given),
+    ...givenOnly<Partial<Pick<WorkspaceSettings, keyof typeof given>>>(given),
     setupCommand: setupCommand === undefined ? current.setupCommand : setupCommand.trim() || null,
     copyFiles: copyFiles === undefined ? current.copyFiles : checkedCopyFiles(copyFiles),
     runCommand: runCommand === undefined ? current.runCommand : runCommand.trim() || null,
