@@ -3,8 +3,8 @@
  * repository's row type, the runtime's presets (electron/main/runtime/acp/agents/, one file of quirks per agent) and
  * the member editor. Kept free of zod so the renderer can import it.
  *
- * Migration 004 wrote these four kinds into members.agent's CHECK; old migrations are history and are not edited,
- * so a new kind also needs a migration that widens that CHECK.
+ * The store accepts exactly these kinds in members.agent (migration 032, store/enum-words.ts): a new kind is one entry
+ * here plus its quirks file, and no migration.
  */
 export const agentKinds = ['claude-code', 'codex', 'gemini', 'custom'] as const
 export type AgentKind = (typeof agentKinds)[number]

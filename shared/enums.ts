@@ -3,9 +3,8 @@
  * from these (`z.enum(list)`), the store's row types and the renderer read the same lists. Kept free of zod so the
  * renderer can import it. (Agent kinds, which carry data, live in agent-kinds.ts; report kinds in report-kinds.ts.)
  *
- * The old migrations wrote these words into their tables' CHECKs (001 provider_kind, decision status and verdict;
- * 002 step kind and status; 025 claim verdict): migrations are history and are not edited, so a new word also needs
- * a migration that widens its CHECK.
+ * The store reads them too: its enumerated columns are checked against these lists (migration 032, store/enum-words.ts),
+ * so a new word is one entry here and no migration.
  */
 
 /** The model providers Concord's own agent loop can call. */

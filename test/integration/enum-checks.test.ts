@@ -1,6 +1,8 @@
 /**
- * The lists in shared/ and the CHECKs the old migrations wrote (history, never edited) say the same words: a word
- * added to a list without a migration that widens its CHECK would be refused by the store, so this fails first.
+ * The lists in shared/ are the words the store accepts. Before migration 032 the tables' CHECKs named the words
+ * themselves and this test held the two in step; since 032 the columns are checked against `enum_words`, which is
+ * filled from the lists: this test holds the words and each column's triggers to the lists
+ * (migration-enum-words.test.ts shows the triggers refusing and accepting).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,31 +16,32 @@ import { openDatabase } from '../../electron/main/store/connection'
 const dir = mkdtempSync(join(tmpdir(), 'concord-enums-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** The words of `column IN (...)` in the table's CHECK, as SQLite keeps its definition. */
-function checkWords(db: ReturnType<typeof openDatabase>, table: string, column: string): string[] {
-  const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE type = ? AND name = ?').get('table', table) as {
-    sql: string
-  }
-  const m = new RegExp(`CHECK \\(${column} IN \\(([^)]*)\\)\\)`).exec(sql)
-  if (!m) throw new Error(`no CHECK on ${table}.${column}`)
-  return m[1]!.split(',').map((w) => w.trim().replace(/^'|'$/g, ''))
-}
-
 describe('the shared lists and the store', () => {
   it('name the words the tables accept', () => {
     const db = openDatabase(join(dir, 'concord.db'))
-    const pairs: [string, string, readonly string[]][] = [
-      ['members', 'agent', agentKinds],
-      ['members', 'provider_kind', providerKinds],
-      ['decisions', 'status', decisionStatuses],
-      ['reports', 'verdict', verdicts],
-      ['reports', 'kind', reportKinds],
-      ['claims', 'verdict', verdicts],
-      ['steps', 'kind', stepKinds],
-      ['steps', 'status', stepStatuses],
+    const pairs: [string, string, string, readonly string[]][] = [
+      ['members', 'agent', 'agent_kind', agentKinds],
+      ['members', 'provider_kind', 'provider_kind', providerKinds],
+      ['decisions', 'status', 'decision_status', decisionStatuses],
+      ['reports', 'verdict', 'verdict', verdicts],
+      ['reports', 'kind', 'report_kind', reportKinds],
+      ['claims', 'verdict', 'verdict', verdicts],
+      ['steps', 'kind', 'step_kind', stepKinds],
+      ['steps', 'status', 'step_status', stepStatuses],
     ]
-    for (const [table, column, list] of pairs)
-      expect([table, column, checkWords(db, table, column)]).toEqual([table, column, [...list]])
+    const words = db.prepare('SELECT word FROM enum_words WHERE list = ?').pluck()
+    const triggers = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?").pluck()
+    for (const [table, column, list, shared] of pairs) {
+      expect([list, [...(words.all(list) as string[])].sort()]).toEqual([list, [...shared].sort()])
+      const guards = (triggers.all(table) as string[]).filter((sql) =>
+        sql.includes(`list = '${list}' AND word = NEW.${column})`),
+      )
+      expect([table, column, guards.map((sql) => /BEFORE (INSERT|UPDATE OF \w+) ON/.exec(sql)?.[0])]).toEqual([
+        table,
+        column,
+        ['BEFORE INSERT ON', `BEFORE UPDATE OF ${column} ON`],
+      ])
+    }
     db.close()
   })
 })

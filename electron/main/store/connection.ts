@@ -2,12 +2,13 @@ import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { ApiError } from '../../../shared/errors'
 import { tightenFile } from '../platform/data-dir'
-import { migrations as defaultMigrations } from './migrations'
+import { fillEnumWords } from './enum-words'
+import { migrations as defaultMigrations, type Migration } from './migrations'
 
 export type Db = Database.Database
 
 export interface OpenOptions {
-  migrations?: { name: string; up: string }[]
+  migrations?: Migration[]
   /** Path to a better-sqlite3 native binding built for another ABI (Electron). */
   nativeBinding?: string
   /** What the file is, for messages: `workspace "demo" (w1a2b3c4d)`. Never its path (API errors do not disclose the data folder). */
@@ -37,6 +38,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('synchronous = NORMAL')
     db.pragma('busy_timeout = 5000')
     migrate(db, options.migrations ?? defaultMigrations, options.label ?? 'the database')
+    fillEnumWords(db)
     return db
   } catch (err) {
     db.close()
@@ -44,8 +46,13 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
 }
 
-/** Applies pending migrations in one transaction; refuses a file written by a newer Concord. */
-export function migrate(db: Db, migrations: { name: string; up: string }[], label = 'the database'): void {
+/**
+ * Applies pending migrations in one transaction; refuses a file written by a newer Concord. A migration that edits a
+ * table's definition in sqlite_schema (`writesSchema`) runs with SQLite's defensive mode off, for that transaction
+ * only, and the schema version is bumped after it so that every connection, this one included, reads the new
+ * definitions (SQLite's documented procedure for removing a CHECK).
+ */
+export function migrate(db: Db, migrations: Migration[], label = 'the database'): void {
   const current = db.pragma('user_version', { simple: true }) as number
   if (current > migrations.length) {
     throw new ApiError(
@@ -54,8 +61,16 @@ export function migrate(db: Db, migrations: { name: string; up: string }[], labe
     )
   }
   if (current === migrations.length) return
-  db.transaction(() => {
-    for (const m of migrations.slice(current)) db.exec(m.up)
-    db.pragma(`user_version = ${migrations.length}`)
-  }).immediate()
+  const pending = migrations.slice(current)
+  const writesSchema = pending.some((m) => m.writesSchema)
+  if (writesSchema) db.unsafeMode(true)
+  try {
+    db.transaction(() => {
+      for (const m of pending) db.exec(m.up)
+      if (writesSchema) db.pragma(`schema_version = ${(db.pragma('schema_version', { simple: true }) as number) + 1}`)
+      db.pragma(`user_version = ${migrations.length}`)
+    }).immediate()
+  } finally {
+    if (writesSchema) db.unsafeMode(false)
+  }
 }

@@ -29,9 +29,17 @@ import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
 import * as m030 from './030-agent-key-variable'
 import * as m031 from './031-turn-undo'
+import * as m032 from './032-enum-words'
+
+/** A schema migration: its SQL, and whether it edits a table's definition in sqlite_schema (032; see the runner). */
+export interface Migration {
+  name: string
+  up: string
+  writesSchema?: boolean
+}
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
-export const migrations: { name: string; up: string }[] = [
+export const migrations: Migration[] = [
   { name: '001-harness', up: m001.up },
   { name: '002-sessions', up: m002.up },
   { name: '003-trust', up: m003.up },
@@ -63,4 +71,5 @@ export const migrations: { name: string; up: string }[] = [
   { name: '029-task-plans', up: m029.up },
   { name: '030-agent-key-variable', up: m030.up },
   { name: '031-turn-undo', up: m031.up },
+  { name: '032-enum-words', up: m032.up, writesSchema: m032.writesSchema },
 ]
