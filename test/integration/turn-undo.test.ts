@@ -130,6 +130,25 @@ describe('undo a turn', () => {
     expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain('Turns the human undid')
   })
 
+  it('what an undo kept aside outlives the tree: a cancelled task’s kept ref is in your repository', async () => {
+    const { ivy, task, tree } = await setup()
+    scriptWork()
+    const start = await turn(ivy, 'Implement T-1')
+    const after = files(tree)
+    const undone = await t.core.invoke('sessions.undoTurn', { stepId: start.id })
+    // Your repository does not have the kept commit while the tree holds it.
+    expect(() => git(t.repoDir, 'cat-file', '-e', `${undone.keptCommit}^{commit}`)).toThrow()
+
+    await t.core.invoke('tasks.setStatus', { taskId: task.id, status: 'cancelled' })
+    expect(() => lstatSync(tree)).toThrow()
+    expect(git(t.repoDir, 'rev-parse', undone.keptRef)).toBe(undone.keptCommit)
+    expect(git(t.repoDir, 'show', `${undone.keptRef}:draft.md`)).toBe('second draft')
+    // …and comes back with one git command, in a checkout of your repository.
+    const copy = join(t.dataDir, 'kept-after-cancel')
+    git(t.repoDir, 'worktree', 'add', '-q', '--detach', copy, undone.keptRef)
+    expect(files(copy)).toEqual(after)
+  })
+
   it('a report on an undone commit stops counting: the delivery on it goes, none is offered, none is accepted', async () => {
     const { ivy, task, tree } = await setup()
     const head0 = git(tree, 'rev-parse', 'HEAD')

@@ -50,25 +50,7 @@ async function syncOnce({
   if (!head) return { head: null, landed: false }
   const current = await resolveCommit(root, `refs/heads/${branch}`)
   if (current === head) return { head, landed: true }
-  const present = (await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code === 0
-  if (!present) {
-    const readable = await objectsOf(root)
-    const folder = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.transfer`)
-    const file = path.join(folder, 'tree.bundle')
-    const quarantine = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.quarantine`)
-    try {
-      await writeTreeBundle(dir, folder, file, branch, base, readable, limit)
-      // First into a repository of Concord's own that reads the user's objects (alternates) and writes none of them:
-      // what the bundle holds is checked there, and only a head on the task's branch goes on to the user's repository.
-      if (!(await onTaskBranch(root, quarantine, file, branch, head, base))) return { head, landed: false }
-      await fetchBundle(root, file, branch)
-    } finally {
-      rmSync(folder, { recursive: true, force: true })
-      rmSync(quarantine, { recursive: true, force: true })
-    }
-    if ((await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code !== 0)
-      return { head, landed: false }
-  }
+  if (!(await bringCommit({ root, dir, ref: 'HEAD', head, label: branch, base, limit }))) return { head, landed: false }
   if ((await runOwnGit(root, ['merge-base', '--is-ancestor', base, head], { allowFailure: true })).code !== 0)
     return { head, landed: false }
   const moved = await runOwnGit(
@@ -78,6 +60,42 @@ async function syncOnce({
   )
   if (moved.code !== 0) return { head, landed: (await resolveCommit(root, `refs/heads/${branch}`)) === head }
   return { head, landed: true }
+}
+
+/**
+ * Brings the commit `head` that `ref` names in the tree (and what it needs since `base`) into the user's repository,
+ * writing no ref there: bundled in a read-only sandbox, checked in a quarantine repository, fetched with hooks off,
+ * and only when it descends from `base`. True when the user's repository has the commit.
+ */
+export async function bringCommit(o: {
+  root: string
+  dir: string
+  ref: string
+  head: string
+  /** What the commits are, for messages: the task's branch, or the ref. */
+  label: string
+  base: string
+  limit: TransferLimit
+}): Promise<boolean> {
+  const { root, dir, head, base } = o
+  const has = async () =>
+    (await runOwnGit(root, ['cat-file', '-e', `${head}^{commit}`], { allowFailure: true })).code === 0
+  if (await has()) return true
+  const readable = await objectsOf(root)
+  const folder = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.transfer`)
+  const file = path.join(folder, 'tree.bundle')
+  const quarantine = path.join(path.dirname(dir), `.${path.basename(dir)}-${process.pid}.quarantine`)
+  try {
+    await writeTreeBundle(dir, folder, file, o, readable)
+    // First into a repository of Concord's own that reads the user's objects (alternates) and writes none of them:
+    // what the bundle holds is checked there, and only a head on the task's branch goes on to the user's repository.
+    if (!(await onTaskBranch(root, quarantine, file, o.label, head, base))) return false
+    await fetchBundle(root, file, o.ref, o.label)
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+    rmSync(quarantine, { recursive: true, force: true })
+  }
+  return has()
 }
 
 /** The most a tree's new commits may weigh when brought over, and the setting that says so (for the refusal). */
@@ -97,10 +115,8 @@ async function writeTreeBundle(
   dir: string,
   folder: string,
   file: string,
-  branch: string,
-  base: string,
+  { ref, label: branch, base, limit }: { ref: string; label: string; base: string; limit: TransferLimit },
   readable: string[],
-  limit: TransferLimit,
 ): Promise<void> {
   const tooLarge = (bytes: number): ApiError =>
     new ApiError(
@@ -108,7 +124,7 @@ async function writeTreeBundle(
       `${branch}'s new commits weigh ${mb(bytes)}, over the ${mb(limit.bytes)} a tree may bring into your repository (the workspace setting ${limit.setting}): remove the large files from those commits, or raise ${limit.setting}`,
       { bytes, limit: limit.bytes, setting: limit.setting },
     )
-  const usage = await runTreeGit(dir, ['rev-list', '--objects', '--disk-usage', 'HEAD', `^${base}`], {
+  const usage = await runTreeGit(dir, ['rev-list', '--objects', '--disk-usage', ref, `^${base}`], {
     sandboxed: true,
     readable,
     allowFailure: true,
@@ -117,7 +133,7 @@ async function writeTreeBundle(
   if (usage.code === 0 && Number.isFinite(weight) && weight > limit.bytes) throw tooLarge(weight)
   rmSync(folder, { recursive: true, force: true })
   mkdirSync(folder, { recursive: true, mode: 0o700 })
-  const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', file, 'HEAD', `^${base}`], {
+  const bundle = await runTreeGit(dir, ['bundle', 'create', '--quiet', file, ref, `^${base}`], {
     readable,
     writable: [folder],
     allowFailure: true,
@@ -132,7 +148,7 @@ async function writeTreeBundle(
 }
 
 /** The bundle's commits fetched (no ref written) into `into`. */
-async function fetchBundle(into: string, file: string, branch: string): Promise<void> {
+async function fetchBundle(into: string, file: string, ref: string, branch: string): Promise<void> {
   const fetched = await runOwnGit(
     into,
     [
@@ -146,7 +162,7 @@ async function fetchBundle(into: string, file: string, branch: string): Promise<
       '--no-write-fetch-head',
       '--no-recurse-submodules',
       file,
-      'HEAD',
+      ref,
     ],
     { allowFailure: true },
   )

@@ -101,7 +101,7 @@ export async function undoTree(dir: string, o: UndoTreeOptions): Promise<UndoneT
 }
 
 /** Creates `ref` at `commit`, never moving one that exists (it may hold what an earlier attempt kept): the name used. */
-async function keepAt(
+export async function keepAt(
   ref: string,
   commit: string,
   git: (args: string[]) => Promise<{ code: number; stderr: string }>,

@@ -18,7 +18,7 @@ import { makeKey, now } from '../ids'
 import { toTask } from '../mappers'
 import { interruptedMerges, leftovers } from '../workspace/merge-recovery'
 import { addedOver, checkCheckout, checkMergeable, readCheckout, trialMerge } from './merge-checks'
-import { refreshHead } from '../workspace/task-branches'
+import { keepUndoneState, refreshHead } from '../workspace/task-branches'
 import { workspaceSettings } from '../workspace/workspace-settings'
 import { scheduleBaseCheck } from '../workspace/base-moves'
 
@@ -182,7 +182,9 @@ async function recordLanded(h: Harness, ctx: Ctx, m: Merge, before: string): Pro
   void scheduleBaseCheck(h, ctx.wsId)
   // The tree goes: a run command (dev server, watcher) still running in it goes first.
   await stopTreeRuns(ctx, task.id)
-  await removeTree(repo, branch.worktree, settings.deleteMergedBranches ? branch.branch : undefined)
+  // What an undone turn kept aside in the tree goes to your repository first; if it cannot, the folder stays.
+  const kept = await keepUndoneState(h, ctx, branch)
+  await removeTree(repo, kept ? branch.worktree : null, settings.deleteMergedBranches ? branch.branch : undefined)
   ctx.store.transaction(() => {
     ctx.store.branches.setMerging(task.id, null)
     ctx.store.branches.setMerged(task.id, merged, now(), before)

@@ -1,7 +1,8 @@
 /**
  * sessions.undoTurn (issue 35, "Undo a turn"): a turn that ran in its task's tree is undone — the tree goes back to
  * where it was before the turn (its checkpoint: HEAD and everything uncommitted), what is there now is kept aside in
- * the tree under refs/concord/undone/<turn> (repo/turn-undo-tree.ts), the turn is marked undone in the session, and
+ * the tree under refs/concord/undone/<turn> (repo/turn-undo-tree.ts; brought into the user's repository before the
+ * tree goes, repo/kept-refs.ts), the turn is marked undone in the session, and
  * its member is told at the start of its next turn (the brief). Refused:
  * - not_found: no such turn, or a turn that did not run in a task's tree (no checkpoint);
  * - busy: the member is in a turn (the caller checks, it knows the hosts);

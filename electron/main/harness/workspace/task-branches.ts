@@ -14,7 +14,8 @@ import {
   removeTree,
   resolveCommit,
 } from '../../repo/git-repo'
-import { syncTaskBranch } from '../../repo/branch-sync'
+import { syncTaskBranch, type TransferLimit } from '../../repo/branch-sync'
+import { keepUndoneRefs } from '../../repo/kept-refs'
 import type { TaskBranchRow } from '../../store/branches-repo'
 import type { Ctx } from '../context'
 import type { Harness } from '../harness'
@@ -148,9 +149,28 @@ export async function releaseTaskWorktree(h: Harness, ctx: Ctx, taskRowId: numbe
   if (!row?.worktree) return false
   await refreshHead(h, ctx, taskRowId)
   await stopTreeRuns(ctx, taskRowId)
+  if (!(await keepUndoneState(h, ctx, row))) return false
   await removeTree(h.workspace(ctx.wsId).repoPath, row.worktree)
   ctx.store.transaction(() => ctx.store.branches.setWorktree(taskRowId, null))
   return true
+}
+
+/**
+ * What undone turns kept aside in a task's tree, brought into the user's repository before the tree goes
+ * (repo/kept-refs.ts). False when some of it could not be: then the tree stays, and nothing is lost.
+ */
+export async function keepUndoneState(h: Harness, ctx: Ctx, row: TaskBranchRow): Promise<boolean> {
+  if (!row.worktree) return true
+  const repo = h.workspace(ctx.wsId).repoPath
+  const { left } = await keepUndoneRefs(repo, row.worktree, row.base_commit, transferLimit(ctx))
+  for (const l of left)
+    console.warn(`${makeKey('task', row.task_id)}: its tree stays, ${l.ref} could not be kept: ${l.reason}`)
+  return left.length === 0
+}
+
+/** The most a tree may bring into the user's repository (the workspace setting). */
+function transferLimit(ctx: Ctx): TransferLimit {
+  return { bytes: workspaceSettings(ctx).treeTransferLimitMB * 1024 * 1024, setting: 'treeTransferLimitMB' }
 }
 
 /**
@@ -163,8 +183,7 @@ export async function refreshHead(h: Harness, ctx: Ctx, taskRowId: number): Prom
   if (!row?.worktree || !existsSync(row.worktree) || row.state !== 'ready') return row
   const repo = h.workspace(ctx.wsId).repoPath
   if (needsConversion(row.worktree)) await convertWorktree(repo, row.worktree, row.branch)
-  const limit = { bytes: workspaceSettings(ctx).treeTransferLimitMB * 1024 * 1024, setting: 'treeTransferLimitMB' }
-  const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit, limit)
+  const { head, landed } = await syncTaskBranch(repo, row.worktree, row.branch, row.base_commit, transferLimit(ctx))
   if (head && landed && head !== row.head) ctx.store.transaction(() => ctx.store.branches.setHead(taskRowId, head))
   return ctx.store.branches.get(taskRowId)
 }

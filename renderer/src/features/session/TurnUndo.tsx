@@ -22,7 +22,9 @@ export function TurnUndo({ step, memberId, undoable }: { step: Step; memberId: s
         <span className="badge badge-warn">undone</span>{' '}
         <span className="muted small">
           {task ? `${task.key}’s tree` : 'The tree'} went back to {short(undone.commit)}; what it held then is kept at{' '}
-          <code title={`commit ${undone.keptCommit} in the task’s tree`}>{undone.keptRef}</code>
+          <code title={`commit ${undone.keptCommit} in the task’s tree, and in your repository once the tree is gone`}>
+            {undone.keptRef}
+          </code>
         </span>
       </div>
     )
