@@ -453,6 +453,40 @@ describe('adr-tools flavour, read by @meza/adr-tools', () => {
     await rejectsWith(exportMadr('log4brains', outDir), 'file_edited')
   })
 
+  it('tells a status changed in a file written before digests while its decision is still at that version (issue 35)', async () => {
+    const { files } = await exportMadr()
+    // As a Concord before digests wrote them: the provenance names the decision's version, with no digest.
+    const unsealed = () => {
+      for (const f of files) writeFileSync(f, readFileSync(f, 'utf8').replace(/ \(sha256:[0-9a-f]{16}\)/, ''))
+    }
+    unsealed()
+    expect(readFileSync(files[1]!, 'utf8')).not.toContain('sha256:')
+    // Left as they were, they export again without a word.
+    await exportMadr()
+    unsealed()
+    const idOf = (f: string) => String(frontMatterOf(readFileSync(f, 'utf8')).id)
+    writeFileSync(files[1]!, readFileSync(files[1]!, 'utf8').replace('\nstatus: accepted\n', '\nstatus: deprecated\n'))
+    writeFileSync(files[2]!, readFileSync(files[2]!, 'utf8').replace('\nstatus: accepted\n', '\nstatus: deprecated\n'))
+    // A text edit cannot be told without a digest.
+    writeFileSync(
+      files[4]!,
+      readFileSync(files[4]!, 'utf8').replace('Offer an XML product feed.', 'Offer a JSON feed.'),
+    )
+    // The second file's decision moved on in Concord since: its status in the file may be Concord's own, not refused.
+    const decisions = await core.invoke('decisions.list', { workspaceId: ws.id })
+    const moved = decisions.find((d) => d.key === idOf(files[2]!))!
+    await core.invoke('decisions.update', {
+      decisionId: moved.id,
+      expectedVersion: moved.version,
+      statement: `${moved.statement} (revised)`,
+      reason: 'revised',
+    })
+    const refused = await rejectsWith(exportMadr(), 'file_edited')
+    expect(refused.details).toEqual({
+      files: [{ path: files[1], change: 'its status is now "deprecated", where this export would write "accepted"' }],
+    })
+  })
+
   it('numbers after adr-tools’ sequence lock when it is ahead of the files (numbers handed out elsewhere)', async () => {
     const dir = join(repo, 'doc', 'adr')
     mkdirSync(dir, { recursive: true })

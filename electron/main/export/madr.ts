@@ -21,7 +21,7 @@ import { renderLog4brainsFlavour } from './flavour-log4brains'
 import { renderMadrFlavour } from './flavour-madr'
 import { frontMatter } from './front-matter'
 import { GENERATOR, type DecisionDoc, type ExportDoc } from './schema'
-import { asWritten, seal, statedStatus } from './seal'
+import { asWritten, seal, statedStatus, writtenFromVersion } from './seal'
 import { drain, type Slicer } from './sliced'
 import { slugify } from './slug'
 
@@ -184,6 +184,19 @@ function editedFile(path: string, text: string, content: string): EditedFile {
 }
 
 /**
+ * Whether a file of Concord's was changed since it was written: told by its digest. A file written before Concord
+ * kept one is told by its status alone — one that says other than this export would (its first word: the wording
+ * may differ between versions of Concord) while the decision is still at the version the file was written from, so
+ * the change cannot be Concord's (adr-tools' `new -s` superseding it, say). Its other edits cannot be told.
+ */
+function editedSinceWritten(text: string, content: string, version: number): boolean {
+  const sealed = asWritten(text)
+  if (sealed !== null) return !sealed
+  const word = (t: string) => statedStatus(t)?.split(/\s/)[0]?.toLowerCase() ?? null
+  return writtenFromVersion(text) === version && word(text) !== word(content)
+}
+
+/**
  * An export never silently drops what the user changed in its files since it wrote them: the files are named with
  * the change (file_edited), and nothing is written until the change is made in Concord, undone in the file, or the
  * export is asked to overwrite them.
@@ -219,7 +232,9 @@ export function planMadr(doc: ExportDoc, dir: string, flavour: Flavour = 'madr',
       doc.decisions.flatMap((d, i) => {
         const path = placer.existing(d.id)
         const text = path === undefined ? null : readTextIfExists(path)
-        return text !== null && asWritten(text) === false ? [editedFile(path!, text, files[i]!.content)] : []
+        return text !== null && editedSinceWritten(text, files[i]!.content, d.version)
+          ? [editedFile(path!, text, files[i]!.content)]
+          : []
       }),
     )
   return { files, obsolete: placer.obsolete, support: placer.support() }
