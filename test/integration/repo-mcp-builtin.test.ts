@@ -120,4 +120,34 @@ describe("a built-in member and the repository's MCP servers", () => {
     const steps = (await t.core.invoke('sessions.get', { memberId: m.id })).steps
     expect(steps.find((s) => s.kind === 'notice')?.text).toContain('(mcp_config_invalid)')
   })
+
+  it('each server can be turned off per member: its settings list the servers, and an off one is not offered', async () => {
+    writeMcpJson({ web: { type: 'http', url: 'https://example.com/mcp' } })
+    const m = await t.member('Impl', { mcpOff: ['memory'] })
+    expect(m.mcpOff).toEqual(['memory'])
+    const listed = await t.core.invoke('members.mcpServers', { memberId: m.id })
+    expect(listed.servers).toEqual([{ name: 'memory', command: process.execPath, args: [MEMORY_SERVER], on: false }])
+    expect(listed.problems).toMatchObject([{ code: 'mcp_server_not_stdio', server: 'web' }])
+
+    t.server.enqueue({ text: 'fine' })
+    let idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'hello' })
+    await idle
+    const [first] = await t.server.waitForRequests(1)
+    expect(toolNames(first!).some((n) => n.startsWith('mcp__memory__'))).toBe(false)
+
+    const on = await t.core.invoke('members.update', { memberId: m.id, mcpOff: [] })
+    expect(on.mcpOff).toEqual([])
+    expect((await t.core.invoke('members.mcpServers', { memberId: m.id })).servers[0]!.on).toBe(true)
+    t.server.enqueue({ text: 'fine again' })
+    idle = idleOf(m.id)
+    await t.core.invoke('sessions.send', { memberId: m.id, text: 'hello again' })
+    await idle
+    const second = (await t.server.waitForRequests(2))[1]!
+    expect(toolNames(second)).toContain('mcp__memory__read_graph')
+
+    await expect(t.core.invoke('members.update', { memberId: m.id, mcpOff: ['not a name'] })).rejects.toMatchObject({
+      code: 'invalid_params',
+    })
+  })
 })

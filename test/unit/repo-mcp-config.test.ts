@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { readRepoMcpConfig } from '../../electron/main/runtime/repo-mcp/config'
+import { readRepoMcpConfig } from '../../electron/main/harness/members/mcp-config'
 
 let root: string
 beforeEach(() => {

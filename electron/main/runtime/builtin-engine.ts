@@ -8,6 +8,7 @@ import { rulesFor } from '../harness/members/approval-rules'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
 import { keyRefOf } from '../harness/members/members'
+import { mcpOffOf } from '../harness/members/member-mcp'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { sandboxStatus } from '../platform/sandbox/status'
 import { runTurn } from './agent-loop'
@@ -55,7 +56,7 @@ export function builtinEngine(deps: BuiltinEngineDeps): TurnEngine {
         apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
       })
       // The repository's MCP servers run for this turn only, in the member's sandbox (repo-mcp/servers.ts).
-      const repoMcp = await startRepoMcp(tree.root, sandboxPolicy(deps.harness, ctx, host, tree), new Set())
+      const repoMcp = await startRepoMcp(tree.root, sandboxPolicy(deps.harness, ctx, host, tree), mcpOffOf(member))
       try {
         return await runTurn(
           {

@@ -10,6 +10,7 @@ import type { McpGateway } from '../mcp/agent-gateway'
 import { appBinding } from '../mcp/app-binding'
 import { repoMcpForAgent } from '../repo-mcp/for-agent'
 import { now } from '../../harness/ids'
+import { mcpOffOf } from '../../harness/members/member-mcp'
 import { envRefusal, scratchPaths } from '../../platform/command-env'
 import { sandboxedAgentSpawn } from '../../platform/sandbox/agent-spawn'
 import type { SandboxedSpawn } from '../../platform/sandbox/spawn'
@@ -154,7 +155,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
   // The repository's MCP servers go to the agent in session/new: it starts them, inside its own sandbox (the same one
   // as its commands), with the session's folder, the tree, as theirs. Without a sandbox the agent is not sandboxed
   // either (the notice above says so), and neither are they.
-  const repoServers = repoMcpForAgent(env.workspaceRoot, new Set())
+  const repoServers = repoMcpForAgent(env.workspaceRoot, mcpOffOf(member))
   const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
   const agent = await ensureAgent(env, host, spawn, command)

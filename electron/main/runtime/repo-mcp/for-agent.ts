@@ -3,7 +3,7 @@
  * `mcpServers` (the agent starts them, in its own sandbox), and the notices of those left out.
  */
 import type { McpServerStdio } from '@agentclientprotocol/sdk'
-import { readRepoMcpConfig } from './config'
+import { readRepoMcpConfig } from '../../harness/members/mcp-config'
 
 export function repoMcpForAgent(
   root: string,

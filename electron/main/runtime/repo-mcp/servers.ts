@@ -13,7 +13,7 @@ import { sandboxedSpawn } from '../../platform/sandbox/spawn'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import { ToolError } from '../../platform/tool-error'
 import type { ToolDefinition } from '../tools/types'
-import { readRepoMcpConfig, type RepoMcpServer } from './config'
+import { readRepoMcpConfig, type RepoMcpServer } from '../../harness/members/mcp-config'
 
 /** How long a server has to start and list its tools (npx may fetch a package first). */
 const START_TIMEOUT_MS = 60_000
