@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionInfo } from '../../shared/schemas'
-import { sessionWhere } from '../fixtures/sessions'
+import { sessionWhere, takeTurn } from '../fixtures/sessions'
 import { scriptedProvider } from '../fixtures/scripted-agent'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
@@ -91,4 +91,26 @@ describe("an ACP member and the repository's MCP servers", () => {
       expect.arrayContaining([expect.stringContaining('(mcp_server_not_stdio)')]),
     )
   }, 90_000)
+
+  it('a server turned off for the member is not in its session/new', async () => {
+    writeFileSync(
+      join(t.repoDir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER] } } }),
+    )
+    const m = await t.core.invoke('members.create', {
+      workspaceId: t.ws.id,
+      name: 'Agent',
+      role: 'implementer',
+      approval: 'auto',
+      mcpOff: ['memory'],
+      provider: scriptedProvider({ turns: [[{ mcpCall: { server: 'memory', tool: 'read_graph', arguments: {} } }]] }),
+    })
+    const steps = await takeTurn(t.core, { memberId: m.id, text: 'read' }, { timeoutMs: 30_000 })
+    expect(
+      steps
+        .filter((s) => s.kind === 'model')
+        .map((s) => s.text)
+        .join(''),
+    ).toContain('mcp read_graph: no server memory offered')
+  })
 })
