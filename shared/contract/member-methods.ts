@@ -11,6 +11,8 @@ const memberSettings = {
   planningInterval: z.number().int().min(0).max(100).optional(),
   /** Commands of this member may use the network (off by default). */
   network: z.boolean().optional(),
+  /** The repository's MCP servers (`.mcp.json`, by name) this member does not get; the others it gets. */
+  mcpOff: z.array(s.McpServerName).max(64).optional(),
 }
 
 export const memberMethods = {
@@ -37,6 +39,8 @@ export const memberMethods = {
     r<s.Member>(),
   ),
   'members.list': method(z.strictObject({ ...ws }), r<s.Member[]>()),
+  /** The repository's MCP servers (its `.mcp.json`), each with whether the member gets it, and the entries left out. */
+  'members.mcpServers': method(z.strictObject({ memberId: s.Id }), r<s.MemberMcpServers>()),
   /** The other workspaces (not archived) with a team, most recently opened first: what members.copyTeam can copy. */
   'members.teams': method(z.strictObject({ ...ws }), r<s.TeamSource[]>()),
   /**

@@ -5,6 +5,8 @@ import { reportKinds } from '../report-kinds'
 import { z } from 'zod'
 
 export const Id = z.string().min(1).max(64)
+/** A server's name in the repository's `.mcp.json` (part of its tools' names: mcp__<server>__<tool>). */
+export const McpServerName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ or -, at most 32')
 
 export const Authority = z.enum(['observer', 'proposer', 'decider'])
 

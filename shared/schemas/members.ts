@@ -44,6 +44,8 @@ export interface Member {
   planningInterval: number
   /** Its commands may use the network; off by default. */
   network: boolean
+  /** The repository's MCP servers (`.mcp.json`, by name) it does not get. */
+  mcpOff: string[]
   /** Set while archived (members.archive): left out of lists. */
   archivedAt?: string | null
   createdAt: string
@@ -64,4 +66,12 @@ export interface TeamSource {
 export interface CopiedTeam {
   members: Member[]
   rules: ApprovalRule[]
+}
+
+/** members.mcpServers: the repository's MCP servers as one member's settings list them. */
+export interface MemberMcpServers {
+  /** The stdio servers of the tree's `.mcp.json`, in the file's order. */
+  servers: { name: string; command: string; args: string[]; on: boolean }[]
+  /** Entries (or the file) left out, each with a stable code (mcp_config_invalid, mcp_server_not_stdio, …). */
+  problems: { code: string; server?: string; message: string }[]
 }

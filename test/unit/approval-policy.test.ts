@@ -59,6 +59,22 @@ const table: [string, PolicyCall, boolean, boolean, boolean, boolean][] = [
   ],
   ['run_command, network off', tool('run_command', { command: 'npm test' }, true), true, false, true, false],
   [
+    'a repository MCP server tool, network off',
+    tool('mcp__memory__create_entities', { entities: [] }, true),
+    true,
+    false,
+    true,
+    false,
+  ],
+  [
+    'a repository MCP server tool, network on',
+    tool('mcp__memory__read_graph', {}, true, { network: true }),
+    true,
+    true,
+    true,
+    false,
+  ],
+  [
     'run_command, network on',
     tool('run_command', { command: 'npm test' }, true, { network: true }),
     true,

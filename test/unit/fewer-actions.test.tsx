@@ -29,6 +29,7 @@ const member = (n: number, name: string, role: string): Member => ({
   maxSteps: 50,
   planningInterval: 0,
   network: false,
+  mcpOff: [],
   createdAt: '',
   updatedAt: '',
 })

@@ -160,6 +160,7 @@ describe('questions to the human', () => {
           maxSteps: 30,
           planningInterval: 0,
           network: false,
+          mcpOff: [],
           createdAt: '',
           updatedAt: '',
         },

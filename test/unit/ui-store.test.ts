@@ -23,6 +23,7 @@ const member = (n: number, name: string): Member => ({
   maxSteps: 30,
   planningInterval: 0,
   network: false,
+  mcpOff: [],
   createdAt: '',
   updatedAt: '',
 })

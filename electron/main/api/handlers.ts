@@ -7,6 +7,7 @@ import {
 } from '../harness/decisions/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members/members'
 import { copyTeam, teamSources } from '../harness/members/team-copy'
+import { memberMcpServers } from '../harness/members/member-mcp'
 import { getMetrics } from '../harness/workspace/metrics'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReportAtCommit } from '../harness/reports/reports'
@@ -43,6 +44,7 @@ export function harnessHandlers({ harness: h, onTaskStarted, queueTurn }: Handle
     'members.create': (p) => createMember(h.ctx(p.workspaceId), h.secrets, p),
     'members.update': (p) => updateMember(h.ctxOf('member', p.memberId, 'memberId'), h.secrets, p),
     'members.list': (p) => listMembers(h.ctx(p.workspaceId), h.secrets),
+    'members.mcpServers': (p) => memberMcpServers(h, h.ctxOf('member', p.memberId, 'memberId'), p.memberId),
     'members.teams': (p) => teamSources(h, h.ctx(p.workspaceId)),
     'members.copyTeam': (p) => copyTeam(h, h.ctx(p.workspaceId), p.fromWorkspaceId),
 

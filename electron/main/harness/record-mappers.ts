@@ -45,6 +45,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     maxSteps: r.max_steps,
     planningInterval: r.planning_interval,
     network: r.network === 1,
+    mcpOff: JSON.parse(r.mcp_off) as string[],
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

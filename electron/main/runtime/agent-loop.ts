@@ -83,6 +83,7 @@ async function loop(env: TurnEnv, host: MemberHost, start: StepRow): Promise<Tur
     insert({ kind: 'interrupted', status: 'done', text: interruptText(host), ended_at: now() })
     return { status: 'interrupted', answer: '' }
   }
+  for (const text of env.notices ?? []) insert({ kind: 'notice', status: 'done', text, ended_at: now() })
   const specs = env.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
 
   let ended: string | null = null

@@ -8,9 +8,11 @@ import { rulesFor } from '../harness/members/approval-rules'
 import type { Harness } from '../harness/harness'
 import { now } from '../harness/ids'
 import { keyRefOf } from '../harness/members/members'
+import { mcpOffOf } from '../harness/members/member-mcp'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { sandboxStatus } from '../platform/sandbox/status'
 import { runTurn } from './agent-loop'
+import { startRepoMcp } from './repo-mcp/servers'
 import type { MemberHost } from './member-host'
 import { createProvider, type CreateProviderOptions } from './providers'
 import type { ModelProvider, ProviderConfig } from './providers/types'
@@ -53,29 +55,40 @@ export function builtinEngine(deps: BuiltinEngineDeps): TurnEngine {
         baseURL: member.provider_base_url ?? undefined,
         apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
       })
-      return runTurn(
-        {
-          ctx,
-          member,
-          provider,
-          workspaceRoot: tree.root,
-          treeDescription: tree.description,
-          tools: tools.filter((t) => toolAllowed(t.name, member.authority)),
-          approval: turn.approval,
-          rules: rulesFor(ctx, member.id),
-          sandbox: await sandboxStatus(),
-          callSetting: {
-            readOnlyTree: !!tree.readOnly,
-            network: member.network === 1,
-            hooks: workspaceSettings(ctx).gitHooks,
+      // The repository's MCP servers run for this turn only, in the member's sandbox (repo-mcp/servers.ts).
+      const repoMcp = await startRepoMcp(tree.root, sandboxPolicy(deps.harness, ctx, host, tree), mcpOffOf(member))
+      try {
+        return await runTurn(
+          {
+            ctx,
+            member,
+            provider,
+            workspaceRoot: tree.root,
+            treeDescription: tree.description,
+            tools: [
+              ...tools.filter((t) => toolAllowed(t.name, member.authority)),
+              ...(repoMcp.tools as ToolDefinition<unknown, HarnessToolContext>[]),
+            ],
+            notices: repoMcp.notices,
+            approval: turn.approval,
+            rules: rulesFor(ctx, member.id),
+            sandbox: await sandboxStatus(),
+            callSetting: {
+              readOnlyTree: !!tree.readOnly,
+              network: member.network === 1,
+              hooks: workspaceSettings(ctx).gitHooks,
+            },
+            emitStep: turn.emitStep,
+            emitDelta: turn.emitDelta,
+            toolContext: (_host, signal, endTurn, sourceStepId) =>
+              toolContext(deps, turn, signal, endTurn, sourceStepId),
           },
-          emitStep: turn.emitStep,
-          emitDelta: turn.emitDelta,
-          toolContext: (_host, signal, endTurn, sourceStepId) => toolContext(deps, turn, signal, endTurn, sourceStepId),
-        },
-        host,
-        turn.start,
-      )
+          host,
+          turn.start,
+        )
+      } finally {
+        await repoMcp.close()
+      }
     },
   }
 }

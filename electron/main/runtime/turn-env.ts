@@ -19,6 +19,8 @@ export interface TurnEnv {
     endTurn: (reason: string) => void,
     sourceStepId: string,
   ): HarnessToolContext
+  /** What the session says at the turn's start (a repository MCP server left out, and why). */
+  notices?: string[]
   emitStep: StepSink
   emitDelta(stepId: number, text: string): void
   workspaceRoot: string

@@ -49,8 +49,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 /**
  * Applies pending migrations in one transaction; refuses a file written by a newer Concord. A migration that edits a
  * table's definition in sqlite_schema (`writesSchema`) runs with SQLite's defensive mode off, for that transaction
- * only, and the schema version is bumped after it so that every connection, this one included, reads the new
- * definitions (SQLite's documented procedure for removing a CHECK).
+ * only, and the schema version is bumped right after it so that every connection, this one included, reads the new
+ * definitions before anything else (SQLite's documented procedure for removing a CHECK; an ALTER TABLE after it in the
+ * same transaction otherwise rewrites the definition as it was before the edit, and fails).
  */
 export function migrate(db: Db, migrations: Migration[], label = 'the database'): void {
   const current = db.pragma('user_version', { simple: true }) as number
@@ -66,8 +67,12 @@ export function migrate(db: Db, migrations: Migration[], label = 'the database')
   if (writesSchema) db.unsafeMode(true)
   try {
     db.transaction(() => {
-      for (const m of pending) db.exec(m.up)
-      if (writesSchema) db.pragma(`schema_version = ${(db.pragma('schema_version', { simple: true }) as number) + 1}`)
+      for (const m of pending) {
+        db.exec(m.up)
+        // At once: a later ALTER TABLE in the same transaction would edit the definition as it was read before.
+        if (m.writesSchema)
+          db.pragma(`schema_version = ${(db.pragma('schema_version', { simple: true }) as number) + 1}`)
+      }
       db.pragma(`user_version = ${migrations.length}`)
     }).immediate()
   } finally {

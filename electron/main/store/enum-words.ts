@@ -6,7 +6,7 @@
 import { agentKinds } from '../../../shared/agent-kinds'
 import { decisionStatuses, providerKinds, stepKinds, stepStatuses, verdicts } from '../../../shared/enums'
 import { reportKinds } from '../../../shared/report-kinds'
-import type { Db } from './connection'
+import type Database from 'better-sqlite3'
 
 /** enum_words's list name → the shared list. */
 export const enumLists: Record<string, readonly string[]> = {
@@ -26,7 +26,7 @@ const key = (rows: { list: string; word: string }[]): string =>
     .join('\n')
 
 /** Brings `enum_words` to the shared lists (a database older than migration 032 has none: nothing to do). */
-export function fillEnumWords(db: Db): void {
+export function fillEnumWords(db: Database.Database): void {
   const has = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'enum_words'").get()
   if (!has) return
   const want = Object.entries(enumLists).flatMap(([list, words]) => words.map((word) => ({ list, word })))

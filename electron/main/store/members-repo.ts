@@ -32,6 +32,8 @@ export interface MemberRow {
   planning_interval: number
   /** 1: this member's commands may use the network. */
   network: number
+  /** JSON list of the names of the repository's MCP servers (`.mcp.json`) this member does not get (migration 033). */
+  mcp_off: string
   /** Steps up to this id belong to an earlier conversation (sessions.reset). */
   session_start: number
   /** Set while the member is archived: out of lists, kept in the store and the export. */
@@ -52,6 +54,7 @@ export type MemberFields = Omit<
   | 'agent_turn_timeout_s'
   | 'archived_at'
   | 'api_key_ref'
+  | 'mcp_off'
 >
 
 /** The agent columns of a member that is no external agent: a model provider's, or none. */
@@ -83,6 +86,7 @@ export class MembersRepo {
       setAcpSession: db.prepare('UPDATE members SET acp_session = ? WHERE id = ?'),
       setAgentSettings: db.prepare('UPDATE members SET agent_interrupt = ?, agent_turn_timeout_s = ? WHERE id = ?'),
       setKeyRef: db.prepare('UPDATE members SET api_key_ref = ? WHERE id = ?'),
+      setMcpOff: db.prepare('UPDATE members SET mcp_off = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members WHERE archived_at IS NULL ORDER BY id'),
       listAll: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
@@ -99,6 +103,11 @@ export class MembersRepo {
 
   update(id: number, fields: MemberFields): void {
     this.s.update.run({ ...fields, id })
+  }
+
+  /** The repository's MCP servers the member does not get, by name. */
+  setMcpOff(id: number, names: readonly string[]): void {
+    this.s.setMcpOff.run(JSON.stringify(names), id)
   }
 
   /** Where the member's key is read from: another member's entry in the secret store, or null for its own. */

@@ -146,6 +146,9 @@ export function describeToolCall(tool: string, args: unknown, asksUnderAsk: bool
     case 'git_commit':
       return { ...base, effect: 'commit', hooks: !!s.hooks }
     default:
+      // A tool of a repository MCP server (repo-mcp/servers.ts): a program running in the member's sandbox, asked for
+      // like a command (network per the member).
+      if (tool.startsWith('mcp__')) return { ...base, effect: 'command', network: !!s.network }
       return asksUnderAsk
         ? { ...base, effect: 'leaves', leaves: harnessLeaves[tool] ?? `${tool} changes the team's records` }
         : { ...base, effect: 'read' }

@@ -120,6 +120,7 @@ export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedPara
           )
         else if (p.provider)
           ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
+        if (p.mcpOff) ctx.store.members.setMcpOff(id, [...new Set(p.mcpOff)])
         ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
         ref = secretRef(makeId(ctx.wsId, 'member', id))
         // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
@@ -179,6 +180,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
           )
         else if (provider)
           ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
+        if (p.mcpOff) ctx.store.members.setMcpOff(n, [...new Set(p.mcpOff)])
         if (p.provider === null || p.provider?.apiKey) ctx.store.members.setKeyRef(n, null)
         secrets.set(ref, key)
         return ctx.store.members.get(n)!

@@ -138,6 +138,8 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   }
   const session = await openSession(env, started)
   if ('error' in session) return fail(session.error)
+  if (session.fresh)
+    for (const text of started.repoMcpNotices) steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
   await planMode(env, started.agent, session.sessionId)
   // A new agent process in a new session: its first turn says plainly when Concord's tools do not reach it.
   const firstTurn = started.fresh && session.fresh

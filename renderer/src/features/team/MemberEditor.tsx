@@ -1,4 +1,5 @@
 import '../session/approvals.css'
+import { useState } from 'react'
 import { policyLabel, policyLine } from '../../../../shared/approval-words'
 import type { Member } from '../../../../shared/schemas'
 import { CheckboxRow } from '../../components/CheckboxRow'
@@ -12,6 +13,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { AgentFields } from './AgentFields'
 import { useMemberDraft, type MemberDraft } from './member-draft'
+import { MemberMcpServers } from './MemberMcpServers'
 import { MemberRules, SandboxNote } from './MemberRules'
 import { ProviderFields } from './ProviderFields'
 
@@ -31,12 +33,14 @@ export function MemberEditor({
   const applyMember = useApp((s) => s.applyMember)
   const selectMember = useApp((s) => s.selectMember)
   const d = useMemberDraft(member)
+  const [mcpOff, setMcpOff] = useState(member?.mcpOff ?? [])
   const save = useAction(async () => {
     const common = { ...d.fields, name: d.name.trim(), role: d.role.trim() }
     const saved = member
       ? await api.call('members.update', {
           memberId: member.id,
           ...common,
+          mcpOff,
           provider: d.useProvider ? d.providerInput() : null,
         })
       : await api.call('members.create', {
@@ -62,6 +66,7 @@ export function MemberEditor({
       <MemberNameFields d={d} />
       <MemberPolicyFields d={d} />
       {member && <MemberRules member={member} />}
+      {member && <MemberMcpServers member={member} off={mcpOff} onChange={setMcpOff} />}
       <SandboxNote />
       {/* Beside the fields that fix it (the key field has the focus, so this part is what shows). */}
       {fixing && (
