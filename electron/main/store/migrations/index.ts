@@ -29,6 +29,7 @@ import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
 import * as m030 from './030-agent-key-variable'
 import * as m031 from './031-turn-undo'
+import * as m033 from './033-money'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -63,4 +64,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '029-task-plans', up: m029.up },
   { name: '030-agent-key-variable', up: m030.up },
   { name: '031-turn-undo', up: m031.up },
+  // 032 is the lead's (issue 35): the runner applies this one after it once both are merged.
+  { name: '033-money', up: m033.up },
 ]
