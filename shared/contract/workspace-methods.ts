@@ -68,6 +68,10 @@ export const workspaceMethods = {
       treeNetwork: z.boolean().optional(),
       /** The most a task tree's new commits may weigh when brought into your repository, in MB. */
       treeTransferLimitMB: z.number().int().min(1).max(1_000_000).optional(),
+      /** Replaces the price table (US dollars per million tokens, per model). */
+      prices: s.PriceTable.optional(),
+      /** US dollars; null removes the budget. */
+      budget: s.Budget.nullable().optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),

@@ -1,4 +1,5 @@
 /** A report, its claims and basis; notices sent to members; the workspace's figures and its events. */
+import type { CostFigures } from './money'
 import type { LinkState, ReportKind, Verdict } from './inputs'
 import type { ArtifactRef } from './tasks'
 import type { z } from 'zod'
@@ -91,6 +92,8 @@ export interface Metrics {
     /** `key` and `title`: the task's, so the table names it without the task list loaded. */
     perTask: { taskId: string; key: string; title: string; input: number; output: number; unreported: number }[]
   }
+  /** What the tokens cost (reported by agents, or priced from the workspace's table) and the budget. */
+  cost: CostFigures
 }
 
 export interface HarnessEvent {

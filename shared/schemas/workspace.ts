@@ -1,6 +1,7 @@
 /** A workspace and what the machine answers about it: settings, its first commit, folders, export, search. */
 import type { FollowUpMode, Isolation, MergeMode, UpdateMode } from './inputs'
 import type { Member } from './members'
+import type { ModelPrice } from './money'
 import type { StepKind } from './sessions'
 import type { Task } from './tasks'
 import type { z } from 'zod'
@@ -62,6 +63,13 @@ export interface WorkspaceSettings {
   treeNetwork: boolean
   /** The most a task tree's new commits may weigh when Concord brings them into your repository (MB). Default 500. */
   treeTransferLimitMB: number
+  /**
+   * What built-in members' models cost, US dollars per million tokens (shipped with list prices of a few well-known
+   * models; edit to your contract). A model not in it is priced by no one: its cost shows "not reported".
+   */
+  prices: Record<string, ModelPrice>
+  /** US dollars: once the workspace's cost reaches it, Concord starts no automatic turn (null: no budget). */
+  budget: number | null
 }
 
 /** workspaces.firstCommit: the commit made, the branch it started, and the settings now (the base branch is set). */

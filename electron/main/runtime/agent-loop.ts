@@ -232,6 +232,7 @@ async function streamModelStep(
       tool_calls: JSON.stringify(result.toolCalls),
       input_tokens: result.usage?.inputTokens,
       output_tokens: result.usage?.outputTokens,
+      model: env.member.provider_model,
       ended_at: now(),
     })
     return { kind: 'ok', result, stepId }
@@ -304,6 +305,7 @@ async function planStep(
       text: result.text,
       input_tokens: result.usage?.inputTokens,
       output_tokens: result.usage?.outputTokens,
+      model: env.member.provider_model,
       ended_at: now(),
     })
     return 'ok'

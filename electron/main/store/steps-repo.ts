@@ -100,7 +100,8 @@ export class StepsRepo {
       finish: db.prepare(
         `UPDATE steps SET status = @status, text = coalesce(@text, text), tool_calls = coalesce(@tool_calls, tool_calls),
          is_error = coalesce(@is_error, is_error), input_tokens = coalesce(@input_tokens, input_tokens),
-         output_tokens = coalesce(@output_tokens, output_tokens), ended_at = @ended_at, refs = @refs WHERE id = @id`,
+         output_tokens = coalesce(@output_tokens, output_tokens), model = coalesce(@model, model),
+         ended_at = @ended_at, refs = @refs WHERE id = @id`,
       ),
       setStatus: db.prepare('UPDATE steps SET status = ? WHERE id = ?'),
       setTask: db.prepare('UPDATE steps SET task_id = ? WHERE id = ?'),
@@ -211,6 +212,8 @@ export class StepsRepo {
       is_error?: number
       input_tokens?: number
       output_tokens?: number
+      /** The model a built-in member called (priced from the workspace's table when the figures are read). */
+      model?: string | null
       ended_at: string
     },
   ): void {
@@ -223,6 +226,7 @@ export class StepsRepo {
       is_error: null,
       input_tokens: null,
       output_tokens: null,
+      model: null,
       ...f,
       refs,
     })

@@ -11,6 +11,7 @@ import { StepsRepo } from './steps-repo'
 import { TasksRepo } from './tasks-repo'
 import { FollowUpsRepo } from './follow-ups-repo'
 import { UsageRepo } from './usage-repo'
+import { CostRepo } from './cost-repo'
 import { ArchiveRepo } from './archive-repo'
 import { RecordSearchRepo, SearchRepo } from './search-repo'
 import { RetryRepo } from './retry-repo'
@@ -37,6 +38,7 @@ export class WorkspaceStore {
   readonly settings: SettingsRepo
   readonly branches: BranchesRepo
   readonly usage: UsageRepo
+  readonly cost: CostRepo
   readonly archive: ArchiveRepo
   readonly search: SearchRepo
   readonly recordSearch: RecordSearchRepo
@@ -63,6 +65,7 @@ export class WorkspaceStore {
     this.settings = new SettingsRepo(db)
     this.branches = new BranchesRepo(db)
     this.usage = new UsageRepo(db)
+    this.cost = new CostRepo(db)
     this.archive = new ArchiveRepo(db)
     this.search = new SearchRepo(db)
     this.recordSearch = new RecordSearchRepo(db)

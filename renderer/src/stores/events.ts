@@ -212,6 +212,8 @@ function applySessionEvent(
     case 'session.state': {
       const { session } = envelope.payload
       const prev = s.sessions[session.memberId]?.info
+      // A turn's end: an agent's reported cost may have come after its last step (money, on the Figures tab).
+      if (session.state === 'idle' && prev?.state !== 'idle') soon('metrics')
       s.applySessionInfo(session)
       const name = s.members[session.memberId]?.name
       const note = name ? notificationFor(prev, session, name) : null

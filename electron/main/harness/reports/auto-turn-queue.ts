@@ -8,6 +8,8 @@ import type { Ctx } from '../context'
 import { now } from '../ids'
 import { toNoticeSummary } from '../mappers'
 import { AutoTurnsRepo } from '../../store/auto-turns-repo'
+import { budgetState, HELD_BY_BUDGET } from '../workspace/money'
+import { workspaceSettings } from '../workspace/workspace-settings'
 import type { MemberRow, StepRow, WorkspaceStore } from '../rows'
 
 /** Triggers spelled out in one waiting auto turn; the rest are summed up by JOIN_MORE. */
@@ -55,9 +57,15 @@ export function countAutoDelivery(ctx: Ctx): void {
   ctx.store.log.bump('auto_deliveries')
 }
 
+/** The workspace spent its budget: Concord starts no automatic turn (the human's messages still go through). */
+export function budgetReached(ctx: Ctx): boolean {
+  return budgetState(ctx, workspaceSettings(ctx))?.reached === true
+}
+
 /**
  * Queues the turn (or joins the member's auto turn still waiting), once per member and trigger: the step's id and
- * whether its text changed (a change to announce), or null when the trigger had its turn already. `joined` counts the
+ * whether its text changed (a change to announce), or null when the trigger had its turn already or the workspace's
+ * budget is spent (the trigger is not claimed then: its notice stays pending, resumed at the next start). `joined` counts the
  * triggers each waiting turn carries (one edit can leave hundreds of a member's reports stale).
  */
 export function queueAutoTurn(
@@ -65,6 +73,11 @@ export function queueAutoTurn(
   joined: Map<number, number>,
   w: { memberRowId: number; taskRowId: number; trigger: string; lines: string[] },
 ): { id: number; changed: boolean } | null {
+  if (budgetReached(ctx)) {
+    // Said on the Figures tab: how many turns the budget held (their notices stay pending).
+    ctx.store.log.bump(HELD_BY_BUDGET)
+    return null
+  }
   const repo = autoTurnsRepo(ctx.store)
   const steps = ctx.store.steps
   return ctx.store.transaction(() => {

@@ -1,6 +1,8 @@
 import type { Metrics } from '../../../../shared/schemas'
 import type { Ctx } from '../context'
 import { makeId, makeKey } from '../ids'
+import { costFigures } from './money'
+import { workspaceSettings } from './workspace-settings'
 
 export interface TokenTotals {
   perMember: { memberId: string; input: number; output: number; unreported: number }[]
@@ -71,5 +73,6 @@ export function getMetrics(ctx: Ctx): Metrics {
       perMember,
       perTask: tokens.perTask,
     },
+    cost: costFigures(ctx, workspaceSettings(ctx)),
   }
 }

@@ -1,10 +1,11 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
-import type { WorkspaceSettings } from '../../../../shared/schemas'
+import { Budget, PriceTable, type WorkspaceSettings } from '../../../../shared/schemas'
 import { assertAllowedEnv } from '../../platform/command-env'
 import { ToolError } from '../../platform/tool-error'
 import type { Ctx } from '../context'
 import { now } from '../ids'
+import { DEFAULT_PRICES } from './money'
 
 /** A 300 MB commit took 24 s and 700 MB of memory to bring over before the transfer was streamed: a bound either way. */
 export const TREE_TRANSFER_LIMIT_MB = 500
@@ -41,6 +42,9 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
       raw.treeTransferLimitMB > 0
         ? raw.treeTransferLimitMB
         : TREE_TRANSFER_LIMIT_MB,
+    // Never saved: the shipped list prices; saved, the user's table as it is (a model removed stays unpriced).
+    prices: raw.prices === undefined ? DEFAULT_PRICES : (PriceTable.safeParse(raw.prices).data ?? DEFAULT_PRICES),
+    budget: Budget.safeParse(raw.budget).data ?? null,
   }
 }
 
@@ -56,13 +60,14 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
   }
   const current = workspaceSettings(ctx)
   // Every other field of the call is a setting of the same name (Pick fails to compile where one is not).
-  const { workspaceId: _, setupCommand, copyFiles, runCommand, ...given } = p
+  const { workspaceId: _, setupCommand, copyFiles, runCommand, budget, ...given } = p
   const next: WorkspaceSettings = {
     ...current,
     ...givenOnly<Partial<Pick<WorkspaceSettings, keyof typeof given>>>(given),
     setupCommand: setupCommand === undefined ? current.setupCommand : setupCommand.trim() || null,
     copyFiles: copyFiles === undefined ? current.copyFiles : checkedCopyFiles(copyFiles),
     runCommand: runCommand === undefined ? current.runCommand : runCommand.trim() || null,
+    budget: budget === undefined ? current.budget : budget,
   }
   if (next.isolation === 'worktree' && !next.baseBranch)
     throw new ApiError(

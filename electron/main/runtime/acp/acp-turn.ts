@@ -200,6 +200,7 @@ async function promptLoop(turn: PromptTurn, sessionId: string, promptText: strin
   const { env, host, agent, updates } = turn
   const signal = host.abort!.signal
   host.approveExternal = updates.approveExternal
+  updates.sessionId = sessionId
   const detach = agent.attach(sessionId, {
     update: (n) => {
       updates.onUpdate(n.update)
@@ -235,6 +236,7 @@ async function promptLoop(turn: PromptTurn, sessionId: string, promptText: strin
     signal.removeEventListener('abort', onAbort)
     detach()
     updates.finishOpen(signal.aborted || timeout?.fired === true)
+    updates.settleCost(turn.start.id)
   }
 }
 

@@ -63,6 +63,10 @@ export class AcpUpdates {
    * permission request carries no reason, and Codex ends its turn on a reject.
    */
   readonly denials: string[] = []
+  /** The turn's last finished model step: a cost reported after it closed is its. */
+  private lastModel: number | null = null
+  /** A cost reported while no model step of the turn was finished yet (see closeModel, settleCost). */
+  private pendingCost: { micros: number; currency: string } | null = null
   /** The last notice recorded as delivered (see recordDeliveredNotices). */
   private noticesSeen: number
 
@@ -102,7 +106,36 @@ export class AcpUpdates {
       ended_at: now(),
     })
     this.answer = this.model.text
+    this.lastModel = this.model.id
     this.model = null
+    this.settleCost(null)
+  }
+
+  /**
+   * The agent's cost so far in its session (ACP's usage_update carries a session's cumulative cost): what it grew by
+   * since the last report is this turn's, recorded on its model step. A session Concord has not seen, or a total that
+   * went down (the agent restarted it), counts from zero.
+   */
+  onCost(sessionId: string, cost: { amount: number; currency: string }): void {
+    if (!Number.isFinite(cost.amount) || cost.amount < 0) return
+    const micros = Math.round(cost.amount * 1e6)
+    const { cost: costs } = this.store
+    const memberId = this.env.member.id
+    const seen = costs.sessionCost(memberId)
+    const delta = seen.session === sessionId && micros >= seen.micros ? micros - seen.micros : micros
+    costs.setSessionCost(memberId, sessionId, micros)
+    if (delta <= 0) return
+    const pending = this.pendingCost
+    this.pendingCost = { micros: delta + (pending?.micros ?? 0), currency: cost.currency }
+    if (!this.model) this.settleCost(null)
+  }
+
+  /** Puts a reported cost on the turn's last model step, or (none in the turn) on `fallback`, the turn's start. */
+  settleCost(fallback: number | null): void {
+    const stepId = this.lastModel ?? fallback
+    if (!this.pendingCost || stepId === null) return
+    this.store.cost.addStepCost(stepId, this.pendingCost.micros, this.pendingCost.currency)
+    this.pendingCost = null
   }
 
   /** A call's step, made at its first mention; its arguments are filled in as the agent tells more (toolArgs). */
@@ -150,6 +183,9 @@ export class AcpUpdates {
     return id
   }
 
+  /** The ACP session of the turn (its cost reports are cumulative per session). */
+  sessionId = ''
+
   readonly onUpdate = (u: SessionUpdate): void => {
     switch (u.sessionUpdate) {
       case 'agent_message_chunk': {
@@ -183,6 +219,9 @@ export class AcpUpdates {
         }
         return
       }
+      case 'usage_update':
+        if (u.cost) this.onCost(this.sessionId, u.cost)
+        return
       default:
         return
     }

@@ -5,6 +5,7 @@ import { compactNumber } from '../../lib/format'
 import { useState, type ReactNode } from 'react'
 import { useApp } from '../../stores/app-store'
 import type { RightTab } from '../../stores/types'
+import { CostFigures } from './CostFigures'
 import { FigureItemsDialog, type FigureList } from './FigureItems'
 import { openFiltered, type BoardFilter } from '../../stores/open-filtered'
 import './figures.css'
@@ -76,6 +77,8 @@ export function Figures() {
     <div className="panel-section figures" data-testid="figures">
       <h4>Coordination</h4>
       <CoordinationFigures m={m} />
+      <h4>Cost</h4>
+      <CostFigures m={m} />
       <h4>Tokens</h4>
       <TokenFigures m={m} />
     </div>

@@ -3,6 +3,7 @@ import type { Task } from '../../../../shared/schemas'
 import { taskFlagWords } from '../../../../shared/task-rules'
 import { RefChip } from '../../components/RefChip'
 import { Avatar, Badge } from '../../components/ui'
+import { costText, costTitle } from '../../lib/money'
 import { useApp } from '../../stores/app-store'
 import { useAttemptsView } from './attempts-store'
 import { BranchHead, DeliveredCommit } from './TaskCommits'
@@ -58,6 +59,7 @@ export function TaskMeta({ task, onShowChanges }: { task: Task; onShowChanges():
       )}
       <DeliveredCommit artifact={task.artifact} />
       <AttemptLinks task={task} />
+      <TaskCost taskId={task.id} />
       {!!task.openComments && (
         <button
           className="linklike small open-comments"
@@ -69,6 +71,17 @@ export function TaskMeta({ task, onShowChanges }: { task: Task; onShowChanges():
         </button>
       )}
     </div>
+  )
+}
+
+/** What the task's turns cost so far (reported by agents or priced), once it has turns. */
+function TaskCost({ taskId }: { taskId: string }) {
+  const cost = useApp((s) => s.metrics?.cost.perTask.find((c) => c.taskId === taskId)?.cost)
+  if (!cost) return null
+  return (
+    <span className="muted small" data-testid="task-cost" title={costTitle(cost) ?? 'What its turns cost so far'}>
+      cost {costText(cost)}
+    </span>
   )
 }
 
