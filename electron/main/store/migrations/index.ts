@@ -29,6 +29,7 @@ import * as m028 from './028-attempts'
 import * as m029 from './029-task-plans'
 import * as m030 from './030-agent-key-variable'
 import * as m031 from './031-turn-undo'
+import * as m034 from './034-step-images'
 
 /** Ordered schema migrations; entry i brings the database from user_version i to i + 1. */
 export const migrations: { name: string; up: string }[] = [
@@ -63,4 +64,6 @@ export const migrations: { name: string; up: string }[] = [
   { name: '029-task-plans', up: m029.up },
   { name: '030-agent-key-variable', up: m030.up },
   { name: '031-turn-undo', up: m031.up },
+  // 032 and 033 are other branches' of issue 35: at the merge, this one goes after them.
+  { name: '034-step-images', up: m034.up },
 ]
