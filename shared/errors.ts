@@ -75,6 +75,8 @@ export const errorCodes = [
   'too_many_attempts',
   /** An export would overwrite a file of Concord's that was changed since it was written; details.files name them. */
   'file_edited',
+  /** An image sent with a message that is not PNG, JPEG, GIF or WebP, or whose bytes are not of the type it names. */
+  'image_unsupported',
   'internal',
 ] as const
 
@@ -132,6 +134,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   storage_busy: 503,
   payload_too_large: 413,
   unsupported: 501,
+  image_unsupported: 415,
   invalid_artifact: 400,
   member_busy: 409,
   uncommitted_changes: 409,

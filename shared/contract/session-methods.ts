@@ -2,15 +2,32 @@
 import { z } from 'zod'
 import * as s from '../schemas'
 import { method, noNul, r, ws } from './method'
+import { base64Length, maxImageBytes, maxImagesPerMessage, type ImageMediaType } from '../images'
 
 export const sessionMethods = {
+  /**
+   * `images`: screenshots with the message (PNG, JPEG, GIF, WebP; base64), kept with its step. One that is not of
+   * those types or whose bytes are not of the type it names is refused with image_unsupported; too many or too large
+   * (shared/images.ts) with payload_too_large. Nothing is stored then.
+   */
   'sessions.send': method(
     z.strictObject({
       memberId: s.Id,
       text: z.string().trim().min(1, 'must not be empty').max(100_000),
       taskId: s.Id.optional(),
+      images: z
+        .array(
+          z.strictObject({ mediaType: z.string().max(100), data: z.string().max(2 * base64Length(maxImageBytes)) }),
+        )
+        .max(4 * maxImagesPerMessage)
+        .optional(),
     }),
     r<{ stepId: string; queued: number }>(),
+  ),
+  /** One image a step carries (index from 0, in the order sent), its bytes in base64. */
+  'sessions.image': method(
+    z.strictObject({ stepId: s.Id, index: z.number().int().min(0).max(100) }),
+    r<{ mediaType: ImageMediaType; data: string }>(),
   ),
   /** `taskId`: only the turns on that task (all of them: earlier conversations too), e.g. the turns of T-2. */
   'sessions.get': method(

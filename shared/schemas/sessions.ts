@@ -47,6 +47,8 @@ export interface Step {
    * sessions.undoTurn puts back), and once undone, when and where what was there then is kept.
    */
   checkpoint?: { commit: string; undone: StepUndone | null } | null
+  /** How many images the message carries (sessions.image reads each); absent when none. */
+  images?: number
   startedAt: string
   endedAt: string | null
 }

@@ -1,6 +1,7 @@
 /** The contract's handlers of tasks: their records, their trees and runs, their diffs, merges and pull requests. */
 import type { Harness } from '../harness/harness'
 import { taskRow } from '../harness/context'
+import { stepImage } from '../harness/members/step-images'
 import { acceptTask } from '../harness/tasks/acceptance'
 import { listAttempts, tryWith } from '../harness/tasks/attempts'
 import { addDiffComment, deleteDiffComment, listDiffComments } from '../harness/tasks/diff-comments'
@@ -57,5 +58,6 @@ export function taskHandlers(h: Harness, { onTaskStarted, queueTurn }: Omit<Hand
       return setupAgain(h, ctx, taskRow(ctx, p.taskId).id)
     },
     'sessions.changes': (p) => turnDiff(h, h.ctxOf('step', p.stepId, 'stepId'), p.stepId),
+    'sessions.image': (p) => stepImage(h.ctxOf('step', p.stepId, 'stepId'), p.stepId, p.index),
   } satisfies Partial<Handlers>
 }

@@ -13,7 +13,7 @@ import { deliverBrief } from './deliver-brief'
 import { buildView, defaultViewOptions } from './context-view'
 import { loopTurn } from './loop-share'
 import type { MemberHost, TurnOutcome } from './member-host'
-import { ProviderError, type ModelProvider, type ModelResult } from './providers/types'
+import { ProviderError, type ChatMessage, type ModelProvider, type ModelResult } from './providers/types'
 import { turnTask } from './turn-task'
 import { runToolCall } from './tool-call-step'
 import type { TurnEnv } from './turn-env'
@@ -165,6 +165,8 @@ function viewOptions(env: TurnEnv, omitPlans: boolean): Parameters<typeof buildV
     omitPlans,
     stepId: (n: number) => makeId(wsId, 'step', n),
     memberName: (n: number) => store.members.get(n)?.name ?? 'another member',
+    images: (n: number) =>
+      store.stepImages.of(n).map((i) => ({ mediaType: i.media_type, data: i.data.toString('base64') })),
   }
 }
 
@@ -243,7 +245,7 @@ async function streamModelStep(
       finish(stepId, { status: 'interrupted', text, ended_at: now() })
       return { kind: 'interrupted' }
     }
-    const failure = modelFailure(err)
+    const failure = modelFailure(err, request.messages)
     finish(stepId, { status: 'error', text, is_error: 1, ended_at: now() })
     insert({
       kind: 'error',
@@ -262,8 +264,15 @@ interface ModelFailure {
   code: SessionErrorCode
 }
 
-function modelFailure(err: unknown): ModelFailure {
-  const message = err instanceof Error ? err.message : String(err)
+function modelFailure(err: unknown, messages: ChatMessage[] = []): ModelFailure {
+  const said = err instanceof Error ? err.message : String(err)
+  // A model that takes no images refuses the call with a 4xx of its own words: say what the likely cause is.
+  const refused = err instanceof ProviderError && err.status !== undefined && err.status >= 400 && err.status < 500
+  const withImages = messages.some((m) => m.role === 'user' && m.images?.length)
+  const message =
+    refused && withImages && err.code !== 'provider_auth' && err.code !== 'provider_rate_limited'
+      ? `${said} — this call carried images: the model may not take image input. Send the message again without them, or give the member a model that reads images.`
+      : said
   // ProviderError's codes other than 'aborted' (handled before) are session error codes too.
   const code = err instanceof ProviderError && err.code !== 'aborted' ? err.code : 'provider_error'
   return { message, code }

@@ -5,6 +5,7 @@
  */
 import type { ChatMessage, ToolCall } from './providers/types'
 import type { StepRow } from '../harness/rows'
+import type { ImageInput } from '../../../shared/images'
 
 export interface ViewOptions {
   /** Rough budget for the projected history, in characters. */
@@ -15,6 +16,8 @@ export interface ViewOptions {
   omitPlans?: boolean
   stepId: (rowId: number) => string
   memberName: (memberId: number) => string
+  /** The images a user step carries (read only for steps that have some). */
+  images?: (stepRowId: number) => ImageInput[]
 }
 
 export const defaultViewOptions = { maxChars: 24_000, toolOutputLimit: 4_000 }
@@ -28,8 +31,11 @@ export function cutToolOutput(text: string, limit: number, pointer: string): str
 
 function project(step: StepRow, o: ViewOptions, latestPlanId: number | null): ChatMessage | null {
   switch (step.kind) {
-    case 'user':
-      return step.status === 'queued' ? null : { role: 'user', content: step.text }
+    case 'user': {
+      if (step.status === 'queued') return null
+      const images = step.images && o.images ? o.images(step.id) : []
+      return images.length ? { role: 'user', content: step.text, images } : { role: 'user', content: step.text }
+    }
     case 'message':
       if (step.status === 'queued') return null
       return {
@@ -160,8 +166,10 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
       continue
     }
     const prev = out.at(-1)
-    if (prev && prev.role === 'user') prev.content = `${prev.content}\n\n${m.content}`
-    else out.push({ ...m })
+    if (prev && prev.role === 'user') {
+      prev.content = `${prev.content}\n\n${m.content}`
+      if (m.role === 'user' && m.images?.length) prev.images = [...(prev.images ?? []), ...m.images]
+    } else out.push({ ...m })
   }
   if (out[0]?.role !== 'user') out.unshift({ role: 'user', content: '[Earlier steps of this session are not shown.]' })
   return out

@@ -13,7 +13,12 @@ import { makeId, now, parseId } from '../harness/ids'
 import { workspaceSettings } from '../harness/workspace/workspace-settings'
 import { planPhaseOf } from '../harness/rules/plan-phase'
 import type { MemberHost } from './member-host'
-import { busSink, writeStep } from './step-writer'
+import { busSink, quiet, writeStep } from './step-writer'
+import type { StepImageRow } from '../harness/rows'
+import { imagesProblem, type ImageMediaType } from '../../../shared/images'
+
+/** An image as a message brings it: its type is what the sender says, checked here. */
+type SentImage = { mediaType: string; data: string }
 
 /** What queueing needs: the harness, the bus, and the member's host (created on first use). */
 export interface Inbox {
@@ -28,6 +33,13 @@ export function wake(bus: EventBus, host: MemberHost): void {
   bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
 }
 
+/** The images a message carries, checked (type, bytes, size: a stable code when they cannot go), as the store keeps them. */
+function imageRows(images: SentImage[]): StepImageRow[] {
+  const problem = imagesProblem(images)
+  if (problem) throw new ApiError(problem.code, problem.message)
+  return images.map((i) => ({ media_type: i.mediaType as ImageMediaType, data: Buffer.from(i.data, 'base64') }))
+}
+
 /** Queues a message from the human (`fromMemberRowId` null) or a member; an error state is lifted. */
 export function enqueue(
   inbox: Inbox,
@@ -36,6 +48,7 @@ export function enqueue(
   fromMemberRowId: number | null,
   taskId: string | null | undefined,
   approval: ApprovalPolicy | null = null,
+  images: SentImage[] = [],
 ): { host: MemberHost; stepId: number } {
   const host = inbox.host(memberId)
   const ctx = inbox.harness.ctx(host.wsId)
@@ -43,16 +56,21 @@ export function enqueue(
   const task = taskId ? ctx.store.tasks.get(parseId(taskId, 'task', 'taskId').n) : undefined
   if (taskId && (!task || parseId(taskId, 'task', 'taskId').workspaceId !== host.wsId))
     throw new ApiError('not_found', `taskId: task ${taskId} does not exist`)
-  const stepId = writeStep(ctx.store, busSink(inbox.bus, host.wsId), {
-    member_id: host.memberRowId,
-    kind: fromMemberRowId === null ? 'user' : 'message',
-    status: 'queued',
-    text,
-    from_member_id: fromMemberRowId,
-    task_id: task?.id ?? null,
-    approval,
-    started_at: now(),
+  const stepId = ctx.store.transaction(() => {
+    const id = writeStep(ctx.store, quiet, {
+      member_id: host.memberRowId,
+      kind: fromMemberRowId === null ? 'user' : 'message',
+      status: 'queued',
+      text,
+      from_member_id: fromMemberRowId,
+      task_id: task?.id ?? null,
+      approval,
+      started_at: now(),
+    })
+    ctx.store.stepImages.add(id, imageRows(images))
+    return id
   })
+  busSink(inbox.bus, host.wsId)(ctx.store.steps.get(stepId)!)
   host.resume()
   inbox.bus.emit('session.state', { workspaceId: host.wsId, session: host.info() })
   return { host, stepId }

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../../../shared/errors'
 import { now } from '../harness/ids'
-import type { StepRow, WorkspaceStore } from '../harness/rows'
+import type { StepImageRow, StepRow, WorkspaceStore } from '../harness/rows'
 import type { EventBus } from '../platform/events/event-bus'
 import type { Ctx } from '../harness/context'
 import type { MemberHost } from './member-host'
@@ -48,25 +48,34 @@ export function requeueFailedTurn(
       approval: start.approval,
       started_at: now(),
     })
+    store.stepImages.copy(start.id, stepId)
     return { stepId, moved: requeue(store, queued) }
   })
 }
 
+/** A queued message taken out of the inbox, with the images it carries (its removal takes them from the store). */
+interface Taken {
+  row: StepRow
+  images: StepImageRow[]
+}
+
 /** Takes the member's queued messages out of its inbox, in order (to queue them again behind something). */
-function takeQueued(store: WorkspaceStore, memberRowId: number): StepRow[] {
-  const queued: StepRow[] = []
+function takeQueued(store: WorkspaceStore, memberRowId: number): Taken[] {
+  const queued: Taken[] = []
   for (let q = store.steps.nextQueued(memberRowId); q; q = store.steps.nextQueued(memberRowId)) {
-    queued.push(q)
+    queued.push({ row: q, images: q.images ? store.stepImages.of(q.id) : [] })
     store.steps.remove(q.id)
   }
   return queued
 }
 
 /** Queues taken messages again, in their order; returns the ids they had and have now (for delegation waiters). */
-function requeue(store: WorkspaceStore, queued: StepRow[]): (readonly [number, number])[] {
-  return queued.map((q) => {
-    const { id: _old, ...rest } = q
-    return [q.id, writeStep(store, quiet, rest)] as const
+function requeue(store: WorkspaceStore, queued: Taken[]): (readonly [number, number])[] {
+  return queued.map(({ row, images }) => {
+    const { id: _old, ...rest } = row
+    const id = writeStep(store, quiet, rest)
+    store.stepImages.add(id, images)
+    return [row.id, id] as const
   })
 }
 

@@ -184,7 +184,7 @@ export class Runtime {
 
   send(p: ParsedParams<'sessions.send'>): Result<'sessions.send'> {
     if (this.closed) throw new ApiError('busy', 'Concord is shutting down')
-    const { host, stepId } = enqueue(this.inbox, p.memberId, p.text, null, p.taskId)
+    const { host, stepId } = enqueue(this.inbox, p.memberId, p.text, null, p.taskId, null, p.images)
     return {
       stepId: makeId(host.wsId, 'step', stepId),
       queued: this.o.harness.ctx(host.wsId).store.steps.queuedCount(host.memberRowId),

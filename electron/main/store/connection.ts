@@ -38,7 +38,6 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('synchronous = NORMAL')
     db.pragma('busy_timeout = 5000')
     migrate(db, options.migrations ?? defaultMigrations, options.label ?? 'the database')
-    fillEnumWords(db)
     return db
   } catch (err) {
     db.close()
@@ -47,11 +46,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 }
 
 /**
- * Applies pending migrations in one transaction; refuses a file written by a newer Concord. A migration that edits a
- * table's definition in sqlite_schema (`writesSchema`) runs with SQLite's defensive mode off, for that transaction
- * only, and the schema version is bumped right after it so that every connection, this one included, reads the new
- * definitions before anything else (SQLite's documented procedure for removing a CHECK; an ALTER TABLE after it in the
- * same transaction otherwise rewrites the definition as it was before the edit, and fails).
+ * Applies pending migrations in one transaction, then brings enum_words to the shared lists (enum-words.ts); refuses
+ * a file written by a newer Concord. A migration that edits a table's definition in sqlite_schema (`writesSchema`)
+ * runs with SQLite's defensive mode off, for that transaction only, and the schema version is bumped right after it
+ * so that every connection, this one included, reads the new definitions before anything else (SQLite's documented
+ * procedure for removing a CHECK; an ALTER TABLE after it in the same transaction otherwise rewrites the definition
+ * as it was before the edit, and fails).
  */
 export function migrate(db: Db, migrations: Migration[], label = 'the database'): void {
   const current = db.pragma('user_version', { simple: true }) as number
@@ -61,8 +61,12 @@ export function migrate(db: Db, migrations: Migration[], label = 'the database')
       `${label} has schema version ${current}, newer than this Concord understands (${migrations.length}); update Concord to open it`,
     )
   }
-  if (current === migrations.length) return
-  const pending = migrations.slice(current)
+  if (current < migrations.length) applyMigrations(db, migrations.slice(current), migrations.length)
+  // The words of the shared lists, which change without a migration (032).
+  fillEnumWords(db)
+}
+
+function applyMigrations(db: Db, pending: Migration[], version: number): void {
   const writesSchema = pending.some((m) => m.writesSchema)
   if (writesSchema) db.unsafeMode(true)
   try {
@@ -73,7 +77,7 @@ export function migrate(db: Db, migrations: Migration[], label = 'the database')
         if (m.writesSchema)
           db.pragma(`schema_version = ${(db.pragma('schema_version', { simple: true }) as number) + 1}`)
       }
-      db.pragma(`user_version = ${migrations.length}`)
+      db.pragma(`user_version = ${version}`)
     }).immediate()
   } finally {
     if (writesSchema) db.unsafeMode(false)

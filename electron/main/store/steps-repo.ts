@@ -34,6 +34,8 @@ export interface StepRow {
   undone?: string | null
   /** The turn at whose start the member was told this one was undone. */
   undone_told?: number | null
+  /** How many images the step carries (step-images-repo.ts); absent on rows written before schema 034. */
+  images?: number
 }
 
 /** A mention resolved when the step's text was stored: the key, and a decision's version at that moment. */

@@ -8,6 +8,7 @@ import { ReportPinsRepo } from './report-pins-repo'
 import { ReportsRepo } from './reports-repo'
 import { SettingsRepo } from './settings-repo'
 import { StepsRepo } from './steps-repo'
+import { StepImagesRepo } from './step-images-repo'
 import { TasksRepo } from './tasks-repo'
 import { FollowUpsRepo } from './follow-ups-repo'
 import { UsageRepo } from './usage-repo'
@@ -35,6 +36,7 @@ export class WorkspaceStore {
   readonly reportPins: ReportPinsRepo
   readonly log: LogRepo
   readonly steps: StepsRepo
+  readonly stepImages: StepImagesRepo
   readonly settings: SettingsRepo
   readonly branches: BranchesRepo
   readonly usage: UsageRepo
@@ -62,6 +64,7 @@ export class WorkspaceStore {
     this.reportPins = new ReportPinsRepo(db)
     this.log = new LogRepo(db)
     this.steps = new StepsRepo(db)
+    this.stepImages = new StepImagesRepo(db)
     this.settings = new SettingsRepo(db)
     this.branches = new BranchesRepo(db)
     this.usage = new UsageRepo(db)

@@ -40,6 +40,7 @@ export function toStep(ws: string, r: StepRow): Step {
     origin: r.kind === 'message' && r.from_member_id === null ? 'concord' : null,
     refs: stepRefs(ws, r.refs),
     checkpoint: stepCheckpoint(r),
+    ...(r.images ? { images: r.images } : {}),
     startedAt: r.started_at,
     endedAt: r.ended_at,
   }

@@ -21,6 +21,7 @@ import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
 import { declinedByCapabilities, declinesStdioMcp, notConnectedAfterTurn } from './declined-tools'
 import { agentPresets } from './presets'
+import { promptBlocks, type PromptBlock } from './prompt-images'
 import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
 import { sandboxPolicy } from '../turn-tree'
@@ -146,7 +147,14 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const declined = firstTurn && declinesStdioMcp(started.agent.init)
   if (declined) steps.insert({ kind: 'notice', status: 'done', text: declinedByCapabilities(label), ended_at: now() })
 
-  const promptText = turnPrompt(env, host, start, steps, session.fresh)
+  const prompt = promptBlocks(
+    env,
+    start,
+    turnPrompt(env, host, start, steps, session.fresh),
+    started.agent.init,
+    steps,
+    label,
+  )
   const updates = new AcpUpdates(
     env,
     host,
@@ -157,7 +165,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const outcome = await promptLoop(
     { env, host, start, agent: started.agent, steps, updates, fail },
     session.sessionId,
-    promptText,
+    prompt,
   )
   if (firstTurn && !declined && outcome.status === 'done') {
     const text = await notConnectedAfterTurn(started, label)
@@ -196,7 +204,7 @@ interface PromptTurn {
  * The prompt and its end: the agent's answer, a crash, Concord's turn timeout, a cancel (Stop, or a notice that
  * interrupts), or a denial that ended the agent's turn.
  */
-async function promptLoop(turn: PromptTurn, sessionId: string, promptText: string): Promise<TurnOutcome> {
+async function promptLoop(turn: PromptTurn, sessionId: string, prompt: PromptBlock[]): Promise<TurnOutcome> {
   const { env, host, agent, updates } = turn
   const signal = host.abort!.signal
   host.approveExternal = updates.approveExternal
@@ -215,12 +223,9 @@ async function promptLoop(turn: PromptTurn, sessionId: string, promptText: strin
   const onAbort = () => cancel()
   signal.addEventListener('abort', onAbort, { once: true })
   try {
-    const prompt = agent.conn.agent.request('session/prompt', {
-      sessionId,
-      prompt: [{ type: 'text', text: promptText }],
-    })
+    const answer = agent.conn.agent.request('session/prompt', { sessionId, prompt })
     timeout = turnTimeout(timeoutMs, cancel)
-    const res = await Promise.race([prompt, agent.exited.then((why) => ({ crashed: why })), timeout.expired])
+    const res = await Promise.race([answer, agent.exited.then((why) => ({ crashed: why })), timeout.expired])
     if ('crashed' in res) {
       updates.closeModel()
       agent.sessionId = null

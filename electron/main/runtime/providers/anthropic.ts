@@ -6,6 +6,7 @@
  * tool messages, and a user message right after them, are merged, tool results first, as the API requires).
  * Retries (429 / 5xx / connection failures, honouring retry-after-ms / retry-after) are left to the SDK.
  */
+import type { ImageInput } from '../../../../shared/images'
 import Anthropic from '@anthropic-ai/sdk'
 import {
   publicConfig,
@@ -257,6 +258,10 @@ function parseToolInput(argumentsText: string): Record<string, unknown> {
   }
 }
 
+function anthropicImage(i: ImageInput): Anthropic.ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: i.mediaType, data: i.data } }
+}
+
 export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = []
   // The user message currently collecting tool results (and text that follows them), if the last one out is it.
@@ -280,10 +285,13 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
         break
       }
       case 'user': {
+        // Images go before their text (Anthropic's advice for image prompts).
+        const images = (m.images ?? []).map(anthropicImage)
         if (openUser) {
+          openUser.push(...images)
           if (m.content) openUser.push({ type: 'text', text: m.content })
         } else {
-          openUser = [{ type: 'text', text: m.content }]
+          openUser = [...images, { type: 'text', text: m.content }]
           out.push({ role: 'user', content: openUser })
         }
         break

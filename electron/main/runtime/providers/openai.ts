@@ -5,6 +5,7 @@
  * and assembles tool calls from their per-index deltas. Retries (429 / 5xx / connection failures, honouring
  * Retry-After and retry-after-ms) are left to the SDK; whatever is still failing afterwards becomes a ProviderError.
  */
+import type { ImageInput } from '../../../../shared/images'
 import OpenAI from 'openai'
 import {
   publicConfig,
@@ -193,13 +194,21 @@ export function toOpenAITools(tools: ToolSpec[]): OpenAI.ChatCompletionFunctionT
   }))
 }
 
+/** A user message with images: its text, then each image as a data: URL (chat completions' image_url part). */
+function openAIUserParts(text: string, images: ImageInput[]): OpenAI.ChatCompletionContentPart[] {
+  return [
+    { type: 'text', text },
+    ...images.map((i) => ({ type: 'image_url' as const, image_url: { url: `data:${i.mediaType};base64,${i.data}` } })),
+  ]
+}
+
 export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenAI.ChatCompletionMessageParam[] {
   const out: OpenAI.ChatCompletionMessageParam[] = []
   if (system) out.push({ role: 'system', content: system })
   for (const m of messages) {
     switch (m.role) {
       case 'user':
-        out.push({ role: 'user', content: m.content })
+        out.push({ role: 'user', content: m.images?.length ? openAIUserParts(m.content, m.images) : m.content })
         break
       case 'assistant': {
         const toolCalls = m.toolCalls ?? []

@@ -1,5 +1,6 @@
 /** Provider-neutral shapes for one model call. The agent loop builds these; providers translate to each wire format. */
 import type { ProviderKindValue } from '../../../../shared/enums'
+import type { ImageInput } from '../../../../shared/images'
 
 export type ProviderKind = ProviderKindValue
 
@@ -34,7 +35,7 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: ImageInput[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean }
 

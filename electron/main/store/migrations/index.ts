@@ -32,6 +32,7 @@ import * as m031 from './031-turn-undo'
 import * as m032 from './032-enum-words'
 import * as m033 from './033-mcp-off'
 import * as m034 from './034-money'
+import * as m035 from './035-step-images'
 
 /** A schema migration: its SQL, and whether it edits a table's definition in sqlite_schema (032; see the runner). */
 export interface Migration {
@@ -76,4 +77,5 @@ export const migrations: Migration[] = [
   { name: '032-enum-words', up: m032.up, writesSchema: m032.writesSchema },
   { name: '033-mcp-off', up: m033.up },
   { name: '034-money', up: m034.up },
+  { name: '035-step-images', up: m035.up },
 ]
