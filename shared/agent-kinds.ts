@@ -6,7 +6,7 @@
  * The store accepts exactly these kinds in members.agent (migration 032, store/enum-words.ts): a new kind is one entry
  * here plus its quirks file, and no migration.
  */
-export const agentKinds = ['claude-code', 'codex', 'gemini', 'custom'] as const
+export const agentKinds = ['claude-code', 'codex', 'gemini', 'qwen-code', 'custom'] as const
 export type AgentKind = (typeof agentKinds)[number]
 
 /** What a person is shown of an agent: in the member editor, and in the runtime's messages about it. */
@@ -37,6 +37,12 @@ export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
     install: 'npm i -g @google/gemini-cli',
     hint: 'Gemini CLI in its ACP mode (gemini --acp): its own login or a Gemini key.',
     keyVariable: 'GEMINI_API_KEY',
+  },
+  'qwen-code': {
+    label: 'Qwen Code',
+    install: 'npm i -g @qwen-code/qwen-code',
+    hint: 'Qwen Code in its ACP mode (qwen --acp): an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_MODEL) and key.',
+    keyVariable: 'OPENAI_API_KEY',
   },
   custom: {
     label: 'Custom command',

@@ -13,10 +13,17 @@ import { claudeCode } from './agents/claude-code'
 import { codex } from './agents/codex'
 import { custom } from './agents/custom'
 import { gemini } from './agents/gemini'
+import { qwenCode } from './agents/qwen-code'
 
 export type { AgentKind, AgentPreset }
 
-export const agentPresets: Record<AgentKind, AgentPreset> = { 'claude-code': claudeCode, codex, gemini, custom }
+export const agentPresets: Record<AgentKind, AgentPreset> = {
+  'claude-code': claudeCode,
+  codex,
+  gemini,
+  'qwen-code': qwenCode,
+  custom,
+}
 
 const require = createRequire(import.meta.url)
 
