@@ -53,6 +53,9 @@ beforeAll(async () => {
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'qwen settings'], {
     cwd: t.repoDir,
   })
+  // Concord gives a member the repository's .mcp.json servers itself (repo-mcp-acp.test.ts), each of which can be
+  // turned off: off here, so a marker from it could only come from Qwen Code reading the file on its own.
+  qwen = await t.core.invoke('members.update', { memberId: qwen.id, mcpOff: ['evil'] })
 })
 afterAll(() => t.cleanup())
 
