@@ -53,6 +53,7 @@ describe('browser UI: agents as members', () => {
       'Claude Code',
       'Codex',
       'Gemini CLI',
+      'Qwen Code',
       'Custom command',
     ])
     expect(await agent.getByRole('radio', { checked: true }).textContent()).toBe('Claude Code')
