@@ -4,10 +4,12 @@
  */
 import { useState } from 'react'
 import type { BudgetState, Cost, Metrics } from '../../../../shared/schemas'
+import { SubmitForm } from '../../components/SubmitForm'
 import { ErrorText } from '../../components/ui'
 import { costText, costTitle, moneyText } from '../../lib/money'
 import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
+import { FigureTable } from './FigureTable'
 import { PriceTable } from './PriceTable'
 
 function CostCell({ cost, testId }: { cost: Cost; testId?: string }) {
@@ -28,48 +30,25 @@ export function CostFigures({ m }: { m: Metrics }) {
         <strong>{costText(cost.total)}</strong> <span className="muted">in total</span>
       </div>
       <BudgetLine budget={cost.budget} />
-      <table className="tokens-table">
-        <thead>
-          <tr>
-            <th>Member</th>
-            <th>cost</th>
+      <FigureTable heads={['Member', 'cost']} empty={cost.perMember.length === 0}>
+        {cost.perMember.map((r) => (
+          <tr key={r.memberId} data-testid="member-cost" data-member={members[r.memberId]?.name ?? r.memberId}>
+            <td>{members[r.memberId]?.name ?? r.memberId}</td>
+            <CostCell cost={r.cost} />
           </tr>
-        </thead>
-        <tbody>
-          {cost.perMember.length === 0 && (
-            <tr>
-              <td colSpan={2} className="muted">
-                none yet
+        ))}
+      </FigureTable>
+      {cost.perTask.length > 0 && (
+        <FigureTable heads={['Task', 'cost']}>
+          {cost.perTask.map((r) => (
+            <tr key={r.taskId}>
+              <td>
+                {r.key} <span className="muted">{r.title}</span>
               </td>
-            </tr>
-          )}
-          {cost.perMember.map((r) => (
-            <tr key={r.memberId} data-testid="member-cost" data-member={members[r.memberId]?.name ?? r.memberId}>
-              <td>{members[r.memberId]?.name ?? r.memberId}</td>
               <CostCell cost={r.cost} />
             </tr>
           ))}
-        </tbody>
-      </table>
-      {cost.perTask.length > 0 && (
-        <table className="tokens-table">
-          <thead>
-            <tr>
-              <th>Task</th>
-              <th>cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {cost.perTask.map((r) => (
-              <tr key={r.taskId}>
-                <td>
-                  {r.key} <span className="muted">{r.title}</span>
-                </td>
-                <CostCell cost={r.cost} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        </FigureTable>
       )}
       <BudgetForm />
       <PriceTable />
@@ -113,13 +92,7 @@ function BudgetForm() {
   })
   if (!settings) return null
   return (
-    <form
-      className="budget-form small"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void save.run()
-      }}
-    >
+    <SubmitForm className="budget-form small" onSubmit={() => void save.run()}>
       <label>
         Budget (US dollars){' '}
         <input
@@ -135,6 +108,6 @@ function BudgetForm() {
       </button>
       <span className="muted"> Reached, Concord starts no automatic turn.</span>
       <ErrorText error={save.error?.message} />
-    </form>
+    </SubmitForm>
   )
 }

@@ -2,10 +2,11 @@ import type { Metrics } from '../../../../shared/schemas'
 import { taskFlagWords } from '../../../../shared/task-rules'
 import { EmptyState } from '../../components/ui'
 import { compactNumber } from '../../lib/format'
-import { useState, type ReactNode } from 'react'
+import { useState } from 'react'
 import { useApp } from '../../stores/app-store'
 import type { RightTab } from '../../stores/types'
 import { CostFigures } from './CostFigures'
+import { FigureTable } from './FigureTable'
 import { FigureItemsDialog, type FigureList } from './FigureItems'
 import { openFiltered, type BoardFilter } from '../../stores/open-filtered'
 import './figures.css'
@@ -196,15 +197,15 @@ function TokenFigures({ m }: { m: Metrics }) {
           </>
         )}
       </div>
-      <TokenTable head="Member" empty={m.tokens.perMember.length === 0}>
+      <FigureTable heads={['Member', 'in', 'out']} empty={m.tokens.perMember.length === 0}>
         {m.tokens.perMember.map((r) => (
           <tr key={r.memberId}>
             <td>{members[r.memberId]?.name ?? r.memberId}</td>
             <TokenCells {...r} />
           </tr>
         ))}
-      </TokenTable>
-      <TokenTable head="Task" empty={m.tokens.perTask.length === 0}>
+      </FigureTable>
+      <FigureTable heads={['Task', 'in', 'out']} empty={m.tokens.perTask.length === 0}>
         {m.tokens.perTask.map((r) => (
           <tr key={r.taskId}>
             <td>
@@ -213,33 +214,8 @@ function TokenFigures({ m }: { m: Metrics }) {
             <TokenCells {...r} />
           </tr>
         ))}
-      </TokenTable>
+      </FigureTable>
     </>
-  )
-}
-
-/** A table of token rows under one heading, saying so when it has none. */
-function TokenTable({ head, empty, children }: { head: string; empty: boolean; children: ReactNode }) {
-  return (
-    <table className="tokens-table">
-      <thead>
-        <tr>
-          <th>{head}</th>
-          <th>in</th>
-          <th>out</th>
-        </tr>
-      </thead>
-      <tbody>
-        {empty && (
-          <tr>
-            <td colSpan={3} className="muted">
-              none yet
-            </td>
-          </tr>
-        )}
-        {children}
-      </tbody>
-    </table>
   )
 }
 
