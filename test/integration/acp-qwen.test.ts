@@ -1,5 +1,6 @@
 /**
- * A member that is the real Qwen Code in its ACP mode (qwen --acp, @qwen-code/qwen-code 0.24) through its preset,
+ * A member that is the real Qwen Code in its ACP mode (qwen --acp, @qwen-code/qwen-code 0.24, installed with npm i -g
+ * as the README says) through its preset,
  * driving the scripted model server's Chat Completions offline (OPENAI_BASE_URL), with Concord's harness tools
  * reaching it through the member's gateway. One member (one Qwen Code process) for the whole file, under `ask`.
  */
@@ -8,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Member, SessionInfo, Workspace } from '../../shared/schemas'
+import { installedAgent } from '../fixtures/agent-cli'
 import { agentMember, qwenProvider } from '../fixtures/agents'
 import { editToGraphQL, startedTask } from '../fixtures/harness'
 import { childPid } from '../fixtures/processes'
@@ -26,6 +28,8 @@ let qwen: Member
 let home: string
 
 beforeAll(async () => {
+  // Installed as a user does (npm i -g), its bin folder first on the PATH Concord finds the agent's program on.
+  process.env.PATH = `${await installedAgent('@qwen-code/qwen-code')}:${process.env.PATH}`
   t = await workspaceWithTeam({ isolation: 'worktree' })
   ;({ server, ws } = t)
   qwen = await agentMember(t, 'Qwen', qwenProvider(server), 'ask')
@@ -56,7 +60,7 @@ beforeAll(async () => {
   // Concord gives a member the repository's .mcp.json servers itself (repo-mcp-acp.test.ts), each of which can be
   // turned off: off here, so a marker from it could only come from Qwen Code reading the file on its own.
   qwen = await t.core.invoke('members.update', { memberId: qwen.id, mcpOff: ['evil'] })
-})
+}, 15 * 60_000)
 afterAll(() => t.cleanup())
 
 const markers = () => ['pwned-settings', 'pwned-hook', 'pwned-mcp-json'].filter((f) => existsSync(join(home, f)))

@@ -9,7 +9,6 @@ export const qwenCode: AgentPreset = {
   // (a model request of its own) instead of asking; `default` asks before every edit and command, and Concord
   // answers under the member's policy.
   args: ['--acp', '--approval-mode', 'default'],
-  localPackage: { name: '@qwen-code/qwen-code', bin: 'cli-entry.js' },
   homeVariables: ['HOME', 'QWEN_HOME'],
   stateFiles: ['.qwen'],
   asksBeforeActing: true,
