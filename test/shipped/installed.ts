@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import WebSocket from 'ws'
+import { agentPackages } from '../fixtures/agent-cli'
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
@@ -71,9 +72,12 @@ export async function installShipped(base: string): Promise<Installation> {
   const dev = (
     JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
   ).devDependencies
-  const agents = ['@zed-industries/claude-agent-acp', '@zed-industries/codex-acp', '@google/gemini-cli'].map(
-    (n) => `${n}@${dev[n]}`,
-  )
+  const agents = [
+    ...['@zed-industries/claude-agent-acp', '@zed-industries/codex-acp', '@google/gemini-cli'].map(
+      (n) => `${n}@${dev[n]}`,
+    ),
+    ...Object.entries(agentPackages).map(([n, v]) => `${n}@${v}`),
+  ]
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'a-user', private: true }))
   // None of the npm settings `npm test` passes down (npm_config_local_prefix is this checkout): a user's install knows
   // nothing of it. The local npm cache first; the registry for what it lacks.
