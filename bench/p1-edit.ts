@@ -17,7 +17,7 @@ import { createCore, type Core } from '../electron/main/core'
 import { flagOnChangeSql, statusOnChangeSql, touchedByChangeSql } from '../electron/main/store/task-rules-sql'
 import type { Decision } from '../shared/schemas'
 import { counts, openBare, replayTimed, traceStatements, writeSet, type TracedCall } from './sql-trace'
-import { median, ms, verdict } from './util'
+import { median, ms, verdict, repoIn } from './util'
 import { at } from '../eval/at'
 
 const TASKS = 1_000
@@ -190,7 +190,7 @@ export async function p1(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-p1-'))
   const core = createCore({ dataDir: join(root, 'data') })
   try {
-    const ws = await core.invoke('workspaces.open', { repoPath: root, isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', { repoPath: repoIn(root), isolation: 'shared' })
     await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const d = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'A' })
     const other = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'DB', statement: 'SQLite' })
@@ -231,7 +231,7 @@ async function p1h(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-p1h-'))
   const core = createCore({ dataDir: join(root, 'data') })
   try {
-    const ws = await core.invoke('workspaces.open', { repoPath: root, isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', { repoPath: repoIn(root), isolation: 'shared' })
     await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const d0 = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Timeout', statement: 'S0' })
     const other = await core.invoke('decisions.create', { workspaceId: ws.id, title: 'Storage', statement: 'SQLite' })

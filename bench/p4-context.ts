@@ -13,7 +13,7 @@ import { systemPrompt } from '../electron/main/runtime/agent-loop'
 import { anthropicParams, VOLATILE_SYSTEM } from '../electron/main/runtime/providers/anthropic'
 import { toOpenAIMessages } from '../electron/main/runtime/providers/openai'
 import type { ChatMessage } from '../electron/main/runtime/providers/types'
-import { median, ms, verdict } from './util'
+import { median, ms, verdict, repoIn } from './util'
 import { at } from '../eval/at'
 
 const DECISIONS = 25
@@ -74,7 +74,7 @@ export async function p4(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-p4-'))
   const core = createCore({ dataDir: join(root, 'data') })
   try {
-    const ws = await core.invoke('workspaces.open', { repoPath: root })
+    const ws = await core.invoke('workspaces.open', { repoPath: repoIn(root) })
     const big = await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
     const small = await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const decisions = []
@@ -122,7 +122,7 @@ export async function p4(): Promise<void> {
     const all = ctx.store.steps.recent(smallRow.id, 10_000)
     const lastStart = all.filter((s) => s.kind === 'user').at(-1)!.id
     const brief = buildBrief(ctx, smallRow, [])
-    const system = `${systemPrompt(smallRow, root)}\n\n${brief.text}`
+    const system = `${systemPrompt(smallRow, join(root, 'repo'))}\n\n${brief.text}`
     const chars = (msgs: { content: string }[]) => msgs.reduce((n, m) => n + m.content.length, 0)
     const viewChars = system.length + chars(buildView(all, lastStart, opts))
     const fullChars =

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore } from '../electron/main/core'
-import { median, ms, verdict } from './util'
+import { median, ms, verdict, repoIn } from './util'
 
 const STEPS = Number(process.env.S1_STEPS ?? 1_000_000)
 const RUNS = 15
@@ -18,7 +18,7 @@ export async function searchPrefix(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-search-'))
   const core = createCore({ dataDir: join(root, 'data') })
   try {
-    const ws = await core.invoke('workspaces.open', { repoPath: root, isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', { repoPath: repoIn(root), isolation: 'shared' })
     await core.invoke('members.create', { workspaceId: ws.id, name: 'Impl', role: 'implementer' })
     const { db } = core.harness.ctx(ws.id).store
     const t0 = performance.now()

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore } from '../electron/main/core'
-import { median, ms, verdict } from './util'
+import { median, ms, verdict, repoIn } from './util'
 
 const REPORTS = Number(process.env.S2_REPORTS ?? 10_000)
 const TASKS = 1_000
@@ -20,7 +20,7 @@ export async function searchRecords(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'concord-bench-search-records-'))
   const core = createCore({ dataDir: join(root, 'data') })
   try {
-    const ws = await core.invoke('workspaces.open', { repoPath: root, isolation: 'shared' })
+    const ws = await core.invoke('workspaces.open', { repoPath: repoIn(root), isolation: 'shared' })
     await core.invoke('members.create', { workspaceId: ws.id, name: 'Tess', role: 'tester' })
     const { db } = core.harness.ctx(ws.id).store
     const at = '2026-01-01T00:00:00.000Z'

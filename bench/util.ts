@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { at } from '../eval/at'
@@ -24,4 +26,11 @@ export function time(fn: () => void): number {
 export function collectGarbage(): void {
   setFlagsFromString('--expose-gc')
   ;(runInNewContext('gc') as () => void)()
+}
+
+/** The bench's repository folder beside its data folder (Concord refuses a repository that holds its data folder). */
+export function repoIn(root: string): string {
+  const repo = join(root, 'repo')
+  mkdirSync(repo, { recursive: true })
+  return repo
 }
