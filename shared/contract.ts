@@ -59,6 +59,8 @@ export interface Events {
   'task.treeRun': { workspaceId: string; taskId: string; run: s.TreeRun }
   /** A task's diff comments changed (added, deleted, sent, resolved by a delivery): the whole list. */
   'diffComments.changed': { workspaceId: string; taskId: string; comments: s.DiffComment[] }
+  /** The workspace's settings were saved; `budgetFreed`: its budget was spent before and is not now. */
+  'workspace.settings': { workspaceId: string; settings: s.WorkspaceSettings; budgetFreed: boolean }
 }
 
 export type EventName = keyof Events

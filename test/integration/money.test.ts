@@ -129,4 +129,44 @@ describe('the workspace budget', () => {
     await idle
     expect(await auto()).toHaveLength(1)
   })
+  it('raised, the automatic turns it held start at once, without a further change', async () => {
+    await t.core.invoke('workspaces.update', {
+      workspaceId: t.ws.id,
+      autoChecks: false,
+      startAgentOnTaskStart: false,
+      prices: { 'gpt-test': { input: 1000, output: 1000 } },
+      budget: 1,
+    })
+    const impl = await t.member('Impl', { role: 'implementer' })
+    const { d } = await searchTask(t.core, t.ws.id, impl)
+    t.server.enqueue({ text: 'Started.', usage: { input: 1000, output: 200 } })
+    await takeTurn(t.core, { memberId: impl.id, text: 'start' })
+    await editForSlowProviders(t.core, d)
+    await vi.waitFor(async () => expect((await metrics()).cost.budget?.held).toBe(1), { timeout: 15_000 })
+    const auto = async () =>
+      (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.filter((s) => s.origin === 'concord')
+    expect(await auto()).toEqual([])
+
+    // Saving another setting while the budget is still spent starts nothing.
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, autoDeliver: false })
+    t.server.enqueue({ text: 'Adjusted.', usage: { input: 1, output: 1 } })
+    const ran = sessionState(t.core, impl.id, 'running', { queued: 'any', timeoutMs: 15_000 })
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, budget: 100 })
+    await ran
+    await vi.waitFor(async () => expect(await auto()).toHaveLength(1), { timeout: 15_000 })
+    expect((await auto())[0]!.text).toContain('D-1')
+  })
+})
+
+describe('the price table', () => {
+  it('is not saved with the other settings until the user edits it (a later list of defaults still applies)', async () => {
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, autoChecks: false })
+    const ctx = t.core.harness.ctx(t.ws.id)
+    expect(ctx.store.settings.get()).not.toHaveProperty('prices')
+    const table = { 'gpt-test': { input: 2, output: 4 } }
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, prices: table })
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, autoChecks: true })
+    expect(ctx.store.settings.get().prices).toEqual(table)
+    expect((await t.core.invoke('workspaces.settings', { workspaceId: t.ws.id })).prices).toEqual(table)
+  })
 })

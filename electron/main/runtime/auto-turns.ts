@@ -83,6 +83,8 @@ export class AutoTurns {
         return undefined
       }, e.event)
     else if (e.event === 'report.submitted') this.schedule(() => void this.onReport(e.payload.report), e.event)
+    // The notices a spent budget left pending are acted on again, as after a restart.
+    else if (e.event === 'workspace.settings' && e.payload.budgetFreed) this.resume(e.payload.workspaceId)
   }
 
   private schedule(run: () => Iterator<unknown> | undefined, what: string): void {

@@ -5,7 +5,7 @@ import { assertAllowedEnv } from '../../platform/command-env'
 import { ToolError } from '../../platform/tool-error'
 import type { Ctx } from '../context'
 import { now } from '../ids'
-import { DEFAULT_PRICES } from './money'
+import { budgetState, DEFAULT_PRICES } from './money'
 
 /** A 300 MB commit took 24 s and 700 MB of memory to bring over before the transfer was streamed: a bound either way. */
 export const TREE_TRANSFER_LIMIT_MB = 500
@@ -74,13 +74,27 @@ export function updateWorkspaceSettings(ctx: Ctx, p: ParsedParams<'workspaces.up
       'invalid_params',
       'baseBranch: worktree isolation needs the branch tasks start from and merge into',
     )
+  const saved = ctx.store.settings.get()
+  const wasReached = budgetState(ctx, current)?.reached === true
+  // The shipped price list is not saved until the user edits it: a later version's list still reaches them.
+  const { prices, ...rest } = next
   ctx.store.transaction(() => {
-    ctx.store.settings.set({ ...ctx.store.settings.get(), ...next })
+    ctx.store.settings.set({
+      ...saved,
+      ...rest,
+      ...(p.prices !== undefined || saved.prices !== undefined ? { prices } : {}),
+    })
     ctx.store.log.appendEvent(
       'workspace.settings',
       { commandEnv: Object.keys(next.commandEnv), gitHooks: next.gitHooks },
       now(),
     )
+  })
+  // A budget raised or removed: the automatic turns it held start now (auto-turns.ts), not at the next start.
+  ctx.emit('workspace.settings', {
+    workspaceId: ctx.wsId,
+    settings: next,
+    budgetFreed: wasReached && budgetState(ctx, next)?.reached !== true,
   })
   return next
 }
