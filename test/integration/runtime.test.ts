@@ -208,6 +208,28 @@ describe('agent loop', () => {
     expect(tools[1]!.text).toBe('Question for the human: REST or GraphQL?')
   })
 
+  it('refuses an argument the tool does not name, at the top or inside, and runs nothing (issue 35)', async () => {
+    const m = await member('Impl', { approval: 'auto' })
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'a.txt', content: 'x', mode: '0777' } },
+          { name: 'run_command', arguments: { command: 'touch b.txt', cwd: '/' } },
+        ],
+      },
+      { text: 'ok' },
+    )
+    const steps = await turn(m, 'go')
+    const tools = steps.filter((s) => s.kind === 'tool')
+    expect(tools.map((s) => s.status)).toEqual(['error', 'error'])
+    expect(tools[0]!.text).toMatch(
+      /^error \(invalid_arguments\): Invalid arguments for write_file: mode: not an argument/,
+    )
+    expect(tools[1]!.text).toMatch(/cwd: not an argument of this tool/)
+    expect(existsSync(join(t.repoDir, 'a.txt'))).toBe(false)
+    expect(existsSync(join(t.repoDir, 'b.txt'))).toBe(false)
+  })
+
   it('retries a 429 honouring Retry-After, then succeeds', async () => {
     const m = await member('Impl')
     server.enqueue({ status: 429, headers: { 'retry-after': '0' }, errorMessage: 'slow down' }, { text: 'done' })

@@ -14,7 +14,6 @@ import { ApiError } from '../../../../shared/errors'
 import { harnessTools, toolAllowed, type HarnessToolContext } from '../tools/harness-tools'
 import { ToolError } from '../../platform/tool-error'
 import { parseArgs } from '../tools/tool-helpers'
-import { unknownArguments } from '../tools/tool-schema'
 import type { ToolDefinition } from '../tools/types'
 import { MCP_SERVER_NAME, MCP_TOOL_NAMES } from './tool-names'
 import {
@@ -95,13 +94,7 @@ export function createMcpServer(binding: McpBinding, version = '0.1.0'): McpServ
         true,
       )
     try {
-      // An argument the listed (closed) schema does not name is refused, not dropped; then the built-in loop's parse.
-      const unknown = unknownArguments(tool.args, raw)
-      if (unknown.length)
-        throw new ToolError(
-          'invalid_arguments',
-          `Invalid arguments for ${tool.name}: ${unknown.map((k) => `${k}: not an argument of this tool`).join('; ')} (its input schema names every argument)`,
-        )
+      // The built-in loop's parse: an argument the listed (closed) schema does not name is refused, not dropped.
       const args = parseArgs(tool.args, raw, tool.name)
       call.args = args
       call.argumentsText = JSON.stringify(args)

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { ToolError } from '../../platform/tool-error'
+import { unknownArguments } from './unknown-arguments'
 
 export const MAX_READ_BYTES = 2 * 1024 * 1024
 export const DEFAULT_READ_LINES = 2000
@@ -22,10 +23,18 @@ export const SKIP_DIRS = new Set(['node_modules'])
 // helpers
 
 /**
- * Validates a tool call's JSON-parsed arguments: the one parse between the model and `run` (the agent loop
- * calls it; the MCP server's SDK parses with the same `args`). Missing arguments are an empty object.
+ * Validates a tool call's JSON-parsed arguments: the one parse between the model and `run` (the agent loop and
+ * Concord's MCP server both call it). Missing arguments are an empty object. An argument the tool's schema does not
+ * name is refused, not dropped: the schema the model is shown is closed (`additionalProperties: false`), and a model
+ * that passed an argument meant something by it.
  */
 export function parseArgs<T>(schema: z.ZodType<T>, raw: unknown, tool: string): T {
+  const unknown = unknownArguments(schema, raw ?? {})
+  if (unknown.length)
+    throw new ToolError(
+      'invalid_arguments',
+      `Invalid arguments for ${tool}: ${unknown.map((k) => `${k}: not an argument of this tool`).join('; ')} (its input schema names every argument)`,
+    )
   const r = schema.safeParse(raw ?? {})
   if (r.success) return r.data
   const detail = r.error.issues

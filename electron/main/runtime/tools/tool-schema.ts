@@ -57,30 +57,3 @@ export function defineWritingTool<Args>(tool: Omit<ToolDefinition<Args>, 'parame
     },
   })
 }
-
-type Def = {
-  type: string
-  innerType?: z.ZodType
-  in?: z.ZodType
-  element?: z.ZodType
-  shape?: Record<string, z.ZodType>
-}
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
-
-/**
- * The arguments `value` has that `schema` does not name (`claims.0.severity`), at every depth. zod's objects drop
- * them silently; where a tool's schema is shown closed (`additionalProperties: false`) and the caller is a client
- * that checks nothing (Concord's MCP server), they are refused instead, so what is listed is what is enforced.
- */
-export function unknownArguments(schema: z.ZodType, value: unknown, at = ''): string[] {
-  const def = defOf(schema)
-  if (def.innerType) return unknownArguments(def.innerType, value, at)
-  if (def.type === 'pipe' && def.in) return unknownArguments(def.in, value, at)
-  if (def.type === 'array' && def.element && Array.isArray(value))
-    return value.flatMap((v, i) => unknownArguments(def.element!, v, `${at}${i}.`))
-  if (def.type !== 'object' || !def.shape || !value || typeof value !== 'object' || Array.isArray(value)) return []
-  const shape = def.shape
-  return Object.entries(value).flatMap(([k, v]) =>
-    Object.hasOwn(shape, k) ? unknownArguments(shape[k]!, v, `${at}${k}.`) : [`${at}${k}`],
-  )
-}
