@@ -17,7 +17,6 @@ export const workspaceMethods = {
   ),
   'workspaces.list': method(z.strictObject({}), r<s.Workspace[]>()),
   'workspaces.settings': method(z.strictObject({ ...ws }), r<s.WorkspaceSettings>()),
-  /** Changes the workspace's settings; fields left out keep their value. */
   /**
    * Where the workspace's pull requests go: the forge API (default https://api.github.com), the remote pushed to
    * (default origin), the token (kept in the secret store, never returned, logged or given to a member; null removes it).
@@ -31,6 +30,7 @@ export const workspaceMethods = {
     }),
     r<s.ForgeSettings>(),
   ),
+  /** Changes the workspace's settings; fields left out keep their value. */
   'workspaces.update': method(
     z.strictObject({
       ...ws,
