@@ -21,7 +21,7 @@ import { createCore, type Core } from '../electron/main/core'
 import type { Workspace } from '../shared/schemas'
 import { ensureRendererBuilt, launchChromium, newPage } from '../test/e2e/support'
 import { seed } from './p1-edit'
-import { median, ms, verdict } from './util'
+import { median, ms, verdict, repoIn } from './util'
 import { at } from '../eval/at'
 
 const P5_TARGET = 800
@@ -164,7 +164,7 @@ export async function p5(): Promise<void> {
   try {
     const dataDir = join(dir, 'data')
     const core = createCore({ dataDir })
-    const ws = await seededWorkspace(core, dir)
+    const ws = await seededWorkspace(core, repoIn(dir))
     await core.close()
     const empty = join(dir, 'empty')
     const full = new Map<string, Start[]>(builds.map(([n]) => [n, []]))
