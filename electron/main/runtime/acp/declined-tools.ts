@@ -51,5 +51,5 @@ export async function notConnectedAfterTurn(
   label: string,
 ): Promise<string | null> {
   if (await started.gateway.connectedSince(started.mcpConnectionsBefore, LATE_CONNECT_MS)) return null
-  return `${label} did not connect to Concord's tools during its first turn. ${consequence} Some agents accept only HTTP MCP servers (GitHub Copilot CLI) or have MCP servers turned off in their own settings.`
+  return `${label} did not connect to Concord's tools during its first turn. ${consequence} Some agents take only HTTP MCP servers without saying so in their capabilities (GitHub Copilot CLI as a custom command: its own agent kind gets them over HTTP) or have MCP servers turned off in their own settings.`
 }
