@@ -31,7 +31,8 @@ const notices = (steps: { kind: string; text: string | null }[]) =>
 
 describe("an agent that declines Concord's tools", () => {
   it('whose capabilities take no stdio MCP server: the first turn opens with a notice saying so, once', async () => {
-    const m = await agent({ mcpCapabilities: { http: true, sse: true, stdio: false }, turn: [{ say: 'Hello.' }] })
+    // Nor an HTTP one: to an agent that takes HTTP, Concord gives its tools over HTTP (acp-mcp-http.test.ts).
+    const m = await agent({ mcpCapabilities: { sse: true, stdio: false }, turn: [{ say: 'Hello.' }] })
     const steps = await turn(m, 'Hi')
     const said = notices(steps)
     expect(said).toHaveLength(1)

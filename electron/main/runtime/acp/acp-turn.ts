@@ -19,7 +19,7 @@ import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
 import { startAgent } from './agent-start'
-import { declinedByCapabilities, declinesStdioMcp, notConnectedAfterTurn } from './declined-tools'
+import { declinedByCapabilities, declinesConcordMcp, notConnectedAfterTurn } from './declined-tools'
 import { agentPresets } from './presets'
 import { promptBlocks, type PromptBlock } from './prompt-images'
 import type { AcpTurnEnv } from './turn-env'
@@ -144,7 +144,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   await planMode(env, started.agent, session.sessionId)
   // A new agent process in a new session: its first turn says plainly when Concord's tools do not reach it.
   const firstTurn = started.fresh && session.fresh
-  const declined = firstTurn && declinesStdioMcp(started.agent.init)
+  const declined = firstTurn && declinesConcordMcp(started.agent.init)
   if (declined) steps.insert({ kind: 'notice', status: 'done', text: declinedByCapabilities(label), ended_at: now() })
 
   const prompt = promptBlocks(

@@ -19,6 +19,7 @@ import type { ProcessHook } from '../../platform/sandbox-policy'
 import type { MemberHost } from '../member-host'
 import type { AcpTurnEnv } from './turn-env'
 import { AgentStartError, type AgentProcess } from './agent-process'
+import { concordOverHttp } from './declined-tools'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 import type { AgentPreset } from './agents/agent-preset'
 
@@ -160,12 +161,14 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
   const before = env.agents.get(host.memberId)
   const agent = await ensureAgent(env, host, spawn, command)
   if ('error' in agent) return agent
+  const concordMcp = await sessionConcordMcp(tools.sessionMcp, agent, preset, gateway)
+  if ('error' in concordMcp) return concordMcp
   return {
     agent,
     fresh: agent !== before,
     sandboxed: spawn.sandboxed,
     notSandboxed: spawn.reason,
-    sessionMcp: [...tools.sessionMcp, ...repoServers.servers],
+    sessionMcp: [...concordMcp, ...repoServers.servers],
     repoMcpNotices: repoServers.notices,
     sessionMeta: tools.sessionMeta,
     gateway,
@@ -201,6 +204,26 @@ function concordTools(
     env: viaConfig?.env,
     sessionMcp: viaConfig ? [] : [concordMcp],
     sessionMeta: preset.sessionMeta ? { _meta: preset.sessionMeta(concordMcp.name) } : {},
+  }
+}
+
+/**
+ * Concord's entry for session/new, once the agent's capabilities are known: the stdio one, or the same tools over HTTP
+ * for an agent that takes only that (declined-tools.ts concordOverHttp).
+ */
+async function sessionConcordMcp(
+  stdio: McpServer[],
+  agent: AgentProcess,
+  preset: AgentPreset,
+  gateway: McpGateway,
+): Promise<McpServer[] | { error: string }> {
+  if (!stdio.length || !concordOverHttp(agent.init, preset)) return stdio
+  try {
+    return [await gateway.httpEntry(stdio[0]!.name)]
+  } catch (err) {
+    return {
+      error: `Concord could not open the loopback port ${preset.label} reaches its tools through over HTTP: ${err instanceof Error ? err.message : String(err)}`,
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import type { MemberRow } from '../../harness/rows'
 import type { AgentPreset } from './agents/agent-preset'
 import { claudeCode } from './agents/claude-code'
 import { codex } from './agents/codex'
+import { copilot } from './agents/copilot'
 import { custom } from './agents/custom'
 import { gemini } from './agents/gemini'
 import { qwenCode } from './agents/qwen-code'
@@ -22,6 +23,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
   codex,
   gemini,
   'qwen-code': qwenCode,
+  copilot,
   custom,
 }
 

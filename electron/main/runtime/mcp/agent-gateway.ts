@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { McpServerStdio } from '@agentclientprotocol/sdk'
+import type { McpServerHttp, McpServerStdio } from '@agentclientprotocol/sdk'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { nodeCommand } from '../../platform/paths'
+import { McpHttpGateway } from './http-gateway'
 import type { McpBinding } from './server'
 
 /** The variable that carries the gateway's token to the proxy. */
@@ -51,6 +52,8 @@ export class McpGateway {
   /** Connections that presented the token: how Concord knows an agent took its tools at all. */
   connections = 0
   private readonly waiters = new Set<() => void>()
+  /** The same tools over HTTP on a loopback port, opened for the first agent that takes no stdio server. */
+  private http: McpHttpGateway | null = null
 
   /** `binding` is called for each connection: the member's binding as it is then (its authority sets the tools). */
   constructor(private readonly binding: () => McpBinding) {
@@ -75,6 +78,20 @@ export class McpGateway {
     return { name, command: node.command, args: ['-e', PROXY_SOURCE, this.address], env }
   }
 
+  /**
+   * The server entry for an agent that takes MCP servers only over HTTP: the same tools, the same token (in a header
+   * of the entry, which reaches the agent over ACP), on a loopback port (http-gateway.ts).
+   */
+  httpEntry(name: string): Promise<McpServerHttp & { type: 'http' }> {
+    this.http ??= new McpHttpGateway(this.token, this.binding, () => this.connected())
+    return this.http.entry(name)
+  }
+
+  private connected(): void {
+    this.connections++
+    for (const w of this.waiters) w()
+  }
+
   private accept(socket: net.Socket): void {
     socket.on('error', () => {})
     let head = Buffer.alloc(0)
@@ -90,8 +107,7 @@ export class McpGateway {
       const given = head.subarray(0, nl)
       const expected = Buffer.from(this.token)
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy()
-      this.connections++
-      for (const w of this.waiters) w()
+      this.connected()
       this.serve(socket, head.subarray(nl + 1))
     }
     socket.on('data', onData)
@@ -140,6 +156,7 @@ export class McpGateway {
   close(): void {
     this.closed = true
     this.server.close()
+    this.http?.close()
     for (const s of this.servers) void s.close().catch(() => {})
     rmSync(this.dir, { recursive: true, force: true })
   }

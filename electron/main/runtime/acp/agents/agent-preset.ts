@@ -20,6 +20,11 @@ export interface AgentPreset extends AgentKindInfo {
    */
   mcpArgs?(server: McpServerStdio): { args: string[]; env: Record<string, string> }
   /**
+   * The agent rejects stdio MCP servers although its capabilities leave stdio (ACP's baseline) unsaid: Concord's tools
+   * go to it over HTTP (declined-tools.ts concordOverHttp) when it declares HTTP.
+   */
+  mcpOverHttp?: boolean
+  /**
    * `_meta` of session/new and session/load: how the agent is told to run Concord's own tools without asking (Concord
    * applies the member's policy to them itself).
    */
