@@ -56,6 +56,11 @@ export function readRepoMcpConfig(root: string, vars?: Readonly<Record<string, s
     if (code === 'ENOENT' || code === 'ENOTDIR') return { servers: [], problems: [] }
     return invalid(`it cannot be read (${code ?? String(err)})`)
   }
+  return parseRepoMcpConfig(text, vars)
+}
+
+/** The servers of a `.mcp.json` file's text (readRepoMcpConfig; also the file as a branch has it committed). */
+export function parseRepoMcpConfig(text: string, vars?: Readonly<Record<string, string>>): RepoMcpConfig {
   if (text.length > MAX_FILE_BYTES) return invalid(`it is larger than ${MAX_FILE_BYTES / 1024} KB`)
   let raw: unknown
   try {
