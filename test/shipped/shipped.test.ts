@@ -1,6 +1,6 @@
 /**
  * Concord as shipped: the npm package packed from this checkout and installed into an empty folder as a user would,
- * the Claude Code, Codex and Gemini CLI adapters installed from npm as the README says (`npm i -g`, at the versions
+ * the Claude Code, Codex, Gemini CLI and Qwen Code adapters installed from npm as the README says (`npm i -g`, at the versions
  * this project tests), `concord serve` from the installed bin on a fresh data folder, driven only over HTTP and the
  * event WebSocket. The agents play against the scripted model server, offline.
  *
@@ -9,10 +9,10 @@
  * The run time of each part is printed at the end.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claudeProvider, codexProvider, geminiProvider, geminiRouter } from '../fixtures/agents'
+import { claudeProvider, codexProvider, geminiProvider, geminiRouter, qwenProvider } from '../fixtures/agents'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { launchChromium } from './chromium'
 import {
@@ -114,6 +114,8 @@ interface AgentCase {
   processName: string
   /** Whether the agent loads its session (session/load) after Concord restarts. */
   loadsSession: boolean
+  /** The user's own settings of the agent, written into the member's isolated home before its first turn. */
+  settings?: { file: string; content: object }
 }
 
 const agents: AgentCase[] = [
@@ -150,6 +152,23 @@ const agents: AgentCase[] = [
     processName: 'gemini',
     loadsSession: false,
   },
+  {
+    label: 'Qwen Code',
+    provider: () => qwenProvider(server),
+    submit: { name: 'mcp__concord__submit_report', arguments: report },
+    // Its turns declare its tools; a side request of its own (none with the settings below) would not.
+    turns: (r) => r.path === '/v1/chat/completions' && Array.isArray(r.body?.tools) && r.body.tools.length > 0,
+    toolNames: (r) => (r.body.tools as { function: { name: string } }[]).map((x) => x.function.name),
+    shell: (command) => ({ name: 'run_shell_command', arguments: { command, is_background: false } }),
+    processName: 'qwen',
+    loadsSession: true,
+    // No memory extraction nor follow-up suggestion after each turn: model requests of their own, which would take
+    // the scripted replies.
+    settings: {
+      file: join('.qwen_home', 'settings.json'),
+      content: { memory: { enableManagedAutoMemory: false }, ui: { enableFollowupSuggestions: false } },
+    },
+  },
 ]
 
 describe('Concord as shipped', () => {
@@ -176,6 +195,12 @@ describe('Concord as shipped', () => {
         provider: agent.provider(),
       })
       Object.assign(c, { ws, m, repo })
+      if (agent.settings) {
+        // The member's isolated home, where Concord points the agent's HOME and its own config variables.
+        const file = join(c.data, 'agents', ws.id, `m${String(m.id).split('-m').at(-1)}`, agent.settings.file)
+        mkdirSync(join(file, '..'), { recursive: true })
+        writeFileSync(file, JSON.stringify(agent.settings.content))
+      }
       const d = await app.call('decisions.create', { workspaceId: ws.id, title: 'API', statement: 'Use REST' })
       const task = await app.call('tasks.create', {
         workspaceId: ws.id,
@@ -480,7 +505,7 @@ describe('Concord as shipped', () => {
     expect(md.code, md.stderr).toBe(0)
     expect(readFileSync(join(clone, 'DECISIONS.md'), 'utf8')).toContain('Use GraphQL')
     // The app saw no crash's leftovers in the export: its members are still idle and reachable.
-    expect((await app.call('workspaces.list', {})).length).toBe(3)
+    expect((await app.call('workspaces.list', {})).length).toBe(agents.length)
     timed('export and import', t)
   }, 120_000)
 

@@ -78,3 +78,65 @@ describe("the repository's .mcp.json", () => {
     expect(c.problems[2]!.message).toContain('GITHUB_TOKEN looks like a secret')
   })
 })
+
+describe("${VAR} in the repository's .mcp.json, expanded from the member's environment", () => {
+  const member = { DOCS_DIR: '/work/docs', PORT: '', LOG_LEVEL: 'debug', OPENAI_API_KEY: 'sk-held-by-concord-0001' }
+
+  it('in command, arguments and variables: set (even empty), else the default', () => {
+    write({
+      mcpServers: {
+        docs: {
+          command: '${DOCS_DIR}/bin/serve',
+          args: ['--root=${DOCS_DIR}', '--port', '${PORT:-8080}', '${MODE:-read-only}', 'x${LOG_LEVEL}y'],
+          env: { DOCS_LOG: '${LOG_LEVEL:-info}', UNTOUCHED: '$HOME and {braces}' },
+        },
+      },
+    })
+    expect(readRepoMcpConfig(root, member)).toEqual({
+      servers: [
+        {
+          name: 'docs',
+          command: '/work/docs/bin/serve',
+          args: ['--root=/work/docs', '--port', '', 'read-only', 'xdebugy'],
+          env: { DOCS_LOG: 'debug', UNTOUCHED: '$HOME and {braces}' },
+        },
+      ],
+      problems: [],
+    })
+    // Without the member's environment (its settings list), as the file writes them.
+    expect(readRepoMcpConfig(root).servers[0]!.command).toBe('${DOCS_DIR}/bin/serve')
+  })
+
+  it('a variable not set and without a default leaves the server out with mcp_server_variable; the others stay', () => {
+    write({ mcpServers: { a: { command: 'srv', args: ['${NOT_SET}', '${ALSO_NOT}'] }, b: { command: 'srv' } } })
+    const c = readRepoMcpConfig(root, member)
+    expect(c.servers.map((s) => s.name)).toEqual(['b'])
+    expect(c.problems).toMatchObject([{ server: 'a', code: 'mcp_server_variable' }])
+    expect(c.problems[0]!.message).toContain('${NOT_SET}, ${ALSO_NOT}, not set')
+  })
+
+  it("never expands a secret-looking name, not even one the member's environment holds (Concord's key for the agent)", () => {
+    write({
+      mcpServers: {
+        key: { command: 'srv', env: { UPSTREAM: '${OPENAI_API_KEY}' } },
+        withDefault: { command: 'srv', args: ['--x=${GITHUB_TOKEN:-none}'] },
+        own: { command: 'srv', args: ['${CONCORD_MCP_TOKEN}'] },
+      },
+    })
+    const c = readRepoMcpConfig(root, member)
+    expect(c.servers).toEqual([])
+    expect(c.problems.map((p) => [p.server, p.code])).toEqual([
+      ['key', 'mcp_server_secret'],
+      ['withDefault', 'mcp_server_secret'],
+      ['own', 'mcp_server_secret'],
+    ])
+    expect(JSON.stringify(c)).not.toContain('sk-held-by-concord')
+    expect(c.problems[0]!.message).toContain('${OPENAI_API_KEY}, which looks like a secret')
+  })
+
+  it('a value that is a secret once expanded is still refused', () => {
+    write({ mcpServers: { leak: { command: 'srv', args: ['${AUTH_URL}'] } } })
+    const c = readRepoMcpConfig(root, { AUTH_URL: 'https://u:p4ss@example.com' })
+    expect(c.problems).toMatchObject([{ server: 'leak', code: 'mcp_server_secret' }])
+  })
+})

@@ -7,7 +7,7 @@ import {
 } from '../harness/decisions/decisions'
 import { createMember, listMembers, updateMember } from '../harness/members/members'
 import { copyTeam, teamSources } from '../harness/members/team-copy'
-import { memberMcpServers } from '../harness/members/member-mcp'
+import { memberMcpServers } from '../harness/workspace/member-mcp-servers'
 import { getMetrics } from '../harness/workspace/metrics'
 import { acceptProposal, createProposal, listProposals, rejectProposal } from '../harness/decisions/proposals'
 import { getReport, listReports, submitReportAtCommit } from '../harness/reports/reports'

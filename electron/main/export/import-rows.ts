@@ -59,8 +59,8 @@ function memberRow(m: Member): Parameters<TransferRepo['insertMember']>[0] {
     network: m.network ? 1 : 0,
     // An agent's command and settings are machine-specific: not in the export, set again after import.
     ...NO_AGENT,
-    // The repository's MCP servers it had turned off are not in the export either: it gets every one after import.
-    mcp_off: '[]',
+    // The repository's MCP servers it had turned off stay off (they are named by the repository, not the machine).
+    mcp_off: JSON.stringify([...new Set(m.mcpOff ?? [])]),
     acp_session: null,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

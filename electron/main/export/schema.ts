@@ -13,6 +13,7 @@ import {
   Authority,
   ApprovalPolicy,
   DecisionStatus,
+  McpServerName,
   PlanState,
   ProposalState,
   ProviderKind,
@@ -57,6 +58,8 @@ export const MemberV1 = z.strictObject({
   network: z.boolean().optional(),
   /** When the member was archived (absent: not archived). */
   archivedAt: Time.optional(),
+  /** The repository's MCP servers (`.mcp.json`, by name) it does not get; added after the first exports: absent, none. */
+  mcpOff: z.array(McpServerName).max(64).optional(),
   createdAt: Time,
   updatedAt: Time,
 })

@@ -176,6 +176,12 @@ function readAllButDecisions(
   return { members, proposals, tasks, reports, notices, approvalRules, counters }
 }
 
+/** The repository's MCP servers a member turned off, when it turned any off (older exports have none). */
+function mcpOffOf(row: { mcp_off: string }): { mcpOff?: string[] } {
+  const off = JSON.parse(row.mcp_off) as string[]
+  return off.length ? { mcpOff: off } : {}
+}
+
 function readMembers(store: WorkspaceStore): ExportDoc['members'] {
   return store.members.list(true).map((m) => ({
     id: localId('member', m.id),
@@ -191,6 +197,7 @@ function readMembers(store: WorkspaceStore): ExportDoc['members'] {
     planningInterval: m.planning_interval,
     network: m.network === 1,
     ...(m.archived_at ? { archivedAt: m.archived_at } : {}),
+    ...mcpOffOf(m),
     createdAt: m.created_at,
     updatedAt: m.updated_at,
   }))

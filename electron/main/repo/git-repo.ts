@@ -61,6 +61,13 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   return sha
 }
 
+/** The text of `file` (a path from the root) as committed at `ref`; null when the ref or the file is not there. */
+export async function fileAtRef(root: string, ref: string, file: string): Promise<string | null> {
+  if (!validRef(ref)) return null
+  const r = await runOwnGit(root, ['cat-file', 'blob', `${ref}:${file}`], { allowFailure: true })
+  return r.code === 0 ? r.stdout : null
+}
+
 /** The tree of the commit `ref` names in the repository at `root` (as resolveCommit: the long-lived cat-file first). */
 export async function resolveCommitTree(root: string, ref: string): Promise<string | null> {
   if (!validRef(ref)) return null

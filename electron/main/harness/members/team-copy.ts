@@ -130,6 +130,8 @@ function copyMember(h: Harness, ctx: Ctx, fromWsId: string, m: Team['members'][n
     updated_at: at,
   })
   ctx.store.members.setAgentSettings(id, m.agent_interrupt === 1, m.agent_turn_timeout_s)
+  // The repository's MCP servers it had turned off: the same names, off here too.
+  ctx.store.members.setMcpOff(id, JSON.parse(m.mcp_off) as string[])
   // The key the original reads (its own, or the one it refers to itself): referenced, never copied.
   const key = keyRefOf(makeId(fromWsId, 'member', m.id), m)
   ctx.store.members.setKeyRef(id, h.secrets.has(key) ? key : null)

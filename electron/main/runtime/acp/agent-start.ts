@@ -156,7 +156,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
   // The repository's MCP servers go to the agent in session/new: it starts them, inside its own sandbox (the same one
   // as its commands), with the session's folder, the tree, as theirs. Without a sandbox the agent is not sandboxed
   // either (the notice above says so), and neither are they.
-  const repoServers = repoMcpForAgent(env.workspaceRoot, mcpOffOf(member))
+  const repoServers = repoMcpForAgent(env.workspaceRoot, mcpOffOf(member), vars)
   const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
   const agent = await ensureAgent(env, host, spawn, command)

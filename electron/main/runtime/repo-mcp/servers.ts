@@ -9,7 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { sandboxedSpawn } from '../../platform/sandbox/spawn'
+import { commandEnv } from '../../platform/command-env'
+import { insideEnv, sandboxedSpawn } from '../../platform/sandbox/spawn'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import { ToolError } from '../../platform/tool-error'
 import type { ToolDefinition } from '../tools/types'
@@ -36,7 +37,7 @@ export async function startRepoMcp(
   policy: SandboxPolicy,
   off: ReadonlySet<string>,
 ): Promise<RepoMcpSession> {
-  const config = readRepoMcpConfig(root)
+  const config = readRepoMcpConfig(root, memberEnv(root, policy))
   const notices = config.problems.map((p) => `${p.message} (${p.code})`)
   const started = await Promise.all(
     config.servers.filter((s) => !off.has(s.name)).map((s) => startServer(root, policy, s)),
@@ -57,6 +58,18 @@ export async function startRepoMcp(
     close: async () => {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
     },
+  }
+}
+
+/**
+ * The environment a member's commands get (their `${VAR}`s are expanded from it); empty when it cannot be built (the
+ * workspace's variables refused, no scratch folder): each server's start then says why.
+ */
+function memberEnv(root: string, policy: SandboxPolicy): Record<string, string> {
+  try {
+    return insideEnv(commandEnv(policy), root)
+  } catch {
+    return {}
   }
 }
 
