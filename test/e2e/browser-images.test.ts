@@ -5,14 +5,23 @@
  * images after a reload, each opening at full size. Too large or too many say so in the server's words, and nothing
  * is sent; images alone are a message.
  */
+import { createHash } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { imagesProblem, maxImageBytes } from '../../shared/images'
 import { solidPng } from '../fixtures/images'
 import type { RecordedRequest } from '../fixtures/model-server'
+import { scriptedProvider } from '../fixtures/scripted-agent'
 import { browserSession, screenshot } from './support'
 
 const ui = browserSession()
+
+/** The workspace of these tests (each test can run alone: the first to run opens it). */
+async function imagesWorkspace() {
+  const { core, repoDir } = ui.stack
+  const held = (await core.invoke('workspaces.list', {})).find((w) => w.name === 'images')
+  return held ?? core.invoke('workspaces.open', { repoPath: repoDir, name: 'images', isolation: 'shared' })
+}
 
 /** What the page dispatches: a paste into the message box, or a drop onto the composer, of these files. */
 type Files = { name: string; type: string; base64: string; padTo?: number }[]
@@ -55,8 +64,8 @@ const png = (name: string, bytes: Buffer, padTo?: number) => ({
 
 describe('browser UI: images in prompts', () => {
   it('a pasted screenshot goes with the message (OpenAI image_url) and shows in the session after a reload', async () => {
-    const { core, repoDir, models } = ui.stack
-    const ws = await core.invoke('workspaces.open', { repoPath: repoDir, name: 'images', isolation: 'shared' })
+    const { core, models } = ui.stack
+    const ws = await imagesWorkspace()
     await core.invoke('members.create', {
       workspaceId: ws.id,
       name: 'Ivy',
@@ -107,7 +116,7 @@ describe('browser UI: images in prompts', () => {
 
   it('dropped images: too large or too many say why and send nothing; images alone reach Anthropic as image blocks', async () => {
     const { core, models } = ui.stack
-    const ws = (await core.invoke('workspaces.list', {})).find((w) => w.name === 'images')!
+    const ws = await imagesWorkspace()
     const cleo = await core.invoke('members.create', {
       workspaceId: ws.id,
       name: 'Cleo',
@@ -116,6 +125,7 @@ describe('browser UI: images in prompts', () => {
       provider: { kind: 'anthropic', model: 'claude-test', baseURL: models.anthropicBaseURL, apiKey: 'sk-ant-e2e' },
     })
     const page = ui.page
+    await page.goto(ui.stack.url)
     await page.getByTestId('member-item').filter({ hasText: 'Cleo' }).click()
     const session = page.locator('[data-testid=member-session]:visible')
     await session.getByTestId('composer').waitFor()
@@ -168,6 +178,48 @@ describe('browser UI: images in prompts', () => {
     ])
     await session.getByText('A blue square.').waitFor()
     await expect.poll(() => session.locator('[data-kind=user] [data-testid=step-image]').count()).toBe(1)
+    expect(ui.errors).toEqual([])
+  }, 120_000)
+
+  it('ACP agents: one that takes images gets them as image blocks; one that does not, the session says so', async () => {
+    const { core } = ui.stack
+    const ws = await imagesWorkspace()
+    const agent = (name: string, image: boolean) =>
+      core.invoke('members.create', {
+        workspaceId: ws.id,
+        name,
+        role: 'implementer',
+        approval: 'auto',
+        provider: scriptedProvider({
+          ...(image ? { promptCapabilities: { image: true } } : {}),
+          turn: [{ sayPrompt: true }],
+        }),
+      })
+    await agent('Seer', true)
+    await agent('Blind', false)
+    const page = ui.page
+    await page.goto(ui.stack.url)
+    const sha = createHash('sha256').update(red.toString('base64')).digest('hex')
+    for (const name of ['Seer', 'Blind']) {
+      await page.getByTestId('member-item').filter({ hasText: name }).click()
+      await expect
+        .poll(() =>
+          page.locator('[data-testid=member-session]:visible [data-testid=session-head]').first().textContent(),
+        )
+        .toContain(name)
+      const session = page.locator('[data-testid=member-session]:visible')
+      await dispatchFiles(page, 'paste', [png('image.png', red)])
+      await expect.poll(() => session.getByTestId('composer-thumb').count()).toBe(1)
+      await session.getByTestId('composer').fill('What is this?')
+      await session.getByTestId('send').click()
+      if (name === 'Seer') await session.getByText(`prompt: text, image image/png ${sha}`).waitFor({ timeout: 30_000 })
+      else {
+        await session.getByText('prompt: text (images left out)').waitFor({ timeout: 30_000 })
+        await session.getByText(/The message carried an image that .* did not get/).waitFor()
+        await screenshot(page, 'images-05-acp-left-out-1440')
+      }
+      await expect.poll(() => session.locator('[data-kind=user] [data-testid=step-image]').count()).toBe(1)
+    }
     expect(ui.errors).toEqual([])
   }, 120_000)
 })
