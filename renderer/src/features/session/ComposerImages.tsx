@@ -2,7 +2,7 @@
  * Images in the composer (issue 35): a pasted screenshot or dropped image files wait above the text as thumbnails,
  * each with its ×; too many or too large say so in the server's words (imagesProblem) and nothing is sent.
  */
-import { useState, type ClipboardEvent, type DragEvent } from 'react'
+import { useMemo, useState, type ClipboardEvent, type DragEvent } from 'react'
 import { imagesProblem, type ImageProblem } from '../../../../shared/images'
 import {
   imageUrl,
@@ -21,6 +21,8 @@ export function useComposerImages(memberId: string) {
   const images = useAttachments(attachmentsOf(memberId))
   const [note, setNote] = useState<string | null>(null)
   const [dropping, setDropping] = useState(false)
+  // Checked once per change of the images, not at every keystroke (the check reads megabytes of base64).
+  const problem = useMemo(() => (images.length ? imagesProblem(images) : null), [images])
 
   const take = (files: File[]) => {
     const { images: found, others } = sortFiles(files)
@@ -58,7 +60,7 @@ export function useComposerImages(memberId: string) {
   }
   return {
     images,
-    problem: images.length ? imagesProblem(images) : null,
+    problem,
     note,
     dropping,
     handlers,
