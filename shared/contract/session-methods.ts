@@ -8,20 +8,23 @@ export const sessionMethods = {
   /**
    * `images`: screenshots with the message (PNG, JPEG, GIF, WebP; base64), kept with its step. One that is not of
    * those types or whose bytes are not of the type it names is refused with image_unsupported; too many or too large
-   * (shared/images.ts) with payload_too_large. Nothing is stored then.
+   * (shared/images.ts) with payload_too_large. Nothing is stored then. `text` may be empty when images go.
    */
   'sessions.send': method(
-    z.strictObject({
-      memberId: s.Id,
-      text: z.string().trim().min(1, 'must not be empty').max(100_000),
-      taskId: s.Id.optional(),
-      images: z
-        .array(
-          z.strictObject({ mediaType: z.string().max(100), data: z.string().max(2 * base64Length(maxImageBytes)) }),
-        )
-        .max(4 * maxImagesPerMessage)
-        .optional(),
-    }),
+    z
+      .strictObject({
+        memberId: s.Id,
+        text: z.string().trim().max(100_000),
+        taskId: s.Id.optional(),
+        images: z
+          .array(
+            z.strictObject({ mediaType: z.string().max(100), data: z.string().max(2 * base64Length(maxImageBytes)) }),
+          )
+          .max(4 * maxImagesPerMessage)
+          .optional(),
+      })
+      // A screenshot alone is a message; without images the text is the message.
+      .refine((p) => p.text.length > 0 || !!p.images?.length, { path: ['text'], message: 'must not be empty' }),
     r<{ stepId: string; queued: number }>(),
   ),
   /** One image a step carries (index from 0, in the order sent), its bytes in base64. */

@@ -61,6 +61,19 @@ describe('images to a built-in member', () => {
     ])
   })
 
+  it('an image without text: OpenAI gets the image_url part alone, Anthropic the image block alone', async () => {
+    const ivy = await t.member('Ivy')
+    const claude = await anthropicMember()
+    t.server.enqueue({ text: 'A red square.' }, { text: 'A red square.' })
+    await takeTurn(t.core, { memberId: ivy.id, text: '', images: [pngInput(screenshot)] })
+    await takeTurn(t.core, { memberId: claude.id, text: '  ', images: [pngInput(screenshot)] })
+    const [openai, anthropic] = await t.server.waitForRequests(2)
+    expect(lastUser(openai!)).toEqual([{ type: 'image_url', image_url: { url: `data:image/png;base64,${b64}` } }])
+    expect(lastUser(anthropic!)).toEqual([
+      expect.objectContaining({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } }),
+    ])
+  })
+
   it('a model that refuses the call: the error says the call carried images; the member takes the next message', async () => {
     const m = await t.member('Local')
     t.server.enqueue(

@@ -38,6 +38,17 @@ describe('sessions.send with images', () => {
     await rejectsWith(t.core.invoke('sessions.image', { stepId, index: 2 }), 'not_found')
   })
 
+  it('images alone are a message; no text and no images is refused', async () => {
+    const red = pngInput(solidPng(1, 1, [255, 0, 0]))
+    t.server.enqueue({ text: 'Seen.' })
+    const after = await takeTurn(t.core, { memberId, text: '', images: [red] })
+    const step = after.find((s) => s.kind === 'user')!
+    expect(step).toMatchObject({ text: '', images: 1 })
+    const e = await rejectsWith(t.core.invoke('sessions.send', { memberId, text: ' ', images: [] }), 'invalid_params')
+    expect(e.message).toContain('text: must not be empty')
+    expect((await steps()).filter((s) => s.kind === 'user')).toHaveLength(1)
+  })
+
   it('a message without images has none', async () => {
     t.server.enqueue({ text: 'Hi.' })
     const after = await takeTurn(t.core, { memberId, text: 'Hello' })

@@ -167,7 +167,7 @@ export function normalize(messages: ChatMessage[]): ChatMessage[] {
     }
     const prev = out.at(-1)
     if (prev && prev.role === 'user') {
-      prev.content = `${prev.content}\n\n${m.content}`
+      prev.content = [prev.content, m.content].filter((t) => t.trim()).join('\n\n')
       if (m.role === 'user' && m.images?.length) prev.images = [...(prev.images ?? []), ...m.images]
     } else out.push({ ...m })
   }

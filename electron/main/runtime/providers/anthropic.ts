@@ -285,13 +285,15 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
         break
       }
       case 'user': {
-        // Images go before their text (Anthropic's advice for image prompts).
+        // Images go before their text (Anthropic's advice for image prompts); the API refuses an empty text block,
+        // and a message of images alone has none.
         const images = (m.images ?? []).map(anthropicImage)
+        const text: Anthropic.TextBlockParam[] =
+          m.content.trim() || !images.length ? [{ type: 'text', text: m.content }] : []
         if (openUser) {
-          openUser.push(...images)
-          if (m.content) openUser.push({ type: 'text', text: m.content })
+          openUser.push(...images, ...text)
         } else {
-          openUser = [...images, { type: 'text', text: m.content }]
+          openUser = [...images, ...text]
           out.push({ role: 'user', content: openUser })
         }
         break

@@ -194,10 +194,10 @@ export function toOpenAITools(tools: ToolSpec[]): OpenAI.ChatCompletionFunctionT
   }))
 }
 
-/** A user message with images: its text, then each image as a data: URL (chat completions' image_url part). */
+/** A user message with images: its text (none when the images are the message), then each image as a data: URL. */
 function openAIUserParts(text: string, images: ImageInput[]): OpenAI.ChatCompletionContentPart[] {
   return [
-    { type: 'text', text },
+    ...(text.trim() ? [{ type: 'text' as const, text }] : []),
     ...images.map((i) => ({ type: 'image_url' as const, image_url: { url: `data:${i.mediaType};base64,${i.data}` } })),
   ]
 }

@@ -3,6 +3,7 @@ import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { clearDraft, loadDraft, saveDraft } from '../../lib/drafts'
 import { TreePicker, useTurnTree } from './TreePicker'
+import { ComposerImages, useComposerImages } from './ComposerImages'
 
 let askedForNotifications = false
 function askForNotifications() {
@@ -61,9 +62,17 @@ export function Composer({
   const workspaceId = member?.workspaceId ?? ''
   const [text, setText] = useDraft(workspaceId, memberId)
   const tree = useTurnTree(memberId, workspaceId, text)
+  const attached = useComposerImages(memberId)
   const send = useAction(async (value: string, taskId?: string) => {
     askForNotifications()
-    await api.call('sessions.send', { memberId, text: value, ...(taskId ? { taskId } : {}) })
+    const images = attached.images.map(({ mediaType, data }) => ({ mediaType, data }))
+    await api.call('sessions.send', {
+      memberId,
+      text: value,
+      ...(taskId ? { taskId } : {}),
+      ...(images.length ? { images } : {}),
+    })
+    attached.sent(attached.images.map((i) => i.id))
     clearDraft(workspaceId, memberId)
     return true
   })
@@ -71,7 +80,7 @@ export function Composer({
 
   const submit = async () => {
     const value = text.trim()
-    if (!value || send.pending) return
+    if ((!value && !attached.images.length) || attached.problem || send.pending) return
     const taskId = tree.task?.id
     setText('')
     const ok = await send.run(value, taskId)
@@ -81,7 +90,10 @@ export function Composer({
   if (!member) return null
   const noProvider = !member.provider
   return (
-    <div className={`composer${compact ? ' compact' : ''}`}>
+    <div
+      className={`composer${compact ? ' compact' : ''}${attached.dropping ? ' dropping' : ''}`}
+      {...attached.handlers}
+    >
       {noProvider && (
         <div className="composer-hint">
           {member.name} has no model provider yet. Open its settings (⚙) to choose one.
@@ -93,13 +105,14 @@ export function Composer({
         </div>
       )}
       <TreePicker tree={tree} />
+      <ComposerImages memberId={memberId} images={attached.images} problem={attached.problem} note={attached.note} />
       <MessageRow
         boxRef={ref}
         name={member.name}
         compact={compact}
         text={text}
         setText={setText}
-        canSend={!!text.trim() && !send.pending && !noProvider}
+        canSend={(!!text.trim() || attached.images.length > 0) && !attached.problem && !send.pending && !noProvider}
         onSend={() => void submit()}
       />
       {queued > 0 && (

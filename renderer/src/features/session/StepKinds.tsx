@@ -5,6 +5,7 @@ import { shortTime } from '../../lib/format'
 import { useApp } from '../../stores/app-store'
 import type { Row } from '../../stores/steps'
 import { ErrorBox } from './ErrorBox'
+import { StepImages } from './StepImages'
 import { Actions, type StepActions } from './StepActions'
 import { Cards } from './StepCards'
 import { ToolCall } from './ToolCall'
@@ -28,7 +29,7 @@ export interface StepKindProps {
   box: StepBox
 }
 
-/** A message's text in its bubble, then its cards and the turn's undo. */
+/** A message's text in its bubble (none for images alone), its images, then its cards and the turn's undo. */
 function Bubble({
   className,
   bodyRef,
@@ -44,9 +45,12 @@ function Bubble({
 }) {
   return (
     <>
-      <div className={`bubble ${className}`} ref={bodyRef}>
-        <Markdown text={step.text} refs={step.refs} />
-      </div>
+      {(step.text.trim() || !step.images) && (
+        <div className={`bubble ${className}`} ref={bodyRef}>
+          <Markdown text={step.text} refs={step.refs} />
+        </div>
+      )}
+      <StepImages stepId={step.id} count={step.images} />
       <Cards step={step} />
       <TurnUndo step={step} memberId={memberId} undoable={undoable} />
     </>
