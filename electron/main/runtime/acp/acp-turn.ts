@@ -147,14 +147,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
   const declined = firstTurn && declinesConcordMcp(started.agent.init)
   if (declined) steps.insert({ kind: 'notice', status: 'done', text: declinedByCapabilities(label), ended_at: now() })
 
-  const prompt = promptBlocks(
-    env,
-    start,
-    turnPrompt(env, host, start, steps, session.fresh),
-    started.agent.init,
-    steps,
-    label,
-  )
+  const prompt = promptBlocks(env, start, turnPrompt(env, host, start, steps, session.fresh), started.agent.init, steps)
   const updates = new AcpUpdates(
     env,
     host,

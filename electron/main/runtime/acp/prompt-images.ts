@@ -24,7 +24,6 @@ export function promptBlocks(
   text: string,
   init: InitializeResponse | null,
   steps: TurnSteps,
-  label: string,
 ): PromptBlock[] {
   const images = start.images ? env.ctx.store.stepImages.of(start.id) : []
   if (!images.length) return [{ type: 'text', text }]
@@ -37,7 +36,7 @@ export function promptBlocks(
   steps.insert({
     kind: 'notice',
     status: 'done',
-    text: `The message carried ${n} that ${label} did not get: it does not take images in prompts (its ACP capabilities say so). It was told they were left out.`,
+    text: `The message carried ${n} that ${env.member.name}'s agent did not get: it does not take images in prompts (its ACP capabilities say so). It was told they were left out.`,
     ended_at: now(),
   })
   return [
