@@ -54,6 +54,7 @@ describe('browser UI: agents as members', () => {
       'Codex',
       'Gemini CLI',
       'Qwen Code',
+      'opencode',
       'Custom command',
     ])
     expect(await agent.getByRole('radio', { checked: true }).textContent()).toBe('Claude Code')

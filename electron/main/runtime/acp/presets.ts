@@ -13,6 +13,7 @@ import { claudeCode } from './agents/claude-code'
 import { codex } from './agents/codex'
 import { custom } from './agents/custom'
 import { gemini } from './agents/gemini'
+import { opencode } from './agents/opencode'
 import { qwenCode } from './agents/qwen-code'
 
 export type { AgentKind, AgentPreset }
@@ -22,6 +23,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
   codex,
   gemini,
   'qwen-code': qwenCode,
+  opencode,
   custom,
 }
 
