@@ -6,7 +6,7 @@
  * The store accepts exactly these kinds in members.agent (migration 032, store/enum-words.ts): a new kind is one entry
  * here plus its quirks file, and no migration.
  */
-export const agentKinds = ['claude-code', 'codex', 'gemini', 'qwen-code', 'copilot', 'custom'] as const
+export const agentKinds = ['claude-code', 'codex', 'gemini', 'qwen-code', 'copilot', 'opencode', 'custom'] as const
 export type AgentKind = (typeof agentKinds)[number]
 
 /** What a person is shown of an agent: in the member editor, and in the runtime's messages about it. */
@@ -49,6 +49,12 @@ export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
     install: 'npm i -g @github/copilot',
     hint: 'GitHub Copilot CLI in its ACP mode (copilot --acp): your Copilot login, or your own endpoint (COPILOT_PROVIDER_BASE_URL, COPILOT_MODEL) and key.',
     keyVariable: 'COPILOT_PROVIDER_API_KEY',
+  },
+  opencode: {
+    label: 'opencode',
+    install: 'npm i -g opencode-ai',
+    hint: 'opencode in its ACP mode (opencode acp): your endpoint as a provider in OPENCODE_CONFIG_CONTENT (options.baseURL, apiKey "{env:OPENAI_API_KEY}") and its model.',
+    keyVariable: 'OPENAI_API_KEY',
   },
   custom: {
     label: 'Custom command',

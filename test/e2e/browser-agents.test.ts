@@ -55,6 +55,7 @@ describe('browser UI: agents as members', () => {
       'Gemini CLI',
       'Qwen Code',
       'GitHub Copilot CLI',
+      'opencode',
       'Custom command',
     ])
     expect(await agent.getByRole('radio', { checked: true }).textContent()).toBe('Claude Code')

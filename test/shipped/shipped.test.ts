@@ -12,7 +12,15 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claudeProvider, codexProvider, geminiProvider, geminiRouter, qwenProvider } from '../fixtures/agents'
+import {
+  claudeProvider,
+  codexProvider,
+  geminiProvider,
+  geminiRouter,
+  opencodeProvider,
+  opencodeTitle,
+  qwenProvider,
+} from '../fixtures/agents'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { launchChromium } from './chromium'
 import {
@@ -48,12 +56,13 @@ beforeAll(async () => {
     `npm pack ${inst.seconds.pack.toFixed(1)} s`,
     `npm install (package and agents, side by side) ${inst.seconds.install.toFixed(1)} s`,
   )
-  // Gemini CLI asks its model router which model to use (generateContent): answered aside, not from the queue.
+  // Gemini CLI asks its model router which model to use (generateContent), opencode names each new session (a title
+  // request): answered aside, not from the queue.
   server = await startModelServer({
     unscripted: (r) => {
       // After a denied call the agent may or may not ask the model again within the turn; every turn request is
       // answered the same until Concord's next prompt (which carries the human's reason) has been answered.
-      return geminiRouter(r) ?? afterDeny?.(r)
+      return geminiRouter(r) ?? opencodeTitle(r) ?? afterDeny?.(r)
     },
   })
   t = Date.now()
@@ -108,6 +117,8 @@ interface AgentCase {
   /** The agent's own requests to the model (with its tool list), not its side calls. */
   turns: (r: RecordedRequest) => boolean
   toolNames: (r: RecordedRequest) => string[]
+  /** How Concord's tools are named in that list (default: with an mcp prefix, mcp__concord__ or mcp_concord_). */
+  concordTools?: RegExp
   /** The model's call of the agent's own shell tool. */
   shell: (command: string) => { name: string; arguments: object }
   /** A part of the agent program's command line (to find its process). */
@@ -168,6 +179,17 @@ const agents: AgentCase[] = [
       file: join('.qwen_home', 'settings.json'),
       content: { memory: { enableManagedAutoMemory: false }, ui: { enableFollowupSuggestions: false } },
     },
+  },
+  {
+    label: 'opencode',
+    provider: () => opencodeProvider(server),
+    submit: { name: 'concord_submit_report', arguments: report },
+    turns: (r) => r.path === '/v1/chat/completions' && Array.isArray(r.body?.tools) && r.body.tools.length > 0,
+    toolNames: (r) => (r.body.tools as { function: { name: string } }[]).map((x) => x.function.name),
+    concordTools: /\bconcord_submit_report\b/,
+    shell: (command) => ({ name: 'bash', arguments: { command, description: 'run it' } }),
+    processName: 'opencode',
+    loadsSession: false,
   },
 ]
 
@@ -245,7 +267,7 @@ describe('Concord as shipped', () => {
       expect(end.payload.session, shown).toMatchObject({ state: 'idle', error: null })
       const turns = server.requests.slice(before).filter(agent.turns)
       // Concord's tools reached the agent: its first model request lists them.
-      expect(agent.toolNames(turns[0]!).join(' ')).toMatch(/mcp_+concord/)
+      expect(agent.toolNames(turns[0]!).join(' ')).toMatch(agent.concordTools ?? /mcp_+concord/)
       // The report went through them, on the decision as edited.
       const reports = await app.call('reports.list', { workspaceId: ws.id })
       expect(reports, shown).toHaveLength(1)

@@ -42,7 +42,8 @@ export async function openSession(
     if (
       member.acp_session &&
       agent.init?.agentCapabilities?.loadSession &&
-      !agentPresets[member.agent!].replaysAfterLoad
+      !agentPresets[member.agent!].replaysAfterLoad &&
+      !agentPresets[member.agent!].sessionKeepsFolder
     ) {
       // History replayed by session/load is not new work: nobody is attached to hear it.
       const loaded = await agent.conn.agent.request('session/load', {

@@ -14,6 +14,7 @@ import { codex } from './agents/codex'
 import { copilot } from './agents/copilot'
 import { custom } from './agents/custom'
 import { gemini } from './agents/gemini'
+import { opencode } from './agents/opencode'
 import { qwenCode } from './agents/qwen-code'
 
 export type { AgentKind, AgentPreset }
@@ -24,6 +25,7 @@ export const agentPresets: Record<AgentKind, AgentPreset> = {
   gemini,
   'qwen-code': qwenCode,
   copilot,
+  opencode,
   custom,
 }
 

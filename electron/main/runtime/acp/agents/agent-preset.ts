@@ -56,4 +56,10 @@ export interface AgentPreset extends AgentKindInfo {
    * agent's session is not loaded: a new process opens a new session (the brief carries what Concord holds).
    */
   replaysAfterLoad?: boolean
+  /**
+   * The agent keeps working a loaded session in the folder the session was opened in, whatever `cwd` session/load
+   * names: after the member's tree changed (a task's tree, a read-only one), its prompt fails. Such an agent's session
+   * is not loaded either: a new process opens a new session in its tree (the brief carries what Concord holds).
+   */
+  sessionKeepsFolder?: boolean
 }
