@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claudeProvider, codexProvider, geminiProvider, geminiRouter } from '../fixtures/agents'
+import { claudeProvider, codexProvider, copilotProvider, geminiProvider, geminiRouter } from '../fixtures/agents'
 import { startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server'
 import { launchChromium } from './chromium'
 import {
@@ -108,12 +108,16 @@ interface AgentCase {
   /** The agent's own requests to the model (with its tool list), not its side calls. */
   turns: (r: RecordedRequest) => boolean
   toolNames: (r: RecordedRequest) => string[]
+  /** How Concord's tools are named in that list (default: with an mcp prefix, mcp__concord__ or mcp_concord_). */
+  concordTools?: RegExp
   /** The model's call of the agent's own shell tool. */
   shell: (command: string) => { name: string; arguments: object }
   /** A part of the agent program's command line (to find its process). */
   processName: string
   /** Whether the agent loads its session (session/load) after Concord restarts. */
   loadsSession: boolean
+  /** Checks that cannot hold for this agent, each with the measured reason (the test is skipped with it). */
+  skips?: { ask?: string }
 }
 
 const agents: AgentCase[] = [
@@ -149,6 +153,22 @@ const agents: AgentCase[] = [
     shell: (command) => ({ name: 'run_shell_command', arguments: { command } }),
     processName: 'gemini',
     loadsSession: false,
+  },
+  {
+    label: 'GitHub Copilot CLI',
+    provider: () => copilotProvider(server),
+    submit: { name: 'concord-submit_report', arguments: report },
+    turns: (r) => r.path === '/v1/chat/completions' && Array.isArray(r.body?.tools) && r.body.tools.length > 0,
+    toolNames: (r) => (r.body.tools as { function: { name: string } }[]).map((x) => x.function.name),
+    concordTools: /\bconcord-submit_report\b/,
+    shell: (command) => ({ name: 'bash', arguments: { command, description: 'run it' } }),
+    processName: 'copilot',
+    loadsSession: true,
+    skips: {
+      // Measured with 1.0.102: its preset does not declare that it asks before acting, so under ask Concord gives it
+      // a read-only tree and says so (acp-turn.ts); its shell call then fails with "Read-only file system", no approval.
+      ask: 'Copilot CLI is not known to ask before it writes: under ask its tree is read-only, no approval is asked',
+    },
   },
 ]
 
@@ -220,7 +240,7 @@ describe('Concord as shipped', () => {
       expect(end.payload.session, shown).toMatchObject({ state: 'idle', error: null })
       const turns = server.requests.slice(before).filter(agent.turns)
       // Concord's tools reached the agent: its first model request lists them.
-      expect(agent.toolNames(turns[0]!).join(' ')).toMatch(/mcp_+concord/)
+      expect(agent.toolNames(turns[0]!).join(' ')).toMatch(agent.concordTools ?? /mcp_+concord/)
       // The report went through them, on the decision as edited.
       const reports = await app.call('reports.list', { workspaceId: ws.id })
       expect(reports, shown).toHaveLength(1)
@@ -304,7 +324,8 @@ describe('Concord as shipped', () => {
       timed(`${agent.label} interrupt`, t)
     }, 180_000)
 
-    it(`a ${agent.label} member under ask: a command waits for the human, runs once allowed, and a Deny's reason reaches the agent`, async () => {
+    it(`a ${agent.label} member under ask: a command waits for the human, runs once allowed, and a Deny's reason reaches the agent`, async (ctx) => {
+      if (agent.skips?.ask) ctx.skip(agent.skips.ask)
       const t = Date.now()
       await app.call('members.update', { memberId: c.m.id, approval: 'ask' })
       const tag = agent.processName
@@ -480,7 +501,7 @@ describe('Concord as shipped', () => {
     expect(md.code, md.stderr).toBe(0)
     expect(readFileSync(join(clone, 'DECISIONS.md'), 'utf8')).toContain('Use GraphQL')
     // The app saw no crash's leftovers in the export: its members are still idle and reachable.
-    expect((await app.call('workspaces.list', {})).length).toBe(3)
+    expect((await app.call('workspaces.list', {})).length).toBe(agents.length)
     timed('export and import', t)
   }, 120_000)
 
