@@ -92,7 +92,8 @@ describe('money', () => {
 })
 
 describe('the workspace budget', () => {
-  it('once spent, pauses automatic turns and says so; the human can still message', async () => {
+  /** A budget of $1 and an implementer on a task of D-1; its first turn will cost $1.20 at these prices. */
+  async function budgetedImplementer() {
     await t.core.invoke('workspaces.update', {
       workspaceId: t.ws.id,
       autoChecks: false,
@@ -102,6 +103,13 @@ describe('the workspace budget', () => {
     })
     const impl = await t.member('Impl', { role: 'implementer' })
     const { d } = await searchTask(t.core, t.ws.id, impl)
+    const auto = async () =>
+      (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.filter((s) => s.origin === 'concord')
+    return { impl, d, auto }
+  }
+
+  it('once spent, pauses automatic turns and says so; the human can still message', async () => {
+    const { impl, d, auto } = await budgetedImplementer()
     // $1.20 spent: the budget of $1 is reached.
     t.server.enqueue({ text: 'Started.', usage: { input: 1000, output: 200 } })
     await takeTurn(t.core, { memberId: impl.id, text: 'start' })
@@ -111,8 +119,6 @@ describe('the workspace budget', () => {
     // A change that would wake the flagged assignee starts no turn while the budget is spent, and the figures say so.
     await editForSlowProviders(t.core, d)
     await vi.waitFor(async () => expect((await metrics()).cost.budget?.held).toBe(1), { timeout: 15_000 })
-    const auto = async () =>
-      (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.filter((s) => s.origin === 'concord')
     expect(await auto()).toEqual([])
     expect((await metrics()).autoTurns ?? 0).toBe(0)
     // The human's own message still goes through.
@@ -129,22 +135,13 @@ describe('the workspace budget', () => {
     await idle
     expect(await auto()).toHaveLength(1)
   })
+
   it('raised, the automatic turns it held start at once, without a further change', async () => {
-    await t.core.invoke('workspaces.update', {
-      workspaceId: t.ws.id,
-      autoChecks: false,
-      startAgentOnTaskStart: false,
-      prices: { 'gpt-test': { input: 1000, output: 1000 } },
-      budget: 1,
-    })
-    const impl = await t.member('Impl', { role: 'implementer' })
-    const { d } = await searchTask(t.core, t.ws.id, impl)
+    const { impl, d, auto } = await budgetedImplementer()
     t.server.enqueue({ text: 'Started.', usage: { input: 1000, output: 200 } })
     await takeTurn(t.core, { memberId: impl.id, text: 'start' })
     await editForSlowProviders(t.core, d)
     await vi.waitFor(async () => expect((await metrics()).cost.budget?.held).toBe(1), { timeout: 15_000 })
-    const auto = async () =>
-      (await t.core.invoke('sessions.get', { memberId: impl.id })).steps.filter((s) => s.origin === 'concord')
     expect(await auto()).toEqual([])
 
     // Saving another setting while the budget is still spent starts nothing.
