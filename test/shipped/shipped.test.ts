@@ -128,8 +128,6 @@ interface AgentCase {
   loadsSession: boolean
   /** The user's own settings of the agent, written into the member's isolated home before its first turn. */
   settings?: { file: string; content: object }
-  /** Checks that cannot hold for this agent, each with the measured reason (the test is skipped with it). */
-  skips?: { ask?: string }
 }
 
 const agents: AgentCase[] = [
@@ -204,11 +202,6 @@ const agents: AgentCase[] = [
     shell: (command) => ({ name: 'bash', arguments: { command, description: 'run it' } }),
     processName: 'copilot',
     loadsSession: true,
-    skips: {
-      // Measured with 1.0.102: its preset does not declare that it asks before acting, so under ask Concord gives it
-      // a read-only tree and says so (acp-turn.ts); its shell call then fails with "Read-only file system", no approval.
-      ask: 'Copilot CLI is not known to ask before it writes: under ask its tree is read-only, no approval is asked',
-    },
   },
 ]
 
@@ -370,8 +363,7 @@ describe('Concord as shipped', () => {
       timed(`${agent.label} interrupt`, t)
     }, 180_000)
 
-    it(`a ${agent.label} member under ask: a command waits for the human, runs once allowed, and a Deny's reason reaches the agent`, async (ctx) => {
-      if (agent.skips?.ask) ctx.skip(agent.skips.ask)
+    it(`a ${agent.label} member under ask: a command waits for the human, runs once allowed, and a Deny's reason reaches the agent`, async () => {
       const t = Date.now()
       await app.call('members.update', { memberId: c.m.id, approval: 'ask' })
       const tag = agent.processName

@@ -12,4 +12,7 @@ export const copilot: AgentPreset = {
   // Measured with 1.0.102: its initialize answer declares mcpCapabilities {http, sse} and leaves stdio unsaid, yet a
   // stdio server of session/new is rejected ("Rejecting non-http/sse MCP server"): Concord's tools go over HTTP.
   mcpOverHttp: true,
+  // Measured with 1.0.102 (the shipped suite's ask check): a shell command waits on session/request_permission, runs
+  // once allowed, and a denial reaches it; so `ask` goes through its requests, not a read-only tree.
+  asksBeforeActing: true,
 }
