@@ -20,7 +20,7 @@ describe('browser UI: a custom ACP agent', () => {
       role: 'implementer',
       approval: sandbox ? 'ask' : 'auto',
       provider: scriptedProvider(
-        { mcpCapabilities: { http: true, stdio: false }, turn: [{ say: 'I work without Concord’s tools.' }] },
+        { mcpCapabilities: { sse: true, stdio: false }, turn: [{ say: 'I work without Concord’s tools.' }] },
         { keyVariable: 'DASHSCOPE_API_KEY', apiKey: 'sk-e2e-not-shown-0123456789' },
       ),
     })

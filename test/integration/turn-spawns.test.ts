@@ -72,7 +72,7 @@ it('a turn in a task tree (snapshots, git tools, a command, a commit, a report) 
               kind: 'implementation',
               verdict: 'pass',
               summary: 'done',
-              artifact: { commit: sha.slice(0, 8) },
+              commit: sha.slice(0, 8),
               claims: [],
             },
           },
