@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Cost, Member } from '../../shared/schemas'
 import { parseId } from '../../electron/main/harness/ids'
-import { editForSlowProviders, searchTask } from '../fixtures/harness'
+import { execFileSync } from 'node:child_process'
+import { deliverTask, editForSlowProviders, passingReport, searchTask, searchTimeout } from '../fixtures/harness'
 import { scriptedProvider } from '../fixtures/scripted-agent'
 import { sessionState, takeTurn } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
@@ -152,6 +153,62 @@ describe('the workspace budget', () => {
     await ran
     await vi.waitFor(async () => expect(await auto()).toHaveLength(1), { timeout: 15_000 })
     expect((await auto())[0]!.text).toContain('D-1')
+  })
+
+  it('an automatic turn already queued when the budget is reached waits too, behind the human, until it is raised', async () => {
+    await t.core.invoke('workspaces.update', {
+      workspaceId: t.ws.id,
+      autoChecks: false,
+      prices: { 'gpt-test': { input: 1000, output: 1000 } },
+      budget: 1,
+    })
+    const tess = await t.member('Tess', { role: 'tester' })
+    const d = await searchTimeout(t.core, t.ws.id)
+    const task = await t.core.invoke('tasks.create', {
+      workspaceId: t.ws.id,
+      title: 'Web search tool',
+      decisionIds: [d.id],
+      requiredReports: ['test'],
+    })
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: t.repoDir, encoding: 'utf8' }).trim()
+    await deliverTask(t.core, task, head)
+    await passingReport(t.core, task, tess, 'test', head, [{ text: 'gives up after 5 s', decisionIds: [d.id] }])
+    const auto = async () =>
+      (await t.core.invoke('sessions.get', { memberId: tess.id })).steps.filter((s) => s.origin === 'concord')
+
+    // Tess is in a turn that will spend the budget ($1.20), slow enough that the edit's turn for her queues behind it.
+    t.server.enqueue({
+      text: 'working on it '.repeat(40),
+      chunkSize: 8,
+      chunkDelayMs: 40,
+      usage: { input: 1000, output: 200 },
+    })
+    const running = sessionState(t.core, tess.id, 'running', { queued: 'any' })
+    await t.core.invoke('sessions.send', { memberId: tess.id, text: 'Check the search task.' })
+    await running
+    const idle = sessionState(t.core, tess.id, 'idle', { queued: 1, timeoutMs: 20_000 })
+    await editForSlowProviders(t.core, d)
+    await vi.waitFor(async () => expect(await auto()).toHaveLength(1), { timeout: 15_000 })
+    expect((await metrics()).cost.budget?.reached).toBe(false)
+
+    // Her turn ends with the budget spent: the queued turn stays queued, held, and no request is made for it.
+    await idle
+    await vi.waitFor(async () => expect((await metrics()).cost.budget).toMatchObject({ reached: true, held: 1 }))
+    const asked = t.server.requests.length
+    expect((await auto())[0]!.status).toBe('queued')
+    // The human's message goes through ahead of it.
+    t.server.enqueue({ text: 'Still here.', usage: { input: 1, output: 1 } })
+    const steps = await takeTurn(t.core, { memberId: tess.id, text: 'anything?' }, { queued: 1 })
+    expect(steps.at(-1)).toMatchObject({ kind: 'model', text: 'Still here.' })
+    expect(t.server.requests.length).toBe(asked + 1)
+    expect((await auto())[0]!.status).toBe('queued')
+    expect((await metrics()).cost.budget?.held).toBe(1)
+
+    // Raised: the held turn runs, without a further change.
+    t.server.enqueue({ text: 'Re-verifying.', usage: { input: 1, output: 1 } })
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, budget: 100 })
+    await vi.waitFor(async () => expect((await auto())[0]!.status).toBe('done'), { timeout: 15_000 })
+    expect((await auto())[0]!.text).toContain('T-1')
   })
 })
 

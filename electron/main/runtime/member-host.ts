@@ -38,6 +38,8 @@ export interface HostEnv {
   ctx(): Ctx
   runTurn(host: MemberHost, start: StepRow): Promise<TurnOutcome>
   onState(host: MemberHost): void
+  /** The member's next queued step to run (default: the oldest; the runtime passes over turns its budget holds). */
+  nextStep?(memberRowId: number): StepRow | undefined
 }
 
 export class MemberHost {
@@ -115,7 +117,7 @@ export class MemberHost {
     void this.pump().finally(() => {
       this.pumping = false
       // A message queued while the loop was finishing must not wait for the next send.
-      if (this.state !== 'error' && this.env.ctx().store.steps.queuedCount(this.memberRowId) > 0) this.kick()
+      if (this.state !== 'error' && this.nextStep()) this.kick()
     })
   }
 
@@ -137,11 +139,17 @@ export class MemberHost {
     this.turnWaiters.set(to, waiter)
   }
 
+  private nextStep(): StepRow | undefined {
+    return this.env.nextStep
+      ? this.env.nextStep(this.memberRowId)
+      : this.env.ctx().store.steps.nextQueued(this.memberRowId)
+  }
+
   private async pump(): Promise<void> {
     const store = this.env.ctx().store
     for (;;) {
       if (this.stopped) break
-      const next = store.steps.nextQueued(this.memberRowId)
+      const next = this.nextStep()
       if (!next) break
       if (!store.steps.startTurn(next.id)) continue
       this.abort = new AbortController()

@@ -14,6 +14,7 @@ import { memberRowOf, type Ctx } from '../harness/context'
 import type { Harness } from '../harness/harness'
 import { makeId, parseId } from '../harness/ids'
 import type { StepRow } from '../harness/rows'
+import { nextTurnStep } from '../harness/reports/auto-turn-queue'
 import { AgentPool } from './acp/agent-process'
 import { turnEngines } from './engines'
 import { AutoTurns } from './auto-turns'
@@ -90,6 +91,9 @@ export class Runtime {
     o.bus.on((e) => this.autoTurns.onEvent(e))
     o.bus.on((e) => {
       if (e.event === 'member.changed') this.memberChanged(e.payload.member.id)
+      // A budget raised or removed: the turns it held in the members' inboxes run now (see nextTurnStep).
+      if (e.event === 'workspace.settings' && e.payload.budgetFreed)
+        for (const h of this.hosts.values()) if (h.wsId === e.payload.workspaceId) h.kick()
       const host = e.event === 'notice.created' ? this.hosts.get(e.payload.notice.memberId) : undefined
       if (host && e.event === 'notice.created') noticeMidTurn(o.harness, host, e.payload.notice)
     })
@@ -129,6 +133,8 @@ export class Runtime {
     const { workspaceId } = parseId(memberId, 'member', field)
     const ctx = this.ctx(workspaceId)
     const n = memberRowOf(ctx, memberId, field)
+    /** Concord's own turns this member's budget held (counted once each). */
+    const held = new Set<number>()
     const host = new MemberHost(workspaceId, n, {
       ctx: () => this.o.harness.ctx(workspaceId),
       onState: (h) => {
@@ -136,6 +142,7 @@ export class Runtime {
         this.o.bus.emit('session.state', { workspaceId, session: h.info() })
       },
       runTurn: (h, start) => runTurn(this.turnEnv, h, start),
+      nextStep: (row) => nextTurnStep(this.o.harness.ctx(workspaceId), row, held),
     })
     this.hosts.set(memberId, host)
     host.kick()

@@ -1,4 +1,5 @@
 import type { Db } from './connection'
+import type { StepRow } from './steps-repo'
 
 export interface AutoTurnRow {
   id: number
@@ -28,6 +29,10 @@ export class AutoTurnsRepo {
           "SELECT a.step_id FROM auto_turns a JOIN steps s ON s.id = a.step_id WHERE a.member_id = ? AND s.status = 'queued' ORDER BY a.id DESC LIMIT 1",
         )
         .pluck(),
+      // The member's oldest queued step that is not one of Concord's own turns (the human's, a delegation's).
+      nextNotAuto: db.prepare<[number], StepRow>(
+        "SELECT * FROM steps s WHERE s.member_id = ? AND s.status = 'queued' AND NOT EXISTS (SELECT 1 FROM auto_turns a WHERE a.member_id = s.member_id AND a.step_id = s.id) ORDER BY s.id LIMIT 1",
+      ),
     }
   }
 
@@ -44,6 +49,11 @@ export class AutoTurnsRepo {
   /** The member's auto turn that has not started yet, if any: a new trigger joins it instead of queueing another. */
   queuedStep(memberId: number): number | undefined {
     return this.s.queued.get(memberId)
+  }
+
+  /** The member's next queued step passing over Concord's own turns (held while the workspace's budget is spent). */
+  nextNotAuto(memberId: number): StepRow | undefined {
+    return this.s.nextNotAuto.get(memberId)
   }
 
   /** The turns that started (those the figure counts), newest first, with an id below `beforeId`. */

@@ -63,6 +63,22 @@ export function budgetReached(ctx: Ctx): boolean {
 }
 
 /**
+ * The member's next queued step to run. While the workspace's budget is spent, Concord's own turns already queued
+ * (before it was reached) are passed over: held, each counted once on the Figures tab (`held`: the steps counted
+ * already), run when the budget is raised; the human's messages still go through.
+ */
+export function nextTurnStep(ctx: Ctx, memberRowId: number, held: Set<number>): StepRow | undefined {
+  const next = ctx.store.steps.nextQueued(memberRowId)
+  if (!next || !budgetReached(ctx)) return next
+  const unheld = autoTurnsRepo(ctx.store).nextNotAuto(memberRowId)
+  if (unheld?.id !== next.id && !held.has(next.id)) {
+    held.add(next.id)
+    ctx.store.log.bump(HELD_BY_BUDGET)
+  }
+  return unheld
+}
+
+/**
  * Queues the turn (or joins the member's auto turn still waiting), once per member and trigger: the step's id and
  * whether its text changed (a change to announce), or null when the trigger had its turn already or the workspace's
  * budget is spent (the trigger is not claimed then: its notice stays pending, resumed at the next start). `joined` counts the
