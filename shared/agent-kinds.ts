@@ -17,6 +17,11 @@ export interface AgentKindInfo {
   hint: string
   /** Where an API key from Concord's secret store goes (a custom agent names its own). */
   keyVariable: string | null
+  /**
+   * Variables through which Concord makes the agent ask before acting under the member's approval policy (the
+   * preset sets them): a member's own variables may not set them, or its policy would silently not hold.
+   */
+  policyEnv?: readonly string[]
 }
 
 export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
@@ -55,6 +60,7 @@ export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
     install: 'npm i -g opencode-ai',
     hint: 'opencode in its ACP mode (opencode acp): your endpoint as a provider in OPENCODE_CONFIG_CONTENT (options.baseURL, apiKey "{env:OPENAI_API_KEY}") and its model.',
     keyVariable: 'OPENAI_API_KEY',
+    policyEnv: ['OPENCODE_PERMISSION'],
   },
   custom: {
     label: 'Custom command',

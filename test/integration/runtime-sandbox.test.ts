@@ -105,6 +105,36 @@ describe('workspace settings', () => {
       commandEnv: { PATH: 'node_modules/.bin:/usr/bin:/bin' },
     })
   })
+
+  it("refuses an agent's variable that carries the member's approval policy to it (opencode's permissions)", async () => {
+    const input = (env: Record<string, string>) => ({
+      workspaceId: ws.id,
+      name: 'Open',
+      role: 'implementer' as const,
+      approval: 'ask' as const,
+      provider: { kind: 'acp' as const, agent: 'opencode' as const, env },
+    })
+    const bad = await rejectsWith(
+      t.core.invoke('members.create', input({ OPENCODE_PERMISSION: '{"bash":"allow"}' })),
+      'invalid_params',
+    )
+    expect(bad.message).toContain('provider.env: OPENCODE_PERMISSION')
+    const open = await t.core.invoke('members.create', input({ OPENCODE_DISABLE_LSP_DOWNLOAD: '1' }))
+    const edit = rejectsWith(
+      t.core.invoke('members.update', {
+        memberId: open.id,
+        provider: { kind: 'acp', agent: 'opencode', env: { OPENCODE_PERMISSION: '{}' } },
+      }),
+      'invalid_params',
+    )
+    expect((await edit).message).toContain('OPENCODE_PERMISSION')
+    // Another agent has no such variable of Concord's: the name is the user's to set.
+    await t.core.invoke('members.create', {
+      ...input({ OPENCODE_PERMISSION: '{}' }),
+      name: 'Other',
+      provider: { kind: 'acp', agent: 'custom', command: 'x', env: { OPENCODE_PERMISSION: '{}' } },
+    })
+  })
 })
 
 describe('a shared workspace (the tree is the user’s checkout)', () => {

@@ -1,5 +1,6 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
+import { agentKindInfo } from '../../../../shared/agent-kinds'
 import { argRefusal, envRefusal, keyVariableRefusal } from '../../platform/command-env'
 import type { Member } from '../../../../shared/schemas'
 import { NO_AGENT, type MemberRow } from '../../store/members-repo'
@@ -61,6 +62,11 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
         "the agent's key goes in apiKey, kept in the secret store; other secrets never go in its variables",
       )
       if (why) throw new ApiError('invalid_params', `provider.env: ${why}`)
+      if (agentKindInfo[provider.agent].policyEnv?.includes(name))
+        throw new ApiError(
+          'invalid_params',
+          `provider.env: ${name} is how Concord makes ${agentKindInfo[provider.agent].label} ask before acting under the member's approval policy; Concord sets it, leave it out`,
+        )
     }
     // Its command line is no place for a key either: one rule with the variables' (argRefusal).
     const argsWhy = argRefusal(provider.args ?? [], "the agent's key goes in apiKey, set in its key variable")

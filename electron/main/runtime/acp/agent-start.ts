@@ -89,10 +89,10 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
     }
   }
   // The member's own variables were checked when saved (members.create/update: envRefusal); one saved before a rule
-  // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME) is left out. They reach only the agent inside its
+  // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME, a variable carrying the policy) is left out. They reach only the agent inside its
   // sandbox: bwrap and the agent's program are found on Concord's own path, not on this PATH (sandboxedAgentSpawn).
   const own = Object.entries(JSON.parse(m.agent_env) as Record<string, string>).filter(
-    ([k, v]) => envRefusal(k, v) === null,
+    ([k, v]) => envRefusal(k, v) === null && !preset.policyEnv?.includes(k),
   )
   Object.assign(out, preset.env, Object.fromEntries(own))
   // The key from the secret store, in the variable the member names (a custom agent's) or the preset's: in this

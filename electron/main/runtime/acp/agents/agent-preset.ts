@@ -34,7 +34,7 @@ export interface AgentPreset extends AgentKindInfo {
    * tree), a sandbox of its own cannot start; without Concord's, the agent keeps its own.
    */
   sandboxArgs?(where: { concordSandbox: boolean; readOnly: boolean }): string[]
-  /** Variables the agent needs to work under Concord (the member's own env overrides them). */
+  /** Variables the agent needs to work under Concord (the member's own env overrides them, except policyEnv's). */
   env?: Record<string, string>
   /**
    * Files in the member's folder through which a repository would configure the agent itself (MCP servers, programs
