@@ -58,6 +58,20 @@ describe('images to an ACP agent', () => {
     expect(notice?.text).toContain('The message carried an image that')
   })
 
+  it('an image-only message says so under its heading, for an agent that takes images and one that does not', async () => {
+    for (const image of [true, false]) {
+      const m = await t.core.invoke('members.create', {
+        workspaceId: t.ws.id,
+        name: image ? 'Seeing' : 'Blind',
+        role: 'implementer',
+        approval: 'auto',
+        provider: scriptedProvider({ promptCapabilities: { image }, turn: [{ sayMessage: true }] }),
+      })
+      const steps = await takeTurn(t.core, { memberId: m.id, text: '', images: [pngInput(png)] }, { timeoutMs: 30_000 })
+      expect(said(steps)).toContain(`message: Message from the human | (An image, no text.)`)
+    }
+  })
+
   it('a message without images: the text only, no notice', async () => {
     const m = await agent({ turn: [{ sayPrompt: true }] })
     const steps = await takeTurn(t.core, { memberId: m.id, text: 'Hi' }, { timeoutMs: 30_000 })

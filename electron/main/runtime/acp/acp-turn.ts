@@ -179,7 +179,10 @@ function turnPrompt(env: AcpTurnEnv, host: MemberHost, start: StepRow, steps: Tu
     : ''
   // A turn Concord started itself to deliver notices (see Runtime.promptWithNotices) says so instead of quoting a person.
   const heading = start.kind === 'notice' ? 'From Concord' : from ? `Message from ${from}` : 'Message from the human'
-  return `${intro}${brief.text}\n\n## ${heading}\n${start.text}`
+  // An image-only message is not an empty section: the images follow the text (prompt-images.ts).
+  const n = start.images ?? 0
+  const body = start.text.trim() || (n ? `(${n === 1 ? 'An image' : `${n} images`}, no text.)` : start.text)
+  return `${intro}${brief.text}\n\n## ${heading}\n${body}`
 }
 
 /** What a prompt and its end are handled with. */
