@@ -5,13 +5,16 @@
 import { useEffect, useState } from 'react'
 import { Modal } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
-import { stepImageKey, useStepImages } from '../../stores/step-images'
+import { showImage, stepImageKey, useStepImages } from '../../stores/step-images'
 
 function Thumb({ stepId, index, onOpen }: { stepId: string; index: number; onOpen(url: string): void }) {
   const api = useApp((s) => s.api)
   const image = useStepImages((s) => s.byKey[stepImageKey(stepId, index)])
+  // Read when shown; kept while shown (the store's bound drops only images no thumbnail shows).
   useEffect(() => {
+    const release = showImage(stepImageKey(stepId, index))
     void useStepImages.getState().load(api, stepId, index)
+    return release
   }, [api, stepId, index])
   const label = `Image ${index + 1}`
   if (image && 'error' in image)
