@@ -73,7 +73,7 @@ describe('browser UI: agents as members', () => {
     const note = await settings.getByTestId('sandbox-note').textContent()
     if ((await noSandboxReason()) === null)
       expect(note).toContain(
-        'An external agent (Claude Code, Codex, Gemini CLI) runs in the same sandbox, with the network on',
+        'An external agent (any of the ACP agents, a custom command too) runs in the same sandbox, with the network on',
       )
     else expect(note).toContain('so can an external agent')
     const wide = ui.page.viewportSize()!

@@ -61,8 +61,8 @@ export function SandboxNote() {
   return sandbox.available ? (
     <div className="muted small" data-testid="sandbox-note">
       Commands run in an OS sandbox ({sandbox.kind}): the repository is writable, the rest of the disk read-only,
-      Concord’s data folder and your secrets invisible. An external agent (Claude Code, Codex, Gemini CLI) runs in the
-      same sandbox, with the network on to reach its model.
+      Concord’s data folder and your secrets invisible. An external agent (any of the ACP agents, a custom command too)
+      runs in the same sandbox, with the network on to reach its model.
     </div>
   ) : (
     <div className="warn-inline small" data-testid="sandbox-note">
