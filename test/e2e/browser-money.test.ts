@@ -61,6 +61,10 @@ describe('browser UI: money', () => {
     expect(await page.getByTestId('budget-state').textContent()).toMatch(
       /^Budget \$0\.005 reached \(\$0\.006 spent\): automatic turns are paused\. Your own messages still go through/,
     )
+    // What it cannot count is said, not taken as $0.
+    expect(await page.getByTestId('budget-state').textContent()).toContain(
+      'Not counted against it: 550 tokens with no price.',
+    )
     await page.getByTestId('price-table').locator('summary').click()
     await page.getByTestId('cost-figures').scrollIntoViewIfNeeded()
     await screenshot(page, 'money-01-figures-1440')

@@ -1,6 +1,6 @@
 /** How a cost reads (issue 35): a cost no one reported or priced is "not reported", never $0. */
 import { describe, expect, it } from 'vitest'
-import { costText, moneyText } from '../../renderer/src/lib/money'
+import { costText, moneyText, notCountedText } from '../../renderer/src/lib/money'
 
 const cost = (amounts: [string, number][], unpricedTokens = 0, unpricedSteps = 0) => ({
   amounts: amounts.map(([currency, amount]) => ({ currency, amount })),
@@ -28,5 +28,24 @@ describe('costText', () => {
     expect(moneyText(0.0006)).toBe('$0.0006')
     expect(moneyText(0.0066)).toBe('$0.0066')
     expect(moneyText(12)).toBe('$12.00')
+  })
+})
+
+describe('notCountedText', () => {
+  it('names what the budget (US dollars) cannot count: other currencies and work with no price', () => {
+    expect(notCountedText(cost([['USD', 1]]))).toBeNull()
+    expect(
+      notCountedText(
+        cost(
+          [
+            ['USD', 1],
+            ['EUR', 2.5],
+          ],
+          1200,
+          2,
+        ),
+      ),
+    ).toBe('Not counted against it: €2.50, 1.2k tokens with no price.')
+    expect(notCountedText(cost([], 0, 1))).toBe('Not counted against it: 1 reply with no cost reported.')
   })
 })

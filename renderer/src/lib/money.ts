@@ -24,3 +24,15 @@ export function costTitle(cost: Cost): string | undefined {
   if (!cost.unpricedSteps) return undefined
   return `${cost.unpricedSteps} model ${cost.unpricedSteps === 1 ? 'reply' : 'replies'} (${cost.unpricedTokens.toLocaleString()} tokens) with no reported cost and no price for the model: add its price in the Figures tab's price table`
 }
+
+/** What the workspace's budget (in US dollars) does not count: costs in other currencies, replies with no price. */
+export function notCountedText(total: Cost): string | null {
+  const parts = total.amounts.filter((a) => a.currency !== 'USD').map((a) => moneyText(a.amount, a.currency))
+  if (total.unpricedSteps)
+    parts.push(
+      total.unpricedTokens
+        ? `${compactNumber(total.unpricedTokens)} tokens with no price`
+        : `${total.unpricedSteps} ${total.unpricedSteps === 1 ? 'reply' : 'replies'} with no cost reported`,
+    )
+  return parts.length ? `Not counted against it: ${parts.join(', ')}.` : null
+}

@@ -6,7 +6,7 @@ import { useState } from 'react'
 import type { BudgetState, Cost, Metrics } from '../../../../shared/schemas'
 import { SubmitForm } from '../../components/SubmitForm'
 import { ErrorText } from '../../components/ui'
-import { costText, costTitle, moneyText } from '../../lib/money'
+import { costText, costTitle, moneyText, notCountedText } from '../../lib/money'
 import { useAction } from '../../lib/use-action'
 import { useApp, useAppStore } from '../../stores/app-store'
 import { FigureTable } from './FigureTable'
@@ -29,7 +29,7 @@ export function CostFigures({ m }: { m: Metrics }) {
       <div className="small" data-testid="cost-total">
         <strong>{costText(cost.total)}</strong> <span className="muted">in total</span>
       </div>
-      <BudgetLine budget={cost.budget} />
+      <BudgetLine budget={cost.budget} total={cost.total} />
       <FigureTable heads={['Member', 'cost']} empty={cost.perMember.length === 0}>
         {cost.perMember.map((r) => (
           <tr key={r.memberId} data-testid="member-cost" data-member={members[r.memberId]?.name ?? r.memberId}>
@@ -56,20 +56,25 @@ export function CostFigures({ m }: { m: Metrics }) {
   )
 }
 
-/** The budget against what was spent; reached, it says that automatic turns are paused, and why. */
-function BudgetLine({ budget }: { budget: BudgetState | null }) {
+/**
+ * The budget against what was spent; reached, it says that automatic turns are paused, and why. What it cannot count
+ * (another currency, a model with no price) is said, never taken as $0.
+ */
+function BudgetLine({ budget, total }: { budget: BudgetState | null; total: Cost }) {
   if (!budget) return null
+  const notCounted = notCountedText(total)
+  const tail = notCounted ? ` ${notCounted}` : ''
   if (!budget.reached)
     return (
       <div className="muted small" data-testid="budget-state">
-        Budget {moneyText(budget.amount)}: {moneyText(budget.spent)} spent.
+        Budget {moneyText(budget.amount)}: {moneyText(budget.spent)} spent.{tail}
       </div>
     )
   return (
     <div className="budget-reached small" role="status" data-testid="budget-state">
       Budget {moneyText(budget.amount)} reached ({moneyText(budget.spent)} spent): automatic turns are paused
       {budget.held ? ` (${budget.held} held)` : ''}. Your own messages still go through; raise or remove the budget to
-      resume them.
+      resume them.{tail}
     </div>
   )
 }
