@@ -182,12 +182,14 @@ describe('GitHub Copilot CLI under ask, in a hostile repository', { timeout: 180
     })
   })
 
-  it("starts no language server of the repository's", async () => {
+  it("views a file (its step shows the file's text) and starts no language server of the repository's", async () => {
     server.enqueue(
+      { toolCalls: [{ name: 'view', arguments: { path: join(tree, 'made.txt') } }] },
       { toolCalls: [{ name: 'lsp', arguments: { operation: 'documentSymbol', file: join(tree, 'made.txt') } }] },
       { text: 'Looked.' },
     )
-    await takeTurn(t.core, { memberId: cp.id, text: 'List the symbols', taskId }, { timeoutMs: 120_000 })
+    const all = await takeTurn(t.core, { memberId: cp.id, text: 'Look at made.txt', taskId }, { timeoutMs: 120_000 })
+    expect(sinceLastMessage(all).find((s) => s.kind === 'tool')).toMatchObject({ status: 'done', text: 'made' })
     expect(markers()).toEqual([])
   })
 })

@@ -78,5 +78,10 @@ describe('ACP tool calls as steps', () => {
       }),
     ).toBe('Report R-1 submitted.')
     expect(toolResultText({ rawOutput: { content: [{ type: 'text', text: 'from MCP' }] } })).toBe('from MCP')
+    // GitHub Copilot CLI 1.0.102: a view's result (no content blocks), a failed call's.
+    expect(toolResultText({ rawOutput: { content: 'made\n', detailedContent: '\ndiff --git a/x b/x\n' } })).toBe('made')
+    expect(toolResultText({ rawOutput: { message: 'Error: table todos already exists', code: 'failure' } })).toBe(
+      'Error: table todos already exists',
+    )
   })
 })
