@@ -136,6 +136,12 @@ describe('GitHub Copilot CLI under ask, in a hostile repository', { timeout: 180
     )
     const waiting = await asked('Make made.txt')
     expect(waiting.pendingApprovals).toMatchObject([{ name: 'Create file' }])
+    // The card shows the file and its text (from Copilot's tool_call: its permission request has only a diff).
+    expect(JSON.parse(waiting.pendingApprovals[0]!.argumentsText)).toEqual({
+      path: join(tree, 'made.txt'),
+      old: '',
+      new: 'made\n',
+    })
     expect(existsSync(join(tree, 'made.txt'))).toBe(false)
     await answer(waiting, true)
     expect(readFileSync(join(tree, 'made.txt'), 'utf8')).toBe('made\n')
@@ -151,6 +157,7 @@ describe('GitHub Copilot CLI under ask, in a hostile repository', { timeout: 180
     server.enqueue({ toolCalls: [{ name: 'edit', arguments: { path, old_str: 'made', new_str: 'denied' } }] })
     const waiting = await asked('Change made.txt')
     expect(waiting.pendingApprovals).toMatchObject([{ name: 'Edit file' }])
+    expect(JSON.parse(waiting.pendingApprovals[0]!.argumentsText)).toEqual({ path, old: 'made', new: 'denied' })
     const before = server.requests.length
     await answer(waiting, false)
     expect(readFileSync(path, 'utf8')).toBe('made\n')

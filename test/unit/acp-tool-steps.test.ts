@@ -48,6 +48,8 @@ describe('ACP tool calls as steps', () => {
     expect(toolArgs({ rawInput: { command: ['git', 'status'] } })).toEqual({ command: ['git', 'status'] })
     expect(toolArgs({ locations: [{ path: '/w/c.ts' }] })).toEqual({ path: '/w/c.ts' })
     expect(toolArgs({ rawInput: {} })).toBeNull()
+    // Copilot CLI's permission request for an edit: its tool_call had the edit's shape, which is kept.
+    expect(toolArgs({ rawInput: { fileName: '/w/a.ts', diff: '\ndiff --git a/w/a.ts b/w/a.ts\n' } })).toBeNull()
   })
 
   it("reads the result as its output or diff, not the agent's raw event", () => {

@@ -62,6 +62,9 @@ export function toolArgs(call: AcpToolCall): Record<string, unknown> | null {
     if (path !== undefined && before !== undefined && after !== undefined) return { path, old: before, new: after }
     const content = firstStr(input, ['content', 'contents'])
     if (path !== undefined && content !== undefined) return { path, content }
+    // GitHub Copilot CLI 1.0.102's permission request for a create or an edit: the file and a unified diff, which its
+    // tool_call before it carried in the shape above (kept: acp-updates.ts).
+    if (typeof input.fileName === 'string' && typeof input.diff === 'string') return null
     // An MCP call as Codex reports it: {server, tool, arguments}.
     if (isObject(input.arguments) && typeof input.tool === 'string') return input.arguments
     if (Object.keys(input).length) return input
