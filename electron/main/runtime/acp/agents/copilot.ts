@@ -17,7 +17,11 @@ export const copilot: AgentPreset = {
   asksBeforeActing: true,
   // Measured with 1.0.102 (acp-copilot-ask): under ask it sends session/request_permission before its create and edit
   // tools write (the file is written once allowed; a denial leaves it unchanged and Copilot tells its model "rejected").
-  // Its MCP tools are named `concord-<tool>` (approval-policy.ts recognises them: they are not asked again).
+  // Its MCP tools are named `concord-<tool>` (approval-policy.ts recognises them: they are not asked again). Every
+  // tool_call it sent had a title (the step's name): "Creating <path>", "Editing <path>", "Viewing <path>", a
+  // command's description or "Running command", "Searching for '…'", "Reading shell output", a subagent's
+  // description, "concord-<tool>"; its permission request retitles the call ("Create file", "Edit file", a bare tool
+  // name). No step of it was left without a name (views, greps, sql, shells, subagents and their commands, Concord's).
   //
   // What of the folder it applies, measured with 1.0.102 in a hostile repository: in any folder, .github/hooks/*.json
   // (sessionStart, userPromptSubmitted and preToolUse hooks ran), .github/agents (a custom agent's MCP server ran
