@@ -48,6 +48,8 @@ describe('ACP tool calls as steps', () => {
     expect(toolArgs({ rawInput: { command: ['git', 'status'] } })).toEqual({ command: ['git', 'status'] })
     expect(toolArgs({ locations: [{ path: '/w/c.ts' }] })).toEqual({ path: '/w/c.ts' })
     expect(toolArgs({ rawInput: {} })).toBeNull()
+    // Copilot CLI's permission request for an edit: its tool_call had the edit's shape, which is kept.
+    expect(toolArgs({ rawInput: { fileName: '/w/a.ts', diff: '\ndiff --git a/w/a.ts b/w/a.ts\n' } })).toBeNull()
   })
 
   it("reads the result as its output or diff, not the agent's raw event", () => {
@@ -78,5 +80,10 @@ describe('ACP tool calls as steps', () => {
       }),
     ).toBe('Report R-1 submitted.')
     expect(toolResultText({ rawOutput: { content: [{ type: 'text', text: 'from MCP' }] } })).toBe('from MCP')
+    // GitHub Copilot CLI 1.0.102: a view's result (no content blocks), a failed call's.
+    expect(toolResultText({ rawOutput: { content: 'made\n', detailedContent: '\ndiff --git a/x b/x\n' } })).toBe('made')
+    expect(toolResultText({ rawOutput: { message: 'Error: table todos already exists', code: 'failure' } })).toBe(
+      'Error: table todos already exists',
+    )
   })
 })

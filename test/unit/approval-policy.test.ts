@@ -341,9 +341,31 @@ describe('ACP permission requests map onto the same calls', () => {
       acp({ kind: 'other', title: 'mcp__concord__submit_report' }),
       false,
     ],
+    [
+      "Concord's own tool as GitHub Copilot CLI names it runs",
+      acp({ kind: 'other', title: 'concord-submit_report' }),
+      false,
+    ],
+    [
+      'an edit of a path that names a Concord tool asks',
+      acp({
+        kind: 'edit',
+        title: 'Creating /tmp/concord-submit_report',
+        rawInput: { path: '/tmp/concord-submit_report' },
+      }),
+      true,
+    ],
   ])('%s', (_what, call, ask) => {
     expect(needsHuman('sandboxed', [], call, on).ask).toBe(ask)
     expect(needsHuman('ask', [], call, on).ask).toBe(!(call.effect === 'read' && !call.asksUnderAsk))
+  })
+
+  it("GitHub Copilot CLI's report of a Concord tool (`concord-<tool>`, kind read) is that tool, not a read of a file", () => {
+    expect(acp({ kind: 'read', title: 'concord-submit_report' })).toMatchObject({
+      tool: 'submit_report',
+      asksUnderAsk: false,
+    })
+    expect(acp({ kind: 'read', title: 'Viewing /tmp/concord-submit_report' })).toMatchObject({ tool: 'read_file' })
   })
 
   it('a command rule covers the agent’s command too', () => {

@@ -167,11 +167,14 @@ export interface AcpToolCallLike {
 /** The kinds of call that change files or run programs: never taken for a Concord tool on a bare name alone. */
 const MUTATING_KINDS = new Set(['edit', 'delete', 'move', 'execute'])
 
-/** A name with Concord's server in it (`mcp__concord__submit_report`, `concord.submit_report`, `submit_report (concord MCP Server)`). */
+/** A name with Concord's server in it (`mcp__concord__submit_report`, `concord.submit_report`, `submit_report (concord MCP Server)`, `concord-submit_report`). */
 function qualifiedConcordName(text: string): string | null {
   return (
     /concord(?:__|\.|\/|:\s*|\s+)([a-z_]+)/i.exec(text)?.[1] ??
     /(?:^|\s)([a-z_]+) \(concord MCP Server\)/i.exec(text)?.[1] ??
+    // GitHub Copilot CLI 1.0.102 names an MCP tool `<server>-<tool>` (its tool_call's whole title): anchored, since a
+    // path such as /tmp/concord-… is in its titles of edits and reads.
+    /^concord-([a-z_]+)$/i.exec(text.trim())?.[1] ??
     null
   )
 }

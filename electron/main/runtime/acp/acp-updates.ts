@@ -285,8 +285,15 @@ export class AcpUpdates {
     if (!answer.ask) return pickOption(r.options, true)
     steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
     // The card shows what the call will do in the shapes built-in members' calls have (a command, a path with its
-    // old and new text, a path with its content): Gemini's request carries its edit only as a diff, not in rawInput.
-    const argsText = JSON.stringify(toolArgs(call) ?? call.rawInput ?? {})
+    // old and new text, a path with its content): Gemini's request carries its edit only as a diff, not in rawInput;
+    // Copilot CLI's carries none of them, its tool_call before it did (the step's arguments).
+    const args = toolArgs(call)
+    const reported = this.store.steps.get(stepId)?.tool_args
+    const argsText = args
+      ? JSON.stringify(args)
+      : reported && reported !== '{}'
+        ? reported
+        : JSON.stringify(call.rawInput ?? {})
     const allowed = await host.requestApproval(callId, stepId, call.title ?? 'tool', argsText, {
       why: answer.why,
       suggestion: suggestedRule(described, answer),

@@ -62,6 +62,9 @@ export function toolArgs(call: AcpToolCall): Record<string, unknown> | null {
     if (path !== undefined && before !== undefined && after !== undefined) return { path, old: before, new: after }
     const content = firstStr(input, ['content', 'contents'])
     if (path !== undefined && content !== undefined) return { path, content }
+    // GitHub Copilot CLI 1.0.102's permission request for a create or an edit: the file and a unified diff, which its
+    // tool_call before it carried in the shape above (kept: acp-updates.ts).
+    if (typeof input.fileName === 'string' && typeof input.diff === 'string') return null
     // An MCP call as Codex reports it: {server, tool, arguments}.
     if (isObject(input.arguments) && typeof input.tool === 'string') return input.arguments
     if (Object.keys(input).length) return input
@@ -91,11 +94,15 @@ function diffText(path: string, before: string | null | undefined, after: string
   return `edited ${path}\n${rows.join('\n')}`
 }
 
-/** What a command printed, from an agent's raw result (Codex's exec event), with its exit code when not 0. */
+/**
+ * What a command printed, from an agent's raw result (Codex's exec event), with its exit code when not 0; or the
+ * text of a result that has one (GitHub Copilot CLI 1.0.102: `{content, detailedContent}` of a view, whose
+ * detailedContent is a diff; `{message, code}` of a failed call).
+ */
 function outputOf(raw: unknown): string | null {
   if (typeof raw === 'string') return raw
   if (!isObject(raw)) return raw === undefined || raw === null ? null : JSON.stringify(raw)
-  const out = firstStr(raw, ['formatted_output', 'aggregated_output', 'output', 'stdout'])
+  const out = firstStr(raw, ['formatted_output', 'aggregated_output', 'output', 'stdout', 'content', 'message'])
   if (out === undefined) {
     // An MCP result: its text content.
     const content = Array.isArray(raw.content) ? (raw.content as { type?: string; text?: string }[]) : null
