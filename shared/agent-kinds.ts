@@ -18,8 +18,8 @@ export interface AgentKindInfo {
   /** Where an API key from Concord's secret store goes (a custom agent names its own). */
   keyVariable: string | null
   /**
-   * Variables through which Concord makes the agent ask before acting under the member's approval policy (the
-   * preset sets them): a member's own variables may not set them, or its policy would silently not hold.
+   * Variables that decide whether the agent asks before acting (the preset sets them to ask, or leaves them unset): a
+   * member's own variables may not set them, or the member's approval policy would silently not hold.
    */
   policyEnv?: readonly string[]
 }
@@ -54,6 +54,8 @@ export const agentKindInfo: Record<AgentKind, AgentKindInfo> = {
     install: 'npm i -g @github/copilot',
     hint: 'GitHub Copilot CLI in its ACP mode (copilot --acp): your Copilot login, or your own endpoint (COPILOT_PROVIDER_BASE_URL, COPILOT_MODEL) and key.',
     keyVariable: 'COPILOT_PROVIDER_API_KEY',
+    // Copilot's own documentation: set, it asks nothing (as --allow-all).
+    policyEnv: ['COPILOT_ALLOW_ALL'],
   },
   opencode: {
     label: 'opencode',

@@ -106,7 +106,7 @@ describe('workspace settings', () => {
     })
   })
 
-  it("refuses an agent's variable that carries the member's approval policy to it (opencode's permissions)", async () => {
+  it("refuses an agent's variable that carries the member's approval policy to it (opencode's permissions, Copilot's allow-all)", async () => {
     const input = (env: Record<string, string>) => ({
       workspaceId: ws.id,
       name: 'Open',
@@ -128,6 +128,15 @@ describe('workspace settings', () => {
       'invalid_params',
     )
     expect((await edit).message).toContain('OPENCODE_PERMISSION')
+    const copilot = await rejectsWith(
+      t.core.invoke('members.create', {
+        ...input({}),
+        name: 'Pilot',
+        provider: { kind: 'acp', agent: 'copilot', env: { COPILOT_ALLOW_ALL: 'true' } },
+      }),
+      'invalid_params',
+    )
+    expect(copilot.message).toContain('provider.env: COPILOT_ALLOW_ALL')
     // Another agent has no such variable of Concord's: the name is the user's to set.
     await t.core.invoke('members.create', {
       ...input({ OPENCODE_PERMISSION: '{}' }),

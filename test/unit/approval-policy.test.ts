@@ -366,6 +366,21 @@ describe('ACP permission requests map onto the same calls', () => {
       asksUnderAsk: false,
     })
     expect(acp({ kind: 'read', title: 'Viewing /tmp/concord-submit_report' })).toMatchObject({ tool: 'read_file' })
+    // Only a title that is Concord's tool's name counts: one that merely contains one is the agent's own call.
+    for (const title of [
+      'Edit /repo/concord/submit_report',
+      'Write concord/submit_report',
+      'run echo mcp__concord__submit_report',
+      'Creating x (concord MCP Server)',
+      'Edit concord.submit_report.ts',
+    ])
+      expect(acp({ kind: 'edit', title, locations: [{ path: `${root}/a.ts` }] }).tool, title).toBe('write_file')
+    for (const title of [
+      'Tool: concord/submit_report',
+      'concord.submit_report',
+      'submit_report (concord MCP Server): {}',
+    ])
+      expect(acp({ kind: 'other', title }).tool, title).toBe('submit_report')
   })
 
   it('a command rule covers the agent’s command too', () => {

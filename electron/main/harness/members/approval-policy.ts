@@ -167,11 +167,17 @@ export interface AcpToolCallLike {
 /** The kinds of call that change files or run programs: never taken for a Concord tool on a bare name alone. */
 const MUTATING_KINDS = new Set(['edit', 'delete', 'move', 'execute'])
 
-/** A name with Concord's server in it (`mcp__concord__submit_report`, `concord.submit_report`, `submit_report (concord MCP Server)`, `concord-submit_report`). */
+/**
+ * A name with Concord's server in it (`mcp__concord__submit_report`, `concord.submit_report`, Codex's `Tool:
+ * concord/submit_report`, `submit_report (concord MCP Server)`, `concord-submit_report`), at the start of the text
+ * and ending there: a title that only contains one (a path such as `x/concord/submit_report`, an argument) is not
+ * Concord's tool, or an edit or a command could pass for one and not be asked.
+ */
 function qualifiedConcordName(text: string): string | null {
+  const t = text.trim()
   return (
-    /concord(?:__|\.|\/|:\s*|\s+)([a-z_]+)/i.exec(text)?.[1] ??
-    /(?:^|\s)([a-z_]+) \(concord MCP Server\)/i.exec(text)?.[1] ??
+    /^(?:Tool:\s*)?(?:mcp__concord__|concord(?:__|\.|\/|:\s*|\s+))([a-z_]+)(?=$|[\s(:])/i.exec(t)?.[1] ??
+    /^([a-z_]+) \(concord MCP Server\)/i.exec(t)?.[1] ??
     // GitHub Copilot CLI 1.0.102 names an MCP tool `<server>-<tool>` (its tool_call's whole title): anchored, since a
     // path such as /tmp/concord-… is in its titles of edits and reads.
     /^concord-([a-z_]+)$/i.exec(text.trim())?.[1] ??
