@@ -207,7 +207,8 @@ const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
  * The repository server's tool an agent's call is (`mcp__<server>__<tool>`), from the name the agent shows for it: in
  * its title or `_meta.toolName`, qualified by the server as agents write it (`mcp__memory__read_graph`,
  * `memory_read_graph`, `memory-read_graph`, `memory.read_graph`, `read_graph (memory MCP Server)`), or — for a call
- * that neither edits nor runs anything — a tool name in the options' "Always Allow …: <tool>" that only one server has.
+ * that neither edits nor runs anything — a bare tool name only one server has, in `_meta.toolName` or in the options'
+ * "Always Allow …: <tool>".
  */
 export function repoToolOf(
   call: AcpToolCallLike,
@@ -225,9 +226,11 @@ export function repoToolOf(
   })
   if (named) return `mcp__${named.server}__${named.tool}`
   if (MUTATING_KINDS.has(call.kind ?? '')) return null
-  const bare = options.map((o) => /:\s*([A-Za-z0-9_-]+)\s*$/.exec(o)?.[1]).find(Boolean)
-  const owners = tools.filter((t) => t.tool === bare)
-  return owners.length === 1 ? `mcp__${owners[0]!.server}__${owners[0]!.tool}` : null
+  const bare = [texts[1], ...options.map((o) => /:\s*([A-Za-z0-9_-]+)\s*$/.exec(o)?.[1])].find(
+    (n) => n && tools.filter((t) => t.tool === n).length === 1,
+  )
+  const owner = tools.find((t) => t.tool === bare)
+  return owner ? `mcp__${owner.server}__${owner.tool}` : null
 }
 
 /**
