@@ -7,10 +7,10 @@
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Member, SessionInfo } from '../../shared/schemas'
+import type { Member } from '../../shared/schemas'
 import { installedAgent } from '../fixtures/agent-cli'
 import { agentMember, qwenProvider } from '../fixtures/agents'
-import type { ModelServer, RecordedRequest } from '../fixtures/model-server'
+import type { ModelServer } from '../fixtures/model-server'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
 import { takeTurn } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
@@ -50,10 +50,6 @@ beforeAll(async () => {
 }, 15 * 60_000)
 afterAll(() => t.cleanup())
 
-const completions = () =>
-  server.requests.filter((r: RecordedRequest) => r.path === '/v1/chat/completions' && Array.isArray(r.body.tools))
-const toolNames = (r: RecordedRequest) => (r.body.tools as { function: { name: string } }[]).map((x) => x.function.name)
-
 describe("Qwen Code, which asks for MCP tools itself, and the repository's MCP servers", { timeout: 240_000 }, () => {
   it('one call of a repository server tool under ask is one approval card, and runs once allowed', async () => {
     // Qwen Code 0.24 defers the tools of a server from session/new (named through tool_search): called by name.
@@ -63,7 +59,7 @@ describe("Qwen Code, which asks for MCP tools itself, and the repository's MCP s
     const cards = new Set<string>()
     const off = t.core.bus.on((e) => {
       if (e.event !== 'session.state' || e.payload.session.memberId !== qwen.id) return
-      for (const c of (e.payload.session as SessionInfo).pendingApprovals) {
+      for (const c of e.payload.session.pendingApprovals) {
         if (cards.has(c.callId)) continue
         cards.add(c.callId)
         void t.core.invoke('sessions.approve', { memberId: qwen.id, callId: c.callId, allow: true })
