@@ -1,8 +1,10 @@
 /**
  * The repository's MCP servers reach an ACP member (issue 35): the reference memory server from npm, named in the
- * tree's `.mcp.json`, goes to the agent in session/new; the agent (the scripted ACP agent, a real process in Concord's
- * sandbox) asks permission before each call as agents do, the approval policy asks the human, a denied call does not
- * run and an allowed one does. Entries left out are notices of the session.
+ * tree's `.mcp.json`, is started by Concord for the turn and offered to the agent in session/new through the member's
+ * gateway; the agent (the scripted ACP agent, a real process in Concord's sandbox) asks permission before each call as
+ * agents do, and that request is answered without a card: Concord asks once, when the call reaches the server through
+ * it, under the approval policy; a denied call does not run and an allowed one does. Entries left out are notices of
+ * the session.
  */
 import { randomUUID } from 'node:crypto'
 import { realpathSync, writeFileSync } from 'node:fs'
@@ -44,7 +46,7 @@ describe("an ACP member and the repository's MCP servers", () => {
       workspaceId: t.ws.id,
       name: 'Agent',
       role: 'implementer',
-      approval: 'sandboxed',
+      approval: 'ask',
       provider: scriptedProvider({
         turns: [
           [call('create_entities', entity('Refused')), call('create_entities', entity('Kept')), call('read_graph', {})],
@@ -83,7 +85,7 @@ describe("an ACP member and the repository's MCP servers", () => {
       .filter((s) => s.kind === 'model')
       .map((s) => s.text)
       .join('')
-    expect(said).toMatch(/mcp create_entities: not allowed/)
+    expect(said).toMatch(/mcp create_entities: error \(denied\): the human denied this call; it did not run/)
     const graph = /mcp read_graph: ([\s\S]*)/.exec(said)?.[1] ?? ''
     expect(graph).toContain('Kept')
     expect(graph).not.toContain('Refused')

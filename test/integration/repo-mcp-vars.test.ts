@@ -1,7 +1,7 @@
 /**
  * `${VAR}` and `${VAR:-default}` in the repository's `.mcp.json` (issue 35), expanded as Claude Code does from the
- * member's environment as Concord builds it: a built-in member's command environment (the workspace's variables), an
- * ACP agent's own environment (its member's variables); never a key Concord holds. On a real core, real git
+ * member's command environment as Concord builds it (the workspace's variables), for a built-in member and an ACP
+ * agent alike (Concord starts an ACP agent's servers too); never a key Concord holds. On a real core, real git
  * repositories, the reference memory server from npm in the member's sandbox, and the scripted ACP agent (a real
  * process) saying what session/new gave it.
  */
@@ -58,39 +58,29 @@ describe("${VAR} in the repository's .mcp.json", () => {
     ])
   }, 90_000)
 
-  it("an ACP agent's servers get its member's variables in session/new, and never the key Concord gives the agent", async () => {
+  it("an ACP agent's servers are started by Concord with the workspace's variables, never the key it gives the agent", async () => {
+    const dir = realpathSync(t.repoDir)
+    await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, commandEnv: { MEMO_DIR: dir } })
     writeMcpJson({
-      docs: { command: 'docs-mcp', args: ['--root=${DOCS_DIR}', '--level=${LEVEL:-info}'], env: { SITE: '${SITE}' } },
+      memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: '${MEMO_DIR}/acp.jsonl' } },
       leak: { command: 'leak-mcp', env: { UPSTREAM_KEY_VALUE: '${SCRIPTED_API_KEY}' } },
     })
+    const entity = { entities: [{ name: 'Kept', entityType: 'decision', observations: ['noted'] }] }
     const m = await t.core.invoke('members.create', {
       workspaceId: t.ws.id,
       name: 'Agent',
       role: 'implementer',
       approval: 'auto',
       provider: scriptedProvider(
-        { turn: [{ sayMcpServers: true }] },
-        { env: { DOCS_DIR: '/srv/docs', SITE: 'shop' }, keyVariable: 'SCRIPTED_API_KEY', apiKey: KEY },
+        { turn: [{ mcpCall: { server: 'memory', tool: 'create_entities', arguments: entity } }] },
+        { env: { MEMO_DIR: '/not/this/one' }, keyVariable: 'SCRIPTED_API_KEY', apiKey: KEY },
       ),
     })
-    const steps = await takeTurn(t.core, { memberId: m.id, text: 'list' }, { timeoutMs: 60_000 })
-    const said = steps
-      .filter((s) => s.kind === 'model')
-      .map((s) => s.text)
-      .join('')
-    const servers = JSON.parse(/mcp servers: (.*)/.exec(said)?.[1] ?? 'null')
-    expect(servers).toEqual([
-      {
-        name: 'docs',
-        command: 'docs-mcp',
-        args: ['--root=/srv/docs', '--level=info'],
-        env: [{ name: 'SITE', value: 'shop' }],
-      },
-    ])
+    const steps = await takeTurn(t.core, { memberId: m.id, text: 'remember' }, { timeoutMs: 60_000 })
+    // Expanded from the member's command environment (the workspace's variables), as for a built-in member.
+    expect(readFileSync(join(dir, 'acp.jsonl'), 'utf8')).toContain('"Kept"')
     expect(steps.filter((s) => s.kind === 'notice').map((s) => s.text)).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/\$\{SCRIPTED_API_KEY\}, which looks like a secret.*\(mcp_server_secret\)/),
-      ]),
+      expect.arrayContaining([expect.stringMatching(/\$\{SCRIPTED_API_KEY\}.*\(mcp_server_(secret|variable)\)/)]),
     )
     expect(JSON.stringify(steps)).not.toContain(KEY)
   }, 90_000)

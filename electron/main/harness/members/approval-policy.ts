@@ -204,6 +204,44 @@ export function concordToolOf(
   return known(metaName) ?? options.map((o) => known(/:\s*([a-z_]+)\s*$/i.exec(o)?.[1])).find(Boolean) ?? null
 }
 
+/** A tool of one of the repository's MCP servers that Concord serves to an ACP agent (repo-mcp/served-tools.ts). */
+export interface RepoToolRef {
+  server: string
+  tool: string
+}
+
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * The repository server's tool an agent's call is (`mcp__<server>__<tool>`), from the name the agent shows for it: in
+ * its title or `_meta.toolName`, qualified by the server as agents write it (`mcp__memory__read_graph`,
+ * `memory_read_graph`, `memory-read_graph`, `memory.read_graph`, `read_graph (memory MCP Server)`), or — for a call
+ * that neither edits nor runs anything — a bare tool name only one server has, in `_meta.toolName` or in the options'
+ * "Always Allow …: <tool>".
+ */
+export function repoToolOf(
+  call: AcpToolCallLike,
+  tools: readonly RepoToolRef[],
+  options: readonly string[] = [],
+): string | null {
+  const texts = [call.title ?? '', typeof call._meta?.toolName === 'string' ? call._meta.toolName : '']
+  const named = tools.find(({ server, tool }) => {
+    const [s, t] = [escaped(server), escaped(tool)]
+    const qualified = new RegExp(
+      `(?:^|[^A-Za-z0-9-])(?:mcp__)?${s}(?:__|_|-|\\.|/|:\\s*|\\s+)${t}(?![A-Za-z0-9_-])|(?:^|\\s)${t} \\(${s} MCP Server\\)`,
+      'i',
+    )
+    return texts.some((x) => qualified.test(x))
+  })
+  if (named) return `mcp__${named.server}__${named.tool}`
+  if (MUTATING_KINDS.has(call.kind ?? '')) return null
+  const bare = [texts[1], ...options.map((o) => /:\s*([A-Za-z0-9_-]+)\s*$/.exec(o)?.[1])].find(
+    (n) => n && tools.filter((t) => t.tool === n).length === 1,
+  )
+  const owner = tools.find((t) => t.tool === bare)
+  return owner ? `mcp__${owner.server}__${owner.tool}` : null
+}
+
 /**
  * An ACP agent's permission request, mapped onto Concord's tools: an edit is write_file (its paths from the
  * request's locations or its input), a command is run_command with the network on (an agent's process has it, to
@@ -217,6 +255,8 @@ export function describeAcpCall(
     knownConcordTool?: string | null
     /** The names of the request's options (Qwen Code names the tool there). */
     optionNames?: readonly string[]
+    /** The repository's MCP servers' tools Concord serves the agent (it applies the policy to their calls itself). */
+    repoTools?: readonly RepoToolRef[]
   },
 ): PolicyCall {
   const raw = (call.rawInput && typeof call.rawInput === 'object' ? call.rawInput : {}) as Record<string, unknown>
@@ -226,6 +266,9 @@ export function describeAcpCall(
     (MUTATING_KINDS.has(call.kind ?? '') ? null : s.knownConcordTool) ??
     concordToolOf(call, s.concordTools, s.optionNames)
   if (concord) return { ...base, tool: concord, effect: 'read', asksUnderAsk: false }
+  // So do the repository's servers Concord serves the agent (repo-mcp/served-tools.ts): one call, one question.
+  const repo = repoToolOf(call, s.repoTools ?? [], s.optionNames)
+  if (repo) return { ...base, tool: repo, effect: 'read', asksUnderAsk: false }
   const paths = [
     ...(call.locations ?? []).map((l) => l.path),
     ...['file_path', 'path', 'abs_path', 'filePath', 'notebook_path']

@@ -18,7 +18,8 @@ import type { MemberHost, TurnOutcome } from '../member-host'
 import { openSession, planMode } from './acp-session'
 import { AcpUpdates } from './acp-updates'
 import type { AgentPool, AgentProcess } from './agent-process'
-import { startAgent } from './agent-start'
+import { startAgent, type StartedAgent } from './agent-start'
+import { turnRepoMcp, type TurnRepoMcp } from './repo-mcp-turn'
 import { declinedByCapabilities, declinesConcordMcp, notConnectedAfterTurn } from './declined-tools'
 import { agentPresets } from './presets'
 import { promptBlocks, type PromptBlock } from './prompt-images'
@@ -137,10 +138,38 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
       ended_at: now(),
     })
   }
-  const session = await openSession(env, started)
+  // The repository's MCP servers run in the member's own sandbox, not the agent's read-only tree of `ask`: Concord asks
+  // before each of their calls itself (repo-mcp-turn.ts).
+  const repoPolicy = askReadOnly ? { ...env.sandbox!, readOnlyTree: undefined } : env.sandbox
+  const repoMcp = repoPolicy ? await turnRepoMcp(env, host, started, repoPolicy) : null
+  try {
+    return await sessionTurn(env, host, start, started, repoMcp, steps, fail)
+  } finally {
+    await repoMcp?.close()
+  }
+}
+
+/** The turn in its session: opened (with the repository's servers), prompted, and what its end says. */
+async function sessionTurn(
+  env: AcpTurnEnv,
+  host: MemberHost,
+  start: StepRow,
+  started: StartedAgent,
+  repoMcp: TurnRepoMcp | null,
+  steps: TurnSteps,
+  fail: (text: string) => TurnOutcome,
+): Promise<TurnOutcome> {
+  const label = agentPresets[env.member.agent!].label
+  const signal = host.abort!.signal
+  const session = await openSession(env, {
+    ...started,
+    sessionMcp: [...started.sessionMcp, ...(repoMcp?.entries ?? [])],
+  })
   if ('error' in session) return fail(session.error)
-  if (session.fresh)
-    for (const text of started.repoMcpNotices) steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
+  // A server that did not start this turn is said every turn; the rest once per session.
+  for (const text of repoMcp?.notices ?? [])
+    if (session.fresh || text.endsWith('(mcp_server_failed)'))
+      steps.insert({ kind: 'notice', status: 'done', text, ended_at: now() })
   await planMode(env, started.agent, session.sessionId)
   // A new agent process in a new session: its first turn says plainly when Concord's tools do not reach it.
   const firstTurn = started.fresh && session.fresh
@@ -155,6 +184,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     started.sandboxed ? { available: true } : { available: false, reason: started.notSandboxed },
     signal,
   )
+  updates.repoTools = repoMcp?.tools ?? []
   const outcome = await promptLoop(
     { env, host, start, agent: started.agent, steps, updates, fail },
     session.sessionId,

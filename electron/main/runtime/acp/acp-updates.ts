@@ -14,7 +14,9 @@ import {
   concordToolOf,
   describeAcpCall,
   needsHuman,
+  repoToolOf,
   suggestedRule,
+  type RepoToolRef,
   type SandboxState,
 } from '../../harness/members/approval-policy'
 import { rulesFor } from '../../harness/members/approval-rules'
@@ -185,6 +187,8 @@ export class AcpUpdates {
 
   /** The ACP session of the turn (its cost reports are cumulative per session). */
   sessionId = ''
+  /** The repository's MCP servers' tools Concord serves the agent this turn (repo-mcp-turn.ts). */
+  repoTools: RepoToolRef[] = []
 
   readonly onUpdate = (u: SessionUpdate): void => {
     switch (u.sessionUpdate) {
@@ -274,6 +278,7 @@ export class AcpUpdates {
       concordTools: MCP_TOOL_NAMES,
       knownConcordTool: this.concordCalls.get(call.toolCallId) ?? null,
       optionNames,
+      repoTools: this.repoTools,
     })
     const answer = needsHuman(env.approval, rulesFor(env.ctx, env.member.id), described, this.sandbox)
     if (answer.deny) {
@@ -315,20 +320,21 @@ export class AcpUpdates {
    */
   readonly approveExternal = async (name: string, argumentsText: string): Promise<boolean> => {
     const { store, signal, steps } = this
+    // A repository server's tool (`mcp__<server>__<tool>`) is on the step the agent named it on in its own way.
+    const names = (toolName: string) =>
+      toolName.includes(name) || repoToolOf({ title: toolName }, this.repoTools) === name
     const open = [...this.tools.values()].reverse().find((id) => {
       const row = store.steps.get(id)
-      return !!row && !row.ended_at && (row.tool_name ?? '').includes(name)
+      return !!row && !row.ended_at && names(row.tool_name ?? '')
     })
     const stepId = open ?? this.toolStep(`mcp-${name}-${now()}`, name, { rawInput: JSON.parse(argumentsText) })
     steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
-    const allowed = await this.host.requestApproval(
-      makeId(this.env.ctx.wsId, 'step', stepId),
-      stepId,
-      name,
-      argumentsText,
-    )
+    const callId = makeId(this.env.ctx.wsId, 'step', stepId)
+    const allowed = await this.host.requestApproval(callId, stepId, name, argumentsText)
     if (!signal.aborted && store.steps.get(stepId)?.status === 'waiting_approval') {
-      steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
+      // A denied call is over (the agent hears it in the tool's result): its step does not wait for the agent's word.
+      if (allowed) steps.change(stepId, (s) => s.setStatus(stepId, 'running'))
+      else steps.finish(stepId, { status: 'denied', text: this.host.denialText(callId), is_error: 1, ended_at: now() })
     }
     return allowed && !signal.aborted
   }

@@ -16,6 +16,7 @@ import { recordProcess } from '../../platform/process-records'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { AgentTurnState } from '../mcp/app-binding'
 import type { McpBinding } from '../mcp/server'
+import type { RepoMcpSession } from '../repo-mcp/servers'
 
 const STDERR_TAIL = 4000
 
@@ -213,6 +214,8 @@ export class AgentPool {
   private readonly agents = new Map<string, AgentProcess>()
   private readonly gateways = new Map<string, McpGateway>()
   private readonly turns = new Map<string, AgentTurnState>()
+  /** The repository's MCP servers of each member's running turn, served through its gateway. */
+  private readonly repoMcp = new Map<string, RepoMcpSession>()
 
   /**
    * The member's MCP gateway (kept while Concord runs, so the agent's configuration stays the same across turns);
@@ -221,7 +224,7 @@ export class AgentPool {
   async gateway(memberId: string, binding: () => McpBinding): Promise<McpGateway> {
     let gateway = this.gateways.get(memberId)
     if (!gateway) {
-      gateway = new McpGateway(binding)
+      gateway = new McpGateway(binding, (server) => this.repoMcp.get(memberId)?.servers.get(server) ?? null)
       this.gateways.set(memberId, gateway)
     }
     try {
@@ -241,6 +244,15 @@ export class AgentPool {
 
   setTurn(memberId: string, turn: AgentTurnState): void {
     this.turns.set(memberId, turn)
+  }
+
+  /** The repository's MCP servers of the member's turn while it runs; `session` stops them when it ends. */
+  serveRepoMcp(memberId: string, session: RepoMcpSession): () => Promise<void> {
+    this.repoMcp.set(memberId, session)
+    return async () => {
+      if (this.repoMcp.get(memberId) === session) this.repoMcp.delete(memberId)
+      await session.close()
+    }
   }
 
   /** The member's live agent when it was started with this configuration; otherwise a new one (the old one is stopped). */
@@ -269,6 +281,8 @@ export class AgentPool {
     this.agents.clear()
     for (const a of all) a.kill()
     await Promise.all(all.map((a) => a.exited))
+    await Promise.all([...this.repoMcp.values()].map((s) => s.close()))
+    this.repoMcp.clear()
     for (const gateway of this.gateways.values()) gateway.close()
     this.gateways.clear()
   }

@@ -8,9 +8,7 @@ import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
 import type { McpServer } from '@agentclientprotocol/sdk'
 import type { McpGateway } from '../mcp/agent-gateway'
 import { appBinding } from '../mcp/app-binding'
-import { repoMcpForAgent } from '../repo-mcp/for-agent'
 import { now } from '../../harness/ids'
-import { mcpOffOf } from '../../harness/members/member-mcp'
 import { envRefusal, scratchPaths } from '../../platform/command-env'
 import { sandboxedAgentSpawn } from '../../platform/sandbox/agent-spawn'
 import type { SandboxedSpawn } from '../../platform/sandbox/spawn'
@@ -34,12 +32,10 @@ export interface StartedAgent {
   /** Why it is not sandboxed, when it is not. */
   notSandboxed?: string
   /**
-   * Concord's MCP server, for session/new and session/load when the agent does not take it in its config, and the
-   * repository's MCP servers (`.mcp.json`).
+   * Concord's MCP server, for session/new and session/load when the agent does not take it in its config (the turn
+   * adds the repository's MCP servers: repo-mcp-turn.ts).
    */
   sessionMcp: McpServer[]
-  /** What the session says of the repository's MCP servers left out (repo-mcp/config.ts). */
-  repoMcpNotices: string[]
   sessionMeta: { _meta?: Record<string, unknown> }
   /** The member's gateway, and how many agents had connected to it before this process started (declined tools). */
   gateway: McpGateway
@@ -153,10 +149,6 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
       error: `${preset.label} was not started: this folder has ${workspaceConfig.map((p) => relative(env.workspaceRoot, p)).join(' and ')}, which ${preset.label} would apply (MCP servers, programs it runs, its environment), and without the OS sandbox (${spawn.reason ?? 'none here'}) Concord cannot hide them from it. Remove them from the repository, or run Concord where the sandbox works.`,
     }
   }
-  // The repository's MCP servers go to the agent in session/new: it starts them, inside its own sandbox (the same one
-  // as its commands), with the session's folder, the tree, as theirs. Without a sandbox the agent is not sandboxed
-  // either (the notice above says so), and neither are they.
-  const repoServers = repoMcpForAgent(env.workspaceRoot, mcpOffOf(member), vars)
   const mcpConnectionsBefore = gateway.connections
   const before = env.agents.get(host.memberId)
   const agent = await ensureAgent(env, host, spawn, command)
@@ -168,8 +160,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     fresh: agent !== before,
     sandboxed: spawn.sandboxed,
     notSandboxed: spawn.reason,
-    sessionMcp: [...concordMcp, ...repoServers.servers],
-    repoMcpNotices: repoServers.notices,
+    sessionMcp: concordMcp,
     sessionMeta: tools.sessionMeta,
     gateway,
     mcpConnectionsBefore,

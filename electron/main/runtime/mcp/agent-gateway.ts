@@ -4,7 +4,9 @@
  * its stdio to a local socket; Concord serves its MCP tools on each connection that presents the gateway's token,
  * inside the running Concord, bound to the live core (see app-binding.ts): no second process, no second writer of
  * the workspace's SQLite files. The socket's folder is the only thing of Concord's the sandbox shows, read-only. The
- * agent acts as its member through that server and nothing else.
+ * agent acts as its member through that server and nothing else. The repository's MCP servers reach the agent the
+ * same way, each under its own name (the proxy says which after the token), served by Concord for the member's turn
+ * (repo-mcp/served-tools.ts).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,6 +16,7 @@ import { join } from 'node:path'
 import type { McpServerHttp, McpServerStdio } from '@agentclientprotocol/sdk'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { nodeCommand } from '../../platform/paths'
+import type { ServedTool } from '../repo-mcp/servers'
 import { McpHttpGateway } from './http-gateway'
 import type { McpBinding } from './server'
 
@@ -23,22 +26,34 @@ const MAX_TOKEN_LINE = 256
 
 /**
  * The proxy the agent starts, as a `node -e` program: it runs inside the read-only sandbox, where nothing can be
- * built or installed, so it needs no file of its own. argv[1] is the socket; the token goes first, then the bytes.
+ * built or installed, so it needs no file of its own. argv[1] is the socket, argv[2] the repository's server it
+ * reaches (none: Concord's); the token (and that name) go first, then the bytes.
  */
 const PROXY_SOURCE = [
   "const s = require('node:net').connect(process.argv[1], () => { s.write(process.env." +
     TOKEN_VARIABLE +
-    " + '\\n'); process.stdin.pipe(s) })",
+    " + (process.argv[2] ? ' ' + process.argv[2] : '') + '\\n'); process.stdin.pipe(s) })",
   's.pipe(process.stdout)',
   "s.on('close', () => process.exit(0))",
   "s.on('error', (e) => { process.stderr.write('concord mcp proxy: ' + e.message + '\\n'); process.exit(1) })",
 ].join('\n')
 
 /** The MCP SDK and the tools, loaded when the first agent connects (not with Concord: most workspaces have no agent). */
-type ServerModules = [typeof import('./server'), typeof import('@modelcontextprotocol/sdk/server/stdio.js')]
+type ServerModules = [
+  typeof import('./server'),
+  typeof import('@modelcontextprotocol/sdk/server/stdio.js'),
+  typeof import('../repo-mcp/served-tools'),
+]
 let loading: Promise<ServerModules> | null = null
 const loadServer = () =>
-  (loading ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/stdio.js')]))
+  (loading ??= Promise.all([
+    import('./server'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../repo-mcp/served-tools'),
+  ]))
+
+/** The tools of the repository's server named so in the member's running turn; null when no turn runs them. */
+export type RepoToolsOf = (server: string) => ServedTool[] | null
 
 export class McpGateway {
   /** The folder the socket is in: shown read-only inside the agent's sandbox. */
@@ -55,8 +70,14 @@ export class McpGateway {
   /** The same tools over HTTP on a loopback port, opened for the first agent that takes no stdio server. */
   private http: McpHttpGateway | null = null
 
-  /** `binding` is called for each connection: the member's binding as it is then (its authority sets the tools). */
-  constructor(private readonly binding: () => McpBinding) {
+  /**
+   * `binding` is called for each connection: the member's binding as it is then (its authority sets the tools);
+   * `repoTools`: the repository's servers of the member's running turn.
+   */
+  constructor(
+    private readonly binding: () => McpBinding,
+    private readonly repoTools: RepoToolsOf = () => null,
+  ) {
     this.dir = mkdtempSync(join(tmpdir(), 'concord-mcp-'))
     this.address = join(this.dir, 's')
     this.server = net.createServer((socket) => this.accept(socket))
@@ -67,24 +88,38 @@ export class McpGateway {
     this.server.unref()
   }
 
-  /** The server entry given to the agent (session/new or its own configuration). */
-  serverEntry(name: string): McpServerStdio {
+  /**
+   * The server entry given to the agent (session/new or its own configuration): Concord's, or with `repo` the
+   * repository's server of that name.
+   */
+  serverEntry(name: string, repo = false): McpServerStdio {
     // Node from electron/main/paths.ts: this program, as plain Node inside Electron (ELECTRON_RUN_AS_NODE).
     const node = nodeCommand()
     const env = [
       { name: TOKEN_VARIABLE, value: this.token },
       ...Object.entries(node.env).map(([name, value]) => ({ name, value })),
     ]
-    return { name, command: node.command, args: ['-e', PROXY_SOURCE, this.address], env }
+    return { name, command: node.command, args: ['-e', PROXY_SOURCE, this.address, ...(repo ? [name] : [])], env }
+  }
+
+  /** The MCP server one connection (or HTTP request) is served by: Concord's, or the repository's server `repo`. */
+  async mcpServerFor(repo: string | null): Promise<McpServer> {
+    const [{ createMcpServer }, , { createServedRepoMcp }] = await loadServer()
+    if (repo === null) return createMcpServer(this.binding())
+    return createServedRepoMcp(this.binding(), repo, () => this.repoTools(repo))
   }
 
   /**
    * The server entry for an agent that takes MCP servers only over HTTP: the same tools, the same token (in a header
    * of the entry, which reaches the agent over ACP), on a loopback port (http-gateway.ts).
    */
-  httpEntry(name: string): Promise<McpServerHttp & { type: 'http' }> {
-    this.http ??= new McpHttpGateway(this.token, this.binding, () => this.connected())
-    return this.http.entry(name)
+  httpEntry(name: string, repo = false): Promise<McpServerHttp & { type: 'http' }> {
+    this.http ??= new McpHttpGateway(
+      this.token,
+      (r) => this.mcpServerFor(r),
+      () => this.connected(),
+    )
+    return this.http.entry(name, repo)
   }
 
   private connected(): void {
@@ -104,11 +139,15 @@ export class McpGateway {
       }
       socket.off('data', onData)
       socket.pause()
-      const given = head.subarray(0, nl)
+      const line = head.subarray(0, nl).toString('utf8')
+      const space = line.indexOf(' ')
+      const given = Buffer.from(space < 0 ? line : line.slice(0, space))
+      const repo = space < 0 ? null : line.slice(space + 1)
       const expected = Buffer.from(this.token)
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy()
-      this.connected()
-      this.serve(socket, head.subarray(nl + 1))
+      // Only Concord's own server counts as the agent taking Concord's tools (declined-tools.ts).
+      if (repo === null) this.connected()
+      this.serve(socket, head.subarray(nl + 1), repo)
     }
     socket.on('data', onData)
   }
@@ -126,14 +165,14 @@ export class McpGateway {
     return this.connections > since
   }
 
-  /** Serves Concord's MCP tools on this connection, in this process, as the member. */
-  private serve(socket: net.Socket, rest: Buffer): void {
+  /** Serves Concord's MCP tools (or the repository's server `repo`) on this connection, in this process, as the member. */
+  private serve(socket: net.Socket, rest: Buffer, repo: string | null): void {
     void loadServer()
-      .then(async ([{ createMcpServer }, { StdioServerTransport }]) => {
+      .then(async ([, { StdioServerTransport }]) => {
+        const server = await this.mcpServerFor(repo)
         if (this.closed || socket.destroyed) return void socket.destroy()
         // The bytes after the token line are the first JSON-RPC messages: read again by the transport.
         if (rest.length) socket.unshift(rest)
-        const server = createMcpServer(this.binding())
         this.servers.add(server)
         const transport = new StdioServerTransport(socket, socket)
         // The agent went away (or Concord closed the server): both ends stop.

@@ -10,25 +10,30 @@ import { timingSafeEqual } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { McpServerHttp } from '@agentclientprotocol/sdk'
-import type { McpBinding } from './server'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 
-/** The path the tools are served on. */
+/** The path Concord's tools are served on; the repository's server `<name>` is served on `/mcp/<name>`. */
 const MCP_PATH = '/mcp'
 /** A JSON-RPC request body larger than this is refused (Concord's tools take small arguments). */
 const MAX_BODY = 4 * 1024 * 1024
 
 type HttpModules = [
-  typeof import('./server'),
   typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
   typeof import('@modelcontextprotocol/sdk/types.js'),
 ]
 let loading: Promise<HttpModules> | null = null
 const loadServer = () =>
   (loading ??= Promise.all([
-    import('./server'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]))
+
+/** The server a request is for: Concord's (null) or the repository's server named in the path; undefined: none. */
+function serverOfPath(pathname: string): string | null | undefined {
+  if (pathname === MCP_PATH) return null
+  const name = pathname.startsWith(`${MCP_PATH}/`) ? decodeURIComponent(pathname.slice(MCP_PATH.length + 1)) : ''
+  return /^[A-Za-z0-9_-]{1,32}$/.test(name) ? name : undefined
+}
 
 /** A JSON-RPC error answer (the transport's own shape), with its HTTP status. */
 function refuse(res: http.ServerResponse, status: number, message: string): void {
@@ -57,12 +62,13 @@ export class McpHttpGateway {
   private readonly listening: Promise<number>
 
   /**
-   * `token`: the member's gateway token; `binding`: the member's binding as it is at each request; `connected`: told
-   * of each authorized `initialize` (an agent took the tools).
+   * `token`: the member's gateway token; `serverFor`: the server of a request (Concord's on the member's binding as
+   * it is then, or a repository's server); `connected`: told of each authorized `initialize` of Concord's (an agent
+   * took the tools).
    */
   constructor(
     private readonly token: string,
-    private readonly binding: () => McpBinding,
+    private readonly serverFor: (repo: string | null) => Promise<McpServer>,
     private readonly connected: () => void,
   ) {
     this.server = http.createServer((req, res) => void this.handle(req, res))
@@ -76,12 +82,12 @@ export class McpHttpGateway {
   }
 
   /** The server entry given to the agent in session/new: the loopback URL and the member's token as a header. */
-  async entry(name: string): Promise<McpServerHttp & { type: 'http' }> {
+  async entry(name: string, repo = false): Promise<McpServerHttp & { type: 'http' }> {
     const port = await this.listening
     return {
       type: 'http',
       name,
-      url: `http://127.0.0.1:${port}${MCP_PATH}`,
+      url: `http://127.0.0.1:${port}${MCP_PATH}${repo ? `/${encodeURIComponent(name)}` : ''}`,
       headers: [{ name: 'Authorization', value: `Bearer ${this.token}` }],
     }
   }
@@ -95,15 +101,16 @@ export class McpHttpGateway {
   }
 
   /** Why a request is not served (its status and words), or null: the path, the token, the method, the body. */
-  private async refusal(req: http.IncomingMessage): Promise<[number, string] | { body: unknown }> {
+  private async refusal(req: http.IncomingMessage): Promise<[number, string] | { body: unknown; repo: string | null }> {
     const port = await this.listening
-    if (new URL(req.url ?? '/', 'http://x').pathname !== MCP_PATH) return [404, 'Not found']
+    const repo = serverOfPath(new URL(req.url ?? '/', 'http://x').pathname)
+    if (repo === undefined) return [404, 'Not found']
     if (!this.authorized(req, port)) return [401, "Unauthorized: this member's token is required"]
     // Stateless: no server-sent stream to open, no session to end.
     if (req.method !== 'POST') return [405, 'Method not allowed']
     const text = await readBody(req)
     try {
-      if (text !== null) return { body: JSON.parse(text) as unknown }
+      if (text !== null) return { body: JSON.parse(text) as unknown, repo }
     } catch {
       // below
     }
@@ -116,17 +123,17 @@ export class McpHttpGateway {
       refuse(res, ...checked)
       return
     }
-    const { body } = checked
+    const { body, repo } = checked
     try {
-      const [{ createMcpServer }, { StreamableHTTPServerTransport }, { isInitializeRequest }] = await loadServer()
-      const server = createMcpServer(this.binding())
+      const [{ StreamableHTTPServerTransport }, { isInitializeRequest }] = await loadServer()
+      const server = await this.serverFor(repo)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
       res.on('close', () => {
         void transport.close().catch(() => {})
         void server.close().catch(() => {})
       })
       await server.connect(transport)
-      if ((Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m))) this.connected()
+      if (repo === null && (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m))) this.connected()
       await transport.handleRequest(req, res, body)
     } catch (err) {
       console.error(

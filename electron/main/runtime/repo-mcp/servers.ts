@@ -21,9 +21,19 @@ const START_TIMEOUT_MS = 60_000
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const STDERR_TAIL = 2000
 
-/** The running servers of a turn: their tools, what the session should say about them, and how to stop them. */
+/** A server's tool as the server lists it (`listed`: its own name and schema), and as one of the member's tools. */
+export interface ServedTool {
+  listed: Tool
+  definition: ToolDefinition
+}
+
+/**
+ * The running servers of a turn: their tools (also by server, for an ACP agent that reaches them through Concord:
+ * served-tools.ts), what the session should say about them, and how to stop them.
+ */
 export interface RepoMcpSession {
   tools: ToolDefinition[]
+  servers: Map<string, ServedTool[]>
   notices: string[]
   close(): Promise<void>
 }
@@ -43,17 +53,18 @@ export async function startRepoMcp(
     config.servers.filter((s) => !off.has(s.name)).map((s) => startServer(root, policy, s)),
   )
   const clients: Client[] = []
-  const tools: ToolDefinition[] = []
+  const servers = new Map<string, ServedTool[]>()
   for (const s of started) {
     if ('notice' in s) notices.push(s.notice)
     else {
       clients.push(s.client)
-      tools.push(...s.tools)
+      servers.set(s.name, s.tools)
       notices.push(...s.notices)
     }
   }
   return {
-    tools,
+    tools: [...servers.values()].flat().map((t) => t.definition),
+    servers,
     notices,
     close: async () => {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
@@ -73,7 +84,7 @@ function memberEnv(root: string, policy: SandboxPolicy): Record<string, string> 
   }
 }
 
-type Started = { client: Client; tools: ToolDefinition[]; notices: string[] } | { notice: string }
+type Started = { name: string; client: Client; tools: ServedTool[]; notices: string[] } | { notice: string }
 
 async function startServer(root: string, policy: SandboxPolicy, server: RepoMcpServer): Promise<Started> {
   let stderr = ''
@@ -98,16 +109,16 @@ async function startServer(root: string, policy: SandboxPolicy, server: RepoMcpS
     await client.connect(transport, { signal, timeout: START_TIMEOUT_MS })
     const listed = await client.listTools(undefined, { signal, timeout: START_TIMEOUT_MS })
     const notices: string[] = []
-    const tools: ToolDefinition[] = []
+    const tools: ServedTool[] = []
     for (const t of listed.tools) {
       const name = repoMcpToolName(server.name, t.name)
-      if (TOOL_NAME.test(name)) tools.push(serverTool(client, server.name, name, t))
+      if (TOOL_NAME.test(name)) tools.push({ listed: t, definition: serverTool(client, server.name, name, t) })
       else
         notices.push(
           `The tool "${t.name}" of the MCP server "${server.name}" is left out: ${name} is not a tool name a model accepts (letters, digits, _ and -, at most 64). (mcp_tool_name)`,
         )
     }
-    return { client, tools, notices }
+    return { name: server.name, client, tools, notices }
   } catch (err) {
     await client.close().catch(() => undefined)
     const why = err instanceof Error ? err.message : String(err)

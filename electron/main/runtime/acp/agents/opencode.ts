@@ -14,8 +14,9 @@ export const opencode: AgentPreset = {
   stateFiles: ['.config/opencode', '.local/share/opencode', '.local/state/opencode', '.cache/opencode'],
   // Measured with 1.18.33: opencode's own default permissions allow everything, so it never sent a permission request
   // (it ran commands under `ask` without a question). With `ask` for edits, commands and fetches (OPENCODE_PERMISSION)
-  // it sends session/request_permission before each, and Concord answers under the member's policy. Concord's own
-  // tools (MCP, from session/new) are not asked: Concord applies the member's policy to them itself.
+  // it sends session/request_permission before each, and Concord answers under the member's policy. MCP tools are not
+  // asked: Concord's own and the repository's `.mcp.json` servers (served by Concord through the member's gateway,
+  // repo-mcp-turn.ts) both reach it from session/new, and Concord applies the member's policy to their calls itself.
   asksBeforeActing: true,
   survivesCancel: true,
   // Offline, as Concord runs it against the user's endpoint: no self-update, and no fetch of the models.dev catalogue
