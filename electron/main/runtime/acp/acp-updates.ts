@@ -54,6 +54,8 @@ export class AcpUpdates {
   answer = ''
   /** ACP tool call id → its step. */
   private readonly tools = new Map<string, number>()
+  /** Keys in `tools` of steps Concord opened for a call before the agent reported it (never the agent's own ids). */
+  private readonly early = new Set<string>()
   /**
    * ACP tool call id → the Concord tool the agent's report of it named (Qwen Code's tool_call carries
    * `_meta.toolName`; its permission request for the same call has only the arguments JSON as its title).
@@ -164,11 +166,10 @@ export class AcpUpdates {
     // is this call's.
     const early = [...tools].find(
       ([key, id]) =>
-        key.startsWith('mcp-') &&
-        !store.steps.get(id)?.ended_at &&
-        title.includes(store.steps.get(id)?.tool_name ?? '\0'),
+        this.early.has(key) && !store.steps.get(id)?.ended_at && title.includes(store.steps.get(id)?.tool_name ?? '\0'),
     )
     if (early) {
+      this.early.delete(early[0])
       tools.delete(early[0])
       tools.set(toolCallId, early[1])
       return this.toolStep(toolCallId, title, call)
@@ -327,7 +328,9 @@ export class AcpUpdates {
       const row = store.steps.get(id)
       return !!row && !row.ended_at && names(row.tool_name ?? '')
     })
-    const stepId = open ?? this.toolStep(`mcp-${name}-${now()}`, name, { rawInput: JSON.parse(argumentsText) })
+    const early = `concord-early-${name}-${now()}`
+    if (!open) this.early.add(early)
+    const stepId = open ?? this.toolStep(early, name, { rawInput: JSON.parse(argumentsText) })
     steps.change(stepId, (s) => s.setStatus(stepId, 'waiting_approval'))
     const callId = makeId(this.env.ctx.wsId, 'step', stepId)
     const allowed = await this.host.requestApproval(callId, stepId, name, argumentsText)
