@@ -77,6 +77,12 @@ export const errorCodes = [
   'file_edited',
   /** An image sent with a message that is not PNG, JPEG, GIF or WebP, or whose bytes are not of the type it names. */
   'image_unsupported',
+  /** A runner's SSH host could not be reached or logged into; the message names the host and ssh's own last line. */
+  'runner_unreachable',
+  /** A runner has no git on its PATH: task trees live where a member runs, so git must be there. */
+  'runner_no_git',
+  /** A runner does not have the member's agent command on its PATH. */
+  'runner_no_agent',
   'internal',
 ] as const
 
@@ -158,5 +164,9 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   push_failed: 502,
   forge_error: 502,
   no_token: 409,
+  runner_unreachable: 502,
+  // The host answers; what the member needs is not installed there.
+  runner_no_git: 424,
+  runner_no_agent: 424,
   internal: 500,
 }

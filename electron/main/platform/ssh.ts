@@ -1,0 +1,174 @@
+/**
+ * Running programs on an SSH host with the system's OpenSSH client: the user's own ~/.ssh/config, keys and agent say
+ * how a host is reached, Concord adds only what makes a call fit to be run unattended (no prompt, a connect timeout,
+ * keep-alives) and one connection shared by the calls to a host (ssh's ControlMaster, its socket in a folder the
+ * caller gives).
+ *
+ * A host is what the user names in a runner: an alias of their ssh config or user@host[:port]. It is checked before
+ * it reaches ssh's command line, where a leading '-' would be read as an option (`-oProxyCommand=...` runs a program
+ * here).
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { ApiError } from '../../../shared/errors'
+import { MAX_SSH_HOST_LENGTH, SSH_HOST_PATTERN } from '../../../shared/runners'
+import { trustedProgram } from './command-env'
+
+/** What the environment passes to ssh: where it finds its config and keys (HOME) and the user's agent. */
+const SSH_ENV = ['HOME', 'USER', 'LOGNAME', 'SSH_AUTH_SOCK', 'LANG', 'LC_ALL'] as const
+
+/**
+ * A Unix socket's path is at most 107 bytes. ssh binds its control socket at `<ControlPath>.<16 random characters>`
+ * first and renames it, and %C is 40 hexadecimal characters: a folder longer than this leaves no room, and ssh
+ * refuses to run at all ("ControlPath too long"), so such a folder means no shared connection rather than none.
+ */
+const MAX_CONTROL_DIR = 107 - 1 - 40 - 17
+
+/** Written to stderr by the remote shell before the command starts: its absence means ssh itself failed. */
+const STARTED = 'concord-ssh-started'
+
+export interface SshOptions {
+  /** The folder of the control sockets (made 0700 when missing); one per Concord data folder. */
+  controlDir: string
+  /** The environment ssh is run with (HOME finds ~/.ssh/config); default Concord's own. */
+  env?: NodeJS.ProcessEnv
+}
+
+export interface SshCommand {
+  file: string
+  args: string[]
+  env: Record<string, string>
+}
+
+/** The host, checked: no leading '-', only the characters of names, users, addresses and ports; else invalid_params. */
+export function checkHost(host: string): string {
+  if (host.length > MAX_SSH_HOST_LENGTH || !SSH_HOST_PATTERN.test(host))
+    throw new ApiError(
+      'invalid_params',
+      `"${host.slice(0, 80)}" is not an SSH host: a name from your ssh config or user@host, of letters, digits and . _ - @ : [ ] (not starting with -), at most ${MAX_SSH_HOST_LENGTH} characters`,
+      { host: host.slice(0, MAX_SSH_HOST_LENGTH) },
+    )
+  return host
+}
+
+/** One string for the remote POSIX shell that runs `argv` as is: each argument single-quoted. */
+export function quoteForShell(argv: readonly string[]): string {
+  if (argv.length === 0) throw new ApiError('invalid_params', 'No command to run on the host')
+  return argv
+    .map((arg) => {
+      if (arg.includes('\0')) throw new ApiError('invalid_params', 'An argument of a command holds a NUL character')
+      return `'${arg.replace(/'/g, `'\\''`)}'`
+    })
+    .join(' ')
+}
+
+/**
+ * ssh's arguments up to the host: `ssh <these> <command>` runs the command there with its stdio piped. Options come
+ * after the config files', which take the first value given, so the user's own choices for a host stand except these.
+ */
+export function sshArgs(host: string, opts: SshOptions): string[] {
+  checkHost(host)
+  const env = opts.env ?? process.env
+  const args: string[] = []
+  // OpenSSH reads ~/.ssh/config from the home of the passwd entry, not from $HOME: a HOME set for Concord (a service
+  // account, the tests' client) would be ignored without -F. -F also skips /etc/ssh/ssh_config, so it is given only
+  // when that file exists, where the user chose that HOME.
+  const config = env.HOME ? join(env.HOME, '.ssh', 'config') : null
+  if (config && existsSync(config)) args.push('-F', config)
+  const option = (o: string) => args.push('-o', o)
+  option('BatchMode=yes')
+  option('ConnectTimeout=10')
+  option('ServerAliveInterval=15')
+  option('ServerAliveCountMax=3')
+  if (opts.controlDir.length <= MAX_CONTROL_DIR) {
+    mkdirSync(opts.controlDir, { recursive: true, mode: 0o700 })
+    option('ControlMaster=auto')
+    option(`ControlPath=${join(opts.controlDir, '%C')}`)
+    option('ControlPersist=60')
+  }
+  args.push('-T', '--', host)
+  return args
+}
+
+/** The whole command that runs `argv` on the host: ssh, its arguments and its environment. */
+export function sshCommand(host: string, argv: readonly string[], opts: SshOptions): SshCommand {
+  const file = trustedProgram('ssh')
+  if (!file) throw new ApiError('unsupported', 'There is no ssh here: install OpenSSH (apt install openssh-client)')
+  const from = opts.env ?? process.env
+  const env: Record<string, string> = { PATH: from.PATH ?? '/usr/bin:/bin' }
+  for (const name of SSH_ENV) {
+    const value = from[name]
+    if (value !== undefined) env[name] = value
+  }
+  return { file, args: [...sshArgs(host, opts), quoteForShell(argv)], env }
+}
+
+export interface HostResult {
+  /** The command's exit code; null when it was stopped at the timeout. */
+  code: number | null
+  stdout: Buffer
+  stderr: string
+  timedOut: boolean
+}
+
+export interface RunOnHostOptions extends SshOptions {
+  input?: Buffer | string
+  timeoutMs: number
+}
+
+/** ssh's own words when it failed: the last line it wrote, without ssh's `\r`. */
+function lastLine(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+  return lines.at(-1) ?? 'ssh failed and said nothing'
+}
+
+/**
+ * Runs `argv` on the host with `input` on its stdin. ssh's own failure (it could not connect, log in, or start the
+ * command) throws runner_unreachable naming the host and ssh's last line of stderr; whatever the command did,
+ * including exit 255, is its result. node's spawn, not spawnOffLoop: stdin and stdout are bytes, which the helper's
+ * messages carry only as text.
+ */
+export async function runOnHost(host: string, argv: readonly string[], opts: RunOnHostOptions): Promise<HostResult> {
+  // The remote shell says the command starts (on stderr, which has no bytes of the command's yet), then becomes it.
+  const command = sshCommand(host, ['sh', '-c', `printf '%s\\n' ${STARTED} >&2 && exec "$@"`, 'sh', ...argv], opts)
+  return await new Promise((resolve, reject) => {
+    const child = spawn(command.file, command.args, { env: command.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, opts.timeoutMs)
+    child.stdout.on('data', (d: Buffer) => out.push(d))
+    child.stderr.on('data', (d: Buffer) => err.push(d))
+    // The command may exit without reading all of its input: that is its answer, not an error of this call.
+    child.stdin.on('error', () => {})
+    child.stdin.end(opts.input ?? '')
+    child.once('error', (e) => {
+      clearTimeout(timer)
+      reject(new ApiError('io_error', `ssh could not be started: ${e.message}`))
+    })
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      const all = Buffer.concat(err).toString('utf8')
+      const at = all.indexOf(`${STARTED}\n`)
+      if (at < 0 && !timedOut) {
+        reject(
+          new ApiError('runner_unreachable', `The SSH host ${host} could not be reached: ${lastLine(all)}`, {
+            host,
+            stderr: all.slice(-2000),
+          }),
+        )
+        return
+      }
+      // What ssh said before the command started (a banner, a warning) stays; only the marker's line goes.
+      const stderr = at < 0 ? all : all.slice(0, at) + all.slice(at + STARTED.length + 1)
+      resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr, timedOut })
+    })
+  })
+}
