@@ -1,0 +1,162 @@
+/**
+ * The SSH platform layer against a real sshd on this machine (test/fixtures/ssh-host.ts): commands run on the host
+ * with bytes in and out unchanged, arguments reach the program as they were given, and a host that cannot be used is
+ * refused with a code saying why.
+ */
+import { randomBytes } from 'node:crypto'
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ApiError } from '../../shared/errors'
+import { runOnHost, sshArgs } from '../../electron/main/platform/ssh'
+import { checkRunner } from '../../electron/main/runtime/runner/check'
+import {
+  fileNeedsSshHost,
+  freePort,
+  noSshHostReason,
+  processesOf,
+  startSshHost,
+  userExists,
+  type SshHost,
+} from '../fixtures/ssh-host'
+
+fileNeedsSshHost()
+
+let host: SshHost
+let controlDir: string
+
+beforeAll(async () => {
+  if (noSshHostReason()) return
+  host = await startSshHost({ alias: 'runner1' })
+  // A short folder: a control socket's path must fit in 107 bytes (see platform/ssh.ts).
+  controlDir = mkdtempSync(join(tmpdir(), 'cc-'))
+  // An alias of the same client config to a port nothing listens on.
+  appendFileSync(
+    join(host.clientHome, '.ssh', 'config'),
+    `Host closed1\n  HostName 127.0.0.1\n  Port ${await freePort()}\n  User ${host.user}\n`,
+  )
+}, 60_000)
+
+afterAll(async () => {
+  await host?.stop()
+  if (controlDir) rmSync(controlDir, { recursive: true, force: true })
+})
+
+/** The ApiError a call rejected with (fails the test when it resolved). */
+async function refusal(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(err).toBeInstanceOf(ApiError)
+  return err as ApiError
+}
+
+const opts = () => ({ controlDir, env: host.env, timeoutMs: 15_000 })
+
+describe('runOnHost', () => {
+  it('passes 1 MB of any bytes through the host unchanged', async () => {
+    const input = randomBytes(1024 * 1024)
+    const r = await runOnHost(host.alias, ['cat'], { ...opts(), input })
+    expect(r.code).toBe(0)
+    expect(r.stdout.length).toBe(input.length)
+    expect(r.stdout.equals(input)).toBe(true)
+  })
+
+  it('runs as the host user, in its home', async () => {
+    const r = await runOnHost(host.alias, ['sh', '-c', 'id -un; pwd'], opts())
+    expect(r.stdout.toString()).toBe(`${host.user}\n${host.home}\n`)
+  })
+
+  it('gives each argument to the program as it was, whatever the shell would make of it', async () => {
+    const args = [
+      'two words',
+      "it's",
+      '"double"',
+      '$(touch /tmp/concord-ssh-pwned)',
+      '`id`',
+      'line one\nline two',
+      '$HOME',
+      '*',
+      'a\\b',
+      '',
+      ';exit 3',
+      "'",
+    ]
+    const r = await runOnHost(host.alias, ['printf', '%s\\0', ...args], opts())
+    expect(r.code).toBe(0)
+    expect(r.stdout.toString('utf8').split('\0').slice(0, -1)).toEqual(args)
+  })
+
+  it("reports the command's exit code and stderr as the command's, 255 included", async () => {
+    const r = await runOnHost(host.alias, ['sh', '-c', 'echo oops >&2; exit 255'], opts())
+    expect(r).toMatchObject({ code: 255, stderr: 'oops\n', timedOut: false })
+  })
+
+  it('refuses a host that could be read as an option, before ssh sees it', async () => {
+    for (const bad of ['-oProxyCommand=touch /tmp/x', '-oProxyCommand=id', 'a b', 'host;id', '']) {
+      const err = await refusal(runOnHost(bad, ['true'], opts()))
+      expect(err.code).toBe('invalid_params')
+    }
+    expect(() => sshArgs('x'.repeat(256), { controlDir })).toThrow(/at most 255/)
+  })
+
+  it('says runner_unreachable, naming the host and what ssh said, when nothing listens', async () => {
+    const err = await refusal(runOnHost('closed1', ['true'], opts()))
+    expect(err.code).toBe('runner_unreachable')
+    expect(err.message).toContain('closed1')
+    expect(err.message).toMatch(/Connection refused/)
+  })
+})
+
+describe('checkRunner on an SSH host', () => {
+  const ssh = () => ({ kind: 'ssh' as const, host: host.alias })
+
+  it("answers the host's git version, and the agent's path there when asked", async () => {
+    const plain = await checkRunner(ssh(), undefined, { controlDir, env: host.env })
+    expect(plain).toEqual({ ok: true, git: expect.stringMatching(/^\d+\.\d+/) })
+    const withAgent = await checkRunner(ssh(), 'node', { controlDir, env: host.env })
+    expect(withAgent).toMatchObject({ ok: true, agent: expect.stringMatching(/\/node$/) })
+  })
+
+  it('says runner_no_agent, naming the host and the command, when the agent is not there', async () => {
+    const err = await refusal(checkRunner(ssh(), 'no-such-agent-xyz', { controlDir, env: host.env }))
+    expect(err.code).toBe('runner_no_agent')
+    expect(err.message).toContain(host.alias)
+    expect(err.message).toContain('no-such-agent-xyz')
+  })
+
+  it('says runner_unreachable, naming the host, for a host nothing listens on', async () => {
+    const err = await refusal(checkRunner({ kind: 'ssh', host: 'closed1' }, undefined, { controlDir, env: host.env }))
+    expect(err.code).toBe('runner_unreachable')
+    expect(err.message).toContain('closed1')
+  })
+
+  it('refuses an agent command that would be read as an option', async () => {
+    const err = await refusal(checkRunner(ssh(), '-v', { controlDir, env: host.env }))
+    expect(err.code).toBe('invalid_params')
+  })
+})
+
+describe('the SSH host fixture', () => {
+  it('leaves neither the user nor any of its processes after stop()', async () => {
+    const other = await startSshHost({ alias: 'runner2' })
+    const ownDir = mkdtempSync(join(tmpdir(), 'cc-'))
+    try {
+      // A process that outlives its command, and the connection ControlPersist keeps open.
+      const r = await runOnHost(other.alias, ['sh', '-c', 'sleep 600 </dev/null >/dev/null 2>&1 & echo started'], {
+        controlDir: ownDir,
+        env: other.env,
+        timeoutMs: 15_000,
+      })
+      expect(r.stdout.toString()).toBe('started\n')
+      expect(processesOf(other.user).length).toBeGreaterThan(0)
+    } finally {
+      await other.stop()
+      rmSync(ownDir, { recursive: true, force: true })
+    }
+    expect(userExists(other.user)).toBe(false)
+    expect(processesOf(other.user)).toEqual([])
+  })
+})
