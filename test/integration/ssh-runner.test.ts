@@ -4,7 +4,7 @@
  * refused with a code saying why.
  */
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, chmodSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -136,6 +136,28 @@ describe('checkRunner on an SSH host', () => {
   it('refuses an agent command that would be read as an option', async () => {
     const err = await refusal(checkRunner(ssh(), '-v', { controlDir, env: host.env }))
     expect(err.code).toBe('invalid_params')
+  })
+})
+
+describe('checkRunner on a host without git', () => {
+  it('says runner_no_git, naming the host', async () => {
+    // The host's PATH is one folder that holds sh and nothing else.
+    const bin = mkdtempSync(join(tmpdir(), 'cc-bin-'))
+    chmodSync(bin, 0o755)
+    symlinkSync('/bin/sh', join(bin, 'sh'))
+    const bare = await startSshHost({ alias: 'bare1', path: [bin] })
+    const ownDir = mkdtempSync(join(tmpdir(), 'cc-'))
+    try {
+      const err = await refusal(
+        checkRunner({ kind: 'ssh', host: bare.alias }, 'node', { controlDir: ownDir, env: bare.env }),
+      )
+      expect(err.code).toBe('runner_no_git')
+      expect(err.message).toContain('bare1')
+    } finally {
+      await bare.stop()
+      rmSync(ownDir, { recursive: true, force: true })
+      rmSync(bin, { recursive: true, force: true })
+    }
   })
 })
 
