@@ -11,6 +11,7 @@ import { decisionMethods } from './contract/decision-methods'
 import { taskMethods } from './contract/task-methods'
 import { reportMethods } from './contract/report-methods'
 import { sessionMethods } from './contract/session-methods'
+import { runnerMethods } from './contract/runner-methods'
 
 export const methods = {
   ...workspaceMethods,
@@ -19,6 +20,7 @@ export const methods = {
   ...taskMethods,
   ...reportMethods,
   ...sessionMethods,
+  ...runnerMethods,
 } as const
 
 export type Methods = typeof methods

@@ -128,6 +128,7 @@ function openCore(options: CoreOptions): Core {
       notify: options.notify,
       canOpenTree: Boolean(options.openTree),
       secrets,
+      dataDir: options.dataDir,
     }),
     ...treeOpenHandlers({ harness, openTree: options.openTree }),
     ...archiveHandlers(harness, (memberId) => runtime.activity(memberId)),

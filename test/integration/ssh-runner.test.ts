@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../../shared/errors'
 import { runOnHost, sshArgs } from '../../electron/main/platform/ssh'
 import { checkRunner } from '../../electron/main/runtime/runner/check'
+import { makeCore, rejectsWith } from '../fixtures/core'
 import {
   fileNeedsSshHost,
   freePort,
@@ -136,6 +137,37 @@ describe('checkRunner on an SSH host', () => {
   it('refuses an agent command that would be read as an option', async () => {
     const err = await refusal(checkRunner(ssh(), '-v', { controlDir, env: host.env }))
     expect(err.code).toBe('invalid_params')
+  })
+})
+
+describe('the runner.check method', () => {
+  it("checks a runner as the app asks: this machine, and an SSH host of the user's ssh config", async () => {
+    const t = makeCore()
+    const home = process.env.HOME
+    try {
+      expect(await t.core.invoke('runner.check', { runner: { kind: 'local' } })).toMatchObject({ ok: true })
+      // Concord's own HOME is the user's: here the fixture's client side, whose ssh config names the host.
+      process.env.HOME = host.clientHome
+      expect(await t.core.invoke('runner.check', { runner: { kind: 'ssh', host: host.alias }, agent: 'node' })).toEqual(
+        {
+          ok: true,
+          git: expect.any(String),
+          agent: expect.stringMatching(/\/node$/),
+        },
+      )
+      const err = await rejectsWith(
+        t.core.invoke('runner.check', { runner: { kind: 'ssh', host: '-oProxyCommand=touch /tmp/concord-pwned' } }),
+        'invalid_params',
+      )
+      expect(err.message).toMatch(/host/)
+      await rejectsWith(
+        t.core.invoke('runner.check', { runner: { kind: 'ssh', host: 'closed1' } }),
+        'runner_unreachable',
+      )
+    } finally {
+      process.env.HOME = home
+      await t.cleanup()
+    }
   })
 })
 

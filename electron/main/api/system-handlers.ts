@@ -3,6 +3,8 @@ import type { SystemInfo } from '../../../shared/schemas'
 import type { SecretStore } from '../platform/secrets/secret-store'
 import { sandboxStatus } from '../platform/sandbox/status'
 import { listFolders } from '../platform/system/folders'
+import { sshControlDir } from '../platform/ssh'
+import { checkRunner } from '../runtime/runner/check'
 import type { Handlers } from './handlers'
 
 /** Opens the host's folder dialog; resolves null when the user cancels. */
@@ -17,6 +19,8 @@ export interface SystemDeps {
   /** The host opens task trees (tasks.openTree): the desktop app. */
   canOpenTree?: boolean
   secrets: Pick<SecretStore, 'protection'>
+  /** The data folder: ssh's control sockets are kept by it (platform/ssh.ts sshControlDir). */
+  dataDir: string
 }
 
 /** system.info, one line per field: a new field (the command sandbox, say) is one more line here and in SystemInfo. */
@@ -53,7 +57,10 @@ export async function providerModels(
 
 export function systemHandlers(
   deps: SystemDeps,
-): Pick<Handlers, 'folders.browse' | 'folders.pick' | 'system.info' | 'system.notify' | 'providers.models'> {
+): Pick<
+  Handlers,
+  'folders.browse' | 'folders.pick' | 'system.info' | 'system.notify' | 'providers.models' | 'runner.check'
+> {
   const { pickFolder, notify } = deps
   return {
     'folders.browse': (p) => listFolders(p.path),
@@ -66,6 +73,7 @@ export function systemHandlers(
       return { path: await pickFolder(p.title) }
     },
     'system.info': () => systemInfo(deps),
+    'runner.check': (p) => checkRunner(p.runner, p.agent, { controlDir: sshControlDir(deps.dataDir) }),
     'providers.models': (p) => providerModels(p.baseURL, p.apiKey),
     'system.notify': (p) => {
       if (!notify)

@@ -9,7 +9,8 @@
  * here).
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { MAX_SSH_HOST_LENGTH, SSH_HOST_PATTERN } from '../../../shared/runners'
@@ -33,6 +34,27 @@ export interface SshOptions {
   controlDir: string
   /** The environment ssh is run with (HOME finds ~/.ssh/config); default Concord's own. */
   env?: NodeJS.ProcessEnv
+}
+
+/**
+ * The folder of ssh's control sockets for a data folder: `<dataDir>/ssh` when its sockets' paths fit, else a folder
+ * of /tmp named for the data folder (not os.tmpdir(): macOS's is 49 characters alone), which must be this user's own
+ * and private: in a shared /tmp another user could have made it first, and a socket in it would hand them the
+ * connection.
+ */
+export function sshControlDir(dataDir: string): string {
+  const own = join(dataDir, 'ssh')
+  if (own.length <= MAX_CONTROL_DIR) return own
+  const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 12)
+  const short = join('/tmp', `concord-ssh-${process.getuid?.() ?? 0}-${id}`)
+  mkdirSync(short, { recursive: true, mode: 0o700 })
+  const st = lstatSync(short)
+  if (!st.isDirectory() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0)
+    throw new ApiError(
+      'io_error',
+      `${short} is not a private folder of this user: remove it, or use a shorter data folder`,
+    )
+  return short
 }
 
 export interface SshCommand {
