@@ -95,6 +95,22 @@ describe('runOnHost', () => {
     expect(r).toMatchObject({ code: 255, stderr: 'oops\n', timedOut: false })
   })
 
+  it('shares one connection between the calls to a host, and makes one per call when the folder is too long', async () => {
+    const before = host.logins()
+    for (let i = 0; i < 3; i++) expect((await runOnHost(host.alias, ['true'], opts())).code).toBe(0)
+    // The connection an earlier test opened, or one more if it has ended (ControlPersist) since.
+    expect(host.logins() - before).toBeLessThanOrEqual(1)
+
+    // A socket path longer than a Unix socket's: no sharing, and the calls still work.
+    const long = join(controlDir, 'x'.repeat(80))
+    expect(sshArgs(host.alias, { controlDir: long, env: host.env }).join(' ')).not.toMatch(/ControlMaster/)
+    const unshared = host.logins()
+    for (let i = 0; i < 2; i++) {
+      expect((await runOnHost(host.alias, ['true'], { ...opts(), controlDir: long })).code).toBe(0)
+    }
+    expect(host.logins() - unshared).toBe(2)
+  })
+
   it('refuses a host that could be read as an option, before ssh sees it', async () => {
     for (const bad of ['-oProxyCommand=touch /tmp/x', '-oProxyCommand=id', 'a b', 'host;id', '']) {
       const err = await refusal(runOnHost(bad, ['true'], opts()))

@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, mkdirSync } from 'node:fs'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { MAX_SSH_HOST_LENGTH, SSH_HOST_PATTERN } from '../../../shared/runners'
@@ -22,7 +23,7 @@ const SSH_ENV = ['HOME', 'USER', 'LOGNAME', 'SSH_AUTH_SOCK', 'LANG', 'LC_ALL'] a
 /**
  * A Unix socket's path is at most 107 bytes. ssh binds its control socket at `<ControlPath>.<16 random characters>`
  * first and renames it, and %C is 40 hexadecimal characters: a folder longer than this leaves no room, and ssh
- * refuses to run at all ("ControlPath too long"), so such a folder means no shared connection rather than none.
+ * refuses to run at all ("ControlPath too long"): with such a folder each call has a connection of its own.
  */
 const MAX_CONTROL_DIR = 107 - 1 - 40 - 17
 
@@ -63,6 +64,15 @@ export interface SshCommand {
   env: Record<string, string>
 }
 
+/** The home of this process's user as the system's user database has it, which is where ssh looks. */
+function passwdHome(): string | null {
+  try {
+    return userInfo().homedir
+  } catch {
+    return null
+  }
+}
+
 /** The host, checked: no leading '-', only the characters of names, users, addresses and ports; else invalid_params. */
 export function checkHost(host: string): string {
   if (host.length > MAX_SSH_HOST_LENGTH || !SSH_HOST_PATTERN.test(host))
@@ -86,17 +96,18 @@ export function quoteForShell(argv: readonly string[]): string {
 }
 
 /**
- * ssh's arguments up to the host: `ssh <these> <command>` runs the command there with its stdio piped. Options come
- * after the config files', which take the first value given, so the user's own choices for a host stand except these.
+ * ssh's arguments up to the host: `ssh <these> <command>` runs the command there with its stdio piped. ssh takes the
+ * first value it is given for an option, the command line's before the config files': these few override the user's
+ * config for the host, and everything else (user, port, keys, proxies) is theirs.
  */
 export function sshArgs(host: string, opts: SshOptions): string[] {
   checkHost(host)
   const env = opts.env ?? process.env
   const args: string[] = []
   // OpenSSH reads ~/.ssh/config from the home of the passwd entry, not from $HOME: a HOME set for Concord (a service
-  // account, the tests' client) would be ignored without -F. -F also skips /etc/ssh/ssh_config, so it is given only
-  // when that file exists, where the user chose that HOME.
-  const config = env.HOME ? join(env.HOME, '.ssh', 'config') : null
+  // account, the tests' client side) would be ignored without -F. -F also means /etc/ssh/ssh_config is not read, so it
+  // is given only where it changes which user config is read: HOME is not the passwd home and has a config.
+  const config = env.HOME && env.HOME !== passwdHome() ? join(env.HOME, '.ssh', 'config') : null
   if (config && existsSync(config)) args.push('-F', config)
   const option = (o: string) => args.push('-o', o)
   option('BatchMode=yes')
