@@ -4,7 +4,7 @@
  * refused with a code saying why.
  */
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -75,7 +75,7 @@ describe('runOnHost', () => {
       'two words',
       "it's",
       '"double"',
-      '$(touch /tmp/concord-ssh-pwned)',
+      '$(touch pwned)',
       '`id`',
       'line one\nline two',
       '$HOME',
@@ -88,6 +88,8 @@ describe('runOnHost', () => {
     const r = await runOnHost(host.alias, ['printf', '%s\\0', ...args], opts())
     expect(r.code).toBe(0)
     expect(r.stdout.toString('utf8').split('\0').slice(0, -1)).toEqual(args)
+    // Nothing was run by the host's shell: the command substitution is text.
+    expect(existsSync(join(host.home, 'pwned'))).toBe(false)
   })
 
   it("reports the command's exit code and stderr as the command's, 255 included", async () => {
@@ -109,6 +111,11 @@ describe('runOnHost', () => {
       expect((await runOnHost(host.alias, ['true'], { ...opts(), controlDir: long })).code).toBe(0)
     }
     expect(host.logins() - unshared).toBe(2)
+  })
+
+  it('stops a command at its timeout, saying so', async () => {
+    const r = await runOnHost(host.alias, ['sleep', '600'], { ...opts(), timeoutMs: 300 })
+    expect(r).toMatchObject({ code: null, timedOut: true })
   })
 
   it('refuses a host that could be read as an option, before ssh sees it', async () => {
@@ -172,7 +179,7 @@ describe('the runner.check method', () => {
         },
       )
       const err = await rejectsWith(
-        t.core.invoke('runner.check', { runner: { kind: 'ssh', host: '-oProxyCommand=touch /tmp/concord-pwned' } }),
+        t.core.invoke('runner.check', { runner: { kind: 'ssh', host: '-oProxyCommand=touch pwned' } }),
         'invalid_params',
       )
       expect(err.message).toMatch(/host/)

@@ -177,6 +177,16 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
       timedOut = true
       child.kill('SIGKILL')
     }, opts.timeoutMs)
+    // With a shared connection ssh hands its stdio to the connection's master process, which holds the pipes until the
+    // command ends on the host: a call stopped at its timeout ends when its ssh exits, its pipes closed from here.
+    child.once('exit', () => {
+      if (!timedOut) return
+      child.stdout.destroy()
+      child.stderr.destroy()
+      child.stdin.destroy()
+      const stderr = Buffer.concat(err).toString('utf8').replace(`${STARTED}\n`, '')
+      resolve({ code: null, stdout: Buffer.concat(out), stderr, timedOut })
+    })
     child.stdout.on('data', (d: Buffer) => out.push(d))
     child.stderr.on('data', (d: Buffer) => err.push(d))
     // The command may exit without reading all of its input: that is its answer, not an error of this call.
@@ -188,9 +198,10 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
     })
     child.once('close', (code) => {
       clearTimeout(timer)
+      if (timedOut) return
       const all = Buffer.concat(err).toString('utf8')
       const at = all.indexOf(`${STARTED}\n`)
-      if (at < 0 && !timedOut) {
+      if (at < 0) {
         reject(
           new ApiError('runner_unreachable', `The SSH host ${host} could not be reached: ${lastLine(all)}`, {
             host,
@@ -200,8 +211,8 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
         return
       }
       // What ssh said before the command started (a banner, a warning) stays; only the marker's line goes.
-      const stderr = at < 0 ? all : all.slice(0, at) + all.slice(at + STARTED.length + 1)
-      resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr, timedOut })
+      const stderr = all.slice(0, at) + all.slice(at + STARTED.length + 1)
+      resolve({ code, stdout: Buffer.concat(out), stderr, timedOut: false })
     })
   })
 }
