@@ -4,7 +4,7 @@
  * refused with a code saying why.
  */
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -68,6 +68,7 @@ describe('runOnHost', () => {
   it('runs as the host user, in its home', async () => {
     const r = await runOnHost(host.alias, ['sh', '-c', 'id -un; pwd'], opts())
     expect(r.stdout.toString()).toBe(`${host.user}\n${host.home}\n`)
+    expect(statSync(host.home).mode & 0o777).toBe(0o700)
   })
 
   it('gives each argument to the program as it was, whatever the shell would make of it', async () => {
