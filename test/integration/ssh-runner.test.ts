@@ -4,7 +4,16 @@
  * refused with a code saying why.
  */
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,10 +41,17 @@ beforeAll(async () => {
   host = await startSshHost({ alias: 'runner1' })
   // A short folder: a control socket's path must fit in 107 bytes (see platform/ssh.ts).
   controlDir = mkdtempSync(join(tmpdir(), 'cc-'))
-  // An alias of the same client config to a port nothing listens on.
+  // Aliases of the same client config: to a port nothing listens on, and to the host with a known_hosts that does not
+  // know it (ssh's default StrictHostKeyChecking, ask, with nobody to ask).
+  const ssh = join(host.clientHome, '.ssh')
+  writeFileSync(join(ssh, 'known_hosts_empty'), '')
   appendFileSync(
-    join(host.clientHome, '.ssh', 'config'),
-    `Host closed1\n  HostName 127.0.0.1\n  Port ${await freePort()}\n  User ${host.user}\n`,
+    join(ssh, 'config'),
+    [
+      `Host closed1\n  HostName 127.0.0.1\n  Port ${await freePort()}\n  User ${host.user}`,
+      `Host unknown1\n  HostName 127.0.0.1\n  Port ${host.port}\n  User ${host.user}`,
+      `  IdentityFile ${join(ssh, 'id_ed25519')}\n  UserKnownHostsFile ${join(ssh, 'known_hosts_empty')}\n`,
+    ].join('\n'),
   )
 }, 60_000)
 
@@ -132,6 +148,15 @@ describe('runOnHost', () => {
     expect(err.code).toBe('runner_unreachable')
     expect(err.message).toContain('closed1')
     expect(err.message).toMatch(/Connection refused/)
+  })
+
+  it('never accepts a host key it does not know: runner_unreachable, with ssh saying why', async () => {
+    // A folder of its own: the same host, port and user share runner1's connection, whose key was known (%C).
+    const ownDir = mkdtempSync(join(tmpdir(), 'cc-'))
+    const err = await refusal(runOnHost('unknown1', ['true'], { ...opts(), controlDir: ownDir }))
+    rmSync(ownDir, { recursive: true, force: true })
+    expect(err.code).toBe('runner_unreachable')
+    expect(err.message).toMatch(/unknown1.*Host key verification failed/)
   })
 })
 
