@@ -3,6 +3,7 @@
  * with bytes in and out unchanged, arguments reach the program as they were given, and a host that cannot be used is
  * refused with a code saying why.
  */
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import {
   appendFileSync,
@@ -130,9 +131,15 @@ describe('runOnHost', () => {
     expect(host.logins() - unshared).toBe(2)
   })
 
-  it('stops a command at its timeout, saying so', async () => {
-    const r = await runOnHost(host.alias, ['sleep', '600'], { ...opts(), timeoutMs: 300 })
-    expect(r).toMatchObject({ code: null, timedOut: true })
+  it('stops a command at its timeout, saying so, and kills it and what it started on the host', async () => {
+    const sleeps = () => spawnSync('pgrep', ['-U', host.user, '-x', 'sleep']).stdout.toString().trim()
+    const r = await runOnHost(host.alias, ['sh', '-c', 'sleep 600 & sleep 601; echo never'], {
+      ...opts(),
+      timeoutMs: 300,
+    })
+    expect(r).toMatchObject({ code: null, timedOut: true, stderr: '' })
+    // Killed (SIGKILL, delivered at once): gone when sshd, their parent, has reaped them.
+    await expect.poll(sleeps).toBe('')
   })
 
   it('refuses a host that could be read as an option, before ssh sees it', async () => {

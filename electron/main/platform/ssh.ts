@@ -29,6 +29,8 @@ const MAX_CONTROL_DIR = 107 - 1 - 40 - 17
 
 /** Written to stderr by the remote shell before the command starts: its absence means ssh itself failed. */
 const STARTED = 'concord-ssh-started'
+/** How long killing a command that ran past its timeout may take on the host. */
+const KILL_TIMEOUT_MS = 10_000
 
 export interface SshOptions {
   /** The folder of the control sockets (made 0700 when missing); one per Concord data folder. */
@@ -159,16 +161,38 @@ function lastLine(stderr: string): string {
   return lines.at(-1) ?? 'ssh failed and said nothing'
 }
 
+/** The marker's line in what ssh wrote to stderr: where it is, and the command's pid and its parent's on the host. */
+function findStarted(stderr: string): { at: number; length: number; pids: [string, string] } | null {
+  const m = new RegExp(`${STARTED} (\\d+) (\\d+)\n`).exec(stderr)
+  return m ? { at: m.index, length: m[0].length, pids: [m[1] as string, m[2] as string] } : null
+}
+
 /**
- * Runs `argv` on the host with `input` on its stdin. ssh's own failure (it could not connect, log in, or start the
- * command) throws runner_unreachable naming the host and ssh's last line of stderr; whatever the command did,
- * including exit 255, is its result. node's spawn, not spawnOffLoop: stdin and stdout are bytes, which the helper's
- * messages carry only as text.
+ * Kills a command that ran past its timeout, and what it started, on the host: sshd starts a session's command as the
+ * leader of a process group of its own, the login shell, which either execs the command (its pid is the group's) or
+ * runs it as its child (its parent's is: measured with dash, whose shell and command die with the connection while
+ * what they started in the background lives on in their group). Trying the command's own group first is safe: when
+ * it leads its group its parent is sshd's process for the session, which leads none. Killing ssh here does not kill
+ * the command: without a terminal, sshd signals nothing. Best effort: a host that no longer answers has nothing of
+ * this call's left that Concord could reach.
  */
-export async function runOnHost(host: string, argv: readonly string[], opts: RunOnHostOptions): Promise<HostResult> {
-  // The remote shell says the command starts (on stderr, which has no bytes of the command's yet), then becomes it.
-  const command = sshCommand(host, ['sh', '-c', `printf '%s\\n' ${STARTED} >&2 && exec "$@"`, 'sh', ...argv], opts)
-  return await new Promise((resolve, reject) => {
+async function killOnHost(host: string, [pid, parent]: [string, string], opts: SshOptions): Promise<void> {
+  // No `--`: dash's kill reads it as a pid. A negative number after the signal is a group in dash, bash and zsh.
+  const kill = 'kill -KILL "-$1" 2>/dev/null || kill -KILL "-$2" 2>/dev/null || kill -KILL "$1" 2>/dev/null'
+  await runOnce(host, ['sh', '-c', kill, 'sh', pid, parent], { ...opts, timeoutMs: KILL_TIMEOUT_MS }).catch(() => {})
+}
+
+/** One run of `argv` on the host (see runOnHost); `pids`: the command's on the host, when it ran past the timeout. */
+function runOnce(
+  host: string,
+  argv: readonly string[],
+  opts: RunOnHostOptions,
+): Promise<HostResult & { pids?: [string, string] }> {
+  // The remote shell says the command starts, with its pid and its parent's (on stderr, which has no bytes of the
+  // command's yet), then becomes it.
+  const started = `printf '%s %s %s\\n' ${STARTED} "$$" "$PPID" >&2 && exec "$@"`
+  const command = sshCommand(host, ['sh', '-c', started, 'sh', ...argv], opts)
+  return new Promise((resolve, reject) => {
     const child = spawn(command.file, command.args, { env: command.env, stdio: ['pipe', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -184,8 +208,10 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
       child.stdout.destroy()
       child.stderr.destroy()
       child.stdin.destroy()
-      const stderr = Buffer.concat(err).toString('utf8').replace(`${STARTED}\n`, '')
-      resolve({ code: null, stdout: Buffer.concat(out), stderr, timedOut })
+      let stderr = Buffer.concat(err).toString('utf8')
+      const mark = findStarted(stderr)
+      if (mark) stderr = stderr.slice(0, mark.at) + stderr.slice(mark.at + mark.length)
+      resolve({ code: null, stdout: Buffer.concat(out), stderr, timedOut, pids: mark?.pids })
     })
     child.stdout.on('data', (d: Buffer) => out.push(d))
     child.stderr.on('data', (d: Buffer) => err.push(d))
@@ -200,8 +226,8 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
       clearTimeout(timer)
       if (timedOut) return
       const all = Buffer.concat(err).toString('utf8')
-      const at = all.indexOf(`${STARTED}\n`)
-      if (at < 0) {
+      const mark = findStarted(all)
+      if (!mark) {
         reject(
           new ApiError('runner_unreachable', `The SSH host ${host} could not be reached: ${lastLine(all)}`, {
             host,
@@ -211,8 +237,21 @@ export async function runOnHost(host: string, argv: readonly string[], opts: Run
         return
       }
       // What ssh said before the command started (a banner, a warning) stays; only the marker's line goes.
-      const stderr = all.slice(0, at) + all.slice(at + STARTED.length + 1)
+      const stderr = all.slice(0, mark.at) + all.slice(mark.at + mark.length)
       resolve({ code, stdout: Buffer.concat(out), stderr, timedOut: false })
     })
   })
+}
+
+/**
+ * Runs `argv` on the host with `input` on its stdin. ssh's own failure (it could not connect, log in, or start the
+ * command) throws runner_unreachable naming the host and ssh's last line of stderr; whatever the command did,
+ * including exit 255, is its result. A command still running at `timeoutMs` is killed on the host, and the result
+ * says timedOut. node's spawn, not spawnOffLoop: stdin and stdout are bytes, which the helper's messages carry only
+ * as text.
+ */
+export async function runOnHost(host: string, argv: readonly string[], opts: RunOnHostOptions): Promise<HostResult> {
+  const { pids, ...result } = await runOnce(host, argv, opts)
+  if (pids) await killOnHost(host, pids, opts)
+  return result
 }
