@@ -77,6 +77,8 @@ export const errorCodes = [
   'file_edited',
   /** An image sent with a message that is not PNG, JPEG, GIF or WebP, or whose bytes are not of the type it names. */
   'image_unsupported',
+  /** A runner other than this machine for a built-in member: only external agents (ACP) run on a runner yet. */
+  'runner_needs_agent',
   'internal',
 ] as const
 
@@ -158,5 +160,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   push_failed: 502,
   forge_error: 502,
   no_token: 409,
+  runner_needs_agent: 409,
   internal: 500,
 }
