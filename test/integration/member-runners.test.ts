@@ -25,7 +25,7 @@ beforeEach(async () => {
 afterEach(() => t.cleanup())
 
 const create = (name: string, extra: Record<string, unknown> = {}): Promise<Member> =>
-  t.core.invoke('members.create', { workspaceId: t.ws.id, name, role: 'implementer', ...extra } as never)
+  t.core.invoke('members.create', { workspaceId: t.ws.id, name, role: 'implementer', ...extra })
 
 const listed = async (core = t.core, workspaceId = t.ws.id) =>
   (await core.invoke('members.list', { workspaceId })).map((m) => [m.name, m.runner])
@@ -70,7 +70,7 @@ describe("a member's runner", () => {
     const e = await rejectsWith(create('Agent', { provider: agent, runner }), 'invalid_params')
     expect(e.message).toContain(words)
     const m = await create('Kept', { provider: agent, runner: ssh })
-    const u = await rejectsWith(t.core.invoke('members.update', { memberId: m.id, runner } as never), 'invalid_params')
+    const u = await rejectsWith(t.core.invoke('members.update', { memberId: m.id, runner }), 'invalid_params')
     expect(u.message).toContain(words)
     expect(await listed()).toEqual([['Kept', ssh]])
   })
@@ -107,7 +107,7 @@ describe("the workspace's default runner", () => {
     expect((await t.core.invoke('workspaces.settings', { workspaceId: t.ws.id })).defaultRunner).toEqual(ssh)
   })
 
-  it("is where an agent with no runner of its own runs; a built-in member stays on this machine", async () => {
+  it('is where an agent with no runner of its own runs; a built-in member stays on this machine', async () => {
     await t.core.invoke('workspaces.update', { workspaceId: t.ws.id, defaultRunner: container })
     const settings = await t.core.invoke('workspaces.settings', { workspaceId: t.ws.id })
     const [own, plain, loop] = [
