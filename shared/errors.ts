@@ -83,6 +83,8 @@ export const errorCodes = [
   'runner_no_git',
   /** A runner does not have the member's agent command on its PATH. */
   'runner_no_agent',
+  /** A runner other than this machine for a built-in member: only external agents (ACP) run on a runner yet. */
+  'runner_needs_agent',
   'internal',
 ] as const
 
@@ -168,5 +170,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   // The host answers; what the member needs is not installed there.
   runner_no_git: 424,
   runner_no_agent: 424,
+  runner_needs_agent: 409,
   internal: 500,
 }

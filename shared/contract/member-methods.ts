@@ -1,6 +1,7 @@
 /** The contract's methods for the team: members and their approval rules. */
 import { z } from 'zod'
 import * as s from '../schemas'
+import { RunnerSchema } from '../runners'
 import { method, r, actor, ws } from './method'
 
 /** A member's settings beside its name, role, authority and provider: set at creation, changed by members.update. */
@@ -13,6 +14,8 @@ const memberSettings = {
   network: z.boolean().optional(),
   /** The repository's MCP servers (`.mcp.json`, by name) this member does not get; the others it gets. */
   mcpOff: z.array(s.McpServerName).max(64).optional(),
+  /** Where it runs: this machine, an SSH host or a container; null, the workspace's default runner. */
+  runner: RunnerSchema.nullable().optional(),
 }
 
 export const memberMethods = {

@@ -1,6 +1,6 @@
 /** The contract's methods for runners: where a member runs (this machine, an SSH host, a container). */
 import { z } from 'zod'
-import { Runner, type RunnerCheck } from '../runners'
+import { RunnerSchema, type RunnerCheck } from '../runners'
 import { method, r } from './method'
 
 export const runnerMethods = {
@@ -9,7 +9,7 @@ export const runnerMethods = {
    * is on its PATH. Fails with runner_unreachable, runner_no_git or runner_no_agent, each naming the runner.
    */
   'runner.check': method(
-    z.strictObject({ runner: Runner, agent: z.string().trim().min(1).max(4096).optional() }),
+    z.strictObject({ runner: RunnerSchema, agent: z.string().trim().min(1).max(4096).optional() }),
     r<RunnerCheck>(),
   ),
 }

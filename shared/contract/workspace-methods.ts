@@ -1,6 +1,7 @@
 /** The contract's methods for a workspace and the machine: opening, settings, the forge, folders, providers, export and import, archive, search. */
 import { z } from 'zod'
 import * as s from '../schemas'
+import { RunnerSchema } from '../runners'
 import { method, noNul, pathText, r, ws } from './method'
 
 export const workspaceMethods = {
@@ -72,6 +73,8 @@ export const workspaceMethods = {
       prices: s.PriceTable.optional(),
       /** US dollars; null removes the budget. */
       budget: s.Budget.nullable().optional(),
+      /** Where members with no runner of their own run: this machine, an SSH host or a container. */
+      defaultRunner: RunnerSchema.optional(),
     }),
     r<s.WorkspaceSettings>(),
   ),

@@ -1,6 +1,7 @@
 /** A member of the team and its provider (a model or an ACP agent), and a team copied from another workspace. */
 import type { AgentPreset, ApprovalPolicy, ApprovalRule, Authority, ProviderKind } from './inputs'
 import type { z } from 'zod'
+import type { Runner } from '../runners'
 
 export interface ModelMemberProvider {
   kind: z.infer<typeof ProviderKind>
@@ -46,6 +47,8 @@ export interface Member {
   network: boolean
   /** The repository's MCP servers (`.mcp.json`, by name) it does not get. */
   mcpOff: string[]
+  /** Where it runs: this machine, an SSH host or a container; null, the workspace's default runner (defaultRunner). */
+  runner: Runner | null
   /** Set while archived (members.archive): left out of lists. */
   archivedAt?: string | null
   createdAt: string

@@ -5,6 +5,7 @@ import type { ModelPrice } from './money'
 import type { StepKind } from './sessions'
 import type { Task } from './tasks'
 import type { z } from 'zod'
+import type { Runner } from '../runners'
 
 export interface Workspace {
   id: string
@@ -70,6 +71,11 @@ export interface WorkspaceSettings {
   prices: Record<string, ModelPrice>
   /** US dollars: once the workspace's cost reaches it, Concord starts no automatic turn (null: no budget). */
   budget: number | null
+  /**
+   * Where an external agent member with no runner of its own runs (issue 36): this machine (default), an SSH host or a
+   * container. Built-in members run on this machine whatever it says (harness/members/runners.ts).
+   */
+  defaultRunner: Runner
 }
 
 /** workspaces.firstCommit: the commit made, the branch it started, and the settings now (the base branch is set). */

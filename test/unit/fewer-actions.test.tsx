@@ -30,6 +30,7 @@ const member = (n: number, name: string, role: string): Member => ({
   planningInterval: 0,
   network: false,
   mcpOff: [],
+  runner: null,
   createdAt: '',
   updatedAt: '',
 })

@@ -161,6 +161,7 @@ describe('questions to the human', () => {
           planningInterval: 0,
           network: false,
           mcpOff: [],
+          runner: null,
           createdAt: '',
           updatedAt: '',
         },

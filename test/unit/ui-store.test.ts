@@ -24,6 +24,7 @@ const member = (n: number, name: string): Member => ({
   planningInterval: 0,
   network: false,
   mcpOff: [],
+  runner: null,
   createdAt: '',
   updatedAt: '',
 })

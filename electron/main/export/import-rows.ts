@@ -61,6 +61,8 @@ function memberRow(m: Member): Parameters<TransferRepo['insertMember']>[0] {
     ...NO_AGENT,
     // The repository's MCP servers it had turned off stay off (they are named by the repository, not the machine).
     mcp_off: JSON.stringify([...new Set(m.mcpOff ?? [])]),
+    // Its runner is kept for when its agent is set again (a member that is no agent runs on this machine meanwhile).
+    runner: m.runner ? JSON.stringify(m.runner) : null,
     acp_session: null,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

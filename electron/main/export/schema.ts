@@ -9,6 +9,7 @@
  */
 import { z } from 'zod'
 import { keyPrefix } from '../../../shared/keys'
+import { RunnerSchema } from '../../../shared/runners'
 import {
   Authority,
   ApprovalPolicy,
@@ -60,6 +61,8 @@ export const MemberV1 = z.strictObject({
   archivedAt: Time.optional(),
   /** The repository's MCP servers (`.mcp.json`, by name) it does not get; added after the first exports: absent, none. */
   mcpOff: z.array(McpServerName).max(64).optional(),
+  /** Where it runs (issue 36): this machine, an SSH host or a container; absent, the workspace's default runner. */
+  runner: RunnerSchema.optional(),
   createdAt: Time,
   updatedAt: Time,
 })

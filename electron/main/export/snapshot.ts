@@ -6,6 +6,7 @@
  * touched here.
  */
 import { parseKey } from '../../../shared/keys'
+import { parseStoredRunner, type Runner } from '../../../shared/runners'
 import type { Workspace } from '../../../shared/schemas'
 import { TransferRepo } from '../store/transfer-repo'
 import type { WorkspaceStore } from '../store/workspace-store'
@@ -182,6 +183,12 @@ function mcpOffOf(row: { mcp_off: string }): { mcpOff?: string[] } {
   return off.length ? { mcpOff: off } : {}
 }
 
+/** The runner a member named for itself, when it named one (absent: the workspace's default). */
+function runnerOf(row: { runner: string | null }): { runner?: Runner } {
+  const runner = parseStoredRunner(row.runner)
+  return runner ? { runner } : {}
+}
+
 function readMembers(store: WorkspaceStore): ExportDoc['members'] {
   return store.members.list(true).map((m) => ({
     id: localId('member', m.id),
@@ -198,6 +205,7 @@ function readMembers(store: WorkspaceStore): ExportDoc['members'] {
     network: m.network === 1,
     ...(m.archived_at ? { archivedAt: m.archived_at } : {}),
     ...mcpOffOf(m),
+    ...runnerOf(m),
     createdAt: m.created_at,
     updatedAt: m.updated_at,
   }))

@@ -1,4 +1,5 @@
 /** Rows → API entities for members, decisions, revisions, proposals and plans. Ids become routable strings. */
+import { parseStoredRunner } from '../../../shared/runners'
 import type * as s from '../../../shared/schemas'
 import type { DecisionRow, RevisionRow } from '../store/decisions-repo'
 import type { MemberRow } from '../store/members-repo'
@@ -46,6 +47,7 @@ export function toMember(ws: string, r: MemberRow, hasKey: boolean): s.Member {
     planningInterval: r.planning_interval,
     network: r.network === 1,
     mcpOff: JSON.parse(r.mcp_off) as string[],
+    runner: parseStoredRunner(r.runner),
     archivedAt: r.archived_at ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -1,5 +1,6 @@
 import type { AgentKind } from '../../../shared/agent-kinds'
 import type { ProviderKindValue } from '../../../shared/enums'
+import type { Runner } from '../../../shared/runners'
 import type { Db } from './connection'
 
 export interface MemberRow {
@@ -34,6 +35,8 @@ export interface MemberRow {
   network: number
   /** JSON list of the names of the repository's MCP servers (`.mcp.json`) this member does not get (migration 033). */
   mcp_off: string
+  /** JSON of the runner it runs on (shared/runners.ts); null: the workspace's default runner (migration 036). */
+  runner: string | null
   /** Steps up to this id belong to an earlier conversation (sessions.reset). */
   session_start: number
   /** Set while the member is archived: out of lists, kept in the store and the export. */
@@ -55,6 +58,7 @@ export type MemberFields = Omit<
   | 'archived_at'
   | 'api_key_ref'
   | 'mcp_off'
+  | 'runner'
 >
 
 /** The agent columns of a member that is no external agent: a model provider's, or none. */
@@ -87,6 +91,7 @@ export class MembersRepo {
       setAgentSettings: db.prepare('UPDATE members SET agent_interrupt = ?, agent_turn_timeout_s = ? WHERE id = ?'),
       setKeyRef: db.prepare('UPDATE members SET api_key_ref = ? WHERE id = ?'),
       setMcpOff: db.prepare('UPDATE members SET mcp_off = ? WHERE id = ?'),
+      setRunner: db.prepare('UPDATE members SET runner = ? WHERE id = ?'),
       get: db.prepare<[number], MemberRow>('SELECT * FROM members WHERE id = ?'),
       list: db.prepare<[], MemberRow>('SELECT * FROM members WHERE archived_at IS NULL ORDER BY id'),
       listAll: db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY id'),
@@ -108,6 +113,11 @@ export class MembersRepo {
   /** The repository's MCP servers the member does not get, by name. */
   setMcpOff(id: number, names: readonly string[]): void {
     this.s.setMcpOff.run(JSON.stringify(names), id)
+  }
+
+  /** Where the member runs; null: the workspace's default runner. */
+  setRunner(id: number, runner: Runner | null): void {
+    this.s.setRunner.run(runner === null ? null : JSON.stringify(runner), id)
   }
 
   /** Where the member's key is read from: another member's entry in the secret store, or null for its own. */

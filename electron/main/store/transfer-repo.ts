@@ -21,8 +21,8 @@ export class TransferRepo {
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
       ),
       member: db.prepare(
-        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, mcp_off, archived_at, created_at, updated_at)
-         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @mcp_off, @archived_at, @created_at, @updated_at)`,
+        `INSERT INTO members (id, name, role, authority, instructions, provider_kind, provider_model, provider_base_url, approval, max_steps, planning_interval, network, mcp_off, runner, archived_at, created_at, updated_at)
+         VALUES (@id, @name, @role, @authority, @instructions, @provider_kind, @provider_model, @provider_base_url, @approval, @max_steps, @planning_interval, @network, @mcp_off, @runner, @archived_at, @created_at, @updated_at)`,
       ),
       decision: db.prepare(
         `INSERT INTO decisions (id, title, statement, rationale, status, version, fingerprint, source_message_id, supersedes, superseded_by, created_by, created_at, updated_at)

@@ -1,6 +1,7 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
 import { agentKindInfo } from '../../../../shared/agent-kinds'
+import { parseStoredRunner } from '../../../../shared/runners'
 import { argRefusal, envRefusal, keyVariableRefusal } from '../../platform/command-env'
 import type { Member } from '../../../../shared/schemas'
 import { NO_AGENT, type MemberRow } from '../../store/members-repo'
@@ -9,6 +10,7 @@ import { memberRowOf, type Ctx } from '../context'
 import { makeId, now } from '../ids'
 import { toMember } from '../mappers'
 import { defaultApproval } from './approval-policy'
+import { checkRunnerFits } from './runners'
 
 /** A member's own entry in the secret store. */
 export const secretRef = (memberId: string) => `member:${memberId}:apiKey`
@@ -97,6 +99,7 @@ function providerColumns(provider: ParsedParams<'members.create'>['provider'] | 
 
 export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'members.create'>): Promise<Member> {
   // A new member's default: sandboxed where the OS sandbox works (it asks only to leave it), else ask.
+  checkRunnerFits(p.runner ?? null, p.provider?.kind === 'acp')
   const approval = p.approval ?? (await defaultApproval())
   const at = now()
   let ref: string | null = null
@@ -127,6 +130,7 @@ export async function createMember(ctx: Ctx, secrets: SecretStore, p: ParsedPara
         else if (p.provider)
           ctx.store.members.setAgentSettings(id, !!p.provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         if (p.mcpOff) ctx.store.members.setMcpOff(id, [...new Set(p.mcpOff)])
+        if (p.runner) ctx.store.members.setRunner(id, p.runner)
         ctx.store.log.appendEvent('member.created', { memberId: id, name: p.name, role: p.role }, at)
         ref = secretRef(makeId(ctx.wsId, 'member', id))
         // null also clears a key an earlier member with this row id left behind (its commit and its undo both failed).
@@ -154,6 +158,13 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
       ctx.store.transaction(() => {
         const cur = ctx.store.members.get(n)!
         const provider = p.provider === undefined ? undefined : p.provider
+        // Checked on what the member is once saved (a runner kept while the provider changes, or the other way round),
+        // and only when the call changes either: an imported member keeps its runner while its agent is set again.
+        if (p.runner !== undefined || provider !== undefined)
+          checkRunnerFits(
+            p.runner === undefined ? parseStoredRunner(cur.runner) : p.runner,
+            provider === undefined ? cur.agent !== null : provider?.kind === 'acp',
+          )
         ctx.store.members.update(n, {
           name: p.name ?? cur.name,
           role: p.role ?? cur.role,
@@ -187,6 +198,7 @@ export function updateMember(ctx: Ctx, secrets: SecretStore, p: ParsedParams<'me
         else if (provider)
           ctx.store.members.setAgentSettings(n, !!provider.interruptOnAdjustment, DEFAULT_TURN_TIMEOUT_S)
         if (p.mcpOff) ctx.store.members.setMcpOff(n, [...new Set(p.mcpOff)])
+        if (p.runner !== undefined) ctx.store.members.setRunner(n, p.runner)
         if (p.provider === null || p.provider?.apiKey) ctx.store.members.setKeyRef(n, null)
         secrets.set(ref, key)
         return ctx.store.members.get(n)!

@@ -7,6 +7,7 @@
  * there refuses it whole (name_taken), and a failure leaves nothing half-copied.
  */
 import { ApiError } from '../../../../shared/errors'
+import { parseStoredRunner } from '../../../../shared/runners'
 import type { CopiedTeam, TeamSource } from '../../../../shared/schemas'
 import type { MemberRow } from '../../store/members-repo'
 import type { ApprovalRuleRow } from '../../store/approval-rules-repo'
@@ -132,6 +133,8 @@ function copyMember(h: Harness, ctx: Ctx, fromWsId: string, m: Team['members'][n
   ctx.store.members.setAgentSettings(id, m.agent_interrupt === 1, m.agent_turn_timeout_s)
   // The repository's MCP servers it had turned off: the same names, off here too.
   ctx.store.members.setMcpOff(id, JSON.parse(m.mcp_off) as string[])
+  // Its runner, as it named it; none named stays none: this workspace's default runner, like its other settings.
+  ctx.store.members.setRunner(id, parseStoredRunner(m.runner))
   // The key the original reads (its own, or the one it refers to itself): referenced, never copied.
   const key = keyRefOf(makeId(fromWsId, 'member', m.id), m)
   ctx.store.members.setKeyRef(id, h.secrets.has(key) ? key : null)

@@ -1,5 +1,6 @@
 import type { ParsedParams } from '../../../../shared/contract'
 import { ApiError } from '../../../../shared/errors'
+import { LOCAL_RUNNER, RunnerSchema } from '../../../../shared/runners'
 import { Budget, PriceTable, type WorkspaceSettings } from '../../../../shared/schemas'
 import { assertAllowedEnv } from '../../platform/command-env'
 import { ToolError } from '../../platform/tool-error'
@@ -45,6 +46,7 @@ export function workspaceSettings(ctx: Ctx): WorkspaceSettings {
     // Never saved: the shipped list prices; saved, the user's table as it is (a model removed stays unpriced).
     prices: raw.prices === undefined ? DEFAULT_PRICES : (PriceTable.safeParse(raw.prices).data ?? DEFAULT_PRICES),
     budget: Budget.safeParse(raw.budget).data ?? null,
+    defaultRunner: RunnerSchema.safeParse(raw.defaultRunner).data ?? LOCAL_RUNNER,
   }
 }
 

@@ -33,6 +33,7 @@ import * as m032 from './032-enum-words'
 import * as m033 from './033-mcp-off'
 import * as m034 from './034-money'
 import * as m035 from './035-step-images'
+import * as m036 from './036-runners'
 
 /** A schema migration: its SQL, and whether it edits a table's definition in sqlite_schema (032; see the runner). */
 export interface Migration {
@@ -78,4 +79,5 @@ export const migrations: Migration[] = [
   { name: '033-mcp-off', up: m033.up },
   { name: '034-money', up: m034.up },
   { name: '035-step-images', up: m035.up },
+  { name: '036-runners', up: m036.up },
 ]

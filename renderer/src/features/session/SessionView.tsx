@@ -3,6 +3,7 @@ import { Avatar, EmptyState, StatusDot, stateWords } from '../../components/ui'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { MemberEditor } from '../team/MemberEditor'
+import { RunsOn } from '../team/RunsOn'
 import { Composer } from './Composer'
 import { SessionList } from './SessionList'
 import { ApprovalBar } from './ApprovalBar'
@@ -102,6 +103,7 @@ function SessionTitle({ memberId, compact }: { memberId: string; compact?: boole
           member.name
         )}
         <span className="muted"> · {member.role}</span>
+        <RunsOn member={member} />
       </div>
       <div className="session-head-sub">
         <StatusDot state={state} /> {stateWords[state]}

@@ -1,6 +1,7 @@
 import '../session/approvals.css'
 import { useState } from 'react'
 import { policyLabel, policyLine } from '../../../../shared/approval-words'
+import { LOCAL_RUNNER } from '../../../../shared/runners'
 import type { Member } from '../../../../shared/schemas'
 import { CheckboxRow } from '../../components/CheckboxRow'
 import { ActionDialog } from '../../components/ActionDialog'
@@ -16,6 +17,8 @@ import { useMemberDraft, type MemberDraft } from './member-draft'
 import { MemberMcpServers } from './MemberMcpServers'
 import { MemberRules, SandboxNote } from './MemberRules'
 import { ProviderFields } from './ProviderFields'
+import { runnerOfDraft } from './runner-draft'
+import { RunnerFields } from './RunnerFields'
 
 /** Creates a member (from a role preset or from scratch) or edits one. */
 export function MemberEditor({
@@ -36,17 +39,21 @@ export function MemberEditor({
   const [mcpOff, setMcpOff] = useState(member?.mcpOff ?? [])
   const save = useAction(async () => {
     const common = { ...d.fields, name: d.name.trim(), role: d.role.trim() }
+    // Only an external agent runs on a runner yet; Concord's own loop names none (the server refuses one).
+    const runner = d.useProvider && d.choice !== 'concord' ? runnerOfDraft(d.runner) : null
     const saved = member
       ? await api.call('members.update', {
           memberId: member.id,
           ...common,
           mcpOff,
+          runner,
           provider: d.useProvider ? d.providerInput() : null,
         })
       : await api.call('members.create', {
           workspaceId,
           ...common,
           ...(d.useProvider ? { provider: d.providerInput() } : {}),
+          ...(runner ? { runner } : {}),
         })
     applyMember(saved)
     if (!member) selectMember(saved.id)
@@ -215,6 +222,7 @@ function MemberCommandFields({ d }: { d: MemberDraft }) {
 /** The member's agent: Concord's own loop (a provider and model) or an external agent, with their fields. */
 function AgentSection({ d, member, fixing }: { d: MemberDraft; member?: Member; fixing?: string }) {
   const team = d.teamProvider
+  const defaultRunner = useApp((s) => s.workspaceSettings?.defaultRunner) ?? LOCAL_RUNNER
   return (
     <>
       <Segmented
@@ -256,11 +264,19 @@ function AgentSection({ d, member, fixing }: { d: MemberDraft; member?: Member; 
           </CheckboxRow>
         </>
       ) : (
-        <AgentFields
-          draft={d.agentDraft}
-          onChange={d.setAgentDraft}
-          hasKey={member && d.acp?.agent === d.choice ? d.acp.hasKey : false}
-        />
+        <>
+          <AgentFields
+            draft={d.agentDraft}
+            onChange={d.setAgentDraft}
+            hasKey={member && d.acp?.agent === d.choice ? d.acp.hasKey : false}
+          />
+          <RunnerFields draft={d.runner} onChange={d.setRunner} workspaceDefault={defaultRunner} />
+        </>
+      )}
+      {d.choice === 'concord' && (
+        <div className="muted small" data-testid="runner-local-only">
+          Runs on this machine: only external agents run on an SSH host or in a container yet.
+        </div>
       )}
     </>
   )

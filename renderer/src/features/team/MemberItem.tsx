@@ -1,5 +1,6 @@
 import { Avatar, StatusDot, stateWords } from '../../components/ui'
 import { useApp } from '../../stores/app-store'
+import { RunsOn } from './RunsOn'
 
 /** A member in the sidebar: its avatar and state, what it waits for, and its unread replies; a press opens its session. */
 export function MemberItem({ id, index }: { id: string; index: number }) {
@@ -33,7 +34,10 @@ export function MemberItem({ id, index }: { id: string; index: number }) {
         )}
       </span>
       <span className="member-text">
-        <span className="member-name">{member.name}</span>
+        <span className="member-name">
+          {member.name}
+          <RunsOn member={member} />
+        </span>
         {noModel ? (
           <span className="member-state state-nomodel" data-testid="no-model">
             no model

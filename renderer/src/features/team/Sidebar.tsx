@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { LoopSettings } from './LoopSettings'
+import { RunnerSettingsLink } from './RunnerSettings'
 import { MemberItem } from './MemberItem'
 import { NotifyButton, useNotifyToggle } from './NotifyToggle'
 import { TreeSettingsLink } from '../trees/TreeSettings'
@@ -87,6 +88,7 @@ function WorkspaceSection() {
       <IsolationLine />
       <LoopSettings />
       <TreeSettingsLink />
+      <RunnerSettingsLink />
       <ForgeSettingsLink />
       {opening && (
         <Modal title="Open a repository" onClose={() => setOpening(false)}>

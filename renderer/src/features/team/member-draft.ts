@@ -11,6 +11,7 @@ import {
   type ProviderDraft,
 } from '../../lib/presets'
 import { useApp } from '../../stores/app-store'
+import { runnerDraft } from './runner-draft'
 
 /** The provider most members of the workspace use (kind, model, base URL or agent): where a new member starts. */
 export function workspaceProvider(members: Member[]): NonNullable<Member['provider']> | null {
@@ -83,6 +84,7 @@ export function useMemberDraft(member: Member | undefined) {
   const [planningInterval, setPlanningInterval] = useState(member?.planningInterval ?? 0)
   const [network, setNetwork] = useState(member?.network ?? false)
   const agent = useAgentDraft(member, member?.provider ?? teamProvider)
+  const [runner, setRunner] = useState(() => runnerDraft(member?.runner ?? null))
   const applyPreset = (role: string) => {
     const p = rolePresets.find((r) => r.role === role)
     if (!p) return
@@ -102,7 +104,7 @@ export function useMemberDraft(member: Member | undefined) {
     setPlanningInterval,
     setNetwork,
   }
-  return { ...fields, ...setters, ...agent, fields, teamProvider, sandbox, applyPreset }
+  return { ...fields, ...setters, ...agent, fields, runner, setRunner, teamProvider, sandbox, applyPreset }
 }
 
 export type MemberDraft = ReturnType<typeof useMemberDraft>
