@@ -51,6 +51,10 @@ export const errorCodes = [
   'invalid_objects',
   /** A task tree's new commits weigh more than the workspace's treeTransferLimitMB: not brought over. */
   'transfer_too_large',
+  /** A runner (an SSH host, a container) failed a transfer of a task's tree or a command Concord ran there. */
+  'runner_failed',
+  /** A task's tree on a runner is at a commit that does not descend from the task's base: not brought back. */
+  'runner_off_base',
   /** A plan decision (approve, request changes, reject) on a task with no plan waiting for one. */
   'plan_not_pending',
   /** A plan submitted with no text. */
@@ -161,6 +165,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   data_folder_repo: 400,
   invalid_objects: 422,
   transfer_too_large: 413,
+  runner_failed: 502,
+  runner_off_base: 409,
   no_remote: 409,
   not_github_remote: 409,
   push_failed: 502,

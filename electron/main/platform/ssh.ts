@@ -37,6 +37,12 @@ export interface SshOptions {
   controlDir: string
   /** The environment ssh is run with (HOME finds ~/.ssh/config); default Concord's own. */
   env?: NodeJS.ProcessEnv
+  /**
+   * A connection of its own, not the shared one: a long-lived process whose end is its connection's end (an agent),
+   * with a Unix socket on the host forwarded to one here (`-R`, the stale socket file replaced, ssh ending when the
+   * forward cannot be made).
+   */
+  own?: { forward?: { remote: string; local: string } }
 }
 
 /**
@@ -116,7 +122,16 @@ export function sshArgs(host: string, opts: SshOptions): string[] {
   option('ConnectTimeout=10')
   option('ServerAliveInterval=15')
   option('ServerAliveCountMax=3')
-  if (opts.controlDir.length <= MAX_CONTROL_DIR) {
+  if (opts.own) {
+    option('ControlMaster=no')
+    option('ControlPath=none')
+    const f = opts.own.forward
+    if (f) {
+      option('ExitOnForwardFailure=yes')
+      option('StreamLocalBindUnlink=yes')
+      args.push('-R', `${f.remote}:${f.local}`)
+    }
+  } else if (opts.controlDir.length <= MAX_CONTROL_DIR) {
     mkdirSync(opts.controlDir, { recursive: true, mode: 0o700 })
     option('ControlMaster=auto')
     option(`ControlPath=${join(opts.controlDir, '%C')}`)

@@ -48,7 +48,7 @@ export async function openSession(
       // History replayed by session/load is not new work: nobody is attached to hear it.
       const loaded = await agent.conn.agent.request('session/load', {
         sessionId: member.acp_session,
-        cwd: env.workspaceRoot,
+        cwd: env.remote?.place.root ?? env.workspaceRoot,
         mcpServers: sessionMcp,
         ...sessionMeta,
       })
@@ -61,7 +61,11 @@ export async function openSession(
   }
   try {
     const s = await Promise.race([
-      agent.conn.agent.request('session/new', { cwd: env.workspaceRoot, mcpServers: sessionMcp, ...sessionMeta }),
+      agent.conn.agent.request('session/new', {
+        cwd: env.remote?.place.root ?? env.workspaceRoot,
+        mcpServers: sessionMcp,
+        ...sessionMeta,
+      }),
       agent.exited.then((why): never => {
         throw new Error(why)
       }),

@@ -26,6 +26,8 @@ import { promptBlocks, type PromptBlock } from './prompt-images'
 import type { AcpTurnEnv } from './turn-env'
 import type { TurnEngine } from '../turn-engine'
 import { sandboxPolicy } from '../turn-tree'
+import { bringBack, openRemoteTurn } from '../runner/remote-turn'
+import { ToolError } from '../../platform/tool-error'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 
 /** How long an agent restarted after a cancel may take to exit by itself (see AgentProcess.retire). */
@@ -45,8 +47,10 @@ export interface AcpEngineDeps {
 /** The turn engine of a member that is an external agent over ACP. */
 export function acpEngine(deps: AcpEngineDeps): TurnEngine {
   return {
-    run: ({ ctx, member, host, start, tree, approval, emitStep, emitDelta }) =>
-      runAcpTurn(
+    run: async ({ ctx, member, host, start, tree, approval, emitStep, emitDelta }) => {
+      // A member on a runner: the turn's tree goes there first (runner/remote-turn.ts).
+      const remote = await openRemoteTurn(deps.harness, ctx, member, tree)
+      return runAcpTurn(
         {
           ctx,
           member,
@@ -67,10 +71,13 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
           sandbox: askThroughSandbox(sandboxPolicy(deps.harness, ctx, host, tree), member, approval),
           planning: tree.planning === true,
           apiKey: deps.harness.secrets.get(keyRefOf(host.memberId, member)),
+          ...(remote && !('error' in remote) ? { remote } : {}),
         },
         host,
         start,
-      ),
+        remote && 'error' in remote ? remote.error : undefined,
+      )
+    },
     // A notice that came mid-turn and did not go out with a tool result is the agent's next prompt.
     after: ({ ctx, member, host }, outcome) => {
       if ((outcome.status === 'done' || host.stopReason === 'notice') && ctx.store.log.pendingCount(member.id) > 0)
@@ -100,17 +107,55 @@ export function askThroughSandbox(
   return { ...sandbox, readOnlyTree: ASK_READ_ONLY }
 }
 
-export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepRow): Promise<TurnOutcome> {
+export async function runAcpTurn(
+  env: AcpTurnEnv,
+  host: MemberHost,
+  start: StepRow,
+  remoteError?: string,
+): Promise<TurnOutcome> {
   const { store } = env.ctx
   const member = env.member
   const signal = host.abort!.signal
-  // What the agent's calls to Concord's tools act in from now on: this turn's tree, under this turn's policy.
-  env.agents.setTurn(host.memberId, { root: env.workspaceRoot, approval: env.approval, sandbox: env.sandbox, signal })
+  const remote = env.remote
+  // What the agent's calls to Concord's tools act in from now on: this turn's tree, under this turn's policy; on a
+  // runner, each call first brings the runner's tree back, so that a report names what the agent has there.
+  env.agents.setTurn(host.memberId, {
+    root: env.workspaceRoot,
+    approval: env.approval,
+    sandbox: env.sandbox,
+    signal,
+    ...(remote ? { beforeTool: () => throwIfFailed(bringBack(remote)) } : {}),
+  })
   const steps = turnSteps(store, env.emitStep, { memberRowId: member.id, turnId: start.id, taskId: start.task_id })
   const fail = (text: string): TurnOutcome => {
     steps.insert({ kind: 'error', status: 'error', text, is_error: 1, ended_at: now() })
     return { status: 'error', answer: '', error: text }
   }
+  if (remoteError) return fail(remoteError)
+  try {
+    return await agentTurn(env, host, start, steps, fail)
+  } finally {
+    // What the agent did on its runner comes back before the turn's changes are recorded.
+    const lost = remote ? await bringBack(remote) : null
+    if (lost) steps.insert({ kind: 'error', status: 'error', text: lost, is_error: 1, ended_at: now() })
+  }
+}
+
+/** A tool call that must not run on a tree that could not be brought back. */
+async function throwIfFailed(brought: Promise<string | null>): Promise<void> {
+  const error = await brought
+  if (error) throw new ToolError('runner_failed', error)
+}
+
+/** The turn once its tree is where the agent works: the agent started, the repository's servers, the session. */
+async function agentTurn(
+  env: AcpTurnEnv,
+  host: MemberHost,
+  start: StepRow,
+  steps: TurnSteps,
+  fail: (text: string) => TurnOutcome,
+): Promise<TurnOutcome> {
+  const member = env.member
 
   const askReadOnly = env.sandbox?.readOnlyTree === ASK_READ_ONLY
   const started = await startAgent(env, host)
@@ -134,7 +179,7 @@ export async function runAcpTurn(env: AcpTurnEnv, host: MemberHost, start: StepR
     steps.insert({
       kind: 'notice',
       status: 'done',
-      text: `${agentPresets[member.agent!].label} runs not sandboxed: ${started.notSandboxed ?? 'no OS sandbox is available'}. It can read and write anything your user can.`,
+      text: `${agentPresets[member.agent!].label} runs not sandboxed: ${started.notSandboxed ?? 'no OS sandbox is available'}.${env.remote ? '' : ' It can read and write anything your user can.'}`,
       ended_at: now(),
     })
   }

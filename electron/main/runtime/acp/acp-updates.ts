@@ -274,7 +274,7 @@ export class AcpUpdates {
     const callId = makeId(env.ctx.wsId, 'step', stepId)
     // The same decision as for Concord's own loop (approval-policy.ts): the member's policy, its rules and the team's.
     const described = describeAcpCall(call, {
-      root: env.workspaceRoot,
+      root: env.remote?.place.root ?? env.workspaceRoot,
       readOnlyTree: !!env.sandbox?.readOnlyTree,
       concordTools: MCP_TOOL_NAMES,
       knownConcordTool: this.concordCalls.get(call.toolCallId) ?? null,

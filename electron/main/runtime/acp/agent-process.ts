@@ -13,6 +13,7 @@ import type {
 } from '@agentclientprotocol/sdk'
 import { McpGateway } from '../mcp/agent-gateway'
 import { recordProcess } from '../../platform/process-records'
+import { stopSshMasters } from '../../platform/ssh-channel'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { AgentTurnState } from '../mcp/app-binding'
 import type { McpBinding } from '../mcp/server'
@@ -48,6 +49,8 @@ export interface SpawnSpec {
    * Concord, the next start ends an agent left running (recovery.ts).
    */
   onProcess?: (info: ProcessInfo) => () => void
+  /** Written to its stdin before anything else: what a runner's launcher starts (runner/host-launcher.ts). */
+  preamble?: string
 }
 
 /** The ACP SDK, loaded when the first external agent starts (not with Concord: most workspaces have none). */
@@ -96,6 +99,7 @@ export class AgentProcess {
     })
     // A write to a dead agent must surface as its exit, not as an unhandled EPIPE.
     this.proc.stdin!.on('error', () => {})
+    if (spec.preamble) this.proc.stdin!.write(spec.preamble)
     const app = this.sdk
       .client()
       .onNotification('session/update', ({ params }) => this.sessions.get(params.sessionId)?.update(params))
@@ -285,5 +289,7 @@ export class AgentPool {
     this.repoMcp.clear()
     for (const gateway of this.gateways.values()) gateway.close()
     this.gateways.clear()
+    // The shared connections to SSH hosts its members ran on (runner/remote-turn.ts).
+    await stopSshMasters()
   }
 }

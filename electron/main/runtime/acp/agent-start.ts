@@ -5,7 +5,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path'
-import type { McpServer } from '@agentclientprotocol/sdk'
+import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk'
 import type { McpGateway } from '../mcp/agent-gateway'
 import { appBinding } from '../mcp/app-binding'
 import { now } from '../../harness/ids'
@@ -18,6 +18,7 @@ import type { MemberHost } from '../member-host'
 import type { AcpTurnEnv } from './turn-env'
 import { AgentStartError, type AgentProcess } from './agent-process'
 import { concordOverHttp } from './declined-tools'
+import { missingOnRunner, remoteAgentSpawn, remoteMcpEntry, remoteSocket } from '../runner/remote-agent'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 import type { AgentPreset } from './agents/agent-preset'
 
@@ -84,6 +85,18 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
       stateDirs.push(p)
     }
   }
+  Object.assign(out, agentOwnEnv(env))
+  return { vars: out, stateDirs }
+}
+
+/**
+ * The agent's own variables: the preset's, the member's and its key — what it gets wherever it runs (on a runner, the
+ * runner's login provides the rest).
+ */
+function agentOwnEnv(env: AcpTurnEnv): Record<string, string> {
+  const m = env.member
+  const preset = agentPresets[m.agent!]
+  const out: Record<string, string> = {}
   // The member's own variables were checked when saved (members.create/update: envRefusal); one saved before a rule
   // existed (LD_PRELOAD, NODE_OPTIONS, a secret-looking name, HOME, a variable carrying the policy) is left out. They reach only the agent inside its
   // sandbox: bwrap and the agent's program are found on Concord's own path, not on this PATH (sandboxedAgentSpawn).
@@ -95,7 +108,7 @@ function agentEnv(env: AcpTurnEnv): { vars: Record<string, string>; stateDirs: s
   // process's environment only (a secret-looking name rides in the launcher's environment, never on a command line).
   const keyVariable = m.agent_key_variable ?? preset.keyVariable
   if (env.apiKey && keyVariable) out[keyVariable] = env.apiKey
-  return { vars: out, stateDirs }
+  return out
 }
 
 /** Whether `command` names a program that can be run (a path, or a name found on PATH). */
@@ -116,34 +129,38 @@ function findProgram(command: string, pathVar: string | undefined): boolean {
 export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<StartedAgent | { error: string }> {
   const member = env.member
   const preset = agentPresets[member.agent!]
-  const concordSandbox = (await sandboxStatus()).available
+  const remote = env.remote?.place
+  const concordSandbox = !remote && (await sandboxStatus()).available
   const { command, args } = agentCommand(
     member,
     preset.sandboxArgs?.({ concordSandbox, readOnly: !!env.sandbox?.readOnlyTree }),
+    !!remote,
   )
   const gateway = await memberGateway(env, host)
   if ('error' in gateway) return gateway
-  const tools = concordTools(preset, gateway)
+  const entry = gateway.serverEntry('concord')
+  const tools = concordTools(
+    preset,
+    remote ? remoteMcpEntry(entry, remoteSocket(remote, env.ctx.wsId, host.memberId)) : entry,
+  )
   args.push(...tools.args)
-  const { vars, stateDirs } = agentEnv(env)
-  Object.assign(vars, tools.env)
+  const spawn = remote
+    ? remoteAgentSpawn(remote, {
+        argv: [command, ...args],
+        vars: { ...agentOwnEnv(env), ...tools.env },
+        homes: preset.homeVariables,
+        isolatedHome: !!member.agent_isolated_home,
+        wsId: env.ctx.wsId,
+        memberId: host.memberId,
+        gatewaySocket: gateway.address,
+        stateFiles: preset.stateFiles,
+        readOnly: !!env.sandbox?.readOnlyTree,
+      })
+    : await localSpawn(env, gateway, command, args, tools.env)
+  if ('error' in spawn) return spawn
   const workspaceConfig = (preset.workspaceConfig ?? [])
     .map((f) => join(env.workspaceRoot, f))
     .filter((p) => existsSync(p))
-  // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
-  if (!findProgram(command, vars.PATH)) return { error: notInstalledText(member.agent!, command) }
-  const spawn = await sandboxedAgentSpawn([command, ...args], vars, {
-    root: env.workspaceRoot,
-    readOnly: !!env.sandbox?.readOnlyTree,
-    userCheckout: env.sandbox?.userCheckout,
-    // From Concord's records only (never the tree's `.git` file): a task's tree is its own repository, so the tree is
-    // all it writes; the user's object store it reads through alternates is shown read-only (sandbox.readable).
-    writable: stateDirs,
-    readable: [gateway.dir, ...(env.sandbox?.readable ?? [])],
-    tmp: scratchPaths(env.sandbox).tmp,
-    dataDir: env.dataDir,
-    hide: workspaceConfig,
-  })
   if (!spawn.sandboxed && workspaceConfig.length) {
     return {
       error: `${preset.label} was not started: this folder has ${workspaceConfig.map((p) => relative(env.workspaceRoot, p)).join(' and ')}, which ${preset.label} would apply (MCP servers, programs it runs, its environment), and without the OS sandbox (${spawn.reason ?? 'none here'}) Concord cannot hide them from it. Remove them from the repository, or run Concord where the sandbox works.`,
@@ -153,7 +170,7 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
   const before = env.agents.get(host.memberId)
   const agent = await ensureAgent(env, host, spawn, command)
   if ('error' in agent) return agent
-  const concordMcp = await sessionConcordMcp(tools.sessionMcp, agent, preset, gateway)
+  const concordMcp = await sessionConcordMcp(tools.sessionMcp, agent, preset, gateway, env.remote?.place.channel.label)
   if ('error' in concordMcp) return concordMcp
   return {
     agent,
@@ -165,6 +182,36 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     gateway,
     mcpConnectionsBefore,
   }
+}
+
+/** The agent on this machine: in the OS sandbox where there is one, its program looked for first. */
+async function localSpawn(
+  env: AcpTurnEnv,
+  gateway: McpGateway,
+  command: string,
+  args: string[],
+  toolEnv: Record<string, string> | undefined,
+): Promise<SandboxedSpawn | { error: string }> {
+  const preset = agentPresets[env.member.agent!]
+  const { vars, stateDirs } = agentEnv(env)
+  Object.assign(vars, toolEnv)
+  const workspaceConfig = (preset.workspaceConfig ?? [])
+    .map((f) => join(env.workspaceRoot, f))
+    .filter((p) => existsSync(p))
+  // Inside the sandbox a missing program is the sandbox's failure to start: look for it first.
+  if (!findProgram(command, vars.PATH)) return { error: notInstalledText(env.member.agent!, command) }
+  return sandboxedAgentSpawn([command, ...args], vars, {
+    root: env.workspaceRoot,
+    readOnly: !!env.sandbox?.readOnlyTree,
+    userCheckout: env.sandbox?.userCheckout,
+    // From Concord's records only (never the tree's `.git` file): a task's tree is its own repository, so the tree is
+    // all it writes; the user's object store it reads through alternates is shown read-only (sandbox.readable).
+    writable: stateDirs,
+    readable: [gateway.dir, ...(env.sandbox?.readable ?? [])],
+    tmp: scratchPaths(env.sandbox).tmp,
+    dataDir: env.dataDir,
+    hide: workspaceConfig,
+  })
 }
 
 /** The member's gateway socket, the agent's way to Concord's tools (opened once, for every turn of the member). */
@@ -186,9 +233,8 @@ async function memberGateway(env: AcpTurnEnv, host: MemberHost): Promise<McpGate
  */
 function concordTools(
   preset: AgentPreset,
-  gateway: McpGateway,
+  concordMcp: McpServerStdio,
 ): Pick<StartedAgent, 'sessionMcp' | 'sessionMeta'> & { args: string[]; env: Record<string, string> | undefined } {
-  const concordMcp = gateway.serverEntry('concord')
   const viaConfig = preset.mcpArgs?.(concordMcp)
   return {
     args: viaConfig ? viaConfig.args : [],
@@ -207,8 +253,13 @@ async function sessionConcordMcp(
   agent: AgentProcess,
   preset: AgentPreset,
   gateway: McpGateway,
+  runner?: string,
 ): Promise<McpServer[] | { error: string }> {
   if (!stdio.length || !concordOverHttp(agent.init, preset)) return stdio
+  if (runner)
+    return {
+      error: `${preset.label} takes MCP servers only over HTTP, and Concord's tools reach an agent on ${runner} only as a program it starts (stdio): run this member on this machine.`,
+    }
   try {
     return [await gateway.httpEntry(stdio[0]!.name)]
   } catch (err) {
@@ -222,11 +273,11 @@ async function sessionConcordMcp(
 async function ensureAgent(
   env: AcpTurnEnv,
   host: MemberHost,
-  spawn: SandboxedSpawn,
+  spawn: SandboxedSpawn & { preamble?: string },
   command: string,
 ): Promise<AgentProcess | { error: string }> {
   const preset = agentPresets[env.member.agent!]
-  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot])
+  const fingerprint = JSON.stringify([spawn.file, spawn.args, spawn.env, env.workspaceRoot, spawn.preamble])
   try {
     const spec = {
       command: spawn.file,
@@ -236,11 +287,21 @@ async function ensureAgent(
       fingerprint,
       notSandboxed: spawn.reason,
       onProcess: recordProcess(env.ctx.store),
+      preamble: spawn.preamble,
     }
     return await env.agents.ensure(host.memberId, spec, preset.label, START_TIMEOUT_MS)
   } catch (err) {
+    const runner = env.remote?.place.channel.label
     if (err instanceof AgentStartError && err.code === 'agent_missing')
-      return { error: notInstalledText(env.member.agent!, command) }
+      return {
+        error: runner
+          ? `Concord could not start ssh to reach ${runner}: install OpenSSH's client.`
+          : notInstalledText(env.member.agent!, command),
+      }
+    if (runner && err instanceof AgentStartError && missingOnRunner(err.message))
+      return {
+        error: `${preset.label} is not installed on ${runner} (${command} was not found there): ${notInstalledText(env.member.agent!, command)}`,
+      }
     return { error: err instanceof Error ? err.message : String(err) }
   }
 }

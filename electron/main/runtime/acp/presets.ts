@@ -44,11 +44,13 @@ function localBin(pkg: { name: string; bin: string }): string | null {
 export function agentCommand(
   member: Pick<MemberRow, 'agent' | 'agent_command' | 'agent_args'>,
   fixed: string[] = [],
+  /** On a runner: its own installation (never a package of this machine's). */
+  onRunner = false,
 ): { command: string; args: string[] } {
   const preset = agentPresets[member.agent!]
   const extra = JSON.parse(member.agent_args) as string[]
   if (member.agent_command) return { command: member.agent_command, args: [...fixed, ...extra] }
-  const local = preset.localPackage && localBin(preset.localPackage)
+  const local = !onRunner && preset.localPackage && localBin(preset.localPackage)
   if (local) return { command: process.execPath, args: [local, ...preset.args, ...fixed, ...extra] }
   return { command: preset.command, args: [...preset.args, ...fixed, ...extra] }
 }

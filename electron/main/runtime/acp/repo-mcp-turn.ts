@@ -17,6 +17,7 @@ import type { StartedAgent } from './agent-start'
 import { concordOverHttp, declinesConcordMcp } from './declined-tools'
 import { agentPresets } from './presets'
 import type { AcpTurnEnv } from './turn-env'
+import { remoteMcpEntry, remoteSocket } from '../runner/remote-agent'
 
 export interface TurnRepoMcp {
   /** The entries for session/new and session/load. */
@@ -51,7 +52,17 @@ export async function turnRepoMcp(
         continue
       }
       if (declinesConcordMcp(init)) continue
-      entries.push(overHttp ? await started.gateway.httpEntry(server, true) : started.gateway.serverEntry(server, true))
+      const remote = env.remote?.place
+      entries.push(
+        overHttp
+          ? await started.gateway.httpEntry(server, true)
+          : remote
+            ? remoteMcpEntry(
+                started.gateway.serverEntry(server, true),
+                remoteSocket(remote, env.ctx.wsId, host.memberId),
+              )
+            : started.gateway.serverEntry(server, true),
+      )
       tools.push(...served.map((t) => ({ server, tool: t.listed.name })))
     }
   } catch (err) {

@@ -6,6 +6,7 @@ import type { MemberRow } from '../../harness/rows'
 import type { SandboxPolicy } from '../../platform/sandbox-policy'
 import type { StepSink } from '../step-writer'
 import type { AgentPool } from './agent-process'
+import type { RemoteTurn } from '../runner/remote-turn'
 
 export interface AcpTurnEnv {
   ctx: Ctx
@@ -24,4 +25,6 @@ export interface AcpTurnEnv {
   turnTimeoutMs?: number
   emitStep: StepSink
   emitDelta(stepId: number, text: string): void
+  /** The member runs on a runner: the turn's tree there, where the agent works (runner/remote-turn.ts). */
+  remote?: RemoteTurn
 }

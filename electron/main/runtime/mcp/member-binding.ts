@@ -80,6 +80,8 @@ export interface AgentTurnState {
   sandbox?: SandboxPolicy
   /** Aborted when the turn is interrupted. */
   signal: AbortSignal
+  /** Run before each of Concord's tools (a runner's tree brought back: runner/remote-turn.ts); throws to refuse. */
+  beforeTool?: () => Promise<void>
 }
 
 /** Concord's tools served over MCP as one member: the one builder of both bindings. */
@@ -97,6 +99,9 @@ export function memberBinding(spec: MemberBindingSpec): McpBinding {
       return spec.approval(member())
     },
     ...(spec.rules ? { rules: () => rulesFor(ctx(), rowId) } : {}),
+    prepare: async () => {
+      await spec.turn()?.beforeTool?.()
+    },
     context: (): HarnessToolContext => {
       const turn = spec.turn()
       return {

@@ -36,6 +36,8 @@ export interface McpBinding {
   approval: ApprovalPolicy
   /** The member's approval rules and the team's (none: the policy alone decides). */
   rules?(): PolicyRule[]
+  /** Before a call runs (after its approval): what its tree needs first. */
+  prepare?(): Promise<void>
   /** A fresh context for one call (the brief and notices as they are now). */
   context(call: McpCall): HarnessToolContext
   /** A call that needs approval under `ask`: resolves true to run it. */
@@ -110,6 +112,7 @@ export function createMcpServer(binding: McpBinding, version = '0.1.0'): McpServ
       if (answer.ask && !(await binding.approve(call))) {
         return finish('The human denied this call; do not retry it unchanged.', false)
       }
+      await binding.prepare?.()
       return finish(await tool.run(args, binding.context(call)), true)
     } catch (err) {
       if (err instanceof ToolError || err instanceof ApiError)
