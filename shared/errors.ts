@@ -77,6 +77,10 @@ export const errorCodes = [
   'file_edited',
   /** An image sent with a message that is not PNG, JPEG, GIF or WebP, or whose bytes are not of the type it names. */
   'image_unsupported',
+  /** A member's runner (a machine over ssh, a container engine) cannot be reached or run anything; the message names it and its own words. */
+  'runner_unreachable',
+  /** A container runner's image is not in the engine's store (Concord never pulls one); the message names the image. */
+  'runner_no_image',
   'internal',
 ] as const
 
@@ -158,5 +162,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   push_failed: 502,
   forge_error: 502,
   no_token: 409,
+  runner_unreachable: 502,
+  runner_no_image: 409,
   internal: 500,
 }
