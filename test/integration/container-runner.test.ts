@@ -111,8 +111,8 @@ describe('container runner', () => {
     let out = ''
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString()
-      // Answers only once the process has shown it runs: a live conversation, not input written ahead.
-      if (out === '/usr\n') child.stdin.end('hello\n')
+      // Answers only once the process has shown it runs (its first line): a live conversation, not input written ahead.
+      if (out.includes('\n') && child.stdin.writable) child.stdin.end('hello\n')
     })
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
     expect(out).toBe('/usr\ngot hello\n')
