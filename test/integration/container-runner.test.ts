@@ -185,6 +185,21 @@ describe('container runner', () => {
     expect(e.message).toMatch(/no (such )?container/i)
   })
 
+  it('names the engine and its own words when it cannot be reached or is not there (runner_unreachable)', async (ctx) => {
+    const { image, engine } = await needsTestImage(ctx)
+    // The engine as a client of a service that is not running: podman's remote mode at a socket nobody listens on.
+    const socket = path.join(tempDir(), 'absent.sock')
+    const down: ContainerEngine = { ...engine, globalArgs: ['--url', `unix://${socket}`] }
+    const e = await caught(startContainer({ engine: down, image, name: newName(), mounts: [], network: 'none' }))
+    expect(e.code).toBe('runner_unreachable')
+    expect(e.message).toContain(engine.kind)
+    expect(e.message).toContain(socket)
+    const gone: ContainerEngine = { ...engine, program: path.join(tempDir(), engine.kind) }
+    const g = await caught(runInContainer(gone, newName(), ['true']))
+    expect(g.code).toBe('runner_unreachable')
+    expect(g.message).toContain(gone.program)
+  })
+
   it("refuses names that are not Concord's, before asking the engine", async (ctx) => {
     const { image, engine } = await needsTestImage(ctx)
     for (const bad of ['web', 'Concord-x', 'concord-', 'concord-a b', 'concord-../x', 'concord-x;rm', '--rm']) {
