@@ -139,11 +139,18 @@ describe('container runner', () => {
     }
   })
 
-  it('passes environment variables by name, their values never on a command line', async (ctx) => {
+  it("passes environment variables by name, their values not on the engine's command line (but for its own, like PATH)", async (ctx) => {
     const { image, engine } = await needsTestImage(ctx)
-    const name = await start(image, engine, { env: { CONCORD_GATEWAY: 'unix:/run/concord/gateway.sock' } })
-    const r = await runInContainer(engine, name, ['sh', '-c', 'printf %s "$CONCORD_GATEWAY"'])
-    expect(r.stdout.toString()).toBe('unix:/run/concord/gateway.sock')
+    const env = { CONCORD_GATEWAY: 'unix:/run/concord/gateway.sock', PATH: '/opt/tools/bin:/usr/bin:/bin' }
+    const name = await start(image, engine, { env })
+    const r = await runInContainer(engine, name, ['sh', '-c', 'printf "%s|%s" "$CONCORD_GATEWAY" "$PATH"'])
+    expect(r.stdout.toString()).toBe(`${env.CONCORD_GATEWAY}|${env.PATH}`)
+    // The engine's own command line holds the name, not the value (podman keeps it; docker does not).
+    if (engine.kind !== 'podman') return
+    const created = await runEngine(engine, ['inspect', '--format', '{{json .Config.CreateCommand}}', name])
+    const argv = JSON.parse(created.stdout.toString()) as string[]
+    expect(argv).toContain('CONCORD_GATEWAY')
+    expect(argv.join(' ')).not.toContain(env.CONCORD_GATEWAY)
   })
 
   it('leaves nothing running once the container is removed, not even what was started in the background', async (ctx) => {

@@ -242,11 +242,18 @@ export async function startContainer(opts: StartContainerOptions): Promise<strin
     assertMount(m)
     args.push('--mount', `type=bind,source=${m.host},target=${m.target}${m.readOnly ? ',readonly' : ''}`)
   }
-  const env = opts.env ?? {}
-  for (const k of Object.keys(env)) {
+  // A variable is named on the command line and its value given in the engine's environment, where no process list
+  // shows it; one the engine reads itself (PATH, HOME) keeps the engine's value there and is given in full.
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
       throw new ApiError('invalid_params', `"${k}" is not an environment variable name`)
-    args.push('-e', k)
+    if (k in engine.env) {
+      args.push('-e', `${k}=${v}`)
+    } else {
+      args.push('-e', k)
+      env[k] = v
+    }
   }
   args.push(image, 'sleep', 'infinity')
   const r = await runEngine(engine, args, { env })
@@ -254,8 +261,10 @@ export async function startContainer(opts: StartContainerOptions): Promise<strin
   // Why it failed: the image is absent (nothing was pulled), or the engine itself cannot run containers.
   const inspect = await runEngine(engine, ['image', 'inspect', '--format', '{{.Id}}', image])
   if (inspect.code !== 0) {
-    const info = await runEngine(engine, ['info', '--format', '{{.Host.OS}}'])
-    if (info.code === 0)
+    // `version` answers for the client and the service: it fails when the service (docker's daemon, a remote podman)
+    // cannot be reached.
+    const version = await runEngine(engine, ['version'])
+    if (version.code === 0)
       throw new ApiError(
         'runner_no_image',
         `the image ${image} is not in ${engine.kind}'s store (Concord never pulls one)`,
@@ -264,7 +273,7 @@ export async function startContainer(opts: StartContainerOptions): Promise<strin
           stderr: r.stderr,
         },
       )
-    throw unreachable(engine, 'be reached', info)
+    throw unreachable(engine, 'be reached', version)
   }
   // A container of that name may have been created before it failed to start: nothing of it is left behind.
   await removeContainer(engine, name)
