@@ -174,6 +174,15 @@ describe('container runner', () => {
     await removeContainer(engine, name)
   })
 
+  it('refuses a name already in use, and leaves the container that has it running', async (ctx) => {
+    const { image, engine } = await needsTestImage(ctx)
+    const name = await start(image, engine)
+    const e = await caught(startContainer({ engine, image, name, mounts: [], network: 'none' }))
+    expect(e.code).toBe('runner_unreachable')
+    expect(e.message).toMatch(/already in use/)
+    expect((await runInContainer(engine, name, ['true'])).code).toBe(0)
+  })
+
   it('says which image is missing (runner_no_image), and leaves no container of it', async (ctx) => {
     const { engine } = await needsTestImage(ctx)
     const missing = `localhost/concord-test:absent-${randomBytes(4).toString('hex')}`

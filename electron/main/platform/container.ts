@@ -275,6 +275,8 @@ export async function startContainer(opts: StartContainerOptions): Promise<strin
       )
     throw unreachable(engine, 'be reached', version)
   }
+  // The name is another container's (both engines say "already in use"): that one is not ours to remove.
+  if (/already in use/i.test(r.stderr)) throw unreachable(engine, `start container ${name}`, r)
   // A container of that name may have been created before it failed to start: nothing of it is left behind.
   await removeContainer(engine, name)
   throw unreachable(engine, `start a container of ${image}`, r)
