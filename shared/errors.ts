@@ -81,7 +81,10 @@ export const errorCodes = [
   'file_edited',
   /** An image sent with a message that is not PNG, JPEG, GIF or WebP, or whose bytes are not of the type it names. */
   'image_unsupported',
-  /** A runner's SSH host could not be reached or logged into; the message names the host and ssh's own last line. */
+  /**
+   * A member's runner (an SSH host, a container engine) cannot be reached or run anything; the message names it and
+   * its own words (ssh's last line, the engine's stderr).
+   */
   'runner_unreachable',
   /** A runner has no git on its PATH: task trees live where a member runs, so git must be there. */
   'runner_no_git',
@@ -89,6 +92,8 @@ export const errorCodes = [
   'runner_no_agent',
   /** A runner other than this machine for a built-in member: only external agents (ACP) run on a runner yet. */
   'runner_needs_agent',
+  /** A container runner's image is not in the engine's store (Concord never pulls one); the message names the image. */
+  'runner_no_image',
   'internal',
 ] as const
 
@@ -177,5 +182,6 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   runner_no_git: 424,
   runner_no_agent: 424,
   runner_needs_agent: 409,
+  runner_no_image: 409,
   internal: 500,
 }

@@ -40,8 +40,8 @@ export interface OffLoopChild {
   pid: number | undefined
   stdout: OffLoopStream
   stderr: OffLoopStream
-  /** To stdin, with `input`. */
-  write(data: string): void
+  /** To stdin, with `input`: text, or bytes (they cross to the helper as they are, by structured clone). */
+  write(data: string | Uint8Array): void
   endInput(): void
   on(event: 'spawn', listener: () => void): this
   on(event: 'error', listener: (err: NodeJS.ErrnoException) => void): this
@@ -66,7 +66,7 @@ type ToHelper =
       inputFile?: { path: string; start: number }
     }
   | { t: 'destroy' | 'end'; id: number }
-  | { t: 'write'; id: number; data: string }
+  | { t: 'write'; id: number; data: string | Uint8Array }
 
 type FromHelper =
   | { t: 'spawn'; id: number; pid: number }
@@ -135,7 +135,7 @@ class HelperChild extends EventEmitter implements OffLoopChild {
     this.stderr = stream()
   }
 
-  write(data: string): void {
+  write(data: string | Uint8Array): void {
     this.post({ t: 'write', id: this.id, data })
   }
 
@@ -286,7 +286,7 @@ function directSpawn(file: string, args: string[], opts: OffLoopOptions): OffLoo
     for (const s of [child.stdin, child.stdout, child.stderr]) (s as { unref?: () => void } | null)?.unref?.()
   }
   return Object.assign(child, {
-    write: (data: string) => void child.stdin?.write(data),
+    write: (data: string | Uint8Array) => void child.stdin?.write(data),
     endInput: () => void child.stdin?.end(),
   }) as unknown as OffLoopChild
 }
