@@ -15,6 +15,15 @@ export interface RunnerResult {
 export interface RunnerChannel {
   /** The runner in words, for messages: "SSH host runner1". */
   readonly label: string
+  /** Why what runs there is confined by the runner itself (a container), in words; absent: it is not. */
+  readonly confined?: string
+  /**
+   * A folder of this machine's that the runner sees (a mount) at `there`: the agent's socket to Concord is made in
+   * `here`, not forwarded over the channel.
+   */
+  readonly sockets?: { here: string; there: string }
+  /** Makes the runner ready before the first call (a container started); calls do it too. */
+  prepare?(): Promise<void>
   /** Runs `argv` on the runner (no shell of its own in between), `input` on its stdin. */
   run(argv: string[], opts?: { input?: Buffer | string; timeoutMs?: number }): Promise<RunnerResult>
   /**

@@ -49,7 +49,7 @@ export function acpEngine(deps: AcpEngineDeps): TurnEngine {
   return {
     run: async ({ ctx, member, host, start, tree, approval, emitStep, emitDelta }) => {
       // A member on a runner: the turn's tree goes there first (runner/remote-turn.ts).
-      const remote = await openRemoteTurn(deps.harness, ctx, member, tree)
+      const remote = await openRemoteTurn(deps.harness, ctx, member, host.memberId, tree)
       return runAcpTurn(
         {
           ctx,

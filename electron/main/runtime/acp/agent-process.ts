@@ -14,6 +14,7 @@ import type {
 import { McpGateway } from '../mcp/agent-gateway'
 import { recordProcess } from '../../platform/process-records'
 import { stopSshMasters } from '../../platform/ssh-channel'
+import { removeContainers } from '../../platform/container-channel'
 import type { ProcessInfo } from '../../platform/sandbox-policy'
 import type { AgentTurnState } from '../mcp/app-binding'
 import type { McpBinding } from '../mcp/server'
@@ -289,7 +290,8 @@ export class AgentPool {
     this.repoMcp.clear()
     for (const gateway of this.gateways.values()) gateway.close()
     this.gateways.clear()
-    // The shared connections to SSH hosts its members ran on (runner/remote-turn.ts).
+    // The shared connections to SSH hosts its members ran on, and their containers (runner/remote-turn.ts).
     await stopSshMasters()
+    await removeContainers()
   }
 }

@@ -18,7 +18,7 @@ import type { MemberHost } from '../member-host'
 import type { AcpTurnEnv } from './turn-env'
 import { AgentStartError, type AgentProcess } from './agent-process'
 import { concordOverHttp } from './declined-tools'
-import { missingOnRunner, remoteAgentSpawn, remoteMcpEntry, remoteSocket } from '../runner/remote-agent'
+import { missingOnRunner, remoteAgentSpawn, remoteMcpEntry, remoteSocket, socketHere } from '../runner/remote-agent'
 import { agentCommand, agentPresets, notInstalledText } from './presets'
 import type { AgentPreset } from './agents/agent-preset'
 
@@ -144,6 +144,16 @@ export async function startAgent(env: AcpTurnEnv, host: MemberHost): Promise<Sta
     remote ? remoteMcpEntry(entry, remoteSocket(remote, env.ctx.wsId, host.memberId)) : entry,
   )
   args.push(...tools.args)
+  const here = remote && socketHere(remote, env.ctx.wsId, host.memberId)
+  if (here) {
+    try {
+      await gateway.listenAt(here)
+    } catch (err) {
+      return {
+        error: `Concord could not open the socket ${here} for ${remote.channel.label}: ${err instanceof Error ? err.message : String(err)}`,
+      }
+    }
+  }
   const spawn = remote
     ? remoteAgentSpawn(remote, {
         argv: [command, ...args],

@@ -9,7 +9,7 @@
  * (repo-mcp/served-tools.ts).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -69,6 +69,8 @@ export class McpGateway {
   private readonly waiters = new Set<() => void>()
   /** The same tools over HTTP on a loopback port, opened for the first agent that takes no stdio server. */
   private http: McpHttpGateway | null = null
+  /** More sockets it serves on (listenAt), by path. */
+  private readonly more = new Map<string, net.Server>()
 
   /**
    * `binding` is called for each connection: the member's binding as it is then (its authority sets the tools);
@@ -120,6 +122,24 @@ export class McpGateway {
       () => this.connected(),
     )
     return this.http.entry(name, repo)
+  }
+
+  /**
+   * Also serves on the socket `path`: a folder a container sees through a mount, where its agent connects (the same
+   * token, the same tools). Made again when its file is gone.
+   */
+  async listenAt(path: string): Promise<void> {
+    const before = this.more.get(path)
+    if (before && existsSync(path)) return
+    before?.close()
+    rmSync(path, { force: true })
+    const server = net.createServer((socket) => this.accept(socket))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(path, () => resolve())
+    })
+    server.unref()
+    this.more.set(path, server)
   }
 
   private connected(): void {
@@ -196,6 +216,10 @@ export class McpGateway {
     this.closed = true
     this.server.close()
     this.http?.close()
+    for (const [path, server] of this.more) {
+      server.close()
+      rmSync(path, { force: true })
+    }
     for (const s of this.servers) void s.close().catch(() => {})
     rmSync(this.dir, { recursive: true, force: true })
   }

@@ -21,13 +21,19 @@ export interface RemoteAgentPlace {
   bwrap: string | null
 }
 
-/** A short, stable name for the member's files on the runner. */
-const memberKey = (wsId: string, memberId: string) =>
+/** A short, stable name for the member's files on the runner (and its container). */
+export const memberKey = (wsId: string, memberId: string) =>
   createHash('sha256').update(`${wsId}\0${memberId}`).digest('hex').slice(0, 16)
 
 /** The socket on the runner that the member's gateway is forwarded to. */
 export function remoteSocket(place: RemoteAgentPlace, wsId: string, memberId: string): string {
-  return `${place.home}/.concord/run/${memberKey(wsId, memberId)}.sock`
+  return `${place.channel.sockets?.there ?? `${place.home}/.concord/run`}/${memberKey(wsId, memberId)}.sock`
+}
+
+/** The same socket's path on this machine when the runner sees a folder of this machine's (a container's mount). */
+export function socketHere(place: RemoteAgentPlace, wsId: string, memberId: string): string | null {
+  const sockets = place.channel.sockets
+  return sockets ? `${sockets.here}/${memberKey(wsId, memberId)}.sock` : null
 }
 
 /**
@@ -75,7 +81,8 @@ export function remoteAgentSpawn(
       ? Object.fromEntries(o.homes.map((v) => [v, v === 'HOME' ? homeDir : `${homeDir}/.${v.toLowerCase()}`]))
       : {},
     pidFile: `.concord/run/${key}.pid`,
-    leaves: [remoteSocket(place, o.wsId, o.memberId)],
+    // A forwarded socket is the connection's: it goes with it. A mounted one is the gateway's, here.
+    leaves: place.channel.sockets ? [] : [remoteSocket(place, o.wsId, o.memberId)],
     sandbox: place.bwrap
       ? { bwrap: place.bwrap, writable: o.isolatedHome ? [] : o.stateFiles, readOnly: o.readOnly }
       : null,
@@ -90,8 +97,8 @@ export function remoteAgentSpawn(
     // ssh itself, with what it needs of this machine: the user's ssh config, keys and agent.
     env,
     cwd: process.cwd(),
-    sandboxed: !!place.bwrap,
-    ...(place.bwrap
+    sandboxed: !!place.bwrap || !!place.channel.confined,
+    ...(place.bwrap || place.channel.confined
       ? {}
       : {
           reason: `it runs on ${place.channel.label}, which has no bubblewrap: it can do there what that login can (install bubblewrap there to confine it to its tree)`,

@@ -15,7 +15,9 @@ import { sshControlDir } from '../../platform/ssh'
 import { isOwnTree } from '../../repo/git-repo'
 import { pullTree, pushTree, remoteTreeFolder, type RemoteLimit, type RemoteTree } from '../../repo/remote-tree'
 import type { RemoteAgentPlace } from './remote-agent'
-import { effectiveRunner, parseStoredRunner, runnerText, type Runner } from '../../../../shared/runners'
+import { effectiveRunner, parseStoredRunner, type Runner } from '../../../../shared/runners'
+import { containerChannel } from '../../platform/container-channel'
+import { memberKey } from './remote-agent'
 
 /** The turn's tree on the runner, and whether what the agent does there comes back. */
 export interface RemoteTurn {
@@ -37,13 +39,16 @@ export function memberRunner(ctx: Ctx, member: MemberRow): Runner {
   )
 }
 
-/** The channel to a member's runner; null for this machine, or why there is none. */
-function runnerChannel(harness: Harness, runner: Runner): RunnerChannel | null | { error: string } {
+/** The channel to a member's runner; null for this machine. A container is the member's own. */
+function runnerChannel(harness: Harness, runner: Runner, wsId: string, memberId: string): RunnerChannel | null {
   if (runner.kind === 'local') return null
   if (runner.kind === 'ssh') return sshChannel(runner.host, sshControlDir(harness.registry.dataDir))
-  return {
-    error: `Concord does not run agents in a container yet (${runnerText(runner)}): choose this machine or an SSH host in the member's settings.`,
-  }
+  const key = memberKey(wsId, memberId)
+  return containerChannel({
+    image: runner.image,
+    name: `concord-${key}`,
+    sockets: join(harness.registry.dataDir, 'runners', key),
+  })
 }
 
 /**
@@ -54,10 +59,11 @@ export async function openRemoteTurn(
   harness: Harness,
   ctx: Ctx,
   member: MemberRow,
+  memberId: string,
   turnTree: TurnTree,
 ): Promise<RemoteTurn | null | { error: string }> {
-  const channel = runnerChannel(harness, memberRunner(ctx, member))
-  if (!channel || 'error' in channel) return channel
+  const channel = runnerChannel(harness, memberRunner(ctx, member), ctx.wsId, memberId)
+  if (!channel) return null
   const own = isOwnTree(turnTree.root)
   if (!own && !turnTree.readOnly)
     return {
@@ -85,7 +91,8 @@ export async function openRemoteTurn(
   remoteTrees.set(key, tree)
   const limit = { bytes: workspaceSettings(ctx).treeTransferLimitMB * 1024 * 1024, setting: 'treeTransferLimitMB' }
   try {
-    const [root, bwrap] = await Promise.all([pushTree(tree, limit), bubblewrapOn(channel)])
+    await channel.prepare?.()
+    const [root, bwrap] = await Promise.all([pushTree(tree, limit), channel.confined ? null : bubblewrapOn(channel)])
     const home = root.slice(0, root.indexOf('/.concord/trees/'))
     return { place: { channel, root, home, bwrap }, tree, bringsBack: own && !turnTree.readOnly, limit }
   } catch (err) {
