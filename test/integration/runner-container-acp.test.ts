@@ -6,18 +6,11 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  listConcordContainers,
-  removeContainer,
-  runEngine,
-  runInContainer,
-  startContainer,
-  type ContainerEngine,
-} from '../../electron/main/platform/container'
+import { listConcordContainers, runInContainer, type ContainerEngine } from '../../electron/main/platform/container'
 import type { Member } from '../../shared/schemas'
-import { installedAgent, agentPackages } from '../fixtures/agent-cli'
+import { imageWithOpencode } from '../fixtures/runners'
 import { opencodeProvider, opencodeTitle } from '../fixtures/agents'
 import { treeOf } from '../fixtures/acp-agent-checks'
 import { needsTestImage, prepareTestImage, testImage } from '../fixtures/container-image'
@@ -35,35 +28,11 @@ let image = ''
 let t: Team
 let member: Member
 
-/** The test image with opencode in /opt/opencode, as a user bakes their agent into their image (made once). */
-async function imageWithOpencode(base: string): Promise<string> {
-  const tag = `localhost/concord-test-opencode:${base.split(':').at(-1)}-${agentPackages['opencode-ai']}`
-  if ((await runEngine(engine, ['image', 'exists', tag])).code === 0) return tag
-  const prefix = dirname(await installedAgent('opencode-ai'))
-  const name = `concord-build-${process.pid}`
-  await startContainer({
-    engine,
-    image: base,
-    name,
-    mounts: [{ host: prefix, target: '/src', readOnly: true }],
-    network: 'none',
-  })
-  try {
-    const cp = await runInContainer(engine, name, ['cp', '-a', '/src', '/opt/opencode'])
-    expect(cp.code, cp.stderr).toBe(0)
-    const commit = await runEngine(engine, ['commit', name, tag])
-    expect(commit.code, commit.stderr).toBe(0)
-  } finally {
-    await removeContainer(engine, name)
-  }
-  return tag
-}
-
 beforeAll(async () => {
   const made = await testImage()
   if (!('image' in made)) return
   engine = made.engine
-  image = await imageWithOpencode(made.image)
+  image = await imageWithOpencode(engine, made.image)
   t = await workspaceWithTeam({
     isolation: 'worktree',
     server: { unscripted: opencodeTitle, defaultReply: { text: 'Not done.' } },

@@ -5,17 +5,17 @@
  * connection, the key in no file on the host, and nothing left running there once the member stops.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { installedAgent } from '../fixtures/agent-cli'
 import { opencodeProvider, opencodeTitle } from '../fixtures/agents'
 import { treeOf } from '../fixtures/acp-agent-checks'
 import { startedTask } from '../fixtures/harness'
 import { sessionState, takeTurn } from '../fixtures/sessions'
 import { childPid } from '../fixtures/processes'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
-import { fileNeedsSshHost, noSshHostReason, processesOf, startSshHost, type SshHost } from '../fixtures/ssh-host'
+import { filesHolding, hostWithOpencode, processesOfUser, until } from '../fixtures/runners'
+import { fileNeedsSshHost, noSshHostReason, processesOf, type SshHost } from '../fixtures/ssh-host'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import type { Member } from '../../shared/schemas'
 
@@ -26,58 +26,18 @@ fileNeedsSandbox()
 const KEY = 'sk-runner-key-7f3a9c'
 const TIMEOUT = 180_000
 
-let host: SshHost
+let host: SshHost & { opencode: string }
 let HOST = ''
 let HOST_HOME = ''
 let t: Team
 let member: Member
 
-/** The host user's processes (pid and command line). */
-function hostProcesses(): string[] {
-  const uid = Number(execFileSync('id', ['-u', host.user]).toString().trim())
-  const out: string[] = []
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const status = readFileSync(`/proc/${d}/status`, 'utf8')
-      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) !== uid) continue
-      out.push(`${d} ${readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
-}
-
-/** Resolves once `ok` holds, checked every 200 ms; fails after a minute with `what`. */
-async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (ok()) return
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`still waiting: ${what}`)
-}
-
-/** The files under `dir` that hold `text`. */
-function filesHolding(dir: string, text: string): string[] {
-  try {
-    return execFileSync('grep', ['-rlF', '--', text, dir]).toString().trim().split('\n').filter(Boolean)
-  } catch {
-    return []
-  }
-}
-
 beforeAll(async () => {
   if (noSshHostReason()) return
-  const bin = await installedAgent('opencode-ai')
-  host = await startSshHost()
+  // The host's own copy of opencode, as its user installed it there.
+  host = await hostWithOpencode()
   HOST = host.alias
   HOST_HOME = host.home
-  // The host's own copy of opencode, as its user installed it there.
-  execFileSync('cp', ['-a', dirname(bin), join(HOST_HOME, 'opencode')])
-  execFileSync('chown', ['-R', `${host.user}:`, join(HOST_HOME, 'opencode')])
-  // Concord's ssh reads the client side's config (the host's alias, key and known host) from this HOME.
-  process.env.HOME = host.clientHome
   t = await workspaceWithTeam({
     isolation: 'worktree',
     server: { unscripted: opencodeTitle, defaultReply: { text: 'Not done.' } },
@@ -91,7 +51,7 @@ beforeAll(async () => {
     provider: {
       ...opencodeProvider(t.server),
       apiKey: KEY,
-      command: `${HOST_HOME}/opencode/bin/opencode`,
+      command: host.opencode,
       args: ['acp'],
     },
     runner: { kind: 'ssh', host: HOST },
@@ -173,7 +133,7 @@ describe('a member on an SSH host', () => {
       expect(reports).toHaveLength(1)
       expect(reports[0]).toMatchObject({ artifact: { commit: head } })
       // The agent ran on the host, as the host's user, with the key in its environment and in no file there.
-      const agentPid = hostProcesses()
+      const agentPid = processesOfUser(host.user)
         .find((p) => p.includes('opencode acp'))!
         .split(' ')[0]
       expect(readFileSync(`/proc/${agentPid}/environ`, 'utf8').split('\0')).toContain(`OPENAI_API_KEY=${KEY}`)
@@ -200,7 +160,7 @@ describe('a member on an SSH host', () => {
       expect(steps.at(-1)).toMatchObject({ kind: 'error' })
       expect(steps.at(-1)!.text).toContain('stopped during the turn')
       await until(
-        () => !hostProcesses().some((p) => /opencode|sleep 777/.test(p)),
+        () => !processesOfUser(host.user).some((p) => /opencode|sleep 777/.test(p)),
         'the agent on the host, and what it started, end with its connection',
       )
       t.server.enqueue({ text: 'Back again.' })
@@ -213,10 +173,10 @@ describe('a member on an SSH host', () => {
   it(
     'stops the agent on the host when the member restarts',
     async () => {
-      expect(hostProcesses().some((p) => p.includes('opencode acp'))).toBe(true)
+      expect(processesOfUser(host.user).some((p) => p.includes('opencode acp'))).toBe(true)
       await t.core.invoke('sessions.restart', { memberId: member.id })
       await until(
-        () => !hostProcesses().some((p) => /opencode|concord-launcher|sleep 777/.test(p)),
+        () => !processesOfUser(host.user).some((p) => /opencode|concord-launcher|sleep 777/.test(p)),
         'nothing of the member left on the host',
       )
     },
