@@ -105,9 +105,26 @@ describe('browser UI: checking a runner', () => {
     const dialog = ui.page.getByRole('dialog', { name: 'Where agents run' })
     await dialog.getByRole('radiogroup', { name: 'Runs on' }).getByRole('radio', { name: 'SSH host' }).click()
     await dialog.getByLabel('SSH host').fill('runner1')
-    await dialog.getByTestId('runner-check').click()
+    // The request is held on its way to the server until the button has been seen disabled: one check at a time.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let seen = () => {}
+    const arrived = new Promise<void>((resolve) => (seen = resolve))
+    await ui.page.route('**/api/runner.check', async (route) => {
+      seen()
+      await held
+      await route.continue()
+    })
+    const check = dialog.getByTestId('runner-check')
+    await check.click()
+    await arrived
+    await dialog.locator('[data-testid=runner-check]:disabled').waitFor()
+    expect(await check.textContent()).toBe('Checking…')
+    release()
     const answer = dialog.getByTestId('runner-check-answer')
     await answer.waitFor()
+    await ui.page.unroute('**/api/runner.check')
+    expect(await check.isEnabled()).toBe(true)
     expect(await answer.textContent()).toBe(`Reached runner1: git ${gitVersion()}`)
     await screenshot(ui.page, 'runner-check-workspace-default')
     await dialog.getByRole('button', { name: 'Cancel' }).click()
