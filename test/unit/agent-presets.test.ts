@@ -1,7 +1,7 @@
 /** The member editor's agent choices name the same install lines and key variables as the presets Concord runs. */
 import { describe, expect, it } from 'vitest'
-import { agentPresets } from '../../electron/main/runtime/acp/presets'
-import { agentChoices, agentDraftFor, agentParam } from '../../renderer/src/lib/presets'
+import { agentCommand, agentPresets } from '../../electron/main/runtime/acp/presets'
+import { agentChoices, agentCommandOf, agentDraftFor, agentParam } from '../../renderer/src/lib/presets'
 
 describe('agent presets in the UI', () => {
   it('match the runtime presets', () => {
@@ -24,5 +24,16 @@ describe('agent presets in the UI', () => {
       turnTimeoutSeconds: 120,
     })
     expect(() => agentParam({ ...d, env: 'oops' })).toThrow('Environment: "oops" is not NAME=value')
+  })
+
+  it('name for a runner check the program the runtime starts on a runner: the member’s own command, else the preset’s', () => {
+    for (const agent of Object.keys(agentPresets) as (keyof typeof agentPresets)[]) {
+      for (const own of ['', '/opt/agents/bin/acp']) {
+        const started = agentCommand({ agent, agent_command: own || null, agent_args: '[]' }, [], true).command
+        expect(agentCommandOf({ ...agentDraftFor(agent), command: own })).toBe(started || undefined)
+      }
+    }
+    expect(agentCommandOf({ ...agentDraftFor('opencode'), command: '  ' })).toBe('opencode')
+    expect(agentCommandOf(agentDraftFor('custom'))).toBeUndefined()
   })
 })

@@ -65,6 +65,7 @@ export type AgentChoice = 'concord' | AgentKind
 export const agentChoices: Record<AgentChoice, AgentKindInfo> = {
   concord: {
     label: 'Concord’s agent',
+    command: '',
     install: '',
     hint: 'Concord runs the agent loop itself against a model provider (API key or a local model).',
     keyVariable: null,
@@ -104,6 +105,11 @@ export function agentDraftFor(
     interruptOnAdjustment: from?.interruptOnAdjustment ?? false,
     turnTimeoutMinutes: from ? Math.max(1, Math.round(from.turnTimeoutSeconds / 60)) : 10,
   }
+}
+
+/** The program the agent runs as: the member's own command when set, else its preset's; undefined when neither names one. */
+export function agentCommandOf(d: AgentDraft): string | undefined {
+  return d.command.trim() || agentChoices[d.agent].command || undefined
 }
 
 /** The ACP `provider` param; throws a person-readable error for an env line that is not NAME=value. */

@@ -9,7 +9,7 @@ import { BoundedNumber } from '../../components/BoundedNumber'
 import { SelectOne } from '../../components/SelectOne'
 import { Segmented } from '../../components/Segmented'
 import { ErrorText, Field } from '../../components/ui'
-import { agentChoices, rolePresets, type AgentChoice } from '../../lib/presets'
+import { agentChoices, agentCommandOf, rolePresets, type AgentChoice } from '../../lib/presets'
 import { useAction } from '../../lib/use-action'
 import { useApp } from '../../stores/app-store'
 import { AgentFields } from './AgentFields'
@@ -270,7 +270,12 @@ function AgentSection({ d, member, fixing }: { d: MemberDraft; member?: Member; 
             onChange={d.setAgentDraft}
             hasKey={member && d.acp?.agent === d.choice ? d.acp.hasKey : false}
           />
-          <RunnerFields draft={d.runner} onChange={d.setRunner} workspaceDefault={defaultRunner} />
+          <RunnerFields
+            draft={d.runner}
+            onChange={d.setRunner}
+            workspaceDefault={defaultRunner}
+            agentCommand={agentCommandOf(d.agentDraft)}
+          />
         </>
       )}
       {d.choice === 'concord' && (

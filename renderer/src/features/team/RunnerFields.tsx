@@ -3,6 +3,7 @@ import { runnerText, type Runner } from '../../../../shared/runners'
 import { Segmented } from '../../components/Segmented'
 import { Field } from '../../components/ui'
 import type { RunnerChoice, RunnerDraft } from './runner-draft'
+import { SshHostField } from './SshHostField'
 
 /** What each choice promises, in one line. */
 const guarantees: Record<Runner['kind'], string> = {
@@ -20,16 +21,19 @@ const labels: Record<RunnerChoice, string> = {
 
 /**
  * The runner a member or the workspace runs on. `workspaceDefault` given (the member editor): a first choice that
- * names no runner and follows the workspace's.
+ * names no runner and follows the workspace's. `agentCommand`: the member's agent, which the SSH host's Check asks
+ * about too.
  */
 export function RunnerFields({
   draft,
   onChange,
   workspaceDefault,
+  agentCommand,
 }: {
   draft: RunnerDraft
   onChange(d: RunnerDraft): void
   workspaceDefault?: Runner
+  agentCommand?: string
 }) {
   const choices: RunnerChoice[] = workspaceDefault
     ? ['default', 'local', 'ssh', 'container']
@@ -48,15 +52,7 @@ export function RunnerFields({
         onChange={(choice) => onChange({ ...draft, choice })}
       />
       {draft.choice === 'ssh' && (
-        <Field label="SSH host" hint="A name from your ~/.ssh/config, a host, or user@host.">
-          <input
-            value={draft.host}
-            placeholder="runner1"
-            spellCheck={false}
-            onChange={(e) => onChange({ ...draft, host: e.target.value })}
-            aria-label="SSH host"
-          />
-        </Field>
+        <SshHostField host={draft.host} agent={agentCommand} onChange={(host) => onChange({ ...draft, host })} />
       )}
       {draft.choice === 'container' && (
         <Field

@@ -4,8 +4,7 @@ import type { AgentKindInfo } from '../../../../../shared/agent-kinds'
 
 /** An agent's label, install line and key variable (shared/agent-kinds.ts), and how Concord runs it. */
 export interface AgentPreset extends AgentKindInfo {
-  /** Command on PATH, and its arguments. */
-  command: string
+  /** Its arguments (its command, on PATH, is shared/agent-kinds.ts's). */
   args: string[]
   /** A package in node_modules whose `bin` is the same program (run with this Node). */
   localPackage?: { name: string; bin: string }

@@ -5,7 +5,6 @@ import type { AgentPreset } from './agent-preset'
 
 export const claudeCode: AgentPreset = {
   ...agentKindInfo['claude-code'],
-  command: 'claude-agent-acp',
   args: [],
   localPackage: { name: '@zed-industries/claude-agent-acp', bin: 'dist/index.js' },
   homeVariables: ['HOME', 'CLAUDE_CONFIG_DIR'],

@@ -14,7 +14,6 @@ const toml = (v: unknown): string =>
 
 export const codex: AgentPreset = {
   ...agentKindInfo.codex,
-  command: 'codex-acp',
   args: [],
   localPackage: { name: '@zed-industries/codex-acp', bin: 'bin/codex-acp.js' },
   homeVariables: ['HOME', 'CODEX_HOME'],

@@ -4,7 +4,6 @@ import type { AgentPreset } from './agent-preset'
 
 export const copilot: AgentPreset = {
   ...agentKindInfo.copilot,
-  command: 'copilot',
   // Copilot CLI 1.0.102: --acp; no update check nor download of a newer version at each start.
   args: ['--acp', '--no-auto-update'],
   homeVariables: ['HOME', 'COPILOT_HOME'],

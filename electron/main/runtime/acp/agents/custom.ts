@@ -6,7 +6,6 @@ export const custom: AgentPreset = {
   ...agentKindInfo.custom,
   // The editor's 'Custom command' is no name for the program in a message: it is the ACP agent.
   label: 'The ACP agent',
-  command: '',
   args: [],
   homeVariables: ['HOME'],
   stateFiles: [],

@@ -4,7 +4,6 @@ import type { AgentPreset } from './agent-preset'
 
 export const gemini: AgentPreset = {
   ...agentKindInfo.gemini,
-  command: 'gemini',
   // Gemini CLI 0.61: --acp (--experimental-acp is deprecated).
   args: ['--acp'],
   localPackage: { name: '@google/gemini-cli', bin: 'bundle/gemini.js' },

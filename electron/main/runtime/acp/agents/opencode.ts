@@ -4,7 +4,6 @@ import type { AgentPreset } from './agent-preset'
 
 export const opencode: AgentPreset = {
   ...agentKindInfo.opencode,
-  command: 'opencode',
   // opencode 1.18: `acp`. --pure: no external plugins (measured: without it, each start npm-installs
   // @opencode-ai/plugin into its configuration folder).
   args: ['acp', '--pure'],

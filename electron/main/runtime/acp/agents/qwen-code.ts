@@ -4,7 +4,6 @@ import type { AgentPreset } from './agent-preset'
 
 export const qwenCode: AgentPreset = {
   ...agentKindInfo['qwen-code'],
-  command: 'qwen',
   // Qwen Code 0.24: --acp. Measured: without --approval-mode its `auto` mode has the model classify each tool call
   // (a model request of its own) instead of asking; `default` asks before every edit and command, and Concord
   // answers under the member's policy.
