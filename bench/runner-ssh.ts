@@ -78,7 +78,7 @@ async function startedTask(core: Core, ws: Workspace, title: string, assigneeId?
 }
 
 /** The task's tree on the host as a turn of its member would open it (runtime/runner/remote-turn.ts). */
-async function remoteTreeOf(core: Core, dataDir: string, ws: Workspace, host: string, task: Task): Promise<RemoteTree> {
+async function remoteTreeOf(dataDir: string, ws: Workspace, host: string, task: Task): Promise<RemoteTree> {
   const local = join(dataDir, 'worktrees', ws.id, task.key)
   return {
     channel: sshChannel(host, sshControlDir(dataDir)),
@@ -164,7 +164,7 @@ export async function runnerSsh(): Promise<void> {
     // Round 0 is a warm-up, not counted: it opens the shared ssh connection every later call rides on.
     for (let r = 0; r <= TREE_ROUNDS; r++) {
       const task = await startedTask(core, ws, `Tree ${r}`)
-      const tree = await remoteTreeOf(core, dataDir, ws, host.alias, task)
+      const tree = await remoteTreeOf(dataDir, ws, host.alias, task)
       let t0 = now()
       await pushTree(tree, LIMIT)
       const p = now() - t0
