@@ -17,7 +17,7 @@ import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit } from '../platform/own-git'
 import type { RunnerChannel } from '../platform/runner-channel'
-import { runTreeGit } from '../platform/tree-git'
+import { runTreeGit, treeConfig } from '../platform/tree-git'
 import { checkBundleObjects } from './bundle-objects'
 import { snapshotTree } from './file-changes'
 import { objectsOf, treeHead } from './git-repo'
@@ -283,6 +283,8 @@ async function pullOnce(tree: RemoteTree, limit: RemoteLimit): Promise<PullResul
 /** The tree here at `head` on its branch, its files those of `state`, its index the head's. */
 async function applyHere(tree: RemoteTree, sync: string, state: string, head: string): Promise<void> {
   const readable = [sync, ...(await objectsOf(tree.repo))]
+  // The tree's config is read once for the four calls (none of them changes it): three git spawns fewer a pull.
+  const config = await treeConfig(tree.local)
   const steps: string[][] = [
     ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', sync, 'refs/concord/in'],
     ['reset', '--quiet', '--hard', state],
@@ -290,7 +292,7 @@ async function applyHere(tree: RemoteTree, sync: string, state: string, head: st
     ['reset', '--quiet', head],
   ]
   for (const args of steps) {
-    const r = await runTreeGit(tree.local, args, { write: true, readable, allowFailure: true })
+    const r = await runTreeGit(tree.local, args, { write: true, readable, allowFailure: true, config })
     if (r.code !== 0)
       throw new ApiError(
         'io_error',
