@@ -16,6 +16,7 @@ import { p4 } from './p4-context'
 import { p7 } from './p7-worktrees'
 import { reportsPage } from './reports-page'
 import { reportsSubmit } from './reports-submit'
+import { runnerSsh } from './runner-ssh'
 import { searchPrefix } from './search-prefix'
 import { searchRecords } from './search-records'
 import { tasksPage } from './tasks-page'
@@ -39,6 +40,7 @@ if (wanted('interrupt')) await interruptBuiltin()
 if (wanted('tokens')) await coordinationTokens()
 if (wanted('base-moves')) await baseMoves()
 if (wanted('export-stream')) await exportStream()
+if (wanted('runner')) await runnerSsh()
 // The Chromium benchmarks run in their own processes: a browser and a bridge must not share this one's heap and loop.
 for (const [name, file] of [
   ['ui', 'ui.ts'],

@@ -17,7 +17,7 @@ import path from 'node:path'
 import { ApiError } from '../../../shared/errors'
 import { runOwnGit } from '../platform/own-git'
 import type { RunnerChannel } from '../platform/runner-channel'
-import { runTreeGit } from '../platform/tree-git'
+import { runTreeGit, treeConfig } from '../platform/tree-git'
 import { checkBundleObjects } from './bundle-objects'
 import { snapshotTree } from './file-changes'
 import { objectsOf, treeHead } from './git-repo'
@@ -81,16 +81,26 @@ if [ -n "$2" ]; then ${REMOTE_GIT} checkout -q -f -B "$2" "$4"; else ${REMOTE_GI
 ${REMOTE_GIT} clean -fdq
 ${REMOTE_GIT} reset -q "$3"`
 
-/** The runner's files as a commit on its head, bundled to stdout without what this machine already has. */
-const BUNDLE_SCRIPT = `set -e
-cd "$1"; shift
+/**
+ * The runner's tree read and, unless it is what both sides agreed ($2 and $3), bundled, in one call (one ssh round
+ * trip per pull): a first line `empty` (no head yet), `same`, or `bundle` followed by a bundle of its files as a
+ * commit on its head, without what this machine already has (the rest of the arguments, `^<commit>`).
+ */
+const PULL_SCRIPT = `set -e
+cd "$1" 2>/dev/null || { echo empty; exit 0; }
+agreed_head=$2; agreed_tree=$3; shift 3
+[ -d .git ] || { echo empty; exit 0; }
+head=$(${REMOTE_GIT} rev-parse -q --verify 'HEAD^{commit}' 2>/dev/null || true)
+[ -n "$head" ] || { echo empty; exit 0; }
 export GIT_INDEX_FILE="$PWD/.git/concord-state.index"
 rm -f "$GIT_INDEX_FILE"; [ -f .git/index ] && cp .git/index "$GIT_INDEX_FILE"
 ${REMOTE_GIT} add -A -- . >/dev/null
 tree=$(${REMOTE_GIT} write-tree)
 rm -f "$GIT_INDEX_FILE"
-c=$(${REMOTE_GIT} ${IDENTITY} commit-tree "$tree" -p HEAD -m 'concord: the tree as it is')
+if [ "$head" = "$agreed_head" ] && [ "$tree" = "$agreed_tree" ]; then echo same; exit 0; fi
+c=$(${REMOTE_GIT} ${IDENTITY} commit-tree "$tree" -p "$head" -m 'concord: the tree as it is')
 ${REMOTE_GIT} update-ref refs/concord/out "$c"
+echo bundle
 ${REMOTE_GIT} bundle create -q - refs/concord/out "$@"`
 
 /** The folder the runner keeps this tree in, relative to its home: one per tree of this machine. */
@@ -217,24 +227,34 @@ export function pullTree(tree: RemoteTree, limit: RemoteLimit): Promise<PullResu
 }
 
 async function pullOnce(tree: RemoteTree, limit: RemoteLimit): Promise<PullResult> {
-  const there = await remoteState(tree.channel, remoteTreeFolder(tree.local))
-  if (tree.agreed && there.head === tree.agreed.head && there.tree === tree.agreed.tree) return { changed: false }
-  if (!there.head) return { changed: false }
-  const sync = await syncRepo(tree)
   // Left out of the bundle: the heads this machine has that the runner has too.
   const known = tree.agreed ? [`^${tree.agreed.head}`] : []
-  const r = await tree.channel.run(['sh', '-c', BUNDLE_SCRIPT, 'sh', there.dir, ...known], {})
-  if (r.code !== 0)
+  const r = await tree.channel.run([
+    'sh',
+    '-c',
+    PULL_SCRIPT,
+    'sh',
+    remoteTreeFolder(tree.local),
+    tree.agreed?.head ?? '',
+    tree.agreed?.tree ?? '',
+    ...known,
+  ])
+  const newline = r.stdout.indexOf(10)
+  const answer = newline < 0 ? '' : r.stdout.subarray(0, newline).toString('utf8')
+  if (r.code !== 0 || !['empty', 'same', 'bundle'].includes(answer))
     throw new ApiError(
       'runner_failed',
       `the task's tree on ${tree.channel.label} could not be read back: ${r.stderr.trim() || `exit code ${r.code}`}`,
     )
-  if (r.stdout.length > limit.bytes) throw tooLarge(tree, r.stdout.length, limit)
+  if (answer !== 'bundle') return { changed: false }
+  const bundle = r.stdout.subarray(newline + 1)
+  if (bundle.length > limit.bytes) throw tooLarge(tree, bundle.length, limit)
+  const sync = await syncRepo(tree)
   const folderIn = `${sync}.in`
   mkdirSync(folderIn, { recursive: true, mode: 0o700 })
   const file = path.join(folderIn, 'state.bundle')
   try {
-    writeFileSync(file, r.stdout)
+    writeFileSync(file, bundle)
     const label = tree.branch ?? 'the task'
     // Every object checked before anything of it is used: broken objects stop here (bundle-objects.ts).
     await checkBundleObjects(sync, file, label)
@@ -263,6 +283,8 @@ async function pullOnce(tree: RemoteTree, limit: RemoteLimit): Promise<PullResul
 /** The tree here at `head` on its branch, its files those of `state`, its index the head's. */
 async function applyHere(tree: RemoteTree, sync: string, state: string, head: string): Promise<void> {
   const readable = [sync, ...(await objectsOf(tree.repo))]
+  // The tree's config is read once for the four calls (none of them changes it): three git spawns fewer a pull.
+  const config = await treeConfig(tree.local)
   const steps: string[][] = [
     ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', sync, 'refs/concord/in'],
     ['reset', '--quiet', '--hard', state],
@@ -270,7 +292,7 @@ async function applyHere(tree: RemoteTree, sync: string, state: string, head: st
     ['reset', '--quiet', head],
   ]
   for (const args of steps) {
-    const r = await runTreeGit(tree.local, args, { write: true, readable, allowFailure: true })
+    const r = await runTreeGit(tree.local, args, { write: true, readable, allowFailure: true, config })
     if (r.code !== 0)
       throw new ApiError(
         'io_error',
