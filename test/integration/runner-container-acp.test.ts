@@ -10,12 +10,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listConcordContainers, runInContainer, type ContainerEngine } from '../../electron/main/platform/container'
 import type { Member } from '../../shared/schemas'
-import { imageWithOpencode } from '../fixtures/runners'
+import { buildTurn, imageWithOpencode } from '../fixtures/runners'
 import { opencodeProvider, opencodeTitle } from '../fixtures/agents'
 import { treeOf } from '../fixtures/acp-agent-checks'
 import { needsTestImage, prepareTestImage, testImage } from '../fixtures/container-image'
 import { startedTask } from '../fixtures/harness'
-import { takeTurn } from '../fixtures/sessions'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 
 prepareTestImage()
@@ -70,38 +69,7 @@ describe('a member in a container', () => {
         assigneeId: member.id,
         decisionIds: [d.id],
       })
-      t.server.enqueue({ toolCalls: [{ name: 'write', arguments: { filePath: 'hi.txt', content: 'from the box\n' } }] })
-      t.server.enqueue({
-        toolCalls: [
-          {
-            name: 'bash',
-            arguments: {
-              command: 'git add hi.txt && git -c user.name=B -c user.email=b@b commit -qm hi',
-              description: 'commit',
-            },
-          },
-        ],
-      })
-      t.server.enqueue({
-        toolCalls: [
-          {
-            name: 'concord_submit_report',
-            arguments: {
-              taskId: task.key,
-              kind: 'implementation',
-              verdict: 'pass',
-              summary: 'hi written',
-              claims: [{ text: 'says hi', decisionIds: [d.key] }],
-            },
-          },
-        ],
-      })
-      t.server.enqueue({ text: 'Done in the box.' })
-      const steps = await takeTurn(
-        t.core,
-        { memberId: member.id, text: `Write hi.txt for ${task.key}` },
-        { timeoutMs: TIMEOUT },
-      )
+      const steps = await buildTurn(t, member, { task, d, file: 'hi.txt', content: 'from the box\n' }, TIMEOUT)
       // No 'not sandboxed' notice (the container is its sandbox), then its three calls and its answer.
       expect(steps.map((x) => `${x.kind} ${x.status}`)).toEqual([
         'user done',

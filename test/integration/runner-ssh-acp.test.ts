@@ -14,7 +14,7 @@ import { startedTask } from '../fixtures/harness'
 import { sessionState, takeTurn } from '../fixtures/sessions'
 import { childPid } from '../fixtures/processes'
 import { fileNeedsSandbox } from '../fixtures/sandbox-gate'
-import { filesHolding, hostWithOpencode, processesOfUser, until } from '../fixtures/runners'
+import { buildTurn, filesHolding, hostWithOpencode, processesOfUser, until } from '../fixtures/runners'
 import { fileNeedsSshHost, noSshHostReason, processesOf, type SshHost } from '../fixtures/ssh-host'
 import { workspaceWithTeam, type Team } from '../fixtures/workspace'
 import type { Member } from '../../shared/schemas'
@@ -81,39 +81,17 @@ describe('a member on an SSH host', () => {
         assigneeId: member.id,
         decisionIds: [d.id],
       })
-      t.server.enqueue({
-        toolCalls: [{ name: 'write', arguments: { filePath: 'hello.txt', content: 'from the host\n' } }],
-      })
-      t.server.enqueue({
-        toolCalls: [
-          {
-            name: 'bash',
-            arguments: {
-              command: `git add hello.txt && git -c user.name=R -c user.email=r@r commit -qm hello; touch ${HOST_HOME}/escaped; (setsid sleep 777 > /dev/null 2>&1 &) ; true`,
-              description: 'commit',
-            },
-          },
-        ],
-      })
-      t.server.enqueue({
-        toolCalls: [
-          {
-            name: 'concord_submit_report',
-            arguments: {
-              taskId: task.key,
-              kind: 'implementation',
-              verdict: 'pass',
-              summary: 'hello written',
-              claims: [{ text: 'says hello', decisionIds: [d.key] }],
-            },
-          },
-        ],
-      })
-      t.server.enqueue({ text: 'Wrote it.' })
-      const steps = await takeTurn(
-        t.core,
-        { memberId: member.id, text: `Write hello.txt for ${task.key}` },
-        { timeoutMs: TIMEOUT },
+      const steps = await buildTurn(
+        t,
+        member,
+        {
+          task,
+          d,
+          file: 'hello.txt',
+          content: 'from the host\n',
+          after: `touch ${HOST_HOME}/escaped; (setsid sleep 777 > /dev/null 2>&1 &) ; true`,
+        },
+        TIMEOUT,
       )
       // No 'not sandboxed' notice (bubblewrap is on the host), then its three calls (write, commit, report) and its answer.
       expect(steps.map((x) => `${x.kind} ${x.status}`)).toEqual([
@@ -127,7 +105,7 @@ describe('a member on an SSH host', () => {
       const local = treeOf({ t, ws: t.ws } as never, task)
       expect(readFileSync(join(local, 'hello.txt'), 'utf8')).toBe('from the host\n')
       const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: local }).toString().trim()
-      expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: local }).toString().trim()).toBe('hello')
+      expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: local }).toString().trim()).toBe('hello.txt')
       // Its report came through Concord's tools over the forwarded socket, on the commit it made there.
       const reports = await t.core.invoke('reports.list', { workspaceId: t.ws.id })
       expect(reports).toHaveLength(1)
